@@ -1,0 +1,31 @@
+# Every target does its own set-up: `make demo` and `make test` work from a fresh clone.
+PY ?= python3.11
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+export TF_CPP_MIN_LOG_LEVEL := 3
+export OMP_NUM_THREADS := 1
+
+.PHONY: install demo test bench clean
+
+install: $(STAMP)
+
+$(STAMP): pyproject.toml
+	test -x $(BIN)/python || $(PY) -m venv $(VENV)
+	$(BIN)/pip install --quiet --upgrade pip
+	# torch first and pinned: an unpinned resolve pulls gigabytes of CUDA wheels.
+	$(BIN)/pip install --quiet "torch==2.13.0"
+	$(BIN)/pip install --quiet -e ".[backends,dev]"
+	touch $(STAMP)
+
+demo: $(STAMP)
+	$(BIN)/python -m rewriter.demo examples
+
+test: $(STAMP)
+	$(BIN)/python -m pytest -n 2 tests
+
+bench: $(STAMP)
+	$(BIN)/python -m benchmarks
+
+clean:
+	rm -rf $(VENV) .pytest_cache build *.egg-info

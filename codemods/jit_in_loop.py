@@ -1,0 +1,285 @@
+"""PML302 jit-in-loop."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import libcst as cst
+from libcst.metadata import GlobalScope
+
+from rewriter.analysis.apis import Kind
+from rewriter.analysis.bindings import free_names, function_globals
+from rewriter.analysis.structure import (
+    ancestors,
+    enclosing_function,
+    enclosing_loops,
+    enclosing_statement,
+    is_inside,
+    top_level_statement,
+)
+from rewriter.analysis.transforms import Application, match_application
+from rewriter.codemod import Codemod, Example, InsertBefore, Replace
+from rewriter.findings import Safety
+
+from ._shared import assign, function_label
+
+# Transforms that compile eagerly (or need example inputs): building them earlier could raise or
+# do work the loop might never have done, so they are reported but never hoisted.
+_EAGER = {"torch.jit.script", "torch.jit.trace"}
+# Pure wrappers a jit may sit inside: the hoisted unit grows through them (`jax.vmap(jax.jit(f))`).
+_WRAPPERS = (Kind.VMAP, Kind.GRAD, Kind.JIT)
+
+
+@dataclass(frozen=True)
+class _Plan:
+    anchor: cst.BaseStatement  # the hoisted assignment goes right before this statement
+    level: str  # "module level" | "out of the loop"
+
+
+class JitInLoop(Codemod):
+    """A jit wrapper built inside a loop body, or on every call of a function, throws its trace
+    cache away each time it is rebuilt. PhiML keeps traces per `JitFunction` object, so
+    `math.jit_compile(f)(x)` inside a function re-traces on every call; `jax.jit(lambda ...)` in a
+    loop compiles a new program every iteration (a new lambda is a new cache key); even
+    `jax.jit(module_level_f)`, which jax caches, pays the wrapper cost per call.
+
+    The wrapper is hoisted to module level under a readable, collision-free name (`step_jit`), or,
+    when it reads local variables that the loop does not change, to just before the loop. It is
+    only hoisted when it provably means the same thing there: every name it reads is bound before
+    the new place and never rebound, declared `global`, or mutated in place (a module-level
+    function's own globals included, since a shared trace bakes them in). Otherwise — a captured
+    loop variable, a local the loop reassigns — the finding names what blocks the hoist.
+
+    Wrappers built in a function but returned or stored (jit factories) are not per-call work and
+    are left alone; so are wrappers inside a traced body (see PML303) and `torch.jit.trace/script`,
+    which compile eagerly.
+    """
+
+    CODE = "PML302"
+    NAME = "jit-in-loop"
+    SUMMARY = "a jit wrapper built inside a loop or on every call is hoisted so its traces are reused"
+    SAFETY = Safety.SAFE
+    FIX_SAFETY = (
+        "Hoisting only moves the construction of the wrapper, which is lazy for every hoisted API "
+        "(`jax.jit`, `math.jit_compile`, `tf.function`, `torch.compile`). It is applied only when all "
+        "names the wrapper reads are stable where it moves to (see above). What remains: a module-level "
+        "function reading a global object whose attributes change through another name, which no static "
+        "analysis sees — such a function is already wrong under any cached jit."
+    )
+    EXAMPLES = (
+        Example(
+            "def simulate(state, steps):\n"
+            "    for _ in range(steps):\n"
+            "        state = math.jit_compile(step)(state)\n"
+            "    return state\n",
+            "step_jit = math.jit_compile(step)\n\n\n"
+            "def simulate(state, steps):\n"
+            "    for _ in range(steps):\n"
+            "        state = step_jit(state)\n"
+            "    return state\n",
+            note="PhiML re-traced on every iteration",
+        ),
+        Example(
+            "def train(params, batches, lr):\n"
+            "    for batch in batches:\n"
+            "        update = jax.jit(lambda p, b: p - lr * jax.grad(loss)(p, b))\n"
+            "        params = update(params, batch)\n",
+            "def train(params, batches, lr):\n"
+            "    train_lambda_jit = jax.jit(lambda p, b: p - lr * jax.grad(loss)(p, b))\n"
+            "    for batch in batches:\n"
+            "        update = train_lambda_jit\n"
+            "        params = update(params, batch)\n",
+            note="hoisted out of the loop: `lr` is local but loop-invariant",
+        ),
+        Example(
+            "for k in range(3):\n    y = jax.jit(lambda x: x ** k)(y)\n",
+            None,
+            note="captures the loop variable `k`: reported only",
+        ),
+    )
+    TRIGGERS = (("jit",), ("function",), ("compile",))
+
+    def visit_Call(self, node: cst.Call) -> None:
+        names = self.file.analysis.names
+        app = match_application(names, node, (Kind.JIT,))
+        if app is None or self._wrapped_by_jit(node):
+            return
+        loops = enclosing_loops(names, node)
+        function = enclosing_function(names, node)
+        if not loops and function is None:
+            return  # built once, at module level
+        unit = self._hoist_unit(app)
+        if not loops and not self._used_per_call(unit):
+            return  # a factory: the wrapper is returned or stored, on purpose
+        if self.file.analysis.jit.enclosing_context(node, direct_only=True) is not None:
+            return  # inside a traced body: PML303's business
+        where = "inside a loop" if loops else f"on every call of `{_name(function)}`"
+        cost = self._cost(app)
+        base = f"`{app.transform.api.name}` wrapper built {where}: {cost}"
+        if app.transform.api.name in _EAGER:
+            self.report(node, base + f"; `{app.transform.api.name}` compiles eagerly, so build it once by hand")
+            return
+        plan, reason = self._plan(unit, loops)
+        if plan is None:
+            self.report(node, f"{base}; not hoisted: {reason}")
+            return
+        edits = [Replace(unit, cst.Name("_"))]
+        new_name = self._existing_binding(unit, plan) if plan.level == "at module level" else None
+        if new_name is None:
+            label = function_label(app.function) or f"{_name(function) if function else 'loop'}_lambda"
+            new_name = self.file.analysis.fresh_name(f"{label}_jit")
+            edits.append(InsertBefore(plan.anchor, (assign(new_name, unit, plan.anchor),)))
+            if plan.level == "at module level":
+                self._hoisted[self.file.code(unit)] = new_name
+        edits[0] = Replace(unit, cst.Name(new_name))
+        self.report(
+            node,
+            f"{base}; hoisted {plan.level} as `{new_name}`",
+            edits=edits,
+            fix_description=f"build the wrapper once, {plan.level}",
+        )
+
+    def _existing_binding(self, unit: cst.Call, plan: _Plan) -> str | None:
+        """A module-level `name = <the same wrapper>` bound once before the anchor, or hoisted in this pass."""
+        code = self.file.code(unit)
+        if code in self._hoisted:
+            return self._hoisted[code]
+        names = self.file.analysis.names
+        for stmt in self.file.module.body:
+            if stmt is plan.anchor:
+                break
+            if not isinstance(stmt, cst.SimpleStatementLine) or len(stmt.body) != 1:
+                continue
+            small = stmt.body[0]
+            if isinstance(small, cst.Assign) and len(small.targets) == 1 and isinstance(small.targets[0].target, cst.Name):
+                target = small.targets[0].target.value
+                if self.file.code(small.value) == code and self.file.analysis.globals.unstable_reason(target) is None:
+                    return target
+        return None
+
+    # -- what to hoist ---------------------------------------------------------------------------
+    def __init__(self, file) -> None:
+        super().__init__(file)
+        self._hoisted: dict[str, str] = {}  # wrapper code -> module-level name hoisted in this pass
+
+    def _wrapped_by_jit(self, node: cst.Call) -> bool:
+        """`jax.jit(jax.jit(f))`: only the outermost application is considered (PML303 drops the inner)."""
+        parent = self.parent(node)
+        if isinstance(parent, cst.Arg):
+            call = self.parent(parent)
+            if isinstance(call, cst.Call):
+                outer = match_application(self.file.analysis.names, call, (Kind.JIT,))
+                return outer is not None and outer.function is node
+        return False
+
+    def _hoist_unit(self, app: Application) -> cst.Call:
+        """The application, grown outward through pure wrappers whose wrapped function it is."""
+        unit = app.call
+        while True:
+            parent = self.parent(unit)
+            call = self.parent(parent) if isinstance(parent, cst.Arg) else None
+            outer = match_application(self.file.analysis.names, call, _WRAPPERS) if isinstance(call, cst.Call) else None
+            if outer is None or outer.function is not unit:
+                return unit
+            unit = call
+
+    def _used_per_call(self, node: cst.Call) -> bool:
+        """Called right away (`jit(f)(x)`), or bound to a local that is only ever called."""
+        parent = self.parent(node)
+        if isinstance(parent, cst.Call) and parent.func is node:
+            return True
+        target = None
+        if isinstance(parent, cst.Assign) and len(parent.targets) == 1:
+            target = parent.targets[0].target
+        if not isinstance(target, cst.Name):
+            return False
+        scope = self.file.analysis.names.scope(target)
+        if scope is None or isinstance(scope, GlobalScope):
+            return False
+        accesses = scope.accesses[target.value]
+        if not accesses:
+            return False
+        for access in accesses:
+            user = self.parent(access.node)
+            if not (isinstance(user, cst.Call) and user.func is access.node):
+                return False
+        return True
+
+    def _cost(self, app: Application) -> str:
+        framework = app.transform.framework
+        if framework == "phiml":
+            return "PhiML keeps traces per wrapper, so it re-traces every time"
+        if isinstance(app.function, cst.Lambda):
+            return "a new lambda is a new cache key, so it compiles every time"
+        if framework == "jax":
+            return "jax re-uses the compiled program but pays the wrapper and cache lookup every time"
+        return "its trace cache starts empty every time"
+
+    # -- where it may go ---------------------------------------------------------------------
+    def _plan(self, unit: cst.Call, loops: list) -> tuple[_Plan | None, str]:
+        names = self.file.analysis.names
+        free = free_names(names, unit)
+        for f in free:
+            if f.where == "unknown":
+                return None, f"`{f.node.value}` is not defined in this file"
+        local = [f for f in free if f.where == "local"]
+        if not local:
+            reason = self._module_level_blocker(unit, free)
+            if reason is None:
+                return _Plan(top_level_statement(names, unit), "at module level"), ""
+            if not loops:
+                return None, reason
+        if not loops:
+            return None, f"it reads the local `{local[0].node.value}`; move it to module level by hand or pass it as an argument"
+        # Out of the outermost loop that leaves every local it reads unchanged.
+        chosen = None
+        for loop in loops:  # innermost first
+            varying = self._varying_in(local, loop)
+            if varying is not None:
+                if chosen is None:
+                    return None, f"it depends on `{varying}`, which changes in the loop"
+                break
+            chosen = loop
+        anchor = chosen if isinstance(chosen, (cst.For, cst.While)) else enclosing_statement(names, chosen)
+        for f in local:
+            for a in f.assignments:
+                if not isinstance(a.node, cst.Param) and names.start(a.node) > names.start(anchor):
+                    return None, f"`{f.node.value}` is bound after the loop starts"
+        return _Plan(anchor, "out of the loop"), ""
+
+    def _varying_in(self, local, loop) -> str | None:
+        names = self.file.analysis.names
+        for f in local:
+            for a in f.assignments:
+                node = getattr(a, "node", None)
+                if node is not None and is_inside(names, node, loop):
+                    return f.node.value
+        return None
+
+    def _module_level_blocker(self, unit: cst.Call, free) -> str | None:
+        """Why the unit cannot be evaluated once at module level, before the statement holding it."""
+        names = self.file.analysis.names
+        stable = self.file.analysis.globals
+        anchor = top_level_statement(names, unit)
+        anchor_start = names.start(anchor)
+        for f in free:
+            if f.where != "global":
+                continue
+            reason = stable.unstable_reason(f.node.value)
+            if reason:
+                return reason
+            for a in f.assignments:
+                node = getattr(a, "node", None)
+                if node is None or names.start(node) >= anchor_start:
+                    return f"`{f.node.value}` is defined after `{_name(anchor) or 'this statement'}`"
+                if isinstance(node, cst.FunctionDef):
+                    for g in function_globals(names, node):
+                        reason = stable.unstable_reason(g.node.value)
+                        if reason:
+                            return f"`{node.name.value}` reads the global `{g.node.value}`, and {reason}"
+        return None
+
+
+def _name(node) -> str | None:
+    if isinstance(node, (cst.FunctionDef, cst.ClassDef)):
+        return node.name.value
+    return None

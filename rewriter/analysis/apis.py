@@ -1,0 +1,108 @@
+"""The one table of APIs that matter, keyed by canonical qualified name.
+
+Codemods never match on spelling (`jax.jit`, `J`, `m.jit_compile`): they resolve a node to its
+qualified names (names.py) and look them up here.
+"""
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass
+
+
+class Kind(str, enum.Enum):
+    JIT = "jit"  # traces/compiles its function argument
+    VMAP = "vmap"  # vectorising transform
+    MAP = "map"  # PhiML's Python-loop map over dimensions
+    PARTIAL = "partial"  # functools.partial
+    GRAD = "grad"  # gradient-style transforms that are pure and cheap to build
+    CUSTOM_GRADIENT = "custom-gradient"  # caches traces keyed on function identity
+    SOLVER = "solver"  # solve/minimize: function arguments become cache keys
+
+
+@dataclass(frozen=True)
+class Api:
+    name: str
+    kind: Kind
+    framework: str  # phiml | jax | torch | tensorflow | python
+    # Keyword arguments of the transform that make parameters static (not traced).
+    static_keywords: tuple[str, ...] = ()
+
+
+def _apis(kind: Kind, framework: str, names: str, static: tuple[str, ...] = ()) -> list[Api]:
+    return [Api(n, kind, framework, static) for n in names.split()]
+
+
+_TABLE: list[Api] = [
+    *_apis(Kind.JIT, "phiml", "phiml.math.jit_compile phiml.math.jit_compile_linear", ("auxiliary_args",)),
+    *_apis(Kind.JIT, "jax", "jax.jit equinox.filter_jit", ("static_argnums", "static_argnames")),
+    *_apis(Kind.JIT, "tensorflow", "tensorflow.function"),
+    *_apis(Kind.JIT, "torch", "torch.compile torch.jit.script torch.jit.trace"),
+    *_apis(Kind.VMAP, "jax", "jax.vmap equinox.filter_vmap"),
+    *_apis(Kind.VMAP, "torch", "torch.vmap torch.func.vmap"),
+    *_apis(Kind.VMAP, "tensorflow", "tensorflow.vectorized_map"),
+    *_apis(Kind.MAP, "phiml", "phiml.math.map phiml.math.map_"),
+    *_apis(Kind.PARTIAL, "python", "functools.partial"),
+    *_apis(Kind.GRAD, "jax", "jax.grad jax.value_and_grad jax.jacfwd jax.jacrev jax.hessian jax.checkpoint jax.remat"),
+    *_apis(Kind.GRAD, "phiml", "phiml.math.gradient phiml.math.jacobian phiml.math.hessian"),
+    *_apis(Kind.GRAD, "torch", "torch.func.grad torch.func.jacrev torch.func.jacfwd torch.func.hessian"),
+    *_apis(Kind.CUSTOM_GRADIENT, "phiml", "phiml.math.custom_gradient", ("auxiliary_args",)),
+    *_apis(Kind.CUSTOM_GRADIENT, "jax", "jax.custom_vjp jax.custom_jvp"),
+    *_apis(Kind.CUSTOM_GRADIENT, "tensorflow", "tensorflow.custom_gradient"),
+    *_apis(Kind.SOLVER, "phiml", "phiml.math.solve_linear phiml.math.solve_nonlinear phiml.math.minimize phiml.math.Solve"),
+    *_apis(Kind.SOLVER, "jax", "jax.lax.custom_root jax.lax.custom_linear_solve"),
+]
+TABLE: dict[str, Api] = {api.name: api for api in _TABLE}
+
+# Public names re-exported under another module; the left side is rewritten to the right side.
+_PREFIX_ALIASES = (
+    ("phi.math.", "phiml.math."),
+    ("phi.flow.math.", "phiml.math."),
+    ("tensorflow.compat.v2.", "tensorflow."),
+    ("jax._src.api.", "jax."),
+)
+_PHIML_MATH_NAMES = {a.name.rsplit(".", 1)[1] for a in _TABLE if a.name.startswith("phiml.math.")}
+
+# `from X import *` of these modules binds these names (taken from the installed phiml 1.16 / phiflow 3.4).
+_PHIML_STAR = {
+    "math": "phiml.math",
+    "backend": "phiml.backend",
+    "extrapolation": "phiml.math.extrapolation",
+    "Solve": "phiml.math.Solve",
+    "functional_gradient": "phiml.math.gradient",
+    **{n: f"phiml.math.{n}" for n in (
+        "jit_compile jit_compile_linear minimize gradient solve_linear solve_nonlinear iterate where "
+        "tensor wrap batch spatial channel instance dual stack concat map always_close"
+    ).split()},
+}
+_PHI_FLOW_STAR = {**_PHIML_STAR, "phiml": "phiml", "phi": "phi", "np": "numpy", "numpy": "numpy"}
+STAR_EXPORTS: dict[str, dict[str, str]] = {
+    "phiml": _PHIML_STAR,
+    "phi.flow": _PHI_FLOW_STAR,
+    "phi.jax.flow": {**_PHI_FLOW_STAR, "jax": "jax", "jnp": "jax.numpy", "jsp": "jax.scipy"},
+    "phi.torch.flow": {**_PHI_FLOW_STAR, "torch": "torch", "torchf": "torch.nn.functional", "optim": "torch.optim"},
+    "phi.tf.flow": {**_PHI_FLOW_STAR, "tensorflow": "tensorflow", "keras": "tensorflow.keras"},
+}
+# The backend a `from phi.<backend>.flow import *` selects: the framework the code "already uses".
+STAR_BACKENDS = {"phi.jax.flow": "jax", "phi.torch.flow": "torch", "phi.tf.flow": "tensorflow"}
+
+
+def canonical(name: str) -> str:
+    for old, new in _PREFIX_ALIASES:
+        if name.startswith(old):
+            name = new + name[len(old):]
+    if name.startswith("phiml.") and not name.startswith("phiml.math."):
+        tail = name.rsplit(".", 1)[-1]
+        if tail in _PHIML_MATH_NAMES and name.count(".") in (1, 3):  # phiml.X, phiml.math._mod.X
+            name = "phiml.math." + tail
+    if name.startswith("phiml.math._"):  # private implementation modules: phiml.math._functional.X
+        name = "phiml.math." + name.rsplit(".", 1)[-1]
+    return name
+
+
+def lookup(name: str) -> Api | None:
+    return TABLE.get(canonical(name))
+
+
+def all_tails() -> set[str]:
+    """The last components of every API name: the words a node's source must end with to matter."""
+    return {a.name.rsplit(".", 1)[-1] for a in _TABLE}

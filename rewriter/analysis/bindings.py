@@ -1,0 +1,135 @@
+"""What an expression depends on, and which module globals are not stable.
+
+Hoisting an expression (to module level, or out of a loop) is only behaviour-preserving when every
+name it reads means the same thing at the new place and time. These queries answer that from
+libcst's scope analysis: free names are classified by where they are bound, and module globals
+are "unstable" when they are rebound, declared `global` somewhere, or mutated in place.
+"""
+from __future__ import annotations
+
+import builtins
+from dataclasses import dataclass
+from functools import cached_property
+
+import libcst as cst
+from libcst.metadata import BuiltinScope, GlobalScope
+
+from .names import NameResolver
+
+_MUTATING_METHODS = frozenset(
+    "append extend insert pop remove clear update setdefault popitem add discard sort reverse "
+    "__setitem__ __delitem__ __setattr__".split()
+)
+_BUILTINS = frozenset(dir(builtins))
+
+
+@dataclass(frozen=True)
+class FreeName:
+    node: cst.Name
+    where: str  # "global" | "builtin" | "local" | "unknown"
+    assignments: frozenset
+
+
+def _walk(node: cst.CSTNode):
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        yield current
+        stack.extend(reversed(current.children))
+
+
+def _is_load(resolver: NameResolver, name: cst.Name) -> bool:
+    parent = resolver.parent(name)
+    if isinstance(parent, cst.Attribute) and parent.attr is name:
+        return False
+    if isinstance(parent, (cst.Arg,)) and parent.keyword is name:
+        return False
+    if isinstance(parent, (cst.Param, cst.FunctionDef, cst.ClassDef, cst.ImportAlias, cst.AsName)):
+        return False
+    return True
+
+
+def free_names(resolver: NameResolver, expr: cst.CSTNode) -> list[FreeName]:
+    """Names read inside `expr` and bound outside it, each classified by where its binding lives."""
+    inner_scopes = {id(resolver.scope(n)) for n in _walk(expr) if isinstance(n, (cst.Lambda, cst.FunctionDef))}
+    inner_nodes = {id(n) for n in _walk(expr)}
+    out = []
+    for node in _walk(expr):
+        if not isinstance(node, cst.Name) or not _is_load(resolver, node):
+            continue
+        scope = resolver.scope(node)
+        if scope is None:
+            continue
+        assignments = frozenset(scope[node.value]) if node.value in scope else frozenset()
+        outside = frozenset(a for a in assignments if id(getattr(a, "node", None)) not in inner_nodes)
+        if assignments and not outside:
+            continue  # bound inside the expression (lambda parameter, comprehension target)
+        if any(id(a.scope) in inner_scopes for a in assignments) and not outside:
+            continue
+        scopes = {type(a.scope) for a in outside}
+        if not outside:
+            where = "builtin" if node.value in _BUILTINS else "unknown"
+        elif scopes == {GlobalScope}:
+            where = "global"
+        elif scopes == {BuiltinScope}:
+            where = "builtin"
+        else:
+            where = "local"
+        out.append(FreeName(node, where, outside))
+    return out
+
+
+class ModuleGlobals:
+    """Facts about module-level names, computed in one walk of the module."""
+
+    def __init__(self, resolver: NameResolver) -> None:
+        self.resolver = resolver
+
+    @cached_property
+    def _facts(self) -> tuple[dict[str, int], set[str], set[str]]:
+        module = self.resolver.wrapper.module
+        top_level_bindings: dict[str, int] = {}
+        global_scope = self.resolver.scope(module.body[0]) if module.body else None
+        if isinstance(global_scope, GlobalScope):
+            for assignment in global_scope.assignments:
+                top_level_bindings[assignment.name] = top_level_bindings.get(assignment.name, 0) + 1
+        declared_global: set[str] = set()
+        mutated: set[str] = set()
+        for node in _walk(module):
+            if isinstance(node, cst.Global):
+                declared_global |= {n.name.value for n in node.names}
+            elif isinstance(node, (cst.AssignTarget, cst.AugAssign, cst.AnnAssign, cst.Del)):
+                target = node.target
+                root = _root_name(target)
+                if root is not None and not isinstance(target, cst.Name):
+                    mutated.add(root)  # x[k] = ..., x.a = ..., del x[k]
+                if isinstance(node, cst.AugAssign) and isinstance(target, cst.Name):
+                    mutated.add(target.value)
+            elif isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute):
+                if node.func.attr.value in _MUTATING_METHODS:
+                    root = _root_name(node.func.value)
+                    if root is not None:
+                        mutated.add(root)
+        return top_level_bindings, declared_global, mutated
+
+    def unstable_reason(self, name: str) -> str | None:
+        """Why the global `name` may not hold the same value at all times, or None if it does."""
+        bindings, declared_global, mutated = self._facts
+        if name in declared_global:
+            return f"`{name}` is reassigned through a `global` statement"
+        if bindings.get(name, 0) > 1:
+            return f"`{name}` is bound more than once at module level"
+        if name in mutated:
+            return f"`{name}` is mutated in place"
+        return None
+
+
+def _root_name(node: cst.CSTNode) -> str | None:
+    while isinstance(node, (cst.Attribute, cst.Subscript)):
+        node = node.value
+    return node.value if isinstance(node, cst.Name) else None
+
+
+def function_globals(resolver: NameResolver, fn: cst.FunctionDef) -> list[FreeName]:
+    """Globals read by a module-level function (what a cached trace of it would bake in)."""
+    return [f for f in free_names(resolver, fn) if f.where == "global" and f.node.value != fn.name.value]

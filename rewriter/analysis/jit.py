@@ -1,0 +1,171 @@
+"""Jit contexts: which functions are traced, by which transform, and which parameters stay static.
+
+A function is traced when it is decorated with a jit transform (`@jax.jit`, `@math.jit_compile(...)`,
+`@partial(jax.jit, static_argnums=0)`, stacked with others), when it is wrapped anywhere in the
+module (`f_jit = jax.jit(f)`, `math.jit_compile(f)(x)`), or when it is a function of this module
+called from a traced body (its parameters then inherit tracedness from the call site: issue-level
+analyses refine that; here their static set is unknown).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import libcst as cst
+
+from .apis import Kind
+from .names import NameResolver
+from .transforms import Application, Transform, match_application, match_transform, static_params
+
+FunctionNode = cst.FunctionDef | cst.Lambda
+
+
+@dataclass(frozen=True)
+class JitContext:
+    function: FunctionNode
+    transform: Transform
+    how: str  # "decorator" | "wrapped" | "called"
+    static_params: frozenset[str] | None  # None: cannot be read statically (or inherited from a caller)
+    caller: "JitContext | None" = None
+
+    @property
+    def framework(self) -> str:
+        return self.transform.framework
+
+    @property
+    def name(self) -> str:
+        return self.function.name.value if isinstance(self.function, cst.FunctionDef) else "<lambda>"
+
+
+@dataclass
+class _Collected:
+    decorated: list[tuple[cst.FunctionDef, Transform]] = field(default_factory=list)
+    applications: list[Application] = field(default_factory=list)
+    calls_by_function: dict[int, list[cst.Call]] = field(default_factory=dict)
+
+
+class _Collector(cst.CSTVisitor):
+    def __init__(self, resolver: NameResolver) -> None:
+        self.resolver = resolver
+        self.out = _Collected()
+        self.function_stack: list[FunctionNode] = []
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        for deco in node.decorators:
+            transform = match_transform(self.resolver, deco.decorator, (Kind.JIT,))
+            if transform is not None:
+                self.out.decorated.append((node, transform))
+        self.function_stack.append(node)
+
+    def leave_FunctionDef(self, node: cst.FunctionDef) -> None:
+        self.function_stack.pop()
+
+    def visit_Lambda(self, node: cst.Lambda) -> None:
+        self.function_stack.append(node)
+
+    def leave_Lambda(self, node: cst.Lambda) -> None:
+        self.function_stack.pop()
+
+    def visit_Call(self, node: cst.Call) -> None:
+        app = match_application(self.resolver, node, (Kind.JIT,))
+        if app is not None:
+            self.out.applications.append(app)
+        for fn in self.function_stack:
+            self.out.calls_by_function.setdefault(id(fn), []).append(node)
+
+
+class JitAnalysis:
+    def __init__(self, resolver: NameResolver) -> None:
+        self.resolver = resolver
+        collector = _Collector(resolver)
+        resolver.wrapper.module.visit(collector)
+        self._collected = collector.out
+        self.contexts: list[JitContext] = []
+        self._by_function: dict[int, JitContext] = {}
+        self._jitted_defs: dict[int, Transform] = {}
+        for fn, transform in collector.out.decorated:
+            self._add(JitContext(fn, transform, "decorator", static_params(transform, fn)))
+            self._jitted_defs[id(fn)] = transform
+        for app in collector.out.applications:
+            for fn in self.functions_denoted(app.function):
+                self._add(JitContext(fn, app.transform, "wrapped", static_params(app.transform, fn)))
+        self._add_called_helpers()
+
+    def _add(self, context: JitContext) -> None:
+        if id(context.function) not in self._by_function:
+            self._by_function[id(context.function)] = context
+            self.contexts.append(context)
+
+    def _add_called_helpers(self) -> None:
+        work = list(self.contexts)
+        while work:
+            context = work.pop()
+            for call in self._collected.calls_by_function.get(id(context.function), ()):
+                if not isinstance(call.func, cst.Name):
+                    continue
+                for fn in self.functions_denoted(call.func):
+                    if id(fn) not in self._by_function:
+                        helper = JitContext(fn, context.transform, "called", None, context)
+                        self._add(helper)
+                        work.append(helper)
+
+    # -- queries ---------------------------------------------------------------------------
+    def functions_denoted(self, expr: cst.BaseExpression) -> list[FunctionNode]:
+        """The lambda itself, or the defs a name is bound to (only when every binding is a def)."""
+        if isinstance(expr, cst.Lambda):
+            return [expr]
+        if not isinstance(expr, cst.Name):
+            return []
+        assignments = self.resolver.assignments(expr)
+        defs = [a.node for a in assignments if isinstance(getattr(a, "node", None), cst.FunctionDef)]
+        return defs if defs and len(defs) == len(assignments) else []
+
+    def context_of(self, fn: cst.CSTNode) -> JitContext | None:
+        return self._by_function.get(id(fn))
+
+    def enclosing_context(self, node: cst.CSTNode, direct_only: bool = False) -> JitContext | None:
+        """The traced function whose body contains `node` (nearest first), if any."""
+        current = self.resolver.parent(node)
+        while current is not None:
+            if isinstance(current, (cst.FunctionDef, cst.Lambda)):
+                context = self.context_of(current)
+                if context is not None and (not direct_only or context.how != "called"):
+                    return context
+            current = self.resolver.parent(current)
+        return None
+
+    def jitted_value(self, expr: cst.BaseExpression) -> Transform | None:
+        """The jit transform `expr` already carries: a jit application, or a name bound only to jitted things."""
+        if isinstance(expr, cst.Call):
+            app = match_application(self.resolver, expr, (Kind.JIT,))
+            return app.transform if app is not None else None
+        if not isinstance(expr, cst.Name):
+            return None
+        assignments = self.resolver.assignments(expr)
+        if not assignments:
+            return None
+        found: Transform | None = None
+        for assignment in assignments:
+            node = getattr(assignment, "node", None)
+            if isinstance(node, cst.FunctionDef) and id(node) in self._jitted_defs:
+                found = self._jitted_defs[id(node)]
+                continue
+            value = _assigned_value(self.resolver, node)
+            transform = self.jitted_value(value) if isinstance(value, cst.Call) else None
+            if transform is None:
+                return None
+            found = transform
+        return found
+
+
+def _assigned_value(resolver: NameResolver, target: cst.CSTNode | None) -> cst.BaseExpression | None:
+    """For `name = value` (single plain target), the value; else None."""
+    if not isinstance(target, cst.Name):
+        return None
+    parent = resolver.parent(target)
+    if isinstance(parent, cst.AssignTarget):
+        assign = resolver.parent(parent)
+        if isinstance(assign, cst.Assign) and len(assign.targets) == 1:
+            return assign.value
+    if isinstance(parent, cst.AnnAssign) and parent.value is not None:
+        return parent.value
+    return None

@@ -1,0 +1,163 @@
+"""Recognise function transforms (jit, vmap, map, partial-wrapped forms) and read their arguments.
+
+Three spellings of the same transform are understood everywhere:
+  jax.jit                                  bare (decorator, or callee of an application)
+  jax.jit(static_argnums=1) / math.jit_compile(auxiliary_args='n')   factory (no function argument)
+  functools.partial(jax.jit, static_argnums=1)                       partial
+An *application* is the transform called on a function: `jax.jit(f, ...)`, `partial(jax.jit, ...)(f)`,
+`math.jit_compile(auxiliary_args='n')(f)`; the wrapped function is its first positional argument.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Iterable
+
+import libcst as cst
+
+from .apis import Api, Kind
+from .names import NameResolver
+
+
+@dataclass(frozen=True)
+class Transform:
+    api: Api
+    expr: cst.BaseExpression  # the expression that denotes the configured transform
+    keywords: tuple[cst.Arg, ...]  # keyword arguments configuring it (from the call or the partial)
+    extra_positional: tuple[cst.Arg, ...] = ()  # positional args after the function (jax.vmap(f, 0))
+
+    @property
+    def kind(self) -> Kind:
+        return self.api.kind
+
+    @property
+    def framework(self) -> str:
+        return self.api.framework
+
+    def keyword(self, name: str) -> cst.BaseExpression | None:
+        for arg in self.keywords:
+            if arg.keyword is not None and arg.keyword.value == name:
+                return arg.value
+        return None
+
+
+@dataclass(frozen=True)
+class Application:
+    """`transform(function, ...)`: the call node, the transform, and the wrapped function expression."""
+
+    call: cst.Call
+    transform: Transform
+    function: cst.BaseExpression
+
+
+def _positional(call: cst.Call) -> list[cst.Arg]:
+    return [a for a in call.args if a.keyword is None and not a.star]
+
+
+def _keywords(call: cst.Call) -> tuple[cst.Arg, ...]:
+    return tuple(a for a in call.args if a.keyword is not None)
+
+
+def match_transform(resolver: NameResolver, expr: cst.BaseExpression, kinds: Iterable[Kind]) -> Transform | None:
+    """`expr` denotes a configured transform of one of `kinds` (bare, factory or partial form)."""
+    kinds = set(kinds)
+    if isinstance(expr, (cst.Name, cst.Attribute)):
+        api = resolver.api(expr)
+        return Transform(api, expr, ()) if api is not None and api.kind in kinds else None
+    if not isinstance(expr, cst.Call):
+        return None
+    callee = resolver.api(expr.func) if isinstance(expr.func, (cst.Name, cst.Attribute)) else None
+    if callee is None:
+        return None
+    positional = _positional(expr)
+    if callee.kind is Kind.PARTIAL:
+        if not positional or any(a.star for a in expr.args):
+            return None
+        inner = positional[0].value
+        api = resolver.api(inner) if isinstance(inner, (cst.Name, cst.Attribute)) else None
+        if api is None or api.kind not in kinds:
+            return None
+        return Transform(api, expr, _keywords(expr), tuple(positional[1:]))
+    if callee.kind in kinds and not positional and not any(a.star for a in expr.args):
+        return Transform(callee, expr, _keywords(expr))  # factory: math.jit_compile(auxiliary_args='n')
+    return None
+
+
+def match_application(resolver: NameResolver, call: cst.Call, kinds: Iterable[Kind]) -> Application | None:
+    """`call` applies a transform of one of `kinds` to a function."""
+    kinds = set(kinds)
+    if any(a.star for a in call.args):
+        return None
+    positional = _positional(call)
+    if not positional:
+        return None
+    func = call.func
+    if isinstance(func, (cst.Name, cst.Attribute)):
+        api = resolver.api(func)
+        if api is None or api.kind not in kinds:
+            return None
+        return Application(call, Transform(api, func, _keywords(call), tuple(positional[1:])), positional[0].value)
+    if isinstance(func, cst.Call):
+        transform = match_transform(resolver, func, kinds)
+        if transform is None or len(positional) != 1 or _keywords(call):
+            return None
+        return Application(call, transform, positional[0].value)
+    return None
+
+
+def literal(node: cst.BaseExpression):
+    """The Python value of a literal int/str/tuple/list/None/bool expression; raises ValueError otherwise."""
+    if isinstance(node, cst.Integer):
+        return int(node.value, 0)
+    if isinstance(node, cst.SimpleString):
+        return node.evaluated_value
+    if isinstance(node, cst.ConcatenatedString):
+        value = node.evaluated_value
+        if isinstance(value, str):
+            return value
+    if isinstance(node, (cst.Tuple, cst.List)):
+        return tuple(literal(el.value) for el in node.elements if not isinstance(el, cst.StarredElement))
+    if isinstance(node, cst.Name) and node.value in ("None", "True", "False"):
+        return {"None": None, "True": True, "False": False}[node.value]
+    if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Minus):
+        return -literal(node.expression)
+    raise ValueError("not a literal")
+
+
+def positional_params(fn: cst.FunctionDef | cst.Lambda) -> list[str]:
+    p = fn.params
+    return [param.name.value for param in (*p.posonly_params, *p.params)]
+
+
+def all_params(fn: cst.FunctionDef | cst.Lambda) -> list[str]:
+    p = fn.params
+    names = [param.name.value for param in (*p.posonly_params, *p.params, *p.kwonly_params)]
+    for star in (p.star_arg, p.star_kwarg):
+        if isinstance(star, cst.Param):
+            names.append(star.name.value)
+    return names
+
+
+def static_params(transform: Transform, fn: cst.FunctionDef | cst.Lambda) -> frozenset[str] | None:
+    """Parameters the transform keeps static (not traced); None when that cannot be read statically."""
+    positional = positional_params(fn)
+    static: set[str] = set()
+    for keyword in transform.api.static_keywords:
+        value = transform.keyword(keyword)
+        if value is None:
+            continue
+        try:
+            parsed = literal(value)
+        except ValueError:
+            return None
+        if keyword == "auxiliary_args":
+            if not isinstance(parsed, str):
+                return None
+            static |= {s.strip() for s in parsed.split(",") if s.strip()}
+        elif keyword == "static_argnums":
+            for i in parsed if isinstance(parsed, tuple) else (parsed,):
+                if not isinstance(i, int) or not -len(positional) <= i < len(positional):
+                    return None
+                static.add(positional[i])
+        elif keyword == "static_argnames":
+            static |= set(parsed if isinstance(parsed, tuple) else (parsed,))
+    return frozenset(static)

@@ -1,0 +1,177 @@
+"""The base every codemod derives from, and the per-file context codemods report into.
+
+Codemods are *batchable visitors*: they never mutate the tree. They look at the original tree (with
+metadata resolved once for all of them) and report Findings whose Fix is a set of edits keyed on
+original nodes. The engine decides which fixes to apply (safety, suppressions, conflicts) and
+applies them all in one transform. This is what lets every codemod share one parse, one metadata
+resolution and one traversal.
+"""
+from __future__ import annotations
+
+import inspect
+import textwrap
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import TYPE_CHECKING, ClassVar, Sequence, Union
+
+import libcst as cst
+from libcst.metadata import (
+    ParentNodeProvider,
+    PositionProvider,
+    QualifiedNameProvider,
+    ScopeProvider,
+)
+
+from .findings import Finding, Fix, Safety, Severity, Span
+
+if TYPE_CHECKING:
+    from .analysis import ModuleAnalysis
+    from .suppressions import Suppressions
+
+Replacement = Union[cst.CSTNode, cst.RemovalSentinel, cst.FlattenSentinel]
+
+
+@dataclass(frozen=True)
+class Example:
+    """A before/after pair; `after=None` means the codemod only reports this case."""
+
+    before: str
+    after: str | None = None
+    note: str = ""
+
+
+@dataclass(frozen=True)
+class Replace:
+    target: cst.CSTNode
+    new: Replacement
+
+
+@dataclass(frozen=True)
+class InsertBefore:
+    """Insert statements before `anchor`, a statement in any block (module level for hoists)."""
+
+    anchor: cst.BaseStatement
+    statements: tuple[cst.BaseStatement, ...]
+
+
+Edit = Union[Replace, InsertBefore]
+
+
+@dataclass
+class ProposedFix:
+    finding: Finding
+    edits: tuple[Edit, ...]
+    imports: tuple[tuple[str, str | None, str | None], ...] = ()  # (module, obj, asname) to ensure
+
+
+@dataclass
+class FileContext:
+    """What a codemod may see of the file being processed, and where it reports."""
+
+    path: str
+    wrapper: cst.MetadataWrapper
+    unsafe_fixes: bool
+    suppressions: "Suppressions"
+    findings: list[Finding] = field(default_factory=list)
+    fixes: list[ProposedFix] = field(default_factory=list)
+
+    @property
+    def module(self) -> cst.Module:
+        return self.wrapper.module
+
+    @cached_property
+    def analysis(self) -> "ModuleAnalysis":
+        from .analysis import ModuleAnalysis
+
+        return ModuleAnalysis(self.wrapper)
+
+    def code(self, node: cst.CSTNode) -> str:
+        return self.module.code_for_node(node)
+
+
+class Codemod(cst.BatchableCSTVisitor):
+    """One rule: what it finds, why it matters, and how it fixes it.
+
+    Subclasses set the class attributes below and implement visit_*/leave_* methods that call
+    `self.report(...)`. The class docstring is the rule's documentation ("why").
+    """
+
+    CODE: ClassVar[str]
+    NAME: ClassVar[str]
+    SUMMARY: ClassVar[str]
+    SAFETY: ClassVar[Safety]  # the safety of the fix it offers, or DISPLAY for report-only rules
+    SEVERITY: ClassVar[Severity] = Severity.WARNING
+    FIX_SAFETY: ClassVar[str] = ""  # the "fix safety" paragraph: when the fix could change behaviour
+    EXAMPLES: ClassVar[Sequence[Example]] = ()
+    # Cheap pre-filter: the file is parsed for this codemod only if its text contains one of these.
+    TRIGGERS: ClassVar[tuple[str, ...]] = ()
+
+    METADATA_DEPENDENCIES = (PositionProvider, QualifiedNameProvider, ScopeProvider, ParentNodeProvider)
+
+    def __init__(self, file: FileContext) -> None:
+        super().__init__()
+        self.file = file
+
+    # -- reporting -------------------------------------------------------------------------
+    def span(self, node: cst.CSTNode) -> Span:
+        r = self.get_metadata(PositionProvider, node)
+        return Span(r.start.line, r.start.column, r.end.line, r.end.column)
+
+    def report(
+        self,
+        node: cst.CSTNode,
+        message: str,
+        *,
+        edits: Sequence[Edit] = (),
+        safety: Safety | None = None,
+        fix_description: str = "",
+        imports: Sequence[tuple[str, str | None, str | None]] = (),
+        severity: Severity | None = None,
+    ) -> Finding | None:
+        """Record a finding at `node`; `edits` (if any) are its fix. Returns None if suppressed."""
+        span = self.span(node)
+        if self.file.suppressions.is_suppressed(span, self.CODE, self.NAME):
+            return None
+        fix = None
+        if edits or safety is Safety.DISPLAY:
+            fix = Fix(safety or self.SAFETY, fix_description or "apply the rewrite")
+        finding = Finding(
+            code=self.CODE,
+            name=self.NAME,
+            message=message,
+            path=self.file.path,
+            span=span,
+            severity=severity or self.SEVERITY,
+            fix=fix,
+        )
+        self.file.findings.append(finding)
+        if edits and fix is not None and self._fix_enabled(fix.safety):
+            self.file.fixes.append(ProposedFix(finding, tuple(edits), tuple(imports)))
+        return finding
+
+    def _fix_enabled(self, safety: Safety) -> bool:
+        return safety is Safety.SAFE or (safety is Safety.UNSAFE and self.file.unsafe_fixes)
+
+    # -- metadata helpers shared by all codemods -----------------------------------------------
+    def parent(self, node: cst.CSTNode) -> cst.CSTNode | None:
+        return self.get_metadata(ParentNodeProvider, node, None)
+
+    # -- documentation ---------------------------------------------------------------------
+    @classmethod
+    def documentation(cls) -> str:
+        return textwrap.dedent(inspect.getdoc(cls) or "").strip()
+
+    @classmethod
+    def explain(cls) -> str:
+        """The full `phiml-rewrite explain CODE` page, in Markdown."""
+        parts = [f"# {cls.CODE} {cls.NAME}", "", cls.SUMMARY, "", "## Why", "", cls.documentation(), ""]
+        parts += ["## Fix safety", "", f"**{cls.SAFETY.value}**. {cls.FIX_SAFETY}".strip(), ""]
+        for i, ex in enumerate(cls.EXAMPLES, 1):
+            title = "Example" if len(cls.EXAMPLES) == 1 else f"Example {i}"
+            parts += [f"## {title}" + (f": {ex.note}" if ex.note else ""), "", "Before:", "", "```python",
+                      ex.before.strip("\n"), "```", ""]
+            if ex.after is None:
+                parts += ["Reported only: no automatic fix.", ""]
+            else:
+                parts += ["After:", "", "```python", ex.after.strip("\n"), "```", ""]
+        return "\n".join(parts).rstrip() + "\n"

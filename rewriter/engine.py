@@ -1,0 +1,214 @@
+"""One file: pre-filter, parse once, run the enabled codemods together, apply fixes to a fixpoint.
+
+The result is validated before anyone may write it: it must parse, and the last pass over it must
+have found nothing left to apply (so a second run of the tool is a no-op by construction).
+"""
+from __future__ import annotations
+
+import ast
+import warnings
+from dataclasses import dataclass, field
+from typing import Iterable, Sequence
+
+import libcst as cst
+from libcst.codemod import CodemodContext
+from libcst.codemod.visitors import AddImportsVisitor
+from libcst.metadata import ParentNodeProvider
+
+from .codemod import Codemod, FileContext, InsertBefore, ProposedFix, Replace
+from .findings import FileResult, Finding
+from .suppressions import Suppressions
+
+MAX_PASSES = 8
+
+
+@dataclass(frozen=True)
+class Settings:
+    codemods: tuple[type[Codemod], ...]
+    unsafe_fixes: bool = False
+    apply_fixes: bool = True  # False: report only, never compute the rewritten source
+
+
+class ProcessingError(Exception):
+    """A file that cannot be processed; the message names the reason (the caller adds the path)."""
+
+
+def wanted_codemods(source: bytes, codemods: Iterable[type[Codemod]]) -> list[type[Codemod]]:
+    """The cheap pre-filter: codemods whose trigger words all appear somewhere in the raw bytes."""
+    out = []
+    for cm in codemods:
+        groups = cm.TRIGGERS or ((),)
+        if any(all(word.encode() in source for word in group) for group in groups):
+            out.append(cm)
+    return out
+
+
+def parse(source: bytes) -> cst.Module:
+    if b"\x00" in source:
+        raise ProcessingError("binary file (contains NUL bytes)")
+    try:
+        return cst.parse_module(source)
+    except cst.ParserSyntaxError as e:
+        raise ProcessingError(f"syntax error at line {e.raw_line}, column {e.raw_column + 1}: {e.message}") from None
+    except (UnicodeDecodeError, LookupError) as e:
+        raise ProcessingError(f"cannot decode: {e}") from None
+    except (SyntaxError, ValueError) as e:
+        # libcst's native parser raises ValueError/SyntaxError on some inputs (e.g. bad encoding cookies).
+        raise ProcessingError(f"cannot parse: {e}") from None
+
+
+def process_source(source: bytes, path: str, settings: Settings) -> FileResult:
+    """Run every enabled codemod on one file's bytes. Never raises for bad input: sets `error`."""
+    result = FileResult(path=path, old_source=source)
+    codemods = wanted_codemods(source, settings.codemods)
+    if not codemods:
+        result.skipped = True
+        if b"\x00" in source:
+            result.error = "binary file (contains NUL bytes)"
+        return result
+    try:
+        module = parse(source)
+        findings, new_module = _fixpoint(module, path, codemods, settings)
+    except ProcessingError as e:
+        result.error = str(e)
+        return result
+    result.findings = findings
+    if new_module is not None:
+        new_source = new_module.bytes
+        if new_source != source:
+            try:
+                _validate(new_source, path)
+            except ProcessingError as e:
+                result.error = str(e)
+                return result
+            result.new_source = new_source
+    return result
+
+
+def _fixpoint(
+    module: cst.Module, path: str, codemods: Sequence[type[Codemod]], settings: Settings
+) -> tuple[list[Finding], cst.Module | None]:
+    applied: list[Finding] = []
+    changed = False
+    for _ in range(MAX_PASSES):
+        context = _run_codemods(module, path, codemods, settings)
+        if not settings.apply_fixes or not context.fixes:
+            done = {id(f) for f in applied}
+            return applied + [f for f in context.findings if id(f) not in done], module if changed else None
+        accepted = _accept_non_conflicting(context)
+        module = _apply(context.wrapper, accepted)
+        for fix in accepted:
+            fix.finding.applied = True
+            applied.append(fix.finding)
+        changed = True
+    raise ProcessingError(
+        f"the rewrite did not reach a fixpoint after {MAX_PASSES} passes (a bug in phiml-rewrite: please report it)"
+    )
+
+
+def _run_codemods(module: cst.Module, path: str, codemods: Sequence[type[Codemod]], settings: Settings) -> FileContext:
+    wrapper = cst.MetadataWrapper(module, unsafe_skip_copy=True)
+    context = FileContext(
+        path=path,
+        wrapper=wrapper,
+        unsafe_fixes=settings.unsafe_fixes,
+        suppressions=Suppressions.from_source(module.code),
+    )
+    visitors = [cm(context) for cm in codemods]
+    try:
+        wrapper.visit_batched(visitors)
+    except RecursionError:
+        raise ProcessingError("nesting too deep to analyse") from None
+    except Exception as e:  # a codemod bug must not take the other files down with it
+        raise ProcessingError(
+            f"internal error ({type(e).__name__}: {e}); the file was left unchanged, please report it"
+        ) from e
+    return context
+
+
+def _accept_non_conflicting(context: FileContext) -> list[ProposedFix]:
+    """Fixes whose edits do not overlap an earlier accepted fix; the rest wait for the next pass.
+
+    A fix is atomic: all of its edits are applied or none. Two replacements conflict when one target
+    contains the other; an insertion conflicts with a replacement of its anchor or of an ancestor.
+    """
+    parents = context.wrapper.resolve(ParentNodeProvider)
+
+    def with_ancestors(node: cst.CSTNode) -> set[int]:
+        out = set()
+        while node is not None:
+            out.add(id(node))
+            node = parents.get(node)
+        return out
+
+    replaced: set[int] = set()  # ids of accepted replacement targets
+    replaced_lineage: set[int] = set()  # ids of those targets and all their ancestors
+    anchors_lineage: list[set[int]] = []
+    accepted = []
+    for fix in context.fixes:
+        ok = True
+        for edit in fix.edits:
+            if isinstance(edit, Replace):
+                lineage = with_ancestors(edit.target)
+                if lineage & replaced or id(edit.target) in replaced_lineage:
+                    ok = False
+                if any(id(edit.target) in a for a in anchors_lineage):
+                    ok = False
+            elif with_ancestors(edit.anchor) & replaced:
+                ok = False
+        if not ok:
+            continue
+        accepted.append(fix)
+        for edit in fix.edits:
+            if isinstance(edit, Replace):
+                replaced.add(id(edit.target))
+                replaced_lineage |= with_ancestors(edit.target)
+            else:
+                anchors_lineage.append(with_ancestors(edit.anchor))
+    return accepted
+
+
+class _EditApplier(cst.CSTTransformer):
+    def __init__(self, fixes: Sequence[ProposedFix]) -> None:
+        super().__init__()
+        self.replace: dict[int, cst.CSTNode] = {}
+        self.insert: dict[int, list[cst.BaseStatement]] = {}
+        for fix in fixes:
+            for edit in fix.edits:
+                if isinstance(edit, Replace):
+                    self.replace[id(edit.target)] = edit.new
+                elif isinstance(edit, InsertBefore):
+                    self.insert.setdefault(id(edit.anchor), []).extend(edit.statements)
+
+    def on_leave(self, original_node, updated_node):
+        key = id(original_node)
+        result = self.replace.get(key, updated_node)
+        extra = self.insert.get(key)
+        if extra:
+            if isinstance(result, cst.FlattenSentinel):
+                return cst.FlattenSentinel([*extra, *result.nodes])
+            if isinstance(result, cst.RemovalSentinel):
+                return cst.FlattenSentinel(extra)
+            return cst.FlattenSentinel([*extra, result])
+        return result
+
+
+def _apply(wrapper: cst.MetadataWrapper, fixes: Sequence[ProposedFix]) -> cst.Module:
+    module = wrapper.module.visit(_EditApplier(fixes))
+    imports = [imp for fix in fixes for imp in fix.imports]
+    if imports:
+        ctx = CodemodContext()
+        for mod, obj, asname in imports:
+            AddImportsVisitor.add_needed_import(ctx, mod, obj, asname)
+        module = AddImportsVisitor(ctx).transform_module(module)
+    return module
+
+
+def _validate(new_source: bytes, path: str) -> None:
+    """The rewrite must parse with CPython's own parser, not only with libcst's."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            ast.parse(new_source, filename=path)
+        except SyntaxError as e:
+            raise ProcessingError(f"internal error: the rewritten code does not parse ({e.msg} at line {e.lineno})")

@@ -1,0 +1,181 @@
+"""The Finding / Fix / Safety model, and how findings are printed (text, json, github, sarif).
+
+Everything a codemod says about a file is a Finding; whether its Fix was applied depends on the
+fix's Safety and on what the user asked for, never on the codemod itself.
+"""
+from __future__ import annotations
+
+import enum
+import json
+from dataclasses import asdict, dataclass, field
+from typing import Iterable, Sequence
+
+
+class Safety(str, enum.Enum):
+    """How much a fix can be trusted, in the meaning Ruff gives the words."""
+
+    SAFE = "safe"  # cannot change behaviour: applied by default
+    UNSAFE = "unsafe"  # may change behaviour in edge cases: applied only with --unsafe-fixes
+    DISPLAY = "display"  # shown as a suggestion, never applied
+
+
+class Severity(str, enum.Enum):
+    ERROR = "error"  # the code fails or computes a wrong result on some backend
+    WARNING = "warning"  # the code is slow, leaks memory or re-traces
+    INFO = "info"
+
+
+@dataclass(frozen=True, order=True)
+class Span:
+    """A source range: lines are 1-based, columns 0-based (libcst's CodeRange convention)."""
+
+    line: int
+    column: int
+    end_line: int
+    end_column: int
+
+
+@dataclass(frozen=True)
+class Fix:
+    safety: Safety
+    description: str
+
+
+@dataclass
+class Finding:
+    code: str
+    name: str
+    message: str
+    path: str
+    span: Span
+    severity: Severity = Severity.WARNING
+    fix: Fix | None = None
+    applied: bool = False  # the fix was written into the output
+
+    @property
+    def fixable(self) -> bool:
+        return self.fix is not None and self.fix.safety is not Safety.DISPLAY
+
+    def to_dict(self) -> dict:
+        data = asdict(self)
+        data["severity"] = self.severity.value
+        data["fix"] = None if self.fix is None else {"safety": self.fix.safety.value, "description": self.fix.description}
+        return data
+
+
+@dataclass
+class FileResult:
+    """What processing one file produced; `new_source` is None when nothing changes."""
+
+    path: str
+    findings: list[Finding] = field(default_factory=list)
+    old_source: bytes | None = None
+    new_source: bytes | None = None
+    error: str | None = None
+    skipped: bool = False  # pre-filter proved there is nothing to find
+
+    @property
+    def changed(self) -> bool:
+        return self.new_source is not None and self.new_source != self.old_source
+
+    @property
+    def remaining(self) -> list[Finding]:
+        return [f for f in self.findings if not f.applied]
+
+
+def _fix_marker(finding: Finding) -> str:
+    if finding.applied:
+        return "[fixed] "
+    if finding.fix is None:
+        return ""
+    return {"safe": "[*] ", "unsafe": "[unsafe fix] ", "display": "[suggestion] "}[finding.fix.safety.value]
+
+
+def format_text(finding: Finding) -> str:
+    s = finding.span
+    return f"{finding.path}:{s.line}:{s.column + 1}: {finding.code} {_fix_marker(finding)}{finding.message}"
+
+
+def format_github(finding: Finding) -> str:
+    """GitHub Actions workflow command: shows the finding as an annotation on the PR diff."""
+    s = finding.span
+    level = {"error": "error", "warning": "warning", "info": "notice"}[finding.severity.value]
+    message = finding.message.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+    return (
+        f"::{level} title={finding.code} ({finding.name}),file={finding.path},line={s.line},col={s.column + 1},"
+        f"endLine={s.end_line},endColumn={s.end_column + 1}::{message}"
+    )
+
+
+def format_json(results: Sequence[FileResult], summary: dict) -> str:
+    return json.dumps(
+        {
+            "findings": [f.to_dict() for r in results for f in r.findings],
+            "errors": [{"path": r.path, "message": r.error} for r in results if r.error],
+            "changed_files": [r.path for r in results if r.changed],
+            "summary": summary,
+        },
+        indent=2,
+    )
+
+
+def format_sarif(results: Sequence[FileResult], rules: Iterable) -> str:
+    """SARIF 2.1.0, the format GitHub code scanning and most CI dashboards ingest."""
+    from . import __version__
+
+    rules = list(rules)
+    index = {r.CODE: i for i, r in enumerate(rules)}
+    level = {"error": "error", "warning": "warning", "info": "note"}
+    sarif_results = []
+    for r in results:
+        for f in r.findings:
+            if f.applied:
+                continue
+            s = f.span
+            sarif_results.append(
+                {
+                    "ruleId": f.code,
+                    "ruleIndex": index.get(f.code, -1),
+                    "level": level[f.severity.value],
+                    "message": {"text": f.message},
+                    "locations": [
+                        {
+                            "physicalLocation": {
+                                "artifactLocation": {"uri": f.path.replace("\\", "/")},
+                                "region": {
+                                    "startLine": s.line,
+                                    "startColumn": s.column + 1,
+                                    "endLine": s.end_line,
+                                    "endColumn": s.end_column + 1,
+                                },
+                            }
+                        }
+                    ],
+                }
+            )
+    doc = {
+        "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
+        "version": "2.1.0",
+        "runs": [
+            {
+                "tool": {
+                    "driver": {
+                        "name": "phiml-rewrite",
+                        "version": __version__,
+                        "rules": [
+                            {
+                                "id": r.CODE,
+                                "name": r.NAME,
+                                "shortDescription": {"text": r.SUMMARY},
+                                "fullDescription": {"text": r.documentation()},
+                                "properties": {"fix-safety": r.SAFETY.value},
+                            }
+                            for r in rules
+                        ],
+                    }
+                },
+                "results": sarif_results,
+            }
+        ],
+    }
+    return json.dumps(doc, indent=2)
