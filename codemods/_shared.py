@@ -33,3 +33,20 @@ def function_label(expr: cst.BaseExpression) -> str | None:
     if isinstance(expr, cst.Attribute):
         return expr.attr.value
     return None
+
+
+_ATOMS = (cst.Name, cst.Attribute, cst.Call, cst.Subscript, cst.SimpleString, cst.Integer, cst.Float, cst.List, cst.Tuple, cst.Dict, cst.Set)
+
+
+def as_atom(expr: cst.BaseExpression) -> cst.BaseExpression:
+    """`expr`, parenthesised unless it already binds tighter than a call (`(lambda x: x)(y)`)."""
+    if isinstance(expr, _ATOMS) or expr.lpar:
+        return expr
+    return expr.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
+
+
+def replacement_in_place(parent: cst.CSTNode | None, node: cst.CSTNode, new: cst.BaseExpression) -> cst.BaseExpression:
+    """`new`, parenthesised when it takes the place of `node` as a callee, attribute base or subscript base."""
+    if isinstance(parent, cst.Call) and parent.func is node or isinstance(parent, (cst.Attribute, cst.Subscript)) and parent.value is node:
+        return as_atom(new)
+    return new

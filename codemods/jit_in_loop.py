@@ -103,13 +103,15 @@ class JitInLoop(Codemod):
         app = match_application(names, node, (Kind.JIT,))
         if app is None or self._wrapped_by_jit(node):
             return
+        if self.file.analysis.jit.jitted_value(app.function) is not None:
+            return  # jit of an already-jitted function: PML303 removes it
         loops = enclosing_loops(names, node)
         function = enclosing_function(names, node)
         if not loops and function is None:
             return  # built once, at module level
         unit = self._hoist_unit(app)
-        if not loops and not self._used_per_call(unit):
-            return  # a factory: the wrapper is returned or stored, on purpose
+        if not self._used_per_call(unit):
+            return  # returned or stored (a factory, a table of variants): built on purpose
         if self.file.analysis.jit.enclosing_context(node, direct_only=True) is not None:
             return  # inside a traced body: PML303's business
         where = "inside a loop" if loops else f"on every call of `{_name(function)}`"

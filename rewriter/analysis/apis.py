@@ -62,7 +62,8 @@ _PREFIX_ALIASES = (
 )
 _PHIML_MATH_NAMES = {a.name.rsplit(".", 1)[1] for a in _TABLE if a.name.startswith("phiml.math.")}
 
-# `from X import *` of these modules binds these names (taken from the installed phiml 1.16 / phiflow 3.4).
+# `from X import *` of these modules binds these names (checked against the public names of the
+# installed phiml 1.16 / phiflow 3.4; `map` is deliberately absent: the builtin stays the builtin).
 _PHIML_STAR = {
     "math": "phiml.math",
     "backend": "phiml.backend",
@@ -71,7 +72,7 @@ _PHIML_STAR = {
     "functional_gradient": "phiml.math.gradient",
     **{n: f"phiml.math.{n}" for n in (
         "jit_compile jit_compile_linear minimize gradient solve_linear solve_nonlinear iterate where "
-        "tensor wrap batch spatial channel instance dual stack concat map always_close"
+        "tensor wrap batch spatial channel instance dual stack concat always_close"
     ).split()},
 }
 _PHI_FLOW_STAR = {**_PHIML_STAR, "phiml": "phiml", "phi": "phi", "np": "numpy", "numpy": "numpy"}

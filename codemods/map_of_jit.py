@@ -1,0 +1,90 @@
+"""PML304 map-of-jit."""
+from __future__ import annotations
+
+import libcst as cst
+
+from rewriter.analysis.apis import Kind, canonical
+from rewriter.analysis.transforms import match_application
+from rewriter.codemod import Codemod, Example, Replace
+from rewriter.findings import Safety
+
+from ._shared import as_atom
+
+_MAP_OPTIONS = {"dims", "range", "unwrap_scalars", "expand_results", "simplify", "map_name"}
+
+
+class MapOfJit(Codemod):
+    """PhiML vectorises every operation over batch dimensions, so a jitted function can take the
+    batched tensor directly. `math.map(jit_f, x, dims=batch)` instead loops in Python over every
+    batch slice and calls the compiled function once per slice (measured on jax: 15 ms → 0.9 ms per
+    call for 64 slices; tensorflow 45 ms → 0.6 ms). The mirror image, `math.map` over batch
+    dimensions *inside* a jit-compiled function, unrolls the loop into the trace (first call 1.4 s on
+    jax, 19 s on tensorflow). Both are PhiML's face of "jit outermost, and prefer vectorised code".
+
+    The fix calls the function on the batched arguments: `math.map(jit_f, x, dims=batch)` becomes
+    `jit_f(x)`. Only maps whose `dims` are provably batch dimensions (`batch`, `batch('b')`,
+    `batch(x)`) are reported; maps over spatial or channel dimensions are a different computation.
+    """
+
+    CODE = "PML304"
+    NAME = "map-of-jit"
+    SUMMARY = "`math.map` of a jitted function over batch dims: call it on the batched tensor instead"
+    SAFETY = Safety.UNSAFE
+    FIX_SAFETY = (
+        "Unsafe: the result is the same only if the function is batch-agnostic, i.e. treats every "
+        "batch dimension element-wise (true of PhiML code that does not reduce over, index or branch on "
+        "a batch dimension). Maps with other options (`range`, `expand_results`, `simplify`, "
+        "`unwrap_scalars`, `map_name`) are reported without a fix."
+    )
+    EXAMPLES = (
+        Example(
+            "@math.jit_compile\ndef step(x):\n    return math.laplace(x)\n\n"
+            "y = math.map(step, x, dims=batch)\n",
+            "@math.jit_compile\ndef step(x):\n    return math.laplace(x)\n\n"
+            "y = step(x)\n",
+        ),
+        Example(
+            "@math.jit_compile\ndef simulate(x):\n    return math.map(step, x, dims=batch('examples'))\n",
+            "@math.jit_compile\ndef simulate(x):\n    return step(x)\n",
+            note="map unrolled inside jit",
+        ),
+    )
+    TRIGGERS = (("map", "jit"),)
+
+    def visit_Call(self, node: cst.Call) -> None:
+        analysis = self.file.analysis
+        app = match_application(analysis.names, node, (Kind.MAP,))
+        if app is None:
+            return
+        dims = app.transform.keyword("dims")
+        if dims is None or not self._is_batch(dims):
+            return
+        jitted = analysis.jit.jitted_value(app.function)
+        context = analysis.jit.enclosing_context(node, direct_only=True)
+        if jitted is not None:
+            message = "`math.map` of a jitted function over batch dims runs the compiled function once per slice; PhiML vectorises batch dims, so call it on the batched tensor"
+        elif context is not None and context.framework == "phiml":
+            message = f"`math.map` over batch dims inside `{context.name}`, which is traced by `{context.transform.api.name}`, unrolls one copy per slice into the trace; call the function on the batched tensor"
+        else:
+            return
+        options = {a.keyword.value for a in app.transform.keywords} & _MAP_OPTIONS
+        if options - {"dims"}:
+            self.report(node, message + f" (not fixed: `{', '.join(sorted(options - {'dims'}))}` given)")
+            return
+        args = [a for a in app.transform.extra_positional]
+        kwargs = [a for a in app.transform.keywords if a.keyword.value not in _MAP_OPTIONS]
+        call = cst.Call(as_atom(app.function), args=_strip_trailing_comma([*args, *kwargs]))
+        self.report(node, message, edits=[Replace(node, call)], fix_description="call the function on the batched tensor")
+
+    def _is_batch(self, dims: cst.BaseExpression) -> bool:
+        names = self.file.analysis.names
+        target = dims.func if isinstance(dims, cst.Call) else dims
+        if not isinstance(target, (cst.Name, cst.Attribute)):
+            return False
+        return any(canonical(n) == "phiml.math.batch" for n in names.qualified_names(target))
+
+
+def _strip_trailing_comma(args: list[cst.Arg]) -> list[cst.Arg]:
+    if args:
+        args[-1] = args[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
+    return args

@@ -1,0 +1,224 @@
+"""`[tool.phiml-rewrite]` in pyproject.toml, merged with command-line flags.
+
+The configuration is the nearest `pyproject.toml` *that has a `[tool.phiml-rewrite]` table*,
+searched upward from the common parent of the given paths (ruff's rule: a sub-project's
+pyproject.toml without our table does not hide the repository's configuration). Relative globs
+(`exclude`, `per-file-ignores`) are resolved against that file's directory, or against the current
+directory when there is no configuration. Command-line flags override the file.
+
+```toml
+[tool.phiml-rewrite]
+select = ["PML1", "PML2"]          # codes, code prefixes or kebab-case names; default: all
+ignore = ["jit-in-loop"]
+exclude = ["vendored/"]            # replaces the default excludes (gitignore syntax)
+extend-exclude = ["generated/"]    # adds to them
+unsafe-fixes = false
+[tool.phiml-rewrite.per-file-ignores]
+"tests/**" = ["PML5"]
+```
+"""
+from __future__ import annotations
+
+import os
+import tomllib
+from dataclasses import dataclass, field, replace
+from functools import cached_property
+from typing import Any, Sequence
+
+import pathspec
+
+from . import registry
+from .codemod import Codemod
+
+SECTION = "phiml-rewrite"
+
+
+class ConfigError(Exception):
+    """A configuration file or flag that cannot be used; the message names the key and the file."""
+
+
+@dataclass(frozen=True)
+class Config:
+    root: str  # absolute directory that relative globs are resolved against
+    path: str | None = None  # the pyproject.toml the settings came from
+    select: tuple[str, ...] | None = None  # None: every rule
+    ignore: tuple[str, ...] = ()
+    exclude: tuple[str, ...] | None = None  # None: files.DEFAULT_EXCLUDES
+    extend_exclude: tuple[str, ...] = ()
+    unsafe_fixes: bool = False
+    per_file_ignores: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    _cache: dict = field(default_factory=dict, init=False, compare=False, repr=False)
+
+    def override(
+        self,
+        *,
+        select: Sequence[str] | None = None,
+        ignore: Sequence[str] | None = None,
+        exclude: Sequence[str] | None = None,
+        extend_exclude: Sequence[str] | None = None,
+        unsafe_fixes: bool | None = None,
+    ) -> "Config":
+        """Layer command-line flags (None: not given) on top, the way ruff layers them.
+
+        `--select` starts the selection afresh (the file's `ignore` is dropped with its `select`);
+        `--ignore` and `--extend-exclude` add to what the file says; `--exclude` replaces it.
+        """
+        changes: dict[str, Any] = {}
+        if select is not None:
+            changes["select"] = tuple(select)
+            changes["ignore"] = tuple(ignore or ())
+        elif ignore is not None:
+            changes["ignore"] = (*self.ignore, *ignore)
+        if exclude is not None:
+            changes["exclude"] = tuple(exclude)
+        if extend_exclude is not None:
+            changes["extend_exclude"] = (*self.extend_exclude, *extend_exclude)
+        if unsafe_fixes is not None:
+            changes["unsafe_fixes"] = unsafe_fixes
+        config = replace(self, **changes)
+        config.validate()
+        return config
+
+    def validate(self) -> None:
+        """Unknown rule names raise ConfigError (select/ignore flags are checked by the caller too)."""
+        where = f" in {self.path}" if self.path else ""
+        for key, selectors in (("select", self.select or ()), ("ignore", self.ignore)):
+            try:
+                registry.check_selectors(selectors)
+            except registry.UnknownRule as e:
+                raise ConfigError(f"{key}{where}: {e}") from None
+        for glob, codes in self.per_file_ignores:
+            try:
+                registry.check_selectors(codes)
+            except registry.UnknownRule as e:
+                raise ConfigError(f"per-file-ignores[{glob!r}]{where}: {e}") from None
+
+    @cached_property
+    def _per_file_specs(self) -> tuple[tuple[pathspec.GitIgnoreSpec, tuple[str, ...]], ...]:
+        return tuple((pathspec.GitIgnoreSpec.from_lines([glob]), codes) for glob, codes in self.per_file_ignores)
+
+    def ignores_for(self, path: str) -> tuple[str, ...]:
+        """The selectors `per-file-ignores` adds for `path` (globs relative to the config's directory)."""
+        if not self.per_file_ignores:
+            return ()
+        abs_path = os.path.abspath(path)
+        rel = os.path.relpath(abs_path, self.root).replace(os.sep, "/")
+        if rel.startswith("../"):
+            rel = os.path.basename(abs_path)  # outside the project: only name-only globs can match
+        extra: list[str] = []
+        for spec, codes in self._per_file_specs:
+            if spec.match_file(rel):
+                extra.extend(codes)
+        return tuple(extra)
+
+    def codemods_for(self, path: str) -> tuple[type[Codemod], ...]:
+        """The codemods enabled for one file: select/ignore, then that file's per-file-ignores."""
+        extra = self.ignores_for(path)
+        key = tuple(sorted(set(extra)))
+        if key not in self._cache:
+            self._cache[key] = registry.select(self.select, (*self.ignore, *key))
+        return self._cache[key]
+
+
+# -- finding and reading the file -------------------------------------------------------------
+
+
+def find_pyproject(paths: Sequence[str] = (), cwd: str | None = None) -> str | None:
+    """The nearest pyproject.toml with a [tool.phiml-rewrite] table above the paths' common parent."""
+    start = _common_parent(paths, cwd or os.getcwd())
+    current = start
+    while True:
+        candidate = os.path.join(current, "pyproject.toml")
+        if os.path.isfile(candidate) and _has_section(candidate):
+            return candidate
+        parent = os.path.dirname(current)
+        if parent == current:
+            return None
+        current = parent
+
+
+def _common_parent(paths: Sequence[str], cwd: str) -> str:
+    if not paths:
+        return os.path.abspath(cwd)
+    dirs = []
+    for p in paths:
+        abs_p = os.path.abspath(os.path.join(cwd, p))
+        dirs.append(abs_p if os.path.isdir(abs_p) else os.path.dirname(abs_p))
+    try:
+        return os.path.commonpath(dirs)
+    except ValueError:  # different drives on Windows
+        return os.path.abspath(cwd)
+
+
+def _read_toml(path: str) -> dict:
+    try:
+        with open(path, "rb") as f:
+            return tomllib.load(f)
+    except tomllib.TOMLDecodeError as e:
+        raise ConfigError(f"{path}: invalid TOML: {e}") from None
+    except OSError as e:
+        raise ConfigError(f"{path}: cannot read: {e.strerror or e}") from None
+
+
+def _has_section(path: str) -> bool:
+    # A broken pyproject.toml on the way up is an error (as in ruff and black): it may be ours.
+    tool = _read_toml(path).get("tool", {})
+    return isinstance(tool, dict) and SECTION in tool
+
+
+def load(paths: Sequence[str] = (), cwd: str | None = None) -> Config:
+    """The configuration that applies to `paths` (defaults when there is no file)."""
+    cwd = os.path.abspath(cwd or os.getcwd())
+    found = find_pyproject(paths, cwd)
+    if found is None:
+        return Config(root=cwd)
+    return from_file(found)
+
+
+def from_file(path: str) -> Config:
+    table = _read_toml(path).get("tool", {}).get(SECTION, {})
+    config = from_table(table, path)
+    config.validate()
+    return config
+
+
+def from_table(table: Any, path: str) -> Config:
+    """Check every key and type; errors name the key and the file."""
+    if not isinstance(table, dict):
+        raise ConfigError(f"{path}: [tool.{SECTION}] must be a table")
+    values: dict[str, Any] = {}
+    for key, value in table.items():
+        if key not in _KEYS:
+            known = ", ".join(sorted(_KEYS))
+            raise ConfigError(f"{path}: unknown key {key!r} in [tool.{SECTION}] (known keys: {known})")
+        attr, check = _KEYS[key]
+        values[attr] = check(value, key, path)
+    return Config(root=os.path.dirname(os.path.abspath(path)), path=path, **values)
+
+
+def _strings(value: Any, key: str, path: str) -> tuple[str, ...]:
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise ConfigError(f"{path}: [tool.{SECTION}] {key} must be a list of strings, got {value!r}")
+    return tuple(value)
+
+
+def _bool(value: Any, key: str, path: str) -> bool:
+    if not isinstance(value, bool):
+        raise ConfigError(f"{path}: [tool.{SECTION}] {key} must be true or false, got {value!r}")
+    return value
+
+
+def _per_file(value: Any, key: str, path: str) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    if not isinstance(value, dict):
+        raise ConfigError(f"{path}: [tool.{SECTION}] {key} must be a table of glob = [codes], got {value!r}")
+    return tuple((glob, _strings(codes, f"{key}.{glob!r}", path)) for glob, codes in value.items())
+
+
+_KEYS = {
+    "select": ("select", _strings),
+    "ignore": ("ignore", _strings),
+    "exclude": ("exclude", _strings),
+    "extend-exclude": ("extend_exclude", _strings),
+    "unsafe-fixes": ("unsafe_fixes", _bool),
+    "per-file-ignores": ("per_file_ignores", _per_file),
+}

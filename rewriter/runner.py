@@ -1,0 +1,333 @@
+"""Many files: discover, read, process (in a process pool when it pays), write atomically, summarise.
+
+After the runner, `Finding.applied` means "the fix is in what was written" (the file on disk, or
+standard output for `--stdin-filename`). In a dry run nothing is written, so every finding stays
+unapplied and `FileResult.new_source` holds the proposed change (what the diff shows).
+"""
+from __future__ import annotations
+
+import concurrent.futures
+import contextlib
+import difflib
+import io
+import os
+import sys
+import tempfile
+import tokenize
+from dataclasses import asdict, dataclass
+from typing import Callable, Iterator, Sequence
+
+from . import files as _files
+from .config import Config
+from .engine import Settings, process_source, wanted_codemods
+from .findings import FileResult
+
+POOL_MIN_FILES = 8  # fewer files to parse than this: the pool's start-up costs more than it saves
+PROGRESS_MIN_FILES = 50  # fewer: a progress bar would only flicker
+
+SettingsFor = Callable[[str], Settings]
+
+
+# -- one file ---------------------------------------------------------------------------------
+
+
+def read_source(path: str) -> bytes | FileResult:
+    """The file's bytes, or a FileResult carrying `cannot read: <reason>`."""
+    try:
+        with open(path, "rb") as f:
+            return f.read()
+    except OSError as e:
+        return FileResult(path=path, error=f"cannot read: {e.strerror or e}")
+
+
+def process_file(path: str, settings: Settings) -> FileResult:
+    source = read_source(path)
+    if isinstance(source, FileResult):
+        return source
+    return process_source(source, path, settings)
+
+
+def _process_in_worker(job: tuple[str, bytes, Settings]) -> FileResult:
+    path, source, settings = job
+    try:
+        return process_source(source, path, settings)
+    except RecursionError:
+        return FileResult(path=path, old_source=source, error="too deeply nested to process")
+    except Exception as e:  # a bug in a codemod must not take the other files down with it
+        reason = f"internal error: {type(e).__name__}: {e} (a bug in phiml-rewrite: please report it)"
+        return FileResult(path=path, old_source=source, error=reason)
+
+
+# -- many files -------------------------------------------------------------------------------
+
+
+def process_files(
+    paths: Sequence[str],
+    settings_for: SettingsFor,
+    *,
+    jobs: int | None = None,
+    progress: bool = False,
+) -> list[FileResult]:
+    """Process every file; results in the order of `paths`. Never raises for a bad file.
+
+    Files are read here and pre-filtered here (cheap), so only files that need parsing travel to
+    the pool, and the pool is only started when there are enough of them.
+    """
+    results: list[FileResult | None] = [None] * len(paths)
+    todo: list[tuple[int, tuple[str, bytes, Settings]]] = []
+    for i, path in enumerate(paths):
+        settings = settings_for(path)
+        source = read_source(path)
+        if isinstance(source, FileResult):
+            results[i] = source
+        elif not wanted_codemods(source, settings.codemods):
+            results[i] = _process_in_worker((path, source, settings))  # returns at once: skipped
+        else:
+            todo.append((i, (path, source, settings)))
+
+    workers = min(jobs or os.cpu_count() or 1, len(todo))
+    show = progress and len(todo) >= PROGRESS_MIN_FILES and sys.stderr.isatty()
+    with _progress_bar(len(todo), show) as advance:
+        if workers > 1 and len(todo) >= POOL_MIN_FILES:
+            chunk = max(1, min(32, len(todo) // (workers * 4)))
+            with concurrent.futures.ProcessPoolExecutor(max_workers=workers) as pool:
+                for (i, _), result in zip(todo, pool.map(_process_in_worker, [job for _, job in todo], chunksize=chunk)):
+                    results[i] = result
+                    advance()
+        else:
+            for i, job in todo:
+                results[i] = _process_in_worker(job)
+                advance()
+    return [r for r in results if r is not None]
+
+
+@contextlib.contextmanager
+def _progress_bar(total: int, show: bool) -> Iterator[Callable[[], None]]:
+    """A transient rich progress bar on stderr, or a no-op."""
+    if not show:
+        yield lambda: None
+        return
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
+    columns = (TextColumn("phiml-rewrite"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn())
+    with Progress(*columns, console=Console(stderr=True), transient=True) as bar:
+        task = bar.add_task("files", total=total)
+        yield lambda: bar.advance(task)
+
+
+# -- writing ----------------------------------------------------------------------------------
+
+
+def atomic_write(path: str, data: bytes) -> None:
+    """Write through a temporary file in the same directory, fsync, rename over the target.
+
+    Readers see the old or the new file, never half of one; mode (and, when allowed, owner) are
+    kept. A symbolic link is written through: its target is replaced, the link stays a link.
+    """
+    target = os.path.realpath(path)
+    st = os.stat(target)
+    directory = os.path.dirname(target)
+    fd, tmp = tempfile.mkstemp(dir=directory, prefix=f".{os.path.basename(target)}.", suffix=".phiml-rewrite.tmp")
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+        os.chmod(tmp, st.st_mode & 0o7777)
+        if hasattr(os, "chown"):
+            try:
+                os.chown(tmp, st.st_uid, st.st_gid)
+            except OSError:
+                pass  # not ours to give away; the mode still matches
+        os.replace(tmp, target)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+    try:
+        dir_fd = os.open(directory, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(dir_fd)  # make the rename itself durable
+    except OSError:
+        pass
+    finally:
+        os.close(dir_fd)
+
+
+def write_result(result: FileResult) -> None:
+    """Write a changed file unless it changed on disk since it was read; record what happened."""
+    if not result.changed or result.error:
+        return
+    current = read_source(result.path)
+    if isinstance(current, FileResult) or current != result.old_source:
+        result.error = "changed on disk during the run; not written"
+        return
+    try:
+        atomic_write(result.path, result.new_source)
+    except OSError as e:
+        result.error = f"cannot write: {e.strerror or e}"
+
+
+def _settle(result: FileResult, written: bool) -> None:
+    """Make `applied` mean "written"."""
+    if not written or result.error:
+        for finding in result.findings:
+            finding.applied = False
+
+
+# -- a whole run ------------------------------------------------------------------------------
+
+
+@dataclass
+class Summary:
+    files: int = 0  # files read (scanned)
+    skipped: int = 0  # files the pre-filter proved need no parsing
+    changed: int = 0  # files rewritten (or, in a dry run, that would be)
+    findings: int = 0
+    fixed: int = 0  # findings whose fix was written (or, in a dry run, would be)
+    remaining: int = 0  # findings left unfixed
+    errors: int = 0  # files that could not be processed
+    written: bool = False
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+    def __str__(self) -> str:
+        def n(count: int, word: str) -> str:
+            return f"{count} {word}{'' if count == 1 else 's'}"
+
+        text = f"Scanned {n(self.files, 'file')} ({self.skipped} skipped by the pre-filter): {n(self.findings, 'finding')}"
+        if self.written:
+            text += f", {self.fixed} fixed in {n(self.changed, 'file')}, {self.remaining} remaining"
+        else:
+            text += f", {self.fixed} fixable; {n(self.changed, 'file')} would change"
+        if self.errors:
+            text += f"; {n(self.errors, 'error')}"
+        return text + "."
+
+
+@dataclass
+class Report:
+    results: list[FileResult]  # in path order; paths that could not be used carry `error`
+    summary: Summary
+
+    @property
+    def errors(self) -> list[FileResult]:
+        return [r for r in self.results if r.error]
+
+    @property
+    def exit_code(self) -> int:
+        """2: some file could not be processed; 1: something left to report or change; else 0."""
+        if self.summary.errors:
+            return 2
+        if self.summary.remaining or (not self.summary.written and self.summary.changed):
+            return 1
+        return 0
+
+
+def summarize(results: Sequence[FileResult], written: bool, fixed: int) -> Summary:
+    return Summary(
+        files=sum(1 for r in results if r.old_source is not None),
+        skipped=sum(1 for r in results if r.skipped and not r.error),
+        changed=sum(1 for r in results if r.changed and not r.error),
+        findings=sum(len(r.findings) for r in results),
+        fixed=fixed,
+        remaining=sum(len(r.remaining) for r in results),
+        errors=sum(1 for r in results if r.error),
+        written=written,
+    )
+
+
+def settings_for(config: Config, apply_fixes: bool = True) -> SettingsFor:
+    def settings(path: str) -> Settings:
+        return Settings(codemods=config.codemods_for(path), unsafe_fixes=config.unsafe_fixes, apply_fixes=apply_fixes)
+
+    return settings
+
+
+def run(
+    paths: Sequence[str],
+    config: Config,
+    *,
+    write: bool = False,
+    jobs: int | None = None,
+    progress: bool = False,
+    force_exclude: bool = False,
+) -> Report:
+    """Discover the files under `paths`, process them, write the fixes if `write`; never raises per file."""
+    found = _files.discover(
+        paths,
+        exclude=config.exclude,
+        extend_exclude=config.extend_exclude,
+        base=config.root,
+        force_exclude=force_exclude,
+    )
+    results = process_files(found.files, settings_for(config), jobs=jobs, progress=progress)
+    if write:
+        for result in results:
+            write_result(result)
+    return conclude(results + [FileResult(path=p, error=reason) for p, reason in found.errors], written=write)
+
+
+def conclude(results: list[FileResult], *, written: bool) -> Report:
+    """Settle `applied` (it means "written"), sort by path and count."""
+    fixed = 0
+    for result in results:
+        if not result.error:
+            fixed += sum(1 for f in result.findings if f.applied)
+        _settle(result, written=written)
+    results.sort(key=lambda r: r.path)
+    return Report(results, summarize(results, written, fixed))
+
+
+def run_stdin(source: bytes, filename: str, config: Config, *, write: bool = True, force_exclude: bool = False) -> Report:
+    """`--stdin-filename`: one buffer, configured as if it were `filename`.
+
+    `write`: the caller prints `new_source` (or the unchanged buffer) to standard output.
+    """
+    if force_exclude and _files.is_excluded(
+        filename, exclude=config.exclude, extend_exclude=config.extend_exclude, base=config.root
+    ):
+        return conclude([FileResult(path=filename, old_source=source, skipped=True)], written=write)
+    result = _process_in_worker((filename, source, settings_for(config)(filename)))
+    return conclude([result], written=write)
+
+
+# -- showing a change -------------------------------------------------------------------------
+
+
+def decode(source: bytes) -> str:
+    """The module's text in its own encoding (PEP 263 / BOM); latin-1 when that fails (display only)."""
+    try:
+        encoding, _ = tokenize.detect_encoding(io.BytesIO(source).readline)
+        return source.decode(encoding)
+    except (SyntaxError, LookupError, UnicodeDecodeError):
+        return source.decode("latin-1")
+
+
+def _lines(text: str) -> list[str]:
+    # newline="": split on \n, \r\n and \r but keep each ending as it is.
+    return io.StringIO(text, newline="").readlines()
+
+
+def unified_diff(path: str, old: bytes, new: bytes) -> str:
+    """A `diff -u` style patch with a/ b/ headers; line endings are kept as in the file."""
+    out = []
+    for line in difflib.unified_diff(_lines(decode(old)), _lines(decode(new)), f"a/{path}", f"b/{path}"):
+        if line.endswith(("\n", "\r")):
+            out.append(line)
+        else:  # the last line has no newline: say so, like diff(1)
+            out.append(line + "\n")
+            out.append("\\ No newline at end of file\n")
+    return "".join(out)
+
+
+def iter_diffs(results: Sequence[FileResult]) -> Iterator[str]:
+    for r in results:
+        if r.changed and not r.error:
+            yield unified_diff(r.path, r.old_source, r.new_source)

@@ -1,0 +1,40 @@
+"""Parent side of `child`: run programs on one backend in a fresh interpreter, return the records."""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+from dataclasses import dataclass
+
+
+class HarnessError(RuntimeError):
+    """The child itself failed (not the program under test): crashed, timed out, printed no result."""
+
+
+@dataclass(frozen=True)
+class Run:
+    label: str
+    path: str
+    entry: str
+    eager: bool = False  # jax: under jax.disable_jit() — the author's intent, as a reference
+
+
+def run_backend(backend: str, framework: str, runs: list[Run], timeout: float = 600) -> dict:
+    with tempfile.TemporaryDirectory(prefix="phiml-rewrite-verify-") as tmp:
+        spec_path, out_path = os.path.join(tmp, "spec.json"), os.path.join(tmp, "out.json")
+        with open(spec_path, "w") as f:
+            json.dump({"backend": backend, "framework": framework, "runs": [r.__dict__ for r in runs]}, f)
+        env = {**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3", "OMP_NUM_THREADS": "1", "JAX_PLATFORMS": "cpu"}
+        try:
+            proc = subprocess.run(
+                [sys.executable, "-m", "rewriter.verify.child", spec_path, out_path],
+                capture_output=True, text=True, timeout=timeout, env=env, cwd=tmp,
+            )
+        except subprocess.TimeoutExpired:
+            raise HarnessError(f"{backend}: timed out after {timeout:.0f} s") from None
+        if not os.path.exists(out_path):
+            raise HarnessError(f"{backend}: the child process failed (exit {proc.returncode}):\n{proc.stderr[-3000:]}")
+        with open(out_path) as f:
+            return json.load(f)

@@ -1,0 +1,100 @@
+"""Every golden case: exact rewrite, idempotence, findings, and — where runnable — execution of the
+original and the rewrite on each backend, compared with the original's eager result."""
+from __future__ import annotations
+
+import functools
+from pathlib import Path
+
+import pytest
+
+from rewriter.engine import Settings, process_source
+from rewriter.registry import all_codemods, by_code
+from rewriter.verify.golden import GoldenCase, discover
+from rewriter.verify.run import Run, run_backend
+from rewriter.verify.values import compare
+
+ROOT = Path(__file__).resolve().parent.parent
+CASES = discover(ROOT / "golden")
+RUNNABLE = [(case, backend) for case in CASES for backend in case.backends]
+
+
+def _settings(case: GoldenCase) -> Settings:
+    return Settings(all_codemods(), unsafe_fixes=bool(case.spec.get("unsafe_fixes")))
+
+
+def _rewrite(case: GoldenCase):
+    return process_source(case.path.read_bytes(), str(case.path.relative_to(ROOT)), _settings(case))
+
+
+def test_every_codemod_has_golden_cases():
+    names = {c.codemod for c in CASES}
+    for codemod in all_codemods():
+        assert codemod.NAME in names, f"{codemod.CODE} {codemod.NAME} has no golden cases"
+        own = [c for c in CASES if c.codemod == codemod.NAME]
+        assert len(own) >= 6, f"{codemod.NAME}: {len(own)} golden cases, want at least 6"
+        assert any(c.expected_path.exists() for c in own), f"{codemod.NAME}: no positive case"
+        assert any(not c.expected_path.exists() for c in own), f"{codemod.NAME}: no must-not-change case"
+
+
+@pytest.mark.parametrize("case", CASES, ids=lambda c: c.id)
+def test_rewrite(case: GoldenCase):
+    by_code(case.codemod)  # the directory names a real codemod
+    result = _rewrite(case)
+    assert result.error is None, result.error
+    produced = result.new_source if result.new_source is not None else case.path.read_bytes()
+    assert produced.decode() == case.expected.decode()
+    found = sorted(f"{f.code}:{f.span.line}" for f in result.findings)
+    assert found == sorted(case.spec["findings"]), [str(f.message) for f in result.findings]
+    if not case.expected_path.exists():
+        assert result.new_source is None, "a must-not-change case was rewritten"
+
+
+@pytest.mark.parametrize("case", [c for c in CASES if c.expected_path.exists()], ids=lambda c: c.id)
+def test_idempotent(case: GoldenCase):
+    again = process_source(case.expected, "expected.py", _settings(case))
+    assert again.error is None, again.error
+    assert again.new_source is None, "a second run changed the rewritten code"
+    assert not [f for f in again.findings if f.applied]
+
+
+@functools.lru_cache(maxsize=None)
+def _reference(case: GoldenCase) -> dict:
+    """The original run eagerly: PhiML on numpy (jit is a no-op there), raw jax under disable_jit."""
+    if case.framework == "phiml":
+        return run_backend("numpy", "phiml", [Run("reference", str(case.path), case.entry)])["reference"]
+    return run_backend("jax", "jax", [Run("reference", str(case.path), case.entry, eager=True)])["reference"]
+
+
+@pytest.mark.parametrize("case,backend", RUNNABLE, ids=lambda v: v.id if isinstance(v, GoldenCase) else v)
+def test_execute(case: GoldenCase, backend: str, tmp_path: Path):
+    rewritten = tmp_path / f"{case.name}_rewritten.py"
+    rewritten.write_bytes(case.expected)
+    reference = _reference(case)
+    assert "error" not in reference, f"the eager reference fails: {reference['error']}"
+    records = run_backend(backend, case.framework, [
+        Run("original", str(case.path), case.entry),
+        Run("rewritten", str(rewritten), case.entry),
+    ])
+    broken = case.spec.get("original_broken", {}).get(backend)  # the bug the rewrite fixes
+    for label in ("original", "rewritten"):
+        record = records[label]
+        if label == "original" and broken is not None:
+            if broken == "differs":
+                assert "error" not in record, f"original fails on {backend} instead of silently differing: {record['error']}"
+                assert not compare(reference["value"], record["value"]).equal, f"original no longer differs on {backend}"
+            else:
+                assert record.get("error", "").startswith(broken), f"original on {backend}: want {broken}, got {record.get('error', 'success')}"
+            continue
+        assert "error" not in record, f"{label} fails on {backend}: {record['error']}\n{record.get('traceback', '')}"
+        verdict = compare(reference["value"], record["value"])
+        assert verdict.equal, f"{label} differs from the eager reference on {backend}: {verdict.reason} (max abs {verdict.max_abs:.3g})"
+    jitting = backend != "numpy"
+    if "traces" in case.spec and case.framework == "phiml" and jitting:
+        traces = case.spec["traces"]
+        before, after = traces[backend] if isinstance(traces, dict) else traces
+        measured = (records["original"]["phiml_traces"], records["rewritten"]["phiml_traces"])
+        assert measured == (before, after), f"PhiML traces before -> after on {backend}: {measured}, want {(before, after)}"
+    if "compiles" in case.spec and backend == "jax":
+        before, after = case.spec["compiles"]
+        measured = (records["original"]["jax_compiles"], records["rewritten"]["jax_compiles"])
+        assert measured == (before, after), f"jax compiles before -> after: {measured}, want {(before, after)}"
