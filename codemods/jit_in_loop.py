@@ -18,7 +18,7 @@ from rewriter.analysis.structure import (
 )
 from rewriter.analysis.transforms import Application, match_application
 from rewriter.codemod import Codemod, Example, InsertBefore, Replace
-from rewriter.findings import Safety
+from rewriter.findings import Safety, Severity
 
 from ._shared import assign, function_label
 
@@ -120,9 +120,12 @@ class JitInLoop(Codemod):
         if app.transform.api.name in _EAGER:
             self.report(node, base + f"; `{app.transform.api.name}` compiles eagerly, so build it once by hand")
             return
+        # jax caches `jax.jit(named_f)` on the function: rebuilding it costs a lookup, not a compile.
+        cheap = app.transform.framework == "jax" and not isinstance(app.function, cst.Lambda)
+        severity = Severity.INFO if cheap else None
         plan, reason = self._plan(unit, loops)
         if plan is None:
-            self.report(node, f"{base}; not hoisted: {reason}")
+            self.report(node, f"{base}; not hoisted: {reason}", severity=severity)
             return
         edits = [Replace(unit, cst.Name("_"))]
         new_name = self._existing_binding(unit, plan) if plan.level == "at module level" else None
@@ -138,6 +141,7 @@ class JitInLoop(Codemod):
             f"{base}; hoisted {plan.level} as `{new_name}`",
             edits=edits,
             fix_description=f"build the wrapper once, {plan.level}",
+            severity=severity,
         )
 
     def _existing_binding(self, unit: cst.Call, plan: _Plan) -> str | None:

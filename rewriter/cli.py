@@ -167,9 +167,7 @@ def _check_stdin(name: str, config: Config, diff_only: bool, check_only: bool, o
 
 
 def _remaining(results: Sequence[FileResult]) -> list[Finding]:
-    return [
-        f for r in results for f in sorted(r.remaining, key=lambda f: (f.span, f.code))
-    ]
+    return [f for r in results for f in sorted(r.remaining, key=lambda f: (f.span, f.code))]
 
 
 def _format_findings(report: runner.Report, output_format: str) -> str:
@@ -184,7 +182,8 @@ def _format_findings(report: runner.Report, output_format: str) -> str:
 def _print_errors(results: Sequence[FileResult]) -> None:
     for r in results:
         if r.error:
-            click.echo(f"{r.path}: error: {r.error}", err=True)
+            reason = " ".join(r.error.splitlines())  # one line per file, whatever the message
+            click.echo(f"{r.path}: error: {reason}", err=True)
 
 
 def _print_diffs(results: Sequence[FileResult]) -> None:

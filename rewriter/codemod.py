@@ -15,13 +15,6 @@ from functools import cached_property
 from typing import TYPE_CHECKING, ClassVar, Sequence, Union
 
 import libcst as cst
-from libcst.metadata import (
-    ParentNodeProvider,
-    PositionProvider,
-    QualifiedNameProvider,
-    ScopeProvider,
-)
-
 from .findings import Finding, Fix, Safety, Severity, Span
 
 if TYPE_CHECKING:
@@ -103,10 +96,13 @@ class Codemod(cst.BatchableCSTVisitor):
     SEVERITY: ClassVar[Severity] = Severity.WARNING
     FIX_SAFETY: ClassVar[str] = ""  # the "fix safety" paragraph: when the fix could change behaviour
     EXAMPLES: ClassVar[Sequence[Example]] = ()
-    # Cheap pre-filter: the file is parsed for this codemod only if its text contains one of these.
-    TRIGGERS: ClassVar[tuple[str, ...]] = ()
+    # Cheap pre-filter: the file is parsed for this codemod only if its bytes contain every word of
+    # at least one group, e.g. `(("vmap", "jit"), ("vmap", "compile"))`. Empty: always parsed.
+    TRIGGERS: ClassVar[tuple[tuple[str, ...], ...]] = ()
 
-    METADATA_DEPENDENCIES = (PositionProvider, QualifiedNameProvider, ScopeProvider, ParentNodeProvider)
+    # Nothing is resolved up front: scope and qualified-name metadata cost ~10x a parse, so it is
+    # resolved lazily (rewriter.analysis) and only once some node's spelling could name an API.
+    METADATA_DEPENDENCIES = ()
 
     def __init__(self, file: FileContext) -> None:
         super().__init__()
@@ -114,7 +110,7 @@ class Codemod(cst.BatchableCSTVisitor):
 
     # -- reporting -------------------------------------------------------------------------
     def span(self, node: cst.CSTNode) -> Span:
-        r = self.get_metadata(PositionProvider, node)
+        r = self.file.analysis.names.positions[node]
         return Span(r.start.line, r.start.column, r.end.line, r.end.column)
 
     def report(
@@ -154,7 +150,7 @@ class Codemod(cst.BatchableCSTVisitor):
 
     # -- metadata helpers shared by all codemods -----------------------------------------------
     def parent(self, node: cst.CSTNode) -> cst.CSTNode | None:
-        return self.get_metadata(ParentNodeProvider, node, None)
+        return self.file.analysis.names.parent(node)
 
     # -- documentation ---------------------------------------------------------------------
     @classmethod

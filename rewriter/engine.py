@@ -6,6 +6,8 @@ have found nothing left to apply (so a second run of the tool is a no-op by cons
 from __future__ import annotations
 
 import ast
+import io
+import tokenize
 import warnings
 from dataclasses import dataclass, field
 from typing import Iterable, Sequence
@@ -38,23 +40,36 @@ def wanted_codemods(source: bytes, codemods: Iterable[type[Codemod]]) -> list[ty
     out = []
     for cm in codemods:
         groups = cm.TRIGGERS or ((),)
+        groups = [(g,) if isinstance(g, str) else g for g in groups]  # a bare word is a group of one
         if any(all(word.encode() in source for word in group) for group in groups):
             out.append(cm)
     return out
 
 
 def parse(source: bytes) -> cst.Module:
+    """libcst's parse, with CPython's own words for why a file cannot be read."""
     if b"\x00" in source:
         raise ProcessingError("binary file (contains NUL bytes)")
     try:
+        encoding, _ = tokenize.detect_encoding(io.BytesIO(source).readline)
+        source.decode(encoding)
+    except SyntaxError as e:  # unknown coding cookie, or bytes that are not UTF-8 and no cookie
+        reason = str(e.msg if hasattr(e, "msg") else e)
+        if reason.startswith("invalid or missing encoding declaration"):
+            reason = "not valid UTF-8, and no encoding declaration"
+        raise ProcessingError(f"cannot decode: {reason}") from None
+    except UnicodeDecodeError as e:
+        raise ProcessingError(f"cannot decode as {e.encoding}: {e.reason} at byte {e.start}") from None
+    try:
         return cst.parse_module(source)
-    except cst.ParserSyntaxError as e:
-        raise ProcessingError(f"syntax error at line {e.raw_line}, column {e.raw_column + 1}: {e.message}") from None
-    except (UnicodeDecodeError, LookupError) as e:
-        raise ProcessingError(f"cannot decode: {e}") from None
-    except (SyntaxError, ValueError) as e:
-        # libcst's native parser raises ValueError/SyntaxError on some inputs (e.g. bad encoding cookies).
-        raise ProcessingError(f"cannot parse: {e}") from None
+    except (cst.ParserSyntaxError, SyntaxError, ValueError) as e:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            try:
+                ast.parse(source)
+            except SyntaxError as py_error:
+                raise ProcessingError(f"syntax error at line {py_error.lineno}, column {py_error.offset}: {py_error.msg}") from None
+        raise ProcessingError(f"libcst cannot parse this file: {str(e).splitlines()[0]}") from None
 
 
 def process_source(source: bytes, path: str, settings: Settings) -> FileResult:

@@ -7,8 +7,8 @@ Conventions follow ruff and black:
   what the pre-commit hook uses: pre-commit names every file explicitly).
 * `exclude` patterns (gitignore syntax, relative to `base`, the configuration's directory, or to
   the walked directory when that is outside `base`) replace `DEFAULT_EXCLUDES`; `extend_exclude`
-  adds to them. `site-packages` is deliberately not excluded:
-  the tool is run over copies of installed packages.
+  adds to them. `site-packages` is deliberately not excluded: the tool is run over copies of
+  installed packages.
 * `.gitignore` files are honoured whether or not the tree is a git checkout, so a copied tree gives
   the same result as the checkout it came from: every `.gitignore` inside a walked directory
   applies to its own subtree, and inside a git work tree the `.gitignore` files above the walked
@@ -25,7 +25,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Iterable, Sequence
+from typing import Callable, Iterable, Sequence
 
 import pathspec
 
@@ -163,27 +163,34 @@ def _work_tree_root(directory: str) -> str | None:
         current = parent
 
 
-def _ancestor_layers(directory: str) -> list[_Layer]:
-    """gitignore layers that apply to `directory` from above it, outermost first."""
-    top = _work_tree_root(directory)
-    if top is None:
-        return []
-    layers = []
-    info = _read_ignore_file(os.path.join(top, ".git", "info"), "exclude") if os.path.isdir(os.path.join(top, ".git")) else None
-    if info is not None:
-        layers.append(_Layer(top, info.spec))
-    chain = []
-    current = os.path.dirname(directory) if directory != top else None
-    while current is not None and _is_inside(current, top):
-        chain.append(current)
-        if current == top:
-            break
-        current = os.path.dirname(current)
-    for d in reversed(chain):
-        layer = _read_ignore_file(d)
-        if layer is not None:
-            layers.append(layer)
-    return layers
+class _IgnoreFiles:
+    """Reads each ignore file at most once per run (pre-commit names hundreds of files)."""
+
+    def __init__(self) -> None:
+        self._layers: dict[str, _Layer | None] = {}
+        self._ancestors: dict[str, list[_Layer]] = {}
+
+    def own(self, directory: str) -> _Layer | None:
+        if directory not in self._layers:
+            self._layers[directory] = _read_ignore_file(directory)
+        return self._layers[directory]
+
+    def ancestors(self, directory: str) -> list[_Layer]:
+        """Layers that apply to `directory` from above it (inside its work tree), outermost first."""
+        if directory not in self._ancestors:
+            self._ancestors[directory] = self._compute_ancestors(directory)
+        return self._ancestors[directory]
+
+    def _compute_ancestors(self, directory: str) -> list[_Layer]:
+        top = _work_tree_root(directory)
+        if top is None:
+            return []  # not a git work tree: nothing above the given directories is read
+        if directory == top:  # only .git/info/exclude is "above" the work tree root
+            info = _read_ignore_file(os.path.join(top, ".git", "info"), "exclude")
+            return [] if info is None else [_Layer(top, info.spec)]
+        parent = os.path.dirname(directory)
+        own = self.own(parent)
+        return [*self.ancestors(parent), *([own] if own is not None else [])]
 
 
 def _ignored_path(abs_path: str, is_dir: bool, layers: Sequence[_Layer]) -> bool:
@@ -216,6 +223,7 @@ def is_excluded(
     extend_exclude: Sequence[str] = (),
     base: str = ".",
     respect_gitignore: bool = True,
+    _ignore_files: _IgnoreFiles | None = None,
 ) -> bool:
     """Whether a walk would leave `path` out (what `force_exclude` applies to named files)."""
     abs_path = os.path.abspath(path)
@@ -226,12 +234,10 @@ def is_excluded(
     if layer.check(abs_path, is_dir):  # a pattern matches the path or one of its parents
         return True
     if respect_gitignore:
-        parent = os.path.dirname(abs_path)
-        layers = _ancestor_layers(parent)
-        own = _read_ignore_file(parent)
-        if own is not None:
-            layers.append(own)
-        return _ignored_path(abs_path, is_dir, layers)
+        ignore_files = _ignore_files or _IgnoreFiles()
+        parent = os.path.dirname(abs_path)  # its own directory's .gitignore applies even outside git
+        own = ignore_files.own(parent)
+        return _ignored_path(abs_path, is_dir, [*ignore_files.ancestors(parent), *([own] if own else [])])
     return False
 
 
@@ -259,6 +265,7 @@ def discover(
     allowed = [real for _, _, real in roots]
 
     found: dict[str, tuple[bool, str]] = {}  # real path -> (reached through a link, display path)
+    ignore_files = _IgnoreFiles()
 
     def add(real: str, display: str, via_link: bool) -> None:
         old = found.get(real)
@@ -268,7 +275,12 @@ def discover(
     for display, abs_p, real in roots:
         if not os.path.isdir(abs_p):
             if force_exclude and is_excluded(
-                abs_p, exclude=exclude, extend_exclude=extend_exclude, base=base_abs, respect_gitignore=respect_gitignore
+                abs_p,
+                exclude=exclude,
+                extend_exclude=extend_exclude,
+                base=base_abs,
+                respect_gitignore=respect_gitignore,
+                _ignore_files=ignore_files,
             ):
                 continue
             add(real, display, abs_p != real)
@@ -279,23 +291,34 @@ def discover(
         layer = layer.without_patterns_matching(abs_p)
         layers = []
         if respect_gitignore:
-            layers = [lay.without_patterns_matching(abs_p) for lay in _ancestor_layers(abs_p)]
-            if force_exclude and _ignored_path(abs_p, True, _ancestor_layers(abs_p)):
+            above = ignore_files.ancestors(abs_p)
+            if force_exclude and _ignored_path(abs_p, True, above):
                 continue
-        _walk(abs_p, real, display, layer, layers, respect_gitignore, allowed, add, out.errors)
+            layers = [lay.without_patterns_matching(abs_p) for lay in above]
+        _walk(abs_p, real, display, layer, layers, ignore_files if respect_gitignore else None, allowed, add, out.errors)
 
     out.files = sorted(display for _, display in found.values())
     out.errors.sort()
     return out
 
 
-def _walk(root_abs, root_real, root_display, excl, layers, respect_gitignore, allowed, add, errors) -> None:
-    """Depth-first walk with os.scandir; ignore layers are pushed per directory and popped after it."""
+def _walk(
+    root_abs: str,
+    root_real: str,
+    root_display: str,
+    excl: _Layer,
+    layers: list[_Layer],
+    ignore_files: _IgnoreFiles | None,
+    allowed: list[str],
+    add: Callable[[str, str, bool], None],
+    errors: list[tuple[str, str]],
+) -> None:
+    """Walk one root with os.scandir; each directory carries the ignore layers that apply to it."""
     stack = [(root_abs, root_real, root_display, list(layers))]
     while stack:
         abs_dir, real_dir, display_dir, dir_layers = stack.pop()
-        if respect_gitignore:
-            own = _read_ignore_file(abs_dir)
+        if ignore_files is not None:
+            own = ignore_files.own(abs_dir)
             if own is not None:
                 dir_layers = dir_layers + [own]
         try:

@@ -41,13 +41,15 @@ def read_source(path: str) -> bytes | FileResult:
 
 
 def process_file(path: str, settings: Settings) -> FileResult:
+    """Read and process one file; never raises for a bad file."""
     source = read_source(path)
     if isinstance(source, FileResult):
         return source
-    return process_source(source, path, settings)
+    return _process_in_worker((path, source, settings))
 
 
 def _process_in_worker(job: tuple[str, bytes, Settings]) -> FileResult:
+    """engine.process_source, but a crash becomes that file's error (a module-level function: picklable)."""
     path, source, settings = job
     try:
         return process_source(source, path, settings)
@@ -89,7 +91,9 @@ def process_files(
     show = progress and len(todo) >= PROGRESS_MIN_FILES and sys.stderr.isatty()
     with _progress_bar(len(todo), show) as advance:
         if workers > 1 and len(todo) >= POOL_MIN_FILES:
-            chunk = max(1, min(32, len(todo) // (workers * 4)))
+            # Largest first, small chunks: one big module started last would otherwise be the tail.
+            todo.sort(key=lambda item: -len(item[1][1]))
+            chunk = max(1, min(16, len(todo) // (workers * 16)))
             with concurrent.futures.ProcessPoolExecutor(max_workers=workers) as pool:
                 for (i, _), result in zip(todo, pool.map(_process_in_worker, [job for _, job in todo], chunksize=chunk)):
                     results[i] = result

@@ -102,8 +102,3 @@ def canonical(name: str) -> str:
 
 def lookup(name: str) -> Api | None:
     return TABLE.get(canonical(name))
-
-
-def all_tails() -> set[str]:
-    """The last components of every API name: the words a node's source must end with to matter."""
-    return {a.name.rsplit(".", 1)[-1] for a in _TABLE}

@@ -26,7 +26,7 @@ _BUILTINS = frozenset(dir(builtins))
 @dataclass(frozen=True)
 class FreeName:
     node: cst.Name
-    where: str  # "global" | "builtin" | "local" | "unknown"
+    where: str  # "global" | "builtin" | "local" | "star" (from a module-level `import *`) | "unknown"
     assignments: frozenset
 
 
@@ -68,7 +68,7 @@ def free_names(resolver: NameResolver, expr: cst.CSTNode) -> list[FreeName]:
             continue
         scopes = {type(a.scope) for a in outside}
         if not outside:
-            where = "builtin" if node.value in _BUILTINS else "unknown"
+            where = "builtin" if node.value in _BUILTINS else "star" if resolver.star_modules else "unknown"
         elif scopes == {GlobalScope}:
             where = "global"
         elif scopes == {BuiltinScope}:

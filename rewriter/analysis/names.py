@@ -20,9 +20,7 @@ from libcst.metadata import (
     ScopeProvider,
 )
 
-from .apis import STAR_EXPORTS, Api, all_tails, canonical, lookup
-
-_API_TAILS = all_tails()
+from .apis import STAR_EXPORTS, Api, canonical, lookup
 
 
 def dotted(node: cst.CSTNode) -> str | None:
@@ -114,35 +112,56 @@ class NameResolver:
         return names
 
     @cached_property
-    def api_tails(self) -> frozenset[str]:
-        """API tails plus local aliases of them (`from jax import vmap as V` adds `V`)."""
-        extra = set()
-        stack: list[cst.CSTNode] = list(self.wrapper.module.body)
-        while stack:
-            stmt = stack.pop()
-            if isinstance(stmt, cst.SimpleStatementLine):
-                for small in stmt.body:
-                    if isinstance(small, (cst.Import, cst.ImportFrom)) and not isinstance(small.names, cst.ImportStar):
-                        for alias in small.names:
-                            if alias.asname is not None and tail(alias.name) in _API_TAILS:
-                                extra.add(alias.asname.name.value)
-            elif isinstance(stmt, cst.BaseCompoundStatement):
-                stack.extend(stmt.body.body if isinstance(stmt.body, cst.IndentedBlock) else ())
-                for attr in ("orelse", "finalbody"):
-                    other = getattr(stmt, attr, None)
-                    if other is not None and hasattr(other, "body"):
-                        stack.extend(other.body.body if isinstance(other.body, cst.IndentedBlock) else ())
-                for handler in getattr(stmt, "handlers", ()):
-                    stack.extend(handler.body.body if isinstance(handler.body, cst.IndentedBlock) else ())
-        return frozenset(_API_TAILS | extra)
+    def imported(self) -> dict[str, set[str]]:
+        """Local name -> the qualified names imports bind it to, anywhere in the file.
 
-    def api(self, node: cst.CSTNode) -> Api | None:
-        """The API this Name/Attribute refers to, if any. Cheap when its spelling cannot match."""
-        if tail(node) not in self.api_tails:
+        Only statements are walked (never expressions), so this costs a fraction of a parse. It is a
+        necessary condition for a name to resolve to an API; libcst's providers give the answer.
+        """
+        out: dict[str, set[str]] = {}
+        stack: list[cst.CSTNode] = [self.wrapper.module]
+        while stack:
+            node = stack.pop()
+            if isinstance(node, cst.SimpleStatementLine):
+                for small in node.body:
+                    if isinstance(small, cst.Import):
+                        for alias in small.names:
+                            full = dotted(alias.name)
+                            local = alias.asname.name.value if alias.asname else full.split(".")[0]
+                            out.setdefault(local, set()).add(full if alias.asname else local)
+                    elif isinstance(small, cst.ImportFrom) and not isinstance(small.names, cst.ImportStar):
+                        module = dotted(small.module) if small.module is not None else ""
+                        for alias in small.names:
+                            local = alias.asname.name.value if alias.asname else dotted(alias.name)
+                            out.setdefault(local, set()).add(f"{module}.{dotted(alias.name)}")
+            elif isinstance(node, (cst.Module, cst.IndentedBlock)):
+                stack.extend(node.body)
+            elif isinstance(node, (cst.BaseCompoundStatement, cst.Else, cst.ExceptHandler, cst.Finally)):
+                stack.extend(c for c in node.children if isinstance(c, (cst.IndentedBlock, cst.Else, cst.ExceptHandler, cst.Finally, cst.BaseCompoundStatement)))
+        return out
+
+    def could_be_api(self, node: cst.CSTNode, kinds=None) -> bool:
+        """Cheap test that `node`'s spelling can resolve to an API (of `kinds`) via an import or `*`."""
+        text = dotted(node)
+        if text is None:
+            return False
+        root, _, rest = text.partition(".")
+        suffix = "." + rest if rest else ""
+        candidates = {q + suffix for q in self.imported.get(root, ())}
+        for mod in self.star_modules:
+            target = STAR_EXPORTS.get(mod, {}).get(root)
+            if target:
+                candidates.add(target + suffix)
+        apis = [lookup(c) for c in candidates]
+        return any(a is not None and (kinds is None or a.kind in kinds) for a in apis)
+
+    def api(self, node: cst.CSTNode, kinds=None) -> Api | None:
+        """The API (of one of `kinds`) this Name/Attribute refers to. Cheap when its spelling cannot match."""
+        if not self.could_be_api(node, kinds):
             return None
         for name in self.qualified_names(node):
             api = lookup(name)
-            if api is not None:
+            if api is not None and (kinds is None or api.kind in kinds):
                 return api
         return None
 

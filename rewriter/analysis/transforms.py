@@ -61,20 +61,22 @@ def match_transform(resolver: NameResolver, expr: cst.BaseExpression, kinds: Ite
     """`expr` denotes a configured transform of one of `kinds` (bare, factory or partial form)."""
     kinds = set(kinds)
     if isinstance(expr, (cst.Name, cst.Attribute)):
-        api = resolver.api(expr)
-        return Transform(api, expr, ()) if api is not None and api.kind in kinds else None
-    if not isinstance(expr, cst.Call):
-        return None
-    callee = resolver.api(expr.func) if isinstance(expr.func, (cst.Name, cst.Attribute)) else None
-    if callee is None:
+        api = resolver.api(expr, kinds)
+        return Transform(api, expr, ()) if api is not None else None
+    if not isinstance(expr, cst.Call) or not isinstance(expr.func, (cst.Name, cst.Attribute)):
         return None
     positional = _positional(expr)
+    inner = positional[0].value if positional else None
+    # Resolve nothing unless the spelling can work: `partial(<kinds>, ...)` or `<kinds>(...)`.
+    maybe_partial = isinstance(inner, (cst.Name, cst.Attribute)) and resolver.could_be_api(inner, kinds)
+    callee = resolver.api(expr.func, kinds | {Kind.PARTIAL} if maybe_partial else kinds)
+    if callee is None:
+        return None
     if callee.kind is Kind.PARTIAL:
-        if not positional or any(a.star for a in expr.args):
+        if any(a.star for a in expr.args):
             return None
-        inner = positional[0].value
-        api = resolver.api(inner) if isinstance(inner, (cst.Name, cst.Attribute)) else None
-        if api is None or api.kind not in kinds:
+        api = resolver.api(inner, kinds)
+        if api is None:
             return None
         return Transform(api, expr, _keywords(expr), tuple(positional[1:]))
     if callee.kind in kinds and not positional and not any(a.star for a in expr.args):
@@ -92,8 +94,8 @@ def match_application(resolver: NameResolver, call: cst.Call, kinds: Iterable[Ki
         return None
     func = call.func
     if isinstance(func, (cst.Name, cst.Attribute)):
-        api = resolver.api(func)
-        if api is None or api.kind not in kinds:
+        api = resolver.api(func, kinds)
+        if api is None:
             return None
         return Application(call, Transform(api, func, _keywords(call), tuple(positional[1:])), positional[0].value)
     if isinstance(func, cst.Call):

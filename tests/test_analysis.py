@@ -1,0 +1,237 @@
+"""The analysis core: API resolution by qualified name and jit-context detection."""
+from __future__ import annotations
+
+import textwrap
+
+import libcst as cst
+import pytest
+
+from rewriter.analysis import ModuleAnalysis
+from rewriter.analysis.apis import canonical
+from rewriter.analysis.bindings import free_names
+
+
+def analyse(source: str) -> ModuleAnalysis:
+    return ModuleAnalysis(cst.MetadataWrapper(cst.parse_module(textwrap.dedent(source)), unsafe_skip_copy=True))
+
+
+def contexts(source: str) -> dict[str, tuple[str, str, frozenset | None]]:
+    """function name -> (how, transform, static params)."""
+    a = analyse(source)
+    return {c.name: (c.how, c.transform.api.name, c.static_params) for c in a.jit.contexts}
+
+
+def defs(a: ModuleAnalysis) -> dict[str, cst.FunctionDef]:
+    out = {}
+    stack = [a.wrapper.module]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, cst.FunctionDef):
+            out[node.name.value] = node
+        stack.extend(node.children)
+    return out
+
+
+@pytest.mark.parametrize(
+    "imports, spelled",
+    [
+        ("import jax", "jax.jit"),
+        ("import jax as J", "J.jit"),
+        ("from jax import jit", "jit"),
+        ("from jax import jit as compile_it", "compile_it"),
+        ("from phiml import math", "math.jit_compile"),
+        ("from phiml import math as m", "m.jit_compile"),
+        ("from phiml.math import jit_compile as jc", "jc"),
+        ("import phiml.math", "phiml.math.jit_compile"),
+        ("from phi import math", "math.jit_compile"),
+        ("from phi.flow import *", "math.jit_compile"),
+        ("from phi.flow import *", "jit_compile"),
+        ("from phiml import *", "jit_compile"),
+        ("import tensorflow as tf", "tf.function"),
+        ("import torch", "torch.compile"),
+    ],
+)
+def test_decorator_spellings_resolve(imports: str, spelled: str):
+    found = contexts(f"{imports}\n@{spelled}\ndef f(x):\n    return x\n")
+    assert found["f"][0] == "decorator"
+
+
+def test_unrelated_names_do_not_resolve():
+    found = contexts(
+        """
+        def jit(f):
+            return f
+        class math:
+            jit_compile = staticmethod(jit)
+        @jit
+        def f(x): return x
+        @math.jit_compile
+        def g(x): return x
+        """
+    )
+    assert found == {}
+
+
+def test_star_import_does_not_capture_local_or_builtin_names():
+    a = analyse("from phiml import *\nmath = None\nmap(len, [])\nmath.jit_compile\n")
+    calls = [n for n in a.wrapper.module.body[1:]]
+    expr = calls[2].body[0].value
+    assert a.names.qualified_names(expr) == set() or not any("phiml" in q for q in a.names.qualified_names(expr))
+    builtin_map = calls[1].body[0].value.func
+    assert a.names.api(builtin_map) is None
+
+
+@pytest.mark.parametrize(
+    "decorator, static",
+    [
+        ("@jax.jit", frozenset()),
+        ("@partial(jax.jit, static_argnums=1)", frozenset({"n"})),
+        ("@partial(jax.jit, static_argnums=(0, 2))", frozenset({"x", "mode"})),
+        ("@partial(jax.jit, static_argnums=-1)", frozenset({"mode"})),
+        ("@functools.partial(jax.jit, static_argnames=('mode',))", frozenset({"mode"})),
+        ("@partial(jax.jit, static_argnames='n')", frozenset({"n"})),
+        ("@math.jit_compile", frozenset()),
+        ("@math.jit_compile(auxiliary_args='n, mode')", frozenset({"n", "mode"})),
+        ("@math.jit_compile(auxiliary_args=AUX)", None),
+        ("@partial(jax.jit, static_argnums=N)", None),
+    ],
+)
+def test_static_parameters(decorator: str, static):
+    source = f"""
+    import functools
+    from functools import partial
+    import jax
+    from phiml import math
+    @{decorator[1:]}
+    def f(x, n, mode):
+        return x
+    """
+    assert contexts(source)["f"] == ("decorator", contexts(source)["f"][1], static)
+
+
+def test_module_level_wrap_and_partial_application():
+    found = contexts(
+        """
+        import jax
+        from functools import partial
+        from phiml import math
+        def g(x, k): return x * k
+        def h(x, n): return x
+        def lam_user(x): return x
+        g_jit = jax.jit(g, static_argnums=1)
+        h_jit = partial(jax.jit, static_argnames='n')(h)
+        l_jit = math.jit_compile(lambda x: x + 1)
+        w_jit = math.jit_compile(auxiliary_args='n')(h)
+        """
+    )
+    assert found["g"] == ("wrapped", "jax.jit", frozenset({"k"}))
+    assert found["h"][0] == "wrapped" and found["h"][2] in (frozenset({"n"}),)
+    assert found["<lambda>"] == ("wrapped", "phiml.math.jit_compile", frozenset())
+
+
+def test_methods_and_static_self():
+    found = contexts(
+        """
+        import jax
+        from functools import partial
+        class Model:
+            @partial(jax.jit, static_argnums=0)
+            def apply(self, x):
+                return x * self.scale
+        """
+    )
+    assert found["apply"] == ("decorator", "jax.jit", frozenset({"self"}))
+
+
+def test_stacked_decorators():
+    found = contexts(
+        """
+        import jax
+        from functools import lru_cache
+        @jax.vmap
+        @lru_cache
+        @jax.jit
+        def f(x): return x
+        """
+    )
+    assert found["f"][:2] == ("decorator", "jax.jit")
+
+
+def test_helpers_called_from_traced_functions_are_traced():
+    found = contexts(
+        """
+        import jax
+        def leaf(x): return x
+        def helper(x): return leaf(x) + 1
+        def unused(x): return x
+        @jax.jit
+        def f(x): return helper(x)
+        """
+    )
+    assert found["helper"][0] == "called" and found["leaf"][0] == "called"
+    assert "unused" not in found
+
+
+def test_jitted_value_through_names():
+    a = analyse(
+        """
+        import jax
+        @jax.jit
+        def f(x): return x
+        g = jax.jit(lambda x: x)
+        h = f
+        def plain(x): return x
+        f
+        g
+        plain
+        """
+    )
+    exprs = [stmt.body[0].value for stmt in a.wrapper.module.body[-3:]]
+    assert [a.jit.jitted_value(e) is not None for e in exprs] == [True, True, False]
+
+
+@pytest.mark.parametrize("name, expected", [
+    ("phi.math.jit_compile", "phiml.math.jit_compile"),
+    ("phiml.math._functional.jit_compile", "phiml.math.jit_compile"),
+    ("phiml.jit_compile", "phiml.math.jit_compile"),
+    ("jax.numpy.where", "jax.numpy.where"),
+])
+def test_canonical_names(name: str, expected: str):
+    assert canonical(name) == expected
+
+
+def test_free_names_classification():
+    a = analyse(
+        """
+        import jax
+        SCALE = 2
+        def outer(lr):
+            local = 1
+            return jax.jit(lambda p: p * lr * SCALE + local + len([p]) + undefined_thing)
+        """
+    )
+    call = defs(a)["outer"].body.body[1].body[0].value
+    where = {f.node.value: f.where for f in free_names(a.names, call)}
+    assert where == {"jax": "global", "lr": "local", "SCALE": "global", "local": "local", "len": "builtin", "undefined_thing": "unknown"}
+
+
+def test_unstable_globals():
+    a = analyse(
+        """
+        A = 1
+        B = []
+        C = 1
+        C = 2
+        D = {}
+        E = 0
+        F = 3
+        def f():
+            global E
+            E = 1
+            B.append(1)
+            D['k'] = 1
+        """
+    )
+    reasons = {n: a.globals.unstable_reason(n) for n in "ABCDEF"}
+    assert reasons["A"] is None and reasons["F"] is None
+    assert all(reasons[n] for n in "BCDE")

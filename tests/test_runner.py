@@ -1,0 +1,223 @@
+"""The runner: reading, processing in a pool or not, writing atomically, counting."""
+from __future__ import annotations
+
+import concurrent.futures
+import os
+import stat
+
+import pytest
+
+from conftest import TEST_CODEMODS
+from rewriter import runner
+from rewriter.config import Config
+from rewriter.engine import Settings
+
+
+def settings_for(path: str) -> Settings:
+    return Settings(codemods=TEST_CODEMODS)
+
+
+@pytest.fixture
+def config(tmp_path, fake_rules) -> Config:
+    return Config(root=str(tmp_path))
+
+
+def test_in_place_keeps_mode_and_crlf_line_endings(tmp_path, config):
+    path = tmp_path / "a.py"
+    path.write_bytes(b"x = foo(1)\r\ny = 2\r\n")
+    path.chmod(0o754)
+    report = runner.run([str(tmp_path)], config, write=True)
+    assert path.read_bytes() == b"x = bar(1)\r\ny = 2\r\n"
+    assert stat.S_IMODE(path.stat().st_mode) == 0o754
+    assert report.exit_code == 0
+    assert [f.applied for f in report.results[0].findings] == [True]
+    assert [p.name for p in tmp_path.iterdir()] == ["a.py"]  # no temporary file left behind
+
+
+def test_files_with_nothing_to_change_are_never_written(tmp_path, config):
+    untouched = {
+        "no_trigger.py": b"x = 1\n",
+        "trigger_no_finding.py": b"foo = 1  # mentions foo, is not a call\n",
+        "report_only.py": b"qux()\n",
+    }
+    for name, data in untouched.items():
+        (tmp_path / name).write_bytes(data)
+        os.utime(tmp_path / name, ns=(1_000_000_000, 1_000_000_000))
+    report = runner.run([str(tmp_path)], config, write=True)
+    for name, data in untouched.items():
+        assert (tmp_path / name).read_bytes() == data
+        assert (tmp_path / name).stat().st_mtime_ns == 1_000_000_000
+    assert report.summary.changed == 0 and report.summary.skipped == 1
+    assert report.exit_code == 1  # report_only.py: a finding remains
+
+
+def test_dry_run_writes_nothing_and_reports_the_change(tmp_path, config):
+    path = tmp_path / "a.py"
+    path.write_bytes(b"foo()\nqux()\n")
+    report = runner.run([str(path)], config, write=False)
+    assert path.read_bytes() == b"foo()\nqux()\n"
+    result = report.results[0]
+    assert result.new_source == b"bar()\nqux()\n"
+    assert not any(f.applied for f in result.findings)  # nothing was written
+    s = report.summary
+    assert (s.files, s.changed, s.findings, s.fixed, s.remaining, s.errors) == (1, 1, 2, 1, 2, 0)
+    assert report.exit_code == 1
+    assert "1 fixable; 1 file would change" in str(s)
+
+
+def test_in_place_exit_code_is_1_only_if_findings_remain(tmp_path, config):
+    (tmp_path / "a.py").write_bytes(b"foo()\n")
+    assert runner.run([str(tmp_path)], config, write=True).exit_code == 0
+    (tmp_path / "b.py").write_bytes(b"baz()\n")  # unsafe fix: not applied by default
+    report = runner.run([str(tmp_path)], config, write=True)
+    assert report.exit_code == 1 and report.summary.remaining == 1
+    unsafe = config.override(unsafe_fixes=True)
+    assert runner.run([str(tmp_path)], unsafe, write=True).exit_code == 0
+    assert (tmp_path / "b.py").read_bytes() == b"bar()\n"
+
+
+def test_file_changed_on_disk_during_the_run_is_not_written(tmp_path):
+    path = tmp_path / "a.py"
+    path.write_bytes(b"foo()\n")
+    [result] = runner.process_files([str(path)], settings_for)
+    path.write_bytes(b"foo()\nfoo()\n")  # an editor saved meanwhile
+    runner.write_result(result)
+    assert path.read_bytes() == b"foo()\nfoo()\n"
+    assert result.error == "changed on disk during the run; not written"
+    report = runner.conclude([result], written=True)
+    assert report.exit_code == 2 and report.summary.fixed == 0
+    assert not any(f.applied for f in result.findings)
+
+
+def test_unreadable_files_are_errors_and_the_others_are_still_processed(tmp_path):
+    (tmp_path / "a.py").write_bytes(b"foo()\n")
+    (tmp_path / "dir.py").mkdir()
+    paths = [str(tmp_path / "a.py"), str(tmp_path / "dir.py"), str(tmp_path / "vanished.py")]
+    a, d, v = runner.process_files(paths, settings_for)
+    assert a.error is None and a.new_source == b"bar()\n"
+    assert d.error == "cannot read: Is a directory"
+    assert v.error == "cannot read: No such file or directory"
+    report = runner.conclude([a, d, v], written=False)
+    assert report.summary.errors == 2 and report.exit_code == 2
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root can read any file")
+def test_permission_denied(tmp_path):
+    path = tmp_path / "a.py"
+    path.write_bytes(b"foo()\n")
+    path.chmod(0)
+    [result] = runner.process_files([str(path)], settings_for)
+    assert result.error == "cannot read: Permission denied"
+
+
+def test_binary_and_syntax_error_files(tmp_path, config):
+    (tmp_path / "bin.py").write_bytes(b"foo\x00\x01\x02")
+    (tmp_path / "bad.py").write_bytes(b"def foo(:\n")
+    (tmp_path / "ok.py").write_bytes(b"foo()\n")
+    report = runner.run([str(tmp_path)], config, write=True)
+    by_name = {os.path.basename(r.path): r for r in report.results}
+    assert "binary" in by_name["bin.py"].error
+    assert "syntax error" in by_name["bad.py"].error
+    assert by_name["ok.py"].error is None and (tmp_path / "ok.py").read_bytes() == b"bar()\n"
+    assert (tmp_path / "bad.py").read_bytes() == b"def foo(:\n"
+    assert report.exit_code == 2
+
+
+def test_missing_path_becomes_an_error_result_in_path_order(tmp_path, config, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "b.py").write_bytes(b"x = 1\n")
+    report = runner.run(["b.py", "a_missing.py"], config)
+    assert [(r.path, r.error) for r in report.results] == [
+        ("a_missing.py", "no such file or directory"),
+        ("b.py", None),
+    ]
+    assert report.exit_code == 2
+
+
+def test_symlinked_file_is_written_through_the_link(tmp_path, config):
+    real = tmp_path / "real.py"
+    real.write_bytes(b"foo()\n")
+    link = tmp_path / "link.py"
+    os.symlink(real, link)
+    runner.run([str(link)], config, write=True)
+    assert link.is_symlink() and real.read_bytes() == b"bar()\n"
+
+
+def test_atomic_write_replaces_the_content(tmp_path):
+    path = tmp_path / "a.py"
+    path.write_bytes(b"old\n")
+    path.chmod(0o600)
+    runner.atomic_write(str(path), b"new\n")
+    assert path.read_bytes() == b"new\n" and stat.S_IMODE(path.stat().st_mode) == 0o600
+
+
+def _comparable(results):
+    return [(r.path, r.error, r.new_source, r.skipped, [f.to_dict() for f in r.findings]) for r in results]
+
+
+def test_process_pool_gives_the_same_results_as_in_process(tmp_path, monkeypatch):
+    for i in range(12):
+        body = [b"x = 1\n", b"foo(%d)\nqux()\n" % i, b"baz()\n", b"def (:\n"][i % 4]
+        (tmp_path / f"m{i:02}.py").write_bytes(body)
+    paths = sorted(str(p) for p in tmp_path.iterdir())
+    pools = []
+
+    class SpyPool(concurrent.futures.ProcessPoolExecutor):
+        def __init__(self, *args, **kwargs):
+            pools.append(kwargs.get("max_workers"))
+            super().__init__(*args, **kwargs)
+
+    monkeypatch.setattr(runner, "POOL_MIN_FILES", 2)
+    monkeypatch.setattr(concurrent.futures, "ProcessPoolExecutor", SpyPool)
+    serial = runner.process_files(paths, settings_for, jobs=1)
+    assert pools == []
+    parallel = runner.process_files(paths, settings_for, jobs=3)
+    assert pools == [3]
+    assert _comparable(parallel) == _comparable(serial)
+    assert [r.path for r in parallel] == paths
+
+
+def test_few_files_run_in_process(tmp_path, monkeypatch):
+    (tmp_path / "a.py").write_bytes(b"foo()\n")
+
+    def no_pool(*args, **kwargs):
+        raise AssertionError("a pool was started for one file")
+
+    monkeypatch.setattr(concurrent.futures, "ProcessPoolExecutor", no_pool)
+    [result] = runner.process_files([str(tmp_path / "a.py")], settings_for, jobs=8)
+    assert result.new_source == b"bar()\n"
+
+
+def test_unified_diff_keeps_line_endings_and_encoding():
+    old = "# -*- coding: latin-1 -*-\r\nx = foo('é')\r\n".encode("latin-1")
+    new = "# -*- coding: latin-1 -*-\r\nx = bar('é')\r\n".encode("latin-1")
+    diff = runner.unified_diff("p/a.py", old, new)
+    assert diff.startswith("--- a/p/a.py\n+++ b/p/a.py\n")
+    assert "-x = foo('é')\r\n+x = bar('é')\r\n" in diff
+
+
+def test_unified_diff_marks_a_missing_final_newline():
+    diff = runner.unified_diff("a.py", b"foo()", b"bar()")
+    assert diff.endswith("-foo()\n\\ No newline at end of file\n+bar()\n\\ No newline at end of file\n")
+
+
+def test_undecodable_source_is_shown_as_latin1():
+    assert runner.decode(b"x = '\xff'\n") == "x = '\xff'\n"
+
+
+def test_permission_denied_even_as_root(tmp_path, monkeypatch):
+    """CI runs as root, where chmod 0 does not stop reads: simulate the kernel's refusal instead."""
+    denied, ok = tmp_path / "denied.py", tmp_path / "ok.py"
+    denied.write_bytes(b"foo()\n")
+    ok.write_bytes(b"foo()\n")
+    real_open = open
+
+    def guarded_open(path, *args, **kwargs):
+        if os.fspath(path) == str(denied):
+            raise PermissionError(13, "Permission denied")
+        return real_open(path, *args, **kwargs)
+
+    monkeypatch.setattr("builtins.open", guarded_open)
+    d, o = runner.process_files([str(denied), str(ok)], settings_for)
+    assert d.error == "cannot read: Permission denied"
+    assert o.error is None and o.new_source == b"bar()\n"
