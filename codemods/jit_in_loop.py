@@ -67,10 +67,14 @@ class JitInLoop(Codemod):
     )
     EXAMPLES = (
         Example(
+            "def step(x):\n"
+            "    return x * 2\n\n\n"
             "def simulate(state, steps):\n"
             "    for _ in range(steps):\n"
             "        state = math.jit_compile(step)(state)\n"
             "    return state\n",
+            "def step(x):\n"
+            "    return x * 2\n\n\n"
             "step_jit = math.jit_compile(step)\n\n\n"
             "def simulate(state, steps):\n"
             "    for _ in range(steps):\n"
@@ -81,13 +85,15 @@ class JitInLoop(Codemod):
         Example(
             "def train(params, batches, lr):\n"
             "    for batch in batches:\n"
-            "        update = jax.jit(lambda p, b: p - lr * jax.grad(loss)(p, b))\n"
-            "        params = update(params, batch)\n",
+            "        update = jax.jit(lambda p, b: p - lr * b.mean())\n"
+            "        params = update(params, batch)\n"
+            "    return params\n",
             "def train(params, batches, lr):\n"
-            "    train_lambda_jit = jax.jit(lambda p, b: p - lr * jax.grad(loss)(p, b))\n"
+            "    train_lambda_jit = jax.jit(lambda p, b: p - lr * b.mean())\n"
             "    for batch in batches:\n"
             "        update = train_lambda_jit\n"
-            "        params = update(params, batch)\n",
+            "        params = update(params, batch)\n"
+            "    return params\n",
             note="hoisted out of the loop: `lr` is local but loop-invariant",
         ),
         Example(
@@ -236,19 +242,24 @@ class JitInLoop(Codemod):
                 return None, reason
         if not loops:
             return None, f"it reads the local `{local[0].node.value}`; move it to module level by hand or pass it as an argument"
-        # Out of the outermost loop that leaves every local it reads unchanged.
+        # Out of the outermost loop that leaves every name it reads unchanged (module-level loops
+        # bind globals, so globals are checked as well as locals).
+        bound = [f for f in free if f.where in ("local", "global")]
         chosen = None
         for loop in loops:  # innermost first
-            varying = self._varying_in(local, loop)
+            varying = self._varying_in(bound, loop)
             if varying is not None:
                 if chosen is None:
                     return None, f"it depends on `{varying}`, which changes in the loop"
                 break
             chosen = loop
         anchor = chosen if isinstance(chosen, (cst.For, cst.While)) else enclosing_statement(names, chosen)
-        for f in local:
+        for f in bound:
+            if f.where == "global" and (reason := self.file.analysis.globals.unstable_reason(f.node.value)):
+                return None, reason
             for a in f.assignments:
-                if not isinstance(a.node, cst.Param) and names.start(a.node) > names.start(anchor):
+                node = getattr(a, "node", None)
+                if node is None or not isinstance(node, cst.Param) and names.start(node) > names.start(anchor):
                     return None, f"`{f.node.value}` is bound after the loop starts"
         return _Plan(anchor, "out of the loop"), ""
 

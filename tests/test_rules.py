@@ -1,0 +1,41 @@
+"""Every rule documents itself, and its documented examples are what the tool really does."""
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from rewriter.codemod import Codemod
+from rewriter.engine import Settings, process_source
+from rewriter.findings import Safety
+from rewriter.registry import all_codemods
+
+PRELUDE = "import jax\nimport jax.numpy as jnp\nfrom functools import partial\nfrom phiml import math\nfrom phiml.math import batch\n\n\n"
+EXAMPLES = [(c, i, ex) for c in all_codemods() for i, ex in enumerate(c.EXAMPLES)]
+
+
+@pytest.mark.parametrize("codemod", all_codemods(), ids=lambda c: c.CODE)
+def test_rule_is_documented(codemod: type[Codemod]):
+    assert re.fullmatch(r"PML[1-6]\d\d", codemod.CODE)
+    assert re.fullmatch(r"[a-z]+(-[a-z]+)*", codemod.NAME)
+    assert codemod.SUMMARY and codemod.documentation() and codemod.FIX_SAFETY
+    assert isinstance(codemod.SAFETY, Safety)
+    assert codemod.EXAMPLES, "at least one before/after example"
+    assert all(isinstance(group, tuple) for group in codemod.TRIGGERS)
+    page = codemod.explain()
+    assert codemod.CODE in page and "Fix safety" in page
+
+
+def test_codes_and_names_are_unique():
+    codemods = all_codemods()
+    assert len({c.CODE for c in codemods}) == len({c.NAME for c in codemods}) == len(codemods)
+
+
+@pytest.mark.parametrize("codemod,index,example", EXAMPLES, ids=lambda v: v.CODE if isinstance(v, type) else str(v)[:0])
+def test_documented_example_is_true(codemod, index, example):
+    source = PRELUDE + example.before
+    result = process_source(source.encode(), "example.py", Settings((codemod,), unsafe_fixes=True))
+    assert result.error is None
+    assert [f.code for f in result.findings] and all(f.code == codemod.CODE for f in result.findings)
+    produced = result.new_source.decode() if result.new_source else source
+    assert produced == PRELUDE + (example.after if example.after is not None else example.before)
