@@ -16,6 +16,7 @@ from rewriter.analysis.structure import (
     is_inside,
     top_level_statement,
 )
+from rewriter.analysis.syntax import spelled_application
 from rewriter.analysis.transforms import Application, match_application
 from rewriter.codemod import Codemod, Example, InsertBefore, Replace
 from rewriter.findings import Safety, Severity
@@ -102,9 +103,18 @@ class JitInLoop(Codemod):
             note="captures the loop variable `k`: reported only",
         ),
     )
-    TRIGGERS = (("jit",), ("function",), ("compile",))
+    TRIGGERS = (("jit",), ("tensorflow", "function"), ("torch", "compile"))
 
     def visit_Call(self, node: cst.Call) -> None:
+        syntax = self.file.syntax
+        if (syntax.functions or syntax.loop_depth) and self._spelled_per_call_candidate(node):
+            self._deferred.append(node)  # cheap gate passed; judged when the traversal is complete
+
+    def leave_Module(self, original_node: cst.Module) -> None:
+        for node in self._deferred:
+            self._check(node)
+
+    def _check(self, node: cst.Call) -> None:
         names = self.file.analysis.names
         app = match_application(names, node, (Kind.JIT,))
         if app is None or self._wrapped_by_jit(node):
@@ -168,10 +178,16 @@ class JitInLoop(Codemod):
                     return target
         return None
 
+    def _spelled_per_call_candidate(self, node: cst.Call) -> bool:
+        """Spelled like a jit application and used as `<it>(...)` or `name = <it>`, maybe via wrappers."""
+        names = self.file.analysis.names
+        return spelled_application(names, node) is not None and self.file.syntax.used_as_callee_or_bound(node)
+
     # -- what to hoist ---------------------------------------------------------------------------
     def __init__(self, file) -> None:
         super().__init__(file)
         self._hoisted: dict[str, str] = {}  # wrapper code -> module-level name hoisted in this pass
+        self._deferred: list[cst.Call] = []
 
     def _wrapped_by_jit(self, node: cst.Call) -> bool:
         """`jax.jit(jax.jit(f))`: only the outermost application is considered (PML303 drops the inner)."""

@@ -4,12 +4,14 @@ from __future__ import annotations
 import libcst as cst
 
 from rewriter.analysis.apis import Kind, canonical
+from rewriter.analysis.syntax import spelled_application
 from rewriter.analysis.transforms import match_application
 from rewriter.codemod import Codemod, Example, Replace
 from rewriter.findings import Safety
 
 from ._shared import as_atom
 
+MAP = frozenset({Kind.MAP})
 _MAP_OPTIONS = {"dims", "range", "unwrap_scalars", "expand_results", "simplify", "map_name"}
 
 
@@ -51,7 +53,22 @@ class MapOfJit(Codemod):
     )
     TRIGGERS = (("map", "jit"),)
 
+    def __init__(self, file) -> None:
+        super().__init__(file)
+        self._deferred: list = []
+
     def visit_Call(self, node: cst.Call) -> None:
+        first = spelled_application(self.file.analysis.names, node, MAP)
+        if first is not None and any(a.keyword is not None and a.keyword.value == "dims" for a in node.args):
+            self._deferred.append((node, first, tuple(self.file.syntax.functions)))
+
+    def leave_Module(self, original_node: cst.Module) -> None:
+        syntax = self.file.syntax
+        for node, first, functions in self._deferred:
+            if syntax.may_be_jitted(first) or syntax.may_be_traced(functions):
+                self._check(node)
+
+    def _check(self, node: cst.Call) -> None:
         analysis = self.file.analysis
         app = match_application(analysis.names, node, (Kind.MAP,))
         if app is None:

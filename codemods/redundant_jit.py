@@ -4,6 +4,7 @@ from __future__ import annotations
 import libcst as cst
 
 from rewriter.analysis.apis import Kind
+from rewriter.analysis.syntax import spelled_application, spelled_transform
 from rewriter.analysis.transforms import Transform, match_application, match_transform
 from rewriter.codemod import Codemod, Example, Replace
 from rewriter.findings import Safety, Severity
@@ -52,9 +53,34 @@ class RedundantJit(Codemod):
             note="jit inside a jitted body",
         ),
     )
-    TRIGGERS = (("jit",), ("function",), ("compile",))
+    TRIGGERS = (("jit",), ("tensorflow", "function"), ("torch", "compile"))
+
+    def __init__(self, file) -> None:
+        super().__init__(file)
+        self._deferred: list = []  # candidates that need the whole file's syntax index
 
     def visit_Call(self, node: cst.Call) -> None:
+        first = spelled_application(self.file.analysis.names, node)
+        if first is not None:
+            self._deferred.append((self._check_call, node, tuple(self.file.syntax.functions), first))
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        names = self.file.analysis.names
+        spelled = sum(spelled_transform(names, d.decorator) for d in node.decorators)
+        if spelled >= 2 or spelled == 1 and len(self.file.syntax.functions) > 1:
+            self._deferred.append((self._check_def, node, tuple(self.file.syntax.functions[:-1]), None))
+
+    def leave_Module(self, original_node: cst.Module) -> None:
+        syntax = self.file.syntax
+        for check, node, functions, first in self._deferred:
+            if check == self._check_call and not (syntax.may_be_jitted(first) or syntax.may_be_traced(functions)):
+                continue
+            if check == self._check_def and len(node.decorators) and functions and not syntax.may_be_traced(functions) \
+                    and sum(spelled_transform(self.file.analysis.names, d.decorator) for d in node.decorators) < 2:
+                continue
+            check(node)
+
+    def _check_call(self, node: cst.Call) -> None:
         analysis = self.file.analysis
         app = match_application(analysis.names, node, (Kind.JIT,))
         if app is None or not _plain(app.transform):
@@ -79,7 +105,7 @@ class RedundantJit(Codemod):
             else:
                 self.report(node, message + " (different frameworks: resolve by hand)")
 
-    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+    def _check_def(self, node: cst.FunctionDef) -> None:
         analysis = self.file.analysis
         jits = [
             (deco, t)

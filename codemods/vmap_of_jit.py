@@ -4,12 +4,14 @@ from __future__ import annotations
 import libcst as cst
 
 from rewriter.analysis.apis import Kind
-from rewriter.analysis.structure import enclosing_function
+from rewriter.analysis.syntax import spelled_application, spelled_transform
 from rewriter.analysis.transforms import match_application, match_transform
 from rewriter.codemod import Codemod, Example, Replace
 from rewriter.findings import Safety
 
 from ._shared import with_function
+
+VMAP = frozenset({Kind.VMAP})
 
 
 class VmapOfJit(Codemod):
@@ -47,9 +49,26 @@ class VmapOfJit(Codemod):
             note="stacked decorators",
         ),
     )
-    TRIGGERS = (("vmap", "jit"), ("vectorized_map", "function"), ("vmap", "compile"))
+    TRIGGERS = (("vmap", "jit"), ("vectorized_map", "function"), ("vmap", "torch", "compile"))
+
+    def __init__(self, file) -> None:
+        super().__init__(file)
+        self._deferred: list = []  # judged at leave_Module, when the traversal's facts are complete
 
     def visit_Call(self, node: cst.Call) -> None:
+        names = self.file.analysis.names
+        inner_call = spelled_application(names, node, VMAP)
+        if isinstance(inner_call, cst.Call) and spelled_application(names, inner_call) is not None:
+            self._deferred.append((self._check_call, node, bool(self.file.syntax.functions)))
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        self._deferred.append((self._check_def, node, None))
+
+    def leave_Module(self, original_node: cst.Module) -> None:
+        for check, node, in_function in self._deferred:
+            check(node, in_function)
+
+    def _check_call(self, node: cst.Call, in_function: bool) -> None:
         names = self.file.analysis.names
         outer = match_application(names, node, (Kind.VMAP,))
         if outer is None or not isinstance(outer.function, cst.Call):
@@ -62,7 +81,7 @@ class VmapOfJit(Codemod):
         if not (outer.transform.framework == inner.transform.framework == "jax"):
             self.report(node, message)
             return
-        per_call = enclosing_function(names, node) is not None and not isinstance(inner.function, cst.Lambda)
+        per_call = in_function and not isinstance(inner.function, cst.Lambda)
         if per_call:
             self.report(node, message + "; inside a function a per-call `jit(vmap(f))` would recompile every call, so hoist it to module level first (PML302)")
             return
@@ -70,10 +89,12 @@ class VmapOfJit(Codemod):
         replacement = with_function(inner, new_inner)
         self.report(node, message, edits=[Replace(node, replacement)], fix_description="swap to jit(vmap(f))")
 
-    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+    def _check_def(self, node: cst.FunctionDef, _=None) -> None:
         names = self.file.analysis.names
         decorators = list(node.decorators)
         for i in range(len(decorators) - 1):
+            if not (spelled_transform(names, decorators[i].decorator, VMAP) and spelled_transform(names, decorators[i + 1].decorator)):
+                continue
             vmap = match_transform(names, decorators[i].decorator, (Kind.VMAP,))
             jit = match_transform(names, decorators[i + 1].decorator, (Kind.JIT,))
             if vmap is None or jit is None:

@@ -19,6 +19,7 @@ from .findings import Finding, Fix, Safety, Severity, Span
 
 if TYPE_CHECKING:
     from .analysis import ModuleAnalysis
+    from .analysis.syntax import SyntaxIndex
     from .suppressions import Suppressions
 
 Replacement = Union[cst.CSTNode, cst.RemovalSentinel, cst.FlattenSentinel]
@@ -71,6 +72,13 @@ class FileContext:
     @property
     def module(self) -> cst.Module:
         return self.wrapper.module
+
+    @cached_property
+    def syntax(self) -> "SyntaxIndex":
+        """Filled during the shared traversal (it runs first); complete at `leave_Module`."""
+        from .analysis.syntax import SyntaxIndex
+
+        return SyntaxIndex(self.analysis.names)
 
     @cached_property
     def analysis(self) -> "ModuleAnalysis":

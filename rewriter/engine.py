@@ -15,10 +15,10 @@ from typing import Iterable, Sequence
 import libcst as cst
 from libcst.codemod import CodemodContext
 from libcst.codemod.visitors import AddImportsVisitor
-from libcst.metadata import ParentNodeProvider
 
 from .codemod import Codemod, FileContext, InsertBefore, ProposedFix, Replace
 from .findings import FileResult, Finding
+from .prefilter import filter_codemods
 from .suppressions import Suppressions
 
 MAX_PASSES = 8
@@ -29,6 +29,7 @@ class Settings:
     codemods: tuple[type[Codemod], ...]
     unsafe_fixes: bool = False
     apply_fixes: bool = True  # False: report only, never compute the rewritten source
+    ast_prefilter: bool = True  # skip files whose `ast` has no candidate (tests turn it off to check it)
 
 
 class ProcessingError(Exception):
@@ -75,11 +76,14 @@ def parse(source: bytes) -> cst.Module:
 def process_source(source: bytes, path: str, settings: Settings) -> FileResult:
     """Run every enabled codemod on one file's bytes. Never raises for bad input: sets `error`."""
     result = FileResult(path=path, old_source=source)
+    if b"\x00" in source:
+        result.error = "binary file (contains NUL bytes)"
+        return result
     codemods = wanted_codemods(source, settings.codemods)
+    if codemods and settings.ast_prefilter:
+        codemods = filter_codemods(source, codemods)
     if not codemods:
         result.skipped = True
-        if b"\x00" in source:
-            result.error = "binary file (contains NUL bytes)"
         return result
     try:
         module = parse(source)
@@ -129,9 +133,24 @@ def _run_codemods(module: cst.Module, path: str, codemods: Sequence[type[Codemod
         unsafe_fixes=settings.unsafe_fixes,
         suppressions=Suppressions.from_source(module.code),
     )
-    visitors = [cm(context) for cm in codemods]
+    visitors = [context.syntax, *(cm(context) for cm in codemods)]
+    names = context.analysis.names
+    parents: dict[int, cst.CSTNode] = {}
+    order: dict[int, int] = {}
+    stack: list[cst.CSTNode] = []
+
+    def before_visit(node: cst.CSTNode) -> None:
+        if stack:
+            parents[id(node)] = stack[-1]
+        order[id(node)] = len(order)
+        stack.append(node)
+
+    def after_leave(node: cst.CSTNode) -> None:
+        stack.pop()
+
+    names.tracked_parents, names.tracked_order = parents, order  # complete once the traversal is
     try:
-        wrapper.visit_batched(visitors)
+        wrapper.visit_batched(visitors, before_visit=before_visit, after_leave=after_leave)
     except RecursionError:
         raise ProcessingError("nesting too deep to analyse") from None
     except Exception as e:  # a codemod bug must not take the other files down with it
@@ -147,13 +166,13 @@ def _accept_non_conflicting(context: FileContext) -> list[ProposedFix]:
     A fix is atomic: all of its edits are applied or none. Two replacements conflict when one target
     contains the other; an insertion conflicts with a replacement of its anchor or of an ancestor.
     """
-    parents = context.wrapper.resolve(ParentNodeProvider)
+    names = context.analysis.names
 
     def with_ancestors(node: cst.CSTNode) -> set[int]:
         out = set()
         while node is not None:
             out.add(id(node))
-            node = parents.get(node)
+            node = names.parent(node)
         return out
 
     replaced: set[int] = set()  # ids of accepted replacement targets

@@ -39,3 +39,11 @@ def test_documented_example_is_true(codemod, index, example):
     assert [f.code for f in result.findings] and all(f.code == codemod.CODE for f in result.findings)
     produced = result.new_source.decode() if result.new_source else source
     assert produced == PRELUDE + (example.after if example.after is not None else example.before)
+
+
+def test_readme_rule_table_is_true():
+    from pathlib import Path
+
+    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text()
+    for c in all_codemods():
+        assert f"| {c.CODE} | {c.NAME} | {c.SAFETY.value} | {c.SUMMARY} |" in readme, f"README row for {c.CODE}"

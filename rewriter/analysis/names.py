@@ -15,7 +15,6 @@ from libcst.metadata import (
     GlobalScope,
     ParentNodeProvider,
     PositionProvider,
-    QualifiedNameProvider,
     Scope,
     ScopeProvider,
 )
@@ -50,6 +49,10 @@ def _unlazy(value):
 class NameResolver:
     def __init__(self, wrapper: cst.MetadataWrapper) -> None:
         self.wrapper = wrapper
+        # Filled by the engine's shared traversal (before_visit hook): saves a ParentNodeProvider
+        # pass and a PositionProvider pass in every file that has candidates but no finding.
+        self.tracked_parents: dict[int, cst.CSTNode] | None = None
+        self.tracked_order: dict[int, int] | None = None
 
     def _provider(self, provider):
         return self.wrapper.resolve(provider)
@@ -67,10 +70,6 @@ class NameResolver:
         return self._provider(ScopeProvider)
 
     @cached_property
-    def _qualified(self):
-        return self._provider(QualifiedNameProvider)
-
-    @cached_property
     def star_modules(self) -> list[str]:
         """Modules imported with `*` at module level, in import order."""
         out = []
@@ -84,18 +83,23 @@ class NameResolver:
         return out
 
     def start(self, node: cst.CSTNode) -> tuple[int, int]:
-        """(line, column) where `node` starts: orderable, unlike libcst's CodePosition."""
+        """A key that orders nodes by where they start (document pre-order); cheap when tracked."""
+        if self.tracked_order is not None and id(node) in self.tracked_order:
+            return (self.tracked_order[id(node)], 0)
         pos = self.positions[node].start
         return pos.line, pos.column
 
     def parent(self, node: cst.CSTNode) -> cst.CSTNode | None:
+        if self.tracked_parents is not None and id(node) in self.tracked_parents:
+            return self.tracked_parents[id(node)]
         return self.parents.get(node)
 
     def scope(self, node: cst.CSTNode) -> Scope | None:
         return _unlazy(self.scopes.get(node))
 
     def qualified_names(self, node: cst.CSTNode) -> set[str]:
-        names = {canonical(q.name) for q in (_unlazy(self._qualified.get(node)) or ())}
+        scope = self.scope(node)  # the scope answers directly: no QualifiedNameProvider pass
+        names = {canonical(q.name) for q in scope.get_qualified_names_for(node)} if scope is not None else set()
         if names or not self.star_modules:
             return names
         text = dotted(node)

@@ -1,0 +1,78 @@
+"""Run the benchmarks: python -m benchmarks [throughput] [real_code] [jit_order] [--jobs N] [--quick]
+
+With no names all three run (about 5-10 minutes on 2 cores). Prints a readable report per benchmark and
+writes everything to bench-out/results.json (or --out). Exits 1 if a benchmark fails its checks.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import sys
+import time
+from pathlib import Path
+
+from . import jit_order, real_code, throughput
+from ._common import cli_status
+
+BENCHMARKS = {"throughput": throughput, "real_code": real_code, "jit_order": jit_order}
+
+
+def _versions() -> dict:
+    from importlib.metadata import PackageNotFoundError, version
+
+    out = {"python": platform.python_version(), "cpus": os.cpu_count()}
+    for dist in ("phiml-rewrite", "libcst", "jax", "phiml", "phiflow"):
+        try:
+            out[dist] = version(dist)
+        except PackageNotFoundError:
+            out[dist] = None
+    return out
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m benchmarks", description=__doc__.splitlines()[0])
+    ap.add_argument("names", nargs="*", metavar="NAME",
+                    help=f"benchmarks to run (default: all): {', '.join(BENCHMARKS)}")
+    ap.add_argument("--jobs", type=int, default=None, help="jobs for both tools (default: CPU count)")
+    ap.add_argument("--quick", action="store_true", help="a subset: 150 files per package, 3 repeats")
+    ap.add_argument("--out", type=Path, default=Path("bench-out/results.json"))
+    a = ap.parse_args(argv)
+    unknown = [n for n in a.names if n not in BENCHMARKS]
+    if unknown:
+        ap.error(f"unknown benchmark(s) {', '.join(unknown)}; choose from {', '.join(BENCHMARKS)}")
+    names = a.names or list(BENCHMARKS)
+    limit = 150 if a.quick else None
+
+    cli_ok, why = cli_status()
+    print(f"phiml-rewrite: {'available' if cli_ok else 'NOT AVAILABLE - ' + why}\n")
+    results: dict = {"versions": _versions(), "started": time.strftime("%Y-%m-%dT%H:%M:%S"), "benchmarks": {}}
+    failed = []
+    for name in names:
+        mod = BENCHMARKS[name]
+        t0 = time.perf_counter()
+        print(f"=== {name} " + "=" * (70 - len(name)), flush=True)
+        if name == "throughput":
+            res = mod.run(jobs=a.jobs, limit=limit)
+        elif name == "real_code":
+            res = mod.run(jobs=a.jobs, limit=limit)
+        else:
+            res = mod.run(repeats=3 if a.quick else 7)
+        res["elapsed_s"] = round(time.perf_counter() - t0, 1)
+        results["benchmarks"][name] = res
+        print(mod.report(res))
+        print(f"({name}: {res['elapsed_s']} s, {'ok' if res['ok'] else 'FAILED'})\n", flush=True)
+        if not res["ok"]:
+            failed.append(name)
+
+    a.out.parent.mkdir(parents=True, exist_ok=True)
+    a.out.write_text(json.dumps(results, indent=2, default=str))
+    print(f"results written to {a.out}")
+    if failed:
+        print(f"FAILED: {', '.join(failed)}")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

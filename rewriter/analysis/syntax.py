@@ -1,0 +1,154 @@
+"""Cheap, syntax-only facts gathered in the shared traversal, before any metadata is resolved.
+
+Codemods use these as *necessary conditions*: a candidate that cannot pass them is dropped without
+resolving scopes or qualified names. Everything that passes is then decided by libcst's metadata.
+Spellings are judged against the file's imports (`NameResolver.could_be_api`), so `re.compile` or a
+local `jit` helper never looks like an API.
+"""
+from __future__ import annotations
+
+import libcst as cst
+
+from .apis import Kind
+from .names import NameResolver
+
+JIT = frozenset({Kind.JIT})
+WRAPPERS = frozenset({Kind.JIT, Kind.VMAP, Kind.GRAD})
+
+
+def spelled_transform(resolver: NameResolver, expr: cst.BaseExpression, kinds=JIT) -> bool:
+    """`expr` may denote a transform of `kinds`: bare, factory call, or `partial(<transform>, ...)`."""
+    if isinstance(expr, (cst.Name, cst.Attribute)):
+        return resolver.could_be_api(expr, kinds)
+    if isinstance(expr, cst.Call) and isinstance(expr.func, (cst.Name, cst.Attribute)):
+        if resolver.could_be_api(expr.func, kinds):
+            return True
+        first = next((a.value for a in expr.args if a.keyword is None and not a.star), None)
+        return isinstance(first, (cst.Name, cst.Attribute)) and resolver.could_be_api(first, kinds)
+    return False
+
+
+def spelled_application(resolver: NameResolver, call: cst.Call, kinds=JIT) -> cst.BaseExpression | None:
+    """The wrapped-function argument if `call` may apply a transform of `kinds`, else None."""
+    first = next((a.value for a in call.args if a.keyword is None and not a.star), None)
+    if first is None:
+        return None
+    if isinstance(call.func, (cst.Name, cst.Attribute)) and resolver.could_be_api(call.func, kinds):
+        return first
+    if isinstance(call.func, cst.Call) and spelled_transform(resolver, call.func, kinds):
+        return first
+    return None
+
+
+class SyntaxIndex(cst.BatchableCSTVisitor):
+    """Runs first in the shared traversal; complete by the time codemods reach `leave_Module`."""
+
+    def __init__(self, resolver: NameResolver) -> None:
+        super().__init__()
+        self.resolver = resolver
+        self.jit_decorated: set[str] = set()  # def names with a jit-looking decorator
+        self.jit_assigned: set[str] = set()  # names assigned from a jit-looking application
+        self.jit_wrapped: set[str] = set()  # names passed to a jit-looking application
+        self.functions: list[cst.FunctionDef | cst.Lambda] = []  # the enclosing-function stack
+        self.jit_lambdas: set[int] = set()  # ids of lambdas passed straight to a jit-looking call
+        self.loop_depth = 0  # loops and comprehensions around the current node
+        # Pre-order traversal visits a parent before its children, so these are known for a node
+        # by the time the node itself is visited.
+        self.called: set[int] = set()  # ids of expressions used as a callee: `<it>(...)`
+        self.assigned: set[int] = set()  # ids of values of `name = <it>`
+        self.wrapped_by: dict[int, int] = {}  # id(first arg) -> id(call) of jit/vmap/grad-looking calls
+
+    # libcst finds visitor methods by their __name__, so each loop kind gets its own pair.
+    def visit_For(self, node) -> None:
+        self.loop_depth += 1
+
+    def leave_For(self, node) -> None:
+        self.loop_depth -= 1
+
+    def visit_While(self, node) -> None:
+        self.loop_depth += 1
+
+    def leave_While(self, node) -> None:
+        self.loop_depth -= 1
+
+    def visit_ListComp(self, node) -> None:
+        self.loop_depth += 1
+
+    def leave_ListComp(self, node) -> None:
+        self.loop_depth -= 1
+
+    def visit_SetComp(self, node) -> None:
+        self.loop_depth += 1
+
+    def leave_SetComp(self, node) -> None:
+        self.loop_depth -= 1
+
+    def visit_DictComp(self, node) -> None:
+        self.loop_depth += 1
+
+    def leave_DictComp(self, node) -> None:
+        self.loop_depth -= 1
+
+    def visit_GeneratorExp(self, node) -> None:
+        self.loop_depth += 1
+
+    def leave_GeneratorExp(self, node) -> None:
+        self.loop_depth -= 1
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        if any(spelled_transform(self.resolver, d.decorator) for d in node.decorators):
+            self.jit_decorated.add(node.name.value)
+        self.functions.append(node)
+
+    def leave_FunctionDef(self, node: cst.FunctionDef) -> None:
+        self.functions.pop()
+
+    def visit_Lambda(self, node: cst.Lambda) -> None:
+        self.functions.append(node)
+
+    def leave_Lambda(self, node: cst.Lambda) -> None:
+        self.functions.pop()
+
+    def visit_Call(self, node: cst.Call) -> None:
+        self.called.add(id(node.func))
+        first = spelled_application(self.resolver, node, WRAPPERS)
+        if first is not None:
+            self.wrapped_by[id(first)] = id(node)
+        wrapped = spelled_application(self.resolver, node) if first is not None else None
+        if isinstance(wrapped, cst.Name):
+            self.jit_wrapped.add(wrapped.value)
+        elif isinstance(wrapped, cst.Lambda):
+            self.jit_lambdas.add(id(wrapped))
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        if len(node.targets) == 1 and isinstance(node.targets[0].target, cst.Name):
+            self.assigned.add(id(node.value))
+        if isinstance(node.value, cst.Call) and spelled_application(self.resolver, node.value) is not None:
+            for target in node.targets:
+                if isinstance(target.target, cst.Name):
+                    self.jit_assigned.add(target.target.value)
+
+    # -- queries for codemods ----------------------------------------------------------------
+    def used_as_callee_or_bound(self, node: cst.CSTNode) -> bool:
+        """`node(...)` or `name = node`, directly or as the function of jit/vmap/grad wrappers."""
+        key = id(node)
+        while key is not None:
+            if key in self.called or key in self.assigned:
+                return True
+            key = self.wrapped_by.get(key)
+        return False
+
+    def may_be_jitted(self, expr: cst.BaseExpression) -> bool:
+        if isinstance(expr, cst.Name):
+            return expr.value in self.jit_decorated or expr.value in self.jit_assigned
+        return isinstance(expr, cst.Call) and spelled_application(self.resolver, expr) is not None
+
+    def may_be_traced(self, functions) -> bool:
+        """One of the enclosing functions may be a jit context (decorated, wrapped, or a jitted lambda)."""
+        for fn in functions:
+            if isinstance(fn, cst.Lambda):
+                if id(fn) in self.jit_lambdas:
+                    return True
+            elif fn.name.value in self.jit_decorated or fn.name.value in self.jit_wrapped:
+                return True
+        return False

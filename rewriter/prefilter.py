@@ -1,0 +1,223 @@
+"""Second pre-filter stage: CPython's `ast` (C speed, ~10x cheaper than a libcst parse).
+
+A file reaches libcst only if its syntax has a *candidate*: a call or decorator spelled like an API of
+the table through the file's own imports, in a position where some rule could fire. This is a
+superset of the syntactic gates the codemods apply (rewriter/analysis/syntax.py); a test checks that
+every golden case and example with findings passes it. It never decides a finding: libcst's
+metadata does.
+"""
+from __future__ import annotations
+
+import ast
+import warnings
+
+from .analysis.apis import STAR_EXPORTS, Kind, lookup
+
+_LOOPS = (ast.For, ast.AsyncFor, ast.While, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
+_FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
+
+
+def _dotted(node: ast.AST) -> str | None:
+    parts = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if not isinstance(node, ast.Name):
+        return None
+    parts.append(node.id)
+    return ".".join(reversed(parts))
+
+
+class _Spelling:
+    def __init__(self, tree: ast.Module) -> None:
+        self.imported: dict[str, set[str]] = {}
+        self.stars: list[str] = []
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Import):
+                for a in node.names:
+                    local = a.asname or a.name.split(".")[0]
+                    self.imported.setdefault(local, set()).add(a.name if a.asname else local)
+            elif isinstance(node, ast.ImportFrom):
+                for a in node.names:
+                    if a.name == "*":
+                        self.stars.append(node.module or "")
+                    else:
+                        self.imported.setdefault(a.asname or a.name, set()).add(f"{node.module or ''}.{a.name}")
+
+    def kind(self, node: ast.AST) -> Kind | None:
+        text = _dotted(node)
+        if text is None:
+            return None
+        root, _, rest = text.partition(".")
+        suffix = "." + rest if rest else ""
+        candidates = {q + suffix for q in self.imported.get(root, ())}
+        for module in self.stars:
+            target = STAR_EXPORTS.get(module, {}).get(root)
+            if target:
+                candidates.add(target + suffix)
+        for c in candidates:
+            api = lookup(c)
+            if api is not None:
+                return api.kind
+        return None
+
+    def transform(self, node: ast.AST) -> Kind | None:
+        """Kind of a bare, factory or partial transform expression."""
+        if isinstance(node, (ast.Name, ast.Attribute)):
+            return self.kind(node)
+        if isinstance(node, ast.Call):
+            k = self.kind(node.func)
+            if k is Kind.PARTIAL and node.args:
+                return self.kind(node.args[0])
+            if k is not None and not node.args:
+                return k
+        return None
+
+    def application(self, call: ast.Call) -> Kind | None:
+        """Kind of the transform `call` applies to a function (its first positional argument)."""
+        if not call.args:
+            return None
+        k = self.kind(call.func) if isinstance(call.func, (ast.Name, ast.Attribute)) else self.transform(call.func)
+        return None if k is Kind.PARTIAL else k
+
+
+class _Finder(ast.NodeVisitor):
+    """Mirrors the gates of rewriter/analysis/syntax.py on CPython's ast (pre-order, like libcst)."""
+
+    def __init__(self, spelling: _Spelling) -> None:
+        self.s = spelling
+        self.functions: list[ast.AST] = []
+        self.loops = 0
+        self.fire: set[str] = set()  # codes of rules that may fire
+        self.jit_decorated: set[str] = set()
+        self.jit_assigned: set[str] = set()
+        self.jit_wrapped: set[str] = set()
+        self.jit_lambdas: set[int] = set()
+        self.called: set[int] = set()
+        self.assigned: set[int] = set()
+        self.wrapped_by: dict[int, int] = {}
+        self.jit_calls: list[tuple[ast.Call, tuple, bool]] = []  # (call, enclosing functions, in loop)
+        self.nested_jit_defs: list[tuple] = []  # enclosing functions of jit-decorated nested defs
+        self.maps: list[tuple[ast.Call, tuple]] = []
+
+    def visit_FunctionDef(self, node) -> None:
+        kinds = [self.s.transform(d) for d in node.decorator_list]
+        jits = kinds.count(Kind.JIT)
+        if jits:
+            self.jit_decorated.add(node.name)
+        if jits >= 2:
+            self.fire.add("PML303")
+        elif jits and self.functions:
+            self.nested_jit_defs.append(tuple(self.functions))
+        if any(a is Kind.VMAP and b is Kind.JIT for a, b in zip(kinds, kinds[1:])):
+            self.fire.add("PML301")
+        self.functions.append(node)
+        self.generic_visit(node)
+        self.functions.pop()
+
+    visit_AsyncFunctionDef = visit_FunctionDef
+
+    def visit_Lambda(self, node) -> None:
+        self.functions.append(node)
+        self.generic_visit(node)
+        self.functions.pop()
+
+    def _loop(self, node) -> None:
+        self.loops += 1
+        self.generic_visit(node)
+        self.loops -= 1
+
+    visit_For = visit_AsyncFor = visit_While = visit_ListComp = visit_SetComp = visit_DictComp = visit_GeneratorExp = _loop
+
+    def visit_Assign(self, node: ast.Assign) -> None:
+        if len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+            self.assigned.add(id(node.value))
+        if isinstance(node.value, ast.Call) and self.s.application(node.value) is Kind.JIT:
+            self.jit_assigned.update(t.id for t in node.targets if isinstance(t, ast.Name))
+        self.generic_visit(node)
+
+    def visit_Call(self, node: ast.Call) -> None:
+        self.called.add(id(node.func))
+        kind = self.s.application(node)
+        if kind in (Kind.JIT, Kind.VMAP, Kind.GRAD):
+            self.wrapped_by[id(node.args[0])] = id(node)
+        if kind is Kind.JIT:
+            first = node.args[0]
+            if isinstance(first, ast.Name):
+                self.jit_wrapped.add(first.id)
+            elif isinstance(first, ast.Lambda):
+                self.jit_lambdas.add(id(first))
+            self.jit_calls.append((node, tuple(self.functions), bool(self.loops)))
+        elif kind is Kind.VMAP and isinstance(node.args[0], ast.Call) and self.s.application(node.args[0]) is Kind.JIT:
+            self.fire.add("PML301")
+        elif kind is Kind.MAP and any(k.arg == "dims" for k in node.keywords):
+            self.maps.append((node, tuple(self.functions)))
+        self.generic_visit(node)
+
+    # -- the gates, once the whole file is seen -------------------------------------------------
+    def _used_per_call(self, node: ast.AST) -> bool:
+        key = id(node)
+        while key is not None:
+            if key in self.called or key in self.assigned:
+                return True
+            key = self.wrapped_by.get(key)
+        return False
+
+    def _may_be_jitted(self, expr: ast.AST) -> bool:
+        if isinstance(expr, ast.Name):
+            return expr.id in self.jit_decorated or expr.id in self.jit_assigned
+        return isinstance(expr, ast.Call) and self.s.application(expr) is Kind.JIT
+
+    def _may_be_traced(self, functions) -> bool:
+        for fn in functions:
+            if isinstance(fn, ast.Lambda):
+                if id(fn) in self.jit_lambdas:
+                    return True
+            elif fn.name in self.jit_decorated or fn.name in self.jit_wrapped:
+                return True
+        return False
+
+    def conclude(self) -> set[str]:
+        for call, functions, in_loop in self.jit_calls:
+            if (functions or in_loop) and self._used_per_call(call):
+                self.fire.add("PML302")
+            if self._may_be_jitted(call.args[0]) or self._may_be_traced(functions):
+                self.fire.add("PML303")
+        if any(self._may_be_traced(functions) for functions in self.nested_jit_defs):
+            self.fire.add("PML303")
+        for call, functions in self.maps:
+            if self._may_be_jitted(call.args[0]) or self._may_be_traced(functions):
+                self.fire.add("PML304")
+        return self.fire
+
+
+# The rules this module knows the conditions of; any other rule always passes.
+KNOWN = frozenset({"PML301", "PML302", "PML303", "PML304"})
+
+
+def rules_that_may_fire(source: bytes) -> set[str] | None:
+    """Codes of known rules with a candidate in `source`; None when `ast` cannot parse it (libcst reports why)."""
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            tree = ast.parse(source)
+    except (SyntaxError, ValueError, UnicodeDecodeError, MemoryError, RecursionError):
+        return None
+    finder = _Finder(_Spelling(tree))
+    finder.visit(tree)
+    return finder.conclude()
+
+
+def has_candidates(source: bytes) -> bool:
+    fire = rules_that_may_fire(source)
+    return fire is None or bool(fire)
+
+
+def filter_codemods(source: bytes, codemods: list) -> list:
+    """The codemods that may fire on `source`: unknown rules always, known ones only with a candidate."""
+    if not any(c.CODE in KNOWN for c in codemods):
+        return codemods
+    fire = rules_that_may_fire(source)
+    if fire is None:
+        return codemods
+    return [c for c in codemods if c.CODE not in KNOWN or c.CODE in fire]

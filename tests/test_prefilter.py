@@ -1,0 +1,41 @@
+"""The ast pre-filter may only skip files in which no rule can fire."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from rewriter.engine import Settings, process_source
+from rewriter.prefilter import has_candidates
+from rewriter.registry import all_codemods
+
+ROOT = Path(__file__).resolve().parent.parent
+SOURCES = sorted(
+    p for p in [*ROOT.glob("golden/*/*.py"), *ROOT.glob("examples/*.py")] if not p.name.endswith(".expected.py")
+)
+
+
+@pytest.mark.parametrize("path", SOURCES, ids=lambda p: str(p.relative_to(ROOT)))
+def test_files_with_findings_pass_the_prefilter(path: Path):
+    source = path.read_bytes()
+    unfiltered = process_source(source, str(path), Settings(all_codemods(), unsafe_fixes=True, ast_prefilter=False))
+    if unfiltered.findings:
+        assert has_candidates(source)
+    filtered = process_source(source, str(path), Settings(all_codemods(), unsafe_fixes=True))
+    assert [f.message for f in filtered.findings] == [f.message for f in unfiltered.findings]
+    assert filtered.new_source == unfiltered.new_source
+
+
+@pytest.mark.parametrize("source, expected", [
+    (b"import jax\n# jax.jit in a comment, 'jax.jit(f)' in a string\n", False),
+    (b"import re\ndef f(p):\n    return re.compile(p)(1)\n", False),
+    (b"import jax\n@jax.jit\ndef f(x):\n    return x\n", False),  # one jit, module level: nothing to do
+    (b"import jax\ndef f(x):\n    return jax.jit(g)(x)\n", True),
+    (b"from jax import jit as J\nfor i in range(3):\n    y = J(lambda x: x)(1)\n", True),
+    (b"import jax\nb = jax.vmap(jax.jit(f))\n", True),
+    (b"from phi.flow import *\ndef f(u):\n    return math.map(g, u, dims=batch)\n", False),  # g is not jitted
+    (b"from phi.flow import *\ng = jit_compile(h)\ndef f(u):\n    return math.map(g, u, dims=batch)\n", True),
+    (b"def f(:\n", True),  # libcst reports the syntax error
+])
+def test_prefilter_decisions(source: bytes, expected: bool):
+    assert has_candidates(source) is expected
