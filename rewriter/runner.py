@@ -320,9 +320,13 @@ def _lines(text: str) -> list[str]:
 
 
 def unified_diff(path: str, old: bytes, new: bytes) -> str:
-    """A `diff -u` style patch with a/ b/ headers; line endings are kept as in the file."""
+    """A `diff -u` style patch with a/ b/ headers (`git apply -p1`); line endings kept as in the file.
+
+    Absolute paths keep their own root: `a/tmp/x.py`, never `a//tmp/x.py`.
+    """
     out = []
-    for line in difflib.unified_diff(_lines(decode(old)), _lines(decode(new)), f"a/{path}", f"b/{path}"):
+    shown = path.replace(os.sep, "/").lstrip("/")
+    for line in difflib.unified_diff(_lines(decode(old)), _lines(decode(new)), f"a/{shown}", f"b/{shown}"):
         if line.endswith(("\n", "\r")):
             out.append(line)
         else:  # the last line has no newline: say so, like diff(1)
