@@ -243,8 +243,29 @@ class JitInLoop(Codemod):
         return "its trace cache starts empty every time"
 
     # -- where it may go ---------------------------------------------------------------------
+    def _option_call(self, unit: cst.Call) -> cst.Call | None:
+        """A call in the transforms' options (`out_shardings=P()`): hoisting would run it once, earlier."""
+        names = self.file.analysis.names
+        node: cst.BaseExpression = unit
+        while isinstance(node, cst.Call):
+            app = match_application(names, node, _WRAPPERS)
+            if app is None:
+                return None
+            options = [*app.transform.keywords, *app.transform.extra_positional]
+            if isinstance(node.func, cst.Call):  # partial(jax.jit, static_argnums=f())(g)
+                options += list(node.func.args[1:])
+            for arg in options:
+                for inner in _walk_outside_lambdas(arg.value):
+                    if isinstance(inner, cst.Call):
+                        return inner
+            node = app.function
+        return None
+
     def _plan(self, unit: cst.Call, loops: list) -> tuple[_Plan | None, str]:
         names = self.file.analysis.names
+        call = self._option_call(unit)
+        if call is not None:
+            return None, f"its options call `{self.file.code(call)}`, which would then run once instead of every time"
         free = free_names(names, unit)
         for f in free:
             if f.where == "unknown":
@@ -310,6 +331,15 @@ class JitInLoop(Codemod):
                         if reason:
                             return f"`{node.name.value}` reads the global `{g.node.value}`, and {reason}"
         return None
+
+
+def _walk_outside_lambdas(node: cst.CSTNode):
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        yield current
+        if not isinstance(current, cst.Lambda):
+            stack.extend(current.children)
 
 
 def _name(node) -> str | None:
