@@ -7,7 +7,7 @@ import libcst as cst
 from libcst.metadata import GlobalScope
 
 from rewriter.analysis.apis import Kind
-from rewriter.analysis.bindings import free_names, function_globals
+from rewriter.analysis.bindings import free_names, function_globals, possibly_mutated_in
 from rewriter.analysis.structure import (
     ancestors,
     enclosing_function,
@@ -45,10 +45,18 @@ class JitInLoop(Codemod):
 
     The wrapper is hoisted to module level under a readable, collision-free name (`step_jit`), or,
     when it reads local variables that the loop does not change, to just before the loop. It is
-    only hoisted when it provably means the same thing there: every name it reads is bound before
-    the new place and never rebound, declared `global`, or mutated in place (a module-level
-    function's own globals included, since a shared trace bakes them in). Otherwise — a captured
-    loop variable, a local the loop reassigns — the finding names what blocks the hoist.
+    only hoisted when it provably means the same thing there and then:
+    - the wrapped function is a lambda, a `def`, an import, or `functools.partial` of those with
+      constant arguments — not `self.f`, `fns[0]`, a parameter or a call result, which are only
+      known at run time (they may be None under a guard, change, or have side effects);
+    - the transform's options are constants (no calls such as `out_shardings=P()`);
+    - every name it reads is bound unconditionally before the new place, in the same function (no
+      `nonlocal`, no `global` rebinding), and is not rebound, augmented, mutated in place, or passed
+      to a call inside the loop; globals are bound once at module level and never mutated — also
+      those read by a module-level function it wraps, transitively, since a shared trace bakes
+      them in;
+    - it does not run under a condition inside the loop.
+    Otherwise the finding names what blocks the hoist.
 
     Wrappers built in a function but returned or stored (jit factories) are not per-call work and
     are left alone; so are wrappers inside a traced body (see PML303) and `torch.jit.trace/script`,
@@ -143,15 +151,21 @@ class JitInLoop(Codemod):
         if plan is None:
             self.report(node, f"{base}; not hoisted: {reason}", severity=severity)
             return
-        edits = [Replace(unit, cst.Name("_"))]
+        code = self.file.code(unit)
+        if plan.level == "at module level" and code in self._hoisted_now:
+            # The same wrapper is being hoisted by another fix of this pass, which the engine may
+            # still defer: reuse its name only once it exists (next pass), never before.
+            self.report(node, f"{base}; hoisted at module level (with an identical wrapper above)")
+            return
         new_name = self._existing_binding(unit, plan) if plan.level == "at module level" else None
+        edits = []
         if new_name is None:
             label = function_label(app.function) or f"{_name(function) if function else 'loop'}_lambda"
             new_name = self.file.analysis.fresh_name(f"{label}_jit")
             edits.append(InsertBefore(plan.anchor, (assign(new_name, unit, plan.anchor),)))
             if plan.level == "at module level":
-                self._hoisted[self.file.code(unit)] = new_name
-        edits[0] = Replace(unit, cst.Name(new_name))
+                self._hoisted_now.add(code)
+        edits.append(Replace(unit, cst.Name(new_name)))
         self.report(
             node,
             f"{base}; hoisted {plan.level} as `{new_name}`",
@@ -161,10 +175,8 @@ class JitInLoop(Codemod):
         )
 
     def _existing_binding(self, unit: cst.Call, plan: _Plan) -> str | None:
-        """A module-level `name = <the same wrapper>` bound once before the anchor, or hoisted in this pass."""
+        """A module-level `name = <the same wrapper>` bound once, before the anchor."""
         code = self.file.code(unit)
-        if code in self._hoisted:
-            return self._hoisted[code]
         names = self.file.analysis.names
         for stmt in self.file.module.body:
             if stmt is plan.anchor:
@@ -186,7 +198,7 @@ class JitInLoop(Codemod):
     # -- what to hoist ---------------------------------------------------------------------------
     def __init__(self, file) -> None:
         super().__init__(file)
-        self._hoisted: dict[str, str] = {}  # wrapper code -> module-level name hoisted in this pass
+        self._hoisted_now: set[str] = set()  # code of wrappers hoisted to module level in this pass
         self._deferred: list[cst.Call] = []
 
     def _wrapped_by_jit(self, node: cst.Call) -> bool:
@@ -243,33 +255,71 @@ class JitInLoop(Codemod):
         return "its trace cache starts empty every time"
 
     # -- where it may go ---------------------------------------------------------------------
-    def _option_call(self, unit: cst.Call) -> cst.Call | None:
-        """A call in the transforms' options (`out_shardings=P()`): hoisting would run it once, earlier."""
+    # -- what may move: the expression ------------------------------------------------------------
+    def _runtime_only(self, unit: cst.Call) -> str | None:
+        """Why evaluating `unit` earlier could do something else: it calls something (which would
+        run once instead of every time), or its wrapped function is only known at run time (an
+        attribute, an element, a parameter: it may be None, change, or raise under a guard)."""
         names = self.file.analysis.names
         node: cst.BaseExpression = unit
-        while isinstance(node, cst.Call):
-            app = match_application(names, node, _WRAPPERS)
+        while True:
+            app = match_application(names, node, _WRAPPERS) if isinstance(node, cst.Call) else None
             if app is None:
-                return None
+                break
             options = [*app.transform.keywords, *app.transform.extra_positional]
             if isinstance(node.func, cst.Call):  # partial(jax.jit, static_argnums=f())(g)
                 options += list(node.func.args[1:])
             for arg in options:
-                for inner in _walk_outside_lambdas(arg.value):
-                    if isinstance(inner, cst.Call):
-                        return inner
+                reason = self._not_constant(arg.value)
+                if reason:
+                    return reason
             node = app.function
+        return self._not_stable_function(node)
+
+    def _not_stable_function(self, fn: cst.BaseExpression) -> str | None:
+        names = self.file.analysis.names
+        if isinstance(fn, cst.Lambda):
+            return None
+        if isinstance(fn, cst.Call):
+            callee = names.api(fn.func, {Kind.PARTIAL}) if isinstance(fn.func, (cst.Name, cst.Attribute)) else None
+            positional = [a for a in fn.args if a.keyword is None and not a.star]
+            if callee is None or not positional or any(a.star for a in fn.args):
+                return f"it calls `{self.file.code(fn)}`, which would then run once instead of every time"
+            for arg in fn.args[1:]:
+                reason = self._not_constant(arg.value)
+                if reason:
+                    return reason
+            return self._not_stable_function(positional[0].value)
+        if isinstance(fn, cst.Name):
+            assignments = names.assignments(fn)
+            if assignments and all(_is_definition(a) for a in assignments):
+                return None
+        elif isinstance(fn, cst.Attribute) and _import_rooted(names, fn):
+            return None
+        return f"the wrapped function `{self.file.code(fn)}` is only known at run time"
+
+    def _not_constant(self, expr: cst.BaseExpression) -> str | None:
+        """Options must be literals, names or import attributes (no calls, no run-time lookups)."""
+        for inner in _walk_outside_lambdas(expr):
+            if isinstance(inner, cst.Call):
+                return f"its options call `{self.file.code(inner)}`, which would then run once instead of every time"
+            if isinstance(inner, (cst.Attribute, cst.Subscript)) and not _import_rooted(self.file.analysis.names, inner):
+                return f"its option `{self.file.code(inner)}` is looked up at run time"
         return None
 
+    # -- where it may go ---------------------------------------------------------------------
     def _plan(self, unit: cst.Call, loops: list) -> tuple[_Plan | None, str]:
         names = self.file.analysis.names
-        call = self._option_call(unit)
-        if call is not None:
-            return None, f"its options call `{self.file.code(call)}`, which would then run once instead of every time"
+        reason = self._runtime_only(unit)
+        if reason:
+            return None, reason
         free = free_names(names, unit)
         for f in free:
             if f.where == "unknown":
                 return None, f"`{f.node.value}` is not defined in this file"
+        reason = self._unstable_globals(free)
+        if reason:
+            return None, reason
         local = [f for f in free if f.where == "local"]
         if not local:
             reason = self._module_level_blocker(unit, free)
@@ -279,42 +329,65 @@ class JitInLoop(Codemod):
                 return None, reason
         if not loops:
             return None, f"it reads the local `{local[0].node.value}`; move it to module level by hand or pass it as an argument"
-        # Out of the outermost loop that leaves every name it reads unchanged (module-level loops
-        # bind globals, so globals are checked as well as locals).
-        bound = [f for f in free if f.where in ("local", "global")]
+        return self._out_of_loop(unit, loops, [f for f in free if f.where in ("local", "global")])
+
+    def _out_of_loop(self, unit: cst.Call, loops: list, bound) -> tuple[_Plan | None, str]:
+        """Before the outermost loop that leaves every name it reads unchanged (module-level loops
+        bind globals, so globals are checked as well as locals)."""
+        names = self.file.analysis.names
         chosen = None
         for loop in loops:  # innermost first
-            varying = self._varying_in(bound, loop)
+            varying = self._varying_in(bound, loop, unit)
             if varying is not None:
                 if chosen is None:
                     return None, f"it depends on `{varying}`, which changes in the loop"
                 break
             chosen = loop
         anchor = chosen if isinstance(chosen, (cst.For, cst.While)) else enclosing_statement(names, chosen)
+        while not isinstance(names.parent(anchor), (cst.IndentedBlock, cst.Module)):  # `elif` tests
+            anchor = enclosing_statement(names, names.parent(anchor))
+        for a in ancestors(names, unit):
+            if a is anchor:
+                break
+            if isinstance(a, (cst.If, cst.IfExp, cst.Try, cst.BooleanOperation, cst.CompIf, cst.Match)):
+                return None, "it runs only under a condition inside the loop"
+        home = enclosing_function(names, unit)
+        module = self.file.module
         for f in bound:
-            if f.where == "global" and (reason := self.file.analysis.globals.unstable_reason(f.node.value)):
-                return None, reason
             for a in f.assignments:
                 node = getattr(a, "node", None)
-                if node is None or not isinstance(node, cst.Param) and names.start(node) > names.start(anchor):
-                    return None, f"`{f.node.value}` is bound after the loop starts"
+                if f.where == "global" and home is not None:  # read by a function: bound at import
+                    statement = node if isinstance(node, cst.BaseCompoundStatement) else enclosing_statement(names, node)
+                    if names.parent(statement) is not module:
+                        return None, f"`{f.node.value}` is bound conditionally, so it may not exist before the loop"
+                    continue
+                if isinstance(node, cst.Param) and enclosing_function(names, node) is home:
+                    continue
+                if node is None or enclosing_function(names, node) is not home:
+                    return None, f"`{f.node.value}` is also bound in another function (`nonlocal`/`global`)"
+                statement = enclosing_statement(names, node)
+                if names.parent(statement) is not names.parent(anchor) or names.start(node) > names.start(anchor):
+                    return None, f"`{f.node.value}` is not bound unconditionally before the loop"
         return _Plan(anchor, "out of the loop"), ""
 
-    def _varying_in(self, local, loop) -> str | None:
+    def _varying_in(self, bound, loop, unit) -> str | None:
         names = self.file.analysis.names
-        for f in local:
+        for f in bound:
+            if all(_is_import(a) for a in f.assignments):
+                continue
             for a in f.assignments:
                 node = getattr(a, "node", None)
                 if node is not None and is_inside(names, node, loop):
                     return f.node.value
+            if not all(_is_definition(a) for a in f.assignments) and possibly_mutated_in(names, f.node.value, loop, unit):
+                return f.node.value
         return None
 
-    def _module_level_blocker(self, unit: cst.Call, free) -> str | None:
-        """Why the unit cannot be evaluated once at module level, before the statement holding it."""
+    def _unstable_globals(self, free) -> str | None:
+        """A global that may not hold the same value at every call, read directly or by a module
+        function the wrapper traces (transitively): a shared trace would bake in a stale value."""
         names = self.file.analysis.names
         stable = self.file.analysis.globals
-        anchor = top_level_statement(names, unit)
-        anchor_start = names.start(anchor)
         for f in free:
             if f.where != "global":
                 continue
@@ -323,14 +396,50 @@ class JitInLoop(Codemod):
                 return reason
             for a in f.assignments:
                 node = getattr(a, "node", None)
-                if node is None or names.start(node) >= anchor_start:
-                    return f"`{f.node.value}` is defined after `{_name(anchor) or 'this statement'}`"
                 if isinstance(node, cst.FunctionDef):
                     for g in function_globals(names, node):
                         reason = stable.unstable_reason(g.node.value)
                         if reason:
                             return f"`{node.name.value}` reads the global `{g.node.value}`, and {reason}"
         return None
+
+    def _module_level_blocker(self, unit: cst.Call, free) -> str | None:
+        """Why the unit cannot be evaluated once at module level, before the statement holding it."""
+        names = self.file.analysis.names
+        module = self.file.module
+        anchor = top_level_statement(names, unit)
+        anchor_start = names.start(anchor)
+        for f in free:
+            if f.where != "global":
+                continue
+            for a in f.assignments:
+                node = getattr(a, "node", None)
+                if node is None or names.start(node) >= anchor_start:
+                    return f"`{f.node.value}` is defined after `{_name(anchor) or 'this statement'}`"
+                statement = node if isinstance(node, cst.BaseCompoundStatement) else enclosing_statement(names, node)
+                if names.parent(statement) is not module:
+                    return f"`{f.node.value}` is bound conditionally (inside `if`/`try`/`with`/a loop), so it may not exist at import"
+        return None
+
+
+def _is_import(assignment) -> bool:
+    return type(assignment).__name__ == "ImportAssignment"
+
+
+def _is_definition(assignment) -> bool:
+    """Bound by `def`, by an import, or to a lambda: a callable that exists whenever the name does."""
+    node = getattr(assignment, "node", None)
+    return _is_import(assignment) or isinstance(node, cst.FunctionDef)
+
+
+def _import_rooted(names, node: cst.CSTNode) -> bool:
+    """`jnp.sin`, `nn.functional.relu`: an attribute chain whose root name is only ever an import."""
+    while isinstance(node, cst.Attribute):
+        node = node.value
+    if not isinstance(node, cst.Name):
+        return False
+    assignments = names.assignments(node)
+    return bool(assignments) and all(_is_import(a) for a in assignments) or (not assignments and bool(names.star_modules))
 
 
 def _walk_outside_lambdas(node: cst.CSTNode):

@@ -19,6 +19,30 @@ def _plain(transform: Transform) -> bool:
     return transform.api.name not in _NOT_PLAIN_JIT
 
 
+def _remove_decorator(decorators: list[cst.Decorator], drop: cst.Decorator) -> list[Replace] | None:
+    """Edits removing `drop`; its comments move onto the next decorator. None if they cannot."""
+    comments = [line for line in drop.leading_lines if line.comment is not None]
+    trailing = drop.trailing_whitespace.comment
+    if not comments and trailing is None:
+        return [Replace(drop, cst.RemovalSentinel.REMOVE)]
+    index = decorators.index(drop)
+    if index + 1 == len(decorators):
+        return None
+    following = decorators[index + 1]
+    moved = list(drop.leading_lines)
+    if trailing is not None:
+        moved.append(cst.EmptyLine(indent=True, comment=trailing))
+    return [
+        Replace(drop, cst.RemovalSentinel.REMOVE),
+        Replace(following, following.with_changes(leading_lines=[*moved, *following.leading_lines])),
+    ]
+
+
+def _donates(transform: Transform) -> bool:
+    """Buffer donation only happens at the outermost jit: removing a wrapper around it turns it on."""
+    return any(transform.keyword(k) is not None for k in ("donate_argnums", "donate_argnames"))
+
+
 class RedundantJit(Codemod):
     """A jit applied to a function that is already jitted, or a jit built inside a function that is
     itself being traced, adds nothing: the inner program is inlined into the outer trace. It does
@@ -29,6 +53,11 @@ class RedundantJit(Codemod):
     `already_jitted` (only when the outer jit has no options of its own), a second jit decorator is
     removed, and a jit applied inside a traced body is replaced by the plain function.
     `math.jit_compile_linear` is never treated as a plain jit: it builds a sparse matrix for solves.
+
+    Reported without a fix: an inner jit whose jit object is used (`jax.jit(g).lower(...)`,
+    `.eval_shape`), an inner jit in a function that is wrapped elsewhere and may also run un-jitted,
+    any pair where buffer donation (`donate_argnums`) is involved (donation only happens at the
+    outermost jit), and a dropped decorator whose comments would have nowhere to go.
     """
 
     CODE = "PML303"
@@ -37,7 +66,8 @@ class RedundantJit(Codemod):
     SAFETY = Safety.SAFE
     SEVERITY = Severity.INFO
     FIX_SAFETY = (
-        "Inside a trace, an inner jit is inlined, so calling the plain function computes the same values; "
+        "Inside a trace, an inner jit is inlined, so calling the plain function computes the same values "
+        "(only applied inside functions that are always traced: jit-decorated ones); "
         "an outer jit without options over a jitted function compiles the same program. Mixed frameworks, "
         "an outer jit with its own options (e.g. different static arguments) and jit_compile_linear are "
         "reported, not fixed."
@@ -89,7 +119,7 @@ class RedundantJit(Codemod):
         inner = analysis.jit.jitted_value(app.function)
         if inner is not None and _plain(inner):
             message = f"`{outer_name}` of a function that is already jitted with `{inner.api.name}`"
-            fixable = inner.api.name == outer_name and not app.transform.keywords
+            fixable = inner.api.name == outer_name and not app.transform.keywords and not _donates(inner)
             if fixable:
                 self.report(node, message, edits=[Replace(node, replacement_in_place(self.parent(node), node, app.function))], fix_description="drop the outer jit")
             else:
@@ -100,10 +130,27 @@ class RedundantJit(Codemod):
         context = analysis.jit.enclosing_context(node, direct_only=True)
         if context is not None:
             message = f"`{outer_name}` inside `{context.name}`, which is traced by `{context.transform.api.name}`: the inner jit is inlined"
-            if context.framework == app.transform.framework:
+            parent = self.parent(node)
+            called = isinstance(parent, cst.Call) and parent.func is node
+            if not called:  # `jax.jit(g).lower(...)`, `h = jax.jit(g)`: the jit object itself is used
+                self.report(node, message + " (its jit object is used, not only called: resolve by hand)")
+            elif context.how != "decorator":  # also callable un-jitted: the inner jit still helps there
+                self.report(node, message + f" when `{context.name}` is jitted; it may also be called directly, where the inner jit still compiles: resolve by hand")
+            elif context.framework == app.transform.framework:
                 self.report(node, message, edits=[Replace(node, replacement_in_place(self.parent(node), node, app.function))], fix_description="call the plain function")
             else:
                 self.report(node, message + " (different frameworks: resolve by hand)")
+
+    def _only_called(self, fn: cst.FunctionDef) -> bool:
+        """Every use of the def's name calls it (no `.lower()`, no passing the jit object on)."""
+        scope = self.file.analysis.names.scope(fn.name)
+        if scope is None:
+            return False
+        for access in scope.accesses[fn.name.value]:
+            user = self.parent(access.node)
+            if not (isinstance(user, cst.Call) and user.func is access.node):
+                return False
+        return True
 
     def _check_def(self, node: cst.FunctionDef) -> None:
         analysis = self.file.analysis
@@ -115,11 +162,21 @@ class RedundantJit(Codemod):
         if len(jits) >= 2:
             (outer_deco, outer), (inner_deco, inner) = jits[0], jits[1]
             message = f"`{node.name.value}` is jitted twice (`{outer.api.name}` over `{inner.api.name}`)"
-            if outer.api.name == inner.api.name and (not outer.keywords or not inner.keywords):
+            decorators = list(node.decorators)
+            adjacent = decorators.index(inner_deco) == decorators.index(outer_deco) + 1
+            same = outer.api.name == inner.api.name and not _donates(outer) and not _donates(inner)
+            if same and adjacent and (not outer.keywords or not inner.keywords):
                 drop = outer_deco if not outer.keywords else inner_deco
-                self.report(outer_deco, message, edits=[Replace(drop, cst.RemovalSentinel.REMOVE)], fix_description="remove one jit decorator")
+            elif same and not adjacent and not inner.keywords:
+                drop = inner_deco  # `@jit @vmap @jit`: the outer jit compiles the vmap; the inner is inlined
             else:
                 self.report(outer_deco, message + " (different options or frameworks: resolve by hand)")
+                return
+            edits = _remove_decorator(decorators, drop)
+            if edits is None:
+                self.report(outer_deco, message + " (the decorator to drop carries comments: resolve by hand)")
+            else:
+                self.report(outer_deco, message, edits=edits, fix_description="remove one jit decorator")
             return
         if len(jits) == 1:
             deco, transform = jits[0]
@@ -127,7 +184,11 @@ class RedundantJit(Codemod):
             if context is None:
                 return
             message = f"`@{transform.api.name}` on `{node.name.value}` inside `{context.name}`, which is traced by `{context.transform.api.name}`: the inner jit is inlined"
-            if context.framework == transform.framework:
-                self.report(deco, message, edits=[Replace(deco, cst.RemovalSentinel.REMOVE)], fix_description="remove the inner jit decorator")
+            if not self._only_called(node):
+                self.report(deco, message + f" (`{node.name.value}` is used as a jit object, not only called: resolve by hand)")
+            elif context.how != "decorator":
+                self.report(deco, message + f" when `{context.name}` is jitted; it may also be called directly: resolve by hand")
+            elif context.framework == transform.framework and (edits := _remove_decorator(list(node.decorators), deco)) is not None:
+                self.report(deco, message, edits=edits, fix_description="remove the inner jit decorator")
             else:
                 self.report(deco, message + " (different frameworks: resolve by hand)")

@@ -59,7 +59,8 @@ class VmapOfJit(Codemod):
         names = self.file.analysis.names
         inner_call = spelled_application(names, node, VMAP)
         if isinstance(inner_call, cst.Call) and spelled_application(names, inner_call) is not None:
-            self._deferred.append((self._check_call, node, bool(self.file.syntax.functions)))
+            syntax = self.file.syntax
+            self._deferred.append((self._check_call, node, bool(syntax.functions or syntax.loop_depth)))
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         self._deferred.append((self._check_def, node, None))
@@ -81,9 +82,9 @@ class VmapOfJit(Codemod):
         if not (outer.transform.framework == inner.transform.framework == "jax"):
             self.report(node, message)
             return
-        per_call = in_function and not isinstance(inner.function, cst.Lambda)
+        per_call = in_function and not isinstance(inner.function, cst.Lambda)  # in a function or a loop
         if per_call:
-            self.report(node, message + "; inside a function a per-call `jit(vmap(f))` would recompile every call, so hoist it to module level first (PML302)")
+            self.report(node, message + "; here a `jit(vmap(f))` would be rebuilt and recompiled every time, so hoist it to module level first (PML302)")
             return
         new_inner = with_function(outer, inner.function)
         replacement = with_function(inner, new_inner)

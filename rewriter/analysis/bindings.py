@@ -30,10 +30,12 @@ class FreeName:
     assignments: frozenset
 
 
-def _walk(node: cst.CSTNode):
+def _walk(node: cst.CSTNode, skip: cst.CSTNode | None = None):
     stack = [node]
     while stack:
         current = stack.pop()
+        if current is skip:
+            continue
         yield current
         stack.extend(reversed(current.children))
 
@@ -44,7 +46,9 @@ def _is_load(resolver: NameResolver, name: cst.Name) -> bool:
         return False
     if isinstance(parent, (cst.Arg,)) and parent.keyword is name:
         return False
-    if isinstance(parent, (cst.Param, cst.FunctionDef, cst.ClassDef, cst.ImportAlias, cst.AsName)):
+    if isinstance(parent, cst.Param):
+        return parent.name is not name  # a default value or annotation is read; the name is bound
+    if isinstance(parent, (cst.FunctionDef, cst.ClassDef, cst.ImportAlias, cst.AsName)):
         return False
     return True
 
@@ -131,5 +135,34 @@ def _root_name(node: cst.CSTNode) -> str | None:
 
 
 def function_globals(resolver: NameResolver, fn: cst.FunctionDef) -> list[FreeName]:
-    """Globals read by a module-level function (what a cached trace of it would bake in)."""
-    return [f for f in free_names(resolver, fn) if f.where == "global" and f.node.value != fn.name.value]
+    """Globals read by a module-level function, and by the module functions it reads, transitively
+    (what a cached trace of it would bake in)."""
+    out, seen, work = [], {id(fn)}, [fn]
+    while work:
+        current = work.pop()
+        for f in free_names(resolver, current):
+            if f.where != "global" or f.node.value == current.name.value:
+                continue
+            out.append(f)
+            for a in f.assignments:
+                node = getattr(a, "node", None)
+                if isinstance(node, cst.FunctionDef) and id(node) not in seen:
+                    seen.add(id(node))
+                    work.append(node)
+    return out
+
+
+def possibly_mutated_in(resolver: NameResolver, name: str, region: cst.CSTNode, skip: cst.CSTNode | None = None) -> bool:
+    """`name` may change in place inside `region` (outside `skip`): stored through (`x[k] =`,
+    `x.a =`, `del x[k]`), augmented, receiver of a method call, or passed to a call (which could
+    mutate it)."""
+    for node in _walk(region, skip):
+        if isinstance(node, (cst.AssignTarget, cst.AugAssign, cst.AnnAssign, cst.Del)):
+            if _root_name(node.target) == name and not isinstance(node.target, cst.Name):
+                return True
+        elif isinstance(node, cst.Call):
+            if isinstance(node.func, cst.Attribute) and _root_name(node.func.value) == name:
+                return True
+            if any(_root_name(arg.value) == name for arg in node.args):
+                return True
+    return False
