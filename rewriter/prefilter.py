@@ -11,7 +11,7 @@ from __future__ import annotations
 import ast
 import warnings
 
-from .analysis.apis import STAR_EXPORTS, Kind, lookup
+from .analysis.apis import Kind, spelled_apis
 
 _LOOPS = (ast.For, ast.AsyncFor, ast.While, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
@@ -46,20 +46,8 @@ class _Spelling:
 
     def kind(self, node: ast.AST) -> Kind | None:
         text = _dotted(node)
-        if text is None:
-            return None
-        root, _, rest = text.partition(".")
-        suffix = "." + rest if rest else ""
-        candidates = {q + suffix for q in self.imported.get(root, ())}
-        for module in self.stars:
-            target = STAR_EXPORTS.get(module, {}).get(root)
-            if target:
-                candidates.add(target + suffix)
-        for c in candidates:
-            api = lookup(c)
-            if api is not None:
-                return api.kind
-        return None
+        apis = spelled_apis(text, self.imported, self.stars) if text is not None else []
+        return apis[0].kind if apis else None
 
     def transform(self, node: ast.AST) -> Kind | None:
         """Kind of a bare, factory or partial transform expression."""

@@ -102,3 +102,17 @@ def canonical(name: str) -> str:
 
 def lookup(name: str) -> Api | None:
     return TABLE.get(canonical(name))
+
+
+def spelled_apis(text: str, imported: dict[str, set[str]], star_modules) -> list[Api]:
+    """The APIs a dotted spelling (`m.jit_compile`) can denote through a file's imports
+    (`imported`: local name -> qualified names) and star-imported modules. Shared by both
+    pre-filter stages (libcst and CPython ast) so they cannot disagree; not a resolution."""
+    root, _, rest = text.partition(".")
+    suffix = "." + rest if rest else ""
+    candidates = {q + suffix for q in imported.get(root, ())}
+    for module in star_modules:
+        target = STAR_EXPORTS.get(module, {}).get(root)
+        if target:
+            candidates.add(target + suffix)
+    return [api for api in map(lookup, candidates) if api is not None]

@@ -19,7 +19,7 @@ from libcst.metadata import (
     ScopeProvider,
 )
 
-from .apis import STAR_EXPORTS, Api, canonical, lookup
+from .apis import STAR_EXPORTS, Api, canonical, lookup, spelled_apis
 
 
 def dotted(node: cst.CSTNode) -> str | None:
@@ -149,15 +149,7 @@ class NameResolver:
         text = dotted(node)
         if text is None:
             return False
-        root, _, rest = text.partition(".")
-        suffix = "." + rest if rest else ""
-        candidates = {q + suffix for q in self.imported.get(root, ())}
-        for mod in self.star_modules:
-            target = STAR_EXPORTS.get(mod, {}).get(root)
-            if target:
-                candidates.add(target + suffix)
-        apis = [lookup(c) for c in candidates]
-        return any(a is not None and (kinds is None or a.kind in kinds) for a in apis)
+        return any(kinds is None or a.kind in kinds for a in spelled_apis(text, self.imported, self.star_modules))
 
     def api(self, node: cst.CSTNode, kinds=None) -> Api | None:
         """The API (of one of `kinds`) this Name/Attribute refers to. Cheap when its spelling cannot match."""
