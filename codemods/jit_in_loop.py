@@ -322,9 +322,9 @@ class JitInLoop(Codemod):
             return None, reason
         local = [f for f in free if f.where == "local"]
         if not local:
-            reason = self._module_level_blocker(unit, free)
+            anchor, reason = self._module_level_anchor(unit, free)
             if reason is None:
-                return _Plan(top_level_statement(names, unit), "at module level"), ""
+                return _Plan(anchor, "at module level"), ""
             if not loops:
                 return None, reason
         if not loops:
@@ -403,23 +403,42 @@ class JitInLoop(Codemod):
                             return f"`{node.name.value}` reads the global `{g.node.value}`, and {reason}"
         return None
 
-    def _module_level_blocker(self, unit: cst.Call, free) -> str | None:
-        """Why the unit cannot be evaluated once at module level, before the statement holding it."""
+    def _module_level_anchor(self, unit: cst.Call, free) -> tuple[cst.BaseStatement | None, str | None]:
+        """The module-level statement to insert the hoisted wrapper before, or why there is none.
+
+        Normally the top-level statement holding the use. When a name it reads is defined later
+        (`def main(): ... jit_compile(step)` above `def step`), right after that definition — but
+        only if nothing between runs code that could reach the use (undecorated defs and imports).
+        """
         names = self.file.analysis.names
         module = self.file.module
+        body = list(module.body)
         anchor = top_level_statement(names, unit)
-        anchor_start = names.start(anchor)
+        position = body.index(anchor)
+        last = position - 1  # index of the last top-level statement that binds a name read
         for f in free:
             if f.where != "global":
                 continue
             for a in f.assignments:
                 node = getattr(a, "node", None)
-                if node is None or names.start(node) >= anchor_start:
-                    return f"`{f.node.value}` is defined after `{_name(anchor) or 'this statement'}`"
                 statement = node if isinstance(node, cst.BaseCompoundStatement) else enclosing_statement(names, node)
-                if names.parent(statement) is not module:
-                    return f"`{f.node.value}` is bound conditionally (inside `if`/`try`/`with`/a loop), so it may not exist at import"
-        return None
+                if node is None or names.parent(statement) is not module:
+                    return None, f"`{f.node.value}` is bound conditionally (inside `if`/`try`/`with`/a loop), so it may not exist at import"
+                last = max(last, body.index(statement))
+        if last < position:
+            return anchor, None
+        if not isinstance(anchor, cst.FunctionDef) or anchor.decorators or last + 1 >= len(body):
+            return None, f"a name it reads is defined after `{_name(anchor) or 'this statement'}`"
+        for statement in body[position + 1:last + 1]:
+            if not (isinstance(statement, cst.FunctionDef) and not statement.decorators or _is_import_line(statement)):
+                return None, f"a name it reads is defined after `{_name(anchor)}`, past code that runs at import"
+        return body[last + 1], None
+
+
+def _is_import_line(statement: cst.BaseStatement) -> bool:
+    return isinstance(statement, cst.SimpleStatementLine) and all(
+        isinstance(small, (cst.Import, cst.ImportFrom)) for small in statement.body
+    )
 
 
 def _is_import(assignment) -> bool:
