@@ -90,6 +90,11 @@ class MapOfJit(Codemod):
             return
         args = [a for a in app.transform.extra_positional]
         kwargs = [a for a in app.transform.keywords if a.keyword.value not in _MAP_OPTIONS]
+        kept = [*args, *kwargs]
+        dropped = [a for a in node.args if not any(a is k for k in kept)]
+        if any(_has_comment(a) for a in dropped) or kept and _has_comment(kept[-1].comma):
+            self.report(node, message + " (comments in the arguments it would drop: resolve by hand)")
+            return
         call = cst.Call(as_atom(app.function), args=_strip_trailing_comma([*args, *kwargs]))
         self.report(node, message, edits=[Replace(node, call)], fix_description="call the function on the batched tensor")
 
@@ -99,6 +104,18 @@ class MapOfJit(Codemod):
         if not isinstance(target, (cst.Name, cst.Attribute)):
             return False
         return any(canonical(n) == "phiml.math.batch" for n in names.qualified_names(target))
+
+
+def _has_comment(node) -> bool:
+    if not isinstance(node, cst.CSTNode):
+        return False
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        if isinstance(current, cst.Comment):
+            return True
+        stack.extend(current.children)
+    return False
 
 
 def _strip_trailing_comma(args: list[cst.Arg]) -> list[cst.Arg]:
