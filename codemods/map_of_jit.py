@@ -103,7 +103,8 @@ class MapOfJit(Codemod):
         target = dims.func if isinstance(dims, cst.Call) else dims
         if not isinstance(target, (cst.Name, cst.Attribute)):
             return False
-        return any(canonical(n) == "phiml.math.batch" for n in names.qualified_names(target))
+        found = names.qualified_names(target)  # every binding must be PhiML's `batch`: provably batch dims
+        return bool(found) and all(canonical(n) == "phiml.math.batch" for n in found)
 
 
 def _has_comment(node) -> bool:

@@ -30,6 +30,9 @@ class Settings:
     unsafe_fixes: bool = False
     apply_fixes: bool = True  # False: report only, never compute the rewritten source
     ast_prefilter: bool = True  # skip files whose `ast` has no candidate (tests turn it off to check it)
+    # Report findings at their places in the *original* file (dry runs, --check, CI annotations):
+    # later fixpoint passes see rewritten code, so their positions would not match the file on disk.
+    original_positions: bool = False
 
 
 class ProcessingError(Exception):
@@ -62,6 +65,14 @@ def parse(source: bytes) -> cst.Module:
     except UnicodeDecodeError as e:
         raise ProcessingError(f"cannot decode as {e.encoding}: {e.reason} at byte {e.start}") from None
     try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            ast.parse(source)
+    except (RecursionError, MemoryError):  # libcst's native parser would crash (segfault) on these
+        raise ProcessingError("too deeply nested for Python's own parser") from None
+    except (SyntaxError, ValueError):
+        pass  # reported below, with libcst's or CPython's words
+    try:
         return cst.parse_module(source)
     except (cst.ParserSyntaxError, SyntaxError, ValueError) as e:
         with warnings.catch_warnings():
@@ -92,6 +103,8 @@ def process_source(source: bytes, path: str, settings: Settings) -> FileResult:
         result.error = str(e)
         return result
     result.findings = findings
+    if settings.original_positions and new_module is not None:
+        result.findings = _findings_in_original(module, path, codemods, settings)
     if new_module is not None:
         new_source = new_module.bytes
         if new_source != source:
@@ -123,6 +136,16 @@ def _fixpoint(
     raise ProcessingError(
         f"the rewrite did not reach a fixpoint after {MAX_PASSES} passes (a bug in phiml-rewrite: please report it)"
     )
+
+
+def _findings_in_original(module: cst.Module, path: str, codemods, settings: Settings) -> list[Finding]:
+    """One report-only pass over the original: what ruff's check mode shows. A finding whose fix is
+    enabled is marked applied ("would be fixed"); findings that only later passes reveal are not shown."""
+    context = _run_codemods(module, path, codemods, settings)
+    enabled = {id(fix.finding) for fix in context.fixes}
+    for finding in context.findings:
+        finding.applied = id(finding) in enabled
+    return context.findings
 
 
 def _run_codemods(module: cst.Module, path: str, codemods: Sequence[type[Codemod]], settings: Settings) -> FileContext:

@@ -274,6 +274,9 @@ def discover(
 
     for display, abs_p, real in roots:
         if not os.path.isdir(abs_p):
+            if not os.path.isfile(abs_p):  # a FIFO or device would block or never end: never open it
+                out.errors.append((display, "not a regular file"))
+                continue
             if force_exclude and is_excluded(
                 abs_p,
                 exclude=exclude,

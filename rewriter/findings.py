@@ -96,13 +96,22 @@ def format_text(finding: Finding) -> str:
     return f"{finding.path}:{s.line}:{s.column + 1}: {finding.code} {_fix_marker(finding)}{finding.message}"
 
 
+def _escape_data(text: str) -> str:
+    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def _escape_property(text: str) -> str:
+    return _escape_data(text).replace(":", "%3A").replace(",", "%2C")
+
+
 def format_github(finding: Finding) -> str:
     """GitHub Actions workflow command: shows the finding as an annotation on the PR diff."""
     s = finding.span
     level = {"error": "error", "warning": "warning", "info": "notice"}[finding.severity.value]
-    message = finding.message.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+    message = _escape_data(finding.message)
+    title = _escape_property(f"{finding.code} ({finding.name})")
     return (
-        f"::{level} title={finding.code} ({finding.name}),file={finding.path},line={s.line},col={s.column + 1},"
+        f"::{level} title={title},file={_escape_property(finding.path)},line={s.line},col={s.column + 1},"
         f"endLine={s.end_line},endColumn={s.end_column + 1}::{message}"
     )
 
@@ -112,11 +121,22 @@ def format_json(results: Sequence[FileResult], summary: dict) -> str:
         {
             "findings": [f.to_dict() for r in results for f in r.findings],
             "errors": [{"path": r.path, "message": r.error} for r in results if r.error],
-            "changed_files": [r.path for r in results if r.changed],
+            "changed_files": [r.path for r in results if r.changed and not r.error],
             "summary": summary,
         },
         indent=2,
     )
+
+
+def _uri(path: str) -> str:
+    """A valid URI reference: percent-encoded relative path, or a file:// URI for absolute ones."""
+    import os
+    import pathlib
+    from urllib.parse import quote
+
+    if os.path.isabs(path):
+        return pathlib.Path(path).as_uri()
+    return quote(path.replace(os.sep, "/"), safe="/")
 
 
 def format_sarif(results: Sequence[FileResult], rules: Iterable) -> str:
@@ -141,7 +161,7 @@ def format_sarif(results: Sequence[FileResult], rules: Iterable) -> str:
                     "locations": [
                         {
                             "physicalLocation": {
-                                "artifactLocation": {"uri": f.path.replace("\\", "/")},
+                                "artifactLocation": {"uri": _uri(f.path)},
                                 "region": {
                                     "startLine": s.line,
                                     "startColumn": s.column + 1,

@@ -94,15 +94,31 @@ def process_files(
             # Largest first, small chunks: one big module started last would otherwise be the tail.
             todo.sort(key=lambda item: -len(item[1][1]))
             chunk = max(1, min(16, len(todo) // (workers * 16)))
-            with concurrent.futures.ProcessPoolExecutor(max_workers=workers) as pool:
-                for (i, _), result in zip(todo, pool.map(_process_in_worker, [job for _, job in todo], chunksize=chunk)):
-                    results[i] = result
-                    advance()
+            try:
+                with concurrent.futures.ProcessPoolExecutor(max_workers=workers) as pool:
+                    for (i, _), result in zip(todo, pool.map(_process_in_worker, [job for _, job in todo], chunksize=chunk)):
+                        results[i] = result
+                        advance()
+            except concurrent.futures.process.BrokenProcessPool:
+                # A native crash (libcst's parser on pathological input) killed a worker: isolate
+                # every unfinished file in a pool of its own, so only the culprit becomes an error.
+                for i, job in todo:
+                    if results[i] is None:
+                        results[i] = _process_isolated(job)
+                        advance()
         else:
             for i, job in todo:
                 results[i] = _process_in_worker(job)
                 advance()
     return [r for r in results if r is not None]
+
+
+def _process_isolated(job: tuple[str, bytes, Settings]) -> FileResult:
+    try:
+        with concurrent.futures.ProcessPoolExecutor(max_workers=1) as pool:
+            return pool.submit(_process_in_worker, job).result()
+    except concurrent.futures.process.BrokenProcessPool:
+        return FileResult(path=job[0], old_source=job[1], error="the parser crashed on this file (left unchanged)")
 
 
 @contextlib.contextmanager
@@ -247,9 +263,14 @@ def summarize(results: Sequence[FileResult], written: bool, fixed: int) -> Summa
     )
 
 
-def settings_for(config: Config, apply_fixes: bool = True) -> SettingsFor:
+def settings_for(config: Config, apply_fixes: bool = True, original_positions: bool = False) -> SettingsFor:
     def settings(path: str) -> Settings:
-        return Settings(codemods=config.codemods_for(path), unsafe_fixes=config.unsafe_fixes, apply_fixes=apply_fixes)
+        return Settings(
+            codemods=config.codemods_for(path),
+            unsafe_fixes=config.unsafe_fixes,
+            apply_fixes=apply_fixes,
+            original_positions=original_positions,
+        )
 
     return settings
 
@@ -271,7 +292,8 @@ def run(
         base=config.root,
         force_exclude=force_exclude,
     )
-    results = process_files(found.files, settings_for(config), jobs=jobs, progress=progress)
+    # Without --in-place the file on disk stays the original: report positions in it.
+    results = process_files(found.files, settings_for(config, original_positions=not write), jobs=jobs, progress=progress)
     if write:
         for result in results:
             write_result(result)

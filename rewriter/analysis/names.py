@@ -155,11 +155,12 @@ class NameResolver:
         """The API (of one of `kinds`) this Name/Attribute refers to. Cheap when its spelling cannot match."""
         if not self.could_be_api(node, kinds):
             return None
-        for name in self.qualified_names(node):
-            api = lookup(name)
-            if api is not None and (kinds is None or api.kind in kinds):
-                return api
-        return None
+        # Every binding the name may have must be the same API (a conditional rebinding is not).
+        apis = {lookup(name) for name in self.qualified_names(node)}
+        if len(apis) != 1:
+            return None
+        api = apis.pop()
+        return api if api is not None and (kinds is None or api.kind in kinds) else None
 
     # -- scopes ----------------------------------------------------------------------------
     def is_module_level(self, node: cst.CSTNode) -> bool:

@@ -1,0 +1,83 @@
+"""Defects found in review, each pinned by a test."""
+from __future__ import annotations
+
+import json
+import os
+
+from rewriter.engine import Settings, process_source
+from rewriter.findings import FileResult, Finding, Span, format_github, format_json, format_sarif
+from rewriter.registry import all_codemods
+
+
+def test_deeply_nested_file_is_an_error_not_a_crash():
+    source = b"import jax\nx = " + b"-" * 50_000 + b"1\ng = jax.vmap(jax.jit(abs))\n"
+    result = process_source(source, "deep.py", Settings(all_codemods()))
+    assert result.error == "too deeply nested for Python's own parser"
+    assert result.new_source is None
+
+
+def test_dry_run_positions_refer_to_the_original_file():
+    source = (
+        b"import jax\nfrom phiml import math\nfrom phiml.math import batch\n\n\n"
+        b"@jax.jit\n@jax.jit\ndef f(x):\n    return x\n\n\n"
+        b"@math.jit_compile\ndef step(x):\n    return x\n\n\n"
+        b"def run(x):\n    return math.map(step, x, dims=batch)\n"
+    )
+    settings = Settings(all_codemods(), original_positions=True)
+    result = process_source(source, "u.py", settings)
+    lines = source.decode().splitlines()
+    found = {f.code: f.span.line for f in result.findings}
+    assert lines[found["PML304"] - 1].strip().startswith("return math.map")
+    assert result.new_source is not None  # the rewrite itself is still computed
+
+
+def _finding(path: str) -> Finding:
+    return Finding("PML301", "vmap-of-jit", "100% wrong\nreally", path, Span(2, 4, 2, 9))
+
+
+def test_github_annotation_properties_are_escaped():
+    line = format_github(_finding("we,ird:na%me.py"))
+    assert "file=we%2Cird%3Ana%25me.py," in line
+    assert "\n" not in line and line.endswith("::100%25 wrong%0Areally")
+
+
+def test_sarif_uris_are_uri_references():
+    class Rule:
+        CODE, NAME, SUMMARY = "PML301", "vmap-of-jit", "s"
+        SAFETY = type("S", (), {"value": "safe"})
+
+        @staticmethod
+        def documentation():
+            return "d"
+
+    relative = FileResult(path="sp ace#x.py", findings=[_finding("sp ace#x.py")])
+    absolute = FileResult(path="/tmp/a b.py", findings=[_finding("/tmp/a b.py")])
+    doc = json.loads(format_sarif([relative, absolute], [Rule]))
+    uris = [r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] for r in doc["runs"][0]["results"]]
+    assert uris == ["sp%20ace%23x.py", "file:///tmp/a%20b.py"]
+
+
+def test_json_changed_files_excludes_failed_writes():
+    failed = FileResult(path="a.py", old_source=b"x", new_source=b"y", error="cannot write: Read-only file system")
+    assert json.loads(format_json([failed], {}))["changed_files"] == []
+
+
+def test_fifo_given_explicitly_is_refused(tmp_path):
+    from rewriter.files import discover
+
+    fifo = tmp_path / "pipe.py"
+    os.mkfifo(fifo)
+    (tmp_path / "a.py").write_text("x = 1\n")
+    found = discover([str(fifo), str(tmp_path / "a.py")])
+    assert found.errors == [(str(fifo), "not a regular file")]
+    assert found.files == [str(tmp_path / "a.py")]
+
+
+def test_map_dims_must_provably_be_batch():
+    source = (
+        b"from phiml import math\nfrom phiml.math import batch, spatial\n\n"
+        b"@math.jit_compile\ndef step(x):\n    return math.sum(x, 's')\n\n"
+        b"def run(x):\n    return math.map(step, x, dims=batch)\n\nbatch = spatial\n"
+    )
+    result = process_source(source, "m.py", Settings(all_codemods(), unsafe_fixes=True))
+    assert result.new_source is None and not result.findings
