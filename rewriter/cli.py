@@ -159,7 +159,8 @@ def _check_stdin(name: str, config: Config, diff_only: bool, check_only: bool, o
         out.write(result.new_source if result.changed and not result.error else source)
         out.flush()
     click.echo(_format_findings(report, output_format), nl=False, err=True)
-    _print_errors(report.results)
+    if output_format == "text":  # machine formats on stderr must stay parseable; json carries errors
+        _print_errors(report.results)
     return report.exit_code
 
 

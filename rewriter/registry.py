@@ -41,8 +41,9 @@ def check_selectors(selectors: Iterable[str]) -> None:
 
 
 def select(select: Iterable[str] | None = None, ignore: Iterable[str] = ()) -> tuple[type[Codemod], ...]:
-    """Codes (`PML301`), prefixes (`PML3`, `PML`) or names (`vmap-of-jit`); ignore wins over select."""
-    select = list(select or ["ALL"])
+    """Codes (`PML301`), prefixes (`PML3`, `PML`) or names (`vmap-of-jit`); ignore wins over select.
+    `None` selects every rule; an empty selection selects none (as in ruff)."""
+    select = ["ALL"] if select is None else list(select)
     ignore = list(ignore)
     check_selectors(select + ignore)
     return tuple(

@@ -81,3 +81,21 @@ def test_map_dims_must_provably_be_batch():
     )
     result = process_source(source, "m.py", Settings(all_codemods(), unsafe_fixes=True))
     assert result.new_source is None and not result.findings
+
+
+def test_empty_selection_selects_no_rule():
+    from rewriter.registry import all_codemods as every, select
+
+    assert select(None) == every()
+    assert select(()) == ()
+
+
+def test_stdin_json_keeps_stderr_parseable():
+    from click.testing import CliRunner
+
+    from rewriter.cli import main
+
+    result = CliRunner().invoke(main, ["--stdin-filename", "x.py", "--output-format", "json"], input=b"def f(:\n  jit\n")
+    assert result.exit_code == 2
+    document = json.loads(result.stderr)
+    assert document["errors"][0]["path"] == "x.py"
