@@ -177,7 +177,6 @@ class JitInLoop(Codemod):
     def _existing_binding(self, unit: cst.Call, plan: _Plan) -> str | None:
         """A module-level `name = <the same wrapper>` bound once, before the anchor."""
         code = self.file.code(unit)
-        names = self.file.analysis.names
         for stmt in self.file.module.body:
             if stmt is plan.anchor:
                 break

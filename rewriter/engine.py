@@ -9,7 +9,7 @@ import ast
 import io
 import tokenize
 import warnings
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Iterable, Sequence
 
 import libcst as cst

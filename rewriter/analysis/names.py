@@ -12,7 +12,6 @@ from functools import cached_property
 import libcst as cst
 from libcst._metadata_dependent import LazyValue
 from libcst.metadata import (
-    GlobalScope,
     ParentNodeProvider,
     PositionProvider,
     Scope,
@@ -32,14 +31,6 @@ def dotted(node: cst.CSTNode) -> str | None:
         return None
     parts.append(node.value)
     return ".".join(reversed(parts))
-
-
-def tail(node: cst.CSTNode) -> str | None:
-    if isinstance(node, cst.Name):
-        return node.value
-    if isinstance(node, cst.Attribute):
-        return node.attr.value
-    return None
 
 
 def _unlazy(value):
@@ -163,9 +154,6 @@ class NameResolver:
         return api if api is not None and (kinds is None or api.kind in kinds) else None
 
     # -- scopes ----------------------------------------------------------------------------
-    def is_module_level(self, node: cst.CSTNode) -> bool:
-        return isinstance(self.scope(node), GlobalScope)
-
     def assignments(self, name: cst.Name):
         """Where the name read at `name` may have been bound (empty for builtins/unknown)."""
         scope = self.scope(name)

@@ -130,15 +130,6 @@ def positional_params(fn: cst.FunctionDef | cst.Lambda) -> list[str]:
     return [param.name.value for param in (*p.posonly_params, *p.params)]
 
 
-def all_params(fn: cst.FunctionDef | cst.Lambda) -> list[str]:
-    p = fn.params
-    names = [param.name.value for param in (*p.posonly_params, *p.params, *p.kwonly_params)]
-    for star in (p.star_arg, p.star_kwarg):
-        if isinstance(star, cst.Param):
-            names.append(star.name.value)
-    return names
-
-
 def static_params(transform: Transform, fn: cst.FunctionDef | cst.Lambda) -> frozenset[str] | None:
     """Parameters the transform keeps static (not traced); None when that cannot be read statically."""
     positional = positional_params(fn)
