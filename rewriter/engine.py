@@ -51,9 +51,12 @@ def wanted_codemods(source: bytes, codemods: Iterable[type[Codemod]]) -> list[ty
 
 
 def parse(source: bytes) -> cst.Module:
-    """libcst's parse, with CPython's own words for why a file cannot be read."""
-    if b"\x00" in source:
-        raise ProcessingError("binary file (contains NUL bytes)")
+    """libcst's parse, with CPython's own words for why a file cannot be read.
+
+    The caller has already refused binary (NUL) input. CPython parses first: it is cheap, it turns
+    inputs that would crash libcst's native parser into an error, and its syntax messages are the
+    ones users know.
+    """
     try:
         encoding, _ = tokenize.detect_encoding(io.BytesIO(source).readline)
         source.decode(encoding)
@@ -64,23 +67,22 @@ def parse(source: bytes) -> cst.Module:
         raise ProcessingError(f"cannot decode: {reason}") from None
     except UnicodeDecodeError as e:
         raise ProcessingError(f"cannot decode as {e.encoding}: {e.reason} at byte {e.start}") from None
+    py_error: SyntaxError | None = None
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             ast.parse(source)
     except (RecursionError, MemoryError):  # libcst's native parser would crash (segfault) on these
         raise ProcessingError("too deeply nested for Python's own parser") from None
-    except (SyntaxError, ValueError):
-        pass  # reported below, with libcst's or CPython's words
+    except SyntaxError as e:
+        py_error = e
+    except ValueError:
+        pass  # libcst reports it below
+    if py_error is not None:
+        raise ProcessingError(f"syntax error at line {py_error.lineno}, column {py_error.offset}: {py_error.msg}")
     try:
         return cst.parse_module(source)
     except (cst.ParserSyntaxError, SyntaxError, ValueError) as e:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            try:
-                ast.parse(source)
-            except SyntaxError as py_error:
-                raise ProcessingError(f"syntax error at line {py_error.lineno}, column {py_error.offset}: {py_error.msg}") from None
         raise ProcessingError(f"libcst cannot parse this file: {str(e).splitlines()[0]}") from None
 
 
