@@ -9,7 +9,9 @@ left unfixed); 2 usage error, or some file could not be processed (all others st
 """
 from __future__ import annotations
 
+import contextlib
 import json
+import os
 import sys
 from typing import Sequence
 
@@ -245,6 +247,95 @@ def explain(rule: str) -> None:
         Console().print(Markdown(text))
     else:
         click.echo(text, nl=False)
+
+
+
+# -- verify -------------------------------------------------------------------------------------
+
+BACKENDS = ("numpy", "jax", "torch", "tensorflow")
+
+
+@main.command("verify")
+@click.argument("path", type=click.Path(path_type=str))
+@click.option("--run", "run_command", metavar="COMMAND", help="The program to run, as you would type it here: 'python train.py --steps 10'.")
+@click.option("--pytest", "pytest_args", metavar="TESTS", help="Run your pytest suite instead: 'tests/ -k solver'.")
+@click.option("--rewritten", metavar="OTHER_PATH", type=click.Path(path_type=str), help="Compare PATH with this already rewritten version instead of rewriting it.")
+@click.option("--backend", "backends", multiple=True, type=click.Choice(BACKENDS), help="PhiML backends to run on (repeatable; default: every installed one).")
+@click.option("--in-place", "in_place", is_flag=True, help="Then write the fixes: unsafe ones only in functions verified on every backend that ran.")
+@click.option("--unsafe-fixes/--no-unsafe-fixes", default=None, help="Verify the unsafe fixes too (implied by --in-place).")
+@click.option("--select", multiple=True, metavar="RULES", help="Rules to enable.")
+@click.option("--ignore", multiple=True, metavar="RULES", help="Rules to disable.")
+@click.option("--output-format", type=click.Choice(("text", "json")), default="text", show_default=True)
+@click.option("--jobs", "-j", type=click.IntRange(min=1), default=None, help="Runs at a time (default: one per CPU).")
+@click.option("--timeout", type=click.FloatRange(min=1), default=900, show_default=True, help="Seconds per run.")
+@click.option("--no-replay", is_flag=True, help="Do not call the rewritten functions on the recorded inputs.")
+@click.option("--keep", is_flag=True, help="Keep the temporary trees and run logs (their directory is printed).")
+@click.pass_context
+def verify_command(
+    ctx: click.Context, path: str, run_command: str | None, pytest_args: str | None, rewritten: str | None,
+    backends: tuple[str, ...], in_place: bool, unsafe_fixes: bool | None, select: tuple[str, ...], ignore: tuple[str, ...],
+    output_format: str, jobs: int | None, timeout: float, no_replay: bool, keep: bool,
+) -> None:
+    """Run the original and the rewritten code on every backend, eager and jitted, and compare.
+
+    The current directory is mirrored twice into a temporary directory; the files under PATH are
+    rewritten in one mirror (or replaced by --rewritten). The command runs in both, once per
+    backend, and the functions the rewrite changed are recorded and compared with the original's
+    eager result. Exit 0: the rewrite agrees everywhere it ran; 1: it fails or differs somewhere;
+    2: nothing could be verified (the reference run fails, or a usage error).
+    """
+    import shlex
+
+    from .verify import command, display
+
+    if bool(run_command) == bool(pytest_args):
+        raise click.UsageError("give exactly one of --run COMMAND and --pytest TESTS")
+    if in_place and rewritten:
+        raise click.UsageError("--in-place writes phiml-rewrite's own fixes: it cannot be used with --rewritten")
+    try:
+        config = load([path]).override(select=_selectors(select, "--select"), ignore=_selectors(ignore, "--ignore"),
+                                       unsafe_fixes=unsafe_fixes)
+    except ConfigError as e:
+        raise ConfigFileError(str(e)) from None
+    options = command.Options(
+        path=path, run=run_command, pytest_args=tuple(shlex.split(pytest_args or "")), rewritten=rewritten,
+        backends=backends or None, unsafe_fixes=in_place or bool(config.unsafe_fixes),
+        jobs=jobs or os.cpu_count() or 1, timeout=timeout, replay=not no_replay, keep=keep,
+    )
+    from rich.console import Console
+
+    err = Console(stderr=True, highlight=False)
+    show = output_format == "text"
+    try:
+        with err.status("verifying...", spinner="dots") if show and err.is_terminal else contextlib.nullcontext():
+            outcome = command.verify(options, config, on_event=(lambda m: err.print(f"[dim]{m}[/dim]")) if show else (lambda m: None))
+    except command.VerifyError as e:
+        click.echo(f"error: {e}", err=True)
+        ctx.exit(2)
+    _print_errors(outcome.rewrite_results)
+    verification = outcome.verification
+    written: list[FileResult] = []
+    if verification is not None and in_place:
+        written = command.apply_verified(options, config, verification)
+    if output_format == "json":
+        data = {"verification": verification.to_dict() if verification else None, "message": outcome.message,
+                "workspace": outcome.workspace or None,
+                "written": [{"path": r.path, "applied": [f"{f.code}:{f.span.line}" for f in r.findings if f.applied]}
+                            for r in written if r.changed]}
+        click.echo(json.dumps(data, indent=2))
+    else:
+        console = Console(highlight=False) if sys.stdout.isatty() else Console(width=160, no_color=True, highlight=False)
+        if verification is None:
+            console.print(outcome.message)
+        else:
+            display.render(verification, console)
+        for r in written:
+            if r.changed:
+                fixed = sum(1 for f in r.findings if f.applied)
+                console.print(f"{r.path}: wrote {fixed} fix{'es' if fixed != 1 else ''}")
+        if outcome.workspace:
+            console.print(f"kept the trees and run logs in {outcome.workspace}")
+    ctx.exit(verification.exit_code if verification is not None else 0)
 
 
 if __name__ == "__main__":

@@ -68,6 +68,30 @@ class FileContext:
     suppressions: "Suppressions"
     findings: list[Finding] = field(default_factory=list)
     fixes: list[ProposedFix] = field(default_factory=list)
+    unsafe_units: frozenset[str] | None = None
+    withheld_units: frozenset[str] = frozenset()
+
+    def fix_enabled(self, safety: Safety, line: int) -> bool:
+        """Safe fixes always, unsafe ones on request; both subject to the unit restrictions of verify."""
+        if safety is Safety.UNSAFE and not self.unsafe_fixes or safety is Safety.DISPLAY:
+            return False
+        if self.unsafe_units is None and not self.withheld_units:
+            return True
+        unit = self._unit_at(line)
+        if unit in self.withheld_units:
+            return False
+        return safety is Safety.SAFE or self.unsafe_units is None or unit in self.unsafe_units
+
+    def _unit_at(self, line: int) -> str:
+        from .units import unit_at
+
+        return unit_at(self.units, line)
+
+    @cached_property
+    def units(self) -> dict:
+        from .units import units
+
+        return units(self.module.code)
 
     @property
     def module(self) -> cst.Module:
@@ -149,12 +173,9 @@ class Codemod(cst.BatchableCSTVisitor):
             fix=fix,
         )
         self.file.findings.append(finding)
-        if edits and fix is not None and self._fix_enabled(fix.safety):
+        if edits and fix is not None and self.file.fix_enabled(fix.safety, span.line):
             self.file.fixes.append(ProposedFix(finding, tuple(edits), tuple(imports)))
         return finding
-
-    def _fix_enabled(self, safety: Safety) -> bool:
-        return safety is Safety.SAFE or (safety is Safety.UNSAFE and self.file.unsafe_fixes)
 
     # -- metadata helpers shared by all codemods -----------------------------------------------
     def parent(self, node: cst.CSTNode) -> cst.CSTNode | None:

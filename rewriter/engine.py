@@ -33,6 +33,10 @@ class Settings:
     # Report findings at their places in the *original* file (dry runs, --check, CI annotations):
     # later fixpoint passes see rewritten code, so their positions would not match the file on disk.
     original_positions: bool = False
+    # `--in-place --verify`: unsafe fixes only inside these units (rewriter.units); no fix at all in
+    # `withheld_units`, where running the rewrite showed a difference. None: no unit restriction.
+    unsafe_units: frozenset[str] | None = None
+    withheld_units: frozenset[str] = frozenset()
 
 
 class ProcessingError(Exception):
@@ -156,6 +160,8 @@ def _run_codemods(module: cst.Module, path: str, codemods: Sequence[type[Codemod
         path=path,
         wrapper=wrapper,
         unsafe_fixes=settings.unsafe_fixes,
+        unsafe_units=settings.unsafe_units,
+        withheld_units=settings.withheld_units,
         suppressions=Suppressions.from_source(module.code),
     )
     visitors = [context.syntax, *(cm(context) for cm in codemods)]

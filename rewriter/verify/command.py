@@ -1,0 +1,137 @@
+"""`phiml-rewrite verify`: rewrite (or take a rewritten tree), run both versions everywhere, judge.
+
+The steps: mirror the current directory twice; rewrite the files under PATH in one mirror (or copy
+the `--rewritten` tree there); find the units that differ; run the command (or the pytest suite)
+per backend, original and rewritten, eager and jitted, recording those units; replay the recorded
+inputs on the rewritten units; compare everything with the original's eager result.
+"""
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable
+
+from .. import files as _files
+from .. import runner
+from ..config import Config
+from ..engine import Settings
+from ..findings import FileResult
+from . import report, session, workspace
+
+
+@dataclass(frozen=True)
+class Options:
+    path: str
+    run: str | None = None
+    pytest_args: tuple[str, ...] = ()
+    rewritten: str | None = None  # compare mode: an existing rewritten tree for PATH
+    backends: tuple[str, ...] | None = None
+    unsafe_fixes: bool = False
+    jobs: int = 2
+    timeout: float = 900.0
+    replay: bool = True
+    keep: bool = False  # keep the temporary trees (their path is printed)
+
+
+@dataclass
+class Outcome:
+    verification: report.Verification | None
+    rewrite_results: list[FileResult] = field(default_factory=list)
+    workspace: str = ""  # kept trees, with --keep
+    message: str = ""  # why nothing was verified
+
+
+class VerifyError(Exception):
+    """Verification could not start: the reason names what to change."""
+
+
+def _inside(path: Path, root: Path) -> bool:
+    try:
+        path.resolve().relative_to(root)
+        return True
+    except ValueError:
+        return False
+
+
+def _rewrite_into(ws: workspace.Workspace, options: Options, config: Config) -> list[FileResult]:
+    """The rewriter's output for the files under PATH, written into the rewritten mirror only."""
+    found = _files.discover([options.path], exclude=config.exclude, extend_exclude=config.extend_exclude, base=config.root)
+    unsafe = options.unsafe_fixes or config.unsafe_fixes
+
+    def settings(path: str) -> Settings:
+        return Settings(codemods=config.codemods_for(path), unsafe_fixes=unsafe)
+
+    results = runner.process_files(found.files, settings)
+    for result in results:
+        if result.new_source is not None and not result.error:
+            rel = Path(os.path.abspath(result.path)).resolve().relative_to(ws.real_root)
+            (ws.rewritten / rel).write_bytes(result.new_source)
+    return results + [FileResult(path=p, error=reason) for p, reason in found.errors]
+
+
+def verify(options: Options, config: Config, on_event: Callable[[str], None] = lambda message: None) -> Outcome:
+    real_root = Path.cwd().resolve()
+    if not Path(options.path).exists():
+        raise VerifyError(f"{options.path}: no such file or directory")
+    if not _inside(Path(options.path), real_root):
+        raise VerifyError(f"{options.path} is outside the current directory: run verify from the project that contains it")
+    if options.rewritten and not Path(options.rewritten).exists():
+        raise VerifyError(f"{options.rewritten}: no such file or directory")
+    if not options.run and not options.pytest_args:
+        raise VerifyError("say what to run: --run 'python script.py' or --pytest TESTS")
+    argv = session.command_argv(options.run, options.pytest_args)
+    try:
+        ws = workspace.create(real_root)
+    except workspace.WorkspaceError as e:
+        raise VerifyError(str(e)) from None
+    try:
+        results: list[FileResult] = []
+        if options.rewritten:
+            workspace.replace_rewritten(ws, Path(options.rewritten), Path(options.path))
+        else:
+            results = _rewrite_into(ws, options, config)
+        workspace.compare_trees(ws)
+        if not ws.changed:
+            return Outcome(None, results, message="nothing to verify: the rewritten tree is identical to the original")
+        specs, skipped = session.plan(ws, options.backends)
+        on_event(f"{len(specs)} runs on {', '.join(sorted({s.backend for s in specs})) or 'no backend'}")
+        runs = session.run_all(ws, specs, argv, Path("."), timeout=options.timeout, jobs=options.jobs,
+                               on_done=lambda r: on_event(f"{r.spec.label}: {'ok' if r.ok else f'exit {r.exit_code}'} ({r.seconds:.1f} s)"))
+        replays: dict[str, dict] = {}
+        if options.replay:
+            for run in runs:
+                if run.spec.version == "original" and run.spec.eager and run.ok:
+                    replayed, problem = session.replay(ws, run, Path("."), options.timeout)
+                    replays[run.spec.backend] = replayed
+                    on_event(f"{run.spec.backend}/replay: {problem or f'{sum(len(v) for v in replayed.values())} calls'}")
+        changed = [(c.rel, c.units) for c in ws.changed]
+        program_level = [f"{c.rel}:{u}" for c in ws.changed for u in c.program_level]
+        verification = report.verdicts(runs, changed, skipped, program_level, replays)
+        return Outcome(verification, results, workspace=str(ws.root) if options.keep else "")
+    finally:
+        if not options.keep:
+            ws.cleanup()
+
+
+def apply_verified(options: Options, config: Config, verification: report.Verification) -> list[FileResult]:
+    """`--in-place --verify`: every safe fix, and the unsafe ones in units verified on every backend
+    that ran; no fix in a unit whose rewrite was seen to fail or differ."""
+    verified = verification.verified_units()
+    bad = {(u.file, u.unit) for u in verification.units if u.bad}
+    found = _files.discover([options.path], exclude=config.exclude, extend_exclude=config.extend_exclude, base=config.root)
+    root = Path.cwd().resolve()
+
+    def settings(path: str) -> Settings:
+        rel = str(Path(os.path.abspath(path)).resolve().relative_to(root))
+        return Settings(
+            codemods=config.codemods_for(path),
+            unsafe_fixes=True,
+            unsafe_units=frozenset(unit for file, unit in verified if file == rel),
+            withheld_units=frozenset(unit for file, unit in bad if file == rel),
+        )
+
+    results = runner.process_files(found.files, settings)
+    for result in results:
+        runner.write_result(result)
+    return runner.conclude(results + [FileResult(path=p, error=r) for p, r in found.errors], written=True).results

@@ -1,0 +1,261 @@
+"""From run records to verdicts: per unit and backend, the original and the rewrite against the reference.
+
+The reference on a backend is the original run eagerly on that backend (jit disabled): what its
+author meant. PhiML code whose eager run fails on a backend falls back to the eager numpy run.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from .session import RunResult
+from .values import compare
+
+# Check statuses, worst last: what "the rewrite disagrees" means is `BAD`.
+EQUAL, NOT_EXERCISED, NOT_COMPARABLE, DIFFERS, CALLS_DIFFER, FAILS = (
+    "equal", "not exercised", "not comparable", "differs", "calls differ", "fails")
+BAD = (DIFFERS, CALLS_DIFFER, FAILS)
+
+
+@dataclass
+class Check:
+    status: str
+    detail: str = ""
+    max_abs: float = 0.0
+    max_rel: float = 0.0
+    calls: int = 0  # calls compared
+
+    @property
+    def bad(self) -> bool:
+        return self.status in BAD
+
+    def to_dict(self) -> dict:
+        return {"status": self.status, "detail": self.detail, "max_abs": self.max_abs, "max_rel": self.max_rel, "calls": self.calls}
+
+
+def compare_calls(reference: list[dict] | None, actual: list[dict] | None, ref_count: int, count: int) -> Check:
+    """Call i of the version against call i of the reference, for the recorded calls."""
+    reference, actual = reference or [], actual or []
+    if not reference and not actual and not ref_count and not count:
+        return Check(NOT_EXERCISED, "never called")
+    by_index = {c["index"]: c for c in actual}
+    worst = Check(NOT_COMPARABLE, "values are symbolic or not recordable")
+    compared = 0
+    for ref in reference:  # in call order: the first failure or difference is the one to report
+        got = by_index.get(ref["index"])
+        if got is None:
+            break
+        if "error" in got and "error" not in ref:
+            return Check(FAILS, got["error"], calls=compared)
+        if "error" in ref:
+            if "error" in got and got["error"].split(":")[0] == ref["error"].split(":")[0]:
+                compared += 1
+                continue
+            return Check(DIFFERS, f"the reference raises {ref['error']}", calls=compared)
+        if "value" not in ref or "value" not in got:
+            continue
+        verdict = compare(ref["value"], got["value"])
+        compared += 1
+        if not verdict.equal:
+            return Check(DIFFERS, verdict.reason, verdict.max_abs, verdict.max_rel, compared)
+        worst.max_abs, worst.max_rel = max(worst.max_abs, verdict.max_abs), max(worst.max_rel, verdict.max_rel)
+    if ref_count != count:
+        return Check(CALLS_DIFFER, f"called {count} times, the reference {ref_count} times", calls=compared)
+    if compared:
+        return Check(EQUAL, "", worst.max_abs, worst.max_rel, compared)
+    return worst
+
+
+@dataclass
+class UnitVerdict:
+    file: str
+    unit: str
+    backend: str
+    original: Check  # the original under jit against the reference: the bug the rewrite is for
+    rewritten: Check  # the rewrite under jit
+    rewritten_eager: Check
+    replay: Check | None = None  # the rewrite called on the reference's recorded inputs
+
+    @property
+    def bad(self) -> bool:
+        return any(c is not None and c.bad for c in (self.rewritten, self.rewritten_eager, self.replay))
+
+    @property
+    def verified(self) -> bool:
+        checks = [c for c in (self.rewritten, self.rewritten_eager, self.replay) if c is not None]
+        return not self.bad and any(c.status == EQUAL for c in checks)
+
+    def to_dict(self) -> dict:
+        return {"file": self.file, "unit": self.unit, "backend": self.backend, "original": self.original.to_dict(),
+                "rewritten": self.rewritten.to_dict(), "rewritten_eager": self.rewritten_eager.to_dict(),
+                "replay": self.replay.to_dict() if self.replay else None, "verified": self.verified}
+
+
+@dataclass
+class BackendVerdict:
+    backend: str
+    reference: str  # which run is the reference
+    runs: dict[str, dict]  # label -> {"exit_code", "seconds", "output"}
+    program: dict[str, str]  # original_jit / rewritten_jit / rewritten_eager -> ok | "fails (exit 1)"
+    traces: tuple[int, int]  # PhiML traces, original -> rewritten, jitted runs
+    compiles: tuple[int, int]  # jax compiles of the program's functions
+    regressions: list[str] = field(default_factory=list)  # tests passing before, failing after
+    fixed_tests: list[str] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)  # cannot verify: reference fails, leaked imports
+
+    @property
+    def bad(self) -> bool:
+        return bool(self.regressions) or any(v.startswith("fails") for k, v in self.program.items() if k.startswith("rewritten"))
+
+    def to_dict(self) -> dict:
+        return {"backend": self.backend, "reference": self.reference, "program": self.program,
+                "phiml_traces": list(self.traces), "jax_compiles": list(self.compiles),
+                "test_regressions": self.regressions, "tests_fixed": self.fixed_tests, "problems": self.problems,
+                "runs": self.runs}
+
+
+@dataclass
+class Verification:
+    units: list[UnitVerdict]
+    backends: list[BackendVerdict]
+    skipped: dict[str, str]  # backend -> why it did not run
+    program_level: list[str]  # changed code that no unit records (classes, loose module code)
+    files: list[str]
+
+    @property
+    def exit_code(self) -> int:
+        """1: the rewrite fails or disagrees somewhere; 2: nothing could be verified; 0: agrees everywhere."""
+        if any(u.bad for u in self.units) or any(b.bad for b in self.backends):
+            return 1
+        if not self.backends or any(b.problems for b in self.backends):
+            return 2
+        return 0
+
+    def verified_units(self) -> set[tuple[str, str]]:
+        """(file, unit) equal to the reference on every backend that ran."""
+        by_unit: dict[tuple[str, str], list[UnitVerdict]] = {}
+        for u in self.units:
+            by_unit.setdefault((u.file, u.unit), []).append(u)
+        clean = not any(b.bad or b.problems for b in self.backends)
+        return {key for key, vs in by_unit.items() if clean and vs and all(v.verified for v in vs)}
+
+    def to_dict(self) -> dict:
+        return {"exit_code": self.exit_code, "files": self.files, "skipped_backends": self.skipped,
+                "program_level_changes": self.program_level,
+                "backends": [b.to_dict() for b in self.backends], "units": [u.to_dict() for u in self.units]}
+
+
+def _program(result: RunResult | None) -> str:
+    if result is None:
+        return "did not run"
+    if result.exit_code is None:
+        return "fails (timed out)"
+    return "ok" if result.ok else f"fails (exit {result.exit_code})"
+
+
+def _calls(result: RunResult | None, key: str) -> tuple[list[dict], int]:
+    if result is None:
+        return [], 0
+    return result.calls.get(key, []), result.counts.get(key, 0)
+
+
+def _keys(results: list[RunResult], unit: str) -> list[str]:
+    """The record keys of a unit: the unit itself, or `test::unit` per test in test mode."""
+    keys = {k for r in results for k in r.calls if k == unit or k.endswith("::" + unit)}
+    keys |= {k for r in results for k in r.counts if k == unit or k.endswith("::" + unit)}
+    return sorted(keys) or [unit]
+
+
+def _combine(checks: list[Check]) -> Check:
+    """Many keys (tests) of one unit: the worst check, with calls summed over the equal ones."""
+    order = [EQUAL, NOT_EXERCISED, NOT_COMPARABLE, DIFFERS, CALLS_DIFFER, FAILS]
+    present = [c for c in checks if c.status != NOT_EXERCISED] or checks
+    worst = max(present, key=lambda c: order.index(c.status))
+    if worst.status == EQUAL:
+        return Check(EQUAL, "", max(c.max_abs for c in present), max(c.max_rel for c in present), sum(c.calls for c in present))
+    return worst
+
+
+def verdicts(
+    results: list[RunResult], changed: list[tuple[str, list[str]]], skipped: dict[str, str],
+    program_level: list[str], replays: dict[str, dict[str, list[dict]]] | None = None,
+) -> Verification:
+    """`changed`: (file, units) pairs; `replays`: backend -> key -> replayed calls of the rewrite."""
+    by_spec: dict[tuple[str, str, bool], RunResult] = {(r.spec.backend, r.spec.version, r.spec.eager): r for r in results}
+    backends = sorted({r.spec.backend for r in results}, key=lambda b: ("numpy", "jax", "torch", "tensorflow").index(b)
+                      if b in ("numpy", "jax", "torch", "tensorflow") else 9)
+    unit_verdicts: list[UnitVerdict] = []
+    backend_verdicts: list[BackendVerdict] = []
+    numpy_reference = by_spec.get(("numpy", "original", True))
+    for backend in backends:
+        own = by_spec.get((backend, "original", True))
+        reference, ref_label = own, f"original, eager, on {backend}"
+        problems = []
+        if own is not None and not own.ok and numpy_reference is not None and numpy_reference.ok and own.spec.phiml:
+            reference, ref_label = numpy_reference, f"original on numpy (the eager run on {backend} fails)"
+        if reference is None or not reference.ok:
+            problems.append(f"the reference run fails ({_program(reference)}): nothing can be compared on {backend}")
+        runs = {k: by_spec.get((backend, *k)) for k in (("original", False), ("rewritten", False), ("rewritten", True))}
+        original_jit, rewritten_jit, rewritten_eager = runs.values()
+        for r in (reference, *runs.values()):
+            if r is not None and r.leaked:
+                problems.append(f"{r.spec.label} imported files from the real tree, not the copy: {', '.join(r.leaked[:3])}")
+        regressions, fixed = [], []
+        for before, after in ((own, rewritten_eager), (original_jit, rewritten_jit)):
+            if before is None or after is None:
+                continue
+            for test, outcome in after.tests.items():
+                was = before.tests.get(test)
+                if was == "passed" and outcome != "passed" and test not in regressions:
+                    regressions.append(test)
+                if was == "failed" and outcome == "passed" and test not in fixed and after is rewritten_jit:
+                    fixed.append(test)
+        traces = tuple(sum((r.phiml_traces if r else {}).values()) for r in (original_jit, rewritten_jit))
+        compiles = tuple(sum((r.jax_compiles if r else {}).values()) for r in (original_jit, rewritten_jit))
+        program = {"original_jit": _program(original_jit), "rewritten_jit": _program(rewritten_jit),
+                   "rewritten_eager": _program(rewritten_eager)}
+        if reference is not None and not reference.ok:
+            program = {k: v for k, v in program.items() if k == "original_jit"}  # nothing to hold the rewrite to
+        all_runs = [r for r in (own, *runs.values()) if r is not None]
+        backend_verdicts.append(BackendVerdict(
+            backend, ref_label,
+            {r.spec.label: {"exit_code": r.exit_code, "seconds": round(r.seconds, 2), "output": r.output} for r in all_runs},
+            program, traces, compiles, sorted(regressions), sorted(fixed), problems,
+        ))
+        if problems and (reference is None or not reference.ok):
+            continue
+        for file, units in changed:
+            for unit in units:
+                checks: dict[str, list[Check]] = {"original": [], "rewritten": [], "eager": [], "replay": []}
+                for key in _keys(all_runs, f"{file}:{unit}"):
+                    ref_calls, ref_count = _calls(reference, key)
+                    for name, run in (("original", original_jit), ("rewritten", rewritten_jit), ("eager", rewritten_eager)):
+                        calls, count = _calls(run, key)
+                        if run is None:
+                            continue
+                        checks[name].append(compare_calls(ref_calls, calls, ref_count, count))
+                    replayed = (replays or {}).get(backend, {}).get(key)
+                    if replayed is not None:
+                        by_index = {c["index"]: c for c in ref_calls}
+                        wanted = [by_index[c["index"]] for c in replayed if c["index"] in by_index]
+                        checks["replay"].append(compare_calls(wanted, replayed, len(wanted), len(replayed)))
+                none = Check(NOT_EXERCISED, "did not run")
+                unit_verdicts.append(UnitVerdict(
+                    file, unit, backend,
+                    _combine(checks["original"]) if checks["original"] else none,
+                    _combine(checks["rewritten"]) if checks["rewritten"] else none,
+                    _combine(checks["eager"]) if checks["eager"] else none,
+                    _combine(checks["replay"]) if checks["replay"] else None,
+                ))
+    files = sorted({f for f, _ in changed})
+    return Verification(unit_verdicts, backend_verdicts, skipped, program_level, files)
+
+
+def describe(check: Check) -> str:
+    """One short cell: `equal`, `differs (max abs 2.1)`, `fails: TracerBoolConversionError`."""
+    if check.status == DIFFERS and (check.max_abs or check.max_rel):
+        return f"differs (max abs {check.max_abs:.3g}, rel {check.max_rel:.3g})"
+    if check.status == FAILS:
+        return "fails: " + check.detail.split(":")[0]
+    if check.status == CALLS_DIFFER:
+        return f"calls differ ({check.detail})"
+    return check.status

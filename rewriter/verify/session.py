@@ -1,0 +1,198 @@
+"""Run a command (or a pytest suite) on both trees, per backend, eager and jitted; collect the records.
+
+Every run is a fresh process with the bootstrap on PYTHONPATH: its `sitecustomize` installs the
+runtime, which selects the backend, disables jit for eager runs, records the changed units and
+counts traces. The runs are independent, so they go to a thread pool of subprocesses.
+"""
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import shlex
+import subprocess
+import sys
+import time
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from . import runtime
+from .workspace import PYTEST_PLUGIN, RUNTIME_MODULE, Workspace
+
+PHIML_BACKENDS = ("numpy", "jax", "torch", "tensorflow")
+OUTPUT_TAIL = 4000
+
+
+@dataclass(frozen=True)
+class RunSpec:
+    backend: str  # a PhiML backend, or the raw framework(s) the code uses ("jax", "jax+torch")
+    version: str  # original | rewritten
+    eager: bool
+    phiml: bool  # set PhiML's default backend (PhiML code); raw code runs on its own framework
+
+    @property
+    def label(self) -> str:
+        return f"{self.backend}/{self.version}/{'eager' if self.eager else 'jit'}"
+
+
+@dataclass
+class RunResult:
+    spec: RunSpec
+    exit_code: int | None  # None: timed out
+    output: str  # the tail of stdout+stderr, for the report
+    seconds: float
+    calls: dict[str, list[dict]] = field(default_factory=dict)  # "[test::]unit" -> recorded calls
+    counts: dict[str, int] = field(default_factory=dict)
+    phiml_traces: dict[str, int] = field(default_factory=dict)
+    jax_compiles: dict[str, int] = field(default_factory=dict)
+    tests: dict[str, str] = field(default_factory=dict)  # pytest node id -> outcome
+    leaked: list[str] = field(default_factory=list)  # modules imported from the real tree, not the copy
+
+    @property
+    def ok(self) -> bool:
+        return self.exit_code == 0
+
+
+def available_backends() -> dict[str, bool]:
+    """Which PhiML backends can run here: a backend whose framework is missing is skipped, never passed."""
+    framework = {"numpy": "numpy", "jax": "jax", "torch": "torch", "tensorflow": "tensorflow"}
+    return {b: importlib.util.find_spec(framework[b]) is not None for b in PHIML_BACKENDS}
+
+
+def plan(ws: Workspace, wanted: tuple[str, ...] | None) -> tuple[list[RunSpec], dict[str, str]]:
+    """The runs to make, and the backends skipped with the reason."""
+    skipped: dict[str, str] = {}
+    frameworks = ws.frameworks
+    if "phiml" in frameworks:
+        backends = [b for b in PHIML_BACKENDS if not wanted or b in wanted]
+        installed = available_backends()
+        for b in list(backends):
+            if not installed[b]:
+                skipped[b] = "not installed"
+                backends.remove(b)
+        phiml = True
+    else:
+        raw = sorted(frameworks & {"jax", "torch", "tensorflow"})
+        backends = ["+".join(raw) if raw else "python"]
+        phiml = False
+        missing = [f for f in raw if importlib.util.find_spec(f) is None]
+        if missing:
+            skipped[backends[0]] = f"{', '.join(missing)} not installed"
+            backends = []
+    specs = [RunSpec(b, version, eager, phiml) for b in backends for version in ("original", "rewritten") for eager in (True, False)]
+    return specs, skipped
+
+
+def command_argv(run: str | None, pytest_args: tuple[str, ...]) -> list[str]:
+    """`python` at the start of the command means this interpreter: it has the backends installed."""
+    if pytest_args:
+        return [sys.executable, "-m", "pytest", "-p", PYTEST_PLUGIN, "-p", "no:cacheprovider", "-q", *pytest_args]
+    argv = shlex.split(run or "")
+    if not argv:
+        raise ValueError("empty command")
+    if argv[0] in ("python", "python3", "python3.11"):
+        argv[0] = sys.executable
+    return argv
+
+
+def execute(ws: Workspace, spec: RunSpec, argv: list[str], cwd_rel: Path, timeout: float, record_inputs: bool) -> RunResult:
+    tree = ws.original if spec.version == "original" else ws.rewritten
+    out_dir = ws.root / "runs" / spec.label.replace("/", "-").replace("+", "_")
+    out_dir.mkdir(parents=True, exist_ok=True)
+    config = {
+        "backend": spec.backend if spec.phiml else None,
+        "eager": spec.eager,
+        "instrument": ws.instrument_map(spec.version),
+        "out": str(out_dir),
+        "record_inputs": record_inputs,
+        "real_root": str(ws.real_root),
+        "workspace": str(ws.root.resolve()),
+        "seed": 0,
+    }
+    env = _environment(ws, config, out_dir / "config.json")
+    start = time.perf_counter()
+    try:
+        proc = subprocess.run(argv, cwd=tree / cwd_rel, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                              stdin=subprocess.DEVNULL, timeout=timeout)
+        exit_code, output = proc.returncode, proc.stdout
+    except subprocess.TimeoutExpired as e:
+        exit_code, output = None, (e.stdout or b"") + f"\n[timed out after {timeout:.0f} s]".encode()
+    except OSError as e:
+        exit_code, output = 127, f"cannot run {argv[0]}: {e}".encode()
+    result = RunResult(spec, exit_code, output.decode(errors="replace")[-OUTPUT_TAIL:], time.perf_counter() - start)
+    _collect(result, out_dir)
+    return result
+
+
+def _environment(ws: Workspace, config: dict, config_path: Path) -> dict[str, str]:
+    config_path.write_text(json.dumps(config))
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PHIML_REWRITE_")}
+    env.update(runtime.select_environment(config["backend"], config["eager"]))
+    env[runtime.CONFIG_ENV] = str(config_path)
+    env["PYTHONPATH"] = os.pathsep.join([str(ws.bootstrap), *filter(None, [env.get("PYTHONPATH")])])
+    env["PYTHONDONTWRITEBYTECODE"] = "1"
+    env.setdefault("OMP_NUM_THREADS", "1")
+    return env
+
+
+def replay(ws: Workspace, reference: RunResult, cwd_rel: Path, timeout: float) -> tuple[dict[str, list[dict]], str]:
+    """The rewritten units, jitted, on the inputs the reference run recorded: (key -> calls, problem).
+
+    This checks a rewritten function even where the program's output does not expose it, and is
+    immune to randomness that differs between runs: both sides saw exactly the same arguments.
+    """
+    items = []
+    for key, calls in reference.calls.items():
+        file_id, unit = key.rsplit("::", 1)[-1].split(":", 1)
+        for call in calls:
+            inputs = call.get("inputs")
+            if inputs and not inputs.startswith("!") and "value" in call:
+                items.append({"file": str(ws.rewritten / file_id), "unit": unit, "key": key,
+                              "index": call["index"], "inputs": inputs})
+    if not items:
+        return {}, ""
+    spec = reference.spec
+    out_dir = ws.root / "runs" / f"replay-{spec.backend.replace('+', '_')}"
+    out_dir.mkdir(parents=True, exist_ok=True)
+    config = {"backend": spec.backend if spec.phiml else None, "eager": False, "instrument": {}, "seed": 0}
+    env = _environment(ws, config, out_dir / "config.json")
+    (out_dir / "spec.json").write_text(json.dumps({"root": str(ws.rewritten), "items": items}))
+    argv = [sys.executable, "-m", RUNTIME_MODULE, "--replay", str(out_dir / "spec.json"), str(out_dir / "out.json")]
+    try:
+        proc = subprocess.run(argv, cwd=ws.rewritten / cwd_rel, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                              stdin=subprocess.DEVNULL, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return {}, f"replay timed out after {timeout:.0f} s"
+    if not (out_dir / "out.json").exists():
+        return {}, f"replay failed (exit {proc.returncode}): {proc.stdout.decode(errors='replace')[-1000:]}"
+    return json.loads((out_dir / "out.json").read_text()), ""
+
+
+def _collect(result: RunResult, out_dir: Path) -> None:
+    """Merge what every process of the run recorded (a command may start several)."""
+    for path in sorted(out_dir.glob("records-*.json"), key=lambda p: int(p.stem.split("-")[1])):
+        data = json.loads(path.read_text())
+        for key, calls in data["calls"].items():
+            result.calls.setdefault(key, []).extend(calls)
+        for key, n in data["counts"].items():
+            result.counts[key] = result.counts.get(key, 0) + n
+        for target, source in ((result.phiml_traces, data["phiml_traces"]), (result.jax_compiles, data["jax_compiles"])):
+            for name, n in source.items():
+                target[name] = target.get(name, 0) + n
+        result.leaked += data.get("leaked", [])
+    for path in out_dir.glob("tests-*.json"):
+        result.tests.update(json.loads(path.read_text()))
+
+
+def run_all(ws: Workspace, specs: list[RunSpec], argv: list[str], cwd_rel: Path, *, timeout: float, jobs: int,
+            on_done=None) -> list[RunResult]:
+    """All runs, `jobs` at a time. The eager original records its inputs: replay feeds them back."""
+    def one(spec: RunSpec) -> RunResult:
+        result = execute(ws, spec, argv, cwd_rel, timeout, record_inputs=spec.eager and spec.version == "original")
+        if on_done:
+            on_done(result)
+        return result
+
+    with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
+        return list(pool.map(one, specs))

@@ -1,0 +1,159 @@
+"""Two temporary mirrors of the current directory: the original, and the rewritten tree.
+
+Commands run inside a mirror exactly as the user would run them in the current directory, so
+relative paths, data files and imports resolve the same way; only files under PATH differ between
+the two. Version control, virtual environments and caches are not copied.
+"""
+from __future__ import annotations
+
+import ast
+import os
+import shutil
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .. import units as _units
+
+IGNORED_DIRS = {".git", ".hg", ".svn", ".venv", "venv", "__pycache__", "node_modules", ".tox", ".nox",
+                ".mypy_cache", ".pytest_cache", ".ruff_cache", ".phiml-rewrite-cache", "build", "dist"}
+MAX_FILES, MAX_BYTES = 50_000, 2 * 1024**3
+RUNTIME_MODULE = "_phiml_rewrite_verify"
+PYTEST_PLUGIN = "_phiml_rewrite_pytest"
+
+
+class WorkspaceError(Exception):
+    """The trees cannot be prepared (too large, PATH outside the current directory...)."""
+
+
+@dataclass
+class ChangedFile:
+    rel: str  # relative to the mirrored directory
+    units: list[str]  # changed units that can be recorded (functions, methods, assignments)
+    program_level: list[str]  # changed classes and loose module code: checked through the program only
+    frameworks: set[str]
+
+
+@dataclass
+class Workspace:
+    real_root: Path
+    root: Path  # the temporary directory holding both trees and the bootstrap
+    changed: list[ChangedFile] = field(default_factory=list)
+
+    @property
+    def original(self) -> Path:
+        return self.root / "original"
+
+    @property
+    def rewritten(self) -> Path:
+        return self.root / "rewritten"
+
+    @property
+    def bootstrap(self) -> Path:
+        return self.root / "bootstrap"
+
+    @property
+    def frameworks(self) -> set[str]:
+        return set().union(*(c.frameworks for c in self.changed)) if self.changed else set()
+
+    def instrument_map(self, version: str) -> dict[str, dict]:
+        """The runtime's `instrument` config: both versions record the same units under the same ids."""
+        tree = self.original if version == "original" else self.rewritten
+        return {str(tree / c.rel): {"id": c.rel, "units": c.units} for c in self.changed if c.units}
+
+    def cleanup(self) -> None:
+        shutil.rmtree(self.root, ignore_errors=True)
+
+
+def _ignored(directory: str, names: list[str]) -> set[str]:
+    return {n for n in names if n in IGNORED_DIRS or n.endswith(".egg-info")
+            or os.path.exists(os.path.join(directory, n, "pyvenv.cfg"))}
+
+
+def _check_size(root: Path) -> None:
+    files = size = 0
+    for directory, dirs, names in os.walk(root):
+        dirs[:] = [d for d in dirs if d not in _ignored(directory, dirs)]
+        files += len(names)
+        size += sum(os.path.getsize(os.path.join(directory, n)) for n in names if os.path.isfile(os.path.join(directory, n)))
+        if files > MAX_FILES or size > MAX_BYTES:
+            raise WorkspaceError(
+                f"the current directory {root} is too large to mirror ({files}+ files, {size // 2**20}+ MiB): "
+                "run verify from your project's directory"
+            )
+
+
+def create(real_root: Path) -> Workspace:
+    """Mirror `real_root` twice and install the runtime bootstrap next to the trees."""
+    real_root = real_root.resolve()
+    _check_size(real_root)
+    ws = Workspace(real_root, Path(tempfile.mkdtemp(prefix="phiml-rewrite-verify-")))
+    try:
+        for tree in (ws.original, ws.rewritten):
+            shutil.copytree(real_root, tree, ignore=_ignored, symlinks=True)
+        ws.bootstrap.mkdir()
+        here = Path(__file__).parent
+        shutil.copyfile(here / "runtime.py", ws.bootstrap / f"{RUNTIME_MODULE}.py")
+        shutil.copyfile(here / "pytest_plugin.py", ws.bootstrap / f"{PYTEST_PLUGIN}.py")
+        (ws.bootstrap / "sitecustomize.py").write_text(
+            f"import {RUNTIME_MODULE}\n{RUNTIME_MODULE}.install_from_env()\n"
+        )
+    except BaseException:
+        ws.cleanup()
+        raise
+    return ws
+
+
+def replace_rewritten(ws: Workspace, rewritten_root: Path, under: Path) -> None:
+    """Compare mode: the files of an existing rewritten tree take the place of those under `under`."""
+    rel_under = under.resolve().relative_to(ws.real_root)
+    target = ws.rewritten / rel_under
+    if rewritten_root.is_file():
+        shutil.copyfile(rewritten_root, target)
+        return
+    if target.exists():
+        shutil.rmtree(target)
+    shutil.copytree(rewritten_root, target, ignore=_ignored, symlinks=True)
+
+
+def compare_trees(ws: Workspace) -> None:
+    """Fill `ws.changed`: the Python files that differ, with their changed units."""
+    ws.changed.clear()
+    for directory, dirs, names in os.walk(ws.original):
+        dirs.sort()
+        for name in sorted(names):
+            if not name.endswith(".py"):
+                continue
+            old_path = Path(directory) / name
+            rel = old_path.relative_to(ws.original)
+            new_path = ws.rewritten / rel
+            old = old_path.read_bytes()
+            new = new_path.read_bytes() if new_path.exists() else b""
+            if old == new:
+                continue
+            try:
+                changed = _units.changed_units(old, new)
+            except (SyntaxError, ValueError) as e:
+                raise WorkspaceError(f"{rel}: cannot compare the two versions: {e}") from None
+            ws.changed.append(ChangedFile(
+                str(rel), [u.name for u in changed if u.callable], [u.name for u in changed if not u.callable],
+                frameworks_of(old) | frameworks_of(new),
+            ))
+
+
+def frameworks_of(source: bytes) -> set[str]:
+    """Which frameworks a module imports: `phiml` (PhiML or PhiFlow), `jax`, `torch`, `tensorflow`."""
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError):
+        return set()
+    found = set()
+    for node in ast.walk(tree):
+        modules = [a.name for a in node.names] if isinstance(node, ast.Import) else [node.module or ""] if isinstance(node, ast.ImportFrom) else []
+        for module in modules:
+            top = module.split(".")[0]
+            if top in ("phiml", "phi"):
+                found.add("phiml")
+            elif top in ("jax", "torch", "tensorflow"):
+                found.add(top)
+    return found
