@@ -62,7 +62,7 @@ def _reference(case: GoldenCase) -> dict:
     """The original run eagerly: PhiML on numpy (jit is a no-op there), raw jax under disable_jit."""
     if case.framework == "phiml":
         return run_backend("numpy", "phiml", [Run("reference", str(case.path), case.entry)])["reference"]
-    return run_backend("jax", "jax", [Run("reference", str(case.path), case.entry, eager=True)])["reference"]
+    return run_backend("jax", "jax", [Run("reference", str(case.path), case.entry)], eager=True)["reference"]
 
 
 @pytest.mark.parametrize("case,backend", RUNNABLE, ids=lambda v: v.id if isinstance(v, GoldenCase) else v)
@@ -74,9 +74,10 @@ def test_execute(case: GoldenCase, backend: str, tmp_path: Path):
     records = run_backend(backend, case.framework, [
         Run("original", str(case.path), case.entry),
         Run("rewritten", str(rewritten), case.entry),
+        Run("rewritten_eager", str(rewritten), case.entry, eager=True),
     ])
     broken = case.spec.get("original_broken", {}).get(backend)  # the bug the rewrite fixes
-    for label in ("original", "rewritten"):
+    for label in ("original", "rewritten", "rewritten_eager"):
         record = records[label]
         if label == "original" and broken is not None:
             if broken == "differs":

@@ -1,70 +1,23 @@
-"""Executed in a fresh interpreter: import programs on one backend, call their entry, record results.
+"""Executed in a fresh interpreter: call the entry function of programs on one backend, record results.
+
+The golden tests' harness. It installs the same runtime as `phiml-rewrite verify` (backend choice,
+eager mode, trace counts) and, instead of running a command, imports each program by path and calls
+its entry function.
 
 Usage: python -m rewriter.verify.child SPEC.json OUT.json
-SPEC: {"backend": "jax", "framework": "phiml"|"jax", "runs": [{"label", "path", "entry", "eager"}]}
-OUT:  {"label": {"value": plain data} | {"error": "Type: message"}, plus "phiml_traces", "jax_compiles"}
+SPEC: {"backend": "jax", "framework": "phiml"|"jax", "eager": false, "runs": [{"label", "path", "entry", "eager"}]}
+OUT:  {"label": {"value": plain data} | {"error": "Type: message", "traceback"}, "phiml_traces", "jax_compiles"}
 """
 from __future__ import annotations
 
 import contextlib
 import importlib.util
 import json
-import os
 import sys
 import traceback
 import warnings
 
-os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
-os.environ.setdefault("OMP_NUM_THREADS", "1")
-
-
-class _Counters:
-    """PhiML traces (JitFunction._jit_compile calls) and jax compiles of the program's own functions.
-
-    Eager jax dispatch compiles every primitive once (`sin`, `mul`, ...): those events are not the
-    program's and would depend on what ran before in the process, so only compiles whose function
-    name is a function defined in the program (or PhiML's `native(name)` wrapper of one) count.
-    """
-
-    def __init__(self) -> None:
-        self.phiml_traces = 0
-        self.jax_compiles = 0
-        self.user_functions: set[str] = set()
-
-    def _is_user(self, fun_name: str) -> bool:
-        """`jit(native(step))` -> `step`: strip the wrappers jax and PhiML put around the name."""
-        for wrapper in ("jit(", "pjit(", "native("):
-            if fun_name.startswith(wrapper) and fun_name.endswith(")"):
-                return self._is_user(fun_name[len(wrapper):-1])
-        return fun_name in self.user_functions
-
-    def install(self, framework: str, backend: str) -> None:
-        if framework == "phiml":
-            from phiml.math import _functional
-
-            original = _functional.JitFunction._jit_compile
-            counters = self
-
-            def counting(self_, *args, **kwargs):
-                counters.phiml_traces += 1
-                return original(self_, *args, **kwargs)
-
-            _functional.JitFunction._jit_compile = counting
-        if backend == "jax" or framework == "jax":
-            import jax.monitoring
-
-            def on_event(event: str, duration: float, **kwargs) -> None:
-                if event == "/jax/core/compile/backend_compile_duration" and self._is_user(str(kwargs.get("fun_name", ""))):
-                    self.jax_compiles += 1
-
-            jax.monitoring.register_event_duration_secs_listener(on_event)
-
-
-def _function_names(path: str) -> set[str]:
-    import ast
-
-    tree = ast.parse(open(path, "rb").read())
-    return {n.name for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))} | {"<lambda>"}
+from . import runtime
 
 
 def _load(path: str, name: str):
@@ -75,6 +28,12 @@ def _load(path: str, name: str):
     return module
 
 
+def _jax_disabled():
+    import jax
+
+    return jax.disable_jit()
+
+
 def _reset_phiml_torch_state() -> None:
     """A failed torch trace leaves PhiML's global jit state dirty (DESIGN.md §4, harness hazards)."""
     torch_backend = sys.modules.get("phiml.backend.torch._torch_backend")
@@ -83,38 +42,33 @@ def _reset_phiml_torch_state() -> None:
 
 
 def main(spec_path: str, out_path: str) -> None:
-    from rewriter.verify.values import to_plain
-
     spec = json.load(open(spec_path))
-    backend, framework = spec["backend"], spec["framework"]
     warnings.filterwarnings("ignore")
-    if framework == "phiml":
-        from phiml import math
+    backend = spec["backend"] if spec["framework"] == "phiml" else None
+    recorder = runtime.install({"backend": backend, "eager": spec.get("eager", False), "instrument": {}})
+    if backend:
+        from phiml import backend as phiml_backend  # the runtime's import hook selects the backend
 
-        math.use(backend)
-    counters = _Counters()
-    counters.install(framework, backend)
+        selected = phiml_backend.default_backend().name
+        assert backend == "numpy" or selected == backend, f"PhiML runs on {selected}, not {backend}"
     out = {}
     for i, run in enumerate(spec["runs"]):
-        counters.phiml_traces = counters.jax_compiles = 0
-        counters.user_functions = _function_names(run["path"])
+        recorder.phiml_traces.clear()
+        recorder.jax_compiles.clear()
+        recorder.user_functions = runtime._function_names(run["path"])
         record: dict = {}
+        eager = spec.get("eager", False) or run.get("eager", False)
+        runtime.CONFIG["eager"] = eager
         try:
-            eager = contextlib.nullcontext()
-            if run.get("eager") and framework == "jax":
-                import jax
-
-                eager = jax.disable_jit()
-            with eager:
+            with _jax_disabled() if eager and spec["framework"] == "jax" else contextlib.nullcontext():
                 module = _load(run["path"], f"_verified_{i}_{run['label']}")
-                value = getattr(module, run["entry"])()
-            record["value"] = to_plain(value)
+                record["value"] = runtime.to_plain(getattr(module, run["entry"])())
         except Exception as e:  # the program's own failure is a result, not a harness error
-            record["error"] = f"{type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}"[:500]
+            record["error"] = runtime._describe(e)
             record["traceback"] = traceback.format_exc()[-2000:]
             _reset_phiml_torch_state()
-        record["phiml_traces"] = counters.phiml_traces
-        record["jax_compiles"] = counters.jax_compiles
+        record["phiml_traces"] = sum(recorder.phiml_traces.values())
+        record["jax_compiles"] = sum(recorder.jax_compiles.values())
         out[run["label"]] = record
     with open(out_path, "w") as f:
         json.dump(out, f)

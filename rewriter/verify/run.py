@@ -8,6 +8,8 @@ import sys
 import tempfile
 from dataclasses import dataclass
 
+from . import runtime
+
 
 class HarnessError(RuntimeError):
     """The child itself failed (not the program under test): crashed, timed out, printed no result."""
@@ -18,15 +20,18 @@ class Run:
     label: str
     path: str
     entry: str
-    eager: bool = False  # jax: under jax.disable_jit() — the author's intent, as a reference
+    eager: bool = False  # this run only: PhiML jit_compile calls the function, jax under disable_jit
 
 
-def run_backend(backend: str, framework: str, runs: list[Run], timeout: float = 600) -> dict:
+def run_backend(backend: str, framework: str, runs: list[Run], timeout: float = 600, eager: bool = False) -> dict:
+    """`eager`: jit disabled (PhiML jit_compile, jax.jit, torch.jit, tf.function): the author's intent."""
     with tempfile.TemporaryDirectory(prefix="phiml-rewrite-verify-") as tmp:
         spec_path, out_path = os.path.join(tmp, "spec.json"), os.path.join(tmp, "out.json")
         with open(spec_path, "w") as f:
-            json.dump({"backend": backend, "framework": framework, "runs": [r.__dict__ for r in runs]}, f)
-        env = {**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3", "OMP_NUM_THREADS": "1", "JAX_PLATFORMS": "cpu"}
+            json.dump({"backend": backend, "framework": framework, "eager": eager, "runs": [r.__dict__ for r in runs]}, f)
+        env = {k: v for k, v in os.environ.items() if not k.startswith("PHIML_REWRITE_")}
+        env.update(runtime.select_environment(backend if framework == "phiml" else None, eager))
+        env.setdefault("OMP_NUM_THREADS", "1")
         try:
             proc = subprocess.run(
                 [sys.executable, "-m", "rewriter.verify.child", spec_path, out_path],

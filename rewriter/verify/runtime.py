@@ -341,8 +341,12 @@ def _on_phiml_functional(functional) -> None:
         return original_compile(self, *args, **kwargs)
 
     jit_function._jit_compile = counting_compile
-    if CONFIG.get("eager"):  # what PhiML itself does on a backend without jit (numpy)
-        jit_function.__call__ = lambda self, *args, **kwargs: self.f(*args, **kwargs)
+    original_call = jit_function.__call__
+
+    def call(self, *args, **kwargs):  # eager: what PhiML itself does on a backend without jit (numpy)
+        return self.f(*args, **kwargs) if CONFIG.get("eager") else original_call(self, *args, **kwargs)
+
+    jit_function.__call__ = call
 
 
 def _on_phiml_math(math) -> None:
