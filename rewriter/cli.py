@@ -88,6 +88,7 @@ class ConfigFileError(click.ClickException):
 @click.option("--force-exclude", is_flag=True, help="Apply the excludes to files named explicitly too (for pre-commit).")
 @click.option("--no-progress", is_flag=True, help="Never show a progress bar.")
 @click.option("--quiet", "-q", is_flag=True, help="Print findings and errors only: no summary, no progress bar.")
+@click.option("--verify", "verify_run", metavar="COMMAND", help="With --in-place: run COMMAND on every backend first (see `verify`); unsafe fixes are written only where it agrees.")
 @click.pass_context
 def check(
     ctx: click.Context,
@@ -106,10 +107,16 @@ def check(
     force_exclude: bool,
     no_progress: bool,
     quiet: bool,
+    verify_run: str | None,
 ) -> None:
     """Report (and with --in-place, fix) jit problems in PATHS (default: the current directory)."""
     if in_place + diff_only + check_only > 1:
         raise click.UsageError("--in-place, --diff and --check are mutually exclusive")
+    if verify_run is not None:
+        if not in_place or len(paths) != 1 or stdin_filename is not None:
+            raise click.UsageError("--verify COMMAND goes with --in-place and one PATH")
+        ctx.invoke(verify_command, path=paths[0], run_commands=(verify_run,), select=select, ignore=ignore,
+                   in_place=True, jobs=jobs)
     if stdin_filename is not None and paths:
         raise click.UsageError("--stdin-filename reads standard input: give no PATHS with it")
     try:
@@ -257,7 +264,7 @@ BACKENDS = ("numpy", "jax", "torch", "tensorflow")
 
 @main.command("verify")
 @click.argument("path", type=click.Path(path_type=str))
-@click.option("--run", "run_command", metavar="COMMAND", help="The program to run, as you would type it here: 'python train.py --steps 10'.")
+@click.option("--run", "run_commands", multiple=True, metavar="COMMAND", help="The program to run, as you would type it here: 'python train.py --steps 10' (repeatable: run in order).")
 @click.option("--pytest", "pytest_args", metavar="TESTS", help="Run your pytest suite instead: 'tests/ -k solver'.")
 @click.option("--rewritten", metavar="OTHER_PATH", type=click.Path(path_type=str), help="Compare PATH with this already rewritten version instead of rewriting it.")
 @click.option("--backend", "backends", multiple=True, type=click.Choice(BACKENDS), help="PhiML backends to run on (repeatable; default: every installed one).")
@@ -272,7 +279,7 @@ BACKENDS = ("numpy", "jax", "torch", "tensorflow")
 @click.option("--keep", is_flag=True, help="Keep the temporary trees and run logs (their directory is printed).")
 @click.pass_context
 def verify_command(
-    ctx: click.Context, path: str, run_command: str | None, pytest_args: str | None, rewritten: str | None,
+    ctx: click.Context, path: str, run_commands: tuple[str, ...], pytest_args: str | None, rewritten: str | None,
     backends: tuple[str, ...], in_place: bool, unsafe_fixes: bool | None, select: tuple[str, ...], ignore: tuple[str, ...],
     output_format: str, jobs: int | None, timeout: float, no_replay: bool, keep: bool,
 ) -> None:
@@ -288,7 +295,7 @@ def verify_command(
 
     from .verify import command, display
 
-    if bool(run_command) == bool(pytest_args):
+    if bool(run_commands) == bool(pytest_args):
         raise click.UsageError("give exactly one of --run COMMAND and --pytest TESTS")
     if in_place and rewritten:
         raise click.UsageError("--in-place writes phiml-rewrite's own fixes: it cannot be used with --rewritten")
@@ -298,7 +305,7 @@ def verify_command(
     except ConfigError as e:
         raise ConfigFileError(str(e)) from None
     options = command.Options(
-        path=path, run=run_command, pytest_args=tuple(shlex.split(pytest_args or "")), rewritten=rewritten,
+        path=path, runs=run_commands, pytest_args=tuple(shlex.split(pytest_args or "")), rewritten=rewritten,
         backends=backends or None, unsafe_fixes=in_place or bool(config.unsafe_fixes),
         jobs=jobs or os.cpu_count() or 1, timeout=timeout, replay=not no_replay, keep=keep,
     )
@@ -321,7 +328,8 @@ def verify_command(
         data = {"verification": verification.to_dict() if verification else None, "message": outcome.message,
                 "workspace": outcome.workspace or None,
                 "written": [{"path": r.path, "applied": [f"{f.code}:{f.span.line}" for f in r.findings if f.applied]}
-                            for r in written if r.changed]}
+                            for r in written if r.changed],
+                "remaining": [f.to_dict() for f in _remaining(written)]}
         click.echo(json.dumps(data, indent=2))
     else:
         console = Console(highlight=False) if sys.stdout.isatty() else Console(width=160, no_color=True, highlight=False)
@@ -333,6 +341,8 @@ def verify_command(
             if r.changed:
                 fixed = sum(1 for f in r.findings if f.applied)
                 console.print(f"{r.path}: wrote {fixed} fix{'es' if fixed != 1 else ''}")
+        for finding in _remaining(written):  # unverified unsafe fixes, and what has no fix
+            click.echo(format_text(finding))
         if outcome.workspace:
             console.print(f"kept the trees and run logs in {outcome.workspace}")
     ctx.exit(verification.exit_code if verification is not None else 0)

@@ -23,7 +23,7 @@ from . import report, session, workspace
 @dataclass(frozen=True)
 class Options:
     path: str
-    run: str | None = None
+    runs: tuple[str, ...] = ()  # commands, run in order in each run
     pytest_args: tuple[str, ...] = ()
     rewritten: str | None = None  # compare mode: an existing rewritten tree for PATH
     backends: tuple[str, ...] | None = None
@@ -78,9 +78,12 @@ def verify(options: Options, config: Config, on_event: Callable[[str], None] = l
         raise VerifyError(f"{options.path} is outside the current directory: run verify from the project that contains it")
     if options.rewritten and not Path(options.rewritten).exists():
         raise VerifyError(f"{options.rewritten}: no such file or directory")
-    if not options.run and not options.pytest_args:
+    if not options.runs and not options.pytest_args:
         raise VerifyError("say what to run: --run 'python script.py' or --pytest TESTS")
-    argv = session.command_argv(options.run, options.pytest_args)
+    try:
+        argvs = session.command_argvs(options.runs, options.pytest_args)
+    except ValueError as e:  # shlex: unbalanced quotes
+        raise VerifyError(f"cannot split the command: {e}") from None
     try:
         ws = workspace.create(real_root)
     except workspace.WorkspaceError as e:
@@ -91,12 +94,15 @@ def verify(options: Options, config: Config, on_event: Callable[[str], None] = l
             workspace.replace_rewritten(ws, Path(options.rewritten), Path(options.path))
         else:
             results = _rewrite_into(ws, options, config)
-        workspace.compare_trees(ws)
+        try:
+            workspace.compare_trees(ws)
+        except workspace.WorkspaceError as e:
+            raise VerifyError(str(e)) from None
         if not ws.changed:
             return Outcome(None, results, message="nothing to verify: the rewritten tree is identical to the original")
         specs, skipped = session.plan(ws, options.backends)
         on_event(f"{len(specs)} runs on {', '.join(sorted({s.backend for s in specs})) or 'no backend'}")
-        runs = session.run_all(ws, specs, argv, Path("."), timeout=options.timeout, jobs=options.jobs,
+        runs = session.run_all(ws, specs, argvs, Path("."), timeout=options.timeout, jobs=options.jobs,
                                on_done=lambda r: on_event(f"{r.spec.label}: {'ok' if r.ok else f'exit {r.exit_code}'} ({r.seconds:.1f} s)"))
         replays: dict[str, dict] = {}
         if options.replay:

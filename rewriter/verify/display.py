@@ -20,9 +20,10 @@ def _check(check: Check, original: bool = False) -> Text:
 
 def _cell(original: Check, rewritten: Check, eager: Check, replay: Check | None) -> Text:
     text = Text("before ") + _check(original, original=True) + Text("\nafter  ") + _check(rewritten)
-    for label, extra in (("eager", eager), ("replay", replay)):
-        if extra is not None and extra.status not in (EQUAL, NOT_EXERCISED) or (extra is not None and extra.bad):
-            text += Text(f"\n{label:<6} ") + _check(extra)
+    if eager.status not in (EQUAL, NOT_EXERCISED):
+        text += Text("\neager  ") + _check(eager)
+    if replay is not None and (replay.status != EQUAL or rewritten.status != EQUAL):
+        text += Text("\nreplay ") + _check(replay)
     return text
 
 
@@ -39,7 +40,11 @@ def render(verification: Verification, console: Console) -> None:
     rows: dict[tuple[str, str], dict[str, Text]] = {}
     for u in verification.units:
         rows.setdefault((u.file, u.unit), {})[u.backend] = _cell(u.original, u.rewritten, u.rewritten_eager, u.replay)
+    idle = {key for key in rows if all(u.original.status == u.rewritten.status == NOT_EXERCISED and u.replay is None
+                                       for u in verification.units if (u.file, u.unit) == key)}
     for (file, unit), cells in rows.items():
+        if (file, unit) in idle:
+            continue
         table.add_row(f"{unit}\n[dim]{file}[/dim]", *(cells.get(b, Text("-", style="dim")) for b in backends), *skipped_cells)
     by_backend = {b.backend: b for b in verification.backends}
 
@@ -66,6 +71,11 @@ def render(verification: Verification, console: Console) -> None:
             return text
         table.add_row("tests", *(tests(by_backend[b]) for b in backends), *skipped_cells)
     console.print(table)
+    if idle:
+        console.print(f"[yellow]·[/yellow] not called by the command, so not verified: "
+                      + ", ".join(f"{unit} ({file})" for file, unit in sorted(idle)))
+    for note in sorted({n for b in verification.backends for n in b.notes}):
+        console.print(f"[yellow]·[/yellow] {note}")
     for change in verification.program_level:
         console.print(f"[yellow]·[/yellow] {change}: changed code outside functions, checked through the program's result only")
     console.print(_summary(verification))
@@ -80,11 +90,8 @@ def _summary(v: Verification) -> Text:
         return Text(f"✗ the rewrite fails or differs from the original's eager result: {', '.join(bad)}", style="bold red")
     if v.exit_code == 2:
         return Text(f"! nothing could be verified on {ran}{skipped}", style="bold yellow")
-    unexercised = sorted({u.unit for u in v.units if u.rewritten.status == NOT_EXERCISED and (u.replay is None or u.replay.status == NOT_EXERCISED)})
     broken = sorted({u.backend for u in v.units if u.original.bad} | {b.backend for b in v.backends if b.program.get("original_jit", "ok") != "ok"})
     text = Text(f"✓ the rewrite agrees with the original's eager result on {ran}{skipped}", style="bold green")
     if broken:
         text += Text(f"; the original (jitted) was wrong or failing on {', '.join(broken)}", style="magenta")
-    if unexercised:
-        text += Text(f"\n· not exercised by the command, so not verified: {', '.join(unexercised)}", style="yellow")
     return text

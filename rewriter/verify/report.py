@@ -23,20 +23,33 @@ class Check:
     max_abs: float = 0.0
     max_rel: float = 0.0
     calls: int = 0  # calls compared
+    as_before: bool = False  # fails exactly as the original does (the rewrite did not cause it)
 
     @property
     def bad(self) -> bool:
         return self.status in BAD
 
     def to_dict(self) -> dict:
-        return {"status": self.status, "detail": self.detail, "max_abs": self.max_abs, "max_rel": self.max_rel, "calls": self.calls}
+        return {"status": self.status, "detail": self.detail, "max_abs": self.max_abs, "max_rel": self.max_rel,
+                "calls": self.calls, "as_before": self.as_before}
 
 
-def compare_calls(reference: list[dict] | None, actual: list[dict] | None, ref_count: int, count: int) -> Check:
-    """Call i of the version against call i of the reference, for the recorded calls."""
+def compare_calls(reference: list[dict] | None, actual: list[dict] | None, ref_count: int, count: int,
+                  traced: int = 0) -> Check:
+    """Call i of the version against call i of the reference, for the recorded calls.
+
+    `traced`: calls made while being traced, by either run. Under jit a function called from traced
+    code (a jitted caller, `lax.scan`) runs once per trace with symbolic values: its calls cannot be
+    lined up with the eager run's, and only replay can check it.
+    """
     reference, actual = reference or [], actual or []
     if not reference and not actual and not ref_count and not count:
+        if traced:
+            return Check(NOT_COMPARABLE, f"only called while being traced ({traced} times)")
         return Check(NOT_EXERCISED, "never called")
+    if traced and ref_count != count:
+        return Check(NOT_COMPARABLE, f"called {count} times with values and {traced} times while being traced; "
+                                     f"the reference {ref_count} times")
     by_index = {c["index"]: c for c in actual}
     worst = Check(NOT_COMPARABLE, "values are symbolic or not recordable")
     compared = 0
@@ -101,6 +114,7 @@ class BackendVerdict:
     regressions: list[str] = field(default_factory=list)  # tests passing before, failing after
     fixed_tests: list[str] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)  # cannot verify: reference fails, leaked imports
+    notes: list[str] = field(default_factory=list)
 
     @property
     def bad(self) -> bool:
@@ -110,6 +124,7 @@ class BackendVerdict:
         return {"backend": self.backend, "reference": self.reference, "program": self.program,
                 "phiml_traces": list(self.traces), "jax_compiles": list(self.compiles),
                 "test_regressions": self.regressions, "tests_fixed": self.fixed_tests, "problems": self.problems,
+                "notes": self.notes,
                 "runs": self.runs}
 
 
@@ -144,6 +159,10 @@ class Verification:
                 "backends": [b.to_dict() for b in self.backends], "units": [u.to_dict() for u in self.units]}
 
 
+def all_runs_of(reference: RunResult | None, runs: dict) -> list[RunResult]:
+    return [r for r in (reference, *runs.values()) if r is not None]
+
+
 def _program(result: RunResult | None) -> str:
     if result is None:
         return "did not run"
@@ -152,17 +171,17 @@ def _program(result: RunResult | None) -> str:
     return "ok" if result.ok else f"fails (exit {result.exit_code})"
 
 
-def _calls(result: RunResult | None, key: str) -> tuple[list[dict], int]:
+def _calls(result: RunResult | None, key: str) -> tuple[list[dict], int, int]:
     if result is None:
-        return [], 0
-    return result.calls.get(key, []), result.counts.get(key, 0)
+        return [], 0, 0
+    return result.calls.get(key, []), result.counts.get(key, 0), result.traced.get(key, 0)
 
 
 def _keys(results: list[RunResult], unit: str) -> list[str]:
-    """The record keys of a unit: the unit itself, or `test::unit` per test in test mode."""
-    keys = {k for r in results for k in r.calls if k == unit or k.endswith("::" + unit)}
-    keys |= {k for r in results for k in r.counts if k == unit or k.endswith("::" + unit)}
-    return sorted(keys) or [unit]
+    """The record keys of a unit: the unit itself, or `test::unit` per test in test mode, in the
+    order the runs first met them (so the first failure reported is the first that happened)."""
+    keys = {k: None for r in results for k in (*r.counts, *r.traced, *r.calls) if k == unit or k.endswith("::" + unit)}
+    return list(keys) or [unit]
 
 
 def _combine(checks: list[Check]) -> Check:
@@ -199,6 +218,8 @@ def verdicts(
         for r in (reference, *runs.values()):
             if r is not None and r.leaked:
                 problems.append(f"{r.spec.label} imported files from the real tree, not the copy: {', '.join(r.leaked[:3])}")
+        requested = sorted({b for r in all_runs_of(reference, runs) for b in r.backend_requests})
+        notes = [f"the program selects {', '.join(requested)} itself: each column ran on its own backend instead"] if requested else []
         regressions, fixed = [], []
         for before, after in ((own, rewritten_eager), (original_jit, rewritten_jit)):
             if before is None or after is None:
@@ -213,13 +234,15 @@ def verdicts(
         compiles = tuple(sum((r.jax_compiles if r else {}).values()) for r in (original_jit, rewritten_jit))
         program = {"original_jit": _program(original_jit), "rewritten_jit": _program(rewritten_jit),
                    "rewritten_eager": _program(rewritten_eager)}
+        if program["rewritten_jit"].startswith("fails") and program["original_jit"] == program["rewritten_jit"]:
+            program["rewritten_jit"] += ", as before"
         if reference is not None and not reference.ok:
             program = {k: v for k, v in program.items() if k == "original_jit"}  # nothing to hold the rewrite to
         all_runs = [r for r in (own, *runs.values()) if r is not None]
         backend_verdicts.append(BackendVerdict(
             backend, ref_label,
             {r.spec.label: {"exit_code": r.exit_code, "seconds": round(r.seconds, 2), "output": r.output} for r in all_runs},
-            program, traces, compiles, sorted(regressions), sorted(fixed), problems,
+            program, traces, compiles, sorted(regressions), sorted(fixed), problems, notes,
         ))
         if problems and (reference is None or not reference.ok):
             continue
@@ -227,25 +250,29 @@ def verdicts(
             for unit in units:
                 checks: dict[str, list[Check]] = {"original": [], "rewritten": [], "eager": [], "replay": []}
                 for key in _keys(all_runs, f"{file}:{unit}"):
-                    ref_calls, ref_count = _calls(reference, key)
+                    ref_calls, ref_count, ref_traced = _calls(reference, key)
                     for name, run in (("original", original_jit), ("rewritten", rewritten_jit), ("eager", rewritten_eager)):
-                        calls, count = _calls(run, key)
+                        calls, count, traced = _calls(run, key)
                         if run is None:
                             continue
-                        checks[name].append(compare_calls(ref_calls, calls, ref_count, count))
+                        checks[name].append(compare_calls(ref_calls, calls, ref_count, count, ref_traced + traced))
                     replayed = (replays or {}).get(backend, {}).get(key)
                     if replayed is not None:
                         by_index = {c["index"]: c for c in ref_calls}
                         wanted = [by_index[c["index"]] for c in replayed if c["index"] in by_index]
                         checks["replay"].append(compare_calls(wanted, replayed, len(wanted), len(replayed)))
                 none = Check(NOT_EXERCISED, "did not run")
-                unit_verdicts.append(UnitVerdict(
+                verdict = UnitVerdict(
                     file, unit, backend,
                     _combine(checks["original"]) if checks["original"] else none,
                     _combine(checks["rewritten"]) if checks["rewritten"] else none,
                     _combine(checks["eager"]) if checks["eager"] else none,
                     _combine(checks["replay"]) if checks["replay"] else None,
-                ))
+                )
+                if verdict.rewritten.status == verdict.original.status == FAILS and \
+                        verdict.rewritten.detail.split(":")[0] == verdict.original.detail.split(":")[0]:
+                    verdict.rewritten.as_before = True  # still a failure: nothing was verified
+                unit_verdicts.append(verdict)
     files = sorted({f for f, _ in changed})
     return Verification(unit_verdicts, backend_verdicts, skipped, program_level, files)
 
@@ -255,7 +282,7 @@ def describe(check: Check) -> str:
     if check.status == DIFFERS and (check.max_abs or check.max_rel):
         return f"differs (max abs {check.max_abs:.3g}, rel {check.max_rel:.3g})"
     if check.status == FAILS:
-        return "fails: " + check.detail.split(":")[0]
+        return "fails: " + check.detail.split(":")[0] + (", as before" if check.as_before else "")
     if check.status == CALLS_DIFFER:
         return f"calls differ ({check.detail})"
     return check.status

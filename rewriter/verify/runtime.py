@@ -110,7 +110,8 @@ def _leaked_modules() -> list[str]:
         path = getattr(module, "__file__", None)
         if path:
             path = os.path.realpath(path)
-            if path.startswith(real) and not (workspace and path.startswith(os.path.join(workspace, ""))):
+            # only files the mirror has a copy of: a virtual environment inside the project is not copied
+            if path.startswith(real) and workspace and os.path.exists(os.path.join(workspace, "original", path[len(real):])):
                 out.append(path)
     return sorted(out)
 
@@ -128,6 +129,7 @@ class Recorder:
         self.jax_compiles: dict[str, int] = {}
         self.tf_traces: dict[str, int] = {}
         self.user_functions: set[str] = set()
+        self.backend_requests: list[str] = []  # backends the program selected itself (overridden)
         self.inputs_dir = os.path.join(config["out"], f"inputs-{os.getpid()}") if config.get("record_inputs") else None
         self._local = threading.local()
 
@@ -148,10 +150,10 @@ class Recorder:
         return recorded
 
     def call(self, unit: str, function, args, kwargs):
-        if _tracing():
-            self.skipped_traced[unit] = self.skipped_traced.get(unit, 0) + 1
-            return function(*args, **kwargs)
         key = f"{self.context}::{unit}" if self.context else unit
+        if _tracing() or _has_tracer(args, kwargs):
+            self.skipped_traced[key] = self.skipped_traced.get(key, 0) + 1
+            return function(*args, **kwargs)
         index = self.counts.get(key, 0)
         self.counts[key] = index + 1
         inputs = self._save_inputs(key, index, args, kwargs)
@@ -191,6 +193,7 @@ class Recorder:
             "pid": os.getpid(), "argv": sys.argv, "calls": self.calls, "counts": self.counts,
             "skipped_traced": self.skipped_traced, "phiml_traces": self.phiml_traces,
             "jax_compiles": self.jax_compiles, "tf_traces": self.tf_traces, "leaked": _leaked_modules(),
+            "backend_requests": sorted(set(self.backend_requests)),
         }
         path = os.path.join(self.config["out"], f"records-{os.getpid()}.json")
         with open(path + ".tmp", "w") as f:
@@ -201,6 +204,18 @@ class Recorder:
 def _describe(e: BaseException) -> str:
     text = str(e).splitlines()[0] if str(e) else ""
     return f"{type(e).__name__}: {text}"[:500]
+
+
+def _has_tracer(args, kwargs) -> bool:
+    """A call from inside jax tracing (`lax.scan`, a jitted caller) gets tracers, not values."""
+    jax = sys.modules.get("jax")
+    if jax is None or not hasattr(jax, "tree_util"):
+        return False
+    tracer = jax.core.Tracer
+    try:
+        return any(isinstance(leaf, tracer) for leaf in jax.tree_util.tree_leaves((args, kwargs)))
+    except Exception:
+        return False
 
 
 def _tracing() -> bool:
@@ -350,9 +365,25 @@ def _on_phiml_functional(functional) -> None:
 
 
 def _on_phiml_math(math) -> None:
+    """Select the backend under verification, and keep it: a program that picks its own backend
+    (`math.use('jax')`, `from phi.torch.flow import *`) would otherwise run on that one every time.
+    What it asked for is recorded, and the report says so."""
     backend = CONFIG.get("backend")
-    if backend and backend != "numpy":
-        math.use(backend)
+    if not backend:
+        return
+    from phiml import backend as phiml_backend
+    from phiml.backend import _backend
+
+    original = _backend.set_global_default_backend
+    original(backend)
+
+    def pinned(requested):
+        name = getattr(requested, "name", None) or getattr(requested, "__name__", None) or str(requested)
+        if name.lower() != backend:
+            RECORDER.backend_requests.append(name.lower())
+        return original(backend)
+
+    _backend.set_global_default_backend = phiml_backend.set_global_default_backend = math.use = pinned
 
 
 def _on_jax(jax) -> None:

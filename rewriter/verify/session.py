@@ -43,11 +43,13 @@ class RunResult:
     output: str  # the tail of stdout+stderr, for the report
     seconds: float
     calls: dict[str, list[dict]] = field(default_factory=dict)  # "[test::]unit" -> recorded calls
-    counts: dict[str, int] = field(default_factory=dict)
+    counts: dict[str, int] = field(default_factory=dict)  # calls with concrete values
+    traced: dict[str, int] = field(default_factory=dict)  # calls made while being traced (not recorded)
     phiml_traces: dict[str, int] = field(default_factory=dict)
     jax_compiles: dict[str, int] = field(default_factory=dict)
     tests: dict[str, str] = field(default_factory=dict)  # pytest node id -> outcome
     leaked: list[str] = field(default_factory=list)  # modules imported from the real tree, not the copy
+    backend_requests: list[str] = field(default_factory=list)  # backends the program chose itself (overridden)
 
     @property
     def ok(self) -> bool:
@@ -84,19 +86,23 @@ def plan(ws: Workspace, wanted: tuple[str, ...] | None) -> tuple[list[RunSpec], 
     return specs, skipped
 
 
-def command_argv(run: str | None, pytest_args: tuple[str, ...]) -> list[str]:
-    """`python` at the start of the command means this interpreter: it has the backends installed."""
+def command_argvs(runs: tuple[str, ...], pytest_args: tuple[str, ...]) -> list[list[str]]:
+    """The commands of one run, in order. `python` at the start of a command means this interpreter:
+    it has the backends installed (give a full path to use another one)."""
     if pytest_args:
-        return [sys.executable, "-m", "pytest", "-p", PYTEST_PLUGIN, "-p", "no:cacheprovider", "-q", *pytest_args]
-    argv = shlex.split(run or "")
-    if not argv:
-        raise ValueError("empty command")
-    if argv[0] in ("python", "python3", "python3.11"):
-        argv[0] = sys.executable
-    return argv
+        return [[sys.executable, "-m", "pytest", "-p", PYTEST_PLUGIN, "-p", "no:cacheprovider", "-q", *pytest_args]]
+    out = []
+    for run in runs:
+        argv = shlex.split(run)
+        if not argv:
+            raise ValueError("empty command")
+        if argv[0] in ("python", "python3", f"python{sys.version_info.major}.{sys.version_info.minor}"):
+            argv[0] = sys.executable
+        out.append(argv)
+    return out
 
 
-def execute(ws: Workspace, spec: RunSpec, argv: list[str], cwd_rel: Path, timeout: float, record_inputs: bool) -> RunResult:
+def execute(ws: Workspace, spec: RunSpec, argvs: list[list[str]], cwd_rel: Path, timeout: float, record_inputs: bool) -> RunResult:
     tree = ws.original if spec.version == "original" else ws.rewritten
     out_dir = ws.root / "runs" / spec.label.replace("/", "-").replace("+", "_")
     out_dir.mkdir(parents=True, exist_ok=True)
@@ -112,14 +118,18 @@ def execute(ws: Workspace, spec: RunSpec, argv: list[str], cwd_rel: Path, timeou
     }
     env = _environment(ws, config, out_dir / "config.json")
     start = time.perf_counter()
-    try:
-        proc = subprocess.run(argv, cwd=tree / cwd_rel, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                              stdin=subprocess.DEVNULL, timeout=timeout)
-        exit_code, output = proc.returncode, proc.stdout
-    except subprocess.TimeoutExpired as e:
-        exit_code, output = None, (e.stdout or b"") + f"\n[timed out after {timeout:.0f} s]".encode()
-    except OSError as e:
-        exit_code, output = 127, f"cannot run {argv[0]}: {e}".encode()
+    exit_code, output = 0, b""
+    for argv in argvs:  # the first failing command ends the run
+        try:
+            proc = subprocess.run(argv, cwd=tree / cwd_rel, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                                  stdin=subprocess.DEVNULL, timeout=timeout)
+            exit_code, output = proc.returncode, output + proc.stdout
+        except subprocess.TimeoutExpired as e:
+            exit_code, output = None, output + (e.stdout or b"") + f"\n[timed out after {timeout:.0f} s]".encode()
+        except OSError as e:
+            exit_code, output = 127, output + f"cannot run {argv[0]}: {e}".encode()
+        if exit_code != 0:
+            break
     result = RunResult(spec, exit_code, output.decode(errors="replace")[-OUTPUT_TAIL:], time.perf_counter() - start)
     _collect(result, out_dir)
     return result
@@ -177,19 +187,22 @@ def _collect(result: RunResult, out_dir: Path) -> None:
             result.calls.setdefault(key, []).extend(calls)
         for key, n in data["counts"].items():
             result.counts[key] = result.counts.get(key, 0) + n
+        for key, n in data["skipped_traced"].items():
+            result.traced[key] = result.traced.get(key, 0) + n
         for target, source in ((result.phiml_traces, data["phiml_traces"]), (result.jax_compiles, data["jax_compiles"])):
             for name, n in source.items():
                 target[name] = target.get(name, 0) + n
         result.leaked += data.get("leaked", [])
+        result.backend_requests += [b for b in data.get("backend_requests", []) if b not in result.backend_requests]
     for path in out_dir.glob("tests-*.json"):
         result.tests.update(json.loads(path.read_text()))
 
 
-def run_all(ws: Workspace, specs: list[RunSpec], argv: list[str], cwd_rel: Path, *, timeout: float, jobs: int,
+def run_all(ws: Workspace, specs: list[RunSpec], argvs: list[list[str]], cwd_rel: Path, *, timeout: float, jobs: int,
             on_done=None) -> list[RunResult]:
     """All runs, `jobs` at a time. The eager original records its inputs: replay feeds them back."""
     def one(spec: RunSpec) -> RunResult:
-        result = execute(ws, spec, argv, cwd_rel, timeout, record_inputs=spec.eager and spec.version == "original")
+        result = execute(ws, spec, argvs, cwd_rel, timeout, record_inputs=spec.eager and spec.version == "original")
         if on_done:
             on_done(result)
         return result
