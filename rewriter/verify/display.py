@@ -29,8 +29,9 @@ def _cell(original: Check, rewritten: Check, eager: Check, replay: Check | None)
 
 def render(verification: Verification, console: Console) -> None:
     backends = [b.backend for b in verification.backends]
-    table = Table(title="phiml-rewrite verify: the original's eager result is the reference", title_justify="left",
-                  show_lines=True, expand=False)
+    console.print("[bold]phiml-rewrite verify[/bold]: each changed function, before and after the rewrite, "
+                  "against the original's eager result")
+    table = Table(show_lines=True, expand=False)
     table.add_column("changed", style="bold", no_wrap=True)
     for b in backends:
         table.add_column(b)
@@ -61,6 +62,8 @@ def render(verification: Verification, console: Console) -> None:
         table.add_row("PhiML traces", *(Text(f"{by_backend[b].traces[0]} → {by_backend[b].traces[1]}") for b in backends), *skipped_cells)
     if any(b.compiles != (0, 0) for b in verification.backends):
         table.add_row("jax compiles", *(Text(f"{by_backend[b].compiles[0]} → {by_backend[b].compiles[1]}") for b in backends), *skipped_cells)
+    if any(b.tf_traces != (0, 0) for b in verification.backends):
+        table.add_row("tf traces", *(Text(f"{by_backend[b].tf_traces[0]} → {by_backend[b].tf_traces[1]}") for b in backends), *skipped_cells)
     if any(b.regressions or b.fixed_tests for b in verification.backends):
         def tests(b) -> Text:
             text = Text(f"{len(b.regressions)} pass before, fail after", style="bold red" if b.regressions else "green")

@@ -111,6 +111,7 @@ class BackendVerdict:
     program: dict[str, str]  # original_jit / rewritten_jit / rewritten_eager -> ok | "fails (exit 1)"
     traces: tuple[int, int]  # PhiML traces, original -> rewritten, jitted runs
     compiles: tuple[int, int]  # jax compiles of the program's functions
+    tf_traces: tuple[int, int] = (0, 0)  # tf.function traces of the program's functions
     regressions: list[str] = field(default_factory=list)  # tests passing before, failing after
     fixed_tests: list[str] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)  # cannot verify: reference fails, leaked imports
@@ -122,7 +123,7 @@ class BackendVerdict:
 
     def to_dict(self) -> dict:
         return {"backend": self.backend, "reference": self.reference, "program": self.program,
-                "phiml_traces": list(self.traces), "jax_compiles": list(self.compiles),
+                "phiml_traces": list(self.traces), "jax_compiles": list(self.compiles), "tf_traces": list(self.tf_traces),
                 "test_regressions": self.regressions, "tests_fixed": self.fixed_tests, "problems": self.problems,
                 "notes": self.notes,
                 "runs": self.runs}
@@ -232,6 +233,7 @@ def verdicts(
                     fixed.append(test)
         traces = tuple(sum((r.phiml_traces if r else {}).values()) for r in (original_jit, rewritten_jit))
         compiles = tuple(sum((r.jax_compiles if r else {}).values()) for r in (original_jit, rewritten_jit))
+        tf_traces = tuple(sum((r.tf_traces if r else {}).values()) for r in (original_jit, rewritten_jit))
         program = {"original_jit": _program(original_jit), "rewritten_jit": _program(rewritten_jit),
                    "rewritten_eager": _program(rewritten_eager)}
         if program["rewritten_jit"].startswith("fails") and program["original_jit"] == program["rewritten_jit"]:
@@ -242,7 +244,7 @@ def verdicts(
         backend_verdicts.append(BackendVerdict(
             backend, ref_label,
             {r.spec.label: {"exit_code": r.exit_code, "seconds": round(r.seconds, 2), "output": r.output} for r in all_runs},
-            program, traces, compiles, sorted(regressions), sorted(fixed), problems, notes,
+            program, traces, compiles, tf_traces, sorted(regressions), sorted(fixed), problems, notes,
         ))
         if problems and (reference is None or not reference.ok):
             continue

@@ -408,6 +408,19 @@ def _user_name(fun_name: str) -> str | None:
 def _on_tensorflow(tf) -> None:
     if CONFIG.get("eager"):
         tf.config.run_functions_eagerly(True)
+    try:  # tf.function traces of the program's functions (PhiML's are counted as PhiML traces)
+        from tensorflow.python.eager.polymorphic_function import tracing_compilation
+    except ImportError:
+        return
+    original = tracing_compilation._create_concrete_function
+
+    def counting(function_type, type_context, func_graph, tracing_options, *args, **kwargs):
+        name = _user_name(getattr(tracing_options.python_function, "__name__", ""))
+        if name:
+            RECORDER.tf_traces[name] = RECORDER.tf_traces.get(name, 0) + 1
+        return original(function_type, type_context, func_graph, tracing_options, *args, **kwargs)
+
+    tracing_compilation._create_concrete_function = counting
 
 
 def _seed() -> None:

@@ -47,6 +47,7 @@ class RunResult:
     traced: dict[str, int] = field(default_factory=dict)  # calls made while being traced (not recorded)
     phiml_traces: dict[str, int] = field(default_factory=dict)
     jax_compiles: dict[str, int] = field(default_factory=dict)
+    tf_traces: dict[str, int] = field(default_factory=dict)  # tf.function traces of the program's functions
     tests: dict[str, str] = field(default_factory=dict)  # pytest node id -> outcome
     leaked: list[str] = field(default_factory=list)  # modules imported from the real tree, not the copy
     backend_requests: list[str] = field(default_factory=list)  # backends the program chose itself (overridden)
@@ -189,7 +190,8 @@ def _collect(result: RunResult, out_dir: Path) -> None:
             result.counts[key] = result.counts.get(key, 0) + n
         for key, n in data["skipped_traced"].items():
             result.traced[key] = result.traced.get(key, 0) + n
-        for target, source in ((result.phiml_traces, data["phiml_traces"]), (result.jax_compiles, data["jax_compiles"])):
+        for target, source in ((result.phiml_traces, data["phiml_traces"]), (result.jax_compiles, data["jax_compiles"]),
+                               (result.tf_traces, data["tf_traces"])):
             for name, n in source.items():
                 target[name] = target.get(name, 0) + n
         result.leaked += data.get("leaked", [])
