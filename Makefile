@@ -21,6 +21,7 @@ $(STAMP): pyproject.toml
 # Findings and the diff phiml-rewrite would apply to examples/ (writes nothing; exit 1 = findings).
 demo: $(STAMP)
 	$(BIN)/phiml-rewrite --no-progress --unsafe-fixes examples; test $$? -le 1
+	$(BIN)/phiml-rewrite verify examples --unsafe-fixes --run "python examples/phiml_diffusion.py"
 
 test: $(STAMP)
 	$(BIN)/python -m pytest -n 2 tests

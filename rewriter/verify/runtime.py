@@ -415,8 +415,8 @@ def _on_tensorflow(tf) -> None:
     original = tracing_compilation._create_concrete_function
 
     def counting(function_type, type_context, func_graph, tracing_options, *args, **kwargs):
-        name = _user_name(getattr(tracing_options.python_function, "__name__", ""))
-        if name:
+        name = getattr(tracing_options.python_function, "__name__", "")
+        if name in RECORDER.user_functions:  # not PhiML's `native(f)`: those are PhiML traces
             RECORDER.tf_traces[name] = RECORDER.tf_traces.get(name, 0) + 1
         return original(function_type, type_context, func_graph, tracing_options, *args, **kwargs)
 
