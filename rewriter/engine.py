@@ -276,4 +276,4 @@ def _validate(new_source: bytes, path: str) -> None:
         try:
             ast.parse(new_source, filename=path)
         except SyntaxError as e:
-            raise ProcessingError(f"internal error: the rewritten code does not parse ({e.msg} at line {e.lineno})")
+            raise ProcessingError(f"internal error: the rewritten code does not parse ({e.msg} at line {e.lineno})") from None

@@ -35,8 +35,8 @@ def render(verification: Verification, console: Console) -> None:
     table.add_column("changed", style="bold", no_wrap=True)
     for b in backends:
         table.add_column(b)
-    for backend, reason in verification.skipped.items():
-        table.add_column(Text(f"{backend}", style="dim"))
+    for backend in verification.skipped:
+        table.add_column(Text(backend, style="dim"))
     skipped_cells = [Text(f"skipped: {reason}", style="dim") for reason in verification.skipped.values()]
     rows: dict[tuple[str, str], dict[str, Text]] = {}
     for u in verification.units:
@@ -75,7 +75,7 @@ def render(verification: Verification, console: Console) -> None:
         table.add_row("tests", *(tests(by_backend[b]) for b in backends), *skipped_cells)
     console.print(table)
     if idle:
-        console.print(f"[yellow]·[/yellow] not called by the command, so not verified: "
+        console.print("[yellow]·[/yellow] not called by the command, so not verified: "
                       + ", ".join(f"{unit} ({file})" for file, unit in sorted(idle)))
     for note in sorted({n for b in verification.backends for n in b.notes}):
         console.print(f"[yellow]·[/yellow] {note}")
