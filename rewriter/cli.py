@@ -345,7 +345,10 @@ def verify_command(
             click.echo(format_text(finding))
         if outcome.workspace:
             console.print(f"kept the trees and run logs in {outcome.workspace}")
-    ctx.exit(verification.exit_code if verification is not None else 0)
+    code = verification.exit_code if verification is not None else 0
+    if code == 0 and any(r.error for r in outcome.rewrite_results):
+        code = 2  # a file could not be rewritten: it was not verified either
+    ctx.exit(code)
 
 
 if __name__ == "__main__":

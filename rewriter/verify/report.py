@@ -116,6 +116,7 @@ class BackendVerdict:
     fixed_tests: list[str] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)  # cannot verify: reference fails, leaked imports
     notes: list[str] = field(default_factory=list)
+    by_function: dict[str, dict[str, list[int]]] = field(default_factory=dict)  # kind -> function -> [before, after]
 
     @property
     def bad(self) -> bool:
@@ -125,7 +126,7 @@ class BackendVerdict:
         return {"backend": self.backend, "reference": self.reference, "program": self.program,
                 "phiml_traces": list(self.traces), "jax_compiles": list(self.compiles), "tf_traces": list(self.tf_traces),
                 "test_regressions": self.regressions, "tests_fixed": self.fixed_tests, "problems": self.problems,
-                "notes": self.notes,
+                "notes": self.notes, "by_function": self.by_function,
                 "runs": self.runs}
 
 
@@ -162,6 +163,11 @@ class Verification:
 
 def all_runs_of(reference: RunResult | None, runs: dict) -> list[RunResult]:
     return [r for r in (reference, *runs.values()) if r is not None]
+
+
+def _per_function(before: RunResult | None, after: RunResult | None, kind: str) -> dict[str, list[int]]:
+    counts = [getattr(r, kind) if r else {} for r in (before, after)]
+    return {name: [counts[0].get(name, 0), counts[1].get(name, 0)] for name in sorted({*counts[0], *counts[1]})}
 
 
 def _program(result: RunResult | None) -> str:
@@ -234,6 +240,7 @@ def verdicts(
         traces = tuple(sum((r.phiml_traces if r else {}).values()) for r in (original_jit, rewritten_jit))
         compiles = tuple(sum((r.jax_compiles if r else {}).values()) for r in (original_jit, rewritten_jit))
         tf_traces = tuple(sum((r.tf_traces if r else {}).values()) for r in (original_jit, rewritten_jit))
+        by_function = {kind: _per_function(original_jit, rewritten_jit, kind) for kind in ("phiml_traces", "jax_compiles", "tf_traces")}
         program = {"original_jit": _program(original_jit), "rewritten_jit": _program(rewritten_jit),
                    "rewritten_eager": _program(rewritten_eager)}
         if program["rewritten_jit"].startswith("fails") and program["original_jit"] == program["rewritten_jit"]:
@@ -244,7 +251,7 @@ def verdicts(
         backend_verdicts.append(BackendVerdict(
             backend, ref_label,
             {r.spec.label: {"exit_code": r.exit_code, "seconds": round(r.seconds, 2), "output": r.output} for r in all_runs},
-            program, traces, compiles, tf_traces, sorted(regressions), sorted(fixed), problems, notes,
+            program, traces, compiles, tf_traces, sorted(regressions), sorted(fixed), problems, notes, by_function,
         ))
         if problems and (reference is None or not reference.ok):
             continue

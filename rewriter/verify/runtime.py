@@ -69,7 +69,25 @@ def to_plain(value):
             return {"__summary__": [float(a.sum()), float(np.abs(a).sum()), float(a.min()), float(a.max())],
                     "shape": list(array.shape)}
         return {"__array__": array.tolist(), "shape": list(array.shape)}
+    fields = _value_fields(value)
+    if fields is not None:  # PhiFlow fields and geometries, dataclasses: their values, by name
+        return {"__object__": type(value).__name__, "__dict__": {name: to_plain(getattr(value, name)) for name in fields}}
     return {"__repr__": repr(value)}
+
+
+def _value_fields(value):
+    import dataclasses
+
+    if isinstance(value, type):
+        return None
+    if hasattr(value, "__value_attrs__"):
+        try:
+            return tuple(value.__value_attrs__())
+        except Exception:
+            return None
+    if dataclasses.is_dataclass(value):
+        return tuple(f.name for f in dataclasses.fields(value))
+    return None
 
 
 def _native_array(value):
