@@ -1,6 +1,6 @@
-"""Run the benchmarks: python -m benchmarks [throughput] [real_code] [jit_order] [--jobs N] [--quick]
+"""Run the benchmarks: python -m benchmarks [throughput] [real_code] [jit_order] [golden_verify] [--jobs N] [--quick]
 
-With no names all three run (about 5-10 minutes on 2 cores). Prints a readable report per benchmark and
+With no names all four run (about 5-10 minutes on 2 cores). Prints a readable report per benchmark and
 writes everything to bench-out/results.json (or --out). Exits 1 if a benchmark fails its checks.
 """
 from __future__ import annotations
@@ -13,10 +13,10 @@ import sys
 import time
 from pathlib import Path
 
-from . import jit_order, real_code, throughput
+from . import golden_verify, jit_order, real_code, throughput
 from ._common import cli_status
 
-BENCHMARKS = {"throughput": throughput, "real_code": real_code, "jit_order": jit_order}
+BENCHMARKS = {"throughput": throughput, "real_code": real_code, "jit_order": jit_order, "golden_verify": golden_verify}
 
 
 def _versions() -> dict:
@@ -57,6 +57,8 @@ def main(argv=None) -> int:
             res = mod.run(jobs=a.jobs, limit=limit)
         elif name == "real_code":
             res = mod.run(jobs=a.jobs, limit=limit)
+        elif name == "golden_verify":
+            res = mod.run(jobs=a.jobs)
         else:
             res = mod.run(repeats=3 if a.quick else 7)
         res["elapsed_s"] = round(time.perf_counter() - t0, 1)
