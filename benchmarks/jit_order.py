@@ -17,7 +17,6 @@ from __future__ import annotations
 import argparse
 import importlib.util
 import json
-import os
 import statistics
 import subprocess
 import sys
@@ -284,7 +283,7 @@ def worker(case_dir: Path, repeats: int, min_batch_s: float) -> dict:
         d["traces"] = d["compiles"] = d["calls"] = 0
         out[v] = {"first_call_ms": round(t_first * 1e3, 3)}
     for _ in range(repeats):
-        for v, d in variants.items():
+        for d in variants.values():
             call, args, n = d["mod"].call, d["args"], d["n"]
             c0 = dict(counts)
             t0 = time.perf_counter()

@@ -24,7 +24,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from ._common import cli_command, cli_status, copy_sources, count_lines, fmt_table, package_dir, quiet_env, run_child
+from ._common import cli_command, cli_status, copy_sources, fmt_table, package_dir, quiet_env, run_child
 
 NAME = "real_code"
 DEFAULT_PACKAGES = ("jax", "phiml", "phi")

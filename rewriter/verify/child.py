@@ -55,16 +55,16 @@ def main(spec_path: str, out_path: str) -> None:
     for i, run in enumerate(spec["runs"]):
         recorder.phiml_traces.clear()
         recorder.jax_compiles.clear()
-        recorder.user_functions = runtime._function_names(run["path"])
+        recorder.user_functions = runtime.function_names(run["path"])
         record: dict = {}
         eager = spec.get("eager", False) or run.get("eager", False)
-        runtime.CONFIG["eager"] = eager
+        runtime.state.config["eager"] = eager
         try:
             with _jax_disabled() if eager and spec["framework"] == "jax" else contextlib.nullcontext():
                 module = _load(run["path"], f"_verified_{i}_{run['label']}")
                 record["value"] = runtime.to_plain(getattr(module, run["entry"])())
         except Exception as e:  # the program's own failure is a result, not a harness error
-            record["error"] = runtime._describe(e)
+            record["error"] = runtime.describe(e)
             record["traceback"] = traceback.format_exc()[-2000:]
             _reset_phiml_torch_state()
         record["phiml_traces"] = sum(recorder.phiml_traces.values())

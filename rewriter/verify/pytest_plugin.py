@@ -16,8 +16,10 @@ import pytest
 OUTCOMES: dict[str, str] = {}
 
 
-def _runtime():
-    return sys.modules.get("_phiml_rewrite_verify")
+def _state():
+    """The runtime's state when verify installed it in this process (else None)."""
+    runtime = sys.modules.get("_phiml_rewrite_verify.state")
+    return runtime.state if runtime is not None else None
 
 
 def pytest_configure(config) -> None:
@@ -32,8 +34,8 @@ def pytest_configure(config) -> None:
 
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_call(item):
-    runtime = _runtime()
-    recorder = getattr(runtime, "RECORDER", None)
+    state = _state()
+    recorder = state.recorder if state is not None else None
     if recorder is not None:
         recorder.context = item.nodeid
     try:
@@ -49,8 +51,8 @@ def pytest_runtest_logreport(report) -> None:
 
 
 def pytest_sessionfinish(session, exitstatus) -> None:
-    runtime = _runtime()
-    out = getattr(runtime, "CONFIG", {}).get("out") if runtime else None
+    state = _state()
+    out = state.config.get("out") if state is not None else None
     if out:
         path = os.path.join(out, f"tests-{os.getpid()}.json")
         with open(path, "w") as f:

@@ -93,7 +93,7 @@ def create(real_root: Path) -> Workspace:
             shutil.copytree(real_root, tree, ignore=_ignored, symlinks=True)
         ws.bootstrap.mkdir()
         here = Path(__file__).parent
-        shutil.copyfile(here / "runtime.py", ws.bootstrap / f"{RUNTIME_MODULE}.py")
+        shutil.copytree(here / "runtime", ws.bootstrap / RUNTIME_MODULE, ignore=shutil.ignore_patterns("__pycache__"))
         shutil.copyfile(here / "pytest_plugin.py", ws.bootstrap / f"{PYTEST_PLUGIN}.py")
         (ws.bootstrap / "sitecustomize.py").write_text(
             f"import {RUNTIME_MODULE}\n{RUNTIME_MODULE}.install_from_env()\n"

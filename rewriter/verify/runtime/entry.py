@@ -1,0 +1,129 @@
+"""Installation in a verified process, the runner for main scripts, and replay of recorded inputs."""
+from __future__ import annotations
+
+import ast
+import atexit
+import json
+import os
+import pickle
+import sys
+
+from .frameworks import HOOKS, seed
+from .instrument import RECORD_NAME, Finder, function_names, instrument
+from .recording import Recorder, describe
+from .state import CONFIG_ENV, RUNNER_MODULE, state
+from .values import NotConcrete, to_plain
+
+
+def install(config: dict) -> Recorder:
+    """Set up this process: hooks for the frameworks, the instrumenting import finder, the dump at exit."""
+    state.config.clear()
+    state.config.update(config)
+    recorder = state.recorder = Recorder(config)
+    for path in config.get("instrument", {}):
+        recorder.user_functions |= function_names(path)
+    for name, hook in HOOKS.items():
+        if name in sys.modules:
+            hook(sys.modules[name])
+    sys.meta_path.insert(0, Finder(config.get("instrument", {}), HOOKS))
+    seed()
+    if config.get("out"):
+        atexit.register(recorder.dump)
+    return recorder
+
+
+def install_from_env() -> None:
+    """Called by the generated sitecustomize.py in every Python process the verified command starts."""
+    path = os.environ.get(CONFIG_ENV)
+    if not path or state.recorder is not None:
+        return
+    with open(path) as f:
+        install(json.load(f))
+    main = _main_script()
+    if main and os.path.realpath(main) in {os.path.realpath(p) for p in state.config.get("instrument", {})}:
+        # The interpreter would run the script uninstrumented, and site customisation cannot run it
+        # in its place: start over with this module as the runner (flags kept, same process id).
+        argv = sys.orig_argv
+        flags = argv[1:len(argv) - len(sys.argv)]
+        os.execv(sys.executable, [sys.executable, *flags, "-m", RUNNER_MODULE, *sys.argv])
+
+
+def _main_script() -> str | None:
+    argv = getattr(sys, "orig_argv", [])
+    if sys.argv and sys.argv[0] not in ("", "-c", "-m") and os.path.isfile(sys.argv[0]) and len(argv) >= 2:
+        return sys.argv[0]
+    return None
+
+
+def run_main(path: str, args: list[str]) -> None:
+    """Execute a script as `__main__` with its recorded units instrumented (the interpreter cannot)."""
+    import types
+
+    with open(path, "rb") as f:
+        source = f.read()
+    target = next(t for p, t in state.config.get("instrument", {}).items() if os.path.realpath(p) == os.path.realpath(path))
+    code = compile(instrument(ast.parse(source, path), set(target["units"]), target["id"]), path, "exec", dont_inherit=True)
+    module = types.ModuleType("__main__")
+    module.__file__ = path
+    module.__dict__[RECORD_NAME] = state.recorder.wrap
+    module.__dict__["__builtins__"] = __builtins__
+    sys.modules["__main__"] = module
+    sys.argv = [path, *args]
+    sys.path.insert(0, os.path.dirname(os.path.abspath(path)))
+    exec(code, module.__dict__)
+
+
+def replay(spec_path: str, out_path: str) -> None:
+    """Call units of one tree on inputs recorded in the reference run; record what they return.
+
+    spec: {"root": tree, "items": [{"file", "unit", "key", "index", "inputs"}]}. A module is
+    imported by its path under the tree (as a package module where it is one); `__main__` is aliased
+    to it so that objects the program pickled from its main script can be loaded.
+    """
+    with open(spec_path) as f:
+        spec = json.load(f)
+    sys.path[:0] = [spec["root"]]
+    modules: dict = {}
+    out: dict[str, list] = {}
+    for item in spec["items"]:
+        entry = {"index": item["index"]}
+        try:
+            if item["file"] not in modules:
+                modules[item["file"]] = _load_for_replay(item["file"], spec["root"], len(modules))
+            module = modules[item["file"]]
+            function = module
+            for part in item["unit"].split("."):
+                function = getattr(function, part)
+            function = getattr(function, "__wrapped__", function) if hasattr(function, "__phiml_rewrite_unit__") else function
+            sys.modules["__main__"] = module
+            with open(item["inputs"], "rb") as f:
+                args, kwargs = pickle.load(f)
+            result = function(*args, **kwargs)
+            entry["value"] = to_plain(result)
+        except NotConcrete as e:
+            entry["not_concrete"] = str(e)
+        except Exception as e:
+            entry["error"] = describe(e)
+        out.setdefault(item["key"], []).append(entry)
+    with open(out_path, "w") as f:
+        json.dump(out, f)
+
+
+def _load_for_replay(path: str, root: str, number: int):
+    import importlib
+    import importlib.util
+
+    rel = os.path.relpath(path, root)
+    parts = rel[:-3].split(os.sep)
+    if parts[-1] == "__init__":
+        parts.pop()
+    package_dirs = [os.path.join(root, *parts[:i]) for i in range(1, len(parts))]
+    if all(os.path.exists(os.path.join(d, "__init__.py")) for d in package_dirs):
+        sys.path.insert(0, root)
+        return importlib.import_module(".".join(parts))
+    sys.path.insert(0, os.path.dirname(path))
+    spec = importlib.util.spec_from_file_location(f"__phiml_rewrite_replayed_{number}__", path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module

@@ -1,0 +1,113 @@
+"""Hooks run when a framework is imported: backend selection, eager mode, trace counts, seeds."""
+from __future__ import annotations
+
+from .state import state
+
+BACKEND_ENV = "PHIML_REWRITE_BACKEND"
+
+
+def _on_phiml_functional(functional) -> None:
+    jit_function = functional.JitFunction
+    original_compile = jit_function._jit_compile
+
+    def counting_compile(self, *args, **kwargs):
+        name = functional.f_name(self.f)
+        state.recorder.phiml_traces[name] = state.recorder.phiml_traces.get(name, 0) + 1
+        return original_compile(self, *args, **kwargs)
+
+    jit_function._jit_compile = counting_compile
+    original_call = jit_function.__call__
+
+    def call(self, *args, **kwargs):  # eager: what PhiML itself does on a backend without jit (numpy)
+        return self.f(*args, **kwargs) if state.config.get("eager") else original_call(self, *args, **kwargs)
+
+    jit_function.__call__ = call
+
+
+def _on_phiml_math(math) -> None:
+    """Select the backend under verification, and keep it: a program that picks its own backend
+    (`math.use('jax')`, `from phi.torch.flow import *`) would otherwise run on that one every time.
+    What it asked for is recorded, and the report says so."""
+    backend = state.config.get("backend")
+    if not backend:
+        return
+    from phiml import backend as phiml_backend
+    from phiml.backend import _backend
+
+    original = _backend.set_global_default_backend
+    original(backend)
+
+    def pinned(requested):
+        name = getattr(requested, "name", None) or getattr(requested, "__name__", None) or str(requested)
+        if name.lower() != backend:
+            state.recorder.backend_requests.append(name.lower())
+        return original(backend)
+
+    _backend.set_global_default_backend = phiml_backend.set_global_default_backend = math.use = pinned
+
+
+def _on_jax(jax) -> None:
+    import jax.monitoring
+
+    def on_event(event: str, duration: float, **kwargs) -> None:
+        name = _user_name(str(kwargs.get("fun_name", "")))
+        if event == "/jax/core/compile/backend_compile_duration" and name:
+            state.recorder.jax_compiles[name] = state.recorder.jax_compiles.get(name, 0) + 1
+
+    jax.monitoring.register_event_duration_secs_listener(on_event)
+
+
+def _user_name(fun_name: str) -> str | None:
+    """`jit(native(step))` -> `step`; eager jax compiles every primitive (`sin`), which are not the program's."""
+    for wrapper in ("jit(", "pjit(", "native("):
+        if fun_name.startswith(wrapper) and fun_name.endswith(")"):
+            return _user_name(fun_name[len(wrapper):-1])
+    return fun_name if fun_name in state.recorder.user_functions else None
+
+
+def _on_tensorflow(tf) -> None:
+    if state.config.get("eager"):
+        tf.config.run_functions_eagerly(True)
+    try:  # tf.function traces of the program's functions (PhiML's are counted as PhiML traces)
+        from tensorflow.python.eager.polymorphic_function import tracing_compilation
+    except ImportError:
+        return
+    original = tracing_compilation._create_concrete_function
+
+    def counting(function_type, type_context, func_graph, tracing_options, *args, **kwargs):
+        name = getattr(tracing_options.python_function, "__name__", "")
+        if name in state.recorder.user_functions:  # not PhiML's `native(f)`: those are PhiML traces
+            state.recorder.tf_traces[name] = state.recorder.tf_traces.get(name, 0) + 1
+        return original(function_type, type_context, func_graph, tracing_options, *args, **kwargs)
+
+    tracing_compilation._create_concrete_function = counting
+
+
+def seed() -> None:
+    import random
+
+    random.seed(state.config.get("seed", 0))
+    try:
+        import numpy
+
+        numpy.random.seed(state.config.get("seed", 0))
+    except ImportError:
+        pass
+
+
+def _on_torch(torch) -> None:
+    torch.manual_seed(state.config.get("seed", 0))
+
+
+def select_environment(backend: str | None, eager: bool) -> dict[str, str]:
+    """Environment variables a verified process needs before any framework is imported."""
+    env = {"TF_CPP_MIN_LOG_LEVEL": "3", "JAX_PLATFORMS": "cpu", "PYTHONHASHSEED": "0"}
+    if backend:
+        env[BACKEND_ENV] = backend
+    if eager:
+        env.update({"JAX_DISABLE_JIT": "1", "PYTORCH_JIT": "0", "TORCH_COMPILE_DISABLE": "1"})
+    return env
+
+
+HOOKS = {"phiml.math._functional": _on_phiml_functional, "phiml.math": _on_phiml_math, "jax": _on_jax,
+         "tensorflow": _on_tensorflow, "torch": _on_torch}

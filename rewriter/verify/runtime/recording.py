@@ -1,0 +1,147 @@
+"""The Recorder: per unit, how often it was called with values, what it returned, what it was given."""
+from __future__ import annotations
+
+import functools
+import json
+import os
+import pickle
+import sys
+
+from .state import state
+from .values import NotConcrete, to_plain
+
+MAX_VALUES = 20  # recorded return values per unit (all calls are counted)
+MAX_INPUTS = 3  # recorded inputs per unit, for replay
+
+
+def _leaked_modules() -> list[str]:
+    """Modules loaded from the user's real tree instead of the copy (an editable install, a path
+    hard-coded in the program): their results say nothing about the version under test."""
+    real, workspace = state.config.get("real_root"), state.config.get("workspace")
+    if not real:
+        return []
+    real = os.path.join(os.path.realpath(real), "")
+    out = []
+    for module in list(sys.modules.values()):
+        path = getattr(module, "__file__", None)
+        if path:
+            path = os.path.realpath(path)
+            # only files the mirror has a copy of: a virtual environment inside the project is not copied
+            if path.startswith(real) and workspace and os.path.exists(os.path.join(workspace, "original", path[len(real):])):
+                out.append(path)
+    return sorted(out)
+
+
+class Recorder:
+    """Per unit: number of calls, the first return values (or exceptions), the first inputs."""
+
+    def __init__(self, config: dict) -> None:
+        self.config = config
+        self.calls: dict[str, list] = {}
+        self.counts: dict[str, int] = {}
+        self.skipped_traced: dict[str, int] = {}
+        self.context = ""  # the running pytest test, in test mode
+        self.phiml_traces: dict[str, int] = {}
+        self.jax_compiles: dict[str, int] = {}
+        self.tf_traces: dict[str, int] = {}
+        self.user_functions: set[str] = set()
+        self.backend_requests: list[str] = []  # backends the program selected itself (overridden)
+        self.inputs_dir = os.path.join(config["out"], f"inputs-{os.getpid()}") if config.get("record_inputs") else None
+
+    def wrap(self, unit: str, obj):
+        """`obj` recorded under `unit`: functions keep their signature (PhiML inspects it)."""
+        if hasattr(obj, "__phiml_rewrite_unit__") or not callable(obj) or isinstance(obj, type):
+            return obj
+        recorder = self
+
+        if isinstance(obj, (staticmethod, classmethod)):
+            return type(obj)(self.wrap(unit, obj.__func__))
+
+        @functools.wraps(obj)
+        def recorded(*args, **kwargs):
+            return recorder.call(unit, obj, args, kwargs)
+
+        recorded.__phiml_rewrite_unit__ = unit
+        return recorded
+
+    def call(self, unit: str, function, args, kwargs):
+        key = f"{self.context}::{unit}" if self.context else unit
+        if _tracing() or _has_tracer(args, kwargs):
+            self.skipped_traced[key] = self.skipped_traced.get(key, 0) + 1
+            return function(*args, **kwargs)
+        index = self.counts.get(key, 0)
+        self.counts[key] = index + 1
+        inputs = self._save_inputs(key, index, args, kwargs)
+        try:
+            result = function(*args, **kwargs)
+        except BaseException as e:
+            if index < MAX_VALUES:
+                self.calls.setdefault(key, []).append({"index": index, "error": describe(e), "inputs": inputs})
+            raise
+        if index < MAX_VALUES:
+            entry = {"index": index, "inputs": inputs}
+            try:
+                entry["value"] = to_plain(result)
+            except NotConcrete as e:
+                entry["not_concrete"] = str(e)
+            except Exception as e:  # an unusual return type must not break the user's program
+                entry["unrecordable"] = describe(e)
+            self.calls.setdefault(key, []).append(entry)
+        return result
+
+    def _save_inputs(self, key: str, index: int, args, kwargs) -> str | None:
+        if self.inputs_dir is None or index >= MAX_INPUTS:
+            return None
+        os.makedirs(self.inputs_dir, exist_ok=True)
+        path = os.path.join(self.inputs_dir, f"{len(os.listdir(self.inputs_dir))}.pkl")
+        try:
+            with open(path, "wb") as f:
+                pickle.dump((args, kwargs), f)
+        except Exception as e:
+            if os.path.exists(path):
+                os.unlink(path)
+            return f"!{describe(e)}"
+        return path
+
+    def dump(self) -> None:
+        data = {
+            "pid": os.getpid(), "argv": sys.argv, "calls": self.calls, "counts": self.counts,
+            "skipped_traced": self.skipped_traced, "phiml_traces": self.phiml_traces,
+            "jax_compiles": self.jax_compiles, "tf_traces": self.tf_traces, "leaked": _leaked_modules(),
+            "backend_requests": sorted(set(self.backend_requests)),
+        }
+        path = os.path.join(self.config["out"], f"records-{os.getpid()}.json")
+        with open(path + ".tmp", "w") as f:
+            json.dump(data, f)
+        os.replace(path + ".tmp", path)
+
+
+def describe(e: BaseException) -> str:
+    text = str(e).splitlines()[0] if str(e) else ""
+    return f"{type(e).__name__}: {text}"[:500]
+
+
+def _has_tracer(args, kwargs) -> bool:
+    """A call from inside jax tracing (`lax.scan`, a jitted caller) gets tracers, not values."""
+    jax = sys.modules.get("jax")
+    if jax is None or not hasattr(jax, "tree_util"):
+        return False
+    tracer = jax.core.Tracer
+    try:
+        return any(isinstance(leaf, tracer) for leaf in jax.tree_util.tree_leaves((args, kwargs)))
+    except Exception:
+        return False
+
+
+def _tracing() -> bool:
+    """Inside a jit trace the values are symbolic: they are neither comparable nor the call's result."""
+    functional = sys.modules.get("phiml.math._functional")
+    if functional is not None and (getattr(functional, "_TRACING_JIT", None) or getattr(functional, "_TRACING_LINEAR", None)):
+        return True
+    torch = sys.modules.get("torch")
+    if torch is not None and getattr(torch, "jit", None) is not None and torch.jit.is_tracing():
+        return True
+    tf = sys.modules.get("tensorflow")
+    if tf is not None and hasattr(tf, "executing_eagerly") and not tf.executing_eagerly():
+        return True
+    return False

@@ -1,0 +1,14 @@
+"""The process's verification state: its configuration and its recorder (set by `entry.install`)."""
+from __future__ import annotations
+
+CONFIG_ENV = "PHIML_REWRITE_VERIFY_CONFIG"
+RUNNER_MODULE = "_phiml_rewrite_verify"  # this package's name where verify installs it
+
+
+class _State:
+    def __init__(self) -> None:
+        self.config: dict = {}
+        self.recorder = None  # recording.Recorder, once installed
+
+
+state = _State()
