@@ -304,3 +304,21 @@ def test_nothing_to_verify_and_usage_errors(tmp_path, monkeypatch):
     assert result.exit_code == 2 and "--run" in result.output
     result = CliRunner().invoke(main, ["verify", "/", "--run", "python x.py"])
     assert result.exit_code == 2 and "outside the current directory" in result.output
+
+
+def test_pytest_plugin_selects_phiml_backend_on_its_own(tmp_path):
+    import os
+    import subprocess
+    import sys
+
+    (tmp_path / "test_backend.py").write_text(textwrap.dedent('''
+        from phiml import backend
+
+
+        def test_default_backend():
+            assert backend.default_backend().name == "torch"
+    '''))
+    env = {**os.environ, "PHIML_REWRITE_BACKEND": "torch"}
+    proc = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "rewriter.verify.pytest_plugin", "-p", "no:cacheprovider",
+                           str(tmp_path / "test_backend.py")], capture_output=True, text=True, env=env, cwd=tmp_path)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
