@@ -77,6 +77,15 @@ def render(verification: Verification, console: Console) -> None:
     if idle:
         console.print("[yellow]·[/yellow] not called by the command, so not verified: "
                       + ", ".join(f"{unit} ({file})" for file, unit in sorted(idle)))
+    shown = set()
+    for b in verification.backends:  # why the reference failed: the end of its output, once per distinct output
+        failed = [run for label, run in b.runs.items() if label.endswith("original/eager") and run["exit_code"] != 0]
+        for run in failed:
+            tail = "\n".join(run["output"].strip().splitlines()[-8:])
+            if tail not in shown:
+                shown.add(tail)
+                console.print(f"[bold yellow]the original, run eagerly on {b.backend}, fails:[/bold yellow]")
+                console.print(Text(tail or "(no output)", style="dim"))
     for note in sorted({n for b in verification.backends for n in b.notes}):
         console.print(f"[yellow]·[/yellow] {note}")
     for change in verification.program_level:

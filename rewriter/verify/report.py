@@ -219,7 +219,7 @@ def verdicts(
         if own is not None and not own.ok and numpy_reference is not None and numpy_reference.ok and own.spec.phiml:
             reference, ref_label = numpy_reference, f"original on numpy (the eager run on {backend} fails)"
         if reference is None or not reference.ok:
-            problems.append(f"the reference run fails ({_program(reference)}): nothing can be compared on {backend}")
+            problems.append(f"the original, run eagerly, {_program(reference)}: nothing to compare with on {backend}")
         runs = {k: by_spec.get((backend, *k)) for k in (("original", False), ("rewritten", False), ("rewritten", True))}
         original_jit, rewritten_jit, rewritten_eager = runs.values()
         for r in (reference, *runs.values()):
