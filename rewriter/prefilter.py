@@ -87,6 +87,7 @@ class _Finder(ast.NodeVisitor):
         self.jit_calls: list[tuple[ast.Call, tuple, bool]] = []  # (call, enclosing functions, in loop)
         self.nested_jit_defs: list[tuple] = []  # enclosing functions of jit-decorated nested defs
         self.maps: list[tuple[ast.Call, tuple]] = []
+        self.calls_with_functions: list[ast.Call] = []
 
     def visit_FunctionDef(self, node) -> None:
         kinds = [self.s.transform(d) for d in node.decorator_list]
@@ -140,6 +141,11 @@ class _Finder(ast.NodeVisitor):
             self.fire.add("PML301")
         elif kind is Kind.MAP and any(k.arg == "dims" for k in node.keywords):
             self.maps.append((node, tuple(self.functions)))
+        if self.functions:  # PML101: a function created per call, handed to a solver or a jit function
+            if isinstance(node.func, (ast.Name, ast.Attribute)) and self.s.kind(node.func) is Kind.SOLVER:
+                self.fire.add("PML101")
+            elif any(isinstance(a, (ast.Lambda, ast.Name, ast.Call)) for a in [*node.args, *(k.value for k in node.keywords)]):
+                self.calls_with_functions.append(node)
         self.generic_visit(node)
 
     # -- the gates, once the whole file is seen -------------------------------------------------
@@ -173,6 +179,8 @@ class _Finder(ast.NodeVisitor):
                 self.fire.add("PML303")
         if any(self._may_be_traced(functions) for functions in self.nested_jit_defs):
             self.fire.add("PML303")
+        if any(self._may_be_jitted(call.func) for call in self.calls_with_functions):
+            self.fire.add("PML101")
         for call, functions in self.maps:
             if self._may_be_jitted(call.args[0]) or self._may_be_traced(functions):
                 self.fire.add("PML304")
@@ -180,7 +188,7 @@ class _Finder(ast.NodeVisitor):
 
 
 # The rules this module knows the conditions of; any other rule always passes.
-KNOWN = frozenset({"PML301", "PML302", "PML303", "PML304"})
+KNOWN = frozenset({"PML101", "PML301", "PML302", "PML303", "PML304"})
 
 
 def rules_that_may_fire(source: bytes) -> set[str] | None:

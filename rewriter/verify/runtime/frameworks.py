@@ -16,6 +16,31 @@ def _on_phiml_functional(functional) -> None:
         return original_compile(self, *args, **kwargs)
 
     jit_function._jit_compile = counting_compile
+
+    # `jit_compile_linear` traces a linear function into a matrix; custom gradients trace both
+    # functions: both are traces keyed on the function object, as costly to repeat as a jit trace.
+    # Only the program's own functions count (PhiML's solvers use custom gradients internally).
+    linear = functional.LinearFunction
+    original_linear = linear._get_or_trace
+
+    def counting_linear(self, key, *args, **kwargs):
+        name = functional.f_name(self.f)
+        if (key.tracing or key not in self.matrices_and_biases) and name in state.recorder.user_functions:
+            state.recorder.phiml_traces[f"linear({name})"] = state.recorder.phiml_traces.get(f"linear({name})", 0) + 1
+        return original_linear(self, key, *args, **kwargs)
+
+    linear._get_or_trace = counting_linear
+    custom = functional.CustomGradientFunction
+    original_custom = custom._trace
+
+    def counting_custom(self, *args, **kwargs):
+        name = functional.f_name(self.f)
+        if name in state.recorder.user_functions:  # not PhiML's own (solve_linear's backward pass)
+            key = f"custom_gradient({name})"
+            state.recorder.phiml_traces[key] = state.recorder.phiml_traces.get(key, 0) + 1
+        return original_custom(self, *args, **kwargs)
+
+    custom._trace = counting_custom
     original_call = jit_function.__call__
 
     def call(self, *args, **kwargs):  # eager: what PhiML itself does on a backend without jit (numpy)

@@ -1,0 +1,162 @@
+"""Lifting a lambda or nested def to module level (PML101, PML102): what it is, and the new def."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import libcst as cst
+
+from rewriter.analysis.apis import Kind
+from rewriter.analysis.names import NameResolver
+from rewriter.analysis.structure import ancestors
+from rewriter.analysis.transforms import match_application
+
+
+@dataclass(frozen=True)
+class Temporary:
+    """A function created on every run of its enclosing function, as found at a use site."""
+
+    function: cst.Lambda | cst.FunctionDef
+    label: str  # "a lambda", "the nested def `op`"
+    base_name: str  # what the lifted def is called, before collision avoidance
+    remove: cst.BaseStatement | None = None  # the statement defining it, which the lift deletes
+    decorators: tuple[cst.Decorator, ...] = ()  # decorators for the lifted def
+    wrapper: cst.Call | None = None  # `math.jit_compile_linear(<it>)` at the site: becomes a decorator
+
+
+def temporary_at(resolver: NameResolver, expr: cst.BaseExpression, role: str, enclosing: str) -> Temporary | str | None:
+    """What `expr` (an argument at a use site) creates per call; a refusal reason; or None (stable).
+
+    Recognised: a lambda; `jit_compile_linear(<lambda or nested def>)`; a name bound once, in an
+    enclosing function, to a def or to a lambda, and used only here.
+    """
+    if isinstance(expr, cst.Lambda):
+        return Temporary(expr, "a lambda", f"_{enclosing}_{role}")
+    if isinstance(expr, cst.Call):
+        app = match_application(resolver, expr, (Kind.JIT,))
+        if app is None or app.transform.api.name != "phiml.math.jit_compile_linear" or app.transform.keywords:
+            return None
+        inner = temporary_at(resolver, app.function, role, enclosing)
+        if not isinstance(inner, Temporary):
+            return inner
+        decorator = cst.Decorator(app.transform.expr)
+        return Temporary(inner.function, inner.label, inner.base_name, inner.remove, (decorator, *inner.decorators), expr)
+    if not isinstance(expr, cst.Name):
+        return None
+    assignments = resolver.assignments(expr)
+    if len(assignments) != 1:
+        return None
+    assignment = next(iter(assignments))
+    node = getattr(assignment, "node", None)
+    if _at_module_level(resolver, node):
+        return None  # created once: already stable
+    outside = [r for r in assignment.references if not any(x is node for x in ancestors(resolver, r.node))]
+    if len(outside) != len(assignment.references):
+        return "it calls itself through the enclosing scope"
+    if isinstance(node, cst.FunctionDef):
+        if len(outside) != 1:
+            return f"it is also used elsewhere in `{enclosing}`"
+        return Temporary(node, f"the nested def `{node.name.value}`", f"_{enclosing}_{node.name.value}", node,
+                         tuple(node.decorators))
+    value = _lambda_assigned(resolver, node)
+    if value is None:
+        return None
+    statement, lam = value
+    if len(outside) != 1:
+        return f"it is also used elsewhere in `{enclosing}`"
+    return Temporary(lam, f"the lambda `{expr.value}`", f"_{enclosing}_{expr.value}", statement)
+
+
+def _at_module_level(resolver: NameResolver, node: cst.CSTNode | None) -> bool:
+    if node is None:
+        return True
+    return not any(isinstance(a, (cst.FunctionDef, cst.Lambda)) for a in ancestors(resolver, node))
+
+
+def _lambda_assigned(resolver: NameResolver, target: cst.CSTNode | None) -> tuple[cst.SimpleStatementLine, cst.Lambda] | None:
+    """`name = lambda ...` as the only statement of its line: (line, lambda)."""
+    if not isinstance(target, cst.Name):
+        return None
+    assign_target = resolver.parent(target)
+    assign = resolver.parent(assign_target) if isinstance(assign_target, cst.AssignTarget) else None
+    line = resolver.parent(assign) if isinstance(assign, cst.Assign) else None
+    if not (isinstance(assign, cst.Assign) and len(assign.targets) == 1 and isinstance(assign.value, cst.Lambda)
+            and isinstance(line, cst.SimpleStatementLine) and len(line.body) == 1):
+        return None
+    return line, assign.value
+
+
+def lifted_def(temporary: Temporary, name: str, captured: tuple[str, ...], spacing: cst.BaseStatement) -> cst.FunctionDef:
+    """The module-level def: the function's own parameters, then one per captured value."""
+    fn = temporary.function
+    extra = [cst.Param(cst.Name(c)) for c in captured]
+    params = fn.params.with_changes(params=[*fn.params.params, *extra])
+    if isinstance(params.star_arg, cst.ParamStar):
+        params = params.with_changes(star_arg=cst.MaybeSentinel.DEFAULT)
+    params = _comma_free(params)
+    blank = []
+    for line in getattr(spacing, "leading_lines", ()):
+        if line.comment is not None:
+            break
+        blank.append(line)
+    if isinstance(fn, cst.Lambda):
+        body = cst.IndentedBlock([cst.SimpleStatementLine([cst.Return(fn.body.with_changes(lpar=[], rpar=[])
+                                                                      if _safe_unparen(fn.body) else fn.body)])])
+        return cst.FunctionDef(cst.Name(name), params, body, decorators=list(temporary.decorators), leading_lines=blank)
+    kept = [d for d in fn.decorators]
+    extra_decorators = [d for d in temporary.decorators if all(d is not k for k in kept)]
+    decorators = [*extra_decorators, *kept]
+    if decorators:
+        decorators[0] = decorators[0].with_changes(leading_lines=blank)
+    return fn.with_changes(name=cst.Name(name), params=params, decorators=decorators,
+                           leading_lines=[] if decorators else blank)
+
+
+def _safe_unparen(expr: cst.BaseExpression) -> bool:
+    """Parentheses around a lambda body are only needed inside the lambda's expression."""
+    return bool(expr.lpar) and not isinstance(expr, (cst.Tuple, cst.GeneratorExp, cst.Yield))
+
+
+def _comma_free(params: cst.Parameters) -> cst.Parameters:
+    """Parameters with their separators recomputed (a lambda's `x, y` may lack spaces)."""
+    def clean(p: cst.Param) -> cst.Param:
+        return p.with_changes(comma=cst.MaybeSentinel.DEFAULT, whitespace_after_param=cst.SimpleWhitespace(""))
+
+    return params.with_changes(posonly_params=[clean(p) for p in params.posonly_params],
+                               params=[clean(p) for p in params.params],
+                               kwonly_params=[clean(p) for p in params.kwonly_params])
+
+
+class _Rewrite(cst.CSTTransformer):
+    """Replace nodes (by identity in the original tree) and delete one statement, closing its gap."""
+
+    def __init__(self, replacements: dict[int, cst.CSTNode], remove: cst.BaseStatement | None) -> None:
+        super().__init__()
+        self.replacements, self.remove = replacements, remove
+
+    def on_leave(self, original_node, updated_node):
+        if original_node is self.remove:
+            return cst.RemovalSentinel.REMOVE
+        new = self.replacements.get(id(original_node), updated_node)
+        if self.remove is not None and isinstance(original_node, (cst.IndentedBlock, cst.Module)):
+            body = list(original_node.body)
+            if any(s is self.remove for s in body):
+                i = next(k for k, s in enumerate(body) if s is self.remove)
+                new_body = list(new.body)
+                if i < len(new_body):  # the statement after it takes its place and its spacing
+                    blank = [line for line in self.remove.leading_lines if line.comment is None]
+                    new_body[i] = new_body[i].with_changes(leading_lines=blank + [
+                        line for line in new_body[i].leading_lines if line.comment is not None])
+                new = new.with_changes(body=new_body)
+        return new
+
+
+def rewrite_function_body(fn: cst.FunctionDef, replacements: dict[int, cst.CSTNode], remove: cst.BaseStatement | None) -> cst.BaseSuite:
+    """`fn`'s body with `replacements` applied and `remove` deleted (one edit covers them all)."""
+    return fn.body.visit(_Rewrite(replacements, remove))
+
+
+def leading_comments(statement: cst.BaseStatement | None) -> list[cst.EmptyLine]:
+    """The comment lines right above a statement that is lifted: they move with it."""
+    if statement is None:
+        return []
+    return [line for line in statement.leading_lines if line.comment is not None]

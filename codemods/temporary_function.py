@@ -1,0 +1,287 @@
+"""PML101 temporary-function."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import libcst as cst
+
+from rewriter.analysis.apis import Kind
+from rewriter.analysis.captures import captures
+from rewriter.analysis.structure import enclosing_function, is_inside, top_level_statement
+from rewriter.codemod import Codemod, Example, InsertBefore, Replace
+from rewriter.findings import Safety
+
+from ._lift import Temporary, leading_comments, lifted_def, rewrite_function_body, temporary_at
+
+
+@dataclass(frozen=True)
+class Slot:
+    """Where an API takes a function, and how values the function captured can reach it."""
+
+    position: int | None  # positional index, if it can be passed positionally
+    keyword: str
+    role: str  # names the lifted def: `_<enclosing>_<role>`
+    channel: str | None = None  # "f_args": appended positionally; "preprocess_y_args": a tuple keyword
+    stored: bool = False  # kept and called later (a captured name rebound meanwhile would differ)
+
+
+_SLOTS: dict[str, tuple[Slot, ...]] = {
+    "phiml.math.solve_linear": (Slot(0, "f", "operator", "f_args"),),
+    "phiml.math.Solve": (Slot(None, "preprocess_y", "preprocess_y", "preprocess_y_args", stored=True),),
+    "phiml.math.minimize": (Slot(0, "f", "loss"),),
+    "phiml.math.solve_nonlinear": (Slot(0, "f", "equation"),),
+    "jax.lax.custom_root": (Slot(0, "f", "equation"), Slot(2, "solve", "solve"), Slot(3, "tangent_solve", "tangent_solve")),
+    "jax.lax.custom_linear_solve": (Slot(0, "matvec", "matvec"), Slot(2, "solve", "solve"), Slot(3, "transpose_solve", "transpose_solve")),
+}
+_WHY = {
+    "phiml.math.solve_linear": "PhiML keys linear-operator traces (and, under jit, whole traces) on the function object",
+    "phiml.math.Solve": "PhiML caches traces per function object, so nothing traced for it is ever reused",
+    "phiml.math.minimize": "PhiML keys the traces of the objective on the function object",
+    "phiml.math.solve_nonlinear": "PhiML keys the traces of the equation on the function object",
+    "jax.lax.custom_root": "jax caches the traced functions by identity",
+    "jax.lax.custom_linear_solve": "jax caches the traced functions by identity",
+}
+
+
+class TemporaryFunction(Codemod):
+    """PhiML caches traces per function object. A lambda or nested def handed to a solver or to a
+    jit-compiled function is a new object every time the enclosing function runs, so its cache
+    entry is never reused: measured on jax, 11 traces in 11 calls and ~1000 ms per call instead of
+    ~0.5 ms, with memory growing on every call.
+
+    The function is lifted to module level under a name that says where it came from
+    (`_diffuse_operator`); `jit_compile_linear` stays as its decorator. Values it read from the
+    enclosing function become parameters and are passed through the API's own channel:
+    `solve_linear(f, y, solve, *f_args)` and `Solve(preprocess_y=f, preprocess_y_args=(...))`.
+    Where an API has no such channel (`minimize`, `solve_nonlinear`, arguments of a jit-compiled
+    function, jax's `custom_root` / `custom_linear_solve`), only functions that capture nothing are
+    lifted; the finding says which values to pass instead.
+
+    It is left alone, with the reason, when lifting could change what it computes: it reads a
+    captured name that is assigned again later (late binding), writes `nonlocal`/`global`, is a
+    generator, calls itself or another local function, reads `self`/`cls` or a class body, has
+    defaults or decorators that read locals, or is used elsewhere too. A lambda created inside a
+    traced body is traced once and costs nothing: it is not reported.
+    """
+
+    CODE = "PML101"
+    NAME = "temporary-function"
+    SUMMARY = "a lambda or nested def passed to a solver or jit function is lifted to module level"
+    SAFETY = Safety.SAFE
+    FIX_SAFETY = (
+        "The lifted function computes the same values: it only reads module globals (as before) and "
+        "values passed at the moment it is used, which are the ones its closure would have read — the "
+        "fix is refused whenever a captured name could change in between. What changes is the "
+        "function's identity (stable now) and its `__name__`/`__qualname__`."
+    )
+    EXAMPLES = (
+        Example(
+            "from phiml import math\n\n\n"
+            "def diffuse(u, dt, solve):\n"
+            "    return math.solve_linear(math.jit_compile_linear(lambda x: x - dt * math.laplace(x)), u, solve)\n",
+            "from phiml import math\n\n\n"
+            "@math.jit_compile_linear\n"
+            "def _diffuse_operator(x, dt):\n"
+            "    return x - dt * math.laplace(x)\n\n\n"
+            "def diffuse(u, dt, solve):\n"
+            "    return math.solve_linear(_diffuse_operator, u, solve, dt)\n",
+        ),
+        Example(
+            "from phiml import math\n\n\n"
+            "@math.jit_compile\n"
+            "def step(y, f):\n"
+            "    return math.solve_linear(f, y, math.Solve('CG', 1e-5, 1e-5, x0=0 * y))\n\n\n"
+            "def run(y):\n"
+            "    def times3(x):\n"
+            "        return 3 * x\n"
+            "    return step(y, times3)\n",
+            "from phiml import math\n\n\n"
+            "@math.jit_compile\n"
+            "def step(y, f):\n"
+            "    return math.solve_linear(f, y, math.Solve('CG', 1e-5, 1e-5, x0=0 * y))\n\n\n"
+            "def _run_times3(x):\n"
+            "    return 3 * x\n\n\n"
+            "def run(y):\n"
+            "    return step(y, _run_times3)\n",
+            note="argument of a jit-compiled function",
+        ),
+    )
+    TRIGGERS = (("solve_linear",), ("preprocess_y",), ("minimize",), ("solve_nonlinear",), ("custom_root",),
+                ("custom_linear_solve",), ("jit",))
+
+    def __init__(self, file) -> None:
+        super().__init__(file)
+        self._deferred: list[cst.Call] = []
+
+    def visit_Call(self, node: cst.Call) -> None:
+        if not self.file.syntax.functions:
+            return  # at module level a function is created once
+        names = self.file.analysis.names
+        if isinstance(node.func, (cst.Name, cst.Attribute)) and names.could_be_api(node.func, (Kind.SOLVER,)):
+            self._deferred.append(node)
+        elif self.file.syntax.may_be_jitted(node.func) and any(isinstance(a.value, (cst.Lambda, cst.Name, cst.Call)) for a in node.args):
+            self._deferred.append(node)
+
+    def leave_Module(self, original_node: cst.Module) -> None:
+        analysis = self.file.analysis
+        for node in self._deferred:
+            if analysis.jit.enclosing_context(node) is not None:
+                continue  # created and consumed inside a traced body: traced once
+            api = analysis.names.api(node.func, (Kind.SOLVER,)) if isinstance(node.func, (cst.Name, cst.Attribute)) else None
+            if api is not None and api.name in _SLOTS:
+                for slot in _SLOTS[api.name]:
+                    if self._check(node, slot, api.name):
+                        break
+            elif api is None and analysis.jit.jitted_value(node.func) is not None:
+                self._check_jit_arguments(node)
+
+    # -- sites ------------------------------------------------------------------------------
+    def _check(self, call: cst.Call, slot: Slot, api: str) -> bool:
+        arg = _slot_arg(call, slot)
+        if arg is None:
+            return False
+        short = api.rsplit(".", 1)[-1] if api.startswith("phiml.") else api
+        where = f"`{short}`" if slot.position == 0 else f"`{short}({slot.keyword}=...)`"
+        return self._lift(call, arg, slot, f"passed to {where}", _WHY[api], f"`{short}`")
+
+    def _check_jit_arguments(self, call: cst.Call) -> None:
+        callee = dotted_text(call.func)
+        for i, arg in enumerate(call.args):
+            if arg.star:
+                continue
+            role = arg.keyword.value if arg.keyword is not None else f"arg{i}"
+            slot = Slot(i if arg.keyword is None else None, role, role)
+            if self._lift(call, arg, slot, f"passed to the jit-compiled `{callee}`",
+                          "the traces of a jit-compiled function are keyed on its function arguments' identity, so it re-traces on every call",
+                          f"`{callee}`"):
+                return
+
+    def _lift(self, call: cst.Call, arg: cst.Arg, slot: Slot, passed: str, why: str, callee: str) -> bool:
+        names = self.file.analysis.names
+        enclosing = enclosing_function(names, call)
+        while isinstance(enclosing, cst.Lambda):
+            enclosing = enclosing_function(names, enclosing)
+        if enclosing is None:
+            return False
+        enclosing_name = enclosing.name.value.lstrip("_") or "function"
+        found = temporary_at(names, arg.value, slot.role, enclosing_name)
+        if found is None:
+            return False
+        what = found.label if isinstance(found, Temporary) else f"the local function `{dotted_text(arg.value)}`"
+        message = f"{what} {passed} is a new object every time `{enclosing.name.value}` runs: {why}"
+        if isinstance(found, str):
+            self.report(arg.value, f"{message} (not lifted: {found})")
+            return True
+        inline = isinstance(found.function, cst.Lambda) and found.remove is None
+        # An inline lambda the API calls right away reads its captures at the call: nothing to rebind.
+        result = captures(names, found.function, rebinding_after=call if slot.stored else None,
+                          late_binding=slot.stored or not inline)
+        if result.refusal is not None:
+            self.report(arg.value, f"{message} (not lifted: {result.refusal})")
+            return True
+        if result.names and slot.channel is None:
+            values = ", ".join(f"`{n}`" for n in result.names)
+            self.report(arg.value, f"{message} (not lifted: it captures {values}, which {callee} cannot pass "
+                                   "on to a module-level function)")
+            return True
+        new_call = _with_channel(call, arg, slot, result.names, cst.Name("__lifted__"))
+        if new_call is None:
+            self.report(arg.value, f"{message} (not lifted: `{slot.channel}` is given in a form that cannot be extended)")
+            return True
+        anchor = top_level_statement(names, call)
+        name = self.file.analysis.fresh_name(found.base_name)
+        new_call = _with_channel(call, arg, slot, result.names, cst.Name(name))
+        lifted = lifted_def(found, name, result.names, anchor)
+        if found.remove is None:
+            change = Replace(call, new_call)
+        else:  # one edit for the deletion and the call, so the gap the def leaves closes cleanly
+            owner = _owning_function(names, found.remove)
+            if owner is None or not is_inside(names, call, owner):
+                self.report(arg.value, f"{message} (not lifted: it is defined in another function than it is used)")
+                return True
+            change = Replace(owner.body, rewrite_function_body(owner, {id(call): new_call}, found.remove))
+            lifted = _with_comments(lifted, leading_comments(found.remove))
+        edits = [InsertBefore(anchor, (lifted,)), change]
+        passed_as = f", captured {', '.join(f'`{n}`' for n in result.names)} passed as `{slot.channel}`" if result.names else ""
+        self.report(arg.value, f"{message}; lifted to module level as `{name}`{passed_as}", edits=edits,
+                    fix_description=f"lift it to module level as `{name}`")
+        return True
+
+
+def dotted_text(node: cst.CSTNode) -> str:
+    return cst.Module([]).code_for_node(node)
+
+
+def _owning_function(names, statement: cst.BaseStatement) -> cst.FunctionDef | None:
+    fn = enclosing_function(names, statement)
+    return fn if isinstance(fn, cst.FunctionDef) else None
+
+
+def _with_comments(fn: cst.FunctionDef, comments: list[cst.EmptyLine]) -> cst.FunctionDef:
+    if not comments:
+        return fn
+    if fn.decorators:
+        first = fn.decorators[0]
+        return fn.with_changes(decorators=[first.with_changes(leading_lines=[*first.leading_lines, *comments]), *fn.decorators[1:]])
+    return fn.with_changes(leading_lines=[*fn.leading_lines, *comments])
+
+
+_COMMA = cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
+
+
+def _slot_arg(call: cst.Call, slot: Slot) -> cst.Arg | None:
+    """The argument in the slot: by keyword, or by position before any `*args`."""
+    for a in call.args:
+        if a.keyword is not None and a.keyword.value == slot.keyword:
+            return a
+    positional = []
+    for a in call.args:
+        if a.star:
+            break
+        if a.keyword is None:
+            positional.append(a)
+    if slot.position is not None and slot.position < len(positional):
+        return positional[slot.position]
+    return None
+
+
+def _with_channel(call: cst.Call, arg: cst.Arg, slot: Slot, captured: tuple[str, ...], name: cst.Name) -> cst.Call | None:
+    """The call with the lifted function in the slot and the captured values in the channel."""
+    args = [a.with_changes(value=name) if a is arg else a for a in call.args]
+    if not captured:
+        return call.with_changes(args=args)
+    values = [cst.Name(c) for c in captured]
+    if slot.channel == "f_args":
+        positional = [i for i, a in enumerate(args) if a.keyword is None]
+        if any(a.star for a in args) or len(positional) < 3:
+            return None  # f, y and solve must all be positional for *f_args to follow them
+        last = positional[-1]
+        return call.with_changes(args=_insert_after(args, last, [cst.Arg(v) for v in values]))
+    if slot.channel == "preprocess_y_args":
+        existing = next((a for a in args if a.keyword is not None and a.keyword.value == "preprocess_y_args"), None)
+        if existing is None:
+            elements = [cst.Element(v, comma=_COMMA) for v in values[:-1]] + [cst.Element(values[-1], comma=cst.Comma() if len(values) == 1 else cst.MaybeSentinel.DEFAULT)]
+            keyword = cst.Arg(cst.Tuple(elements), keyword=cst.Name("preprocess_y_args"),
+                              equal=cst.AssignEqual(cst.SimpleWhitespace(""), cst.SimpleWhitespace("")))
+            return call.with_changes(args=_insert_after(args, len(args) - 1, [keyword]))
+        if not isinstance(existing.value, cst.Tuple):
+            return None
+        old = [e.with_changes(comma=_COMMA) for e in existing.value.elements]
+        elements = [*old, *(cst.Element(v, comma=_COMMA) for v in values[:-1]), cst.Element(values[-1])]
+        new_tuple = existing.value.with_changes(elements=elements)
+        return call.with_changes(args=[a.with_changes(value=new_tuple) if a is existing else a for a in args])
+    return None
+
+
+def _insert_after(args: list[cst.Arg], index: int, new: list[cst.Arg]) -> list[cst.Arg]:
+    """`new` after `args[index]`, separated like the arguments before (one per line stays one per
+    line); a trailing comma stays at the end of the list."""
+    trailing = args[index].comma
+    separator = next((a.comma for a in reversed(args[:index]) if isinstance(a.comma, cst.Comma)), _COMMA)
+    if index == len(args) - 1 and not isinstance(trailing, cst.Comma):
+        separator = _COMMA if index == 0 else separator
+    args = list(args)
+    args[index] = args[index].with_changes(comma=separator)
+    new = [a.with_changes(comma=separator) for a in new]
+    new[-1] = new[-1].with_changes(comma=trailing if index == len(args) - 1 else separator)
+    return [*args[: index + 1], *new, *args[index + 1:]]

@@ -1,0 +1,118 @@
+"""What a lambda or nested def needs from its enclosing function, and whether it can leave it.
+
+Lifting a function to module level keeps its meaning only if everything it reads from the enclosing
+function can be handed to it explicitly, at the moment it runs, with the same value. This module
+answers that: the captured names (locals of enclosing functions, in order of first use), or the
+reason the function must stay where it is.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import libcst as cst
+from libcst.metadata import ClassScope
+
+from .bindings import free_names
+from .names import NameResolver
+from .structure import ancestors
+
+
+@dataclass(frozen=True)
+class Captures:
+    names: tuple[str, ...]  # locals of enclosing functions the function reads
+    refusal: str | None = None  # why lifting could change behaviour (None: it cannot)
+
+
+def _walk_own(node: cst.CSTNode):
+    """The nodes of a function body, not descending into nested functions, lambdas or classes."""
+    stack = list(node.children)
+    while stack:
+        current = stack.pop()
+        yield current
+        if not isinstance(current, (cst.FunctionDef, cst.Lambda, cst.ClassDef)):
+            stack.extend(current.children)
+
+
+def _position(resolver: NameResolver, node: cst.CSTNode) -> tuple[int, int]:
+    return resolver.start(node)
+
+
+def captures(resolver: NameResolver, fn: cst.Lambda | cst.FunctionDef, *, rebinding_after: cst.CSTNode | None = None,
+             late_binding: bool = True) -> Captures:
+    """The locals `fn` reads, or why it cannot become a module-level function.
+
+    `rebinding_after`: a captured name assigned again after this node's start (in the enclosing
+    function) is late-bound: a closure would read the new value, an explicit argument the old one.
+    Defaults to `fn` itself (a nested def is called later than it is defined).
+    """
+    if isinstance(fn, cst.FunctionDef):
+        if fn.asynchronous is not None:
+            return Captures((), "it is an `async def`")
+        for node in _walk_own(fn.body):
+            if isinstance(node, (cst.Yield, cst.Await)):
+                return Captures((), "it is a generator" if isinstance(node, cst.Yield) else "it awaits")
+            if isinstance(node, (cst.Nonlocal, cst.Global)):
+                kind = "nonlocal" if isinstance(node, cst.Nonlocal) else "global"
+                return Captures((), f"it writes `{kind} {', '.join(n.name.value for n in node.names)}`")
+    names: list[str] = []
+    own_name = fn.name.value if isinstance(fn, cst.FunctionDef) else None
+    late = rebinding_after if rebinding_after is not None else fn
+    outer_defaults = _defaults_and_annotations(fn)
+    for free in free_names(resolver, fn):
+        name = free.node.value
+        if free.where in ("global", "builtin", "star"):
+            continue
+        if free.where == "unknown":
+            return Captures((), f"it reads `{name}`, whose binding cannot be resolved")
+        scopes = {type(a.scope) for a in free.assignments}
+        if ClassScope in scopes:
+            return Captures((), f"it reads `{name}` from a class body")
+        nodes = [getattr(a, "node", None) for a in free.assignments]
+        if name == own_name or any(n is fn for n in nodes):
+            return Captures((), f"it calls itself through the enclosing scope (`{name}`)")
+        if any(isinstance(n, (cst.FunctionDef, cst.ClassDef, cst.Lambda)) for n in nodes):
+            return Captures((), f"it uses the local {'class' if any(isinstance(n, cst.ClassDef) for n in nodes) else 'function'} `{name}`: lift that first")
+        if name in ("self", "cls") or name == "__class__":
+            return Captures((), f"it reads `{name}`")
+        if any(_inside(resolver, free.node, d) for d in outer_defaults):
+            return Captures((), f"a default value or annotation reads the local `{name}` (evaluated once at module level)")
+        rebound = [a for a in free.assignments if late_binding and getattr(a, "node", None) is not None
+                   and _position(resolver, a.node) > _position(resolver, late) and not _inside(resolver, a.node, fn)]
+        if rebound:
+            line = resolver.positions[rebound[0].node].start.line
+            return Captures((), f"`{name}` is assigned again after it is captured (line {line}): a closure reads the new value")
+        if name not in names:
+            names.append(name)
+    if names and isinstance(fn, cst.FunctionDef) and (fn.params.star_arg not in (cst.MaybeSentinel.DEFAULT, None)
+                                                      or fn.params.star_kwarg is not None or fn.params.kwonly_params):
+        return Captures(tuple(names), "its captured values cannot follow `*args`, `**kwargs` or keyword-only parameters")
+    if isinstance(fn, cst.Lambda) and names and (fn.params.star_arg not in (cst.MaybeSentinel.DEFAULT, None)
+                                                 or fn.params.star_kwarg is not None or fn.params.kwonly_params):
+        return Captures(tuple(names), "its captured values cannot follow `*args`, `**kwargs` or keyword-only parameters")
+    for node in _walk_own(fn.body if isinstance(fn, cst.FunctionDef) else fn):
+        if isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and node.func.value == "super" and not node.args:
+            return Captures((), "it calls `super()` without arguments")
+    return Captures(tuple(names))
+
+
+def _defaults_and_annotations(fn: cst.Lambda | cst.FunctionDef) -> list[cst.CSTNode]:
+    """Expressions evaluated where the function is created: defaults, annotations, decorators."""
+    params = fn.params
+    out: list[cst.CSTNode] = []
+    for p in [*params.posonly_params, *params.params, *params.kwonly_params]:
+        if p.default is not None:
+            out.append(p.default)
+        if p.annotation is not None:
+            out.append(p.annotation)
+    for p in (params.star_arg, params.star_kwarg):
+        if isinstance(p, cst.Param) and p.annotation is not None:
+            out.append(p.annotation)
+    if isinstance(fn, cst.FunctionDef):
+        out += [d.decorator for d in fn.decorators]
+        if fn.returns is not None:
+            out.append(fn.returns)
+    return out
+
+
+def _inside(resolver: NameResolver, node: cst.CSTNode, container: cst.CSTNode) -> bool:
+    return node is container or any(a is container for a in ancestors(resolver, node))
