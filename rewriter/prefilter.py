@@ -179,6 +179,8 @@ class _Finder(ast.NodeVisitor):
                 self.fire.add("PML303")
         if any(self._may_be_traced(functions) for functions in self.nested_jit_defs):
             self.fire.add("PML303")
+        if self.nested_jit_defs:
+            self.fire.add("PML102")
         if any(self._may_be_jitted(call.func) for call in self.calls_with_functions):
             self.fire.add("PML101")
         for call, functions in self.maps:
@@ -188,7 +190,7 @@ class _Finder(ast.NodeVisitor):
 
 
 # The rules this module knows the conditions of; any other rule always passes.
-KNOWN = frozenset({"PML101", "PML301", "PML302", "PML303", "PML304"})
+KNOWN = frozenset({"PML101", "PML102", "PML301", "PML302", "PML303", "PML304"})
 
 
 def rules_that_may_fire(source: bytes) -> set[str] | None:

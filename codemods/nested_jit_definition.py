@@ -1,0 +1,127 @@
+"""PML102 nested-jit-definition."""
+from __future__ import annotations
+
+import libcst as cst
+
+from rewriter.analysis.apis import Kind
+from rewriter.analysis.captures import captures
+from rewriter.analysis.structure import enclosing_function, top_level_statement
+from rewriter.analysis.syntax import spelled_transform
+from rewriter.analysis.transforms import match_transform
+from rewriter.codemod import Codemod, Example, InsertBefore, Replace
+from rewriter.findings import Safety
+
+from ._lift import Temporary, leading_comments, lifted_def, rewrite_function_body
+
+
+class NestedJitDefinition(Codemod):
+    """A function decorated with a jit transform inside another function is a new jit-compiled
+    function every time the outer function runs, with an empty trace cache: every call of the outer
+    function traces (and on jax compiles) it again — measured 6 calls, 6 traces. Defined at module
+    level, it is traced once per input signature.
+
+    The def is moved to module level under a name that says where it came from
+    (`_simulate_step`), and the calls in the outer function use that name. Only defs that read
+    nothing from the outer function are moved: a captured value would have to become an argument,
+    which a jit traces (a Python number used as a shape or a loop bound would then fail) — the
+    finding says which values to pass, and as static (`auxiliary_args` / `static_argnames`) where
+    they must stay Python values. Defs that leave the outer function (returned, stored, passed
+    on: a jit factory) are not per-call work and are left alone; so are defs inside a traced body
+    (PML303 reports those).
+    """
+
+    CODE = "PML102"
+    NAME = "nested-jit-definition"
+    SUMMARY = "a jit-compiled def nested in a function re-traces on every call: it is lifted to module level"
+    SAFETY = Safety.SAFE
+    FIX_SAFETY = (
+        "The lifted function is the same code reading the same module globals, and it captures nothing "
+        "from the outer function (otherwise there is no fix). Its traces are now shared by all calls of "
+        "the outer function, which is the point; its `__qualname__` changes."
+    )
+    EXAMPLES = (
+        Example(
+            "from phiml import math\n\n\n"
+            "def simulate(u, steps):\n"
+            "    @math.jit_compile\n"
+            "    def step(u):\n"
+            "        return u + 0.1 * math.laplace(u)\n\n"
+            "    for _ in range(steps):\n"
+            "        u = step(u)\n"
+            "    return u\n",
+            "from phiml import math\n\n\n"
+            "@math.jit_compile\n"
+            "def _simulate_step(u):\n"
+            "    return u + 0.1 * math.laplace(u)\n\n\n"
+            "def simulate(u, steps):\n"
+            "    for _ in range(steps):\n"
+            "        u = _simulate_step(u)\n"
+            "    return u\n",
+        ),
+    )
+    TRIGGERS = (("jit",), ("function",), ("compile",))
+
+    def __init__(self, file) -> None:
+        super().__init__(file)
+        self._deferred: list[cst.FunctionDef] = []
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        names = self.file.analysis.names
+        if self.file.syntax.functions and any(spelled_transform(names, d.decorator) for d in node.decorators):
+            self._deferred.append(node)
+
+    def leave_Module(self, original_node: cst.Module) -> None:
+        for node in self._deferred:
+            self._check(node)
+
+    def _check(self, node: cst.FunctionDef) -> None:
+        analysis = self.file.analysis
+        names = analysis.names
+        transform = next((t for t in (match_transform(names, d.decorator, (Kind.JIT,)) for d in node.decorators) if t), None)
+        outer = enclosing_function(names, node)
+        if transform is None or not isinstance(outer, cst.FunctionDef):
+            return
+        if analysis.jit.enclosing_context(node) is not None:
+            return  # inside a traced body: PML303
+        if names.parent(node) is not outer.body:
+            return  # defined under a condition or in a loop: where it exists is part of the logic
+        name = node.name.value
+        assignment = next((a for a in names.scope(node).assignments[name] if getattr(a, "node", None) is node), None) \
+            if names.scope(node) is not None else None
+        if assignment is None or len(names.scope(node).assignments[name]) != 1:
+            return
+        references = list(assignment.references)
+        escaping = [r for r in references if not _is_call(names, r.node)]
+        if escaping or not references:
+            return  # returned, stored or passed on: a jit factory, not per-call work
+        message = (f"`{name}` is jit-compiled by `{transform.api.name}` inside `{outer.name.value}`: a new jit "
+                   f"function with an empty trace cache on every call of `{outer.name.value}`, so it is traced again each time")
+        result = captures(names, node)
+        if result.refusal is not None:
+            self.report(node.name, f"{message} (not lifted: {result.refusal})")
+            return
+        if result.names:
+            values = ", ".join(f"`{n}`" for n in result.names)
+            static = "auxiliary_args" if transform.framework == "phiml" else "static_argnames"
+            self.report(node.name, f"{message} (not lifted: it reads {values} from `{outer.name.value}`; make them "
+                                   f"parameters, listed in `{static}` where they must stay Python values, and move it to module level)")
+            return
+        lifted_name = analysis.fresh_name(f"_{outer.name.value.lstrip('_') or 'function'}_{name}")
+        anchor = top_level_statement(names, node)
+        temporary = Temporary(node, f"`{name}`", lifted_name, node, ())
+        lifted = lifted_def(temporary, lifted_name, (), anchor)
+        comments = leading_comments(node)
+        if comments:
+            first = lifted.decorators[0]
+            lifted = lifted.with_changes(decorators=[first.with_changes(leading_lines=[*first.leading_lines, *comments]),
+                                                     *lifted.decorators[1:]])
+        renames = {id(r.node): cst.Name(lifted_name) for r in references}
+        body = rewrite_function_body(outer, renames, node)
+        self.report(node.name, f"{message}; lifted to module level as `{lifted_name}`",
+                    edits=[InsertBefore(anchor, (lifted,)), Replace(outer.body, body)],
+                    fix_description=f"move it to module level as `{lifted_name}`")
+
+
+def _is_call(names, node: cst.CSTNode) -> bool:
+    parent = names.parent(node)
+    return isinstance(parent, cst.Call) and parent.func is node
