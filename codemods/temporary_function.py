@@ -7,11 +7,13 @@ import libcst as cst
 
 from rewriter.analysis.apis import Kind
 from rewriter.analysis.captures import captures
-from rewriter.analysis.structure import enclosing_function, is_inside, top_level_statement
+from rewriter.analysis.structure import ancestors, enclosing_function, is_inside, top_level_statement
+from rewriter.analysis.transforms import literal
 from rewriter.codemod import Codemod, Example, InsertBefore, Replace
 from rewriter.findings import Safety
 
 from ._lift import Temporary, leading_comments, lifted_def, rewrite_function_body, temporary_at
+from ._shared import assign
 
 
 @dataclass(frozen=True)
@@ -32,6 +34,13 @@ _SLOTS: dict[str, tuple[Slot, ...]] = {
     "phiml.math.solve_nonlinear": (Slot(0, "f", "equation"),),
     "jax.lax.custom_root": (Slot(0, "f", "equation"), Slot(2, "solve", "solve"), Slot(3, "tangent_solve", "tangent_solve")),
     "jax.lax.custom_linear_solve": (Slot(0, "matvec", "matvec"), Slot(2, "solve", "solve"), Slot(3, "transpose_solve", "transpose_solve")),
+}
+# Transforms that return a new function with its own trace cache: built per call, they are hoisted.
+_TRANSFORM_SLOTS: dict[str, tuple[Slot, ...]] = {
+    "phiml.math.custom_gradient": (Slot(0, "f", "forward"), Slot(1, "gradient", "gradient")),
+    "phiml.math.gradient": (Slot(0, "f", "function"),),
+    "phiml.math.jacobian": (Slot(0, "f", "function"),),
+    "phiml.math.hessian": (Slot(0, "f", "function"),),
 }
 _WHY = {
     "phiml.math.solve_linear": "PhiML keys linear-operator traces (and, under jit, whole traces) on the function object",
@@ -106,33 +115,40 @@ class TemporaryFunction(Codemod):
             note="argument of a jit-compiled function",
         ),
     )
-    TRIGGERS = (("solve_linear",), ("preprocess_y",), ("minimize",), ("solve_nonlinear",), ("custom_root",),
+    TRIGGERS = (("solve_linear",), ("preprocess_y",), ("minimize",), ("solve_nonlinear",), ("custom_root",), ("gradient",), ("jacobian",), ("hessian",),
                 ("custom_linear_solve",), ("jit",))
 
     def __init__(self, file) -> None:
         super().__init__(file)
         self._deferred: list[cst.Call] = []
+        self._candidates: list[cst.Call] = []
 
     def visit_Call(self, node: cst.Call) -> None:
         if not self.file.syntax.functions:
             return  # at module level a function is created once
         names = self.file.analysis.names
-        if isinstance(node.func, (cst.Name, cst.Attribute)) and names.could_be_api(node.func, (Kind.SOLVER,)):
+        if isinstance(node.func, (cst.Name, cst.Attribute)) and names.could_be_api(node.func, (Kind.SOLVER, Kind.CUSTOM_GRADIENT, Kind.GRAD)):
             self._deferred.append(node)
-        elif self.file.syntax.may_be_jitted(node.func) and any(isinstance(a.value, (cst.Lambda, cst.Name, cst.Call)) for a in node.args):
-            self._deferred.append(node)
+        elif any(isinstance(a.value, (cst.Lambda, cst.Name, cst.Call)) for a in node.args):
+            self._candidates.append(node)  # decided once the whole file is seen (the callee may be defined later)
 
     def leave_Module(self, original_node: cst.Module) -> None:
         analysis = self.file.analysis
+        syntax = self.file.syntax
+        self._deferred += [c for c in self._candidates if syntax.may_be_jitted(c.func)
+                           or isinstance(c.func, cst.Name) and c.func.value in syntax.custom_gradient_assigned]
         for node in self._deferred:
             if analysis.jit.enclosing_context(node) is not None:
                 continue  # created and consumed inside a traced body: traced once
-            api = analysis.names.api(node.func, (Kind.SOLVER,)) if isinstance(node.func, (cst.Name, cst.Attribute)) else None
-            if api is not None and api.name in _SLOTS:
+            api = analysis.names.api(node.func, (Kind.SOLVER, Kind.CUSTOM_GRADIENT, Kind.GRAD)) \
+                if isinstance(node.func, (cst.Name, cst.Attribute)) else None
+            if api is not None and api.name in _TRANSFORM_SLOTS:
+                self._check_transform(node, api.name)
+            elif api is not None and api.name in _SLOTS:
                 for slot in _SLOTS[api.name]:
                     if self._check(node, slot, api.name):
                         break
-            elif api is None and analysis.jit.jitted_value(node.func) is not None:
+            elif api is None and (analysis.jit.jitted_value(node.func) is not None or self._custom_gradient_value(node.func)):
                 self._check_jit_arguments(node)
 
     # -- sites ------------------------------------------------------------------------------
@@ -143,6 +159,100 @@ class TemporaryFunction(Codemod):
         short = api.rsplit(".", 1)[-1] if api.startswith("phiml.") else api
         where = f"`{short}`" if slot.position == 0 else f"`{short}({slot.keyword}=...)`"
         return self._lift(call, arg, slot, f"passed to {where}", _WHY[api], f"`{short}`")
+
+    def _custom_gradient_value(self, expr: cst.BaseExpression) -> bool:
+        """`expr` names a module-level `math.custom_gradient(...)` result (its calls key traces on arguments)."""
+        if not isinstance(expr, cst.Name):
+            return False
+        names = self.file.analysis.names
+        assignments = names.assignments(expr)
+        if len(assignments) != 1:
+            return False
+        target = getattr(next(iter(assignments)), "node", None)
+        assign_target = names.parent(target) if target is not None else None
+        assign = names.parent(assign_target) if isinstance(assign_target, cst.AssignTarget) else None
+        if not isinstance(assign, cst.Assign) or not isinstance(assign.value, cst.Call):
+            return False
+        func = assign.value.func
+        return isinstance(func, (cst.Name, cst.Attribute)) and getattr(names.api(func, (Kind.CUSTOM_GRADIENT,)), "name", None) == "phiml.math.custom_gradient"
+
+    def _check_transform(self, call: cst.Call, api: str) -> None:
+        """`math.custom_gradient(f, g)` / `math.gradient(f)` built on every call: a new function
+        object with an empty trace cache each time. Lift its functions and build it once."""
+        names = self.file.analysis.names
+        enclosing = enclosing_function(names, call)
+        while isinstance(enclosing, cst.Lambda):
+            enclosing = enclosing_function(names, enclosing)
+        if enclosing is None or not self._used_per_call(call):
+            return
+        short = api.rsplit(".", 1)[-1]
+        label = enclosing.name.value.lstrip("_") or "function"
+        message = f"`math.{short}(...)` builds a new function with an empty trace cache every time `{enclosing.name.value}` runs, so it is traced again on every call"
+        lifted: list[tuple[cst.Arg, Temporary]] = []
+        for slot in _TRANSFORM_SLOTS[api]:
+            arg = _slot_arg(call, slot)
+            if arg is None:
+                continue
+            found = temporary_at(names, arg.value, slot.role, label)
+            if isinstance(found, str):
+                self.report(call, f"{message} (not built once: {found})")
+                return
+            if found is None:
+                if not _module_level_name(names, arg.value):
+                    return  # a function only known at run time: building per call may be the point
+                continue
+            result = captures(names, found.function)
+            if result.refusal is not None or result.names:
+                why = result.refusal or f"{found.label} captures {', '.join(f'`{n}`' for n in result.names)}"
+                self.report(call, f"{message} (not built once: {why})")
+                return
+            lifted.append((arg, found))
+        slot_args = [_slot_arg(call, slot) for slot in _TRANSFORM_SLOTS[api]]
+        for arg in call.args:
+            if any(arg is a for a in slot_args):
+                continue
+            try:
+                literal(arg.value)
+            except ValueError:
+                self.report(call, f"{message} (not built once: its argument `{dotted_text(arg.value)}` is computed at run time)")
+                return
+        anchor = top_level_statement(names, call)
+        statements: list[cst.BaseStatement] = []
+        new_args = list(call.args)
+        removals = []
+        for arg, found in lifted:
+            name = self.file.analysis.fresh_name(found.base_name)
+            statements.append(_with_comments(lifted_def(found, name, (), anchor), leading_comments(found.remove)))
+            new_args = [a.with_changes(value=cst.Name(name)) if a is arg else a for a in new_args]
+            if found.remove is not None:
+                removals.append(found.remove)
+        built = self.file.analysis.fresh_name(f"_{label}_{short}")
+        statements.append(assign(built, call.with_changes(args=new_args), anchor))
+        if len(removals) > 1 or (removals and not is_inside(names, call, enclosing)):
+            return
+        body = rewrite_function_body(enclosing, {id(call): cst.Name(built)}, removals[0] if removals else None)
+        self.report(call, f"{message}; built once at module level as `{built}`",
+                    edits=[InsertBefore(anchor, tuple(statements)), Replace(enclosing.body, body)],
+                    fix_description=f"build it once at module level as `{built}`")
+
+    def _used_per_call(self, call: cst.Call) -> bool:
+        """Called right away, or bound to a local name that is only ever called (not returned or stored)."""
+        names = self.file.analysis.names
+        parent = names.parent(call)
+        if isinstance(parent, cst.Call) and parent.func is call:
+            return True
+        if not isinstance(parent, cst.Assign) or len(parent.targets) != 1 or not isinstance(parent.targets[0].target, cst.Name):
+            return False
+        target = parent.targets[0].target
+        scope = names.scope(target)
+        if scope is None:
+            return False
+        assignments = [a for a in scope.assignments[target.value]]
+        if len(assignments) != 1:
+            return False
+        references = list(assignments[0].references)
+        return bool(references) and all(isinstance(names.parent(r.node), cst.Call) and names.parent(r.node).func is r.node
+                                        for r in references)
 
     def _check_jit_arguments(self, call: cst.Call) -> None:
         callee = dotted_text(call.func)
@@ -210,6 +320,16 @@ class TemporaryFunction(Codemod):
 
 def dotted_text(node: cst.CSTNode) -> str:
     return cst.Module([]).code_for_node(node)
+
+
+def _module_level_name(names, expr: cst.BaseExpression) -> bool:
+    """A name bound only at module level (to anything): the same object on every call."""
+    if not isinstance(expr, cst.Name):
+        return False
+    assignments = names.assignments(expr)
+    return bool(assignments) and all(
+        not any(isinstance(a, (cst.FunctionDef, cst.Lambda)) for a in ancestors(names, getattr(x, "node", None) or expr))
+        and getattr(x, "node", None) is not None for x in assignments)
 
 
 def _owning_function(names, statement: cst.BaseStatement) -> cst.FunctionDef | None:

@@ -88,6 +88,7 @@ class _Finder(ast.NodeVisitor):
         self.nested_jit_defs: list[tuple] = []  # enclosing functions of jit-decorated nested defs
         self.maps: list[tuple[ast.Call, tuple]] = []
         self.calls_with_functions: list[ast.Call] = []
+        self.custom_gradients: set[str] = set()  # names assigned a custom-gradient function
 
     def visit_FunctionDef(self, node) -> None:
         kinds = [self.s.transform(d) for d in node.decorator_list]
@@ -121,6 +122,8 @@ class _Finder(ast.NodeVisitor):
     def visit_Assign(self, node: ast.Assign) -> None:
         if len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
             self.assigned.add(id(node.value))
+        if isinstance(node.value, ast.Call) and self.s.kind(node.value.func) is Kind.CUSTOM_GRADIENT:
+            self.custom_gradients.update(t.id for t in node.targets if isinstance(t, ast.Name))
         if isinstance(node.value, ast.Call) and self.s.application(node.value) is Kind.JIT:
             self.jit_assigned.update(t.id for t in node.targets if isinstance(t, ast.Name))
         self.generic_visit(node)
@@ -142,7 +145,7 @@ class _Finder(ast.NodeVisitor):
         elif kind is Kind.MAP and any(k.arg == "dims" for k in node.keywords):
             self.maps.append((node, tuple(self.functions)))
         if self.functions:  # PML101: a function created per call, handed to a solver or a jit function
-            if isinstance(node.func, (ast.Name, ast.Attribute)) and self.s.kind(node.func) is Kind.SOLVER:
+            if isinstance(node.func, (ast.Name, ast.Attribute)) and self.s.kind(node.func) in (Kind.SOLVER, Kind.CUSTOM_GRADIENT, Kind.GRAD):
                 self.fire.add("PML101")
             elif any(isinstance(a, (ast.Lambda, ast.Name, ast.Call)) for a in [*node.args, *(k.value for k in node.keywords)]):
                 self.calls_with_functions.append(node)
@@ -181,7 +184,8 @@ class _Finder(ast.NodeVisitor):
             self.fire.add("PML303")
         if self.nested_jit_defs:
             self.fire.add("PML102")
-        if any(self._may_be_jitted(call.func) for call in self.calls_with_functions):
+        if any(self._may_be_jitted(call.func) or isinstance(call.func, ast.Name) and call.func.id in self.custom_gradients
+               for call in self.calls_with_functions):
             self.fire.add("PML101")
         for call, functions in self.maps:
             if self._may_be_jitted(call.args[0]) or self._may_be_traced(functions):

@@ -14,6 +14,7 @@ from .names import NameResolver
 
 JIT = frozenset({Kind.JIT})
 WRAPPERS = frozenset({Kind.JIT, Kind.VMAP, Kind.GRAD})
+CUSTOM_GRADIENT = frozenset({Kind.CUSTOM_GRADIENT})
 
 
 def spelled_transform(resolver: NameResolver, expr: cst.BaseExpression, kinds=JIT) -> bool:
@@ -49,6 +50,7 @@ class SyntaxIndex(cst.BatchableCSTVisitor):
         self.jit_decorated: set[str] = set()  # def names with a jit-looking decorator
         self.jit_assigned: set[str] = set()  # names assigned from a jit-looking application
         self.jit_wrapped: set[str] = set()  # names passed to a jit-looking application
+        self.custom_gradient_assigned: set[str] = set()  # names assigned a custom_gradient-looking call
         self.functions: list[cst.FunctionDef | cst.Lambda] = []  # the enclosing-function stack
         self.jit_lambdas: set[int] = set()  # ids of lambdas passed straight to a jit-looking call
         self.loop_depth = 0  # loops and comprehensions around the current node
@@ -127,6 +129,9 @@ class SyntaxIndex(cst.BatchableCSTVisitor):
             for target in node.targets:
                 if isinstance(target.target, cst.Name):
                     self.jit_assigned.add(target.target.value)
+        if isinstance(node.value, cst.Call) and isinstance(node.value.func, (cst.Name, cst.Attribute)) \
+                and self.resolver.could_be_api(node.value.func, CUSTOM_GRADIENT):
+            self.custom_gradient_assigned.update(t.target.value for t in node.targets if isinstance(t.target, cst.Name))
 
     # -- queries for codemods ----------------------------------------------------------------
     def used_as_callee_or_bound(self, node: cst.CSTNode) -> bool:
