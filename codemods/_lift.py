@@ -55,6 +55,9 @@ def temporary_at(resolver: NameResolver, expr: cst.BaseExpression, role: str, en
     if isinstance(node, cst.FunctionDef):
         if len(outside) != 1:
             return f"it is also used elsewhere in `{enclosing}`"
+        eager = eager_decorator(resolver, node)
+        if eager:
+            return eager
         return Temporary(node, f"the nested def `{node.name.value}`", f"_{enclosing}_{node.name.value}", node,
                          tuple(node.decorators))
     value = _lambda_assigned(resolver, node)
@@ -64,6 +67,24 @@ def temporary_at(resolver: NameResolver, expr: cst.BaseExpression, role: str, en
     if len(outside) != 1:
         return f"it is also used elsewhere in `{enclosing}`"
     return Temporary(lam, f"the lambda `{expr.value}`", f"_{enclosing}_{expr.value}", statement)
+
+
+# Transforms that do their work when the def runs: at module level they would run at import.
+EAGER_TRANSFORMS = frozenset({"torch.jit.script", "torch.jit.trace"})
+
+
+def eager_decorator(resolver: NameResolver, fn: cst.FunctionDef) -> str | None:
+    """Why `fn`'s decorators must keep running where the def is (None: they only wrap lazily)."""
+    from rewriter.analysis.transforms import match_transform
+
+    for decorator in fn.decorators:
+        transform = match_transform(resolver, decorator.decorator, (Kind.JIT,))
+        if transform is None:
+            text = cst.Module([]).code_for_node(decorator.decorator)
+            return f"its decorator `{text}` runs when the def runs; at module level it would run at import"
+        if transform.api.name in EAGER_TRANSFORMS:
+            return f"`{transform.api.name}` compiles when the def runs; at module level it would compile at import"
+    return None
 
 
 def _at_module_level(resolver: NameResolver, node: cst.CSTNode | None) -> bool:

@@ -11,7 +11,7 @@ from rewriter.analysis.transforms import match_transform
 from rewriter.codemod import Codemod, Example, InsertBefore, Replace
 from rewriter.findings import Safety
 
-from ._lift import Temporary, leading_comments, lifted_def, rewrite_function_body
+from ._lift import Temporary, eager_decorator, leading_comments, lifted_def, rewrite_function_body
 
 
 class NestedJitDefinition(Codemod):
@@ -96,6 +96,10 @@ class NestedJitDefinition(Codemod):
             return  # returned, stored or passed on: a jit factory, not per-call work
         message = (f"`{name}` is jit-compiled by `{transform.api.name}` inside `{outer.name.value}`: a new jit "
                    f"function with an empty trace cache on every call of `{outer.name.value}`, so it is traced again each time")
+        eager = eager_decorator(names, node)
+        if eager:
+            self.report(node.name, f"{message} (not lifted: {eager})")
+            return
         result = captures(names, node)
         if result.refusal is not None:
             self.report(node.name, f"{message} (not lifted: {result.refusal})")
