@@ -211,6 +211,73 @@ jit_f = math.jit_compile(f)
 def call(x):
     return jit_f(x)
 """),
+    Case("phiml_solve_temporary_operator", "PML101",
+         "solve_linear in a jitted step with the operator passed as a nested def (PhiML on jax) -> lifted",
+         _PHIML_HEAD + """
+
+@math.jit_compile
+def implicit_step(y, operator):
+    return math.solve_linear(operator, y, math.Solve('CG', 1e-5, 1e-5, x0=0 * y))
+
+
+def call(x):
+    def operator(v):
+        return 3. * v
+
+    return implicit_step(x, operator)
+""", _PHIML_HEAD + """
+
+@math.jit_compile
+def implicit_step(y, operator):
+    return math.solve_linear(operator, y, math.Solve('CG', 1e-5, 1e-5, x0=0 * y))
+
+
+def _call_operator(v):
+    return 3. * v
+
+
+def call(x):
+    return implicit_step(x, _call_operator)
+"""),
+    Case("phiml_linear_lambda_per_call", "PML101",
+         "solve_linear(jit_compile_linear(lambda capturing dt)) per call (PhiML on jax) -> lifted, dt as f_arg",
+         _PHIML_HEAD + """
+
+def call(x):
+    dt = 0.1
+    return math.solve_linear(math.jit_compile_linear(lambda v: v - dt * math.laplace(v, padding=0)), x,
+                             math.Solve('CG', 1e-5, 1e-5, x0=x))
+""", _PHIML_HEAD + """
+
+@math.jit_compile_linear
+def _call_operator(v, dt):
+    return v - dt * math.laplace(v, padding=0)
+
+
+def call(x):
+    dt = 0.1
+    return math.solve_linear(_call_operator, x,
+                             math.Solve('CG', 1e-5, 1e-5, x0=x), dt)
+"""),
+    Case("phiml_nested_jit_def", "PML102", "@math.jit_compile def nested in the called function (PhiML on jax) -> module level",
+         _PHIML_HEAD + """
+
+def call(x):
+    @math.jit_compile
+    def step(v):
+        return f(v)
+
+    return step(x)
+""", _PHIML_HEAD + """
+
+@math.jit_compile
+def _call_step(v):
+    return f(v)
+
+
+def call(x):
+    return _call_step(x)
+"""),
 ]
 CASES_BY_NAME = {c.name: c for c in CASES}
 
