@@ -148,32 +148,40 @@ def _comma_free(params: cst.Parameters) -> cst.Parameters:
 
 
 class _Rewrite(cst.CSTTransformer):
-    """Replace nodes (by identity in the original tree) and delete one statement, closing its gap."""
+    """Replace nodes (by identity in the original tree) and delete statements, closing their gaps."""
 
-    def __init__(self, replacements: dict[int, cst.CSTNode], remove: cst.BaseStatement | None) -> None:
+    def __init__(self, replacements: dict[int, cst.CSTNode], removals: list[cst.BaseStatement]) -> None:
         super().__init__()
-        self.replacements, self.remove = replacements, remove
+        self.replacements = replacements
+        self.removals = {id(r) for r in removals}
 
     def on_leave(self, original_node, updated_node):
-        if original_node is self.remove:
+        if id(original_node) in self.removals:
             return cst.RemovalSentinel.REMOVE
         new = self.replacements.get(id(original_node), updated_node)
-        if self.remove is not None and isinstance(original_node, (cst.IndentedBlock, cst.Module)):
-            body = list(original_node.body)
-            if any(s is self.remove for s in body):
-                i = next(k for k, s in enumerate(body) if s is self.remove)
-                new_body = list(new.body)
-                if i < len(new_body):  # the statement after it takes its place and its spacing
-                    blank = [line for line in self.remove.leading_lines if line.comment is None]
-                    new_body[i] = new_body[i].with_changes(leading_lines=blank + [
-                        line for line in new_body[i].leading_lines if line.comment is not None])
-                new = new.with_changes(body=new_body)
+        if self.removals and isinstance(original_node, (cst.IndentedBlock, cst.Module)):
+            # the statement after a deleted run takes its place, and the blank lines before the run
+            kept, gap, out = iter(new.body), None, []
+            for statement in original_node.body:
+                if id(statement) in self.removals:
+                    if gap is None:
+                        gap = [line for line in statement.leading_lines if line.comment is None]
+                    continue
+                survivor = next(kept)
+                if gap is not None:
+                    survivor = survivor.with_changes(leading_lines=gap + [
+                        line for line in survivor.leading_lines if line.comment is not None])
+                    gap = None
+                out.append(survivor)
+            new = new.with_changes(body=out)
         return new
 
 
-def rewrite_function_body(fn: cst.FunctionDef, replacements: dict[int, cst.CSTNode], remove: cst.BaseStatement | None) -> cst.BaseSuite:
+def rewrite_function_body(fn: cst.FunctionDef, replacements: dict[int, cst.CSTNode],
+                          remove: cst.BaseStatement | list[cst.BaseStatement] | None) -> cst.BaseSuite:
     """`fn`'s body with `replacements` applied and `remove` deleted (one edit covers them all)."""
-    return fn.body.visit(_Rewrite(replacements, remove))
+    removals = remove if isinstance(remove, list) else [remove] if remove is not None else []
+    return fn.body.visit(_Rewrite(replacements, removals))
 
 
 def leading_comments(statement: cst.BaseStatement | None) -> list[cst.EmptyLine]:

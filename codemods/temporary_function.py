@@ -12,6 +12,7 @@ from rewriter.analysis.transforms import literal
 from rewriter.codemod import Codemod, Example, InsertBefore, Replace
 from rewriter.findings import Safety
 
+from . import _custom_derivative as custom_derivative
 from ._lift import Temporary, leading_comments, lifted_def, rewrite_function_body, temporary_at
 from ._shared import assign
 
@@ -116,12 +117,13 @@ class TemporaryFunction(Codemod):
         ),
     )
     TRIGGERS = (("solve_linear",), ("preprocess_y",), ("minimize",), ("solve_nonlinear",), ("custom_root",), ("gradient",), ("jacobian",), ("hessian",),
-                ("custom_linear_solve",), ("jit",))
+                ("custom_linear_solve",), ("jit",), ("custom_vjp",), ("custom_jvp",))
 
     def __init__(self, file) -> None:
         super().__init__(file)
         self._deferred: list[cst.Call] = []
         self._candidates: list[cst.Call] = []
+        self._derivatives: list = []
 
     def visit_Call(self, node: cst.Call) -> None:
         if not self.file.syntax.functions:
@@ -132,11 +134,33 @@ class TemporaryFunction(Codemod):
         elif any(isinstance(a.value, (cst.Lambda, cst.Name, cst.Call)) for a in node.args):
             self._candidates.append(node)  # decided once the whole file is seen (the callee may be defined later)
 
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        names = self.file.analysis.names
+        functions = self.file.syntax.functions  # already includes `node` (the index visits first)
+        if len(functions) >= 2 and any(
+                isinstance(d.decorator, (cst.Name, cst.Attribute)) and names.could_be_api(d.decorator, (Kind.CUSTOM_GRADIENT,))
+                for d in node.decorators):
+            self._derivatives.append((node, functions[-2]))
+
+    def _check_derivatives(self) -> None:
+        for node, outer in self._derivatives:
+            if not isinstance(outer, cst.FunctionDef) or self.file.analysis.jit.enclosing_context(node) is not None:
+                continue
+            plan = custom_derivative.plan(self.file, node, outer)
+            if plan is None:
+                continue
+            if plan.refusal is not None:
+                self.report(node.name, f"{plan.message} (not lifted: {plan.refusal})")
+            else:
+                self.report(node.name, f"{plan.message}; the definition moves to module level as `{plan.lifted_name}`",
+                            edits=list(plan.edits), fix_description=f"define it once at module level as `{plan.lifted_name}`")
+
     def leave_Module(self, original_node: cst.Module) -> None:
         analysis = self.file.analysis
         syntax = self.file.syntax
         self._deferred += [c for c in self._candidates if syntax.may_be_jitted(c.func)
                            or isinstance(c.func, cst.Name) and c.func.value in syntax.custom_gradient_assigned]
+        self._check_derivatives()
         for node in self._deferred:
             if analysis.jit.enclosing_context(node) is not None:
                 continue  # created and consumed inside a traced body: traced once

@@ -101,6 +101,8 @@ class _Finder(ast.NodeVisitor):
             self.nested_jit_defs.append(tuple(self.functions))
         if any(a is Kind.VMAP and b is Kind.JIT for a, b in zip(kinds, kinds[1:])):
             self.fire.add("PML301")
+        if self.functions and Kind.CUSTOM_GRADIENT in kinds:
+            self.fire.add("PML101")  # a custom-derivative function defined per call
         self.functions.append(node)
         self.generic_visit(node)
         self.functions.pop()

@@ -1,0 +1,136 @@
+"""PML101 for jax: a `@jax.custom_vjp` / `@jax.custom_jvp` function defined inside a function.
+
+jax caches what it traces of a custom-derivative function by the function object: defined (and
+given its rules with `defvjp` / `defjvp`) on every call of the enclosing function, it is traced
+again on every call. The definition is a group of statements — the decorated def, its rule
+functions and the `defvjp`/`defjvp` call — and the group moves to module level together.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import libcst as cst
+
+from rewriter.analysis.apis import Kind
+from rewriter.analysis.captures import captures
+from rewriter.analysis.structure import top_level_statement
+
+from ._lift import Temporary, eager_decorator, leading_comments, lifted_def, rewrite_function_body
+
+_DERIVATIVES = {"jax.custom_vjp": "defvjp", "jax.custom_jvp": "defjvp"}
+
+
+@dataclass(frozen=True)
+class Plan:
+    message: str
+    refusal: str | None = None
+    edits: tuple = ()
+    lifted_name: str = ""
+
+
+def _is_call_of(names, node: cst.CSTNode) -> bool:
+    parent = names.parent(node)
+    return isinstance(parent, cst.Call) and parent.func is node
+
+
+def plan(file, fn: cst.FunctionDef, outer: cst.FunctionDef) -> Plan | None:
+    """What to do with `fn`, a def nested directly in `outer` (None: not a custom derivative)."""
+    names = file.analysis.names
+    api = None
+    for decorator in fn.decorators:
+        expr = decorator.decorator.func if isinstance(decorator.decorator, cst.Call) else decorator.decorator
+        found = names.api(expr, (Kind.CUSTOM_GRADIENT,)) if isinstance(expr, (cst.Name, cst.Attribute)) else None
+        if found is not None and found.name in _DERIVATIVES:
+            api = found.name
+    if api is None:
+        return None
+    rule = _DERIVATIVES[api]
+    name = fn.name.value
+    message = (f"`{name}` is defined with `@{api}` inside `{outer.name.value}`: a new custom-derivative function on "
+               f"every call of `{outer.name.value}`, and jax traces it again each time")
+    if names.parent(fn) is not outer.body:
+        return Plan(message, "it is defined under a condition or in a loop")
+    scope = names.scope(fn)
+    assignment = next((a for a in scope.assignments[name] if getattr(a, "node", None) is fn), None) if scope else None
+    if assignment is None or len(scope.assignments[name]) != 1:
+        return Plan(message, f"`{name}` is bound more than once")
+    rule_statements, calls = [], []
+    for ref in assignment.references:
+        parent = names.parent(ref.node)
+        if _is_call_of(names, ref.node):
+            calls.append(ref.node)
+        elif isinstance(parent, cst.Attribute) and parent.value is ref.node and parent.attr.value == rule:
+            call = names.parent(parent)
+            expr = names.parent(call)
+            line = names.parent(expr)
+            if not (isinstance(call, cst.Call) and isinstance(expr, cst.Expr) and isinstance(line, cst.SimpleStatementLine)
+                    and names.parent(line) is outer.body and len(line.body) == 1):
+                return Plan(message, f"`{name}.{rule}` is used in a form that cannot move (only `{name}.{rule}(...)` as a statement can)")
+            rule_statements.append((line, call))
+        else:
+            return Plan(message, f"`{name}` leaves `{outer.name.value}` or is used other than by calls")
+    if len(rule_statements) != 1 or not calls:
+        return Plan(message, f"it needs exactly one `{name}.{rule}(...)` statement and at least one call")
+    line, rule_call = rule_statements[0]
+    group: list[tuple[cst.FunctionDef, str]] = [(fn, name)]
+    for arg in rule_call.args:
+        helper = _nested_helper(names, arg.value, outer)
+        if isinstance(helper, str):
+            return Plan(message, helper)
+        if helper is not None:
+            group.append((helper, helper.name.value))
+    for member, member_name in group:
+        why = eager_decorator(names, member) if member is not fn else None
+        result = captures(names, member)
+        if why or result.refusal or result.names:
+            reason = why or result.refusal or f"`{member_name}` reads {', '.join(f'`{n}`' for n in result.names)} from `{outer.name.value}`"
+            return Plan(message, reason)
+    anchor = top_level_statement(names, fn)
+    label = outer.name.value.lstrip("_") or "function"
+    renamed = {member_name: file.analysis.fresh_name(f"_{label}_{member_name}") for _, member_name in group}
+    lifted = []
+    for member, member_name in group:
+        temporary = Temporary(member, member_name, renamed[member_name], member, ())
+        new = lifted_def(temporary, renamed[member_name], (), anchor)
+        comments = leading_comments(member)
+        if comments:
+            first = new.decorators[0] if new.decorators else None
+            new = new.with_changes(decorators=[first.with_changes(leading_lines=[*first.leading_lines, *comments]), *new.decorators[1:]]) \
+                if first is not None else new.with_changes(leading_lines=[*new.leading_lines, *comments])
+        lifted.append(new)
+    blank = [e for e in getattr(anchor, "leading_lines", ()) if e.comment is None] or [cst.EmptyLine(), cst.EmptyLine()]
+    rule_line = line.visit(_Renamer(renamed)).with_changes(leading_lines=blank)
+    replacements = {id(c): cst.Name(renamed[name]) for c in calls}
+    body = rewrite_function_body(outer, replacements, [m for m, _ in group] + [line])
+    from rewriter.codemod import InsertBefore, Replace
+
+    return Plan(message, None, (InsertBefore(anchor, (*lifted, rule_line)), Replace(outer.body, body)), renamed[name])
+
+
+def _nested_helper(names, expr: cst.BaseExpression, outer: cst.FunctionDef) -> cst.FunctionDef | str | None:
+    """A rule function defined in `outer` and used only by the rule call (None: defined elsewhere)."""
+    if not isinstance(expr, cst.Name):
+        return "its rules are not plain names"
+    assignments = names.assignments(expr)
+    if len(assignments) != 1:
+        return f"`{expr.value}` is bound more than once"
+    assignment = next(iter(assignments))
+    node = getattr(assignment, "node", None)
+    if not isinstance(node, cst.FunctionDef) or names.parent(node) is not outer.body:
+        scope = getattr(assignment, "scope", None)
+        if scope is not None and type(scope).__name__ == "GlobalScope":
+            return None  # module level already
+        return f"`{expr.value}` is not a def in `{outer.name.value}`"
+    if len(assignment.references) != 1:
+        return f"`{expr.value}` is also used elsewhere"
+    return node
+
+
+class _Renamer(cst.CSTTransformer):
+    def __init__(self, renamed: dict[str, str]) -> None:
+        super().__init__()
+        self.renamed = renamed
+
+    def leave_Name(self, original_node, updated_node):
+        new = self.renamed.get(original_node.value)
+        return updated_node.with_changes(value=new) if new else updated_node

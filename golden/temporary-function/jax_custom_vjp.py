@@ -1,0 +1,29 @@
+"""Raw jax: a custom_vjp function and its rules defined inside the function that uses them."""
+import jax
+import jax.numpy as jnp
+
+GOLDEN = {
+    "findings": ["PML101:15"],
+    "framework": "jax",
+    "backends": ["jax"],
+}
+
+
+def clipped_sin_grad(x):
+    # sin with a clipped gradient
+    @jax.custom_vjp
+    def f(x):
+        return jnp.sin(x)
+
+    def f_fwd(x):
+        return jnp.sin(x), jnp.cos(x)
+
+    def f_bwd(cos_x, g):
+        return (jnp.clip(cos_x * g, -0.5, 0.5),)
+
+    f.defvjp(f_fwd, f_bwd)
+    return jax.grad(lambda x: f(x).sum())(x)
+
+
+def golden_run():
+    return [clipped_sin_grad(jnp.linspace(0., 3., 5) * i) for i in range(1, 4)]
