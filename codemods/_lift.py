@@ -150,7 +150,7 @@ def _comma_free(params: cst.Parameters) -> cst.Parameters:
 class _Rewrite(cst.CSTTransformer):
     """Replace nodes (by identity in the original tree) and delete statements, closing their gaps."""
 
-    def __init__(self, replacements: dict[int, cst.CSTNode], removals: list[cst.BaseStatement]) -> None:
+    def __init__(self, replacements: dict, removals: list[cst.BaseStatement]) -> None:
         super().__init__()
         self.replacements = replacements
         self.removals = {id(r) for r in removals}
@@ -159,6 +159,8 @@ class _Rewrite(cst.CSTTransformer):
         if id(original_node) in self.removals:
             return cst.RemovalSentinel.REMOVE
         new = self.replacements.get(id(original_node), updated_node)
+        if callable(new) and not isinstance(new, cst.CSTNode):  # built from the updated node (nested edits)
+            new = new(updated_node)
         if self.removals and isinstance(original_node, (cst.IndentedBlock, cst.Module)):
             # the statement after a deleted run takes its place, and the blank lines before the run
             kept, gap, out = iter(new.body), None, []
@@ -177,9 +179,12 @@ class _Rewrite(cst.CSTTransformer):
         return new
 
 
-def rewrite_function_body(fn: cst.FunctionDef, replacements: dict[int, cst.CSTNode],
+def rewrite_function_body(fn: cst.FunctionDef, replacements: dict,
                           remove: cst.BaseStatement | list[cst.BaseStatement] | None) -> cst.BaseSuite:
-    """`fn`'s body with `replacements` applied and `remove` deleted (one edit covers them all)."""
+    """`fn`'s body with `replacements` applied and `remove` deleted (one edit covers them all).
+
+    `replacements`: id of an original node -> its new node, or a function of the updated node
+    (for edits that must keep what other replacements did inside it)."""
     removals = remove if isinstance(remove, list) else [remove] if remove is not None else []
     return fn.body.visit(_Rewrite(replacements, removals))
 

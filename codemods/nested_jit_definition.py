@@ -104,26 +104,78 @@ class NestedJitDefinition(Codemod):
         if result.refusal is not None:
             self.report(node.name, f"{message} (not lifted: {result.refusal})")
             return
-        if result.names:
-            values = ", ".join(f"`{n}`" for n in result.names)
+        captured = result.names
+        decorators = list(node.decorators)
+        if captured:
+            values = ", ".join(f"`{n}`" for n in captured)
             static = "auxiliary_args" if transform.framework == "phiml" else "static_argnames"
-            self.report(node.name, f"{message} (not lifted: it reads {values} from `{outer.name.value}`; make them "
-                                   f"parameters, listed in `{static}` where they must stay Python values, and move it to module level)")
-            return
+            auxiliary = _with_auxiliary(node, transform, captured) if transform.framework == "phiml" else None
+            if auxiliary is None:
+                self.report(node.name, f"{message} (not lifted: it reads {values} from `{outer.name.value}`; make them "
+                                       f"parameters, listed in `{static}` where they must stay Python values, and move it to module level)")
+                return
+            decorators = auxiliary
         lifted_name = analysis.fresh_name(f"_{outer.name.value.lstrip('_') or 'function'}_{name}")
         anchor = top_level_statement(names, node)
-        temporary = Temporary(node, f"`{name}`", lifted_name, node, ())
-        lifted = lifted_def(temporary, lifted_name, (), anchor)
+        temporary = Temporary(node.with_changes(decorators=decorators), f"`{name}`", lifted_name, node, ())
+        lifted = lifted_def(temporary, lifted_name, captured, anchor)
         comments = leading_comments(node)
         if comments:
             first = lifted.decorators[0]
             lifted = lifted.with_changes(decorators=[first.with_changes(leading_lines=[*first.leading_lines, *comments]),
                                                      *lifted.decorators[1:]])
-        renames = {id(r.node): cst.Name(lifted_name) for r in references}
+        def renamed_call(updated: cst.Call) -> cst.Call:
+            extra = [cst.Arg(cst.Name(c), keyword=cst.Name(c), equal=_EQUAL) for c in captured]
+            args = list(updated.args)
+            if extra and args:
+                args[-1] = args[-1].with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
+            return updated.with_changes(func=cst.Name(lifted_name), args=[*args, *extra])
+
+        renames = {id(names.parent(r.node)): renamed_call for r in references}
         body = rewrite_function_body(outer, renames, node)
+        if captured:
+            values = ", ".join(f"`{n}`" for n in captured)
+            self.report(node.name, f"{message}; lifted to module level as `{lifted_name}`, with {values} as auxiliary "
+                                   "arguments (one trace per distinct value, as each call of the outer function had)",
+                        edits=[InsertBefore(anchor, (lifted,)), Replace(outer.body, body)], safety=Safety.UNSAFE,
+                        fix_description=f"move it to module level as `{lifted_name}` (unsafe: auxiliary values must be hashable)")
+            return
         self.report(node.name, f"{message}; lifted to module level as `{lifted_name}`",
                     edits=[InsertBefore(anchor, (lifted,)), Replace(outer.body, body)],
                     fix_description=f"move it to module level as `{lifted_name}`")
+
+
+_EQUAL = cst.AssignEqual(cst.SimpleWhitespace(""), cst.SimpleWhitespace(""))
+
+
+def _with_auxiliary(node: cst.FunctionDef, transform, captured: tuple[str, ...]) -> list[cst.Decorator] | None:
+    """The decorators with `math.jit_compile` given the captured names as `auxiliary_args` (None: not expressible)."""
+    out = []
+    for decorator in node.decorators:
+        if decorator.decorator is not transform.expr and not (isinstance(decorator.decorator, cst.Call) and decorator.decorator is transform.expr):
+            out.append(decorator)
+            continue
+        expr = decorator.decorator
+        if isinstance(expr, (cst.Name, cst.Attribute)):
+            names = ",".join(captured)
+            call = cst.Call(expr, [cst.Arg(cst.SimpleString(repr(names)), keyword=cst.Name("auxiliary_args"), equal=_EQUAL)])
+            out.append(decorator.with_changes(decorator=call))
+            continue
+        if not isinstance(expr, cst.Call) or any(a.keyword is None for a in expr.args):
+            return None
+        existing = next((a for a in expr.args if a.keyword.value == "auxiliary_args"), None)
+        if existing is None:
+            args = list(expr.args)
+            args[-1] = args[-1].with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
+            args.append(cst.Arg(cst.SimpleString(repr(",".join(captured))), keyword=cst.Name("auxiliary_args"), equal=_EQUAL))
+            out.append(decorator.with_changes(decorator=expr.with_changes(args=args)))
+            continue
+        if not isinstance(existing.value, cst.SimpleString):
+            return None
+        merged = ",".join([p for p in existing.value.evaluated_value.replace(" ", "").split(",") if p] + list(captured))
+        args = [a.with_changes(value=cst.SimpleString(repr(merged))) if a is existing else a for a in expr.args]
+        out.append(decorator.with_changes(decorator=expr.with_changes(args=args)))
+    return out
 
 
 def _is_call(names, node: cst.CSTNode) -> bool:

@@ -337,6 +337,9 @@ class TemporaryFunction(Codemod):
             lifted = _with_comments(lifted, leading_comments(found.remove))
         edits = [InsertBefore(anchor, (lifted,)), change]
         passed_as = f", captured {', '.join(f'`{n}`' for n in result.names)} passed as `{slot.channel}`" if result.names else ""
+        if result.names and slot.channel == "f_args" and any(_is_linear_jit(names, d.decorator) for d in lifted.decorators):
+            passed_as += (" (under jit on jax or tensorflow, a Tensor among them needs `Solve(..., rank_deficiency=0)`: "
+                          "add it if the system has full rank — not added automatically, since it changes the result of a singular one)")
         self.report(arg.value, f"{message}; lifted to module level as `{name}`{passed_as}", edits=edits,
                     fix_description=f"lift it to module level as `{name}`")
         return True
@@ -344,6 +347,11 @@ class TemporaryFunction(Codemod):
 
 def dotted_text(node: cst.CSTNode) -> str:
     return cst.Module([]).code_for_node(node)
+
+
+def _is_linear_jit(names, expr: cst.BaseExpression) -> bool:
+    api = names.api(expr, (Kind.JIT,)) if isinstance(expr, (cst.Name, cst.Attribute)) else None
+    return api is not None and api.name == "phiml.math.jit_compile_linear"
 
 
 def _module_level_name(names, expr: cst.BaseExpression) -> bool:
