@@ -26,11 +26,14 @@ class Slot:
     role: str  # names the lifted def: `_<enclosing>_<role>`
     channel: str | None = None  # "f_args": appended positionally; "preprocess_y_args": a tuple keyword
     stored: bool = False  # kept and called later (a captured name rebound meanwhile would differ)
+    positional_before: int = 3  # "f_args": positional arguments that must precede the appended values
 
 
 _SLOTS: dict[str, tuple[Slot, ...]] = {
     "phiml.math.solve_linear": (Slot(0, "f", "operator", "f_args"),),
     "phiml.math.Solve": (Slot(None, "preprocess_y", "preprocess_y", "preprocess_y_args", stored=True),),
+    # `solve.with_preprocessing(f, *args)`: a method of a Solve instance, recognised by its name
+    "phiml.math.Solve.with_preprocessing": (Slot(0, "preprocess_y", "preprocess_y", "f_args", stored=True, positional_before=1),),
     "phiml.math.minimize": (Slot(0, "f", "loss"),),
     "phiml.math.solve_nonlinear": (Slot(0, "f", "equation"),),
     "jax.lax.custom_root": (Slot(0, "f", "equation"), Slot(2, "solve", "solve"), Slot(3, "tangent_solve", "tangent_solve")),
@@ -46,6 +49,7 @@ _TRANSFORM_SLOTS: dict[str, tuple[Slot, ...]] = {
 _WHY = {
     "phiml.math.solve_linear": "PhiML keys linear-operator traces (and, under jit, whole traces) on the function object",
     "phiml.math.Solve": "PhiML caches traces per function object, so nothing traced for it is ever reused",
+    "phiml.math.Solve.with_preprocessing": "PhiML caches traces per function object, so nothing traced for it is ever reused",
     "phiml.math.minimize": "PhiML keys the traces of the objective on the function object",
     "phiml.math.solve_nonlinear": "PhiML keys the traces of the equation on the function object",
     "jax.lax.custom_root": "jax caches the traced functions by identity",
@@ -117,7 +121,7 @@ class TemporaryFunction(Codemod):
         ),
     )
     TRIGGERS = (("solve_linear",), ("preprocess_y",), ("minimize",), ("solve_nonlinear",), ("custom_root",), ("gradient",), ("jacobian",), ("hessian",),
-                ("custom_linear_solve",), ("jit",), ("custom_vjp",), ("custom_jvp",))
+                ("custom_linear_solve",), ("jit",), ("custom_vjp",), ("custom_jvp",), ("with_preprocessing",))
 
     def __init__(self, file) -> None:
         super().__init__(file)
@@ -130,6 +134,8 @@ class TemporaryFunction(Codemod):
             return  # at module level a function is created once
         names = self.file.analysis.names
         if isinstance(node.func, (cst.Name, cst.Attribute)) and names.could_be_api(node.func, (Kind.SOLVER, Kind.CUSTOM_GRADIENT, Kind.GRAD)):
+            self._deferred.append(node)
+        elif isinstance(node.func, cst.Attribute) and node.func.attr.value == "with_preprocessing":
             self._deferred.append(node)
         elif any(isinstance(a.value, (cst.Lambda, cst.Name, cst.Call)) for a in node.args):
             self._candidates.append(node)  # decided once the whole file is seen (the callee may be defined later)
@@ -166,21 +172,24 @@ class TemporaryFunction(Codemod):
                 continue  # created and consumed inside a traced body: traced once
             api = analysis.names.api(node.func, (Kind.SOLVER, Kind.CUSTOM_GRADIENT, Kind.GRAD)) \
                 if isinstance(node.func, (cst.Name, cst.Attribute)) else None
+            if api is None and isinstance(node.func, cst.Attribute) and node.func.attr.value == "with_preprocessing":
+                self._check(node, _SLOTS["phiml.math.Solve.with_preprocessing"][0], "phiml.math.Solve.with_preprocessing")
+                continue
             if api is not None and api.name in _TRANSFORM_SLOTS:
                 self._check_transform(node, api.name)
             elif api is not None and api.name in _SLOTS:
                 for slot in _SLOTS[api.name]:
-                    if self._check(node, slot, api.name):
-                        break
+                    if self._check(node, slot, api.name) == "fixed":
+                        break  # the call is replaced: its other slots are looked at in the next pass
             elif api is None and (analysis.jit.jitted_value(node.func) is not None or self._custom_gradient_value(node.func)):
                 self._check_jit_arguments(node)
 
     # -- sites ------------------------------------------------------------------------------
-    def _check(self, call: cst.Call, slot: Slot, api: str) -> bool:
+    def _check(self, call: cst.Call, slot: Slot, api: str) -> str | None:
         arg = _slot_arg(call, slot)
         if arg is None:
-            return False
-        short = api.rsplit(".", 1)[-1] if api.startswith("phiml.") else api
+            return None
+        short = api.split(".", 2)[-1] if api.startswith("phiml.math.") else api
         where = f"`{short}`" if slot.position == 0 else f"`{short}({slot.keyword}=...)`"
         return self._lift(call, arg, slot, f"passed to {where}", _WHY[api], f"`{short}`")
 
@@ -287,41 +296,42 @@ class TemporaryFunction(Codemod):
             slot = Slot(i if arg.keyword is None else None, role, role)
             if self._lift(call, arg, slot, f"passed to the jit-compiled `{callee}`",
                           "the traces of a jit-compiled function are keyed on its function arguments' identity, so it re-traces on every call",
-                          f"`{callee}`"):
+                          f"`{callee}`") == "fixed":
                 return
 
-    def _lift(self, call: cst.Call, arg: cst.Arg, slot: Slot, passed: str, why: str, callee: str) -> bool:
+    def _lift(self, call: cst.Call, arg: cst.Arg, slot: Slot, passed: str, why: str, callee: str) -> str | None:
+        """Report the function in the slot: "fixed" (a fix replaces the call), "reported", or None."""
         names = self.file.analysis.names
         enclosing = enclosing_function(names, call)
         while isinstance(enclosing, cst.Lambda):
             enclosing = enclosing_function(names, enclosing)
         if enclosing is None:
-            return False
+            return None
         enclosing_name = enclosing.name.value.lstrip("_") or "function"
         found = temporary_at(names, arg.value, slot.role, enclosing_name)
         if found is None:
-            return False
+            return None
         what = found.label if isinstance(found, Temporary) else f"the local function `{dotted_text(arg.value)}`"
         message = f"{what} {passed} is a new object every time `{enclosing.name.value}` runs: {why}"
         if isinstance(found, str):
             self.report(arg.value, f"{message} (not lifted: {found})")
-            return True
+            return "reported"
         inline = isinstance(found.function, cst.Lambda) and found.remove is None
         # An inline lambda the API calls right away reads its captures at the call: nothing to rebind.
         result = captures(names, found.function, rebinding_after=call if slot.stored else None,
                           late_binding=slot.stored or not inline)
         if result.refusal is not None:
             self.report(arg.value, f"{message} (not lifted: {result.refusal})")
-            return True
+            return "reported"
         if result.names and slot.channel is None:
             values = ", ".join(f"`{n}`" for n in result.names)
             self.report(arg.value, f"{message} (not lifted: it captures {values}, which {callee} cannot pass "
                                    "on to a module-level function)")
-            return True
+            return "reported"
         new_call = _with_channel(call, arg, slot, result.names, cst.Name("__lifted__"))
         if new_call is None:
             self.report(arg.value, f"{message} (not lifted: `{slot.channel}` is given in a form that cannot be extended)")
-            return True
+            return "reported"
         anchor = top_level_statement(names, call)
         name = self.file.analysis.fresh_name(found.base_name)
         new_call = _with_channel(call, arg, slot, result.names, cst.Name(name))
@@ -332,7 +342,7 @@ class TemporaryFunction(Codemod):
             owner = _owning_function(names, found.remove)
             if owner is None or not is_inside(names, call, owner):
                 self.report(arg.value, f"{message} (not lifted: it is defined in another function than it is used)")
-                return True
+                return "reported"
             change = Replace(owner.body, rewrite_function_body(owner, {id(call): new_call}, found.remove))
             lifted = _with_comments(lifted, leading_comments(found.remove))
         edits = [InsertBefore(anchor, (lifted,)), change]
@@ -342,7 +352,7 @@ class TemporaryFunction(Codemod):
                           "add it if the system has full rank — not added automatically, since it changes the result of a singular one)")
         self.report(arg.value, f"{message}; lifted to module level as `{name}`{passed_as}", edits=edits,
                     fix_description=f"lift it to module level as `{name}`")
-        return True
+        return "fixed"
 
 
 def dotted_text(node: cst.CSTNode) -> str:
@@ -405,8 +415,8 @@ def _with_channel(call: cst.Call, arg: cst.Arg, slot: Slot, captured: tuple[str,
     values = [cst.Name(c) for c in captured]
     if slot.channel == "f_args":
         positional = [i for i, a in enumerate(args) if a.keyword is None]
-        if any(a.star for a in args) or len(positional) < 3:
-            return None  # f, y and solve must all be positional for *f_args to follow them
+        if any(a.star for a in args) or len(positional) < slot.positional_before:
+            return None  # e.g. f, y and solve must all be positional for *f_args to follow them
         last = positional[-1]
         return call.with_changes(args=_insert_after(args, last, [cst.Arg(v) for v in values]))
     if slot.channel == "preprocess_y_args":

@@ -147,7 +147,8 @@ class _Finder(ast.NodeVisitor):
         elif kind is Kind.MAP and any(k.arg == "dims" for k in node.keywords):
             self.maps.append((node, tuple(self.functions)))
         if self.functions:  # PML101: a function created per call, handed to a solver or a jit function
-            if isinstance(node.func, (ast.Name, ast.Attribute)) and self.s.kind(node.func) in (Kind.SOLVER, Kind.CUSTOM_GRADIENT, Kind.GRAD):
+            if isinstance(node.func, ast.Attribute) and node.func.attr == "with_preprocessing" or \
+                    isinstance(node.func, (ast.Name, ast.Attribute)) and self.s.kind(node.func) in (Kind.SOLVER, Kind.CUSTOM_GRADIENT, Kind.GRAD):
                 self.fire.add("PML101")
             elif any(isinstance(a, (ast.Lambda, ast.Name, ast.Call)) for a in [*node.args, *(k.value for k in node.keywords)]):
                 self.calls_with_functions.append(node)
