@@ -60,13 +60,20 @@ def temporary_at(resolver: NameResolver, expr: cst.BaseExpression, role: str, en
             return eager
         return Temporary(node, f"the nested def `{node.name.value}`", f"_{enclosing}_{node.name.value}", node,
                          tuple(node.decorators))
-    value = _lambda_assigned(resolver, node)
+    value = _assigned_alone(resolver, node)
     if value is None:
         return None
-    statement, lam = value
+    statement, assigned = value
+    if isinstance(assigned, cst.Call):  # op = math.jit_compile_linear(lambda ...)
+        inner = temporary_at(resolver, assigned, expr.value, enclosing)
+        if not isinstance(inner, Temporary) or inner.remove is not None:
+            return None if inner is None or isinstance(inner, Temporary) else inner
+        if len(outside) != 1:
+            return f"it is also used elsewhere in `{enclosing}`"
+        return Temporary(inner.function, f"`{expr.value}`", f"_{enclosing}_{expr.value}", statement, inner.decorators)
     if len(outside) != 1:
         return f"it is also used elsewhere in `{enclosing}`"
-    return Temporary(lam, f"the lambda `{expr.value}`", f"_{enclosing}_{expr.value}", statement)
+    return Temporary(assigned, f"the lambda `{expr.value}`", f"_{enclosing}_{expr.value}", statement)
 
 
 # Transforms that do their work when the def runs: at module level they would run at import.
@@ -93,14 +100,14 @@ def _at_module_level(resolver: NameResolver, node: cst.CSTNode | None) -> bool:
     return not any(isinstance(a, (cst.FunctionDef, cst.Lambda)) for a in ancestors(resolver, node))
 
 
-def _lambda_assigned(resolver: NameResolver, target: cst.CSTNode | None) -> tuple[cst.SimpleStatementLine, cst.Lambda] | None:
-    """`name = lambda ...` as the only statement of its line: (line, lambda)."""
+def _assigned_alone(resolver: NameResolver, target: cst.CSTNode | None) -> tuple[cst.SimpleStatementLine, cst.BaseExpression] | None:
+    """`name = lambda ...` / `name = <call>` as the only statement of its line: (line, value)."""
     if not isinstance(target, cst.Name):
         return None
     assign_target = resolver.parent(target)
     assign = resolver.parent(assign_target) if isinstance(assign_target, cst.AssignTarget) else None
     line = resolver.parent(assign) if isinstance(assign, cst.Assign) else None
-    if not (isinstance(assign, cst.Assign) and len(assign.targets) == 1 and isinstance(assign.value, cst.Lambda)
+    if not (isinstance(assign, cst.Assign) and len(assign.targets) == 1 and isinstance(assign.value, (cst.Lambda, cst.Call))
             and isinstance(line, cst.SimpleStatementLine) and len(line.body) == 1):
         return None
     return line, assign.value

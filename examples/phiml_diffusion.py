@@ -2,7 +2,7 @@
 
 Run:  python examples/phiml_diffusion.py [jax|torch|tensorflow|numpy]   (default: jax)
 
-Anti-patterns phiml-rewrite should fix are marked `# PML3xx`; code marked `# keep` must not change.
+Anti-patterns phiml-rewrite should fix are marked `# PMLxxx`; code marked `# keep` must not change.
 """
 import sys
 
@@ -52,6 +52,25 @@ def simulate_batch(u, dt, steps):
     return u
 
 
+def implicit_step(u, dt):
+    """Backward Euler: solve (1 - dt * laplace) u_new = u."""
+    # PML101: the operator is a new function on every call -> its matrix is traced on every call.
+    # `dt` is captured: the lifted operator takes it as an argument, passed through solve_linear.
+    operator = math.jit_compile_linear(lambda v: v - dt * math.laplace(v, padding=0))
+    return math.solve_linear(operator, u, math.Solve('CG', 1e-5, 1e-5, x0=u))
+
+
+def smooth(u, passes):
+    # PML102: a jit-compiled def nested in the function -> traced again on every call of smooth.
+    @math.jit_compile
+    def blur(v):
+        return 0.25 * math.shift(v, (-1,), padding=0)[0] + 0.5 * v + 0.25 * math.shift(v, (1,), padding=0)[0]
+
+    for _ in range(passes):
+        u = blur(u)
+    return u
+
+
 # keep: a factory that returns a jit-compiled closure on purpose (one per conductivity).
 def make_stepper(alpha):
     def step(u, dt):
@@ -93,6 +112,10 @@ def main(backend="jax"):
     u_fixed = run_fixed(rods, dt, steps=3)
     heats = [float(heat_report(u_batch.rod[i])) for i in range(3)]
     stepped = make_stepper(0.5)(rods, dt)
+    implicit = rods
+    for _ in range(3):
+        implicit = implicit_step(implicit, dt)
+    smoothed = [smooth(rods.rod[i], 2) for i in range(3)]
 
     print(f"backend            : {backend}")
     print(f"max single rod     : {float(u_single.max):.6f}")
@@ -102,6 +125,8 @@ def main(backend="jax"):
     print(f"3 fixed steps max  : {float(u_fixed.max):.6f}")
     print(f"stepper(0.5) max   : {float(stepped.max):.6f}")
     print(f"sweep max          : {[round(v, 6) for v in conductivity_sweep(rods, dt)]}")
+    print(f"implicit max       : {float(implicit.max):.6f}")
+    print(f"smoothed max       : {[round(float(v.max), 6) for v in smoothed]}")
 
 
 if __name__ == "__main__":
