@@ -71,6 +71,11 @@ class TemporaryFunction(Codemod):
     function, jax's `custom_root` / `custom_linear_solve`), only functions that capture nothing are
     lifted; the finding says which values to pass instead.
 
+    Transforms that return a new function with its own trace cache — `math.custom_gradient(f, g)`,
+    `math.gradient` / `jacobian` / `hessian` of a function — built on every call are built once at
+    module level, their functions lifted with them; a `@jax.custom_vjp` / `@jax.custom_jvp` def in a
+    function moves to module level with its rule functions and its `defvjp` / `defjvp` statement.
+
     It is left alone, with the reason, when lifting could change what it computes: it reads a
     captured name that is assigned again later (late binding), writes `nonlocal`/`global`, is a
     generator, calls itself or another local function, reads `self`/`cls` or a class body, has
@@ -86,7 +91,9 @@ class TemporaryFunction(Codemod):
         "The lifted function computes the same values: it only reads module globals (as before) and "
         "values passed at the moment it is used, which are the ones its closure would have read — the "
         "fix is refused whenever a captured name could change in between. What changes is the "
-        "function's identity (stable now) and its `__name__`/`__qualname__`."
+        "function's identity (stable now) and its `__name__`/`__qualname__`. Transforms built once instead of "
+        "per call (`custom_gradient`, `gradient`, `custom_vjp`) are lazy wrappers: building them earlier does no "
+        "work; decorators that act when the def runs (`torch.jit.script`, unknown ones) are never moved."
     )
     EXAMPLES = (
         Example(
@@ -118,6 +125,22 @@ class TemporaryFunction(Codemod):
             "def run(y):\n"
             "    return step(y, _run_times3)\n",
             note="argument of a jit-compiled function",
+        ),
+        Example(
+            "from phiml import math\n\n\n"
+            "def clipped(x):\n"
+            "    scale = math.custom_gradient(lambda x: 3 * x, lambda params, y, dy: {'x': math.clip(dy, -1, 1)})\n"
+            "    return scale(x)\n",
+            "from phiml import math\n\n\n"
+            "def _clipped_forward(x):\n"
+            "    return 3 * x\n\n\n"
+            "def _clipped_gradient(params, y, dy):\n"
+            "    return {'x': math.clip(dy, -1, 1)}\n\n\n"
+            "_clipped_custom_gradient = math.custom_gradient(_clipped_forward, _clipped_gradient)\n\n\n"
+            "def clipped(x):\n"
+            "    scale = _clipped_custom_gradient\n"
+            "    return scale(x)\n",
+            note="a custom gradient built per call",
         ),
     )
     TRIGGERS = (("solve_linear",), ("preprocess_y",), ("minimize",), ("solve_nonlinear",), ("custom_root",), ("gradient",), ("jacobian",), ("hessian",),
@@ -175,7 +198,9 @@ class TemporaryFunction(Codemod):
             if api is None and isinstance(node.func, cst.Attribute) and node.func.attr.value == "with_preprocessing":
                 self._check(node, _SLOTS["phiml.math.Solve.with_preprocessing"][0], "phiml.math.Solve.with_preprocessing")
                 continue
-            if api is not None and api.name in _TRANSFORM_SLOTS:
+            if api is not None and api.name in ("jax.custom_vjp", "jax.custom_jvp"):
+                self._report_derivative_call(node, api.name)
+            elif api is not None and api.name in _TRANSFORM_SLOTS:
                 self._check_transform(node, api.name)
             elif api is not None and api.name in _SLOTS:
                 for slot in _SLOTS[api.name]:
@@ -192,6 +217,16 @@ class TemporaryFunction(Codemod):
         short = api.split(".", 2)[-1] if api.startswith("phiml.math.") else api
         where = f"`{short}`" if slot.position == 0 else f"`{short}({slot.keyword}=...)`"
         return self._lift(call, arg, slot, f"passed to {where}", _WHY[api], f"`{short}`")
+
+    def _report_derivative_call(self, call: cst.Call, api: str) -> None:
+        """`g = jax.custom_vjp(f)` inside a function: reported; the decorator form is lifted (see below)."""
+        names = self.file.analysis.names
+        enclosing = enclosing_function(names, call)
+        if enclosing is None or isinstance(enclosing, cst.Lambda):
+            return
+        self.report(call, f"`{api}(...)` builds a new custom-derivative function every time `{enclosing.name.value}` "
+                          "runs, and jax traces it again each time (not lifted automatically in this form: define it "
+                          f"once at module level, with `@{api}` and its rules)")
 
     def _custom_gradient_value(self, expr: cst.BaseExpression) -> bool:
         """`expr` names a module-level `math.custom_gradient(...)` result (its calls key traces on arguments)."""
