@@ -7,6 +7,7 @@ import libcst as cst
 
 from rewriter.analysis.apis import Kind
 from rewriter.analysis.captures import captures
+from rewriter.analysis.jit import assigned_value
 from rewriter.analysis.structure import ancestors, enclosing_function, is_inside, top_level_statement
 from rewriter.analysis.transforms import literal
 from rewriter.codemod import Codemod, Example, InsertBefore, Replace
@@ -236,21 +237,15 @@ class TemporaryFunction(Codemod):
         assignments = names.assignments(expr)
         if len(assignments) != 1:
             return False
-        target = getattr(next(iter(assignments)), "node", None)
-        assign_target = names.parent(target) if target is not None else None
-        assign = names.parent(assign_target) if isinstance(assign_target, cst.AssignTarget) else None
-        if not isinstance(assign, cst.Assign) or not isinstance(assign.value, cst.Call):
-            return False
-        func = assign.value.func
+        value = assigned_value(names, getattr(next(iter(assignments)), "node", None))
+        func = value.func if isinstance(value, cst.Call) else None
         return isinstance(func, (cst.Name, cst.Attribute)) and getattr(names.api(func, (Kind.CUSTOM_GRADIENT,)), "name", None) == "phiml.math.custom_gradient"
 
     def _check_transform(self, call: cst.Call, api: str) -> None:
         """`math.custom_gradient(f, g)` / `math.gradient(f)` built on every call: a new function
         object with an empty trace cache each time. Lift its functions and build it once."""
         names = self.file.analysis.names
-        enclosing = enclosing_function(names, call)
-        while isinstance(enclosing, cst.Lambda):
-            enclosing = enclosing_function(names, enclosing)
+        enclosing = _enclosing_def(names, call)
         if enclosing is None or not self._used_per_call(call):
             return
         short = api.rsplit(".", 1)[-1]
@@ -337,9 +332,7 @@ class TemporaryFunction(Codemod):
     def _lift(self, call: cst.Call, arg: cst.Arg, slot: Slot, passed: str, why: str, callee: str) -> str | None:
         """Report the function in the slot: "fixed" (a fix replaces the call), "reported", or None."""
         names = self.file.analysis.names
-        enclosing = enclosing_function(names, call)
-        while isinstance(enclosing, cst.Lambda):
-            enclosing = enclosing_function(names, enclosing)
+        enclosing = _enclosing_def(names, call)
         if enclosing is None:
             return None
         enclosing_name = enclosing.name.value.lstrip("_") or "function"
@@ -407,6 +400,14 @@ def _module_level_name(names, expr: cst.BaseExpression) -> bool:
     return bool(assignments) and all(
         not any(isinstance(a, (cst.FunctionDef, cst.Lambda)) for a in ancestors(names, getattr(x, "node", None) or expr))
         and getattr(x, "node", None) is not None for x in assignments)
+
+
+def _enclosing_def(names, node: cst.CSTNode) -> cst.FunctionDef | None:
+    """The nearest enclosing `def` (a lambda has no name to derive the lifted name from)."""
+    for a in ancestors(names, node):
+        if isinstance(a, cst.FunctionDef):
+            return a
+    return None
 
 
 def _owning_function(names, statement: cst.BaseStatement) -> cst.FunctionDef | None:

@@ -149,7 +149,7 @@ class JitAnalysis:
             if isinstance(node, cst.FunctionDef) and id(node) in self._jitted_defs:
                 found = self._jitted_defs[id(node)]
                 continue
-            value = _assigned_value(self.resolver, node)
+            value = assigned_value(self.resolver, node)
             transform = self.jitted_value(value) if isinstance(value, cst.Call) else None
             if transform is None:
                 return None
@@ -157,7 +157,7 @@ class JitAnalysis:
         return found
 
 
-def _assigned_value(resolver: NameResolver, target: cst.CSTNode | None) -> cst.BaseExpression | None:
+def assigned_value(resolver: NameResolver, target: cst.CSTNode | None) -> cst.BaseExpression | None:
     """For `name = value` (single plain target), the value; else None."""
     if not isinstance(target, cst.Name):
         return None
