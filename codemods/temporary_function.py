@@ -5,7 +5,7 @@ from dataclasses import dataclass
 
 import libcst as cst
 
-from rewriter.analysis.apis import Kind
+from rewriter.analysis.apis import TEMPORARY_FUNCTION_APIS, Kind
 from rewriter.analysis.captures import captures
 from rewriter.analysis.jit import assigned_value
 from rewriter.analysis.structure import ancestors, enclosing_function, is_inside, top_level_statement
@@ -152,21 +152,37 @@ class TemporaryFunction(Codemod):
         self._deferred: list[cst.Call] = []
         self._candidates: list[cst.Call] = []
         self._derivatives: list = []
+        self._local_functions: set[str] = set()  # names of defs and lambdas bound inside functions
 
     def visit_Call(self, node: cst.Call) -> None:
         if not self.file.syntax.functions:
             return  # at module level a function is created once
         names = self.file.analysis.names
-        if isinstance(node.func, (cst.Name, cst.Attribute)) and names.could_be_api(node.func, (Kind.SOLVER, Kind.CUSTOM_GRADIENT, Kind.GRAD)):
+        if isinstance(node.func, (cst.Name, cst.Attribute)) and names.could_be_one_of(node.func, TEMPORARY_FUNCTION_APIS):
             self._deferred.append(node)
         elif isinstance(node.func, cst.Attribute) and node.func.attr.value == "with_preprocessing":
             self._deferred.append(node)
         elif any(isinstance(a.value, (cst.Lambda, cst.Name, cst.Call)) for a in node.args):
             self._candidates.append(node)  # decided once the whole file is seen (the callee may be defined later)
 
+    def visit_Assign(self, node: cst.Assign) -> None:
+        value = node.value
+        if self.file.syntax.functions and (isinstance(value, cst.Lambda) or isinstance(value, cst.Call)
+                                           and self.file.analysis.names.could_be_one_of(value.func, _LINEAR)):
+            self._local_functions.update(t.target.value for t in node.targets if isinstance(t.target, cst.Name))
+
+    def _may_pass_a_temporary(self, call: cst.Call) -> bool:
+        """Some argument could be a function created in the enclosing function (cheap, by spelling)."""
+        names = self.file.analysis.names
+        return any(isinstance(a.value, cst.Lambda) or isinstance(a.value, cst.Name) and a.value.value in self._local_functions
+                   or isinstance(a.value, cst.Call) and names.could_be_one_of(a.value.func, _LINEAR)
+                   for a in call.args)
+
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         names = self.file.analysis.names
         functions = self.file.syntax.functions  # already includes `node` (the index visits first)
+        if len(functions) >= 2:
+            self._local_functions.add(node.name.value)
         if len(functions) >= 2 and any(
                 isinstance(d.decorator, (cst.Name, cst.Attribute)) and names.could_be_api(d.decorator, (Kind.CUSTOM_GRADIENT,))
                 for d in node.decorators):
@@ -188,8 +204,9 @@ class TemporaryFunction(Codemod):
     def leave_Module(self, original_node: cst.Module) -> None:
         analysis = self.file.analysis
         syntax = self.file.syntax
-        self._deferred += [c for c in self._candidates if syntax.may_be_jitted(c.func)
-                           or isinstance(c.func, cst.Name) and c.func.value in syntax.custom_gradient_assigned]
+        self._deferred += [c for c in self._candidates if (syntax.may_be_jitted(c.func)
+                           or isinstance(c.func, cst.Name) and c.func.value in syntax.custom_gradient_assigned)
+                           and self._may_pass_a_temporary(c)]
         self._check_derivatives()
         for node in self._deferred:
             if analysis.jit.enclosing_context(node) is not None:
@@ -424,6 +441,7 @@ def _with_comments(fn: cst.FunctionDef, comments: list[cst.EmptyLine]) -> cst.Fu
     return fn.with_changes(leading_lines=[*fn.leading_lines, *comments])
 
 
+_LINEAR = frozenset({"phiml.math.jit_compile_linear"})
 _COMMA = cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
 
 

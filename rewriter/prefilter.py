@@ -11,7 +11,7 @@ from __future__ import annotations
 import ast
 import warnings
 
-from .analysis.apis import Kind, spelled_apis
+from .analysis.apis import TEMPORARY_FUNCTION_APIS, Kind, spelled_apis
 
 _LOOPS = (ast.For, ast.AsyncFor, ast.While, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
@@ -43,6 +43,10 @@ class _Spelling:
                         self.stars.append(node.module or "")
                     else:
                         self.imported.setdefault(a.asname or a.name, set()).add(f"{node.module or ''}.{a.name}")
+
+    def names(self, node: ast.AST) -> set[str]:
+        text = _dotted(node)
+        return {a.name for a in spelled_apis(text, self.imported, self.stars)} if text is not None else set()
 
     def kind(self, node: ast.AST) -> Kind | None:
         text = _dotted(node)
@@ -89,12 +93,15 @@ class _Finder(ast.NodeVisitor):
         self.maps: list[tuple[ast.Call, tuple]] = []
         self.calls_with_functions: list[ast.Call] = []
         self.custom_gradients: set[str] = set()  # names assigned a custom-gradient function
+        self.local_functions: set[str] = set()  # defs and lambdas bound inside functions
 
     def visit_FunctionDef(self, node) -> None:
         kinds = [self.s.transform(d) for d in node.decorator_list]
         jits = kinds.count(Kind.JIT)
         if jits:
             self.jit_decorated.add(node.name)
+        if self.functions:
+            self.local_functions.add(node.name)
         if jits >= 2:
             self.fire.add("PML303")
         elif jits and self.functions:
@@ -124,6 +131,9 @@ class _Finder(ast.NodeVisitor):
     def visit_Assign(self, node: ast.Assign) -> None:
         if len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
             self.assigned.add(id(node.value))
+        if self.functions and (isinstance(node.value, ast.Lambda) or isinstance(node.value, ast.Call)
+                               and "phiml.math.jit_compile_linear" in self.s.names(node.value.func)):
+            self.local_functions.update(t.id for t in node.targets if isinstance(t, ast.Name))
         if isinstance(node.value, ast.Call) and self.s.kind(node.value.func) is Kind.CUSTOM_GRADIENT:
             self.custom_gradients.update(t.id for t in node.targets if isinstance(t, ast.Name))
         if isinstance(node.value, ast.Call) and self.s.application(node.value) is Kind.JIT:
@@ -148,7 +158,7 @@ class _Finder(ast.NodeVisitor):
             self.maps.append((node, tuple(self.functions)))
         if self.functions:  # PML101: a function created per call, handed to a solver or a jit function
             if isinstance(node.func, ast.Attribute) and node.func.attr == "with_preprocessing" or \
-                    isinstance(node.func, (ast.Name, ast.Attribute)) and self.s.kind(node.func) in (Kind.SOLVER, Kind.CUSTOM_GRADIENT, Kind.GRAD):
+                    isinstance(node.func, (ast.Name, ast.Attribute)) and self.s.names(node.func) & TEMPORARY_FUNCTION_APIS:
                 self.fire.add("PML101")
             elif any(isinstance(a, (ast.Lambda, ast.Name, ast.Call)) for a in [*node.args, *(k.value for k in node.keywords)]):
                 self.calls_with_functions.append(node)
@@ -162,6 +172,11 @@ class _Finder(ast.NodeVisitor):
                 return True
             key = self.wrapped_by.get(key)
         return False
+
+    def _may_pass_a_temporary(self, call: ast.Call) -> bool:
+        return any(isinstance(a, ast.Lambda) or isinstance(a, ast.Name) and a.id in self.local_functions
+                   or isinstance(a, ast.Call) and "phiml.math.jit_compile_linear" in self.s.names(a.func)
+                   for a in [*call.args, *(k.value for k in call.keywords)])
 
     def _may_be_jitted(self, expr: ast.AST) -> bool:
         if isinstance(expr, ast.Name):
@@ -187,8 +202,8 @@ class _Finder(ast.NodeVisitor):
             self.fire.add("PML303")
         if self.nested_jit_defs:
             self.fire.add("PML102")
-        if any(self._may_be_jitted(call.func) or isinstance(call.func, ast.Name) and call.func.id in self.custom_gradients
-               for call in self.calls_with_functions):
+        if any((self._may_be_jitted(call.func) or isinstance(call.func, ast.Name) and call.func.id in self.custom_gradients)
+               and self._may_pass_a_temporary(call) for call in self.calls_with_functions):
             self.fire.add("PML101")
         for call, functions in self.maps:
             if self._may_be_jitted(call.args[0]) or self._may_be_traced(functions):

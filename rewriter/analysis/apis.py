@@ -52,6 +52,13 @@ _TABLE: list[Api] = [
     *_apis(Kind.SOLVER, "jax", "jax.lax.custom_root jax.lax.custom_linear_solve"),
 ]
 TABLE: dict[str, Api] = {api.name: api for api in _TABLE}
+# The APIs whose function arguments PML101 looks at (a subset of the kinds above: `jax.grad` and the
+# like are cheap to build and not keyed on identity).
+TEMPORARY_FUNCTION_APIS = frozenset({
+    "phiml.math.solve_linear", "phiml.math.Solve", "phiml.math.minimize", "phiml.math.solve_nonlinear",
+    "phiml.math.custom_gradient", "phiml.math.gradient", "phiml.math.jacobian", "phiml.math.hessian",
+    "jax.lax.custom_root", "jax.lax.custom_linear_solve", "jax.custom_vjp", "jax.custom_jvp",
+})
 
 # Public names re-exported under another module; the left side is rewritten to the right side.
 _PREFIX_ALIASES = (

@@ -142,6 +142,11 @@ class NameResolver:
             return False
         return any(kinds is None or a.kind in kinds for a in spelled_apis(text, self.imported, self.star_modules))
 
+    def could_be_one_of(self, node: cst.CSTNode, api_names: frozenset[str]) -> bool:
+        """`could_be_api`, for a set of API names rather than kinds."""
+        text = dotted(node)
+        return text is not None and any(a.name in api_names for a in spelled_apis(text, self.imported, self.star_modules))
+
     def api(self, node: cst.CSTNode, kinds=None) -> Api | None:
         """The API (of one of `kinds`) this Name/Attribute refers to. Cheap when its spelling cannot match."""
         if not self.could_be_api(node, kinds):
