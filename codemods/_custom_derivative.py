@@ -15,7 +15,7 @@ from rewriter.analysis.apis import Kind
 from rewriter.analysis.captures import captures
 from rewriter.analysis.structure import top_level_statement
 
-from ._lift import Temporary, eager_decorator, leading_comments, lifted_def, rewrite_function_body
+from ._lift import Temporary, eager_decorator, is_called, lifted_def, rewrite_function_body
 
 _DERIVATIVES = {"jax.custom_vjp": "defvjp", "jax.custom_jvp": "defjvp"}
 
@@ -26,11 +26,6 @@ class Plan:
     refusal: str | None = None
     edits: tuple = ()
     lifted_name: str = ""
-
-
-def _is_call_of(names, node: cst.CSTNode) -> bool:
-    parent = names.parent(node)
-    return isinstance(parent, cst.Call) and parent.func is node
 
 
 def plan(file, fn: cst.FunctionDef, outer: cst.FunctionDef) -> Plan | None:
@@ -57,7 +52,7 @@ def plan(file, fn: cst.FunctionDef, outer: cst.FunctionDef) -> Plan | None:
     rule_statements, calls = [], []
     for ref in assignment.references:
         parent = names.parent(ref.node)
-        if _is_call_of(names, ref.node):
+        if is_called(names, ref.node):
             calls.append(ref.node)
         elif isinstance(parent, cst.Attribute) and parent.value is ref.node and parent.attr.value == rule:
             call = names.parent(parent)
@@ -91,13 +86,7 @@ def plan(file, fn: cst.FunctionDef, outer: cst.FunctionDef) -> Plan | None:
     lifted = []
     for member, member_name in group:
         temporary = Temporary(member, member_name, renamed[member_name], member, ())
-        new = lifted_def(temporary, renamed[member_name], (), anchor)
-        comments = leading_comments(member)
-        if comments:
-            first = new.decorators[0] if new.decorators else None
-            new = new.with_changes(decorators=[first.with_changes(leading_lines=[*first.leading_lines, *comments]), *new.decorators[1:]]) \
-                if first is not None else new.with_changes(leading_lines=[*new.leading_lines, *comments])
-        lifted.append(new)
+        lifted.append(lifted_def(temporary, renamed[member_name], (), anchor))
     blank = [e for e in getattr(anchor, "leading_lines", ()) if e.comment is None] or [cst.EmptyLine(), cst.EmptyLine()]
     rule_line = line.visit(_Renamer(renamed)).with_changes(leading_lines=blank)
     replacements = {id(c): cst.Name(renamed[name]) for c in calls}

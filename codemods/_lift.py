@@ -47,7 +47,7 @@ def temporary_at(resolver: NameResolver, expr: cst.BaseExpression, role: str, en
         return None
     assignment = next(iter(assignments))
     node = getattr(assignment, "node", None)
-    if _at_module_level(resolver, node):
+    if at_module_level(resolver, node):
         return None  # created once: already stable
     outside = [r for r in assignment.references if not any(x is node for x in ancestors(resolver, r.node))]
     if len(outside) != len(assignment.references):
@@ -94,10 +94,21 @@ def eager_decorator(resolver: NameResolver, fn: cst.FunctionDef) -> str | None:
     return None
 
 
-def _at_module_level(resolver: NameResolver, node: cst.CSTNode | None) -> bool:
+def at_module_level(resolver: NameResolver, node: cst.CSTNode | None) -> bool:
+    """Bound outside every function (None: a binding without a node, such as an import or builtin)."""
     if node is None:
         return True
     return not any(isinstance(a, (cst.FunctionDef, cst.Lambda)) for a in ancestors(resolver, node))
+
+
+def is_called(resolver: NameResolver, node: cst.CSTNode) -> bool:
+    """`node(...)`: the node is the callee of its parent."""
+    parent = resolver.parent(node)
+    return isinstance(parent, cst.Call) and parent.func is node
+
+
+COMMA = cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
+NO_SPACE_EQUAL = cst.AssignEqual(cst.SimpleWhitespace(""), cst.SimpleWhitespace(""))
 
 
 def _assigned_alone(resolver: NameResolver, target: cst.CSTNode | None) -> tuple[cst.SimpleStatementLine, cst.BaseExpression] | None:
@@ -114,7 +125,8 @@ def _assigned_alone(resolver: NameResolver, target: cst.CSTNode | None) -> tuple
 
 
 def lifted_def(temporary: Temporary, name: str, captured: tuple[str, ...], spacing: cst.BaseStatement) -> cst.FunctionDef:
-    """The module-level def: the function's own parameters, then one per captured value."""
+    """The module-level def: the function's own parameters, then one per captured value; the
+    comments above the statement it is deleted from move with it."""
     fn = temporary.function
     extra = [cst.Param(cst.Name(c)) for c in captured]
     params = fn.params.with_changes(params=[*fn.params.params, *extra])
@@ -126,6 +138,7 @@ def lifted_def(temporary: Temporary, name: str, captured: tuple[str, ...], spaci
         if line.comment is not None:
             break
         blank.append(line)
+    blank += leading_comments(temporary.remove)
     if isinstance(fn, cst.Lambda):
         body = cst.IndentedBlock([cst.SimpleStatementLine([cst.Return(fn.body.with_changes(lpar=[], rpar=[])
                                                                       if _safe_unparen(fn.body) else fn.body)])])

@@ -11,7 +11,7 @@ from rewriter.analysis.transforms import match_transform
 from rewriter.codemod import Codemod, Example, InsertBefore, Replace
 from rewriter.findings import Safety
 
-from ._lift import Temporary, eager_decorator, leading_comments, lifted_def, rewrite_function_body
+from ._lift import COMMA, NO_SPACE_EQUAL, Temporary, eager_decorator, is_called, lifted_def, rewrite_function_body
 
 
 class NestedJitDefinition(Codemod):
@@ -91,7 +91,7 @@ class NestedJitDefinition(Codemod):
         if assignment is None or len(names.scope(node).assignments[name]) != 1:
             return
         references = list(assignment.references)
-        escaping = [r for r in references if not _is_call(names, r.node)]
+        escaping = [r for r in references if not is_called(names, r.node)]
         if escaping or not references:
             return  # returned, stored or passed on: a jit factory, not per-call work
         message = (f"`{name}` is jit-compiled by `{transform.api.name}` inside `{outer.name.value}`: a new jit "
@@ -119,16 +119,11 @@ class NestedJitDefinition(Codemod):
         anchor = top_level_statement(names, node)
         temporary = Temporary(node.with_changes(decorators=decorators), f"`{name}`", lifted_name, node, ())
         lifted = lifted_def(temporary, lifted_name, captured, anchor)
-        comments = leading_comments(node)
-        if comments:
-            first = lifted.decorators[0]
-            lifted = lifted.with_changes(decorators=[first.with_changes(leading_lines=[*first.leading_lines, *comments]),
-                                                     *lifted.decorators[1:]])
         def renamed_call(updated: cst.Call) -> cst.Call:
-            extra = [cst.Arg(cst.Name(c), keyword=cst.Name(c), equal=_EQUAL) for c in captured]
+            extra = [cst.Arg(cst.Name(c), keyword=cst.Name(c), equal=NO_SPACE_EQUAL) for c in captured]
             args = list(updated.args)
             if extra and args:
-                args[-1] = args[-1].with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
+                args[-1] = args[-1].with_changes(comma=COMMA)
             return updated.with_changes(func=cst.Name(lifted_name), args=[*args, *extra])
 
         renames = {id(names.parent(r.node)): renamed_call for r in references}
@@ -145,9 +140,6 @@ class NestedJitDefinition(Codemod):
                     fix_description=f"move it to module level as `{lifted_name}`")
 
 
-_EQUAL = cst.AssignEqual(cst.SimpleWhitespace(""), cst.SimpleWhitespace(""))
-
-
 def _with_auxiliary(node: cst.FunctionDef, transform, captured: tuple[str, ...]) -> list[cst.Decorator] | None:
     """The decorators with `math.jit_compile` given the captured names as `auxiliary_args` (None: not expressible)."""
     out = []
@@ -158,7 +150,7 @@ def _with_auxiliary(node: cst.FunctionDef, transform, captured: tuple[str, ...])
         expr = decorator.decorator
         if isinstance(expr, (cst.Name, cst.Attribute)):
             names = ",".join(captured)
-            call = cst.Call(expr, [cst.Arg(cst.SimpleString(repr(names)), keyword=cst.Name("auxiliary_args"), equal=_EQUAL)])
+            call = cst.Call(expr, [cst.Arg(cst.SimpleString(repr(names)), keyword=cst.Name("auxiliary_args"), equal=NO_SPACE_EQUAL)])
             out.append(decorator.with_changes(decorator=call))
             continue
         if not isinstance(expr, cst.Call) or any(a.keyword is None for a in expr.args):
@@ -166,8 +158,8 @@ def _with_auxiliary(node: cst.FunctionDef, transform, captured: tuple[str, ...])
         existing = next((a for a in expr.args if a.keyword.value == "auxiliary_args"), None)
         if existing is None:
             args = list(expr.args)
-            args[-1] = args[-1].with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
-            args.append(cst.Arg(cst.SimpleString(repr(",".join(captured))), keyword=cst.Name("auxiliary_args"), equal=_EQUAL))
+            args[-1] = args[-1].with_changes(comma=COMMA)
+            args.append(cst.Arg(cst.SimpleString(repr(",".join(captured))), keyword=cst.Name("auxiliary_args"), equal=NO_SPACE_EQUAL))
             out.append(decorator.with_changes(decorator=expr.with_changes(args=args)))
             continue
         if not isinstance(existing.value, cst.SimpleString):
@@ -176,8 +168,3 @@ def _with_auxiliary(node: cst.FunctionDef, transform, captured: tuple[str, ...])
         args = [a.with_changes(value=cst.SimpleString(repr(merged))) if a is existing else a for a in expr.args]
         out.append(decorator.with_changes(decorator=expr.with_changes(args=args)))
     return out
-
-
-def _is_call(names, node: cst.CSTNode) -> bool:
-    parent = names.parent(node)
-    return isinstance(parent, cst.Call) and parent.func is node

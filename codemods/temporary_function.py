@@ -14,7 +14,7 @@ from rewriter.codemod import Codemod, Example, InsertBefore, Replace
 from rewriter.findings import Safety
 
 from . import _custom_derivative as custom_derivative
-from ._lift import Temporary, leading_comments, lifted_def, rewrite_function_body, temporary_at
+from ._lift import COMMA, NO_SPACE_EQUAL, Temporary, at_module_level, lifted_def, rewrite_function_body, temporary_at
 from ._shared import assign
 
 
@@ -302,7 +302,7 @@ class TemporaryFunction(Codemod):
         removals = []
         for arg, found in lifted:
             name = self.file.analysis.fresh_name(found.base_name)
-            statements.append(_with_comments(lifted_def(found, name, (), anchor), leading_comments(found.remove)))
+            statements.append(lifted_def(found, name, (), anchor))
             new_args = [a.with_changes(value=cst.Name(name)) if a is arg else a for a in new_args]
             if found.remove is not None:
                 removals.append(found.remove)
@@ -384,12 +384,11 @@ class TemporaryFunction(Codemod):
         if found.remove is None:
             change = Replace(call, new_call)
         else:  # one edit for the deletion and the call, so the gap the def leaves closes cleanly
-            owner = _owning_function(names, found.remove)
+            owner = _enclosing_def(names, found.remove)
             if owner is None or not is_inside(names, call, owner):
                 self.report(arg.value, f"{message} (not lifted: it is defined in another function than it is used)")
                 return "reported"
             change = Replace(owner.body, rewrite_function_body(owner, {id(call): new_call}, found.remove))
-            lifted = _with_comments(lifted, leading_comments(found.remove))
         edits = [InsertBefore(anchor, (lifted,)), change]
         passed_as = f", captured {', '.join(f'`{n}`' for n in result.names)} passed as `{slot.channel}`" if result.names else ""
         if result.names and slot.channel == "f_args" and any(_is_linear_jit(names, d.decorator) for d in lifted.decorators):
@@ -414,9 +413,8 @@ def _module_level_name(names, expr: cst.BaseExpression) -> bool:
     if not isinstance(expr, cst.Name):
         return False
     assignments = names.assignments(expr)
-    return bool(assignments) and all(
-        not any(isinstance(a, (cst.FunctionDef, cst.Lambda)) for a in ancestors(names, getattr(x, "node", None) or expr))
-        and getattr(x, "node", None) is not None for x in assignments)
+    return bool(assignments) and all(getattr(x, "node", None) is not None and at_module_level(names, x.node)
+                                     for x in assignments)
 
 
 def _enclosing_def(names, node: cst.CSTNode) -> cst.FunctionDef | None:
@@ -427,22 +425,7 @@ def _enclosing_def(names, node: cst.CSTNode) -> cst.FunctionDef | None:
     return None
 
 
-def _owning_function(names, statement: cst.BaseStatement) -> cst.FunctionDef | None:
-    fn = enclosing_function(names, statement)
-    return fn if isinstance(fn, cst.FunctionDef) else None
-
-
-def _with_comments(fn: cst.FunctionDef, comments: list[cst.EmptyLine]) -> cst.FunctionDef:
-    if not comments:
-        return fn
-    if fn.decorators:
-        first = fn.decorators[0]
-        return fn.with_changes(decorators=[first.with_changes(leading_lines=[*first.leading_lines, *comments]), *fn.decorators[1:]])
-    return fn.with_changes(leading_lines=[*fn.leading_lines, *comments])
-
-
 _LINEAR = frozenset({"phiml.math.jit_compile_linear"})
-_COMMA = cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
 
 
 def _slot_arg(call: cst.Call, slot: Slot) -> cst.Arg | None:
@@ -476,14 +459,14 @@ def _with_channel(call: cst.Call, arg: cst.Arg, slot: Slot, captured: tuple[str,
     if slot.channel == "preprocess_y_args":
         existing = next((a for a in args if a.keyword is not None and a.keyword.value == "preprocess_y_args"), None)
         if existing is None:
-            elements = [cst.Element(v, comma=_COMMA) for v in values[:-1]] + [cst.Element(values[-1], comma=cst.Comma() if len(values) == 1 else cst.MaybeSentinel.DEFAULT)]
+            elements = [cst.Element(v, comma=COMMA) for v in values[:-1]] + [cst.Element(values[-1], comma=cst.Comma() if len(values) == 1 else cst.MaybeSentinel.DEFAULT)]
             keyword = cst.Arg(cst.Tuple(elements), keyword=cst.Name("preprocess_y_args"),
-                              equal=cst.AssignEqual(cst.SimpleWhitespace(""), cst.SimpleWhitespace("")))
+                              equal=NO_SPACE_EQUAL)
             return call.with_changes(args=_insert_after(args, len(args) - 1, [keyword]))
         if not isinstance(existing.value, cst.Tuple):
             return None
-        old = [e.with_changes(comma=_COMMA) for e in existing.value.elements]
-        elements = [*old, *(cst.Element(v, comma=_COMMA) for v in values[:-1]), cst.Element(values[-1])]
+        old = [e.with_changes(comma=COMMA) for e in existing.value.elements]
+        elements = [*old, *(cst.Element(v, comma=COMMA) for v in values[:-1]), cst.Element(values[-1])]
         new_tuple = existing.value.with_changes(elements=elements)
         return call.with_changes(args=[a.with_changes(value=new_tuple) if a is existing else a for a in args])
     return None
@@ -493,9 +476,9 @@ def _insert_after(args: list[cst.Arg], index: int, new: list[cst.Arg]) -> list[c
     """`new` after `args[index]`, separated like the arguments before (one per line stays one per
     line); a trailing comma stays at the end of the list."""
     trailing = args[index].comma
-    separator = next((a.comma for a in reversed(args[:index]) if isinstance(a.comma, cst.Comma)), _COMMA)
+    separator = next((a.comma for a in reversed(args[:index]) if isinstance(a.comma, cst.Comma)), COMMA)
     if index == len(args) - 1 and not isinstance(trailing, cst.Comma):
-        separator = _COMMA if index == 0 else separator
+        separator = COMMA if index == 0 else separator
     args = list(args)
     args[index] = args[index].with_changes(comma=separator)
     new = [a.with_changes(comma=separator) for a in new]

@@ -14,7 +14,7 @@ from libcst.metadata import ClassScope
 
 from .bindings import free_names
 from .names import NameResolver
-from .structure import ancestors
+from .structure import is_inside
 
 
 @dataclass(frozen=True)
@@ -31,10 +31,6 @@ def _walk_own(node: cst.CSTNode):
         yield current
         if not isinstance(current, (cst.FunctionDef, cst.Lambda, cst.ClassDef)):
             stack.extend(current.children)
-
-
-def _position(resolver: NameResolver, node: cst.CSTNode) -> tuple[int, int]:
-    return resolver.start(node)
 
 
 def captures(resolver: NameResolver, fn: cst.Lambda | cst.FunctionDef, *, rebinding_after: cst.CSTNode | None = None,
@@ -74,10 +70,10 @@ def captures(resolver: NameResolver, fn: cst.Lambda | cst.FunctionDef, *, rebind
             return Captures((), f"it uses the local {'class' if any(isinstance(n, cst.ClassDef) for n in nodes) else 'function'} `{name}`: lift that first")
         if name in ("self", "cls") or name == "__class__":
             return Captures((), f"it reads `{name}`")
-        if any(_inside(resolver, free.node, d) for d in outer_defaults):
+        if any(is_inside(resolver, free.node, d) for d in outer_defaults):
             return Captures((), f"a default value or annotation reads the local `{name}` (evaluated once at module level)")
         rebound = [a for a in free.assignments if late_binding and getattr(a, "node", None) is not None
-                   and _position(resolver, a.node) > _position(resolver, late) and not _inside(resolver, a.node, fn)]
+                   and resolver.start(a.node) > resolver.start(late) and not is_inside(resolver, a.node, fn)]
         if rebound:
             line = resolver.positions[rebound[0].node].start.line
             return Captures((), f"`{name}` is assigned again after it is captured (line {line}): a closure reads the new value")
@@ -112,7 +108,3 @@ def _defaults_and_annotations(fn: cst.Lambda | cst.FunctionDef) -> list[cst.CSTN
         if fn.returns is not None:
             out.append(fn.returns)
     return out
-
-
-def _inside(resolver: NameResolver, node: cst.CSTNode, container: cst.CSTNode) -> bool:
-    return node is container or any(a is container for a in ancestors(resolver, node))
