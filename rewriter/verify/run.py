@@ -29,9 +29,7 @@ def run_backend(backend: str, framework: str, runs: list[Run], timeout: float = 
         spec_path, out_path = os.path.join(tmp, "spec.json"), os.path.join(tmp, "out.json")
         with open(spec_path, "w") as f:
             json.dump({"backend": backend, "framework": framework, "eager": eager, "runs": [r.__dict__ for r in runs]}, f)
-        env = {k: v for k, v in os.environ.items() if not k.startswith("PHIML_REWRITE_")}
-        env.update(runtime.select_environment(backend if framework == "phiml" else None, eager))
-        env.setdefault("OMP_NUM_THREADS", "1")
+        env = runtime.select_environment(backend if framework == "phiml" else None, eager)
         try:
             proc = subprocess.run(
                 [sys.executable, "-m", "rewriter.verify.child", spec_path, out_path],

@@ -138,12 +138,10 @@ def execute(ws: Workspace, spec: RunSpec, argvs: list[list[str]], cwd_rel: Path,
 
 def _environment(ws: Workspace, config: dict, config_path: Path) -> dict[str, str]:
     config_path.write_text(json.dumps(config))
-    env = {k: v for k, v in os.environ.items() if not k.startswith("PHIML_REWRITE_")}
-    env.update(runtime.select_environment(config["backend"], config["eager"]))
+    env = runtime.select_environment(config["backend"], config["eager"])
     env[runtime.CONFIG_ENV] = str(config_path)
     env["PYTHONPATH"] = os.pathsep.join([str(ws.bootstrap), *filter(None, [env.get("PYTHONPATH")])])
     env["PYTHONDONTWRITEBYTECODE"] = "1"
-    env.setdefault("OMP_NUM_THREADS", "1")
     return env
 
 

@@ -125,8 +125,13 @@ def _on_torch(torch) -> None:
 
 
 def select_environment(backend: str | None, eager: bool) -> dict[str, str]:
-    """Environment variables a verified process needs before any framework is imported."""
-    env = {"TF_CPP_MIN_LOG_LEVEL": "3", "JAX_PLATFORMS": "cpu", "PYTHONHASHSEED": "0"}
+    """The environment of a verified process (this one's, without stale verify settings), with what
+    it needs before any framework is imported: backend, eager mode, quiet and single-threaded."""
+    import os
+
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PHIML_REWRITE_")}
+    env.update({"TF_CPP_MIN_LOG_LEVEL": "3", "JAX_PLATFORMS": "cpu", "PYTHONHASHSEED": "0"})
+    env.setdefault("OMP_NUM_THREADS", "1")
     if backend:
         env[BACKEND_ENV] = backend
     if eager:
