@@ -21,12 +21,14 @@ class NestedJitDefinition(Codemod):
     level, it is traced once per input signature.
 
     The def is moved to module level under a name that says where it came from
-    (`_simulate_step`), and the calls in the outer function use that name. Only defs that read
-    nothing from the outer function are moved: a captured value would have to become an argument,
-    which a jit traces (a Python number used as a shape or a loop bound would then fail) — the
-    finding says which values to pass, and as static (`auxiliary_args` / `static_argnames`) where
-    they must stay Python values. Defs that leave the outer function (returned, stored, passed
-    on: a jit factory) are not per-call work and are left alone; so are defs inside a traced body
+    (`_simulate_step`), and the calls in the outer function use that name. A value it reads from
+    the outer function would have to become an argument, which a jit traces (a Python number used
+    as a shape or a loop bound would then fail): for a PhiML `jit_compile` the captured values
+    become parameters named in `auxiliary_args` (static, one trace per distinct value, as before)
+    and the calls pass them — an unsafe fix; for other transforms the finding says which values to
+    pass as `static_argnames`. Decorators that act when the def runs (`torch.jit.script`) are never
+    moved. Defs that leave the outer function (returned, stored, passed on: a jit factory) are not
+    per-call work and are left alone; so are defs under a condition and defs inside a traced body
     (PML303 reports those).
     """
 
@@ -35,9 +37,10 @@ class NestedJitDefinition(Codemod):
     SUMMARY = "a jit-compiled def nested in a function re-traces on every call: it is lifted to module level"
     SAFETY = Safety.SAFE
     FIX_SAFETY = (
-        "The lifted function is the same code reading the same module globals, and it captures nothing "
-        "from the outer function (otherwise there is no fix). Its traces are now shared by all calls of "
-        "the outer function, which is the point; its `__qualname__` changes."
+        "Safe when the def captures nothing: the lifted function is the same code reading the same module "
+        "globals, and its traces are now shared by all calls of the outer function, which is the point; its "
+        "`__qualname__` changes. Unsafe when captured values become `auxiliary_args`: PhiML compares "
+        "auxiliary values by equality and hashes them, so a captured Tensor or array would fail or re-trace."
     )
     EXAMPLES = (
         Example(
