@@ -1,7 +1,9 @@
-"""Run the benchmarks: python -m benchmarks [throughput] [real_code] [jit_order] [golden_verify] [--jobs N] [--quick]
+"""Run the benchmarks: python -m benchmarks [throughput] [real_code] [jit_order] [golden_verify] [precision] [--jobs N] [--quick]
 
-With no names all four run (about 5-10 minutes on 2 cores). Prints a readable report per benchmark and
+With no names all five run (about 5-10 minutes on 2 cores). Prints a readable report per benchmark and
 writes everything to bench-out/results.json (or --out). Exits 1 if a benchmark fails its checks.
+precision: no PML201-PML203 fix (a rewrite of static control flow) over the installed phiml, phi, jax,
+equinox and diffrax code, read-only.
 """
 from __future__ import annotations
 
@@ -13,10 +15,11 @@ import sys
 import time
 from pathlib import Path
 
-from . import golden_verify, jit_order, real_code, throughput
+from . import golden_verify, jit_order, precision, real_code, throughput
 from ._common import cli_status
 
-BENCHMARKS = {"throughput": throughput, "real_code": real_code, "jit_order": jit_order, "golden_verify": golden_verify}
+BENCHMARKS = {"throughput": throughput, "real_code": real_code, "jit_order": jit_order, "golden_verify": golden_verify,
+              "precision": precision}
 
 
 def _versions() -> dict:
@@ -55,7 +58,7 @@ def main(argv=None) -> int:
         print(f"=== {name} " + "=" * (70 - len(name)), flush=True)
         if name == "throughput":
             res = mod.run(jobs=a.jobs, limit=limit)
-        elif name == "real_code":
+        elif name in ("real_code", "precision"):
             res = mod.run(jobs=a.jobs, limit=limit)
         elif name == "golden_verify":
             res = mod.run(jobs=a.jobs)

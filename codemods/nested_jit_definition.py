@@ -11,6 +11,7 @@ from rewriter.analysis.transforms import match_transform
 from rewriter.codemod import Codemod, Example, InsertBefore, Replace
 from rewriter.findings import Safety
 
+from ._auxiliary import with_auxiliary
 from ._lift import COMMA, NO_SPACE_EQUAL, Temporary, eager_decorator, is_called, lifted_def, rewrite_function_body
 
 
@@ -112,7 +113,7 @@ class NestedJitDefinition(Codemod):
         if captured:
             values = ", ".join(f"`{n}`" for n in captured)
             static = "auxiliary_args" if transform.framework == "phiml" else "static_argnames"
-            auxiliary = _with_auxiliary(node, transform, captured) if transform.framework == "phiml" else None
+            auxiliary = with_auxiliary(node, transform, captured) if transform.framework == "phiml" else None
             if auxiliary is None:
                 self.report(node.name, f"{message} (not lifted: it reads {values} from `{outer.name.value}`; make them "
                                        f"parameters, listed in `{static}` where they must stay Python values, and move it to module level)")
@@ -141,33 +142,3 @@ class NestedJitDefinition(Codemod):
         self.report(node.name, f"{message}; lifted to module level as `{lifted_name}`",
                     edits=[InsertBefore(anchor, (lifted,)), Replace(outer.body, body)],
                     fix_description=f"move it to module level as `{lifted_name}`")
-
-
-def _with_auxiliary(node: cst.FunctionDef, transform, captured: tuple[str, ...]) -> list[cst.Decorator] | None:
-    """The decorators with `math.jit_compile` given the captured names as `auxiliary_args` (None: not expressible)."""
-    out = []
-    for decorator in node.decorators:
-        if decorator.decorator is not transform.expr and not (isinstance(decorator.decorator, cst.Call) and decorator.decorator is transform.expr):
-            out.append(decorator)
-            continue
-        expr = decorator.decorator
-        if isinstance(expr, (cst.Name, cst.Attribute)):
-            names = ",".join(captured)
-            call = cst.Call(expr, [cst.Arg(cst.SimpleString(repr(names)), keyword=cst.Name("auxiliary_args"), equal=NO_SPACE_EQUAL)])
-            out.append(decorator.with_changes(decorator=call))
-            continue
-        if not isinstance(expr, cst.Call) or any(a.keyword is None for a in expr.args):
-            return None
-        existing = next((a for a in expr.args if a.keyword.value == "auxiliary_args"), None)
-        if existing is None:
-            args = list(expr.args)
-            args[-1] = args[-1].with_changes(comma=COMMA)
-            args.append(cst.Arg(cst.SimpleString(repr(",".join(captured))), keyword=cst.Name("auxiliary_args"), equal=NO_SPACE_EQUAL))
-            out.append(decorator.with_changes(decorator=expr.with_changes(args=args)))
-            continue
-        if not isinstance(existing.value, cst.SimpleString):
-            return None
-        merged = ",".join([p for p in existing.value.evaluated_value.replace(" ", "").split(",") if p] + list(captured))
-        args = [a.with_changes(value=cst.SimpleString(repr(merged))) if a is existing else a for a in expr.args]
-        out.append(decorator.with_changes(decorator=expr.with_changes(args=args)))
-    return out

@@ -15,6 +15,7 @@ from .analysis.apis import TEMPORARY_FUNCTION_APIS, Kind, spelled_apis
 
 _LOOPS = (ast.For, ast.AsyncFor, ast.While, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
+_DIMENSIONS = frozenset({"spatial", "channel", "batch", "instance", "dual"})
 
 
 def _dotted(node: ast.AST) -> str | None:
@@ -94,6 +95,10 @@ class _Finder(ast.NodeVisitor):
         self.calls_with_functions: list[ast.Call] = []
         self.custom_gradients: set[str] = set()  # names assigned a custom-gradient function
         self.local_functions: set[str] = set()  # defs and lambdas bound inside functions
+        self.custom_gradient_decorated = False
+        self.control_flow = False  # an if / loop / conditional expression inside a function
+        self.dimension_calls = False  # spatial(...) / channel(...)-style calls inside a function
+        self.auxiliary_args = False  # some call passes auxiliary_args=
 
     def visit_FunctionDef(self, node) -> None:
         kinds = [self.s.transform(d) for d in node.decorator_list]
@@ -108,6 +113,8 @@ class _Finder(ast.NodeVisitor):
             self.nested_jit_defs.append(tuple(self.functions))
         if any(a is Kind.VMAP and b is Kind.JIT for a, b in zip(kinds, kinds[1:])):
             self.fire.add("PML301")
+        if Kind.CUSTOM_GRADIENT in kinds:
+            self.custom_gradient_decorated = True
         if self.functions and Kind.CUSTOM_GRADIENT in kinds:
             self.fire.add("PML101")  # a custom-derivative function defined per call
         self.functions.append(node)
@@ -121,7 +128,15 @@ class _Finder(ast.NodeVisitor):
         self.generic_visit(node)
         self.functions.pop()
 
+    def visit_If(self, node) -> None:
+        self.control_flow = self.control_flow or bool(self.functions)
+        self.generic_visit(node)
+
+    visit_IfExp = visit_If
+
     def _loop(self, node) -> None:
+        if isinstance(node, (ast.For, ast.While)):
+            self.control_flow = self.control_flow or bool(self.functions)
         self.loops += 1
         self.generic_visit(node)
         self.loops -= 1
@@ -142,7 +157,13 @@ class _Finder(ast.NodeVisitor):
 
     def visit_Call(self, node: ast.Call) -> None:
         self.called.add(id(node.func))
+        if any(k.arg == "auxiliary_args" for k in node.keywords):
+            self.auxiliary_args = True
+        if self.functions and (_dotted(node.func) or "").rsplit(".", 1)[-1] in _DIMENSIONS:
+            self.dimension_calls = True
         kind = self.s.application(node)
+        if kind is Kind.CUSTOM_GRADIENT:
+            self.custom_gradient_decorated = True
         if kind in (Kind.JIT, Kind.VMAP, Kind.GRAD):
             self.wrapped_by[id(node.args[0])] = id(node)
         if kind is Kind.JIT:
@@ -205,6 +226,12 @@ class _Finder(ast.NodeVisitor):
         if any((self._may_be_jitted(call.func) or isinstance(call.func, ast.Name) and call.func.id in self.custom_gradients)
                and self._may_pass_a_temporary(call) for call in self.calls_with_functions):
             self.fire.add("PML101")
+        if (self.jit_decorated or self.jit_calls) and self.control_flow:  # control flow in a traced function
+            self.fire.update(("PML201", "PML202", "PML203", "PML204"))
+        if (self.jit_decorated or self.jit_calls) and self.dimension_calls:
+            self.fire.add("PML204")
+        if self.auxiliary_args and (self.jit_decorated or self.jit_calls or self.custom_gradients or self.custom_gradient_decorated):
+            self.fire.add("PML205")
         for call, functions in self.maps:
             if self._may_be_jitted(call.args[0]) or self._may_be_traced(functions):
                 self.fire.add("PML304")
@@ -212,7 +239,8 @@ class _Finder(ast.NodeVisitor):
 
 
 # The rules this module knows the conditions of; any other rule always passes.
-KNOWN = frozenset({"PML101", "PML102", "PML301", "PML302", "PML303", "PML304"})
+KNOWN = frozenset({"PML101", "PML102", "PML201", "PML202", "PML203", "PML204", "PML205",
+                   "PML301", "PML302", "PML303", "PML304"})
 
 
 def rules_that_may_fire(source: bytes) -> set[str] | None:

@@ -12,6 +12,7 @@ import libcst as cst
 from .bindings import ModuleGlobals
 from .jit import JitAnalysis
 from .names import NameResolver
+from .traced import TracedAnalysis
 
 
 class ModuleAnalysis:
@@ -23,6 +24,10 @@ class ModuleAnalysis:
     @cached_property
     def jit(self) -> JitAnalysis:
         return JitAnalysis(self.names)
+
+    @cached_property
+    def traced(self) -> TracedAnalysis:
+        return TracedAnalysis(self.names, self.jit)
 
     @cached_property
     def globals(self) -> ModuleGlobals:

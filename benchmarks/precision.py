@@ -1,0 +1,235 @@
+"""Precision: zero rewrites of static control flow over the installed phiml, phi, jax (its _src included) and equinox/diffrax code.
+
+Why: these libraries are tested under jit, so their code holds no broken control flow on traced values. Every
+fix PML201 (traced-if), PML202 (traced-for) or PML203 (traced-while) proposes there rewrites an `if`, `for` or
+`while` that is static: a false positive, which a user would get as a wrong or needless rewrite of working code.
+
+Read-only: `phiml-rewrite --check --select <PML201-PML205> --unsafe-fixes --output-format json` runs over the
+installed package directories themselves (no copy; check mode writes nothing). Only the codes that
+`phiml-rewrite rules` lists are selected; while none of PML201-PML203 is registered there is nothing to check,
+and the result says `skipped` (ok, but nothing was measured).
+
+Checks (each failure makes the benchmark fail):
+  * no crash: exit code in {0, 1}, the JSON output parses, no per-file `errors`;
+  * no PML201/PML202/PML203 finding carries a fix, of any safety (safe, unsafe or a displayed suggestion).
+Reported, not checked: findings and findings with a fix per code, every PML204/PML205 fix (informational),
+files, lines, wall and CPU time. equinox and diffrax are scanned when installed and skipped with a note if not.
+
+Importable: `run(sources=[Path(...)], limit=20, jobs=1)` checks a small subset (for tests).
+Run alone: python -m benchmarks precision [--packages jax phiml phi] [--limit N]
+"""
+from __future__ import annotations
+
+import argparse
+import collections
+import json
+import os
+import subprocess
+import sys
+import tempfile
+from importlib.metadata import packages_distributions, version
+from pathlib import Path
+
+from ._common import cli_command, cli_status, count_lines, fmt_table, package_dir, quiet_env, run_child
+
+NAME = "precision"
+DEFAULT_PACKAGES = ("phiml", "phi", "jax")
+OPTIONAL_PACKAGES = ("equinox", "diffrax")  # scanned if installed
+CONTROL_FLOW = ("PML201", "PML202", "PML203")  # a fix of one of these in library code is a false positive
+INFORMATIONAL = ("PML204", "PML205")  # their fixes are listed, not counted against precision
+PYTHON_SUFFIXES = (".py", ".pyi")  # what the CLI collects from a directory
+
+
+def registered_codes() -> list[str]:
+    """The codes `phiml-rewrite rules` lists (the CLI rejects unknown codes in --select)."""
+    child = run_child([*cli_command(), "rules", "--output-format", "json"], env=quiet_env(), timeout=120)
+    if child.returncode != 0:
+        raise RuntimeError(f"`phiml-rewrite rules` {child.brief()}: {child.stderr.strip()[-300:]}")
+    return [rule["code"] for rule in json.loads(child.stdout)]
+
+
+def _python_files(src: Path) -> list[Path]:
+    if src.is_file():
+        return [src]
+    return sorted(p for p in src.rglob("*") if p.suffix in PYTHON_SUFFIXES and "__pycache__" not in p.parts
+                  and p.is_file())
+
+
+def _distribution(src: Path, installed: dict[str, list[str]]) -> str | None:
+    """`phiflow 3.4.0` for site-packages/phi/... ; None for a source that is not an installed package."""
+    for parent in (src, *src.parents):
+        dists = installed.get(parent.name)
+        if dists and parent.parent.name in ("site-packages", "dist-packages"):
+            return f"{dists[0]} {version(dists[0])}"
+    return None
+
+
+def _shown(path: str, roots: list[Path]) -> str:
+    """A finding's path from its package (`jax/_src/lax/lax.py`), or from the directory holding its source."""
+    p = Path(path)
+    for root in roots:
+        if p == root or root in p.parents:
+            base = next((d for d in root.parents if d.name in ("site-packages", "dist-packages")), root.parent)
+            return str(p.relative_to(base))
+    return path
+
+
+def tally(data: dict, roots: list[Path]) -> dict:
+    """Per-code counts of the CLI's JSON document, and every finding with a fix, split into the control-flow
+    ones (PML201-PML203: failures) and the PML204/PML205 ones (informational)."""
+    findings = data.get("findings", [])
+    per_code = collections.Counter(f.get("code") for f in findings)
+    fixed = [f for f in findings if f.get("fix") is not None]
+    fixes_per_code = collections.Counter(f.get("code") for f in fixed)
+
+    def listed(codes):
+        return [{"path": _shown(f["path"], roots), "line": f["span"]["line"], "code": f["code"],
+                 "safety": f["fix"]["safety"], "message": f["message"], "fix": f["fix"]["description"]}
+                for f in sorted(fixed, key=lambda f: (f["path"], f["span"]["line"], f["code"])) if f["code"] in codes]
+
+    return {"findings_per_code": dict(sorted(per_code.items())), "fixes_per_code": dict(sorted(fixes_per_code.items())),
+            "control_flow_fixes": listed(CONTROL_FLOW), "informational_fixes": listed(INFORMATIONAL),
+            "would_change_files": len(data.get("changed_files", []))}
+
+
+def run(sources=None, limit: int | None = None, jobs: int | None = None) -> dict:
+    """`sources`: package names or directories/files (default: the installed phiml, phi, jax, and equinox and
+    diffrax if installed). `limit`: only the first N Python files of each source, in sorted order."""
+    jobs = jobs or os.cpu_count() or 1
+    optional = () if sources else OPTIONAL_PACKAGES
+    sources = list(sources or DEFAULT_PACKAGES)
+    res: dict = {"name": NAME, "jobs": jobs, "ok": False, "failures": [], "notes": [], "skipped": None,
+                 "sources": [str(s) for s in sources]}
+    cli_ok, why = cli_status()
+    if not cli_ok:
+        res["failures"].append(f"phiml-rewrite not runnable: {why}")
+        return res
+
+    roots: list[Path] = []
+    for s in [*sources, *optional]:
+        # a bare name ("phiml") is an installed package; a Path or a string with a separator is a path
+        try:
+            roots.append(package_dir(s) if isinstance(s, str) and os.sep not in s else Path(s).resolve())
+        except ModuleNotFoundError:
+            if s in optional:
+                res["notes"].append(f"{s} is not installed: skipped")
+            else:
+                res["failures"].append(f"package {s!r} is not installed")
+        else:
+            if s in optional:
+                res["sources"].append(s)
+    missing = [str(r) for r in roots if not r.exists()]
+    if missing:
+        res["failures"].append(f"no such file or directory: {missing}")
+    if res["failures"]:
+        return res
+    installed = packages_distributions()
+    res["packages"] = sorted({d for d in (_distribution(r, installed) for r in roots) if d})
+
+    files = [f for r in roots for f in _python_files(r)[:limit]]
+    res["files"] = len(files)
+    res["lines"] = count_lines(files)
+
+    try:
+        registered = registered_codes()
+    except (RuntimeError, json.JSONDecodeError, subprocess.TimeoutExpired) as e:
+        res["failures"].append(f"cannot list the rules: {e}")
+        return res
+    selected = [c for c in (*CONTROL_FLOW, *INFORMATIONAL) if c in registered]
+    res["selected"] = selected
+    res["not_registered"] = [c for c in (*CONTROL_FLOW, *INFORMATIONAL) if c not in registered]
+    if not any(c in registered for c in CONTROL_FLOW):
+        res["skipped"] = f"none of {', '.join(CONTROL_FLOW)} is registered yet (`phiml-rewrite rules`)"
+        res["ok"] = not res["failures"]
+        return res
+
+    # Directories go to the CLI as they are (its own discovery, as a user would run it); with a limit, the files.
+    targets = files if limit is not None else roots
+    cmd = [*cli_command(), "--check", "--select", ",".join(selected), "--unsafe-fixes", "--output-format", "json",
+           "--no-progress", "--jobs", str(jobs), *map(str, targets)]
+    with tempfile.TemporaryDirectory(prefix="bench-precision-") as cwd:  # a neutral directory: nothing of ours applies
+        try:
+            child = run_child(cmd, cwd=Path(cwd), env=quiet_env())
+        except subprocess.TimeoutExpired as e:
+            res["failures"].append(f"phiml-rewrite timed out after {e.timeout:.0f} s")
+            return res
+    res["exit_code"] = child.returncode
+    res["wall_s"] = round(child.wall, 3)
+    res["cpu_s"] = round(child.cpu, 3)
+    res["lines_per_s"] = round(res["lines"] / child.wall) if child.wall else None
+    if child.returncode not in (0, 1):
+        res["failures"].append(f"exit code {child.returncode} (stderr tail: {child.stderr.strip()[-600:]!r})")
+    try:
+        data = json.loads(child.stdout)
+    except json.JSONDecodeError as e:
+        res["failures"].append(f"stdout is not one JSON document ({e}); first 300 chars: {child.stdout[:300]!r}")
+        return res
+
+    res["summary"] = data.get("summary")
+    res["errors"] = data.get("errors", [])
+    if res["errors"]:
+        kinds = collections.Counter(str(e.get("message"))[:160] for e in res["errors"])
+        res["failures"].append(
+            f"{len(res['errors'])} file error(s): " + "; ".join(f"{n}x {msg}" for msg, n in kinds.most_common(5))
+            + f" (e.g. {res['errors'][0].get('path')})")
+    scanned = (res["summary"] or {}).get("files")
+    if scanned != res["files"]:
+        res["notes"].append(f"the CLI scanned {scanned} files; {res['files']} Python files are under the sources")
+    res.update(tally(data, roots))
+    if res["control_flow_fixes"]:
+        res["failures"].append(f"{len(res['control_flow_fixes'])} rewrite(s) of static control flow "
+                               f"({', '.join(CONTROL_FLOW)} fixes in library code)")
+    res["ok"] = not res["failures"]
+    return res
+
+
+def _finding_line(f: dict) -> str:
+    return f"  {f['path']}:{f['line']}  {f['code']} [{f['safety']}] {f['message']}"
+
+
+def report(res: dict) -> str:
+    out = [f"precision: {', '.join(res['sources'])} - {res.get('files', '?')} files, {res.get('lines', '?')} lines, "
+           f"jobs={res['jobs']}"]
+    if res.get("packages"):
+        out.append("packages: " + ", ".join(res["packages"]))
+    out += [f"note: {n}" for n in res["notes"]]
+    if "selected" in res:
+        out.append(f"selected: {', '.join(res['selected']) or 'nothing'}"
+                   + (f" (not registered: {', '.join(res['not_registered'])})" if res["not_registered"] else ""))
+    if res.get("skipped"):
+        out.append(f"SKIPPED: {res['skipped']}")
+    if "wall_s" in res:
+        out.append(f"run: exit {res['exit_code']}, {res['wall_s']:.2f} s wall ({res['cpu_s']:.2f} s CPU), "
+                   f"{res['lines_per_s']} lines/s")
+    if "findings_per_code" in res:
+        rows = [[c, str(res["findings_per_code"].get(c, 0)), str(res["fixes_per_code"].get(c, 0))]
+                for c in res["selected"]]
+        out.append(fmt_table(rows, ["code", "findings", "with fix"]))
+        cf = res["control_flow_fixes"]
+        out.append(f"static control flow rewrites ({'/'.join(CONTROL_FLOW)} fixes): {len(cf) or 'none'}")
+        out += map(_finding_line, cf)
+        info = res["informational_fixes"]
+        out.append(f"{'/'.join(INFORMATIONAL)} fixes (informational): {len(info) or 'none'}")
+        out += map(_finding_line, info)
+        out.append(f"files that would change: {res['would_change_files']}")
+    if not res.get("skipped"):
+        out.append("checks: " + ("all passed (no crash, no static control flow rewritten)" if res["ok"] else "FAILED"))
+    out += [f"FAILURE: {f}" for f in res["failures"]]
+    return "\n".join(out)
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m benchmarks.precision", description=__doc__.splitlines()[0])
+    ap.add_argument("--packages", nargs="+", default=None,
+                    help="package names or paths (default: phiml phi jax, and equinox diffrax if installed)")
+    ap.add_argument("--limit", type=int, default=None, help="only the first N files of each source (sorted)")
+    ap.add_argument("--jobs", type=int, default=None)
+    ap.add_argument("--json", action="store_true")
+    a = ap.parse_args(argv)
+    res = run(a.packages, a.limit, a.jobs)
+    print(json.dumps(res, indent=2) if a.json else report(res))
+    return 0 if res["ok"] else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

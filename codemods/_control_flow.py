@@ -1,0 +1,123 @@
+"""What the control-flow codemods (PML201-PML204) share: which traced functions to rewrite and in
+which framework's primitives, what a finding says per framework, and where a name is defined."""
+from __future__ import annotations
+
+import libcst as cst
+
+from rewriter.analysis.traced import FunctionFlow, Value
+from rewriter.analysis.transforms import literal
+from rewriter.emit import Emitter, Spelling
+
+_LIBRARIES = ("phiml.math.", "jax.numpy.", "jax.lax.", "jax.nn.", "torch.", "tensorflow.", "numpy.")
+
+# What a Python `if`/loop on a tracer does under each framework's jit (DESIGN.md §4).
+CONSEQUENCE = {
+    "phiml": "under PhiML's jit it raises on jax and tensorflow and silently bakes in the first call's "
+             "branch or trip count on torch",
+    "jax": "under `jax.jit` it raises (TracerBoolConversionError / TracerIntegerConversionError)",
+    "torch": "`torch.jit.trace` silently bakes in the branch or trip count of the example input",
+    "tensorflow": "with autograph off, `tf.function` raises OperatorNotAllowedInGraphError",
+}
+
+
+def rewritable(flow: FunctionFlow) -> bool:
+    """Is Python control flow on tracers a problem in this context? Not under autograph
+    (`tf.function` converts it), `torch.compile` (graph breaks) or `torch.jit.script` (compiles it)."""
+    transform = flow.context.transform
+    if flow.framework == "tensorflow":
+        autograph = transform.keyword("autograph")
+        try:
+            return autograph is not None and literal(autograph) is False
+        except ValueError:
+            return False
+    if flow.framework == "torch":
+        return transform.api.name == "torch.jit.trace"
+    return flow.framework in ("phiml", "jax")
+
+
+def emitter(file, flow: FunctionFlow) -> tuple[Emitter, Spelling]:
+    spelling = Spelling(file.analysis.names, file.analysis.identifiers)
+    return Emitter(flow.framework, spelling), spelling
+
+
+def library_call(file):
+    """Predicate: the callee is a side-effect-free array-library function (`math.laplace`, `jnp.sin`)."""
+    names = file.analysis.names
+
+    def pure(func: cst.BaseExpression) -> bool:
+        if not isinstance(func, (cst.Name, cst.Attribute)):
+            return False
+        try:
+            qualified = names.qualified_names(func)
+        except Exception:
+            return False
+        return bool(qualified) and all(q.startswith(_LIBRARIES) for q in qualified)
+
+    return pure
+
+
+def deferred_to_static_argument(flow: FunctionFlow, value: Value) -> bool:
+    """PhiML: the value is traced only through Python int/bool parameters -> PML204 makes them auxiliary."""
+    return flow.framework == "phiml" and flow.context.how != "called" and bool(value.sources) \
+        and value.sources <= flow.python_scalars
+
+
+def defined_before(file, fn: cst.CSTNode, name: str, node: cst.CSTNode) -> bool:
+    """`name` has a value when `node` runs: a parameter of `fn`, or assigned in `fn` earlier in the text."""
+    names = file.analysis.names
+    if isinstance(fn, (cst.FunctionDef, cst.Lambda)):
+        p = fn.params
+        if name in {q.name.value for q in (*p.posonly_params, *p.params, *p.kwonly_params)}:
+            return True
+    scope = names.scope(node)
+    if scope is None or name not in scope:
+        return False
+    def start(n):
+        position = names.positions[n].start
+        return position.line, position.column
+
+    begin = start(node)
+    for assignment in scope.assignments[name]:
+        target = getattr(assignment, "node", None)
+        if target is not None and start(target) < begin:
+            return True
+    return False
+
+
+def describe(file, node: cst.CSTNode, value: Value) -> str:
+    return f"`{file.code(node).strip()}` is traced ({value.explain()})"
+
+
+def block_statements(node) -> list:
+    body = node.body
+    return list(body.body) if isinstance(body, cst.IndentedBlock) else [cst.SimpleStatementLine(body.body)] \
+        if isinstance(body, cst.SimpleStatementSuite) else list(body)
+
+
+def own_nodes(fn: cst.CSTNode):
+    """Nodes of `fn`'s own body, pre-order, not descending into nested functions or classes."""
+    stack = [fn.body]
+    while stack:
+        node = stack.pop()
+        yield node
+        children = [c for c in node.children if not isinstance(c, (cst.FunctionDef, cst.Lambda, cst.ClassDef))]
+        stack.extend(reversed(children))
+
+
+def traced_test_inside(flow: FunctionFlow, statements) -> cst.CSTNode | None:
+    """The first condition or trip count inside `statements` that is not static (None: all static)."""
+    for statement in statements:
+        for node in own_nodes_of(statement):
+            test = node.test if isinstance(node, (cst.If, cst.While, cst.IfExp)) else node.iter if isinstance(node, cst.For) else None
+            value = flow.value_of(test) if test is not None else None
+            if value is not None and not value.static:
+                return test
+    return None
+
+
+def own_nodes_of(node: cst.CSTNode):
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        yield current
+        stack.extend(reversed([c for c in current.children if not isinstance(c, (cst.FunctionDef, cst.Lambda, cst.ClassDef))]))

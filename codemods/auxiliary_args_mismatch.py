@@ -1,0 +1,117 @@
+"""PML205 auxiliary-args-mismatch."""
+from __future__ import annotations
+
+import difflib
+
+import libcst as cst
+
+from rewriter.analysis.apis import Kind
+from rewriter.analysis.traced import all_params
+from rewriter.analysis.transforms import match_transform
+from rewriter.codemod import Codemod, Example, Replace
+from rewriter.findings import Safety, Severity
+
+
+class AuxiliaryArgsMismatch(Codemod):
+    """PhiML silently ignores an `auxiliary_args` name that is not a parameter of the function
+    (`jit_compile`, `jit_compile_linear`, `custom_gradient`). The parameter the author meant to
+    keep static is traced instead: a count becomes a tracer (PML202/204 failures), a flag is
+    branched on at trace time, and nothing warns. Published examples contain exactly this typo.
+
+    When exactly one parameter is a close spelling of the name (difflib ratio >= 0.6) and not
+    already auxiliary, the name is corrected; otherwise the finding lists the parameters.
+    """
+
+    CODE = "PML205"
+    NAME = "auxiliary-args-mismatch"
+    SUMMARY = "an `auxiliary_args` name that is not a parameter is silently ignored: fix the spelling"
+    SAFETY = Safety.UNSAFE
+    SEVERITY = Severity.ERROR
+    FIX_SAFETY = (
+        "Unsafe: correcting the name makes that parameter static, which is what the author wrote but not what "
+        "ran — PhiML now traces once per distinct value and requires the value to be hashable; a caller "
+        "passing a tensor there would re-trace every call."
+    )
+    EXAMPLES = (
+        Example(
+            "from phiml import math\n\n\n"
+            "@math.jit_compile(auxiliary_args='step')\n"
+            "def advance(x, steps: int):\n"
+            "    for _ in range(steps):\n"
+            "        x = x * 0.5\n"
+            "    return x\n",
+            "from phiml import math\n\n\n"
+            "@math.jit_compile(auxiliary_args='steps')\n"
+            "def advance(x, steps: int):\n"
+            "    for _ in range(steps):\n"
+            "        x = x * 0.5\n"
+            "    return x\n",
+        ),
+    )
+    TRIGGERS = (("auxiliary_args",),)
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        for decorator in node.decorators:
+            expr = decorator.decorator
+            if isinstance(expr, cst.Call) and any(a.keyword is not None and a.keyword.value == "auxiliary_args" for a in expr.args):
+                transform = match_transform(self.file.analysis.names, expr, (Kind.JIT, Kind.CUSTOM_GRADIENT))
+                if transform is not None and transform.framework == "phiml":
+                    self._check(node, transform.keyword("auxiliary_args"))
+
+    def visit_Call(self, node: cst.Call) -> None:
+        """`math.jit_compile(f, auxiliary_args=...)` / `math.custom_gradient(f, g, auxiliary_args=...)`."""
+        value = next((a.value for a in node.args if a.keyword is not None and a.keyword.value == "auxiliary_args"), None)
+        positional = [a for a in node.args if a.keyword is None and not a.star]
+        if value is None or not positional or not isinstance(positional[0].value, cst.Name):
+            return
+        api = self.file.analysis.names.api(node.func, (Kind.JIT, Kind.CUSTOM_GRADIENT))
+        if api is None or api.framework != "phiml":
+            return
+        functions = self.file.analysis.jit.functions_denoted(positional[0].value)
+        if len(functions) == 1 and isinstance(functions[0], cst.FunctionDef):
+            self._check(functions[0], value)
+
+    def _check(self, fn: cst.FunctionDef, value: cst.BaseExpression | None) -> None:
+        if fn.params.star_kwarg is not None:
+            return  # a name may arrive through **kwargs
+        strings = _strings(value)
+        if strings is None:
+            return
+        params = [p.name.value for p in all_params(fn)]
+        named = [n for s in strings for n in _split(s.evaluated_value)]
+        for string in strings:
+            parts = _split(string.evaluated_value)
+            wrong = [n for n in parts if n not in params]
+            for name in wrong:
+                free = [p for p in params if p not in named and p not in ("self", "cls")]
+                close = difflib.get_close_matches(name, free, n=2, cutoff=0.6)
+                message = (f"`auxiliary_args` names `{name}`, which is not a parameter of `{fn.name.value}` "
+                           f"(parameters: {', '.join(params) or 'none'}): PhiML silently ignores it, so nothing is kept static by it")
+                if len(close) != 1:
+                    self.report(string, f"{message} (not rewritten: no single parameter is a close spelling)")
+                    continue
+                fixed = [close[0] if n == name else n for n in parts]
+                new = string.with_changes(value=_quote(string.value, ",".join(fixed) if "," in string.evaluated_value or len(fixed) > 1 else fixed[0]))
+                self.report(string, f"{message}; did you mean `{close[0]}`? Renamed (unsafe: `{close[0]}` becomes static)",
+                            edits=[Replace(string, new)], fix_description=f"rename to `{close[0]}`")
+                break  # one edit per string per pass
+
+
+def _strings(value: cst.BaseExpression | None) -> list[cst.SimpleString] | None:
+    if isinstance(value, cst.SimpleString):
+        return [value]
+    if isinstance(value, (cst.Tuple, cst.List)) and all(isinstance(e.value, cst.SimpleString) for e in value.elements):
+        return [e.value for e in value.elements]
+    return None
+
+
+def _split(text) -> list[str]:
+    return [p.strip() for p in str(text).split(",") if p.strip()]
+
+
+def _quote(original: str, text: str) -> str:
+    prefix = ""
+    while original and original[0] not in "'\"":
+        prefix, original = prefix + original[0], original[1:]
+    quote = original[:3] if original[:3] in ("'''", '"""') else original[0]
+    return f"{prefix}{quote}{text}{quote}"

@@ -1,0 +1,171 @@
+"""PML202 traced-for."""
+from __future__ import annotations
+
+import libcst as cst
+
+from rewriter.analysis.traced import FunctionFlow, Trace
+from rewriter.codemod import Codemod, Example, InsertBefore, Replace
+from rewriter.emit.branches import Refused
+from rewriter.findings import Safety, Severity
+
+from ._control_flow import CONSEQUENCE, block_statements, deferred_to_static_argument, describe, emitter, own_nodes, rewritable, traced_test_inside
+from ._loops import bound_constant, carried, check_body, jax_fori, masked_loop, names_read_after
+
+
+class TracedFor(Codemod):
+    """`for i in range(n)` with a traced `n` needs the trip count while tracing: `jax.jit` raises
+    `TracerIntegerConversionError`, PhiML's jit raises on jax and tensorflow (`int(n)` of a tracer)
+    and on torch silently runs the first call's count forever (measured: `n=3` after `n=2` still
+    doubles twice).
+
+    jax: the loop becomes `jax.lax.fori_loop(0, n, body, carry)`, with the loop-carried variables
+    (assigned in the body and alive before it) as the carry. A traced bound makes `fori_loop`
+    forward-only (reverse-mode `jax.grad` through it fails): the message says so, and that a Python
+    `n` marked in `static_argnames` keeps the loop differentiable at one compile per value.
+
+    PhiML has no loop primitive: when `n` is a Python int parameter, PML204 makes it auxiliary (one
+    trace per value). Otherwise the loop becomes a bounded masked loop — `for i in range(BOUND):
+    x = math.where(i < n, <body>, x)` with the bound a visible module constant — an unsafe fix (a
+    count above the bound is cut short). Loops over a traced array (`for row in x`) have a static
+    trip count and are left alone; so are loops over static counts.
+    """
+
+    CODE = "PML202"
+    NAME = "traced-for"
+    SUMMARY = "a `for` loop over a traced trip count fails or silently keeps one count under jit: use fori_loop / a masked loop"
+    SAFETY = Safety.SAFE
+    SEVERITY = Severity.ERROR
+    FIX_SAFETY = (
+        "`lax.fori_loop` (jax) is safe: the same body runs the same number of times with the carried values "
+        "threaded through; a traced bound gives up reverse-mode differentiation, which the jitted original could "
+        "not do either. The PhiML masked loop is unsafe: it runs a fixed number of iterations (the constant it "
+        "adds, 100) and masks those past `n`, so a larger `n` is cut short and every iteration costs a body. "
+        "Bodies with `break`/`continue`/`return`, side effects, or a carried Python value are reported only."
+    )
+    EXAMPLES = (
+        Example(
+            "import jax\n\n\n"
+            "@jax.jit\n"
+            "def power(x, n):\n"
+            "    for _ in range(n):\n"
+            "        x = x * 2\n"
+            "    return x\n",
+            "import jax\n\n\n"
+            "@jax.jit\n"
+            "def power(x, n):\n"
+            "    def loop_body(_, x):\n"
+            "        x = x * 2\n"
+            "        return x\n"
+            "    x = jax.lax.fori_loop(0, n, loop_body, x)\n"
+            "    return x\n",
+        ),
+        Example(
+            "from phiml import math\n\n\n"
+            "@math.jit_compile\n"
+            "def repeat(x, n):\n"
+            "    for i in range(n.max):\n"
+            "        x = x * 2\n"
+            "    return x\n",
+            "from phiml import math\n\n\n"
+            "REPEAT_MAX_ITERATIONS = 100\n\n\n"
+            "@math.jit_compile\n"
+            "def repeat(x, n):\n"
+            "    for i in range(REPEAT_MAX_ITERATIONS):\n"
+            "        active = i < n.max\n"
+            "        x = math.where(active, x * 2, x)\n"
+            "    return x\n",
+            "PhiML, a count computed from a tensor: a masked loop with a visible bound (unsafe fix)",
+        ),
+    )
+    TRIGGERS = (("jit",), ("function",), ("trace",))
+
+    def leave_Module(self, original_node: cst.Module) -> None:
+        if not self.file.analysis.jit.contexts:
+            return
+        for flow in list(self.file.analysis.traced.flows.values()):
+            if not rewritable(flow):
+                continue
+            for node in own_nodes(flow.context.function):
+                if isinstance(node, cst.For):
+                    self._check(flow, node)
+
+    def _check(self, flow: FunctionFlow, loop: cst.For) -> None:
+        value = flow.value_of(loop.iter)
+        if value is None or value.static:
+            return
+        if value.trace is Trace.UNKNOWN:
+            self.report(loop.iter, f"cannot tell whether the trip count of `{self.file.code(loop.iter).strip()}` is traced "
+                                   f"({value.explain()}): not rewritten", severity=Severity.INFO)
+            return
+        if deferred_to_static_argument(flow, value):
+            return
+        head = f"`for` over a traced trip count: {describe(self.file, loop.iter, value)}; {CONSEQUENCE[flow.framework]}"
+        try:
+            self._rewrite(flow, loop, head)
+        except Refused as why:
+            self.report(loop.iter, f"{head} (not rewritten: {why})")
+
+    def _range(self, loop: cst.For) -> tuple[cst.BaseExpression, cst.BaseExpression]:
+        call = loop.iter
+        if not isinstance(call, cst.Call) or any(a.keyword or a.star for a in call.args) or not 1 <= len(call.args) <= 2:
+            raise Refused("only `range(stop)` and `range(start, stop)` loops are converted")
+        if len(call.args) == 1:
+            return cst.Integer("0"), _strip_int(call.args[0].value)
+        return _strip_int(call.args[0].value), _strip_int(call.args[1].value)
+
+    def _rewrite(self, flow: FunctionFlow, loop: cst.For, head: str) -> None:
+        if loop.orelse is not None:
+            raise Refused("the loop has an `else` clause")
+        if not isinstance(loop.target, cst.Name):
+            raise Refused("the loop variable is not a single name")
+        start, stop = self._range(loop)
+        body = block_statements(loop)
+        check_body(body, "loop body")
+        inner = traced_test_inside(flow, body)
+        if inner is not None:
+            raise Refused(f"the traced condition `{self.file.code(inner).strip()}` inside the body is converted first (PML201)")
+        index = loop.target.value
+        fn = flow.context.function
+        if names_read_after(self.file, fn, loop, [index]):
+            raise Refused(f"the loop variable `{index}` is read after the loop")
+        emit, spelling = emitter(self.file, flow)
+        if flow.framework == "jax":
+            names = carried(self.file, flow, loop, body, loop.iter, exclude=(index,)).names
+            body_name = self.file.analysis.fresh_name("loop_body")
+            statements = jax_fori(emit, names, index, body_name, start, stop, body)
+            statements[0] = statements[0].with_changes(leading_lines=loop.leading_lines)
+            self.report(loop.iter, f"{head}; rewritten with `jax.lax.fori_loop` carrying {_list(names)} (a traced bound is not "
+                                   "reverse-differentiable: if the count is a Python int, `static_argnames` keeps `jax.grad` working)",
+                        edits=[Replace(loop, cst.FlattenSentinel(statements))], imports=spelling.imports,
+                        fix_description="loop with `jax.lax.fori_loop`")
+            return
+        if flow.framework != "phiml":
+            raise Refused(f"{flow.framework} has no loop primitive usable here; make the count a Python value")
+        if not (isinstance(start, cst.Integer) and start.value == "0"):
+            raise Refused("a masked loop is only written for `range(stop)`")
+        bound, constant = bound_constant(self.file, flow)
+        active = cst.Comparison(cst.Name(index), [cst.ComparisonTarget(cst.LessThan(), stop)])
+        statements = masked_loop(self.file, flow, emit, loop, body, active, index, bound)
+        statements[0] = statements[0].with_changes(leading_lines=loop.leading_lines)
+        anchor = _top_level(self, fn)
+        self.report(loop.iter, f"{head}; rewritten as a masked loop of at most `{bound}` iterations (a larger count is cut short)",
+                    edits=[InsertBefore(anchor, (constant,)), Replace(loop, cst.FlattenSentinel(statements))],
+                    safety=Safety.UNSAFE, imports=spelling.imports,
+                    fix_description=f"bounded masked loop (unsafe: at most {bound} iterations)")
+
+
+def _strip_int(expr: cst.BaseExpression) -> cst.BaseExpression:
+    """`int(n)` -> `n`: the bound of a loop primitive or mask stays a tensor."""
+    if isinstance(expr, cst.Call) and isinstance(expr.func, cst.Name) and expr.func.value == "int" and len(expr.args) == 1:
+        return expr.args[0].value
+    return expr
+
+
+def _list(names) -> str:
+    return ", ".join(f"`{n}`" for n in names)
+
+
+def _top_level(codemod: Codemod, node: cst.CSTNode) -> cst.BaseStatement:
+    from rewriter.analysis.structure import top_level_statement
+
+    return top_level_statement(codemod.file.analysis.names, node)

@@ -1,0 +1,318 @@
+"""PML201 traced-if."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import libcst as cst
+
+from rewriter.analysis.traced import FunctionFlow, Trace
+from rewriter.codemod import Codemod, Example, InsertBefore, Replace
+from rewriter.emit.branches import Effect, Refused, effect, reads_any
+from rewriter.emit.condition import NotConvertible, tensor_condition
+from rewriter.emit.frameworks import Emitter, atom
+from rewriter.emit.safety import guardable, guarded, has_work, risks
+from rewriter.findings import Safety, Severity
+
+from ._control_flow import (CONSEQUENCE, block_statements, defined_before, deferred_to_static_argument, describe, emitter,
+                            library_call, own_nodes, rewritable)
+
+
+@dataclass
+class _Branch:
+    test: cst.BaseExpression | None  # None: the final else
+    effect: Effect
+
+
+class TracedIf(Codemod):
+    """A Python `if` (or `a if c else b`) whose condition is a traced value cannot be decided while
+    tracing: `jax.jit` raises `TracerBoolConversionError`, PhiML's `jit_compile` raises on jax and
+    tensorflow and — worst — on torch silently keeps the branch of the first call for every later
+    call (measured: `if (x > 0).all: return 2 * x` returns `-2 * x` for positive inputs on the
+    second call).
+
+    A value-selecting `if` (each branch assigns the same names, or returns) becomes a selection in
+    the framework the code already uses: `math.where` for PhiML, `jnp.where` (cheap branches) or
+    `jax.lax.cond` (branches with real work: only one runs, gradients stay clean) for jax,
+    `torch.where` under `torch.jit.trace`, `tf.where` / `tf.cond` for `tf.function(autograph=False)`.
+    `elif` chains nest, `if` without `else` keeps the old value, `and`/`or`/`not` become tensor
+    logic and PhiML's `t.all`/`t.any` become `math.all(t)`/`math.any(t)`.
+
+    Conditions on static values — shapes, `static_argnums`/`auxiliary_args`, `is None`,
+    `isinstance`, `.available`, `math.always_close`, module constants, configuration read through
+    `self` — are never touched: see `phiml-rewrite explain-trace FILE:LINE` for why a condition is
+    considered traced. Branches with side effects, `break`/`return` in only one branch, or
+    variables defined in only one branch are reported without a fix.
+    """
+
+    CODE = "PML201"
+    NAME = "traced-if"
+    SUMMARY = "a Python `if` on a traced value fails or silently bakes in one branch under jit: select with where/cond"
+    SAFETY = Safety.SAFE
+    SEVERITY = Severity.ERROR
+    FIX_SAFETY = (
+        "Safe when the branches are harmless to evaluate both (names, arithmetic without division, "
+        "library functions) or when the selection is `lax.cond` / `tf.cond`, which runs one branch. Unsafe "
+        "when `where` must evaluate a branch the `if` guarded and that branch divides, takes `sqrt`/`log`, "
+        "calls an unknown function or may raise: forward values are still selected correctly, and the "
+        "double-`where` pattern (`x / where(c, y, 1)`) is written so gradients stay finite, but a function "
+        "that raises or has side effects now runs in both cases. Conditions that cannot be decided "
+        "(an attribute of a traced container may be a static field) are reported, never rewritten."
+    )
+    EXAMPLES = (
+        Example(
+            "from phiml import math\n\n\n"
+            "@math.jit_compile\n"
+            "def relu_or_flip(x):\n"
+            "    if (x > 0).all:\n"
+            "        return x * 2\n"
+            "    return -x\n",
+            "from phiml import math\n\n\n"
+            "@math.jit_compile\n"
+            "def relu_or_flip(x):\n"
+            "    return math.where(math.all(x > 0), x * 2, -x)\n",
+        ),
+        Example(
+            "import jax\nimport jax.numpy as jnp\n\n\n"
+            "@jax.jit\n"
+            "def step(x, dt):\n"
+            "    if jnp.max(x) > 1:\n"
+            "        y = jnp.linalg.solve(jnp.eye(2) + dt, x)\n"
+            "    else:\n"
+            "        y = x\n"
+            "    return y\n",
+            "import jax\nimport jax.numpy as jnp\n\n\n"
+            "@jax.jit\n"
+            "def step(x, dt):\n"
+            "    y = jax.lax.cond(jnp.max(x) > 1, lambda: jnp.linalg.solve(jnp.eye(2) + dt, x), lambda: x)\n"
+            "    return y\n",
+            "a branch with real work becomes `lax.cond`: only the selected branch runs",
+        ),
+    )
+    TRIGGERS = (("jit",), ("function",), ("trace",))
+
+    def leave_Module(self, original_node: cst.Module) -> None:
+        if not self.file.analysis.jit.contexts:
+            return
+        for flow in list(self.file.analysis.traced.flows.values()):
+            if not rewritable(flow):
+                continue
+            for node in own_nodes(flow.context.function):
+                if isinstance(node, cst.If) and not self._is_elif(node):
+                    self._check_if(flow, node)
+                elif isinstance(node, cst.IfExp):
+                    self._check_ifexp(flow, node)
+
+    def _is_elif(self, node: cst.If) -> bool:
+        parent = self.parent(node)
+        return isinstance(parent, cst.If) and parent.orelse is node
+
+    # -- if statements -----------------------------------------------------------------------
+    def _check_if(self, flow: FunctionFlow, top: cst.If) -> None:
+        chain: list[cst.If] = [top]
+        while isinstance(chain[-1].orelse, cst.If):
+            chain.append(chain[-1].orelse)
+        values = [flow.value_of(c.test) for c in chain]
+        first = next((i for i, v in enumerate(values) if v is not None and not v.static), None)
+        if first is None:
+            return
+        target, value = chain[first], values[first]
+        if value.trace is Trace.UNKNOWN:
+            self._unknown(flow, target.test, value)
+            return
+        if deferred_to_static_argument(flow, value):
+            return
+        framework = flow.framework
+        head = f"`if` on a traced value: {describe(self.file, target.test, value)}; {CONSEQUENCE[framework]}"
+        unknown = next((v for v in values[first:] if v is not None and v.trace is Trace.UNKNOWN), None)
+        if unknown is not None:
+            self.report(target.test, f"{head} (not rewritten: a later `elif` condition cannot be decided: {unknown.explain()})")
+            return
+        try:
+            self._rewrite(flow, chain, first, head)
+        except (Refused, NotConvertible) as why:
+            self.report(target.test, f"{head} (not rewritten: {why})")
+
+    def _rewrite(self, flow: FunctionFlow, chain: list[cst.If], first: int, head: str) -> None:
+        target = chain[first]
+        last = chain[-1]
+        branches = [_Branch(c.test, effect(block_statements(c))) for c in chain[first:]]
+        removed: cst.BaseStatement | None = None
+        if last.orelse is not None:
+            branches.append(_Branch(None, effect(block_statements(last.orelse))))
+        elif all(b.effect.returns for b in branches):
+            following = self._following_return(chain[0]) if first == 0 else None
+            if following is None:
+                raise Refused("every branch returns but no `return` follows the `if`; add an explicit `else`")
+            removed = following
+            branches.append(_Branch(None, effect([following])))
+        else:
+            branches.append(_Branch(None, Effect()))
+        returns = {b.effect.returns for b in branches}
+        if len(returns) > 1:
+            raise Refused("one branch returns and another falls through: the code after the `if` would have to run conditionally")
+        returning = returns.pop()
+        function = flow.context.function
+        names: list[str] = []
+        if not returning:
+            for b in branches:
+                names += [n for n in b.effect.values if n not in names]
+            if not names:
+                raise Refused("no branch assigns a value")
+            for name in names:
+                if any(name not in b.effect.values for b in branches) and not defined_before(self.file, function, name, target):
+                    raise Refused(f"`{name}` is assigned in only some branches and has no value before the `if`")
+        per_branch = [
+            [b.effect.returned] if returning else [b.effect.values.get(n, cst.Name(n)) for n in names]
+            for b in branches
+        ]
+        emit, spelling = emitter(self.file, flow)
+        pure = library_call(self.file)
+        values_flat = [v for vs in per_branch for v in vs]
+        tests = [b.test for b in branches if b.test is not None]
+        danger = [r for e in [*values_flat, *tests] for r in risks(e, pure)]
+        literal_branch = any(isinstance(v, (cst.Integer, cst.Float)) or isinstance(v, cst.Name) and v.value == "None"
+                             or isinstance(v, cst.UnaryOperation) and isinstance(v.expression, (cst.Integer, cst.Float))
+                             for v in values_flat)
+        use_cond = emit.has_cond and (danger or any(has_work(v) for v in values_flat)) and not literal_branch
+        guard = bool(danger) and not use_cond and all(guardable(v, pure) for v in values_flat)
+        pre: list[cst.BaseStatement] = []
+        conditions: list[cst.BaseExpression | None] = []
+        for b in branches[:-1]:
+            value = flow.value_of(b.test)
+            if value is None or value.static:
+                conditions.append(None)  # static: stays a Python conditional expression
+                continue
+            converted = tensor_condition(b.test, emit, lambda e, t=b.test: self.file.analysis.traced.value_at(t, e))
+            uses = 1 if use_cond else len(per_branch[0]) * (3 if guard else 1)
+            if uses > 1 and not isinstance(converted, cst.Name):
+                temp = self.file.analysis.fresh_name("condition")
+                pre.append(cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(cst.Name(temp))], converted)]))
+                converted = cst.Name(temp)
+            conditions.append(converted)
+
+        def select(condition, test, if_true, if_false):
+            if condition is None:
+                return cst.IfExp(test=atom(test), body=atom(if_true), orelse=atom(if_false))
+            if use_cond:
+                return emit.cond(condition, if_true, if_false)
+            if guard:
+                if_true = guarded(if_true, lambda d: emit.where(condition, d, cst.Integer("1")))
+                if_false = guarded(if_false, lambda d: emit.where(condition, cst.Integer("1"), d))
+            return emit.where(condition, if_true, if_false)
+
+        if use_cond and len(per_branch[0]) > 1:
+            packed = [cst.Tuple([cst.Element(v) for v in vs]) for vs in per_branch]
+            result = packed[-1]
+            for i in range(len(branches) - 2, -1, -1):
+                result = select(conditions[i], branches[i].test, packed[i], result)
+            results = [result]
+        else:
+            results = []
+            for k in range(len(per_branch[0])):
+                result = per_branch[-1][k]
+                for i in range(len(branches) - 2, -1, -1):
+                    result = select(conditions[i], branches[i].test, per_branch[i][k], result)
+                results.append(result)
+        if returning:
+            statements = [*pre, cst.SimpleStatementLine([cst.Return(results[0])])]
+        else:
+            if len(names) == 1:
+                targets, value = cst.Name(names[0]), results[0]
+            elif len(results) == len(names) and not any(reads_any(r, names) for r in results):
+                targets = None  # one statement per name reads best when no value reads another's name
+            else:
+                targets = cst.Tuple([cst.Element(cst.Name(n)) for n in names], lpar=[], rpar=[])
+                value = results[0] if len(results) == 1 else cst.Tuple([cst.Element(r) for r in results], lpar=[], rpar=[])
+            if targets is None:
+                statements = [*pre, *(cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(cst.Name(n))], r)])
+                                      for n, r in zip(names, results))]
+            else:
+                statements = [*pre, cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(targets)], value)])]
+        edits = []
+        if first == 0:
+            statements[0] = statements[0].with_changes(leading_lines=target.leading_lines)
+            edits.append(Replace(target, cst.FlattenSentinel(statements)))
+        else:
+            edits.append(Replace(target, cst.Else(body=cst.IndentedBlock(statements))))
+        if removed is not None:
+            edits.append(Replace(removed, cst.RemovalSentinel.REMOVE))
+        how = _how(emit, use_cond)
+        if danger and not use_cond:
+            unique = ", ".join(dict.fromkeys(danger))
+            guarded_note = " (denominators and sqrt/log arguments guarded with a second `where` so gradients stay finite)" if guard else ""
+            self.report(target.test, f"{head}; rewritten with {how}, which evaluates every branch: {unique}{guarded_note}",
+                        edits=edits, safety=Safety.UNSAFE, imports=spelling.imports,
+                        fix_description=f"select with {how} (unsafe: every branch is evaluated)")
+            return
+        self.report(target.test, f"{head}; rewritten with {how}", edits=edits, imports=spelling.imports,
+                    fix_description=f"select with {how}")
+
+    def _following_return(self, node: cst.If) -> cst.SimpleStatementLine | None:
+        block = self.parent(node)
+        body = list(getattr(block, "body", ()))
+        index = next((i for i, s in enumerate(body) if s is node), None)
+        if index is None or index + 1 >= len(body):
+            return None
+        nxt = body[index + 1]
+        if isinstance(nxt, cst.SimpleStatementLine) and len(nxt.body) == 1 and isinstance(nxt.body[0], cst.Return):
+            return nxt
+        return None
+
+    # -- conditional expressions -------------------------------------------------------------
+    def _check_ifexp(self, flow: FunctionFlow, node: cst.IfExp) -> None:
+        value = flow.value_of(node.test)
+        if value is None or value.static:
+            return
+        if value.trace is Trace.UNKNOWN:
+            self._unknown(flow, node.test, value)
+            return
+        if deferred_to_static_argument(flow, value):
+            return
+        head = f"conditional expression on a traced value: {describe(self.file, node.test, value)}; {CONSEQUENCE[flow.framework]}"
+        emit, spelling = emitter(self.file, flow)
+        pure = library_call(self.file)
+        try:
+            condition = tensor_condition(node.test, emit, lambda e: self.file.analysis.traced.value_at(node.test, e))
+        except NotConvertible as why:
+            self.report(node.test, f"{head} (not rewritten: {why})")
+            return
+        danger = [*risks(node.body, pure), *risks(node.orelse, pure), *risks(node.test, pure)]
+        literal_branch = any(isinstance(v, (cst.Integer, cst.Float, cst.UnaryOperation)) for v in (node.body, node.orelse))
+        use_cond = emit.has_cond and (danger or has_work(node.body) or has_work(node.orelse)) and not literal_branch
+        body, orelse = node.body, node.orelse
+        guard = bool(danger) and not use_cond and guardable(body, pure) and guardable(orelse, pure)
+        edits = []
+        if use_cond:
+            new = emit.cond(condition, body, orelse)
+        else:
+            statement = self.parent(self.parent(node)) if isinstance(self.parent(node), (cst.Assign, cst.AnnAssign, cst.Return)) else None
+            if guard and not isinstance(condition, cst.Name):
+                if isinstance(statement, cst.SimpleStatementLine):
+                    temp = self.file.analysis.fresh_name("condition")
+                    edits.append(InsertBefore(statement, (cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(cst.Name(temp))], condition)]),)))
+                    condition = cst.Name(temp)
+                else:
+                    guard = False  # the condition would be written three times
+            if guard:
+                body = guarded(body, lambda d: emit.where(condition, d, cst.Integer("1")))
+                orelse = guarded(orelse, lambda d: emit.where(condition, cst.Integer("1"), d))
+            new = emit.where(condition, body, orelse)
+        new = new.with_changes(lpar=node.lpar, rpar=node.rpar)
+        how = _how(emit, use_cond)
+        if danger and not use_cond:
+            self.report(node.test, f"{head}; rewritten with {how}, which evaluates both branches: {', '.join(dict.fromkeys(danger))}",
+                        edits=[*edits, Replace(node, new)], safety=Safety.UNSAFE, imports=spelling.imports,
+                        fix_description=f"select with {how} (unsafe: both branches are evaluated)")
+            return
+        self.report(node.test, f"{head}; rewritten with {how}", edits=[*edits, Replace(node, new)], imports=spelling.imports,
+                    fix_description=f"select with {how}")
+
+    def _unknown(self, flow: FunctionFlow, test: cst.CSTNode, value) -> None:
+        self.report(test, f"cannot tell whether `{self.file.code(test).strip()}` is traced ({value.explain()}): not rewritten; "
+                          f"if it is, {CONSEQUENCE[flow.framework]}", severity=Severity.INFO)
+
+
+def _how(emit: Emitter, use_cond: bool) -> str:
+    if use_cond:
+        return "`jax.lax.cond`" if emit.framework == "jax" else "`tf.cond`"
+    return {"phiml": "`math.where`", "jax": "`jnp.where`", "torch": "`torch.where`", "tensorflow": "`tf.where`"}[emit.framework]

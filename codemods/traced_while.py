@@ -1,0 +1,147 @@
+"""PML203 traced-while."""
+from __future__ import annotations
+
+import libcst as cst
+
+from rewriter.analysis.structure import top_level_statement
+from rewriter.analysis.traced import FunctionFlow, Trace
+from rewriter.codemod import Codemod, Example, InsertBefore, Replace
+from rewriter.emit.branches import Refused
+from rewriter.emit.condition import NotConvertible, tensor_condition
+from rewriter.findings import Safety, Severity
+
+from ._control_flow import (CONSEQUENCE, block_statements, deferred_to_static_argument, describe, emitter, own_nodes,
+                            rewritable, traced_test_inside)
+from ._loops import bound_constant, carried, check_body, jax_while, masked_loop
+
+
+class TracedWhile(Codemod):
+    """A `while` whose condition is a traced value loops a data-dependent number of times, which a
+    trace cannot know: `jax.jit` raises `TracerBoolConversionError`, PhiML's jit raises on jax and
+    tensorflow and on torch silently repeats the first call's iteration count (measured: halving
+    `[64, 2]` stops after the 3 iterations `[4, 8]` needed).
+
+    jax: the loop becomes `jax.lax.while_loop(loop_condition, loop_body, carry)` over the
+    loop-carried variables — exact, but not reverse-differentiable (the message says so; a
+    bounded `fori_loop` or `lax.scan` is the differentiable alternative).
+
+    PhiML has no public while loop: the loop becomes a bounded masked loop, `for _ in
+    range(BOUND): active = math.any(...); x = math.where(active, <body>, x)`, with the bound a
+    visible module constant — unsafe (a loop that needs more iterations is cut short, and every
+    iteration costs a body), differentiable. torch and tensorflow-without-autograph loops are
+    reported only.
+    """
+
+    CODE = "PML203"
+    NAME = "traced-while"
+    SUMMARY = "a `while` on a traced condition fails or silently repeats one count under jit: use while_loop / a masked loop"
+    SAFETY = Safety.SAFE
+    SEVERITY = Severity.ERROR
+    FIX_SAFETY = (
+        "`lax.while_loop` (jax) is safe: the same body runs while the same condition holds; it is not "
+        "reverse-differentiable, which the jitted original was not either. The PhiML bounded masked loop is "
+        "unsafe: it runs exactly the bound (100) of iterations, masking those after the condition turned "
+        "false, so a loop needing more is silently cut short. Bodies with `break`/`return`, side effects or "
+        "names first assigned inside the loop are reported only."
+    )
+    EXAMPLES = (
+        Example(
+            "import jax\nimport jax.numpy as jnp\n\n\n"
+            "@jax.jit\n"
+            "def halve(x):\n"
+            "    while jnp.any(x > 1):\n"
+            "        x = x / 2\n"
+            "    return x\n",
+            "import jax\nimport jax.numpy as jnp\n\n\n"
+            "@jax.jit\n"
+            "def halve(x):\n"
+            "    def loop_condition(x):\n"
+            "        return jnp.any(x > 1)\n"
+            "    def loop_body(x):\n"
+            "        x = x / 2\n"
+            "        return x\n"
+            "    x = jax.lax.while_loop(loop_condition, loop_body, x)\n"
+            "    return x\n",
+        ),
+        Example(
+            "from phiml import math\n\n\n"
+            "@math.jit_compile\n"
+            "def halve(x):\n"
+            "    while (x > 1).any:\n"
+            "        x = x / 2\n"
+            "    return x\n",
+            "from phiml import math\n\n\n"
+            "HALVE_MAX_ITERATIONS = 100\n\n\n"
+            "@math.jit_compile\n"
+            "def halve(x):\n"
+            "    for _ in range(HALVE_MAX_ITERATIONS):\n"
+            "        active = math.any(x > 1)\n"
+            "        x = math.where(active, x / 2, x)\n"
+            "    return x\n",
+            "PhiML: a bounded masked loop (unsafe fix)",
+        ),
+    )
+    TRIGGERS = (("jit",), ("function",), ("trace",))
+
+    def leave_Module(self, original_node: cst.Module) -> None:
+        if not self.file.analysis.jit.contexts:
+            return
+        for flow in list(self.file.analysis.traced.flows.values()):
+            if not rewritable(flow):
+                continue
+            for node in own_nodes(flow.context.function):
+                if isinstance(node, cst.While):
+                    self._check(flow, node)
+
+    def _check(self, flow: FunctionFlow, loop: cst.While) -> None:
+        value = flow.value_of(loop.test)
+        if value is None or value.static:
+            return
+        if value.trace is Trace.UNKNOWN:
+            self.report(loop.test, f"cannot tell whether `{self.file.code(loop.test).strip()}` is traced ({value.explain()}): "
+                                   "not rewritten", severity=Severity.INFO)
+            return
+        if deferred_to_static_argument(flow, value):
+            return
+        head = f"`while` on a traced condition: {describe(self.file, loop.test, value)}; {CONSEQUENCE[flow.framework]}"
+        try:
+            self._rewrite(flow, loop, head)
+        except (Refused, NotConvertible) as why:
+            self.report(loop.test, f"{head} (not rewritten: {why})")
+
+    def _rewrite(self, flow: FunctionFlow, loop: cst.While, head: str) -> None:
+        if loop.orelse is not None:
+            raise Refused("the loop has an `else` clause")
+        body = block_statements(loop)
+        check_body(body, "loop body")
+        inner = traced_test_inside(flow, body)
+        if inner is not None:
+            raise Refused(f"the traced condition `{self.file.code(inner).strip()}` inside the body is converted first (PML201)")
+        emit, spelling = emitter(self.file, flow)
+        test = tensor_condition(loop.test, emit, lambda e: self.file.analysis.traced.value_at(loop.test, e))
+        if flow.framework == "jax":
+            names = carried(self.file, flow, loop, body, loop.test).names
+            cond_name = self.file.analysis.fresh_name("loop_condition")
+            body_name = self.file.analysis.fresh_name("loop_body")
+            statements = jax_while(emit, names, cond_name, body_name, test, body)
+            statements[0] = statements[0].with_changes(leading_lines=loop.leading_lines)
+            listed = ", ".join(f"`{n}`" for n in names)
+            self.report(loop.test, f"{head}; rewritten with `jax.lax.while_loop` carrying {listed} (not reverse-differentiable: "
+                                   "`jax.grad` through it fails; a bounded `lax.fori_loop`/`lax.scan` is the differentiable form)",
+                        edits=[Replace(loop, cst.FlattenSentinel(statements))], imports=spelling.imports,
+                        fix_description="loop with `jax.lax.while_loop`")
+            return
+        if flow.framework != "phiml":
+            raise Refused(f"no {flow.framework} loop primitive is written here; bound the loop by hand (`tf.while_loop` "
+                          "with autograph off, a fixed count under `torch.jit.trace`)")
+        carried(self.file, flow, loop, body, loop.test)
+        bound, constant = bound_constant(self.file, flow)
+        fn = flow.context.function
+        index = "_" if "_" not in self.file.analysis.identifiers else self.file.analysis.fresh_name("iteration")
+        statements = masked_loop(self.file, flow, emit, loop, body, test, index, bound)
+        statements[0] = statements[0].with_changes(leading_lines=loop.leading_lines)
+        anchor = top_level_statement(self.file.analysis.names, fn)
+        self.report(loop.test, f"{head}; rewritten as a masked loop of `{bound}` iterations (a loop needing more is cut short)",
+                    edits=[InsertBefore(anchor, (constant,)), Replace(loop, cst.FlattenSentinel(statements))],
+                    safety=Safety.UNSAFE, imports=spelling.imports,
+                    fix_description=f"bounded masked loop (unsafe: at most {bound} iterations)")

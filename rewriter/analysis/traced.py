@@ -1,0 +1,572 @@
+"""Traced values: which expressions inside a jit context are tracers, which are Python values.
+
+A forward data flow over each traced function (DESIGN.md §3). Parameters that the transform traces
+are the sources; a value computed from a traced value is traced, except what is static by
+construction: `.shape`, `.ndim`, `.dtype`, `len()`, `isinstance()`, `x is None`, PhiML `Shape`
+methods, `.available`, `math.always_close`. Everything else (module constants, literals, static
+arguments, `self` configuration) is a Python value at trace time: a program cannot branch on a
+tracer without going through a parameter.
+
+The lattice has three points: STATIC < UNKNOWN < TRACED. UNKNOWN means "cannot tell" (an attribute
+of a traced container may be a static field; a parameter whose static-ness cannot be read) and is
+never rewritten: the codemods report it with the reason. Branches join, loops iterate to a fixpoint,
+and module-level helpers called from a traced body are analysed with the join of their call sites'
+argument values.
+"""
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, field
+
+import libcst as cst
+
+from .jit import JitAnalysis, JitContext
+from .names import NameResolver
+from .transforms import positional_params
+
+Function = cst.FunctionDef | cst.Lambda
+
+
+class Trace(enum.IntEnum):
+    STATIC = 0
+    UNKNOWN = 1
+    TRACED = 2
+
+
+@dataclass(frozen=True)
+class Value:
+    trace: Trace
+    why: tuple[str, ...] = ()  # the derivation, source first: what makes it traced (or unknown)
+    sources: frozenset[str] = frozenset()  # traced parameters it derives from
+
+    @property
+    def traced(self) -> bool:
+        return self.trace is Trace.TRACED
+
+    @property
+    def static(self) -> bool:
+        return self.trace is Trace.STATIC
+
+    def via(self, step: str) -> "Value":
+        if self.trace is Trace.STATIC:
+            return self
+        return Value(self.trace, (*self.why, step)[-6:], self.sources)
+
+    def explain(self) -> str:
+        return " -> ".join(self.why) if self.why else "a Python value at trace time"
+
+
+STATIC = Value(Trace.STATIC)
+
+
+def join(*values: Value) -> Value:
+    top = STATIC
+    sources: set[str] = set()
+    for v in values:
+        if v.trace > top.trace:
+            top = v
+        sources |= v.sources
+    return Value(top.trace, top.why, frozenset(sources)) if top.trace is not Trace.STATIC else STATIC
+
+
+# Static by construction, whatever they are read from.
+STATIC_ATTRIBUTES = frozenset(
+    "shape ndim dtype rank available size device is_tensor_like backend default_backend batch_rank "
+    "spatial_rank names sizes item_names".split()
+)
+STATIC_METHODS = frozenset("size dim numel get_shape".split())
+STATIC_CALLS = frozenset({
+    "builtins.len", "builtins.isinstance", "builtins.issubclass", "builtins.type", "builtins.hasattr",
+    "builtins.callable", "builtins.id", "builtins.repr", "builtins.str",
+    "phiml.math.always_close", "phiml.math.shape", "phiml.math.spatial", "phiml.math.channel", "phiml.math.batch",
+    "phiml.math.instance", "phiml.math.dual", "phiml.math.non_batch", "phiml.math.choose_backend",
+    "phiml.math.get_format", "phiml.math.is_sparse",
+    "jax.numpy.shape", "jax.numpy.ndim", "jax.numpy.size", "jax.numpy.result_type", "jax.numpy.issubdtype",
+    "jax.numpy.dtype", "jax.numpy.isscalar", "numpy.shape", "numpy.ndim", "numpy.result_type", "numpy.issubdtype",
+    "numpy.dtype", "jax.core.is_concrete", "torch.is_tensor", "tensorflow.is_tensor",
+})
+# Functions that answer questions about dtypes, ranks and shapes, by name (jax's private helpers
+# included): their results are Python values whatever their arguments.
+STATIC_FUNCTION_NAMES = frozenset(
+    "result_type issubdtype iscomplexobj isrealobj isscalar dtype _dtype canonicalize_dtype to_inexact_dtype "
+    "to_numeric_dtype check_and_canonicalize_user_dtype check_user_dtype_supported is_weakly_typed finfo iinfo "
+    "promote_types is_constant_dim is_constant_shape canonicalize_axis is_concrete isinstance issubclass".split()
+)
+# Attributes of a traced tensor that are tensors themselves. Any other attribute of a traced value
+# may be a static field of a dataclass / pytree: UNKNOWN.
+TENSOR_ATTRIBUTES = frozenset("all any T mT real imag values vector mean sum max min prod abs sign at data grad".split())
+_JAX_STAGED = ("jax.numpy.", "jax.lax.", "jax.random.", "jax.nn.", "jax.scipy.")
+_PYTHON_SCALARS = frozenset({"int", "bool", "float"})
+_STATIC_ANNOTATIONS_TF = _PYTHON_SCALARS | {"str"}
+
+
+@dataclass
+class FunctionFlow:
+    """The result of analysing one traced function."""
+
+    context: JitContext
+    framework: str
+    params: dict[str, Value]
+    tests: dict[int, Value] = field(default_factory=dict)  # id(test/iter expression) -> value there
+    envs: dict[int, dict[str, Value]] = field(default_factory=dict)  # id(test/iter) -> the names' values there
+    python_scalars: frozenset[str] = frozenset()  # parameters declared or defaulted as int/bool/float
+
+    def value_of(self, node: cst.CSTNode) -> Value | None:
+        return self.tests.get(id(node))
+
+
+class _Flow:
+    """Evaluates one function body; `env` maps local names to values."""
+
+    def __init__(self, resolver: NameResolver, flow: FunctionFlow, calls: list) -> None:
+        self.resolver = resolver
+        self.flow = flow
+        self.calls = calls  # (callee Name, [arg values], {kw: value}) of module functions, for helpers
+
+    # -- statements ----------------------------------------------------------------------
+    def block(self, statements, env: dict[str, Value]) -> dict[str, Value]:
+        for stmt in statements:
+            env = self.statement(stmt, env)
+        return env
+
+    def _body(self, node) -> list:
+        if node is None:
+            return []
+        body = node.body
+        return list(body.body) if isinstance(body, cst.IndentedBlock) else [body] if not isinstance(body, (list, tuple)) else list(body)
+
+    def statement(self, stmt: cst.CSTNode, env: dict[str, Value]) -> dict[str, Value]:
+        if isinstance(stmt, cst.SimpleStatementLine):
+            for small in stmt.body:
+                env = self.small(small, env)
+            return env
+        if isinstance(stmt, cst.If):
+            self.record(stmt.test, self.expr(stmt.test, env), env)
+            taken = self.block(self._body(stmt), {**env, **dict.fromkeys(_narrowed(stmt.test), STATIC)})
+            other = self.statement(stmt.orelse, dict(env)) if isinstance(stmt.orelse, cst.If) else \
+                self.block(self._body(stmt.orelse), dict(env))
+            return _join_env(taken, other)
+        if isinstance(stmt, cst.For):
+            iterated = self.expr(stmt.iter, env)
+            self.record(stmt.iter, self.trip_count(stmt.iter, env, iterated), env)
+            loop_env = dict(env)
+            for _ in range(4):
+                inner = dict(loop_env)
+                self.bind(stmt.target, self.element(stmt.iter, inner, iterated), inner, stmt)
+                after = self.block(self._body(stmt), inner)
+                joined = _join_env(loop_env, after)
+                if joined == loop_env:
+                    break
+                loop_env = joined
+            return self.block(self._body(stmt.orelse), loop_env)
+        if isinstance(stmt, cst.While):
+            loop_env = dict(env)
+            for _ in range(4):
+                self.record(stmt.test, self.expr(stmt.test, loop_env), loop_env)
+                after = self.block(self._body(stmt), dict(loop_env))
+                joined = _join_env(loop_env, after)
+                if joined == loop_env:
+                    break
+                loop_env = joined
+            self.record(stmt.test, self.expr(stmt.test, loop_env), loop_env)
+            return self.block(self._body(stmt.orelse), loop_env)
+        if isinstance(stmt, cst.With):
+            for item in stmt.items:
+                value = self.expr(item.item, env)
+                if item.asname is not None:
+                    self.bind(item.asname.name, value, env, stmt)
+            return self.block(self._body(stmt), env)
+        if isinstance(stmt, cst.Try):
+            env = self.block(self._body(stmt), env)
+            for handler in stmt.handlers:
+                env = _join_env(env, self.block(self._body(handler), dict(env)))
+            env = self.block(self._body(stmt.orelse), env)
+            return self.block(self._body(stmt.finalbody), env)
+        if isinstance(stmt, cst.FunctionDef):
+            env = dict(env)
+            env[stmt.name.value] = STATIC  # a function object; its body is not part of this flow
+            return env
+        if isinstance(stmt, cst.ClassDef):
+            env = dict(env)
+            env[stmt.name.value] = STATIC
+            return env
+        return env
+
+    def small(self, small: cst.CSTNode, env: dict[str, Value]) -> dict[str, Value]:
+        if isinstance(small, cst.Assign):
+            value = self.expr(small.value, env)
+            for target in small.targets:
+                self.bind(target.target, value, env, small, small.value)
+        elif isinstance(small, cst.AnnAssign) and small.value is not None:
+            self.bind(small.target, self.expr(small.value, env), env, small, small.value)
+        elif isinstance(small, cst.AugAssign):
+            value = join(self.expr(small.target, env), self.expr(small.value, env))
+            self.bind(small.target, value, env, small)
+        elif isinstance(small, cst.Expr):
+            self.expr(small.value, env)
+        elif isinstance(small, cst.Return) and small.value is not None:
+            self.expr(small.value, env)
+        elif isinstance(small, (cst.Global, cst.Nonlocal)):
+            for item in small.names:
+                env[item.name.value] = Value(Trace.UNKNOWN, (f"`{item.name.value}` is declared {type(small).__name__.lower()}",))
+        return env
+
+    def bind(self, target: cst.CSTNode, value: Value, env: dict[str, Value], stmt: cst.CSTNode,
+             source: cst.CSTNode | None = None) -> None:
+        if isinstance(target, cst.Name):
+            env[target.value] = value.via(f"`{target.value}` (line {self.line(stmt)})")
+        elif isinstance(target, (cst.Tuple, cst.List)):
+            elements = source.elements if isinstance(source, (cst.Tuple, cst.List)) and len(source.elements) == len(target.elements) else None
+            for i, el in enumerate(target.elements):
+                part = self.expr(elements[i].value, env) if elements is not None and not isinstance(elements[i], cst.StarredElement) else value
+                self.bind(el.value, part, env, stmt)
+        elif isinstance(target, cst.StarredElement):
+            self.bind(target.value, value, env, stmt)
+        elif isinstance(target, cst.Subscript) and isinstance(target.value, cst.Name):
+            name = target.value.value  # arr[i] = v: the container now holds v
+            env[name] = join(env.get(name, STATIC), value)
+
+    def record(self, node: cst.CSTNode, value: Value, env: dict[str, Value]) -> None:
+        previous = self.flow.tests.get(id(node))
+        self.flow.tests[id(node)] = value if previous is None else join(previous, value)
+        seen = self.flow.envs.get(id(node))
+        self.flow.envs[id(node)] = dict(env) if seen is None else _join_env(seen, env)
+
+    def line(self, node: cst.CSTNode) -> int:
+        return self.resolver.positions[node].start.line
+
+    # -- loops ---------------------------------------------------------------------------
+    def _range_args(self, iterable: cst.CSTNode) -> list[cst.Arg] | None:
+        if isinstance(iterable, cst.Call) and isinstance(iterable.func, cst.Name) and iterable.func.value == "range" \
+                and "builtins.range" in self._qualified(iterable.func):
+            return list(iterable.args)
+        return None
+
+    def trip_count(self, iterable: cst.CSTNode, env, iterated: Value) -> Value:
+        """How many times the loop runs: traced for `range(traced)`; static for iterating over anything
+        with a static length (a traced array's leading dimension is static)."""
+        args = self._range_args(iterable)
+        if args is not None:
+            return join(*(self.expr(a.value, env) for a in args))
+        if iterated.traced:
+            return STATIC  # iterating over a traced array or list: its length is part of its shape
+        return iterated
+
+    def element(self, iterable: cst.CSTNode, env, iterated: Value) -> Value:
+        if self._range_args(iterable) is not None:
+            return iterated
+        return iterated
+
+    # -- expressions ----------------------------------------------------------------------
+    def expr(self, node: cst.CSTNode, env: dict[str, Value]) -> Value:
+        method = getattr(self, "_" + type(node).__name__, None)
+        if method is not None:
+            return method(node, env)
+        if isinstance(node, (cst.Integer, cst.Float, cst.Imaginary, cst.SimpleString, cst.ConcatenatedString, cst.Ellipsis)):
+            return STATIC
+        if isinstance(node, (cst.Lambda,)):
+            return STATIC
+        return join(*(self.expr(c, env) for c in node.children if isinstance(c, cst.BaseExpression)))
+
+    def _Name(self, node: cst.Name, env) -> Value:
+        if node.value in env:
+            return env[node.value]
+        return STATIC  # a module global, import or builtin: a constant at trace time
+
+    def _Attribute(self, node: cst.Attribute, env) -> Value:
+        base = self.expr(node.value, env)
+        attr = node.attr.value
+        if attr in STATIC_ATTRIBUTES or base.static:
+            return STATIC
+        if base.trace is Trace.TRACED and attr not in TENSOR_ATTRIBUTES:
+            return Value(Trace.UNKNOWN, (*base.why, f"`.{attr}` (may be a static field)"), base.sources)
+        return base.via(f"`.{attr}`")
+
+    def _Subscript(self, node: cst.Subscript, env) -> Value:
+        parts = [self.expr(node.value, env)]
+        for element in node.slice:
+            s = element.slice
+            if isinstance(s, cst.Index):
+                parts.append(self.expr(s.value, env))
+            else:
+                parts += [self.expr(x, env) for x in (s.lower, s.upper, s.step) if x is not None]
+        return join(*parts)
+
+    def _Call(self, node: cst.Call, env) -> Value:
+        func = node.func
+        args = [self.expr(a.value, env) for a in node.args]
+        if isinstance(func, cst.Attribute):
+            receiver = self.expr(func.value, env)
+            if func.attr.value in STATIC_METHODS:
+                return STATIC
+            if isinstance(func.value, cst.Name) and func.value.value in env and any(a.traced for a in args):
+                env[func.value.value] = join(env[func.value.value], *args)  # xs.append(tracer)
+            qualified = self._qualified(func) if receiver.static else set()
+            if qualified & STATIC_CALLS or func.attr.value in STATIC_FUNCTION_NAMES or _numpy(qualified):
+                return STATIC
+            if receiver.static and all(a.static for a in args):
+                return self._staged(func, qualified)
+            return join(receiver, *args).via(f"`.{func.attr.value}()`")
+        if isinstance(func, cst.Name):
+            if func.value in env:
+                return join(env[func.value], *args)
+            qualified = self._qualified(func)
+            if qualified & STATIC_CALLS or func.value in STATIC_FUNCTION_NAMES or _numpy(qualified):
+                return STATIC
+            if all(a.static for a in args):
+                self.calls.append((func, node, args))
+                return self._staged(func, qualified)
+            self.calls.append((func, node, args))
+            return join(*args).via(f"`{func.value}()`")
+        return join(self.expr(func, env), *args)
+
+    def _staged(self, func: cst.CSTNode, qualified: set[str]) -> Value:
+        """Under `jax.jit` every jax operation is staged out: `jnp.zeros(3)` is a tracer, not a constant."""
+        if self.flow.framework == "jax" and qualified and all(q.startswith(_JAX_STAGED) for q in qualified):
+            name = sorted(qualified)[0]
+            return Value(Trace.TRACED, (f"`{name}(...)` inside `{self.flow.context.name}`: jax operations are staged "
+                                        "out under jit (a tracer even for constant arguments)",))
+        return STATIC
+
+    def _qualified(self, func: cst.CSTNode) -> set[str]:
+        try:
+            return self.resolver.qualified_names(func)
+        except Exception:  # a node outside the resolved module (should not happen): no claim
+            return set()
+
+    def _Comparison(self, node: cst.Comparison, env) -> Value:
+        if all(isinstance(c.operator, (cst.Is, cst.IsNot)) for c in node.comparisons):
+            return STATIC  # identity: `x is None` is decided at trace time
+        return join(self.expr(node.left, env), *(self.expr(c.comparator, env) for c in node.comparisons))
+
+    def _IfExp(self, node: cst.IfExp, env) -> Value:
+        test = self.expr(node.test, env)
+        self.record(node.test, test, env)
+        narrowed = {**env, **dict.fromkeys(_narrowed(node.test), STATIC)}
+        return join(test, self.expr(node.body, narrowed), self.expr(node.orelse, env))
+
+    def _NamedExpr(self, node: cst.NamedExpr, env) -> Value:
+        value = self.expr(node.value, env)
+        self.bind(node.target, value, env, node)
+        return value
+
+    def _comprehension(self, node, env, parts) -> Value:
+        inner = dict(env)
+        for_in = node.for_in
+        while for_in is not None:
+            iterated = self.expr(for_in.iter, inner)
+            self.bind(for_in.target, iterated, inner, node)
+            for cond in for_in.ifs:
+                self.expr(cond.test, inner)
+            for_in = for_in.inner_for_in
+        return join(*(self.expr(p, inner) for p in parts))
+
+    def _ListComp(self, node, env) -> Value:
+        return self._comprehension(node, env, [node.elt])
+
+    _SetComp = _GeneratorExp = _ListComp
+
+    def _DictComp(self, node, env) -> Value:
+        return self._comprehension(node, env, [node.key, node.value])
+
+
+def _numpy(qualified: set[str]) -> bool:
+    """NumPy cannot produce a tracer (it raises on one): its results are Python/NumPy values."""
+    return bool(qualified) and all(q.startswith("numpy.") for q in qualified)
+
+
+def _narrowed(test: cst.BaseExpression) -> list[str]:
+    """Names `test` proves to be Python values when true: `isinstance(i, (int, np.integer))` (also
+    inside `and`). A check against an array/tensor/tracer type proves nothing."""
+    if isinstance(test, cst.BooleanOperation) and isinstance(test.operator, cst.And):
+        return _narrowed(test.left) + _narrowed(test.right)
+    if isinstance(test, cst.Call) and isinstance(test.func, cst.Name) and test.func.value == "isinstance" \
+            and len(test.args) == 2 and isinstance(test.args[0].value, cst.Name):
+        types = test.args[1].value
+        elements = [e.value for e in types.elements] if isinstance(types, (cst.Tuple, cst.List)) else [types]
+        for element in elements:
+            text = element.attr.value if isinstance(element, cst.Attribute) else element.value if isinstance(element, cst.Name) else "?"
+            if text == "?" or any(word in text.lower() for word in ("array", "tensor", "tracer", "jax")):
+                return []
+        return [test.args[0].value.value]
+    return []
+
+
+def _join_env(a: dict[str, Value], b: dict[str, Value]) -> dict[str, Value]:
+    out = dict(a)
+    for name, value in b.items():
+        out[name] = join(out[name], value) if name in out else value
+    return out
+
+
+def _annotation(param: cst.Param) -> str | None:
+    if param.annotation is None:
+        return None
+    ann = param.annotation.annotation
+    if isinstance(ann, cst.Name):
+        return ann.value
+    if isinstance(ann, cst.Attribute):
+        return ann.attr.value
+    if isinstance(ann, (cst.SimpleString,)):
+        return ann.evaluated_value
+    return "?"
+
+
+def _python_scalar(param: cst.Param) -> bool:
+    ann = _annotation(param)
+    if ann in _PYTHON_SCALARS:
+        return True
+    default = param.default
+    if ann is None and default is not None:
+        if isinstance(default, cst.Name) and default.value in ("True", "False"):
+            return True
+        if isinstance(default, (cst.Integer, cst.Float)) or isinstance(default, cst.UnaryOperation) and isinstance(default.expression, (cst.Integer, cst.Float)):
+            return True
+    return False
+
+
+def all_params(fn: Function) -> list[cst.Param]:
+    p = fn.params
+    out = [*p.posonly_params, *p.params, *p.kwonly_params]
+    if isinstance(p.star_arg, cst.Param):
+        out.append(p.star_arg)
+    if p.star_kwarg is not None:
+        out.append(p.star_kwarg)
+    return out
+
+
+class TracedAnalysis:
+    """Flows of every traced function in a module, computed once."""
+
+    def __init__(self, resolver: NameResolver, jit: JitAnalysis) -> None:
+        self.resolver = resolver
+        self.jit = jit
+        self.flows: dict[int, FunctionFlow] = {}
+        self._run()
+
+    def flow_of(self, fn: cst.CSTNode) -> FunctionFlow | None:
+        return self.flows.get(id(fn))
+
+    def value_at(self, anchor: cst.CSTNode, expr: cst.CSTNode) -> Value:
+        """The value of `expr` evaluated where the recorded test/iterable `anchor` is evaluated."""
+        flow = self.flow_containing(anchor)
+        if flow is None or id(anchor) not in flow.envs:
+            return Value(Trace.UNKNOWN, ("not inside an analysed traced function",))
+        shadow = FunctionFlow(flow.context, flow.framework, flow.params)
+        return _Flow(self.resolver, shadow, []).expr(expr, dict(flow.envs[id(anchor)]))
+
+    def flow_containing(self, node: cst.CSTNode) -> FunctionFlow | None:
+        """The flow of the traced function whose own body (not a nested def's) contains `node`."""
+        current = self.resolver.parent(node)
+        while current is not None:
+            if isinstance(current, (cst.FunctionDef, cst.Lambda)):
+                return self.flows.get(id(current))
+            current = self.resolver.parent(current)
+        return None
+
+    # -- parameters ----------------------------------------------------------------------
+    def _direct_params(self, context: JitContext) -> dict[str, Value]:
+        fn = context.function
+        framework = context.framework
+        api = context.transform.api.name
+        static = context.static_params
+        out: dict[str, Value] = {}
+        params = all_params(fn)
+        is_method = isinstance(fn, cst.FunctionDef) and params and params[0].name.value in ("self", "cls") \
+            and params[0] in (*fn.params.posonly_params, *fn.params.params)
+        for i, param in enumerate(params):
+            name = param.name.value
+            ann = _annotation(param)
+            if static is None:
+                out[name] = Value(Trace.UNKNOWN, (f"`{name}`: the static arguments of `{api}` cannot be read statically",))
+            elif name in static:
+                out[name] = STATIC
+            elif i == 0 and is_method and framework != "jax":
+                out[name] = STATIC  # configuration read through self is a Python value at trace time
+            elif i == 0 and is_method:
+                out[name] = Value(Trace.UNKNOWN, (f"`{name}` is passed to `{api}` as a pytree argument",))
+            elif name == "dtype" or name.endswith("_dtype") or ann in ("DTypeLike", "DType"):
+                out[name] = STATIC  # a dtype cannot be traced: jit requires it static (or None)
+            elif framework == "phiml" and ann in ("str", "Shape", "Solve", "Callable", "Extrapolation"):
+                out[name] = STATIC  # PhiML keeps non-tensor, non-number arguments static (auxiliary)
+            elif framework == "tensorflow" and ann in _STATIC_ANNOTATIONS_TF:
+                out[name] = STATIC  # tf.function keys traces on Python values instead of tracing them
+            elif api == "equinox.filter_jit" and ann in _STATIC_ANNOTATIONS_TF:
+                out[name] = STATIC
+            else:
+                how = {"phiml": "auxiliary_args", "jax": "static_argnums/static_argnames"}.get(framework)
+                extra = f", not in {how}" if how else ""
+                out[name] = Value(Trace.TRACED, (f"`{name}`: parameter of `{context.name}`, traced by `{api}`{extra}",), frozenset({name}))
+        return out
+
+    def _run(self) -> None:
+        pending: dict[int, tuple[JitContext, dict[str, Value]]] = {}
+        order: list[JitContext] = []
+        for context in self.jit.contexts:
+            if context.how == "called":
+                continue
+            order.append(context)
+            pending[id(context.function)] = (context, self._direct_params(context))
+        helper_args: dict[int, dict[str, Value]] = {}
+        helpers: dict[int, JitContext] = {id(c.function): c for c in self.jit.contexts if c.how == "called"}
+        done: set[int] = set()
+        rounds = 0
+        while order and rounds < 50:
+            rounds += 1
+            context = order.pop(0)
+            key = id(context.function)
+            params = pending[key][1]
+            flow = self._analyse(context, params)
+            done.add(key)
+            for callee_name, call, arg_values in flow_calls(flow):
+                for fn in self.jit.functions_denoted(callee_name):
+                    helper = helpers.get(id(fn))
+                    if helper is None or not isinstance(fn, cst.FunctionDef):
+                        continue
+                    values = _bind_call(fn, call, arg_values)
+                    current = helper_args.get(id(fn))
+                    merged = values if current is None else _join_env(current, values)
+                    if merged != current:
+                        helper_args[id(fn)] = merged
+                        context_of_helper = JitContext(fn, context.transform, "called", None, context)
+                        pending[id(fn)] = (context_of_helper, merged)
+                        order.append(context_of_helper)
+
+    def _analyse(self, context: JitContext, params: dict[str, Value]) -> FunctionFlow:
+        fn = context.function
+        scalars = frozenset(p.name.value for p in all_params(fn) if _python_scalar(p))
+        flow = FunctionFlow(context, context.framework, params, python_scalars=scalars)
+        calls: list = []
+        walker = _Flow(self.resolver, flow, calls)
+        env = dict(params)
+        if isinstance(fn, cst.Lambda):
+            walker.expr(fn.body, env)
+        else:
+            walker.block(walker._body(fn), env)
+        flow.calls = calls  # type: ignore[attr-defined]
+        self.flows[id(fn)] = flow
+        return flow
+
+
+def flow_calls(flow: FunctionFlow):
+    return getattr(flow, "calls", [])
+
+
+def _bind_call(fn: cst.FunctionDef, call: cst.Call, values: list[Value]) -> dict[str, Value]:
+    """Parameter values of `fn` at one call site (unmatched parameters keep their defaults: static)."""
+    positional = positional_params(fn)
+    out: dict[str, Value] = {p.name.value: STATIC for p in all_params(fn)}
+    i = 0
+    for arg, value in zip(call.args, values):
+        if arg.star:
+            for name in out:
+                out[name] = join(out[name], value)
+            continue
+        if arg.keyword is not None:
+            if arg.keyword.value in out:
+                out[arg.keyword.value] = join(out[arg.keyword.value], value)
+            continue
+        if i < len(positional):
+            out[positional[i]] = value
+        i += 1
+    return {k: (v.via(f"`{k}`: parameter of helper `{fn.name.value}`") if not v.static else v) for k, v in out.items()}

@@ -1,0 +1,175 @@
+"""What a branch (or a loop body) computes, as one expression per assigned name.
+
+A branch can become a selection only when it is straight-line code that assigns names (and perhaps
+returns): `a = f(x); b = a + 1` computes `b = f(x) + 1`. Reads of names the branch assigned earlier
+are substituted, so every final value is one expression in the names as they were before the
+branch. Anything else (calls for their effect, loops, nested control flow, `break`, attribute or
+item assignment) cannot be selected by `where` and is refused with the reason.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import libcst as cst
+
+from .frameworks import atom
+
+
+class Refused(Exception):
+    """The block cannot be expressed as a selection; the message says why (shown to the user)."""
+
+
+@dataclass
+class Effect:
+    values: dict[str, cst.BaseExpression] = field(default_factory=dict)  # name -> final value, in order
+    returned: cst.BaseExpression | None = None
+    returns: bool = False
+
+
+_AUGMENTED = {
+    cst.AddAssign: cst.Add, cst.SubtractAssign: cst.Subtract, cst.MultiplyAssign: cst.Multiply,
+    cst.DivideAssign: cst.Divide, cst.FloorDivideAssign: cst.FloorDivide, cst.ModuloAssign: cst.Modulo,
+    cst.PowerAssign: cst.Power, cst.MatrixMultiplyAssign: cst.MatrixMultiply, cst.BitAndAssign: cst.BitAnd,
+    cst.BitOrAssign: cst.BitOr, cst.BitXorAssign: cst.BitXor,
+}
+
+
+class _Substitute(cst.CSTTransformer):
+    """Replaces reads of names by expressions (never attribute names, keywords or lambda params)."""
+
+    def __init__(self, mapping: dict[str, cst.BaseExpression]) -> None:
+        self.mapping = mapping
+        self.used: dict[str, int] = {}
+        self._shadow = 0
+
+    def visit_Lambda(self, node) -> bool:
+        if any(p.name.value in self.mapping for p in node.params.params):
+            raise Refused("a lambda rebinds a name the branch assigns")
+        return True
+
+    def visit_Attribute(self, node: cst.Attribute) -> bool:
+        return False  # only the object is a read: substituted in leave_Attribute
+
+    def leave_Attribute(self, original, updated):
+        return updated.with_changes(value=original.value.visit(self))
+
+    def visit_Arg(self, node: cst.Arg) -> bool:
+        return True
+
+    def leave_Arg(self, original, updated):
+        return updated.with_changes(keyword=original.keyword)
+
+    def leave_Name(self, original, updated):
+        if original.value in self.mapping:
+            self.used[original.value] = self.used.get(original.value, 0) + 1
+            return atom(self.mapping[original.value])
+        return updated
+
+
+def substitute(expr: cst.BaseExpression, mapping: dict[str, cst.BaseExpression]) -> tuple[cst.BaseExpression, dict[str, int]]:
+    if not mapping:
+        return expr, {}
+    visitor = _Substitute(mapping)
+    return expr.visit(visitor), visitor.used
+
+
+def _trivial(expr: cst.BaseExpression) -> bool:
+    return isinstance(expr, (cst.Name, cst.Integer, cst.Float, cst.SimpleString)) or \
+        isinstance(expr, cst.Attribute) and _trivial(expr.value)
+
+
+def effect(statements, allow_return: bool = True) -> Effect:
+    """The straight-line effect of `statements`; raises Refused with the reason otherwise."""
+    out = Effect()
+    uses: dict[str, int] = {}
+    for stmt in statements:
+        if out.returns:
+            raise Refused("code after `return` in a branch")
+        if not isinstance(stmt, cst.SimpleStatementLine):
+            kind = type(stmt).__name__.lower()
+            raise Refused(f"a nested `{kind}` in the branch (nested traced ifs are converted first; static ones stay Python)")
+        for small in stmt.body:
+            _small(small, out, uses, allow_return)
+    return out
+
+
+def _small(small: cst.BaseSmallStatement, out: Effect, uses: dict[str, int], allow_return: bool) -> None:
+    if isinstance(small, cst.Pass):
+        return
+    if isinstance(small, cst.Assign):
+        value, used = substitute(small.value, out.values)
+        _count(uses, used, out)
+        for target in small.targets:
+            _assign(target.target, value, small.value, out)
+        return
+    if isinstance(small, cst.AnnAssign) and small.value is not None:
+        value, used = substitute(small.value, out.values)
+        _count(uses, used, out)
+        _assign(small.target, value, small.value, out)
+        return
+    if isinstance(small, cst.AugAssign) and isinstance(small.target, cst.Name):
+        operator = _AUGMENTED.get(type(small.operator))
+        if operator is None:
+            raise Refused("an unusual augmented assignment")
+        name = small.target.value
+        current = out.values.get(name, cst.Name(name))
+        right, used = substitute(small.value, out.values)
+        _count(uses, used, out)
+        out.values.pop(name, None)
+        out.values[name] = cst.BinaryOperation(atom(current), operator(), atom(right))
+        return
+    if isinstance(small, cst.Return):
+        if not allow_return:
+            raise Refused("a `return` inside the loop body")
+        value = small.value if small.value is not None else cst.Name("None")
+        out.returned, used = substitute(value, out.values)
+        _count(uses, used, out)
+        out.returns = True
+        return
+    if isinstance(small, cst.Expr):
+        raise Refused("a statement evaluated for its side effect (a call, print, append...) in the branch")
+    if isinstance(small, (cst.Break, cst.Continue)):
+        raise Refused(f"`{type(small).__name__.lower()}` in the converted code")
+    if isinstance(small, (cst.Global, cst.Nonlocal)):
+        raise Refused("a `global`/`nonlocal` declaration in the branch")
+    if isinstance(small, cst.Raise):
+        raise Refused("a `raise` in the branch (a selection would evaluate it in both cases)")
+    if isinstance(small, cst.Assert):
+        raise Refused("an `assert` in the branch")
+    raise Refused(f"a `{type(small).__name__}` statement in the branch")
+
+
+def _assign(target: cst.BaseAssignTargetExpression, value: cst.BaseExpression, source: cst.BaseExpression, out: Effect) -> None:
+    if isinstance(target, cst.Name):
+        out.values.pop(target.value, None)
+        out.values[target.value] = value
+        return
+    if isinstance(target, (cst.Tuple, cst.List)) and isinstance(value, (cst.Tuple, cst.List)) \
+            and len(target.elements) == len(value.elements) \
+            and all(isinstance(e.value, cst.Name) for e in target.elements) \
+            and not any(isinstance(e, cst.StarredElement) for e in value.elements):
+        for t, v in zip(target.elements, value.elements):
+            out.values.pop(t.value.value, None)
+            out.values[t.value.value] = v.value
+        return
+    if isinstance(target, (cst.Attribute, cst.Subscript)):
+        raise Refused("an attribute or item assignment in the branch (a side effect a selection cannot express)")
+    raise Refused("an unpacking assignment the rewrite cannot split")
+
+
+def _count(uses: dict[str, int], used: dict[str, int], out: Effect) -> None:
+    for name, n in used.items():
+        uses[name] = uses.get(name, 0) + n
+        if uses[name] > 1 and not _trivial(out.values.get(name, cst.Name(name))):
+            raise Refused(f"the branch reuses the intermediate `{name}`; a selection would have to compute it twice")
+
+
+def reads_any(expr: cst.CSTNode, names) -> bool:
+    """`expr` reads one of `names` (any Name node spelled so: conservative)."""
+    stack = [expr]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, cst.Name) and node.value in names:
+            return True
+        stack.extend(node.children)
+    return False

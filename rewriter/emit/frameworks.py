@@ -1,0 +1,93 @@
+"""The primitives each framework offers for control flow on traced values, as libcst nodes.
+
+PhiML has no public cond / fori_loop / while_loop (DESIGN.md §4): a selection is `math.where` and
+boolean logic uses the Tensor operators `&`, `|`, `~`. jax has `jnp.where` and `jax.lax.cond` /
+`fori_loop` / `while_loop`; torch (under `torch.jit.trace`, which is how PhiML compiles on torch)
+only `torch.where`; tensorflow `tf.where` / `tf.cond` / `tf.while_loop`.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import libcst as cst
+
+from .spelling import Spelling
+
+_MODULES = {
+    "phiml": ("phiml.math", None),
+    "jax": ("jax.numpy", "jax.lax"),
+    "torch": ("torch", None),
+    "tensorflow": ("tensorflow", "tensorflow"),
+}
+FRAMEWORKS = frozenset(_MODULES)
+
+
+def atom(expr: cst.BaseExpression) -> cst.BaseExpression:
+    """`expr`, parenthesised unless it binds at least as tightly as a call or subscript."""
+    if expr.lpar or isinstance(expr, (cst.Name, cst.Attribute, cst.Call, cst.Subscript, cst.Integer, cst.Float,
+                                      cst.SimpleString, cst.List, cst.Tuple, cst.Dict, cst.Set)):
+        return expr
+    return expr.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
+
+
+def _args(*values: cst.BaseExpression) -> list[cst.Arg]:
+    return [cst.Arg(_bare(v)) for v in values]
+
+
+def _bare(expr: cst.BaseExpression) -> cst.BaseExpression:
+    """Drop redundant outer parentheses of an argument: `where((x > 0), ...)` reads badly."""
+    if isinstance(expr, (cst.Tuple, cst.GeneratorExp, cst.Yield)) or not expr.lpar:
+        return expr
+    return expr.with_changes(lpar=[], rpar=[])
+
+
+def thunk(expr: cst.BaseExpression) -> cst.Lambda:
+    return cst.Lambda(cst.Parameters(), _bare(expr))
+
+
+@dataclass
+class Emitter:
+    framework: str
+    spell: Spelling
+
+    @property
+    def has_cond(self) -> bool:
+        return self.framework in ("jax", "tensorflow")
+
+    @property
+    def has_loops(self) -> bool:
+        return self.framework == "jax"
+
+    def _array(self, name: str) -> cst.BaseExpression:
+        return self.spell(_MODULES[self.framework][0], name)
+
+    def where(self, condition, if_true, if_false) -> cst.Call:
+        return cst.Call(self._array("where"), _args(condition, if_true, if_false))
+
+    def all(self, value) -> cst.Call:
+        return cst.Call(self._array("all"), _args(value))
+
+    def any(self, value) -> cst.Call:
+        return cst.Call(self._array("any"), _args(value))
+
+    def logical(self, op: str, left, right=None) -> cst.BaseExpression:
+        """op in and / or / not, on traced booleans (a Python bool operand works too)."""
+        if self.framework == "phiml":  # Tensor operators; `~` only ever sees a traced operand here
+            if op == "not":
+                return cst.UnaryOperation(cst.BitInvert(), atom(left))
+            operator = cst.BitAnd() if op == "and" else cst.BitOr()
+            return cst.BinaryOperation(atom(left), operator, atom(right))
+        name = {"and": "logical_and", "or": "logical_or", "not": "logical_not"}[op]
+        values = (left,) if right is None else (left, right)
+        return cst.Call(self._array(name), _args(*values))
+
+    def cond(self, condition, if_true, if_false) -> cst.Call:
+        """Evaluates one branch only: `jax.lax.cond(c, lambda: a, lambda: b)` / `tf.cond(...)`."""
+        callee = self.spell("jax.lax", "cond") if self.framework == "jax" else self.spell("tensorflow", "cond")
+        return cst.Call(callee, [cst.Arg(_bare(condition)), cst.Arg(thunk(if_true)), cst.Arg(thunk(if_false))])
+
+    def fori_loop(self, start, stop, body: str, init) -> cst.Call:
+        return cst.Call(self.spell("jax.lax", "fori_loop"), _args(start, stop, cst.Name(body), init))
+
+    def while_loop(self, cond: str, body: str, init) -> cst.Call:
+        return cst.Call(self.spell("jax.lax", "while_loop"), _args(cst.Name(cond), cst.Name(body), init))

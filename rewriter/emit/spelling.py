@@ -1,0 +1,88 @@
+"""How to spell a framework function in this file: through the imports it already has, or a new one.
+
+`math.where` if the file did `from phiml import math`, `jnp.where` after `import jax.numpy as jnp`,
+`jax.numpy.where` after a bare `import jax`, `where` after `from phiml.math import where`, and
+`math.where` under `from phi.flow import *`. Only when nothing fits is an import added (through
+libcst's AddImportsVisitor, applied by the engine), under the conventional alias if it is free.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import libcst as cst
+
+from ..analysis.apis import STAR_EXPORTS, canonical
+from ..analysis.names import NameResolver
+
+Import = tuple[str, "str | None", "str | None"]  # (module, object, asname) as AddImportsVisitor takes them
+
+# The import added when the file has no spelling: module -> (from-module, object, alias).
+_CONVENTIONAL: dict[str, tuple[str | None, str, str]] = {
+    "phiml.math": ("phiml", "math", "math"),
+    "jax.numpy": (None, "jax.numpy", "jnp"),
+    "jax.lax": ("jax", "lax", "lax"),
+    "torch": (None, "torch", "torch"),
+    "tensorflow": (None, "tensorflow", "tf"),
+}
+
+
+def _dotted_expr(text: str) -> cst.BaseExpression:
+    parts = text.split(".")
+    node: cst.BaseExpression = cst.Name(parts[0])
+    for part in parts[1:]:
+        node = cst.Attribute(node, cst.Name(part))
+    return node
+
+
+@dataclass
+class Spelling:
+    """Spells `module.name` for one file and collects the imports the spellings need."""
+
+    resolver: NameResolver
+    taken: frozenset[str]  # identifiers used in the file: a new alias must avoid them
+    imports: list[Import] = field(default_factory=list)
+    _aliases: dict[str, str] = field(default_factory=dict)
+
+    def __call__(self, module: str, name: str) -> cst.BaseExpression:
+        text = self._existing(module, name)
+        if text is None:
+            text = f"{self._add_import(module)}.{name}"
+        return _dotted_expr(text)
+
+    def _existing(self, module: str, name: str) -> str | None:
+        full = f"{module}.{name}"
+        found: list[str] = []
+        for local, qualified in sorted(self.resolver.imported.items()):
+            targets = {canonical(q) for q in qualified}
+            if len(targets) != 1:
+                continue  # bound to different things in different places: not a safe spelling
+            target = targets.pop()
+            if target == full:
+                return local
+            if target == module:
+                found.insert(0, f"{local}.{name}")
+            elif module.startswith(target + "."):
+                found.append(f"{local}{module[len(target):]}.{name}")
+        if found:
+            return found[0]
+        for star in reversed(self.resolver.star_modules):
+            for local, target in STAR_EXPORTS.get(star, {}).items():
+                if canonical(target) == module and local not in self.resolver.imported:
+                    return f"{local}.{name}"
+        return None
+
+    def _add_import(self, module: str) -> str:
+        if module in self._aliases:
+            return self._aliases[module]
+        origin, obj, alias = _CONVENTIONAL.get(module, (None, module, module.rsplit(".", 1)[-1]))
+        if alias in self.taken:
+            base, i = f"{alias}_", 2
+            while f"{base}{i}" in self.taken:
+                i += 1
+            alias = f"{base}{i}"
+        if origin is None:
+            self.imports.append((obj, None, alias if alias != obj else None))
+        else:
+            self.imports.append((origin, obj, alias if alias != obj else None))
+        self._aliases[module] = alias
+        return alias
