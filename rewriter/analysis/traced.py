@@ -152,7 +152,7 @@ class _Flow:
             loop_env = dict(env)
             for _ in range(4):
                 inner = dict(loop_env)
-                self.bind(stmt.target, self.element(stmt.iter, inner, iterated), inner, stmt)
+                self.bind_element(stmt.target, stmt.iter, iterated, inner, stmt)
                 after = self.block(self._body(stmt), inner)
                 joined = _join_env(loop_env, after)
                 if joined == loop_env:
@@ -252,10 +252,21 @@ class _Flow:
             return STATIC  # iterating over a traced array or list: its length is part of its shape
         return iterated
 
-    def element(self, iterable: cst.CSTNode, env, iterated: Value) -> Value:
-        if self._range_args(iterable) is not None:
-            return iterated
-        return iterated
+    def bind_element(self, target: cst.CSTNode, iterable: cst.CSTNode, iterated: Value, env, stmt) -> None:
+        """Bind a loop target: element-wise for `zip(a, b)` and `enumerate(a)` (the index is static)."""
+        parts = None
+        if isinstance(iterable, cst.Call) and isinstance(iterable.func, cst.Name) and not any(a.keyword or a.star for a in iterable.args):
+            builtin = self._qualified(iterable.func)
+            if "builtins.zip" in builtin:
+                parts = [self.expr(a.value, env) for a in iterable.args]
+            elif "builtins.enumerate" in builtin and len(iterable.args) == 1:
+                parts = [STATIC, self.expr(iterable.args[0].value, env)]
+        if parts is not None and isinstance(target, (cst.Tuple, cst.List)) and len(target.elements) == len(parts) \
+                and not any(isinstance(e, cst.StarredElement) for e in target.elements):
+            for element, part in zip(target.elements, parts):
+                self.bind(element.value, part, env, stmt)
+            return
+        self.bind(target, iterated, env, stmt)
 
     # -- expressions ----------------------------------------------------------------------
     def expr(self, node: cst.CSTNode, env: dict[str, Value]) -> Value:
@@ -355,7 +366,7 @@ class _Flow:
         for_in = node.for_in
         while for_in is not None:
             iterated = self.expr(for_in.iter, inner)
-            self.bind(for_in.target, iterated, inner, node)
+            self.bind_element(for_in.target, for_in.iter, iterated, inner, node)
             for cond in for_in.ifs:
                 self.expr(cond.test, inner)
             for_in = for_in.inner_for_in
@@ -368,6 +379,11 @@ class _Flow:
 
     def _DictComp(self, node, env) -> Value:
         return self._comprehension(node, env, [node.key, node.value])
+
+
+def transform_static_default(context: JitContext) -> bool:
+    """`jit_compile_linear` without `auxiliary_args`: every parameter after the first is auxiliary."""
+    return context.transform.keyword("auxiliary_args") is None
 
 
 def _numpy(qualified: set[str]) -> bool:
@@ -485,6 +501,8 @@ class TracedAnalysis:
                 out[name] = STATIC  # configuration read through self is a Python value at trace time
             elif i == 0 and is_method:
                 out[name] = Value(Trace.UNKNOWN, (f"`{name}` is passed to `{api}` as a pytree argument",))
+            elif api == "phiml.math.jit_compile_linear" and i > 0 and transform_static_default(context):
+                out[name] = STATIC  # jit_compile_linear: all but the first parameter are auxiliary by default
             elif name == "dtype" or name.endswith("_dtype") or ann in ("DTypeLike", "DType"):
                 out[name] = STATIC  # a dtype cannot be traced: jit requires it static (or None)
             elif framework == "phiml" and ann in ("str", "Shape", "Solve", "Callable", "Extrapolation"):

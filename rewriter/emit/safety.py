@@ -29,6 +29,13 @@ def _last_name(func: cst.BaseExpression) -> str | None:
     return None
 
 
+def _nonzero_literal(expr: cst.BaseExpression) -> bool:
+    try:
+        return isinstance(expr, (cst.Integer, cst.Float)) and float(expr.evaluated_value) != 0
+    except (ValueError, TypeError):
+        return False
+
+
 def has_work(expr: cst.CSTNode) -> bool:
     """`expr` calls something beyond cheap elementwise operations: worth a real branch (`lax.cond`)."""
     stack = [expr]
@@ -49,7 +56,8 @@ def risks(expr: cst.CSTNode, pure=None) -> list[str]:
     while stack:
         node = stack.pop()
         if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, (cst.Divide, cst.FloorDivide, cst.Modulo)):
-            out.append("a division (inf/NaN where the denominator is 0)")
+            if not _nonzero_literal(node.right):
+                out.append("a division (inf/NaN where the denominator is 0)")
         elif isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.Power) \
                 and not isinstance(node.right, cst.Integer):
             out.append("a power with a non-integer exponent")
@@ -79,7 +87,7 @@ class _Guard(cst.CSTTransformer):
         self.wrap = wrap
 
     def leave_BinaryOperation(self, original, updated):
-        if isinstance(updated.operator, (cst.Divide, cst.FloorDivide, cst.Modulo)):
+        if isinstance(updated.operator, (cst.Divide, cst.FloorDivide, cst.Modulo)) and not _nonzero_literal(updated.right):
             return updated.with_changes(right=self.wrap(updated.right))
         return updated
 
