@@ -90,8 +90,9 @@ class AuxiliaryArgsMismatch(Codemod):
                 if len(close) != 1:
                     self.report(string, f"{message} (not rewritten: no single parameter is a close spelling)")
                     continue
-                fixed = [close[0] if n == name else n for n in parts]
-                new = string.with_changes(value=_quote(string.value, ",".join(fixed) if "," in string.evaluated_value or len(fixed) > 1 else fixed[0]))
+                pieces = str(string.evaluated_value).split(",")  # keep the author's separators and spaces
+                fixed = ",".join(p.replace(name, close[0]) if p.strip() == name else p for p in pieces)
+                new = string.with_changes(value=_quote(string.value, fixed))
                 self.report(string, f"{message}; did you mean `{close[0]}`? Renamed (unsafe: `{close[0]}` becomes static)",
                             edits=[Replace(string, new)], fix_description=f"rename to `{close[0]}`")
                 break  # one edit per string per pass

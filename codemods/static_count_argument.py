@@ -14,6 +14,13 @@ _SHAPE_CONSTRUCTORS = frozenset({"phiml.math.spatial", "phiml.math.channel", "ph
                                  "phiml.math.dual"})
 
 
+_DIMENSION_TYPES = frozenset(q.rsplit(".", 1)[1] for q in _SHAPE_CONSTRUCTORS)
+
+
+def _last(func: cst.BaseExpression) -> str:
+    return func.value if isinstance(func, cst.Name) else func.attr.value
+
+
 class StaticCountArgument(Codemod):
     """PhiML's `jit_compile` turns Python `int`/`float`/`bool` arguments into traced values (only
     parameters left at their defaults stay constants). A parameter meant as a count, a flag or a
@@ -78,7 +85,7 @@ class StaticCountArgument(Codemod):
                     for name in sorted(value.sources):
                         out.setdefault(name, (test, how))
             if isinstance(node, cst.Call) and isinstance(node.func, (cst.Name, cst.Attribute)) and \
-                    names.could_be_one_of(node.func, _SHAPE_CONSTRUCTORS) and names.qualified_names(node.func) & _SHAPE_CONSTRUCTORS:
+                    _last(node.func) in _DIMENSION_TYPES and names.qualified_names(node.func) & _SHAPE_CONSTRUCTORS:
                 for arg in node.args:
                     if isinstance(arg.value, cst.Name) and arg.value.value in candidates:
                         out.setdefault(arg.value.value, (node, "a dimension size"))

@@ -144,6 +144,8 @@ class TracedFor(Codemod):
         if not (isinstance(start, cst.Integer) and start.value == "0"):
             raise Refused("a masked loop is only written for `range(stop)`")
         bound, constant = bound_constant(self.file, flow)
+        if index == "_":  # the index is read now: give it a name
+            index = self.file.analysis.fresh_name("i")
         active = cst.Comparison(cst.Name(index), [cst.ComparisonTarget(cst.LessThan(), stop)])
         statements = masked_loop(self.file, flow, emit, loop, body, active, index, bound)
         statements[0] = statements[0].with_changes(leading_lines=loop.leading_lines)

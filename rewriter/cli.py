@@ -13,6 +13,7 @@ import contextlib
 import json
 import os
 import sys
+from pathlib import Path
 from typing import Sequence
 
 import click
@@ -254,6 +255,35 @@ def explain(rule: str) -> None:
         Console().print(Markdown(text))
     else:
         click.echo(text, nl=False)
+
+
+@main.command("explain-trace")
+@click.argument("location", metavar="FILE:LINE")
+@click.option("--output-format", type=click.Choice(["text", "json"]), default="text", show_default=True)
+def explain_trace_command(location: str, output_format: str) -> None:
+    """Why each condition or trip count on a line is considered traced, static or unknown."""
+    from dataclasses import asdict
+
+    from .explain_trace import explain_trace
+
+    path, _, line = location.rpartition(":")
+    if not path or not line.isdigit():
+        raise click.BadParameter("expected FILE:LINE, e.g. src/model.py:42", param_hint="'FILE:LINE'")
+    try:
+        source = Path(path).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as e:
+        raise click.ClickException(f"{path}: cannot read: {e}") from None
+    try:
+        explanations, note = explain_trace(source, int(line))
+    except Exception as e:  # libcst's ParserSyntaxError and friends: name the file
+        raise click.ClickException(f"{path}: cannot parse: {str(e).splitlines()[0] if str(e) else type(e).__name__}") from None
+    if output_format == "json":
+        click.echo(json.dumps({"path": path, "line": int(line), "explanations": [asdict(e) for e in explanations], "note": note}, indent=2))
+        return
+    for e in explanations:
+        click.echo(f"{path}:{e.text()}")
+    if note:
+        click.echo(f"{path}: {note}")
 
 
 

@@ -497,6 +497,8 @@ class TracedAnalysis:
                 out[name] = Value(Trace.UNKNOWN, (f"`{name}`: the static arguments of `{api}` cannot be read statically",))
             elif name in static:
                 out[name] = STATIC
+            elif param is fn.params.star_kwarg and static - {p.name.value for p in params}:
+                out[name] = Value(Trace.UNKNOWN, (f"`**{name}` may carry the static arguments {sorted(static)}",))
             elif i == 0 and is_method and framework != "jax":
                 out[name] = STATIC  # configuration read through self is a Python value at trace time
             elif i == 0 and is_method:

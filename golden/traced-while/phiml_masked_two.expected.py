@@ -1,0 +1,26 @@
+"""PhiML masked loop carrying two values, one computed from the other."""
+from phiml import math
+from phiml.math import spatial
+
+GOLDEN = {
+    "findings": ["PML203:16"],
+    "unsafe_fixes": True,
+    "backends": ["numpy", "jax", "torch", "tensorflow"],
+    "original_broken": {"jax": "TracerBoolConversionError", "torch": "differs", "tensorflow": "AttributeError"},
+}
+
+
+SETTLE_MAX_ITERATIONS = 100
+
+
+@math.jit_compile
+def settle(x):
+    steps = math.zeros_like(x)
+    for _ in range(SETTLE_MAX_ITERATIONS):
+        active = math.any(x > 1)
+        x, steps = math.where(active, x * 0.5, x), math.where(active, steps + math.cast((x * 0.5) > 0.5, float), steps)
+    return x, steps
+
+
+def golden_run():
+    return [settle(math.tensor([4., 8.], spatial('x'))), settle(math.tensor([64., 2.], spatial('x')))]
