@@ -71,6 +71,23 @@ def smooth(u, passes):
     return u
 
 
+@math.jit_compile
+def limited_step(u, dt):
+    # PML201: a Python `if` on a traced value - raises on jax and tensorflow, and on torch silently
+    # keeps the branch of the first call for every later call.
+    if (u > 0.8).any:
+        u = u * 0.9
+    return diffuse(u, dt)
+
+
+@math.jit_compile
+def relax(u, dt, sweeps: int):
+    # PML204: `sweeps` is a Python int, but jit_compile traces int arguments: the loop needs it static.
+    for _ in range(sweeps):
+        u = diffuse(u, dt)
+    return u
+
+
 # keep: a factory that returns a jit-compiled closure on purpose (one per conductivity).
 def make_stepper(alpha):
     def step(u, dt):
@@ -116,6 +133,8 @@ def main(backend="jax"):
     for _ in range(3):
         implicit = implicit_step(implicit, dt)
     smoothed = [smooth(rods.rod[i], 2) for i in range(3)]
+    limited = [limited_step(rods, dt), limited_step(rods * 0.5, dt)]
+    relaxed = [relax(rods, dt, 2), relax(rods, dt, 3)]
 
     print(f"backend            : {backend}")
     print(f"max single rod     : {float(u_single.max):.6f}")
@@ -127,6 +146,8 @@ def main(backend="jax"):
     print(f"sweep max          : {[round(v, 6) for v in conductivity_sweep(rods, dt)]}")
     print(f"implicit max       : {float(implicit.max):.6f}")
     print(f"smoothed max       : {[round(float(v.max), 6) for v in smoothed]}")
+    print(f"limited max        : {[round(float(v.max), 6) for v in limited]}")
+    print(f"relaxed max        : {[round(float(v.max), 6) for v in relaxed]}")
 
 
 if __name__ == "__main__":

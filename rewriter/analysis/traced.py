@@ -110,6 +110,7 @@ class FunctionFlow:
     tests: dict[int, Value] = field(default_factory=dict)  # id(test/iter expression) -> value there
     envs: dict[int, dict[str, Value]] = field(default_factory=dict)  # id(test/iter) -> the names' values there
     python_scalars: frozenset[str] = frozenset()  # parameters declared or defaulted as int/bool/float
+    calls: list = field(default_factory=list)  # (callee Name, Call, argument values): module helpers it calls
 
     def value_of(self, node: cst.CSTNode) -> Value | None:
         return self.tests.get(id(node))
@@ -121,7 +122,7 @@ class _Flow:
     def __init__(self, resolver: NameResolver, flow: FunctionFlow, calls: list) -> None:
         self.resolver = resolver
         self.flow = flow
-        self.calls = calls  # (callee Name, [arg values], {kw: value}) of module functions, for helpers
+        self.calls = calls  # (callee Name, Call, [argument values]) of module functions, for helpers
 
     # -- statements ----------------------------------------------------------------------
     def block(self, statements, env: dict[str, Value]) -> dict[str, Value]:
@@ -277,7 +278,17 @@ class _Flow:
             return STATIC
         if isinstance(node, (cst.Lambda,)):
             return STATIC
-        return join(*(self.expr(c, env) for c in node.children if isinstance(c, cst.BaseExpression)))
+        return join(*self._parts(node, env))
+
+    def _parts(self, node: cst.CSTNode, env) -> list[Value]:
+        """Values of the expressions inside `node`, looking through elements, arguments and f-string parts."""
+        out = []
+        for child in node.children:
+            if isinstance(child, cst.BaseExpression):
+                out.append(self.expr(child, env))
+            elif isinstance(child, (cst.BaseElement, cst.BaseDictElement, cst.Arg, cst.BaseFormattedStringContent)):
+                out.extend(self._parts(child, env))
+        return out
 
     def _Name(self, node: cst.Name, env) -> Value:
         if node.value in env:
@@ -349,6 +360,12 @@ class _Flow:
         if all(isinstance(c.operator, (cst.Is, cst.IsNot)) for c in node.comparisons):
             return STATIC  # identity: `x is None` is decided at trace time
         return join(self.expr(node.left, env), *(self.expr(c.comparator, env) for c in node.comparisons))
+
+    def _BooleanOperation(self, node: cst.BooleanOperation, env) -> Value:
+        left = self.expr(node.left, env)
+        if isinstance(node.operator, cst.And):  # `isinstance(i, int) and i < 0`: the right side sees a Python i
+            env = {**env, **dict.fromkeys(_narrowed(node.left), STATIC)}
+        return join(left, self.expr(node.right, env))
 
     def _IfExp(self, node: cst.IfExp, env) -> Value:
         test = self.expr(node.test, env)
@@ -538,7 +555,7 @@ class TracedAnalysis:
             params = pending[key][1]
             flow = self._analyse(context, params)
             done.add(key)
-            for callee_name, call, arg_values in flow_calls(flow):
+            for callee_name, call, arg_values in flow.calls:
                 for fn in self.jit.functions_denoted(callee_name):
                     helper = helpers.get(id(fn))
                     if helper is None or not isinstance(fn, cst.FunctionDef):
@@ -556,20 +573,14 @@ class TracedAnalysis:
         fn = context.function
         scalars = frozenset(p.name.value for p in all_params(fn) if _python_scalar(p))
         flow = FunctionFlow(context, context.framework, params, python_scalars=scalars)
-        calls: list = []
-        walker = _Flow(self.resolver, flow, calls)
+        walker = _Flow(self.resolver, flow, flow.calls)
         env = dict(params)
         if isinstance(fn, cst.Lambda):
             walker.expr(fn.body, env)
         else:
             walker.block(walker._body(fn), env)
-        flow.calls = calls  # type: ignore[attr-defined]
         self.flows[id(fn)] = flow
         return flow
-
-
-def flow_calls(flow: FunctionFlow):
-    return getattr(flow, "calls", [])
 
 
 def _bind_call(fn: cst.FunctionDef, call: cst.Call, values: list[Value]) -> dict[str, Value]:

@@ -1,0 +1,175 @@
+"""The traced-value analysis (what is a tracer inside a jit context), the emitters' spelling of
+framework functions, and `explain-trace`."""
+from __future__ import annotations
+
+import textwrap
+
+import libcst as cst
+import pytest
+from click.testing import CliRunner
+
+from rewriter.analysis import ModuleAnalysis
+from rewriter.cli import main
+from rewriter.emit import Spelling
+from rewriter.explain_trace import explain_trace
+
+HEADER = "import jax\nimport jax.numpy as jnp\nfrom functools import partial\nfrom phiml import math\nfrom phiml.math import spatial\n"
+
+
+def verdicts(source: str) -> dict[str, str]:
+    """code of every condition / trip count in traced functions -> static | traced | unknown."""
+    source = HEADER + textwrap.dedent(source)
+    a = ModuleAnalysis(cst.MetadataWrapper(cst.parse_module(source)))
+    out = {}
+    for flow in a.traced.flows.values():
+        stack = [flow.context.function.body]
+        while stack:
+            node = stack.pop()
+            stack.extend(node.children)
+            test = node.test if isinstance(node, (cst.If, cst.While, cst.IfExp)) else node.iter if isinstance(node, cst.For) else None
+            value = flow.value_of(test) if test is not None else None
+            if value is not None:
+                out[a.wrapper.module.code_for_node(test)] = value.trace.name.lower()
+    return out
+
+
+def test_static_by_construction_under_phiml_jit():
+    found = verdicts("""
+        N = 3
+
+        @math.jit_compile(auxiliary_args='mode')
+        def f(x, mode, bias=None, dtype=None):
+            if x.shape.get_size('x') > 2: pass
+            if x.shape.spatial.rank > 1: pass
+            if mode == 'a': pass
+            if bias is None: pass
+            if isinstance(x, float): pass
+            if len(x.shape) > N: pass
+            if math.always_close(x, 0): pass
+            if x.available: pass
+            if dtype == 'float32': pass
+            for i in range(x.shape.get_size('x')): pass
+            for item in x.shape.names: pass
+    """)
+    assert set(found.values()) == {"static"}, found
+
+
+def test_traced_through_assignments_unpacking_and_comprehensions():
+    found = verdicts("""
+        @math.jit_compile
+        def f(x, y):
+            a, b = x * 2, 3
+            c = [v * 2 for v in (a, y)]
+            d = c[0]
+            d += 1
+            if (d > 0).all: pass
+            if b > 2: pass
+            if (x > 0).any and b > 1: pass
+            while math.any(a > 1): a = a / 2
+    """)
+    assert found == {"(d > 0).all": "traced", "b > 2": "static", "(x > 0).any and b > 1": "traced",
+                     "math.any(a > 1)": "traced"}
+
+
+def test_helpers_inherit_the_callers_tracedness():
+    found = verdicts("""
+        def helper(v, k):
+            if (v > 0).all: pass
+            if k > 1: pass
+            return v
+
+        @math.jit_compile(auxiliary_args='k')
+        def f(x, k):
+            return helper(x, k)
+    """)
+    assert found == {"(v > 0).all": "traced", "k > 1": "static"}
+
+
+def test_static_arguments_and_jax_staging():
+    found = verdicts("""
+        @partial(jax.jit, static_argnames=('n',))
+        def f(x, n):
+            for _ in range(n): pass
+            z = jnp.zeros(())
+            if z < 1: pass
+            for row in x: pass
+            if jnp.issubdtype(x.dtype, jnp.floating): pass
+    """)
+    assert found == {"range(n)": "static", "z < 1": "traced", "x": "static",
+                     "jnp.issubdtype(x.dtype, jnp.floating)": "static"}
+
+
+def test_isinstance_narrows_and_zip_binds_element_wise():
+    found = verdicts("""
+        FLAGS = (True, False)
+
+        @jax.jit
+        def f(xs):
+            for x, flag in zip(xs, FLAGS):
+                y = x * 2 if flag else x
+            for i, x in enumerate(xs):
+                if i > 0: pass
+            if isinstance(xs, int) and xs < 0: pass
+    """)
+    assert found == {"flag": "static", "i > 0": "static", "isinstance(xs, int) and xs < 0": "static",
+                     "zip(xs, FLAGS)": "static", "enumerate(xs)": "static"}
+
+
+def test_unknown_when_an_attribute_may_be_a_static_field():
+    found = verdicts("""
+        @math.jit_compile
+        def f(state):
+            if state.step > 3: pass
+            if (state.values > 0).all: pass
+    """)
+    assert found == {"state.step > 3": "unknown", "(state.values > 0).all": "traced"}
+
+
+def test_jit_compile_linear_keeps_extra_parameters_auxiliary():
+    found = verdicts("""
+        @math.jit_compile_linear
+        def op(x, order=2):
+            if order > 2: pass
+            if (x > 0).all: pass
+    """)
+    assert found == {"order > 2": "static", "(x > 0).all": "traced"}
+
+
+@pytest.mark.parametrize("imports,module,name,spelled,added", [
+    ("from phiml import math\n", "phiml.math", "where", "math.where", []),
+    ("import phiml.math as pm\n", "phiml.math", "where", "pm.where", []),
+    ("from phiml.math import where\n", "phiml.math", "where", "where", []),
+    ("from phi.flow import *\n", "phiml.math", "where", "math.where", []),
+    ("import jax\n", "jax.numpy", "where", "jax.numpy.where", []),
+    ("import jax.numpy as jnp\n", "jax.numpy", "where", "jnp.where", []),
+    ("import numpy as np\n", "jax.lax", "cond", "lax.cond", [("jax", "lax", None)]),
+    ("import math\n", "phiml.math", "where", "math_2.where", [("phiml", "math", "math_2")]),
+    ("import tensorflow as tf\n", "tensorflow", "cond", "tf.cond", []),
+])
+def test_spelling_uses_the_files_imports(imports, module, name, spelled, added):
+    a = ModuleAnalysis(cst.MetadataWrapper(cst.parse_module(imports + "x = 1\n")))
+    spelling = Spelling(a.names, a.identifiers)
+    assert cst.Module([]).code_for_node(spelling(module, name)) == spelled
+    assert spelling.imports == added
+
+
+def test_explain_trace_gives_the_derivation(tmp_path):
+    path = tmp_path / "model.py"
+    path.write_text(HEADER + textwrap.dedent("""
+        @math.jit_compile(auxiliary_args='mode')
+        def f(x, mode):
+            y = x * 2
+            if (y > 0).all and mode == 'a':
+                return y
+            return x
+    """))
+    explanations, note = explain_trace(path.read_text(), 10)
+    assert note is None and len(explanations) == 1
+    e = explanations[0]
+    assert e.verdict == "traced" and "`x`: parameter of `f`" in e.why and "`y` (line 9)" in e.why
+    result = CliRunner().invoke(main, ["explain-trace", f"{path}:10"])
+    assert result.exit_code == 0 and "TRACED" in result.output
+    result = CliRunner().invoke(main, ["explain-trace", f"{path}:2"])
+    assert "not inside a jit-compiled function" in result.output
+    result = CliRunner().invoke(main, ["explain-trace", "nowhere"])
+    assert result.exit_code != 0 and "FILE:LINE" in result.output
