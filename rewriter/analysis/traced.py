@@ -90,11 +90,13 @@ STATIC_CALLS = frozenset({
 STATIC_FUNCTION_NAMES = frozenset(
     "result_type issubdtype iscomplexobj isrealobj isscalar dtype _dtype canonicalize_dtype to_inexact_dtype "
     "to_numeric_dtype check_and_canonicalize_user_dtype check_user_dtype_supported is_weakly_typed finfo iinfo "
-    "promote_types is_constant_dim is_constant_shape canonicalize_axis is_concrete isinstance issubclass".split()
+    "promote_types is_constant_dim is_constant_shape canonicalize_axis is_concrete isinstance issubclass "
+    "ndim _ndim shape _shape typeof get_aval tree_structure structure axis_size".split()
 )
 # Attributes of a traced tensor that are tensors themselves. Any other attribute of a traced value
 # may be a static field of a dataclass / pytree: UNKNOWN.
 TENSOR_ATTRIBUTES = frozenset("all any T mT real imag values vector mean sum max min prod abs sign at data grad".split())
+_ARRAY_LIBRARIES = ("phiml.math.", "jax.numpy.", "torch.", "tensorflow.")
 _JAX_STAGED = ("jax.numpy.", "jax.lax.", "jax.random.", "jax.nn.", "jax.scipy.")
 _PYTHON_SCALARS = frozenset({"int", "bool", "float"})
 _STATIC_ANNOTATIONS_TF = _PYTHON_SCALARS | {"str"}
@@ -119,9 +121,11 @@ class FunctionFlow:
 class _Flow:
     """Evaluates one function body; `env` maps local names to values."""
 
-    def __init__(self, resolver: NameResolver, flow: FunctionFlow, calls: list) -> None:
+    def __init__(self, resolver: NameResolver, flow: FunctionFlow, calls: list, returns_of=None) -> None:
         self.resolver = resolver
         self.flow = flow
+        self.returns_of = returns_of  # (callee Name, Call, argument values) -> value a module helper returns
+        self.returned: list[Value] = []
         self.calls = calls  # (callee Name, Call, [argument values]) of module functions, for helpers
 
     # -- statements ----------------------------------------------------------------------
@@ -206,7 +210,7 @@ class _Flow:
         elif isinstance(small, cst.Expr):
             self.expr(small.value, env)
         elif isinstance(small, cst.Return) and small.value is not None:
-            self.expr(small.value, env)
+            self.returned.append(self.expr(small.value, env))
         elif isinstance(small, (cst.Global, cst.Nonlocal)):
             for item in small.names:
                 env[item.name.value] = Value(Trace.UNKNOWN, (f"`{item.name.value}` is declared {type(small).__name__.lower()}",))
@@ -218,9 +222,11 @@ class _Flow:
             env[target.value] = value.via(f"`{target.value}` (line {self.line(stmt)})")
         elif isinstance(target, (cst.Tuple, cst.List)):
             elements = source.elements if isinstance(source, (cst.Tuple, cst.List)) and len(source.elements) == len(target.elements) else None
+            flattened = isinstance(source, cst.Call) and _last_name(source.func) in ("tree_flatten", "flatten") \
+                and len(target.elements) == 2  # leaves, treedef: the tree definition is static
             for i, el in enumerate(target.elements):
                 part = self.expr(elements[i].value, env) if elements is not None and not isinstance(elements[i], cst.StarredElement) else value
-                self.bind(el.value, part, env, stmt)
+                self.bind(el.value, STATIC if flattened and i == 1 else part, env, stmt)
         elif isinstance(target, cst.StarredElement):
             self.bind(target.value, value, env, stmt)
         elif isinstance(target, cst.Subscript) and isinstance(target.value, cst.Name):
@@ -258,7 +264,7 @@ class _Flow:
         parts = None
         if isinstance(iterable, cst.Call) and isinstance(iterable.func, cst.Name) and not any(a.keyword or a.star for a in iterable.args):
             builtin = self._qualified(iterable.func)
-            if "builtins.zip" in builtin:
+            if "builtins.zip" in builtin or iterable.func.value in ("zip", "safe_zip"):
                 parts = [self.expr(a.value, env) for a in iterable.args]
             elif "builtins.enumerate" in builtin and len(iterable.args) == 1:
                 parts = [STATIC, self.expr(iterable.args[0].value, env)]
@@ -326,6 +332,9 @@ class _Flow:
             qualified = self._qualified(func) if receiver.static else set()
             if qualified & STATIC_CALLS or func.attr.value in STATIC_FUNCTION_NAMES or _numpy(qualified):
                 return STATIC
+            if receiver.static and func.attr.value.startswith(("is_", "has_")) and not all(a.static for a in args) \
+                    and not any(q.startswith(_ARRAY_LIBRARIES) for q in qualified):
+                return Value(Trace.UNKNOWN, (f"`{func.attr.value}()` is a predicate defined elsewhere (often about types)",))
             if receiver.static and all(a.static for a in args):
                 return self._staged(func, qualified)
             return join(receiver, *args).via(f"`.{func.attr.value}()`")
@@ -335,6 +344,13 @@ class _Flow:
             qualified = self._qualified(func)
             if qualified & STATIC_CALLS or func.value in STATIC_FUNCTION_NAMES or _numpy(qualified):
                 return STATIC
+            returned = self.returns_of(func, node, args) if self.returns_of is not None else None
+            if returned is not None:  # a helper of this module: what it returns for these arguments
+                self.calls.append((func, node, args))
+                return returned.via(f"returned by `{func.value}()`")
+            if func.value.startswith(("is_", "has_")) and not any(q.startswith(_ARRAY_LIBRARIES) for q in qualified) \
+                    and not all(a.static for a in args):
+                return Value(Trace.UNKNOWN, (f"`{func.value}()` is a predicate defined elsewhere (often about types)",))
             if all(a.static for a in args):
                 self.calls.append((func, node, args))
                 return self._staged(func, qualified)
@@ -403,9 +419,15 @@ def transform_static_default(context: JitContext) -> bool:
     return context.transform.keyword("auxiliary_args") is None
 
 
+# Modules whose functions return Python values (NumPy raises on a tracer; jax's tracing machinery
+# returns jaxprs, avals and tree definitions).
+_STATIC_MODULES = ("numpy.", "jax._src.interpreters.", "jax._src.linear_util.", "jax._src.api_util.",
+                   "jax.extend.linear_util.", "jax.api_util.", "jax.interpreters.")
+
+
 def _numpy(qualified: set[str]) -> bool:
-    """NumPy cannot produce a tracer (it raises on one): its results are Python/NumPy values."""
-    return bool(qualified) and all(q.startswith("numpy.") for q in qualified)
+    """The callee belongs to a module that cannot produce a tracer (NumPy, jax's tracing machinery)."""
+    return bool(qualified) and all(q.startswith(_STATIC_MODULES) for q in qualified)
 
 
 def _narrowed(test: cst.BaseExpression) -> list[str]:
@@ -475,7 +497,33 @@ class TracedAnalysis:
         self.resolver = resolver
         self.jit = jit
         self.flows: dict[int, FunctionFlow] = {}
+        self._returns: dict[tuple, Value | None] = {}
+        self._returning: list[int] = []
         self._run()
+
+    def returns_of(self, flow: FunctionFlow, name: cst.Name, call: cst.Call, args: list[Value]) -> Value | None:
+        """What a def of this module returns when called with these argument values (None: not known:
+        not a single plain def, a generator, recursion, or nested deeper than 3 helpers)."""
+        functions = self.jit.functions_denoted(name)
+        if len(functions) != 1 or not isinstance(functions[0], cst.FunctionDef):
+            return None
+        fn = functions[0]
+        params = _bind_call(fn, call, args)
+        key = (id(fn), tuple(sorted((k, v.trace) for k, v in params.items())))
+        if key in self._returns:
+            return self._returns[key]
+        if id(fn) in self._returning or len(self._returning) >= 3 or _yields(fn):
+            return None
+        self._returning.append(id(fn))
+        try:
+            shadow = FunctionFlow(flow.context, flow.framework, params)
+            walker = _Flow(self.resolver, shadow, [], lambda *a: self.returns_of(shadow, *a))
+            walker.block(walker._body(fn), dict(params))
+            value = join(*walker.returned) if walker.returned else STATIC
+        finally:
+            self._returning.pop()
+        self._returns[key] = value
+        return value
 
     def flow_of(self, fn: cst.CSTNode) -> FunctionFlow | None:
         return self.flows.get(id(fn))
@@ -573,7 +621,7 @@ class TracedAnalysis:
         fn = context.function
         scalars = frozenset(p.name.value for p in all_params(fn) if _python_scalar(p))
         flow = FunctionFlow(context, context.framework, params, python_scalars=scalars)
-        walker = _Flow(self.resolver, flow, flow.calls)
+        walker = _Flow(self.resolver, flow, flow.calls, lambda *a: self.returns_of(flow, *a))
         env = dict(params)
         if isinstance(fn, cst.Lambda):
             walker.expr(fn.body, env)
@@ -581,6 +629,20 @@ class TracedAnalysis:
             walker.block(walker._body(fn), env)
         self.flows[id(fn)] = flow
         return flow
+
+
+def _last_name(func: cst.BaseExpression) -> str | None:
+    return func.value if isinstance(func, cst.Name) else func.attr.value if isinstance(func, cst.Attribute) else None
+
+
+def _yields(fn: cst.FunctionDef) -> bool:
+    stack = [fn.body]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (cst.Yield, cst.Await)):
+            return True
+        stack.extend(c for c in node.children if not isinstance(c, (cst.FunctionDef, cst.Lambda, cst.ClassDef)))
+    return False
 
 
 def _bind_call(fn: cst.FunctionDef, call: cst.Call, values: list[Value]) -> dict[str, Value]:
