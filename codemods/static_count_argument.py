@@ -36,6 +36,7 @@ class StaticCountArgument(Codemod):
     NAME = "static-count-argument"
     SUMMARY = "a Python int/bool parameter of a PhiML jit function used as a count, flag or size: make it auxiliary"
     SAFETY = Safety.SAFE
+    SAFETY_VARIES = True
     SEVERITY = Severity.ERROR
     FIX_SAFETY = (
         "Safe when the parameter is annotated `int` or `bool`: results are those of the eager code, with one "

@@ -34,6 +34,7 @@ class TracedFor(Codemod):
     NAME = "traced-for"
     SUMMARY = "a `for` loop over a traced trip count fails or silently keeps one count under jit: use fori_loop / a masked loop"
     SAFETY = Safety.SAFE
+    SAFETY_VARIES = True
     SEVERITY = Severity.ERROR
     FIX_SAFETY = (
         "`lax.fori_loop` (jax) is safe: the same body runs the same number of times with the carried values "

@@ -48,6 +48,7 @@ class TracedIf(Codemod):
     NAME = "traced-if"
     SUMMARY = "a Python `if` on a traced value fails or silently bakes in one branch under jit: select with where/cond"
     SAFETY = Safety.SAFE
+    SAFETY_VARIES = True
     SEVERITY = Severity.ERROR
     FIX_SAFETY = (
         "Safe when the branches are harmless to evaluate both (names, arithmetic without division, "

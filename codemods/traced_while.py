@@ -36,6 +36,7 @@ class TracedWhile(Codemod):
     NAME = "traced-while"
     SUMMARY = "a `while` on a traced condition fails or silently repeats one count under jit: use while_loop / a masked loop"
     SAFETY = Safety.SAFE
+    SAFETY_VARIES = True
     SEVERITY = Severity.ERROR
     FIX_SAFETY = (
         "`lax.while_loop` (jax) is safe: the same body runs while the same condition holds; it is not "

@@ -223,7 +223,7 @@ def rules(output_format: str) -> None:
     codemods = registry.all_codemods()
     if output_format == "json":
         rows = [
-            {"code": c.CODE, "name": c.NAME, "safety": c.SAFETY.value, "severity": c.SEVERITY.value, "summary": c.SUMMARY}
+            {"code": c.CODE, "name": c.NAME, "safety": c.safety_label(), "severity": c.SEVERITY.value, "summary": c.SUMMARY}
             for c in codemods
         ]
         click.echo(json.dumps(rows, indent=2))
@@ -233,7 +233,7 @@ def rules(output_format: str) -> None:
 
     table = Table("code", "name", "safety", "summary", box=None, header_style="bold")
     for c in codemods:
-        table.add_row(c.CODE, c.NAME, c.SAFETY.value, c.SUMMARY)
+        table.add_row(c.CODE, c.NAME, c.safety_label(), c.SUMMARY)
     # A pipe gets one line per rule (grep-able), a terminal gets wrapping at its width.
     console = Console() if sys.stdout.isatty() else Console(width=10_000, no_color=True)
     console.print(table)

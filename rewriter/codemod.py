@@ -127,6 +127,9 @@ class Codemod(cst.BatchableCSTVisitor):
     SAFETY: ClassVar[Safety]  # the safety of the fix it offers, or DISPLAY for report-only rules
     SEVERITY: ClassVar[Severity] = Severity.WARNING
     FIX_SAFETY: ClassVar[str] = ""  # the "fix safety" paragraph: when the fix could change behaviour
+    # Some rules offer a safe fix in some forms and an unsafe one in others (PML201: `lax.cond` vs a
+    # `where` that evaluates a division); SAFETY is then the usual case and FIX_SAFETY the split.
+    SAFETY_VARIES: ClassVar[bool] = False
     EXAMPLES: ClassVar[Sequence[Example]] = ()
     # Cheap pre-filter: the file is parsed for this codemod only if its bytes contain every word of
     # at least one group, e.g. `(("vmap", "jit"), ("vmap", "compile"))`. Empty: always parsed.
@@ -187,10 +190,17 @@ class Codemod(cst.BatchableCSTVisitor):
         return textwrap.dedent(inspect.getdoc(cls) or "").strip()
 
     @classmethod
+    def safety_label(cls) -> str:
+        """`safe`, `unsafe`, `display`, or `safe/unsafe` for rules whose fixes differ by case."""
+        if cls.SAFETY_VARIES:
+            return "safe/unsafe"
+        return cls.SAFETY.value
+
+    @classmethod
     def explain(cls) -> str:
         """The full `phiml-rewrite explain CODE` page, in Markdown."""
         parts = [f"# {cls.CODE} {cls.NAME}", "", cls.SUMMARY, "", "## Why", "", cls.documentation(), ""]
-        parts += ["## Fix safety", "", f"**{cls.SAFETY.value}**. {cls.FIX_SAFETY}".strip(), ""]
+        parts += ["## Fix safety", "", f"**{cls.safety_label()}**. {cls.FIX_SAFETY}".strip(), ""]
         for i, ex in enumerate(cls.EXAMPLES, 1):
             title = "Example" if len(cls.EXAMPLES) == 1 else f"Example {i}"
             parts += [f"## {title}" + (f": {ex.note}" if ex.note else ""), "", "Before:", "", "```python",

@@ -46,4 +46,4 @@ def test_readme_rule_table_is_true():
 
     readme = (Path(__file__).resolve().parent.parent / "README.md").read_text()
     for c in all_codemods():
-        assert f"| {c.CODE} | {c.NAME} | {c.SAFETY.value} | {c.SUMMARY} |" in readme, f"README row for {c.CODE}"
+        assert f"| {c.CODE} | {c.NAME} | {c.safety_label()} | {c.SUMMARY} |" in readme, f"README row for {c.CODE}"
