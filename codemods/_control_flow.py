@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import libcst as cst
 
-from rewriter.analysis.traced import FunctionFlow, Value
+from rewriter.analysis.traced import FunctionFlow, Trace, Value
+from rewriter.findings import Severity
 from rewriter.analysis.transforms import literal
 from rewriter.emit import Emitter, Spelling
 
@@ -121,3 +122,30 @@ def own_nodes_of(node: cst.CSTNode):
         current = stack.pop()
         yield current
         stack.extend(reversed([c for c in current.children if not isinstance(c, (cst.FunctionDef, cst.Lambda, cst.ClassDef))]))
+
+
+def traced_nodes(file, types):
+    """(flow, node) for every node of `types` in the own body of a traced function whose control
+    flow on tracers is a problem (see `rewritable`)."""
+    if not file.analysis.jit.contexts:
+        return
+    for flow in list(file.analysis.traced.flows.values()):
+        if rewritable(flow):
+            for node in own_nodes(flow.context.function):
+                if isinstance(node, types):
+                    yield flow, node
+
+
+def needs_conversion(codemod, flow: FunctionFlow, test: cst.CSTNode) -> Value | None:
+    """The value of `test` when it is traced and this rule handles it; None otherwise. An undecidable
+    value is reported (info, no fix); one traced only through Python int/bool parameters is PML204's."""
+    value = flow.value_of(test)
+    if value is None or value.static:
+        return None
+    if value.trace is Trace.UNKNOWN:
+        codemod.report(test, f"cannot tell whether `{codemod.file.code(test).strip()}` is traced ({value.explain()}): "
+                             f"not rewritten; if it is, {CONSEQUENCE[flow.framework]}", severity=Severity.INFO)
+        return None
+    if deferred_to_static_argument(flow, value):
+        return None
+    return value

@@ -3,12 +3,12 @@ from __future__ import annotations
 
 import libcst as cst
 
-from rewriter.analysis.traced import FunctionFlow, Trace
+from rewriter.analysis.traced import FunctionFlow
 from rewriter.codemod import Codemod, Example, InsertBefore, Replace
 from rewriter.emit.branches import Refused
 from rewriter.findings import Safety, Severity
 
-from ._control_flow import CONSEQUENCE, block_statements, deferred_to_static_argument, describe, emitter, own_nodes, rewritable, traced_test_inside
+from ._control_flow import CONSEQUENCE, block_statements, describe, emitter, needs_conversion, traced_nodes, traced_test_inside
 from ._loops import bound_constant, carried, check_body, jax_fori, masked_loop, names_read_after
 
 
@@ -81,24 +81,12 @@ class TracedFor(Codemod):
     TRIGGERS = (("jit",), ("function",), ("trace",))
 
     def leave_Module(self, original_node: cst.Module) -> None:
-        if not self.file.analysis.jit.contexts:
-            return
-        for flow in list(self.file.analysis.traced.flows.values()):
-            if not rewritable(flow):
-                continue
-            for node in own_nodes(flow.context.function):
-                if isinstance(node, cst.For):
-                    self._check(flow, node)
+        for flow, loop in traced_nodes(self.file, cst.For):
+            self._check(flow, loop)
 
     def _check(self, flow: FunctionFlow, loop: cst.For) -> None:
-        value = flow.value_of(loop.iter)
-        if value is None or value.static:
-            return
-        if value.trace is Trace.UNKNOWN:
-            self.report(loop.iter, f"cannot tell whether the trip count of `{self.file.code(loop.iter).strip()}` is traced "
-                                   f"({value.explain()}): not rewritten", severity=Severity.INFO)
-            return
-        if deferred_to_static_argument(flow, value):
+        value = needs_conversion(self, flow, loop.iter)
+        if value is None:
             return
         head = f"`for` over a traced trip count: {describe(self.file, loop.iter, value)}; {CONSEQUENCE[flow.framework]}"
         try:

@@ -13,8 +13,8 @@ from rewriter.emit.frameworks import Emitter, atom
 from rewriter.emit.safety import guardable, guarded, has_work, risks
 from rewriter.findings import Safety, Severity
 
-from ._control_flow import (CONSEQUENCE, block_statements, defined_before, deferred_to_static_argument, describe, emitter,
-                            library_call, own_nodes, rewritable)
+from ._control_flow import (CONSEQUENCE, block_statements, defined_before, describe, emitter, library_call,
+                            needs_conversion, traced_nodes)
 
 
 @dataclass
@@ -92,16 +92,11 @@ class TracedIf(Codemod):
     TRIGGERS = (("jit",), ("function",), ("trace",))
 
     def leave_Module(self, original_node: cst.Module) -> None:
-        if not self.file.analysis.jit.contexts:
-            return
-        for flow in list(self.file.analysis.traced.flows.values()):
-            if not rewritable(flow):
-                continue
-            for node in own_nodes(flow.context.function):
-                if isinstance(node, cst.If) and not self._is_elif(node):
-                    self._check_if(flow, node)
-                elif isinstance(node, cst.IfExp):
-                    self._check_ifexp(flow, node)
+        for flow, node in traced_nodes(self.file, (cst.If, cst.IfExp)):
+            if isinstance(node, cst.IfExp):
+                self._check_ifexp(flow, node)
+            elif not self._is_elif(node):
+                self._check_if(flow, node)
 
     def _is_elif(self, node: cst.If) -> bool:
         parent = self.parent(node)
@@ -116,11 +111,9 @@ class TracedIf(Codemod):
         first = next((i for i, v in enumerate(values) if v is not None and not v.static), None)
         if first is None:
             return
-        target, value = chain[first], values[first]
-        if value.trace is Trace.UNKNOWN:
-            self._unknown(flow, target.test, value)
-            return
-        if deferred_to_static_argument(flow, value):
+        target = chain[first]
+        value = needs_conversion(self, flow, target.test)
+        if value is None:
             return
         framework = flow.framework
         head = f"`if` on a traced value: {describe(self.file, target.test, value)}; {CONSEQUENCE[framework]}"
@@ -261,13 +254,8 @@ class TracedIf(Codemod):
 
     # -- conditional expressions -------------------------------------------------------------
     def _check_ifexp(self, flow: FunctionFlow, node: cst.IfExp) -> None:
-        value = flow.value_of(node.test)
-        if value is None or value.static:
-            return
-        if value.trace is Trace.UNKNOWN:
-            self._unknown(flow, node.test, value)
-            return
-        if deferred_to_static_argument(flow, value):
+        value = needs_conversion(self, flow, node.test)
+        if value is None:
             return
         head = f"conditional expression on a traced value: {describe(self.file, node.test, value)}; {CONSEQUENCE[flow.framework]}"
         emit, spelling = emitter(self.file, flow)
@@ -308,9 +296,6 @@ class TracedIf(Codemod):
         self.report(node.test, f"{head}; rewritten with {how}", edits=[*edits, Replace(node, new)], imports=spelling.imports,
                     fix_description=f"select with {how}")
 
-    def _unknown(self, flow: FunctionFlow, test: cst.CSTNode, value) -> None:
-        self.report(test, f"cannot tell whether `{self.file.code(test).strip()}` is traced ({value.explain()}): not rewritten; "
-                          f"if it is, {CONSEQUENCE[flow.framework]}", severity=Severity.INFO)
 
 
 def _how(emit: Emitter, use_cond: bool) -> str:

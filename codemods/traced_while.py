@@ -4,14 +4,13 @@ from __future__ import annotations
 import libcst as cst
 
 from rewriter.analysis.structure import top_level_statement
-from rewriter.analysis.traced import FunctionFlow, Trace
+from rewriter.analysis.traced import FunctionFlow
 from rewriter.codemod import Codemod, Example, InsertBefore, Replace
 from rewriter.emit.branches import Refused
 from rewriter.emit.condition import NotConvertible, tensor_condition
 from rewriter.findings import Safety, Severity
 
-from ._control_flow import (CONSEQUENCE, block_statements, deferred_to_static_argument, describe, emitter, own_nodes,
-                            rewritable, traced_test_inside)
+from ._control_flow import CONSEQUENCE, block_statements, describe, emitter, needs_conversion, traced_nodes, traced_test_inside
 from ._loops import bound_constant, carried, check_body, jax_while, masked_loop
 
 
@@ -85,24 +84,12 @@ class TracedWhile(Codemod):
     TRIGGERS = (("jit",), ("function",), ("trace",))
 
     def leave_Module(self, original_node: cst.Module) -> None:
-        if not self.file.analysis.jit.contexts:
-            return
-        for flow in list(self.file.analysis.traced.flows.values()):
-            if not rewritable(flow):
-                continue
-            for node in own_nodes(flow.context.function):
-                if isinstance(node, cst.While):
-                    self._check(flow, node)
+        for flow, loop in traced_nodes(self.file, cst.While):
+            self._check(flow, loop)
 
     def _check(self, flow: FunctionFlow, loop: cst.While) -> None:
-        value = flow.value_of(loop.test)
-        if value is None or value.static:
-            return
-        if value.trace is Trace.UNKNOWN:
-            self.report(loop.test, f"cannot tell whether `{self.file.code(loop.test).strip()}` is traced ({value.explain()}): "
-                                   "not rewritten", severity=Severity.INFO)
-            return
-        if deferred_to_static_argument(flow, value):
+        value = needs_conversion(self, flow, loop.test)
+        if value is None:
             return
         head = f"`while` on a traced condition: {describe(self.file, loop.test, value)}; {CONSEQUENCE[flow.framework]}"
         try:

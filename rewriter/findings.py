@@ -188,7 +188,7 @@ def format_sarif(results: Sequence[FileResult], rules: Iterable) -> str:
                                 "name": r.NAME,
                                 "shortDescription": {"text": r.SUMMARY},
                                 "fullDescription": {"text": r.documentation()},
-                                "properties": {"fix-safety": r.safety_label()},
+                                "properties": {"fix-safety": r.SAFETY.value},
                             }
                             for r in rules
                         ],
