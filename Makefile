@@ -26,7 +26,9 @@ demo: $(STAMP)
 test: $(STAMP)
 	$(BIN)/python -m pytest -n 2 tests
 
+# equinox and diffrax are read by the precision benchmark only (pinned: they must not move jax).
 bench: $(STAMP)
+	$(BIN)/pip install --quiet "equinox==0.13.8" "diffrax==0.7.2"
 	$(BIN)/python -m benchmarks
 
 clean:
