@@ -13,8 +13,8 @@ _LIBRARIES = ("phiml.math.", "jax.numpy.", "jax.lax.", "jax.nn.", "torch.", "ten
 
 # What a Python `if`/loop on a tracer does under each framework's jit (DESIGN.md §4).
 CONSEQUENCE = {
-    "phiml": "under PhiML's jit it raises on jax and tensorflow and silently bakes in the first call's "
-             "branch or trip count on torch",
+    "phiml": "under PhiML's jit it raises on jax, silently bakes in the first call's branch or trip count on "
+             "torch, and works on tensorflow only where autograph can convert it",
     "jax": "under `jax.jit` it raises (TracerBoolConversionError / TracerIntegerConversionError)",
     "torch": "`torch.jit.trace` silently bakes in the branch or trip count of the example input",
     "tensorflow": "with autograph off, `tf.function` raises OperatorNotAllowedInGraphError",

@@ -24,8 +24,9 @@ def _last(func: cst.BaseExpression) -> str:
 class StaticCountArgument(Codemod):
     """PhiML's `jit_compile` turns Python `int`/`float`/`bool` arguments into traced values (only
     parameters left at their defaults stay constants). A parameter meant as a count, a flag or a
-    size — used as `range(n)`, `if flag:`, `spatial(x=n)` — then fails on jax and tensorflow and
-    silently keeps the first call's value on torch (measured: `n=3` after `n=2` still loops twice).
+    size — used as `range(n)`, `if flag:`, `spatial(x=n)` — then fails on jax and silently keeps the
+    first call's value on torch (measured: `n=3` after `n=2` still loops twice); tensorflow
+    happens to handle all three (measured with phiml 1.16.1), which is no reason to rely on it.
 
     Naming the parameter in `auxiliary_args` keeps it a Python value: PhiML traces once per distinct
     value and the loop, branch or shape is exact. Only parameters declared `int`/`bool` (or
@@ -102,7 +103,7 @@ class StaticCountArgument(Codemod):
         first = params[ordered[0]]
         described = "; ".join(f"`{n}` as {uses[n][1]} (line {self.span(uses[n][0]).line})" for n in ordered)
         listed = ", ".join(f"`{n}`" for n in ordered)
-        message = (f"{described}: `jit_compile` traces Python int/bool arguments, so this fails on jax and tensorflow and "
+        message = (f"{described}: `jit_compile` traces Python int/bool arguments, so this fails on jax and "
                    f"silently keeps the first call's value on torch")
         transform = flow.context.transform
         if flow.context.how != "decorator" or not isinstance(fn, cst.FunctionDef):

@@ -14,8 +14,8 @@ from ._loops import bound_constant, carried, check_body, jax_fori, masked_loop, 
 
 class TracedFor(Codemod):
     """`for i in range(n)` with a traced `n` needs the trip count while tracing: `jax.jit` raises
-    `TracerIntegerConversionError`, PhiML's jit raises on jax and tensorflow (`int(n)` of a tracer)
-    and on torch silently runs the first call's count forever (measured: `n=3` after `n=2` still
+    `TracerIntegerConversionError`, PhiML's jit raises on jax (`int(n)` of a tracer; on tensorflow
+    only autograph's loop conversion saves it) and on torch silently runs the first call's count forever (measured: `n=3` after `n=2` still
     doubles twice).
 
     jax: the loop becomes `jax.lax.fori_loop(0, n, body, carry)`, with the loop-carried variables
