@@ -71,9 +71,24 @@ class AuxiliaryArgsMismatch(Codemod):
         if len(functions) == 1 and isinstance(functions[0], cst.FunctionDef):
             self._check(functions[0], value)
 
+    def _check_concatenated(self, fn: cst.FunctionDef, value: cst.ConcatenatedString) -> None:
+        """`"a, b, " "c"` over several lines: reported (the pieces are the author's layout; not rewritten)."""
+        params = [p.name.value for p in all_params(fn)]
+        named = _split(value.evaluated_value)
+        for name in [n for n in named if n not in params]:
+            free = [p for p in params if p not in named and p not in ("self", "cls")]
+            close = difflib.get_close_matches(name, free, n=2, cutoff=0.6)
+            hint = f"; did you mean `{close[0]}`?" if len(close) == 1 else ""
+            self.report(value, f"`auxiliary_args` names `{name}`, which is not a parameter of `{fn.name.value}` "
+                               f"(parameters: {', '.join(params) or 'none'}): PhiML silently ignores it, so nothing is kept "
+                               f"static by it{hint} (not rewritten: the names are spread over several string pieces)")
+
     def _check(self, fn: cst.FunctionDef, value: cst.BaseExpression | None) -> None:
         if fn.params.star_kwarg is not None:
             return  # a name may arrive through **kwargs
+        if isinstance(value, cst.ConcatenatedString) and isinstance(value.evaluated_value, str):
+            self._check_concatenated(fn, value)
+            return
         strings = _strings(value)
         if strings is None:
             return

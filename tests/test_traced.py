@@ -85,6 +85,22 @@ def test_helpers_inherit_the_callers_tracedness():
     assert found == {"(v > 0).all": "traced", "k > 1": "static"}
 
 
+def test_nested_helpers_see_the_enclosing_values():
+    found = verdicts("""
+        @math.jit_compile(auxiliary_args='n')
+        def f(x, n):
+            y = x * 2
+
+            def clipped(v):
+                if (y > v).all: pass
+                if n > 1: pass
+                return v
+
+            return clipped(x)
+    """)
+    assert found == {"(y > v).all": "traced", "n > 1": "static"}
+
+
 def test_static_arguments_and_jax_staging():
     found = verdicts("""
         @partial(jax.jit, static_argnames=('n',))

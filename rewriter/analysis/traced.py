@@ -113,6 +113,7 @@ class FunctionFlow:
     envs: dict[int, dict[str, Value]] = field(default_factory=dict)  # id(test/iter) -> the names' values there
     python_scalars: frozenset[str] = frozenset()  # parameters declared or defaulted as int/bool/float
     calls: list = field(default_factory=list)  # (callee Name, Call, argument values): module helpers it calls
+    bound: dict[str, Value] = field(default_factory=dict)  # every local name, joined over all its bindings
 
     def value_of(self, node: cst.CSTNode) -> Value | None:
         return self.tests.get(id(node))
@@ -220,6 +221,8 @@ class _Flow:
              source: cst.CSTNode | None = None) -> None:
         if isinstance(target, cst.Name):
             env[target.value] = value.via(f"`{target.value}` (line {self.line(stmt)})")
+            previous = self.flow.bound.get(target.value)
+            self.flow.bound[target.value] = env[target.value] if previous is None else join(previous, env[target.value])
         elif isinstance(target, (cst.Tuple, cst.List)):
             elements = source.elements if isinstance(source, (cst.Tuple, cst.List)) and len(source.elements) == len(target.elements) else None
             flattened = isinstance(source, cst.Call) and _last_name(source.func) in ("tree_flatten", "flatten") \
@@ -340,6 +343,7 @@ class _Flow:
             return join(receiver, *args).via(f"`.{func.attr.value}()`")
         if isinstance(func, cst.Name):
             if func.value in env:
+                self.calls.append((func, node, args))  # a local def: analysed as a helper with these arguments
                 return join(env[func.value], *args)
             qualified = self._qualified(func)
             if qualified & STATIC_CALLS or func.value in STATIC_FUNCTION_NAMES or _numpy(qualified):
@@ -375,6 +379,9 @@ class _Flow:
     def _Comparison(self, node: cst.Comparison, env) -> Value:
         if all(isinstance(c.operator, (cst.Is, cst.IsNot)) for c in node.comparisons):
             return STATIC  # identity: `x is None` is decided at trace time
+        strings = (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString)
+        if isinstance(node.left, strings) or any(isinstance(c.comparator, strings) for c in node.comparisons):
+            return STATIC  # compared with a string: a tensor never is, so this is a Python value (PhiML keeps str static)
         return join(self.expr(node.left, env), *(self.expr(c.comparator, env) for c in node.comparisons))
 
     def _BooleanOperation(self, node: cst.BooleanOperation, env) -> Value:
@@ -617,12 +624,23 @@ class TracedAnalysis:
                         pending[id(fn)] = (context_of_helper, merged)
                         order.append(context_of_helper)
 
+    def _closure(self, fn: Function) -> dict[str, Value]:
+        """For a def nested in an analysed function: the values of the enclosing function's locals it
+        can read (joined over all their bindings, since a closure reads them when it is called)."""
+        current = self.resolver.parent(fn)
+        while current is not None and not isinstance(current, (cst.FunctionDef, cst.Lambda)):
+            current = self.resolver.parent(current)
+        outer = self.flows.get(id(current)) if current is not None else None
+        if outer is None:
+            return {}
+        return {**self._closure(outer.context.function), **outer.params, **outer.bound}
+
     def _analyse(self, context: JitContext, params: dict[str, Value]) -> FunctionFlow:
         fn = context.function
         scalars = frozenset(p.name.value for p in all_params(fn) if _python_scalar(p))
         flow = FunctionFlow(context, context.framework, params, python_scalars=scalars)
         walker = _Flow(self.resolver, flow, flow.calls, lambda *a: self.returns_of(flow, *a))
-        env = dict(params)
+        env = {**self._closure(fn), **params}
         if isinstance(fn, cst.Lambda):
             walker.expr(fn.body, env)
         else:
