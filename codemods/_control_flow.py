@@ -131,7 +131,10 @@ def traced_nodes(file, types):
         return
     for flow in list(file.analysis.traced.flows.values()):
         if rewritable(flow):
-            for node in own_nodes(flow.context.function):
+            if flow.nodes is None:  # walked once, shared by every control-flow rule
+                flow.nodes = [n for n in own_nodes(flow.context.function)
+                              if isinstance(n, (cst.If, cst.IfExp, cst.For, cst.While, cst.Call))]
+            for node in flow.nodes:
                 if isinstance(node, types):
                     yield flow, node
 

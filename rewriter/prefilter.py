@@ -96,8 +96,11 @@ class _Finder(ast.NodeVisitor):
         self.custom_gradients: set[str] = set()  # names assigned a custom-gradient function
         self.local_functions: set[str] = set()  # defs and lambdas bound inside functions
         self.custom_gradient_decorated = False
-        self.control_flow = False  # an if / loop / conditional expression inside a function
-        self.dimension_calls = False  # spatial(...) / channel(...)-style calls inside a function
+        # Per function (by name; lambdas by id): does it contain control flow or dimension calls, and
+        # which names does it call? Traced = jit-decorated/wrapped, and what they call (PML2xx).
+        self.control_flow: set = set()
+        self.dimension_calls: set = set()
+        self.calls_by: dict = {}
         self.auxiliary_args = False  # some call passes auxiliary_args=
 
     def visit_FunctionDef(self, node) -> None:
@@ -128,15 +131,18 @@ class _Finder(ast.NodeVisitor):
         self.generic_visit(node)
         self.functions.pop()
 
+    def _keys(self) -> list:
+        return [f.name if not isinstance(f, ast.Lambda) else id(f) for f in self.functions]
+
     def visit_If(self, node) -> None:
-        self.control_flow = self.control_flow or bool(self.functions)
+        self.control_flow.update(self._keys())
         self.generic_visit(node)
 
     visit_IfExp = visit_If
 
     def _loop(self, node) -> None:
         if isinstance(node, (ast.For, ast.While)):
-            self.control_flow = self.control_flow or bool(self.functions)
+            self.control_flow.update(self._keys())
         self.loops += 1
         self.generic_visit(node)
         self.loops -= 1
@@ -160,7 +166,10 @@ class _Finder(ast.NodeVisitor):
         if any(k.arg == "auxiliary_args" for k in node.keywords):
             self.auxiliary_args = True
         if self.functions and (_dotted(node.func) or "").rsplit(".", 1)[-1] in _DIMENSIONS:
-            self.dimension_calls = True
+            self.dimension_calls.update(self._keys())
+        if self.functions and isinstance(node.func, ast.Name):
+            for key in self._keys():
+                self.calls_by.setdefault(key, set()).add(node.func.id)
         kind = self.s.application(node)
         if kind is Kind.CUSTOM_GRADIENT:
             self.custom_gradient_decorated = True
@@ -213,6 +222,18 @@ class _Finder(ast.NodeVisitor):
                 return True
         return False
 
+    def _traced_functions(self) -> set:
+        """Jit-decorated or -wrapped functions and lambdas, and every function name they call (transitively)."""
+        work = [*self.jit_decorated, *self.jit_wrapped, *self.jit_lambdas]
+        seen: set = set()
+        while work:
+            key = work.pop()
+            if key in seen:
+                continue
+            seen.add(key)
+            work.extend(self.calls_by.get(key, ()))
+        return seen
+
     def conclude(self) -> set[str]:
         for call, functions, in_loop in self.jit_calls:
             if (functions or in_loop) and self._used_per_call(call):
@@ -226,9 +247,10 @@ class _Finder(ast.NodeVisitor):
         if any((self._may_be_jitted(call.func) or isinstance(call.func, ast.Name) and call.func.id in self.custom_gradients)
                and self._may_pass_a_temporary(call) for call in self.calls_with_functions):
             self.fire.add("PML101")
-        if (self.jit_decorated or self.jit_calls) and self.control_flow:  # control flow in a traced function
+        traced = self._traced_functions()
+        if traced & self.control_flow:  # control flow in a traced function or a helper it calls
             self.fire.update(("PML201", "PML202", "PML203", "PML204"))
-        if (self.jit_decorated or self.jit_calls) and self.dimension_calls:
+        if traced & self.dimension_calls:
             self.fire.add("PML204")
         if self.auxiliary_args and (self.jit_decorated or self.jit_calls or self.custom_gradients or self.custom_gradient_decorated):
             self.fire.add("PML205")

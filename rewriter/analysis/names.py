@@ -83,6 +83,8 @@ class NameResolver:
     def parent(self, node: cst.CSTNode) -> cst.CSTNode | None:
         if self.tracked_parents is not None and id(node) in self.tracked_parents:
             return self.tracked_parents[id(node)]
+        if node is self.wrapper.module:
+            return None  # the root: climbing ancestors must not cost a ParentNodeProvider pass
         return self.parents.get(node)
 
     def scope(self, node: cst.CSTNode) -> Scope | None:

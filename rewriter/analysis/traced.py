@@ -33,10 +33,29 @@ class Trace(enum.IntEnum):
     TRACED = 2
 
 
+class _Step:
+    """One step of a derivation, naming a line: the position is looked up only when it is shown
+    (position metadata is a pass over the file, paid only by files with something to report)."""
+
+    __slots__ = ("text", "node", "resolver")
+
+    def __init__(self, text: str, node: cst.CSTNode, resolver: NameResolver) -> None:
+        self.text, self.node, self.resolver = text, node, resolver
+
+    def __str__(self) -> str:
+        return self.text.format(line=self.resolver.positions[self.node].start.line)
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, _Step) and self.text == other.text and self.node is other.node
+
+    def __hash__(self) -> int:
+        return hash((self.text, id(self.node)))
+
+
 @dataclass(frozen=True)
 class Value:
     trace: Trace
-    why: tuple[str, ...] = ()  # the derivation, source first: what makes it traced (or unknown)
+    why: tuple = ()  # the derivation, source first (str or _Step): what makes it traced (or unknown)
     sources: frozenset[str] = frozenset()  # traced parameters it derives from
 
     @property
@@ -47,13 +66,13 @@ class Value:
     def static(self) -> bool:
         return self.trace is Trace.STATIC
 
-    def via(self, step: str) -> "Value":
+    def via(self, step) -> "Value":
         if self.trace is Trace.STATIC:
             return self
         return Value(self.trace, (*self.why, step)[-6:], self.sources)
 
     def explain(self) -> str:
-        return " -> ".join(self.why) if self.why else "a Python value at trace time"
+        return " -> ".join(map(str, self.why)) if self.why else "a Python value at trace time"
 
 
 STATIC = Value(Trace.STATIC)
@@ -114,6 +133,7 @@ class FunctionFlow:
     python_scalars: frozenset[str] = frozenset()  # parameters declared or defaulted as int/bool/float
     calls: list = field(default_factory=list)  # (callee Name, Call, argument values): module helpers it calls
     bound: dict[str, Value] = field(default_factory=dict)  # every local name, joined over all its bindings
+    nodes: list | None = None  # control-flow nodes and calls of its own body, in order (filled by the codemods)
 
     def value_of(self, node: cst.CSTNode) -> Value | None:
         return self.tests.get(id(node))
@@ -220,7 +240,7 @@ class _Flow:
     def bind(self, target: cst.CSTNode, value: Value, env: dict[str, Value], stmt: cst.CSTNode,
              source: cst.CSTNode | None = None) -> None:
         if isinstance(target, cst.Name):
-            env[target.value] = value.via(f"`{target.value}` (line {self.line(stmt)})")
+            env[target.value] = value.via(_Step(f"`{target.value}` (line {{line}})", stmt, self.resolver)) if not value.static else value
             previous = self.flow.bound.get(target.value)
             self.flow.bound[target.value] = env[target.value] if previous is None else join(previous, env[target.value])
         elif isinstance(target, (cst.Tuple, cst.List)):
