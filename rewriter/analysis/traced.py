@@ -8,10 +8,13 @@ arguments, `self` configuration) is a Python value at trace time: a program cann
 tracer without going through a parameter.
 
 The lattice has three points: STATIC < UNKNOWN < TRACED. UNKNOWN means "cannot tell" (an attribute
-of a traced container may be a static field; a parameter whose static-ness cannot be read) and is
-never rewritten: the codemods report it with the reason. Branches join, loops iterate to a fixpoint,
-and module-level helpers called from a traced body are analysed with the join of their call sites'
-argument values.
+of a traced container may be a static field; a parameter whose static-ness cannot be read; a type
+predicate defined elsewhere) and is never rewritten: the codemods report it with the reason.
+Branches join, loops iterate to a fixpoint, `isinstance(i, int)` makes `i` static where it holds,
+and `zip`/`enumerate` targets bind element-wise. Helpers of the module called from a traced body are
+analysed with the join of their call sites' argument values (a nested def also sees its enclosing
+function's locals), and a call of a module-level helper has the value the helper returns for those
+arguments.
 """
 from __future__ import annotations
 
@@ -535,6 +538,8 @@ class TracedAnalysis:
         if len(functions) != 1 or not isinstance(functions[0], cst.FunctionDef):
             return None
         fn = functions[0]
+        if self.resolver.parent(fn) is not self.resolver.wrapper.module:
+            return None  # a nested def also reads its enclosing function's locals: not analysed alone
         params = _bind_call(fn, call, args)
         key = (id(fn), tuple(sorted((k, v.trace) for k, v in params.items())))
         if key in self._returns:
@@ -621,7 +626,6 @@ class TracedAnalysis:
             pending[id(context.function)] = (context, self._direct_params(context))
         helper_args: dict[int, dict[str, Value]] = {}
         helpers: dict[int, JitContext] = {id(c.function): c for c in self.jit.contexts if c.how == "called"}
-        done: set[int] = set()
         rounds = 0
         while order and rounds < 50:
             rounds += 1
@@ -629,7 +633,6 @@ class TracedAnalysis:
             key = id(context.function)
             params = pending[key][1]
             flow = self._analyse(context, params)
-            done.add(key)
             for callee_name, call, arg_values in flow.calls:
                 for fn in self.jit.functions_denoted(callee_name):
                     helper = helpers.get(id(fn))
