@@ -1,6 +1,7 @@
 """Helpers shared by the benchmarks: locating the CLI, copying package sources, timing children."""
 from __future__ import annotations
 
+import collections
 import importlib.util
 import os
 import resource
@@ -120,3 +121,12 @@ def fmt_table(rows: list[list[str]], header: list[str]) -> str:
     widths = [max(len(str(r[i])) for r in [header, *rows]) for i in range(len(header))]
     line = lambda r: "  ".join(str(c).ljust(w) if i == 0 else str(c).rjust(w) for i, (c, w) in enumerate(zip(r, widths)))
     return "\n".join([line(header), line(["-" * w for w in widths]), *map(line, rows)])
+
+
+def file_errors(errors: list[dict]) -> str | None:
+    """One failure line for the per-file `errors` of a JSON run (None: there are none)."""
+    if not errors:
+        return None
+    kinds = collections.Counter(str(e.get("message"))[:160] for e in errors)
+    return (f"{len(errors)} file error(s): " + "; ".join(f"{n}x {msg}" for msg, n in kinds.most_common(5))
+            + f" (e.g. {errors[0].get('path')})")

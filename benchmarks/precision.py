@@ -30,7 +30,7 @@ import tempfile
 from importlib.metadata import packages_distributions, version
 from pathlib import Path
 
-from ._common import cli_command, cli_status, count_lines, fmt_table, package_dir, quiet_env, run_child
+from ._common import cli_command, cli_status, count_lines, file_errors, fmt_table, package_dir, quiet_env, run_child
 
 NAME = "precision"
 DEFAULT_PACKAGES = ("phiml", "phi", "jax")
@@ -168,10 +168,7 @@ def run(sources=None, limit: int | None = None, jobs: int | None = None) -> dict
     res["summary"] = data.get("summary")
     res["errors"] = data.get("errors", [])
     if res["errors"]:
-        kinds = collections.Counter(str(e.get("message"))[:160] for e in res["errors"])
-        res["failures"].append(
-            f"{len(res['errors'])} file error(s): " + "; ".join(f"{n}x {msg}" for msg, n in kinds.most_common(5))
-            + f" (e.g. {res['errors'][0].get('path')})")
+        res["failures"].append(file_errors(res["errors"]))
     scanned = (res["summary"] or {}).get("files")
     if scanned != res["files"]:
         res["notes"].append(f"the CLI scanned {scanned} files; {res['files']} Python files are under the sources")

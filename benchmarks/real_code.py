@@ -24,7 +24,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from ._common import cli_command, cli_status, copy_sources, fmt_table, package_dir, quiet_env, run_child
+from ._common import cli_command, cli_status, copy_sources, file_errors, fmt_table, package_dir, quiet_env, run_child
 
 NAME = "real_code"
 DEFAULT_PACKAGES = ("jax", "phiml", "phi")
@@ -93,11 +93,7 @@ def run(sources=None, limit: int | None = None, jobs: int | None = None, keep: P
         res["summary"] = data.get("summary")
         res["errors"] = data.get("errors", [])
         if res["errors"]:
-            kinds = collections.Counter(str(e.get("message"))[:160] for e in res["errors"])
-            res["failures"].append(
-                f"run 1 reported {len(res['errors'])} file error(s): "
-                + "; ".join(f"{n}x {msg}" for msg, n in kinds.most_common(5))
-                + f" (e.g. {res['errors'][0].get('path')})")
+            res["failures"].append(f"run 1 reported {file_errors(res['errors'])}")
 
         findings = data.get("findings", [])
         per_code = collections.Counter(f.get("code") for f in findings)

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import libcst as cst
 
+from rewriter.analysis.names import last_name
 from rewriter.analysis.transforms import Application
 
 
@@ -28,11 +29,7 @@ def assign(name: str, value: cst.BaseExpression, before: cst.BaseStatement | Non
 
 def function_label(expr: cst.BaseExpression) -> str | None:
     """A readable name for the wrapped function: `f` for `f`, `obj.f`; None for lambdas and the rest."""
-    if isinstance(expr, cst.Name):
-        return expr.value
-    if isinstance(expr, cst.Attribute):
-        return expr.attr.value
-    return None
+    return last_name(expr)
 
 
 _ATOMS = (cst.Name, cst.Attribute, cst.Call, cst.Subscript, cst.SimpleString, cst.Integer, cst.Float, cst.List, cst.Tuple, cst.Dict, cst.Set)

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import libcst as cst
 
+from rewriter.analysis.names import last_name
 from rewriter.analysis.traced import FunctionFlow, all_params
 from rewriter.codemod import Codemod, Example, Replace
 from rewriter.findings import Safety, Severity
@@ -15,10 +16,6 @@ _SHAPE_CONSTRUCTORS = frozenset({"phiml.math.spatial", "phiml.math.channel", "ph
 
 
 _DIMENSION_TYPES = frozenset(q.rsplit(".", 1)[1] for q in _SHAPE_CONSTRUCTORS)
-
-
-def _last(func: cst.BaseExpression) -> str:
-    return func.value if isinstance(func, cst.Name) else func.attr.value
 
 
 class StaticCountArgument(Codemod):
@@ -87,7 +84,7 @@ class StaticCountArgument(Codemod):
                     for name in sorted(value.sources):
                         out.setdefault(name, (test, how))
             if isinstance(node, cst.Call) and isinstance(node.func, (cst.Name, cst.Attribute)) and \
-                    _last(node.func) in _DIMENSION_TYPES and names.qualified_names(node.func) & _SHAPE_CONSTRUCTORS:
+                    last_name(node.func) in _DIMENSION_TYPES and names.qualified_names(node.func) & _SHAPE_CONSTRUCTORS:
                 for arg in node.args:
                     if isinstance(arg.value, cst.Name) and arg.value.value in candidates:
                         out.setdefault(arg.value.value, (node, "a dimension size"))

@@ -33,6 +33,15 @@ def dotted(node: cst.CSTNode) -> str | None:
     return ".".join(reversed(parts))
 
 
+def last_name(node: cst.CSTNode) -> str | None:
+    """`c` for `c` or `a.b.c` (the name a call is known by), else None."""
+    if isinstance(node, cst.Name):
+        return node.value
+    if isinstance(node, cst.Attribute):
+        return node.attr.value
+    return None
+
+
 def _unlazy(value):
     return value() if isinstance(value, LazyValue) else value
 

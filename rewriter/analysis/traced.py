@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 import libcst as cst
 
 from .jit import JitAnalysis, JitContext
-from .names import NameResolver
+from .names import NameResolver, last_name
 from .transforms import positional_params
 
 Function = cst.FunctionDef | cst.Lambda
@@ -248,7 +248,7 @@ class _Flow:
             self.flow.bound[target.value] = env[target.value] if previous is None else join(previous, env[target.value])
         elif isinstance(target, (cst.Tuple, cst.List)):
             elements = source.elements if isinstance(source, (cst.Tuple, cst.List)) and len(source.elements) == len(target.elements) else None
-            flattened = isinstance(source, cst.Call) and _last_name(source.func) in ("tree_flatten", "flatten") \
+            flattened = isinstance(source, cst.Call) and last_name(source.func) in ("tree_flatten", "flatten") \
                 and len(target.elements) == 2  # leaves, treedef: the tree definition is static
             for i, el in enumerate(target.elements):
                 part = self.expr(elements[i].value, env) if elements is not None and not isinstance(elements[i], cst.StarredElement) else value
@@ -670,10 +670,6 @@ class TracedAnalysis:
             walker.block(walker._body(fn), env)
         self.flows[id(fn)] = flow
         return flow
-
-
-def _last_name(func: cst.BaseExpression) -> str | None:
-    return func.value if isinstance(func, cst.Name) else func.attr.value if isinstance(func, cst.Attribute) else None
 
 
 def _yields(fn: cst.FunctionDef) -> bool:

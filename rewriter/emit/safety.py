@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import libcst as cst
 
+from ..analysis.names import last_name
+
 # Calls that cannot raise, produce inf/NaN gradients or have side effects (by last name component).
 _HARMLESS_CALLS = frozenset(
     "where maximum minimum abs absolute clip clamp sum mean max min sign zeros_like ones_like square sin cos tanh "
@@ -19,14 +21,6 @@ _HARMLESS_CALLS = frozenset(
 )
 # Calls whose argument must stay in a domain: guarded with the double-`where` pattern.
 _DOMAIN_CALLS = frozenset("sqrt log log2 log10 rsqrt".split())
-
-
-def _last_name(func: cst.BaseExpression) -> str | None:
-    if isinstance(func, cst.Name):
-        return func.value
-    if isinstance(func, cst.Attribute):
-        return func.attr.value
-    return None
 
 
 def _nonzero_literal(expr: cst.BaseExpression) -> bool:
@@ -41,7 +35,7 @@ def has_work(expr: cst.CSTNode) -> bool:
     stack = [expr]
     while stack:
         node = stack.pop()
-        if isinstance(node, cst.Call) and _last_name(node.func) not in _HARMLESS_CALLS:
+        if isinstance(node, cst.Call) and last_name(node.func) not in _HARMLESS_CALLS:
             return True
         stack.extend(c for c in node.children if isinstance(c, cst.CSTNode))
     return False
@@ -62,7 +56,7 @@ def risks(expr: cst.CSTNode, pure=None) -> list[str]:
                 and not isinstance(node.right, cst.Integer):
             out.append("a power with a non-integer exponent")
         elif isinstance(node, cst.Call):
-            name = _last_name(node.func)
+            name = last_name(node.func)
             if name in _DOMAIN_CALLS:
                 out.append(f"`{name}` (NaN/inf outside its domain)")
             elif name == "exp":
@@ -92,7 +86,7 @@ class _Guard(cst.CSTTransformer):
         return updated
 
     def leave_Call(self, original, updated):
-        if _last_name(updated.func) in _DOMAIN_CALLS and updated.args:
+        if last_name(updated.func) in _DOMAIN_CALLS and updated.args:
             first = updated.args[0]
             return updated.with_changes(args=[first.with_changes(value=self.wrap(first.value)), *updated.args[1:]])
         return updated
