@@ -167,9 +167,10 @@ class _Finder(ast.NodeVisitor):
             self.auxiliary_args = True
         if self.functions and (_dotted(node.func) or "").rsplit(".", 1)[-1] in _DIMENSIONS:
             self.dimension_calls.update(self._keys())
-        if self.functions and isinstance(node.func, ast.Name):
+        if self.functions:  # functions it calls, or hands to a call (`lax.scan(step, ...)`)
+            called = {a.id for a in [node.func, *node.args] if isinstance(a, ast.Name)}
             for key in self._keys():
-                self.calls_by.setdefault(key, set()).add(node.func.id)
+                self.calls_by.setdefault(key, set()).update(called)
         kind = self.s.application(node)
         if kind is Kind.CUSTOM_GRADIENT:
             self.custom_gradient_decorated = True

@@ -101,6 +101,19 @@ def test_nested_helpers_see_the_enclosing_values():
     assert found == {"(y > v).all": "traced", "n > 1": "static"}
 
 
+def test_functions_run_by_jax_primitives_are_traced():
+    found = verdicts("""
+        def body(carry, x):
+            if carry > 0: pass
+            return carry, x
+
+        @jax.jit
+        def f(xs, n):
+            return jax.lax.scan(body, 0., xs), jax.lax.fori_loop(0, n, lambda i, v: v if v > i else -v, xs)
+    """)
+    assert found == {"carry > 0": "traced", "v > i": "traced"}
+
+
 def test_static_arguments_and_jax_staging():
     found = verdicts("""
         @partial(jax.jit, static_argnames=('n',))

@@ -14,7 +14,8 @@ Branches join, loops iterate to a fixpoint, `isinstance(i, int)` makes `i` stati
 and `zip`/`enumerate` targets bind element-wise. Helpers of the module called from a traced body are
 analysed with the join of their call sites' argument values (a nested def also sees its enclosing
 function's locals), and a call of a module-level helper has the value the helper returns for those
-arguments.
+arguments. Functions handed to jax's loop and branch primitives (`lax.scan(body, ...)`) have every
+parameter traced.
 """
 from __future__ import annotations
 
@@ -118,6 +119,9 @@ STATIC_FUNCTION_NAMES = frozenset(
 # Attributes of a traced tensor that are tensors themselves. Any other attribute of a traced value
 # may be a static field of a dataclass / pytree: UNKNOWN.
 TENSOR_ATTRIBUTES = frozenset("all any T mT real imag values vector mean sum max min prod abs sign at data grad".split())
+# jax primitives whose function arguments run traced: every parameter of those functions is a tracer.
+_PRIMITIVES = frozenset(f"jax.lax.{n}" for n in "scan fori_loop while_loop cond switch map associative_scan".split())
+_PRIMITIVE_NAMES = frozenset(n.rsplit(".", 1)[1] for n in _PRIMITIVES)
 _ARRAY_LIBRARIES = ("phiml.math.", "jax.numpy.", "torch.", "tensorflow.")
 _JAX_STAGED = ("jax.numpy.", "jax.lax.", "jax.random.", "jax.nn.", "jax.scipy.")
 _PYTHON_SCALARS = frozenset({"int", "bool", "float"})
@@ -137,6 +141,7 @@ class FunctionFlow:
     calls: list = field(default_factory=list)  # (callee Name, Call, argument values): module helpers it calls
     bound: dict[str, Value] = field(default_factory=dict)  # every local name, joined over all its bindings
     nodes: list | None = None  # control-flow nodes and calls of its own body, in order (filled by the codemods)
+    bodies: list = field(default_factory=list)  # functions it hands to a jax loop/branch primitive: (expr, api)
 
     def value_of(self, node: cst.CSTNode) -> Value | None:
         return self.tests.get(id(node))
@@ -349,6 +354,11 @@ class _Flow:
     def _Call(self, node: cst.Call, env) -> Value:
         func = node.func
         args = [self.expr(a.value, env) for a in node.args]
+        if last_name(func) in _PRIMITIVE_NAMES:
+            primitive = self._qualified(func) & _PRIMITIVES
+            for arg in node.args if primitive else ():
+                if isinstance(arg.value, (cst.Name, cst.Lambda)):
+                    self.flow.bodies.append((arg.value, sorted(primitive)[0]))
         if isinstance(func, cst.Attribute):
             receiver = self.expr(func.value, env)
             if func.attr.value in STATIC_METHODS:
@@ -646,6 +656,14 @@ class TracedAnalysis:
                         context_of_helper = JitContext(fn, context.transform, "called", None, context)
                         pending[id(fn)] = (context_of_helper, merged)
                         order.append(context_of_helper)
+            for expr, primitive in flow.bodies:
+                for fn in self.jit.functions_denoted(expr):
+                    if id(fn) in pending:
+                        continue
+                    body = JitContext(fn, context.transform, "called", None, context)
+                    pending[id(fn)] = (body, {p.name.value: Value(Trace.TRACED, (
+                        f"`{p.name.value}`: parameter of a function run by `{primitive}`",), frozenset()) for p in all_params(fn)})
+                    order.append(body)
 
     def _closure(self, fn: Function) -> dict[str, Value]:
         """For a def nested in an analysed function: the values of the enclosing function's locals it

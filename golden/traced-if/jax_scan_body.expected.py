@@ -1,0 +1,32 @@
+"""Functions handed to `lax.scan` / `lax.fori_loop` run traced: an `if` on their carry fails the same way."""
+import jax
+import jax.numpy as jnp
+from jax import lax
+
+GOLDEN = {
+    "findings": ["PML201:15", "PML201:30"],
+    "framework": "jax",
+    "backends": ["jax"],
+    "original_broken": {"jax": "TracerBoolConversionError"},
+}
+
+
+def accumulate(carry, x):
+    carry = jnp.where(jnp.all(carry > 0), carry + x, carry - x)
+    return carry, carry
+
+
+@jax.jit
+def run(xs):
+    final, history = lax.scan(accumulate, jnp.zeros(()), xs)
+    return final, history
+
+
+@jax.jit
+def double_positive(x):
+    return lax.fori_loop(0, 3, lambda i, v: jnp.where(jnp.all(v > 0), v * 2, v), x)
+
+
+def golden_run():
+    return [run(jnp.array([1., -2., 3.])), run(jnp.array([-1., 2.])), double_positive(jnp.array([1., 2.])),
+            double_positive(jnp.array([-1., 2.]))]
