@@ -7,6 +7,7 @@ from dataclasses import dataclass
 import libcst as cst
 
 from rewriter.analysis.traced import FunctionFlow
+from rewriter.codemod import InsertBefore
 from rewriter.emit.branches import Refused, effect, reads_any
 from rewriter.emit.frameworks import Emitter
 
@@ -186,9 +187,10 @@ def masked_loop(file, flow: FunctionFlow, emit: Emitter, loop: cst.CSTNode, body
     return [cst.For(cst.Name(index), iterable, cst.IndentedBlock(statements))]
 
 
-def bound_constant(file, flow: FunctionFlow) -> tuple[str, cst.SimpleStatementLine]:
-    """A module constant `<FUNCTION>_MAX_ITERATIONS = 100` for a masked loop's bound."""
+def bound_constant(file, flow: FunctionFlow) -> tuple[str, InsertBefore]:
+    """A module constant `<FUNCTION>_MAX_ITERATIONS = 100` for a masked loop's bound: its name, and
+    the edit that inserts it before the function's top-level statement."""
     base = f"{flow.context.name.strip('_').upper() or 'LOOP'}_MAX_ITERATIONS"
     name = file.analysis.fresh_name(base)
     anchor = top_level_statement(file.analysis.names, flow.context.function)
-    return name, assign(name, cst.Integer(str(DEFAULT_BOUND)), before=anchor)
+    return name, InsertBefore(anchor, (assign(name, cst.Integer(str(DEFAULT_BOUND)), before=anchor),))

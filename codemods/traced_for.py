@@ -4,7 +4,7 @@ from __future__ import annotations
 import libcst as cst
 
 from rewriter.analysis.traced import FunctionFlow
-from rewriter.codemod import Codemod, Example, InsertBefore, Replace
+from rewriter.codemod import Codemod, Example, Replace
 from rewriter.emit.branches import Refused
 from rewriter.findings import Safety, Severity
 
@@ -138,9 +138,8 @@ class TracedFor(Codemod):
         active = cst.Comparison(cst.Name(index), [cst.ComparisonTarget(cst.LessThan(), stop)])
         statements = masked_loop(self.file, flow, emit, loop, body, active, index, bound)
         statements[0] = statements[0].with_changes(leading_lines=loop.leading_lines)
-        anchor = _top_level(self, fn)
         self.report(loop.iter, f"{head}; rewritten as a masked loop of at most `{bound}` iterations (a larger count is cut short)",
-                    edits=[InsertBefore(anchor, (constant,)), Replace(loop, cst.FlattenSentinel(statements))],
+                    edits=[constant, Replace(loop, cst.FlattenSentinel(statements))],
                     safety=Safety.UNSAFE, imports=spelling.imports,
                     fix_description=f"bounded masked loop (unsafe: at most {bound} iterations)")
 
@@ -154,9 +153,3 @@ def _strip_int(expr: cst.BaseExpression) -> cst.BaseExpression:
 
 def _list(names) -> str:
     return ", ".join(f"`{n}`" for n in names)
-
-
-def _top_level(codemod: Codemod, node: cst.CSTNode) -> cst.BaseStatement:
-    from rewriter.analysis.structure import top_level_statement
-
-    return top_level_statement(codemod.file.analysis.names, node)

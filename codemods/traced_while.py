@@ -3,9 +3,8 @@ from __future__ import annotations
 
 import libcst as cst
 
-from rewriter.analysis.structure import top_level_statement
 from rewriter.analysis.traced import FunctionFlow
-from rewriter.codemod import Codemod, Example, InsertBefore, Replace
+from rewriter.codemod import Codemod, Example, Replace
 from rewriter.emit.branches import Refused
 from rewriter.emit.condition import NotConvertible, tensor_condition
 from rewriter.findings import Safety, Severity
@@ -124,12 +123,10 @@ class TracedWhile(Codemod):
                           "with autograph off, a fixed count under `torch.jit.trace`)")
         carried(self.file, flow, loop, body, loop.test)
         bound, constant = bound_constant(self.file, flow)
-        fn = flow.context.function
         index = "_" if "_" not in self.file.analysis.identifiers else self.file.analysis.fresh_name("iteration")
         statements = masked_loop(self.file, flow, emit, loop, body, test, index, bound)
         statements[0] = statements[0].with_changes(leading_lines=loop.leading_lines)
-        anchor = top_level_statement(self.file.analysis.names, fn)
         self.report(loop.test, f"{head}; rewritten as a masked loop of `{bound}` iterations (a loop needing more is cut short)",
-                    edits=[InsertBefore(anchor, (constant,)), Replace(loop, cst.FlattenSentinel(statements))],
+                    edits=[constant, Replace(loop, cst.FlattenSentinel(statements))],
                     safety=Safety.UNSAFE, imports=spelling.imports,
                     fix_description=f"bounded masked loop (unsafe: at most {bound} iterations)")
