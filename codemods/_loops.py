@@ -2,8 +2,6 @@
 jax loop functions and PhiML bounded masked loops they emit."""
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import libcst as cst
 
 from rewriter.analysis.traced import FunctionFlow
@@ -100,12 +98,7 @@ def names_read_after(file, fn: cst.CSTNode, loop: cst.CSTNode, names: list[str])
     return out
 
 
-@dataclass
-class Carried:
-    names: list[str]  # loop-carried variables, in order of first assignment
-
-
-def carried(file, flow: FunctionFlow, loop: cst.CSTNode, body, anchor: cst.CSTNode, exclude=()) -> Carried:
+def carried(file, flow: FunctionFlow, loop: cst.CSTNode, body, anchor: cst.CSTNode, exclude=()) -> list[str]:
     """The loop-carried variables: names the body assigns that have a value before the loop.
     Refused when a name first assigned in the body is read after the loop, or when a carried value
     is a Python value (a loop primitive would turn it into a tracer and break static code using it)."""
@@ -122,7 +115,7 @@ def carried(file, flow: FunctionFlow, loop: cst.CSTNode, body, anchor: cst.CSTNo
         raise Refused(f"the loop carries `{static[0]}`, a Python value: inside a loop primitive it would become a tracer")
     if not names:
         raise Refused("the loop computes nothing that outlives it")
-    return Carried(names)
+    return names  # in order of first assignment
 
 
 def _params(names: list[str], *, index: str | None) -> cst.Parameters:

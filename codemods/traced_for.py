@@ -119,7 +119,7 @@ class TracedFor(Codemod):
             raise Refused(f"the loop variable `{index}` is read after the loop")
         emit, spelling = emitter(self.file, flow)
         if flow.framework == "jax":
-            names = carried(self.file, flow, loop, body, loop.iter, exclude=(index,)).names
+            names = carried(self.file, flow, loop, body, loop.iter, exclude=(index,))
             body_name = self.file.analysis.fresh_name("loop_body")
             statements = jax_fori(emit, names, index, body_name, start, stop, body)
             statements[0] = statements[0].with_changes(leading_lines=loop.leading_lines)

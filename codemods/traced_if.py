@@ -164,10 +164,7 @@ class TracedIf(Codemod):
         values_flat = [v for vs in per_branch for v in vs]
         tests = [b.test for b in branches if b.test is not None]
         danger = [r for e in [*values_flat, *tests] for r in risks(e, pure)]
-        literal_branch = any(isinstance(v, (cst.Integer, cst.Float)) or isinstance(v, cst.Name) and v.value == "None"
-                             or isinstance(v, cst.UnaryOperation) and isinstance(v.expression, (cst.Integer, cst.Float))
-                             for v in values_flat)
-        use_cond = emit.has_cond and (danger or any(has_work(v) for v in values_flat)) and not literal_branch
+        use_cond = emit.has_cond and (danger or any(has_work(v) for v in values_flat)) and not any(map(_literal, values_flat))
         guard = bool(danger) and not use_cond and all(guardable(v, pure) for v in values_flat)
         pre: list[cst.BaseStatement] = []
         conditions: list[cst.BaseExpression | None] = []
@@ -266,8 +263,8 @@ class TracedIf(Codemod):
             self.report(node.test, f"{head} (not rewritten: {why})")
             return
         danger = [*risks(node.body, pure), *risks(node.orelse, pure), *risks(node.test, pure)]
-        literal_branch = any(isinstance(v, (cst.Integer, cst.Float, cst.UnaryOperation)) for v in (node.body, node.orelse))
-        use_cond = emit.has_cond and (danger or has_work(node.body) or has_work(node.orelse)) and not literal_branch
+        use_cond = emit.has_cond and (danger or has_work(node.body) or has_work(node.orelse)) \
+            and not _literal(node.body) and not _literal(node.orelse)
         body, orelse = node.body, node.orelse
         guard = bool(danger) and not use_cond and guardable(body, pure) and guardable(orelse, pure)
         edits = []
@@ -296,6 +293,13 @@ class TracedIf(Codemod):
         self.report(node.test, f"{head}; rewritten with {how}", edits=[*edits, Replace(node, new)], imports=spelling.imports,
                     fix_description=f"select with {how}")
 
+
+
+def _literal(value: cst.BaseExpression) -> bool:
+    """A number or None: `cond` needs both branches of one shape and dtype, `where` broadcasts it."""
+    if isinstance(value, cst.UnaryOperation):
+        value = value.expression
+    return isinstance(value, (cst.Integer, cst.Float)) or isinstance(value, cst.Name) and value.value == "None"
 
 
 def _how(emit: Emitter, use_cond: bool) -> str:

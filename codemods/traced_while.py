@@ -107,7 +107,7 @@ class TracedWhile(Codemod):
         emit, spelling = emitter(self.file, flow)
         test = tensor_condition(loop.test, emit, lambda e: self.file.analysis.traced.value_at(loop.test, e))
         if flow.framework == "jax":
-            names = carried(self.file, flow, loop, body, loop.test).names
+            names = carried(self.file, flow, loop, body, loop.test)
             cond_name = self.file.analysis.fresh_name("loop_condition")
             body_name = self.file.analysis.fresh_name("loop_body")
             statements = jax_while(emit, names, cond_name, body_name, test, body)

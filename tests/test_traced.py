@@ -71,6 +71,17 @@ def test_traced_through_assignments_unpacking_and_comprehensions():
                      "math.any(a > 1)": "traced"}
 
 
+def test_one_line_suites_are_part_of_the_flow():
+    found = verdicts("""
+        @math.jit_compile(auxiliary_args='flag')
+        def f(x, flag):
+            y = 1
+            if flag: y = x
+            if (y > 0).all: pass
+    """)
+    assert found == {"flag": "static", "(y > 0).all": "traced"}
+
+
 def test_helpers_inherit_the_callers_tracedness():
     found = verdicts("""
         def helper(v, k):

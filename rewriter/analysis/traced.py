@@ -167,10 +167,10 @@ class _Flow:
         if node is None:
             return []
         body = node.body
-        return list(body.body) if isinstance(body, cst.IndentedBlock) else [body] if not isinstance(body, (list, tuple)) else list(body)
+        return list(body.body) if isinstance(body, cst.IndentedBlock) else [body]  # a one-line suite
 
     def statement(self, stmt: cst.CSTNode, env: dict[str, Value]) -> dict[str, Value]:
-        if isinstance(stmt, cst.SimpleStatementLine):
+        if isinstance(stmt, (cst.SimpleStatementLine, cst.SimpleStatementSuite)):  # `if c: y = x` too
             for small in stmt.body:
                 env = self.small(small, env)
             return env
@@ -566,9 +566,6 @@ class TracedAnalysis:
             self._returning.pop()
         self._returns[key] = value
         return value
-
-    def flow_of(self, fn: cst.CSTNode) -> FunctionFlow | None:
-        return self.flows.get(id(fn))
 
     def value_at(self, anchor: cst.CSTNode, expr: cst.CSTNode) -> Value:
         """The value of `expr` evaluated where the recorded test/iterable `anchor` is evaluated."""

@@ -54,10 +54,6 @@ class Emitter:
     def has_cond(self) -> bool:
         return self.framework in ("jax", "tensorflow")
 
-    @property
-    def has_loops(self) -> bool:
-        return self.framework == "jax"
-
     def _array(self, name: str) -> cst.BaseExpression:
         return self.spell(_MODULES[self.framework][0], name)
 
