@@ -1,9 +1,11 @@
-"""Run the benchmarks: python -m benchmarks [throughput] [real_code] [jit_order] [golden_verify] [precision] [--jobs N] [--quick]
+"""Run the benchmarks: python -m benchmarks [throughput] [real_code] [jit_order] [golden_verify] [precision] [retracing] [--jobs N] [--quick]
 
-With no names all five run (about 5-10 minutes on 2 cores). Prints a readable report per benchmark and
+With no names all six run (about 6-12 minutes on 2 cores). Prints a readable report per benchmark and
 writes everything to bench-out/results.json (or --out). Exits 1 if a benchmark fails its checks.
 precision: no PML201-PML203 fix (a rewrite of static control flow) over the installed phiml, phi, jax,
 equinox and diffrax code, read-only.
+retracing: a @math.jit_compile function re-traced every call (jax, torch) before and after the PML401 fix
+(forget_traces=True) and the hand-written stable key: traces, len(f.traces), wall time, RSS.
 """
 from __future__ import annotations
 
@@ -15,11 +17,11 @@ import sys
 import time
 from pathlib import Path
 
-from . import golden_verify, jit_order, precision, real_code, throughput
+from . import golden_verify, jit_order, precision, real_code, retracing, throughput
 from ._common import cli_status
 
 BENCHMARKS = {"throughput": throughput, "real_code": real_code, "jit_order": jit_order, "golden_verify": golden_verify,
-              "precision": precision}
+              "precision": precision, "retracing": retracing}
 
 
 def _versions() -> dict:
@@ -62,7 +64,7 @@ def main(argv=None) -> int:
             res = mod.run(jobs=a.jobs, limit=limit)
         elif name == "golden_verify":
             res = mod.run(jobs=a.jobs)
-        else:
+        else:  # jit_order, retracing
             res = mod.run(repeats=3 if a.quick else 7)
         res["elapsed_s"] = round(time.perf_counter() - t0, 1)
         results["benchmarks"][name] = res

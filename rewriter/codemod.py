@@ -70,6 +70,7 @@ class FileContext:
     fixes: list[ProposedFix] = field(default_factory=list)
     unsafe_units: frozenset[str] | None = None
     withheld_units: frozenset[str] = frozenset()
+    evidence: dict[int, str] = field(default_factory=dict)  # line of a def -> what a profile run saw
 
     def fix_enabled(self, safety: Safety, line: int) -> bool:
         """Safe fixes always, unsafe ones on request; both subject to the unit restrictions of verify."""

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import ast
 import io
+import os
 import tokenize
 import warnings
 from dataclasses import dataclass
@@ -37,6 +38,9 @@ class Settings:
     # `withheld_units`, where running the rewrite showed a difference. None: no unit restriction.
     unsafe_units: frozenset[str] | None = None
     withheld_units: frozenset[str] = frozenset()
+    # `profile --fix`: what running the program showed, as (real path, line of a def, summary); rules
+    # that act on run-time evidence (PML401) read the entries of their file.
+    runtime_evidence: tuple[tuple[str, int, str], ...] = ()
 
 
 class ProcessingError(Exception):
@@ -154,6 +158,13 @@ def _findings_in_original(module: cst.Module, path: str, codemods, settings: Set
     return context.findings
 
 
+def _evidence_for(path: str, evidence: tuple[tuple[str, int, str], ...]) -> dict[int, str]:
+    if not evidence:
+        return {}
+    real = os.path.realpath(path)
+    return {line: text for file, line, text in evidence if file == real}
+
+
 def _run_codemods(module: cst.Module, path: str, codemods: Sequence[type[Codemod]], settings: Settings) -> FileContext:
     wrapper = cst.MetadataWrapper(module, unsafe_skip_copy=True)
     context = FileContext(
@@ -163,6 +174,7 @@ def _run_codemods(module: cst.Module, path: str, codemods: Sequence[type[Codemod
         unsafe_units=settings.unsafe_units,
         withheld_units=settings.withheld_units,
         suppressions=Suppressions.from_source(module.code),
+        evidence=_evidence_for(path, settings.runtime_evidence),
     )
     visitors = [context.syntax, *(cm(context) for cm in codemods)]
     names = context.analysis.names

@@ -102,6 +102,7 @@ class _Finder(ast.NodeVisitor):
         self.dimension_calls: set = set()
         self.calls_by: dict = {}
         self.auxiliary_args = False  # some call passes auxiliary_args=
+        self.called_in_loops: set[str] = set()  # names called inside a loop or comprehension
 
     def visit_FunctionDef(self, node) -> None:
         kinds = [self.s.transform(d) for d in node.decorator_list]
@@ -163,6 +164,8 @@ class _Finder(ast.NodeVisitor):
 
     def visit_Call(self, node: ast.Call) -> None:
         self.called.add(id(node.func))
+        if self.loops and isinstance(node.func, ast.Name):
+            self.called_in_loops.add(node.func.id)
         if any(k.arg == "auxiliary_args" for k in node.keywords):
             self.auxiliary_args = True
         if self.functions and (_dotted(node.func) or "").rsplit(".", 1)[-1] in _DIMENSIONS:
@@ -255,6 +258,8 @@ class _Finder(ast.NodeVisitor):
             self.fire.add("PML204")
         if self.auxiliary_args and (self.jit_decorated or self.jit_calls or self.custom_gradients or self.custom_gradient_decorated):
             self.fire.add("PML205")
+        if self.called_in_loops & (self.jit_decorated | self.jit_assigned):
+            self.fire.add("PML401")
         for call, functions in self.maps:
             if self._may_be_jitted(call.args[0]) or self._may_be_traced(functions):
                 self.fire.add("PML304")
@@ -263,7 +268,7 @@ class _Finder(ast.NodeVisitor):
 
 # The rules this module knows the conditions of; any other rule always passes.
 KNOWN = frozenset({"PML101", "PML102", "PML201", "PML202", "PML203", "PML204", "PML205",
-                   "PML301", "PML302", "PML303", "PML304"})
+                   "PML301", "PML302", "PML303", "PML304", "PML401"})
 
 
 def rules_that_may_fire(source: bytes) -> set[str] | None:

@@ -95,6 +95,10 @@ def test_execute(case: GoldenCase, backend: str, tmp_path: Path):
         before, after = traces[backend] if isinstance(traces, dict) else traces
         measured = (records["original"]["phiml_traces"], records["rewritten"]["phiml_traces"])
         assert measured == (before, after), f"PhiML traces before -> after on {backend}: {measured}, want {(before, after)}"
+    if "cache" in case.spec and case.framework == "phiml" and jitting:
+        before, after = case.spec["cache"]
+        measured = (records["original"]["phiml_cache"], records["rewritten"]["phiml_cache"])
+        assert measured == (before, after), f"PhiML trace cache (most traces held) before -> after on {backend}: {measured}, want {(before, after)}"
     if "compiles" in case.spec and backend == "jax":
         before, after = case.spec["compiles"]
         measured = (records["original"]["jax_compiles"], records["rewritten"]["jax_compiles"])

@@ -119,6 +119,13 @@ class JitAnalysis:
         defs = [a.node for a in assignments if isinstance(getattr(a, "node", None), cst.FunctionDef)]
         return defs if defs and len(defs) == len(assignments) else []
 
+    def application_of(self, fn: cst.CSTNode) -> Application | None:
+        """The jit application that wraps `fn` (`step = math.jit_compile(f)`), if any."""
+        for app in self._collected.applications:
+            if any(f is fn for f in self.functions_denoted(app.function)):
+                return app
+        return None
+
     def context_of(self, fn: cst.CSTNode) -> JitContext | None:
         return self._by_function.get(id(fn))
 

@@ -6,7 +6,8 @@ its entry function.
 
 Usage: python -m rewriter.verify.child SPEC.json OUT.json
 SPEC: {"backend": "jax", "framework": "phiml"|"jax", "eager": false, "runs": [{"label", "path", "entry", "eager"}]}
-OUT:  {"label": {"value": plain data} | {"error": "Type: message", "traceback"}, "phiml_traces", "jax_compiles"}
+OUT:  {"label": {"value": plain data} | {"error": "Type: message", "traceback"}, "phiml_traces", "jax_compiles",
+                 "phiml_cache" (the most traces one PhiML jit function held at once)}
 """
 from __future__ import annotations
 
@@ -54,6 +55,7 @@ def main(spec_path: str, out_path: str) -> None:
     out = {}
     for i, run in enumerate(spec["runs"]):
         recorder.phiml_traces.clear()
+        recorder.phiml_cache.clear()
         recorder.jax_compiles.clear()
         recorder.user_functions = runtime.function_names(run["path"])
         record: dict = {}
@@ -69,6 +71,7 @@ def main(spec_path: str, out_path: str) -> None:
             _reset_phiml_torch_state()
         record["phiml_traces"] = sum(recorder.phiml_traces.values())
         record["jax_compiles"] = sum(recorder.jax_compiles.values())
+        record["phiml_cache"] = max(recorder.phiml_cache.values(), default=0)
         out[run["label"]] = record
     with open(out_path, "w") as f:
         json.dump(out, f)

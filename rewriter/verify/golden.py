@@ -10,6 +10,7 @@ A case declares what to check in a module-level literal, read without importing 
         "entry": "golden_run",              # function returning the values to compare
         "traces": [5, 1],                   # PhiML traces before -> after, on every jitting backend,
                                             # or per backend: {"jax": [4, 1], "torch": [7, 1], ...}
+        "cache": [6, 1],                    # the most traces one PhiML jit function held at once, before -> after
         "compiles": [5, 1],                 # jax compiles of the program's functions before -> after
         "original_broken": {"torch": "differs", "jax": "TracerIntegerConversionError"},
                                             # the bug the rewrite fixes: the original silently differs

@@ -91,17 +91,20 @@ def create(real_root: Path) -> Workspace:
     try:
         for tree in (ws.original, ws.rewritten):
             shutil.copytree(real_root, tree, ignore=_ignored, symlinks=True)
-        ws.bootstrap.mkdir()
-        here = Path(__file__).parent
-        shutil.copytree(here / "runtime", ws.bootstrap / RUNTIME_MODULE, ignore=shutil.ignore_patterns("__pycache__"))
-        shutil.copyfile(here / "pytest_plugin.py", ws.bootstrap / f"{PYTEST_PLUGIN}.py")
-        (ws.bootstrap / "sitecustomize.py").write_text(
-            f"import {RUNTIME_MODULE}\n{RUNTIME_MODULE}.install_from_env()\n"
-        )
+        install_bootstrap(ws.bootstrap)
     except BaseException:
         ws.cleanup()
         raise
     return ws
+
+
+def install_bootstrap(directory: Path) -> None:
+    """The runtime package and a `sitecustomize` that installs it: put `directory` first on PYTHONPATH."""
+    directory.mkdir()
+    here = Path(__file__).parent
+    shutil.copytree(here / "runtime", directory / RUNTIME_MODULE, ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copyfile(here / "pytest_plugin.py", directory / f"{PYTEST_PLUGIN}.py")
+    (directory / "sitecustomize.py").write_text(f"import {RUNTIME_MODULE}\n{RUNTIME_MODULE}.install_from_env()\n")
 
 
 def replace_rewritten(ws: Workspace, rewritten_root: Path, under: Path) -> None:

@@ -8,6 +8,7 @@ import os
 import pickle
 import sys
 
+from . import profiling
 from .frameworks import HOOKS, seed
 from .instrument import RECORD_NAME, Finder, function_names, instrument
 from .recording import Recorder, describe
@@ -22,14 +23,32 @@ def install(config: dict) -> Recorder:
     recorder = state.recorder = Recorder(config)
     for path in config.get("instrument", {}):
         recorder.user_functions |= function_names(path)
-    for name, hook in HOOKS.items():
+    hooks = dict(HOOKS)
+    if config.get("profile"):  # `phiml-rewrite profile`: trace profiling on top of the backend choice
+        profile = profiling.install(config)
+        hooks = _chained(hooks, profiling.hooks(profile))
+        atexit.register(profile.dump)
+    else:
+        seed()
+        if config.get("out"):
+            atexit.register(recorder.dump)
+    for name, hook in hooks.items():
         if name in sys.modules:
             hook(sys.modules[name])
-    sys.meta_path.insert(0, Finder(config.get("instrument", {}), HOOKS))
-    seed()
-    if config.get("out"):
-        atexit.register(recorder.dump)
+    sys.meta_path.insert(0, Finder(config.get("instrument", {}), hooks))
     return recorder
+
+
+def _chained(first: dict, then: dict) -> dict:
+    """Per module, the hooks of both tables, in order."""
+    def both(a, b):
+        def hook(module):
+            a(module)
+            b(module)
+        return hook
+
+    return {name: both(first[name], then[name]) if name in first and name in then else first.get(name) or then[name]
+            for name in {**first, **then}}
 
 
 def install_from_env() -> None:

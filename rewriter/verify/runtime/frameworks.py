@@ -13,6 +13,8 @@ def _on_phiml_functional(functional) -> None:
     def counting_compile(self, *args, **kwargs):
         name = functional.f_name(self.f)
         state.recorder.phiml_traces[name] = state.recorder.phiml_traces.get(name, 0) + 1
+        # PhiML adds this trace next (after clearing the cache, with forget_traces=True)
+        state.recorder.phiml_cache[name] = max(state.recorder.phiml_cache.get(name, 0), len(self.traces) + 1)
         return original_compile(self, *args, **kwargs)
 
     jit_function._jit_compile = counting_compile

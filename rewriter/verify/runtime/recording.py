@@ -42,6 +42,7 @@ class Recorder:
         self.skipped_traced: dict[str, int] = {}
         self.context = ""  # the running pytest test, in test mode
         self.phiml_traces: dict[str, int] = {}
+        self.phiml_cache: dict[str, int] = {}  # the most traces each jit function held at once
         self.jax_compiles: dict[str, int] = {}
         self.tf_traces: dict[str, int] = {}
         self.user_functions: set[str] = set()

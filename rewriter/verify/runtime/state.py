@@ -9,6 +9,7 @@ class _State:
     def __init__(self) -> None:
         self.config: dict = {}
         self.recorder = None  # recording.Recorder, once installed
+        self.profile = None  # profiling.Profile, in a process run by `phiml-rewrite profile`
 
 
 state = _State()

@@ -1,0 +1,174 @@
+"""How an argument of a call inside a loop changes from one iteration to the next (PML401).
+
+PhiML keys its traces on auxiliary values, non-tensor values, tensor shapes and function objects;
+jax on static arguments and shapes; tensorflow on Python values and shapes. What matters here is
+whether a key *comes back*: `0.5 + i` for `i` in a `range` never repeats, nor does a shape that grows
+with the loop or a lambda created per iteration, so each call traces and no trace is ever reused.
+`schedule[i]` or `i % 2` may repeat, and then the cache serves the repeats.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import libcst as cst
+
+from rewriter.analysis.names import last_name
+
+from ._loops import assigned_names
+
+STABLE, VARIES, NEW_EACH_TIME = "stable", "varies", "new"  # the key: same, may repeat, never repeats
+
+# Arithmetic that keeps a counter a counter (no wrap-around); `%` and bit operations may repeat.
+_MONOTONE = (cst.Add, cst.Subtract, cst.Multiply, cst.Divide, cst.FloorDivide, cst.Power)
+# Calls that convert a value without making different values equal.
+_CONVERSIONS = frozenset({"float", "int", "str", "repr", "format", "tensor", "wrap", "asarray", "array", "constant",
+                          "convert_to_tensor"})
+# Calls whose result has a shape taken from their arguments.
+SHAPE_BUILDERS = frozenset({"spatial", "channel", "batch", "instance", "dual", "zeros", "ones", "full", "random_normal",
+                            "random_uniform", "linspace", "arange", "range", "empty", "rand", "randn", "normal", "uniform"})
+# Calls that make an array longer than the one they are given.
+GROWERS = frozenset({"concat", "concatenate", "stack", "append", "pad", "hstack", "vstack", "cat", "expand"})
+
+
+@dataclass(frozen=True)
+class Loop:
+    """The innermost loop around a call: its counters (never repeat) and the other names it changes."""
+
+    node: cst.CSTNode
+    counters: frozenset[str]
+    changed: frozenset[str]
+    growing: frozenset[str]  # names re-assigned from themselves by concatenation: their shape grows
+
+    @classmethod
+    def of(cls, node: cst.CSTNode) -> "Loop":
+        counters: set[str] = set()
+        header = node.for_in if hasattr(node, "for_in") else node  # a comprehension: its (first) `for`
+        changed = set()
+        if isinstance(header, (cst.For, cst.CompFor)) and not _few_constants(header.iter):
+            counters |= _counter_targets(header.target, header.iter)
+            changed |= {n.value for n in walk(header.target) if isinstance(n, cst.Name)}
+        body = node.body if isinstance(node, (cst.For, cst.While)) else node
+        changed |= set(assigned_names([body]))
+        growing: set[str] = set()
+        for statement in _statements(body):
+            counters |= _accumulators(statement)
+            growing |= _grown(statement)
+        return cls(node, frozenset(counters), frozenset(changed - counters), frozenset(growing))
+
+    # -- what one expression does across iterations ---------------------------------------------
+    def key(self, expr: cst.BaseExpression) -> str:
+        """STABLE, VARIES (may repeat) or NEW_EACH_TIME (never repeats: a counter, a fresh value)."""
+        if isinstance(expr, cst.Name):
+            if expr.value in self.counters:
+                return NEW_EACH_TIME
+            return VARIES if expr.value in self.changed else STABLE
+        if isinstance(expr, (cst.Integer, cst.Float, cst.Imaginary, cst.SimpleString)):
+            return STABLE
+        if isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, cst.Minus):
+            return self.key(expr.expression)
+        if isinstance(expr, cst.BinaryOperation):
+            left, right = self.key(expr.left), self.key(expr.right)
+            if VARIES in (left, right) or not isinstance(expr.operator, _MONOTONE):
+                return VARIES if self._reads_changing(expr) else STABLE
+            return NEW_EACH_TIME if NEW_EACH_TIME in (left, right) and STABLE in (left, right) else left
+        if isinstance(expr, cst.FormattedString):
+            keys = [self.key(p.expression) for p in expr.parts if isinstance(p, cst.FormattedStringExpression)]
+            return VARIES if VARIES in keys else NEW_EACH_TIME if NEW_EACH_TIME in keys else STABLE
+        if isinstance(expr, cst.Call) and last_name(expr.func) in _CONVERSIONS and len(expr.args) >= 1:
+            return self.key(expr.args[0].value)
+        return VARIES if self._reads_changing(expr) else STABLE
+
+    def _reads_changing(self, expr: cst.CSTNode) -> bool:
+        names = self.counters | self.changed
+        return any(isinstance(n, cst.Name) and n.value in names for n in walk(expr))
+
+    def grows(self, expr: cst.BaseExpression) -> cst.CSTNode | None:
+        """The part of `expr` whose shape changes every iteration (never repeating), if any."""
+        if isinstance(expr, cst.Name) and expr.value in self.growing:
+            return expr
+        for node in walk(expr):
+            if isinstance(node, cst.Call) and last_name(node.func) in SHAPE_BUILDERS:
+                if any(self.key(a.value) == NEW_EACH_TIME for a in node.args):
+                    return node
+            if isinstance(node, cst.Slice) and any(
+                    part is not None and self.key(part) == NEW_EACH_TIME for part in (node.lower, node.upper)):
+                return node
+        return None
+
+    def new_function(self, expr: cst.BaseExpression) -> bool:
+        """A function object created anew on every iteration: a lambda, or a def in the loop body."""
+        if isinstance(expr, cst.Lambda):
+            return True
+        if isinstance(expr, cst.Call) and last_name(expr.func) == "partial":
+            return any(self.new_function(a.value) or self.key(a.value) != STABLE for a in expr.args)
+        return isinstance(expr, cst.Name) and expr.value in self.changed and expr.value in _defined_functions(self.node)
+
+
+def walk(node: cst.CSTNode):
+    """Every node under `node`, itself included."""
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        yield current
+        stack.extend(current.children)
+
+
+def _statements(body: cst.CSTNode):
+    """Statements of a loop body, not looking into nested functions or classes."""
+    for node in walk(body):
+        if isinstance(node, (cst.Assign, cst.AugAssign)):
+            yield node
+
+
+def _counter_targets(target: cst.BaseAssignTargetExpression, iterable: cst.BaseExpression) -> set[str]:
+    """`for i in range(...)` and `for i, x in enumerate(...)`: `i` takes a new value every iteration."""
+    if isinstance(iterable, cst.Call) and last_name(iterable.func) == "range" and isinstance(target, cst.Name):
+        return {target.value}
+    if isinstance(iterable, cst.Call) and last_name(iterable.func) == "enumerate" and isinstance(target, cst.Tuple) \
+            and target.elements and isinstance(target.elements[0].value, cst.Name):
+        return {target.elements[0].value.value}
+    return set()
+
+
+def _few_constants(iterable: cst.BaseExpression) -> bool:
+    """`for mode in ("a", "b")`: a few values written out, traced once each and then served by the cache."""
+    return isinstance(iterable, (cst.Tuple, cst.List, cst.Set)) and all(
+        isinstance(e.value, (cst.Integer, cst.Float, cst.SimpleString, cst.Name)) for e in iterable.elements)
+
+
+def _accumulators(statement: cst.CSTNode) -> set[str]:
+    """`t += dt`, `n = n + 1`: a value that only moves one way (when the step is a constant)."""
+    if isinstance(statement, cst.AugAssign) and isinstance(statement.target, cst.Name) \
+            and isinstance(statement.operator, (cst.AddAssign, cst.SubtractAssign, cst.MultiplyAssign)) \
+            and not isinstance(statement.value, (cst.Call, cst.Subscript)):
+        return {statement.target.value}
+    if isinstance(statement, cst.Assign) and len(statement.targets) == 1 and isinstance(statement.targets[0].target, cst.Name):
+        name = statement.targets[0].target.value
+        value = statement.value
+        if isinstance(value, cst.BinaryOperation) and isinstance(value.operator, (cst.Add, cst.Subtract)) \
+                and isinstance(value.left, cst.Name) and value.left.value == name \
+                and isinstance(value.right, (cst.Integer, cst.Float, cst.Name)):
+            return {name}
+    return set()
+
+
+def _grown(statement: cst.CSTNode) -> set[str]:
+    """`x = math.concat([x, y], 'x')`: `x` is longer after every iteration."""
+    if not isinstance(statement, cst.Assign) or len(statement.targets) != 1 or not isinstance(statement.targets[0].target, cst.Name):
+        return set()
+    name = statement.targets[0].target.value
+    value = statement.value
+    if isinstance(value, cst.Call) and last_name(value.func) in GROWERS and value.args:
+        if any(isinstance(n, cst.Name) and n.value == name for n in walk(value.args[0].value)):
+            return {name}
+    return set()
+
+
+def _defined_functions(loop: cst.CSTNode) -> set[str]:
+    out = set()
+    for node in walk(loop):
+        if isinstance(node, cst.FunctionDef):
+            out.add(node.name.value)
+        elif isinstance(node, cst.Assign) and isinstance(node.value, cst.Lambda):
+            out.update(t.target.value for t in node.targets if isinstance(t.target, cst.Name))
+    return out
