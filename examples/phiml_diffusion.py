@@ -88,6 +88,21 @@ def relax(u, dt, sweeps: int):
     return u
 
 
+@math.jit_compile(auxiliary_args="t")
+def heated_step(u, dt, t):
+    """A step with a heat source that decays in time."""
+    return diffuse(u, dt) + dt * math.exp(-t) * 0.1
+
+
+def simulate_heated(u, dt, steps):
+    t = 0.0
+    for _ in range(steps):
+        # PML401: the auxiliary `t` is new on every step -> one trace per step, and PhiML keeps them all.
+        u = heated_step(u, dt, t)
+        t += dt
+    return u
+
+
 # keep: a factory that returns a jit-compiled closure on purpose (one per conductivity).
 def make_stepper(alpha):
     def step(u, dt):
@@ -135,6 +150,7 @@ def main(backend="jax"):
     smoothed = [smooth(rods.rod[i], 2) for i in range(3)]
     limited = [limited_step(rods, dt), limited_step(rods * 0.5, dt)]
     relaxed = [relax(rods, dt, 2), relax(rods, dt, 3)]
+    heated = simulate_heated(rods, dt, steps=12)
 
     print(f"backend            : {backend}")
     print(f"max single rod     : {float(u_single.max):.6f}")
@@ -148,6 +164,7 @@ def main(backend="jax"):
     print(f"smoothed max       : {[round(float(v.max), 6) for v in smoothed]}")
     print(f"limited max        : {[round(float(v.max), 6) for v in limited]}")
     print(f"relaxed max        : {[round(float(v.max), 6) for v in relaxed]}")
+    print(f"heated max         : {float(heated.max):.6f}")
 
 
 if __name__ == "__main__":

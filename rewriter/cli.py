@@ -381,5 +381,74 @@ def verify_command(
     ctx.exit(code)
 
 
+@main.command("profile", context_settings={"ignore_unknown_options": True, "allow_interspersed_args": False})
+@click.argument("command", nargs=-1, type=click.UNPROCESSED, metavar="-- COMMAND...")
+@click.option("--pytest", "pytest_args", metavar="TESTS", help="Profile your pytest suite instead: 'tests/ -k solver'.")
+@click.option("--backend", "backends", multiple=True, type=click.Choice(("jax", "torch", "tensorflow")),
+              help="PhiML backends to run on (repeatable; default: every installed one). Raw jax/tensorflow code runs once.")
+@click.option("--fix", "fix", is_flag=True, help="Add `forget_traces=True` where a PhiML jit function kept tracing keys it never reused.")
+@click.option("--output-format", type=click.Choice(("text", "json")), default="text", show_default=True)
+@click.option("--json", "json_path", metavar="FILE", type=click.Path(dir_okay=False, path_type=str), help="Also write the profile as JSON to FILE.")
+@click.option("--timeout", type=click.FloatRange(min=1), default=900, show_default=True, help="Seconds per run.")
+@click.option("--show-output", is_flag=True, help="Let the program print to this terminal (default: shown only if it fails).")
+@click.pass_context
+def profile_command(ctx: click.Context, command: tuple[str, ...], pytest_args: str | None, backends: tuple[str, ...],
+                    fix: bool, output_format: str, json_path: str | None, timeout: float, show_output: bool) -> None:
+    """Run a program and report every jit-compiled or custom-gradient function that re-traces.
+
+    `phiml-rewrite profile -- python train.py --steps 10` runs the program once per installed PhiML
+    backend (jax, torch, tensorflow) and counts, per function of the program, calls, traces, the
+    reason of each re-trace (PhiML's keys, jax's cache-miss explanations, tensorflow's signatures),
+    the time spent in calls that traced, and the call sites. Exit 0: nothing re-traced; 1: some
+    function re-traced; 2: the program could not be run on any backend, or a usage error.
+    """
+    from rich.console import Console
+
+    from .profile import display, fix as profile_fix, report, run
+
+    if command and command[0] == "--":
+        command = command[1:]
+    chosen, skipped = run.backends_to_run(backends)
+    if not chosen:
+        click.echo(f"error: none of the backends {', '.join(backends or run.JIT_BACKENDS)} is installed", err=True)
+        ctx.exit(2)
+    err = Console(stderr=True, highlight=False)
+    show = output_format == "text"
+    try:
+        runs = run.profile_runs(command, pytest_args, chosen, timeout=timeout, echo=show_output,
+                                on_done=lambda r: err.print(f"[dim]{r.backend}: exit {r.exit_code} ({r.seconds:.1f} s)[/dim]") if show else None)
+    except run.ProfileError as e:
+        click.echo(f"error: {e}", err=True)
+        ctx.exit(2)
+    functions = report.merge(runs)
+    label = " ".join(command) if command else f"pytest {pytest_args}"
+    data = report.to_json(label, runs, skipped, functions)
+    written: list[FileResult] = []
+    if fix:
+        try:
+            config = load(["."])
+        except ConfigError as e:
+            raise ConfigFileError(str(e)) from None
+        written = profile_fix.apply(functions, config, os.getcwd())
+        data["written"] = [{"path": r.path, "applied": [f"{f.code}:{f.span.line}" for f in r.findings if f.applied],
+                            "error": r.error} for r in written if r.changed or r.error]
+    if json_path:
+        Path(json_path).write_text(json.dumps(data, indent=2))
+    if output_format == "json":
+        click.echo(json.dumps(data, indent=2))
+    else:
+        console = Console(highlight=False) if sys.stdout.isatty() else Console(width=160, no_color=True, highlight=False)
+        display.render(runs, skipped, functions, console)
+        for r in written:
+            if r.error:
+                console.print(f"{r.path}: {r.error}")
+            elif r.changed:
+                fixed = sum(1 for f in r.findings if f.applied)
+                console.print(f"{r.path}: wrote {fixed} fix{'es' if fixed != 1 else ''} (forget_traces=True)")
+    if not any(r.exit_code == 0 for r in runs):
+        ctx.exit(2)
+    ctx.exit(1 if report.retracing(functions) else 0)
+
+
 if __name__ == "__main__":
     main()

@@ -21,9 +21,9 @@ ADVICE = {
     "auxiliary": ("pass the changing value as a tensor (`math.tensor(v)`) and drop it from `auxiliary_args`, "
                   "if the function only computes with it", None),
     "value": ("keep non-tensor arguments to a few values, or pass numbers as tensors", None),
-    "function": ("pass the same function object every call: define it once at module level", "PML101"),
+    "function": ("pass the same function object every call: define it once at module level", "PML101,PML401"),
     "shape": ("pad the changing dimension to a fixed size (and mask it), or round sizes up to a few buckets", None),
-    "per-call": ("create the jit function once, at module level, not per call or per iteration", "PML102/PML302"),
+    "per-call": ("create the jit function once, at module level, not per call or per iteration", "PML102,PML302,PML303"),
     "dtype": ("cast the argument to one dtype before the call", None),
     "python-number": ("pass the number as a tensor (`math.tensor(v)`, `tf.constant(v)`)", None),
     "static": ("make the static argument a traced one, or keep it to a few values", None),
@@ -69,14 +69,23 @@ class FunctionProfile:
 
     @property
     def cause(self) -> str | None:
-        """The most frequent reason category (ties: the first recorded)."""
+        """What to fix first: a jit function created per call (every new one traces afresh, whatever
+        its key), else the most frequent reason (ties: the first recorded)."""
         reasons = {k: v for k, v in self.reasons.items() if k != "nested"}
+        if "per-call" in reasons:
+            return "per-call"
         return max(reasons, key=reasons.get) if reasons else None
 
     @property
     def reason(self) -> str:
+        """The first recorded reason of the most frequent kind, and how many re-traces had that kind."""
         texts = [t for t in self.texts if not t.startswith("traced while an outer")]
-        return texts[0] if texts else ""
+        if self.cause == "per-call":
+            texts = [t for t in texts if t.startswith("a new jit function object")] or texts
+        if not texts:
+            return ""
+        count = self.reasons.get(self.cause, 0) if self.cause else 0
+        return texts[0] + (f" (and {count - 1} more like it)" if count > 1 else "")
 
     @property
     def forget_fix(self) -> bool:
@@ -99,7 +108,7 @@ class FunctionProfile:
             parts.append(f"keys come back ({self.older_key_hits} calls reused an older trace): keep the cache")
         parts.append(f"stable key: {advice}")
         if rule:
-            parts.append(f"`phiml-rewrite --select {rule.split('/')[0]}` " + ("and PML302 " if "/" in rule else "") + "fix this")
+            parts.append(f"`phiml-rewrite --select {rule} --in-place FILE` rewrites the usual forms")
         return "; ".join(parts)
 
     def to_json(self) -> dict:

@@ -102,7 +102,9 @@ def call_site(profile: Profile) -> str:
 
 
 def _short(value, limit: int = 60) -> str:
-    text = repr(value)
+    if getattr(value, "shape", None) == () and hasattr(value, "item"):  # a 0-d array: its number
+        value = value.item()
+    text = f"{value:.6g}" if isinstance(value, float) else repr(value)
     return text if len(text) <= limit else text[:limit - 3] + "..."
 
 
@@ -252,53 +254,57 @@ def install_phiml(profile: Profile, functional) -> None:
         original = cls.__call__
 
         def call(self, *args, **kwargs):
-            st = state_of(self, kind)
-            if st is None:
-                return original(self, *args, **kwargs)
-            record = st.record
-            nested = any(frame[1] for frame in stack)  # called while an outer function is being traced
-            arguments = _arguments(functional, getattr(self, "f_params", ()), args, kwargs)
-            entry = [st, False, False, None]  # state, traced?, body ran?, traced key
-            stack.append(entry)
-            start = time.perf_counter()
-            try:
-                return original(self, *args, **kwargs)
-            finally:
-                stack.pop()
-                seconds = time.perf_counter() - start
-                record["calls"] += 1
-                record["call_seconds"] += seconds
-                site = call_site(profile)
-                _count(record["call_sites"], site)
-                record["max_cache"] = max(record["max_cache"], len(getattr(self, cache_attr, {})))
-                fingerprint = _fingerprint(arguments, getattr(self, "auxiliary_args", ()))
-                key = entry[3]
-                if key is not None:  # PhiML traced this call
-                    record["traces"] += 1
-                    record["trace_seconds"] += seconds
-                    _count(record["trace_sites"], site)
-                    previous = st.keys[-1] if st.keys else _last_key_of_def(states, st)
-                    if any(_same_key(key, k) for k in st.keys):
-                        record["returned_keys"] += 1  # traced again a key it had traced (and forgotten) before
-                    if nested:
-                        record["nested_traces"] += 1
-                        add_reason(record, "nested", "traced while an outer function was being traced (each trace of the outer one traces it again)")
-                    elif previous is not None and not st.keys:
-                        add_reason(record, "per-call", "a new jit function object for the same def: it is created again "
-                                                      "on every call (define it once, at module level)")
-                    elif previous is not None:
-                        add_reason(record, *_safely(explain_key, key, previous, arguments, st.arguments))
-                    st.keys = (st.keys + [key])[-MAX_KEYS:]
-                    st.fingerprints = (st.fingerprints + [fingerprint])[-MAX_KEYS:]
-                elif entry[2] and not nested:  # the body ran, yet PhiML used a cached trace: the backend traced again
-                    record["hidden_traces"] += 1
-                    _count(record["trace_sites"], site)
-                    add_reason(record, *_safely(explain_hidden, arguments, st.arguments))
-                elif st.fingerprints and fingerprint != st.fingerprints[-1] and fingerprint in st.fingerprints:
-                    record["older_key_hits"] += 1  # a key traced earlier came back: the cache served it
-                st.arguments = arguments
+            return observe(self, kind, cache_attr, args, kwargs, lambda: original(self, *args, **kwargs))
 
         cls.__call__ = call
+
+    def observe(self, kind: str, cache_attr: str, args: tuple, kwargs: dict, run):
+        """Run one call of a PhiML transform object and record what it traced, and why."""
+        st = state_of(self, kind)
+        if st is None:
+            return run()
+        record = st.record
+        nested = any(frame[1] for frame in stack)  # called while an outer function is being traced
+        arguments = _arguments(functional, getattr(self, "f_params", ()), args, kwargs)
+        entry = [st, False, False, None]  # state, traced?, body ran?, traced key
+        stack.append(entry)
+        start = time.perf_counter()
+        try:
+            return run()
+        finally:
+            stack.pop()
+            seconds = time.perf_counter() - start
+            record["calls"] += 1
+            record["call_seconds"] += seconds
+            site = call_site(profile)
+            _count(record["call_sites"], site)
+            record["max_cache"] = max(record["max_cache"], len(getattr(self, cache_attr, {})))
+            fingerprint = _fingerprint(arguments, getattr(self, "auxiliary_args", ()))
+            key = entry[3]
+            if key is not None:  # PhiML traced this call
+                record["traces"] += 1
+                record["trace_seconds"] += seconds
+                _count(record["trace_sites"], site)
+                previous = st.keys[-1] if st.keys else _last_key_of_def(states, st)
+                if any(_same_key(key, k) for k in st.keys):
+                    record["returned_keys"] += 1  # traced again a key it had traced (and forgotten) before
+                if nested:
+                    record["nested_traces"] += 1
+                    add_reason(record, "nested", "traced while an outer function was being traced (each trace of the outer one traces it again)")
+                elif previous is not None and not st.keys:
+                    add_reason(record, "per-call", "a new jit function object for the same def: it is created again "
+                                                  "on every call (define it once, at module level)")
+                elif previous is not None:
+                    add_reason(record, *_safely(explain_key, key, previous, arguments, st.arguments))
+                st.keys = (st.keys + [key])[-MAX_KEYS:]
+                st.fingerprints = (st.fingerprints + [fingerprint])[-MAX_KEYS:]
+            elif entry[2] and not nested:  # the body ran, yet PhiML used a cached trace: the backend traced again
+                record["hidden_traces"] += 1
+                _count(record["trace_sites"], site)
+                add_reason(record, *_safely(explain_hidden, arguments, st.arguments))
+            elif st.fingerprints and fingerprint != st.fingerprints[-1] and fingerprint in st.fingerprints:
+                record["older_key_hits"] += 1  # a key traced earlier came back: the cache served it
+            st.arguments = arguments
 
     def mark_trace(obj, key) -> None:
         for entry in reversed(stack):
@@ -339,10 +345,16 @@ def install_phiml(profile: Profile, functional) -> None:
     linear = functional.LinearFunction
     original_linear = linear._get_or_trace
 
-    def traced_linear(self, key, *args, **kwargs):
-        if key.tracing or key not in self.matrices_and_biases:
-            mark_trace(self, key)
-        return original_linear(self, key, *args, **kwargs)
+    def traced_linear(self, key, args, f_kwargs, *rest, **kwargs):
+        def trace():
+            if key.tracing or key not in self.matrices_and_biases:
+                mark_trace(self, key)
+            return original_linear(self, key, args, f_kwargs, *rest, **kwargs)
+
+        if any(entry[0].owner is self for entry in stack):
+            return trace()
+        # solve_linear asks for the matrix without calling the function: that is a call too
+        return observe(self, "jit_compile_linear", "matrices_and_biases", args, f_kwargs, trace)
 
     linear._get_or_trace = traced_linear
     instrument_call("jit_compile_linear", linear, "matrices_and_biases")
@@ -416,7 +428,7 @@ class _JaxMisses(logging.Handler):
         record = self.profile.record_at("jax.jit", name, path, int(line))
         record["traces"] += 1
         site_path, _, rest = site.partition(":")
-        site_label = f"{os.path.relpath(os.path.realpath(site_path), self.profile.root)}:{rest.split(':')[0]}"
+        site_label = f"{os.path.relpath(os.path.realpath(site_path), self.profile.root)}:{rest.split(':')[0]}" if site_path else "?"
         _count(record["trace_sites"], site_label)
         _count(record["call_sites"], site_label)
         if record["traces"] == 1:
@@ -427,7 +439,8 @@ class _JaxMisses(logging.Handler):
 
 def _jax_reason(body: list[str]) -> tuple[str, str]:
     if body and body[0].startswith("never seen function"):
-        return "per-call", "a new function object is jitted each time (`jax.jit` applied per call, or a new lambda)"
+        return "per-call", ("a new jit wrapper of the same function: `jax.jit` is applied again (per call, in a loop, "
+                            "or to an already jitted function), and each wrapper compiles afresh")
     details = [line.lstrip("* ") for line in body if line.startswith("*")]
     text = "; ".join(details) or " ".join(body[1:3])
     if "Static(" in text or "static" in text.lower():

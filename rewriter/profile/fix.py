@@ -1,0 +1,42 @@
+"""`profile --fix`: what the runs showed, handed to the rewriter as evidence for PML401.
+
+Only functions whose keys never came back get evidence (report.FunctionProfile.forget_fix): for
+them PML401 adds `forget_traces=True` to the decorator. Everything else has a cause a rewrite of the
+decorator cannot remove; the profile names the rule or the stable key that does.
+"""
+from __future__ import annotations
+
+import os
+
+from .. import runner
+from ..config import Config
+from ..engine import Settings
+from ..findings import FileResult
+from .report import FunctionProfile
+
+RULE = "PML401"
+
+
+def evidence(functions: list[FunctionProfile], root: str) -> tuple[tuple[str, int, str], ...]:
+    """(real path, def line, what was seen) for every function the profile says to bound."""
+    out = []
+    for f in functions:
+        if f.forget_fix:
+            seen = f"{f.traces} traces in {f.calls} calls on {', '.join(f.backends)}, no key reused; {f.reason}"
+            out.append((os.path.realpath(os.path.join(root, f.file)), f.line, seen))
+    return tuple(out)
+
+
+def apply(functions: list[FunctionProfile], config: Config, root: str) -> list[FileResult]:
+    """Rewrite (in place) the files of the functions to bound; returns what happened per file."""
+    found = evidence(functions, root)
+    paths = sorted({path for path, _, _ in found})
+
+    def settings(path: str) -> Settings:
+        codemods = tuple(c for c in config.codemods_for(path) if c.CODE == RULE)
+        return Settings(codemods=codemods, runtime_evidence=found, ast_prefilter=False)
+
+    results = runner.process_files(paths, settings)
+    for result in results:
+        runner.write_result(result)
+    return runner.conclude(results, written=True).results
