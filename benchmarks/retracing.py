@@ -260,6 +260,7 @@ def worker(case_dir: Path, backend: str, repeats: int, n_calls: int) -> dict:
         memory[v] = {"first_wall_s": rs[0]["wall_s"], "rss_mb": [r["rss_mb"] for r in rs[1:]]}
     alive.clear()
     gc.collect()
+    gc.freeze()  # what survived so far (phiml, jax, torch) is no longer scanned: the collections below take ms, not 0.1 s
     # Phase 2, timing: variants interleaved (who goes first rotates), modules dropped after each run
     runs: dict = {v: [] for v in paths}
     for r in range(repeats):

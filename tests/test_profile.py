@@ -254,3 +254,37 @@ def test_nested_traces_are_the_outer_functions_doing():
     f = _fp(traces=4, nested_traces=4, reasons={"nested": 3})
     assert f.retraces == 0 and f.cause is None
     assert _fp(traces=6, backends=["jax", "torch"]).retraces == 4  # one first trace per backend
+
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _demo(*args: str) -> dict:
+    with _cwd(ROOT):
+        result = CliRunner().invoke(main, ["profile", "--output-format", "json", *args])
+    assert result.exit_code == 1, result.output
+    return json.loads(result.output)
+
+
+def test_demo_phiml_program_names_exactly_its_retracing_functions():
+    data = _demo("--backend", "torch", "--", "python", "examples/phiml_diffusion.py", "torch")
+    found = {(f["name"], f["line"]): f["cause"] for f in data["retracing"]}
+    assert found == {
+        ("diffuse", 13): "per-call",  # simulate / two_steps: jit_compile(diffuse) per call
+        ("total_heat", 18): "per-call",  # heat_report
+        ("<lambda>", 59): "per-call",  # implicit_step: jit_compile_linear(lambda) per call
+        ("blur", 65): "per-call",  # smooth: nested jitted def
+        ("heated_step", 91): "auxiliary",  # simulate_heated: a new auxiliary `t` every step
+        ("<lambda>", 128): "per-call",  # conductivity_sweep: one jitted lambda per value, on purpose
+    }
+    assert {f["name"] for f in data["traced_once"]} == {"limited_step", "relax", "run_fixed", "two_steps", "step"}
+
+
+def test_demo_jax_program_names_exactly_its_retracing_functions():
+    data = _demo("--", "python", "examples/jax_training.py")
+    found = {(f["name"], f["line"]): f["cause"] for f in data["retracing"]}
+    assert found == {
+        ("<lambda>", 64): "per-call",  # train: jax.jit(lambda) every epoch
+        ("sgd_step", 48): "per-call",  # fast_sgd_step = jax.jit(sgd_step): a second wrapper, a second compile
+        ("<lambda>", 91): "per-call",  # lr_sweep: one jitted lambda per learning rate, on purpose
+    }

@@ -23,7 +23,7 @@ ADVICE = {
     "value": ("keep non-tensor arguments to a few values, or pass numbers as tensors", None),
     "function": ("pass the same function object every call: define it once at module level", "PML101,PML401"),
     "shape": ("pad the changing dimension to a fixed size (and mask it), or round sizes up to a few buckets", None),
-    "per-call": ("create the jit function once, at module level, not per call or per iteration", "PML102,PML302,PML303"),
+    "per-call": ("create the jit function once, at module level", "PML102,PML302,PML303"),
     "dtype": ("cast the argument to one dtype before the call", None),
     "python-number": ("pass the number as a tensor (`math.tensor(v)`, `tf.constant(v)`)", None),
     "static": ("make the static argument a traced one, or keep it to a few values", None),
@@ -103,12 +103,12 @@ class FunctionProfile:
             parts.append(f"`forget_traces=True` traced {self.returned_keys} keys again that it had forgotten: remove it, "
                          "or make the key stable")
         elif self.forget_fix:
-            parts.append("add `forget_traces=True` (bounds the trace cache; each new key still traces)")
+            parts.append("`--fix` adds `forget_traces=True`: memory bounded, each new key still traces")
         elif self.kind in FORGETTABLE and self.older_key_hits and cause not in ("per-call",):
             parts.append(f"keys come back ({self.older_key_hits} calls reused an older trace): keep the cache")
         parts.append(f"stable key: {advice}")
         if rule:
-            parts.append(f"`phiml-rewrite --select {rule} --in-place FILE` rewrites the usual forms")
+            parts.append(f"`phiml-rewrite --select {rule} {self.file}` shows the rewrite")
         return "; ".join(parts)
 
     def to_json(self) -> dict:

@@ -104,7 +104,7 @@ def call_site(profile: Profile) -> str:
 def _short(value, limit: int = 60) -> str:
     if getattr(value, "shape", None) == () and hasattr(value, "item"):  # a 0-d array: its number
         value = value.item()
-    text = f"{value:.6g}" if isinstance(value, float) else repr(value)
+    text = repr(float(f"{value:.6g}")) if isinstance(value, float) else repr(value)  # float32 noise trimmed
     return text if len(text) <= limit else text[:limit - 3] + "..."
 
 
