@@ -288,3 +288,36 @@ def test_demo_jax_program_names_exactly_its_retracing_functions():
         ("sgd_step", 48): "per-call",  # fast_sgd_step = jax.jit(sgd_step): a second wrapper, a second compile
         ("<lambda>", 91): "per-call",  # lr_sweep: one jitted lambda per learning rate, on purpose
     }
+
+
+def test_custom_gradient_traces_are_counted(tmp_path):
+    program = textwrap.dedent('''\
+        from phiml import math
+        from phiml.math import spatial
+
+        def clipped(x):
+            return math.clip(x, -1, 1)
+
+        def clipped_gradient(inputs, y, dy):
+            return {'x': dy}
+
+        op = math.custom_gradient(clipped, clipped_gradient)
+        for n in range(2, 6):
+            op(math.ones(spatial(x=n)))
+    ''')
+    _, data = _profile(tmp_path, "--backend", "jax", program=program)
+    found = _by_name(data)["clipped"]
+    assert found["kind"] == "custom_gradient" and found["traces"] == 4 and found["cause"] == "shape"
+    assert found["fix"] is None  # custom_gradient has no forget_traces: the advice is the stable key
+
+
+def test_program_outside_the_current_directory_is_profiled(tmp_path):
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "elsewhere").mkdir()
+    (tmp_path / "elsewhere" / "program.py").write_text(PROGRAM)
+    with _cwd(tmp_path / "sub"):
+        result = CliRunner().invoke(main, ["profile", "--backend", "jax", "--output-format", "json", "--", "python",
+                                           "../elsewhere/program.py"])
+    data = json.loads(result.output)
+    assert {f["name"] for f in data["retracing"]} == {"damp", "energy", "smooth"}
+    assert data["retracing"][0]["file"] == str((tmp_path / "elsewhere" / "program.py").resolve())

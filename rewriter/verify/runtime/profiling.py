@@ -43,12 +43,24 @@ class Profile:
         self.root = os.path.join(os.path.realpath(config.get("root") or os.getcwd()), "")
         self.libraries = _library_dirs() + (os.path.join(os.path.dirname(os.path.realpath(__file__)), ""),)
         self.functions: dict[str, dict] = {}
+        self._user_files: dict[str, bool] = {}
         self.phiml_imported = False
         self.backend = config.get("backend")
 
     def is_user_file(self, path: str) -> bool:
-        path = os.path.realpath(path)
-        return path.startswith(self.root) and not path.startswith(self.libraries) and "site-packages" not in path
+        """The program's own source: a real file outside the interpreter's libraries (anywhere, not
+        only under the current directory: `python ../scripts/train.py` is the program too)."""
+        known = self._user_files.get(path)
+        if known is None:
+            real = os.path.realpath(path)
+            known = self._user_files[path] = (os.path.isfile(real) and not real.startswith(self.libraries)
+                                              and "site-packages" not in real and "dist-packages" not in real)
+        return known
+
+    def relative(self, path: str) -> str:
+        """A path as the report shows it: relative to where the profile started, when inside it."""
+        real = os.path.realpath(path)
+        return os.path.relpath(real, self.root) if real.startswith(self.root) else real
 
     def record(self, kind: str, function) -> dict | None:
         """The record of a program function (None for library code), created on first use."""
@@ -61,7 +73,7 @@ class Profile:
         key = f"{kind}:{os.path.realpath(path)}:{line}:{name}"
         if key not in self.functions:
             self.functions[key] = {
-                "kind": kind, "name": name, "file": os.path.relpath(os.path.realpath(path), self.root), "line": line,
+                "kind": kind, "name": name, "file": self.relative(path), "line": line,
                 "calls": 0, "traces": 0, "hidden_traces": 0, "nested_traces": 0, "instances": 0,
                 "trace_seconds": 0.0, "call_seconds": 0.0, "max_cache": 0, "forget_traces": False,
                 "returned_keys": 0, "older_key_hits": 0, "reasons": {}, "texts": {}, "call_sites": {},
@@ -96,7 +108,7 @@ def call_site(profile: Profile) -> str:
     frame = sys._getframe(2)
     while frame is not None:
         if profile.is_user_file(frame.f_code.co_filename):
-            return f"{os.path.relpath(os.path.realpath(frame.f_code.co_filename), profile.root)}:{frame.f_lineno}"
+            return f"{profile.relative(frame.f_code.co_filename)}:{frame.f_lineno}"
         frame = frame.f_back
     return "?"
 
@@ -428,7 +440,7 @@ class _JaxMisses(logging.Handler):
         record = self.profile.record_at("jax.jit", name, path, int(line))
         record["traces"] += 1
         site_path, _, rest = site.partition(":")
-        site_label = f"{os.path.relpath(os.path.realpath(site_path), self.profile.root)}:{rest.split(':')[0]}" if site_path else "?"
+        site_label = f"{self.profile.relative(site_path)}:{rest.split(':')[0]}" if site_path else "?"
         _count(record["trace_sites"], site_label)
         _count(record["call_sites"], site_label)
         if record["traces"] == 1:
