@@ -253,7 +253,7 @@ def worker(case_dir: Path, backend: str, repeats: int, n_calls: int) -> dict:
     # Phase 1, memory (and warm-up: jax compiles eager ops once per shape): one variant after the other, each
     # run's module kept alive, so VmRSS growth per run is what a run retains (the trace cache). Not interleaved:
     # memory freed by one variant would be reused by the next and blur the figures. The original goes first and
-    # forget_traces (the only variant that frees traces, reusing its own freed memory) last.
+    # forget_traces (which frees a trace per call and reuses that memory itself) last.
     memory: dict = {}
     for v in sorted(paths, key=("original", "cli", "stable_key", "forget_traces").index):
         rs = [one_run(v, keep=True) for _ in range(1 + MEMORY_RUNS)]
@@ -372,10 +372,12 @@ def run(cases: list[str] | None = None, repeats: int = 7, n_calls: int = DEFAULT
                     res["notes"].append(f"{c.name}: cli: no change (found: {', '.join(info['codes_found']) or 'nothing'})")
             for b in chosen:
                 out_json = d / f"result-{b}.json"
+                t0 = time.perf_counter()
                 proc = subprocess.run(
                     [sys.executable, "-m", "benchmarks.retracing", "--worker", str(d), "--backend", b,
                      "--repeats", str(repeats), "--calls", str(n_calls), "--out", str(out_json)],
                     cwd=Path(__file__).resolve().parent.parent, env=env, capture_output=True, text=True, timeout=900)
+                entry.setdefault("worker_s", {})[b] = round(time.perf_counter() - t0, 1)
                 if proc.returncode != 0 or not out_json.exists():
                     entry["backends"][b] = {"error": proc.stderr.strip()[-1500:]}
                     res["problems"].append(f"{c.name}/{b}: worker failed: {proc.stderr.strip().splitlines()[-1:]}")
@@ -441,10 +443,17 @@ def report(res: dict) -> str:
                     f"{x['rss_mb']:+.1f}", f"{x['retrace_warnings']}",
                     "yes" if x["same_result"] and x["finite"] else "NO",
                 ])
-    out = [f"retracing: {res['calls']} calls per run, median of {res['repeats']} repeats per variant "
-           f"(speed-up = original / variant wall time; traces = PhiML traces, body = Python body executions, "
-           f"cache = len(f.traces) after the run; rss = VmRSS retained per run; warn = PhiML 'was traced' warnings)",
+    out = [f"retracing: {res['calls']} calls per run, wall time = median of {res['repeats']} repeats "
+           f"(speed-up = original / variant; traces = PhiML traces, body = Python body executions,\n"
+           f"cache = len(f.traces) after the run, rss = VmRSS retained per run, warn = PhiML 'was traced' warnings)",
            fmt_table(rows, header)]
+    cli = []
+    for name, e in res["cases"].items():
+        if "cli_changed" in e:
+            applied = ", ".join(e["cli_codes_applied"]) or "no code"
+            cli.append(f"{name}: {'rewritten (' + applied + ')' if e['cli_changed'] else 'no change'}")
+    if cli:
+        out.append("cli: " + "; ".join(cli))
     out += [f"PROBLEM: {p}" for p in res["problems"]]
     out += [f"note: {n}" for n in res["notes"]]
     return "\n".join(out)

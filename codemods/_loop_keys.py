@@ -38,6 +38,9 @@ class Loop:
     counters: frozenset[str]
     changed: frozenset[str]
     growing: frozenset[str]  # names re-assigned from themselves by concatenation: their shape grows
+    # names the body assigns exactly once, from an expression not reading themselves: `k = 0.5 + i`
+    # then `step(x, k)` is judged by `0.5 + i`
+    values: tuple[tuple[str, cst.BaseExpression], ...] = ()
 
     @classmethod
     def of(cls, node: cst.CSTNode) -> "Loop":
@@ -50,10 +53,19 @@ class Loop:
         body = node.body if isinstance(node, (cst.For, cst.While)) else node
         changed |= set(assigned_names([body]))
         growing: set[str] = set()
+        accumulating: set[str] = set()
+        others: set[str] = set()
         for statement in _statements(body):
-            counters |= _accumulators(statement)
+            found = _accumulators(statement)
+            accumulating |= found
+            if not found:
+                others |= set(assigned_names([statement]))
             growing |= _grown(statement)
-        return cls(node, frozenset(counters), frozenset(changed - counters), frozenset(growing))
+        counters |= accumulating - others  # `k = 1.0; k = k + 0.5` restarts every iteration: not a counter
+        return cls(node, frozenset(counters), frozenset(changed - counters), frozenset(growing), _single_values(body))
+
+    def value_of(self, name: str) -> cst.BaseExpression | None:
+        return next((value for n, value in self.values if n == name), None)
 
     # -- what one expression does across iterations ---------------------------------------------
     def key(self, expr: cst.BaseExpression) -> str:
@@ -61,6 +73,9 @@ class Loop:
         if isinstance(expr, cst.Name):
             if expr.value in self.counters:
                 return NEW_EACH_TIME
+            value = self.value_of(expr.value)
+            if value is not None:
+                return self.key(value)
             return VARIES if expr.value in self.changed else STABLE
         if isinstance(expr, (cst.Integer, cst.Float, cst.Imaginary, cst.SimpleString)):
             return STABLE
@@ -79,13 +94,14 @@ class Loop:
         return VARIES if self._reads_changing(expr) else STABLE
 
     def _reads_changing(self, expr: cst.CSTNode) -> bool:
-        names = self.counters | self.changed
-        return any(isinstance(n, cst.Name) and n.value in names for n in walk(expr))
+        return bool(read_names(expr) & (self.counters | self.changed))
 
     def grows(self, expr: cst.BaseExpression) -> cst.CSTNode | None:
         """The part of `expr` whose shape changes every iteration (never repeating), if any."""
         if isinstance(expr, cst.Name) and expr.value in self.growing:
             return expr
+        if isinstance(expr, cst.Name) and self.value_of(expr.value) is not None:
+            return self.grows(self.value_of(expr.value))
         for node in walk(expr):
             if isinstance(node, cst.Call) and last_name(node.func) in SHAPE_BUILDERS:
                 if any(self.key(a.value) == NEW_EACH_TIME for a in node.args):
@@ -118,6 +134,35 @@ def _statements(body: cst.CSTNode):
     for node in walk(body):
         if isinstance(node, (cst.Assign, cst.AugAssign)):
             yield node
+
+
+def _single_values(body: cst.CSTNode) -> tuple[tuple[str, cst.BaseExpression], ...]:
+    """`name = value` for names assigned once in the loop body, whose value does not read them."""
+    seen: dict[str, cst.BaseExpression | None] = {}
+    for statement in _statements(body):
+        targets = [t.target for t in statement.targets] if isinstance(statement, cst.Assign) else [statement.target]
+        for target in targets:
+            for name in (n.value for n in walk(target) if isinstance(n, cst.Name)):
+                simple = isinstance(statement, cst.Assign) and len(targets) == 1 and isinstance(target, cst.Name)
+                seen[name] = statement.value if simple and name not in seen else None
+    return tuple((name, value) for name, value in seen.items() if value is not None and name not in read_names(value))
+
+
+def read_names(expr: cst.CSTNode) -> set[str]:
+    """Names an expression reads (not keyword names of arguments, not attribute names)."""
+    out: set[str] = set()
+    stack = [expr]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, cst.Name):
+            out.add(node.value)
+        elif isinstance(node, cst.Arg):
+            stack.append(node.value)
+        elif isinstance(node, cst.Attribute):
+            stack.append(node.value)
+        else:
+            stack.extend(node.children)
+    return out
 
 
 def _counter_targets(target: cst.BaseAssignTargetExpression, iterable: cst.BaseExpression) -> set[str]:

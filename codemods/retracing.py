@@ -68,7 +68,9 @@ class Retracing(Codemod):
 
     The fix adds `forget_traces=True` to the PhiML `jit_compile` / `jit_compile_linear` decorator
     where the key never comes back (a loop counter, a growing shape, a new function): PhiML then keeps
-    only the latest trace and memory stays bounded. It does not save the tracing time: the message
+    only the latest trace, which bounds memory on jax (measured over 20 traces: +32 MB -> +2 MB; torch's
+    TorchScript keeps its traces regardless). It also silences PhiML's ten-trace warning, so
+    `phiml-rewrite profile` is how to see the re-tracing that remains. It does not save the tracing time: the message
     names the stable key that would (pass the value as a tensor instead of an auxiliary argument, pad
     the shape, define the function once). Keys that may come back (`schedule[i]`, `i % 2`) are
     reported at info level and left alone: there the cache serves the repeats. Nothing is changed
@@ -160,8 +162,8 @@ class Retracing(Codemod):
         if id(jitted.function) in fixed:
             self.report(call, message + f" (`forget_traces=True` is proposed with the finding at line {fixed[id(jitted.function)]})")
             return
-        finding = self.report(call, message + " Fix: `forget_traces=True` keeps only the latest trace, so memory stays "
-                                              "bounded; each call still traces.",
+        finding = self.report(call, message + " Fix: `forget_traces=True` makes PhiML keep only the latest trace (memory "
+                                              "bounded on jax); each call still traces.",
                               edits=[edit], fix_description="add `forget_traces=True` to the jit decorator")
         if finding is not None:
             fixed[id(jitted.function)] = finding.span.line
@@ -204,6 +206,8 @@ class Retracing(Codemod):
         found: list[Cause] = []
         for parameter, arg in _bound_arguments(call, jitted.function):
             spelling = self.file.code(arg.value).strip()
+            if isinstance(arg.value, cst.Name) and loop.value_of(arg.value.value) is not None:
+                spelling = f"{spelling} = {self.file.code(loop.value_of(arg.value.value)).strip()}"
             key = loop.key(arg.value)
             if parameter in static:
                 if key != STABLE and not loop.new_function(arg.value):
@@ -299,8 +303,8 @@ class Retracing(Codemod):
             if edit is None:
                 self.report(target, message + (f" ({refusal})" if refusal else ""))
                 continue
-            self.report(target, message + ". Fix: `forget_traces=True` keeps only the latest trace, so memory stays bounded; "
-                                          "each new key still traces.",
+            self.report(target, message + ". Fix: `forget_traces=True` makes PhiML keep only the latest trace (memory bounded "
+                                          "on jax); each new key still traces.",
                         edits=[edit], fix_description="add `forget_traces=True` to the jit decorator")
 
 

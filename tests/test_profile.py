@@ -321,3 +321,24 @@ def test_program_outside_the_current_directory_is_profiled(tmp_path):
     data = json.loads(result.output)
     assert {f["name"] for f in data["retracing"]} == {"damp", "energy", "smooth"}
     assert data["retracing"][0]["file"] == str((tmp_path / "elsewhere" / "program.py").resolve())
+
+
+def test_a_program_that_inspects_the_cache_keeps_it(tmp_path):
+    """Tests that call trace_check depend on remembered traces: no forget_traces for that function."""
+    program = textwrap.dedent('''\
+        from phiml import math
+        from phiml.math import spatial
+
+        @math.jit_compile(auxiliary_args='k')
+        def scale(x, k):
+            return x * k
+
+        x = math.tensor([1.0, 2.0], spatial('x'))
+        for i in range(4):
+            x = scale(x, 1.0 + i)
+        assert not math.trace_check(scale, x, 9.0)[0]
+    ''')
+    _, data = _profile(tmp_path, "--backend", "jax", program=program)
+    scale = _by_name(data)["scale"]
+    assert scale["cause"] == "auxiliary" and scale["fix"] is None
+    assert scale["cache_inspected"] == "program.py:11" and "left to you" in scale["advice"]

@@ -50,6 +50,7 @@ class FunctionProfile:
     call_seconds: float = 0.0
     max_cache: int = 0
     forget_traces: bool = False
+    cache_inspected: str = ""  # where the program calls trace_check on it ("" if it never does)
     returned_keys: int = 0
     older_key_hits: int = 0
     reasons: dict[str, int] = field(default_factory=dict)
@@ -90,7 +91,7 @@ class FunctionProfile:
     @property
     def forget_fix(self) -> bool:
         """Bounding the cache is free here: a PhiML jit function whose keys never came back."""
-        return (self.kind in FORGETTABLE and not self.forget_traces and self.traces - self.nested_traces >= MIN_TRACES_FOR_FORGET * max(len(self.backends), 1)
+        return (self.kind in FORGETTABLE and not self.forget_traces and not self.cache_inspected and self.traces - self.nested_traces >= MIN_TRACES_FOR_FORGET * max(len(self.backends), 1)
                 and self.returned_keys == 0 and self.older_key_hits == 0 and self.hidden_traces == 0
                 and self.cause in ("auxiliary", "value", "function", "shape"))
 
@@ -102,6 +103,9 @@ class FunctionProfile:
         if self.forget_traces and self.returned_keys:
             parts.append(f"`forget_traces=True` traced {self.returned_keys} keys again that it had forgotten: remove it, "
                          "or make the key stable")
+        elif self.cache_inspected and self.kind in FORGETTABLE and not self.forget_traces:
+            parts.append(f"the program inspects its trace cache (`trace_check` at {self.cache_inspected}): "
+                         "`forget_traces` is left to you")
         elif self.forget_fix:
             parts.append("`--fix` adds `forget_traces=True`: memory bounded, each new key still traces")
         elif self.kind in FORGETTABLE and self.older_key_hits and cause not in ("per-call",):
@@ -117,7 +121,7 @@ class FunctionProfile:
             "calls": self.calls, "traces": self.traces, "retraces": self.retraces, "hidden_traces": self.hidden_traces,
             "nested_traces": self.nested_traces, "instances": self.instances,
             "trace_seconds": round(self.trace_seconds, 4), "call_seconds": round(self.call_seconds, 4),
-            "max_cache": self.max_cache, "forget_traces": self.forget_traces, "returned_keys": self.returned_keys,
+            "max_cache": self.max_cache, "forget_traces": self.forget_traces, "cache_inspected": self.cache_inspected or None, "returned_keys": self.returned_keys,
             "older_key_hits": self.older_key_hits, "cause": self.cause, "reason": self.reason,
             "reasons": self.reasons, "reason_texts": self.texts, "call_sites": _top(self.call_sites),
             "trace_sites": _top(self.trace_sites), "fix": "forget_traces" if self.forget_fix else None,
@@ -144,6 +148,7 @@ def merge(runs: list[BackendRun]) -> list[FunctionProfile]:
                     setattr(fp, name, getattr(fp, name) + r.get(name, 0))
                 fp.max_cache = max(fp.max_cache, r.get("max_cache", 0))
                 fp.forget_traces = fp.forget_traces or r.get("forget_traces", False)
+                fp.cache_inspected = fp.cache_inspected or r.get("cache_inspected") or ""
                 for target, source in ((fp.reasons, r["reasons"]), (fp.texts, r["texts"]), (fp.call_sites, r["call_sites"]),
                                        (fp.trace_sites, r["trace_sites"])):
                     for k, v in source.items():

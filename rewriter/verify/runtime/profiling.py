@@ -23,6 +23,7 @@ import sys
 import sysconfig
 import time
 import types
+import weakref
 
 from .state import state
 
@@ -132,8 +133,7 @@ def _function_label(value) -> str:
 class _PhimlState:
     """Per transform object: its record, the keys it traced, and what the last call passed."""
 
-    def __init__(self, owner, record: dict) -> None:
-        self.owner = owner
+    def __init__(self, record: dict) -> None:
         self.record = record
         self.keys: list = []  # traced keys, newest last (forgotten ones included)
         self.fingerprints: list = []  # what the arguments looked like at each trace, aligned with keys
@@ -242,12 +242,18 @@ def explain_hidden(new_args: dict, old_args: dict | None) -> tuple[str, str]:
 
 def install_phiml(profile: Profile, functional) -> None:
     profile.phiml_imported = True
-    states: dict[int, _PhimlState] = {}
-    stack: list[list] = []  # active calls: [state, traced?, body ran?]
+    # Weak: a jit function created per call must still be freed (the program's memory is measured too).
+    states: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+    stack: list[list] = []  # active calls: [state, traced?, body ran?, traced key]
+    last_key_of_def: dict[int, object] = {}  # per record (records live as long as the profile)
+
+    def active(obj) -> list | None:
+        st = states.get(obj)
+        return next((entry for entry in reversed(stack) if entry[0] is st), None) if st is not None else None
 
     def state_of(obj, kind: str) -> _PhimlState | None:
-        existing = states.get(id(obj))
-        if existing is not None and existing.owner is obj:
+        existing = states.get(obj)
+        if existing is not None:
             return existing
         function = obj.f
         while not isinstance(function, types.FunctionType) and hasattr(function, "f"):
@@ -256,10 +262,10 @@ def install_phiml(profile: Profile, functional) -> None:
         record = profile.record(kind, function)
         if record is None:
             return None
-        new = _PhimlState(obj, record)
+        new = _PhimlState(record)
         record["instances"] += 1
         record["forget_traces"] = record["forget_traces"] or bool(getattr(obj, "forget_traces", False))
-        states[id(obj)] = new
+        states[obj] = new
         return new
 
     def instrument_call(kind: str, cls, cache_attr: str) -> None:
@@ -297,7 +303,7 @@ def install_phiml(profile: Profile, functional) -> None:
                 record["traces"] += 1
                 record["trace_seconds"] += seconds
                 _count(record["trace_sites"], site)
-                previous = st.keys[-1] if st.keys else _last_key_of_def(states, st)
+                previous = st.keys[-1] if st.keys else last_key_of_def.get(id(record))  # another object of the def
                 if any(_same_key(key, k) for k in st.keys):
                     record["returned_keys"] += 1  # traced again a key it had traced (and forgotten) before
                 if nested:
@@ -309,6 +315,7 @@ def install_phiml(profile: Profile, functional) -> None:
                 elif previous is not None:
                     add_reason(record, *_safely(explain_key, key, previous, arguments, st.arguments))
                 st.keys = (st.keys + [key])[-MAX_KEYS:]
+                last_key_of_def[id(record)] = key
                 st.fingerprints = (st.fingerprints + [fingerprint])[-MAX_KEYS:]
             elif entry[2] and not nested:  # the body ran, yet PhiML used a cached trace: the backend traced again
                 record["hidden_traces"] += 1
@@ -319,11 +326,10 @@ def install_phiml(profile: Profile, functional) -> None:
             st.arguments = arguments
 
     def mark_trace(obj, key) -> None:
-        for entry in reversed(stack):
-            if entry[0].owner is obj:
-                entry[1] = True
-                entry[3] = key
-                return
+        entry = active(obj)
+        if entry is not None:
+            entry[1] = True
+            entry[3] = key
 
     jit = functional.JitFunction
     original_compile = jit._jit_compile
@@ -342,10 +348,9 @@ def install_phiml(profile: Profile, functional) -> None:
 
             @functools.wraps(body)
             def counted(*a, **k):
-                for entry in reversed(stack):
-                    if entry[0].owner is self:
-                        entry[2] = True
-                        break
+                entry = active(self)
+                if entry is not None:
+                    entry[2] = True
                 return body(*a, **k)
 
             counted.__phiml_rewrite_body__ = True
@@ -363,7 +368,7 @@ def install_phiml(profile: Profile, functional) -> None:
                 mark_trace(self, key)
             return original_linear(self, key, args, f_kwargs, *rest, **kwargs)
 
-        if any(entry[0].owner is self for entry in stack):
+        if active(self) is not None:
             return trace()
         # solve_linear asks for the matrix without calling the function: that is a call too
         return observe(self, "jit_compile_linear", "matrices_and_biases", args, f_kwargs, trace)
@@ -371,6 +376,19 @@ def install_phiml(profile: Profile, functional) -> None:
     linear._get_or_trace = traced_linear
     instrument_call("jit_compile_linear", linear, "matrices_and_biases")
 
+    original_check = functional.trace_check
+
+    def observed_check(traced_function, *args, **kwargs):
+        """The program asks what the cache remembers: forgetting traces would change its answer."""
+        kind = {"LinearFunction": "jit_compile_linear", "CustomGradientFunction": "custom_gradient"}.get(
+            type(traced_function).__name__, "jit_compile")
+        by_program = profile.is_user_file(sys._getframe(1).f_code.co_filename)  # PhiML calls it itself too
+        st = state_of(traced_function, kind) if by_program and hasattr(traced_function, "f") else None
+        if st is not None:
+            st.record["cache_inspected"] = st.record.get("cache_inspected") or call_site(profile)
+        return original_check(traced_function, *args, **kwargs)
+
+    functional.trace_check = observed_check
     custom = functional.CustomGradientFunction
     original_trace = custom._trace
 
@@ -397,14 +415,6 @@ def _same_key(a, b) -> bool:
         return bool(a == b)
     except Exception:
         return a is b
-
-
-def _last_key_of_def(states: dict, st: _PhimlState):
-    """The newest key of another transform object of the same def (one created per call)."""
-    for other in reversed(list(states.values())):
-        if other is not st and other.record is st.record and other.keys:
-            return other.keys[-1]
-    return None
 
 
 # -- raw jax ---------------------------------------------------------------------------------------
