@@ -4,7 +4,7 @@ Why: these libraries are tested under jit, so their code holds no broken control
 fix PML201 (traced-if), PML202 (traced-for) or PML203 (traced-while) proposes there rewrites an `if`, `for` or
 `while` that is static: a false positive, which a user would get as a wrong or needless rewrite of working code.
 
-Read-only: `phiml-rewrite --check --select <PML201-PML205> --unsafe-fixes --output-format json` runs over the
+Read-only: `phiml-rewrite --check --select <PML201-PML205,PML401> --unsafe-fixes --output-format json` runs over the
 installed package directories themselves (no copy; check mode writes nothing). Only the codes that
 `phiml-rewrite rules` lists are selected; while none of PML201-PML203 is registered there is nothing to check,
 and the result says `skipped` (ok, but nothing was measured).
@@ -12,7 +12,7 @@ and the result says `skipped` (ok, but nothing was measured).
 Checks (each failure makes the benchmark fail):
   * no crash: exit code in {0, 1}, the JSON output parses, no per-file `errors`;
   * no PML201/PML202/PML203 finding carries a fix, of any safety (safe, unsafe or a displayed suggestion).
-Reported, not checked: findings and findings with a fix per code, every PML204/PML205 fix (informational),
+Reported, not checked: findings and findings with a fix per code, every PML204/PML205/PML401 fix (informational),
 files, lines, wall and CPU time. equinox and diffrax are scanned when installed and skipped with a note if not.
 
 Importable: `run(sources=[Path(...)], limit=20, jobs=1)` checks a small subset (for tests).
@@ -36,7 +36,7 @@ NAME = "precision"
 DEFAULT_PACKAGES = ("phiml", "phi", "jax")
 OPTIONAL_PACKAGES = ("equinox", "diffrax")  # scanned if installed
 CONTROL_FLOW = ("PML201", "PML202", "PML203")  # a fix of one of these in library code is a false positive
-INFORMATIONAL = ("PML204", "PML205")  # their fixes are listed, not counted against precision
+INFORMATIONAL = ("PML204", "PML205", "PML401")  # their fixes are listed, not counted against precision
 PYTHON_SUFFIXES = (".py", ".pyi")  # what the CLI collects from a directory
 
 
