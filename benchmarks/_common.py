@@ -3,11 +3,13 @@ from __future__ import annotations
 
 import collections
 import importlib.util
+import json
 import os
 import resource
 import shutil
 import subprocess
 import sys
+import textwrap
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -130,3 +132,31 @@ def file_errors(errors: list[dict]) -> str | None:
     kinds = collections.Counter(str(e.get("message"))[:160] for e in errors)
     return (f"{len(errors)} file error(s): " + "; ".join(f"{n}x {msg}" for msg, n in kinds.most_common(5))
             + f" (e.g. {errors[0].get('path')})")
+
+
+def rewrite_with_cli(cases, root: Path) -> tuple[dict, str | None]:
+    """Write every case's `original` source to root/cli/<name>.py, run `phiml-rewrite --in-place
+    --unsafe-fixes` over them once; return case name -> what the CLI made of it, or an error."""
+    src_dir = root / "cli"
+    src_dir.mkdir()
+    for c in cases:
+        (src_dir / f"{c.name}.py").write_text(textwrap.dedent(c.original))
+    cmd = [*cli_command(), "--in-place", "--unsafe-fixes", "--output-format", "json", "--no-progress", str(src_dir)]
+    proc = subprocess.run(cmd, capture_output=True, text=True, cwd=root, env=quiet_env(), timeout=600)
+    info: dict = {}
+    if proc.returncode not in (0, 1):
+        return info, f"exit {proc.returncode}: {proc.stderr.strip()[-600:]}"
+    try:
+        data = json.loads(proc.stdout)
+    except json.JSONDecodeError as e:
+        return info, f"output is not JSON ({e})"
+    for c in cases:
+        p = src_dir / f"{c.name}.py"
+        mine = [f for f in data.get("findings", []) if Path(f.get("path", "")).name == p.name]
+        info[c.name] = {
+            "source": p.read_text(),
+            "changed": p.read_text() != textwrap.dedent(c.original),
+            "codes_found": sorted({f["code"] for f in mine}),
+            "codes_applied": sorted({f["code"] for f in mine if f.get("applied")}),
+        }
+    return info, None

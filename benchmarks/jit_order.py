@@ -26,7 +26,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from ._common import cli_command, cli_status, fmt_table, quiet_env
+from ._common import cli_status, fmt_table, quiet_env, rewrite_with_cli
 
 NAME = "jit_order"
 
@@ -377,32 +377,6 @@ def worker(case_dir: Path, repeats: int, min_batch_s: float) -> dict:
 # ----------------------------------------------------------------------------------------------------
 # driver side
 
-def _rewrite_with_cli(cases: list[Case], root: Path) -> tuple[dict, str | None]:
-    """Write every original to root/<case>.py, run the CLI over them once; return case -> (source, codes)."""
-    src_dir = root / "cli"
-    src_dir.mkdir()
-    for c in cases:
-        (src_dir / f"{c.name}.py").write_text(textwrap.dedent(c.original))
-    cmd = [*cli_command(), "--in-place", "--unsafe-fixes", "--output-format", "json", "--no-progress", str(src_dir)]
-    proc = subprocess.run(cmd, capture_output=True, text=True, cwd=root, env=quiet_env(), timeout=600)
-    info: dict = {}
-    if proc.returncode not in (0, 1):
-        return info, f"exit {proc.returncode}: {proc.stderr.strip()[-600:]}"
-    try:
-        data = json.loads(proc.stdout)
-    except json.JSONDecodeError as e:
-        return info, f"output is not JSON ({e})"
-    for c in cases:
-        p = src_dir / f"{c.name}.py"
-        mine = [f for f in data.get("findings", []) if Path(f.get("path", "")).name == p.name]
-        info[c.name] = {
-            "source": p.read_text(),
-            "changed": p.read_text() != textwrap.dedent(c.original),
-            "codes_found": sorted({f["code"] for f in mine}),
-            "codes_applied": sorted({f["code"] for f in mine if f.get("applied")}),
-        }
-    return info, None
-
 
 def run(cases: list[str] | None = None, repeats: int = 7, min_batch_s: float = 0.1, use_cli: bool = True) -> dict:
     selected = [CASES_BY_NAME[n] for n in cases] if cases else CASES
@@ -412,7 +386,7 @@ def run(cases: list[str] | None = None, repeats: int = 7, min_batch_s: float = 0
         tmp = Path(tmp)
         cli_info: dict = {}
         if cli_ok:
-            cli_info, err = _rewrite_with_cli(selected, tmp)
+            cli_info, err = rewrite_with_cli(selected, tmp)
             if err:
                 res["problems"].append(f"phiml-rewrite failed on the cases: {err}")
         else:

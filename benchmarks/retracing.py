@@ -43,7 +43,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from ._common import cli_command, cli_status, fmt_table, quiet_env
+from ._common import cli_status, fmt_table, quiet_env, rewrite_with_cli
 
 NAME = "retracing"
 RULE = "PML401"
@@ -114,6 +114,18 @@ def run(n):
     return out
 """
 
+# The stable key for a changing length: a fixed size and a mask of the valid cells.
+_PADDED_ENERGY = """
+SIZE = 64
+
+
+@math.jit_compile
+def energy(x, mask):
+    for _ in range(10):
+        x = math.sin(x) * 0.9 + math.cos(x)
+    return math.sum(math.where(mask, x ** 2, 0), 'x')
+"""
+
 CASES = [
     Case("auxiliary", "@jit_compile(auxiliary_args='k'), k = 0.5 + 0.01 * i changes every call",
          _HEAD + "\n\n@math.jit_compile(auxiliary_args='k')" + _AUX_BODY + _AUX_LOOP.format(k="0.5 + 0.01 * i"),
@@ -123,16 +135,7 @@ CASES = [
     Case("growing_shape", "@jit_compile called with spatial(x=8 + i), a new shape every call",
          _HEAD + "\n\n@math.jit_compile" + _GROW_BODY + _GROW_LOOP,
          _HEAD + "\n\n@math.jit_compile(forget_traces=True)" + _GROW_BODY + _GROW_LOOP,
-         _HEAD + """
-SIZE = 64
-
-
-@math.jit_compile
-def energy(x, mask):
-    for _ in range(10):
-        x = math.sin(x) * 0.9 + math.cos(x)
-    return math.sum(math.where(mask, x ** 2, 0), 'x')
-
+         _HEAD + _PADDED_ENERGY + """
 
 def run(n):
     assert 8 + n <= SIZE
@@ -147,16 +150,7 @@ def run(n):
     Case("concat", "@jit_compile called with x = math.concat([x, new], 'x'), one cell longer every call",
          _HEAD + "\n\n@math.jit_compile" + _GROW_BODY + _CONCAT_LOOP,
          _HEAD + "\n\n@math.jit_compile(forget_traces=True)" + _GROW_BODY + _CONCAT_LOOP,
-         _HEAD + """
-SIZE = 64
-
-
-@math.jit_compile
-def energy(x, mask):
-    for _ in range(10):
-        x = math.sin(x) * 0.9 + math.cos(x)
-    return math.sum(math.where(mask, x ** 2, 0), 'x')
-
+         _HEAD + _PADDED_ENERGY + """
 
 def run(n):
     assert 9 + n <= SIZE
@@ -295,32 +289,6 @@ def worker(case_dir: Path, backend: str, repeats: int, n_calls: int) -> dict:
 # ----------------------------------------------------------------------------------------------------
 # driver side
 
-def _rewrite_with_cli(cases: list[Case], root: Path) -> tuple[dict, str | None]:
-    """Write every original to root/cli/<case>.py, run the CLI over them once; return case -> info."""
-    src_dir = root / "cli"
-    src_dir.mkdir()
-    for c in cases:
-        (src_dir / f"{c.name}.py").write_text(textwrap.dedent(c.original))
-    cmd = [*cli_command(), "--in-place", "--unsafe-fixes", "--output-format", "json", "--no-progress", str(src_dir)]
-    proc = subprocess.run(cmd, capture_output=True, text=True, cwd=root, env=quiet_env(), timeout=600)
-    info: dict = {}
-    if proc.returncode not in (0, 1):
-        return info, f"exit {proc.returncode}: {proc.stderr.strip()[-600:]}"
-    try:
-        data = json.loads(proc.stdout)
-    except json.JSONDecodeError as e:
-        return info, f"output is not JSON ({e})"
-    for c in cases:
-        p = src_dir / f"{c.name}.py"
-        mine = [f for f in data.get("findings", []) if Path(f.get("path", "")).name == p.name]
-        info[c.name] = {
-            "source": p.read_text(),
-            "changed": p.read_text() != textwrap.dedent(c.original),
-            "codes_found": sorted({f["code"] for f in mine}),
-            "codes_applied": sorted({f["code"] for f in mine if f.get("applied")}),
-        }
-    return info, None
-
 
 def _backends(wanted) -> tuple[list[str], list[str]]:
     """The backends to measure and notes on skipped ones (jax is never skipped: its worker fails instead)."""
@@ -346,7 +314,7 @@ def run(cases: list[str] | None = None, repeats: int = 7, n_calls: int = DEFAULT
         tmp = Path(tmp)
         cli_info: dict = {}
         if cli_ok:
-            cli_info, err = _rewrite_with_cli(selected, tmp)
+            cli_info, err = rewrite_with_cli(selected, tmp)
             if err:
                 res["problems"].append(f"phiml-rewrite failed on the cases: {err}")
         else:
