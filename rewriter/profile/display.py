@@ -28,7 +28,8 @@ def render(runs: list[BackendRun], skipped: dict[str, str], functions: list[Func
         table.add_row(
             Text.assemble((f.name, "bold"), f"\n{f.location}\n", (f"{f.kind} · {'/'.join(f.backends)}", "dim"),
                           (f"\ncalled at {sites}" if sites else "", "dim")),
-            str(f.calls) if f.kind != "jax.jit" else "-", traces, f"{f.trace_seconds:.2f}", str(f.max_cache) if f.kind != "jax.jit" else "-",
+            *((str(f.calls), traces, f"{f.trace_seconds:.2f}", str(f.max_cache)) if f.kind != "jax.jit"
+              else ("-", traces, "-", "-")),  # jax's cache-miss records give neither calls, times nor cache sizes
             f.reason, Text(f.advice, style="green" if f.forget_fix else ""),
         )
     console.print(table)
