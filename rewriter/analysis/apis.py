@@ -17,6 +17,9 @@ class Kind(str, enum.Enum):
     GRAD = "grad"  # gradient-style transforms that are pure and cheap to build
     CUSTOM_GRADIENT = "custom-gradient"  # caches traces keyed on function identity
     SOLVER = "solver"  # solve/minimize: function arguments become cache keys
+    NETWORK = "network"  # PhiML networks: building, calling (native_call), training (PML503)
+    SOLVE_TAPE = "solve-tape"  # records solves for inspection (PML505)
+    BRANCH = "branch"  # jax's traced conditionals (PML507)
 
 
 @dataclass(frozen=True)
@@ -50,6 +53,11 @@ _TABLE: list[Api] = [
     *_apis(Kind.CUSTOM_GRADIENT, "tensorflow", "tensorflow.custom_gradient"),
     *_apis(Kind.SOLVER, "phiml", "phiml.math.solve_linear phiml.math.solve_nonlinear phiml.math.minimize phiml.math.Solve"),
     *_apis(Kind.SOLVER, "jax", "jax.lax.custom_root jax.lax.custom_linear_solve"),
+    *_apis(Kind.NETWORK, "phiml", "phiml.nn.update_weights phiml.nn.get_parameters phiml.math.native_call phiml.nn.mlp "
+                                  "phiml.nn.u_net phiml.nn.conv_net phiml.nn.res_net phiml.nn.conv_classifier "
+                                  "phiml.nn.invertible_net"),
+    *_apis(Kind.SOLVE_TAPE, "phiml", "phiml.math.SolveTape"),
+    *_apis(Kind.BRANCH, "jax", "jax.lax.cond jax.lax.switch"),
 ]
 TABLE: dict[str, Api] = {api.name: api for api in _TABLE}
 # The APIs whose function arguments PML101 looks at (a subset of the kinds above: `jax.grad` and the

@@ -575,6 +575,15 @@ class TracedAnalysis:
         shadow = FunctionFlow(flow.context, flow.framework, flow.params)
         return _Flow(self.resolver, shadow, []).expr(expr, dict(flow.envs[id(anchor)]))
 
+    def value_anywhere(self, expr: cst.CSTNode) -> Value | None:
+        """The value of `expr` in the traced function whose body contains it, each local name taken
+        as the join of all its bindings (traced if any is); None outside an analysed function."""
+        flow = self.flow_containing(expr)
+        if flow is None:
+            return None
+        shadow = FunctionFlow(flow.context, flow.framework, flow.params)
+        return _Flow(self.resolver, shadow, []).expr(expr, {**flow.params, **flow.bound})
+
     def flow_containing(self, node: cst.CSTNode) -> FunctionFlow | None:
         """The flow of the traced function whose own body (not a nested def's) contains `node`."""
         current = self.resolver.parent(node)

@@ -1,0 +1,49 @@
+"""What the hazard rules (PML501-PML507) share: the traced functions of a module, walking a function's
+own body, and the API a call resolves to."""
+from __future__ import annotations
+
+from typing import Iterator
+
+import libcst as cst
+
+from rewriter.analysis.apis import Api, Kind
+from rewriter.analysis.jit import JitContext
+
+FRAMEWORK_JIT = {"phiml": "`jit_compile`", "jax": "`jax.jit`", "tensorflow": "`tf.function`", "torch": "`torch.jit`"}
+
+
+def own_nodes(function: cst.CSTNode) -> Iterator[cst.CSTNode]:
+    """Every node of a function's body, not entering nested defs, lambdas or classes (they run when
+    called, and are traced contexts of their own if they are)."""
+    body = function.body
+    stack = [body] if isinstance(body, cst.CSTNode) else []
+    while stack:
+        node = stack.pop()
+        yield node
+        if isinstance(node, (cst.FunctionDef, cst.Lambda, cst.ClassDef)):
+            continue
+        stack.extend(reversed(node.children))
+
+
+def contexts(file, frameworks=("phiml", "jax", "tensorflow", "torch")) -> list[JitContext]:
+    """The traced functions of the module (decorated, wrapped, and the helpers they call)."""
+    if not file.syntax.jit_decorated and not file.syntax.jit_wrapped and not file.syntax.jit_lambdas:
+        return []
+    return [c for c in file.analysis.jit.contexts if c.framework in frameworks]
+
+
+def call_api(file, call: cst.Call, kinds) -> Api | None:
+    func = call.func
+    return file.analysis.names.api(func, kinds) if isinstance(func, (cst.Name, cst.Attribute)) else None
+
+
+def where(context: JitContext) -> str:
+    """`step` (traced by `jit_compile`), or `helper` (called from `step`, traced by `jit_compile`)."""
+    jit = FRAMEWORK_JIT.get(context.framework, "a jit transform")
+    if context.how == "called" and context.caller is not None:
+        return f"`{context.name}` (called from `{context.caller.name}`, which {jit} traces)"
+    return f"`{context.name}` (traced by {jit})"
+
+
+def is_phiml_jit(context: JitContext) -> bool:
+    return context.framework == "phiml" and context.transform.api.kind is Kind.JIT

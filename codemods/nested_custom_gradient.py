@@ -1,0 +1,129 @@
+"""PML502 nested-custom-gradient."""
+from __future__ import annotations
+
+import libcst as cst
+
+from rewriter.analysis.apis import Kind
+from rewriter.analysis.jit import assigned_value
+from rewriter.analysis.transforms import Application, match_application
+from rewriter.codemod import Codemod, Example, Replace
+from rewriter.findings import Safety
+
+from ._hazards import call_api, own_nodes
+
+CUSTOM_GRADIENT = "phiml.math.custom_gradient"
+
+
+class NestedCustomGradient(Codemod):
+    """The forward function of a PhiML `math.custom_gradient` that calls another custom-gradient
+    function (or `math.solve_linear`, which is one: it defines its own implicit gradient) fails when
+    jit-compiled on torch: an empty `AssertionError` from PhiML's torch backend, then `KeyError` on
+    the next call (measured; jax and tensorflow run it). Inside a custom forward the inner function's
+    gradient is never used — the outer gradient function replaces the whole backward pass — so calling
+    the inner forward directly, `inner.f(x)`, computes the same values and traces on every backend.
+
+    `solve_linear` inside a custom forward is reported: move the solve out of the custom-gradient
+    function (it has its own gradient) and pass its result in.
+    """
+
+    CODE = "PML502"
+    NAME = "nested-custom-gradient"
+    SUMMARY = "a custom-gradient forward calls another custom-gradient function: call its `.f` (fails under jit on torch)"
+    SAFETY = Safety.SAFE
+    SAFETY_VARIES = True
+    FIX_SAFETY = (
+        "Safe when the forward function is only used through `custom_gradient`: its own gradient replaces the "
+        "inner one, so `inner.f(x)` gives the same values and gradients. Unsafe when the forward def is also "
+        "called directly (then a gradient taken through that direct call would lose the inner custom gradient)."
+    )
+    EXAMPLES = (
+        Example(
+            "def clip_forward(x):\n"
+            "    return math.clip(x, -1, 1)\n\n\n"
+            "def clip_gradient(inputs, y, dy):\n"
+            "    return {'x': dy}\n\n\n"
+            "clip = math.custom_gradient(clip_forward, clip_gradient)\n\n\n"
+            "def double_forward(x):\n"
+            "    return clip(x) * 2\n\n\n"
+            "def double_gradient(inputs, y, dy):\n"
+            "    return {'x': dy * 2}\n\n\n"
+            "double = math.custom_gradient(double_forward, double_gradient)\n",
+            "def clip_forward(x):\n"
+            "    return math.clip(x, -1, 1)\n\n\n"
+            "def clip_gradient(inputs, y, dy):\n"
+            "    return {'x': dy}\n\n\n"
+            "clip = math.custom_gradient(clip_forward, clip_gradient)\n\n\n"
+            "def double_forward(x):\n"
+            "    return clip.f(x) * 2\n\n\n"
+            "def double_gradient(inputs, y, dy):\n"
+            "    return {'x': dy * 2}\n\n\n"
+            "double = math.custom_gradient(double_forward, double_gradient)\n",
+        ),
+    )
+    TRIGGERS = (("custom_gradient",),)
+
+    def __init__(self, file) -> None:
+        super().__init__(file)
+        self._applications: list[cst.Call] = []
+
+    def visit_Call(self, node: cst.Call) -> None:
+        if isinstance(node.func, (cst.Name, cst.Attribute)) and (getattr(node.func, "attr", node.func).value == "custom_gradient"):
+            self._applications.append(node)
+
+    def leave_Module(self, original_node: cst.Module) -> None:
+        names = self.file.analysis.names
+        for call in self._applications:
+            app = match_application(names, call, (Kind.CUSTOM_GRADIENT,))
+            if app is None or app.transform.api.name != CUSTOM_GRADIENT:
+                continue
+            for forward in self.file.analysis.jit.functions_denoted(app.function):
+                self._check(forward, app)
+
+    def _check(self, forward: cst.FunctionDef | cst.Lambda, app: Application) -> None:
+        label = f"`{forward.name.value}`" if isinstance(forward, cst.FunctionDef) else "the lambda"
+        for node in own_nodes(forward):
+            if not isinstance(node, cst.Call):
+                continue
+            api = call_api(self.file, node, (Kind.SOLVER,))
+            if api is not None and api.name == "phiml.math.solve_linear":
+                self.report(node, f"`solve_linear` inside {label}, the forward function of a custom gradient: it is a "
+                                  "custom-gradient function itself, and nesting them fails under jit on torch (an empty "
+                                  "`AssertionError`, measured). Solve outside the custom-gradient function and pass the "
+                                  "solution in.")
+                continue
+            inner = self._custom_gradient_name(node.func)
+            if inner is None:
+                continue
+            safety = Safety.SAFE if self._only_used_through(forward, app) else Safety.UNSAFE
+            why = "" if safety is Safety.SAFE else (f" (unsafe: {label} is also called directly, where `{inner}`'s own "
+                                                    "gradient would then be lost)")
+            self.report(node, f"{label}, the forward function of a custom gradient, calls the custom-gradient function "
+                              f"`{inner}`: nesting them fails under jit on torch (an empty `AssertionError`, then "
+                              f"`KeyError`; measured). The outer gradient replaces the inner one, so call its forward "
+                              f"directly: `{inner}.f(...)`{why}.",
+                        edits=[Replace(node.func, cst.Attribute(node.func, cst.Name("f")))], safety=safety,
+                        fix_description=f"call `{inner}.f(...)`")
+
+    def _custom_gradient_name(self, func: cst.BaseExpression) -> str | None:
+        """`inner` when the callee is a name bound only to `math.custom_gradient(...)`."""
+        if not isinstance(func, cst.Name):
+            return None
+        names = self.file.analysis.names
+        assignments = names.assignments(func)
+        if len(assignments) != 1:
+            return None
+        value = assigned_value(names, getattr(next(iter(assignments)), "node", None))
+        if not isinstance(value, cst.Call):
+            return None
+        app = match_application(names, value, (Kind.CUSTOM_GRADIENT,))
+        return func.value if app is not None and app.transform.api.name == CUSTOM_GRADIENT else None
+
+    def _only_used_through(self, forward: cst.CSTNode, app: Application) -> bool:
+        if not isinstance(forward, cst.FunctionDef):
+            return True  # a lambda passed straight in
+        scope = self.file.analysis.names.scope(forward)
+        if scope is None:
+            return False
+        bindings = [a for a in scope.assignments[forward.name.value] if getattr(a, "node", None) is forward]
+        references = [r for b in bindings for r in b.references]
+        return bool(references) and all(r.node is app.function for r in references)

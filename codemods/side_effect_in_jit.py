@@ -1,0 +1,120 @@
+"""PML501 side-effect-in-jit."""
+from __future__ import annotations
+
+import libcst as cst
+from libcst.metadata import BuiltinAssignment
+
+from rewriter.analysis.jit import JitContext
+from rewriter.codemod import Codemod, Example
+from rewriter.findings import Safety
+
+from ._hazards import contexts, own_nodes, where
+
+# Methods that store their argument in the container they are called on.
+STORING = frozenset({"append", "extend", "insert", "add", "update", "setdefault", "appendleft", "put"})
+BREAKS = {
+    "phiml": "it runs once per trace, not per call: on jax the stored value is a tracer (`UnexpectedTracerError` "
+             "when used), on tensorflow an out-of-scope symbolic tensor (`TypeError`), and on torch it silently "
+             "holds the first call's values (measured)",
+    "jax": "it runs once per trace, not per call, and stores a tracer: using it later raises `UnexpectedTracerError`",
+    "tensorflow": "it runs once per trace, not per call, and stores a symbolic tensor that is out of scope after "
+                  "the trace (`TypeError` when used)",
+    "torch": "it runs only while tracing: later calls replay the trace without it, so the stored values are stale",
+}
+
+
+class SideEffectInJit(Codemod):
+    """A jit-compiled function is run once per trace with symbolic values, and afterwards its trace
+    is replayed without running the Python body. A value stored outside the function during the
+    trace — appended to a global list, written into an attribute or an argument's container, bound
+    with `global` / `nonlocal` — is therefore a tracer (jax: `UnexpectedTracerError` when used), a
+    symbolic tensor out of its graph (tensorflow: `TypeError`), or on torch the first call's value,
+    silently never updated (measured: the side effect ran 2x for 3 calls, logging stale values).
+    `print` of a traced value likewise prints once per trace, and prints a tracer.
+
+    The portable fix is to return the value as an extra output (`return y + 1, y`), which works on
+    every backend; for printing, `jax.debug.print` under `jax.jit`. PhiML's `math.when_available`
+    is not a safe replacement in phiml 1.16 (it breaks on re-trace and on torch). Containers created
+    inside the function (`out = []; out.append(x)`) are local and fine.
+    """
+
+    CODE = "PML501"
+    NAME = "side-effect-in-jit"
+    SUMMARY = "a jit-compiled function stores a value outside itself or prints a traced value: it happens once per trace"
+    SAFETY = Safety.DISPLAY
+    FIX_SAFETY = "Reported only: moving a value out as an extra return value changes the function's signature and every caller."
+    EXAMPLES = (
+        Example(
+            "LOG = []\n\n\n"
+            "@math.jit_compile\n"
+            "def step(x):\n"
+            "    y = x * 2\n"
+            "    LOG.append(y)\n"
+            "    return y + 1\n",
+            None,
+            "return `y` as an extra output instead",
+        ),
+    )
+    TRIGGERS = (("jit",), ("function",), ("compile",))
+
+    def leave_Module(self, original_node: cst.Module) -> None:
+        for context in contexts(self.file):
+            self._check(context)
+
+    def _check(self, context: JitContext) -> None:
+        names = self.file.analysis.names
+        breaks = BREAKS.get(context.framework, BREAKS["jax"])
+        for node in own_nodes(context.function):
+            if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and node.func.attr.value in STORING \
+                    and isinstance(node.func.value, cst.Name):
+                owner = self._outside(node.func.value, context)
+                if owner:
+                    self.report(node, f"`{node.func.value.value}.{node.func.attr.value}(...)` in {where(context)} stores a "
+                                      f"value in {owner}: {breaks}. Return the value as an extra output instead.")
+            elif isinstance(node, (cst.Assign, cst.AugAssign, cst.AnnAssign)):
+                targets = [t.target for t in node.targets] if isinstance(node, cst.Assign) else [node.target]
+                for target in targets:
+                    if isinstance(target, (cst.Attribute, cst.Subscript)) and isinstance(target.value, cst.Name):
+                        owner = self._outside(target.value, context)
+                        if owner:
+                            what = f"`{self.file.code(target)}`"
+                            self.report(target, f"{what} in {where(context)} writes into {owner}: {breaks}. Return the "
+                                                "value as an extra output instead.")
+            elif isinstance(node, (cst.Global, cst.Nonlocal)):
+                declared = ", ".join(f"`{n.name.value}`" for n in node.names)
+                keyword = "global" if isinstance(node, cst.Global) else "nonlocal"
+                self.report(node, f"`{keyword} {declared.replace('`', '')}` in {where(context)} rebinds a name outside "
+                                  f"the function: {breaks}. Return the value instead.")
+            elif isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and node.func.value == "print" \
+                    and _builtin(names.assignments(node.func)):
+                self._check_print(node, context)
+
+    def _outside(self, name: cst.Name, context: JitContext) -> str:
+        """What `name` denotes if it lives outside the traced call ("" for a local of the function)."""
+        names = self.file.analysis.names
+        scope = names.scope(name)
+        if scope is None:
+            return ""
+        local = scope.assignments[name.value] if name.value in scope.assignments else []
+        if local and any(not isinstance(a.node, cst.Param) for a in local):
+            return ""  # created in the function
+        if local:
+            return "`self`, an object that outlives the call" if name.value == "self" else \
+                f"the argument `{name.value}` (the caller's object)"
+        if _builtin(names.assignments(name)):
+            return ""  # a builtin or unknown name: nothing to say
+        return f"`{name.value}`, which lives outside the function"
+
+    def _check_print(self, call: cst.Call, context: JitContext) -> None:
+        traced = self.file.analysis.traced
+        values = [traced.value_anywhere(a.value) for a in call.args]
+        if not any(v is not None and v.traced for v in values):
+            return  # static values (a shape, a string) print once per trace, which is what the author sees
+        alternative = "`jax.debug.print`" if context.framework == "jax" else "returning the value and printing it outside"
+        self.report(call, f"`print` of a traced value in {where(context)}: it prints once per trace, and what it prints "
+                          f"is a tracer, not the values of any call. Use {alternative}.")
+
+
+def _builtin(assignments) -> bool:
+    """Bound by Python itself (or not at all): `print` is the builtin unless the module rebinds it."""
+    return all(isinstance(a, BuiltinAssignment) for a in assignments)
