@@ -47,3 +47,12 @@ def where(context: JitContext) -> str:
 
 def is_phiml_jit(context: JitContext) -> bool:
     return context.framework == "phiml" and context.transform.api.kind is Kind.JIT
+
+
+def api_calls(file, context: JitContext, kinds) -> Iterator[tuple[cst.Call, Api]]:
+    """The calls in a traced function's own body that resolve to an API of `kinds`."""
+    for node in own_nodes(context.function):
+        if isinstance(node, cst.Call):
+            api = call_api(file, node, kinds)
+            if api is not None:
+                yield node, api

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from rewriter.engine import Settings, process_source
+from rewriter.findings import Safety
 from rewriter.registry import all_codemods, by_code
 from rewriter.verify.golden import GoldenCase, discover
 from rewriter.verify.run import Run, run_backend
@@ -32,6 +33,10 @@ def test_every_codemod_has_golden_cases():
         assert codemod.NAME in names, f"{codemod.CODE} {codemod.NAME} has no golden cases"
         own = [c for c in CASES if c.codemod == codemod.NAME]
         assert len(own) >= 6, f"{codemod.NAME}: {len(own)} golden cases, want at least 6"
+        if codemod.SAFETY is Safety.DISPLAY:  # a diagnostic: positives are reported, negatives must not be
+            assert any(c.spec["findings"] for c in own), f"{codemod.NAME}: no case it reports"
+            assert any(not c.spec["findings"] for c in own), f"{codemod.NAME}: no case it must not report"
+            continue
         assert any(c.expected_path.exists() for c in own), f"{codemod.NAME}: no positive case"
         assert any(not c.expected_path.exists() for c in own), f"{codemod.NAME}: no must-not-change case"
 

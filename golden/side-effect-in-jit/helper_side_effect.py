@@ -2,7 +2,7 @@
 from phiml import math
 
 GOLDEN = {
-    "findings": ["PML501:11"],
+    "findings": ["PML501:12"],
 }
 
 HISTORY = []

@@ -1,0 +1,90 @@
+"""PML507 cond-under-vmap."""
+from __future__ import annotations
+
+import libcst as cst
+
+from rewriter.analysis.apis import Kind
+from rewriter.analysis.transforms import match_application, match_transform
+from rewriter.codemod import Codemod, Example
+from rewriter.findings import Safety, Severity
+
+from ._hazards import call_api, own_nodes
+
+
+class CondUnderVmap(Codemod):
+    """Under `jax.vmap`, a `lax.cond` (or `lax.switch`) whose predicate is batched becomes a `select`:
+    both branches run for every element, and the result is picked afterwards. That costs the work of
+    both branches, and a branch that loops (`lax.while_loop`) until a condition that only its own
+    elements reach may never stop for the others (numpyro#1461). With an unbatched predicate it stays
+    a real `cond`.
+
+    Information only: nothing is wrong when both branches are cheap and terminate for any input. If a
+    branch is expensive, compute it for the elements that need it outside the vmapped function.
+    """
+
+    CODE = "PML507"
+    NAME = "cond-under-vmap"
+    SUMMARY = "`lax.cond` in a vmapped function: with a batched predicate both branches run for every element"
+    SAFETY = Safety.DISPLAY
+    SEVERITY = Severity.INFO
+    FIX_SAFETY = "Reported only: whether both branches may run is for the author to judge."
+    EXAMPLES = (
+        Example(
+            "@jax.vmap\n"
+            "def safe_log(x):\n"
+            "    return jax.lax.cond(x > 0, jnp.log, lambda v: jnp.zeros_like(v), x)\n",
+            None,
+            "both branches run for every element",
+        ),
+    )
+    TRIGGERS = (("vmap", "cond"), ("vmap", "switch"))
+
+    def __init__(self, file) -> None:
+        super().__init__(file)
+        self._defs: list[cst.FunctionDef] = []
+        self._calls: list[cst.Call] = []
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        if node.decorators:
+            self._defs.append(node)
+
+    def visit_Call(self, node: cst.Call) -> None:
+        if isinstance(node.func, (cst.Name, cst.Attribute)) and "vmap" in getattr(node.func, "attr", node.func).value:
+            self._calls.append(node)
+
+    def leave_Module(self, original_node: cst.Module) -> None:
+        names = self.file.analysis.names
+        vmapped: list[tuple[cst.CSTNode, str]] = []
+        for fn in self._defs:
+            if any(_is_jax_vmap(match_transform(names, d.decorator, (Kind.VMAP,))) for d in fn.decorators):
+                vmapped.append((fn, f"`{fn.name.value}`"))
+        for call in self._calls:
+            app = match_application(names, call, (Kind.VMAP,))
+            if app is not None and _is_jax_vmap(app.transform):
+                vmapped += [(fn, f"`{fn.name.value}`" if isinstance(fn, cst.FunctionDef) else "the lambda")
+                            for fn in self.file.analysis.jit.functions_denoted(app.function)]
+        seen: set[int] = set()
+        work = list(vmapped)
+        while work:
+            fn, label = work.pop()
+            if id(fn) in seen:
+                continue
+            seen.add(id(fn))
+            for node in own_nodes(fn):
+                if isinstance(node, cst.Name):  # helpers it calls or hands to a branch are vectorised too
+                    work += [(helper, f"`{helper.name.value}` (used by {label})")
+                             for helper in self.file.analysis.jit.functions_denoted(node) if isinstance(helper, cst.FunctionDef)]
+                    continue
+                if not isinstance(node, cst.Call):
+                    continue
+                api = call_api(self.file, node, (Kind.BRANCH,))
+                if api is not None:
+                    name = api.name.rsplit(".", 1)[1]
+                    self.report(node, f"`lax.{name}` in {label}, which `jax.vmap` vectorises: with a batched predicate it "
+                                      "becomes a select, so every branch runs for every element (their cost adds up, and a "
+                                      "branch that loops until its own condition may not stop). Fine if the branches are "
+                                      "cheap and always terminate.")
+
+
+def _is_jax_vmap(transform) -> bool:
+    return transform is not None and transform.framework == "jax"

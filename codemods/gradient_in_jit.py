@@ -1,0 +1,74 @@
+"""PML504 gradient-in-jit."""
+from __future__ import annotations
+
+import libcst as cst
+
+from rewriter.analysis.apis import Kind
+from rewriter.analysis.transforms import match_application
+from rewriter.codemod import Codemod, Example
+from rewriter.findings import Safety
+
+from ._hazards import api_calls, contexts, where
+
+PHIML_GRADIENTS = frozenset({"phiml.math.gradient", "phiml.math.jacobian", "phiml.math.hessian"})
+BREAKS = ("on tensorflow it raises `RuntimeError: A non-persistent GradientTape can only be used to compute one set "
+          "of gradients` (measured: PhiML's tensorflow jacobian branches on the loss shape, and autograph traces both "
+          "branches on one tape); jax and torch compute it")
+
+
+class GradientInJit(Codemod):
+    """`math.gradient` (or `jacobian`, `hessian`) evaluated inside a PhiML `jit_compile`d function,
+    and `jit_compile(math.gradient(f))`, fail on tensorflow: measured `RuntimeError: A non-persistent
+    GradientTape can only be used to compute one set of gradients`. PhiML's tensorflow backend tests
+    the loss shape with a Python `if` that autograph turns into `tf.cond`, tracing both `tape.gradient`
+    and `tape.jacobian` on one tape. jax and torch compute it correctly (PhiML's documentation warns
+    about torch; in phiml 1.16 that does not reproduce).
+
+    The portable form computes the gradient outside the jit-compiled function and jit-compiles the
+    rest. Reported only: where the gradient goes is a design decision.
+    """
+
+    CODE = "PML504"
+    NAME = "gradient-in-jit"
+    SUMMARY = "`math.gradient` inside a jit-compiled function, or jit of a gradient function: fails on tensorflow"
+    SAFETY = Safety.DISPLAY
+    FIX_SAFETY = "Reported only: moving the gradient out of the jit-compiled function restructures the code."
+    EXAMPLES = (
+        Example(
+            "def loss(x):\n"
+            "    return math.l2_loss(x)\n\n\n"
+            "@math.jit_compile\n"
+            "def step(x):\n"
+            "    grad = math.gradient(loss, 'x', get_output=False)(x)\n"
+            "    return x - 0.1 * grad\n",
+            None,
+            "compute the gradient outside the jit-compiled function",
+        ),
+    )
+    TRIGGERS = (("gradient",), ("jacobian",), ("hessian",))
+
+    def __init__(self, file) -> None:
+        super().__init__(file)
+        self._calls: list[cst.Call] = []
+
+    def visit_Call(self, node: cst.Call) -> None:
+        func = node.func
+        if isinstance(func, (cst.Name, cst.Attribute)) and getattr(func, "attr", func).value in ("jit_compile",):
+            self._calls.append(node)
+
+    def leave_Module(self, original_node: cst.Module) -> None:
+        for context in contexts(self.file, ("phiml",)):
+            for call, api in api_calls(self.file, context, (Kind.GRAD,)):
+                if api.name in PHIML_GRADIENTS:
+                    name = api.name.rsplit(".", 1)[1]
+                    self.report(call, f"`math.{name}` inside {where(context)}: {BREAKS}. Compute the gradient outside "
+                                      "the jit-compiled function and jit-compile the rest.")
+        names = self.file.analysis.names
+        for call in self._calls:
+            app = match_application(names, call, (Kind.JIT,))
+            if app is None or app.transform.framework != "phiml" or not isinstance(app.function, cst.Call):
+                continue
+            inner = match_application(names, app.function, (Kind.GRAD,))
+            if inner is not None and inner.transform.api.name in PHIML_GRADIENTS:
+                self.report(call, f"`jit_compile` of `math.{inner.transform.api.name.rsplit('.', 1)[1]}(...)`: {BREAKS}. "
+                                  "Jit-compile the function that uses the gradient, with the gradient computed outside it.")

@@ -1,0 +1,78 @@
+"""PML505 solve-tape-in-jit."""
+from __future__ import annotations
+
+import libcst as cst
+
+from rewriter.analysis.apis import Kind
+from rewriter.codemod import Codemod, Example
+from rewriter.findings import Safety
+
+from ._hazards import call_api, contexts, own_nodes, where
+
+
+class SolveTapeInJit(Codemod):
+    """`math.SolveTape` records the solves run while it is open. Opened inside a jit-compiled
+    function it breaks while tracing: jax raises `UnexpectedTracerError` and then `KeyError` on the
+    next call, torch `IndexError: list index out of range` (its implicit-gradient solve is a
+    `torch.autograd.Function`, which PhiML's torch tracing does not record), tensorflow happens to work
+    (measured). Opened around a call of a jit-compiled function it records only while that function is
+    traced: on the first call the entries hold tracers or symbolic tensors, on later calls the tape is
+    empty (measured on all three backends).
+
+    Reported only. The portable form returns what the tape was for (the residual, the iteration
+    count) as an explicit output of the jit-compiled function, or uses the tape in eager code.
+    """
+
+    CODE = "PML505"
+    NAME = "solve-tape-in-jit"
+    SUMMARY = "`math.SolveTape` inside or around a jit-compiled function: it records tracers, or nothing"
+    SAFETY = Safety.DISPLAY
+    FIX_SAFETY = "Reported only: what the tape was meant to record has to become an explicit output."
+    EXAMPLES = (
+        Example(
+            "@math.jit_compile\n"
+            "def solve(y):\n"
+            "    with math.SolveTape() as tape:\n"
+            "        x = math.solve_linear(math.laplace, y, math.Solve('CG', 1e-5, 1e-5, x0=y))\n"
+            "    return x, tape[0].iterations\n",
+            None,
+            "return the residual or iteration count as an output instead",
+        ),
+    )
+    TRIGGERS = (("SolveTape",),)
+
+    def __init__(self, file) -> None:
+        super().__init__(file)
+        self._withs: list[cst.With] = []
+
+    def visit_With(self, node: cst.With) -> None:
+        self._withs.append(node)
+
+    def leave_Module(self, original_node: cst.Module) -> None:
+        inside: set[int] = set()
+        for context in contexts(self.file, ("phiml",)):
+            for node in own_nodes(context.function):
+                if isinstance(node, cst.With) and self._tape(node) is not None:
+                    inside.add(id(node))
+                    self.report(self._tape(node), f"`SolveTape` opened inside {where(context)}: while tracing, jax raises "
+                                                  "`UnexpectedTracerError` (then `KeyError`) and torch `IndexError`; only "
+                                                  "tensorflow records it. Return the residual or iteration count as an "
+                                                  "output instead, or use the tape in eager code.")
+        jit = self.file.analysis.jit
+        for node in self._withs:
+            tape = self._tape(node)
+            if tape is None or id(node) in inside:
+                continue
+            for inner in own_nodes(node):
+                if isinstance(inner, cst.Call) and isinstance(inner.func, cst.Name) and jit.jitted_value(inner.func) is not None:
+                    self.report(tape, f"`SolveTape` around a call of the jit-compiled `{inner.func.value}`: it records only "
+                                      "while the function is traced, so the first call's entries hold tracers or symbolic "
+                                      "tensors and later calls record nothing (measured on jax, torch and tensorflow). Return "
+                                      "what you need from the tape as an output of the function.")
+                    break
+
+    def _tape(self, node: cst.With) -> cst.Call | None:
+        for item in node.items:
+            if isinstance(item.item, cst.Call) and call_api(self.file, item.item, (Kind.SOLVE_TAPE,)) is not None:
+                return item.item
+        return None

@@ -1,0 +1,121 @@
+"""PML506 static-self."""
+from __future__ import annotations
+
+import libcst as cst
+
+from rewriter.analysis.apis import Kind
+from rewriter.analysis.jit import assigned_value
+from rewriter.analysis.transforms import match_transform, positional_params, static_params
+from rewriter.codemod import Codemod, Example
+from rewriter.findings import Safety
+
+from ._loop_keys import walk
+
+CONSTRUCTION = frozenset({"__init__", "__post_init__", "__new__", "__setstate__"})
+
+
+class StaticSelf(Codemod):
+    """A method jitted with `self` static (`@partial(jax.jit, static_argnums=0)`, `static_argnames='self'`)
+    is keyed on `hash(self)` — for an ordinary class, its identity — and every attribute read through
+    `self` becomes a constant of the trace. Change an attribute after the first call and the cached
+    trace silently keeps the old value: the classic example prints `10` twice after `W.x = 9`.
+
+    Reported where the class (or code holding an instance) assigns attributes after construction.
+    Classes that define `__hash__` are left alone: a hash over the fields makes jax trace again when
+    they change. Fixes: pass the changing values as arguments, make the class a pytree
+    (`jax.tree_util.register_pytree_node_class`, `equinox.Module`), or define `__hash__`/`__eq__` over
+    the fields the method reads.
+    """
+
+    CODE = "PML506"
+    NAME = "static-self"
+    SUMMARY = "a method jitted with `self` static, on a class whose attributes change: the trace keeps the old values"
+    SAFETY = Safety.DISPLAY
+    FIX_SAFETY = "Reported only: each fix changes the class's design (arguments, pytree, or hashing)."
+    EXAMPLES = (
+        Example(
+            "class Scaler:\n"
+            "    def __init__(self, k):\n"
+            "        self.k = k\n\n"
+            "    def set_k(self, k):\n"
+            "        self.k = k\n\n"
+            "    @partial(jax.jit, static_argnums=0)\n"
+            "    def __call__(self, x):\n"
+            "        return x * self.k\n",
+            None,
+            "pass `k` as an argument, or make the class a pytree",
+        ),
+    )
+    TRIGGERS = (("static_argnums", "self"), ("static_argnames", "self"))
+
+    def __init__(self, file) -> None:
+        super().__init__(file)
+        self._classes: list[cst.ClassDef] = []
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> None:
+        self._classes.append(node)
+
+    def leave_Module(self, original_node: cst.Module) -> None:
+        for cls in self._classes:
+            methods = [s for s in cls.body.body if isinstance(s, cst.FunctionDef)]
+            if any(m.name.value == "__hash__" for m in methods):
+                continue
+            jitted = [m for m in methods if self._self_static(m)]
+            if not jitted:
+                continue
+            mutations = self._mutations(cls, methods)
+            for method in jitted:
+                written = {id(t) for t in _assigned_attributes(method.body)}
+                read = {n.attr.value for n in walk(method.body) if isinstance(n, cst.Attribute) and id(n) not in written
+                        and isinstance(n.value, cst.Name) and n.value.value == "self"}
+                changed = [(attr, where) for attr, where in mutations if attr in read]
+                if not changed:
+                    continue
+                attr, where = changed[0]
+                more = f" (and {len(changed) - 1} more)" if len(changed) > 1 else ""
+                self.report(method.name, f"`{cls.name.value}.{method.name.value}` is jitted with `self` static, so jax keys "
+                                         f"its trace on the object's identity and bakes `self.{attr}` into the trace as a "
+                                         f"constant; `self.{attr}` is changed after construction ({where}){more}, and the "
+                                         "cached trace silently keeps the old value. Pass it as an argument, make the class "
+                                         "a pytree, or define `__hash__`/`__eq__` over the fields the method reads.")
+
+    def _self_static(self, method: cst.FunctionDef) -> bool:
+        params = positional_params(method)
+        if not params or params[0] != "self":
+            return False
+        for decorator in method.decorators:
+            transform = match_transform(self.file.analysis.names, decorator.decorator, (Kind.JIT,))
+            if transform is not None and transform.framework == "jax":
+                static = static_params(transform, method)
+                return static is not None and "self" in static
+        return False
+
+    def _mutations(self, cls: cst.ClassDef, methods: list[cst.FunctionDef]) -> list[tuple[str, str]]:
+        """(attribute, where) for assignments to attributes after construction: in methods other
+        than the constructors, and through names bound to an instance anywhere in the module."""
+        out = []
+        for method in methods:
+            if method.name.value in CONSTRUCTION:
+                continue
+            for target in _assigned_attributes(method.body):
+                if isinstance(target.value, cst.Name) and target.value.value == "self":
+                    out.append((target.attr.value, f"in `{method.name.value}`, line {self.span(target).line}"))
+        names = self.file.analysis.names
+        for target in _assigned_attributes(self.file.module):
+            if not isinstance(target.value, cst.Name) or target.value.value == "self":
+                continue
+            assignments = names.assignments(target.value)
+            values = [assigned_value(names, getattr(a, "node", None)) for a in assignments]
+            if values and all(isinstance(v, cst.Call) and isinstance(v.func, cst.Name) and v.func.value == cls.name.value
+                              for v in values):
+                out.append((target.attr.value, f"`{self.file.code(target)} = ...` at line {self.span(target).line}"))
+        return out
+
+
+def _assigned_attributes(node: cst.CSTNode) -> list[cst.Attribute]:
+    out = []
+    for n in walk(node):
+        targets = [t.target for t in n.targets] if isinstance(n, cst.Assign) else \
+            [n.target] if isinstance(n, (cst.AugAssign, cst.AnnAssign)) else []
+        out.extend(t for t in targets if isinstance(t, cst.Attribute))
+    return out
