@@ -48,7 +48,7 @@ class NetworkInJit(Codemod):
             "call the network outside the jit-compiled function",
         ),
     )
-    TRIGGERS = (("nn",), ("native_call",))
+    TRIGGERS = (("native_call",), ("update_weights",), ("phiml.nn",), ("nn.",))
 
     def __init__(self, file) -> None:
         super().__init__(file)

@@ -4,7 +4,7 @@ from __future__ import annotations
 import libcst as cst
 from libcst.metadata import BuiltinAssignment
 
-from rewriter.analysis.jit import JitContext
+from rewriter.analysis.jit import JitContext, assigned_value
 from rewriter.codemod import Codemod, Example
 from rewriter.findings import Safety
 
@@ -90,20 +90,30 @@ class SideEffectInJit(Codemod):
                 self._check_print(node, context)
 
     def _outside(self, name: cst.Name, context: JitContext) -> str:
-        """What `name` denotes if it lives outside the traced call ("" for a local of the function)."""
+        """What `name` denotes if it is a container that outlives the traced call ("" otherwise).
+
+        Parameters are not: jit rebuilds containers passed in (a write into one is lost, not leaked),
+        and library code uses them as scratch. Only `self`, and module or closure names bound to a
+        container (`LOG = []`, `CACHE = dict()`), count: a name bound to a module, a function or an
+        object of unknown kind (a Pallas `Ref`) is left alone.
+        """
         names = self.file.analysis.names
         scope = names.scope(name)
         if scope is None:
             return ""
         local = scope.assignments[name.value] if name.value in scope.assignments else []
-        if local and any(not isinstance(a.node, cst.Param) for a in local):
-            return ""  # created in the function
         if local:
-            return "`self`, an object that outlives the call" if name.value == "self" else \
-                f"the argument `{name.value}` (the caller's object)"
-        if _builtin(names.assignments(name)):
-            return ""  # a builtin or unknown name: nothing to say
-        return f"`{name.value}`, which lives outside the function"
+            params = [a for a in local if isinstance(a.node, cst.Param)]
+            if len(params) == len(local) and name.value == "self" and params[0].node is _first_param(context.function):
+                return "`self`, an object that outlives the call"
+            return ""  # a local, or a parameter
+        bindings = names.assignments(name)
+        if not bindings or _builtin(bindings):
+            return ""
+        values = [assigned_value(names, getattr(a, "node", None)) for a in bindings]
+        if all(_container(v) for v in values):
+            return f"`{name.value}`, which lives outside the function"
+        return ""
 
     def _check_print(self, call: cst.Call, context: JitContext) -> None:
         traced = self.file.analysis.traced
@@ -118,3 +128,18 @@ class SideEffectInJit(Codemod):
 def _builtin(assignments) -> bool:
     """Bound by Python itself (or not at all): `print` is the builtin unless the module rebinds it."""
     return all(isinstance(a, BuiltinAssignment) for a in assignments)
+
+
+CONTAINER_TYPES = frozenset({"list", "dict", "set", "deque", "defaultdict", "OrderedDict", "Counter"})
+
+
+def _container(value) -> bool:
+    if isinstance(value, (cst.List, cst.Dict, cst.Set, cst.ListComp, cst.DictComp, cst.SetComp)):
+        return True
+    return isinstance(value, cst.Call) and isinstance(value.func, (cst.Name, cst.Attribute)) \
+        and getattr(value.func, "attr", value.func).value in CONTAINER_TYPES
+
+
+def _first_param(function) -> cst.Param | None:
+    params = [*function.params.posonly_params, *function.params.params]
+    return params[0] if params else None

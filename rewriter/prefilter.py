@@ -103,10 +103,29 @@ class _Finder(ast.NodeVisitor):
         self.calls_by: dict = {}
         self.auxiliary_args = False  # some call passes auxiliary_args=
         self.called_in_loops: set[str] = set()  # names called inside a loop or comprehension
+        self.effects: set = set()  # functions with a store, attribute/item write, global/nonlocal or print (PML501)
+        self.class_depth = 0
+        self.jitted_methods = False  # a jit-decorated def directly in a class body (PML506)
+        self.vmapped = False  # a vmap decorator or application (PML507)
+        self.callees_by: dict = {}  # function key -> last names of what it calls (`math.gradient` -> gradient)
+        self.callees: set[str] = set()  # ... anywhere in the file
+        self.networks: set[str] = set()  # names assigned a PhiML network (`net = nn.mlp(...)`)
+        self.jit_of_gradient = False  # `jit_compile(math.gradient(f))`
+
+    def visit_ClassDef(self, node) -> None:
+        self.class_depth += 1
+        saved, self.functions = self.functions, []  # a method is not nested in the enclosing function
+        self.generic_visit(node)
+        self.functions = saved
+        self.class_depth -= 1
 
     def visit_FunctionDef(self, node) -> None:
         kinds = [self.s.transform(d) for d in node.decorator_list]
         jits = kinds.count(Kind.JIT)
+        if jits and self.class_depth and not self.functions:
+            self.jitted_methods = True
+        if Kind.VMAP in kinds:
+            self.vmapped = True
         if jits:
             self.jit_decorated.add(node.name)
         if self.functions:
@@ -150,7 +169,23 @@ class _Finder(ast.NodeVisitor):
 
     visit_For = visit_AsyncFor = visit_While = visit_ListComp = visit_SetComp = visit_DictComp = visit_GeneratorExp = _loop
 
+    def _effect(self, targets) -> None:
+        if any(isinstance(t, (ast.Attribute, ast.Subscript)) for t in targets):
+            self.effects.update(self._keys())
+
+    def visit_AugAssign(self, node) -> None:
+        self._effect([node.target])
+        self.generic_visit(node)
+
+    visit_AnnAssign = visit_AugAssign
+
+    def visit_Global(self, node) -> None:
+        self.effects.update(self._keys())
+
+    visit_Nonlocal = visit_Global
+
     def visit_Assign(self, node: ast.Assign) -> None:
+        self._effect(node.targets)
         if len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
             self.assigned.add(id(node.value))
         if self.functions and (isinstance(node.value, ast.Lambda) or isinstance(node.value, ast.Call)
@@ -160,12 +195,22 @@ class _Finder(ast.NodeVisitor):
             self.custom_gradients.update(t.id for t in node.targets if isinstance(t, ast.Name))
         if isinstance(node.value, ast.Call) and self.s.application(node.value) is Kind.JIT:
             self.jit_assigned.update(t.id for t in node.targets if isinstance(t, ast.Name))
+        if isinstance(node.value, ast.Call) and (_dotted(node.value.func) or "").rsplit(".", 1)[-1] in _NETWORKS:
+            self.networks.update(t.id for t in node.targets if isinstance(t, ast.Name))
         self.generic_visit(node)
 
     def visit_Call(self, node: ast.Call) -> None:
         self.called.add(id(node.func))
         if self.loops and isinstance(node.func, ast.Name):
             self.called_in_loops.add(node.func.id)
+        if isinstance(node.func, ast.Attribute) and node.func.attr in _STORING or \
+                isinstance(node.func, ast.Name) and node.func.id == "print":
+            self.effects.update(self._keys())
+        callee = node.func.id if isinstance(node.func, ast.Name) else node.func.attr if isinstance(node.func, ast.Attribute) else None
+        if callee:
+            self.callees.add(callee)
+            for key in self._keys():
+                self.callees_by.setdefault(key, set()).add(callee)
         if any(k.arg == "auxiliary_args" for k in node.keywords):
             self.auxiliary_args = True
         if self.functions and (_dotted(node.func) or "").rsplit(".", 1)[-1] in _DIMENSIONS:
@@ -181,6 +226,8 @@ class _Finder(ast.NodeVisitor):
             self.wrapped_by[id(node.args[0])] = id(node)
         if kind is Kind.JIT:
             first = node.args[0]
+            if isinstance(first, ast.Call) and (_dotted(first.func) or "").rsplit(".", 1)[-1] in _GRADIENTS:
+                self.jit_of_gradient = True
             if isinstance(first, ast.Name):
                 self.jit_wrapped.add(first.id)
             elif isinstance(first, ast.Lambda):
@@ -188,6 +235,8 @@ class _Finder(ast.NodeVisitor):
             self.jit_calls.append((node, tuple(self.functions), bool(self.loops)))
         elif kind is Kind.VMAP and isinstance(node.args[0], ast.Call) and self.s.application(node.args[0]) is Kind.JIT:
             self.fire.add("PML301")
+        if kind is Kind.VMAP:
+            self.vmapped = True
         elif kind is Kind.MAP and any(k.arg == "dims" for k in node.keywords):
             self.maps.append((node, tuple(self.functions)))
         if self.functions:  # PML101: a function created per call, handed to a solver or a jit function
@@ -260,15 +309,39 @@ class _Finder(ast.NodeVisitor):
             self.fire.add("PML205")
         if self.called_in_loops & (self.jit_decorated | self.jit_assigned):
             self.fire.add("PML401")
+        if traced & self.effects:
+            self.fire.add("PML501")
+        traced_callees = set().union(*(self.callees_by.get(k, ()) for k in traced))
+        jitted = bool(self.jit_decorated or self.jit_wrapped or self.jit_lambdas or self.jit_calls)
+        if traced_callees & (_NETWORK_CALLS | self.networks) or jitted and "update_weights" in self.callees:
+            self.fire.add("PML503")
+        if traced_callees & _GRADIENTS or self.jit_of_gradient:
+            self.fire.add("PML504")
+        if jitted and "SolveTape" in self.callees:
+            self.fire.add("PML505")
+        if self.custom_gradients or self.custom_gradient_decorated:
+            self.fire.add("PML502")
+        if self.jitted_methods:
+            self.fire.add("PML506")
+        if self.vmapped:
+            self.fire.add("PML507")
         for call, functions in self.maps:
             if self._may_be_jitted(call.args[0]) or self._may_be_traced(functions):
                 self.fire.add("PML304")
         return self.fire
 
 
+# PML501: methods that store their argument in the container they are called on.
+_STORING = frozenset({"append", "extend", "insert", "add", "update", "setdefault", "appendleft", "put"})
+
+_NETWORKS = frozenset({"mlp", "u_net", "conv_net", "res_net", "conv_classifier", "invertible_net"})  # PML503
+_NETWORK_CALLS = frozenset({"native_call", "update_weights"})
+_GRADIENTS = frozenset({"gradient", "jacobian", "hessian"})  # PML504
+
 # The rules this module knows the conditions of; any other rule always passes.
 KNOWN = frozenset({"PML101", "PML102", "PML201", "PML202", "PML203", "PML204", "PML205",
-                   "PML301", "PML302", "PML303", "PML304", "PML401"})
+                   "PML301", "PML302", "PML303", "PML304", "PML401", "PML501", "PML502", "PML503", "PML504",
+                   "PML505", "PML506", "PML507"})
 
 
 def rules_that_may_fire(source: bytes) -> set[str] | None:

@@ -1,12 +1,13 @@
-"""Values written into a global dict, an argument's container, an attribute of `self`, or rebound with
-`global`: all escape the traced call."""
+"""Values written into a global dict or an attribute of a static `self`, or rebound with `global`: all
+escape the traced call. A write into an argument's container is not reported: jit passes a rebuilt
+copy (the write is lost, not leaked), and library code uses arguments as scratch."""
 from functools import partial
 
 import jax
 import jax.numpy as jnp
 
 GOLDEN = {
-    "findings": ["PML501:19", "PML501:20", "PML501:26", "PML501:37"],
+    "findings": ["PML501:20", "PML501:27", "PML501:38"],
 }
 
 CACHE = {}
