@@ -47,3 +47,46 @@ def test_readme_rule_table_is_true():
     readme = (Path(__file__).resolve().parent.parent / "README.md").read_text()
     for c in all_codemods():
         assert f"| {c.CODE} | {c.NAME} | {c.safety_label()} | {c.SUMMARY} |" in readme, f"README row for {c.CODE}"
+
+
+# Every hazard the seed rules name (their headings or sentences), and the code that finds it.
+SEED_HAZARDS = {
+    "phiml-what-to-avoid.txt": {
+        "Avoid side effects (Jax)": "PML501",
+        "Avoid nested functions and lambdas (Jax)": "PML101",
+        "Avoid nested custom_gradient (PyTorch)": "PML502",
+        "Do not jit-compile neural networks (Jax)": "PML503",
+        "Do no compute gradients (PyTorch)": "PML504",
+        "Do not use SolveTape (PyTorch)": "PML505",
+        "Avoid repeated tracing": "PML401",
+    },
+    "phiflow-what-to-avoid.txt": {
+        "Avoid side effects (Jax)": "PML501",
+        "Avoid nested functions and lambdas (Jax)": "PML101",
+        "Avoid nested custom_gradient (PyTorch)": "PML502",
+        "Do not jit-compile neural networks (Jax)": "PML503",
+        "Do no compute gradients (PyTorch)": "PML504",
+        "Do not use SolveTape (PyTorch)": "PML505",
+        "Memory Leaks": "PML401",
+    },
+    "jax-development-patterns.md": {
+        "`jax.jit(jax.vmap(...` is better than `jax.vmap(jax.jit(...`": "PML301",
+        "include `self` in the list of `static_argnums`": "PML506",
+        "`jax.lax.cond` combined with `jax.vmap`": "PML507",
+        "`jax.lax.fori_loop`, `jax.lax.while_loop`. `jax.lax.cond`": "PML201",
+    },
+}
+
+
+@pytest.mark.parametrize("seed", sorted(SEED_HAZARDS))
+def test_every_seed_hazard_has_a_rule(seed):
+    from pathlib import Path
+
+    text = (Path(__file__).resolve().parents[2] / "shared" / "seeds" / seed)
+    if not text.exists():
+        pytest.skip(f"{seed} is not beside this checkout")
+    content = text.read_text()
+    codes = {c.CODE for c in all_codemods()}
+    for phrase, code in SEED_HAZARDS[seed].items():
+        assert phrase in content, f"{seed} no longer says {phrase!r}"
+        assert code in codes, f"{phrase!r} maps to {code}, which is not a rule"
