@@ -4,7 +4,7 @@ from __future__ import annotations
 import libcst as cst
 
 from rewriter.analysis.apis import Kind
-from rewriter.analysis.jit import assigned_value
+from rewriter.analysis.jit import bound_value
 from rewriter.analysis.transforms import Application, match_application
 from rewriter.codemod import Codemod, Example, Replace
 from rewriter.findings import Safety
@@ -106,13 +106,8 @@ class NestedCustomGradient(Codemod):
 
     def _custom_gradient_name(self, func: cst.BaseExpression) -> str | None:
         """`inner` when the callee is a name bound only to `math.custom_gradient(...)`."""
-        if not isinstance(func, cst.Name):
-            return None
         names = self.file.analysis.names
-        assignments = names.assignments(func)
-        if len(assignments) != 1:
-            return None
-        value = assigned_value(names, getattr(next(iter(assignments)), "node", None))
+        value = bound_value(names, func)
         if not isinstance(value, cst.Call):
             return None
         app = match_application(names, value, (Kind.CUSTOM_GRADIENT,))

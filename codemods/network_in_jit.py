@@ -4,7 +4,7 @@ from __future__ import annotations
 import libcst as cst
 
 from rewriter.analysis.apis import Kind
-from rewriter.analysis.jit import assigned_value
+from rewriter.analysis.jit import bound_value
 from rewriter.codemod import Codemod, Example
 from rewriter.findings import Safety
 
@@ -88,13 +88,7 @@ class NetworkInJit(Codemod):
 
     def _network(self, func: cst.BaseExpression) -> bool:
         """A name bound only to a PhiML network constructor call (`net = nn.mlp(...)`), called directly."""
-        if not isinstance(func, cst.Name):
-            return False
-        names = self.file.analysis.names
-        assignments = names.assignments(func)
-        if len(assignments) != 1:
-            return False
-        value = assigned_value(names, getattr(next(iter(assignments)), "node", None))
+        value = bound_value(self.file.analysis.names, func)
         if not isinstance(value, cst.Call):
             return False
         api = call_api(self.file, value, (Kind.NETWORK,))

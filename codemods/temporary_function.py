@@ -7,7 +7,7 @@ import libcst as cst
 
 from rewriter.analysis.apis import TEMPORARY_FUNCTION_APIS, Kind
 from rewriter.analysis.captures import captures
-from rewriter.analysis.jit import assigned_value
+from rewriter.analysis.jit import bound_value
 from rewriter.analysis.structure import ancestors, enclosing_function, is_inside, top_level_statement
 from rewriter.analysis.transforms import literal
 from rewriter.codemod import Codemod, Example, InsertBefore, Replace
@@ -248,13 +248,8 @@ class TemporaryFunction(Codemod):
 
     def _custom_gradient_value(self, expr: cst.BaseExpression) -> bool:
         """`expr` names a module-level `math.custom_gradient(...)` result (its calls key traces on arguments)."""
-        if not isinstance(expr, cst.Name):
-            return False
         names = self.file.analysis.names
-        assignments = names.assignments(expr)
-        if len(assignments) != 1:
-            return False
-        value = assigned_value(names, getattr(next(iter(assignments)), "node", None))
+        value = bound_value(names, expr)
         func = value.func if isinstance(value, cst.Call) else None
         return isinstance(func, (cst.Name, cst.Attribute)) and getattr(names.api(func, (Kind.CUSTOM_GRADIENT,)), "name", None) == "phiml.math.custom_gradient"
 

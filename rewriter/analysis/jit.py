@@ -164,6 +164,16 @@ class JitAnalysis:
         return found
 
 
+def bound_value(resolver: NameResolver, name: cst.BaseExpression) -> cst.BaseExpression | None:
+    """The value of `name`'s one binding, when it has exactly one and it is `name = value`."""
+    if not isinstance(name, cst.Name):
+        return None
+    assignments = resolver.assignments(name)
+    if len(assignments) != 1:
+        return None
+    return assigned_value(resolver, getattr(next(iter(assignments)), "node", None))
+
+
 def assigned_value(resolver: NameResolver, target: cst.CSTNode | None) -> cst.BaseExpression | None:
     """For `name = value` (single plain target), the value; else None."""
     if not isinstance(target, cst.Name):
