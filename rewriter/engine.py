@@ -100,9 +100,7 @@ def process_source(source: bytes, path: str, settings: Settings) -> FileResult:
     if b"\x00" in source:
         result.error = "binary file (contains NUL bytes)"
         return result
-    codemods = wanted_codemods(source, settings.codemods)
-    if codemods and settings.ast_prefilter:
-        codemods = filter_codemods(source, codemods)
+    codemods = _candidates(source, settings)
     if not codemods:
         result.skipped = True
         return result
@@ -127,6 +125,14 @@ def process_source(source: bytes, path: str, settings: Settings) -> FileResult:
     return result
 
 
+def _candidates(source: bytes, settings: Settings) -> list[type[Codemod]]:
+    """The codemods the pre-filters let through for this source."""
+    codemods = wanted_codemods(source, settings.codemods)
+    if codemods and settings.ast_prefilter:
+        codemods = filter_codemods(source, codemods)
+    return codemods
+
+
 def _fixpoint(
     module: cst.Module, path: str, codemods: Sequence[type[Codemod]], settings: Settings
 ) -> tuple[list[Finding], cst.Module | None]:
@@ -143,6 +149,9 @@ def _fixpoint(
             fix.finding.applied = True
             applied.append(fix.finding)
         changed = True
+        # A rewrite can create a candidate for another rule (a rename that makes a call PML101's):
+        # the next pass filters the new code afresh, exactly as a second run of the tool would.
+        codemods = _candidates(module.bytes, settings)
     raise ProcessingError(
         f"the rewrite did not reach a fixpoint after {MAX_PASSES} passes (a bug in phiml-rewrite: please report it)"
     )

@@ -1,0 +1,146 @@
+"""PML601 functional-gradient."""
+from __future__ import annotations
+
+import libcst as cst
+
+from rewriter.codemod import Example, Replace
+from rewriter.findings import Safety, Severity
+
+from ._migration_table import FUNCTIONAL_GRADIENT, GRADIENT_FUNCTIONS, TableMigration, resolve
+
+
+class FunctionalGradient(TableMigration):
+    """`math.functional_gradient` is PhiFlow 2's name for `math.gradient`. PhiML's `phiml.math` never
+    had it, so code ported from `phi.math` to `phiml.math` (or run with PhiFlow 3's
+    `from phi.flow import *`, whose `math` is `phiml.math`) fails with AttributeError; `phi.math`,
+    `phiml` and `phi.flow` keep it only as a compatibility alias (`functional_gradient = gradient`).
+
+    The name is replaced by `gradient` with the arguments unchanged: the parameters (`f`, `wrt`,
+    `get_output`), their order and defaults are the same, and PhiFlow 2.3-2.4's `functional_gradient`
+    was the code the installed `gradient` runs (`simplify_wrt` + `GradientFunction(..., is_f_scalar=True)`).
+    PhiFlow 2.0-2.2's default `wrt=(0,)` is what the installed `wrt=None` means (the first parameter,
+    gradients returned as a tuple). A `from ... import functional_gradient` imports `gradient` under the
+    old local name, so the rest of the file is untouched.
+
+    `wrt` given by position (`wrt=0`, `wrt=(0, 1)`) is deprecated in the installed phiml (a
+    SyntaxWarning from `simplify_wrt`) for `gradient`, `jacobian` and the alias: when the function is
+    a plain (undecorated) def or lambda of this file, the positions are replaced by the parameter
+    names `simplify_wrt` would pick (`0` -> `'x'`, `(0, 1)` -> `('x', 'y')`: an int gives the bare
+    gradient, a tuple or list a tuple, exactly as before). Otherwise it is reported.
+    """
+
+    CODE = "PML601"
+    NAME = "functional-gradient"
+    SUMMARY = "`math.functional_gradient` (PhiFlow 2) is `math.gradient`; `wrt` by position becomes parameter names"
+    SAFETY = Safety.SAFE
+    SEVERITY = Severity.ERROR
+    FIX_SAFETY = (
+        "Safe: `phi.math.functional_gradient`, `phiml.functional_gradient` and `phi.flow`'s are the very object "
+        "`gradient` is in the installed phiflow 3.4 / phiml 1.16.1, and `phiml.math.functional_gradient` raises "
+        "AttributeError, so the rename gives the meaning the alias has. Positions in `wrt` are replaced by the names "
+        "the installed `simplify_wrt` maps them to (only for undecorated defs and lambdas of the file, whose parameters "
+        "are known), which also silences the deprecation warning. Not changed: PhiFlow 2.0-2.2 returned the "
+        "gradients as a list (now a tuple) and flattened tree-valued arguments; code that relied on either must be "
+        "adapted by hand, with or without this rewrite."
+    )
+    EXAMPLES = (
+        Example(
+            "def loss(x, y):\n    return math.l2_loss(x - y)\n\n\n"
+            "dx = math.functional_gradient(loss, 'x', get_output=False)\n",
+            "def loss(x, y):\n    return math.l2_loss(x - y)\n\n\n"
+            "dx = math.gradient(loss, 'x', get_output=False)\n",
+        ),
+        Example(
+            "def loss(x, y):\n    return math.l2_loss(x - y)\n\n\n"
+            "grad = math.gradient(loss, wrt=(0, 1))\n",
+            "def loss(x, y):\n    return math.l2_loss(x - y)\n\n\n"
+            "grad = math.gradient(loss, wrt=('x', 'y'))\n",
+            note="wrt by position (deprecated) becomes parameter names",
+        ),
+    )
+    TRIGGERS = (("gradient",), ("jacobian",))
+    MIGRATIONS = FUNCTIONAL_GRADIENT
+
+    def __init__(self, file) -> None:
+        super().__init__(file)
+        self._calls: list[cst.Call] = []
+
+    def visit_Call(self, node: cst.Call) -> None:
+        func = node.func
+        name = func.attr.value if isinstance(func, cst.Attribute) else func.value if isinstance(func, cst.Name) else None
+        wanted = ("gradient", "jacobian", "functional_gradient")
+        if name in wanted or isinstance(func, cst.Name) and any(
+                q.rsplit(".", 1)[-1] in wanted for q in self.file.analysis.names.imported.get(name, ())):
+            self._calls.append(node)
+
+    def leave_Module(self, original_node: cst.Module) -> None:
+        super().leave_Module(original_node)
+        for call in self._calls:
+            self._check_wrt(call)
+
+    def _check_wrt(self, call: cst.Call) -> None:
+        qualified, _ = resolve(self.file, call.func)
+        if qualified not in GRADIENT_FUNCTIONS or any(a.star for a in call.args):
+            return
+        positional = [a for a in call.args if a.keyword is None]
+        keywords = {a.keyword.value: a for a in call.args if a.keyword is not None}
+        f_arg = positional[0] if positional else keywords.get("f")
+        wrt_arg = positional[1] if len(positional) > 1 else keywords.get("wrt")
+        if f_arg is None or wrt_arg is None:
+            return
+        positions = _positions(wrt_arg.value)
+        if positions is None:
+            return
+        function = qualified.rsplit(".", 1)[1]
+        message = (f"`wrt` of `{function}` given by position is deprecated in the installed phiml "
+                   "(SyntaxWarning: \"Specifying wrt by position is deprecated\")")
+        params = self._parameters(f_arg.value)
+        if params is None:
+            self.report(wrt_arg.value, message + ": pass the parameter names (not rewritten: the parameters of "
+                        f"`{self.file.code(f_arg.value)}` are not known here)", severity=Severity.INFO)
+            return
+        if any(i >= len(params) for i in positions):
+            self.report(wrt_arg.value, message + f" (not rewritten: `{self.file.code(f_arg.value)}` has {len(params)} positional parameters)",
+                        severity=Severity.INFO)
+            return
+        new = _named(wrt_arg.value, params)
+        self.report(wrt_arg.value, message + ": replaced by the parameter names it selects",
+                    edits=[Replace(wrt_arg.value, new)], severity=Severity.INFO,
+                    fix_description=f"wrt={self.file.module.code_for_node(new)}")
+
+    def _parameters(self, expr: cst.BaseExpression) -> list[str] | None:
+        """The positional parameter names of an undecorated def or lambda `expr` denotes, in order."""
+        if isinstance(expr, cst.Lambda):
+            params = expr.params
+        elif isinstance(expr, cst.Name):
+            assignments = self.file.analysis.names.assignments(expr)
+            if len(assignments) != 1:
+                return None
+            definition = next(iter(assignments)).node
+            if not isinstance(definition, cst.FunctionDef) or definition.decorators:
+                return None
+            params = definition.params
+        else:
+            return None
+        return [p.name.value for p in (*params.posonly_params, *params.params)]
+
+
+def _positions(expr: cst.BaseExpression) -> list[int] | None:
+    """The ints of `0` or `(0, 1)` / `[0]` written as literals, else None."""
+    if isinstance(expr, cst.Integer):
+        return [int(expr.evaluated_value)]
+    if isinstance(expr, (cst.Tuple, cst.List)) and expr.elements and all(
+            isinstance(e, cst.Element) and isinstance(e.value, cst.Integer) for e in expr.elements):
+        return [int(e.value.evaluated_value) for e in expr.elements]
+    return None
+
+
+def _string(name: str) -> cst.SimpleString:
+    return cst.SimpleString(f"'{name}'")
+
+
+def _named(expr: cst.BaseExpression, params: list[str]) -> cst.BaseExpression:
+    if isinstance(expr, cst.Integer):
+        return _string(params[int(expr.evaluated_value)]).with_changes(lpar=expr.lpar, rpar=expr.rpar)
+    elements = [e.with_changes(value=_string(params[int(e.value.evaluated_value)])) for e in expr.elements]
+    return expr.with_changes(elements=elements)

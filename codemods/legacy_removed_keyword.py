@@ -1,0 +1,154 @@
+"""PML605 removed-keyword."""
+from __future__ import annotations
+
+import libcst as cst
+from libcst.metadata import BuiltinAssignment
+
+from rewriter.codemod import Codemod, Example, Replace
+from rewriter.findings import Safety, Severity
+
+from ._migration_table import OLD_SOLVE_POSITIONAL, REMOVED_KEYWORDS
+
+_BY_FUNCTION: dict[str, dict[str, object]] = {}
+for _m in REMOVED_KEYWORDS:
+    _BY_FUNCTION.setdefault(_m.function, {})[_m.old] = _m
+_LAST_NAMES = {f.rsplit(".", 1)[1] for f in _BY_FUNCTION}
+
+
+class RemovedKeyword(Codemod):
+    """Keyword arguments of PhiML's solver and loop functions that older releases accepted and the
+    installed phiml 1.16.1 does not (compared from the signatures of PhiFlow 2.0-2.4 `phi.math` and
+    PhiML 1.0-1.15 against `inspect.signature` of the installed functions):
+
+    - `Solve(relative_tolerance=..., absolute_tolerance=...)` (PhiFlow 2.0-2.2) are `rel_tol` /
+      `abs_tol`: the installed `Solve` raises TypeError on the old names. Same tolerance formula.
+    - `solve_linear(f, y, solve, f_args=(a, b))` (PhiFlow 2.0-2.2): the installed `solve_linear`
+      takes `*f_args`, so `f_args=` lands in `**f_kwargs_` and is passed to `f` as a keyword — a
+      TypeError in `f`, or silently a different call. The tuple is passed by position instead,
+      which the installed version unpacks exactly as before (`f(x, *f_args)`).
+    - `iterate(f=...)` is `iterate(map_function=...)`.
+
+    Also reported, never rewritten: `Solve(method, rel, abs, 100)` with an int literal as fourth
+    positional argument. PhiFlow 2.0-2.2 read it as `max_iterations`, the installed `Solve` reads
+    it as the initial guess `x0` (the order changed in PhiFlow 2.3) — silently. `jit_compile`,
+    `jit_compile_linear`, `custom_gradient`, `minimize`, `solve_nonlinear`, `gradient` and
+    `jacobian` lost no keyword in any release (they only gained `auxiliary_args`/`forget_traces`):
+    nothing to migrate there.
+    """
+
+    CODE = "PML605"
+    NAME = "removed-keyword"
+    SUMMARY = "a keyword that PhiFlow 2 accepted (`Solve(relative_tolerance=)`, `solve_linear(f_args=)`) is passed the installed way"
+    SAFETY = Safety.SAFE
+    SEVERITY = Severity.ERROR
+    FIX_SAFETY = (
+        "Safe: `rel_tol`/`abs_tol` and `map_function` are the same parameters under new names, and a tuple passed to "
+        "`solve_linear` by position is unpacked by the installed version into `f(x, *f_args)`, the call PhiFlow 2.0-2.2 "
+        "made (a list or another value is wrapped in `tuple(...)` so it is unpacked the same way). The changed meaning "
+        "of Solve's fourth positional argument is only reported: old and new code look the same there."
+    )
+    EXAMPLES = (
+        Example(
+            "solve = math.Solve('CG', relative_tolerance=1e-5, absolute_tolerance=1e-5, max_iterations=100)\n",
+            "solve = math.Solve('CG', rel_tol=1e-5, abs_tol=1e-5, max_iterations=100)\n",
+        ),
+        Example(
+            "@math.jit_compile_linear\ndef scaled(x, a):\n    return a * x\n\n\n"
+            "def solve(y, a):\n    return math.solve_linear(scaled, y, math.Solve('CG', 1e-5, 1e-5), f_args=(a,))\n",
+            "@math.jit_compile_linear\ndef scaled(x, a):\n    return a * x\n\n\n"
+            "def solve(y, a):\n    return math.solve_linear(scaled, y, math.Solve('CG', 1e-5, 1e-5), (a,))\n",
+        ),
+    )
+    TRIGGERS = (("relative_tolerance",), ("absolute_tolerance",), ("f_args",), ("iterate",), ("Solve",))
+
+    def __init__(self, file) -> None:
+        super().__init__(file)
+        self._calls: list[cst.Call] = []
+
+    def visit_Call(self, node: cst.Call) -> None:
+        func = node.func
+        name = func.attr.value if isinstance(func, cst.Attribute) else func.value if isinstance(func, cst.Name) else None
+        if name in _LAST_NAMES or isinstance(func, cst.Name) and any(
+                q.rsplit(".", 1)[-1] in _LAST_NAMES for q in self.file.analysis.names.imported.get(name, ())):
+            self._calls.append(node)
+
+    def leave_Module(self, original_node: cst.Module) -> None:
+        names = self.file.analysis.names
+        for call in self._calls:
+            found = names.qualified_names(call.func)
+            if len(found) != 1:
+                continue
+            function = found.pop()
+            if function == "phiml.math.Solve":
+                self._solve(call)
+            elif function == "phiml.math.solve_linear":
+                self._solve_linear(call)
+            elif function == "phiml.math.iterate":
+                self._rename(call, "phiml.math.iterate")
+
+    def _rename(self, call: cst.Call, function: str) -> None:
+        table = _BY_FUNCTION[function]
+        present = {a.keyword.value for a in call.args if a.keyword is not None}
+        for arg in call.args:
+            if arg.keyword is None or arg.keyword.value not in table:
+                continue
+            m = table[arg.keyword.value]
+            short = function.rsplit(".", 1)[1]
+            message = f"`{short}({m.old}=...)` was removed in {m.since}: the parameter is `{m.new}` ({m.why})"
+            if m.new in present:
+                self.report(arg, message + f" (not rewritten: `{m.new}` is passed too)")
+                continue
+            self.report(arg.keyword, message, edits=[Replace(arg.keyword, cst.Name(m.new))],
+                        fix_description=f"{m.old}= -> {m.new}=")
+
+    def _solve(self, call: cst.Call) -> None:
+        self._rename(call, "phiml.math.Solve")
+        positional = [a for a in call.args if a.keyword is None]
+        if any(a.star for a in call.args) or len(positional) < 4 or not isinstance(positional[3].value, cst.Integer):
+            return
+        value = self.file.code(positional[3].value)
+        self.report(positional[3].value,
+                    f"the fourth positional argument of `Solve` is `x0` (the initial guess) since PhiFlow 2.3; PhiFlow 2.0-2.2 "
+                    f"read it as `{OLD_SOLVE_POSITIONAL[3]}`. If `{value}` is meant as the iteration limit, pass "
+                    f"`max_iterations={value}` (not rewritten: old and new code look the same here)", severity=Severity.WARNING)
+
+    def _solve_linear(self, call: cst.Call) -> None:
+        arg = next((a for a in call.args if a.keyword is not None and a.keyword.value == "f_args"), None)
+        if arg is None:
+            return
+        m = _BY_FUNCTION["phiml.math.solve_linear"]["f_args"]
+        message = f"`solve_linear(f_args=...)` was removed in {m.since}: the installed version would pass `f_args` to `f` as a keyword argument"
+        positional = [a for a in call.args if a.keyword is None]
+        if any(a.star for a in call.args) or len(positional) != 3:
+            self.report(arg, message + " (not rewritten: pass the arguments after `solve` by position)")
+            return
+        value = arg.value
+        if isinstance(value, cst.Tuple):
+            new_value = value
+        elif isinstance(value, cst.List):
+            elements = list(value.elements)
+            if len(elements) == 1:
+                elements[0] = elements[0].with_changes(comma=cst.Comma())
+            new_value = cst.Tuple(elements, lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
+        elif self._builtin_tuple(call):
+            new_value = cst.Call(cst.Name("tuple"), [cst.Arg(value)])
+        else:
+            self.report(arg, message + " (not rewritten: `tuple` is rebound in this file)")
+            return
+        others = [a for a in call.args if a.keyword is not None and a is not arg]
+        moved = arg.with_changes(keyword=None, equal=cst.MaybeSentinel.DEFAULT, value=new_value)  # keeps its layout
+        ordered = [*positional, moved, *others]
+        last_comma = call.args[-1].comma
+        args = []
+        for i, a in enumerate(ordered):
+            if i < len(ordered) - 1:
+                comma = a.comma if isinstance(a.comma, cst.Comma) else cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
+            else:
+                comma = last_comma
+            args.append(a.with_changes(comma=comma))
+        self.report(arg, message + "; the tuple is passed by position, which it unpacks into `f(x, *f_args)` as PhiFlow 2 did",
+                    edits=[Replace(call, call.with_changes(args=args))], fix_description="pass f_args by position")
+
+    def _builtin_tuple(self, node: cst.CSTNode) -> bool:
+        scope = self.file.analysis.names.scope(node)
+        return scope is not None and all(isinstance(a, BuiltinAssignment) for a in scope["tuple"])
