@@ -62,7 +62,8 @@ class JaxRemovedApi(TableMigration):
             note="KeyArray in an annotation",
         ),
     )
-    TRIGGERS = (("jax",),)
+    # Each removed name's last part (`product`, `NINF`, `KeyArray`, ...): a file without one has nothing to migrate.
+    TRIGGERS = tuple(sorted({("jax", m.source.rsplit(".", 1)[1]) for m in JAX_REMOVED}))
     MIGRATIONS = JAX_REMOVED
 
     def __init__(self, file) -> None:
