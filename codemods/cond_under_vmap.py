@@ -35,6 +35,9 @@ class CondUnderVmap(Codemod):
             "    return jax.lax.cond(x > 0, jnp.log, lambda v: jnp.zeros_like(v), x)\n",
             None,
             "both branches run for every element",
+            by_hand="@jax.vmap\n"
+                    "def safe_log(x):\n"
+                    "    return jnp.where(x > 0, jnp.log(jnp.where(x > 0, x, 1.0)), 0.0)  # both sides cheap and safe\n",
         ),
     )
     TRIGGERS = (("vmap", "cond"), ("vmap", "switch"))

@@ -43,6 +43,14 @@ class GradientInJit(Codemod):
             "    return x - 0.1 * grad\n",
             None,
             "compute the gradient outside the jit-compiled function",
+            by_hand="def loss(x):\n"
+                    "    return math.l2_loss(x)\n\n\n"
+                    "loss_gradient = math.gradient(loss, 'x', get_output=False)\n\n\n"
+                    "@math.jit_compile\n"
+                    "def apply(x, grad):\n"
+                    "    return x - 0.1 * grad\n\n\n"
+                    "def step(x):\n"
+                    "    return apply(x, loss_gradient(x))\n",
         ),
     )
     TRIGGERS = (("gradient",), ("jacobian",), ("hessian",))

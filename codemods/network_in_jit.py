@@ -46,6 +46,10 @@ class NetworkInJit(Codemod):
             "    return math.native_call(net, x)\n",
             None,
             "call the network outside the jit-compiled function",
+            by_hand="from phiml import nn\n\n"
+                    "net = nn.mlp(1, 1, [8])\n\n\n"
+                    "def predict(x):  # eager: always the current weights\n"
+                    "    return math.native_call(net, x)\n",
         ),
     )
     TRIGGERS = (("native_call",), ("update_weights",), ("phiml.nn",), ("nn.",))

@@ -53,6 +53,13 @@ class SideEffectInJit(Codemod):
             "    return y + 1\n",
             None,
             "return `y` as an extra output instead",
+            by_hand="LOG = []\n\n\n"
+                    "@math.jit_compile\n"
+                    "def step(x):\n"
+                    "    y = x * 2\n"
+                    "    return y + 1, y\n\n\n"
+                    "out, y = step(x)\n"
+                    "LOG.append(y)  # outside the traced function: the real value\n",
         ),
     )
     TRIGGERS = (("jit",), ("function",), ("compile",))

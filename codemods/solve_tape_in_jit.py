@@ -37,6 +37,10 @@ class SolveTapeInJit(Codemod):
             "    return x, tape[0].iterations\n",
             None,
             "return the residual or iteration count as an output instead",
+            by_hand="@math.jit_compile\n"
+                    "def solve(y):\n"
+                    "    x = math.solve_linear(math.laplace, y, math.Solve('CG', 1e-5, 1e-5, x0=y))\n"
+                    "    return x, math.max(abs(math.laplace(x) - y))\n",
         ),
     )
     TRIGGERS = (("SolveTape",),)

@@ -44,6 +44,16 @@ class StaticSelf(Codemod):
             "        return x * self.k\n",
             None,
             "pass `k` as an argument, or make the class a pytree",
+            by_hand="class Scaler:\n"
+                    "    def __init__(self, k):\n"
+                    "        self.k = k\n\n"
+                    "    def set_k(self, k):\n"
+                    "        self.k = k\n\n"
+                    "    def __call__(self, x):\n"
+                    "        return _scale(x, self.k)\n\n\n"
+                    "@jax.jit\n"
+                    "def _scale(x, k):\n"
+                    "    return x * k\n",
         ),
     )
     TRIGGERS = (("static_argnums", "self"), ("static_argnames", "self"))

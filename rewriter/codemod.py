@@ -32,6 +32,7 @@ class Example:
     before: str
     after: str | None = None
     note: str = ""
+    by_hand: str | None = None  # for a finding without an automatic fix: the code after the manual fix
 
 
 @dataclass(frozen=True)
@@ -208,6 +209,8 @@ class Codemod(cst.BatchableCSTVisitor):
                       ex.before.strip("\n"), "```", ""]
             if ex.after is None:
                 parts += ["Reported only: no automatic fix.", ""]
+                if ex.by_hand is not None:
+                    parts += ["Fixed by hand:", "", "```python", ex.by_hand.strip("\n"), "```", ""]
             else:
                 parts += ["After:", "", "```python", ex.after.strip("\n"), "```", ""]
         return "\n".join(parts).rstrip() + "\n"

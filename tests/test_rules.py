@@ -90,3 +90,13 @@ def test_every_seed_hazard_has_a_rule(seed):
     for phrase, code in SEED_HAZARDS[seed].items():
         assert phrase in content, f"{seed} no longer says {phrase!r}"
         assert code in codes, f"{phrase!r} maps to {code}, which is not a rule"
+
+
+@pytest.mark.parametrize("codemod,index,example", [e for e in EXAMPLES if e[2].by_hand is not None],
+                         ids=lambda v: v.CODE if isinstance(v, type) else str(v)[:0])
+def test_documented_hand_fix_is_clean(codemod, index, example):
+    """The fix a diagnostic's page shows is code the rule no longer reports."""
+    assert example.after is None, "a hand fix is shown only where there is no automatic one"
+    result = process_source((PRELUDE + example.by_hand).encode(), "example.py", Settings((codemod,), unsafe_fixes=True))
+    assert result.error is None
+    assert not [f for f in result.findings if f.code == codemod.CODE]
