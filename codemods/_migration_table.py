@@ -314,7 +314,25 @@ def module_node(dotted_name: str) -> cst.Attribute | cst.Name:
 
 # --- the table-driven codemod ---------------------------------------------------------------------
 
-class TableMigration(Codemod):
+class CallCollector(Codemod):
+    """Keeps in `self._calls` the calls that may be of a function whose last name is in CALLS: by
+    spelling, or through an import alias (no metadata needed; the subclass resolves them later)."""
+
+    CALLS: ClassVar[frozenset[str]] = frozenset()
+
+    def __init__(self, file) -> None:
+        super().__init__(file)
+        self._calls: list[cst.Call] = []
+
+    def visit_Call(self, node: cst.Call) -> None:
+        func = node.func
+        name = func.attr.value if isinstance(func, cst.Attribute) else func.value if isinstance(func, cst.Name) else None
+        if name in self.CALLS or isinstance(func, cst.Name) and any(
+                q.rsplit(".", 1)[-1] in self.CALLS for q in self.file.analysis.names.imported.get(name, ())):
+            self._calls.append(node)
+
+
+class TableMigration(CallCollector):
     """Rewrites references to the sources of `MIGRATIONS` (a table above) into their targets.
 
     Forms: an attribute chain (`jax.tree_map`, `j.tree_map`, `jnp.NINF`, `math.divide_no_nan` under

@@ -61,17 +61,7 @@ class FunctionalGradient(TableMigration):
     TRIGGERS = (("gradient",), ("jacobian",))
     MIGRATIONS = FUNCTIONAL_GRADIENT
 
-    def __init__(self, file) -> None:
-        super().__init__(file)
-        self._calls: list[cst.Call] = []
-
-    def visit_Call(self, node: cst.Call) -> None:
-        func = node.func
-        name = func.attr.value if isinstance(func, cst.Attribute) else func.value if isinstance(func, cst.Name) else None
-        wanted = ("gradient", "jacobian", "functional_gradient")
-        if name in wanted or isinstance(func, cst.Name) and any(
-                q.rsplit(".", 1)[-1] in wanted for q in self.file.analysis.names.imported.get(name, ())):
-            self._calls.append(node)
+    CALLS = frozenset({"gradient", "jacobian", "functional_gradient"})
 
     def leave_Module(self, original_node: cst.Module) -> None:
         super().leave_Module(original_node)

@@ -66,15 +66,7 @@ class JaxRemovedApi(TableMigration):
     TRIGGERS = tuple(sorted({("jax", m.source.rsplit(".", 1)[1]) for m in JAX_REMOVED}))
     MIGRATIONS = JAX_REMOVED
 
-    def __init__(self, file) -> None:
-        super().__init__(file)
-        self._calls: list[cst.Call] = []
-
-    def visit_Call(self, node: cst.Call) -> None:
-        func = node.func
-        name = func.attr.value if isinstance(func, cst.Attribute) else func.value if isinstance(func, cst.Name) else None
-        if name is not None and (name == "pjit" or any(q.endswith(".pjit") for q in self.file.analysis.names.imported.get(name, ()))):
-            self._calls.append(node)
+    CALLS = frozenset({"pjit"})
 
     def leave_Module(self, original_node: cst.Module) -> None:
         super().leave_Module(original_node)

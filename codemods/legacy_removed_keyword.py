@@ -4,10 +4,10 @@ from __future__ import annotations
 import libcst as cst
 from libcst.metadata import BuiltinAssignment
 
-from rewriter.codemod import Codemod, Example, Replace
+from rewriter.codemod import Example, Replace
 from rewriter.findings import Safety, Severity
 
-from ._migration_table import OLD_SOLVE_POSITIONAL, REMOVED_KEYWORDS
+from ._migration_table import OLD_SOLVE_POSITIONAL, REMOVED_KEYWORDS, CallCollector
 
 _BY_FUNCTION: dict[str, dict[str, object]] = {}
 for _m in REMOVED_KEYWORDS:
@@ -15,7 +15,7 @@ for _m in REMOVED_KEYWORDS:
 _LAST_NAMES = {f.rsplit(".", 1)[1] for f in _BY_FUNCTION}
 
 
-class RemovedKeyword(Codemod):
+class RemovedKeyword(CallCollector):
     """Keyword arguments of PhiML's solver and loop functions that older releases accepted and the
     installed phiml 1.16.1 does not (compared from the signatures of PhiFlow 2.0-2.4 `phi.math` and
     PhiML 1.0-1.15 against `inspect.signature` of the installed functions):
@@ -61,16 +61,7 @@ class RemovedKeyword(Codemod):
     )
     TRIGGERS = (("relative_tolerance",), ("absolute_tolerance",), ("f_args",), ("iterate",), ("Solve",))
 
-    def __init__(self, file) -> None:
-        super().__init__(file)
-        self._calls: list[cst.Call] = []
-
-    def visit_Call(self, node: cst.Call) -> None:
-        func = node.func
-        name = func.attr.value if isinstance(func, cst.Attribute) else func.value if isinstance(func, cst.Name) else None
-        if name in _LAST_NAMES or isinstance(func, cst.Name) and any(
-                q.rsplit(".", 1)[-1] in _LAST_NAMES for q in self.file.analysis.names.imported.get(name, ())):
-            self._calls.append(node)
+    CALLS = frozenset(_LAST_NAMES)
 
     def leave_Module(self, original_node: cst.Module) -> None:
         names = self.file.analysis.names
