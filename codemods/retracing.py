@@ -219,7 +219,7 @@ class Retracing(Codemod):
                 found.append(Cause(parameter, "shape", False, spelling))
             elif key != STABLE and _is_text(arg.value) and framework == "phiml":
                 found.append(Cause(parameter, "value", key == VARIES, spelling))
-            elif key == NEW_EACH_TIME and framework == "tensorflow" and _is_number(arg.value, loop):
+            elif key == NEW_EACH_TIME and framework == "tensorflow" and _is_number(arg.value):
                 found.append(Cause(parameter, "number", False, spelling))
         order = ("auxiliary", "static", "shape", "function", "value", "number")
         found.sort(key=lambda c: (c.repeats, order.index(c.what)))
@@ -342,7 +342,7 @@ def _is_text(expr: cst.BaseExpression) -> bool:
         isinstance(expr, cst.Call) and last_name(expr.func) in ("str", "repr", "format")
 
 
-def _is_number(expr: cst.BaseExpression, loop: Loop) -> bool:
+def _is_number(expr: cst.BaseExpression) -> bool:
     """A Python number (not a tensor): counter arithmetic, or `float(i)`."""
     if isinstance(expr, cst.Call):
         return last_name(expr.func) in ("float", "int")
