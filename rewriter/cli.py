@@ -158,14 +158,14 @@ def check(
 
 def _check_stdin(name: str, config: Config, diff_only: bool, check_only: bool, output_format: str, force_exclude: bool) -> int:
     """For editors: the fixed buffer (or its diff) on stdout, findings on stderr."""
-    source = click.get_binary_stream("stdin").read()
+    source = sys.stdin.buffer.read()
     write = not (diff_only or check_only)
     report = runner.run_stdin(source, name, config, write=write, force_exclude=force_exclude)
     result = report.results[0]
     if diff_only:
         _print_diffs(report.results)
     elif write:
-        out = click.get_binary_stream("stdout")
+        out = sys.stdout.buffer
         out.write(result.new_source if result.changed and not result.error else source)
         out.flush()
     click.echo(_format_findings(report, output_format), nl=False, err=True)
@@ -448,6 +448,18 @@ def profile_command(ctx: click.Context, command: tuple[str, ...], pytest_args: s
     if not any(r.exit_code == 0 for r in runs):
         ctx.exit(2)
     ctx.exit(1 if report.retracing(functions) else 0)
+
+
+@main.command("lsp")
+@click.option("--tcp", "tcp_port", type=click.IntRange(1, 65535), metavar="PORT", help="Listen on a TCP port instead of stdio.")
+@click.option("--host", default="127.0.0.1", show_default=True, help="The address to listen on with --tcp.")
+def lsp_command(tcp_port: int | None, host: str) -> None:
+    """Language server for editors: diagnostics as you type, quick fixes, fix-all (stdio by default)."""
+    try:
+        from .lsp.server import start
+    except ImportError as e:  # pygls is a dependency; a broken install says what is missing
+        raise click.ClickException(f"the language server needs pygls: {e}") from None
+    start(tcp_port, host)
 
 
 if __name__ == "__main__":

@@ -125,6 +125,71 @@ def process_source(source: bytes, path: str, settings: Settings) -> FileResult:
     return result
 
 
+@dataclass
+class Pass:
+    """One report pass over a source, kept so that its fixes can be applied one at a time.
+
+    Editors ask for one finding's fix (a quick fix) after showing the findings: the pass proposes
+    every enabled fix, and `apply` writes any subset of them into the original, exactly as the
+    first fixpoint pass of `process_source` would.
+    """
+
+    findings: list[Finding]
+    fixes: dict[int, ProposedFix]  # id(finding) -> its enabled fix
+    context: FileContext | None  # None: the pre-filter proved there is nothing to find
+    _segment_cache: dict[int, str] | None = None
+
+    def fix_for(self, finding: Finding) -> ProposedFix | None:
+        return self.fixes.get(id(finding))
+
+    def apply(self, fixes: Sequence[ProposedFix]) -> str:
+        """The original's code with `fixes` applied (they must not conflict: see `non_conflicting`).
+
+        Only the top-level statements a fix rebuilt are generated again; the others keep the code
+        they had, so one fix in a long file costs about what its statements cost.
+        """
+        assert self.context is not None
+        original = self.context.wrapper.module
+        module = _apply(self.context.wrapper, fixes, self.context.analysis.names)
+        if _same_nodes(module.header, original.header) and _same_nodes(module.footer, original.footer) \
+                and original.has_trailing_newline and module.has_trailing_newline and original.body:
+            segments = self._segments()
+            parts = [segments[id(h)] for h in original.header]
+            parts += [segments.get(id(stmt)) or module.code_for_node(stmt) for stmt in module.body]
+            parts += [segments[id(f)] for f in original.footer]
+            code = "".join(parts)
+        else:
+            code = module.code
+        _validate(code, self.context.path)
+        return code
+
+    def _segments(self) -> dict[int, str]:
+        """The code of each original top-level node (header, statements, footer), by id."""
+        if self._segment_cache is None:
+            original = self.context.wrapper.module
+            self._segment_cache = {id(n): original.code_for_node(n) for n in (*original.header, *original.body, *original.footer)}
+        return self._segment_cache
+
+    def non_conflicting(self, fixes: Sequence[ProposedFix]) -> list[ProposedFix]:
+        assert self.context is not None
+        return _accept_non_conflicting(self.context, fixes)
+
+
+def _same_nodes(a: Sequence[cst.CSTNode], b: Sequence[cst.CSTNode]) -> bool:
+    return len(a) == len(b) and all(x is y for x, y in zip(a, b))
+
+
+def report_pass(source: bytes, path: str, settings: Settings) -> Pass:
+    """Findings at their places in `source`, with the fixes `settings` enables; raises ProcessingError."""
+    if b"\x00" in source:
+        raise ProcessingError("binary file (contains NUL bytes)")
+    codemods = _candidates(source, settings)
+    if not codemods:
+        return Pass([], {}, None)
+    context = _run_codemods(parse(source), path, codemods, settings)
+    return Pass(context.findings, {id(fix.finding): fix for fix in context.fixes}, context)
+
+
 def _candidates(source: bytes, settings: Settings) -> list[type[Codemod]]:
     """The codemods the pre-filters let through for this source."""
     codemods = wanted_codemods(source, settings.codemods)
@@ -144,7 +209,7 @@ def _fixpoint(
             done = {id(f) for f in applied}
             return applied + [f for f in context.findings if id(f) not in done], module if changed else None
         accepted = _accept_non_conflicting(context)
-        module = _apply(context.wrapper, accepted)
+        module = _apply(context.wrapper, accepted, context.analysis.names)
         for fix in accepted:
             fix.finding.applied = True
             applied.append(fix.finding)
@@ -212,7 +277,7 @@ def _run_codemods(module: cst.Module, path: str, codemods: Sequence[type[Codemod
     return context
 
 
-def _accept_non_conflicting(context: FileContext) -> list[ProposedFix]:
+def _accept_non_conflicting(context: FileContext, fixes: Sequence[ProposedFix] | None = None) -> list[ProposedFix]:
     """Fixes whose edits do not overlap an earlier accepted fix; the rest wait for the next pass.
 
     A fix is atomic: all of its edits are applied or none. Two replacements conflict when one target
@@ -231,7 +296,7 @@ def _accept_non_conflicting(context: FileContext) -> list[ProposedFix]:
     replaced_lineage: set[int] = set()  # ids of those targets and all their ancestors
     anchors_lineage: list[set[int]] = []
     accepted = []
-    for fix in context.fixes:
+    for fix in context.fixes if fixes is None else fixes:
         ok = True
         for edit in fix.edits:
             if isinstance(edit, Replace):
@@ -255,16 +320,29 @@ def _accept_non_conflicting(context: FileContext) -> list[ProposedFix]:
 
 
 class _EditApplier(cst.CSTTransformer):
-    def __init__(self, fixes: Sequence[ProposedFix]) -> None:
+    """Applies the edits; only subtrees that hold an edited node are visited (the rest is shared).
+
+    A quick fix in an editor changes one place of a long file: walking only the paths down to its
+    nodes makes applying it cost the depth of the tree rather than its size.
+    """
+
+    def __init__(self, fixes: Sequence[ProposedFix], names=None) -> None:
         super().__init__()
         self.replace: dict[int, cst.CSTNode] = {}
         self.insert: dict[int, list[cst.BaseStatement]] = {}
+        edited: list[cst.CSTNode] = []
         for fix in fixes:
             for edit in fix.edits:
                 if isinstance(edit, Replace):
                     self.replace[id(edit.target)] = edit.new
+                    edited.append(edit.target)
                 elif isinstance(edit, InsertBefore):
                     self.insert.setdefault(id(edit.anchor), []).extend(edit.statements)
+                    edited.append(edit.anchor)
+        self.paths = _paths_to(edited, names) if names is not None else None
+
+    def on_visit(self, node) -> bool:
+        return self.paths is None or id(node) in self.paths
 
     def on_leave(self, original_node, updated_node):
         key = id(original_node)
@@ -279,8 +357,23 @@ class _EditApplier(cst.CSTTransformer):
         return result
 
 
-def _apply(wrapper: cst.MetadataWrapper, fixes: Sequence[ProposedFix]) -> cst.Module:
-    module = wrapper.module.visit(_EditApplier(fixes))
+def _paths_to(nodes: Sequence[cst.CSTNode], names) -> set[int] | None:
+    """Ids of the nodes and all their ancestors; None if one is not in the traversed tree."""
+    tracked = names.tracked_parents
+    if tracked is None:
+        return None
+    out: set[int] = set()
+    for node in nodes:
+        if id(node) not in tracked:
+            return None  # not reached by the shared traversal (the root itself, or a new node)
+        while node is not None and id(node) not in out:
+            out.add(id(node))
+            node = tracked.get(id(node))
+    return out
+
+
+def _apply(wrapper: cst.MetadataWrapper, fixes: Sequence[ProposedFix], names=None) -> cst.Module:
+    module = wrapper.module.visit(_EditApplier(fixes, names))
     imports = [imp for fix in fixes for imp in fix.imports]
     if imports:
         ctx = CodemodContext()
@@ -290,7 +383,7 @@ def _apply(wrapper: cst.MetadataWrapper, fixes: Sequence[ProposedFix]) -> cst.Mo
     return module
 
 
-def _validate(new_source: bytes, path: str) -> None:
+def _validate(new_source: bytes | str, path: str) -> None:
     """The rewrite must parse with CPython's own parser, not only with libcst's."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")

@@ -320,7 +320,8 @@ def run_stdin(source: bytes, filename: str, config: Config, *, write: bool = Tru
         filename, exclude=config.exclude, extend_exclude=config.extend_exclude, base=config.root
     ):
         return conclude([FileResult(path=filename, old_source=source, skipped=True)], written=write)
-    result = _process_in_worker((filename, source, settings_for(config)(filename)))
+    # A dry run reports at the buffer's own positions, as for files (an editor places them there).
+    result = _process_in_worker((filename, source, settings_for(config, original_positions=not write)(filename)))
     return conclude([result], written=write)
 
 

@@ -1,0 +1,116 @@
+"""What the server knows about one editor buffer: findings, and the edits of each fix (no LSP types).
+
+A buffer is analysed as the file it will be saved as: the configuration is the one the CLI would
+use for that path (the nearest pyproject.toml with our table, its per-file-ignores and excludes).
+Every fix is proposed, unsafe ones too (the editor labels them); fix-all applies what the CLI
+would apply with that configuration, through the same fixpoint, so it writes what the CLI writes.
+"""
+from __future__ import annotations
+
+import io
+import os
+import tokenize
+from dataclasses import dataclass, field
+
+from .. import config as _config
+from .. import files as _files
+from ..engine import Pass, ProcessingError, Settings, process_source, report_pass
+from ..findings import Finding, Safety
+from .suppress import suppression_edit
+from .textedits import TextEdit, minimal_edits
+
+
+@dataclass
+class DocumentAnalysis:
+    text: str
+    path: str  # the file the buffer belongs to (for untitled buffers: a name in the workspace)
+    config: _config.Config
+    findings: list[Finding] = field(default_factory=list)
+    error: str | None = None  # the file cannot be analysed: why (a syntax error while typing, ...)
+    excluded: bool = False
+    _pass: Pass | None = None
+    _fix_edits: dict[int, list[TextEdit] | None] = field(default_factory=dict)
+    _fix_all: list[TextEdit] | None = None
+
+    @classmethod
+    def of(cls, text: str, path: str, config: _config.Config | None = None) -> "DocumentAnalysis":
+        if config is None:
+            config = config_for(path)
+        doc = cls(text=text, path=path, config=config)
+        if _files.is_excluded(path, exclude=config.exclude, extend_exclude=config.extend_exclude,
+                              base=config.root, respect_gitignore=False):
+            doc.excluded = True
+            return doc
+        settings = Settings(codemods=config.codemods_for(path), unsafe_fixes=True)
+        try:
+            doc._pass = report_pass(encode(text), path, settings)
+        except ProcessingError as e:
+            doc.error = str(e)
+            return doc
+        except RecursionError:
+            doc.error = "too deeply nested to process"
+            return doc
+        doc.findings = sorted(doc._pass.findings, key=lambda f: (f.span, f.code))
+        return doc
+
+    # -- one fix -------------------------------------------------------------------------------
+    def has_fix(self, finding: Finding) -> bool:
+        return self._pass is not None and self._pass.fix_for(finding) is not None
+
+    def fix_edits(self, finding: Finding) -> list[TextEdit] | None:
+        """The minimal edits of this finding's fix alone; None if it has none (or it fails to apply)."""
+        key = id(finding)
+        if key not in self._fix_edits:
+            fix = self._pass.fix_for(finding) if self._pass is not None else None
+            edits = None
+            if fix is not None:
+                try:
+                    edits = minimal_edits(self.text, self._pass.apply([fix]))
+                except ProcessingError:
+                    edits = None  # the fix would not parse: a bug, never offered
+            self._fix_edits[key] = edits
+        return self._fix_edits[key]
+
+    def unsafe(self, finding: Finding) -> bool:
+        return finding.fix is not None and finding.fix.safety is Safety.UNSAFE
+
+    # -- all fixes -----------------------------------------------------------------------------
+    def fix_all_edits(self) -> list[TextEdit]:
+        """What `phiml-rewrite --in-place` would write for this buffer, as minimal edits."""
+        if self._fix_all is None:
+            self._fix_all = []
+            if self._pass is not None and self._pass.fixes:
+                settings = Settings(codemods=self.config.codemods_for(self.path), unsafe_fixes=self.config.unsafe_fixes)
+                result = process_source(encode(self.text), self.path, settings)
+                if result.new_source is not None and not result.error:
+                    self._fix_all = minimal_edits(self.text, decode(result.new_source))
+        return self._fix_all
+
+    def suppression_edit(self, finding: Finding) -> TextEdit | None:
+        return suppression_edit(self.text, finding)
+
+
+def config_for(path: str) -> _config.Config:
+    """The CLI's configuration for `path` (ConfigError propagates: the server shows it)."""
+    return _config.load([path], cwd=os.path.dirname(os.path.abspath(path)))
+
+
+def encode(text: str) -> bytes:
+    """The bytes the buffer will be saved as: its coding cookie's encoding, else UTF-8."""
+    raw = text.encode("utf-8", errors="surrogatepass")
+    try:
+        encoding, _ = tokenize.detect_encoding(io.BytesIO(raw).readline)
+    except SyntaxError:
+        return raw
+    if encoding in ("utf-8", "utf-8-sig"):
+        return raw
+    try:
+        return text.encode(encoding)
+    except (LookupError, UnicodeEncodeError):
+        return raw  # the parser names the problem
+
+
+def decode(source: bytes) -> str:
+    from ..runner import decode as _decode
+
+    return _decode(source)

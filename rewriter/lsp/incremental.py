@@ -1,0 +1,274 @@
+"""Findings for an edited buffer in the time it takes to analyse the edited function, not the file.
+
+Scope analysis over a whole module costs about a millisecond per line of dense jit code, too slow
+to follow typing in a long file. Most edits fall inside one function: the previous exact findings
+stay valid for the rest of the file (shifted by the lines the edit added or removed), and only that
+function is analysed again, in a *slice* of the module:
+
+- the edited function (a top-level def, or a method of a top-level class) verbatim;
+- the functions it names and the functions that name it, verbatim (jit contexts and helpers are
+  followed through calls);
+- every other def and class as an *outline*: decorators and signature, with `...` as body, so
+  module-level names, jit decorators and static arguments still resolve;
+- every other top-level statement (imports, assignments, scripts) verbatim.
+
+The result is provisional: the server follows it with an exact analysis of the whole buffer, which
+replaces it (and is what quick fixes are computed from). Edits outside a function body, or that
+change a signature or decorator, take the exact path directly.
+"""
+from __future__ import annotations
+
+import ast
+import io
+import re
+from dataclasses import dataclass, replace
+
+from ..findings import Finding, Span
+
+_DEFS = (ast.FunctionDef, ast.AsyncFunctionDef)
+# Lines of neighbouring defs kept verbatim besides the edited one: fidelity for rules that follow
+# calls (a helper of a jit function), bounded so that the slice stays small in well-connected code.
+NEIGHBOUR_BUDGET = 60
+
+
+@dataclass(frozen=True)
+class Unit:
+    """A def being edited: its lines (1-based, inclusive) and where its body starts."""
+
+    path: tuple[int, ...]  # index in the module body, then in the class body for a method
+    start: int  # first decorator line
+    header_end: int  # the last line of the signature (a closing `):` may follow on the next)
+    end: int
+    name: str
+
+
+@dataclass(frozen=True)
+class Slice:
+    text: str
+    lines: tuple[int, ...]  # the document line of each slice line (1-based; index 0 is slice line 1)
+    unit_start: int  # the edited def's lines in the document
+    unit_end: int
+
+    def to_document(self, finding: Finding) -> Finding | None:
+        """The finding at its place in the document, if it is the edited def's; else None."""
+        s = finding.span
+        line, end_line = self.lines[s.line - 1], self.lines[s.end_line - 1]
+        if not (self.unit_start <= line and end_line <= self.unit_end):
+            return None
+        return replace(finding, span=Span(line, s.column, end_line, s.end_column),
+                       message=_renumber(finding.message, lambda n: self.lines[n - 1] if 0 < n <= len(self.lines) else n))
+
+
+def lines_of(text: str) -> list[str]:
+    return io.StringIO(text, newline="").readlines()
+
+
+def changed_lines(old: list[str], new: list[str]) -> tuple[int, int, int]:
+    """(first changed line, last changed line in old, last in new), 1-based; last < first for none."""
+    head = 0
+    while head < min(len(old), len(new)) and old[head] == new[head]:
+        head += 1
+    tail = 0
+    while tail < min(len(old), len(new)) - head and old[-1 - tail] == new[-1 - tail]:
+        tail += 1
+    return head + 1, len(old) - tail, len(new) - tail
+
+
+def edited_unit(tree: ast.Module, lines: list[str], first: int, last: int) -> Unit | None:
+    """The def whose body holds lines first..last (an empty range: the place `first`)."""
+    for i, stmt in enumerate(tree.body):
+        if not (_start(stmt) <= first and max(first, last) <= stmt.end_lineno + (last < first)):
+            continue
+        if isinstance(stmt, ast.ClassDef):
+            for j, inner in enumerate(stmt.body):
+                if isinstance(inner, _DEFS):
+                    unit = _unit((i, j), inner, lines, first, last)
+                    if unit is not None:
+                        return unit
+            return None
+        if isinstance(stmt, _DEFS):
+            return _unit((i,), stmt, lines, first, last)
+        return None
+    return None
+
+
+def _unit(path, node, lines, first, last) -> Unit | None:
+    if _body_start(node, lines) is None:
+        return None
+    header_end = _header_end(node)
+    if header_end < first and max(first, last) <= node.end_lineno + (last < first):
+        return Unit(path, _start(node), header_end, node.end_lineno, node.name)
+    return None
+
+
+def _header_end(node) -> int:
+    parts = [node.args, *([node.returns] if node.returns else [])]
+    return max([node.lineno] + [n.end_lineno for part in parts for n in ast.walk(part) if getattr(n, "end_lineno", None)])
+
+
+def header(lines: list[str], unit: Unit) -> str:
+    """Decorators and signature: an edit that changes them takes the exact path."""
+    return "".join(lines[unit.start - 1 : unit.header_end])
+
+
+def build_slice(tree: ast.Module, lines: list[str], unit: Unit) -> Slice:
+    """The module with `unit` and its neighbours verbatim and the other defs outlined.
+
+    What is left out is left out entirely (blank lines cost the parser and the position pass as
+    much as code): `Slice.lines` maps the slice's lines back to the document's.
+    """
+    target = _node_at(tree, unit.path)
+    siblings = list(tree.body) + (list(tree.body[unit.path[0]].body) if len(unit.path) == 2 else [])
+    related = _related(siblings, target)
+    kept: dict[int, str] = {}
+
+    def verbatim(node) -> None:
+        for n in range(_start(node), node.end_lineno + 1):
+            kept[n] = lines[n - 1]
+
+    def outline(node) -> None:
+        body_start = _body_start(node, lines)
+        if body_start is None:
+            verbatim(node)
+            return
+        for n in range(_start(node), body_start):
+            kept[n] = lines[n - 1]
+        first_body = lines[body_start - 1]
+        kept[body_start] = first_body[: len(first_body) - len(first_body.lstrip())] + "...\n"
+
+    named = _names_in(target)
+    for stmt in tree.body:  # `step = jit_compile(_step)`: the def behind a module-level name it uses
+        if not isinstance(stmt, (*_DEFS, ast.ClassDef)) and _bound_names(stmt) & named:
+            named |= _names_in(stmt)
+
+    def elsewhere(node) -> None:
+        """A def the edited one does not name: left out. One it names: its outline."""
+        if node.name in named:
+            outline(node)
+
+    for i, stmt in enumerate(tree.body):
+        if isinstance(stmt, ast.ClassDef) and len(unit.path) == 2 and unit.path[0] == i:
+            body_start = _body_start(stmt, lines)
+            if body_start is None:
+                verbatim(stmt)
+                continue
+            for n in range(_start(stmt), body_start):
+                kept[n] = lines[n - 1]
+            for inner in stmt.body:
+                (outline if isinstance(inner, _DEFS) and inner is not target and inner not in related else verbatim)(inner)
+        elif isinstance(stmt, (*_DEFS, ast.ClassDef)) and stmt is not target and stmt not in related:
+            elsewhere(stmt)
+        else:
+            verbatim(stmt)
+    numbers = tuple(sorted(kept))
+    text = "".join(line if line.endswith(("\n", "\r")) else line + "\n" for line in (kept[n] for n in numbers))
+    return Slice(text, numbers, unit.start, unit.end)
+
+
+def _start(node) -> int:
+    return min([d.lineno for d in getattr(node, "decorator_list", ())] + [node.lineno])
+
+
+def _body_start(node, lines: list[str]) -> int | None:
+    """The line the body starts on, if the header ends on an earlier line (else None)."""
+    first = node.body[0]
+    if first.lineno <= node.lineno:
+        return None
+    prefix = lines[first.lineno - 1].encode("utf-8")[: first.col_offset]
+    return first.lineno if not prefix.strip() else None
+
+
+def _node_at(tree: ast.Module, path: tuple[int, ...]):
+    node = tree.body[path[0]]
+    return node.body[path[1]] if len(path) == 2 else node
+
+
+def _related(statements, target) -> set:
+    """Defs and classes among `statements` kept verbatim with the target, within NEIGHBOUR_BUDGET lines.
+
+    First those that name the target (a jit caller makes a helper's body traced), decorated ones
+    first, then those the target names, then methods sharing an attribute; nearest first in each.
+    """
+    named = _names_in(target)
+    attributes = _attributes_in(target)
+    ranked = []
+    for stmt in statements:
+        if stmt is target or not isinstance(stmt, (*_DEFS, ast.ClassDef)):
+            continue
+        if target.name in _names_in(stmt):
+            rank = 0 if stmt.decorator_list else 1
+        elif stmt.name in named:
+            rank = 2 if stmt.decorator_list else 3
+        elif attributes & _attributes_in(stmt):
+            rank = 4
+        else:
+            continue
+        ranked.append((rank, abs(stmt.lineno - target.lineno), stmt))
+    out, used = set(), 0
+    for _, _, stmt in sorted(ranked, key=lambda r: r[:2]):
+        size = stmt.end_lineno - _start(stmt) + 1
+        if used + size <= NEIGHBOUR_BUDGET:
+            out.add(stmt)
+            used += size
+    return out
+
+
+def _attributes_in(node) -> set[str]:
+    """`x` of every `self.x`-like access: methods sharing state are analysed together."""
+    return {n.attr for n in ast.walk(node) if isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name)}
+
+
+def _bound_names(stmt) -> set[str]:
+    return {n.id for n in ast.walk(stmt) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+
+
+def _names_in(node) -> set[str]:
+    return {n.id if isinstance(n, ast.Name) else n.attr for n in ast.walk(node) if isinstance(n, (ast.Name, ast.Attribute))}
+
+
+def provisional_findings(base_text: str, base_findings: list[Finding], text: str, analyse) -> list[Finding] | None:
+    """The findings for `text`, from those of `base_text` and an analysis of the edited def's slice.
+
+    `analyse(slice_text)` returns the slice's findings, or None if it cannot be analysed. None: the
+    edit is not inside one def's body (or does not parse); the caller runs the exact analysis.
+    """
+    old_lines, new_lines = lines_of(base_text), lines_of(text)
+    first, old_last, new_last = changed_lines(old_lines, new_lines)
+    if old_last < first and new_last < first:
+        return list(base_findings)
+    try:
+        old_tree, new_tree = ast.parse(base_text), ast.parse(text)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+    old_unit = edited_unit(old_tree, old_lines, first, old_last)
+    new_unit = edited_unit(new_tree, new_lines, first, new_last)
+    if old_unit is None or new_unit is None or old_unit.path != new_unit.path or old_unit.name != new_unit.name:
+        return None
+    if header(old_lines, old_unit) != header(new_lines, new_unit):
+        return None  # a decorator or signature changed: other functions' findings may depend on it
+    piece = build_slice(new_tree, new_lines, new_unit)
+    found = analyse(piece.text)
+    if found is None:
+        return None
+    delta = new_unit.end - old_unit.end
+    kept = [_shifted(f, 0, old_unit.end, delta) for f in base_findings if f.span.end_line < old_unit.start]
+    kept += [_shifted(f, delta, old_unit.end, delta) for f in base_findings if f.span.line > old_unit.end]
+    fresh = [g for g in (piece.to_document(f) for f in found) if g is not None]
+    return sorted(kept + fresh, key=lambda f: (f.span, f.code))
+
+
+def _shifted(finding: Finding, move_by: int, after: int, delta: int) -> Finding:
+    """The finding moved by `move_by` lines; line numbers its message quotes past `after` move by `delta`."""
+    if not delta:
+        return finding
+    s = finding.span
+    message = _renumber(finding.message, lambda n: n + delta if n > after else n)
+    return replace(finding, message=message, span=Span(s.line + move_by, s.column, s.end_line + move_by, s.end_column))
+
+
+def _renumber(message: str, new_number) -> str:
+    return _LINE_REFERENCE.sub(lambda m: f"{m.group(1)}{new_number(int(m.group(2)))}", message)
+
+
+# How messages quote a place: "(line 12)", "at line 22", "lines 3". Our own wording, not user code.
+_LINE_REFERENCE = re.compile(r"(\blines? )(\d+)")

@@ -1,0 +1,329 @@
+"""The pygls language server: diagnostics on open/change/save, quick fixes, fix-all, suppressions.
+
+Analyses run on one worker thread, so the event loop keeps answering while a file is analysed.
+Changes are debounced: a change arriving within `debounce` of the previous one cancels its
+pending analysis, and a result is only published if the buffer is still at the version analysed.
+"""
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import gc
+import logging
+import os
+from typing import Any
+
+from lsprotocol import types
+from pygls.lsp.server import LanguageServer
+from pygls.uris import to_fs_path
+
+from .. import __version__
+from ..config import Config, ConfigError
+from ..findings import Finding
+from . import protocol
+from .document import DocumentAnalysis, config_for
+from .incremental import provisional_findings
+
+log = logging.getLogger(__name__)
+DEFAULT_DEBOUNCE = 0.05  # seconds between the last keystroke and an analysis
+DEFAULT_IDLE = 0.3  # seconds without a keystroke before a whole file is analysed after a provisional result
+
+
+def _settle_garbage() -> None:
+    """Move what survives an analysis out of the collector's way.
+
+    A buffer's syntax tree and metadata stay alive between keystrokes (hundreds of thousands of
+    objects): without this every collection of the oldest generation walks them all, which doubles
+    the time of a provisional analysis. What the previous analysis left is collected first.
+    """
+    gc.unfreeze()
+    gc.collect()
+    gc.freeze()
+
+
+class PhimlLanguageServer(LanguageServer):
+    def __init__(self) -> None:
+        super().__init__("phiml-rewrite", __version__, text_document_sync_kind=types.TextDocumentSyncKind.Incremental)
+        self.debounce = DEFAULT_DEBOUNCE
+        self.idle = DEFAULT_IDLE
+        self.incremental = True
+        self.analyses: dict[str, DocumentAnalysis] = {}  # the last exact analysis of each open buffer
+        self._published: dict[str, tuple[int | None, list]] = {}
+        self._pending: dict[str, asyncio.Task] = {}
+        # Two threads: a provisional analysis of an edited function never waits behind an exact
+        # analysis of a whole file that a later keystroke already made stale.
+        self._fast = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="phiml-fast")
+        self._exact = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="phiml-exact")
+        self._shown_errors: set[str] = set()
+
+    # -- analysing ---------------------------------------------------------------------------
+    def path_of(self, uri: str) -> str:
+        path = to_fs_path(uri)
+        if path:
+            return path
+        root = self.workspace.root_path or os.getcwd()  # untitled buffers: configured as if in the workspace
+        return os.path.join(root, uri.rsplit("/", 1)[-1].rsplit(":", 1)[-1] or "untitled.py")
+
+    def _analyse(self, text: str, path: str) -> DocumentAnalysis:
+        try:
+            config = config_for(path)
+        except ConfigError as e:
+            self._show_once(f"phiml-rewrite: {e} (using the default settings)")
+            config = Config(root=os.path.dirname(path))
+        analysis = DocumentAnalysis.of(text, path, config)
+        _settle_garbage()
+        return analysis
+
+    async def analysis(self, uri: str) -> DocumentAnalysis | None:
+        """The exact analysis of the buffer as it is now (cached per text)."""
+        text = self.workspace.get_text_document(uri).source
+        cached = self.analyses.get(uri)
+        if cached is not None and cached.text == text:
+            return cached
+        loop = asyncio.get_running_loop()
+        analysis = await loop.run_in_executor(self._exact, self._analyse, text, self.path_of(uri))
+        if self.workspace.get_text_document(uri).source == text:
+            self.analyses[uri] = analysis
+        return analysis
+
+    async def provisional(self, uri: str, text: str) -> list[Finding] | None:
+        """Findings from the last exact analysis and the edited function alone (rewriter.lsp.incremental)."""
+        base = self.analyses.get(uri)
+        if not self.incremental or base is None or base.error is not None or base.excluded:
+            return None
+
+        def analyse_slice(slice_text: str) -> list[Finding] | None:
+            piece = DocumentAnalysis.of(slice_text, base.path, base.config)
+            return None if piece.error is not None else piece.findings
+
+        def run() -> list[Finding] | None:
+            return provisional_findings(base.text, base.findings, text, analyse_slice)
+
+        return await asyncio.get_running_loop().run_in_executor(self._fast, run)
+
+    def schedule(self, uri: str, delay: float) -> None:
+        previous = self._pending.pop(uri, None)
+        if previous is not None:
+            previous.cancel()
+        self._pending[uri] = asyncio.get_running_loop().create_task(self._lint(uri, delay))
+
+    async def _lint(self, uri: str, delay: float) -> None:
+        """Debounce; publish provisional findings when the edit allows; then the exact ones."""
+        try:
+            if delay:
+                await asyncio.sleep(delay)
+            document = self.workspace.get_text_document(uri)
+            version, text = document.version, document.source
+            cached = self.analyses.get(uri)
+            if cached is None or cached.text != text:
+                findings = await self.provisional(uri, text)
+                if findings is not None and self._current(uri, version):
+                    self.publish(uri, version, text, findings)
+                    await asyncio.sleep(self.idle)  # still typing: this task is cancelled before the exact run
+            analysis = await self.analysis(uri)
+            if analysis is None or not self._current(uri, version):
+                return  # a newer change has its own analysis scheduled
+            if analysis.error is not None:
+                self._report_error(uri, analysis)
+            elif not analysis.excluded:
+                self.publish(uri, version, analysis.text, analysis.findings)
+        except asyncio.CancelledError:
+            raise
+        except Exception as e:  # a bug must not take the server down: say it, keep serving
+            log.exception("analysis of %s failed", uri)
+            self._show_once(f"phiml-rewrite: internal error while analysing {uri}: {type(e).__name__}: {e}")
+        finally:
+            if self._pending.get(uri) is asyncio.current_task():
+                del self._pending[uri]
+
+    def _current(self, uri: str, version: int | None) -> bool:
+        return self.workspace.get_text_document(uri).version == version
+
+    def publish(self, uri: str, version: int | None, text: str, findings: list[Finding]) -> None:
+        keys = [(protocol.finding_key(f), f.message) for f in findings]
+        if self._published.get(uri) == (version, keys):
+            return  # the exact analysis confirmed the provisional findings
+        self._published[uri] = (version, keys)
+        positions = protocol.Positions(text, self.workspace.get_text_document(uri).position_codec)
+        diagnostics = [protocol.diagnostic(f, positions) for f in findings]
+        self.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=uri, diagnostics=diagnostics, version=version))
+
+    def _report_error(self, uri: str, analysis: DocumentAnalysis) -> None:
+        # Mostly a buffer that does not parse while being typed: the editor shows the syntax error
+        # already, and the last findings stay (no flicker) until it parses again.
+        log.info("%s: %s", uri, analysis.error)
+        if not analysis.error.startswith("syntax error"):
+            self.window_log_message(types.LogMessageParams(types.MessageType.Warning, f"{analysis.path}: {analysis.error}"))
+
+    def forget(self, uri: str) -> None:
+        task = self._pending.pop(uri, None)
+        if task is not None:
+            task.cancel()
+        self.analyses.pop(uri, None)
+        self._published.pop(uri, None)
+        self.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
+
+    def _show_once(self, message: str) -> None:
+        if message not in self._shown_errors:
+            self._shown_errors.add(message)
+            self.window_show_message(types.ShowMessageParams(types.MessageType.Warning, message))
+
+    # -- code actions --------------------------------------------------------------------------
+    def workspace_edit(self, uri: str, version: int | None, edits: list[types.TextEdit]) -> types.WorkspaceEdit:
+        caps = self.client_capabilities.workspace
+        if caps and caps.workspace_edit and caps.workspace_edit.document_changes:
+            document = types.OptionalVersionedTextDocumentIdentifier(uri=uri, version=version)
+            return types.WorkspaceEdit(document_changes=[types.TextDocumentEdit(text_document=document, edits=edits)])
+        return types.WorkspaceEdit(changes={uri: edits})
+
+    def can_resolve_edits(self) -> bool:
+        text_document = self.client_capabilities.text_document
+        action = text_document.code_action if text_document else None
+        support = action.resolve_support if action else None
+        return bool(support and "edit" in support.properties)
+
+
+server = PhimlLanguageServer()
+
+
+@server.feature(types.INITIALIZE)
+def initialize(ls: PhimlLanguageServer, params: types.InitializeParams) -> None:
+    options = params.initialization_options or {}
+    if not isinstance(options, dict):
+        return
+    if isinstance(options.get("debounceMs"), (int, float)):
+        ls.debounce = max(0.0, options["debounceMs"] / 1000)
+    if isinstance(options.get("idleMs"), (int, float)):
+        ls.idle = max(0.0, options["idleMs"] / 1000)
+    if isinstance(options.get("incremental"), bool):
+        ls.incremental = options["incremental"]
+
+
+@server.feature(types.TEXT_DOCUMENT_DID_OPEN)
+async def did_open(ls: PhimlLanguageServer, params: types.DidOpenTextDocumentParams) -> None:
+    ls.schedule(params.text_document.uri, 0)
+
+
+@server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
+async def did_change(ls: PhimlLanguageServer, params: types.DidChangeTextDocumentParams) -> None:
+    ls.schedule(params.text_document.uri, ls.debounce)
+
+
+@server.feature(types.TEXT_DOCUMENT_DID_SAVE)
+async def did_save(ls: PhimlLanguageServer, params: types.DidSaveTextDocumentParams) -> None:
+    ls.schedule(params.text_document.uri, 0)  # the configuration may have changed with the save
+
+
+@server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
+def did_close(ls: PhimlLanguageServer, params: types.DidCloseTextDocumentParams) -> None:
+    ls.forget(params.text_document.uri)
+
+
+def _wants(only: list[str] | None, kind: str) -> bool:
+    """LSP's kind filter: `only=["source"]` asks for `source.fixAll.phiml-rewrite` too."""
+    return only is None or any(kind == k or kind.startswith(k + ".") for k in only)
+
+
+@server.feature(
+    types.TEXT_DOCUMENT_CODE_ACTION,
+    types.CodeActionOptions(
+        code_action_kinds=[types.CodeActionKind.QuickFix, types.CodeActionKind.SourceFixAll, protocol.FIX_ALL_KIND],
+        resolve_provider=True,
+    ),
+)
+async def code_action(ls: PhimlLanguageServer, params: types.CodeActionParams) -> list[types.CodeAction] | None:
+    uri = params.text_document.uri
+    analysis = await ls.analysis(uri)
+    if analysis is None or analysis.error is not None or analysis.excluded:
+        return None
+    document = ls.workspace.get_text_document(uri)
+    positions = protocol.Positions(analysis.text, document.position_codec)
+    only = [str(k.value if hasattr(k, "value") else k) for k in params.context.only] if params.context.only else None
+    actions: list[types.CodeAction] = []
+    if _wants(only, types.CodeActionKind.QuickFix.value):
+        for finding, diagnostic in _findings_in(analysis, params, positions):
+            actions.extend(_quick_fixes(ls, uri, document.version, analysis, finding, diagnostic, positions))
+    if _wants(only, protocol.FIX_ALL_KIND) and any(analysis.has_fix(f) for f in analysis.findings):
+        action = types.CodeAction(
+            title="phiml-rewrite: fix all auto-fixable problems",
+            kind=protocol.FIX_ALL_KIND,
+            data={"uri": uri, "version": document.version},
+        )
+        if ls.can_resolve_edits():
+            actions.append(action)  # the edit is computed when chosen (it runs the whole fixpoint)
+        else:
+            edits = analysis.fix_all_edits()
+            if edits:
+                action.edit = ls.workspace_edit(uri, document.version, [positions.text_edit(e) for e in edits])
+                actions.append(action)
+    return actions or None
+
+
+@server.feature(types.CODE_ACTION_RESOLVE)
+async def resolve_code_action(ls: PhimlLanguageServer, action: types.CodeAction) -> types.CodeAction:
+    data: Any = action.data or {}
+    uri = data.get("uri") if isinstance(data, dict) else None
+    if action.kind != protocol.FIX_ALL_KIND or uri is None:
+        return action
+    document = ls.workspace.get_text_document(uri)
+    if data.get("version") != document.version:
+        return action  # the buffer changed since: no edit rather than a wrong one
+    analysis = await ls.analysis(uri)
+    if analysis is not None and analysis.error is None:
+        loop = asyncio.get_running_loop()
+        edits = await loop.run_in_executor(ls._exact, analysis.fix_all_edits)
+        positions = protocol.Positions(analysis.text, document.position_codec)
+        action.edit = ls.workspace_edit(uri, document.version, [positions.text_edit(e) for e in edits])
+    return action
+
+
+def _findings_in(analysis: DocumentAnalysis, params: types.CodeActionParams, positions: protocol.Positions):
+    """Our findings behind the diagnostics the client sent; without any, those overlapping the range."""
+    by_key = {tuple(protocol.finding_key(f)): f for f in analysis.findings}
+    out: list[tuple[Finding, types.Diagnostic]] = []
+    for diagnostic in params.context.diagnostics:
+        if diagnostic.source != protocol.SOURCE or not isinstance(diagnostic.data, dict):
+            continue
+        finding = by_key.get(tuple(diagnostic.data.get("key") or ()))
+        if finding is not None:
+            out.append((finding, diagnostic))
+    if out or params.context.diagnostics:
+        return out
+    start, end = params.range.start, params.range.end
+    for finding in analysis.findings:
+        d = protocol.diagnostic(finding, positions)
+        if (d.range.start.line, d.range.start.character) <= (end.line, end.character) and (
+            (start.line, start.character) <= (d.range.end.line, d.range.end.character)
+        ):
+            out.append((finding, d))
+    return out
+
+
+def _quick_fixes(ls, uri, version, analysis: DocumentAnalysis, finding: Finding, diagnostic, positions):
+    edits = analysis.fix_edits(finding)
+    if edits:
+        unsafe = analysis.unsafe(finding)
+        label = f"{finding.fix.description[:1].upper()}{finding.fix.description[1:]} ({finding.code})"
+        yield types.CodeAction(
+            title=f"{label} [unsafe fix]" if unsafe else label,
+            kind=types.CodeActionKind.QuickFix,
+            diagnostics=[diagnostic],
+            is_preferred=not unsafe,
+            edit=ls.workspace_edit(uri, version, [positions.text_edit(e) for e in edits]),
+        )
+    suppression = analysis.suppression_edit(finding)
+    if suppression is not None:
+        yield types.CodeAction(
+            title=f"Ignore {finding.code} for this line (phiml-rewrite: ignore)",
+            kind=types.CodeActionKind.QuickFix,
+            diagnostics=[diagnostic],
+            edit=ls.workspace_edit(uri, version, [positions.text_edit(suppression)]),
+        )
+
+
+def start(tcp_port: int | None = None, host: str = "127.0.0.1") -> None:
+    logging.basicConfig(level=logging.WARNING)
+    if tcp_port is not None:
+        server.start_tcp(host, tcp_port)
+    else:
+        server.start_io()
