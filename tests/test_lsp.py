@@ -69,7 +69,7 @@ async def client(lsp_client: LanguageClient, tmp_path_factory):
         root_uri=root.as_uri(),
         initialization_options={"debounceMs": 0, "idleMs": 0},
     )
-    await lsp_client.initialize_session(params)
+    lsp_client.init_result = await lsp_client.initialize_session(params)
     lsp_client.root = root
     yield
     await lsp_client.shutdown_session()
@@ -165,9 +165,19 @@ async def actions_for(client: LanguageClient, uri: str, diagnostic: types.Diagno
 
 
 async def test_server_announces_incremental_sync_and_code_actions(client: LanguageClient):
-    caps = client.server_capabilities if hasattr(client, "server_capabilities") else None
-    # pytest-lsp keeps the initialize result's capabilities on the session; ask again to be explicit
-    assert caps is None or caps.code_action_provider
+    caps = client.init_result.capabilities
+    assert client.init_result.server_info.name == "phiml-rewrite"
+    assert caps.text_document_sync.change == types.TextDocumentSyncKind.Incremental
+    assert caps.text_document_sync.save
+    assert caps.code_action_provider.resolve_provider
+    assert {"quickfix", "source.fixAll.phiml-rewrite"} <= {str(getattr(k, "value", k)) for k in caps.code_action_provider.code_action_kinds}
+
+
+async def test_other_languages_are_left_alone(client: LanguageClient):
+    uri = (client.root / "notes.md").as_uri()
+    client.text_document_did_open(types.DidOpenTextDocumentParams(types.TextDocumentItem(uri, "markdown", 1, TRACED_IF)))
+    await asyncio.sleep(1.0)
+    assert uri not in client.diagnostics
 
 
 async def test_diagnostics_are_the_cli_findings(client: LanguageClient):

@@ -200,10 +200,9 @@ def test_provisional_findings_agree_with_the_exact_analysis():
                 continue
             exact = DocumentAnalysis.of(edited, path, CONFIG).findings
             start = min([d.lineno for d in node.decorator_list] + [node.lineno])
-            inside = lambda fs: [f for f in fs if start <= f.span.line]  # noqa: E731
-            unit_end = max(f.span.end_line for f in exact + provisional) if exact or provisional else 0
-            own = lambda fs: [f for f in inside(fs) if f.span.line <= unit_end and _in_def(edited, f, start)]  # noqa: E731
-            assert _key(own(provisional)) == _key(own(exact)), (source_path, node.name)
+            own_provisional = [f for f in provisional if _in_def(edited, f, start)]
+            own_exact = [f for f in exact if _in_def(edited, f, start)]
+            assert _key(own_provisional) == _key(own_exact), (source_path, node.name)
             if _key(provisional) == _key(exact):
                 agreed += 1
             else:

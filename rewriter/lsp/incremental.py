@@ -126,15 +126,21 @@ def build_slice(tree: ast.Module, lines: list[str], unit: Unit) -> Slice:
         for n in range(_start(node), node.end_lineno + 1):
             kept[n] = lines[n - 1]
 
-    def outline(node) -> None:
+    def keep_header(node) -> int | None:
+        """Decorators and signature kept; the line the body starts on (None: kept whole, a one-liner)."""
         body_start = _body_start(node, lines)
         if body_start is None:
             verbatim(node)
-            return
+            return None
         for n in range(_start(node), body_start):
             kept[n] = lines[n - 1]
-        first_body = lines[body_start - 1]
-        kept[body_start] = first_body[: len(first_body) - len(first_body.lstrip())] + "...\n"
+        return body_start
+
+    def outline(node) -> None:
+        body_start = keep_header(node)
+        if body_start is not None:
+            first_body = lines[body_start - 1]
+            kept[body_start] = first_body[: len(first_body) - len(first_body.lstrip())] + "...\n"
 
     named = _names_in(target)
     for stmt in tree.body:  # `step = jit_compile(_step)`: the def behind a module-level name it uses
@@ -148,12 +154,8 @@ def build_slice(tree: ast.Module, lines: list[str], unit: Unit) -> Slice:
 
     for i, stmt in enumerate(tree.body):
         if isinstance(stmt, ast.ClassDef) and len(unit.path) == 2 and unit.path[0] == i:
-            body_start = _body_start(stmt, lines)
-            if body_start is None:
-                verbatim(stmt)
+            if keep_header(stmt) is None:
                 continue
-            for n in range(_start(stmt), body_start):
-                kept[n] = lines[n - 1]
             for inner in stmt.body:
                 (outline if isinstance(inner, _DEFS) and inner is not target and inner not in related else verbatim)(inner)
         elif isinstance(stmt, (*_DEFS, ast.ClassDef)) and stmt is not target and stmt not in related:

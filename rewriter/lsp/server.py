@@ -47,6 +47,7 @@ class PhimlLanguageServer(LanguageServer):
         self.debounce = DEFAULT_DEBOUNCE
         self.idle = DEFAULT_IDLE
         self.incremental = True
+        self.python: set[str] = set()  # open buffers that are Python (others are not analysed)
         self.analyses: dict[str, DocumentAnalysis] = {}  # the last exact analysis of each open buffer
         self._published: dict[str, tuple[int | None, list]] = {}
         self._pending: dict[str, asyncio.Task] = {}
@@ -201,22 +202,29 @@ def initialize(ls: PhimlLanguageServer, params: types.InitializeParams) -> None:
 
 @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
 async def did_open(ls: PhimlLanguageServer, params: types.DidOpenTextDocumentParams) -> None:
-    ls.schedule(params.text_document.uri, 0)
+    item = params.text_document
+    if item.language_id == "python" or item.uri.endswith((".py", ".pyi")):
+        ls.python.add(item.uri)
+        ls.schedule(item.uri, 0)
 
 
 @server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
 async def did_change(ls: PhimlLanguageServer, params: types.DidChangeTextDocumentParams) -> None:
-    ls.schedule(params.text_document.uri, ls.debounce)
+    if params.text_document.uri in ls.python:
+        ls.schedule(params.text_document.uri, ls.debounce)
 
 
 @server.feature(types.TEXT_DOCUMENT_DID_SAVE)
 async def did_save(ls: PhimlLanguageServer, params: types.DidSaveTextDocumentParams) -> None:
-    ls.schedule(params.text_document.uri, 0)  # the configuration may have changed with the save
+    if params.text_document.uri in ls.python:
+        ls.schedule(params.text_document.uri, 0)  # the configuration may have changed with the save
 
 
 @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
 def did_close(ls: PhimlLanguageServer, params: types.DidCloseTextDocumentParams) -> None:
-    ls.forget(params.text_document.uri)
+    if params.text_document.uri in ls.python:
+        ls.python.discard(params.text_document.uri)
+        ls.forget(params.text_document.uri)
 
 
 def _wants(only: list[str] | None, kind: str) -> bool:
@@ -233,6 +241,8 @@ def _wants(only: list[str] | None, kind: str) -> bool:
 )
 async def code_action(ls: PhimlLanguageServer, params: types.CodeActionParams) -> list[types.CodeAction] | None:
     uri = params.text_document.uri
+    if uri not in ls.python:
+        return None
     analysis = await ls.analysis(uri)
     if analysis is None or analysis.error is not None or analysis.excluded:
         return None
@@ -252,7 +262,7 @@ async def code_action(ls: PhimlLanguageServer, params: types.CodeActionParams) -
         if ls.can_resolve_edits():
             actions.append(action)  # the edit is computed when chosen (it runs the whole fixpoint)
         else:
-            edits = analysis.fix_all_edits()
+            edits = await asyncio.get_running_loop().run_in_executor(ls._exact, analysis.fix_all_edits)
             if edits:
                 action.edit = ls.workspace_edit(uri, document.version, [positions.text_edit(e) for e in edits])
                 actions.append(action)
