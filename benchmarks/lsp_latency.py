@@ -42,9 +42,34 @@ def _files(workdir: Path) -> list[tuple[str, Path]]:
         target.write_text(source.read_text())
         out.append((label, target))
     dense = workdir / "dense_diffusion.py"
-    dense.write_text(((REPO / "examples" / "phiml_diffusion.py").read_text() + "\n") * 6)
-    out.append(("examples/phiml_diffusion.py x6 (dense)", dense))
+    dense.write_text(_dense_module(REPO / "examples" / "phiml_diffusion.py", copies=7))
+    out.append(("examples/phiml_diffusion.py definitions x7, renamed (dense)", dense))
     return out
+
+
+def _dense_module(example: Path, copies: int) -> str:
+    """The example's imports once, then its definitions `copies` times, each copy's top-level names
+    suffixed (`diffuse_2`, ...): a 1,000-line module with a hazard every 15 lines and no duplicate names."""
+    import libcst as cst
+
+    module = cst.parse_module(example.read_text())
+    imports = [s for s in module.body if isinstance(s, cst.SimpleStatementLine) and isinstance(s.body[0], (cst.Import, cst.ImportFrom))]
+    definitions = [s for s in module.body if s not in imports and not isinstance(s, cst.If)  # not `if __name__ == ...`
+                   and not (isinstance(s, cst.SimpleStatementLine) and isinstance(s.body[0], cst.Expr))]  # nor the docstring
+    names = {s.name.value for s in definitions if isinstance(s, (cst.FunctionDef, cst.ClassDef))}
+    names |= {t.target.value for s in definitions if isinstance(s, cst.SimpleStatementLine)
+              for a in s.body if isinstance(a, cst.Assign) for t in a.targets if isinstance(t.target, cst.Name)}
+
+    class Suffix(cst.CSTTransformer):
+        def __init__(self, k: int) -> None:
+            super().__init__()
+            self.k = k
+
+        def leave_Name(self, original, updated):
+            return updated.with_changes(value=f"{updated.value}_{self.k}") if updated.value in names else updated
+
+    body = [s for k in range(1, copies + 1) for s in cst.Module(body=definitions).visit(Suffix(k)).body]
+    return module.with_changes(body=[*imports, *body]).code
 
 
 def _body_starts(text: str) -> list[tuple[int, str]]:

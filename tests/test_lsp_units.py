@@ -152,7 +152,7 @@ def _key(findings):
 
 
 def _edits(source: str):
-    """Two edits per def: a comment line at the top of its body, and its last statement removed."""
+    """Edits per def: a comment line at the top of its body, its last statement removed, a line appended."""
     tree, lines = ast.parse(source), incremental.lines_of(source)
     defs = []
     for stmt in tree.body:
@@ -166,9 +166,11 @@ def _edits(source: str):
             continue
         indent = lines[first.lineno - 1][: len(lines[first.lineno - 1]) - len(lines[first.lineno - 1].lstrip())]
         yield node, "".join(lines[: first.lineno - 1] + [indent + "# edited\n"] + lines[first.lineno - 1:])
+        last = node.body[-1]
         if len(node.body) > 1:
-            last = node.body[-1]
             yield node, "".join(lines[: last.lineno - 1] + lines[last.end_lineno:])
+        # a line typed after the last statement, where the blank lines before the next def are
+        yield node, "".join(lines[: last.end_lineno] + [indent + "_typed = 1\n"] + lines[last.end_lineno:])
 
 
 SOURCES = sorted(p for p in (ROOT / "golden").glob("*/*.py") if not p.name.endswith(".expected.py"))[::2] + sorted(
@@ -207,9 +209,9 @@ def test_provisional_findings_agree_with_the_exact_analysis():
                 agreed += 1
             else:
                 differed += 1
-    assert agreed >= 250
+    assert agreed >= 400
     assert differed <= agreed // 50, (agreed, differed)
-    assert declined <= (agreed + differed) // 10, declined
+    assert declined <= (agreed + differed) // 20, declined
 
 
 def _in_def(text: str, finding, start: int) -> bool:

@@ -22,13 +22,14 @@ import ast
 import io
 import re
 from dataclasses import dataclass, replace
+from functools import lru_cache
 
 from ..findings import Finding, Span
 
 _DEFS = (ast.FunctionDef, ast.AsyncFunctionDef)
 # Lines of neighbouring defs kept verbatim besides the edited one: fidelity for rules that follow
 # calls (a helper of a jit function), bounded so that the slice stays small in well-connected code.
-NEIGHBOUR_BUDGET = 60
+NEIGHBOUR_BUDGET = 30
 
 
 @dataclass(frozen=True)
@@ -75,29 +76,36 @@ def changed_lines(old: list[str], new: list[str]) -> tuple[int, int, int]:
 
 
 def edited_unit(tree: ast.Module, lines: list[str], first: int, last: int) -> Unit | None:
-    """The def whose body holds lines first..last (an empty range: the place `first`)."""
-    for i, stmt in enumerate(tree.body):
-        if not (_start(stmt) <= first and max(first, last) <= stmt.end_lineno + (last < first)):
+    """The def whose body holds lines first..last (an empty range: the place `first`).
+
+    A def's region runs from after its signature to just before the next statement at its level,
+    so the blank lines after its last statement (where new lines are typed) belong to it.
+    """
+    body = tree.body
+    for i, stmt in enumerate(body):
+        region_end = (_start(body[i + 1]) - 1) if i + 1 < len(body) else len(lines)
+        if not (_start(stmt) <= first and max(first, last) <= region_end + (last < first)):
             continue
         if isinstance(stmt, ast.ClassDef):
             for j, inner in enumerate(stmt.body):
+                inner_end = (_start(stmt.body[j + 1]) - 1) if j + 1 < len(stmt.body) else region_end
                 if isinstance(inner, _DEFS):
-                    unit = _unit((i, j), inner, lines, first, last)
+                    unit = _unit((i, j), inner, lines, first, last, inner_end)
                     if unit is not None:
                         return unit
             return None
         if isinstance(stmt, _DEFS):
-            return _unit((i,), stmt, lines, first, last)
+            return _unit((i,), stmt, lines, first, last, region_end)
         return None
     return None
 
 
-def _unit(path, node, lines, first, last) -> Unit | None:
+def _unit(path, node, lines, first, last, region_end: int) -> Unit | None:
     if _body_start(node, lines) is None:
         return None
     header_end = _header_end(node)
-    if header_end < first and max(first, last) <= node.end_lineno + (last < first):
-        return Unit(path, _start(node), header_end, node.end_lineno, node.name)
+    if header_end < first and max(first, last) <= region_end + (last < first):
+        return Unit(path, _start(node), header_end, max(node.end_lineno, min(max(first, last), region_end)), node.name)
     return None
 
 
@@ -118,8 +126,8 @@ def build_slice(tree: ast.Module, lines: list[str], unit: Unit) -> Slice:
     much as code): `Slice.lines` maps the slice's lines back to the document's.
     """
     target = _node_at(tree, unit.path)
-    siblings = list(tree.body) + (list(tree.body[unit.path[0]].body) if len(unit.path) == 2 else [])
-    related = _related(siblings, target)
+    methods = list(tree.body[unit.path[0]].body) if len(unit.path) == 2 else []
+    related = _related(list(tree.body) + methods, target, lines, methods)
     kept: dict[int, str] = {}
 
     def verbatim(node) -> None:
@@ -172,10 +180,14 @@ def _start(node) -> int:
 
 
 def _body_start(node, lines: list[str]) -> int | None:
-    """The line the body starts on, if the header ends on an earlier line (else None)."""
+    """The line the body starts on (its first statement's first decorator, if any), if the header
+    ends on an earlier line (else None)."""
     first = node.body[0]
-    if first.lineno <= node.lineno:
+    start = _start(first)
+    if start <= node.lineno:
         return None
+    if start < first.lineno:  # a decorated def or class first: its line starts with `@`
+        return start if lines[start - 1].lstrip().startswith("@") else None
     prefix = lines[first.lineno - 1].encode("utf-8")[: first.col_offset]
     return first.lineno if not prefix.strip() else None
 
@@ -185,24 +197,29 @@ def _node_at(tree: ast.Module, path: tuple[int, ...]):
     return node.body[path[1]] if len(path) == 2 else node
 
 
-def _related(statements, target) -> set:
+def _related(statements, target, lines: list[str], methods=()) -> set:
     """Defs and classes among `statements` kept verbatim with the target, within NEIGHBOUR_BUDGET lines.
 
-    First those that name the target (a jit caller makes a helper's body traced), decorated ones
-    first, then those the target names, then methods sharing an attribute; nearest first in each.
+    First defs that name the target and are decorated or pass it on (`jit_compile(target)`: a jit
+    caller makes a helper's body traced), then those the target names, then sibling `methods`
+    sharing an attribute with it, then plain callers, which matter least; nearest first in each.
     """
     named = _names_in(target)
-    attributes = _attributes_in(target)
+    attributes = _attributes_in(target) if methods else set()
     ranked = []
     for stmt in statements:
         if stmt is target or not isinstance(stmt, (*_DEFS, ast.ClassDef)):
             continue
-        if target.name in _names_in(stmt):
-            rank = 0 if stmt.decorator_list else 1
+        # The text decides cheaply for most statements whether the name can occur at all.
+        mentions = target.name in "".join(lines[_start(stmt) - 1 : stmt.end_lineno]) and target.name in _names_in(stmt)
+        if mentions and (stmt.decorator_list or _passes(stmt, target.name)):
+            rank = 0
         elif stmt.name in named:
             rank = 2 if stmt.decorator_list else 3
-        elif attributes & _attributes_in(stmt):
+        elif stmt in methods and attributes & _attributes_in(stmt):
             rank = 4
+        elif mentions:
+            rank = 5  # a plain caller: whether the target is also called directly (PML502's safety)
         else:
             continue
         ranked.append((rank, abs(stmt.lineno - target.lineno), stmt))
@@ -218,6 +235,15 @@ def _related(statements, target) -> set:
 def _attributes_in(node) -> set[str]:
     """`x` of every `self.x`-like access: methods sharing state are analysed together."""
     return {n.attr for n in ast.walk(node) if isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name)}
+
+
+def _passes(node, name: str) -> bool:
+    """Whether `name` is used in `node` as a value (handed to a transform or stored), not only called."""
+    called = {id(call.func) for call in ast.walk(node) if isinstance(call, ast.Call)}
+    return any(
+        id(n) not in called and (isinstance(n, ast.Name) and n.id == name or isinstance(n, ast.Attribute) and n.attr == name)
+        for n in ast.walk(node)
+    )
 
 
 def _bound_names(stmt) -> set[str]:
@@ -239,7 +265,7 @@ def provisional_findings(base_text: str, base_findings: list[Finding], text: str
     if old_last < first and new_last < first:
         return list(base_findings)
     try:
-        old_tree, new_tree = ast.parse(base_text), ast.parse(text)
+        old_tree, new_tree = _parsed(base_text), _parsed(text)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return None
     old_unit = edited_unit(old_tree, old_lines, first, old_last)
@@ -252,11 +278,17 @@ def provisional_findings(base_text: str, base_findings: list[Finding], text: str
     found = analyse(piece.text)
     if found is None:
         return None
-    delta = new_unit.end - old_unit.end
+    delta = len(new_lines) - len(old_lines)
     kept = [_shifted(f, 0, old_unit.end, delta) for f in base_findings if f.span.end_line < old_unit.start]
     kept += [_shifted(f, delta, old_unit.end, delta) for f in base_findings if f.span.line > old_unit.end]
     fresh = [g for g in (piece.to_document(f) for f in found) if g is not None]
     return sorted(kept + fresh, key=lambda f: (f.span, f.code))
+
+
+@lru_cache(maxsize=4)
+def _parsed(text: str) -> ast.Module:
+    """The base text is parsed once for all the edits that follow it (nobody mutates the trees)."""
+    return ast.parse(text)
 
 
 def _shifted(finding: Finding, move_by: int, after: int, delta: int) -> Finding:

@@ -25,7 +25,7 @@ from .document import DocumentAnalysis, config_for
 from .incremental import provisional_findings
 
 log = logging.getLogger(__name__)
-DEFAULT_DEBOUNCE = 0.05  # seconds between the last keystroke and an analysis
+DEFAULT_DEBOUNCE = 0.025  # seconds between the last keystroke and an analysis (coalesces bursts)
 DEFAULT_IDLE = 0.3  # seconds without a keystroke before a whole file is analysed after a provisional result
 
 
