@@ -249,7 +249,7 @@ def report(res: dict) -> str:
     for label, r in res["files"].items():
         parse = r["libcst_parse_ms"]
 
-        def fmt(s):
+        def fmt(s, parse=parse):
             if not s:
                 return "-"
             return f"median {s['median']} ms ({s['median'] / parse:.1f}x parse), p90 {s['p90']}, max {s['max']} (n={s['n']})"
