@@ -6,7 +6,7 @@ STAMP := $(VENV)/.installed
 export TF_CPP_MIN_LOG_LEVEL := 3
 export OMP_NUM_THREADS := 1
 
-.PHONY: install demo test bench clean
+.PHONY: install demo test bench fuzz clean
 
 install: $(STAMP)
 
@@ -30,10 +30,21 @@ demo: $(STAMP)
 test: $(STAMP)
 	$(BIN)/python -m pytest -n 2 tests
 
+# The fuzzing of tests/test_fuzz.py at length (CI runs 80 examples per strategy): generated programs
+# and mutated golden cases must not crash the tool, must give code that parses, a second run must
+# change nothing, and files without findings must stay byte-identical.
+FUZZ_EXAMPLES ?= 3000
+fuzz: $(STAMP)
+	PHIML_FUZZ_EXAMPLES=$(FUZZ_EXAMPLES) $(BIN)/python -m pytest -n 2 tests/test_fuzz.py --hypothesis-show-statistics
+
 # equinox and diffrax are read by the precision benchmark only (pinned: they must not move jax).
+# fixit, the linter the throughput benchmark compares with, gets a venv of its own: it pins an older
+# click than phiml-rewrite's.
+FIXIT_VENV := .venv-fixit
 bench: $(STAMP)
 	$(BIN)/pip install --quiet "equinox==0.13.8" "diffrax==0.7.2"
+	test -x $(FIXIT_VENV)/bin/fixit || ($(PY) -m venv $(FIXIT_VENV) && $(FIXIT_VENV)/bin/pip install --quiet "fixit==2.2.1")
 	$(BIN)/python -m benchmarks
 
 clean:
-	rm -rf $(VENV) .pytest_cache build *.egg-info
+	rm -rf $(VENV) $(FIXIT_VENV) .pytest_cache build *.egg-info

@@ -1,10 +1,14 @@
-"""Throughput: phiml-rewrite --check versus libcst's no-op codemod over the installed jax sources.
+"""Throughput: phiml-rewrite --check, cold and warm, versus libcst's no-op codemod and `fixit lint`.
 
-Both tools run as subprocesses over the same copy of `site-packages/jax` (.py files only) with the same
-number of jobs. CPU time is the getrusage(RUSAGE_CHILDREN) delta of each run (children + their pool
-workers). The figure of merit is the ratio libcst_cpu / ours_cpu measured in the same run: >= 1.0 means
-phiml-rewrite (parse + metadata + every codemod) costs no more CPU than libcst parsing and re-emitting
-every file. No absolute timing thresholds.
+Every tool runs as a subprocess over the same copy of `site-packages/jax` (.py files only); libcst
+and phiml-rewrite with the same number of jobs, Fixit with its own default parallelism. CPU time is
+the getrusage(RUSAGE_CHILDREN) delta of each run (children + their pool workers). Figures of merit,
+all measured in the same run:
+- libcst_cpu / ours_cpu (cold, empty cache): >= 1.0 means phiml-rewrite (parse + metadata + every
+  codemod) costs no more CPU than libcst parsing and re-emitting every file;
+- fixit_cpu / ours_cpu: the linter built on the same parser, with its default rules;
+- ours_cold / ours_warm (the same tree again, result cache filled): at least 20x, wall and CPU.
+No absolute timing thresholds.
 
 Run alone: python -m benchmarks throughput [--jobs N] [--rounds R]
 """
@@ -34,9 +38,23 @@ def libcst_command(target: Path, jobs: int) -> list[str]:
     ]
 
 
-def ours_command(target: Path, jobs: int) -> list[str] | None:
+def ours_command(target: Path, jobs: int, cache_dir: Path | None = None) -> list[str] | None:
     cmd = cli_command()
-    return None if cmd is None else [*cmd, "--check", "--no-progress", "--jobs", str(jobs), str(target)]
+    cache = ["--no-cache"] if cache_dir is None else ["--cache-dir", str(cache_dir)]
+    return None if cmd is None else [*cmd, "--check", "--no-progress", *cache, "--jobs", str(jobs), str(target)]
+
+
+def fixit_command(target: Path) -> list[str] | None:
+    """`fixit lint` from the venv `make bench` gives it (.venv-fixit), or next to this interpreter."""
+    from ._common import REPO
+
+    for exe in (REPO / ".venv-fixit" / "bin" / "fixit", Path(sys.executable).parent / "fixit"):
+        if exe.exists():
+            return [str(exe), "--quiet", "lint", str(target)]
+    return None
+
+
+WARM_OVER_COLD_TARGET = 20
 
 
 def run(jobs: int | None = None, rounds: int = 1, package: str = "jax", limit: int | None = None) -> dict:
@@ -58,19 +76,28 @@ def run(jobs: int | None = None, rounds: int = 1, package: str = "jax", limit: i
             run_child(ours_command(warm, 1), cwd=tmp, env=env)
 
         target = tmp / package
-        samples: dict[str, list] = {"libcst": [], "ours": []}
+        samples: dict[str, list] = {"libcst": [], "fixit": [], "ours": [], "ours_warm": []}
         for r in range(rounds):
-            order = ["ours", "libcst"] if r % 2 == 0 else ["libcst", "ours"]
+            order = ["ours", "libcst", "fixit"] if r % 2 == 0 else ["fixit", "libcst", "ours"]
             for tool in order:
                 if tool == "ours":
                     if not cli_ok:
                         continue
-                    child = run_child(ours_command(target, jobs), cwd=tmp, env=env)
+                    cache_dir = tmp / f"cache-{r}"  # empty: a cold run, which also fills the cache
+                    child = run_child(ours_command(target, jobs, cache_dir), cwd=tmp, env=env)
+                    _check_ours(child, result)
+                    warm = run_child(ours_command(target, jobs, cache_dir), cwd=tmp, env=env)
+                    _check_ours(warm, result)
+                    if warm.stdout != child.stdout:
+                        result["problems"].append("the warm run's report differs from the cold run's")
+                    samples["ours_warm"].append(warm)
+                elif tool == "fixit":
+                    cmd = fixit_command(target)
+                    if cmd is None:
+                        continue
+                    child = run_child(cmd, cwd=tmp, env=env)
                     if child.returncode not in (0, 1):
-                        errs = [ln for ln in child.stderr.splitlines() if ": error: " in ln]
-                        detail = (f"{len(errs)} file error(s), e.g. " + " | ".join(errs[:3])) if errs \
-                            else child.stderr.strip()[-800:]
-                        result["problems"].append(f"phiml-rewrite {child.brief()}: {detail}")
+                        result["problems"].append(f"fixit lint {child.brief()}: {child.stderr.strip()[-800:]}")
                 else:
                     child = run_child(libcst_command(target, jobs), cwd=tmp, env=env)
                     m = re.search(r"Transformed (\d+) files successfully", child.stderr)
@@ -95,10 +122,18 @@ def run(jobs: int | None = None, rounds: int = 1, package: str = "jax", limit: i
         }
         return out
 
-    result["libcst"] = summarize(samples["libcst"])
-    result["ours"] = summarize(samples["ours"])
+    for tool in samples:
+        result[tool] = summarize(samples[tool])
     if not cli_ok:
         result["problems"].append(f"phiml-rewrite not measured: {why}")
+    if result["ours"] and result["fixit"]:
+        result["ratio_fixit_cpu_over_ours_cpu"] = round(result["fixit"]["cpu_s"] / result["ours"]["cpu_s"], 3)
+    if result["ours"] and result["ours_warm"]:
+        cold, warm = result["ours"], result["ours_warm"]
+        result["ratio_cold_over_warm_cpu"] = round(cold["cpu_s"] / warm["cpu_s"], 1)
+        result["ratio_cold_over_warm_wall"] = round(cold["wall_s"] / warm["wall_s"], 1)
+        if min(result["ratio_cold_over_warm_cpu"], result["ratio_cold_over_warm_wall"]) < WARM_OVER_COLD_TARGET:
+            result["problems"].append(f"a warm run is less than {WARM_OVER_COLD_TARGET}x faster than a cold one")
     if result["ours"] and result["libcst"]:
         ratio = result["libcst"]["cpu_s"] / result["ours"]["cpu_s"]
         result["ratio_libcst_cpu_over_ours_cpu"] = round(ratio, 3)
@@ -112,11 +147,19 @@ def run(jobs: int | None = None, rounds: int = 1, package: str = "jax", limit: i
     return result
 
 
+def _check_ours(child, result: dict) -> None:
+    if child.returncode not in (0, 1):
+        errs = [ln for ln in child.stderr.splitlines() if ": error: " in ln]
+        detail = (f"{len(errs)} file error(s), e.g. " + " | ".join(errs[:3])) if errs else child.stderr.strip()[-800:]
+        result["problems"].append(f"phiml-rewrite {child.brief()}: {detail}")
+
+
 def report(res: dict) -> str:
     lines = [f"throughput: {res['package']} sources, {res['files']} files, {res['lines']} lines, "
              f"jobs={res['jobs']}, rounds={res['rounds']}"]
     rows = []
-    for tool, label in (("libcst", "libcst noop codemod"), ("ours", "phiml-rewrite --check")):
+    for tool, label in (("libcst", "libcst noop codemod"), ("fixit", "fixit lint (default rules)"),
+                        ("ours", "phiml-rewrite --check, cold"), ("ours_warm", "phiml-rewrite --check, warm")):
         s = res.get(tool)
         if s:
             rows.append([label, f"{s['cpu_s']:.2f}", f"{s['wall_s']:.2f}", f"{s['lines_per_cpu_s']}", f"{s['cpu_over_wall']}"])
@@ -126,6 +169,11 @@ def report(res: dict) -> str:
     if "ratio_libcst_cpu_over_ours_cpu" in res:
         r = res["ratio_libcst_cpu_over_ours_cpu"]
         lines.append(f"ratio libcst_cpu / ours_cpu = {r:.2f}  ({'not slower' if r >= 1 else 'SLOWER than libcst noop'})")
+    if "ratio_fixit_cpu_over_ours_cpu" in res:
+        lines.append(f"ratio fixit_cpu / ours_cpu = {res['ratio_fixit_cpu_over_ours_cpu']:.2f}")
+    if "ratio_cold_over_warm_cpu" in res:
+        lines.append(f"cold / warm (result cache): CPU {res['ratio_cold_over_warm_cpu']}x, wall {res['ratio_cold_over_warm_wall']}x "
+                     f"(target >= {WARM_OVER_COLD_TARGET}x)")
     for p in res["problems"]:
         lines.append(f"PROBLEM: {p}")
     return "\n".join(lines)

@@ -19,6 +19,8 @@ from typing import Sequence
 import click
 
 from . import __version__, registry, runner
+from .cache import ResultCache
+from .cache import default_directory as default_cache_directory
 from .config import Config, ConfigError, load
 from .findings import FileResult, Finding, format_github, format_json, format_sarif, format_text
 
@@ -83,6 +85,9 @@ class ConfigFileError(click.ClickException):
 @click.option("--unsafe-fixes/--no-unsafe-fixes", default=None, help="Also apply fixes that may change behaviour in edge cases.")
 @click.option("--output-format", type=click.Choice(OUTPUT_FORMATS), default="text", show_default=True, help="How findings are printed; json, github and sarif print no diff.")
 @click.option("--jobs", "-j", type=click.IntRange(min=1), default=None, help="Worker processes (default: one per CPU).")
+@click.option("--no-cache", is_flag=True, help="Neither read nor write the result cache.")
+@click.option("--cache-dir", type=click.Path(file_okay=False), default=None,
+              help="Where results are cached (default: .phiml-rewrite-cache/ at the project root; env PHIML_REWRITE_CACHE_DIR).")
 @click.option("--stdin-filename", metavar="NAME", help="Read the source from standard input as if it were NAME; the result goes to standard output, findings to standard error.")
 @click.option("--exclude", multiple=True, metavar="PATTERN", help="Gitignore-style patterns to skip, replacing the default excludes.")
 @click.option("--extend-exclude", multiple=True, metavar="PATTERN", help="Gitignore-style patterns to skip, in addition to the excludes.")
@@ -109,6 +114,8 @@ def check(
     no_progress: bool,
     quiet: bool,
     verify_run: str | None,
+    no_cache: bool,
+    cache_dir: str | None,
 ) -> None:
     """Report (and with --in-place, fix) jit problems in PATHS (default: the current directory)."""
     if in_place + diff_only + check_only > 1:
@@ -134,14 +141,22 @@ def check(
     if stdin_filename is not None:
         ctx.exit(_check_stdin(stdin_filename, config, diff_only, check_only, output_format, force_exclude))
 
-    report = runner.run(
-        list(paths) or ["."],
-        config,
-        write=in_place,
-        jobs=jobs,
-        progress=not (no_progress or quiet),
-        force_exclude=force_exclude,
-    )
+    cache = None if no_cache else ResultCache.at(cache_dir or default_cache_directory(config.root))
+    try:
+        report = runner.run(
+            list(paths) or ["."],
+            config,
+            write=in_place,
+            jobs=jobs,
+            progress=not (no_progress or quiet),
+            force_exclude=force_exclude,
+            cache=cache,
+        )
+    finally:
+        if cache is not None:
+            cache.close()
+    if cache is not None and cache.broken and not quiet:
+        click.echo(f"warning: {cache.broken}", err=True)
     _print_errors(report.results)
     if diff_only:
         _print_diffs(report.results)

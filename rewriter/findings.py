@@ -73,6 +73,7 @@ class FileResult:
     new_source: bytes | None = None
     error: str | None = None
     skipped: bool = False  # pre-filter proved there is nothing to find
+    cached: bool = False  # served from the result cache (rewriter.cache), not computed in this run
 
     @property
     def changed(self) -> bool:

@@ -17,7 +17,9 @@ import tokenize
 from dataclasses import asdict, dataclass
 from typing import Callable, Iterator, Sequence
 
+from . import cache as _cache
 from . import files as _files
+from .cache import ResultCache
 from .config import Config
 from .engine import Settings, process_source, wanted_codemods
 from .findings import FileResult
@@ -69,23 +71,37 @@ def process_files(
     *,
     jobs: int | None = None,
     progress: bool = False,
+    cache: ResultCache | None = None,
 ) -> list[FileResult]:
     """Process every file; results in the order of `paths`. Never raises for a bad file.
 
-    Files are read here and pre-filtered here (cheap), so only files that need parsing travel to
-    the pool, and the pool is only started when there are enough of them.
+    Files are read here, looked up in the cache and pre-filtered here (cheap), so only files that
+    need parsing travel to the pool, and the pool is only started when there are enough of them.
     """
     results: list[FileResult | None] = [None] * len(paths)
-    todo: list[tuple[int, tuple[str, bytes, Settings]]] = []
+    read: list[tuple[int, str, bytes, Settings]] = []
+    keys: dict[int, str] = {}
     for i, path in enumerate(paths):
         settings = settings_for(path)
         source = read_source(path)
         if isinstance(source, FileResult):
             results[i] = source
+            continue
+        read.append((i, path, source, settings))
+        if cache is not None and (key := _cache.settings_key(settings)) is not None:
+            keys[i] = _cache.file_key(source, key)
+    hits = cache.get_many(keys.values()) if cache is not None else {}
+    todo: list[tuple[int, tuple[str, bytes, Settings]]] = []
+    for i, path, source, settings in read:
+        record = hits.get(keys.get(i, ""))
+        if record is not None:
+            results[i] = _cache.from_record(record, path, source)
         elif not wanted_codemods(source, settings.codemods):
             results[i] = _process_in_worker((path, source, settings))  # returns at once: skipped
         else:
             todo.append((i, (path, source, settings)))
+    if cache is not None:
+        cache.hits, cache.misses = len(hits), len(keys) - len(hits)
 
     workers = min(jobs or os.cpu_count() or 1, len(todo))
     show = progress and len(todo) >= PROGRESS_MIN_FILES and sys.stderr.isatty()
@@ -110,6 +126,9 @@ def process_files(
             for i, job in todo:
                 results[i] = _process_in_worker(job)
                 advance()
+    if cache is not None:
+        fresh = {keys[i]: record for i in keys if keys[i] not in hits and (record := _cache.to_record(results[i])) is not None}
+        cache.put_many(fresh)
     return [r for r in results if r is not None]
 
 
@@ -212,6 +231,7 @@ class Summary:
     fixed: int = 0  # findings whose fix was written (or, in a dry run, would be)
     remaining: int = 0  # findings left unfixed
     errors: int = 0  # files that could not be processed
+    cached: int = 0  # files whose result came from the cache
     written: bool = False
 
     def to_dict(self) -> dict:
@@ -221,7 +241,8 @@ class Summary:
         def n(count: int, word: str) -> str:
             return f"{count} {word}{'' if count == 1 else 's'}"
 
-        text = f"Scanned {n(self.files, 'file')} ({self.skipped} skipped by the pre-filter): {n(self.findings, 'finding')}"
+        cached = f", {self.cached} from the cache" if self.cached else ""
+        text = f"Scanned {n(self.files, 'file')} ({self.skipped} skipped by the pre-filter{cached}): {n(self.findings, 'finding')}"
         if self.written:
             text += f", {self.fixed} fixed in {n(self.changed, 'file')}, {self.remaining} remaining"
         else:
@@ -259,6 +280,7 @@ def summarize(results: Sequence[FileResult], written: bool, fixed: int) -> Summa
         fixed=fixed,
         remaining=sum(len(r.remaining) for r in results),
         errors=sum(1 for r in results if r.error),
+        cached=sum(1 for r in results if r.cached),
         written=written,
     )
 
@@ -283,6 +305,7 @@ def run(
     jobs: int | None = None,
     progress: bool = False,
     force_exclude: bool = False,
+    cache: ResultCache | None = None,
 ) -> Report:
     """Discover the files under `paths`, process them, write the fixes if `write`; never raises per file."""
     found = _files.discover(
@@ -293,7 +316,8 @@ def run(
         force_exclude=force_exclude,
     )
     # Without --in-place the file on disk stays the original: report positions in it.
-    results = process_files(found.files, settings_for(config, original_positions=not write), jobs=jobs, progress=progress)
+    results = process_files(found.files, settings_for(config, original_positions=not write), jobs=jobs, progress=progress,
+                            cache=cache)
     if write:
         for result in results:
             write_result(result)

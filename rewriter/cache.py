@@ -1,0 +1,197 @@
+"""Results per file, keyed by everything that determines them, so that a second run reads and hashes
+files and does nothing else.
+
+The key of a file is a hash of: its bytes; phiml-rewrite's own code (every source file of `rewriter`
+and `codemods`, so an edited rule never serves an old verdict, even in an editable install); the
+libcst and Python versions; and the settings that change a result (the enabled codes, after
+select/ignore and per-file-ignores, and the fix and position modes). The path is not part of it:
+results are stored without paths and a renamed or copied file is a hit.
+
+The store is one SQLite file (atomic, safe for concurrent runs) in `.phiml-rewrite-cache/` at the
+project root, or in the user cache directory when the project is not writable. Runs that depend on
+more than the file (`profile --fix` evidence, `verify`'s unit gates) are never cached.
+"""
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+import os
+import sqlite3
+import sys
+import time
+from functools import lru_cache
+from pathlib import Path
+from typing import Iterable
+
+from .engine import Settings
+from .findings import FileResult, Finding, Fix, Safety, Severity, Span
+
+DIRECTORY_NAME = ".phiml-rewrite-cache"
+SCHEMA = 1
+KEEP_UNUSED_DAYS = 30  # entries no run has used for this long are dropped
+_BATCH = 500  # keys per SELECT (SQLite's limit on host parameters is 32766 or 999 on old builds)
+
+
+@lru_cache(maxsize=1)
+def tool_fingerprint() -> str:
+    """A hash of phiml-rewrite's code and of what it runs on."""
+    return code_fingerprint(Path(__file__).resolve().parent.parent)
+
+
+def code_fingerprint(root: Path) -> str:
+    from importlib.metadata import version
+
+    from . import __version__
+
+    h = hashlib.sha256(f"{SCHEMA}|{__version__}|{version('libcst')}|{sys.version}".encode())
+    for package in ("rewriter", "codemods"):
+        for path in sorted((root / package).rglob("*.py")):
+            h.update(str(path.relative_to(root)).encode())
+            h.update(path.read_bytes())
+    return h.hexdigest()
+
+
+def settings_key(settings: Settings) -> str | None:
+    """What of `settings` a result depends on; None when the result depends on more than the file."""
+    if settings.runtime_evidence or settings.unsafe_units is not None or settings.withheld_units:
+        return None
+    codes = sorted(c.CODE for c in settings.codemods)
+    return json.dumps([codes, settings.unsafe_fixes, settings.apply_fixes, settings.original_positions, settings.ast_prefilter])
+
+
+def file_key(source: bytes, settings: str) -> str:
+    h = hashlib.sha256(tool_fingerprint().encode())
+    h.update(settings.encode())
+    h.update(b"\0")
+    h.update(source)
+    return h.hexdigest()
+
+
+# -- records ------------------------------------------------------------------------------------
+
+
+def to_record(result: FileResult) -> str | None:
+    """The result without its path and original bytes; None for results that must be recomputed
+    (an internal error or a parser crash may be fixed in the next run, or be the machine's fault)."""
+    if result.error and ("internal error" in result.error or "crashed" in result.error or "cannot read" in result.error):
+        return None
+    findings = []
+    for f in result.findings:
+        data = f.to_dict()
+        del data["path"]
+        findings.append(data)
+    new = None if result.new_source is None else base64.b64encode(result.new_source).decode()
+    return json.dumps({"findings": findings, "new_source": new, "error": result.error, "skipped": result.skipped})
+
+
+def from_record(record: str, path: str, source: bytes) -> FileResult:
+    data = json.loads(record)
+    findings = []
+    for f in data["findings"]:
+        fix = f["fix"]
+        findings.append(Finding(
+            code=f["code"], name=f["name"], message=f["message"], path=path, span=Span(**f["span"]),
+            severity=Severity(f["severity"]), applied=f["applied"],
+            fix=None if fix is None else Fix(Safety(fix["safety"]), fix["description"]),
+        ))
+    new = data["new_source"]
+    return FileResult(path=path, findings=findings, old_source=source, error=data["error"], skipped=data["skipped"],
+                      new_source=None if new is None else base64.b64decode(new), cached=True)
+
+
+# -- the store ----------------------------------------------------------------------------------
+
+
+class ResultCache:
+    """Lookups and stores by key; every failure of the store degrades to "no cache", never to an error."""
+
+    def __init__(self, directory: Path) -> None:
+        self.directory = directory
+        self.path = directory / "results.sqlite"
+        self._db: sqlite3.Connection | None = None
+        self.hits = 0
+        self.misses = 0
+        self.broken: str | None = None  # why the cache was not used, if it was not
+
+    @classmethod
+    def at(cls, directory: str | os.PathLike) -> "ResultCache":
+        return cls(Path(directory))
+
+    def _connect(self) -> sqlite3.Connection | None:
+        if self._db is not None or self.broken:
+            return self._db
+        try:
+            self.directory.mkdir(parents=True, exist_ok=True)
+            _mark(self.directory)
+            db = sqlite3.connect(self.path, timeout=30, isolation_level=None)
+            db.execute("PRAGMA journal_mode=WAL")
+            db.execute("CREATE TABLE IF NOT EXISTS results (key TEXT PRIMARY KEY, record TEXT NOT NULL, used REAL NOT NULL)")
+            self._db = db
+        except (OSError, sqlite3.Error) as e:
+            self.broken = f"cache not used ({self.directory}): {e}"
+        return self._db
+
+    def get_many(self, keys: Iterable[str]) -> dict[str, str]:
+        db = self._connect()
+        keys = list(dict.fromkeys(keys))
+        if db is None or not keys:
+            return {}
+        found: dict[str, str] = {}
+        try:
+            for i in range(0, len(keys), _BATCH):
+                chunk = keys[i : i + _BATCH]
+                marks = ",".join("?" * len(chunk))
+                found.update(db.execute(f"SELECT key, record FROM results WHERE key IN ({marks})", chunk).fetchall())
+            if found:  # remember that they are in use (pruning drops entries unused for long)
+                now = time.time()
+                db.execute("BEGIN")
+                db.executemany("UPDATE results SET used = ? WHERE key = ?", [(now, k) for k in found])
+                db.execute("COMMIT")
+        except sqlite3.Error as e:
+            self.broken = f"cache not used ({self.path}): {e}"
+            return {}
+        return found
+
+    def put_many(self, records: dict[str, str]) -> None:
+        db = self._connect()
+        if db is None or not records:
+            return
+        now = time.time()
+        try:
+            db.execute("BEGIN")
+            db.executemany("INSERT OR REPLACE INTO results (key, record, used) VALUES (?, ?, ?)",
+                           [(k, r, now) for k, r in records.items()])
+            db.execute("DELETE FROM results WHERE used < ?", (now - KEEP_UNUSED_DAYS * 86400,))
+            db.execute("COMMIT")
+        except sqlite3.Error as e:
+            self.broken = f"cache not written ({self.path}): {e}"
+
+    def close(self) -> None:
+        if self._db is not None:
+            self._db.close()
+            self._db = None
+
+
+def _mark(directory: Path) -> None:
+    """Keep the cache out of version control and backups (what ruff and pytest do)."""
+    ignore = directory / ".gitignore"
+    if not ignore.exists():
+        ignore.write_text("# Created by phiml-rewrite automatically.\n*\n")
+    tag = directory / "CACHEDIR.TAG"
+    if not tag.exists():
+        tag.write_text("Signature: 8a477f597d28d172789f06886806bc55\n# phiml-rewrite's result cache: https://bford.info/cachedir/\n")
+
+
+def default_directory(project_root: str) -> Path:
+    """`PHIML_REWRITE_CACHE_DIR`, else `.phiml-rewrite-cache` at the project root if it can be
+    written, else the user cache directory (one folder per project root)."""
+    explicit = os.environ.get("PHIML_REWRITE_CACHE_DIR")
+    if explicit:
+        return Path(explicit)
+    root = Path(project_root)
+    local = root / DIRECTORY_NAME
+    if os.access(local if local.exists() else root, os.W_OK):
+        return local
+    user = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "phiml-rewrite" / "results"
+    return user / hashlib.sha256(str(root.resolve()).encode()).hexdigest()[:16]

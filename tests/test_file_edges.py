@@ -1,0 +1,96 @@
+"""Files as they come: BOMs, coding cookies, tabs, CRLF, very large and very deep files, in place."""
+from __future__ import annotations
+
+import ast
+import textwrap
+
+import pytest
+
+from rewriter import runner
+from rewriter.config import Config
+
+TRACED_IF = textwrap.dedent(
+    """\
+    from phiml import math
+
+
+    @math.jit_compile
+    def clamp(x):
+        # régime: halve above one
+        if x.mean > 1:
+            x = x / 2
+        return x
+    """
+)
+
+
+@pytest.fixture
+def config(tmp_path):
+    return Config(root=str(tmp_path))
+
+
+def rewrite(path, config) -> bytes:
+    report = runner.run([str(path)], config, write=True)
+    assert not report.errors, [r.error for r in report.errors]
+    return path.read_bytes()
+
+
+def test_utf8_bom_is_kept(tmp_path, config):
+    path = tmp_path / "bom.py"
+    path.write_bytes(b"\xef\xbb\xbf" + TRACED_IF.encode())
+    out = rewrite(path, config)
+    assert out.startswith(b"\xef\xbb\xbf") and not out.startswith(b"\xef\xbb\xbf\xef\xbb\xbf")
+    assert b"math.where" in out and "régime".encode() in out
+    ast.parse(out)
+
+
+def test_latin1_cookie_is_honoured(tmp_path, config):
+    path = tmp_path / "latin.py"
+    path.write_bytes(("# -*- coding: latin-1 -*-\n" + TRACED_IF).encode("latin-1"))
+    out = rewrite(path, config)
+    assert "régime".encode("latin-1") in out and "régime".encode() not in out
+    assert b"math.where" in out
+    ast.parse(out)
+
+
+def test_tabs_and_crlf_are_kept(tmp_path, config):
+    path = tmp_path / "tabs.py"
+    source = TRACED_IF.replace("    ", "\t").replace("\n", "\r\n")
+    path.write_bytes(source.encode())
+    out = rewrite(path, config).decode()
+    assert "math.where" in out
+    lines = out.split("\r\n")
+    assert "\n" not in out.replace("\r\n", "")  # every line ending is still CRLF
+    assert all(not line.startswith(" ") for line in lines)  # indentation is still tabs
+    assert any(line.startswith("\t") for line in lines)
+
+
+def test_a_very_large_file(tmp_path, config):
+    """20,000 lines with one hazard at the end: found and fixed, the rest byte-identical."""
+    filler = "".join(f"def helper_{i}(a, b):\n    return a * {i} + b\n\n\n" for i in range(5_000))
+    path = tmp_path / "large.py"
+    path.write_text(filler + TRACED_IF)
+    out = rewrite(path, config).decode()
+    assert out.startswith(filler) and "math.where" in out[len(filler):]
+
+
+def test_a_very_long_line(tmp_path, config):
+    path = tmp_path / "long.py"
+    long_call = "values = [" + ", ".join(str(i) for i in range(20_000)) + "]\n"  # a 129 kB line
+    path.write_text(long_call + TRACED_IF)
+    out = rewrite(path, config).decode()
+    assert out.startswith(long_call) and "math.where" in out
+
+
+@pytest.mark.parametrize("depth", [100, 1_000, 100_000])
+def test_deep_nesting_is_an_error_for_that_file_only(tmp_path, config, depth):
+    deep = tmp_path / "deep.py"
+    deep.write_text("from phiml import math\nx = " + "(" * depth + "1" + ")" * depth + "\n")
+    other = tmp_path / "other.py"
+    other.write_text(TRACED_IF)
+    report = runner.run([str(deep), str(other)], config, write=True)
+    by_name = {r.path.rsplit("/", 1)[-1]: r for r in report.results}
+    assert "math.where" in other.read_text()
+    if by_name["deep.py"].error:
+        assert "nest" in by_name["deep.py"].error or "parse" in by_name["deep.py"].error
+    assert deep.read_text().count("(") == depth  # never half-written
