@@ -343,6 +343,35 @@ class TableMigration(CallCollector):
 
     MIGRATIONS: ClassVar[tuple[Migration, ...]] = ()
 
+    @classmethod
+    def ast_gate(cls, identifiers) -> bool:
+        """Some reference or import denotes a source through the file's imports (`jax.tree_map`,
+        `from jax.numpy import NINF`, `jax.experimental.host_callback.call`); under a star import,
+        some identifier is a source's last name. Words in comments and strings do not count."""
+        if cls._gate_names().isdisjoint(identifiers.names):
+            return False
+        if identifiers.star_imports:
+            return True
+        sources = cls._gate_sources()
+        for name in identifiers.qualified:
+            name = normalise(name)
+            parts = name.split(".")
+            if any(".".join(parts[:i]) in sources for i in range(2, len(parts) + 1)):
+                return True
+        return False
+
+    @classmethod
+    def _gate_sources(cls) -> frozenset[str]:
+        if "_GATE_SOURCES" not in cls.__dict__:
+            cls._GATE_SOURCES = frozenset(m.source for m in cls.MIGRATIONS)
+        return cls._GATE_SOURCES
+
+    @classmethod
+    def _gate_names(cls) -> frozenset[str]:
+        if "_GATE_NAMES" not in cls.__dict__:
+            cls._GATE_NAMES = frozenset(m.name for m in cls.MIGRATIONS)
+        return cls._GATE_NAMES
+
     def __init__(self, file) -> None:
         super().__init__(file)
         self._by_source = {m.source: m for m in self.MIGRATIONS}

@@ -59,6 +59,11 @@ class FunctionalGradient(TableMigration):
         ),
     )
     TRIGGERS = (("gradient",), ("jacobian",))
+
+    @classmethod
+    def ast_gate(cls, identifiers) -> bool:
+        """The table's sources, or `gradient`/`jacobian` named (their positional `wrt`)."""
+        return super().ast_gate(identifiers) or not {"gradient", "jacobian"}.isdisjoint(identifiers.names)
     MIGRATIONS = FUNCTIONAL_GRADIENT
 
     CALLS = frozenset({"gradient", "jacobian", "functional_gradient"})

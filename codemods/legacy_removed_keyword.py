@@ -13,6 +13,7 @@ _BY_FUNCTION: dict[str, dict[str, object]] = {}
 for _m in REMOVED_KEYWORDS:
     _BY_FUNCTION.setdefault(_m.function, {})[_m.old] = _m
 _LAST_NAMES = {f.rsplit(".", 1)[1] for f in _BY_FUNCTION}
+_OLD_KEYWORDS = frozenset(m.old for m in REMOVED_KEYWORDS)
 
 
 class RemovedKeyword(CallCollector):
@@ -62,6 +63,13 @@ class RemovedKeyword(CallCollector):
     TRIGGERS = (("relative_tolerance",), ("absolute_tolerance",), ("f_args",), ("iterate",), ("Solve",))
 
     CALLS = frozenset(_LAST_NAMES)
+
+    @classmethod
+    def ast_gate(cls, identifiers) -> bool:
+        """One of the functions is named, and an old keyword is passed or `Solve` is (the positional check)."""
+        if cls.CALLS.isdisjoint(identifiers.names):
+            return False
+        return "Solve" in identifiers.names or not _OLD_KEYWORDS.isdisjoint(identifiers.keywords)
 
     def leave_Module(self, original_node: cst.Module) -> None:
         names = self.file.analysis.names

@@ -137,6 +137,13 @@ class Codemod(cst.BatchableCSTVisitor):
     # at least one group, e.g. `(("vmap", "jit"), ("vmap", "compile"))`. Empty: always parsed.
     TRIGGERS: ClassVar[tuple[tuple[str, ...], ...]] = ()
 
+    @classmethod
+    def ast_gate(cls, identifiers) -> bool:
+        """A necessary condition on the file's identifiers (`rewriter.prefilter.Identifiers`), checked
+        on CPython's ast before libcst parses the file. Rules whose conditions the pre-filter knows
+        (`prefilter.KNOWN`) do not need one; others without one always pass."""
+        return True
+
     # Nothing is resolved up front: scope and qualified-name metadata cost ~10x a parse, so it is
     # resolved lazily (rewriter.analysis) and only once some node's spelling could name an API.
     METADATA_DEPENDENCIES = ()

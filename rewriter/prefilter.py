@@ -10,8 +10,10 @@ from __future__ import annotations
 
 import ast
 import warnings
+from dataclasses import dataclass
 
 from .analysis.apis import TEMPORARY_FUNCTION_APIS, Kind, spelled_apis
+from .codemod import Codemod
 
 _LOOPS = (ast.For, ast.AsyncFor, ast.While, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
@@ -107,6 +109,7 @@ class _Finder(ast.NodeVisitor):
         self.class_depth = 0
         self.jitted_methods = False  # a jit-decorated def directly in a class body (PML506)
         self.vmapped = False  # a vmap decorator or application (PML507)
+        self.branches = False  # a `lax.cond`/`lax.switch` call (PML507 needs one under a vmap)
         self.callees_by: dict = {}  # function key -> last names of what it calls (`math.gradient` -> gradient)
         self.callees: set[str] = set()  # ... anywhere in the file
         self.networks: set[str] = set()  # names assigned a PhiML network (`net = nn.mlp(...)`)
@@ -237,6 +240,8 @@ class _Finder(ast.NodeVisitor):
             self.fire.add("PML301")
         if kind is Kind.VMAP:
             self.vmapped = True
+        elif kind is Kind.BRANCH:
+            self.branches = True
         elif kind is Kind.MAP and any(k.arg == "dims" for k in node.keywords):
             self.maps.append((node, tuple(self.functions)))
         if self.functions:  # PML101: a function created per call, handed to a solver or a jit function
@@ -323,7 +328,7 @@ class _Finder(ast.NodeVisitor):
             self.fire.add("PML502")
         if self.jitted_methods:
             self.fire.add("PML506")
-        if self.vmapped:
+        if self.vmapped and self.branches:
             self.fire.add("PML507")
         for call, functions in self.maps:
             if self._may_be_jitted(call.args[0]) or self._may_be_traced(functions):
@@ -344,17 +349,68 @@ KNOWN = frozenset({"PML101", "PML102", "PML201", "PML202", "PML203", "PML204", "
                    "PML505", "PML506", "PML507"})
 
 
-def rules_that_may_fire(source: bytes) -> set[str] | None:
-    """Codes of known rules with a candidate in `source`; None when `ast` cannot parse it (libcst reports why)."""
+@dataclass(frozen=True)
+class Identifiers:
+    """Every identifier of a file (names, attributes, import parts) and every keyword-argument name:
+    what rules without a syntactic gate here (the migrations) check cheaply before libcst runs."""
+
+    names: frozenset[str]
+    keywords: frozenset[str]
+    # What attribute chains and imports denote through the file's imports (`jnp.NINF` under
+    # `import jax.numpy as jnp` is `jax.numpy.NINF`), shadowing ignored: a superset of libcst's answer.
+    qualified: frozenset[str]
+    star_imports: bool  # bare names may come from a `*` import: only `names` can tell
+
+
+def identifiers(tree: ast.Module) -> Identifiers:
+    names: set[str] = set()
+    keywords: set[str] = set()
+    qualified: set[str] = set()
+    spelling = _Spelling(tree)
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name):
+            names.add(node.id)
+        elif isinstance(node, ast.Attribute):
+            names.add(node.attr)
+            text = _dotted(node)
+            if text is not None:
+                head, _, rest = text.partition(".")
+                qualified.update(f"{full}.{rest}" for full in spelling.imported.get(head, ()))
+        elif isinstance(node, ast.Import):
+            for alias in node.names:
+                names.update(alias.name.split("."))
+                qualified.add(alias.name)
+        elif isinstance(node, ast.ImportFrom):
+            if node.module:
+                names.update(node.module.split("."))
+            for alias in node.names:
+                names.update(alias.name.split("."))
+                if node.module and not node.level:
+                    qualified.add(f"{node.module}.{alias.name}")
+        elif isinstance(node, ast.keyword) and node.arg:
+            keywords.add(node.arg)
+    return Identifiers(frozenset(names), frozenset(keywords), frozenset(qualified), bool(spelling.stars))
+
+
+def _parse(source: bytes) -> ast.Module | None:
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            tree = ast.parse(source)
+            return ast.parse(source)
     except (SyntaxError, ValueError, UnicodeDecodeError, MemoryError, RecursionError):
         return None
+
+
+def _fire(tree: ast.Module) -> set[str]:
     finder = _Finder(_Spelling(tree))
     finder.visit(tree)
     return finder.conclude()
+
+
+def rules_that_may_fire(source: bytes) -> set[str] | None:
+    """Codes of known rules with a candidate in `source`; None when `ast` cannot parse it (libcst reports why)."""
+    tree = _parse(source)
+    return None if tree is None else _fire(tree)
 
 
 def has_candidates(source: bytes) -> bool:
@@ -363,10 +419,28 @@ def has_candidates(source: bytes) -> bool:
 
 
 def filter_codemods(source: bytes, codemods: list) -> list:
-    """The codemods that may fire on `source`: unknown rules always, known ones only with a candidate."""
-    if not any(c.CODE in KNOWN for c in codemods):
+    """The codemods that may fire on `source`: known rules only with a candidate, rules with an
+    identifier gate (`Codemod.ast_gate`) only when it holds, any other rule always."""
+    gated = [c for c in codemods if c.CODE not in KNOWN and _has_gate(c)]
+    if not gated and not any(c.CODE in KNOWN for c in codemods):
         return codemods
-    fire = rules_that_may_fire(source)
-    if fire is None:
+    tree = _parse(source)
+    if tree is None:
         return codemods
-    return [c for c in codemods if c.CODE not in KNOWN or c.CODE in fire]
+    fire = _fire(tree) if any(c.CODE in KNOWN for c in codemods) else set()
+    ids = identifiers(tree) if gated else None
+    out = []
+    for c in codemods:
+        if c.CODE in KNOWN:
+            keep = c.CODE in fire
+        elif c in gated:
+            keep = c.ast_gate(ids)
+        else:
+            keep = True
+        if keep:
+            out.append(c)
+    return out
+
+
+def _has_gate(codemod) -> bool:
+    return codemod.ast_gate.__func__ is not Codemod.ast_gate.__func__
