@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import json
-import textwrap
 from pathlib import Path
 
 import pytest
@@ -13,18 +12,8 @@ from rewriter.cli import main
 from rewriter.engine import Settings
 from rewriter.registry import all_codemods, select
 
-TRACED_IF = textwrap.dedent(
-    """\
-    from phiml import math
+from snippets import TRACED_IF
 
-
-    @math.jit_compile
-    def clamp(x):
-        if x.mean > 1:
-            x = x / 2
-        return x
-    """
-)
 
 
 @pytest.fixture

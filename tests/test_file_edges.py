@@ -2,26 +2,16 @@
 from __future__ import annotations
 
 import ast
-import textwrap
 
 import pytest
 
 from rewriter import runner
 from rewriter.config import Config
 
-TRACED_IF = textwrap.dedent(
-    """\
-    from phiml import math
+from snippets import TRACED_IF as _TRACED_IF
 
+TRACED_IF = _TRACED_IF.replace("    if x.mean", "    # régime: halve above one\n    if x.mean")
 
-    @math.jit_compile
-    def clamp(x):
-        # régime: halve above one
-        if x.mean > 1:
-            x = x / 2
-        return x
-    """
-)
 
 
 @pytest.fixture

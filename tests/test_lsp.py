@@ -9,7 +9,6 @@ import asyncio
 import json
 import subprocess
 import sys
-import textwrap
 from pathlib import Path
 
 import pytest
@@ -17,22 +16,12 @@ import pytest_lsp
 from lsprotocol import types
 from pytest_lsp import ClientServerConfig, LanguageClient
 
+from snippets import TRACED_IF
+
 ROOT = Path(__file__).resolve().parent.parent
 CLI = [sys.executable, "-m", "rewriter.cli"]
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
-TRACED_IF = textwrap.dedent(
-    """\
-    from phiml import math
-
-
-    @math.jit_compile
-    def clamp(x):
-        if x.mean > 1:
-            x = x / 2
-        return x
-    """
-)
 
 
 def _capabilities(resolve: bool) -> types.ClientCapabilities:

@@ -17,6 +17,8 @@ from rewriter.lsp.document import DocumentAnalysis
 from rewriter.lsp.textedits import apply_edits, minimal_edits
 from rewriter.registry import all_codemods
 
+from snippets import TRACED_IF as _TRACED_IF
+
 ROOT = Path(__file__).resolve().parent.parent
 CONFIG = Config(root=str(ROOT))
 
@@ -50,18 +52,8 @@ def _finding(source: str, code: str):
     return finding
 
 
-TRACED_IF = textwrap.dedent(
-    """\
-    from phiml import math
 
-
-    @math.jit_compile
-    def clamp(x):
-        if x.mean > 1:{comment}
-            x = x / 2
-        return x
-    """
-)
+TRACED_IF = _TRACED_IF.replace("if x.mean > 1:", "if x.mean > 1:{comment}")
 
 
 @pytest.mark.parametrize(
