@@ -126,7 +126,7 @@ class PhimlLanguageServer(LanguageServer):
                 return  # a newer change has its own analysis scheduled
             if analysis.error is not None:
                 self._report_error(uri, analysis)
-            elif not analysis.excluded:
+            else:  # an excluded file has no findings: what it showed before it was excluded goes
                 self.publish(uri, version, analysis.text, analysis.findings)
         except asyncio.CancelledError:
             raise
