@@ -143,7 +143,7 @@ class Pass:
         return self.fixes.get(id(finding))
 
     def apply(self, fixes: Sequence[ProposedFix]) -> str:
-        """The original's code with `fixes` applied (they must not conflict: see `non_conflicting`).
+        """The original's code with `fixes` applied (fixes of one pass that do not overlap, e.g. one alone).
 
         Only the top-level statements a fix rebuilt are generated again; the others keep the code
         they had, so one fix in a long file costs about what its statements cost.
@@ -169,10 +169,6 @@ class Pass:
             original = self.context.wrapper.module
             self._segment_cache = {id(n): original.code_for_node(n) for n in (*original.header, *original.body, *original.footer)}
         return self._segment_cache
-
-    def non_conflicting(self, fixes: Sequence[ProposedFix]) -> list[ProposedFix]:
-        assert self.context is not None
-        return _accept_non_conflicting(self.context, fixes)
 
 
 def _same_nodes(a: Sequence[cst.CSTNode], b: Sequence[cst.CSTNode]) -> bool:
@@ -277,7 +273,7 @@ def _run_codemods(module: cst.Module, path: str, codemods: Sequence[type[Codemod
     return context
 
 
-def _accept_non_conflicting(context: FileContext, fixes: Sequence[ProposedFix] | None = None) -> list[ProposedFix]:
+def _accept_non_conflicting(context: FileContext) -> list[ProposedFix]:
     """Fixes whose edits do not overlap an earlier accepted fix; the rest wait for the next pass.
 
     A fix is atomic: all of its edits are applied or none. Two replacements conflict when one target
@@ -296,7 +292,7 @@ def _accept_non_conflicting(context: FileContext, fixes: Sequence[ProposedFix] |
     replaced_lineage: set[int] = set()  # ids of those targets and all their ancestors
     anchors_lineage: list[set[int]] = []
     accepted = []
-    for fix in context.fixes if fixes is None else fixes:
+    for fix in context.fixes:
         ok = True
         for edit in fix.edits:
             if isinstance(edit, Replace):

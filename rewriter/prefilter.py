@@ -362,11 +362,10 @@ class Identifiers:
     star_imports: bool  # bare names may come from a `*` import: only `names` can tell
 
 
-def identifiers(tree: ast.Module) -> Identifiers:
+def identifiers(tree: ast.Module, spelling: _Spelling) -> Identifiers:
     names: set[str] = set()
     keywords: set[str] = set()
     qualified: set[str] = set()
-    spelling = _Spelling(tree)
     for node in ast.walk(tree):
         if isinstance(node, ast.Name):
             names.add(node.id)
@@ -401,8 +400,8 @@ def _parse(source: bytes) -> ast.Module | None:
         return None
 
 
-def _fire(tree: ast.Module) -> set[str]:
-    finder = _Finder(_Spelling(tree))
+def _fire(tree: ast.Module, spelling: _Spelling) -> set[str]:
+    finder = _Finder(spelling)
     finder.visit(tree)
     return finder.conclude()
 
@@ -410,7 +409,7 @@ def _fire(tree: ast.Module) -> set[str]:
 def rules_that_may_fire(source: bytes) -> set[str] | None:
     """Codes of known rules with a candidate in `source`; None when `ast` cannot parse it (libcst reports why)."""
     tree = _parse(source)
-    return None if tree is None else _fire(tree)
+    return None if tree is None else _fire(tree, _Spelling(tree))
 
 
 def has_candidates(source: bytes) -> bool:
@@ -427,8 +426,9 @@ def filter_codemods(source: bytes, codemods: list) -> list:
     tree = _parse(source)
     if tree is None:
         return codemods
-    fire = _fire(tree) if any(c.CODE in KNOWN for c in codemods) else set()
-    ids = identifiers(tree) if gated else None
+    spelling = _Spelling(tree)  # the file's imports, read once for both stages
+    fire = _fire(tree, spelling) if any(c.CODE in KNOWN for c in codemods) else set()
+    ids = identifiers(tree, spelling) if gated else None
     out = []
     for c in codemods:
         if c.CODE in KNOWN:

@@ -16,6 +16,7 @@ from .. import config as _config
 from .. import files as _files
 from ..engine import Pass, ProcessingError, Settings, process_source, report_pass
 from ..findings import Finding, Safety
+from ..runner import decode
 from .suppress import suppression_edit
 from .textedits import TextEdit, minimal_edits
 
@@ -108,9 +109,3 @@ def encode(text: str) -> bytes:
         return text.encode(encoding)
     except (LookupError, UnicodeEncodeError):
         return raw  # the parser names the problem
-
-
-def decode(source: bytes) -> str:
-    from ..runner import decode as _decode
-
-    return _decode(source)

@@ -1,6 +1,7 @@
 """Findings and text edits as LSP types, positions in the encoding the client negotiated (UTF-16 by default)."""
 from __future__ import annotations
 
+import bisect
 import io
 import os
 import pathlib
@@ -38,8 +39,6 @@ class Positions:
             self.starts.append(self.starts[-1] + len(line))
 
     def at_offset(self, offset: int) -> types.Position:
-        import bisect
-
         line = max(0, bisect.bisect_right(self.starts, offset) - 1)
         if line >= len(self.lines):  # the end of a text that ends with a newline
             return types.Position(line=len(self.lines), character=0)
