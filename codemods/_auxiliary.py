@@ -3,6 +3,8 @@ from __future__ import annotations
 
 import libcst as cst
 
+from rewriter.analysis.transforms import literal
+
 from ._lift import COMMA, NO_SPACE_EQUAL
 
 
@@ -33,5 +35,49 @@ def with_auxiliary(node: cst.FunctionDef, transform, captured) -> list[cst.Decor
             return None
         merged = ",".join([p for p in existing.value.evaluated_value.replace(" ", "").split(",") if p] + list(captured))
         args = [a.with_changes(value=cst.SimpleString(repr(merged))) if a is existing else a for a in expr.args]
+        out.append(decorator.with_changes(decorator=expr.with_changes(args=args)))
+    return out
+
+
+def keyword_arg(keyword: str, value) -> cst.Arg:
+    """`auxiliary_args='a,b'` for a string, `static_argnames=('a', 'b')` for a tuple of names."""
+    if isinstance(value, str):
+        node: cst.BaseExpression = cst.SimpleString(repr(value))
+    else:
+        elements = [cst.Element(cst.SimpleString(repr(v))) for v in value]
+        node = cst.Tuple(elements if len(elements) > 1 else [elements[0].with_changes(comma=cst.Comma())])
+    return cst.Arg(node, keyword=cst.Name(keyword), equal=NO_SPACE_EQUAL)
+
+
+def with_static_argnames(node: cst.FunctionDef, transform, names, spelling) -> list[cst.Decorator] | None:
+    """The decorators, with the jax transform `transform.expr` given `names` as extra `static_argnames`:
+    `@jax.jit` becomes `@functools.partial(jax.jit, static_argnames=(...))` (every jax version reads it),
+    an existing `static_argnames` literal is extended (None: its arguments cannot be edited faithfully)."""
+    out = []
+    for decorator in node.decorators:
+        expr = decorator.decorator
+        if expr is not transform.expr:
+            out.append(decorator)
+            continue
+        if isinstance(expr, (cst.Name, cst.Attribute)):
+            partial = spelling("functools", "partial")
+            call = cst.Call(partial, [cst.Arg(expr, comma=COMMA), keyword_arg("static_argnames", tuple(names))])
+            out.append(decorator.with_changes(decorator=call))
+            continue
+        if not isinstance(expr, cst.Call) or any(a.star for a in expr.args):
+            return None
+        existing = next((a for a in expr.args if a.keyword is not None and a.keyword.value == "static_argnames"), None)
+        if existing is None:
+            args = list(expr.args)
+            args[-1] = args[-1].with_changes(comma=COMMA)
+            out.append(decorator.with_changes(decorator=expr.with_changes(args=[*args, keyword_arg("static_argnames", tuple(names))])))
+            continue
+        try:
+            present = literal(existing.value)
+        except ValueError:
+            return None
+        present = present if isinstance(present, tuple) else (present,)
+        merged = keyword_arg("static_argnames", (*present, *[n for n in names if n not in present]))
+        args = [merged.with_changes(comma=a.comma) if a is existing else a for a in expr.args]
         out.append(decorator.with_changes(decorator=expr.with_changes(args=args)))
     return out

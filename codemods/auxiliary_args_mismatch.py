@@ -1,13 +1,11 @@
 """PML205 auxiliary-args-mismatch."""
 from __future__ import annotations
 
-import difflib
-
 import libcst as cst
 
 from rewriter.analysis.apis import Kind
 from rewriter.analysis.traced import all_params
-from rewriter.analysis.transforms import match_transform
+from rewriter.analysis.transforms import intended_parameter, match_transform
 from rewriter.codemod import Codemod, Example, Replace
 from rewriter.findings import Safety, Severity
 
@@ -28,10 +26,14 @@ class AuxiliaryArgsMismatch(Codemod):
     SAFETY = Safety.UNSAFE
     SEVERITY = Severity.ERROR
     FIX_SAFETY = (
-        "Unsafe: correcting the name makes that parameter static, which is what the author wrote but not what "
-        "ran — PhiML now traces once per distinct value and requires the value to be hashable; a caller "
-        "passing a tensor there would re-trace every call."
+        "Safe when the meant parameter steers Python control flow (`if flag:`, `range(n)`) in the function: that "
+        "use cannot run on a traced value, so making it static is the only fix that keeps the author's meaning "
+        "and every other rule judges the function as if it were static already. Unsafe otherwise: correcting the "
+        "name makes that parameter static, which is what the author wrote but not what ran — PhiML now traces "
+        "once per distinct value and requires the value to be hashable; a caller passing a tensor there would "
+        "re-trace every call."
     )
+    SAFETY_VARIES = True
     EXAMPLES = (
         Example(
             "from phiml import math\n\n\n"
@@ -76,9 +78,8 @@ class AuxiliaryArgsMismatch(Codemod):
         params = [p.name.value for p in all_params(fn)]
         named = _split(value.evaluated_value)
         for name in [n for n in named if n not in params]:
-            free = [p for p in params if p not in named and p not in ("self", "cls")]
-            close = difflib.get_close_matches(name, free, n=2, cutoff=0.6)
-            hint = f"; did you mean `{close[0]}`?" if len(close) == 1 else ""
+            intended = intended_parameter(name, params, named)
+            hint = f"; did you mean `{intended}`?" if intended is not None else ""
             self.report(value, f"`auxiliary_args` names `{name}`, which is not a parameter of `{fn.name.value}` "
                                f"(parameters: {', '.join(params) or 'none'}): PhiML silently ignores it, so nothing is kept "
                                f"static by it{hint} (not rewritten: the names are spread over several string pieces)")
@@ -98,8 +99,8 @@ class AuxiliaryArgsMismatch(Codemod):
             parts = _split(string.evaluated_value)
             wrong = [n for n in parts if n not in params]
             for name in wrong:
-                free = [p for p in params if p not in named and p not in ("self", "cls")]
-                close = difflib.get_close_matches(name, free, n=2, cutoff=0.6)
+                intended = intended_parameter(name, params, named)
+                close = [intended] if intended is not None else []
                 message = (f"`auxiliary_args` names `{name}`, which is not a parameter of `{fn.name.value}` "
                            f"(parameters: {', '.join(params) or 'none'}): PhiML silently ignores it, so nothing is kept static by it")
                 if len(close) != 1:
@@ -108,8 +109,15 @@ class AuxiliaryArgsMismatch(Codemod):
                 pieces = str(string.evaluated_value).split(",")  # keep the author's separators and spaces
                 fixed = ",".join(p.replace(name, close[0]) if p.strip() == name else p for p in pieces)
                 new = string.with_changes(value=_quote(string.value, fixed))
-                self.report(string, f"{message}; did you mean `{close[0]}`? Renamed (unsafe: `{close[0]}` becomes static)",
-                            edits=[Replace(string, new)], fix_description=f"rename to `{close[0]}`")
+                steering = _steers_control_flow(fn, close[0])
+                if steering is not None:
+                    self.report(string, f"{message}; did you mean `{close[0]}`? Renamed: `{close[0]}` steers Python "
+                                        f"{steering}, which cannot run on a traced value, so static is the only meaning "
+                                        "that works", edits=[Replace(string, new)], safety=Safety.SAFE,
+                                fix_description=f"rename to `{close[0]}`", invalidates=fn)
+                else:
+                    self.report(string, f"{message}; did you mean `{close[0]}`? Renamed (unsafe: `{close[0]}` becomes static)",
+                                edits=[Replace(string, new)], fix_description=f"rename to `{close[0]}`", invalidates=fn)
                 break  # one edit per string per pass
 
 
@@ -131,3 +139,33 @@ def _quote(original: str, text: str) -> str:
         prefix, original = prefix + original[0], original[1:]
     quote = original[:3] if original[:3] in ("'''", '"""') else original[0]
     return f"{prefix}{quote}{text}{quote}"
+
+
+def _steers_control_flow(fn: cst.FunctionDef, name: str) -> str | None:
+    """How `name` steers Python control flow in `fn`'s own body (`if name:`, `range(name)`), or None.
+
+    Such a use fails on a traced value (jax, tensorflow) or keeps the first call's value (torch): the
+    spelling fix that makes the parameter static is then what the author meant *and* what works."""
+    stack = [fn.body]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (cst.FunctionDef, cst.Lambda, cst.ClassDef)):
+            continue
+        test = node.test if isinstance(node, (cst.If, cst.While, cst.IfExp)) else node.iter if isinstance(node, cst.For) else None
+        if test is not None and _reads(test, name):
+            return "a condition" if not isinstance(node, cst.For) else "a trip count"
+        stack.extend(node.children)
+    return None
+
+
+def _reads(expr: cst.CSTNode, name: str) -> bool:
+    stack = [expr]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, cst.Name) and node.value == name:
+            return True
+        if isinstance(node, cst.Attribute):
+            stack.append(node.value)  # `x.name` is an attribute, not a read of `name`
+            continue
+        stack.extend(node.children)
+    return False

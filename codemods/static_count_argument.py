@@ -3,44 +3,57 @@ from __future__ import annotations
 
 import libcst as cst
 
+from rewriter.analysis.apis import Kind
+from rewriter.analysis.callsites import ParamRole, Role
+from rewriter.analysis.jit import JitContext
 from rewriter.analysis.names import last_name
 from rewriter.analysis.traced import FunctionFlow, all_params
+from rewriter.analysis.transforms import match_transform
 from rewriter.codemod import Codemod, Example, Replace
+from rewriter.emit import Spelling
 from rewriter.findings import Safety, Severity
 
-from ._auxiliary import with_auxiliary
+from ._auxiliary import keyword_arg, with_auxiliary, with_static_argnames
+from ._lift import COMMA
 from ._control_flow import own_nodes
 
 _SHAPE_CONSTRUCTORS = frozenset({"phiml.math.spatial", "phiml.math.channel", "phiml.math.batch", "phiml.math.instance",
                                  "phiml.math.dual"})
-
-
 _DIMENSION_TYPES = frozenset(q.rsplit(".", 1)[1] for q in _SHAPE_CONSTRUCTORS)
+# jax functions whose shape (or size) arguments must be Python values under `jax.jit`.
+_JAX_SHAPES = frozenset(f"jax.numpy.{n}" for n in "zeros ones full empty arange linspace eye identity tri reshape "
+                                                  "broadcast_to tile repeat".split())
+_FIXABLE = ("phiml.math.jit_compile", "phiml.math.jit_compile_linear", "jax.jit")
 
 
 class StaticCountArgument(Codemod):
-    """PhiML's `jit_compile` turns Python `int`/`float`/`bool` arguments into traced values (only
-    parameters left at their defaults stay constants). A parameter meant as a count, a flag or a
-    size — used as `range(n)`, `if flag:`, `spatial(x=n)` — then fails on jax and silently keeps the
-    first call's value on torch (measured: `n=3` after `n=2` still loops twice); tensorflow
-    happens to handle all three (measured with phiml 1.16.1), which is no reason to rely on it.
+    """A parameter that is configuration — a count, a flag, a mode, a size — but is traced by the jit
+    transform cannot steer Python control flow. PhiML's `jit_compile` and `jax.jit` both trace Python
+    `int`/`float`/`bool` arguments that callers pass (only parameters left at their defaults stay
+    constants): `range(n)`, `if flag:` and `spatial(x=n)` / `jnp.zeros(n)` then fail on jax and
+    silently keep the first call's value on torch (measured: `n=3` after `n=2` still loops twice).
 
-    Naming the parameter in `auxiliary_args` keeps it a Python value: PhiML traces once per distinct
-    value and the loop, branch or shape is exact. Only parameters declared `int`/`bool` (or
-    defaulting to an int/bool literal) are changed; a traced tensor used the same way is PML201-203's.
+    The fix is to declare the parameter static — `auxiliary_args` for PhiML, `static_argnames` for
+    `jax.jit` — which keeps it a Python value: one trace per distinct value, and the loop, branch or
+    shape is exact. The `if` itself stays: rewriting a flag's `if` into `where`/`cond` (PML201) would
+    merge branches that may differ in shape or type. A parameter is configuration when it is
+    annotated `bool`/`int`/`float`/`str`, when every call of the jitted function in the file passes
+    a Python value, when every call leaves it at its default, or when it defaults to such a literal
+    and no call passes an array; a parameter some call passes an array to is data (PML201-PML203).
     """
 
     CODE = "PML204"
     NAME = "static-count-argument"
-    SUMMARY = "a Python int/bool parameter of a PhiML jit function used as a count, flag or size: make it auxiliary"
+    SUMMARY = "a parameter used as a count, flag or size is traced by jit: declare it static (auxiliary_args / static_argnames)"
     SAFETY = Safety.SAFE
     SAFETY_VARIES = True
     SEVERITY = Severity.ERROR
     FIX_SAFETY = (
-        "Safe when the parameter is annotated `int` or `bool`: results are those of the eager code, with one "
-        "trace per distinct value (a count that changes every call re-traces every call — PML401 territory). "
-        "Unsafe when only a literal default suggests a Python value: a caller passing a Tensor would then make "
-        "it an auxiliary (hashed, compared by value) argument."
+        "Safe when the parameter is annotated `bool`/`int`/`float`/`str`, when every call in the file passes a "
+        "Python value, or when every call leaves it at its default: those calls compute what the eager code "
+        "computes, with one trace per distinct value (a count that changes every call re-traces every call — "
+        "PML401 territory). Unsafe when only a literal default says it is a Python value: a caller elsewhere "
+        "passing an array would then have it hashed as a static key (PhiML) or rejected as unhashable (jax)."
     )
     EXAMPLES = (
         Example(
@@ -57,21 +70,60 @@ class StaticCountArgument(Codemod):
             "        x = 0.5 * (x + math.shift(x, (-1,))[0])\n"
             "    return x\n",
         ),
+        Example(
+            "import jax\n\n\n"
+            "@jax.jit\n"
+            "def features(v, flat: bool = False):\n"
+            "    if flat:\n"
+            "        return v.reshape(-1)\n"
+            "    return v[:, None]\n",
+            "import jax\nimport functools\n\n\n"
+            "@functools.partial(jax.jit, static_argnames=('flat',))\n"
+            "def features(v, flat: bool = False):\n"
+            "    if flat:\n"
+            "        return v.reshape(-1)\n"
+            "    return v[:, None]\n",
+            "a flag under `jax.jit`: declared static; its `if` stays (its branches differ in shape)",
+        ),
     )
     TRIGGERS = (("jit",),)
 
     def leave_Module(self, original_node: cst.Module) -> None:
         if not self.file.analysis.jit.contexts:
             return
-        for flow in list(self.file.analysis.traced.flows.values()):
-            if flow.framework == "phiml" and flow.context.how != "called" and flow.python_scalars:
-                self._check(flow)
+        traced = self.file.analysis.traced
+        uses: dict[int, dict[str, tuple[cst.CSTNode, str]]] = {}
+        for flow in list(traced.flows.values()):
+            root = flow.context.root
+            if root.how == "called" or not any(traced.is_config((id(root.function), n)) for n in traced.roles(root)):
+                continue
+            for name, use in self._uses(flow, root).items():
+                uses.setdefault(id(root.function), {}).setdefault(name, use)
+        for context in self.file.analysis.jit.contexts:
+            found = uses.get(id(context.function))
+            if found and context.how != "called" and not self._jitted_twice(context):
+                self._check(context, found)
 
-    def _uses(self, flow: FunctionFlow) -> dict[str, tuple[cst.CSTNode, str]]:
-        """Parameter -> (first node using it statically, how)."""
-        out: dict[str, tuple[cst.CSTNode, str]] = {}
+    def _jitted_twice(self, context: JitContext) -> bool:
+        """Stacked jit decorators: which one keeps what static is PML303's to settle first."""
+        fn = context.function
+        if not isinstance(fn, cst.FunctionDef):
+            return False
         names = self.file.analysis.names
-        candidates = flow.python_scalars - (flow.context.static_params or frozenset())
+        return sum(match_transform(names, d.decorator, (Kind.JIT,)) is not None for d in fn.decorators) > 1
+
+    def _uses(self, flow: FunctionFlow, root: JitContext) -> dict[str, tuple[cst.CSTNode, str]]:
+        """Configuration parameters of `root` -> (first node of `flow` that needs them static, how)."""
+        traced = self.file.analysis.traced
+        owner = id(root.function)
+        names = self.file.analysis.names
+        out: dict[str, tuple[cst.CSTNode, str]] = {}
+
+        def config_sources(value) -> list[str]:
+            if value is None or not value.traced or not value.sources or not all(traced.is_config(s) for s in value.sources):
+                return []
+            return sorted(name for fid, name in value.sources if fid == owner)
+
         for node in own_nodes(flow.context.function):
             test, how = None, ""
             if isinstance(node, (cst.If, cst.While, cst.IfExp)):
@@ -79,51 +131,99 @@ class StaticCountArgument(Codemod):
             elif isinstance(node, cst.For):
                 test, how = node.iter, "a trip count"
             if test is not None:
-                value = flow.value_of(test)
-                if value is not None and value.traced and value.sources and value.sources <= candidates:
-                    for name in sorted(value.sources):
-                        out.setdefault(name, (test, how))
-            if isinstance(node, cst.Call) and isinstance(node.func, (cst.Name, cst.Attribute)) and \
-                    last_name(node.func) in _DIMENSION_TYPES and names.qualified_names(node.func) & _SHAPE_CONSTRUCTORS:
-                for arg in node.args:
-                    if isinstance(arg.value, cst.Name) and arg.value.value in candidates:
-                        out.setdefault(arg.value.value, (node, "a dimension size"))
+                for name in config_sources(flow.value_of(test)):
+                    out.setdefault(name, (test, how))
+            if not isinstance(node, cst.Call) or not isinstance(node.func, (cst.Name, cst.Attribute)):
+                continue
+            if flow.framework == "phiml" and last_name(node.func) in _DIMENSION_TYPES \
+                    and names.qualified_names(node.func) & _SHAPE_CONSTRUCTORS:
+                how = "a dimension size"
+            elif flow.framework == "jax" and last_name(node.func) in {q.rsplit(".", 1)[1] for q in _JAX_SHAPES} \
+                    and names.qualified_names(node.func) & _JAX_SHAPES:
+                how = "a shape"
+            else:
+                continue
+            for arg in node.args:
+                if arg.keyword is not None and arg.keyword.value in ("dtype", "device"):
+                    continue
+                value = traced.value_anywhere(arg.value)
+                for name in config_sources(value):
+                    out.setdefault(name, (node, how))
         return out
 
-    def _check(self, flow: FunctionFlow) -> None:
-        uses = self._uses(flow)
-        if not uses:
-            return
-        fn = flow.context.function
+    def _check(self, context: JitContext, uses: dict[str, tuple[cst.CSTNode, str]]) -> None:
+        fn = context.function
+        roles = self.file.analysis.traced.roles(context)
         params = {p.name.value: p for p in all_params(fn)}
         ordered = [n for n in params if n in uses]
+        if not ordered:
+            return
         first = params[ordered[0]]
+        keyword = "auxiliary_args" if context.framework == "phiml" else "static_argnames"
         described = "; ".join(f"`{n}` as {uses[n][1]} (line {self.span(uses[n][0]).line})" for n in ordered)
         listed = ", ".join(f"`{n}`" for n in ordered)
-        message = (f"{described}: `jit_compile` traces Python int/bool arguments, so this fails on jax and "
-                   f"silently keeps the first call's value on torch")
-        transform = flow.context.transform
-        if flow.context.how != "decorator" or not isinstance(fn, cst.FunctionDef):
-            self.report(first.name, f"{message} (not rewritten: name {listed} in `auxiliary_args` where `{flow.context.name}` "
-                                    "is wrapped)")
-            return
-        decorators = with_auxiliary(fn, transform, tuple(ordered))
-        if decorators is None:
-            self.report(first.name, f"{message} (not rewritten: add {listed} to `auxiliary_args`)")
-            return
-        annotated = all(_annotation(params[n]) in ("int", "bool") for n in ordered)
-        edits = [Replace(fn, fn.with_changes(decorators=decorators))]
-        if annotated:
-            self.report(first.name, f"{message}; {listed} added to `auxiliary_args` (one trace per value)", edits=edits,
-                        fix_description="name it in `auxiliary_args`")
+        evidence = "; ".join(f"`{n}`: {roles[n].why}" for n in ordered if n in roles)
+        defaulted = all(roles[n].role is Role.DEFAULTED for n in ordered if n in roles)
+        api = context.transform.api.name
+        if defaulted:
+            message = (f"{described} ({evidence}): a Python constant only while callers leave it at its default; "
+                       f"`{api.rsplit('.', 1)[-1]}` traces a value that is passed, and this then fails")
+            severity = Severity.WARNING
         else:
-            self.report(first.name, f"{message}; {listed} added to `auxiliary_args` (one trace per value; unsafe: only a "
-                                    "literal default says it is a Python value)", edits=edits, safety=Safety.UNSAFE,
-                        fix_description="name it in `auxiliary_args` (unsafe: the type is inferred from a default)")
+            message = (f"{described} ({evidence}): `{api.rsplit('.', 1)[-1]}` traces Python values that are passed, "
+                       f"so this fails on jax and silently keeps the first call's value on torch")
+            severity = None
+        if api not in _FIXABLE:
+            self.report(first.name, f"{message} (not rewritten: declare {listed} static for `{api}`)", severity=severity)
+            return
+        edit, imports = self._edit(context, tuple(ordered))
+        if edit is None:
+            self.report(first.name, f"{message} (not rewritten: add {listed} to `{keyword}`)", severity=severity)
+            return
+        safe = all(_proven(roles.get(n)) for n in ordered)
+        note = "one trace per value"
+        if safe:
+            self.report(first.name, f"{message}; {listed} added to `{keyword}` ({note})", edits=[edit], imports=imports,
+                        fix_description=f"name it in `{keyword}`", severity=severity, invalidates=fn)
+        else:
+            self.report(first.name, f"{message}; {listed} added to `{keyword}` ({note}; unsafe: only a literal default "
+                                    "says it is a Python value)", edits=[edit], imports=imports, safety=Safety.UNSAFE,
+                        fix_description=f"name it in `{keyword}` (unsafe: the type is inferred from a default)",
+                        severity=severity, invalidates=fn)
+
+    def _edit(self, context: JitContext, names: tuple[str, ...]):
+        """The edit declaring `names` static where the transform is applied, and the imports it needs."""
+        fn = context.function
+        transform = context.transform
+        if context.framework == "phiml":
+            if context.how == "decorator" and isinstance(fn, cst.FunctionDef):
+                decorators = with_auxiliary(fn, transform, names)
+                return (Replace(fn, fn.with_changes(decorators=decorators)) if decorators is not None else None), ()
+            if context.how == "wrapped" and context.application is not None:
+                call = _with_keyword(context.application, transform, "auxiliary_args", ",".join(names))
+                return (Replace(context.application, call) if call is not None else None), ()
+            return None, ()
+        spelling = Spelling(self.file.analysis.names, self.file.analysis.identifiers)
+        if context.how == "decorator" and isinstance(fn, cst.FunctionDef):
+            decorators = with_static_argnames(fn, transform, names, spelling)
+            if decorators is None:
+                return None, ()
+            return Replace(fn, fn.with_changes(decorators=decorators)), tuple(spelling.imports)
+        if context.how == "wrapped" and context.application is not None:
+            call = _with_keyword(context.application, transform, "static_argnames", names)
+            return (Replace(context.application, call) if call is not None else None), ()
+        return None, ()
 
 
-def _annotation(param: cst.Param) -> str | None:
-    if param.annotation is None:
+def _proven(role: ParamRole | None) -> bool:
+    """The role rests on an annotation, on the calls in this file, or on every call leaving it at its default."""
+    return role is not None and (role.role is Role.DEFAULTED or not role.why.startswith("defaults to"))
+
+
+def _with_keyword(call: cst.Call, transform, keyword: str, value) -> cst.Call | None:
+    """`jax.jit(f)` -> `jax.jit(f, static_argnames=('n',))`: only when the keyword is not there yet."""
+    if transform.expr is not call.func or transform.keyword(keyword) is not None:
         return None
-    ann = param.annotation.annotation
-    return ann.value if isinstance(ann, cst.Name) else None
+    if not call.args:
+        return None
+    return call.with_changes(args=[*call.args[:-1], call.args[-1].with_changes(comma=COMMA), keyword_arg(keyword, value)])

@@ -5,11 +5,12 @@ import libcst as cst
 
 from rewriter.analysis.traced import FunctionFlow
 from rewriter.codemod import Codemod, Example, Replace
-from rewriter.emit.branches import Refused
+from rewriter.emit.branches import Refused, effect
 from rewriter.findings import Safety, Severity
 
 from ._control_flow import CONSEQUENCE, block_statements, describe, emitter, needs_conversion, traced_nodes, traced_test_inside
-from ._loops import bound_constant, carried, check_body, jax_fori, masked_loop, names_read_after
+from ._loops import (bound_constant, carried, carry_agreement, check_body, jax_fori, masked_bound, masked_loop,
+                     names_read_after)
 
 
 class TracedFor(Codemod):
@@ -120,28 +121,43 @@ class TracedFor(Codemod):
         emit, spelling = emitter(self.file, flow)
         if flow.framework == "jax":
             names = carried(self.file, flow, loop, body, loop.iter, exclude=(index,))
+            doubt = carry_agreement(self.file, flow, loop, body, names)
             body_name = self.file.analysis.fresh_name("loop_body")
             statements = jax_fori(emit, names, index, body_name, start, stop, body)
             statements[0] = statements[0].with_changes(leading_lines=loop.leading_lines)
-            self.report(loop.iter, f"{head}; rewritten with `jax.lax.fori_loop` carrying {_list(names)} (a traced bound is not "
-                                   "reverse-differentiable: if the count is a Python int, `static_argnames` keeps `jax.grad` working)",
-                        edits=[Replace(loop, cst.FlattenSentinel(statements))], imports=spelling.imports,
+            message = (f"{head}; rewritten with `jax.lax.fori_loop` carrying {_list(names)} (a traced bound is not "
+                       "reverse-differentiable: if the count is a Python int, `static_argnames` keeps `jax.grad` working)")
+            if doubt:
+                self.report(loop.iter, f"{message} (unsafe: {doubt}; `fori_loop` rejects a carry that changes)",
+                            edits=[Replace(loop, cst.FlattenSentinel(statements))], imports=spelling.imports,
+                            safety=Safety.UNSAFE, fix_description="loop with `jax.lax.fori_loop` (unsafe: the carry may change type)")
+                return
+            self.report(loop.iter, message, edits=[Replace(loop, cst.FlattenSentinel(statements))], imports=spelling.imports,
                         fix_description="loop with `jax.lax.fori_loop`")
             return
         if flow.framework != "phiml":
             raise Refused(f"{flow.framework} has no loop primitive usable here; make the count a Python value")
         if not (isinstance(start, cst.Integer) and start.value == "0"):
             raise Refused("a masked loop is only written for `range(stop)`")
-        bound, constant = bound_constant(self.file, flow)
+        evidence = masked_bound(self.file, flow, loop.iter.args[0].value, None, body)
+        if evidence is None:
+            raise Refused("PhiML has no loop primitive, and a masked loop needs a bound the program gives (`range(min(n, K))`, "
+                          "counts the calls pass): each iteration of the bound is a copy of the body in every trace. "
+                          "If the count is a Python int, name it in `auxiliary_args`")
+        count, source = evidence
+        doubt = carry_agreement(self.file, flow, loop, body, list(effect(body, allow_return=False).values))
+        bound, constant = bound_constant(self.file, flow, count)
         if index == "_":  # the index is read now: give it a name
             index = self.file.analysis.fresh_name("i")
         active = cst.Comparison(cst.Name(index), [cst.ComparisonTarget(cst.LessThan(), stop)])
         statements = masked_loop(self.file, flow, emit, loop, body, active, index, bound)
         statements[0] = statements[0].with_changes(leading_lines=loop.leading_lines)
-        self.report(loop.iter, f"{head}; rewritten as a masked loop of at most `{bound}` iterations (a larger count is cut short)",
+        doubt_note = f"; {doubt}" if doubt else ""
+        self.report(loop.iter, f"{head}; rewritten as a masked loop of `{bound} = {count}` iterations (from {source}): "
+                               f"every trace holds {count} copies of the body, and a larger count is cut short{doubt_note}",
                     edits=[constant, Replace(loop, cst.FlattenSentinel(statements))],
                     safety=Safety.UNSAFE, imports=spelling.imports,
-                    fix_description=f"bounded masked loop (unsafe: at most {bound} iterations)")
+                    fix_description=f"bounded masked loop (unsafe: {count} unrolled iterations)")
 
 
 def _strip_int(expr: cst.BaseExpression) -> cst.BaseExpression:

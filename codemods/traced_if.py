@@ -13,8 +13,8 @@ from rewriter.emit.frameworks import Emitter, atom
 from rewriter.emit.safety import guardable, guarded, has_work, risks
 from rewriter.findings import Safety, Severity
 
-from ._control_flow import (CONSEQUENCE, block_statements, defined_before, describe, emitter, library_call,
-                            needs_conversion, traced_nodes)
+from ._control_flow import (CONSEQUENCE, block_statements, branch_agreement, defined_before, describe, emitter,
+                            library_call, needs_conversion, traced_nodes)
 
 
 @dataclass
@@ -159,6 +159,7 @@ class TracedIf(Codemod):
             [b.effect.returned] if returning else [b.effect.values.get(n, cst.Name(n)) for n in names]
             for b in branches
         ]
+        doubt = branch_agreement(self.file, flow, target, per_branch)
         emit, spelling = emitter(self.file, flow)
         pure = library_call(self.file)
         values_flat = [v for vs in per_branch for v in vs]
@@ -231,9 +232,14 @@ class TracedIf(Codemod):
         if danger and not use_cond:
             unique = ", ".join(dict.fromkeys(danger))
             guarded_note = " (denominators and sqrt/log arguments guarded with a second `where` so gradients stay finite)" if guard else ""
-            self.report(target.test, f"{head}; rewritten with {how}, which evaluates every branch: {unique}{guarded_note}",
+            doubt_note = f"; and {doubt}" if doubt else ""
+            self.report(target.test, f"{head}; rewritten with {how}, which evaluates every branch: {unique}{guarded_note}{doubt_note}",
                         edits=edits, safety=Safety.UNSAFE, imports=spelling.imports,
                         fix_description=f"select with {how} (unsafe: every branch is evaluated)")
+            return
+        if doubt:
+            self.report(target.test, f"{head}; rewritten with {how} (unsafe: {doubt})", edits=edits, safety=Safety.UNSAFE,
+                        imports=spelling.imports, fix_description=f"select with {how} (unsafe: the branches may not agree)")
             return
         self.report(target.test, f"{head}; rewritten with {how}", edits=edits, imports=spelling.imports,
                     fix_description=f"select with {how}")
@@ -262,6 +268,11 @@ class TracedIf(Codemod):
         except NotConvertible as why:
             self.report(node.test, f"{head} (not rewritten: {why})")
             return
+        try:
+            doubt = branch_agreement(self.file, flow, node, [[node.body], [node.orelse]])
+        except Refused as why:
+            self.report(node.test, f"{head} (not rewritten: {why})")
+            return
         danger = [*risks(node.body, pure), *risks(node.orelse, pure), *risks(node.test, pure)]
         use_cond = emit.has_cond and (danger or has_work(node.body) or has_work(node.orelse)) \
             and not _literal(node.body) and not _literal(node.orelse)
@@ -286,9 +297,15 @@ class TracedIf(Codemod):
         new = new.with_changes(lpar=node.lpar, rpar=node.rpar)
         how = _how(emit, use_cond)
         if danger and not use_cond:
-            self.report(node.test, f"{head}; rewritten with {how}, which evaluates both branches: {', '.join(dict.fromkeys(danger))}",
+            doubt_note = f"; and {doubt}" if doubt else ""
+            self.report(node.test, f"{head}; rewritten with {how}, which evaluates both branches: {', '.join(dict.fromkeys(danger))}{doubt_note}",
                         edits=[*edits, Replace(node, new)], safety=Safety.UNSAFE, imports=spelling.imports,
                         fix_description=f"select with {how} (unsafe: both branches are evaluated)")
+            return
+        if doubt:
+            self.report(node.test, f"{head}; rewritten with {how} (unsafe: {doubt})", edits=[*edits, Replace(node, new)],
+                        safety=Safety.UNSAFE, imports=spelling.imports,
+                        fix_description=f"select with {how} (unsafe: the branches may not agree)")
             return
         self.report(node.test, f"{head}; rewritten with {how}", edits=[*edits, Replace(node, new)], imports=spelling.imports,
                     fix_description=f"select with {how}")

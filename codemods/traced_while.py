@@ -10,7 +10,8 @@ from rewriter.emit.condition import NotConvertible, tensor_condition
 from rewriter.findings import Safety, Severity
 
 from ._control_flow import CONSEQUENCE, block_statements, describe, emitter, needs_conversion, traced_nodes, traced_test_inside
-from ._loops import bound_constant, carried, check_body, jax_while, masked_loop
+from ._loops import (bound_constant, carried, carry_agreement, check_body, counter_condition, jax_while, masked_loop,
+                     names_read_after)
 
 
 class TracedWhile(Codemod):
@@ -108,25 +109,57 @@ class TracedWhile(Codemod):
         test = tensor_condition(loop.test, emit, lambda e: self.file.analysis.traced.value_at(loop.test, e))
         if flow.framework == "jax":
             names = carried(self.file, flow, loop, body, loop.test)
+            doubt = carry_agreement(self.file, flow, loop, body, names)
             cond_name = self.file.analysis.fresh_name("loop_condition")
             body_name = self.file.analysis.fresh_name("loop_body")
             statements = jax_while(emit, names, cond_name, body_name, test, body)
             statements[0] = statements[0].with_changes(leading_lines=loop.leading_lines)
             listed = ", ".join(f"`{n}`" for n in names)
-            self.report(loop.test, f"{head}; rewritten with `jax.lax.while_loop` carrying {listed} (not reverse-differentiable: "
-                                   "`jax.grad` through it fails; a bounded `lax.fori_loop`/`lax.scan` is the differentiable form)",
-                        edits=[Replace(loop, cst.FlattenSentinel(statements))], imports=spelling.imports,
+            message = (f"{head}; rewritten with `jax.lax.while_loop` carrying {listed} (not reverse-differentiable: "
+                       "`jax.grad` through it fails; a bounded `lax.fori_loop`/`lax.scan` is the differentiable form)")
+            if doubt:
+                self.report(loop.test, f"{message} (unsafe: {doubt}; `while_loop` rejects a carry that changes)",
+                            edits=[Replace(loop, cst.FlattenSentinel(statements))], imports=spelling.imports,
+                            safety=Safety.UNSAFE, fix_description="loop with `jax.lax.while_loop` (unsafe: the carry may change type)")
+                return
+            self.report(loop.test, message, edits=[Replace(loop, cst.FlattenSentinel(statements))], imports=spelling.imports,
                         fix_description="loop with `jax.lax.while_loop`")
             return
         if flow.framework != "phiml":
             raise Refused(f"no {flow.framework} loop primitive is written here; bound the loop by hand (`tf.while_loop` "
                           "with autograph off, a fixed count under `torch.jit.trace`)")
-        carried(self.file, flow, loop, body, loop.test)
-        bound, constant = bound_constant(self.file, flow)
-        index = "_" if "_" not in self.file.analysis.identifiers else self.file.analysis.fresh_name("iteration")
+        counter = counter_condition(self.file, flow, loop.test, body)
+        if counter is None:
+            raise Refused("PhiML has no loop primitive, and a masked loop needs a bound the program gives (a counter "
+                          "condition such as `it < 50`): each iteration of the bound is a copy of the body in every trace")
+        # The counter becomes the masked loop's index: `for it in range(K)` counts exactly as `it += 1` did
+        # while the loop ran, and once the rest of the condition is false every carried value stays put.
+        body = [stmt for stmt in body if stmt is not counter.increment]
+        if counter.rest is None:
+            raise Refused("only the counter bounds the loop: it is not traced")
+        if names_read_after(self.file, flow.context.function, loop, [counter.name]) or _reads_in(body, counter.name):
+            raise Refused(f"the counter `{counter.name}` is read elsewhere, so it cannot become the masked loop's index")
+        test = tensor_condition(counter.rest, emit, lambda e: self.file.analysis.traced.value_at(loop.test, e))
+        names = carried(self.file, flow, loop, body, loop.test, exclude=(counter.name,))
+        count, source = counter.bound, counter.source
+        doubt = carry_agreement(self.file, flow, loop, body, names)
+        bound, constant = bound_constant(self.file, flow, count)
+        index = counter.name
         statements = masked_loop(self.file, flow, emit, loop, body, test, index, bound)
         statements[0] = statements[0].with_changes(leading_lines=loop.leading_lines)
-        self.report(loop.test, f"{head}; rewritten as a masked loop of `{bound}` iterations (a loop needing more is cut short)",
+        doubt_note = f"; {doubt}" if doubt else ""
+        self.report(loop.test, f"{head}; rewritten as a masked loop of `{bound} = {count}` iterations (from {source}): "
+                               f"every trace holds {count} copies of the body{doubt_note}",
                     edits=[constant, Replace(loop, cst.FlattenSentinel(statements))],
                     safety=Safety.UNSAFE, imports=spelling.imports,
-                    fix_description=f"bounded masked loop (unsafe: at most {bound} iterations)")
+                    fix_description=f"bounded masked loop (unsafe: {count} unrolled iterations)")
+
+
+def _reads_in(statements, name: str) -> bool:
+    stack = list(statements)
+    while stack:
+        node = stack.pop()
+        if isinstance(node, cst.Name) and node.value == name:
+            return True
+        stack.extend(node.children)
+    return False

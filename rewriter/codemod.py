@@ -57,6 +57,9 @@ class ProposedFix:
     finding: Finding
     edits: tuple[Edit, ...]
     imports: tuple[tuple[str, str | None, str | None], ...] = ()  # (module, obj, asname) to ensure
+    # A function whose analysis this fix changes (it makes a parameter static): fixes inside it wait
+    # for the next pass, where they are judged on the function as it is once this fix is in.
+    invalidates: cst.CSTNode | None = None
 
 
 @dataclass
@@ -167,6 +170,7 @@ class Codemod(cst.BatchableCSTVisitor):
         fix_description: str = "",
         imports: Sequence[tuple[str, str | None, str | None]] = (),
         severity: Severity | None = None,
+        invalidates: cst.CSTNode | None = None,
     ) -> Finding | None:
         """Record a finding at `node`; `edits` (if any) are its fix. Returns None if suppressed."""
         span = self.span(node)
@@ -186,7 +190,7 @@ class Codemod(cst.BatchableCSTVisitor):
         )
         self.file.findings.append(finding)
         if edits and fix is not None and self.file.fix_enabled(fix.safety, span.line):
-            self.file.fixes.append(ProposedFix(finding, tuple(edits), tuple(imports)))
+            self.file.fixes.append(ProposedFix(finding, tuple(edits), tuple(imports), invalidates))
         return finding
 
     # -- metadata helpers shared by all codemods -----------------------------------------------

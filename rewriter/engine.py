@@ -291,10 +291,17 @@ def _accept_non_conflicting(context: FileContext) -> list[ProposedFix]:
     replaced: set[int] = set()  # ids of accepted replacement targets
     replaced_lineage: set[int] = set()  # ids of those targets and all their ancestors
     anchors_lineage: list[set[int]] = []
+    invalidated: set[int] = set()  # functions whose analysis an accepted fix changes
     accepted = []
-    for fix in context.fixes:
+    # Fixes that change a function's analysis (a parameter made static) go first; the fixes inside
+    # that function then wait for the next pass, which judges them on one consistent view.
+    ordered = sorted(context.fixes, key=lambda f: f.invalidates is None)
+    for fix in ordered:
         ok = True
         for edit in fix.edits:
+            node = edit.target if isinstance(edit, Replace) else edit.anchor
+            if fix.invalidates is None and invalidated and with_ancestors(node) & invalidated and id(node) not in invalidated:
+                ok = False
             if isinstance(edit, Replace):
                 lineage = with_ancestors(edit.target)
                 if lineage & replaced or id(edit.target) in replaced_lineage:
@@ -306,6 +313,8 @@ def _accept_non_conflicting(context: FileContext) -> list[ProposedFix]:
         if not ok:
             continue
         accepted.append(fix)
+        if fix.invalidates is not None:
+            invalidated.add(id(fix.invalidates))
         for edit in fix.edits:
             if isinstance(edit, Replace):
                 replaced.add(id(edit.target))

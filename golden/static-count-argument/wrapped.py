@@ -1,4 +1,4 @@
-"""A function jit-compiled by a call, not a decorator: reported with what to add, not rewritten."""
+"""A function jit-compiled by a call, not a decorator: `auxiliary_args` is added to the call."""
 from phiml import math
 
 GOLDEN = {

@@ -23,4 +23,4 @@ def accumulate(x, y, n):
 
 def golden_run():
     x, y = jnp.array([1., 2.]), jnp.array([0., 1.])
-    return [accumulate(x, y, 4), accumulate(x, y, 1)]
+    return [accumulate(x, y, jnp.int32(4)), accumulate(x, y, jnp.int32(1))]

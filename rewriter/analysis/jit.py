@@ -26,6 +26,15 @@ class JitContext:
     how: str  # "decorator" | "wrapped" | "called"
     static_params: frozenset[str] | None  # None: cannot be read statically (or inherited from a caller)
     caller: "JitContext | None" = None
+    application: cst.Call | None = None  # "wrapped": the call that applies the transform (`jax.jit(f)`)
+
+    @property
+    def root(self) -> "JitContext":
+        """The directly jitted function whose trace this helper runs in (itself for a direct context)."""
+        context = self
+        while context.caller is not None:
+            context = context.caller
+        return context
 
     @property
     def framework(self) -> str:
@@ -87,7 +96,7 @@ class JitAnalysis:
             self._jitted_defs[id(fn)] = transform
         for app in collector.out.applications:
             for fn in self.functions_denoted(app.function):
-                self._add(JitContext(fn, app.transform, "wrapped", static_params(app.transform, fn)))
+                self._add(JitContext(fn, app.transform, "wrapped", static_params(app.transform, fn), application=app.call))
         self._add_called_helpers()
 
     def _add(self, context: JitContext) -> None:
@@ -110,12 +119,13 @@ class JitAnalysis:
 
     # -- queries ---------------------------------------------------------------------------
     def functions_denoted(self, expr: cst.BaseExpression) -> list[FunctionNode]:
-        """The lambda itself, or the defs a name is bound to (only when every binding is a def)."""
+        """The lambda itself, or the defs a name denotes where it is read (only when every binding that
+        may reach the read is a def: a def that is rebound before the read is another function)."""
         if isinstance(expr, cst.Lambda):
             return [expr]
         if not isinstance(expr, cst.Name):
             return []
-        assignments = self.resolver.assignments(expr)
+        assignments = self.resolver.reaching(expr)
         defs = [a.node for a in assignments if isinstance(getattr(a, "node", None), cst.FunctionDef)]
         return defs if defs and len(defs) == len(assignments) else []
 
@@ -147,7 +157,7 @@ class JitAnalysis:
             return app.transform if app is not None else None
         if not isinstance(expr, cst.Name):
             return None
-        assignments = self.resolver.assignments(expr)
+        assignments = self.resolver.reaching(expr)
         if not assignments:
             return None
         found: Transform | None = None

@@ -12,6 +12,7 @@ from functools import cached_property
 import libcst as cst
 from libcst._metadata_dependent import LazyValue
 from libcst.metadata import (
+    GlobalScope,
     ParentNodeProvider,
     PositionProvider,
     Scope,
@@ -171,8 +172,85 @@ class NameResolver:
 
     # -- scopes ----------------------------------------------------------------------------
     def assignments(self, name: cst.Name):
-        """Where the name read at `name` may have been bound (empty for builtins/unknown)."""
+        """Every binding of the name in the scope it is read from, wherever it is in the text (empty for
+        builtins/unknown). For the binding the read really sees, use `reaching`."""
         scope = self.scope(name)
         if scope is None:
             return set()
         return set(scope[name.value]) if name.value in scope else set()
+
+    def reaching(self, name: cst.Name) -> set:
+        """The bindings the name read at `name` may denote when it is read, flow-sensitively.
+
+        `def step` called eagerly, redefined, and only the second one jitted (`fast = jax.jit(step)`)
+        are two functions: a read in straight-line code sees the last binding that certainly ran
+        before it, plus any later conditional ones (inside `if`/loops/`try`). A read inside a
+        function body runs after the module has been imported: it sees the last binding of the
+        module, and the conditional ones after it. Reads the scope analysis cannot place keep
+        every binding (conservative).
+        """
+        scope = self.scope(name)
+        if scope is None or name.value not in scope:
+            return set()
+        access = next((a for a in scope.accesses[name.value] if a.node is name), None)
+        candidates = set(access.referents) if access is not None else set(scope[name.value])
+        if len(candidates) <= 1:
+            return candidates
+        scopes = {id(a.scope) for a in candidates}
+        if len(scopes) != 1:
+            return candidates
+        owner_scope = next(iter(candidates)).scope
+        owner = self.wrapper.module if isinstance(owner_scope, GlobalScope) else getattr(owner_scope, "node", None)
+        block = _block_of(owner)
+        if block is None:
+            return candidates
+        index = {id(stmt): i for i, stmt in enumerate(block)}
+        placed = []
+        for assignment in candidates:
+            node = getattr(assignment, "node", None)
+            statement = self._statement_in(node, index) if node is not None else None
+            if statement is None:
+                return candidates
+            placed.append((index[id(statement)], self._unconditional(node, statement), assignment))
+        if scope is owner_scope:
+            use = self._statement_in(name, index)
+            limit = index[id(use)] if use is not None else len(block)
+        else:  # read in a nested function: it runs after the block
+            limit = len(block)
+        out = set()
+        for position, unconditional, assignment in sorted(placed, key=lambda p: p[0], reverse=True):
+            if position > limit:
+                continue
+            out.add(assignment)
+            if unconditional and position < limit:  # a binding in the reading statement itself may come later
+                break
+        return out or candidates
+
+    def _statement_in(self, node: cst.CSTNode, index: dict[int, int]) -> cst.CSTNode | None:
+        """The ancestor of `node` (or itself) that is a statement of the block `index` numbers."""
+        current = node
+        while current is not None and id(current) not in index:
+            current = self.parent(current)
+        return current
+
+    def _unconditional(self, node: cst.CSTNode, statement: cst.CSTNode) -> bool:
+        """The binding at `node` certainly happens when its block-level `statement` runs."""
+        if isinstance(statement, (cst.FunctionDef, cst.ClassDef, cst.SimpleStatementLine)):
+            return True
+        if isinstance(statement, cst.With):  # the body runs unless an exception leaves the block
+            current = self.parent(node)
+            while current is not None and current is not statement:
+                if isinstance(current, (cst.If, cst.For, cst.While, cst.Try, cst.TryStar, cst.With, cst.Match)):
+                    return False
+                current = self.parent(current)
+            return True
+        return False
+
+
+def _block_of(owner: cst.CSTNode | None) -> list | None:
+    """The statements directly in a module's or function's body."""
+    if isinstance(owner, cst.Module):
+        return list(owner.body)
+    if isinstance(owner, cst.FunctionDef) and isinstance(owner.body, cst.IndentedBlock):
+        return list(owner.body.body)
+    return None

@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
+from .callsites import CallSites, ParamRole, Role, param_role
 from .jit import JitAnalysis, JitContext
 from .names import NameResolver, last_name
 from .transforms import positional_params
@@ -60,7 +61,11 @@ class _Step:
 class Value:
     trace: Trace
     why: tuple = ()  # the derivation, source first (str or _Step): what makes it traced (or unknown)
-    sources: frozenset[str] = frozenset()  # traced parameters it derives from
+    # traced parameters it derives from, as (id of the directly jitted function, parameter name)
+    sources: frozenset[tuple[int, str]] = frozenset()
+    # STATIC values whose Python truth is known while tracing: `x.available` of a tracer is False
+    # (so `x.available and (x > 0).any` never evaluates its right side under jit)
+    const: bool | None = None
 
     @property
     def traced(self) -> bool:
@@ -72,7 +77,7 @@ class Value:
 
     def via(self, step) -> "Value":
         if self.trace is Trace.STATIC:
-            return self
+            return self if self.const is None else STATIC
         return Value(self.trace, (*self.why, step)[-6:], self.sources)
 
     def explain(self) -> str:
@@ -80,11 +85,12 @@ class Value:
 
 
 STATIC = Value(Trace.STATIC)
+FALSE_WHILE_TRACING = Value(Trace.STATIC, const=False)
 
 
 def join(*values: Value) -> Value:
     top = STATIC
-    sources: set[str] = set()
+    sources: set[tuple[int, str]] = set()
     for v in values:
         if v.trace > top.trace:
             top = v
@@ -137,7 +143,10 @@ class FunctionFlow:
     params: dict[str, Value]
     tests: dict[int, Value] = field(default_factory=dict)  # id(test/iter expression) -> value there
     envs: dict[int, dict[str, Value]] = field(default_factory=dict)  # id(test/iter) -> the names' values there
-    python_scalars: frozenset[str] = frozenset()  # parameters declared or defaulted as int/bool/float
+    # Parameters that are configuration, not data (declared bool/int/str, defaulted to such a literal,
+    # or passed only Python values by the calls in this module): a traced condition that derives only
+    # from them is fixed by declaring them static (PML204), never by a selection or a loop primitive.
+    config: dict[str, ParamRole] = field(default_factory=dict)
     calls: list = field(default_factory=list)  # (callee Name, Call, argument values): module helpers it calls
     bound: dict[str, Value] = field(default_factory=dict)  # every local name, joined over all its bindings
     nodes: list | None = None  # control-flow nodes and calls of its own body, in order (filled by the codemods)
@@ -335,6 +344,8 @@ class _Flow:
     def _Attribute(self, node: cst.Attribute, env) -> Value:
         base = self.expr(node.value, env)
         attr = node.attr.value
+        if attr == "available" and base.traced and self.flow.framework == "phiml":
+            return FALSE_WHILE_TRACING  # PhiML: the values of a tracer are not available
         if attr in STATIC_ATTRIBUTES or base.static:
             return STATIC
         if base.trace is Trace.TRACED and attr not in TENSOR_ATTRIBUTES:
@@ -419,9 +430,21 @@ class _Flow:
 
     def _BooleanOperation(self, node: cst.BooleanOperation, env) -> Value:
         left = self.expr(node.left, env)
-        if isinstance(node.operator, cst.And):  # `isinstance(i, int) and i < 0`: the right side sees a Python i
+        conjunction = isinstance(node.operator, cst.And)
+        if left.const is not None and left.const is not conjunction:
+            return left  # `False and ...` / `True or ...`: the right side never runs while tracing
+        if conjunction:  # `isinstance(i, int) and i < 0`: the right side sees a Python i
             env = {**env, **dict.fromkeys(_narrowed(node.left), STATIC)}
-        return join(left, self.expr(node.right, env))
+        right = self.expr(node.right, env)
+        if left.const is not None and right.static:
+            return right  # `True and <static>` is that static value
+        return join(left, right)
+
+    def _UnaryOperation(self, node: cst.UnaryOperation, env) -> Value:
+        value = self.expr(node.expression, env)
+        if isinstance(node.operator, cst.Not) and value.const is not None:
+            return Value(Trace.STATIC, const=not value.const)
+        return value if value.const is None else STATIC
 
     def _IfExp(self, node: cst.IfExp, env) -> Value:
         test = self.expr(node.test, env)
@@ -507,19 +530,6 @@ def _annotation(param: cst.Param) -> str | None:
     return "?"
 
 
-def _python_scalar(param: cst.Param) -> bool:
-    ann = _annotation(param)
-    if ann in _PYTHON_SCALARS:
-        return True
-    default = param.default
-    if ann is None and default is not None:
-        if isinstance(default, cst.Name) and default.value in ("True", "False"):
-            return True
-        if isinstance(default, (cst.Integer, cst.Float)) or isinstance(default, cst.UnaryOperation) and isinstance(default.expression, (cst.Integer, cst.Float)):
-            return True
-    return False
-
-
 def all_params(fn: Function) -> list[cst.Param]:
     p = fn.params
     out = [*p.posonly_params, *p.params, *p.kwonly_params]
@@ -536,9 +546,12 @@ class TracedAnalysis:
     def __init__(self, resolver: NameResolver, jit: JitAnalysis) -> None:
         self.resolver = resolver
         self.jit = jit
+        self.callsites = CallSites(resolver)
         self.flows: dict[int, FunctionFlow] = {}
         self._returns: dict[tuple, Value | None] = {}
         self._returning: list[int] = []
+        self._roles: dict[int, dict[str, ParamRole]] = {}
+        self._config: dict[tuple[int, str], ParamRole] = {}  # (id of jitted function, parameter) -> its role
         self._run()
 
     def returns_of(self, flow: FunctionFlow, name: cst.Name, call: cst.Call, args: list[Value]) -> Value | None:
@@ -594,11 +607,27 @@ class TracedAnalysis:
         return None
 
     # -- parameters ----------------------------------------------------------------------
+    def roles(self, context: JitContext) -> dict[str, ParamRole]:
+        """What each parameter of a directly jitted function is: static, configuration, data (callsites.py)."""
+        key = id(context.function)
+        if key not in self._roles:
+            fn = context.function
+            evidence = self.callsites.of(fn, context.how, context.application)
+            line = lambda node: self.resolver.positions[node].start.line  # noqa: E731 (looked up lazily)
+            self._roles[key] = {p.name.value: param_role(p, context.static_params, evidence, line) for p in all_params(fn)
+                                if p is not fn.params.star_kwarg and p is not fn.params.star_arg}
+        return self._roles[key]
+
+    def is_config(self, source: tuple[int, str]) -> bool:
+        """The traced parameter `source` is configuration (its condition is PML204's to fix)."""
+        return source in self._config
+
     def _direct_params(self, context: JitContext) -> dict[str, Value]:
         fn = context.function
         framework = context.framework
         api = context.transform.api.name
         static = context.static_params
+        roles = self.roles(context) if static is not None else {}
         out: dict[str, Value] = {}
         params = all_params(fn)
         is_method = isinstance(fn, cst.FunctionDef) and params and params[0].name.value in ("self", "cls") \
@@ -626,10 +655,18 @@ class TracedAnalysis:
                 out[name] = STATIC  # tf.function keys traces on Python values instead of tracing them
             elif api == "equinox.filter_jit" and ann in _STATIC_ANNOTATIONS_TF:
                 out[name] = STATIC
+            elif name in roles and roles[name].role in (Role.CONFIG, Role.DEFAULTED) \
+                    and (framework == "tensorflow" or api == "equinox.filter_jit"):
+                out[name] = STATIC  # tf.function and filter_jit keep Python values Python (one trace per value)
             else:
                 how = {"phiml": "auxiliary_args", "jax": "static_argnums/static_argnames"}.get(framework)
                 extra = f", not in {how}" if how else ""
-                out[name] = Value(Trace.TRACED, (f"`{name}`: parameter of `{context.name}`, traced by `{api}`{extra}",), frozenset({name}))
+                role = roles.get(name)
+                if role is not None and role.role in (Role.CONFIG, Role.DEFAULTED):
+                    self._config[(id(fn), name)] = role
+                    extra += f"; a configuration value: {role.why}"
+                out[name] = Value(Trace.TRACED, (f"`{name}`: parameter of `{context.name}`, traced by `{api}`{extra}",),
+                                  frozenset({(id(fn), name)}))
         return out
 
     def _run(self) -> None:
@@ -684,8 +721,8 @@ class TracedAnalysis:
 
     def _analyse(self, context: JitContext, params: dict[str, Value]) -> FunctionFlow:
         fn = context.function
-        scalars = frozenset(p.name.value for p in all_params(fn) if _python_scalar(p))
-        flow = FunctionFlow(context, context.framework, params, python_scalars=scalars)
+        config = {name: role for (owner, name), role in self._config.items() if owner == id(fn)}
+        flow = FunctionFlow(context, context.framework, params, config=config)
         walker = _Flow(self.resolver, flow, flow.calls, lambda *a: self.returns_of(flow, *a))
         env = {**self._closure(fn), **params}
         if isinstance(fn, cst.Lambda):

@@ -145,7 +145,11 @@ def static_params(transform: Transform, fn: cst.FunctionDef | cst.Lambda) -> fro
         if keyword == "auxiliary_args":
             if not isinstance(parsed, str):
                 return None
-            static |= {s.strip() for s in parsed.split(",") if s.strip()}
+            named = [s.strip() for s in parsed.split(",") if s.strip()]
+            every = [p.name.value for p in (*fn.params.posonly_params, *fn.params.params, *fn.params.kwonly_params)]
+            # A misspelt name is read as the parameter the author meant (PML205 corrects the spelling):
+            # every rule judges the function as it will be once that fix is in, never half of each.
+            static |= {n if n in every else intended_parameter(n, every, named) or n for n in named}
         elif keyword == "static_argnums":
             for i in parsed if isinstance(parsed, tuple) else (parsed,):
                 if not isinstance(i, int) or not -len(positional) <= i < len(positional):
@@ -154,3 +158,13 @@ def static_params(transform: Transform, fn: cst.FunctionDef | cst.Lambda) -> fro
         elif keyword == "static_argnames":
             static |= set(parsed if isinstance(parsed, tuple) else (parsed,))
     return frozenset(static)
+
+
+def intended_parameter(name: str, params: list[str], named: list[str]) -> str | None:
+    """The parameter a misspelt `auxiliary_args` entry means: the one close spelling (difflib ratio
+    >= 0.6) among the parameters not already named, or None when there is none or several."""
+    import difflib
+
+    free = [p for p in params if p not in named and p not in ("self", "cls")]
+    close = difflib.get_close_matches(name, free, n=2, cutoff=0.6)
+    return close[0] if len(close) == 1 else None

@@ -1,0 +1,494 @@
+"""Evidence from call sites: what each parameter of a jitted function is actually given.
+
+Whether a parameter is configuration or data decides the fix for a Python `if` on it. Under
+`jax.jit` and PhiML's `jit_compile`, a Python bool or int passed explicitly is traced like an array,
+but a parameter left at its default stays a Python constant (measured). A flag that callers only
+pass as Python literals (`pick(v, True)`) is configuration: the fix is to declare it static, and the
+`if` stays; rewriting it into `where`/`cond` broadcasts or fails when its branches differ. A
+parameter that receives arrays is data, whose `if` may become a selection.
+
+The evidence is the calls of the *jitted* callable in this module (the decorated def, the name a
+wrapper is bound to, `jax.jit(f)(...)`), each bound to parameters, with every argument classified:
+a Python literal (also a name bound only to literals, a `range` loop variable, `len(...)`,
+`x.shape[0]`), an array (a call of an array library, arithmetic with one), or unknown.
+"""
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, field
+from functools import cached_property
+
+import libcst as cst
+
+from .names import NameResolver, dotted
+from .transforms import positional_params
+
+_ARRAY_LIBRARIES = ("jax.numpy.", "jax.random.", "jax.lax.", "jax.nn.", "numpy.", "phiml.math.", "torch.", "tensorflow.")
+# Calls of those libraries that do not return an array (a shape, a dtype, a Python number).
+_NOT_ARRAYS = frozenset({
+    "shape", "ndim", "size", "dtype", "result_type", "issubdtype", "spatial", "channel", "batch", "instance", "dual",
+    "finfo", "iinfo", "PRNGKey", "key", "Solve", "use", "choose_backend", "concrete_shape", "non_batch",
+})
+_PYTHON_CALLS = frozenset({"int", "float", "bool", "len", "str", "round", "abs", "min", "max", "sum"})
+
+
+class ArgKind(str, enum.Enum):
+    PYTHON = "a Python value"
+    ARRAY = "an array"
+    UNKNOWN = "an expression of unknown kind"
+
+
+@dataclass(frozen=True)
+class Passed:
+    kind: ArgKind
+    value: object  # PYTHON: the literal itself when known; ARRAY: its dtype kind when known
+    call: cst.Call
+    expr: cst.BaseExpression
+    literal: object = None  # ARRAY: the number it wraps (`jnp.int32(5)`, `math.tensor(5)`), when it wraps one
+    shape: str | None = None  # ARRAY: a label of its shape when the call spells it (`jnp.array([1., 2.])`: "(2,)")
+
+
+@dataclass
+class ParamEvidence:
+    name: str
+    passed: list[Passed] = field(default_factory=list)  # calls that give it a value
+    omitted: int = 0  # calls that leave it at its default
+
+    @property
+    def only_python(self) -> bool:
+        return bool(self.passed) and all(p.kind is ArgKind.PYTHON for p in self.passed)
+
+    @property
+    def any_array(self) -> bool:
+        return any(p.kind is ArgKind.ARRAY for p in self.passed)
+
+    @property
+    def never_passed(self) -> bool:
+        return not self.passed and self.omitted > 0
+
+
+@dataclass
+class CallEvidence:
+    """The calls of one jitted callable in this module, per parameter."""
+
+    calls: list[cst.Call]
+    params: dict[str, ParamEvidence]
+    complete: bool  # every use of the callable in this module is a direct call we could bind
+
+
+def _literal_value(node: cst.BaseExpression):
+    """A Python literal's value (numbers, strings, bool, None, tuples of them); raises ValueError otherwise."""
+    if isinstance(node, cst.Integer):
+        return int(node.value.replace("_", ""), 0)
+    if isinstance(node, cst.Float):
+        return float(node.value.replace("_", ""))
+    if isinstance(node, (cst.SimpleString, cst.ConcatenatedString)):
+        value = node.evaluated_value
+        if isinstance(value, (str, bytes)):
+            return value
+    if isinstance(node, cst.Name) and node.value in ("None", "True", "False"):
+        return {"None": None, "True": True, "False": False}[node.value]
+    if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, (cst.Minus, cst.Plus)):
+        inner = _literal_value(node.expression)
+        if isinstance(inner, (int, float)) and not isinstance(inner, bool):
+            return -inner if isinstance(node.operator, cst.Minus) else inner
+    if isinstance(node, (cst.Tuple, cst.List)) and not any(isinstance(e, cst.StarredElement) for e in node.elements):
+        return tuple(_literal_value(e.value) for e in node.elements)
+    raise ValueError("not a literal")
+
+
+class ArgumentKinds:
+    """Classifies expressions at call sites: Python value, array, or unknown."""
+
+    def __init__(self, resolver: NameResolver) -> None:
+        self.resolver = resolver
+
+    def kind(self, expr: cst.BaseExpression, depth: int = 0) -> tuple[ArgKind, object]:
+        """(PYTHON, the literal or None) / (ARRAY, its dtype kind: "float", "int", "bool" or None) / (UNKNOWN, None)."""
+        try:
+            return ArgKind.PYTHON, _literal_value(expr)
+        except ValueError:
+            pass
+        if depth > 4:
+            return ArgKind.UNKNOWN, None
+        if isinstance(expr, cst.Name):
+            return self._name(expr, depth)
+        if isinstance(expr, cst.Call):
+            return self._call(expr, depth)
+        if isinstance(expr, cst.BinaryOperation):
+            left, right = self.kind(expr.left, depth + 1), self.kind(expr.right, depth + 1)
+            kinds = {left[0], right[0]}
+            if ArgKind.ARRAY in kinds:
+                floating = isinstance(expr.operator, cst.Divide) or "float" in (left[1], right[1]) \
+                    or any(isinstance(v, float) for k, v in (left, right) if k is ArgKind.PYTHON)
+                return ArgKind.ARRAY, "float" if floating else None
+            return (ArgKind.PYTHON, None) if kinds == {ArgKind.PYTHON} else (ArgKind.UNKNOWN, None)
+        if isinstance(expr, cst.UnaryOperation):
+            return self.kind(expr.expression, depth + 1)[0], None
+        if isinstance(expr, cst.Subscript) and isinstance(expr.value, cst.Attribute) and expr.value.attr.value == "shape":
+            return ArgKind.PYTHON, None  # x.shape[0]
+        return ArgKind.UNKNOWN, None
+
+    def _name(self, name: cst.Name, depth: int) -> tuple[ArgKind, object]:
+        bindings = self.resolver.reaching(name)
+        if not bindings:
+            return ArgKind.UNKNOWN, None
+        kinds, values = set(), set()
+        for binding in bindings:
+            node = getattr(binding, "node", None)
+            kind, value = self._binding(node, depth)
+            kinds.add(kind)
+            if kind is not ArgKind.UNKNOWN:
+                try:
+                    values.add(value)
+                except TypeError:
+                    values.add(None)
+        if kinds == {ArgKind.PYTHON}:
+            return ArgKind.PYTHON, values.pop() if len(values) == 1 else None
+        if kinds == {ArgKind.ARRAY}:
+            return ArgKind.ARRAY, values.pop() if len(values) == 1 else None
+        if ArgKind.ARRAY in kinds and kinds <= {ArgKind.ARRAY, ArgKind.PYTHON}:
+            return ArgKind.ARRAY, None
+        return ArgKind.UNKNOWN, None
+
+    def shape_label(self, expr: cst.BaseExpression, depth: int = 0) -> str | None:
+        """A label that is equal for arrays of equal shape, when the constructing call spells the shape:
+        `jnp.array([1., 2.])` and `jnp.ones(2)` are "(2,)"; `math.tensor([1., 2.], spatial('x'))` is
+        "(2,) spatial('x')" (PhiML's named dimensions are part of the shape)."""
+        if isinstance(expr, cst.Name) and depth < 4:
+            labels = set()
+            for binding in self.resolver.reaching(expr):
+                value = bound_expression(self.resolver, getattr(binding, "node", None))
+                labels.add(self.shape_label(value, depth + 1) if value is not None else None)
+            return labels.pop() if len(labels) == 1 else None
+        if not isinstance(expr, cst.Call) or not isinstance(expr.func, (cst.Name, cst.Attribute)):
+            return None
+        name = expr.func.attr.value if isinstance(expr.func, cst.Attribute) else expr.func.value
+        positional = [a.value for a in expr.args if a.keyword is None]
+        if not positional:
+            return None
+        try:
+            data = _literal_value(positional[0])
+        except ValueError:
+            return None
+        if name in ("array", "asarray", "tensor", "constant", "wrap"):
+            shape = _nested_shape(data)
+            rest = [cst.Module([]).code_for_node(p) for p in positional[1:]]
+            return None if shape is None else " ".join([str(shape), *rest])
+        if name in ("zeros", "ones", "empty", "full") and len(positional) <= 2:
+            shape = data if isinstance(data, tuple) else (data,)
+            return str(shape) if all(isinstance(n, int) and not isinstance(n, bool) for n in shape) else None
+        return None
+
+    def wrapped_number(self, expr: cst.BaseExpression) -> int | float | None:
+        """5 for `jnp.int32(5)` / `math.tensor(5)` / `np.array(5.)`: an array call of one literal number."""
+        if isinstance(expr, cst.Call):
+            positional = [a.value for a in expr.args if a.keyword is None]
+            if len(positional) == 1:
+                try:
+                    value = _literal_value(positional[0])
+                except ValueError:
+                    return None
+                return value if isinstance(value, (int, float)) and not isinstance(value, bool) else None
+        return None
+
+    def _array_dtype(self, call: cst.Call, name: str, depth: int) -> str | None:
+        """"float" when an array constructor call certainly makes floating-point values: a float dtype, a
+        float literal among its data (also through names), or a constructor whose default is floating
+        point (`jnp.ones(3)`); None when that cannot be told."""
+        for arg in call.args:
+            if arg.keyword is not None and arg.keyword.value == "dtype":
+                text = dotted(arg.value) or (arg.value.evaluated_value if isinstance(arg.value, cst.SimpleString) else "")
+                return "float" if str(text).rsplit(".", 1)[-1] in _FLOAT_DTYPES or text == "float" else None
+        if name in _FLOAT_CONSTRUCTORS:
+            return "float"
+        for arg in call.args:
+            if arg.keyword is not None:
+                continue
+            kind, value = self.kind(arg.value, depth + 1)
+            if kind is ArgKind.PYTHON and _has_float(value) or kind is ArgKind.ARRAY and value == "float":
+                return "float"
+        return None
+
+    def _binding(self, target: cst.CSTNode | None, depth: int) -> tuple[ArgKind, object]:
+        """The kind of the value a binding gives its name: `n = 3`, `x = jnp.ones(3)`, `for n in range(5)`."""
+        if not isinstance(target, cst.Name):
+            return ArgKind.UNKNOWN, None
+        value = bound_expression(self.resolver, target)
+        if value is not None:
+            return self.kind(value, depth + 1)
+        parent = self.resolver.parent(target)
+        if isinstance(parent, (cst.For, cst.CompFor)) and parent.target is target:
+            iterable = parent.iter
+            if isinstance(iterable, cst.Call) and isinstance(iterable.func, cst.Name) and iterable.func.value == "range":
+                return ArgKind.PYTHON, None
+            try:
+                values = _literal_value(iterable)
+                if isinstance(values, tuple):  # a representative element when they all have one type
+                    return ArgKind.PYTHON, values[0] if values and len({_shape_of(v) for v in values}) == 1 else None
+            except ValueError:
+                pass
+        return ArgKind.UNKNOWN, None
+
+    def _call(self, call: cst.Call, depth: int) -> tuple[ArgKind, object]:
+        func = call.func
+        if isinstance(func, cst.Name) and func.value in _PYTHON_CALLS and not self.resolver.assignments(func):
+            return ArgKind.PYTHON, None
+        if isinstance(func, (cst.Name, cst.Attribute)):
+            last = func.value if isinstance(func, cst.Name) else func.attr.value
+            if last in _NOT_ARRAYS:
+                return ArgKind.UNKNOWN, None
+            try:
+                qualified = self.resolver.qualified_names(func)
+            except Exception:
+                qualified = set()
+            if qualified and all(q.startswith(_ARRAY_LIBRARIES) for q in qualified):
+                return ArgKind.ARRAY, self._array_dtype(call, last, depth)
+        return ArgKind.UNKNOWN, None
+
+
+_FLOAT_CONSTRUCTORS = frozenset(
+    "ones zeros empty linspace logspace eye identity random_normal random_uniform normal uniform rand randn "
+    "truncated_normal randn_like rand_like ones_like_float".split())
+_FLOAT_DTYPES = ("float16", "float32", "float64", "bfloat16", "float_", "double", "half")
+
+
+def _shape_of(value) -> str:
+    """A literal's type structure: `float`, `tuple[float,float]`... (elements that agree have one)."""
+    if isinstance(value, tuple):
+        return "tuple[" + ",".join(_shape_of(v) for v in value) + "]"
+    return type(value).__name__
+
+
+def _nested_shape(data) -> tuple | None:
+    """(2, 3) for a literal list of two lists of three numbers; None when ragged."""
+    if not isinstance(data, tuple):
+        return () if isinstance(data, (int, float)) else None
+    inner = {_nested_shape(d) for d in data}
+    if len(inner) != 1 or None in inner:
+        return None if data else (0,)
+    return (len(data), *inner.pop())
+
+
+def _has_float(value) -> bool:
+    return isinstance(value, float) or isinstance(value, tuple) and any(_has_float(v) for v in value)
+
+
+class CallSites:
+    """Calls of jitted callables in a module, and what they pass (computed per function on demand)."""
+
+    def __init__(self, resolver: NameResolver) -> None:
+        self.resolver = resolver
+        self.kinds = ArgumentKinds(resolver)
+        self._cache: dict[int, CallEvidence] = {}
+
+    def of(self, fn: cst.FunctionDef | cst.Lambda, how: str, application: cst.Call | None = None) -> CallEvidence:
+        """Evidence for the jitted callable of `fn`: the decorated def itself, or the value of `application`."""
+        key = id(application) if application is not None else id(fn)
+        if key not in self._cache:
+            self._cache[key] = self._collect(fn, how, application)
+        return self._cache[key]
+
+    def _collect(self, fn, how: str, application: cst.Call | None) -> CallEvidence:
+        params = _parameters(fn)
+        evidence = CallEvidence([], {p: ParamEvidence(p) for p in params}, complete=True)
+        uses: list[cst.CSTNode] = []
+        if how == "decorator" and isinstance(fn, cst.FunctionDef):
+            uses = self._reads_of_binding(fn.name, fn)
+            if self._in_class(fn):
+                evidence.complete = False  # called as `self.f(...)` / `obj.f(...)`: not found by name
+        elif how == "wrapped" and application is not None:
+            parent = self.resolver.parent(application)
+            if isinstance(parent, cst.Call) and parent.func is application:
+                uses = [application]
+            else:
+                target = _assigned_name(self.resolver, application)
+                if target is None:
+                    evidence.complete = False
+                else:
+                    uses = self._reads_of_binding(target, target)
+        else:
+            evidence.complete = False
+        for use in uses:
+            if use is None:
+                evidence.complete = False
+                continue
+            parent = self.resolver.parent(use)
+            if not (isinstance(parent, cst.Call) and parent.func is use):
+                evidence.complete = False  # passed on, stored, wrapped again: called where we cannot see
+                continue
+            if not self._bind(fn, parent, evidence):
+                evidence.complete = False
+        return evidence
+
+    def _reads_of_binding(self, name: cst.Name, binding_node: cst.CSTNode) -> list[cst.CSTNode | None]:
+        """Reads of the name bound at `binding_node` that see that binding (flow-sensitively)."""
+        scope = self.resolver.scope(binding_node)
+        if scope is None:
+            return []
+        # The binding lives in the scope that contains the def/assignment statement.
+        assignment = None
+        for candidate in scope.assignments[name.value] if name.value in scope.assignments else ():
+            if getattr(candidate, "node", None) is binding_node:
+                assignment = candidate
+                break
+        if assignment is None:
+            return []
+        out = []
+        for access in assignment.references:
+            node = access.node
+            if not isinstance(node, cst.Name):
+                continue
+            reaching = self.resolver.reaching(node)
+            if assignment in reaching and len(reaching) == 1:
+                out.append(node)
+            elif assignment in reaching:
+                out.append(None)  # may be this function or another: a use we cannot attribute
+        return out
+
+    def _bind(self, fn, call: cst.Call, evidence: CallEvidence) -> bool:
+        """Record what `call` passes to each parameter; False when it cannot be bound (`*args`, `**kw`)."""
+        if any(arg.star for arg in call.args):
+            return False
+        evidence.calls.append(call)
+        positional = positional_params(fn)
+        given: set[str] = set()
+        index = 0
+        for arg in call.args:
+            if arg.keyword is not None:
+                name = arg.keyword.value
+            elif index < len(positional):
+                name = positional[index]
+                index += 1
+            else:
+                return False
+            if name not in evidence.params:
+                return False
+            kind, value = self.kinds.kind(arg.value)
+            literal = self.kinds.wrapped_number(arg.value) if kind is ArgKind.ARRAY else None
+            shape = self.kinds.shape_label(arg.value) if kind is ArgKind.ARRAY else None
+            evidence.params[name].passed.append(Passed(kind, value, call, arg.value, literal, shape))
+            given.add(name)
+        for name, param in evidence.params.items():
+            if name not in given:
+                param.omitted += 1
+        return True
+
+    def _in_class(self, fn: cst.FunctionDef) -> bool:
+        parent = self.resolver.parent(fn)
+        while parent is not None and not isinstance(parent, (cst.ClassDef, cst.FunctionDef, cst.Module)):
+            parent = self.resolver.parent(parent)
+        return isinstance(parent, cst.ClassDef)
+
+
+def bound_expression(resolver: NameResolver, target: cst.CSTNode | None) -> cst.BaseExpression | None:
+    """The expression a Name target is bound to: `x = <e>`, `x: T = <e>`, and element-wise `x, y = <a>, <b>`."""
+    if not isinstance(target, cst.Name):
+        return None
+    parent = resolver.parent(target)
+    if isinstance(parent, cst.Element):
+        packed = resolver.parent(parent)
+        holder = resolver.parent(packed)
+        assign = resolver.parent(holder) if isinstance(holder, cst.AssignTarget) else None
+        if isinstance(assign, cst.Assign) and isinstance(assign.value, (cst.Tuple, cst.List)) \
+                and len(assign.value.elements) == len(packed.elements) \
+                and not any(isinstance(e, cst.StarredElement) for e in (*packed.elements, *assign.value.elements)):
+            index = next(i for i, e in enumerate(packed.elements) if e is parent)
+            return assign.value.elements[index].value
+        return None
+    if isinstance(parent, cst.AssignTarget):
+        assign = resolver.parent(parent)
+        return assign.value if isinstance(assign, cst.Assign) else None
+    if isinstance(parent, cst.AnnAssign) and parent.target is target:
+        return parent.value
+    return None
+
+
+def _parameters(fn) -> list[str]:
+    p = fn.params
+    return [q.name.value for q in (*p.posonly_params, *p.params, *p.kwonly_params)]
+
+
+def _assigned_name(resolver: NameResolver, value: cst.CSTNode) -> cst.Name | None:
+    """`name = <value>` (one plain target): the target Name."""
+    parent = resolver.parent(value)
+    if isinstance(parent, cst.Assign) and len(parent.targets) == 1 and isinstance(parent.targets[0].target, cst.Name):
+        return parent.targets[0].target
+    if isinstance(parent, cst.AnnAssign) and isinstance(parent.target, cst.Name):
+        return parent.target
+    return None
+
+
+class Role(str, enum.Enum):
+    STATIC = "static"  # declared static: static_argnums/static_argnames/auxiliary_args
+    DEFAULTED = "defaulted"  # every call in this module leaves it at its default: a constant at trace time
+    CONFIG = "configuration"  # a Python value: by its annotation, its default, or every call site
+    DATA = "data"  # some call passes an array
+    UNKNOWN = "unknown"
+
+
+@dataclass(frozen=True)
+class ParamRole:
+    role: Role
+    why: str  # the evidence, for messages: "annotated `bool`", "passed only as Python values: `True` (line 23)"
+    values: tuple = ()  # the Python literals call sites pass (for bounds and messages)
+    arrays: tuple = ()  # the dtype kind ("float", "int", "bool", None) of each array call sites pass
+    literals: tuple = ()  # the number each of those arrays wraps (`jnp.int32(5)`), None where unknown
+    shapes: tuple = ()  # the shape label of each of those arrays (ArgumentKinds.shape_label), None where unknown
+    default: object = None  # the literal default, if any
+
+
+_CONFIG_ANNOTATIONS = frozenset({"bool", "int", "float", "str"})
+
+
+def annotation_name(param: cst.Param) -> str | None:
+    """`bool` for `flag: bool`, `Literal` for `mode: Literal['a', 'b']`, the last name of a dotted one."""
+    if param.annotation is None:
+        return None
+    ann = param.annotation.annotation
+    if isinstance(ann, cst.Subscript):
+        ann = ann.value
+    if isinstance(ann, cst.Name):
+        return ann.value
+    if isinstance(ann, cst.Attribute):
+        return ann.attr.value
+    if isinstance(ann, cst.SimpleString):
+        value = ann.evaluated_value
+        return value if isinstance(value, str) else None
+    return None
+
+
+def param_role(param: cst.Param, static: frozenset[str] | None, evidence: CallEvidence | None, line) -> ParamRole:
+    """What a parameter of a jitted function is, from its declaration and the calls in this module.
+
+    `line(node)` gives a node's line, for the evidence text (looked up only when a role needs it)."""
+    name = param.name.value
+    seen = evidence.params.get(name) if evidence is not None else None
+    values = tuple(p.value for p in seen.passed if p.kind is ArgKind.PYTHON) if seen is not None else ()
+    if static is not None and name in static:
+        return ParamRole(Role.STATIC, "declared static", values if seen is not None and seen.only_python else ())
+    if seen is not None and seen.any_array:
+        first = next(p for p in seen.passed if p.kind is ArgKind.ARRAY)
+        only_arrays = all(p.kind is ArgKind.ARRAY for p in seen.passed)
+        arrays = tuple(p.value for p in seen.passed if p.kind is ArgKind.ARRAY) if only_arrays else (None,)
+        literals = tuple(p.literal for p in seen.passed) if only_arrays else (None,)
+        shapes = tuple(p.shape for p in seen.passed) if only_arrays else (None,)
+        return ParamRole(Role.DATA, f"an array is passed at line {line(first.call)}", arrays=arrays, literals=literals,
+                         shapes=shapes)
+    if seen is not None and seen.never_passed and param.default is not None and evidence.calls:
+        return ParamRole(Role.DEFAULTED, f"every call in this file ({len(evidence.calls)}) leaves it at its default")
+    ann = annotation_name(param)
+    if ann in _CONFIG_ANNOTATIONS or ann == "Literal":
+        return ParamRole(Role.CONFIG, f"annotated `{ann}`", values)
+    if seen is not None and seen.only_python:
+        shown = ", ".join(f"`{p.value!r}` (line {line(p.call)})" if p.value is not None else f"line {line(p.call)}"
+                          for p in seen.passed[:3])
+        return ParamRole(Role.CONFIG, f"passed only as Python values: {shown}", values)
+    if ann is None and param.default is not None and not (seen is not None and seen.passed and not seen.only_python):
+        try:
+            default = _literal_value(param.default)
+        except ValueError:
+            default = None
+        if isinstance(default, (bool, int, float, str)):
+            return ParamRole(Role.CONFIG, f"defaults to `{default!r}`", values)
+    return ParamRole(Role.UNKNOWN, "")

@@ -1,0 +1,451 @@
+"""The form of a value, as far as merging the branches of an `if` goes: can `where`/`cond` select it?
+
+`where(c, a, b)` broadcasts `a` and `b` to one shape and promotes them to one dtype; `lax.cond` and
+the loop primitives demand identical types. Either is a faithful rewrite of a Python `if` only when
+the branches give the same shape, dtype and pytree structure. This module proves that, or says why
+it cannot: each branch value is given a *form* —
+
+  array(root, dtype)   elementwise in the value `root` (same shape), dtype `same` as root's, or
+                       `float` (true division, a float operand or a float function) / `bool`
+  reduced(root)        `root` reduced over some axes (PhiML's `math.mean(x)`): it broadcasts back
+                       into `root`'s shape, so `x - math.mean(x)` is shaped like `x`
+  scalar(dtype)        a 0-d value: a number literal, a Python-number parameter, a full reduction
+  tuple(parts)         a Python tuple/list: `where` would stack it into one array
+  other(what)          a function, module, class, string or None: not an array at all
+  unknown              anything else
+
+— and `agreement` compares the forms of one result across branches: AGREE (provably the same
+shape, dtype and structure), CLASH (provably not arrays, or structures that differ: a selection
+is wrong or raises on every call; report only) or DOUBT (cannot tell: an unsafe fix at most).
+
+Names are resolved by spelling in the enclosing function (the values compared are rebuilt
+expressions, not nodes of the file): a parameter is its own root, a local bound only to
+shape-preserving expressions of one root has that root, and a name imported or defined at module
+level is a function or module unless it is a known constant.
+"""
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass
+
+import libcst as cst
+
+from .apis import STAR_EXPORTS, canonical
+from .names import NameResolver, dotted
+from .transforms import literal
+
+_LIBRARIES = ("phiml.math.", "jax.numpy.", "jax.lax.", "jax.nn.", "jax.scipy.", "numpy.", "torch.", "tensorflow.",
+              "jax.random.")
+# Elementwise functions: the result has the broadcast shape of the arguments.
+_ELEMENTWISE = frozenset(
+    "abs absolute negative positive sign square clip clamp maximum minimum where real imag conj conjugate round "
+    "floor ceil trunc fix rint relu relu6 leaky_relu elu gelu silu softplus sigmoid tanh sin cos tan arcsin arccos "
+    "arctan sinh cosh arcsinh arccosh arctanh exp expm1 exp2 log log1p log2 log10 sqrt rsqrt cbrt power pow "
+    "stop_gradient logical_and logical_or logical_not logical_xor add subtract multiply divide true_divide "
+    "safe_div nan_to_num erf erfc".split()
+)
+# Elementwise functions whose result is floating point whatever the input.
+_FLOATING = frozenset(
+    "softplus sigmoid tanh sin cos tan arcsin arccos arctan sinh cosh arcsinh arccosh arctanh exp expm1 exp2 log "
+    "log1p log2 log10 sqrt rsqrt cbrt divide true_divide safe_div erf erfc gelu silu elu".split()
+)
+_BOOLEAN = frozenset("logical_and logical_or logical_not logical_xor isnan isinf isfinite".split())
+_LIKE = frozenset("zeros_like ones_like empty_like full_like".split())
+# Functions whose result has the shape and dtype of one argument: name -> argument index.
+_SHAPE_OF_ARGUMENT = {"solve": 1, "laplace": 0, "stop_gradient": 0, "fourier_laplace": 0, "cumsum": 0}
+# Reductions over every axis (jax/numpy spellings without `axis`): a 0-d result.
+_FULL_REDUCTIONS = frozenset("sum mean max min prod std var all any norm amax amin nansum nanmean".split())
+_CONSTANTS = frozenset("pi e inf nan euler_gamma PINF NINF".split())
+_CONSTRUCTORS = frozenset("zeros ones empty full".split())
+_SCALAR_ANNOTATIONS = {"int": "int", "float": "float", "bool": "bool"}
+
+
+class Agreement(enum.Enum):
+    AGREE = "agree"
+    DOUBT = "doubt"
+    CLASH = "clash"
+
+
+@dataclass(frozen=True)
+class Form:
+    kind: str  # array | reduced | scalar | tuple | other | unknown
+    root: str | None = None  # array: the value whose shape it has
+    dtype: str = "?"  # array: same | float | bool | ?; scalar: int | float | bool | ?
+    parts: tuple = ()  # tuple: the elements' forms
+    what: str = ""  # other: "a function", "a string", ...; unknown: why
+
+    @property
+    def described(self) -> str:
+        if self.kind == "array":
+            return f"an array shaped like `{self.root}`"
+        if self.kind == "scalar":
+            return "a number"
+        if self.kind == "tuple":
+            return f"a tuple of {len(self.parts)}"
+        return self.what or "a value of unknown shape"
+
+
+UNKNOWN = Form("unknown", what="a value of unknown shape")
+
+
+@dataclass(frozen=True)
+class Verdict:
+    agreement: Agreement
+    reason: str = ""
+
+
+AGREE = Verdict(Agreement.AGREE)
+
+
+class Forms:
+    """Forms of expressions inside one function (`fn`), for the branches of one statement."""
+
+    def __init__(self, resolver: NameResolver, fn: cst.FunctionDef | cst.Lambda, anchor: cst.CSTNode,
+                 params: dict[str, Form] | None = None) -> None:
+        self.resolver = resolver
+        self.fn = fn
+        self.scope = resolver.scope(anchor)
+        self.params = _param_names(fn)
+        # What is known of parameters from the calls (numbers; float arrays; a helper's arguments):
+        # by default a parameter is an array shaped like itself, of its own dtype.
+        self.param_forms = params or {}
+        self._names: dict[str, Form] = {}
+
+    # -- forms ---------------------------------------------------------------------------
+    def of(self, expr: cst.BaseExpression, depth: int = 0) -> Form:
+        if depth > 12:
+            return UNKNOWN
+        if isinstance(expr, cst.Integer):
+            return Form("scalar", dtype="int")
+        if isinstance(expr, (cst.Float, cst.Imaginary)):
+            return Form("scalar", dtype="float")
+        if isinstance(expr, (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString)):
+            return Form("other", what="a string")
+        if isinstance(expr, (cst.Tuple, cst.List)):
+            if any(isinstance(e, cst.StarredElement) for e in expr.elements):
+                return UNKNOWN
+            return Form("tuple", parts=tuple(self.of(e.value, depth + 1) for e in expr.elements))
+        if isinstance(expr, (cst.Dict, cst.Set, cst.ListComp, cst.DictComp, cst.SetComp, cst.GeneratorExp)):
+            return Form("other", what="a container")
+        if isinstance(expr, cst.Lambda):
+            return Form("other", what="a function")
+        if isinstance(expr, cst.Name):
+            return self._name(expr.value, depth)
+        if isinstance(expr, cst.Attribute):
+            return self._attribute(expr, depth)
+        if isinstance(expr, cst.UnaryOperation):
+            inner = self.of(expr.expression, depth + 1)
+            if isinstance(expr.operator, cst.Not):
+                return Form("other", what="a Python bool") if inner.kind in ("scalar", "other") else UNKNOWN
+            return inner if inner.kind in ("array", "scalar") else UNKNOWN
+        if isinstance(expr, cst.BinaryOperation):
+            return self._binary(expr, depth)
+        if isinstance(expr, cst.Comparison):
+            parts = [self.of(expr.left, depth + 1), *(self.of(c.comparator, depth + 1) for c in expr.comparisons)]
+            merged = _broadcast(parts)
+            if merged.kind == "array":
+                return Form("array", merged.root, "bool")
+            return Form("scalar", dtype="bool") if merged.kind == "scalar" else UNKNOWN
+        if isinstance(expr, cst.IfExp):
+            body, orelse = self.of(expr.body, depth + 1), self.of(expr.orelse, depth + 1)
+            return body if agreement([body, orelse]).agreement is Agreement.AGREE else UNKNOWN
+        if isinstance(expr, cst.Call):
+            return self._call(expr, depth)
+        if isinstance(expr, cst.Subscript):
+            if isinstance(expr.value, cst.Attribute) and expr.value.attr.value == "shape":
+                return Form("scalar", dtype="int")
+            return UNKNOWN
+        return UNKNOWN
+
+    def _name(self, name: str, depth: int) -> Form:
+        if name in ("True", "False"):
+            return Form("scalar", dtype="bool")
+        if name == "None":
+            return Form("other", what="None")
+        if name not in self._names:
+            self._names[name] = UNKNOWN  # a binding that reads the name itself sees this while it is resolved
+            self._names[name] = self._resolve_name(name, depth)
+        return self._names[name]
+
+    def _resolve_name(self, name: str, depth: int) -> Form:
+        """The form a name has wherever it is read in the function: every binding of it must agree.
+
+        Bindings that read the name itself (`x = x * 2`) are judged against the others: first without
+        them, then again with the name given the form the others agree on (a fixpoint of two steps)."""
+        bindings = [a for a in self.scope[name] if a.scope is self.scope and not isinstance(getattr(a, "node", None), cst.Param)] \
+            if self.scope is not None and name in self.scope else []
+        if name in self.params:
+            seed = [self.param_forms.get(name, Form("array", name, "same"))]
+        elif bindings:
+            seed = []
+        else:
+            return self._outer_name(name)
+        forms = [self._binding(a, depth) for a in bindings]
+        candidates = seed + [f for f in forms if f.kind != "unknown"]
+        if not candidates or agreement(candidates).agreement is not Agreement.AGREE:
+            return UNKNOWN
+        candidate = candidates[0]
+        if all(f.kind != "unknown" for f in forms):
+            return candidate
+        self._names[name] = candidate
+        again = [self._binding(a, depth) for a in bindings]
+        return candidate if agreement([candidate, *again]).agreement is Agreement.AGREE else UNKNOWN
+
+    def _binding(self, assignment, depth: int) -> Form:
+        """The form a local binding gives its name: `y = <expr>`, `y += <expr>`, `y: T = <expr>`."""
+        node = getattr(assignment, "node", None)
+        parent = self.resolver.parent(node) if node is not None else None
+        if isinstance(parent, cst.AssignTarget) and parent.target is node:
+            assign = self.resolver.parent(parent)
+            if isinstance(assign, cst.Assign):
+                return self.of(assign.value, depth + 1)
+        if isinstance(parent, cst.AnnAssign) and parent.target is node and parent.value is not None:
+            return self.of(parent.value, depth + 1)
+        if isinstance(parent, cst.AugAssign) and parent.target is node and isinstance(node, cst.Name):
+            return self._combine(self._name(node.value, depth + 1), self.of(parent.value, depth + 1),
+                                 type(parent.operator).__name__)
+        if isinstance(parent, cst.For) and parent.target is node and isinstance(parent.iter, cst.Call) \
+                and isinstance(parent.iter.func, cst.Name) and parent.iter.func.value == "range":
+            return Form("scalar", dtype="int")  # the index of a `range` loop (a 0-d int in a loop primitive)
+        return UNKNOWN
+
+    def _outer_name(self, name: str) -> Form:
+        """A name bound outside the function: a module constant, or a function/module/class."""
+        scope = self.scope
+        assignments = set(scope[name]) if scope is not None and name in scope else set()
+        if not assignments:
+            return UNKNOWN
+        forms = set()
+        for assignment in assignments:
+            node = getattr(assignment, "node", None)
+            if isinstance(node, (cst.FunctionDef, cst.Lambda)):
+                forms.add(Form("other", what="a function"))
+            elif isinstance(node, cst.ClassDef):
+                forms.add(Form("other", what="a class"))
+            elif isinstance(node, (cst.Import, cst.ImportFrom)):
+                qualified = {canonical(q) for q in self.resolver.imported.get(name, ())}
+                if any(q.rsplit(".", 1)[-1] in _CONSTANTS for q in qualified):
+                    forms.add(Form("scalar", dtype="float"))
+                else:
+                    forms.add(Form("other", what="a module or function"))
+            else:
+                parent = self.resolver.parent(node) if node is not None else None
+                assign = self.resolver.parent(parent) if isinstance(parent, cst.AssignTarget) else None
+                value = assign.value if isinstance(assign, cst.Assign) else None
+                if isinstance(value, (cst.Integer, cst.Float)):
+                    forms.add(Form("scalar", dtype="int" if isinstance(value, cst.Integer) else "float"))
+                elif isinstance(value, (cst.SimpleString, cst.ConcatenatedString)):
+                    forms.add(Form("other", what="a string"))
+                else:
+                    return UNKNOWN
+        return forms.pop() if len(forms) == 1 else UNKNOWN
+
+    def _attribute(self, expr: cst.Attribute, depth: int) -> Form:
+        qualified = _spelled(self.resolver, expr)
+        if qualified:
+            if all(q.rsplit(".", 1)[-1] in _CONSTANTS for q in qualified):
+                return Form("scalar", dtype="float")
+            if all(q.startswith(_LIBRARIES) or q.split(".")[0] in ("math", "functools", "operator") for q in qualified):
+                return Form("other", what=f"`{dotted(expr)}`, a function or module")
+        base = self.of(expr.value, depth + 1)
+        attr = expr.attr.value
+        if base.kind == "array" and attr in ("real", "imag"):
+            return Form("array", base.root, "float")
+        return UNKNOWN
+
+    def _binary(self, expr: cst.BinaryOperation, depth: int) -> Form:
+        left, right = self.of(expr.left, depth + 1), self.of(expr.right, depth + 1)
+        op = type(expr.operator).__name__
+        if op == "MatrixMultiply":
+            return UNKNOWN
+        if op == "Power" and not isinstance(expr.right, cst.Integer):
+            out = self._combine(left, right, "Multiply")
+            return Form("array", out.root, "float") if out.kind == "array" else out
+        return self._combine(left, right, op)
+
+    def _combine(self, left: Form, right: Form, op: str) -> Form:
+        merged = _broadcast([left, right])
+        if merged.kind not in ("array", "scalar"):
+            return merged if merged.kind != "reduced" else Form("reduced", merged.root, "?")
+        division = op in ("Divide", "DivideAssign")
+        dtypes = {f.dtype if f.kind in ("array", "reduced") else _scalar_as_array(f.dtype) for f in (left, right)}
+        if merged.kind == "scalar":
+            dtype = "float" if division or "float" in {left.dtype, right.dtype} else \
+                "?" if "?" in {left.dtype, right.dtype} else left.dtype
+            return Form("scalar", dtype=dtype)
+        if division or "float" in dtypes:
+            dtype = "float"
+        elif "?" in dtypes:
+            dtype = "?"
+        elif dtypes <= {"same", "int-weak"}:
+            dtype = "same"
+        else:
+            dtype = "?"
+        return Form("array", merged.root, dtype)
+
+    def _call(self, call: cst.Call, depth: int) -> Form:
+        func = call.func
+        name = func.attr.value if isinstance(func, cst.Attribute) else func.value if isinstance(func, cst.Name) else None
+        qualified = _spelled(self.resolver, func) if isinstance(func, (cst.Name, cst.Attribute)) else set()
+        library = bool(qualified) and all(q.startswith(_LIBRARIES) for q in qualified)
+        positional = [a.value for a in call.args if a.keyword is None and not a.star]
+        keywords = {a.keyword.value for a in call.args if a.keyword is not None}
+        if library and name in _CONSTRUCTORS and positional:
+            return _constructed(name, positional, call)
+        if library and name in _LIKE and positional:
+            base = self.of(positional[0], depth + 1)
+            if base.kind == "array" and "dtype" not in keywords and (name != "full_like" or len(positional) >= 2):
+                return Form("array", base.root, base.dtype)
+            return UNKNOWN
+        if library and name in _SHAPE_OF_ARGUMENT and len(positional) > _SHAPE_OF_ARGUMENT[name]:
+            base = self.of(positional[_SHAPE_OF_ARGUMENT[name]], depth + 1)
+            if base.kind == "array":
+                return Form("array", base.root, "float" if name in ("solve", "laplace") else base.dtype)
+            return UNKNOWN
+        if library and name in _ELEMENTWISE and positional and not keywords - {"out"}:
+            forms = [self.of(p, depth + 1) for p in positional]
+            merged = _broadcast(forms)
+            if merged.kind != "array":
+                return merged if merged.kind == "scalar" else UNKNOWN
+            if name in _BOOLEAN:
+                return Form("array", merged.root, "bool")
+            if name in _FLOATING:
+                return Form("array", merged.root, "float")
+            if name == "where":
+                return Form("array", merged.root, _merged_dtype(forms[1:]))
+            return Form("array", merged.root, _merged_dtype(forms))
+        if library and name in _FULL_REDUCTIONS and positional:
+            base = self.of(positional[0], depth + 1)
+            if len(positional) == 1 and not keywords and not any(q.startswith("phiml.") for q in qualified):
+                return Form("scalar", dtype="?")  # jnp.sum(x): every axis
+            if base.kind == "array":  # some axes (PhiML: the non-batch ones): broadcasts back into `root`
+                return Form("reduced", base.root, "float" if name in ("mean", "std", "var", "nanmean") else
+                            "bool" if name in ("all", "any") else base.dtype)
+            return UNKNOWN
+        if isinstance(func, cst.Attribute) and not library and name in ("sum", "mean", "max", "min", "prod") \
+                and not call.args and self.of(func.value, depth + 1).kind == "array":
+            return Form("scalar", dtype="?")  # x.sum(): every axis
+        return UNKNOWN
+
+
+def _constructed(name: str, positional: list[cst.BaseExpression], call: cst.Call) -> Form:
+    """`jnp.zeros(())` is a 0-d float, `jnp.zeros((3, 2), jnp.int32)` an array labelled by its literal shape."""
+    try:
+        shape = literal(positional[0])
+    except ValueError:
+        return UNKNOWN
+    shape = shape if isinstance(shape, tuple) else (shape,)
+    if not all(isinstance(n, int) for n in shape):
+        return UNKNOWN
+    dtype_arg = next((a.value for a in call.args if a.keyword is not None and a.keyword.value == "dtype"), None)
+    if dtype_arg is None and len(positional) > (2 if name == "full" else 1):
+        dtype_arg = positional[2 if name == "full" else 1]
+    if dtype_arg is None:
+        dtype = "float" if name != "full" else "?"
+    else:
+        text = (dotted(dtype_arg) or "").rsplit(".", 1)[-1]
+        dtype = "float" if text.startswith(("float", "bfloat")) or text == "float" else \
+            "int" if text.startswith(("int", "uint")) or text == "int" else "bool" if text in ("bool", "bool_") else "?"
+    if not shape:
+        return Form("scalar", dtype=dtype)
+    return Form("array", f"shape {shape}", dtype)
+
+
+def _param_names(fn) -> set[str]:
+    p = fn.params
+    out = {q.name.value for q in (*p.posonly_params, *p.params, *p.kwonly_params)}
+    for star in (p.star_arg, p.star_kwarg):
+        if isinstance(star, cst.Param):
+            out.add(star.name.value)
+    return out
+
+
+def _scalar_as_array(dtype: str) -> str:
+    """How a scalar operand moves an array's dtype: an int or bool keeps it (weak typing), a float makes floats."""
+    return "int-weak" if dtype in ("int", "bool") else dtype
+
+
+def _merged_dtype(forms: list[Form]) -> str:
+    dtypes = {f.dtype if f.kind in ("array", "reduced") else _scalar_as_array(f.dtype) for f in forms}
+    if "float" in dtypes:
+        return "float"
+    if dtypes <= {"same", "int-weak"}:
+        return "same"
+    return "?"
+
+
+def _broadcast(forms: list[Form]) -> Form:
+    """The form of an elementwise combination: one array root (the others scalars, or reductions of
+    that root, which broadcast back into its shape), or unknown."""
+    roots = {f.root for f in forms if f.kind == "array"}
+    reduced = {f.root for f in forms if f.kind == "reduced"}
+    if any(f.kind not in ("array", "scalar", "reduced") for f in forms) or reduced - roots:
+        return UNKNOWN if roots or len(reduced) != 1 else Form("reduced", reduced.pop(), "?")
+    if not roots:
+        return Form("scalar", dtype="?")
+    if len(roots) > 1:
+        return Form("unknown", what="a broadcast of " + " and ".join(f"`{r}`" for r in sorted(roots)))
+    return Form("array", roots.pop(), "?")
+
+
+def _spelled(resolver: NameResolver, node: cst.BaseExpression) -> set[str]:
+    """Qualified names a dotted spelling denotes through the file's imports (expressions rebuilt for a
+    rewrite are not nodes of the file, so they are read by spelling, not by scope)."""
+    text = dotted(node)
+    if text is None:
+        return set()
+    root, _, rest = text.partition(".")
+    suffix = "." + rest if rest else ""
+    out = {canonical(q + suffix) for q in resolver.imported.get(root, ())}
+    if not out:
+        for module in resolver.star_modules:
+            target = STAR_EXPORTS.get(module, {}).get(root)
+            if target:
+                out.add(canonical(target + suffix))
+    return out
+
+
+def agreement(forms: list[Form]) -> Verdict:
+    """Do these forms of one result, one per branch, give the same shape, dtype and structure?"""
+    others = [f for f in forms if f.kind == "other"]
+    if others:
+        return Verdict(Agreement.CLASH, f"a branch gives {others[0].what}, not an array: a selection cannot hold it")
+    tuples = [f for f in forms if f.kind == "tuple"]
+    if tuples:
+        if len(tuples) != len(forms):
+            return Verdict(Agreement.CLASH, "one branch gives a tuple and another does not: their structures differ")
+        if len({len(t.parts) for t in tuples}) != 1:
+            return Verdict(Agreement.CLASH, "the branches give tuples of different lengths")
+        worst = AGREE
+        for parts in zip(*(t.parts for t in tuples)):
+            verdict = agreement(list(parts))
+            if verdict.agreement is Agreement.CLASH:
+                return verdict
+            if verdict.agreement is Agreement.DOUBT and worst.agreement is Agreement.AGREE:
+                worst = verdict
+        return worst
+    reduced = [f for f in forms if f.kind == "reduced"]
+    if reduced and not all(f == reduced[0] for f in forms):
+        return Verdict(Agreement.DOUBT, f"a reduction of `{reduced[0].root}` may differ in shape from the other branch")
+    if reduced:
+        return AGREE
+    unknown = next((f for f in forms if f.kind == "unknown"), None)
+    if unknown is not None:
+        return Verdict(Agreement.DOUBT, f"the shape of {unknown.what} cannot be proven equal to the other branch's")
+    arrays = [f for f in forms if f.kind == "array"]
+    if arrays and len(arrays) != len(forms):
+        return Verdict(Agreement.DOUBT, f"a number is broadcast to the shape of `{arrays[0].root}`")
+    if not arrays:
+        dtypes = {f.dtype for f in forms}
+        if len(dtypes) == 1 and "?" not in dtypes:
+            return AGREE
+        return Verdict(Agreement.DOUBT, "the numbers may differ in type (int, float, bool)")
+    roots = {f.root for f in arrays}
+    if len(roots) > 1:
+        return Verdict(Agreement.DOUBT, "the branches are shaped like " + " and ".join(f"`{r}`" for r in sorted(roots))
+                       + ", which may differ: a selection would broadcast them")
+    dtypes = {f.dtype for f in arrays}
+    if len(dtypes) > 1 or "?" in dtypes:
+        return Verdict(Agreement.DOUBT, f"the branches may differ in dtype (`{next(iter(roots))}` may hold integers "
+                                        "where another branch gives floats or booleans)")
+    return AGREE
