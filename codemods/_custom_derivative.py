@@ -77,7 +77,7 @@ def plan(file, fn: cst.FunctionDef, outer: cst.FunctionDef) -> Plan | None:
     for member, member_name in group:
         why = eager_decorator(names, member) if member is not fn else None
         result = captures(names, member)
-        if why or result.refusal or result.names:
+        if why or result.refusal or result.names or result.imports:
             reason = why or result.refusal or f"`{member_name}` reads {', '.join(f'`{n}`' for n in result.names)} from `{outer.name.value}`"
             return Plan(message, reason)
     anchor = top_level_statement(names, fn)

@@ -124,9 +124,11 @@ def _assigned_alone(resolver: NameResolver, target: cst.CSTNode | None) -> tuple
     return line, assign.value
 
 
-def lifted_def(temporary: Temporary, name: str, captured: tuple[str, ...], spacing: cst.BaseStatement) -> cst.FunctionDef:
+def lifted_def(temporary: Temporary, name: str, captured: tuple[str, ...], spacing: cst.BaseStatement,
+               imports: tuple[cst.SimpleStatementLine, ...] = ()) -> cst.FunctionDef:
     """The module-level def: the function's own parameters, then one per captured value; the
-    comments above the statement it is deleted from move with it."""
+    comments above the statement it is deleted from move with it. `imports` made inside the
+    enclosing function that it reads are repeated at the top of its body (captures.Captures)."""
     fn = temporary.function
     extra = [cst.Param(cst.Name(c)) for c in captured]
     params = fn.params.with_changes(params=[*fn.params.params, *extra])
@@ -140,9 +142,11 @@ def lifted_def(temporary: Temporary, name: str, captured: tuple[str, ...], spaci
         blank.append(line)
     blank += leading_comments(temporary.remove)
     if isinstance(fn, cst.Lambda):
-        body = cst.IndentedBlock([cst.SimpleStatementLine([cst.Return(fn.body.with_changes(lpar=[], rpar=[])
-                                                                      if _safe_unparen(fn.body) else fn.body)])])
+        body = cst.IndentedBlock([*imports, cst.SimpleStatementLine([cst.Return(fn.body.with_changes(lpar=[], rpar=[])
+                                                                                if _safe_unparen(fn.body) else fn.body)])])
         return cst.FunctionDef(cst.Name(name), params, body, decorators=list(temporary.decorators), leading_lines=blank)
+    if imports:
+        fn = fn.with_changes(body=_with_imports(fn.body, imports))
     kept = [d for d in fn.decorators]
     extra_decorators = [d for d in temporary.decorators if all(d is not k for k in kept)]
     decorators = [*extra_decorators, *kept]
@@ -150,6 +154,18 @@ def lifted_def(temporary: Temporary, name: str, captured: tuple[str, ...], spaci
         decorators[0] = decorators[0].with_changes(leading_lines=blank)
     return fn.with_changes(name=cst.Name(name), params=params, decorators=decorators,
                            leading_lines=[] if decorators else blank)
+
+
+def _with_imports(body: cst.BaseSuite, imports) -> cst.BaseSuite:
+    """The body with `imports` first (after a docstring)."""
+    if not isinstance(body, cst.IndentedBlock):
+        body = cst.IndentedBlock([cst.SimpleStatementLine(body.body)])
+    statements = list(body.body)
+    first = statements[0] if statements else None
+    docstring = isinstance(first, cst.SimpleStatementLine) and len(first.body) == 1 and isinstance(first.body[0], cst.Expr) \
+        and isinstance(first.body[0].value, (cst.SimpleString, cst.ConcatenatedString))
+    at = 1 if docstring else 0
+    return body.with_changes(body=[*statements[:at], *imports, *statements[at:]])
 
 
 def _safe_unparen(expr: cst.BaseExpression) -> bool:

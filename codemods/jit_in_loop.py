@@ -64,6 +64,7 @@ class JitInLoop(Codemod):
     """
 
     CODE = "PML302"
+    MOVES_CODE = True
     NAME = "jit-in-loop"
     SUMMARY = "a jit wrapper built inside a loop or on every call is hoisted so its traces are reused"
     SAFETY = Safety.SAFE

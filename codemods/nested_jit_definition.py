@@ -34,6 +34,7 @@ class NestedJitDefinition(Codemod):
     """
 
     CODE = "PML102"
+    MOVES_CODE = True
     NAME = "nested-jit-definition"
     SUMMARY = "a jit-compiled def nested in a function re-traces on every call: it is lifted to module level"
     SAFETY = Safety.SAFE
@@ -122,7 +123,7 @@ class NestedJitDefinition(Codemod):
         lifted_name = analysis.fresh_name(f"_{outer.name.value.lstrip('_') or 'function'}_{name}")
         anchor = top_level_statement(names, node)
         temporary = Temporary(node.with_changes(decorators=decorators), f"`{name}`", lifted_name, node, ())
-        lifted = lifted_def(temporary, lifted_name, captured, anchor)
+        lifted = lifted_def(temporary, lifted_name, captured, anchor, result.imports)
         def renamed_call(updated: cst.Call) -> cst.Call:
             extra = [cst.Arg(cst.Name(c), keyword=cst.Name(c), equal=NO_SPACE_EQUAL) for c in captured]
             args = list(updated.args)

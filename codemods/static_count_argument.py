@@ -71,14 +71,14 @@ class StaticCountArgument(Codemod):
             "    return x\n",
         ),
         Example(
-            "import jax\n\n\n"
+            "from functools import partial\n\nimport jax\n\n\n"
             "@jax.jit\n"
             "def features(v, flat: bool = False):\n"
             "    if flat:\n"
             "        return v.reshape(-1)\n"
             "    return v[:, None]\n",
-            "import jax\nimport functools\n\n\n"
-            "@functools.partial(jax.jit, static_argnames=('flat',))\n"
+            "from functools import partial\n\nimport jax\n\n\n"
+            "@partial(jax.jit, static_argnames=('flat',))\n"
             "def features(v, flat: bool = False):\n"
             "    if flat:\n"
             "        return v.reshape(-1)\n"
@@ -101,7 +101,8 @@ class StaticCountArgument(Codemod):
                 uses.setdefault(id(root.function), {}).setdefault(name, use)
         for context in self.file.analysis.jit.contexts:
             found = uses.get(id(context.function))
-            if found and context.how != "called" and not self._jitted_twice(context):
+            if found and context.how != "called" and not self._jitted_twice(context) \
+                    and not self.file.analysis.expected_to_fail(context.function):
                 self._check(context, found)
 
     def _jitted_twice(self, context: JitContext) -> bool:

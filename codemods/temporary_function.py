@@ -85,6 +85,7 @@ class TemporaryFunction(Codemod):
     """
 
     CODE = "PML101"
+    MOVES_CODE = True
     NAME = "temporary-function"
     SUMMARY = "a lambda or nested def passed to a solver or jit function is lifted to module level"
     SAFETY = Safety.SAFE
@@ -276,8 +277,8 @@ class TemporaryFunction(Codemod):
                 if not _module_level_name(names, arg.value):
                     return  # a function only known at run time: building per call may be the point
                 continue
-            result = captures(names, found.function)
-            if result.refusal is not None or result.names:
+            result = captures(names, found.function, module_level=tuple(d.decorator for d in found.decorators))
+            if result.refusal is not None or result.names or result.imports:
                 why = result.refusal or f"{found.label} captures {', '.join(f'`{n}`' for n in result.names)}"
                 self.report(call, f"{message} (not built once: {why})")
                 return
@@ -359,7 +360,7 @@ class TemporaryFunction(Codemod):
         inline = isinstance(found.function, cst.Lambda) and found.remove is None
         # An inline lambda the API calls right away reads its captures at the call: nothing to rebind.
         result = captures(names, found.function, rebinding_after=call if slot.stored else None,
-                          late_binding=slot.stored or not inline)
+                          late_binding=slot.stored or not inline, module_level=tuple(d.decorator for d in found.decorators))
         if result.refusal is not None:
             self.report(arg.value, f"{message} (not lifted: {result.refusal})")
             return "reported"
@@ -375,7 +376,7 @@ class TemporaryFunction(Codemod):
         anchor = top_level_statement(names, call)
         name = self.file.analysis.fresh_name(found.base_name)
         new_call = _with_channel(call, arg, slot, result.names, cst.Name(name))
-        lifted = lifted_def(found, name, result.names, anchor)
+        lifted = lifted_def(found, name, result.names, anchor, result.imports)
         if found.remove is None:
             change = Replace(call, new_call)
         else:  # one edit for the deletion and the call, so the gap the def leaves closes cleanly

@@ -24,11 +24,14 @@ class TracedFor(Codemod):
     forward-only (reverse-mode `jax.grad` through it fails): the message says so, and that a Python
     `n` marked in `static_argnames` keeps the loop differentiable at one compile per value.
 
-    PhiML has no loop primitive: when `n` is a Python int parameter, PML204 makes it auxiliary (one
-    trace per value). Otherwise the loop becomes a bounded masked loop — `for i in range(BOUND):
-    x = math.where(i < n, <body>, x)` with the bound a visible module constant — an unsafe fix (a
-    count above the bound is cut short). Loops over a traced array (`for row in x`) have a static
-    trip count and are left alone; so are loops over static counts.
+    A count that is configuration — a Python int every call passes, or one declared `int` — is not
+    this rule's: PML204 declares it static (one trace per value) and the loop stays exact, for jax
+    and PhiML alike. PhiML has no loop primitive: for a count that is data, the loop becomes a
+    masked loop — `for i in range(BOUND): x = math.where(i < n, <body>, x)` — only when the program
+    gives the bound (`range(math.minimum(n, K))`, the largest count the calls pass), as a last
+    resort (unsafe: every trace holds BOUND copies of the body, a larger count is cut short); with no
+    bound in sight it is reported. Loops over a traced array (`for row in x`) have a static trip
+    count and are left alone; so are loops over static counts.
     """
 
     CODE = "PML202"
@@ -38,11 +41,15 @@ class TracedFor(Codemod):
     SAFETY_VARIES = True
     SEVERITY = Severity.ERROR
     FIX_SAFETY = (
-        "`lax.fori_loop` (jax) is safe: the same body runs the same number of times with the carried values "
-        "threaded through; a traced bound gives up reverse-mode differentiation, which the jitted original could "
-        "not do either. The PhiML masked loop is unsafe: it runs a fixed number of iterations (the constant it "
-        "adds, 100) and masks those past `n`, so a larger `n` is cut short and every iteration costs a body. "
-        "Bodies with `break`/`continue`/`return`, side effects, or a carried Python value are reported only."
+        "`lax.fori_loop` (jax) is safe when the body provably keeps each carried value's shape, dtype and "
+        "structure (`fori_loop` rejects a carry that changes; otherwise the fix is unsafe): the same body runs the "
+        "same number of times with the carried values threaded through; a traced bound gives up reverse-mode "
+        "differentiation, which the jitted original could not do either. A count that every call passes as a "
+        "Python int is PML204's (declared static), not a loop primitive's. The PhiML masked loop is a last resort "
+        "and always unsafe: it runs a fixed number of iterations and masks those past `n`, so a larger `n` is cut "
+        "short and every trace holds that many copies of the body; it is written only with a bound the program "
+        "gives (`range(math.minimum(n, K))`, the largest count the calls pass), never a made-up one. Bodies with "
+        "`break`/`continue`/`return`, side effects, or a carried Python value are reported only."
     )
     EXAMPLES = (
         Example(
@@ -65,18 +72,34 @@ class TracedFor(Codemod):
             "from phiml import math\n\n\n"
             "@math.jit_compile\n"
             "def repeat(x, n):\n"
-            "    for i in range(n.max):\n"
+            "    for i in range(math.minimum(n, 8)):\n"
             "        x = x * 2\n"
             "    return x\n",
             "from phiml import math\n\n\n"
-            "REPEAT_MAX_ITERATIONS = 100\n\n\n"
+            "REPEAT_MAX_ITERATIONS = 8\n\n\n"
             "@math.jit_compile\n"
             "def repeat(x, n):\n"
             "    for i in range(REPEAT_MAX_ITERATIONS):\n"
-            "        active = i < n.max\n"
+            "        active = i < math.minimum(n, 8)\n"
             "        x = math.where(active, x * 2, x)\n"
             "    return x\n",
-            "PhiML, a count computed from a tensor: a masked loop with a visible bound (unsafe fix)",
+            "PhiML, a count that is a tensor, capped in the program: a masked loop of that many iterations (unsafe fix)",
+        ),
+        Example(
+            "from phiml import math\n\n\n"
+            "@math.jit_compile\n"
+            "def repeat(x, n):\n"
+            "    for i in range(n.max):\n"
+            "        x = x * 2\n"
+            "    return x\n",
+            None,
+            "PhiML, a tensor count nothing bounds: reported (a masked loop would have to make up a bound)",
+            by_hand="from phiml import math\n\n\n"
+                    "@math.jit_compile(auxiliary_args='n')\n"
+                    "def repeat(x, n: int):\n"
+                    "    for i in range(n):\n"
+                    "        x = x * 2\n"
+                    "    return x\n",
         ),
     )
     TRIGGERS = (("jit",), ("function",), ("trace",))

@@ -24,11 +24,11 @@ class TracedWhile(Codemod):
     loop-carried variables — exact, but not reverse-differentiable (the message says so; a
     bounded `fori_loop` or `lax.scan` is the differentiable alternative).
 
-    PhiML has no public while loop: the loop becomes a bounded masked loop, `for _ in
-    range(BOUND): active = math.any(...); x = math.where(active, <body>, x)`, with the bound a
-    visible module constant — unsafe (a loop that needs more iterations is cut short, and every
-    iteration costs a body), differentiable. torch and tensorflow-without-autograph loops are
-    reported only.
+    PhiML has no public while loop: when the program bounds the loop itself (a counter condition
+    `it < K`), the loop becomes a masked loop, `for it in range(BOUND): active = math.any(...);
+    x = math.where(active, <body>, x)`, with the bound a visible module constant — unsafe (every
+    trace holds BOUND copies of the body), differentiable. A loop nothing bounds is reported, never
+    given a made-up bound. torch and tensorflow-without-autograph loops are reported only.
     """
 
     CODE = "PML203"
@@ -38,11 +38,14 @@ class TracedWhile(Codemod):
     SAFETY_VARIES = True
     SEVERITY = Severity.ERROR
     FIX_SAFETY = (
-        "`lax.while_loop` (jax) is safe: the same body runs while the same condition holds; it is not "
-        "reverse-differentiable, which the jitted original was not either. The PhiML bounded masked loop is "
-        "unsafe: it runs exactly the bound (100) of iterations, masking those after the condition turned "
-        "false, so a loop needing more is silently cut short. Bodies with `break`/`return`, side effects or "
-        "names first assigned inside the loop are reported only."
+        "`lax.while_loop` (jax) is safe when the body provably keeps each carried value's shape, dtype and "
+        "structure (otherwise unsafe: `while_loop` rejects a carry that changes): the same body runs while the "
+        "same condition holds; it is not reverse-differentiable, which the jitted original was not either. The "
+        "PhiML masked loop is a last resort and always unsafe: it is written only when the program bounds the "
+        "loop itself (`while ... and it < K` with `it = 0` before and `it += 1` in the body, the counter becoming "
+        "the loop index); it runs K iterations in every trace (K copies of the body), masking those after the "
+        "condition turned false. Without such a bound the loop is reported only. Bodies with `break`/`return`, "
+        "side effects or names first assigned inside the loop are reported only."
     )
     EXAMPLES = (
         Example(
@@ -67,18 +70,21 @@ class TracedWhile(Codemod):
             "from phiml import math\n\n\n"
             "@math.jit_compile\n"
             "def halve(x):\n"
-            "    while (x > 1).any:\n"
+            "    it = 0\n"
+            "    while (x > 1).any and it < 20:\n"
             "        x = x / 2\n"
+            "        it += 1\n"
             "    return x\n",
             "from phiml import math\n\n\n"
-            "HALVE_MAX_ITERATIONS = 100\n\n\n"
+            "HALVE_MAX_ITERATIONS = 20\n\n\n"
             "@math.jit_compile\n"
             "def halve(x):\n"
-            "    for _ in range(HALVE_MAX_ITERATIONS):\n"
+            "    it = 0\n"
+            "    for it in range(HALVE_MAX_ITERATIONS):\n"
             "        active = math.any(x > 1)\n"
             "        x = math.where(active, x / 2, x)\n"
             "    return x\n",
-            "PhiML: a bounded masked loop (unsafe fix)",
+            "PhiML: a masked loop bounded by the program's own counter (unsafe fix)",
         ),
     )
     TRIGGERS = (("jit",), ("function",), ("trace",))

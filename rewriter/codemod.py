@@ -113,7 +113,7 @@ class FileContext:
     def analysis(self) -> "ModuleAnalysis":
         from .analysis import ModuleAnalysis
 
-        return ModuleAnalysis(self.wrapper)
+        return ModuleAnalysis(self.wrapper, self.path)
 
     def code(self, node: cst.CSTNode) -> str:
         return self.module.code_for_node(node)
@@ -136,6 +136,9 @@ class Codemod(cst.BatchableCSTVisitor):
     # `where` that evaluates a division); SAFETY is then the usual case and FIX_SAFETY the split.
     SAFETY_VARIES: ClassVar[bool] = False
     EXAMPLES: ClassVar[Sequence[Example]] = ()
+    # The fix moves code out of where it is (lifts a function, hoists a jit): in test code that changes
+    # what tests observe (names, frames, trace caches shared between tests), so it is unsafe there.
+    MOVES_CODE: ClassVar[bool] = False
     # Cheap pre-filter: the file is parsed for this codemod only if its bytes contain every word of
     # at least one group, e.g. `(("vmap", "jit"), ("vmap", "compile"))`. Empty: always parsed.
     TRIGGERS: ClassVar[tuple[tuple[str, ...], ...]] = ()
@@ -177,6 +180,11 @@ class Codemod(cst.BatchableCSTVisitor):
         if self.file.suppressions.is_suppressed(span, self.CODE, self.NAME):
             return None
         fix = None
+        if edits and self.MOVES_CODE and (safety or self.SAFETY) is Safety.SAFE and self.file.analysis.testcode.in_test(node):
+            safety = Safety.UNSAFE
+            message += (" (unsafe in test code: tests observe the names, frames and trace caches the move changes; "
+                        "a jit built at module level keeps its traces from one test to the next)")
+            fix_description = f"{fix_description or 'apply the rewrite'} (unsafe in test code)"
         if edits or safety is Safety.DISPLAY:
             fix = Fix(safety or self.SAFETY, fix_description or "apply the rewrite")
         finding = Finding(

@@ -10,7 +10,7 @@ from rewriter.config import Config
 
 from snippets import TRACED_IF as _TRACED_IF
 
-TRACED_IF = _TRACED_IF.replace("    if x.mean", "    # régime: halve above one\n    if x.mean")
+TRACED_IF = _TRACED_IF.replace("    if x.mean", "    # régime: double above one\n    if x.mean")
 
 
 

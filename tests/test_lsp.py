@@ -291,7 +291,7 @@ async def change(client: LanguageClient, uri: str, version: int, text: str, edit
 
 async def test_typing_updates_diagnostics_and_a_syntax_error_keeps_the_last_ones(client: LanguageClient):
     path = client.root / "typing.py"
-    clean = TRACED_IF.replace("if x.mean > 1:\n        x = x / 2\n", "x = x / 2\n")
+    clean = TRACED_IF.replace("if x.mean > 1:\n        x = x * 2\n", "x = x * 2\n")
     uri = await open_document(client, path, clean)
     assert list(client.diagnostics[uri]) == []
     # An incremental change, as editors send while typing: the hazard appears inside the function.

@@ -7,7 +7,7 @@ from phiml import math
 from phiml.math import spatial
 
 GOLDEN = {
-    "findings": ["PML203:19"],
+    "findings": ["PML203:17"],
     "unsafe_fixes": True,
 }
 

@@ -9,15 +9,19 @@ from functools import cached_property
 
 import libcst as cst
 
+from .apis import Kind
 from .bindings import ModuleGlobals
-from .jit import JitAnalysis
+from .jit import JitAnalysis, assigned_value
+from .testcode import TestCode, collectable
+from .transforms import match_application
 from .names import NameResolver
 from .traced import TracedAnalysis
 
 
 class ModuleAnalysis:
-    def __init__(self, wrapper: cst.MetadataWrapper) -> None:
+    def __init__(self, wrapper: cst.MetadataWrapper, path: str = "") -> None:
         self.wrapper = wrapper
+        self.path = path
         self.names = NameResolver(wrapper)
         self._reserved: set[str] = set()  # names handed out by fresh_name during this pass
 
@@ -34,6 +38,29 @@ class ModuleAnalysis:
         return ModuleGlobals(self.names)
 
     @cached_property
+    def testcode(self) -> TestCode:
+        return TestCode(self.names, self.path)
+
+    @cached_property
+    def _expected_to_fail(self) -> frozenset[int]:
+        """Ids of the jitted functions some call meant to fail reaches (see testcode.py)."""
+        out: set[int] = set()
+        for callee in self.testcode.expected_failures:
+            if not isinstance(callee, cst.Name):
+                continue
+            out |= {id(fn) for fn in self.jit.functions_denoted(callee)}
+            for binding in self.names.reaching(callee):
+                value = assigned_value(self.names, getattr(binding, "node", None))
+                application = match_application(self.names, value, (Kind.JIT,)) if isinstance(value, cst.Call) else None
+                if application is not None:
+                    out |= {id(fn) for fn in self.jit.functions_denoted(application.function)}
+        return frozenset(out)
+
+    def expected_to_fail(self, fn: cst.CSTNode) -> bool:
+        """A test calls the jitted function `fn` expecting it to fail: rules that would make it work leave it alone."""
+        return bool(self._expected_to_fail) and id(fn) in self._expected_to_fail
+
+    @cached_property
     def identifiers(self) -> frozenset[str]:
         """Every identifier spelled in the module: new names must avoid all of them."""
         out = set()
@@ -48,6 +75,8 @@ class ModuleAnalysis:
     def fresh_name(self, base: str, taken: set[str] | None = None) -> str:
         """`base`, or `base_2`, `base_3`... : a name used nowhere in the module (nor in `taken`)."""
         taken = set(taken or ()) | self.identifiers | self._reserved
+        if collectable(base):  # `test_square_lambda_jit` at module level would be collected as a test
+            base = "_" + base
         name, i = base, 2
         while name in taken:
             name, i = f"{base}_{i}", i + 1

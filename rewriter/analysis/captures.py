@@ -21,6 +21,10 @@ from .structure import is_inside
 class Captures:
     names: tuple[str, ...]  # locals of enclosing functions the function reads
     refusal: str | None = None  # why lifting could change behaviour (None: it cannot)
+    # Imports made inside the enclosing function that the function reads: a module or class is never
+    # passed as an argument (PhiML would try to trace it); the lifted function repeats the import in
+    # its own body, which keeps it lazy (a local import often avoids an import cycle).
+    imports: tuple[cst.SimpleStatementLine, ...] = ()
 
 
 def _walk_own(node: cst.CSTNode):
@@ -34,12 +38,14 @@ def _walk_own(node: cst.CSTNode):
 
 
 def captures(resolver: NameResolver, fn: cst.Lambda | cst.FunctionDef, *, rebinding_after: cst.CSTNode | None = None,
-             late_binding: bool = True) -> Captures:
+             late_binding: bool = True, module_level: tuple[cst.CSTNode, ...] = ()) -> Captures:
     """The locals `fn` reads, or why it cannot become a module-level function.
 
     `rebinding_after`: a captured name assigned again after this node's start (in the enclosing
     function) is late-bound: a closure would read the new value, an explicit argument the old one.
     Defaults to `fn` itself (a nested def is called later than it is defined).
+    `module_level`: further expressions the lift evaluates at module level (a decorator taken from
+    the call site, `math.jit_compile_linear` of `math.jit_compile_linear(lambda ...)`).
     """
     if isinstance(fn, cst.FunctionDef):
         if fn.asynchronous is not None:
@@ -51,15 +57,29 @@ def captures(resolver: NameResolver, fn: cst.Lambda | cst.FunctionDef, *, rebind
                 kind = "nonlocal" if isinstance(node, cst.Nonlocal) else "global"
                 return Captures((), f"it writes `{kind} {', '.join(n.name.value for n in node.names)}`")
     names: list[str] = []
+    imports: list[cst.SimpleStatementLine] = []
     own_name = fn.name.value if isinstance(fn, cst.FunctionDef) else None
     late = rebinding_after if rebinding_after is not None else fn
-    outer_defaults = _defaults_and_annotations(fn)
-    for free in free_names(resolver, fn):
+    outer_defaults = _defaults_and_annotations(fn) + list(module_level)
+    frees = free_names(resolver, fn) + [f for expr in module_level for f in free_names(resolver, expr)]
+    for free in frees:
         name = free.node.value
         if free.where in ("global", "builtin", "star"):
             continue
         if free.where == "unknown":
             return Captures((), f"it reads `{name}`, whose binding cannot be resolved")
+        if free.assignments and all(isinstance(a.node, (cst.Import, cst.ImportFrom)) for a in free.assignments):
+            local = _local_import(resolver, name, free.assignments)
+            if local is None:
+                return Captures((), f"it reads `{name}`, imported in more than one way inside the enclosing function")
+            if _module_imports_same(resolver, name, free.assignments):
+                continue  # the module-level import binds the same thing: the lifted function reads that
+            if any(is_inside(resolver, free.node, d) for d in outer_defaults):
+                return Captures((), f"its decorator, a default or an annotation reads `{name}`, which is imported only "
+                                    "inside the enclosing function (import it at module level first)")
+            if not any(i.deep_equals(local) for i in imports):
+                imports.append(local)
+            continue
         scopes = {type(a.scope) for a in free.assignments}
         if ClassScope in scopes:
             return Captures((), f"it reads `{name}` from a class body")
@@ -88,7 +108,38 @@ def captures(resolver: NameResolver, fn: cst.Lambda | cst.FunctionDef, *, rebind
     for node in _walk_own(fn.body if isinstance(fn, cst.FunctionDef) else fn):
         if isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and node.func.value == "super" and not node.args:
             return Captures((), "it calls `super()` without arguments")
-    return Captures(tuple(names))
+    return Captures(tuple(names), imports=tuple(imports))
+
+
+def _local_import(resolver: NameResolver, name: str, assignments) -> cst.SimpleStatementLine | None:
+    """`from phiml import math` (only the alias binding `name`) for a name bound by one import statement."""
+    nodes = {id(a.node): a.node for a in assignments}
+    if len(nodes) != 1:
+        return None
+    node = next(iter(nodes.values()))
+    if isinstance(node.names, cst.ImportStar):
+        return None
+    aliases = [a for a in node.names if (a.evaluated_alias or (a.evaluated_name.split(".")[0])) == name]
+    if len(aliases) != 1:
+        return None
+    alias = aliases[0].with_changes(comma=cst.MaybeSentinel.DEFAULT)
+    return cst.SimpleStatementLine([node.with_changes(names=[alias], **({"lpar": None, "rpar": None}
+                                                                           if isinstance(node, cst.ImportFrom) else {}))])
+
+
+def _module_imports_same(resolver: NameResolver, name: str, assignments) -> bool:
+    """The module binds `name` only by imports of the same thing the local import binds."""
+    module = resolver.wrapper.module
+    if not module.body:
+        return False
+    scope = resolver.scope(module.body[0])
+    if scope is None or name not in scope:
+        return False
+    local = {q.name for a in assignments for q in a.get_qualified_names_for(name)}
+    bindings = [a for a in scope[name] if a.scope is scope]
+    if not bindings or not all(isinstance(getattr(a, "node", None), (cst.Import, cst.ImportFrom)) for a in bindings):
+        return False
+    return all({q.name for q in a.get_qualified_names_for(name)} == local for a in bindings)
 
 
 def _defaults_and_annotations(fn: cst.Lambda | cst.FunctionDef) -> list[cst.CSTNode]:
