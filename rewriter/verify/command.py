@@ -3,10 +3,13 @@
 The steps: mirror the current directory twice; rewrite the files under PATH in one mirror (or copy
 the `--rewritten` tree there); find the units that differ; run the command (or the pytest suite)
 per backend, original and rewritten, eager and jitted, recording those units; replay the recorded
-inputs on the rewritten units; compare everything with the original's eager result.
+inputs on the rewritten units; compare everything with the original's eager result; where a rewrite
+disagrees, run that reference (and, if need be, replay) again, to tell a wrong rewrite from unseeded
+random numbers.
 """
 from __future__ import annotations
 
+import functools
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -52,6 +55,10 @@ def _inside(path: Path, root: Path) -> bool:
         return True
     except ValueError:
         return False
+
+
+def _reporter(on_event: Callable[[str], None]) -> Callable[[session.RunResult], None]:
+    return lambda r: on_event(f"{r.spec.label}: {'ok' if r.ok else f'exit {r.exit_code}'} ({r.seconds:.1f} s)")
 
 
 def _rewrite_into(ws: workspace.Workspace, options: Options, config: Config) -> list[FileResult]:
@@ -103,7 +110,7 @@ def verify(options: Options, config: Config, on_event: Callable[[str], None] = l
         specs, skipped = session.plan(ws, options.backends)
         on_event(f"{len(specs)} runs on {', '.join(sorted({s.backend for s in specs})) or 'no backend'}")
         runs = session.run_all(ws, specs, argvs, Path("."), timeout=options.timeout, jobs=options.jobs,
-                               on_done=lambda r: on_event(f"{r.spec.label}: {'ok' if r.ok else f'exit {r.exit_code}'} ({r.seconds:.1f} s)"))
+                               on_done=_reporter(on_event))
         replays: dict[str, dict] = {}
         if options.replay:
             for run in runs:
@@ -113,11 +120,47 @@ def verify(options: Options, config: Config, on_event: Callable[[str], None] = l
                     on_event(f"{run.spec.backend}/replay: {problem or f'{sum(len(v) for v in replayed.values())} calls'}")
         changed = [(c.rel, c.units) for c in ws.changed]
         program_level = [f"{c.rel}:{u}" for c in ws.changed for u in c.program_level]
-        verification = report.verdicts(runs, changed, skipped, program_level, replays)
+        judge = functools.partial(report.verdicts, runs, changed, skipped, program_level, replays)
+        verification = judge()
+        repeats = _repeat_references(ws, runs, verification, argvs, options, on_event)
+        if repeats:
+            verification = judge(repeats)
+            replays_again = _replay_again(ws, runs, verification, options, on_event)
+            if replays_again:
+                verification = judge(repeats, replays_again)
         return Outcome(verification, results, workspace=str(ws.root) if options.keep else "")
     finally:
         if not options.keep:
             ws.cleanup()
+
+
+def _repeat_references(ws: workspace.Workspace, runs: list[session.RunResult], verification: report.Verification,
+                       argvs: list[list[str]], options: Options, on_event: Callable[[str], None]) -> dict[str, session.RunResult]:
+    """Where a rewrite disagrees, the reference once more: does the original reproduce itself?
+    (backend of the reference -> its repeat; see `report` on unseeded random numbers)."""
+    specs = report.references_to_repeat(runs, verification)
+    if not specs:
+        return {}
+    on_event(f"{len(specs)} reference runs repeated, to tell differences from unseeded random numbers")
+    repeated = session.run_all(ws, specs, argvs, Path("."), timeout=options.timeout, jobs=options.jobs,
+                               on_done=_reporter(on_event))
+    return {r.spec.backend: r for r in repeated}
+
+
+def _replay_again(ws: workspace.Workspace, runs: list[session.RunResult], verification: report.Verification,
+                  options: Options, on_event: Callable[[str], None]) -> dict[str, dict]:
+    """Where a replayed call differs from a reference that does not reproduce itself, replay once
+    more: a rewrite giving other numbers from the same inputs and generator states draws unseeded
+    ones; one that reproduces itself really differs (the randomness came in with its inputs)."""
+    backends = report.replays_to_repeat(verification)
+    out = {}
+    for run in runs:
+        if run.spec.backend in backends and run.spec.records_inputs and run.ok:
+            replayed, problem = session.replay(ws, run, Path("."), options.timeout, again=True)
+            if not problem:
+                out[run.spec.backend] = replayed
+            on_event(f"{run.spec.backend}/replay again: {problem or 'done'}")
+    return out
 
 
 def apply_verified(options: Options, config: Config, verification: report.Verification) -> list[FileResult]:

@@ -5,11 +5,12 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from .report import CALLS_DIFFER, DIFFERS, EQUAL, FAILS, NOT_COMPARABLE, NOT_EXERCISED, Check, Verification, describe
+from .report import (CALLS_DIFFER, DIFFERS, EQUAL, FAILS, NOT_COMPARABLE, NOT_EXERCISED, UNSEEDED, Check, Verification,
+                     describe)
 
 STYLE = {EQUAL: "green", DIFFERS: "bold red", CALLS_DIFFER: "bold red", FAILS: "bold red",
-         NOT_EXERCISED: "yellow", NOT_COMPARABLE: "yellow"}
-MARK = {EQUAL: "✓", DIFFERS: "✗", CALLS_DIFFER: "✗", FAILS: "✗", NOT_EXERCISED: "·", NOT_COMPARABLE: "·"}
+         NOT_EXERCISED: "yellow", NOT_COMPARABLE: "yellow", UNSEEDED: "yellow"}
+MARK = {EQUAL: "✓", DIFFERS: "✗", CALLS_DIFFER: "✗", FAILS: "✗", NOT_EXERCISED: "·", NOT_COMPARABLE: "·", UNSEEDED: "·"}
 
 
 def _check(check: Check, original: bool = False) -> Text:
@@ -77,6 +78,11 @@ def render(verification: Verification, console: Console) -> None:
     if idle:
         console.print("[yellow]·[/yellow] not called by the command, so not verified: "
                       + ", ".join(f"{unit} ({file})" for file, unit in sorted(idle)))
+    unseeded = sorted({(u.file, u.unit) for u in verification.units
+                       if any(c is not None and c.status == UNSEEDED for c in (u.rewritten, u.rewritten_eager, u.replay))})
+    if unseeded:
+        console.print("[yellow]·[/yellow] draws unseeded random numbers (the original, run twice from the same seeds, "
+                      "disagrees with itself), so not verified: " + ", ".join(f"{unit} ({file})" for file, unit in unseeded))
     shown = set()
     for b in verification.backends:  # why the reference failed: the end of its output, once per distinct output
         failed = [run for label, run in b.runs.items() if label.endswith("original/eager") and run["exit_code"] != 0]

@@ -2,18 +2,37 @@
 
 The reference on a backend is the original run eagerly on that backend (jit disabled): what its
 author meant. PhiML code whose eager run fails on a backend falls back to the eager numpy run.
+
+Randomness. Every run starts from the same seeds and replay restores each call's generator states
+(`runtime.generators`), so a function drawing from the global generators is compared like any
+other. Numbers drawn from a source no seed reaches (`np.random.default_rng()`, `os.urandom`, a
+generator seeded from the clock) differ from run to run, and a comparison with them means nothing.
+Such a function is told apart by running the reference once more, the same way
+(`references_to_repeat`): where the original disagrees with itself, a difference is reported as
+"draws unseeded random numbers", never as "differs". Replay gets that verdict only if a second
+replay, from the same inputs and generator states, disagrees with the first (`replays_to_repeat`):
+when the randomness came in with the inputs, replay is still a fair check.
+
+Why run again rather than catch draws from unseeded sources: they cannot all be caught (numpy's
+entropy and SystemRandom's `os.urandom` are read in C or bound at import; a framework's kernels draw
+in C++), a caught draw need not change the result, and a second run observes exactly what matters:
+the same program from the same seeds giving other numbers. It costs one run (and one replay), made
+only on backends where a rewrite would otherwise be reported as differing. Nondeterminism that is
+not a draw (the clock, thread timing) gets the same verdict: no seed pins it either.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
-from .session import RunResult
+from .session import RunResult, RunSpec
 from .values import compare
 
 # Check statuses, worst last: what "the rewrite disagrees" means is `BAD`.
-EQUAL, NOT_EXERCISED, NOT_COMPARABLE, DIFFERS, CALLS_DIFFER, FAILS = (
-    "equal", "not exercised", "not comparable", "differs", "calls differ", "fails")
+EQUAL, NOT_EXERCISED, NOT_COMPARABLE, UNSEEDED, DIFFERS, CALLS_DIFFER, FAILS = (
+    "equal", "not exercised", "not comparable", "draws unseeded random numbers", "differs", "calls differ", "fails")
+ORDER = (EQUAL, NOT_EXERCISED, NOT_COMPARABLE, UNSEEDED, DIFFERS, CALLS_DIFFER, FAILS)
 BAD = (DIFFERS, CALLS_DIFFER, FAILS)
+DISAGREES = (DIFFERS, CALLS_DIFFER)  # what unseeded randomness alone can cause
 
 
 @dataclass
@@ -87,6 +106,7 @@ class UnitVerdict:
     rewritten: Check  # the rewrite under jit
     rewritten_eager: Check
     replay: Check | None = None  # the rewrite called on the reference's recorded inputs
+    unpinned: bool = False  # the reference, run once more, disagreed with itself here
 
     @property
     def bad(self) -> bool:
@@ -94,8 +114,9 @@ class UnitVerdict:
 
     @property
     def verified(self) -> bool:
+        """Equal somewhere and bad nowhere; never with unseeded draws, whose agreement proves nothing."""
         checks = [c for c in (self.rewritten, self.rewritten_eager, self.replay) if c is not None]
-        return not self.bad and any(c.status == EQUAL for c in checks)
+        return not self.bad and all(c.status != UNSEEDED for c in checks) and any(c.status == EQUAL for c in checks)
 
     def to_dict(self) -> dict:
         return {"file": self.file, "unit": self.unit, "backend": self.backend, "original": self.original.to_dict(),
@@ -193,31 +214,83 @@ def _keys(results: list[RunResult], unit: str) -> list[str]:
 
 def _combine(checks: list[Check]) -> Check:
     """Many keys (tests) of one unit: the worst check, with calls summed over the equal ones."""
-    order = [EQUAL, NOT_EXERCISED, NOT_COMPARABLE, DIFFERS, CALLS_DIFFER, FAILS]
     present = [c for c in checks if c.status != NOT_EXERCISED] or checks
-    worst = max(present, key=lambda c: order.index(c.status))
+    worst = max(present, key=lambda c: ORDER.index(c.status))
     if worst.status == EQUAL:
         return Check(EQUAL, "", max(c.max_abs for c in present), max(c.max_rel for c in present), sum(c.calls for c in present))
     return worst
 
 
+def _by_spec(results: list[RunResult]) -> dict[tuple[str, str, bool], RunResult]:
+    return {(r.spec.backend, r.spec.version, r.spec.eager): r for r in results if not r.spec.repeat}
+
+
+def _reference(by_spec: dict[tuple[str, str, bool], RunResult], backend: str) -> tuple[RunResult | None, str]:
+    """The run a backend's results are held to, and how the report names it."""
+    own = by_spec.get((backend, "original", True))
+    numpy_reference = by_spec.get(("numpy", "original", True))
+    if own is not None and not own.ok and numpy_reference is not None and numpy_reference.ok and own.spec.phiml:
+        return numpy_reference, f"original on numpy (the eager run on {backend} fails)"
+    return own, f"original, eager, on {backend}"
+
+
+def references_to_repeat(results: list[RunResult], verification: Verification) -> list[RunSpec]:
+    """The reference runs to make once more: those of backends where a rewrite disagrees, which
+    unseeded randomness in the original alone could explain (see the module's docstring)."""
+    by_spec = _by_spec(results)
+    backends = {u.backend for u in verification.units
+                if any(c is not None and c.status in DISAGREES for c in (u.rewritten, u.rewritten_eager, u.replay))}
+    specs = {}
+    for backend in sorted(backends):
+        reference, _ = _reference(by_spec, backend)
+        if reference is not None and reference.ok:
+            specs[replace(reference.spec, repeat=True)] = None
+    return list(specs)
+
+
+def replays_to_repeat(verification: Verification) -> set[str]:
+    """Backends to replay once more: a replayed call differs from a reference that does not
+    reproduce itself, and only a second replay can tell whether the rewrite draws unseeded numbers."""
+    return {u.backend for u in verification.units if u.unpinned and u.replay is not None and u.replay.status in DISAGREES}
+
+
+def _self_disagreement(reference: RunResult, repeat: RunResult | None, key: str) -> Check | None:
+    """How the repeated reference disagrees with the reference on `key` (None: it agrees, or was not
+    run to the end: a repeat cut short by a timeout proves nothing about randomness)."""
+    if repeat is None or not repeat.ok:
+        return None
+    ref_calls, ref_count, ref_traced = _calls(reference, key)
+    calls, count, traced = _calls(repeat, key)
+    check = compare_calls(ref_calls, calls, ref_count, count, ref_traced + traced)
+    return check if check.bad else None
+
+
+def _unseeded(check: Check, self_disagreement: Check | None) -> Check:
+    """A disagreement with a reference that does not reproduce itself proves nothing: say why."""
+    if self_disagreement is None or check.status not in DISAGREES:
+        return check
+    return Check(UNSEEDED, f"the original, run twice from the same seeds, disagrees with itself: "
+                           f"{describe(self_disagreement)} ({self_disagreement.detail})", check.max_abs, check.max_rel, check.calls)
+
+
 def verdicts(
     results: list[RunResult], changed: list[tuple[str, list[str]]], skipped: dict[str, str],
     program_level: list[str], replays: dict[str, dict[str, list[dict]]] | None = None,
+    repeats: dict[str, RunResult] | None = None, replays_again: dict[str, dict[str, list[dict]]] | None = None,
 ) -> Verification:
-    """`changed`: (file, units) pairs; `replays`: backend -> key -> replayed calls of the rewrite."""
-    by_spec: dict[tuple[str, str, bool], RunResult] = {(r.spec.backend, r.spec.version, r.spec.eager): r for r in results}
+    """`changed`: (file, units) pairs; `replays`: backend -> key -> replayed calls of the rewrite;
+    `repeats`: backend of a reference -> that reference run once more (`references_to_repeat`);
+    `replays_again`: like `replays`, a second time (`replays_to_repeat`)."""
+    by_spec = _by_spec(results)
     backends = sorted({r.spec.backend for r in results}, key=lambda b: ("numpy", "jax", "torch", "tensorflow").index(b)
                       if b in ("numpy", "jax", "torch", "tensorflow") else 9)
     unit_verdicts: list[UnitVerdict] = []
     backend_verdicts: list[BackendVerdict] = []
-    numpy_reference = by_spec.get(("numpy", "original", True))
     for backend in backends:
         own = by_spec.get((backend, "original", True))
-        reference, ref_label = own, f"original, eager, on {backend}"
+        reference, ref_label = _reference(by_spec, backend)
+        repeat = (repeats or {}).get(reference.spec.backend) if reference is not None else None
         problems = []
-        if own is not None and not own.ok and numpy_reference is not None and numpy_reference.ok and own.spec.phiml:
-            reference, ref_label = numpy_reference, f"original on numpy (the eager run on {backend} fails)"
         if reference is None or not reference.ok:
             problems.append(f"the original, run eagerly, {_program(reference)}: nothing to compare with on {backend}")
         runs = {k: by_spec.get((backend, *k)) for k in (("original", False), ("rewritten", False), ("rewritten", True))}
@@ -247,7 +320,7 @@ def verdicts(
             program["rewritten_jit"] += ", as before"
         if reference is not None and not reference.ok:
             program = {k: v for k, v in program.items() if k == "original_jit"}  # nothing to hold the rewrite to
-        all_runs = [r for r in (own, *runs.values()) if r is not None]
+        all_runs = [r for r in (own, *runs.values(), repeat) if r is not None]
         backend_verdicts.append(BackendVerdict(
             backend, ref_label,
             {r.spec.label: {"exit_code": r.exit_code, "seconds": round(r.seconds, 2), "output": r.output} for r in all_runs},
@@ -258,18 +331,24 @@ def verdicts(
         for file, units in changed:
             for unit in units:
                 checks: dict[str, list[Check]] = {"original": [], "rewritten": [], "eager": [], "replay": []}
+                unpinned_keys = 0
                 for key in _keys(all_runs, f"{file}:{unit}"):
                     ref_calls, ref_count, ref_traced = _calls(reference, key)
+                    unpinned = _self_disagreement(reference, repeat, key)
+                    unpinned_keys += unpinned is not None
                     for name, run in (("original", original_jit), ("rewritten", rewritten_jit), ("eager", rewritten_eager)):
                         calls, count, traced = _calls(run, key)
                         if run is None:
                             continue
-                        checks[name].append(compare_calls(ref_calls, calls, ref_count, count, ref_traced + traced))
+                        checks[name].append(_unseeded(compare_calls(ref_calls, calls, ref_count, count, ref_traced + traced), unpinned))
                     replayed = (replays or {}).get(backend, {}).get(key)
                     if replayed is not None:
                         by_index = {c["index"]: c for c in ref_calls}
                         wanted = [by_index[c["index"]] for c in replayed if c["index"] in by_index]
-                        checks["replay"].append(compare_calls(wanted, replayed, len(wanted), len(replayed)))
+                        again = (replays_again or {}).get(backend, {}).get(key)
+                        draws = again is not None and compare_calls(replayed, again, len(replayed), len(again)).bad
+                        checks["replay"].append(_unseeded(compare_calls(wanted, replayed, len(wanted), len(replayed)),
+                                                          unpinned if draws else None))
                 none = Check(NOT_EXERCISED, "did not run")
                 verdict = UnitVerdict(
                     file, unit, backend,
@@ -277,6 +356,7 @@ def verdicts(
                     _combine(checks["rewritten"]) if checks["rewritten"] else none,
                     _combine(checks["eager"]) if checks["eager"] else none,
                     _combine(checks["replay"]) if checks["replay"] else None,
+                    unpinned=bool(unpinned_keys),
                 )
                 if verdict.rewritten.status == verdict.original.status == FAILS and \
                         verdict.rewritten.detail.split(":")[0] == verdict.original.detail.split(":")[0]:

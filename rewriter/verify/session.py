@@ -30,10 +30,16 @@ class RunSpec:
     version: str  # original | rewritten
     eager: bool
     phiml: bool  # set PhiML's default backend (PhiML code); raw code runs on its own framework
+    repeat: bool = False  # the same run once more: does the program reproduce its own results?
 
     @property
     def label(self) -> str:
-        return f"{self.backend}/{self.version}/{'eager' if self.eager else 'jit'}"
+        return f"{self.backend}/{self.version}/{'eager' if self.eager else 'jit'}" + ("/repeat" if self.repeat else "")
+
+    @property
+    def records_inputs(self) -> bool:
+        """The eager original records the inputs (and generator states) that replay feeds back."""
+        return self.eager and self.version == "original" and not self.repeat
 
 
 @dataclass
@@ -145,11 +151,13 @@ def _environment(ws: Workspace, config: dict, config_path: Path) -> dict[str, st
     return env
 
 
-def replay(ws: Workspace, reference: RunResult, cwd_rel: Path, timeout: float) -> tuple[dict[str, list[dict]], str]:
+def replay(ws: Workspace, reference: RunResult, cwd_rel: Path, timeout: float, again: bool = False) -> tuple[dict[str, list[dict]], str]:
     """The rewritten units, jitted, on the inputs the reference run recorded: (key -> calls, problem).
 
     This checks a rewritten function even where the program's output does not expose it, and is
-    immune to randomness that differs between runs: both sides saw exactly the same arguments.
+    immune to randomness that differs between runs: both sides saw exactly the same arguments, and
+    each call starts from the random-generator states the recorded one started from. `again`: a
+    second replay, in a fresh process, to see whether the rewrite reproduces its own results.
     """
     items = []
     for key, calls in reference.calls.items():
@@ -162,7 +170,7 @@ def replay(ws: Workspace, reference: RunResult, cwd_rel: Path, timeout: float) -
     if not items:
         return {}, ""
     spec = reference.spec
-    out_dir = ws.root / "runs" / f"replay-{spec.backend.replace('+', '_')}"
+    out_dir = ws.root / "runs" / f"replay{'-again' if again else ''}-{spec.backend.replace('+', '_')}"
     out_dir.mkdir(parents=True, exist_ok=True)
     config = {"backend": spec.backend if spec.phiml else None, "eager": False, "instrument": {}, "seed": 0}
     env = _environment(ws, config, out_dir / "config.json")
@@ -202,7 +210,7 @@ def run_all(ws: Workspace, specs: list[RunSpec], argvs: list[list[str]], cwd_rel
             on_done=None) -> list[RunResult]:
     """All runs, `jobs` at a time. The eager original records its inputs: replay feeds them back."""
     def one(spec: RunSpec) -> RunResult:
-        result = execute(ws, spec, argvs, cwd_rel, timeout, record_inputs=spec.eager and spec.version == "original")
+        result = execute(ws, spec, argvs, cwd_rel, timeout, record_inputs=spec.records_inputs)
         if on_done:
             on_done(result)
         return result

@@ -16,7 +16,8 @@ relatively. Configuration comes from the JSON file named by `PHIML_REWRITE_VERIF
 
 Modules: `values` (results as plain data), `recording` (the Recorder), `instrument` (the AST
 transform and the import finder), `frameworks` (hooks run when PhiML, jax, torch or tensorflow are
-imported), `entry` (installation, running the main script, replay), `state` (the process's config
+imported), `generators` (random-generator seeds, and the states captured per recorded call for
+replay), `entry` (installation, running the main script, replay), `state` (the process's config
 and recorder).
 """
 from .entry import install, install_from_env, replay, run_main

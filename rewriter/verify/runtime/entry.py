@@ -8,7 +8,7 @@ import os
 import pickle
 import sys
 
-from . import profiling
+from . import generators, profiling
 from .frameworks import HOOKS, seed
 from .instrument import RECORD_NAME, Finder, function_names, instrument
 from .recording import Recorder, describe
@@ -95,6 +95,7 @@ def run_main(path: str, args: list[str]) -> None:
 def replay(spec_path: str, out_path: str) -> None:
     """Call units of one tree on inputs recorded in the reference run; record what they return.
 
+    Each call starts from the random-generator states the recorded call started from.
     spec: {"root": tree, "items": [{"file", "unit", "key", "index", "inputs"}]}. A module is
     imported by its path under the tree (as a package module where it is one); `__main__` is aliased
     to it so that objects the program pickled from its main script can be loaded.
@@ -117,6 +118,8 @@ def replay(spec_path: str, out_path: str) -> None:
             sys.modules["__main__"] = module
             with open(item["inputs"], "rb") as f:
                 args, kwargs = pickle.load(f)
+                states = pickle.load(f)
+            generators.restore(states)  # last: loading the module or the inputs may draw numbers
             result = function(*args, **kwargs)
             entry["value"] = to_plain(result)
         except NotConcrete as e:

@@ -1,6 +1,7 @@
-"""Hooks run when a framework is imported: backend selection, eager mode, trace counts, seeds."""
+"""Hooks run when a framework is imported: backend selection, eager mode, trace counts, seeds (`generators`)."""
 from __future__ import annotations
 
+from . import generators
 from .state import state
 
 BACKEND_ENV = "PHIML_REWRITE_BACKEND"
@@ -93,6 +94,7 @@ def _user_name(fun_name: str) -> str | None:
 
 
 def _on_tensorflow(tf) -> None:
+    generators.seed_tensorflow(tf, state.config.get("seed", 0))
     if state.config.get("eager"):
         tf.config.run_functions_eagerly(True)
     try:  # tf.function traces of the program's functions (PhiML's are counted as PhiML traces)
@@ -111,19 +113,12 @@ def _on_tensorflow(tf) -> None:
 
 
 def seed() -> None:
-    import random
-
-    random.seed(state.config.get("seed", 0))
-    try:
-        import numpy
-
-        numpy.random.seed(state.config.get("seed", 0))
-    except ImportError:
-        pass
+    """Python's and NumPy's generators; torch's and tensorflow's are seeded by their import hooks."""
+    generators.seed_python_and_numpy(state.config.get("seed", 0))
 
 
 def _on_torch(torch) -> None:
-    torch.manual_seed(state.config.get("seed", 0))
+    generators.seed_torch(torch, state.config.get("seed", 0))
 
 
 def select_environment(backend: str | None, eager: bool) -> dict[str, str]:

@@ -1,4 +1,5 @@
-"""The Recorder: per unit, how often it was called with values, what it returned, what it was given."""
+"""The Recorder: per unit, how often it was called with values, what it returned, what it was given
+(and the random-generator states it started from)."""
 from __future__ import annotations
 
 import functools
@@ -7,6 +8,7 @@ import os
 import pickle
 import sys
 
+from . import generators
 from .state import state
 from .values import NotConcrete, to_plain
 
@@ -91,6 +93,7 @@ class Recorder:
         return result
 
     def _save_inputs(self, key: str, index: int, args, kwargs) -> str | None:
+        """The arguments, then the random-generator states (read last: the call starts from them)."""
         if self.inputs_dir is None or index >= MAX_INPUTS:
             return None
         os.makedirs(self.inputs_dir, exist_ok=True)
@@ -98,6 +101,7 @@ class Recorder:
         try:
             with open(path, "wb") as f:
                 pickle.dump((args, kwargs), f)
+                pickle.dump(generators.capture(), f)
         except Exception as e:
             if os.path.exists(path):
                 os.unlink(path)
