@@ -162,14 +162,23 @@ def branch_agreement(file, flow: FunctionFlow, anchor: cst.CSTNode, per_branch: 
     the code computes ("" when every result provably has one shape, dtype and structure); raises
     Refused when it provably does (a function, string or None selected; structures that differ)."""
     forms = Forms(file.analysis.names, flow.context.function, anchor, param_forms(file, flow))
-    doubts = []
     for results in zip(*per_branch):
         verdict = agreement([forms.of(value) for value in results])
         if verdict.agreement is Agreement.CLASH:
             raise Refused(verdict.reason)
         if verdict.agreement is Agreement.DOUBT:
-            doubts.append(verdict.reason)
-    return doubts[0] if doubts else ""
+            shown = " and ".join(f"`{_short(value)}`" for value in dict.fromkeys(_code(v) for v in results))
+            return f"{shown}: {verdict.reason}"
+    return ""
+
+
+def _code(node: cst.CSTNode) -> str:
+    return cst.Module([]).code_for_node(node).strip()
+
+
+def _short(text: str, limit: int = 40) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 def param_forms(file, flow: FunctionFlow, depth: int = 0) -> dict[str, Form]:

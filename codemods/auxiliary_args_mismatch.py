@@ -111,9 +111,9 @@ class AuxiliaryArgsMismatch(Codemod):
                 new = string.with_changes(value=_quote(string.value, fixed))
                 steering = _steers_control_flow(fn, close[0])
                 if steering is not None:
-                    self.report(string, f"{message}; did you mean `{close[0]}`? Renamed: `{close[0]}` steers Python "
-                                        f"{steering}, which cannot run on a traced value, so static is the only meaning "
-                                        "that works", edits=[Replace(string, new)], safety=Safety.SAFE,
+                    self.report(string, f"{message}; did you mean `{close[0]}`? Renamed: `{close[0]}` is used as {steering} "
+                                        "of Python control flow, which cannot run on a traced value, so static is the only "
+                                        "meaning that works", edits=[Replace(string, new)], safety=Safety.SAFE,
                                 fix_description=f"rename to `{close[0]}`", invalidates=fn)
                 else:
                     self.report(string, f"{message}; did you mean `{close[0]}`? Renamed (unsafe: `{close[0]}` becomes static)",

@@ -161,18 +161,20 @@ class StaticCountArgument(Codemod):
             return
         first = params[ordered[0]]
         keyword = "auxiliary_args" if context.framework == "phiml" else "static_argnames"
-        described = "; ".join(f"`{n}` as {uses[n][1]} (line {self.span(uses[n][0]).line})" for n in ordered)
+        described = "; ".join(f"`{n}` ({roles[n].why if n in roles else 'a Python value'}) as {uses[n][1]} "
+                              f"(line {self.span(uses[n][0]).line})" for n in ordered)
         listed = ", ".join(f"`{n}`" for n in ordered)
-        evidence = "; ".join(f"`{n}`: {roles[n].why}" for n in ordered if n in roles)
         defaulted = all(roles[n].role is Role.DEFAULTED for n in ordered if n in roles)
         api = context.transform.api.name
+        shown = "jit_compile" if api.startswith("phiml.") else api
+        consequence = {"phiml": "this fails on jax and silently keeps the first call's value on torch",
+                       "jax": "this raises (a tracer cannot steer Python control flow or a shape)"}.get(
+            context.framework, "this fails")
         if defaulted:
-            message = (f"{described} ({evidence}): a Python constant only while callers leave it at its default; "
-                       f"`{api.rsplit('.', 1)[-1]}` traces a value that is passed, and this then fails")
+            message = f"{described}: a Python constant only while callers leave it at its default; a caller passing it gets it traced by `{shown}`, and {consequence}"
             severity = Severity.WARNING
         else:
-            message = (f"{described} ({evidence}): `{api.rsplit('.', 1)[-1]}` traces Python values that are passed, "
-                       f"so this fails on jax and silently keeps the first call's value on torch")
+            message = f"{described}: `{shown}` traces the Python values passed, so {consequence}"
             severity = None
         if api not in _FIXABLE:
             self.report(first.name, f"{message} (not rewritten: declare {listed} static for `{api}`)", severity=severity)

@@ -481,8 +481,8 @@ def param_role(param: cst.Param, static: frozenset[str] | None, evidence: CallEv
     if ann in _CONFIG_ANNOTATIONS or ann == "Literal":
         return ParamRole(Role.CONFIG, f"annotated `{ann}`", values)
     if seen is not None and seen.only_python:
-        shown = ", ".join(f"`{p.value!r}` (line {line(p.call)})" if p.value is not None else f"line {line(p.call)}"
-                          for p in seen.passed[:3])
+        distinct = list({repr(p.value) if p.value is not None else f"line {line(p.call)}": p for p in seen.passed}.items())
+        shown = ", ".join(f"`{text}` (line {line(p.call)})" if p.value is not None else text for text, p in distinct[:3])
         return ParamRole(Role.CONFIG, f"passed only as Python values: {shown}", values)
     if ann is None and param.default is not None and not (seen is not None and seen.passed and not seen.only_python):
         try:

@@ -409,7 +409,7 @@ def agreement(forms: list[Form]) -> Verdict:
     """Do these forms of one result, one per branch, give the same shape, dtype and structure?"""
     others = [f for f in forms if f.kind == "other"]
     if others:
-        return Verdict(Agreement.CLASH, f"a branch gives {others[0].what}, not an array: a selection cannot hold it")
+        return Verdict(Agreement.CLASH, f"a branch is {others[0].what}, not an array: a selection cannot hold it")
     tuples = [f for f in forms if f.kind == "tuple"]
     if tuples:
         if len(tuples) != len(forms):
@@ -426,26 +426,24 @@ def agreement(forms: list[Form]) -> Verdict:
         return worst
     reduced = [f for f in forms if f.kind == "reduced"]
     if reduced and not all(f == reduced[0] for f in forms):
-        return Verdict(Agreement.DOUBT, f"a reduction of `{reduced[0].root}` may differ in shape from the other branch")
+        return Verdict(Agreement.DOUBT, "a reduction may not broadcast back to the other branch's shape")
     if reduced:
         return AGREE
     unknown = next((f for f in forms if f.kind == "unknown"), None)
     if unknown is not None:
-        return Verdict(Agreement.DOUBT, f"the shape of {unknown.what} cannot be proven equal to the other branch's")
+        return Verdict(Agreement.DOUBT, "nothing proves their shapes and dtypes equal")
     arrays = [f for f in forms if f.kind == "array"]
     if arrays and len(arrays) != len(forms):
-        return Verdict(Agreement.DOUBT, f"a number is broadcast to the shape of `{arrays[0].root}`")
+        return Verdict(Agreement.DOUBT, "a number would be broadcast to the array's shape")
     if not arrays:
         dtypes = {f.dtype for f in forms}
         if len(dtypes) == 1 and "?" not in dtypes:
             return AGREE
-        return Verdict(Agreement.DOUBT, "the numbers may differ in type (int, float, bool)")
+        return Verdict(Agreement.DOUBT, "the numbers may differ in type")
     roots = {f.root for f in arrays}
     if len(roots) > 1:
-        return Verdict(Agreement.DOUBT, "the branches are shaped like " + " and ".join(f"`{r}`" for r in sorted(roots))
-                       + ", which may differ: a selection would broadcast them")
+        return Verdict(Agreement.DOUBT, "they are shaped like different values, which a selection would broadcast")
     dtypes = {f.dtype for f in arrays}
     if len(dtypes) > 1 or "?" in dtypes:
-        return Verdict(Agreement.DOUBT, f"the branches may differ in dtype (`{next(iter(roots))}` may hold integers "
-                                        "where another branch gives floats or booleans)")
+        return Verdict(Agreement.DOUBT, "their dtypes may differ (integers in one, floats or booleans in the other)")
     return AGREE

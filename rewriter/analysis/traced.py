@@ -658,6 +658,9 @@ class TracedAnalysis:
             elif name in roles and roles[name].role in (Role.CONFIG, Role.DEFAULTED) \
                     and (framework == "tensorflow" or api == "equinox.filter_jit"):
                 out[name] = STATIC  # tf.function and filter_jit keep Python values Python (one trace per value)
+            elif api == "equinox.filter_jit" and roles.get(name) is not None and roles[name].role is not Role.DATA:
+                out[name] = Value(Trace.UNKNOWN, (f"`{name}`: `equinox.filter_jit` traces only the arrays in it, and no call "
+                                                  "in this file shows whether it holds any",))
             else:
                 how = {"phiml": "auxiliary_args", "jax": "static_argnums/static_argnames"}.get(framework)
                 extra = f", not in {how}" if how else ""
