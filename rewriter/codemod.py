@@ -168,9 +168,14 @@ class Codemod(cst.BatchableCSTVisitor):
         imports: Sequence[tuple[str, str | None, str | None]] = (),
         severity: Severity | None = None,
     ) -> Finding | None:
-        """Record a finding at `node`; `edits` (if any) are its fix. Returns None if suppressed."""
+        """Record a finding at `node`; `edits` (if any) are its fix. Returns None if suppressed, or
+        if `node` is in a branch that cannot run on the installed versions (`if hasattr(jax, ...)`:
+        see rewriter/analysis/reachability.py), where a finding is noise and a fix would break the
+        fallback for other releases."""
         span = self.span(node)
         if self.file.suppressions.is_suppressed(span, self.CODE, self.NAME):
+            return None
+        if not self.file.analysis.reachability.may_run(node):
             return None
         fix = None
         if edits or safety is Safety.DISPLAY:

@@ -12,6 +12,7 @@ import libcst as cst
 from .bindings import ModuleGlobals
 from .jit import JitAnalysis
 from .names import NameResolver
+from .reachability import Reachability
 from .traced import TracedAnalysis
 
 
@@ -28,6 +29,10 @@ class ModuleAnalysis:
     @cached_property
     def traced(self) -> TracedAnalysis:
         return TracedAnalysis(self.names, self.jit)
+
+    @cached_property
+    def reachability(self) -> Reachability:
+        return Reachability(self.names)
 
     @cached_property
     def globals(self) -> ModuleGlobals:
