@@ -7,7 +7,7 @@ import libcst as cst
 from libcst.metadata import GlobalScope
 
 from rewriter.analysis.apis import Kind
-from rewriter.analysis.bindings import free_names, function_globals, possibly_mutated_in
+from rewriter.analysis.bindings import free_names, function_globals, possibly_mutated_in, read_path
 from rewriter.analysis.structure import (
     ancestors,
     enclosing_function,
@@ -54,7 +54,9 @@ class JitInLoop(Codemod):
       `nonlocal`, no `global` rebinding), and is not rebound, augmented, mutated in place, or passed
       to a call inside the loop; globals are bound once at module level and never mutated — also
       those read by a module-level function it wraps, transitively, since a shared trace bakes
-      them in;
+      them in. For an imported module only the paths it reads count: `jax.config.update(...)`
+      changes `jax.config`, not `jax.jit` or `jax.numpy` (`import jax` and `import jax.numpy`
+      bind one module);
     - it does not run under a condition inside the loop.
     Otherwise the finding names what blocks the hoist.
 
@@ -391,14 +393,14 @@ class JitInLoop(Codemod):
         for f in free:
             if f.where != "global":
                 continue
-            reason = stable.unstable_reason(f.node.value)
+            reason = stable.unstable_reason(f.node.value, read_path(names, f.node))
             if reason:
                 return reason
             for a in f.assignments:
                 node = getattr(a, "node", None)
                 if isinstance(node, cst.FunctionDef):
                     for g in function_globals(names, node):
-                        reason = stable.unstable_reason(g.node.value)
+                        reason = stable.unstable_reason(g.node.value, read_path(names, g.node))
                         if reason:
                             return f"`{node.name.value}` reads the global `{g.node.value}`, and {reason}"
         return None

@@ -175,9 +175,14 @@ class Codemod(cst.BatchableCSTVisitor):
         severity: Severity | None = None,
         invalidates: cst.CSTNode | None = None,
     ) -> Finding | None:
-        """Record a finding at `node`; `edits` (if any) are its fix. Returns None if suppressed."""
+        """Record a finding at `node`; `edits` (if any) are its fix. Returns None if suppressed, or
+        if `node` is in a branch that cannot run on the installed versions (`if hasattr(jax, ...)`:
+        see rewriter/analysis/reachability.py), where a finding is noise and a fix would break the
+        fallback for other releases."""
         span = self.span(node)
         if self.file.suppressions.is_suppressed(span, self.CODE, self.NAME):
+            return None
+        if not self.file.analysis.reachability.may_run(node):
             return None
         fix = None
         if edits and self.MOVES_CODE and (safety or self.SAFETY) is Safety.SAFE and self.file.analysis.testcode.in_test(node):

@@ -51,6 +51,14 @@ class _Spelling:
         text = _dotted(node)
         return {a.name for a in spelled_apis(text, self.imported, self.stars)} if text is not None else set()
 
+    def last_names(self, node: ast.AST) -> set[str]:
+        """The name a callee is known by (`gradient` for `math.gradient`), and that of every API it may
+        denote through a re-export under another name (`gradient` for PhiFlow's `functional_gradient`)."""
+        own = node.id if isinstance(node, ast.Name) else node.attr if isinstance(node, ast.Attribute) else None
+        text = _dotted(node)
+        apis = spelled_apis(text, self.imported, self.stars) if text is not None else []
+        return {*([own] if own else []), *(a.name.rsplit(".", 1)[-1] for a in apis)}
+
     def kind(self, node: ast.AST) -> Kind | None:
         text = _dotted(node)
         apis = spelled_apis(text, self.imported, self.stars) if text is not None else []
@@ -198,7 +206,7 @@ class _Finder(ast.NodeVisitor):
             self.custom_gradients.update(t.id for t in node.targets if isinstance(t, ast.Name))
         if isinstance(node.value, ast.Call) and self.s.application(node.value) is Kind.JIT:
             self.jit_assigned.update(t.id for t in node.targets if isinstance(t, ast.Name))
-        if isinstance(node.value, ast.Call) and (_dotted(node.value.func) or "").rsplit(".", 1)[-1] in _NETWORKS:
+        if isinstance(node.value, ast.Call) and self.s.last_names(node.value.func) & _NETWORKS:
             self.networks.update(t.id for t in node.targets if isinstance(t, ast.Name))
         self.generic_visit(node)
 
@@ -209,14 +217,13 @@ class _Finder(ast.NodeVisitor):
         if isinstance(node.func, ast.Attribute) and node.func.attr in _STORING or \
                 isinstance(node.func, ast.Name) and node.func.id == "print":
             self.effects.update(self._keys())
-        callee = node.func.id if isinstance(node.func, ast.Name) else node.func.attr if isinstance(node.func, ast.Attribute) else None
-        if callee:
-            self.callees.add(callee)
-            for key in self._keys():
-                self.callees_by.setdefault(key, set()).add(callee)
+        callees = self.s.last_names(node.func)
+        self.callees |= callees
+        for key in self._keys():
+            self.callees_by.setdefault(key, set()).update(callees)
         if any(k.arg == "auxiliary_args" for k in node.keywords):
             self.auxiliary_args = True
-        if self.functions and (_dotted(node.func) or "").rsplit(".", 1)[-1] in _DIMENSIONS:
+        if self.functions and self.s.last_names(node.func) & _DIMENSIONS:
             self.dimension_calls.update(self._keys())
         if self.functions:  # functions it calls, or hands to a call (`lax.scan(step, ...)`)
             called = {a.id for a in [node.func, *node.args] if isinstance(a, ast.Name)}
@@ -229,7 +236,7 @@ class _Finder(ast.NodeVisitor):
             self.wrapped_by[id(node.args[0])] = id(node)
         if kind is Kind.JIT:
             first = node.args[0]
-            if isinstance(first, ast.Call) and (_dotted(first.func) or "").rsplit(".", 1)[-1] in _GRADIENTS:
+            if isinstance(first, ast.Call) and self.s.last_names(first.func) & _GRADIENTS:
                 self.jit_of_gradient = True
             if isinstance(first, ast.Name):
                 self.jit_wrapped.add(first.id)

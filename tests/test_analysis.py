@@ -235,3 +235,39 @@ def test_unstable_globals():
     reasons = {n: a.globals.unstable_reason(n) for n in "ABCDEF"}
     assert reasons["A"] is None and reasons["F"] is None
     assert all(reasons[n] for n in "BCDE")
+
+
+def test_module_configuration_is_not_a_mutation_of_the_module_name():
+    a = analyse(
+        """
+        import jax
+        import jax.numpy
+        import os
+        import numpy as np
+        from jax import config
+        HISTORY = []
+        jax.config.update("jax_enable_x64", True)
+        os.environ["MODE"] = "fast"
+        config.update("jax_debug_nans", True)
+        HISTORY.append(1)
+        jax.numpy.add(1, 2)  # functions of a module named like container methods
+        os.path.sort_of = 1
+        np = None
+        def configure(jax, registry):
+            jax.config.update("x", 1)  # a parameter: not the module
+            registry.append(2)
+        """
+    )
+    stable = a.globals
+    assert stable.unstable_reason("jax", "jax.jit") is None  # two imports of one module are one binding
+    assert stable.unstable_reason("jax", "jax.numpy.sin") is None
+    assert stable.unstable_reason("jax", "jax.config.jax_enable_x64") == "`jax.config` is changed in place"
+    assert stable.unstable_reason("jax", "jax") == "`jax.config` is changed in place"  # the module itself escapes
+    assert stable.unstable_reason("jax") == "`jax.config` is changed in place"  # nothing said about the read
+    assert stable.unstable_reason("os", "os.path.join") is None
+    assert stable.unstable_reason("os", "os.path.sort_of") == "`os.path.sort_of` is changed in place"
+    assert stable.unstable_reason("os", "os.environ.get") == "`os.environ` is changed in place"
+    assert stable.unstable_reason("config", "config") == "`config` is mutated in place"  # an object, not a module
+    assert stable.unstable_reason("HISTORY", "HISTORY") == "`HISTORY` is mutated in place"
+    assert stable.unstable_reason("np", "np.float32") == "`np` is bound more than once at module level"
+    assert stable.unstable_reason("registry") is None

@@ -35,6 +35,11 @@ def test_files_with_findings_pass_the_prefilter(path: Path):
     (b"import jax\nb = jax.vmap(jax.jit(f))\n", True),
     (b"from phi.flow import *\ndef f(u):\n    return math.map(g, u, dims=batch)\n", False),  # g is not jitted
     (b"from phi.flow import *\ng = jit_compile(h)\ndef f(u):\n    return math.map(g, u, dims=batch)\n", True),
+    # PhiFlow's re-exports are the same functions (rewriter/analysis/installed.py); a parameter is not
+    (b"from phi import field\ndef f(u):\n    return field.solve_linear(lambda x: x, u)\n", True),
+    (b"from phi.flow import *\ndef f(u):\n    return field.solve_linear(lambda x: x, u)\n", True),
+    (b"def f(field, u):\n    return field.solve_linear(lambda x: x, u)\n", False),
+    (b"from phi.field import jit_compile, functional_gradient as fg\nstep = jit_compile(fg(loss))\n", True),
     (b"def f(:\n", True),  # libcst reports the syntax error
 ])
 def test_prefilter_decisions(source: bytes, expected: bool):

@@ -15,6 +15,7 @@ from .jit import JitAnalysis, assigned_value
 from .testcode import TestCode, collectable
 from .transforms import match_application
 from .names import NameResolver
+from .reachability import Reachability
 from .traced import TracedAnalysis
 
 
@@ -32,6 +33,10 @@ class ModuleAnalysis:
     @cached_property
     def traced(self) -> TracedAnalysis:
         return TracedAnalysis(self.names, self.jit)
+
+    @cached_property
+    def reachability(self) -> Reachability:
+        return Reachability(self.names)
 
     @cached_property
     def globals(self) -> ModuleGlobals:

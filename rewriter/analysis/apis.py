@@ -6,7 +6,11 @@ qualified names (names.py) and look them up here.
 from __future__ import annotations
 
 import enum
+from collections.abc import Mapping
 from dataclasses import dataclass
+
+from .installed import canonical as installed_canonical
+from .installed import is_module, public_modules, star_exports
 
 
 class Kind(str, enum.Enum):
@@ -68,51 +72,51 @@ TEMPORARY_FUNCTION_APIS = frozenset({
     "jax.lax.custom_root", "jax.lax.custom_linear_solve", "jax.custom_vjp", "jax.custom_jvp",
 })
 
-# Public names re-exported under another module; the left side is rewritten to the right side.
-_PREFIX_ALIASES = (
-    ("phi.math.", "phiml.math."),
-    ("phi.flow.math.", "phiml.math."),
-    ("tensorflow.compat.v2.", "tensorflow."),
-    ("jax._src.api.", "jax."),
-)
-_PHIML_MATH_NAMES = {a.name.rsplit(".", 1)[1] for a in _TABLE if a.name.startswith("phiml.math.")}
+# Re-exports (`phi.field.solve_linear` is `phiml.math.solve_linear`) and what `from X import *` binds
+# are read from the installed sources (installed.py). tensorflow's are not read (its public API is
+# generated into modules that its internals import from, so a name cannot tell public from private):
+# the one re-export of it the rules meet keeps a written alias.
+_OUTSIDE_ALIASES = (("tensorflow.compat.v2.", "tensorflow."),)
 
-# `from X import *` of these modules binds these names (checked against the public names of the
-# installed phiml 1.16 / phiflow 3.4; `map` is deliberately absent: the builtin stays the builtin).
-_PHIML_STAR = {
-    "math": "phiml.math",
-    "backend": "phiml.backend",
-    "extrapolation": "phiml.math.extrapolation",
-    "Solve": "phiml.math.Solve",
-    "functional_gradient": "phiml.math.gradient",
-    **{n: f"phiml.math.{n}" for n in (
-        "jit_compile jit_compile_linear minimize gradient solve_linear solve_nonlinear iterate where "
-        "tensor wrap batch spatial channel instance dual stack concat always_close"
-    ).split()},
-}
-_PHI_FLOW_STAR = {**_PHIML_STAR, "phiml": "phiml", "phi": "phi", "np": "numpy", "numpy": "numpy"}
-STAR_EXPORTS: dict[str, dict[str, str]] = {
-    "phiml": _PHIML_STAR,
-    "phi.flow": _PHI_FLOW_STAR,
-    "phi.jax.flow": {**_PHI_FLOW_STAR, "jax": "jax", "jnp": "jax.numpy", "jsp": "jax.scipy"},
-    "phi.torch.flow": {**_PHI_FLOW_STAR, "torch": "torch", "torchf": "torch.nn.functional", "optim": "torch.optim"},
-    "phi.tf.flow": {**_PHI_FLOW_STAR, "tensorflow": "tensorflow", "keras": "tensorflow.keras"},
-}
+
+class _StarExports(Mapping):
+    """module -> {name: canonical spelling} for `from module import *`, computed on first use."""
+
+    def __getitem__(self, module: str) -> dict[str, str]:
+        exports = star_exports(module)
+        if exports is None:
+            raise KeyError(module)
+        return exports
+
+    def __iter__(self):
+        return iter(public_modules())
+
+    def __len__(self) -> int:
+        return len(public_modules())
+
+
+STAR_EXPORTS: Mapping[str, dict[str, str]] = _StarExports()
 # The backend a `from phi.<backend>.flow import *` selects: the framework the code "already uses".
 STAR_BACKENDS = {"phi.jax.flow": "jax", "phi.torch.flow": "torch", "phi.tf.flow": "tensorflow"}
 
 
 def canonical(name: str) -> str:
-    for old, new in _PREFIX_ALIASES:
+    """The one name of what `name` denotes (installed.canonical). A spelling through a private
+    module (`jax._src.api.jit`, `phiml.math._functional.jit_compile`: library internals) is only
+    resolved when it is one of the table's APIs: `jax._src.dtypes.isdtype` is `jax.numpy.isdtype`,
+    but rules judge `jax.numpy` names as array operations, which jax's own dtype and shape helpers
+    are not."""
+    for old, new in _OUTSIDE_ALIASES:
         if name.startswith(old):
-            name = new + name[len(old):]
-    if name.startswith("phiml.") and not name.startswith("phiml.math."):
-        tail = name.rsplit(".", 1)[-1]
-        if tail in _PHIML_MATH_NAMES and name.count(".") in (1, 3):  # phiml.X, phiml.math._mod.X
-            name = "phiml.math." + tail
-    if name.startswith("phiml.math._"):  # private implementation modules: phiml.math._functional.X
-        name = "phiml.math." + name.rsplit(".", 1)[-1]
-    return name
+            return new + name[len(old):]
+    resolved = installed_canonical(name)
+    if resolved != name and _private(name) and resolved not in TABLE and not is_module(resolved):
+        return name
+    return resolved
+
+
+def _private(name: str) -> bool:
+    return any(part.startswith("_") for part in name.split("."))
 
 
 def lookup(name: str) -> Api | None:

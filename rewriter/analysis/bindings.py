@@ -14,7 +14,9 @@ from functools import cached_property
 import libcst as cst
 from libcst.metadata import BuiltinScope, GlobalScope
 
-from .names import NameResolver
+from .apis import canonical
+from .installed import is_module
+from .names import NameResolver, dotted
 
 _MUTATING_METHODS = frozenset(
     "append extend insert pop remove clear update setdefault popitem add discard sort reverse "
@@ -84,54 +86,137 @@ def free_names(resolver: NameResolver, expr: cst.CSTNode) -> list[FreeName]:
 
 
 class ModuleGlobals:
-    """Facts about module-level names, computed in one walk of the module."""
+    """Facts about module-level names, computed in one walk of the module.
+
+    A method call or a store through an attribute chain rooted at an imported module
+    (`jax.config.update(...)`, `torch.backends.cudnn.benchmark = True`, `mod.registry.append(f)`)
+    changes the state at that path; the name still denotes the same module. So it makes the module
+    name unstable only for code that reads that path (`jax.config...`, or the bare module, which
+    may reach it), never for `jax.jit` or `jax.numpy.sin`. A module is not a container: `np.append(a,
+    b)` or `jnp.add(x, y)` calls a function of the module and changes nothing. The same method call
+    on any other name (a list, an object bound by `from m import obj`) mutates the value it holds.
+    """
 
     def __init__(self, resolver: NameResolver) -> None:
         self.resolver = resolver
 
     @cached_property
-    def _facts(self) -> tuple[dict[str, int], set[str], set[str]]:
+    def _facts(self) -> tuple[dict[str, int], set[str], set[str], dict[str, set[str]]]:
         module = self.resolver.wrapper.module
-        top_level_bindings: dict[str, int] = {}
+        values: dict[str, set] = {}  # what each top-level binding binds: imports of one module are one value
         global_scope = self.resolver.scope(module.body[0]) if module.body else None
         if isinstance(global_scope, GlobalScope):
             for assignment in global_scope.assignments:
-                top_level_bindings[assignment.name] = top_level_bindings.get(assignment.name, 0) + 1
+                values.setdefault(assignment.name, set()).add(_bound_module(assignment) or id(assignment))
+        top_level_bindings = {name: len(bound) for name, bound in values.items()}
         declared_global: set[str] = set()
         mutated: set[str] = set()
+        changed_paths: dict[str, set[str]] = {}  # module name -> attribute paths changed in place
+
+        def changed(chain: cst.BaseExpression, receiver: bool) -> None:
+            root = _root_node(chain)
+            if root is None:
+                return
+            assignments = self.resolver.assignments(root)
+            if assignments and not any(isinstance(a.scope, GlobalScope) for a in assignments):
+                return  # a local of some function (a parameter `jax`): not the global
+            modules = {_bound_module(a) for a in assignments}
+            if not assignments or None in modules:
+                mutated.add(root.value)
+                return
+            path = _path_before_subscript(chain)
+            if receiver and path == dotted(chain) and _is_installed_module(path, root.value, modules):
+                return  # `np.append(...)`, `jnp.add(...)`: a function of the module, not a container method
+            changed_paths.setdefault(root.value, set()).add(path)  # `jax.config.update(...)`
+
         for node in _walk(module):
             if isinstance(node, cst.Global):
                 declared_global |= {n.name.value for n in node.names}
             elif isinstance(node, (cst.AssignTarget, cst.AugAssign, cst.AnnAssign, cst.Del)):
                 target = node.target
-                root = _root_name(target)
-                if root is not None and not isinstance(target, cst.Name):
-                    mutated.add(root)  # x[k] = ..., x.a = ..., del x[k]
+                if not isinstance(target, cst.Name):
+                    changed(target, receiver=False)  # x[k] = ..., x.a = ..., del x[k]
                 if isinstance(node, cst.AugAssign) and isinstance(target, cst.Name):
                     mutated.add(target.value)
             elif isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute):
                 if node.func.attr.value in _MUTATING_METHODS:
-                    root = _root_name(node.func.value)
-                    if root is not None:
-                        mutated.add(root)
-        return top_level_bindings, declared_global, mutated
+                    changed(node.func.value, receiver=True)
+        return top_level_bindings, declared_global, mutated, changed_paths
 
-    def unstable_reason(self, name: str) -> str | None:
-        """Why the global `name` may not hold the same value at all times, or None if it does."""
-        bindings, declared_global, mutated = self._facts
+    def unstable_reason(self, name: str, read: str | None = None) -> str | None:
+        """Why the global `name` may not hold the same value at all times, or None if it does.
+        `read`: the attribute path read there (`jax.numpy.sin`); None: it may be anything under `name`."""
+        bindings, declared_global, mutated, changed_paths = self._facts
         if name in declared_global:
             return f"`{name}` is reassigned through a `global` statement"
         if bindings.get(name, 0) > 1:
             return f"`{name}` is bound more than once at module level"
         if name in mutated:
             return f"`{name}` is mutated in place"
+        for path in sorted(changed_paths.get(name, ())):
+            if read is None or read == path or read.startswith(path + ".") or path.startswith(read + "."):
+                return f"`{path}` is changed in place"
         return None
 
 
+def read_path(resolver: NameResolver, name: cst.Name) -> str:
+    """The attribute path read where `name` is: `jax.numpy.sin` for the `jax` of `jax.numpy.sin(x)`."""
+    node: cst.CSTNode = name
+    parent = resolver.parent(node)
+    while isinstance(parent, cst.Attribute) and parent.value is node:
+        node, parent = parent, resolver.parent(parent)
+    return dotted(node) or name.value
+
+
+def _bound_module(assignment) -> str | None:
+    """The module an import binds to the assignment's name (`import jax.numpy` binds `jax` to jax),
+    or None if it is not an import of a module."""
+    node = getattr(assignment, "node", None)
+    if isinstance(node, cst.Import):
+        for alias in node.names:
+            full = dotted(alias.name)
+            if alias.asname is not None and alias.asname.name.value == assignment.name:
+                return full
+            if alias.asname is None and full.split(".")[0] == assignment.name:
+                return assignment.name
+        return None
+    if isinstance(node, cst.ImportFrom) and not node.relative and node.module is not None \
+            and not isinstance(node.names, cst.ImportStar):
+        module = dotted(node.module)
+        for alias in node.names:
+            local = alias.asname.name.value if alias.asname else dotted(alias.name)
+            if local == assignment.name:
+                full = canonical(f"{module}.{dotted(alias.name)}")
+                return full if is_module(full) else None
+    return None
+
+
+def _is_installed_module(path: str, root: str, modules: set[str]) -> bool:
+    """`path` (`np`, `jax.numpy`, with `root` bound to `modules`) is a module itself."""
+    rest = path[len(root):]
+    return not rest or len(modules) == 1 and is_module(canonical(next(iter(modules)) + rest))
+
+
 def _root_name(node: cst.CSTNode) -> str | None:
+    root = _root_node(node)
+    return root.value if root is not None else None
+
+
+def _root_node(node: cst.CSTNode) -> cst.Name | None:
     while isinstance(node, (cst.Attribute, cst.Subscript)):
         node = node.value
-    return node.value if isinstance(node, cst.Name) else None
+    return node if isinstance(node, cst.Name) else None
+
+
+def _path_before_subscript(node: cst.CSTNode) -> str | None:
+    """The attribute path whose value changes: `mod.table` for `mod.table[k].x`, `jax.config` for
+    `jax.config` (a method called on it)."""
+    path_node = node
+    while isinstance(node, (cst.Attribute, cst.Subscript)):
+        if isinstance(node, cst.Subscript):
+            path_node = node.value
+        node = node.value
+    return dotted(path_node)
 
 
 def function_globals(resolver: NameResolver, fn: cst.FunctionDef) -> list[FreeName]:

@@ -1,0 +1,110 @@
+"""What the installed packages (PhiFlow, PhiML, jax, equinox, diffrax) re-export and bind.
+
+Queries over `_installed.py`, which `scan_installed.py` derives from their sources (read with `ast`,
+never imported). Everything here is a pure function of that data, so a run's findings do not depend
+on what the environment running the tool has installed.
+"""
+from __future__ import annotations
+
+import importlib
+from functools import lru_cache
+from types import ModuleType
+
+
+@lru_cache(maxsize=None)
+def data() -> ModuleType:
+    """The generated module, loaded on first use: a run served from the result cache never needs it."""
+    return importlib.import_module(f"{__package__}._installed")
+
+
+def _parse(groups: dict[str, str]) -> dict[str, str]:
+    """{module C: "n m=k"} -> {n: "C.n", m: "C.k"}."""
+    out = {}
+    for module, names in groups.items():
+        for token in names.split():
+            name, _, original = token.partition("=")
+            last = original or name
+            out[name] = f"{module}.{last}" if module else last
+    return out
+
+
+@lru_cache(maxsize=None)
+def _bindings(module: str) -> dict[str, str] | None:
+    """Public name -> its canonical spelling, for a public module (every name) or a private one (the
+    names with a public spelling); None for any other module."""
+    groups = data().NAMES[module] if module in data().NAMES else data().ORIGINS.get(module)
+    return None if groups is None else _parse(groups)
+
+
+@lru_cache(maxsize=65536)
+def canonical(dotted: str) -> str:
+    """The one spelling of what `dotted` denotes: `phi.field.solve_linear` and
+    `phiml.math._optimize.solve_linear` are `phiml.math.solve_linear`, `phi.flow.math.where` is
+    `phiml.math.where`, `jax._src.api.jit` is `jax.jit`. Names outside the packages come back as given."""
+    for _ in range(8):  # each step moves to a canonical prefix; chains are short
+        parts = dotted.split(".")
+        for i in range(len(parts) - 1, 0, -1):
+            prefix = ".".join(parts[:i])
+            bindings = _bindings(prefix)
+            if bindings is None:
+                if prefix in data().MODULES:
+                    return dotted  # a module that re-exports nothing: its names are its own
+                continue
+            target = bindings.get(parts[i])
+            spelled = ".".join(parts[: i + 1])
+            if target is None or target == spelled:
+                return dotted
+            dotted = ".".join([target, *parts[i + 1:]])
+            break
+        else:
+            return dotted
+    return dotted
+
+
+def public_modules() -> list[str]:
+    return sorted(data().NAMES)
+
+
+def is_module(dotted: str) -> bool:
+    """`dotted` (canonical) is a module of the installed packages."""
+    return dotted in data().MODULES
+
+
+def module_exists(module: str) -> bool | None:
+    """Whether `import module` finds it; None for modules outside the packages."""
+    if module.split(".")[0] not in data().VERSIONS:
+        return None
+    return module in data().MODULES
+
+
+@lru_cache(maxsize=None)
+def star_exports(module: str) -> dict[str, str] | None:
+    """What `from module import *` binds: name -> canonical spelling (None: not a public module of the
+    packages). Partial for the modules in OPEN."""
+    if module not in data().NAMES:
+        return None
+    literal = data().ALL.get(module)
+    names = literal.split() if literal is not None else list(_bindings(module))
+    return {n: canonical(f"{module}.{n}") for n in names}
+
+
+def has_attribute(module: str, name: str) -> bool | None:
+    """`hasattr(module, name)` right after `import module`, on the installed version; None when
+    that cannot be told from the sources (a submodule, which is an attribute only once imported; a
+    name bound on some paths only; a `__getattr__` that may answer anything)."""
+    bindings = _bindings(module) if module in data().NAMES else None
+    if bindings is None or name.startswith("_"):
+        return None
+    if name in bindings:
+        return None if name in data().MAYBE.get(module, "").split() else True
+    if f"{module}.{name}" in data().MODULES or module in data().OPEN:
+        return None
+    if module in data().GETATTR:
+        answers = data().GETATTR[module]
+        return None if answers is None else answers.get(name, False)
+    return False
+
+
+def oldest_python() -> tuple[int, ...]:
+    """The oldest Python every installed package accepts: code running on them runs on no older one."""
+    return tuple(data().OLDEST_PYTHON)
