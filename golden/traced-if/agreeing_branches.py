@@ -6,7 +6,7 @@ from phiml import math
 from phiml.math import spatial
 
 GOLDEN = {
-    "findings": ["PML201:16"],
+    "findings": ["PML201:17"],
     "backends": ["numpy", "jax", "torch", "tensorflow"],
     "original_broken": {"jax": "TracerBoolConversionError", "torch": "differs", "tensorflow": "AttributeError"},
 }

@@ -6,7 +6,7 @@ import jax
 import jax.numpy as jnp
 
 GOLDEN = {
-    "findings": ["PML201:15", "PML201:16"],
+    "findings": ["PML201:16", "PML201:17"],
     "unsafe_fixes": True,
 }
 

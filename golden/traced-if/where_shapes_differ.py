@@ -6,7 +6,7 @@ import jax
 import jax.numpy as jnp
 
 GOLDEN = {
-    "findings": ["PML201:14"],
+    "findings": ["PML201:15"],
 }
 
 
