@@ -6,7 +6,7 @@ STAMP := $(VENV)/.installed
 export TF_CPP_MIN_LOG_LEVEL := 3
 export OMP_NUM_THREADS := 1
 
-.PHONY: install demo test bench fuzz clean
+.PHONY: install demo test accept-real-code bench fuzz clean
 
 install: $(STAMP)
 
@@ -30,6 +30,12 @@ demo: $(STAMP)
 test: $(STAMP)
 	$(BIN)/python -m pytest -n 2 tests
 
+# After a change of the rules: rewrite tests/real_code_expectations.json from a fresh real-code run,
+# keeping the verdicts of findings still there; new ones say "unreviewed" (and fail) until a person
+# writes "correct" or "false-positive (accepted: <why>)" (README, Hardening).
+accept-real-code: $(STAMP)
+	$(BIN)/python -m tests.real_code --accept
+
 # The fuzzing of tests/test_fuzz.py at length (CI runs 80 examples per strategy): generated programs
 # and mutated golden cases must not crash the tool, must give code that parses, a second run must
 # change nothing, and files without findings must stay byte-identical.
@@ -37,12 +43,10 @@ FUZZ_EXAMPLES ?= 3000
 fuzz: $(STAMP)
 	PHIML_FUZZ_EXAMPLES=$(FUZZ_EXAMPLES) $(BIN)/python -m pytest -n 2 tests/test_fuzz.py --hypothesis-show-statistics
 
-# equinox and diffrax are read by the precision benchmark only (pinned: they must not move jax).
 # fixit, the linter the throughput benchmark compares with, gets a venv of its own: it pins an older
 # click than phiml-rewrite's.
 FIXIT_VENV := .venv-fixit
 bench: $(STAMP)
-	$(BIN)/pip install --quiet "equinox==0.13.8" "diffrax==0.7.2"
 	test -x $(FIXIT_VENV)/bin/fixit || ($(PY) -m venv $(FIXIT_VENV) && $(FIXIT_VENV)/bin/pip install --quiet "fixit==2.2.1")
 	$(BIN)/python -m benchmarks
 

@@ -13,7 +13,9 @@ Checks (each failure makes the benchmark fail):
     phiml 1.16.1, phiflow 3.4.0, equinox 0.13.8, diffrax 0.7.2, jax), so these programs stand in for them.
 Reports wall time, lines per second, findings per code, and each changed file with the codes applied to it.
 
-Importable: `run(sources=[Path(...)], limit=20, jobs=1)` checks a small subset (for tests).
+Importable: `run(sources=[Path(...)], limit=20, jobs=1)` checks a small subset (for tests);
+`rewrite_and_check(sources, root)` does the same and leaves the rewritten tree and the first run's JSON to the
+caller (the reviewed real-code check, tests/real_code.py, imports what changed).
 Run alone: python -m benchmarks real_code [--packages jax phiml phi] [--limit N] [--keep DIR]
 """
 from __future__ import annotations
@@ -31,7 +33,7 @@ from pathlib import Path
 from ._common import cli_command, cli_status, copy_sources, file_errors, fmt_table, package_dir, quiet_env, run_child
 
 NAME = "real_code"
-DEFAULT_PACKAGES = ("jax", "phiml", "phi", "equinox", "diffrax")  # those installed (`make bench` adds the last two)
+DEFAULT_PACKAGES = ("jax", "phiml", "phi", "equinox", "diffrax")  # those installed (the dev extra has all five)
 
 # Programs run against the original and the rewritten packages; each prints numbers that must agree.
 SMOKE = {
@@ -73,7 +75,8 @@ def _snapshot(root: Path) -> dict[Path, bytes]:
     return {p: p.read_bytes() for p in sorted(root.rglob("*.py"))}
 
 
-def _resolve(path: str, cwd: Path) -> Path:
+def resolve_path(path: str, cwd: Path) -> Path:
+    """A path of the CLI's JSON output (as the CLI was given it: relative to its cwd, or absolute)."""
     p = Path(path)
     return (p if p.is_absolute() else cwd / p).resolve()
 
@@ -99,116 +102,137 @@ def _invoke(targets, jobs: int, cwd: Path) -> tuple[dict | None, object, str | N
 
 def run(sources=None, limit: int | None = None, jobs: int | None = None, keep: Path | None = None,
         full_second_run: bool = False) -> dict:
-    """`sources`: package names or directories/files to copy (default: the installed jax, phiml, phi)."""
+    """`sources`: package names or directories/files to copy (default: those of DEFAULT_PACKAGES installed)."""
+    tmp = Path(tempfile.mkdtemp(prefix="bench-real-code-"))
+    try:
+        res, _ = rewrite_and_check(sources, tmp, limit, jobs, full_second_run)
+        return res
+    finally:
+        if keep is not None and work_dir(tmp).exists():
+            keep = Path(keep)
+            if keep.exists():
+                shutil.rmtree(keep)
+            shutil.copytree(work_dir(tmp), keep)
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def work_dir(root: Path) -> Path:
+    """Where `rewrite_and_check` puts the rewritten copies: root/src/<package>/..."""
+    return root / "src"
+
+
+def source_dir(source) -> Path:
+    """A bare name ("phiml") is an installed package; a Path or a string with a separator is a path."""
+    return package_dir(source) if isinstance(source, str) and os.sep not in source else Path(source)
+
+
+def rewrite_and_check(sources, root: Path, limit: int | None = None, jobs: int | None = None,
+                      full_second_run: bool = False) -> tuple[dict, dict | None]:
+    """Copy `sources` to work_dir(root), rewrite them in place, and run every check of this benchmark.
+
+    Returns the report and the first run's JSON document (None if there is none); the rewritten tree stays
+    in work_dir(root), for callers that check more (tests/real_code.py imports what changed).
+    """
     jobs = jobs or os.cpu_count() or 1
     sources = list(sources or [p for p in DEFAULT_PACKAGES if _installed(p)])
     res: dict = {"name": NAME, "jobs": jobs, "ok": False, "failures": [], "sources": [str(s) for s in sources]}
     cli_ok, why = cli_status()
     if not cli_ok:
         res["failures"].append(f"phiml-rewrite not runnable: {why}")
-        return res
+        return res, None
 
-    tmp = Path(tempfile.mkdtemp(prefix="bench-real-code-"))
-    try:
-        work = tmp / "src"
-        for s in sources:
-            # a bare name ("phiml") is an installed package; a Path or a string with a separator is a path
-            src = package_dir(s) if isinstance(s, str) and os.sep not in s else Path(s)
-            if limit is None and src.is_dir():  # whole packages, data files too: the smoke programs import them
-                shutil.copytree(src, work / src.name, ignore=shutil.ignore_patterns("__pycache__"))
-            else:
-                copy_sources(src, work / src.name, limit=limit)
-        original = _snapshot(work)
-        res["files"] = len(original)
-        res["lines"] = sum(b.count(b"\n") for b in original.values())
+    root = Path(root)
+    work = work_dir(root)
+    for s in sources:
+        src = source_dir(s)
+        if limit is None and src.is_dir():  # whole packages, data files too: the smoke programs import them
+            shutil.copytree(src, work / src.name, ignore=shutil.ignore_patterns("__pycache__"))
+        else:
+            copy_sources(src, work / src.name, limit=limit)
+    original = _snapshot(work)
+    res["files"] = len(original)
+    res["lines"] = sum(b.count(b"\n") for b in original.values())
 
-        # --- run 1 ---------------------------------------------------------------------------------
-        data, child, err = _invoke(work, jobs, tmp)
-        res["wall_s"] = round(child.wall, 3)
-        res["cpu_s"] = round(child.cpu, 3)
-        res["exit_code"] = child.returncode
-        res["lines_per_s"] = round(res["lines"] / child.wall) if child.wall else None
-        if err:
-            res["failures"].append(f"run 1: {err}")
-        if data is None:
-            return res
-        res["summary"] = data.get("summary")
-        res["errors"] = data.get("errors", [])
-        if res["errors"]:
-            res["failures"].append(f"run 1 reported {file_errors(res['errors'])}")
+    # --- run 1 ---------------------------------------------------------------------------------
+    data, child, err = _invoke(work, jobs, root)
+    res["wall_s"] = round(child.wall, 3)
+    res["cpu_s"] = round(child.cpu, 3)
+    res["exit_code"] = child.returncode
+    res["lines_per_s"] = round(res["lines"] / child.wall) if child.wall else None
+    if err:
+        res["failures"].append(f"run 1: {err}")
+    if data is None:
+        return res, None
+    res["summary"] = data.get("summary")
+    res["errors"] = data.get("errors", [])
+    if res["errors"]:
+        res["failures"].append(f"run 1 reported {file_errors(res['errors'])}")
 
-        findings = data.get("findings", [])
-        per_code = collections.Counter(f.get("code") for f in findings)
-        applied_per_code = collections.Counter(f.get("code") for f in findings if f.get("applied"))
-        res["findings_per_code"] = dict(sorted(per_code.items()))
-        res["applied_per_code"] = dict(sorted(applied_per_code.items()))
+    findings = data.get("findings", [])
+    per_code = collections.Counter(f.get("code") for f in findings)
+    applied_per_code = collections.Counter(f.get("code") for f in findings if f.get("applied"))
+    res["findings_per_code"] = dict(sorted(per_code.items()))
+    res["applied_per_code"] = dict(sorted(applied_per_code.items()))
 
-        changed = {_resolve(p, tmp) for p in data.get("changed_files", [])}
-        codes_by_file: dict[Path, set] = collections.defaultdict(set)
-        for f in findings:
-            if f.get("applied"):
-                codes_by_file[_resolve(f["path"], tmp)].add(f["code"])
-        after = _snapshot(work)
+    changed = {resolve_path(p, root) for p in data.get("changed_files", [])}
+    codes_by_file: dict[Path, set] = collections.defaultdict(set)
+    for f in findings:
+        if f.get("applied"):
+            codes_by_file[resolve_path(f["path"], root)].add(f["code"])
+    after = _snapshot(work)
 
-        # --- checks --------------------------------------------------------------------------------
-        unparsable = []
-        for p, text in after.items():
-            try:
-                ast.parse(text, filename=str(p))
-            except SyntaxError as e:
-                unparsable.append(f"{p.relative_to(work)}: {e.msg} (line {e.lineno})")
-        res["files_not_parsing"] = unparsable
-        if unparsable:
-            res["failures"].append(f"{len(unparsable)} file(s) no longer parse: {unparsable[:5]}")
+    # --- checks --------------------------------------------------------------------------------
+    unparsable = []
+    for p, text in after.items():
+        try:
+            ast.parse(text, filename=str(p))
+        except SyntaxError as e:
+            unparsable.append(f"{p.relative_to(work)}: {e.msg} (line {e.lineno})")
+    res["files_not_parsing"] = unparsable
+    if unparsable:
+        res["failures"].append(f"{len(unparsable)} file(s) no longer parse: {unparsable[:5]}")
 
-        unlisted_modified = [str(p.relative_to(work)) for p in original if p not in changed and after[p] != original[p]]
-        listed_unmodified = [str(p.relative_to(work)) for p in changed if p in original and after[p] == original[p]]
-        listed_unknown = [str(p) for p in changed if p not in original]
-        if unlisted_modified:
-            res["failures"].append(f"{len(unlisted_modified)} file(s) modified but not in changed_files: {unlisted_modified[:5]}")
-        if listed_unmodified:
-            res["failures"].append(f"{len(listed_unmodified)} file(s) in changed_files are byte-identical: {listed_unmodified[:5]}")
-        if listed_unknown:
-            res["failures"].append(f"changed_files names files outside the tree: {listed_unknown[:5]}")
-        no_codes = [str(p.relative_to(work)) for p in changed if p in original and not codes_by_file.get(p)]
-        if no_codes:
-            res["failures"].append(f"{len(no_codes)} changed file(s) have no applied finding: {no_codes[:5]}")
+    unlisted_modified = [str(p.relative_to(work)) for p in original if p not in changed and after[p] != original[p]]
+    listed_unmodified = [str(p.relative_to(work)) for p in changed if p in original and after[p] == original[p]]
+    listed_unknown = [str(p) for p in changed if p not in original]
+    if unlisted_modified:
+        res["failures"].append(f"{len(unlisted_modified)} file(s) modified but not in changed_files: {unlisted_modified[:5]}")
+    if listed_unmodified:
+        res["failures"].append(f"{len(listed_unmodified)} file(s) in changed_files are byte-identical: {listed_unmodified[:5]}")
+    if listed_unknown:
+        res["failures"].append(f"changed_files names files outside the tree: {listed_unknown[:5]}")
+    no_codes = [str(p.relative_to(work)) for p in changed if p in original and not codes_by_file.get(p)]
+    if no_codes:
+        res["failures"].append(f"{len(no_codes)} changed file(s) have no applied finding: {no_codes[:5]}")
 
-        res["changed_files"] = [
-            {"path": str(p.relative_to(work)), "codes": sorted(codes_by_file.get(p, ())),
-             "lines_delta": after[p].count(b"\n") - original[p].count(b"\n")}
-            for p in sorted(changed) if p in original
-        ]
+    res["changed_files"] = [
+        {"path": str(p.relative_to(work)), "codes": sorted(codes_by_file.get(p, ())),
+         "lines_delta": after[p].count(b"\n") - original[p].count(b"\n")}
+        for p in sorted(changed) if p in original
+    ]
 
-        # --- run 2: idempotence --------------------------------------------------------------------
-        second_targets = [work] if full_second_run else sorted(p for p in changed if p in original)
-        res["second_run_scope"] = "all files" if full_second_run else f"{len(second_targets)} changed file(s)"
-        if second_targets:
-            data2, child2, err2 = _invoke(second_targets, jobs, tmp)
-            res["second_run_wall_s"] = round(child2.wall, 3)
-            if err2:
-                res["failures"].append(f"run 2: {err2}")
-            again = _snapshot(work)
-            drift = [str(p.relative_to(work)) for p in after if again.get(p) != after[p]]
-            if data2 is not None and data2.get("changed_files"):
-                res["failures"].append(f"second run changed {len(data2['changed_files'])} file(s): {data2['changed_files'][:5]}")
-            if drift:
-                res["failures"].append(f"second run modified {len(drift)} file(s): {drift[:5]}")
-            if data2 is not None:
-                res["second_run_applied"] = sum(1 for f in data2.get("findings", []) if f.get("applied"))
-                res["second_run_findings"] = len(data2.get("findings", []))
-        # --- behaviour: the smoke programs, original packages vs rewritten copies ----------------------
-        if limit is None:
-            res["smoke"] = _smoke(work, {src.name if isinstance(src, Path) else src for src in sources}, res["failures"])
-        res["ok"] = not res["failures"]
-        return res
-    finally:
-        if keep is not None:
-            keep = Path(keep)
-            if keep.exists():
-                shutil.rmtree(keep)
-            shutil.copytree(tmp / "src", keep)
-        shutil.rmtree(tmp, ignore_errors=True)
+    # --- run 2: idempotence --------------------------------------------------------------------
+    second_targets = [work] if full_second_run else sorted(p for p in changed if p in original)
+    res["second_run_scope"] = "all files" if full_second_run else f"{len(second_targets)} changed file(s)"
+    if second_targets:
+        data2, child2, err2 = _invoke(second_targets, jobs, root)
+        res["second_run_wall_s"] = round(child2.wall, 3)
+        if err2:
+            res["failures"].append(f"run 2: {err2}")
+        again = _snapshot(work)
+        drift = [str(p.relative_to(work)) for p in after if again.get(p) != after[p]]
+        if data2 is not None and data2.get("changed_files"):
+            res["failures"].append(f"second run changed {len(data2['changed_files'])} file(s): {data2['changed_files'][:5]}")
+        if drift:
+            res["failures"].append(f"second run modified {len(drift)} file(s): {drift[:5]}")
+        if data2 is not None:
+            res["second_run_applied"] = sum(1 for f in data2.get("findings", []) if f.get("applied"))
+            res["second_run_findings"] = len(data2.get("findings", []))
+    # --- behaviour: the smoke programs, original packages vs rewritten copies ----------------------
+    if limit is None:
+        res["smoke"] = _smoke(work, {src.name if isinstance(src, Path) else src for src in sources}, res["failures"])
+    res["ok"] = not res["failures"]
+    return res, data
 
 
 def _installed(package: str) -> bool:
