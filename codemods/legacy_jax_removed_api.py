@@ -68,8 +68,24 @@ class JaxRemovedApi(TableMigration):
 
     CALLS = frozenset({"pjit"})
 
+    def __init__(self, file) -> None:
+        super().__init__(file)
+        self._pjit_imports: list[tuple] = []  # judged once every call is seen
+
+    def _import_from(self, node, alias, module, migration) -> None:
+        if migration.source == "jax.experimental.pjit.pjit":
+            self._pjit_imports.append((node, alias, module, migration))
+            return
+        super()._import_from(node, alias, module, migration)
+
     def leave_Module(self, original_node: cst.Module) -> None:
         super().leave_Module(original_node)
+        for node, alias, module, migration in self._pjit_imports:
+            if any(map(self._positional_options, self._calls)):
+                self.report(alias, self.message(migration, migration.source) + " (renamed once its calls pass their "
+                            "options by keyword)", severity=migration.severity)
+            else:
+                super()._import_from(node, alias, module, migration)
         for call in self._calls:
             self._pjit_keywords(call)
 
@@ -82,6 +98,12 @@ class JaxRemovedApi(TableMigration):
                 a.keyword is not None and a.keyword.value == "fun" or a.star for a in call.args):
             self.report(node, self.message(migration, self.file.code(node)) + " (not rewritten: `jax.jit` takes the function "
                         "by position only)", severity=migration.severity)
+            return
+        if call is None and migration.source == "jax.experimental.pjit.pjit" and any(map(self._positional_options, self._calls)):
+            # Renamed alone, `pjit(f, None, None, (1,))` would become a `jax.jit` given options by position,
+            # which it rejects: the calls get their keywords first, the rename follows in the next pass.
+            self.report(node, self.message(migration, self.file.code(node)) + " (renamed once its calls pass their "
+                        "options by keyword)", severity=migration.severity)
             return
         if call is not None and migration.source == "jax.numpy.fix" and any(a.keyword is not None and a.keyword.value == "out" for a in call.args):
             self.report(node, self.message(migration, self.file.code(node)) + " (not rewritten: `trunc` has no `out`)", severity=migration.severity)
@@ -100,6 +122,13 @@ class JaxRemovedApi(TableMigration):
         new = replacement_in_place(self.parent(call), call, args[1].value)
         self.report(node, message, edits=[Replace(call, new)], safety=Safety.SAFE, severity=migration.severity,
                     fix_description="use the second argument")
+
+    def _positional_options(self, call: cst.Call) -> bool:
+        """A pjit call that passes options by position (which `_pjit_keywords` turns into keywords)."""
+        qualified, _ = resolve(self.file, call.func)
+        extra = [a for a in call.args if a.keyword is None][1:]
+        return qualified == "jax.experimental.pjit.pjit" and not any(a.star for a in call.args) \
+            and 0 < len(extra) <= len(PJIT_PARAMETERS)
 
     def _pjit_keywords(self, call: cst.Call) -> None:
         qualified, _ = resolve(self.file, call.func)

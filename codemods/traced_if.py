@@ -38,10 +38,15 @@ class TracedIf(Codemod):
     logic and PhiML's `t.all`/`t.any` become `math.all(t)`/`math.any(t)`.
 
     Conditions on static values — shapes, `static_argnums`/`auxiliary_args`, `is None`,
-    `isinstance`, `.available`, `math.always_close`, module constants, configuration read through
-    `self` — are never touched: see `phiml-rewrite explain-trace FILE:LINE` for why a condition is
-    considered traced. Branches with side effects, `break`/`return` in only one branch, or
-    variables defined in only one branch are reported without a fix.
+    `isinstance`, `.available` (and `x.available and ...`, whose right side never runs while
+    tracing), `math.always_close`, module constants, configuration read through `self` — are never
+    touched: see `phiml-rewrite explain-trace FILE:LINE` for why a condition is considered traced.
+    A condition on a configuration parameter — a flag or mode that the calls in the file pass as a
+    Python value, or that is annotated `bool`/`int`/`str` — is PML204's: declaring it static keeps
+    the `if`, where a selection would merge branches of different shapes. Branches with side
+    effects, `break`/`return` in only one branch, or variables defined in only one branch are
+    reported without a fix; so are branches that are not arrays (`fn = jax.lax.dot if c else
+    jnp.matmul`) or whose structures differ.
     """
 
     CODE = "PML201"
@@ -51,13 +56,16 @@ class TracedIf(Codemod):
     SAFETY_VARIES = True
     SEVERITY = Severity.ERROR
     FIX_SAFETY = (
-        "Safe when the branches are harmless to evaluate both (names, arithmetic without division, "
-        "library functions) or when the selection is `lax.cond` / `tf.cond`, which runs one branch. Unsafe "
-        "when `where` must evaluate a branch the `if` guarded and that branch divides, takes `sqrt`/`log`, "
-        "calls an unknown function or may raise: forward values are still selected correctly, and the "
-        "double-`where` pattern (`x / where(c, y, 1)`) is written so gradients stay finite, but a function "
-        "that raises or has side effects now runs in both cases. Conditions that cannot be decided "
-        "(an attribute of a traced container may be a static field) are reported, never rewritten."
+        "Safe only when the merge is provably faithful: every result has the same shape, dtype and pytree "
+        "structure in every branch (both elementwise in the same value, of the same dtype — with dtype evidence "
+        "from the calls, e.g. `math.tensor([1., 2.])` passed), and evaluating every branch is harmless (names, "
+        "arithmetic without division, library functions) or the selection is `lax.cond` / `tf.cond`, which runs "
+        "one branch. Unsafe when that cannot be proven (two values whose shapes may differ, a number next to an "
+        "array, an unknown function's result, a division `where` would also evaluate): the fix is applied only "
+        "on request, and the message says why. Not rewritten at all when a branch is provably not an array (a "
+        "function, string, None, module), when the branches' structures differ (a tuple and an array), when the "
+        "condition is configuration (a flag the calls pass as a Python value: PML204 declares it static instead), "
+        "when a test expects the call to fail, or when the condition cannot be decided (reported as info)."
     )
     EXAMPLES = (
         Example(

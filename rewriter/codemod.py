@@ -75,6 +75,7 @@ class FileContext:
     unsafe_units: frozenset[str] | None = None
     withheld_units: frozenset[str] = frozenset()
     evidence: dict[int, str] = field(default_factory=dict)  # line of a def -> what a profile run saw
+    callsite_facts: dict = field(default_factory=dict)  # function -> its parameters' roles (engine.Settings)
 
     def fix_enabled(self, safety: Safety, line: int) -> bool:
         """Safe fixes always, unsafe ones on request; both subject to the unit restrictions of verify."""
@@ -113,7 +114,7 @@ class FileContext:
     def analysis(self) -> "ModuleAnalysis":
         from .analysis import ModuleAnalysis
 
-        return ModuleAnalysis(self.wrapper, self.path)
+        return ModuleAnalysis(self.wrapper, self.path, self.callsite_facts)
 
     def code(self, node: cst.CSTNode) -> str:
         return self.module.code_for_node(node)

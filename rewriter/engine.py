@@ -41,6 +41,10 @@ class Settings:
     # `profile --fix`: what running the program showed, as (real path, line of a def, summary); rules
     # that act on run-time evidence (PML401) read the entries of their file.
     runtime_evidence: tuple[tuple[str, int, str], ...] = ()
+    # What an analysis of the whole module found out about the parameters of its jitted functions
+    # (TracedAnalysis.facts): the editor's provisional analysis of a slice, whose calls may be left
+    # out of the slice, reads the roles from here instead of from the calls it can see.
+    callsite_facts: tuple = ()
 
 
 class ProcessingError(Exception):
@@ -245,6 +249,7 @@ def _run_codemods(module: cst.Module, path: str, codemods: Sequence[type[Codemod
         withheld_units=settings.withheld_units,
         suppressions=Suppressions.from_source(module.code),
         evidence=_evidence_for(path, settings.runtime_evidence),
+        callsite_facts=dict(settings.callsite_facts),
     )
     visitors = [context.syntax, *(cm(context) for cm in codemods)]
     names = context.analysis.names

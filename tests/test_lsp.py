@@ -230,14 +230,14 @@ async def test_each_quick_fix_of_a_file_is_the_cli_fix_of_that_finding_alone(cli
 
 
 async def test_unsafe_fixes_are_offered_and_labelled(client: LanguageClient):
-    text = (ROOT / "golden" / "static-count-argument" / "default_int.py").read_text()
-    path = client.root / "default_int.py"
+    text = (ROOT / "golden" / "traced-if" / "where_number_broadcast.py").read_text()
+    path = client.root / "where_number_broadcast.py"
     uri = await open_document(client, path, text)
-    (diagnostic,) = [d for d in client.diagnostics[uri] if d.code == "PML204"]
+    (diagnostic,) = [d for d in client.diagnostics[uri] if d.code == "PML201"]
     assert diagnostic.data["fix"] == "unsafe"
     (fix,) = [a for a in await actions_for(client, uri, diagnostic) if "ignore" not in a.title and a.kind == "quickfix"]
     assert fix.title.endswith("[unsafe fix]") and not fix.is_preferred
-    assert apply_edits(text, edits_of(fix, uri)) == cli_fixed(text, path, "--unsafe-fixes", "--select", "PML204")
+    assert apply_edits(text, edits_of(fix, uri)) == cli_fixed(text, path, "--unsafe-fixes", "--select", "PML201")
 
 
 async def test_fix_all_resolves_to_what_the_cli_writes(client: LanguageClient):

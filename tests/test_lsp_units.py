@@ -173,16 +173,17 @@ def test_provisional_findings_agree_with_the_exact_analysis():
     """The edited function's own findings always; the rest of the file, all but rare cross-function cases."""
     path = str(ROOT / "x.py")
 
-    def analyse(text):
-        piece = DocumentAnalysis.of(text, path, CONFIG)
-        return None if piece.error else piece.findings
-
     agreed = differed = declined = 0
     for source_path in SOURCES:
         source = source_path.read_text()
         base = DocumentAnalysis.of(source, path, CONFIG)
         if base.error:
             continue
+
+        def analyse(text):  # as the server does: the roles of the whole buffer's analysis
+            piece = DocumentAnalysis.of(text, path, CONFIG, base.facts)
+            return None if piece.error else piece.findings
+
         for node, edited in _edits(source):
             try:
                 ast.parse(edited)

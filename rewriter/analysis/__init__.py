@@ -20,9 +20,10 @@ from .traced import TracedAnalysis
 
 
 class ModuleAnalysis:
-    def __init__(self, wrapper: cst.MetadataWrapper, path: str = "") -> None:
+    def __init__(self, wrapper: cst.MetadataWrapper, path: str = "", callsite_facts: dict | None = None) -> None:
         self.wrapper = wrapper
         self.path = path
+        self.callsite_facts = callsite_facts or {}
         self.names = NameResolver(wrapper)
         self._reserved: set[str] = set()  # names handed out by fresh_name during this pass
 
@@ -32,7 +33,7 @@ class ModuleAnalysis:
 
     @cached_property
     def traced(self) -> TracedAnalysis:
-        return TracedAnalysis(self.names, self.jit)
+        return TracedAnalysis(self.names, self.jit, self.callsite_facts)
 
     @cached_property
     def reachability(self) -> Reachability:

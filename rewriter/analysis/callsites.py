@@ -197,17 +197,24 @@ class ArgumentKinds:
         float literal among its data (also through names), or a constructor whose default is floating
         point (`jnp.ones(3)`); None when that cannot be told."""
         for arg in call.args:
-            if arg.keyword is not None and arg.keyword.value == "dtype":
-                text = dotted(arg.value) or (arg.value.evaluated_value if isinstance(arg.value, cst.SimpleString) else "")
-                return "float" if str(text).rsplit(".", 1)[-1] in _FLOAT_DTYPES or text == "float" else None
+            text = dotted(arg.value) or (arg.value.evaluated_value if isinstance(arg.value, cst.SimpleString) else "")
+            last = str(text).rsplit(".", 1)[-1]
+            if arg.keyword is not None and arg.keyword.value == "dtype" or arg.keyword is None and last in _DTYPE_NAMES:
+                return "float" if last in _FLOAT_DTYPES or text == "float" else None
         if name in _FLOAT_CONSTRUCTORS:
             return "float"
         for arg in call.args:
             if arg.keyword is not None:
                 continue
-            kind, value = self.kind(arg.value, depth + 1)
-            if kind is ArgKind.PYTHON and _has_float(value) or kind is ArgKind.ARRAY and value == "float":
-                return "float"
+            values = [arg.value]
+            if isinstance(arg.value, (cst.List, cst.Tuple)):  # stack([...]), tensor([...])
+                values = [e.value for e in arg.value.elements]
+            elif isinstance(arg.value, (cst.ListComp, cst.GeneratorExp)):
+                values = [arg.value.elt]
+            for value in values:
+                kind, found = self.kind(value, depth + 1)
+                if kind is ArgKind.PYTHON and _has_float(found) or kind is ArgKind.ARRAY and found == "float":
+                    return "float"
         return None
 
     def _binding(self, target: cst.CSTNode | None, depth: int) -> tuple[ArgKind, object]:
@@ -249,8 +256,9 @@ class ArgumentKinds:
 
 _FLOAT_CONSTRUCTORS = frozenset(
     "ones zeros empty linspace logspace eye identity random_normal random_uniform normal uniform rand randn "
-    "truncated_normal randn_like rand_like ones_like_float".split())
+    "truncated_normal randn_like rand_like exp log sqrt sin cos tanh sigmoid softplus".split())
 _FLOAT_DTYPES = ("float16", "float32", "float64", "bfloat16", "float_", "double", "half")
+_DTYPE_NAMES = frozenset(_FLOAT_DTYPES) | {f"{k}{n}" for k in ("int", "uint") for n in (8, 16, 32, 64)} | {"bool_", "int_"}
 
 
 def _shape_of(value) -> str:
@@ -458,10 +466,11 @@ def annotation_name(param: cst.Param) -> str | None:
     return None
 
 
-def param_role(param: cst.Param, static: frozenset[str] | None, evidence: CallEvidence | None, line) -> ParamRole:
+def param_role(param: cst.Param, static: frozenset[str] | None, evidence: CallEvidence | None) -> ParamRole:
     """What a parameter of a jitted function is, from its declaration and the calls in this module.
 
-    `line(node)` gives a node's line, for the evidence text (looked up only when a role needs it)."""
+    The evidence text quotes values, not lines: an editor's provisional analysis reuses the roles of
+    the whole buffer while lines move (rewriter/lsp/incremental.py)."""
     name = param.name.value
     seen = evidence.params.get(name) if evidence is not None else None
     values = tuple(p.value for p in seen.passed if p.kind is ArgKind.PYTHON) if seen is not None else ()
@@ -473,7 +482,7 @@ def param_role(param: cst.Param, static: frozenset[str] | None, evidence: CallEv
         arrays = tuple(p.value for p in seen.passed if p.kind is ArgKind.ARRAY) if only_arrays else (None,)
         literals = tuple(p.literal for p in seen.passed) if only_arrays else (None,)
         shapes = tuple(p.shape for p in seen.passed) if only_arrays else (None,)
-        return ParamRole(Role.DATA, f"an array is passed at line {line(first.call)}", arrays=arrays, literals=literals,
+        return ParamRole(Role.DATA, f"an array is passed (`{_code(first.expr)}`)", arrays=arrays, literals=literals,
                          shapes=shapes)
     if seen is not None and seen.never_passed and param.default is not None and evidence.calls:
         return ParamRole(Role.DEFAULTED, f"every call in this file ({len(evidence.calls)}) leaves it at its default")
@@ -481,8 +490,8 @@ def param_role(param: cst.Param, static: frozenset[str] | None, evidence: CallEv
     if ann in _CONFIG_ANNOTATIONS or ann == "Literal":
         return ParamRole(Role.CONFIG, f"annotated `{ann}`", values)
     if seen is not None and seen.only_python:
-        distinct = list({repr(p.value) if p.value is not None else f"line {line(p.call)}": p for p in seen.passed}.items())
-        shown = ", ".join(f"`{text}` (line {line(p.call)})" if p.value is not None else text for text, p in distinct[:3])
+        distinct = list(dict.fromkeys(repr(p.value) if p.value is not None else _code(p.expr) for p in seen.passed))
+        shown = ", ".join(f"`{text}`" for text in distinct[:3]) + (", ..." if len(distinct) > 3 else "")
         return ParamRole(Role.CONFIG, f"passed only as Python values: {shown}", values)
     if ann is None and param.default is not None and not (seen is not None and seen.passed and not seen.only_python):
         try:
@@ -492,3 +501,8 @@ def param_role(param: cst.Param, static: frozenset[str] | None, evidence: CallEv
         if isinstance(default, (bool, int, float, str)):
             return ParamRole(Role.CONFIG, f"defaults to `{default!r}`", values)
     return ParamRole(Role.UNKNOWN, "")
+
+
+def _code(node: cst.CSTNode, limit: int = 30) -> str:
+    text = " ".join(cst.Module([]).code_for_node(node).split())
+    return text if len(text) <= limit else text[: limit - 3] + "..."

@@ -101,7 +101,9 @@ def join(*values: Value) -> Value:
 # Static by construction, whatever they are read from.
 STATIC_ATTRIBUTES = frozenset(
     "shape ndim dtype rank available size device is_tensor_like backend default_backend batch_rank "
-    "spatial_rank names sizes item_names".split()
+    "spatial_rank names sizes item_names "
+    # PhiFlow `Field` properties that ask what kind of geometry it has: isinstance checks, Python bools
+    "is_grid is_mesh is_graph is_point_cloud is_centered is_staggered".split()
 )
 STATIC_METHODS = frozenset("size dim numel get_shape".split())
 STATIC_CALLS = frozenset({
@@ -543,9 +545,10 @@ def all_params(fn: Function) -> list[cst.Param]:
 class TracedAnalysis:
     """Flows of every traced function in a module, computed once."""
 
-    def __init__(self, resolver: NameResolver, jit: JitAnalysis) -> None:
+    def __init__(self, resolver: NameResolver, jit: JitAnalysis, facts: dict | None = None) -> None:
         self.resolver = resolver
         self.jit = jit
+        self.facts = facts or {}  # qualified function name -> ((parameter, ParamRole), ...), from outside
         self.callsites = CallSites(resolver)
         self.flows: dict[int, FunctionFlow] = {}
         self._returns: dict[tuple, Value | None] = {}
@@ -610,13 +613,37 @@ class TracedAnalysis:
     def roles(self, context: JitContext) -> dict[str, ParamRole]:
         """What each parameter of a directly jitted function is: static, configuration, data (callsites.py)."""
         key = id(context.function)
+        given = self.facts.get(self.qualified_name(context.function)) if self.facts else None
+        if key not in self._roles and given is not None:
+            self._roles[key] = dict(given)
         if key not in self._roles:
             fn = context.function
             evidence = self.callsites.of(fn, context.how, context.application)
-            line = lambda node: self.resolver.positions[node].start.line  # noqa: E731 (looked up lazily)
-            self._roles[key] = {p.name.value: param_role(p, context.static_params, evidence, line) for p in all_params(fn)
+            self._roles[key] = {p.name.value: param_role(p, context.static_params, evidence) for p in all_params(fn)
                                 if p is not fn.params.star_kwarg and p is not fn.params.star_arg}
         return self._roles[key]
+
+    def qualified_name(self, fn: Function) -> str | None:
+        """`f` or `Class.f` for a def at module level or in a module-level class (None otherwise)."""
+        if not isinstance(fn, cst.FunctionDef):
+            return None
+        parent = self.resolver.parent(fn)
+        while parent is not None and not isinstance(parent, (cst.Module, cst.ClassDef, cst.FunctionDef)):
+            parent = self.resolver.parent(parent)
+        if isinstance(parent, cst.Module):
+            return fn.name.value
+        if isinstance(parent, cst.ClassDef) and isinstance(self.resolver.parent(self.resolver.parent(parent)), cst.Module):
+            return f"{parent.name.value}.{fn.name.value}"
+        return None
+
+    def facts_found(self) -> tuple:
+        """The roles found for the directly jitted functions, as `Settings.callsite_facts` takes them."""
+        out = []
+        for context in self.jit.contexts:
+            name = self.qualified_name(context.function)
+            if context.how != "called" and name is not None and context.static_params is not None:
+                out.append((name, tuple(sorted(self.roles(context).items()))))
+        return tuple(out)
 
     def is_config(self, source: tuple[int, str]) -> bool:
         """The traced parameter `source` is configuration (its condition is PML204's to fix)."""

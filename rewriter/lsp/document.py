@@ -34,7 +34,8 @@ class DocumentAnalysis:
     _fix_all: list[TextEdit] | None = None
 
     @classmethod
-    def of(cls, text: str, path: str, config: _config.Config | None = None) -> "DocumentAnalysis":
+    def of(cls, text: str, path: str, config: _config.Config | None = None, facts: tuple = ()) -> "DocumentAnalysis":
+        """`facts`: the parameter roles of an analysis of the whole buffer (`facts`), for a slice of it."""
         if config is None:
             config = config_for(path)
         doc = cls(text=text, path=path, config=config)
@@ -42,7 +43,7 @@ class DocumentAnalysis:
                               base=config.root, respect_gitignore=False):
             doc.excluded = True
             return doc
-        settings = Settings(codemods=config.codemods_for(path), unsafe_fixes=True)
+        settings = Settings(codemods=config.codemods_for(path), unsafe_fixes=True, callsite_facts=facts)
         try:
             doc._pass = report_pass(encode(text), path, settings)
         except ProcessingError as e:
@@ -53,6 +54,15 @@ class DocumentAnalysis:
             return doc
         doc.findings = sorted(doc._pass.findings, key=lambda f: (f.span, f.code))
         return doc
+
+    @property
+    def facts(self) -> tuple:
+        """What the calls in the whole buffer say about its jitted functions' parameters (see
+        `Settings.callsite_facts`): a slice analysed provisionally may not contain those calls."""
+        context = self._pass.context if self._pass is not None else None
+        if context is None or not context.analysis.jit.contexts:
+            return ()
+        return context.analysis.traced.facts_found()
 
     # -- one fix -------------------------------------------------------------------------------
     def has_fix(self, finding: Finding) -> bool:

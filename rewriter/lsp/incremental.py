@@ -206,12 +206,17 @@ def _related(statements, target, lines: list[str], methods=()) -> set:
     """
     named = _names_in(target)
     attributes = _attributes_in(target) if methods else set()
+    # Names that denote the target too (`fast = jax.jit(step)`): a test calling `fast` under
+    # `pytest.raises` or passing it to `assertRaises` decides what the rules may do to `step`.
+    aliases = {target.name} | {name for stmt in statements if not isinstance(stmt, (*_DEFS, ast.ClassDef))
+                               and target.name in _names_in(stmt) for name in _bound_names(stmt)}
     ranked = []
     for stmt in statements:
         if stmt is target or not isinstance(stmt, (*_DEFS, ast.ClassDef)):
             continue
         # The text decides cheaply for most statements whether the name can occur at all.
-        mentions = target.name in "".join(lines[_start(stmt) - 1 : stmt.end_lineno]) and target.name in _names_in(stmt)
+        text = "".join(lines[_start(stmt) - 1 : stmt.end_lineno])
+        mentions = any(alias in text for alias in aliases) and bool(aliases & _names_in(stmt))
         if mentions and (stmt.decorator_list or _passes(stmt, target.name)):
             rank = 0
         elif stmt.name in named:

@@ -94,7 +94,7 @@ class PhimlLanguageServer(LanguageServer):
             return None
 
         def analyse_slice(slice_text: str) -> list[Finding] | None:
-            piece = DocumentAnalysis.of(slice_text, base.path, base.config)
+            piece = DocumentAnalysis.of(slice_text, base.path, base.config, base.facts)
             return None if piece.error is not None else piece.findings
 
         def run() -> list[Finding] | None:
