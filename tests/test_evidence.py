@@ -1,0 +1,233 @@
+"""The evidence static-vs-traced decisions rest on: reaching bindings, call-site roles, branch forms,
+test code. Each test states one decision the rules inherit (golden cases show them end to end)."""
+from __future__ import annotations
+
+import textwrap
+
+import libcst as cst
+import pytest
+
+from rewriter.analysis import ModuleAnalysis
+from rewriter.analysis.callsites import Role
+from rewriter.analysis.forms import Agreement, Forms, agreement
+from rewriter.analysis.testcode import collectable, is_test_path
+
+
+def _analysis(source: str, path: str = "module.py") -> ModuleAnalysis:
+    return ModuleAnalysis(cst.MetadataWrapper(cst.parse_module(textwrap.dedent(source)), unsafe_skip_copy=True), path)
+
+
+def _def(analysis: ModuleAnalysis, name: str, index: int = -1) -> cst.FunctionDef:
+    defs = [s for s in analysis.wrapper.module.body if isinstance(s, cst.FunctionDef) and s.name.value == name]
+    return defs[index]
+
+
+def _roles(source: str, function: str) -> dict[str, Role]:
+    analysis = _analysis(source)
+    context = analysis.jit.context_of(_def(analysis, function))
+    return {name: role.role for name, role in analysis.traced.roles(context).items()}
+
+
+# -- which binding a name denotes ---------------------------------------------------------------
+def test_a_rebound_def_is_another_function():
+    analysis = _analysis("""
+        import jax
+
+        def step(x):
+            return x
+
+        step(1)
+
+        def step(x):
+            return x + 1
+
+        fast = jax.jit(step)
+    """)
+    (context,) = analysis.jit.contexts
+    assert context.function is _def(analysis, "step", -1)
+
+
+def test_a_read_inside_a_function_sees_the_last_module_binding():
+    analysis = _analysis("""
+        import jax
+
+        def helper(x):
+            return x
+
+        @jax.jit
+        def f(x):
+            return helper(x)
+
+        def helper(x):
+            return -x
+    """)
+    helpers = [c.function for c in analysis.jit.contexts if c.how == "called"]
+    assert helpers == [_def(analysis, "helper", -1)]
+
+
+def test_a_conditional_rebinding_keeps_both_candidates():
+    analysis = _analysis("""
+        import jax
+
+        def step(x):
+            return x
+
+        if FLAG:
+            def step(x):
+                return -x
+
+        fast = jax.jit(step)
+    """)
+    # Either may be the jitted one: both are analysed (a safe fix keeps eager semantics anyway).
+    assert {id(c.function) for c in analysis.jit.contexts} == {id(_def(analysis, "step", 0)), id(_def_in_if(analysis))}
+
+
+def _def_in_if(analysis: ModuleAnalysis) -> cst.FunctionDef:
+    branch = next(s for s in analysis.wrapper.module.body if isinstance(s, cst.If))
+    return branch.body.body[0]
+
+
+# -- parameter roles from the calls ---------------------------------------------------------------
+def test_literal_calls_make_configuration_and_array_calls_data():
+    roles = _roles("""
+        import jax
+        import jax.numpy as jnp
+
+        @jax.jit
+        def f(x, mode, n, scale=2, unused=None):
+            return x
+
+        f(jnp.ones(3), True, 3)
+        f(jnp.zeros(3), False, 4)
+    """, "f")
+    assert roles == {"x": Role.DATA, "mode": Role.CONFIG, "n": Role.CONFIG, "scale": Role.DEFAULTED,
+                     "unused": Role.DEFAULTED}
+
+
+def test_an_annotation_is_configuration_without_calls_and_an_array_call_wins():
+    roles = _roles("""
+        import jax
+        import jax.numpy as jnp
+
+        @jax.jit
+        def f(x, flag: bool, n: int, k):
+            return x
+
+        g = f
+    """, "f")
+    assert roles == {"x": Role.UNKNOWN, "flag": Role.CONFIG, "n": Role.CONFIG, "k": Role.UNKNOWN}
+    roles = _roles("""
+        import jax
+        import jax.numpy as jnp
+
+        @jax.jit
+        def f(x, n: int):
+            return x
+
+        f(jnp.ones(2), jnp.int32(3))
+    """, "f")
+    assert roles["n"] is Role.DATA
+
+
+def test_names_and_loop_indices_are_followed_to_their_values():
+    roles = _roles("""
+        import jax
+        import jax.numpy as jnp
+
+        @jax.jit
+        def f(x, n):
+            return x
+
+        data, count = jnp.ones(3), 2
+        for i in range(3):
+            f(data, i)
+        f(data, count)
+    """, "f")
+    assert roles == {"x": Role.DATA, "n": Role.CONFIG}
+
+
+def test_a_wrapper_name_is_where_the_calls_are():
+    roles = _roles("""
+        import jax
+
+        def f(x, n):
+            return x
+
+        fast = jax.jit(f)
+        fast(1.0, 3)
+    """, "f")
+    assert roles == {"x": Role.CONFIG, "n": Role.CONFIG}
+
+
+# -- branch forms -----------------------------------------------------------------------------------
+def _verdict(source: str, *values: str) -> Agreement:
+    analysis = _analysis(source)
+    fn = _def(analysis, "f")
+    forms = Forms(analysis.names, fn, fn.body.body[0])
+    return agreement([forms.of(cst.parse_expression(v)) for v in values]).agreement
+
+
+SOURCE = """
+    import jax.numpy as jnp
+    from phiml import math
+
+    def f(x, y):
+        m = math.mean(x)
+        z = jnp.zeros_like(x)
+        return x
+"""
+
+
+@pytest.mark.parametrize("values,expected", [
+    (("x * 2", "-x"), Agreement.AGREE),
+    (("x * 2", "x + z"), Agreement.AGREE),  # zeros_like(x) is shaped like x
+    (("x - m", "x / 2"), Agreement.AGREE),  # a mean broadcasts back into x; both are floats
+    (("x * 0.5", "x"), Agreement.DOUBT),  # x may hold integers
+    (("x", "y"), Agreement.DOUBT),  # two values whose shapes may differ
+    (("x", "0"), Agreement.DOUBT),  # a number broadcast to x's shape
+    (("x[:, None]", "x"), Agreement.DOUBT),
+    (("jnp.sum", "jnp.mean"), Agreement.CLASH),  # functions, not arrays
+    (("'a'", "'b'"), Agreement.CLASH),
+    (("(x, y)", "x"), Agreement.CLASH),  # structures differ
+    (("(x, y)", "(x * 2, y)"), Agreement.AGREE),
+])
+def test_branch_agreement(values, expected):
+    assert _verdict(SOURCE, *values) is expected
+
+
+# -- test code --------------------------------------------------------------------------------------
+def test_test_paths_and_collected_names():
+    assert is_test_path("tests/solver.py") and is_test_path("pkg/test_solver.py") and is_test_path("solver_test.py")
+    assert not is_test_path("pkg/solver.py") and not is_test_path("contest.py")
+    assert collectable("test_square_jit") and collectable("TestCase") and not collectable("_test_square_jit")
+
+
+def test_new_names_are_never_collected_by_pytest():
+    analysis = _analysis("x = 1\n")
+    assert analysis.fresh_name("test_square_lambda_jit") == "_test_square_lambda_jit"
+    assert analysis.fresh_name("step_jit") == "step_jit"
+
+
+def test_calls_meant_to_fail_reach_the_jitted_function():
+    analysis = _analysis("""
+        import jax
+        import pytest
+
+        @jax.jit
+        def f(x):
+            return x
+
+        def g(x):
+            return x
+
+        fast_g = jax.jit(g)
+
+        def test_f():
+            with pytest.raises(TypeError):
+                f(1)
+
+        class TestG:
+            def test_g(self):
+                self.assertRaises(TypeError, fast_g, 1)
+    """)
+    assert analysis.expected_to_fail(_def(analysis, "f")) and analysis.expected_to_fail(_def(analysis, "g"))
