@@ -3,7 +3,9 @@
 With no names all seven run (about 6-12 minutes on 2 cores). Prints a readable report per benchmark and
 writes everything to bench-out/results.json (or --out). Exits 1 if a benchmark fails its checks.
 precision: no PML201-PML203 fix (a rewrite of static control flow) over the installed phiml, phi, jax,
-equinox and diffrax code, read-only.
+equinox and diffrax code, read-only; per source and rule, findings / safe and unsafe fixes / refusals /
+notes, with the reviewed verdicts (correct / false positive) on the installed packages, and the same counts
+over fetched repositories kept outside the project ($PHIML_REWRITE_CORPUS, colon-separated).
 retracing: a @math.jit_compile function re-traced every call (jax, torch) before and after the PML401 fix
 (forget_traces=True) and the hand-written stable key: traces, len(f.traces), wall time, RSS.
 lsp_latency: the language server on ~1,000-line files through a real client: didChange -> diagnostics,

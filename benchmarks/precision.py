@@ -1,22 +1,24 @@
-"""Precision: zero rewrites of static control flow over the installed phiml, phi, jax (its _src included) and equinox/diffrax code.
+"""Precision and recall: what every rule finds, fixes and refuses on real code, and how much of it is right.
 
-Why: these libraries are tested under jit, so their code holds no broken control flow on traced values. Every
-fix PML201 (traced-if), PML202 (traced-for) or PML203 (traced-while) proposes there rewrites an `if`, `for` or
-`while` that is static: a false positive, which a user would get as a wrong or needless rewrite of working code.
+Two kinds of sources:
+  * the installed phiml, phi, jax (its _src included), equinox and diffrax: library code its authors test
+    under jit. Every PML201 (traced-if), PML202 (traced-for) or PML203 (traced-while) fix there rewrites
+    static control flow, a false positive: the benchmark FAILS on one. Every finding there is also
+    reviewed by a person in tests/real_code_expectations.json (tests/test_real_code.py): the report
+    gives each rule's correct / false-positive counts from those verdicts (its precision).
+  * research repositories you fetched and keep outside the project (`--repos DIR ...`, or the
+    colon-separated $PHIML_REWRITE_CORPUS): PhiFlow with its demos, PhiML's docs and tests, jax-md,
+    jax-cfd, diffrax... Where the hazards are (recall) is counted per repository and rule: findings,
+    fixes by safety, refusals (reported with the reason a fix was not written) and notes ("cannot tell",
+    info). Notebooks are not read yet (issue: notebooks as first-class input); convert them first if
+    you want them counted.
 
-Read-only: `phiml-rewrite --check --select <PML201-PML205,PML401> --unsafe-fixes --output-format json` runs over the
-installed package directories themselves (no copy; check mode writes nothing). Only the codes that
-`phiml-rewrite rules` lists are selected; while none of PML201-PML203 is registered there is nothing to check,
-and the result says `skipped` (ok, but nothing was measured).
-
-Checks (each failure makes the benchmark fail):
-  * no crash: exit code in {0, 1}, the JSON output parses, no per-file `errors`;
-  * no PML201/PML202/PML203 finding carries a fix, of any safety (safe, unsafe or a displayed suggestion).
-Reported, not checked: findings and findings with a fix per code, every PML204/PML205/PML401 fix (informational),
-files, lines, wall and CPU time. equinox and diffrax are scanned when installed and skipped with a note if not.
+Read-only: `phiml-rewrite --check --unsafe-fixes --output-format json` with every registered rule, one run
+per group of sources (no copy; check mode writes nothing). Other checks (each failure fails the benchmark):
+no crash, the JSON output parses, no per-file `errors`.
 
 Importable: `run(sources=[Path(...)], limit=20, jobs=1)` checks a small subset (for tests).
-Run alone: python -m benchmarks precision [--packages jax phiml phi] [--limit N]
+Run alone: python -m benchmarks precision [--packages jax phiml phi] [--repos DIR ...] [--limit N]
 """
 from __future__ import annotations
 
@@ -92,9 +94,10 @@ def tally(data: dict, roots: list[Path]) -> dict:
             "would_change_files": len(data.get("changed_files", []))}
 
 
-def run(sources=None, limit: int | None = None, jobs: int | None = None) -> dict:
+def run(sources=None, limit: int | None = None, jobs: int | None = None, repos=None) -> dict:
     """`sources`: package names or directories/files (default: the installed phiml, phi, jax, and equinox and
-    diffrax if installed). `limit`: only the first N Python files of each source, in sorted order."""
+    diffrax if installed). `limit`: only the first N Python files of each source, in sorted order.
+    `repos`: fetched repositories to survey as well (default: $PHIML_REWRITE_CORPUS, colon-separated)."""
     jobs = jobs or os.cpu_count() or 1
     optional = () if sources else OPTIONAL_PACKAGES
     sources = list(sources or DEFAULT_PACKAGES)
@@ -135,7 +138,7 @@ def run(sources=None, limit: int | None = None, jobs: int | None = None) -> dict
     except (RuntimeError, json.JSONDecodeError, subprocess.TimeoutExpired) as e:
         res["failures"].append(f"cannot list the rules: {e}")
         return res
-    selected = [c for c in (*CONTROL_FLOW, *INFORMATIONAL) if c in registered]
+    selected = list(registered)  # every rule: the survey counts them all; the check looks at PML201-PML203
     res["selected"] = selected
     res["not_registered"] = [c for c in (*CONTROL_FLOW, *INFORMATIONAL) if c not in registered]
     if not any(c in registered for c in CONTROL_FLOW):
@@ -145,24 +148,8 @@ def run(sources=None, limit: int | None = None, jobs: int | None = None) -> dict
 
     # Directories go to the CLI as they are (its own discovery, as a user would run it); with a limit, the files.
     targets = files if limit is not None else roots
-    cmd = [*cli_command(), "--check", "--select", ",".join(selected), "--unsafe-fixes", "--output-format", "json",
-           "--no-progress", "--jobs", str(jobs), *map(str, targets)]
-    with tempfile.TemporaryDirectory(prefix="bench-precision-") as cwd:  # a neutral directory: nothing of ours applies
-        try:
-            child = run_child(cmd, cwd=Path(cwd), env=quiet_env())
-        except subprocess.TimeoutExpired as e:
-            res["failures"].append(f"phiml-rewrite timed out after {e.timeout:.0f} s")
-            return res
-    res["exit_code"] = child.returncode
-    res["wall_s"] = round(child.wall, 3)
-    res["cpu_s"] = round(child.cpu, 3)
-    res["lines_per_s"] = round(res["lines"] / child.wall) if child.wall else None
-    if child.returncode not in (0, 1):
-        res["failures"].append(f"exit code {child.returncode} (stderr tail: {child.stderr.strip()[-600:]!r})")
-    try:
-        data = json.loads(child.stdout)
-    except json.JSONDecodeError as e:
-        res["failures"].append(f"stdout is not one JSON document ({e}); first 300 chars: {child.stdout[:300]!r}")
+    data = _check(targets, selected, jobs, res)
+    if data is None:
         return res
 
     res["summary"] = data.get("summary")
@@ -173,11 +160,103 @@ def run(sources=None, limit: int | None = None, jobs: int | None = None) -> dict
     if scanned != res["files"]:
         res["notes"].append(f"the CLI scanned {scanned} files; {res['files']} Python files are under the sources")
     res.update(tally(data, roots))
+    res["survey"] = {"installed": survey(data, roots, reviewed=_verdicts())}
     if res["control_flow_fixes"]:
         res["failures"].append(f"{len(res['control_flow_fixes'])} rewrite(s) of static control flow "
                                f"({', '.join(CONTROL_FLOW)} fixes in library code)")
+    if repos is None:
+        repos = [Path(p) for p in os.environ.get("PHIML_REWRITE_CORPUS", "").split(":") if p]
+    survey_repos([Path(r) for r in repos], selected, jobs, res)
     res["ok"] = not res["failures"]
     return res
+
+
+def _check(targets, selected, jobs: int, res: dict, strict: bool = True) -> dict | None:
+    """One `--check --unsafe-fixes` run as JSON; failures and timing go into `res` (None: no usable output).
+    Not `strict` (fetched repositories): files the tool cannot process (exit 2) are the repositories' business."""
+    cmd = [*cli_command(), "--check", "--select", ",".join(selected), "--unsafe-fixes", "--output-format", "json",
+           "--no-progress", "--no-cache", "--jobs", str(jobs), *map(str, targets)]
+    with tempfile.TemporaryDirectory(prefix="bench-precision-") as cwd:  # a neutral directory: nothing of ours applies
+        try:
+            child = run_child(cmd, cwd=Path(cwd), env=quiet_env())
+        except subprocess.TimeoutExpired as e:
+            res["failures"].append(f"phiml-rewrite timed out after {e.timeout:.0f} s")
+            return None
+    res.setdefault("exit_code", child.returncode)
+    res["wall_s"] = round(res.get("wall_s", 0) + child.wall, 3)
+    res["cpu_s"] = round(res.get("cpu_s", 0) + child.cpu, 3)
+    if "lines" in res:
+        res["lines_per_s"] = round(res["lines"] / res["wall_s"]) if res["wall_s"] else None
+    if child.returncode not in ((0, 1) if strict else (0, 1, 2)):
+        res["failures"].append(f"exit code {child.returncode} (stderr tail: {child.stderr.strip()[-600:]!r})")
+    try:
+        return json.loads(child.stdout)
+    except json.JSONDecodeError as e:
+        res["failures"].append(f"stdout is not one JSON document ({e}); first 300 chars: {child.stdout[:300]!r}")
+        return None
+
+
+# What a finding is, as the survey counts it.
+OUTCOMES = ("safe fix", "unsafe fix", "refused", "note")
+
+
+def outcome(finding: dict) -> str:
+    """safe fix / unsafe fix (a fix of that safety), note (info: "cannot tell"), refused (reported: the rule
+    could not fix it here, or it is a hazard that is only reported)."""
+    fix = finding.get("fix")
+    if fix is not None and fix.get("safety") in ("safe", "unsafe"):
+        return f"{fix['safety']} fix"
+    return "note" if finding.get("severity") == "info" else "refused"
+
+
+def survey(data: dict, roots: list[Path], reviewed: dict | None = None) -> dict:
+    """Per source (a root) and rule: how many findings of each outcome; with `reviewed` verdicts (file, line,
+    code -> verdict), how many of them a person judged correct or a false positive."""
+    out: dict = {}
+    for finding in data.get("findings", []):
+        shown = _shown(finding["path"], roots)
+        root = shown.split("/", 1)[0]
+        row = out.setdefault(root, {}).setdefault(finding["code"], collections.Counter())
+        row[outcome(finding)] += 1
+        if reviewed is not None:
+            verdict = reviewed.get((shown, finding["span"]["line"], finding["code"]))
+            row["correct" if verdict == "correct" else "false positive" if verdict else "unreviewed"] += 1
+    return {root: {code: dict(counts) for code, counts in sorted(codes.items())} for root, codes in sorted(out.items())}
+
+
+def _verdicts() -> dict:
+    """(file, line, code) -> verdict, from the reviewed real-code snapshot (tests/real_code_expectations.json)."""
+    path = Path(__file__).resolve().parent.parent / "tests" / "real_code_expectations.json"
+    if not path.exists():
+        return {}
+    entries = json.loads(path.read_text()).get("findings", [])
+    return {(e["file"], e["line"], e["code"]): e["verdict"].split(" ")[0] for e in entries}
+
+
+def survey_repos(repos: list[Path], selected: list[str], jobs: int, res: dict) -> None:
+    """Fetched repositories (kept outside the project): one check run over all, counted per repository."""
+    present = [r.resolve() for r in repos if r.exists()]
+    res["notes"] += [f"repository {r} not found: skipped" for r in repos if not r.exists()]
+    if not present:
+        return
+    data = _check(present, selected, jobs, res, strict=False)
+    if data is None:
+        return
+    if data.get("errors"):
+        res["notes"].append(f"{len(data['errors'])} file(s) of the repositories could not be processed: "
+                            f"{file_errors(data['errors'])}")
+    res["survey"]["repositories"] = survey(data, present)
+    res["repository_files"] = (data.get("summary") or {}).get("files")
+
+
+def _survey_table(per_source: dict, reviewed: bool) -> str:
+    columns = list(OUTCOMES) + (["correct", "false positive", "unreviewed"] if reviewed else [])
+    rows = []
+    for source, codes in per_source.items():
+        for code, counts in codes.items():
+            findings = sum(counts.get(o, 0) for o in OUTCOMES)
+            rows.append([source, code, str(findings), *(str(counts.get(c, 0)) for c in columns)])
+    return fmt_table(rows, ["source", "code", "findings", *columns])
 
 
 def _finding_line(f: dict) -> str:
@@ -209,6 +288,13 @@ def report(res: dict) -> str:
         out.append(f"{'/'.join(INFORMATIONAL)} fixes (informational): {len(info) or 'none'}")
         out += map(_finding_line, info)
         out.append(f"files that would change: {res['would_change_files']}")
+    survey_ = res.get("survey", {})
+    if survey_.get("installed"):
+        out.append("installed packages, per rule (correct / false positive: the reviewed verdicts of tests/real_code_expectations.json):")
+        out.append(_survey_table(survey_["installed"], reviewed=True))
+    if survey_.get("repositories"):
+        out.append(f"fetched repositories ({res.get('repository_files', '?')} files), per rule:")
+        out.append(_survey_table(survey_["repositories"], reviewed=False))
     if not res.get("skipped"):
         out.append("checks: " + ("all passed (no crash, no static control flow rewritten)" if res["ok"] else "FAILED"))
     out += [f"FAILURE: {f}" for f in res["failures"]]
@@ -219,11 +305,13 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(prog="python -m benchmarks.precision", description=__doc__.splitlines()[0])
     ap.add_argument("--packages", nargs="+", default=None,
                     help="package names or paths (default: phiml phi jax, and equinox diffrax if installed)")
+    ap.add_argument("--repos", nargs="*", default=None,
+                    help="fetched repositories to survey (default: the colon-separated $PHIML_REWRITE_CORPUS)")
     ap.add_argument("--limit", type=int, default=None, help="only the first N files of each source (sorted)")
     ap.add_argument("--jobs", type=int, default=None)
     ap.add_argument("--json", action="store_true")
     a = ap.parse_args(argv)
-    res = run(a.packages, a.limit, a.jobs)
+    res = run(a.packages, a.limit, a.jobs, repos=a.repos)
     print(json.dumps(res, indent=2) if a.json else report(res))
     return 0 if res["ok"] else 1
 
