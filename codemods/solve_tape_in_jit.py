@@ -17,7 +17,9 @@ class SolveTapeInJit(Codemod):
     `torch.autograd.Function`, which PhiML's torch tracing does not record), tensorflow happens to work
     (measured). Opened around a call of a jit-compiled function it records only while that function is
     traced: on the first call the entries hold tracers or symbolic tensors, on later calls the tape is
-    empty (measured on all three backends).
+    empty (measured on all three backends). A tape the program never reads (`with SolveTape():`, or
+    its name never used) is harmless and not reported: measured, the solve inside a jit-compiled
+    function then runs on jax, torch and tensorflow alike.
 
     Reported only. The portable form returns what the tape was for (the residual, the iteration
     count) as an explicit output of the jit-compiled function, or uses the tape in eager code.
@@ -56,7 +58,7 @@ class SolveTapeInJit(Codemod):
         inside: set[int] = set()
         for context in contexts(self.file, ("phiml",)):
             for node in own_nodes(context.function):
-                if isinstance(node, cst.With) and self._tape(node) is not None:
+                if isinstance(node, cst.With) and self._tape(node) is not None and self._read(node, context.function):
                     inside.add(id(node))
                     self.report(self._tape(node), f"`SolveTape` opened inside {where(context)}: while tracing, jax raises "
                                                   "`UnexpectedTracerError` (then `KeyError`) and torch `IndexError`; only "
@@ -65,7 +67,7 @@ class SolveTapeInJit(Codemod):
         jit = self.file.analysis.jit
         for node in self._withs:
             tape = self._tape(node)
-            if tape is None or id(node) in inside:
+            if tape is None or id(node) in inside or not self._read(node, self.file.module):
                 continue
             for inner in own_nodes(node):
                 if isinstance(inner, cst.Call) and isinstance(inner.func, cst.Name) and jit.jitted_value(inner.func) is not None:
@@ -75,8 +77,27 @@ class SolveTapeInJit(Codemod):
                                       "what you need from the tape as an output of the function.")
                     break
 
+    def _read(self, node: cst.With, scope: cst.CSTNode) -> bool:
+        """Whether the program reads the tape: one it never reads records nothing anyone sees, and
+        works on every backend (measured: `with SolveTape():` around a solve in a jit-compiled function)."""
+        names = {item.asname.name.value for item in node.items
+                 if item.asname is not None and isinstance(item.asname.name, cst.Name)
+                 and isinstance(item.item, cst.Call) and item.item is self._tape(node)}
+        if not names:
+            return False
+        targets = {id(item.asname.name) for item in node.items if item.asname is not None}
+        return any(isinstance(n, cst.Name) and n.value in names and id(n) not in targets for n in _walk(scope))
+
     def _tape(self, node: cst.With) -> cst.Call | None:
         for item in node.items:
             if isinstance(item.item, cst.Call) and call_api(self.file, item.item, (Kind.SOLVE_TAPE,)) is not None:
                 return item.item
         return None
+
+
+def _walk(node: cst.CSTNode):
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        yield current
+        stack.extend(current.children)

@@ -28,7 +28,7 @@ from .engine import Settings
 from .findings import FileResult, Finding, Fix, Safety, Severity, Span
 
 DIRECTORY_NAME = ".phiml-rewrite-cache"
-SCHEMA = 1
+SCHEMA = 2
 KEEP_UNUSED_DAYS = 30  # entries no run has used for this long are dropped
 _BATCH = 500  # keys per SELECT (SQLite's limit on host parameters is 32766 or 999 on old builds)
 
@@ -82,7 +82,8 @@ def to_record(result: FileResult) -> str | None:
         del data["path"]
         findings.append(data)
     new = None if result.new_source is None else base64.b64encode(result.new_source).decode()
-    return json.dumps({"findings": findings, "new_source": new, "error": result.error, "skipped": result.skipped})
+    return json.dumps({"findings": findings, "new_source": new, "error": result.error, "skipped": result.skipped,
+                       "notes": result.notes})
 
 
 def from_record(record: str, path: str, source: bytes) -> FileResult:
@@ -97,7 +98,8 @@ def from_record(record: str, path: str, source: bytes) -> FileResult:
         ))
     new = data["new_source"]
     return FileResult(path=path, findings=findings, old_source=source, error=data["error"], skipped=data["skipped"],
-                      new_source=None if new is None else base64.b64decode(new), cached=True)
+                      new_source=None if new is None else base64.b64decode(new), cached=True,
+                      notes=data.get("notes", []))
 
 
 # -- the store ----------------------------------------------------------------------------------

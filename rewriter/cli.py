@@ -207,6 +207,8 @@ def _format_findings(report: runner.Report, output_format: str) -> str:
 
 def _print_errors(results: Sequence[FileResult]) -> None:
     for r in results:
+        for note in r.notes:
+            click.echo(f"{r.path}: note: {note}", err=True)
         if r.error:
             reason = " ".join(r.error.splitlines())  # one line per file, whatever the message
             click.echo(f"{r.path}: error: {reason}", err=True)

@@ -17,6 +17,7 @@ import libcst as cst
 from libcst.codemod import CodemodContext
 from libcst.codemod.visitors import AddImportsVisitor
 
+from . import newer_syntax
 from .codemod import Codemod, FileContext, InsertBefore, ProposedFix, Replace
 from .findings import FileResult, Finding
 from .prefilter import filter_codemods
@@ -63,7 +64,13 @@ def wanted_codemods(source: bytes, codemods: Iterable[type[Codemod]]) -> list[ty
 
 
 def parse(source: bytes) -> cst.Module:
-    """libcst's parse, with CPython's own words for why a file cannot be read.
+    """libcst's parse, with CPython's own words for why a file cannot be read."""
+    return parse_with_note(source)[0]
+
+
+def parse_with_note(source: bytes) -> tuple[cst.Module, str | None]:
+    """libcst's parse, with CPython's own words for why a file cannot be read, and a note when only
+    a newer Python's grammar reads it (rewriter/newer_syntax.py: such files are analysed).
 
     The caller has already refused binary (NUL) input. CPython parses first: it is cheap, it turns
     inputs that would crash libcst's native parser into an error, and its syntax messages are the
@@ -91,11 +98,26 @@ def parse(source: bytes) -> cst.Module:
     except ValueError:
         pass  # libcst reports it below
     if py_error is not None:
-        raise ProcessingError(f"syntax error at line {py_error.lineno}, column {py_error.offset}: {py_error.msg}")
+        construct = _newer_construct(source, py_error)
+        if construct is None:
+            raise ProcessingError(f"syntax error at line {py_error.lineno}, column {py_error.offset}: {py_error.msg}")
+        return construct
     try:
-        return cst.parse_module(source)
+        return cst.parse_module(source), None
     except (cst.ParserSyntaxError, SyntaxError, ValueError) as e:
         raise ProcessingError(f"libcst cannot parse this file: {str(e).splitlines()[0]}") from None
+
+
+def _newer_construct(source: bytes, py_error: SyntaxError) -> tuple[cst.Module, str] | None:
+    """libcst's parse and the note, when CPython's error lies at a construct of a newer grammar."""
+    try:
+        module = cst.parse_module(source)
+    except Exception:  # noqa: BLE001 - any failure: CPython's message is the one to show
+        return None
+    construct = newer_syntax.newer_construct(module, py_error.lineno or 0, py_error.offset or 0)
+    if construct is None:
+        return None
+    return module, newer_syntax.note(f"{construct} at line {py_error.lineno}")
 
 
 def process_source(source: bytes, path: str, settings: Settings) -> FileResult:
@@ -109,11 +131,13 @@ def process_source(source: bytes, path: str, settings: Settings) -> FileResult:
         result.skipped = True
         return result
     try:
-        module = parse(source)
+        module, note = parse_with_note(source)
         findings, new_module = _fixpoint(module, path, codemods, settings)
     except ProcessingError as e:
         result.error = str(e)
         return result
+    if note:
+        result.notes.append(note)
     result.findings = findings
     if settings.original_positions and new_module is not None:
         result.findings = _findings_in_original(module, path, codemods, settings)
@@ -395,9 +419,7 @@ def _apply(wrapper: cst.MetadataWrapper, fixes: Sequence[ProposedFix], names=Non
 
 def _validate(new_source: bytes | str, path: str) -> None:
     """The rewrite must parse with CPython's own parser, not only with libcst's."""
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        try:
-            ast.parse(new_source, filename=path)
-        except SyntaxError as e:
-            raise ProcessingError(f"internal error: the rewritten code does not parse ({e.msg} at line {e.lineno})") from None
+    try:
+        newer_syntax.check(new_source)  # a newer grammar's construct must be one libcst reads
+    except SyntaxError as e:
+        raise ProcessingError(f"internal error: the rewritten code does not parse ({e.msg} at line {e.lineno})") from None

@@ -74,6 +74,7 @@ class FileResult:
     error: str | None = None
     skipped: bool = False  # pre-filter proved there is nothing to find
     cached: bool = False  # served from the result cache (rewriter.cache), not computed in this run
+    notes: list[str] = field(default_factory=list)  # how the file was read, when it matters (newer syntax)
 
     @property
     def changed(self) -> bool:
@@ -122,6 +123,7 @@ def format_json(results: Sequence[FileResult], summary: dict) -> str:
         {
             "findings": [f.to_dict() for r in results for f in r.findings],
             "errors": [{"path": r.path, "message": r.error} for r in results if r.error],
+            "notes": [{"path": r.path, "message": note} for r in results for note in r.notes],
             "changed_files": [r.path for r in results if r.changed and not r.error],
             "summary": summary,
         },

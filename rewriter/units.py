@@ -30,8 +30,14 @@ class Unit:
 
 
 def units(source: str | bytes) -> dict[str, Unit]:
-    """Every unit of a module; statements that bind no name are collected under `<module>`."""
-    tree = ast.parse(source)
+    """Every unit of a module; statements that bind no name are collected under `<module>`. Code in
+    a newer Python's grammar than this interpreter reads (rewriter/newer_syntax.py) is one unit: it
+    cannot run here, so finer units would not be checked anyway."""
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        text = source.decode(errors="replace") if isinstance(source, bytes) else source
+        return {MODULE: Unit(MODULE, 1, max(1, text.count("\n")), text, "module")}
     out: dict[str, Unit] = {}
     loose: list[str] = []
     for stmt in tree.body:

@@ -84,3 +84,79 @@ def test_deep_nesting_is_an_error_for_that_file_only(tmp_path, config, depth):
     if by_name["deep.py"].error:
         assert "nest" in by_name["deep.py"].error or "parse" in by_name["deep.py"].error
     assert deep.read_text().count("(") == depth  # never half-written
+
+
+# -- syntax of a newer Python than the one running the tool (PEP 695, PEP 701) -----------------
+# libcst reads these grammars; CPython 3.11 does not. Such files are analysed and fixed, with a note,
+# and their rewrites are checked with libcst's grammar. A real syntax error is still an error.
+NEWER = '''\
+from phiml import math
+
+type Operator = object
+
+
+def diffuse(u, dt, solve):
+    label = f"{"implicit"} step"
+    return math.solve_linear(math.jit_compile_linear(lambda x: x - dt * math.laplace(x)), u, solve)
+
+
+def generic[T](u: T, dt, solve) -> T:
+    def op(x: T) -> T:
+        return x - dt * math.laplace(x)
+    return math.solve_linear(math.jit_compile_linear(op), u, solve)
+'''
+
+
+def test_newer_syntax_is_analysed_and_fixed_with_a_note(tmp_path, config):
+    path = tmp_path / "modern.py"
+    path.write_text(NEWER)
+    report = runner.run([str(path)], config, write=True)
+    (result,) = report.results
+    assert result.error is None and report.exit_code != 2
+    assert result.notes and "PEP 695 `type` statement at line 3" in result.notes[0]
+    out = path.read_text()
+    assert "def _diffuse_operator(x, dt):" in out and 'f"{"implicit"} step"' in out
+    assert "type Operator = object" in out
+    # the generic function's nested def annotates with its type parameter: it must stay
+    generic = [f for f in result.findings if "`generic`" in f.message]
+    assert generic and not generic[0].applied and "`T`" in generic[0].message
+    again = runner.run([str(path)], config, write=True)
+    assert not again.results[0].changed
+
+
+def test_newer_syntax_note_in_cli_and_json(tmp_path):
+    from click.testing import CliRunner
+
+    from rewriter.cli import main
+
+    path = tmp_path / "modern.py"
+    path.write_text(NEWER)
+    text = CliRunner().invoke(main, ["--check", "--no-cache", "--no-progress", str(path)])
+    assert text.exit_code == 1, text.output
+    assert "note: needs newer Python syntax than 3.11 (PEP 695 `type` statement at line 3)" in text.output
+    data = CliRunner().invoke(main, ["--check", "--no-cache", "--output-format", "json", str(path)])
+    import json
+
+    notes = json.loads(data.stdout)["notes"]
+    assert notes and notes[0]["path"].endswith("modern.py") and "libcst" in notes[0]["message"]
+
+
+@pytest.mark.parametrize("source, line", [
+    ("import jax\n\n\ndef f(:\n    return jax.jit(lambda y: y)\n\n\ntype X = int\n", 4),
+    ("import jax\n\n\ndef f(x):\n    return jax.jit(lambda y: y)(x)\n\n\nx = f\"{1 +}\"\n", 8),
+])
+def test_real_syntax_errors_beside_newer_syntax_are_still_errors(tmp_path, config, source, line):
+    path = tmp_path / "broken.py"
+    path.write_text(source)
+    report = runner.run([str(path)], config, write=True)
+    (result,) = report.results
+    assert result.error and result.error.startswith(f"syntax error at line {line}")
+    assert path.read_text() == source
+
+
+def test_pep701_fstring_only(tmp_path, config):
+    path = tmp_path / "fstrings.py"
+    source = NEWER.replace("type Operator = object\n", "")
+    path.write_text(source)
+    (result,) = runner.run([str(path)], config, write=False).results
+    assert result.error is None and "PEP 701 f-string at line 6" in result.notes[0]

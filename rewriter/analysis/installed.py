@@ -108,3 +108,37 @@ def has_attribute(module: str, name: str) -> bool | None:
 def oldest_python() -> tuple[int, ...]:
     """The oldest Python every installed package accepts: code running on them runs on no older one."""
     return tuple(data().OLDEST_PYTHON)
+
+
+def static_fields(class_name: str) -> frozenset[str]:
+    """The fields of an installed value class (`diffrax.SaveAt`) that hold Python values: static
+    under `equinox.filter_jit` (annotations.py)."""
+    if class_name.startswith("."):  # a relative import inside an installed package: `._saveat.SaveAt`
+        tail = "." + class_name.lstrip(".")
+        found = [fields for defined, fields in data().STATIC_FIELDS.items() if defined.endswith(tail)]
+        return frozenset(found[0].split()) if len(found) == 1 else frozenset()
+    return _value_classes().get(canonical(class_name), frozenset())
+
+
+@lru_cache(maxsize=1)
+def _value_classes() -> dict[str, frozenset[str]]:
+    return {canonical(defined): frozenset(fields.split()) for defined, fields in data().STATIC_FIELDS.items()}
+
+
+def is_type_predicate(function: str) -> bool:
+    """An installed function that answers a question about types (`diffrax.is_sde`: predicates.py).
+    A relative spelling (`._heuristics.is_sde`, inside an installed package) matches by its tail."""
+    if function.startswith("."):
+        tail = "." + function.lstrip(".")
+        return any(f"{module}.{name}".endswith(tail) for module, name in _predicates())
+    return _canonical_predicates().__contains__(canonical(function))
+
+
+@lru_cache(maxsize=1)
+def _predicates() -> frozenset[tuple[str, str]]:
+    return frozenset((module, name) for module, names in data().TYPE_PREDICATES.items() for name in names.split())
+
+
+@lru_cache(maxsize=1)
+def _canonical_predicates() -> frozenset[str]:
+    return frozenset(canonical(f"{module}.{name}") for module, name in _predicates())

@@ -21,12 +21,16 @@ its public spelling the fewest re-export hops from its definition (ties: its own
 from __future__ import annotations
 
 import argparse
+import ast
 import importlib.machinery
 import importlib.metadata
 import sys
+import warnings
 from dataclasses import dataclass
 from pathlib import Path
 
+from .annotations import static_fields
+from .predicates import type_predicates
 from .module_source import DEFINED, UNBOUND, ModuleRef, ModuleSource, Ref, read_module
 
 # The packages whose spellings the rules resolve (the frameworks of apis.py minus torch and
@@ -165,6 +169,16 @@ def facts(installed: Installed) -> dict:
             getattr_names[module] = source.getattr_names
         if source.open:
             open_modules.append(module)
+    value_classes, predicates = {}, {}
+    for module in sorted(sources):
+        tree = _tree(installed.files[module][0])
+        if tree is None:
+            continue
+        for stmt in tree.body:
+            if isinstance(stmt, ast.ClassDef) and (fields := static_fields(stmt)):
+                value_classes[f"{module}.{stmt.name}"] = " ".join(fields)
+        if found := type_predicates(tree):
+            predicates[module] = " ".join(found)
     return {
         "VERSIONS": dict(sorted(installed.versions.items())),
         "OLDEST_PYTHON": installed.oldest_python,
@@ -175,7 +189,18 @@ def facts(installed: Installed) -> dict:
         "ALL": all_names,
         "GETATTR": getattr_names,
         "OPEN": open_modules,
+        "STATIC_FIELDS": value_classes,
+        "TYPE_PREDICATES": predicates,
     }
+
+
+def _tree(path: Path) -> ast.Module | None:
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return ast.parse(path.read_bytes())
+    except (SyntaxError, ValueError):
+        return None
 
 
 def _canonical(target: Target, found: list[tuple[int, str]]) -> str:
@@ -214,6 +239,10 @@ MAYBE     public module -> the names of NAMES bound only on some paths (an `if`,
 ALL       public module -> its literal `__all__`
 GETATTR   public module with a `__getattr__` -> None (answers anything) or {name: whether it exists}
 OPEN      public modules whose bindings cannot all be read (a `*` import of an unread module)
+STATIC_FIELDS  value class (equinox.Module, dataclass; where it is defined) -> its fields that hold Python
+          values or are declared static (annotations.py): static under `equinox.filter_jit`
+TYPE_PREDICATES  module -> its functions that answer questions about types, never values
+          (predicates.py): a Python bool at trace time whatever they are given
 """
 # fmt: off
 '''

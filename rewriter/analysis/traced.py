@@ -19,12 +19,17 @@ parameter traced.
 """
 from __future__ import annotations
 
+import ast
 import enum
+import textwrap
 from dataclasses import dataclass, field
 
 import libcst as cst
 
+from .annotations import annotation_of, is_python_value, static_fields
 from .callsites import CallSites, ParamRole, Role, param_role
+from .installed import is_type_predicate
+from .installed import static_fields as installed_static_fields
 from .jit import JitAnalysis, JitContext
 from .names import NameResolver, last_name
 from .transforms import positional_params
@@ -66,6 +71,9 @@ class Value:
     # STATIC values whose Python truth is known while tracing: `x.available` of a tracer is False
     # (so `x.available and (x > 0).any` never evaluates its right side under jit)
     const: bool | None = None
+    # Fields of the value class it is declared as that hold Python values (under filter_jit:
+    # annotations.py); kept by calls that keep a pytree's structure (`eqx.tree_at`), dropped by all else
+    fields: frozenset[str] = frozenset()
 
     @property
     def traced(self) -> bool:
@@ -75,10 +83,11 @@ class Value:
     def static(self) -> bool:
         return self.trace is Trace.STATIC
 
-    def via(self, step) -> "Value":
+    def via(self, step, same_object: bool = False) -> "Value":
+        """Derived from this value by `step`; `same_object`: it is this very object (a name bound to it)."""
         if self.trace is Trace.STATIC:
             return self if self.const is None else STATIC
-        return Value(self.trace, (*self.why, step)[-6:], self.sources)
+        return Value(self.trace, (*self.why, step)[-6:], self.sources, fields=self.fields if same_object else frozenset())
 
     def explain(self) -> str:
         return " -> ".join(map(str, self.why)) if self.why else "a Python value at trace time"
@@ -89,13 +98,17 @@ FALSE_WHILE_TRACING = Value(Trace.STATIC, const=False)
 
 
 def join(*values: Value) -> Value:
+    """The value that may be any of `values` (branches that merge) or derives from all of them."""
     top = STATIC
     sources: set[tuple[int, str]] = set()
     for v in values:
         if v.trace > top.trace:
             top = v
         sources |= v.sources
-    return Value(top.trace, top.why, frozenset(sources)) if top.trace is not Trace.STATIC else STATIC
+    if top.trace is Trace.STATIC:
+        return STATIC
+    fields = frozenset.intersection(*(v.fields for v in values)) if values else frozenset()
+    return Value(top.trace, top.why, frozenset(sources), fields=fields)
 
 
 # Static by construction, whatever they are read from.
@@ -133,6 +146,9 @@ _PRIMITIVE_NAMES = frozenset(n.rsplit(".", 1)[1] for n in _PRIMITIVES)
 _ARRAY_LIBRARIES = ("phiml.math.", "jax.numpy.", "torch.", "tensorflow.")
 _JAX_STAGED = ("jax.numpy.", "jax.lax.", "jax.random.", "jax.nn.", "jax.scipy.")
 _PYTHON_SCALARS = frozenset({"int", "bool", "float"})
+# Python lists of a pytree's parts: their length is the pytree's structure, never traced.
+_PYTREE_LISTS = frozenset(f"jax.{m}.{n}" for m in ("tree_util", "tree") for n in (
+    "tree_leaves", "tree_leaves_with_path", "leaves", "leaves_with_path")) | {"equinox.tree_flatten_one_level"}
 _STATIC_ANNOTATIONS_TF = _PYTHON_SCALARS | {"str"}
 
 
@@ -259,7 +275,8 @@ class _Flow:
     def bind(self, target: cst.CSTNode, value: Value, env: dict[str, Value], stmt: cst.CSTNode,
              source: cst.CSTNode | None = None) -> None:
         if isinstance(target, cst.Name):
-            env[target.value] = value.via(_Step(f"`{target.value}` (line {{line}})", stmt, self.resolver)) if not value.static else value
+            env[target.value] = value.via(_Step(f"`{target.value}` (line {{line}})", stmt, self.resolver), same_object=True) \
+                if not value.static else value
             previous = self.flow.bound.get(target.value)
             self.flow.bound[target.value] = env[target.value] if previous is None else join(previous, env[target.value])
         elif isinstance(target, (cst.Tuple, cst.List)):
@@ -299,6 +316,8 @@ class _Flow:
             return join(*(self.expr(a.value, env) for a in args))
         if iterated.traced:
             return STATIC  # iterating over a traced array or list: its length is part of its shape
+        if isinstance(iterable, cst.Call) and self._qualified(iterable.func) & _PYTREE_LISTS:
+            return STATIC  # a pytree's leaves: how many is its structure, static under every jit
         return iterated
 
     def bind_element(self, target: cst.CSTNode, iterable: cst.CSTNode, iterated: Value, env, stmt) -> None:
@@ -350,6 +369,8 @@ class _Flow:
             return FALSE_WHILE_TRACING  # PhiML: the values of a tracer are not available
         if attr in STATIC_ATTRIBUTES or base.static:
             return STATIC
+        if attr in base.fields:
+            return STATIC  # a Python-valued field of a declared value class, under filter_jit
         if base.trace is Trace.TRACED and attr not in TENSOR_ATTRIBUTES:
             return Value(Trace.UNKNOWN, (*base.why, f"`.{attr}` (may be a static field)"), base.sources)
         return base.via(f"`.{attr}`")
@@ -379,7 +400,11 @@ class _Flow:
             if isinstance(func.value, cst.Name) and func.value.value in env and any(a.traced for a in args):
                 env[func.value.value] = join(env[func.value.value], *args)  # xs.append(tracer)
             qualified = self._qualified(func) if receiver.static else set()
-            if qualified & STATIC_CALLS or func.attr.value in STATIC_FUNCTION_NAMES or _numpy(qualified):
+            kept = _structure_kept(node, qualified, args)
+            if kept is not None:
+                return kept
+            if qualified & STATIC_CALLS or func.attr.value in STATIC_FUNCTION_NAMES or _numpy(qualified) \
+                    or any(map(is_type_predicate, qualified)):
                 return STATIC
             if receiver.static and func.attr.value.startswith(("is_", "has_")) and not all(a.static for a in args) \
                     and not any(q.startswith(_ARRAY_LIBRARIES) for q in qualified):
@@ -392,8 +417,12 @@ class _Flow:
                 self.calls.append((func, node, args))  # a local def: analysed as a helper with these arguments
                 return join(env[func.value], *args)
             qualified = self._qualified(func)
-            if qualified & STATIC_CALLS or func.value in STATIC_FUNCTION_NAMES or _numpy(qualified):
-                return STATIC
+            if qualified & STATIC_CALLS or func.value in STATIC_FUNCTION_NAMES or _numpy(qualified) \
+                    or any(map(is_type_predicate, qualified)):
+                return STATIC  # an installed function that asks about types (predicates.py)
+            kept = _structure_kept(node, qualified, args)
+            if kept is not None:
+                return kept
             returned = self.returns_of(func, node, args) if self.returns_of is not None else None
             if returned is not None:  # a helper of this module: what it returns for these arguments
                 self.calls.append((func, node, args))
@@ -517,6 +546,26 @@ def _join_env(a: dict[str, Value], b: dict[str, Value]) -> dict[str, Value]:
     for name, value in b.items():
         out[name] = join(out[name], value) if name in out else value
     return out
+
+
+# Calls that return their pytree argument (at this position) with some leaves replaced: its class,
+# and so its Python-valued fields, are kept (`eqx.tree_at(where, saveat, ...)` is still a SaveAt).
+_STRUCTURE_KEEPING = {"equinox.tree_at": 1, "jax.tree_util.tree_map": 1, "jax.tree.map": 1}
+
+
+def _structure_kept(node: cst.Call, qualified: set[str], args: list[Value]) -> Value | None:
+    positions = {_STRUCTURE_KEEPING[q] for q in qualified if q in _STRUCTURE_KEEPING}
+    if len(positions) != 1:
+        return None
+    position = positions.pop()
+    if len(node.args) <= position or node.args[position].keyword is not None or node.args[position].star:
+        return None
+    tree = args[position]
+    if not tree.fields:
+        return None
+    joined = join(*args)
+    return Value(joined.trace, (*tree.why, f"`{last_name(node.func)}()`"), joined.sources, fields=tree.fields) \
+        if joined.trace is not Trace.STATIC else STATIC
 
 
 def _annotation(param: cst.Param) -> str | None:
@@ -678,16 +727,16 @@ class TracedAnalysis:
                 out[name] = STATIC  # a dtype cannot be traced: jit requires it static (or None)
             elif framework == "phiml" and ann in ("str", "Shape", "Solve", "Callable", "Extrapolation"):
                 out[name] = STATIC  # PhiML keeps non-tensor, non-number arguments static (auxiliary)
-            elif framework == "tensorflow" and ann in _STATIC_ANNOTATIONS_TF:
+            elif framework == "tensorflow" and (ann in _STATIC_ANNOTATIONS_TF or is_python_value(self._annotation_ast(param))):
                 out[name] = STATIC  # tf.function keys traces on Python values instead of tracing them
-            elif api == "equinox.filter_jit" and ann in _STATIC_ANNOTATIONS_TF:
-                out[name] = STATIC
+            elif api == "equinox.filter_jit" and (ann in _STATIC_ANNOTATIONS_TF or is_python_value(self._annotation_ast(param))):
+                out[name] = STATIC  # `tuple[int, int]`, `bool | None`: Python values, part of the cache key
             elif name in roles and roles[name].role in (Role.CONFIG, Role.DEFAULTED) \
                     and (framework == "tensorflow" or api == "equinox.filter_jit"):
                 out[name] = STATIC  # tf.function and filter_jit keep Python values Python (one trace per value)
             elif api == "equinox.filter_jit" and roles.get(name) is not None and roles[name].role is not Role.DATA:
                 out[name] = Value(Trace.UNKNOWN, (f"`{name}`: `equinox.filter_jit` traces only the arrays in it, and no call "
-                                                  "in this file shows whether it holds any",))
+                                                  "in this file shows whether it holds any",), fields=self._static_fields(param))
             else:
                 how = {"phiml": "auxiliary_args", "jax": "static_argnums/static_argnames"}.get(framework)
                 extra = f", not in {how}" if how else ""
@@ -696,8 +745,31 @@ class TracedAnalysis:
                     self._config[(id(fn), name)] = role
                     extra += f"; a configuration value: {role.why}"
                 out[name] = Value(Trace.TRACED, (f"`{name}`: parameter of `{context.name}`, traced by `{api}`{extra}",),
-                                  frozenset({(id(fn), name)}))
+                                  frozenset({(id(fn), name)}),
+                                  fields=self._static_fields(param) if api == "equinox.filter_jit" else frozenset())
         return out
+
+    def _annotation_ast(self, param: cst.Param):
+        if param.annotation is None:
+            return None
+        return annotation_of(self.resolver.wrapper.module.code_for_node(param.annotation.annotation))
+
+    def _static_fields(self, param: cst.Param) -> frozenset[str]:
+        """The Python-valued fields of the value class `param` is declared as (in this module, or an
+        installed one such as `diffrax.SaveAt`)."""
+        ann = param.annotation.annotation if param.annotation is not None else None
+        if not isinstance(ann, (cst.Name, cst.Attribute)):
+            return frozenset()
+        fields: set[str] = set()
+        for qualified in self.resolver.qualified_names(ann):
+            fields |= installed_static_fields(qualified)
+        module = self.resolver.wrapper.module
+        if isinstance(ann, cst.Name):
+            for stmt in module.body:
+                if isinstance(stmt, cst.ClassDef) and stmt.name.value == ann.value:
+                    tree = ast.parse(textwrap.dedent(module.code_for_node(stmt)))
+                    fields |= set(static_fields(tree.body[0]))
+        return frozenset(fields)
 
     def _run(self) -> None:
         pending: dict[int, tuple[JitContext, dict[str, Value]]] = {}

@@ -1,0 +1,96 @@
+"""Syntax newer than the interpreter running phiml-rewrite (PEP 695, PEP 701 on Python 3.11).
+
+CPython's parser is our cheap pre-check and the validator of every rewrite, but it only knows its
+own version's grammar. libcst, which does all the analysis and editing, parses every grammar up to
+Python 3.14. So a file that CPython rejects *at* a construct of a newer grammar, and that libcst
+parses, is valid code for its authors' interpreter: it is analysed like any other file, with a note
+that says why CPython could not check it. A syntax error anywhere else is still a syntax error.
+"""
+from __future__ import annotations
+
+import ast
+import sys
+import warnings
+
+import libcst as cst
+from libcst.metadata import MetadataWrapper, PositionProvider
+
+
+def newer_construct(module: cst.Module, line: int, column: int) -> str | None:
+    """The newer-grammar construct of `module` at CPython's error position (1-based line, 1-based
+    column), or None when the error lies elsewhere. `module` must be libcst's parse of the same code."""
+    wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
+    finder = _Finder(line, column)
+    wrapper.visit(finder)
+    return finder.found
+
+
+def check(source: bytes | str) -> str | None:
+    """None when CPython parses `source`; else the reason it cannot, if it is only a newer grammar
+    ("PEP 695 type parameters at line 3"); raises SyntaxError for a real syntax error."""
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            ast.parse(source)
+        return None
+    except SyntaxError as error:
+        py_error = error
+    try:
+        module = cst.parse_module(source)
+    except Exception:
+        raise py_error from None
+    construct = newer_construct(module, py_error.lineno or 0, py_error.offset or 0)
+    if construct is None:
+        raise py_error
+    return f"{construct} at line {py_error.lineno}"
+
+
+def note(construct: str) -> str:
+    """The one line a user reads about a file analysed with libcst's grammar only."""
+    version = f"{sys.version_info.major}.{sys.version_info.minor}"
+    return (f"needs newer Python syntax than {version} ({construct}): analysed with libcst's parser; "
+            f"rewrites are checked with it too, not with Python {version}'s")
+
+
+class _Finder(cst.CSTVisitor):
+    METADATA_DEPENDENCIES = (PositionProvider,)
+
+    def __init__(self, line: int, column: int) -> None:
+        super().__init__()
+        self.line, self.column = line, column
+        self.found: str | None = None
+
+    def _covers(self, node: cst.CSTNode) -> bool:
+        span = self.get_metadata(PositionProvider, node)
+        start, end = (span.start.line, span.start.column + 1), (span.end.line, span.end.column + 1)
+        return start <= (self.line, self.column) <= end
+
+    def _mark(self, node: cst.CSTNode, construct: str) -> None:
+        if self.found is None and self._covers(node):
+            self.found = construct
+
+    def visit_TypeAlias(self, node: cst.TypeAlias) -> None:
+        self._mark(node, "PEP 695 `type` statement")
+
+    def visit_TypeParameters(self, node: cst.TypeParameters) -> None:
+        self._mark(node, "PEP 695 type parameters")
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        # CPython reports `def f[T]` at the name or the bracket, just before the parameters node
+        if node.type_parameters is not None:
+            self._mark_header(node, "PEP 695 type parameters")
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> None:
+        if node.type_parameters is not None:
+            self._mark_header(node, "PEP 695 type parameters")
+
+    def _mark_header(self, node: cst.FunctionDef | cst.ClassDef, construct: str) -> None:
+        name = self.get_metadata(PositionProvider, node.name)
+        params = self.get_metadata(PositionProvider, node.type_parameters)
+        if self.found is None and (name.start.line, name.start.column + 1) <= (self.line, self.column) \
+                <= (params.end.line, params.end.column + 1):
+            self.found = construct
+
+    def visit_FormattedString(self, node: cst.FormattedString) -> None:
+        # PEP 701: quotes, backslashes, comments and line breaks inside replacement fields
+        self._mark(node, "PEP 701 f-string")
