@@ -62,6 +62,8 @@ def plan(file, fn: cst.FunctionDef, outer: cst.FunctionDef) -> Plan | None:
                     and names.parent(line) is outer.body and len(line.body) == 1):
                 return Plan(message, f"`{name}.{rule}` is used in a form that cannot move (only `{name}.{rule}(...)` as a statement can)")
             rule_statements.append((line, call))
+        elif isinstance(parent, cst.Return) and parent.value is ref.node:
+            return Plan(message, factory_advice(outer.name.value, name))
         else:
             return Plan(message, f"`{name}` leaves `{outer.name.value}` or is used other than by calls")
     if len(rule_statements) != 1 or not calls:
@@ -94,6 +96,14 @@ def plan(file, fn: cst.FunctionDef, outer: cst.FunctionDef) -> Plan | None:
     from rewriter.codemod import InsertBefore, Replace
 
     return Plan(message, None, (InsertBefore(anchor, (*lifted, rule_line)), Replace(outer.body, body)), renamed[name])
+
+
+def factory_advice(factory: str, built: str) -> str:
+    """What to do about a function that builds and returns a custom-derivative function: it cannot
+    move to module level (it wraps what it is given), so its results are kept instead."""
+    return (f"`{factory}` returns `{built}`, so it is a factory and each of its calls builds a function that jax "
+            f"traces anew; call `{factory}` once per function it wraps and keep the result (at module level, or "
+            "in a dict keyed on the wrapped functions; a method can keep it on the instance)")
 
 
 def _nested_helper(names, expr: cst.BaseExpression, outer: cst.FunctionDef) -> cst.FunctionDef | str | None:

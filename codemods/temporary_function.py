@@ -11,7 +11,7 @@ from rewriter.analysis.jit import bound_value
 from rewriter.analysis.structure import ancestors, enclosing_function, is_inside, top_level_statement
 from rewriter.analysis.transforms import literal
 from rewriter.codemod import Codemod, Example, InsertBefore, Replace
-from rewriter.findings import Safety
+from rewriter.findings import Safety, Severity
 
 from . import _custom_derivative as custom_derivative
 from ._lift import COMMA, NO_SPACE_EQUAL, Temporary, at_module_level, lifted_def, rewrite_function_body, temporary_at
@@ -39,6 +39,8 @@ _SLOTS: dict[str, tuple[Slot, ...]] = {
     "phiml.math.solve_nonlinear": (Slot(0, "f", "equation"),),
     "jax.lax.custom_root": (Slot(0, "f", "equation"), Slot(2, "solve", "solve"), Slot(3, "tangent_solve", "tangent_solve")),
     "jax.lax.custom_linear_solve": (Slot(0, "matvec", "matvec"), Slot(2, "solve", "solve"), Slot(3, "transpose_solve", "transpose_solve")),
+    **{f"jax.scipy.sparse.linalg.{n}": (Slot(0, "A", "matvec"), Slot(None, "M", "preconditioner"))
+       for n in ("cg", "gmres", "bicgstab")},
 }
 # Transforms that return a new function with its own trace cache: built per call, they are hoisted.
 _TRANSFORM_SLOTS: dict[str, tuple[Slot, ...]] = {
@@ -55,6 +57,12 @@ _WHY = {
     "phiml.math.solve_nonlinear": "PhiML keys the traces of the equation on the function object",
     "jax.lax.custom_root": "jax caches the traced functions by identity",
     "jax.lax.custom_linear_solve": "jax caches the traced functions by identity",
+    # Measured (jax 0.10.2, 8 unknowns): the matvec is traced on every eager call however it is
+    # defined, and the solver's loop compiled again; only a jitted caller makes it cheap.
+    **{f"jax.scipy.sparse.linalg.{n}": ("where it runs eagerly (no jitted caller), jax traces it and compiles the "
+                                         "solver's loop again on every call, however it is defined (measured, `cg`: 84 ms "
+                                         "a call; 64 ms with a module-level function; 0.03 ms under a jitted caller): jit "
+                                         f"the code that calls `{n}`") for n in ("cg", "gmres", "bicgstab")},
 }
 
 
@@ -76,6 +84,19 @@ class TemporaryFunction(Codemod):
     `math.gradient` / `jacobian` / `hessian` of a function — built on every call are built once at
     module level, their functions lifted with them; a `@jax.custom_vjp` / `@jax.custom_jvp` def in a
     function moves to module level with its rule functions and its `defvjp` / `defjvp` statement.
+
+    jax's iterative solvers (`jax.scipy.sparse.linalg.cg` / `gmres` / `bicgstab`, their `A` and `M`)
+    are different: measured on jax 0.10.2, in eager code they trace the matvec and compile their loop
+    again on every call however it is defined (an 8-unknown `cg`: 84 ms a call with a nested matvec,
+    64 ms with a module-level one, 0.03 ms under a jitted caller). A function that captures nothing is
+    still lifted (the quarter it saves is free); every finding says that the fix that matters is a
+    jitted caller, and is an info, since that caller may live in another module.
+
+    Where no fix is safe, the finding gives the module-level form: a `math.custom_gradient(f, g)`
+    whose functions capture values takes them as (auxiliary) parameters of `f`, read from `params`
+    in `g`; a function that builds and returns a `custom_gradient` / `jax.custom_vjp` around what it
+    is given is a factory: its results are kept per wrapped function (a module function that returns
+    a `math.custom_gradient` it builds, called per call, is reported the same way).
 
     It is left alone, with the reason, when lifting could change what it computes: it reads a
     captured name that is assigned again later (late binding), writes `nonlocal`/`global`, is a
@@ -146,7 +167,7 @@ class TemporaryFunction(Codemod):
         ),
     )
     TRIGGERS = (("solve_linear",), ("preprocess_y",), ("minimize",), ("solve_nonlinear",), ("custom_root",), ("gradient",), ("jacobian",), ("hessian",),
-                ("custom_linear_solve",), ("jit",), ("custom_vjp",), ("custom_jvp",), ("with_preprocessing",))
+                ("custom_linear_solve",), ("jit",), ("custom_vjp",), ("custom_jvp",), ("with_preprocessing",), ("linalg",))
 
     def __init__(self, file) -> None:
         super().__init__(file)
@@ -207,7 +228,8 @@ class TemporaryFunction(Codemod):
         syntax = self.file.syntax
         self._deferred += [c for c in self._candidates if (syntax.may_be_jitted(c.func)
                            or isinstance(c.func, cst.Name) and c.func.value in syntax.custom_gradient_assigned)
-                           and self._may_pass_a_temporary(c)]
+                           and self._may_pass_a_temporary(c)
+                           or isinstance(c.func, cst.Name) and self._custom_gradient_factory(c.func)]
         self._check_derivatives()
         for node in self._deferred:
             if analysis.jit.enclosing_context(node) is not None:
@@ -227,6 +249,8 @@ class TemporaryFunction(Codemod):
                         break  # the call is replaced: its other slots are looked at in the next pass
             elif api is None and (analysis.jit.jitted_value(node.func) is not None or self._custom_gradient_value(node.func)):
                 self._check_jit_arguments(node)
+            elif api is None and isinstance(node.func, cst.Name) and self._custom_gradient_factory(node.func):
+                self._check_factory_call(node)
 
     # -- sites ------------------------------------------------------------------------------
     def _check(self, call: cst.Call, slot: Slot, api: str) -> str | None:
@@ -235,7 +259,9 @@ class TemporaryFunction(Codemod):
             return None
         short = api.split(".", 2)[-1] if api.startswith("phiml.math.") else api
         where = f"`{short}`" if slot.position == 0 else f"`{short}({slot.keyword}=...)`"
-        return self._lift(call, arg, slot, f"passed to {where}", _WHY[api], f"`{short}`")
+        # jax's iterative solvers cost nothing extra under a jitted caller, which may be in another module
+        severity = Severity.INFO if api.startswith("jax.scipy.") else None
+        return self._lift(call, arg, slot, f"passed to {where}", _WHY[api], f"`{short}`", severity)
 
     def _report_derivative_call(self, call: cst.Call, api: str) -> None:
         """`g = jax.custom_vjp(f)` inside a function: reported; the decorator form is lifted (see below)."""
@@ -243,9 +269,18 @@ class TemporaryFunction(Codemod):
         enclosing = enclosing_function(names, call)
         if enclosing is None or isinstance(enclosing, cst.Lambda):
             return
-        self.report(call, f"`{api}(...)` builds a new custom-derivative function every time `{enclosing.name.value}` "
-                          "runs, and jax traces it again each time (not lifted automatically in this form: define it "
-                          f"once at module level, with `@{api}` and its rules)")
+        head = (f"`{api}(...)` builds a new custom-derivative function every time `{enclosing.name.value}` runs, "
+                "and jax traces it again each time")
+        wrapped = call.args[0].value if call.args and call.args[0].keyword is None else None
+        params = {p.name.value for p in (*enclosing.params.posonly_params, *enclosing.params.params, *enclosing.params.kwonly_params)}
+        if isinstance(wrapped, cst.Name) and wrapped.value in params:  # it wraps what it is given: a factory
+            target = names.parent(call)
+            built = target.targets[0].target.value if isinstance(target, cst.Assign) and len(target.targets) == 1 \
+                and isinstance(target.targets[0].target, cst.Name) else "its result"
+            self.report(call, f"{head} (not lifted: {custom_derivative.factory_advice(enclosing.name.value, built)})")
+            return
+        self.report(call, f"{head} (not lifted automatically in this form: define it once at module level, with "
+                          f"`@{api}` and its rules)")
 
     def _custom_gradient_value(self, expr: cst.BaseExpression) -> bool:
         """`expr` names a module-level `math.custom_gradient(...)` result (its calls key traces on arguments)."""
@@ -253,6 +288,51 @@ class TemporaryFunction(Codemod):
         value = bound_value(names, expr)
         func = value.func if isinstance(value, cst.Call) else None
         return isinstance(func, (cst.Name, cst.Attribute)) and getattr(names.api(func, (Kind.CUSTOM_GRADIENT,)), "name", None) == "phiml.math.custom_gradient"
+
+    def _custom_gradient_factory(self, func: cst.Name) -> bool:
+        """`func` is a module-level def of this file that returns a `math.custom_gradient(...)` it builds
+        (PhiML's `attach_gradient_solve`): calling it builds a function with an empty trace cache."""
+        names = self.file.analysis.names
+        defs = self.file.analysis.jit.functions_denoted(func)
+        if len(defs) != 1 or not isinstance(defs[0], cst.FunctionDef) or not at_module_level(names, defs[0]):
+            return False
+        built: set[str] = set()
+        returns: list[cst.BaseExpression | None] = []
+        for node in _own_nodes(defs[0]):
+            if isinstance(node, cst.Assign) and isinstance(node.value, cst.Call) and _is_custom_gradient(names, node.value.func):
+                built.update(t.target.value for t in node.targets if isinstance(t.target, cst.Name))
+            elif isinstance(node, cst.Return):
+                returns.append(node.value)
+        return bool(returns) and all(
+            isinstance(r, cst.Call) and _is_custom_gradient(names, r.func) or isinstance(r, cst.Name) and r.value in built
+            for r in returns)
+
+    def _check_factory_call(self, call: cst.Call) -> None:
+        """A custom-gradient factory called in a function: a new function with an empty trace cache on
+        every call. Reported with what stops it from being built once (its functions' captures)."""
+        names = self.file.analysis.names
+        enclosing = _enclosing_def(names, call)
+        if enclosing is None:
+            return
+        factory = call.func.value
+        label = enclosing.name.value.lstrip("_") or "function"
+        blocked = []
+        for i, arg in enumerate(call.args):
+            found = temporary_at(names, arg.value, f"arg{i}", label)
+            if isinstance(found, Temporary):
+                result = captures(names, found.function)
+                if result.refusal is not None or result.names:
+                    blocked.append(f"`{dotted_text(arg.value)}` {result.refusal or 'captures ' + ', '.join(f'`{n}`' for n in result.names)}")
+            elif found is None and not (isinstance(arg.value, cst.Name) and _module_level_name(names, arg.value)):
+                if not _constant(arg.value):
+                    blocked.append(f"its argument `{dotted_text(arg.value)}` is computed at run time")
+        how = ("; ".join(blocked) + ": make them module-level functions that take these values as arguments "
+               "(named in `auxiliary_args` when they are Python values), then build it once") if blocked \
+            else f"build it once at module level: `_{label}_{factory.lstrip('_')} = {dotted_text(call)}`"
+        self.report(call, f"`{factory}(...)` returns a new `math.custom_gradient` function every time "
+                          f"`{enclosing.name.value}` runs: its trace cache starts empty, so each eager call traces again "
+                          f"(under a jitted caller it is traced once per trace) (not built once: {how})",
+                    severity=Severity.INFO)
 
     def _check_transform(self, call: cst.Call, api: str) -> None:
         """`math.custom_gradient(f, g)` / `math.gradient(f)` built on every call: a new function
@@ -265,6 +345,7 @@ class TemporaryFunction(Codemod):
         label = enclosing.name.value.lstrip("_") or "function"
         message = f"`math.{short}(...)` builds a new function with an empty trace cache every time `{enclosing.name.value}` runs, so it is traced again on every call"
         lifted: list[tuple[cst.Arg, Temporary]] = []
+        captured: dict[str, list[str]] = {}  # base name of a lifted function -> the values it captures
         for slot in _TRANSFORM_SLOTS[api]:
             arg = _slot_arg(call, slot)
             if arg is None:
@@ -278,11 +359,15 @@ class TemporaryFunction(Codemod):
                     return  # a function only known at run time: building per call may be the point
                 continue
             result = captures(names, found.function, module_level=tuple(d.decorator for d in found.decorators))
-            if result.refusal is not None or result.names or result.imports:
+            if result.refusal is not None or result.imports or result.names and api != "phiml.math.custom_gradient":
                 why = result.refusal or f"{found.label} captures {', '.join(f'`{n}`' for n in result.names)}"
                 self.report(call, f"{message} (not built once: {why})")
                 return
+            captured[found.base_name] = list(result.names)
             lifted.append((arg, found))
+        if any(captured.values()):
+            self.report(call, f"{message} (not built once: {_custom_gradient_form(captured, label)})")
+            return
         slot_args = [_slot_arg(call, slot) for slot in _TRANSFORM_SLOTS[api]]
         for arg in call.args:
             if any(arg is a for a in slot_args):
@@ -342,7 +427,8 @@ class TemporaryFunction(Codemod):
                           f"`{callee}`") == "fixed":
                 return
 
-    def _lift(self, call: cst.Call, arg: cst.Arg, slot: Slot, passed: str, why: str, callee: str) -> str | None:
+    def _lift(self, call: cst.Call, arg: cst.Arg, slot: Slot, passed: str, why: str, callee: str,
+              severity: Severity | None = None) -> str | None:
         """Report the function in the slot: "fixed" (a fix replaces the call), "reported", or None."""
         names = self.file.analysis.names
         enclosing = _enclosing_def(names, call)
@@ -355,23 +441,23 @@ class TemporaryFunction(Codemod):
         what = found.label if isinstance(found, Temporary) else f"the local function `{dotted_text(arg.value)}`"
         message = f"{what} {passed} is a new object every time `{enclosing.name.value}` runs: {why}"
         if isinstance(found, str):
-            self.report(arg.value, f"{message} (not lifted: {found})")
+            self.report(arg.value, severity=severity, message=f"{message} (not lifted: {found})")
             return "reported"
         inline = isinstance(found.function, cst.Lambda) and found.remove is None
         # An inline lambda the API calls right away reads its captures at the call: nothing to rebind.
         result = captures(names, found.function, rebinding_after=call if slot.stored else None,
                           late_binding=slot.stored or not inline, module_level=tuple(d.decorator for d in found.decorators))
         if result.refusal is not None:
-            self.report(arg.value, f"{message} (not lifted: {result.refusal})")
+            self.report(arg.value, severity=severity, message=f"{message} (not lifted: {result.refusal})")
             return "reported"
         if result.names and slot.channel is None:
             values = ", ".join(f"`{n}`" for n in result.names)
-            self.report(arg.value, f"{message} (not lifted: it captures {values}, which {callee} cannot pass "
+            self.report(arg.value, severity=severity, message=f"{message} (not lifted: it captures {values}, which {callee} cannot pass "
                                    "on to a module-level function)")
             return "reported"
         new_call = _with_channel(call, arg, slot, result.names, cst.Name("__lifted__"))
         if new_call is None:
-            self.report(arg.value, f"{message} (not lifted: `{slot.channel}` is given in a form that cannot be extended)")
+            self.report(arg.value, severity=severity, message=f"{message} (not lifted: `{slot.channel}` is given in a form that cannot be extended)")
             return "reported"
         anchor = top_level_statement(names, call)
         name = self.file.analysis.fresh_name(found.base_name)
@@ -382,7 +468,7 @@ class TemporaryFunction(Codemod):
         else:  # one edit for the deletion and the call, so the gap the def leaves closes cleanly
             owner = _enclosing_def(names, found.remove)
             if owner is None or not is_inside(names, call, owner):
-                self.report(arg.value, f"{message} (not lifted: it is defined in another function than it is used)")
+                self.report(arg.value, severity=severity, message=f"{message} (not lifted: it is defined in another function than it is used)")
                 return "reported"
             change = Replace(owner.body, rewrite_function_body(owner, {id(call): new_call}, found.remove))
         edits = [InsertBefore(anchor, (lifted,)), change]
@@ -390,9 +476,47 @@ class TemporaryFunction(Codemod):
         if result.names and slot.channel == "f_args" and any(_is_linear_jit(names, d.decorator) for d in lifted.decorators):
             passed_as += (" (under jit on jax or tensorflow, a Tensor among them needs `Solve(..., rank_deficiency=0)`: "
                           "add it if the system has full rank — not added automatically, since it changes the result of a singular one)")
-        self.report(arg.value, f"{message}; lifted to module level as `{name}`{passed_as}", edits=edits,
+        self.report(arg.value, severity=severity, message=f"{message}; lifted to module level as `{name}`{passed_as}", edits=edits,
                     fix_description=f"lift it to module level as `{name}`")
         return "fixed"
+
+
+def _constant(expr: cst.BaseExpression) -> bool:
+    if isinstance(expr, (cst.Float, cst.Imaginary)):
+        return True
+    try:
+        literal(expr)
+        return True
+    except ValueError:
+        return False
+
+
+def _is_custom_gradient(names, func: cst.BaseExpression) -> bool:
+    api = names.api(func, (Kind.CUSTOM_GRADIENT,)) if isinstance(func, (cst.Name, cst.Attribute)) else None
+    return api is not None and api.name == "phiml.math.custom_gradient"
+
+
+def _own_nodes(fn: cst.FunctionDef):
+    """The nodes of `fn`'s body, not those of the functions and classes it defines."""
+    stack = list(fn.body.children)
+    while stack:
+        node = stack.pop()
+        yield node
+        if not isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+            stack.extend(node.children)
+
+
+def _custom_gradient_form(captured: dict[str, list[str]], label: str) -> str:
+    """The module-level form of a `math.custom_gradient(f, g)` whose functions capture values: PhiML
+    hands every argument of `f` to `g` in `params` (measured on jax and torch)."""
+    values = list(dict.fromkeys(n for names in captured.values() for n in names))
+    shown = ", ".join(f"`{n}`" for n in values)
+    forward, gradient = (list(captured) + ["_gradient"])[:2]
+    aux = ",".join(values)
+    return (f"they capture {shown}; the module-level form is `_{label}_custom_gradient = math.custom_gradient("
+            f"{forward}, {gradient}, auxiliary_args='{aux}')`, with {shown} as parameters of `{forward}` after its "
+            f"inputs, read as `params['{values[0]}']` in `{gradient}`, and passed at each call; a value that is a "
+            f"traced tensor stays a parameter instead of an auxiliary one, and `{gradient}` returns its gradient too")
 
 
 def dotted_text(node: cst.CSTNode) -> str:

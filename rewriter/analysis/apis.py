@@ -57,6 +57,7 @@ _TABLE: list[Api] = [
     *_apis(Kind.CUSTOM_GRADIENT, "tensorflow", "tensorflow.custom_gradient"),
     *_apis(Kind.SOLVER, "phiml", "phiml.math.solve_linear phiml.math.solve_nonlinear phiml.math.minimize phiml.math.Solve"),
     *_apis(Kind.SOLVER, "jax", "jax.lax.custom_root jax.lax.custom_linear_solve"),
+    *_apis(Kind.SOLVER, "jax", " ".join(f"jax.scipy.sparse.linalg.{n}" for n in ("cg", "gmres", "bicgstab"))),
     *_apis(Kind.NETWORK, "phiml", "phiml.nn.update_weights phiml.nn.get_parameters phiml.math.native_call phiml.nn.mlp "
                                   "phiml.nn.u_net phiml.nn.conv_net phiml.nn.res_net phiml.nn.conv_classifier "
                                   "phiml.nn.invertible_net"),
@@ -70,6 +71,7 @@ TEMPORARY_FUNCTION_APIS = frozenset({
     "phiml.math.solve_linear", "phiml.math.Solve", "phiml.math.minimize", "phiml.math.solve_nonlinear",
     "phiml.math.custom_gradient", "phiml.math.gradient", "phiml.math.jacobian", "phiml.math.hessian",
     "jax.lax.custom_root", "jax.lax.custom_linear_solve", "jax.custom_vjp", "jax.custom_jvp",
+    "jax.scipy.sparse.linalg.cg", "jax.scipy.sparse.linalg.gmres", "jax.scipy.sparse.linalg.bicgstab",
 })
 
 # Re-exports (`phi.field.solve_linear` is `phiml.math.solve_linear`) and what `from X import *` binds
