@@ -16,6 +16,7 @@ from rewriter.analysis.structure import (
     is_inside,
     top_level_statement,
 )
+from rewriter.analysis.names import last_name
 from rewriter.analysis.syntax import spelled_application
 from rewriter.analysis.transforms import Application, match_application
 from rewriter.codemod import Codemod, Example, InsertBefore, Replace
@@ -147,6 +148,10 @@ class JitInLoop(Codemod):
         if app.transform.api.name in _EAGER:
             self.report(node, base + f"; `{app.transform.api.name}` compiles eagerly, so build it once by hand")
             return
+        factory = self._factory_call(app)
+        if factory is not None:
+            self._report_factory(node, app, factory, loops, where)
+            return
         # jax caches `jax.jit(named_f)` on the function: rebuilding it costs a lookup, not a compile.
         cheap = app.transform.framework == "jax" and not isinstance(app.function, cst.Lambda)
         severity = Severity.INFO if cheap else None
@@ -176,6 +181,59 @@ class JitInLoop(Codemod):
             fix_description=f"build the wrapper once, {plan.level}",
             severity=severity,
         )
+
+    # -- a factory call as the wrapped function ---------------------------------------------------
+    def _factory_call(self, app: Application) -> cst.Call | None:
+        """`jax.jit(make_step(dt))`: the wrapped function is what a call returns (not `partial`)."""
+        fn = app.function
+        if not isinstance(fn, cst.Call) or not isinstance(fn.func, (cst.Name, cst.Attribute)):
+            return None
+        if self.file.analysis.names.api(fn.func) is not None:
+            return None  # `partial(f, ...)`, `jax.grad(f)`: a library transform, judged as before
+        return fn
+
+    def _report_factory(self, node: cst.Call, app: Application, factory: cst.Call, loops: list, where: str) -> None:
+        """A jit of whatever a factory returns, built per iteration or per call: usually a new function
+        each time, so the wrapper's cache (jax's too: keyed on the function object) never serves a second
+        call. Hoisting would call the factory once instead of every time, and where it reads the loop's
+        state one wrapper cannot serve every iteration: the cure is one wrapper per distinct value, kept in
+        a dict. That is reported, never applied: whether the value is hashable and compared by value (a
+        float: yes; a jax array: unhashable, a TypeError; an object without `__eq__`: never found again)
+        and whether the factory is pure are only known at run time."""
+        transform = app.transform.api.name
+        spelling = self.file.code(factory).strip()
+        framework = app.transform.framework
+        cost = {"phiml": "PhiML traces it again every time",
+                "jax": "jax compiles it again every time (its cache is keyed on the function object)",
+                }.get(framework, "it is traced again every time")
+        base = f"`{transform}` wrapper built {where} around `{spelling}`, a new function each time: {cost}"
+        varying = self._loop_state_read(factory, loops)
+        if varying:
+            key = varying[0] if len(varying) == 1 else f"({', '.join(varying)})"
+            cache = f"{last_name(factory.func) or 'step'}_jit"
+            wrapper = self.file.code(self._hoist_unit(app)).strip()
+            which = ", ".join(f"`{v}`" for v in varying)
+            self.report(node, f"{base}; not hoisted: the factory reads the loop variable{'s' if len(varying) > 1 else ''} "
+                              f"{which}. Fix: one wrapper per distinct value — `{cache} = {{}}` before the loop, "
+                              f"`if {key} not in {cache}: {cache}[{key}] = {wrapper}`, call `{cache}[{key}]` (needs `{key}` "
+                              "hashable with value equality and a factory without side effects)")
+            return
+        outside = "before the loop" if loops else "outside the function"
+        self.report(node, f"{base}; not hoisted: the factory would then run once instead of every time. Fix: build the "
+                          f"wrapper once, {outside}, if the factory has no side effects")
+
+    def _loop_state_read(self, factory: cst.Call, loops: list) -> list[str]:
+        """Names the factory call reads that an enclosing loop changes (its target or its body)."""
+        names = self.file.analysis.names
+        read = [f for f in free_names(names, factory) if f.where in ("local", "global")]
+        out: list[str] = []
+        for loop in loops:
+            for f in read:
+                if f.node.value in out:
+                    continue
+                if any(getattr(a, "node", None) is not None and is_inside(names, a.node, loop) for a in f.assignments):
+                    out.append(f.node.value)
+        return out
 
     def _existing_binding(self, unit: cst.Call, plan: _Plan) -> str | None:
         """A module-level `name = <the same wrapper>` bound once, before the anchor."""
