@@ -201,39 +201,53 @@ class JitInLoop(Codemod):
         float: yes; a jax array: unhashable, a TypeError; an object without `__eq__`: never found again)
         and whether the factory is pure are only known at run time."""
         transform = app.transform.api.name
-        spelling = self.file.code(factory).strip()
+        spelling = _short(self.file.code(factory))
         framework = app.transform.framework
         cost = {"phiml": "PhiML traces it again every time",
                 "jax": "jax compiles it again every time (its cache is keyed on the function object)",
                 }.get(framework, "it is traced again every time")
         base = f"`{transform}` wrapper built {where} around `{spelling}`, a new function each time: {cost}"
-        varying = self._loop_state_read(factory, loops)
-        if varying:
-            key = varying[0] if len(varying) == 1 else f"({', '.join(varying)})"
-            cache = f"{last_name(factory.func) or 'step'}_jit"
-            wrapper = self.file.code(self._hoist_unit(app)).strip()
-            which = ", ".join(f"`{v}`" for v in varying)
-            self.report(node, f"{base}; not hoisted: the factory reads the loop variable{'s' if len(varying) > 1 else ''} "
-                              f"{which}. Fix: one wrapper per distinct value — `{cache} = {{}}` before the loop, "
-                              f"`if {key} not in {cache}: {cache}[{key}] = {wrapper}`, call `{cache}[{key}]` (needs `{key}` "
-                              "hashable with value equality and a factory without side effects)")
+        if not loops:  # once per call of the function: often called once (a test, a driver)
+            self.report(node, f"{base}; not hoisted: the factory would then run once instead of every time. Fix: build "
+                              "the wrapper once, outside the function, if the factory has no side effects",
+                        severity=Severity.INFO)
             return
-        outside = "before the loop" if loops else "outside the function"
-        self.report(node, f"{base}; not hoisted: the factory would then run once instead of every time. Fix: build the "
-                          f"wrapper once, {outside}, if the factory has no side effects")
+        varying, loop = self._loop_state_read(factory, loops)
+        if not varying:
+            self.report(node, f"{base}; not hoisted: the factory would then run once instead of every time. Fix: build "
+                              "the wrapper once, before the loop, if the factory has no side effects")
+            return
+        targets = _target_names(loop)
+        which = ", ".join(f"`{v}`" for v in varying)
+        reads = (f"the loop variable{'s' if len(varying) > 1 else ''} {which}" if set(varying) <= targets
+                 else f"{which}, which change{'s' if len(varying) == 1 else ''} in the loop")
+        if _few_fixed_values(loop):
+            self.report(node, f"{base}; not hoisted: the factory reads {reads}, and the loop runs over a few fixed values, "
+                              "one wrapper each: build them once, outside, only if the loop itself runs again",
+                        severity=Severity.INFO)
+            return
+        key = varying[0] if len(varying) == 1 else f"({', '.join(varying)})"
+        cache = f"{last_name(factory.func) or 'step'}_jit"
+        wrapper = _short(self.file.code(self._hoist_unit(app)), 80)
+        self.report(node, f"{base}; not hoisted: the factory reads {reads}. Fix: one wrapper per distinct value — "
+                          f"`{cache} = {{}}` before the loop, `if {key} not in {cache}: {cache}[{key}] = {wrapper}`, call "
+                          f"`{cache}[{key}]` (needs `{key}` hashable with value equality and a factory without side effects)")
 
-    def _loop_state_read(self, factory: cst.Call, loops: list) -> list[str]:
-        """Names the factory call reads that an enclosing loop changes (its target or its body)."""
+    def _loop_state_read(self, factory: cst.Call, loops: list) -> tuple[list[str], cst.CSTNode | None]:
+        """Names the factory call reads that an enclosing loop changes (its target or its body), and
+        the innermost such loop."""
         names = self.file.analysis.names
         read = [f for f in free_names(names, factory) if f.where in ("local", "global")]
         out: list[str] = []
+        first = None
         for loop in loops:
             for f in read:
                 if f.node.value in out:
                     continue
                 if any(getattr(a, "node", None) is not None and is_inside(names, a.node, loop) for a in f.assignments):
                     out.append(f.node.value)
-        return out
+                    first = first or loop
+        return out, first
 
     def _existing_binding(self, unit: cst.Call, plan: _Plan) -> str | None:
         """A module-level `name = <the same wrapper>` bound once, before the anchor."""
@@ -493,6 +507,38 @@ class JitInLoop(Codemod):
             if not (isinstance(statement, cst.FunctionDef) and not statement.decorators or _is_import_line(statement)):
                 return None, f"a name it reads is defined after `{_name(anchor)}`, past code that runs at import"
         return body[last + 1], None
+
+
+def _short(code: str, limit: int = 60) -> str:
+    """Code for a message: on one line, long calls cut to `name(...)`."""
+    code = " ".join(code.split())
+    if len(code) <= limit:
+        return code
+    head = code.split("(", 1)[0]
+    return f"{head}(...)" if len(head) < limit else code[:limit - 3] + "..."
+
+
+def _target_names(loop: cst.CSTNode | None) -> set[str]:
+    target = getattr(loop, "target", None)
+    if target is None and isinstance(getattr(loop, "for_in", None), cst.CompFor):
+        target = loop.for_in.target
+    out: set[str] = set()
+    stack = [target] if target is not None else []
+    while stack:
+        node = stack.pop()
+        if isinstance(node, cst.Name):
+            out.add(node.value)
+        else:
+            stack.extend(node.children)
+    return out
+
+
+def _few_fixed_values(loop: cst.CSTNode | None) -> bool:
+    """`for smooth in [True, False]`, `for backend in BACKENDS`: a few configurations, one wrapper each."""
+    iterable = getattr(loop, "iter", None) if isinstance(loop, cst.For) else None
+    if isinstance(iterable, (cst.Tuple, cst.List, cst.Set)):
+        return len(iterable.elements) <= 4
+    return isinstance(iterable, cst.Name) and iterable.value.isupper()
 
 
 def _is_import_line(statement: cst.BaseStatement) -> bool:

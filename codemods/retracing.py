@@ -56,7 +56,7 @@ class Cause:
     what: str  # auxiliary | static | value | shape | function | number
     repeats: bool  # the key may come back (the cache then helps): reported at info level, never fixed
     spelling: str
-    detail: str = ""  # for "instance": the class
+    detail: str = ""  # "instance": the class; "reallocated": the argument as written
 
 
 class Retracing(Codemod):
@@ -347,7 +347,8 @@ class Retracing(Codemod):
                 continue
             reallocated = _reallocation(loop, arg.value)
             if reallocated is not None:
-                found.append(Cause(parameter, "reallocated", True, self.file.code(reallocated).strip()))
+                found.append(Cause(parameter, "reallocated", True, self.file.code(reallocated).strip(),
+                                   self.file.code(arg.value).strip()))
             elif key != STABLE and framework == "phiml" and _objects(loop, arg.value) is not None:
                 found.append(Cause(parameter, "objects", True, self.file.code(_objects(loop, arg.value)).strip()))
             elif loop.new_function(arg.value) and framework == "phiml":
@@ -389,7 +390,8 @@ class Retracing(Codemod):
                     f"(per sample). Stable key: keep the structure fixed and let only tensors vary: stack the objects "
                     f"along an instance dimension (e.g. one geometry with `instance` centers), padded to a fixed count.")
         if cause.what == "reallocated":
-            return (f"`{p}` is reallocated in the loop (`{spelling}`, after its buffer overflowed): the new buffer has "
+            what = f"`{cause.detail}`" + (f" (passed as `{p}`)" if cause.detail != p else "")
+            return (f"{what} is reallocated in the loop (`{spelling}`, after its buffer overflowed): the new buffer has "
                     f"another size, so {retrace} `{name}` again after every reallocation (one trace per capacity: "
                     f"expected when overflows are rare). Stable key: allocate with headroom up front (a larger "
                     f"`capacity_multiplier` or `extra_capacity`) so reallocations, and the traces they cost, stay rare.")
@@ -487,8 +489,13 @@ class Retracing(Codemod):
 
 
 def _few_values(loop: cst.CSTNode) -> bool:
-    """`for mode in ("a", "b")`: a few written-out values, one trace each (what the loop asks for)."""
-    return isinstance(loop, cst.For) and isinstance(loop.iter, (cst.Tuple, cst.List, cst.Set)) and len(loop.iter.elements) <= 4
+    """`for mode in ("a", "b")`, `for backend in BACKENDS`: a few fixed configurations, one trace each
+    (what the loop asks for)."""
+    if not isinstance(loop, cst.For):
+        return False
+    if isinstance(loop.iter, (cst.Tuple, cst.List, cst.Set)):
+        return len(loop.iter.elements) <= 4
+    return isinstance(loop.iter, cst.Name) and loop.iter.value.isupper()
 
 
 def _own_nodes(node: cst.CSTNode):
