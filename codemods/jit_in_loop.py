@@ -61,6 +61,14 @@ class JitInLoop(Codemod):
     - it does not run under a condition inside the loop.
     Otherwise the finding names what blocks the hoist.
 
+    A wrapper of what a factory returns (`jax.jit(make_step(dt))`) is a new function each time, so it
+    compiles every time (jax caches on the function object). It is never hoisted: the factory would
+    run once instead of every time, and where it reads the loop's state (`dt`) one wrapper cannot
+    serve every iteration. The finding names the loop variable and the fix — one wrapper per distinct
+    value, kept in a dict — which is not applied: it needs the value hashable with value equality (a
+    jax array is unhashable, an object without `__eq__` is never found again) and the factory free of
+    side effects, neither of which the source shows.
+
     Wrappers built in a function but returned or stored (jit factories) are not per-call work and
     are left alone; so are wrappers inside a traced body (see PML303) and `torch.jit.trace/script`,
     which compile eagerly.
@@ -190,7 +198,28 @@ class JitInLoop(Codemod):
             return None
         if self.file.analysis.names.api(fn.func) is not None:
             return None  # `partial(f, ...)`, `jax.grad(f)`: a library transform, judged as before
+        name = last_name(fn.func) or ""
+        if name[:1].isupper() or isinstance(self._local_def(fn.func), cst.ClassDef):
+            return None  # a callable object (`HashablePartial(...)`): may compare by value, judged as before
         return fn
+
+    def _local_def(self, func: cst.BaseExpression) -> cst.CSTNode | None:
+        if not isinstance(func, cst.Name):
+            return None
+        assignments = self.file.analysis.names.assignments(func)
+        node = getattr(next(iter(assignments)), "node", None) if len(assignments) == 1 else None
+        return node if isinstance(node, (cst.FunctionDef, cst.ClassDef)) else None
+
+    def _returns_new_function(self, factory: cst.Call) -> bool:
+        """The factory is a def of this file without decorators whose every `return` hands out a def
+        or lambda it creates: certainly a new function per call (else: only probably)."""
+        node = self._local_def(factory.func)
+        if not isinstance(node, cst.FunctionDef) or node.decorators:
+            return False
+        nested = {n.name.value for n in _own_nodes(node.body) if isinstance(n, cst.FunctionDef)}
+        returns = [n for n in _own_nodes(node.body) if isinstance(n, cst.Return)]
+        return bool(returns) and all(isinstance(r.value, cst.Lambda) or isinstance(r.value, cst.Name) and r.value.value in nested
+                                     for r in returns)
 
     def _report_factory(self, node: cst.Call, app: Application, factory: cst.Call, loops: list, where: str) -> None:
         """A jit of whatever a factory returns, built per iteration or per call: usually a new function
@@ -206,7 +235,13 @@ class JitInLoop(Codemod):
         cost = {"phiml": "PhiML traces it again every time",
                 "jax": "jax compiles it again every time (its cache is keyed on the function object)",
                 }.get(framework, "it is traced again every time")
-        base = f"`{transform}` wrapper built {where} around `{spelling}`, a new function each time: {cost}"
+        certain = framework != "jax" or self._returns_new_function(factory)
+        if certain:
+            base = f"`{transform}` wrapper built {where} around `{spelling}`, a new function each time: {cost}"
+        else:
+            base = (f"`{transform}` wrapper built {where} around `{spelling}`, which may return a new function each time "
+                    f"(a closure): then {cost}")
+        severity = None if certain else Severity.INFO
         if not loops:  # once per call of the function: often called once (a test, a driver)
             self.report(node, f"{base}; not hoisted: the factory would then run once instead of every time. Fix: build "
                               "the wrapper once, outside the function, if the factory has no side effects",
@@ -215,7 +250,7 @@ class JitInLoop(Codemod):
         varying, loop = self._loop_state_read(factory, loops)
         if not varying:
             self.report(node, f"{base}; not hoisted: the factory would then run once instead of every time. Fix: build "
-                              "the wrapper once, before the loop, if the factory has no side effects")
+                              "the wrapper once, before the loop, if the factory has no side effects", severity=severity)
             return
         targets = _target_names(loop)
         which = ", ".join(f"`{v}`" for v in varying)
@@ -231,7 +266,8 @@ class JitInLoop(Codemod):
         wrapper = _short(self.file.code(self._hoist_unit(app)), 80)
         self.report(node, f"{base}; not hoisted: the factory reads {reads}. Fix: one wrapper per distinct value — "
                           f"`{cache} = {{}}` before the loop, `if {key} not in {cache}: {cache}[{key}] = {wrapper}`, call "
-                          f"`{cache}[{key}]` (needs `{key}` hashable with value equality and a factory without side effects)")
+                          f"`{cache}[{key}]` (needs `{key}` hashable with value equality and a factory without side effects)",
+                    severity=severity)
 
     def _loop_state_read(self, factory: cst.Call, loops: list) -> tuple[list[str], cst.CSTNode | None]:
         """Names the factory call reads that an enclosing loop changes (its target or its body), and
@@ -507,6 +543,16 @@ class JitInLoop(Codemod):
             if not (isinstance(statement, cst.FunctionDef) and not statement.decorators or _is_import_line(statement)):
                 return None, f"a name it reads is defined after `{_name(anchor)}`, past code that runs at import"
         return body[last + 1], None
+
+
+def _own_nodes(node: cst.CSTNode):
+    """Nodes under `node`, not looking into nested functions, lambdas or classes."""
+    stack = list(node.children)
+    while stack:
+        current = stack.pop()
+        yield current
+        if not isinstance(current, (cst.FunctionDef, cst.Lambda, cst.ClassDef)):
+            stack.extend(current.children)
 
 
 def _short(code: str, limit: int = 60) -> str:

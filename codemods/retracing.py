@@ -75,7 +75,23 @@ class Retracing(Codemod):
     `phiml-rewrite profile` is how to see the re-tracing that remains. It does not save the tracing time: the message
     names the stable key that would (pass the value as a tensor instead of an auxiliary argument, pad
     the shape, define the function once). Keys that may come back (`schedule[i]`, `i % 2`) are
-    reported at info level and left alone: there the cache serves the repeats. Nothing is changed
+    reported at info level and left alone: there the cache serves the repeats. Batches cut with a
+    fixed width (`x[i:i + size]`) are not reported: only the last, partial one has another shape.
+
+    Reported without a fix, with the stable key:
+    - a new jit function every iteration: a jit-decorated def inside the loop body (PML102 leaves defs
+      in loops alone), or a call of a factory of this file that creates one (`op = make_op(dt)`, a
+      nested `@jit_compile_linear` def it returns) — one per distinct value in a dict, or the value
+      as an argument of one module-level jit function; loops over a few fixed configurations
+      (`for backend in BACKENDS`, `for mode in ("a", "b")`) are left alone;
+    - a non-tensor argument (PhiML) or static argument (jax) that is a new object of a class of
+      this file without value equality (no `__eq__`): compared by identity, so it never repeats
+      (PhiML's `forget_traces=True` fix applies);
+    - a list of constructed objects rebuilt per iteration (geometries per sample): PhiML keys on its
+      structure and the objects' non-tensor values (info: keys may repeat);
+    - a buffer reallocated when it overflows (jax-md's `neighbor_fn.allocate` under
+      `if nbrs.did_buffer_overflow:`): one trace per capacity (info: expected when rare; allocate
+      with headroom). Nothing is changed
     where the module reads the cache (`.traces`, `trace_check`, `forget_traces`). jax and tensorflow
     have no such switch: their findings say what to make stable. `phiml-rewrite profile` finds the
     re-tracing that only running the program shows, and its `--fix` feeds it to this rule.
