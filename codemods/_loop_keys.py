@@ -107,9 +107,27 @@ class Loop:
                 if any(self.key(a.value) == NEW_EACH_TIME for a in node.args):
                     return node
             if isinstance(node, cst.Slice) and any(
-                    part is not None and self.key(part) == NEW_EACH_TIME for part in (node.lower, node.upper)):
+                    part is not None and self.key(part) == NEW_EACH_TIME for part in (node.lower, node.upper)) \
+                    and not self.fixed_window(node):
                 return node
         return None
+
+    def fixed_window(self, node: cst.Slice) -> bool:
+        """`x[i:i + bs]`, `x[b * bs:(b + 1) * bs]`: both bounds move with the counter and their distance
+        does not, so every slice has one width (only the last may be shorter: one extra trace, not a leak).
+        Decided by evaluating `upper - lower` for a few values of the names it reads; anything that is not
+        plain integer arithmetic is not a window."""
+        if node.lower is None or node.upper is None or node.step is not None:
+            return False
+        names = sorted(read_names(node.lower) | read_names(node.upper))
+        widths = set()
+        for trial in range(4):
+            values = {n: 3 + 7 * trial + 13 * k if n in self.counters else 5 + 11 * k for k, n in enumerate(names)}
+            lower, upper = _integer_value(node.lower, values), _integer_value(node.upper, values)
+            if lower is None or upper is None:
+                return False
+            widths.add(upper - lower)
+        return len(widths) == 1
 
     def new_function(self, expr: cst.BaseExpression) -> bool:
         """A function object created anew on every iteration: a lambda, or a def in the loop body."""
@@ -118,6 +136,27 @@ class Loop:
         if isinstance(expr, cst.Call) and last_name(expr.func) == "partial":
             return any(self.new_function(a.value) or self.key(a.value) != STABLE for a in expr.args)
         return isinstance(expr, cst.Name) and expr.value in self.changed and expr.value in _defined_functions(self.node)
+
+
+_INTEGER_OPERATORS = {cst.Add: lambda a, b: a + b, cst.Subtract: lambda a, b: a - b, cst.Multiply: lambda a, b: a * b,
+                      cst.FloorDivide: lambda a, b: a // b if b else None}
+
+
+def _integer_value(expr: cst.BaseExpression, values: dict[str, int]) -> int | None:
+    """The value of integer arithmetic over names (given values) and literals; None for anything else."""
+    if isinstance(expr, cst.Integer):
+        return int(expr.evaluated_value)
+    if isinstance(expr, cst.Name):
+        return values.get(expr.value)
+    if isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, cst.Minus):
+        inner = _integer_value(expr.expression, values)
+        return None if inner is None else -inner
+    if isinstance(expr, cst.BinaryOperation) and type(expr.operator) in _INTEGER_OPERATORS:
+        left, right = _integer_value(expr.left, values), _integer_value(expr.right, values)
+        if left is None or right is None:
+            return None
+        return _INTEGER_OPERATORS[type(expr.operator)](left, right)
+    return None
 
 
 def walk(node: cst.CSTNode):

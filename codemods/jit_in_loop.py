@@ -16,6 +16,7 @@ from rewriter.analysis.structure import (
     is_inside,
     top_level_statement,
 )
+from rewriter.analysis.names import last_name
 from rewriter.analysis.syntax import spelled_application
 from rewriter.analysis.transforms import Application, match_application
 from rewriter.codemod import Codemod, Example, InsertBefore, Replace
@@ -59,6 +60,14 @@ class JitInLoop(Codemod):
       bind one module);
     - it does not run under a condition inside the loop.
     Otherwise the finding names what blocks the hoist.
+
+    A wrapper of what a factory returns (`jax.jit(make_step(dt))`) is a new function each time, so it
+    compiles every time (jax caches on the function object). It is never hoisted: the factory would
+    run once instead of every time, and where it reads the loop's state (`dt`) one wrapper cannot
+    serve every iteration. The finding names the loop variable and the fix — one wrapper per distinct
+    value, kept in a dict — which is not applied: it needs the value hashable with value equality (a
+    jax array is unhashable, an object without `__eq__` is never found again) and the factory free of
+    side effects, neither of which the source shows.
 
     Wrappers built in a function but returned or stored (jit factories) are not per-call work and
     are left alone; so are wrappers inside a traced body (see PML303) and `torch.jit.trace/script`,
@@ -147,6 +156,10 @@ class JitInLoop(Codemod):
         if app.transform.api.name in _EAGER:
             self.report(node, base + f"; `{app.transform.api.name}` compiles eagerly, so build it once by hand")
             return
+        factory = self._factory_call(app)
+        if factory is not None:
+            self._report_factory(node, app, factory, loops, where)
+            return
         # jax caches `jax.jit(named_f)` on the function: rebuilding it costs a lookup, not a compile.
         cheap = app.transform.framework == "jax" and not isinstance(app.function, cst.Lambda)
         severity = Severity.INFO if cheap else None
@@ -176,6 +189,101 @@ class JitInLoop(Codemod):
             fix_description=f"build the wrapper once, {plan.level}",
             severity=severity,
         )
+
+    # -- a factory call as the wrapped function ---------------------------------------------------
+    def _factory_call(self, app: Application) -> cst.Call | None:
+        """`jax.jit(make_step(dt))`: the wrapped function is what a call returns (not `partial`)."""
+        fn = app.function
+        if not isinstance(fn, cst.Call) or not isinstance(fn.func, (cst.Name, cst.Attribute)):
+            return None
+        if self.file.analysis.names.api(fn.func) is not None:
+            return None  # `partial(f, ...)`, `jax.grad(f)`: a library transform, judged as before
+        name = last_name(fn.func) or ""
+        if name[:1].isupper() or isinstance(self._local_def(fn.func), cst.ClassDef):
+            return None  # a callable object (`HashablePartial(...)`): may compare by value, judged as before
+        return fn
+
+    def _local_def(self, func: cst.BaseExpression) -> cst.CSTNode | None:
+        if not isinstance(func, cst.Name):
+            return None
+        assignments = self.file.analysis.names.assignments(func)
+        node = getattr(next(iter(assignments)), "node", None) if len(assignments) == 1 else None
+        return node if isinstance(node, (cst.FunctionDef, cst.ClassDef)) else None
+
+    def _returns_new_function(self, factory: cst.Call) -> bool:
+        """The factory is a def of this file without decorators whose every `return` hands out a def
+        or lambda it creates: certainly a new function per call (else: only probably)."""
+        node = self._local_def(factory.func)
+        if not isinstance(node, cst.FunctionDef) or node.decorators:
+            return False
+        nested = {n.name.value for n in _own_nodes(node.body) if isinstance(n, cst.FunctionDef)}
+        returns = [n for n in _own_nodes(node.body) if isinstance(n, cst.Return)]
+        return bool(returns) and all(isinstance(r.value, cst.Lambda) or isinstance(r.value, cst.Name) and r.value.value in nested
+                                     for r in returns)
+
+    def _report_factory(self, node: cst.Call, app: Application, factory: cst.Call, loops: list, where: str) -> None:
+        """A jit of whatever a factory returns, built per iteration or per call: usually a new function
+        each time, so the wrapper's cache (jax's too: keyed on the function object) never serves a second
+        call. Hoisting would call the factory once instead of every time, and where it reads the loop's
+        state one wrapper cannot serve every iteration: the cure is one wrapper per distinct value, kept in
+        a dict. That is reported, never applied: whether the value is hashable and compared by value (a
+        float: yes; a jax array: unhashable, a TypeError; an object without `__eq__`: never found again)
+        and whether the factory is pure are only known at run time."""
+        transform = app.transform.api.name
+        spelling = _short(self.file.code(factory))
+        framework = app.transform.framework
+        cost = {"phiml": "PhiML traces it again every time",
+                "jax": "jax compiles it again every time (its cache is keyed on the function object)",
+                }.get(framework, "it is traced again every time")
+        certain = framework != "jax" or self._returns_new_function(factory)
+        if certain:
+            base = f"`{transform}` wrapper built {where} around `{spelling}`, a new function each time: {cost}"
+        else:
+            base = (f"`{transform}` wrapper built {where} around `{spelling}`, which may return a new function each time "
+                    f"(a closure): then {cost}")
+        severity = None if certain else Severity.INFO
+        if not loops:  # once per call of the function: often called once (a test, a driver)
+            self.report(node, f"{base}; not hoisted: the factory would then run once instead of every time. Fix: build "
+                              "the wrapper once, outside the function, if the factory has no side effects",
+                        severity=Severity.INFO)
+            return
+        varying, loop = self._loop_state_read(factory, loops)
+        if not varying:
+            self.report(node, f"{base}; not hoisted: the factory would then run once instead of every time. Fix: build "
+                              "the wrapper once, before the loop, if the factory has no side effects", severity=severity)
+            return
+        targets = _target_names(loop)
+        which = ", ".join(f"`{v}`" for v in varying)
+        reads = (f"the loop variable{'s' if len(varying) > 1 else ''} {which}" if set(varying) <= targets
+                 else f"{which}, which change{'s' if len(varying) == 1 else ''} in the loop")
+        if _few_fixed_values(loop):
+            self.report(node, f"{base}; not hoisted: the factory reads {reads}, and the loop runs over a few fixed values, "
+                              "one wrapper each: build them once, outside, only if the loop itself runs again",
+                        severity=Severity.INFO)
+            return
+        key = varying[0] if len(varying) == 1 else f"({', '.join(varying)})"
+        cache = f"{last_name(factory.func) or 'step'}_jit"
+        wrapper = _short(self.file.code(self._hoist_unit(app)), 80)
+        self.report(node, f"{base}; not hoisted: the factory reads {reads}. Fix: one wrapper per distinct value — "
+                          f"`{cache} = {{}}` before the loop, `if {key} not in {cache}: {cache}[{key}] = {wrapper}`, call "
+                          f"`{cache}[{key}]` (needs `{key}` hashable with value equality and a factory without side effects)",
+                    severity=severity)
+
+    def _loop_state_read(self, factory: cst.Call, loops: list) -> tuple[list[str], cst.CSTNode | None]:
+        """Names the factory call reads that an enclosing loop changes (its target or its body), and
+        the innermost such loop."""
+        names = self.file.analysis.names
+        read = [f for f in free_names(names, factory) if f.where in ("local", "global")]
+        out: list[str] = []
+        first = None
+        for loop in loops:
+            for f in read:
+                if f.node.value in out:
+                    continue
+                if any(getattr(a, "node", None) is not None and is_inside(names, a.node, loop) for a in f.assignments):
+                    out.append(f.node.value)
+                    first = first or loop
+        return out, first
 
     def _existing_binding(self, unit: cst.Call, plan: _Plan) -> str | None:
         """A module-level `name = <the same wrapper>` bound once, before the anchor."""
@@ -435,6 +543,48 @@ class JitInLoop(Codemod):
             if not (isinstance(statement, cst.FunctionDef) and not statement.decorators or _is_import_line(statement)):
                 return None, f"a name it reads is defined after `{_name(anchor)}`, past code that runs at import"
         return body[last + 1], None
+
+
+def _own_nodes(node: cst.CSTNode):
+    """Nodes under `node`, not looking into nested functions, lambdas or classes."""
+    stack = list(node.children)
+    while stack:
+        current = stack.pop()
+        yield current
+        if not isinstance(current, (cst.FunctionDef, cst.Lambda, cst.ClassDef)):
+            stack.extend(current.children)
+
+
+def _short(code: str, limit: int = 60) -> str:
+    """Code for a message: on one line, long calls cut to `name(...)`."""
+    code = " ".join(code.split())
+    if len(code) <= limit:
+        return code
+    head = code.split("(", 1)[0]
+    return f"{head}(...)" if len(head) < limit else code[:limit - 3] + "..."
+
+
+def _target_names(loop: cst.CSTNode | None) -> set[str]:
+    target = getattr(loop, "target", None)
+    if target is None and isinstance(getattr(loop, "for_in", None), cst.CompFor):
+        target = loop.for_in.target
+    out: set[str] = set()
+    stack = [target] if target is not None else []
+    while stack:
+        node = stack.pop()
+        if isinstance(node, cst.Name):
+            out.add(node.value)
+        else:
+            stack.extend(node.children)
+    return out
+
+
+def _few_fixed_values(loop: cst.CSTNode | None) -> bool:
+    """`for smooth in [True, False]`, `for backend in BACKENDS`: a few configurations, one wrapper each."""
+    iterable = getattr(loop, "iter", None) if isinstance(loop, cst.For) else None
+    if isinstance(iterable, (cst.Tuple, cst.List, cst.Set)):
+        return len(iterable.elements) <= 4
+    return isinstance(iterable, cst.Name) and iterable.value.isupper()
 
 
 def _is_import_line(statement: cst.BaseStatement) -> bool:

@@ -7,15 +7,15 @@ from functools import cached_property
 import libcst as cst
 
 from rewriter.analysis.apis import Kind
-from rewriter.analysis.jit import assigned_value
+from rewriter.analysis.jit import assigned_value, bound_value
 from rewriter.analysis.names import last_name
-from rewriter.analysis.structure import enclosing_function, enclosing_loops
+from rewriter.analysis.structure import enclosing_function, enclosing_loops, is_inside
 from rewriter.analysis.transforms import Transform, match_application, match_transform, positional_params, static_params
 from rewriter.codemod import Codemod, Example, Replace
 from rewriter.findings import Safety, Severity
 
-from ._lift import COMMA, NO_SPACE_EQUAL
-from ._loop_keys import NEW_EACH_TIME, STABLE, VARIES, Loop, walk
+from ._lift import COMMA, NO_SPACE_EQUAL, is_called
+from ._loop_keys import NEW_EACH_TIME, STABLE, VARIES, Loop, read_names, walk
 
 FORGETTING = frozenset({"phiml.math.jit_compile", "phiml.math.jit_compile_linear"})  # take forget_traces=
 # Reading these means the program relies on what the trace cache remembers.
@@ -30,6 +30,7 @@ class Jitted:
     transform: Transform
     holder: cst.CSTNode  # the decorator expression or the application call that gets `forget_traces=True`
     called_as: str = ""  # the name the loop calls it by (`advance = jit_compile(_advance)`)
+    factory: str = ""  # `step = make_step(...)`: the function of this file that built it
 
     @property
     def name(self) -> str:
@@ -55,6 +56,7 @@ class Cause:
     what: str  # auxiliary | static | value | shape | function | number
     repeats: bool  # the key may come back (the cache then helps): reported at info level, never fixed
     spelling: str
+    detail: str = ""  # "instance": the class; "reallocated": the argument as written
 
 
 class Retracing(Codemod):
@@ -73,7 +75,23 @@ class Retracing(Codemod):
     `phiml-rewrite profile` is how to see the re-tracing that remains. It does not save the tracing time: the message
     names the stable key that would (pass the value as a tensor instead of an auxiliary argument, pad
     the shape, define the function once). Keys that may come back (`schedule[i]`, `i % 2`) are
-    reported at info level and left alone: there the cache serves the repeats. Nothing is changed
+    reported at info level and left alone: there the cache serves the repeats. Batches cut with a
+    fixed width (`x[i:i + size]`) are not reported: only the last, partial one has another shape.
+
+    Reported without a fix, with the stable key:
+    - a new jit function every iteration: a jit-decorated def inside the loop body (PML102 leaves defs
+      in loops alone), or a call of a factory of this file that creates one (`op = make_op(dt)`, a
+      nested `@jit_compile_linear` def it returns) — one per distinct value in a dict, or the value
+      as an argument of one module-level jit function; loops over a few fixed configurations
+      (`for backend in BACKENDS`, `for mode in ("a", "b")`) are left alone;
+    - a non-tensor argument (PhiML) or static argument (jax) that is a new object of a class of
+      this file without value equality (no `__eq__`): compared by identity, so it never repeats
+      (PhiML's `forget_traces=True` fix applies);
+    - a list of constructed objects rebuilt per iteration (geometries per sample): PhiML keys on its
+      structure and the objects' non-tensor values (info: keys may repeat);
+    - a buffer reallocated when it overflows (jax-md's `neighbor_fn.allocate` under
+      `if nbrs.did_buffer_overflow:`): one trace per capacity (info: expected when rare; allocate
+      with headroom). Nothing is changed
     where the module reads the cache (`.traces`, `trace_check`, `forget_traces`). jax and tensorflow
     have no such switch: their findings say what to make stable. `phiml-rewrite profile` finds the
     re-tracing that only running the program shows, and its `--fix` feeds it to this rule.
@@ -124,17 +142,130 @@ class Retracing(Codemod):
     def __init__(self, file) -> None:
         super().__init__(file)
         self._calls: list[cst.Call] = []
+        self._defs_in_loops: list[cst.FunctionDef] = []
 
     def visit_Call(self, node: cst.Call) -> None:
         if isinstance(node.func, cst.Name) and self.file.syntax.loop_depth:
             self._calls.append(node)
 
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        if self.file.syntax.loop_depth and node.decorators:
+            self._defs_in_loops.append(node)
+
     def leave_Module(self, original_node: cst.Module) -> None:
         fixed: dict[int, int] = {}  # function -> line of the finding that carries its fix
+        for node in self._defs_in_loops:
+            self._check_def_in_loop(node)
         for call in self._calls:
-            if self.file.syntax.may_be_jitted(call.func):
+            if self._factory(call.func) is not None:
+                self._check_factory_call(call)
+            elif self.file.syntax.may_be_jitted(call.func) or self._built_by_factory(call.func):
                 self._check_call(call, fixed)
         self._check_evidence(fixed)
+
+    # -- static: a new jit function on every iteration ---------------------------------------------
+    def _check_def_in_loop(self, node: cst.FunctionDef) -> None:
+        """`for dt in dts: @jit_compile def step(x): ...`: the def runs, and makes a new jit function with
+        an empty cache, every iteration. PML102 leaves defs in loops alone, PML101 those passed on."""
+        names = self.file.analysis.names
+        jitted = self._decorated(node)
+        if jitted is None or self.file.analysis.jit.enclosing_context(node) is not None:
+            return
+        loops = enclosing_loops(names, node)
+        if not loops or not isinstance(loops[0], (cst.For, cst.While)) or _few_values(loops[0]):
+            return
+        scope = names.scope(node)
+        bindings = scope.assignments[node.name.value] if scope is not None else ()
+        binding = next((a for a in bindings if getattr(a, "node", None) is node), None)
+        if binding is None or len(bindings) != 1:
+            return
+        references = [r.node for r in binding.references]
+        if not references or not all(is_called(names, r) and is_inside(names, r, loops[0]) for r in references):
+            return  # passed on (PML101's business), or used after the loop
+        loop = Loop.of(loops[0])
+        varying = sorted(read_names(node.body) & (loop.counters | loop.changed) - {node.name.value})
+        name = node.name.value
+        reads = f" and reads {_listed(varying)}, which change{'s' if len(varying) == 1 else ''} in the loop" if varying else ""
+        how = _retraces(jitted.transform.framework)
+        cure = (f"define it once, before the loop or at module level, taking {_listed(varying)} as "
+                f"{'an argument' if len(varying) == 1 else 'arguments'} ({_argument_advice(jitted)})"
+                if varying else "define it once, before the loop or at module level")
+        self.report(node.name, f"`{name}` is jit-compiled by `{jitted.transform.api.name}` inside the loop{reads}: a new jit "
+                               f"function with an empty trace cache on every iteration, so {how} it again each time. "
+                               f"Stable key: {cure}.")
+
+    def _check_factory_call(self, call: cst.Call) -> None:
+        """`op = make_op(dt)` in a loop, where `make_op` returns a jit function it creates: a new one,
+        with an empty cache, every iteration."""
+        names = self.file.analysis.names
+        factory, jitted = self._factory(call.func)
+        if self.file.analysis.jit.enclosing_context(call) is not None:
+            return  # inside a traced body: inlined into the outer trace
+        loops = enclosing_loops(names, call)
+        if not loops or not isinstance(loops[0], (cst.For, cst.While)) or _few_values(loops[0]):
+            return
+        parent = names.parent(call)
+        if isinstance(parent, cst.Arg) and isinstance(names.parent(parent), cst.Call) \
+                and match_application(names, names.parent(parent), (Kind.JIT,)) is not None:
+            return  # `jit(make_op(dt))`: PML302 / PML303
+        loop = Loop.of(loops[0])
+        varying = sorted(read_names(call) & (loop.counters | loop.changed) - {factory.name.value})
+        spelling = self.file.code(call).strip()
+        how = _retraces(jitted.transform.framework)
+        reads = f", and it depends on {_listed(varying)}" if varying else ""
+        if varying and len(varying) == 1:
+            key = varying[0]
+            cure = (f"build it once per distinct `{key}` and reuse it: `{factory.name.value}_by_{key} = {{}}` before the loop, then "
+                    f"`if {key} not in {factory.name.value}_by_{key}: {factory.name.value}_by_{key}[{key}] = {spelling}` (if `{key}` is "
+                    f"hashable and compared by value), or make `{key}` an argument of one module-level jit function "
+                    f"({_argument_advice(jitted)})")
+        elif varying:
+            cure = (f"build it once per distinct ({', '.join(varying)}) and keep the functions in a dict keyed on them, "
+                    f"or make them arguments of one module-level jit function ({_argument_advice(jitted)})")
+        else:
+            cure = "build it once, before the loop"
+        self.report(call, f"`{spelling}` builds a new jit function (`{jitted.transform.api.name}` in `{factory.name.value}`) on "
+                          f"every iteration{reads}: each one starts with an empty trace cache, so {how} it again every "
+                          f"time. Stable key: {cure}.")
+
+    def _factory(self, func: cst.BaseExpression) -> tuple[cst.FunctionDef, Jitted] | None:
+        """`make_op`: a function of this file whose every `return` hands out a jit function it creates."""
+        if not isinstance(func, cst.Name):
+            return None
+        assignments = self.file.analysis.names.assignments(func)
+        if len(assignments) != 1:
+            return None
+        node = getattr(next(iter(assignments)), "node", None)
+        if not isinstance(node, cst.FunctionDef) or node.decorators:
+            return None  # a decorator (`functools.cache`) may hand out the same function again
+        found = None
+        returns = [n for n in _own_nodes(node.body) if isinstance(n, cst.Return)]
+        for ret in returns:
+            jitted = self._created_jit(ret.value, node) if ret.value is not None else None
+            if jitted is None:
+                return None
+            found = found or jitted
+        return (node, found) if found is not None else None
+
+    def _created_jit(self, value: cst.BaseExpression, factory: cst.FunctionDef) -> Jitted | None:
+        names = self.file.analysis.names
+        if isinstance(value, cst.Name):
+            defs = [n for n in _own_nodes(factory.body) if isinstance(n, cst.FunctionDef) and n.name.value == value.value]
+            if len(defs) == 1:
+                return self._decorated(defs[0])
+            binding = [n for n in _own_nodes(factory.body) if isinstance(n, cst.Assign) and len(n.targets) == 1
+                       and isinstance(n.targets[0].target, cst.Name) and n.targets[0].target.value == value.value]
+            value = binding[0].value if len(binding) == 1 else value
+        if isinstance(value, cst.Call):
+            app = match_application(names, value, (Kind.JIT,))
+            if app is not None:
+                functions = self.file.analysis.jit.functions_denoted(app.function)
+                return Jitted(functions[0], app.transform, app.call) if len(functions) == 1 else None
+        return None
+
+    def _built_by_factory(self, func: cst.BaseExpression) -> bool:
+        value = bound_value(self.file.analysis.names, func)
+        return isinstance(value, cst.Call) and self._factory(value.func) is not None
 
     # -- static: calls in loops -----------------------------------------------------------------
     def _check_call(self, call: cst.Call, fixed: dict[int, int]) -> None:
@@ -147,13 +278,20 @@ class Retracing(Codemod):
         jitted = self._jitted(call.func)
         if jitted is None or _forgets(jitted):
             return  # with `forget_traces=True` memory is bounded already: the author chose
+        if jitted.factory and any(is_inside(names, a.node, loops[0]) for a in names.assignments(call.func)
+                                  if getattr(a, "node", None) is not None):
+            return  # built anew in the loop: reported at the factory call
+        if isinstance(jitted.function, cst.FunctionDef) and is_inside(names, jitted.function, loops[0]):
+            return  # defined anew in the loop: reported at the def
         loop = Loop.of(loops[0])
         cause = self._cause(call, jitted, loop)
         if cause is None:
             return
         message = self._message(call, jitted, cause, loop)
         if cause.repeats:
-            self.report(call, message + " If the values repeat, the trace cache serves them.", severity=Severity.INFO)
+            if cause.what in ("auxiliary", "static", "value"):
+                message += " If the values repeat, the trace cache serves them."
+            self.report(call, message, severity=Severity.INFO)
             return
         edit, refusal = self._forget(jitted)
         if edit is None:
@@ -182,6 +320,10 @@ class Retracing(Codemod):
         value = assigned_value(names, node)
         if not isinstance(value, cst.Call):
             return None
+        built = self._factory(value.func)
+        if built is not None:
+            factory, jitted = built
+            return Jitted(jitted.function, jitted.transform, jitted.holder, func.value, factory.name.value)
         app = match_application(names, value, (Kind.JIT,))
         if app is None:
             return None
@@ -209,11 +351,23 @@ class Retracing(Codemod):
             if isinstance(arg.value, cst.Name) and loop.value_of(arg.value.value) is not None:
                 spelling = f"{spelling} = {self.file.code(loop.value_of(arg.value.value)).strip()}"
             key = loop.key(arg.value)
+            instance = self._new_instance(arg.value, loop) if framework in ("phiml", "jax") else None
+            # PhiML: a plain object as a non-tensor argument is a key compared by `==` (an auxiliary one
+            # must be a tree PhiML can `stop_gradient`, which a plain object is not: it fails, not re-traces).
+            if instance is not None and (parameter in static) == (framework == "jax"):
+                found.append(Cause(parameter, "instance", False, spelling, instance))
+                continue
             if parameter in static:
                 if key != STABLE and not loop.new_function(arg.value):
                     found.append(Cause(parameter, "auxiliary" if framework == "phiml" else "static", key == VARIES, spelling))
                 continue
-            if loop.new_function(arg.value) and framework == "phiml":
+            reallocated = _reallocation(loop, arg.value)
+            if reallocated is not None:
+                found.append(Cause(parameter, "reallocated", True, self.file.code(reallocated).strip(),
+                                   self.file.code(arg.value).strip()))
+            elif key != STABLE and framework == "phiml" and _objects(loop, arg.value) is not None:
+                found.append(Cause(parameter, "objects", True, self.file.code(_objects(loop, arg.value)).strip()))
+            elif loop.new_function(arg.value) and framework == "phiml":
                 found.append(Cause(parameter, "function", False, spelling))
             elif loop.grows(arg.value) is not None:
                 found.append(Cause(parameter, "shape", False, spelling))
@@ -221,7 +375,7 @@ class Retracing(Codemod):
                 found.append(Cause(parameter, "value", key == VARIES, spelling))
             elif key == NEW_EACH_TIME and framework == "tensorflow" and _is_number(arg.value):
                 found.append(Cause(parameter, "number", False, spelling))
-        order = ("auxiliary", "static", "shape", "function", "value", "number")
+        order = ("auxiliary", "static", "instance", "shape", "function", "value", "number", "objects", "reallocated")
         found.sort(key=lambda c: (c.repeats, order.index(c.what)))
         return found[0] if found else None
 
@@ -238,6 +392,25 @@ class Retracing(Codemod):
                     f"computes with it" if kind == "auxiliary" else f"make `{p}` a traced argument, or keep it to a few values")
             return f"`{name}` keys its traces on the {kind} argument `{p}`, whose value here {changes} (`{spelling}`): " \
                    f"{retrace} `{name}` {per}{keeps}. Stable key: {cure}."
+        if cause.what == "instance":
+            cls, code = cause.detail, spelling
+            compare = "PhiML compares its keys by `==`" if framework == "phiml" else "jax hashes static arguments"
+            return (f"`{p}` is a new `{cls}` object on every iteration (`{code}`), and `{cls}` has no value equality (no "
+                    f"`__eq__`): {compare}, which for it is identity, so {retrace} `{name}` again on every call{keeps}. "
+                    f"Stable key: create it once before the loop, give `{cls}` value equality (`@dataclass(frozen=True)`), "
+                    f"or pass the numbers it holds as {'tensors' if framework == 'phiml' else 'traced arguments'}.")
+        if cause.what == "objects":
+            return (f"the non-tensor argument `{p}` is rebuilt from objects on every iteration (`{spelling}`): PhiML keys "
+                    f"`{name}`'s traces on its structure (length, the objects' types and their non-tensor values, objects "
+                    f"without value equality by identity), so it traces again whenever those differ between iterations "
+                    f"(per sample). Stable key: keep the structure fixed and let only tensors vary: stack the objects "
+                    f"along an instance dimension (e.g. one geometry with `instance` centers), padded to a fixed count.")
+        if cause.what == "reallocated":
+            what = f"`{cause.detail}`" + (f" (passed as `{p}`)" if cause.detail != p else "")
+            return (f"{what} is reallocated in the loop (`{spelling}`, after its buffer overflowed): the new buffer has "
+                    f"another size, so {retrace} `{name}` again after every reallocation (one trace per capacity: "
+                    f"expected when overflows are rare). Stable key: allocate with headroom up front (a larger "
+                    f"`capacity_multiplier` or `extra_capacity`) so reallocations, and the traces they cost, stay rare.")
         if cause.what == "shape":
             how = f"`{spelling}` grows by concatenation each iteration" if spelling in loop.growing else f"`{spelling}`"
             return (f"the shape of `{p}` {changes} ({how}): {retrace} `{name}` once per shape, so {per}{keeps}. "
@@ -251,6 +424,29 @@ class Retracing(Codemod):
                     f"{retrace} it {per}{keeps}. Stable key: keep it to a few values, or pass numbers as tensors.")
         return (f"`{p}` is a new Python number on every iteration (`{spelling}`): {retrace} `{name}` once per Python value. "
                 "Stable key: pass `tf.constant(...)`.")
+
+    def _new_instance(self, expr: cst.BaseExpression, loop: Loop) -> str | None:
+        """The class of `expr` when it creates, every iteration, an instance of a class of this file
+        that compares by identity (no `__eq__`, no decorator, no base class that could add one)."""
+        if isinstance(expr, cst.Name) and loop.value_of(expr.value) is not None and expr.value in loop.changed:
+            expr = loop.value_of(expr.value)
+        if not isinstance(expr, cst.Call) or not isinstance(expr.func, cst.Name):
+            return None
+        assignments = self.file.analysis.names.assignments(expr.func)
+        if len(assignments) != 1:
+            return None
+        node = getattr(next(iter(assignments)), "node", None)
+        if not isinstance(node, cst.ClassDef) or node.decorators:
+            return None
+        if any(not (isinstance(b.value, cst.Name) and b.value.value == "object") for b in node.bases) or node.keywords:
+            return None
+        own = {n.name.value for n in node.body.body if isinstance(n, cst.FunctionDef)}
+        assigned = {t.target.value for line in node.body.body if isinstance(line, cst.SimpleStatementLine)
+                    for small in line.body if isinstance(small, cst.Assign)
+                    for t in small.targets if isinstance(t.target, cst.Name)}
+        if own & {"__eq__", "__hash__", "__new__"} or (own | assigned) & {"__variable_attrs__", "__value_attrs__", "__eq__"}:
+            return None
+        return node.name.value
 
     # -- the fix --------------------------------------------------------------------------------
     def _forget(self, jitted: Jitted) -> tuple[Replace | None, str]:
@@ -306,6 +502,75 @@ class Retracing(Codemod):
             self.report(target, message + ". Fix: `forget_traces=True` makes PhiML keep only the latest trace (memory bounded "
                                           "on jax); each new key still traces.",
                         edits=[edit], fix_description="add `forget_traces=True` to the jit decorator")
+
+
+def _few_values(loop: cst.CSTNode) -> bool:
+    """`for mode in ("a", "b")`, `for backend in BACKENDS`: a few fixed configurations, one trace each
+    (what the loop asks for)."""
+    if not isinstance(loop, cst.For):
+        return False
+    if isinstance(loop.iter, (cst.Tuple, cst.List, cst.Set)):
+        return len(loop.iter.elements) <= 4
+    return isinstance(loop.iter, cst.Name) and loop.iter.value.isupper()
+
+
+def _own_nodes(node: cst.CSTNode):
+    """Nodes under `node`, not looking into nested functions, lambdas or classes."""
+    stack = list(node.children)
+    while stack:
+        current = stack.pop()
+        yield current
+        if not isinstance(current, (cst.FunctionDef, cst.Lambda, cst.ClassDef)):
+            stack.extend(current.children)
+
+
+def _listed(names) -> str:
+    return ", ".join(f"`{n}`" for n in names)
+
+
+def _retraces(framework: str) -> str:
+    return {"phiml": "PhiML traces", "jax": "jax traces and compiles", "tensorflow": "tf.function traces"}.get(framework, "it traces")
+
+
+def _argument_advice(jitted: Jitted) -> str:
+    if jitted.transform.framework == "phiml":
+        return "a tensor, or listed in `auxiliary_args` where it must stay a Python value"
+    if jitted.transform.framework == "jax":
+        return "traced, or in `static_argnames` where it must stay a Python value"
+    return "a tensor"
+
+
+def _reallocation(loop: Loop, expr: cst.BaseExpression) -> cst.Call | None:
+    """`nbrs = neighbor_fn.allocate(...)` in the loop, under `if nbrs.did_buffer_overflow:` (jax-md's
+    neighbour lists): a buffer rebuilt larger, so its shape changes, when it overflows."""
+    while isinstance(expr, cst.Attribute):  # `nbrs.idx`
+        expr = expr.value
+    if not isinstance(expr, cst.Name) or expr.value not in loop.changed:
+        return None
+    for node in walk(loop.node):
+        if not isinstance(node, cst.If) or not any(
+                isinstance(n, (cst.Name, cst.Attribute)) and "overflow" in last_name(n) for n in walk(node.test)):
+            continue
+        for inner in walk(node.body):
+            if isinstance(inner, cst.Assign) and isinstance(inner.value, cst.Call) and any(
+                    isinstance(t.target, cst.Name) and t.target.value == expr.value for t in inner.targets):
+                return inner.value
+    return None
+
+
+def _objects(loop: Loop, expr: cst.BaseExpression) -> cst.BaseExpression | None:
+    """A list or tuple of constructed objects (`[Sphere(c, r) for c, r in sample]`), built in the loop."""
+    if isinstance(expr, cst.Name) and loop.value_of(expr.value) is not None:
+        expr = loop.value_of(expr.value)
+    if isinstance(expr, (cst.ListComp, cst.GeneratorExp)):
+        elements = [expr.elt]
+    elif isinstance(expr, (cst.List, cst.Tuple)):
+        elements = [e.value for e in expr.elements]
+    else:
+        return None
+    if elements and all(isinstance(e, cst.Call) and last_name(e.func)[:1].isupper() for e in elements):
+        return expr
+    return None
 
 
 def _forgets(jitted: Jitted) -> bool:

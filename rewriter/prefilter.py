@@ -122,6 +122,8 @@ class _Finder(ast.NodeVisitor):
         self.callees: set[str] = set()  # ... anywhere in the file
         self.networks: set[str] = set()  # names assigned a PhiML network (`net = nn.mlp(...)`)
         self.jit_of_gradient = False  # `jit_compile(math.gradient(f))`
+        self.jit_factories: set[str] = set()  # functions that create a jit function (a nested jit def or a jit call)
+        self.assigned_calls: dict[str, set[str]] = {}  # `step = make_step(...)`: step -> {make_step}
 
     def visit_ClassDef(self, node) -> None:
         self.class_depth += 1
@@ -139,6 +141,10 @@ class _Finder(ast.NodeVisitor):
             self.vmapped = True
         if jits:
             self.jit_decorated.add(node.name)
+            if self.loops:
+                self.fire.add("PML401")  # a new jit function every iteration
+            if self.functions and isinstance(self.functions[-1], (ast.FunctionDef, ast.AsyncFunctionDef)):
+                self.jit_factories.add(self.functions[-1].name)
         if self.functions:
             self.local_functions.add(node.name)
         if jits >= 2:
@@ -206,6 +212,10 @@ class _Finder(ast.NodeVisitor):
             self.custom_gradients.update(t.id for t in node.targets if isinstance(t, ast.Name))
         if isinstance(node.value, ast.Call) and self.s.application(node.value) is Kind.JIT:
             self.jit_assigned.update(t.id for t in node.targets if isinstance(t, ast.Name))
+        if isinstance(node.value, ast.Call) and isinstance(node.value.func, ast.Name):
+            for t in node.targets:
+                if isinstance(t, ast.Name):
+                    self.assigned_calls.setdefault(t.id, set()).add(node.value.func.id)
         if isinstance(node.value, ast.Call) and self.s.last_names(node.value.func) & _NETWORKS:
             self.networks.update(t.id for t in node.targets if isinstance(t, ast.Name))
         self.generic_visit(node)
@@ -243,6 +253,8 @@ class _Finder(ast.NodeVisitor):
             elif isinstance(first, ast.Lambda):
                 self.jit_lambdas.add(id(first))
             self.jit_calls.append((node, tuple(self.functions), bool(self.loops)))
+            if self.functions and isinstance(self.functions[-1], (ast.FunctionDef, ast.AsyncFunctionDef)):
+                self.jit_factories.add(self.functions[-1].name)
         elif kind is Kind.VMAP and isinstance(node.args[0], ast.Call) and self.s.application(node.args[0]) is Kind.JIT:
             self.fire.add("PML301")
         if kind is Kind.VMAP:
@@ -319,7 +331,8 @@ class _Finder(ast.NodeVisitor):
             self.fire.add("PML204")
         if self.auxiliary_args and (self.jit_decorated or self.jit_calls or self.custom_gradients or self.custom_gradient_decorated):
             self.fire.add("PML205")
-        if self.called_in_loops & (self.jit_decorated | self.jit_assigned):
+        if self.called_in_loops & (self.jit_decorated | self.jit_assigned | self.jit_factories) or any(
+                self.assigned_calls.get(name, set()) & self.jit_factories for name in self.called_in_loops):
             self.fire.add("PML401")
         if traced & self.effects:
             self.fire.add("PML501")

@@ -50,6 +50,9 @@ def test_rewrite(case: GoldenCase):
     assert produced.decode() == case.expected.decode()
     found = sorted(f"{f.code}:{f.span.line}" for f in result.findings)
     assert found == sorted(case.spec["findings"]), [str(f.message) for f in result.findings]
+    for where, text in case.spec.get("messages", {}).items():  # report-only cases: what the message must say
+        messages = [str(f.message) for f in result.findings if f"{f.code}:{f.span.line}" == where]
+        assert any(text in m for m in messages), f"{where}: no message containing {text!r} in {messages}"
     if not case.expected_path.exists():
         assert result.new_source is None, "a must-not-change case was rewritten"
 

@@ -20,10 +20,12 @@ FORGETTABLE = ("jit_compile", "jit_compile_linear")  # the PhiML transforms that
 ADVICE = {
     "auxiliary": ("pass the changing value as a tensor (`math.tensor(v)`) and drop it from `auxiliary_args`, "
                   "if the function only computes with it", None),
-    "value": ("keep non-tensor arguments to a few values, or pass numbers as tensors", None),
+    "value": ("keep non-tensor arguments to a few values, or pass numbers as tensors; create objects once, or give "
+              "their class value equality (`@dataclass(frozen=True)`)", "PML401"),
     "function": ("pass the same function object every call: define it once at module level", "PML101,PML401"),
     "shape": ("pad the changing dimension to a fixed size (and mask it), or round sizes up to a few buckets", None),
-    "per-call": ("create the jit function once, at module level", "PML102,PML302,PML303"),
+    "per-call": ("create the jit function once, at module level (or, where it captures a changing value, once per "
+                 "distinct value, kept in a dict)", "PML102,PML302,PML303,PML401"),
     "dtype": ("cast the argument to one dtype before the call", None),
     "python-number": ("pass the number as a tensor (`math.tensor(v)`, `tf.constant(v)`)", None),
     "static": ("make the static argument a traced one, or keep it to a few values", None),

@@ -203,6 +203,9 @@ def explain_key(new, old, new_args: dict, old_args: dict | None) -> tuple[str, s
             if now and now[0] == "function":
                 return "function", (f"argument `{name}` is a new function object ({now[1]}); PhiML keys traces on it, "
                                     "so each new function traces again")
+            if type(new.tree[name]) is type(old.tree[name]) and type(new.tree[name]).__eq__ is object.__eq__:
+                return "value", (f"non-tensor argument `{name}` is a new `{type(new.tree[name]).__name__}` object, compared "
+                                 "by identity (its class has no `__eq__`): PhiML keys traces on non-tensor values")
             return "value", (f"non-tensor argument `{name}` changed: {_short(old.tree[name])} -> {_short(new.tree[name])}"
                              " (PhiML keys traces on non-tensor values)")
     if new.backend != old.backend:
