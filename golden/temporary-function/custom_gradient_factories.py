@@ -6,7 +6,9 @@ from phiml import math
 from phiml.math import spatial
 
 GOLDEN = {
-    "findings": ["PML101:17", "PML101:34", "PML101:35"],
+    "findings": ["PML101:19", "PML101:36", "PML101:37"],
+    "messages": {"PML101:19": "auxiliary_args='lim')`, with `lim` as parameters of `_clipped_forward`",
+                 "PML101:37": "build it once at module level: `_solve_with_damped_gradient = with_damped_gradient(_double, 0.5)`"},
     "backends": ["numpy", "jax", "torch", "tensorflow"],
 }
 

@@ -5,7 +5,9 @@ import jax
 import jax.numpy as jnp
 
 GOLDEN = {
-    "findings": ["PML101:17", "PML101:31"],
+    "findings": ["PML101:19", "PML101:33"],
+    "messages": {"PML101:19": "`custom_gradient` returns `wrapped`, so it is a factory",
+                 "PML101:33": "call `custom_gradient` once per function it wraps and keep the result"},
     "framework": "jax",
     "backends": ["jax"],
 }
