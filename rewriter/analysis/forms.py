@@ -37,6 +37,8 @@ from .transforms import literal
 _LIBRARIES = ("phiml.math.", "jax.numpy.", "jax.lax.", "jax.nn.", "jax.scipy.", "numpy.", "torch.", "tensorflow.",
               "jax.random.")
 # Elementwise functions: the result has the broadcast shape of the arguments.
+# jax's functional updates `x.at[i].set(v)` keep x's shape and dtype (v is cast to it).
+_AT_UPDATES = frozenset({"set", "add", "multiply", "divide", "power", "min", "max"})
 _ELEMENTWISE = frozenset(
     "abs absolute negative positive sign square clip clamp maximum minimum where real imag conj conjugate round "
     "floor ceil trunc fix rint relu relu6 leaky_relu elu gelu silu softplus sigmoid tanh sin cos tan arcsin arccos "
@@ -52,7 +54,8 @@ _FLOATING = frozenset(
 _BOOLEAN = frozenset("logical_and logical_or logical_not logical_xor isnan isinf isfinite".split())
 _LIKE = frozenset("zeros_like ones_like empty_like full_like".split())
 # Functions whose result has the shape and dtype of one argument: name -> argument index.
-_SHAPE_OF_ARGUMENT = {"solve": 1, "laplace": 0, "stop_gradient": 0, "fourier_laplace": 0, "cumsum": 0}
+_SHAPE_OF_ARGUMENT = {"solve": 1, "laplace": 0, "stop_gradient": 0, "fourier_laplace": 0, "cumsum": 0,
+                      "roll": 0, "flip": 0, "sort": 0}  # jnp.roll / flip / sort keep shape and dtype
 # Reductions over every axis (jax/numpy spellings without `axis`): a 0-d result.
 _FULL_REDUCTIONS = frozenset("sum mean max min prod std var all any norm amax amin nansum nanmean".split())
 _CONSTANTS = frozenset("pi e inf nan euler_gamma PINF NINF".split())
@@ -322,6 +325,11 @@ class Forms:
                 return Form("reduced", base.root, "float" if name in ("mean", "std", "var", "nanmean") else
                             "bool" if name in ("all", "any") else base.dtype)
             return UNKNOWN
+        if isinstance(func, cst.Attribute) and name in _AT_UPDATES and isinstance(func.value, cst.Subscript) \
+                and isinstance(func.value.value, cst.Attribute) and func.value.value.attr.value == "at" \
+                and "mode" not in keywords and "indices_are_sorted" not in keywords:
+            base = self.of(func.value.value.value, depth + 1)  # jax's `x.at[i].set(v)`: x's shape and dtype
+            return Form("array", base.root, base.dtype) if base.kind == "array" else UNKNOWN
         if isinstance(func, cst.Attribute) and not library and name in ("sum", "mean", "max", "min", "prod") \
                 and not call.args and self.of(func.value, depth + 1).kind == "array":
             return Form("scalar", dtype="?")  # x.sum(): every axis

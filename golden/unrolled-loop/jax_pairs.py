@@ -1,0 +1,33 @@
+"""Consecutive pairs of a time grid, `zip(ts, ts[1:])`, inside `jax.jit`: one iteration per grid
+point, unrolled. `scan` over `(ts[:-1], ts[1:])` (where `zip` stops) computes the same products;
+`ts` is an array at every call, but nothing proves the rows keep `y`'s shape: an unsafe fix (applied
+here). The counted loop below it reads its index only to index arrays: a safe fix."""
+import jax
+import jax.numpy as jnp
+
+GOLDEN = {
+    "findings": ["PML206:18", "PML206:25"],
+    "unsafe_fixes": True,
+    "framework": "jax",
+    "backends": ["jax"],
+}
+
+
+@jax.jit
+def integrate(ts, y):
+    for t0, t1 in zip(ts, ts[1:]):
+        y = y + (t1 - t0) * jnp.cos(t0) * y
+    return y
+
+
+@jax.jit
+def shift_left(x):
+    for n in range(x.shape[0] - 1):
+        x = x.at[n].set(x[n + 1] * 0.5 + x[n] * 0.5)
+    return x
+
+
+def golden_run():
+    ts = jnp.linspace(0.0, 1.0, 30)
+    return [integrate(ts, jnp.ones(3)), integrate(ts * 2.0, jnp.arange(3.0)),
+            shift_left(jnp.arange(6.0)), shift_left(jnp.linspace(0.0, 1.0, 9))]
