@@ -8,7 +8,7 @@ from phiml.math import spatial
 GOLDEN = {
     "findings": ["PML206:17"],
     "messages": {"PML206:17": "80 iterations, each a copy of its body"},
-    "backends": ["numpy", "jax", "torch", "tensorflow"],
+    "backends": ["numpy", "jax"],  # an 80-step unroll compiles for half a minute on tensorflow
 }
 
 
