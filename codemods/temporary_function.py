@@ -28,6 +28,10 @@ class Slot:
     channel: str | None = None  # "f_args": appended positionally; "preprocess_y_args": a tuple keyword
     stored: bool = False  # kept and called later (a captured name rebound meanwhile would differ)
     positional_before: int = 3  # "f_args": positional arguments that must precede the appended values
+    # Lifting makes the API's trace cache hit (measured). jax's `cg`/`gmres`/`bicgstab`,
+    # `custom_linear_solve`, and `custom_root`'s `solve`/`tangent_solve` trace the function on
+    # every eager call however it is defined (they wrap it in a new closure or `partial` first).
+    lift_helps: bool = True
 
 
 _SLOTS: dict[str, tuple[Slot, ...]] = {
@@ -37,9 +41,11 @@ _SLOTS: dict[str, tuple[Slot, ...]] = {
     "phiml.math.Solve.with_preprocessing": (Slot(0, "preprocess_y", "preprocess_y", "f_args", stored=True, positional_before=1),),
     "phiml.math.minimize": (Slot(0, "f", "loss"),),
     "phiml.math.solve_nonlinear": (Slot(0, "f", "equation"),),
-    "jax.lax.custom_root": (Slot(0, "f", "equation"), Slot(2, "solve", "solve"), Slot(3, "tangent_solve", "tangent_solve")),
-    "jax.lax.custom_linear_solve": (Slot(0, "matvec", "matvec"), Slot(2, "solve", "solve"), Slot(3, "transpose_solve", "transpose_solve")),
-    **{f"jax.scipy.sparse.linalg.{n}": (Slot(0, "A", "matvec"), Slot(None, "M", "preconditioner"))
+    "jax.lax.custom_root": (Slot(0, "f", "equation"), Slot(2, "solve", "solve", lift_helps=False),
+                            Slot(3, "tangent_solve", "tangent_solve", lift_helps=False)),
+    "jax.lax.custom_linear_solve": (Slot(0, "matvec", "matvec", lift_helps=False), Slot(2, "solve", "solve", lift_helps=False),
+                                    Slot(3, "transpose_solve", "transpose_solve", lift_helps=False)),
+    **{f"jax.scipy.sparse.linalg.{n}": (Slot(0, "A", "matvec", lift_helps=False), Slot(None, "M", "preconditioner", lift_helps=False))
        for n in ("cg", "gmres", "bicgstab")},
 }
 # Transforms that return a new function with its own trace cache: built per call, they are hoisted.
@@ -49,20 +55,26 @@ _TRANSFORM_SLOTS: dict[str, tuple[Slot, ...]] = {
     "phiml.math.jacobian": (Slot(0, "f", "function"),),
     "phiml.math.hessian": (Slot(0, "f", "function"),),
 }
+# Measured on jax 0.10.2 (eager calls of the enclosing function; a counter in the function):
+# where lifting to module level (or `functools.partial` of a module-level function) does not make
+# the trace cache hit, what an eager call costs, and what it costs under a jitted caller.
+_NO_GAIN = {
+    **{f"jax.scipy.sparse.linalg.{n}": f"compiles its loop again; an 8-unknown `{n}`: {cost}"
+       for n, cost in (("cg", "5 traces and ~50 ms a call"), ("bicgstab", "5 traces and ~180 ms a call"),
+                       ("gmres", "~630 ms a call, 0.2 ms under a jitted caller"))},
+    "jax.lax.custom_linear_solve": "one trace a call, ~0.5 ms, 0.03 ms under a jitted caller",
+    "jax.lax.custom_root": "one trace a call each",
+}
 _WHY = {
     "phiml.math.solve_linear": "PhiML keys linear-operator traces (and, under jit, whole traces) on the function object",
     "phiml.math.Solve": "PhiML caches traces per function object, so nothing traced for it is ever reused",
     "phiml.math.Solve.with_preprocessing": "PhiML caches traces per function object, so nothing traced for it is ever reused",
     "phiml.math.minimize": "PhiML keys the traces of the objective on the function object",
     "phiml.math.solve_nonlinear": "PhiML keys the traces of the equation on the function object",
-    "jax.lax.custom_root": "jax caches the traced functions by identity",
-    "jax.lax.custom_linear_solve": "jax caches the traced functions by identity",
-    # Measured (jax 0.10.2, 8 unknowns): the matvec is traced on every eager call however it is
-    # defined, and the solver's loop compiled again; only a jitted caller makes it cheap.
-    **{f"jax.scipy.sparse.linalg.{n}": ("where it runs eagerly (no jitted caller), jax traces it and compiles the "
-                                         "solver's loop again on every call, however it is defined (measured, `cg`: 84 ms "
-                                         "a call; 64 ms with a module-level function; 0.03 ms under a jitted caller): jit "
-                                         f"the code that calls `{n}`") for n in ("cg", "gmres", "bicgstab")},
+    # Measured on jax 0.10.2: `custom_root` keys the trace of `f` on the function object (a
+    # module-level `f` is traced twice per eager call, a new one three times, ~10% of the call).
+    "jax.lax.custom_root": ("jax keys the trace of `f` on the function object: a module-level one is traced twice per "
+                            "eager call instead of three times (measured); a jitted caller traces it once"),
 }
 
 
@@ -244,9 +256,14 @@ class TemporaryFunction(Codemod):
             elif api is not None and api.name in _TRANSFORM_SLOTS:
                 self._check_transform(node, api.name)
             elif api is not None and api.name in _SLOTS:
+                outcome = None
                 for slot in _SLOTS[api.name]:
-                    if self._check(node, slot, api.name) == "fixed":
-                        break  # the call is replaced: its other slots are looked at in the next pass
+                    if slot.lift_helps:
+                        outcome = self._check(node, slot, api.name) or outcome
+                        if outcome == "fixed":
+                            break  # the call is replaced: its other slots are looked at in the next pass
+                if outcome is None:
+                    self._report_no_gain(node, api.name)
             elif api is None and (analysis.jit.jitted_value(node.func) is not None or self._custom_gradient_value(node.func)):
                 self._check_jit_arguments(node)
             elif api is None and isinstance(node.func, cst.Name) and self._custom_gradient_factory(node.func):
@@ -262,6 +279,35 @@ class TemporaryFunction(Codemod):
         # jax's iterative solvers cost nothing extra under a jitted caller, which may be in another module
         severity = Severity.INFO if api.startswith("jax.scipy.") else None
         return self._lift(call, arg, slot, f"passed to {where}", _WHY[api], f"`{short}`", severity)
+
+    def _report_no_gain(self, call: cst.Call, api: str) -> None:
+        """Functions created per call in slots where lifting does not make the trace cache hit: one
+        info finding per call, on the first of them, with the fix that helps (a jitted caller)."""
+        names = self.file.analysis.names
+        enclosing = _enclosing_def(names, call)
+        if enclosing is None:
+            return
+        label = enclosing.name.value.lstrip("_") or "function"
+        temporaries = []
+        for slot in _SLOTS[api]:
+            arg = _slot_arg(call, slot)
+            if arg is None or slot.lift_helps:
+                continue
+            found = temporary_at(names, arg.value, slot.role, label)
+            if isinstance(found, Temporary):
+                what = "a lambda" if found.label == "a lambda" else f"`{found.function.name.value}`"
+                temporaries.append((arg, f"`{slot.keyword}` ({what})"))
+            elif isinstance(found, str):
+                temporaries.append((arg, f"`{slot.keyword}` (`{dotted_text(arg.value)}`)"))
+        if not temporaries:
+            return
+        short = api.rsplit(".", 1)[-1]
+        what = " and ".join(t for _, t in temporaries)
+        self.report(temporaries[0][0].value, severity=Severity.INFO, message=(
+            f"`{short}` traces its {what} again on every eager call of `{enclosing.name.value}`, however "
+            f"{'they are' if len(temporaries) > 1 else 'it is'} defined: a module-level function or a `functools.partial` "
+            f"is traced just as often (measured on jax 0.10.2: {_NO_GAIN[api]}): jit the function that calls `{short}` "
+            "(or the step it runs in) — lifting would not help"))
 
     def _report_derivative_call(self, call: cst.Call, api: str) -> None:
         """`g = jax.custom_vjp(f)` inside a function: reported; the decorator form is lifted (see below)."""
