@@ -308,7 +308,8 @@ class TemporaryFunction(Codemod):
                 continue
             found = temporary_at(names, arg.value, slot.role, label)
             if isinstance(found, Temporary):
-                what = "a lambda" if found.label == "a lambda" else f"`{found.function.name.value}`"
+                what = f"`{found.function.name.value}`" if isinstance(found.function, cst.FunctionDef) else \
+                    f"`{dotted_text(arg.value)}`" if isinstance(arg.value, cst.Name) else "a lambda"
                 temporaries.append((arg, f"`{slot.keyword}` ({what})"))
             elif isinstance(found, str):
                 temporaries.append((arg, f"`{slot.keyword}` (`{dotted_text(arg.value)}`)"))

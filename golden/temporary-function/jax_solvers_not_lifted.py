@@ -11,10 +11,11 @@ from jax import lax
 from jax.scipy.sparse.linalg import cg, gmres
 
 GOLDEN = {
-    "findings": ["PML101:25", "PML101:42", "PML101:50"],
-    "messages": {"PML101:25": "`gmres` traces its `A` (a lambda) again on every eager call of `relax`",
-                 "PML101:42": "`custom_linear_solve` traces its `matvec` (`matvec`) and `solve` (`solve`)",
-                 "PML101:50": "lifting would not help"},
+    "findings": ["PML101:26", "PML101:43", "PML101:51", "PML101:63"],
+    "messages": {"PML101:26": "`gmres` traces its `A` (a lambda) again on every eager call of `relax`",
+                 "PML101:43": "`custom_linear_solve` traces its `matvec` (`matvec`) and `solve` (`solve`)",
+                 "PML101:51": "lifting would not help",
+                 "PML101:63": "`cg` traces its `A` (`op`) again"},
     "framework": "jax",
     "backends": ["jax"],
 }
@@ -57,7 +58,12 @@ def _newton(f, x0):
     return x
 
 
+def bound(b):
+    op = lambda x: 3.0 * x  # a lambda bound to a name: named in the finding
+    return cg(op, b, tol=1e-6)[0]
+
+
 def golden_run():
     b = jnp.arange(1.0, 9.0)
     return [relax(b), relax(b * 2), with_partial(b, 0.5), diagonal(b, 2.0), diagonal(b, 4.0),
-            root(jnp.float32(1.5)), root(jnp.float32(3.0))]
+            root(jnp.float32(1.5)), root(jnp.float32(3.0)), bound(b)]
