@@ -28,6 +28,10 @@ class Slot:
     channel: str | None = None  # "f_args": appended positionally; "preprocess_y_args": a tuple keyword
     stored: bool = False  # kept and called later (a captured name rebound meanwhile would differ)
     positional_before: int = 3  # "f_args": positional arguments that must precede the appended values
+    # Lifting makes the API's trace cache hit (measured). jax's `cg`/`gmres`/`bicgstab`,
+    # `custom_linear_solve`, and `custom_root`'s `solve`/`tangent_solve` trace the function on
+    # every eager call however it is defined (they wrap it in a new closure or `partial` first).
+    lift_helps: bool = True
 
 
 _SLOTS: dict[str, tuple[Slot, ...]] = {
@@ -37,9 +41,11 @@ _SLOTS: dict[str, tuple[Slot, ...]] = {
     "phiml.math.Solve.with_preprocessing": (Slot(0, "preprocess_y", "preprocess_y", "f_args", stored=True, positional_before=1),),
     "phiml.math.minimize": (Slot(0, "f", "loss"),),
     "phiml.math.solve_nonlinear": (Slot(0, "f", "equation"),),
-    "jax.lax.custom_root": (Slot(0, "f", "equation"), Slot(2, "solve", "solve"), Slot(3, "tangent_solve", "tangent_solve")),
-    "jax.lax.custom_linear_solve": (Slot(0, "matvec", "matvec"), Slot(2, "solve", "solve"), Slot(3, "transpose_solve", "transpose_solve")),
-    **{f"jax.scipy.sparse.linalg.{n}": (Slot(0, "A", "matvec"), Slot(None, "M", "preconditioner"))
+    "jax.lax.custom_root": (Slot(0, "f", "equation"), Slot(2, "solve", "solve", lift_helps=False),
+                            Slot(3, "tangent_solve", "tangent_solve", lift_helps=False)),
+    "jax.lax.custom_linear_solve": (Slot(0, "matvec", "matvec", lift_helps=False), Slot(2, "solve", "solve", lift_helps=False),
+                                    Slot(3, "transpose_solve", "transpose_solve", lift_helps=False)),
+    **{f"jax.scipy.sparse.linalg.{n}": (Slot(0, "A", "matvec", lift_helps=False), Slot(None, "M", "preconditioner", lift_helps=False))
        for n in ("cg", "gmres", "bicgstab")},
 }
 # Transforms that return a new function with its own trace cache: built per call, they are hoisted.
@@ -49,20 +55,26 @@ _TRANSFORM_SLOTS: dict[str, tuple[Slot, ...]] = {
     "phiml.math.jacobian": (Slot(0, "f", "function"),),
     "phiml.math.hessian": (Slot(0, "f", "function"),),
 }
+# Measured on jax 0.10.2 (eager calls of the enclosing function; a counter in the function):
+# where lifting to module level (or `functools.partial` of a module-level function) does not make
+# the trace cache hit, what an eager call costs, and what it costs under a jitted caller.
+_NO_GAIN = {
+    **{f"jax.scipy.sparse.linalg.{n}": f"compiles its loop again; an 8-unknown `{n}`: {cost}"
+       for n, cost in (("cg", "5 traces and ~50 ms a call"), ("bicgstab", "5 traces and ~180 ms a call"),
+                       ("gmres", "~630 ms a call, 0.2 ms under a jitted caller"))},
+    "jax.lax.custom_linear_solve": "one trace a call, ~0.5 ms, 0.03 ms under a jitted caller",
+    "jax.lax.custom_root": "one trace a call each",
+}
 _WHY = {
     "phiml.math.solve_linear": "PhiML keys linear-operator traces (and, under jit, whole traces) on the function object",
     "phiml.math.Solve": "PhiML caches traces per function object, so nothing traced for it is ever reused",
     "phiml.math.Solve.with_preprocessing": "PhiML caches traces per function object, so nothing traced for it is ever reused",
     "phiml.math.minimize": "PhiML keys the traces of the objective on the function object",
     "phiml.math.solve_nonlinear": "PhiML keys the traces of the equation on the function object",
-    "jax.lax.custom_root": "jax caches the traced functions by identity",
-    "jax.lax.custom_linear_solve": "jax caches the traced functions by identity",
-    # Measured (jax 0.10.2, 8 unknowns): the matvec is traced on every eager call however it is
-    # defined, and the solver's loop compiled again; only a jitted caller makes it cheap.
-    **{f"jax.scipy.sparse.linalg.{n}": ("where it runs eagerly (no jitted caller), jax traces it and compiles the "
-                                         "solver's loop again on every call, however it is defined (measured, `cg`: 84 ms "
-                                         "a call; 64 ms with a module-level function; 0.03 ms under a jitted caller): jit "
-                                         f"the code that calls `{n}`") for n in ("cg", "gmres", "bicgstab")},
+    # Measured on jax 0.10.2: `custom_root` keys the trace of `f` on the function object (a
+    # module-level `f` is traced twice per eager call, a new one three times, ~10% of the call).
+    "jax.lax.custom_root": ("jax keys the trace of `f` on the function object: a module-level one is traced twice per "
+                            "eager call instead of three times (measured); a jitted caller traces it once"),
 }
 
 
@@ -77,26 +89,39 @@ class TemporaryFunction(Codemod):
     enclosing function become parameters and are passed through the API's own channel:
     `solve_linear(f, y, solve, *f_args)` and `Solve(preprocess_y=f, preprocess_y_args=(...))`.
     Where an API has no such channel (`minimize`, `solve_nonlinear`, arguments of a jit-compiled
-    function, jax's `custom_root` / `custom_linear_solve`), only functions that capture nothing are
-    lifted; the finding says which values to pass instead.
+    function, jax's `custom_root` equation), only functions that capture nothing are lifted; the
+    finding says which values to pass instead.
 
     Transforms that return a new function with its own trace cache — `math.custom_gradient(f, g)`,
     `math.gradient` / `jacobian` / `hessian` of a function — built on every call are built once at
     module level, their functions lifted with them; a `@jax.custom_vjp` / `@jax.custom_jvp` def in a
     function moves to module level with its rule functions and its `defvjp` / `defjvp` statement.
 
-    jax's iterative solvers (`jax.scipy.sparse.linalg.cg` / `gmres` / `bicgstab`, their `A` and `M`)
-    are different: measured on jax 0.10.2, in eager code they trace the matvec and compile their loop
-    again on every call however it is defined (an 8-unknown `cg`: 84 ms a call with a nested matvec,
-    64 ms with a module-level one, 0.03 ms under a jitted caller). A function that captures nothing is
-    still lifted (the quarter it saves is free); every finding says that the fix that matters is a
-    jitted caller, and is an info, since that caller may live in another module.
+    Where lifting does not make a trace cache hit, nothing is lifted. Measured on jax 0.10.2 with a
+    counter in the function, over eager calls of the enclosing function: `jax.scipy.sparse.linalg.cg`
+    / `gmres` / `bicgstab` trace their `A` (and `M`) 5 times a call and compile their loop again,
+    whether it is a nested def, a module-level def or a `functools.partial` of one (an 8-unknown `cg`
+    ~50 ms a call, `gmres` ~630 ms; `gmres` 0.2 ms under a jitted caller); `lax.custom_linear_solve`
+    wraps its functions in a new closure before tracing (one trace a call however defined);
+    `lax.custom_root` passes `partial(solve, f)` (its `solve` and `tangent_solve` are traced once a
+    call however defined), but keys the trace of `f` on the function object: a module-level `f` is
+    traced twice a call, a new one three times (~10%), so that one is lifted when it captures
+    nothing. The others get one info finding per call (the caller may be jitted in another module):
+    jit the function that calls the solver; lifting would not help.
 
     Where no fix is safe, the finding gives the module-level form: a `math.custom_gradient(f, g)`
     whose functions capture values takes them as (auxiliary) parameters of `f`, read from `params`
     in `g`; a function that builds and returns a `custom_gradient` / `jax.custom_vjp` around what it
     is given is a factory: its results are kept per wrapped function (a module function that returns
-    a `math.custom_gradient` it builds, called per call, is reported the same way).
+    a `math.custom_gradient` it builds, called per call, is reported the same way), and its
+    module-level form is a `@functools.partial(jax.custom_vjp, nondiff_argnums=...)` def taking the
+    factory's parameters its rules read (`self` included) first, with rules taking them first too,
+    `defvjp` once, and the factory returning `functools.partial(lifted, ...)` (an array among them
+    stays a regular argument, with a zero cotangent). These cost little, measured: a
+    `math.custom_gradient` built per call adds ~0.03 ms a call on jax and ~0.08 ms on torch (its `f`
+    runs once a call either way), a `jax.custom_vjp` ~0.1 ms and no extra trace in eager or
+    `jax.grad` calls, so the report-only ones are infos; what they cost more is in anything that
+    caches on the function (`jax.jit` of it).
 
     It is left alone, with the reason, when lifting could change what it computes: it reads a
     captured name that is assigned again later (late binding), writes `nonlocal`/`global`, is a
@@ -244,9 +269,14 @@ class TemporaryFunction(Codemod):
             elif api is not None and api.name in _TRANSFORM_SLOTS:
                 self._check_transform(node, api.name)
             elif api is not None and api.name in _SLOTS:
+                outcome = None
                 for slot in _SLOTS[api.name]:
-                    if self._check(node, slot, api.name) == "fixed":
-                        break  # the call is replaced: its other slots are looked at in the next pass
+                    if slot.lift_helps:
+                        outcome = self._check(node, slot, api.name) or outcome
+                        if outcome == "fixed":
+                            break  # the call is replaced: its other slots are looked at in the next pass
+                if outcome is None:
+                    self._report_no_gain(node, api.name)
             elif api is None and (analysis.jit.jitted_value(node.func) is not None or self._custom_gradient_value(node.func)):
                 self._check_jit_arguments(node)
             elif api is None and isinstance(node.func, cst.Name) and self._custom_gradient_factory(node.func):
@@ -263,6 +293,36 @@ class TemporaryFunction(Codemod):
         severity = Severity.INFO if api.startswith("jax.scipy.") else None
         return self._lift(call, arg, slot, f"passed to {where}", _WHY[api], f"`{short}`", severity)
 
+    def _report_no_gain(self, call: cst.Call, api: str) -> None:
+        """Functions created per call in slots where lifting does not make the trace cache hit: one
+        info finding per call, on the first of them, with the fix that helps (a jitted caller)."""
+        names = self.file.analysis.names
+        enclosing = _enclosing_def(names, call)
+        if enclosing is None:
+            return
+        label = enclosing.name.value.lstrip("_") or "function"
+        temporaries = []
+        for slot in _SLOTS[api]:
+            arg = _slot_arg(call, slot)
+            if arg is None or slot.lift_helps:
+                continue
+            found = temporary_at(names, arg.value, slot.role, label)
+            if isinstance(found, Temporary):
+                what = f"`{found.function.name.value}`" if isinstance(found.function, cst.FunctionDef) else \
+                    f"`{dotted_text(arg.value)}`" if isinstance(arg.value, cst.Name) else "a lambda"
+                temporaries.append((arg, f"`{slot.keyword}` ({what})"))
+            elif isinstance(found, str):
+                temporaries.append((arg, f"`{slot.keyword}` (`{dotted_text(arg.value)}`)"))
+        if not temporaries:
+            return
+        short = api.rsplit(".", 1)[-1]
+        what = " and ".join(t for _, t in temporaries)
+        self.report(temporaries[0][0].value, severity=Severity.INFO, message=(
+            f"`{short}` traces its {what} again on every eager call of `{enclosing.name.value}`, however "
+            f"{'they are' if len(temporaries) > 1 else 'it is'} defined: a module-level function or a `functools.partial` "
+            f"is traced just as often (measured on jax 0.10.2: {_NO_GAIN[api]}): jit the function that calls `{short}` "
+            "(or the step it runs in) — lifting would not help"))
+
     def _report_derivative_call(self, call: cst.Call, api: str) -> None:
         """`g = jax.custom_vjp(f)` inside a function: reported; the decorator form is lifted (see below)."""
         names = self.file.analysis.names
@@ -270,14 +330,14 @@ class TemporaryFunction(Codemod):
         if enclosing is None or isinstance(enclosing, cst.Lambda):
             return
         head = (f"`{api}(...)` builds a new custom-derivative function every time `{enclosing.name.value}` runs, "
-                "and jax traces it again each time")
+                "which anything caching on it (`jax.jit`) traces anew")
         wrapped = call.args[0].value if call.args and call.args[0].keyword is None else None
         params = {p.name.value for p in (*enclosing.params.posonly_params, *enclosing.params.params, *enclosing.params.kwonly_params)}
         if isinstance(wrapped, cst.Name) and wrapped.value in params:  # it wraps what it is given: a factory
             target = names.parent(call)
             built = target.targets[0].target.value if isinstance(target, cst.Assign) and len(target.targets) == 1 \
                 and isinstance(target.targets[0].target, cst.Name) else "its result"
-            self.report(call, f"{head} (not lifted: {custom_derivative.factory_advice(enclosing.name.value, built)})")
+            self.report(call, f"{head} (not lifted: {custom_derivative.factory_advice(enclosing, built, api)})")
             return
         self.report(call, f"{head} (not lifted automatically in this form: define it once at module level, with "
                           f"`@{api}` and its rules)")
@@ -330,8 +390,7 @@ class TemporaryFunction(Codemod):
                "(named in `auxiliary_args` when they are Python values), then build it once") if blocked \
             else f"build it once at module level: `_{label}_{factory.lstrip('_')} = {dotted_text(call)}`"
         self.report(call, f"`{factory}(...)` returns a new `math.custom_gradient` function every time "
-                          f"`{enclosing.name.value}` runs: its trace cache starts empty, so each eager call traces again "
-                          f"(under a jitted caller it is traced once per trace) (not built once: {how})",
+                          f"`{enclosing.name.value}` runs, {_CUSTOM_GRADIENT_COST} (not built once: {how})",
                     severity=Severity.INFO)
 
     def _check_transform(self, call: cst.Call, api: str) -> None:
@@ -344,6 +403,10 @@ class TemporaryFunction(Codemod):
         short = api.rsplit(".", 1)[-1]
         label = enclosing.name.value.lstrip("_") or "function"
         message = f"`math.{short}(...)` builds a new function with an empty trace cache every time `{enclosing.name.value}` runs, so it is traced again on every call"
+        if api == "phiml.math.custom_gradient":
+            message = f"`math.custom_gradient(...)` builds a new function with an empty trace cache every time `{enclosing.name.value}` runs, {_CUSTOM_GRADIENT_COST}"
+        # a custom gradient built per call costs little (measured): report-only findings are infos
+        severity = Severity.INFO if api == "phiml.math.custom_gradient" else None
         lifted: list[tuple[cst.Arg, Temporary]] = []
         captured: dict[str, list[str]] = {}  # base name of a lifted function -> the values it captures
         for slot in _TRANSFORM_SLOTS[api]:
@@ -352,7 +415,7 @@ class TemporaryFunction(Codemod):
                 continue
             found = temporary_at(names, arg.value, slot.role, label)
             if isinstance(found, str):
-                self.report(call, f"{message} (not built once: {found})")
+                self.report(call, f"{message} (not built once: {found})", severity=severity)
                 return
             if found is None:
                 if not _module_level_name(names, arg.value):
@@ -361,12 +424,12 @@ class TemporaryFunction(Codemod):
             result = captures(names, found.function, module_level=tuple(d.decorator for d in found.decorators))
             if result.refusal is not None or result.imports or result.names and api != "phiml.math.custom_gradient":
                 why = result.refusal or f"{found.label} captures {', '.join(f'`{n}`' for n in result.names)}"
-                self.report(call, f"{message} (not built once: {why})")
+                self.report(call, f"{message} (not built once: {why})", severity=severity)
                 return
             captured[found.base_name] = list(result.names)
             lifted.append((arg, found))
         if any(captured.values()):
-            self.report(call, f"{message} (not built once: {_custom_gradient_form(captured, label)})")
+            self.report(call, f"{message} (not built once: {_custom_gradient_form(captured, label)})", severity=severity)
             return
         slot_args = [_slot_arg(call, slot) for slot in _TRANSFORM_SLOTS[api]]
         for arg in call.args:
@@ -375,7 +438,7 @@ class TemporaryFunction(Codemod):
             try:
                 literal(arg.value)
             except ValueError:
-                self.report(call, f"{message} (not built once: its argument `{dotted_text(arg.value)}` is computed at run time)")
+                self.report(call, f"{message} (not built once: its argument `{dotted_text(arg.value)}` is computed at run time)", severity=severity)
                 return
         anchor = top_level_statement(names, call)
         statements: list[cst.BaseStatement] = []
@@ -546,6 +609,10 @@ def _enclosing_def(names, node: cst.CSTNode) -> cst.FunctionDef | None:
 
 
 _LINEAR = frozenset({"phiml.math.jit_compile_linear"})
+# Measured (phiml on jax 0.10.2 and torch; eager calls and `math.gradient` of them): `f` runs once
+# a call either way; what a per-call build adds is the backend function built again each time.
+_CUSTOM_GRADIENT_COST = ("so its backend function is built again on each call (measured: +0.03 ms a call on jax, "
+                         "+0.08 ms on torch; under a jitted caller once per trace)")
 
 
 def _slot_arg(call: cst.Call, slot: Slot) -> cst.Arg | None:

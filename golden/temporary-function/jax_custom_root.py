@@ -1,9 +1,11 @@
-"""Raw jax: lax.custom_root with equation and solver lambdas built on every call."""
+"""Raw jax: lax.custom_root with equation and solver lambdas built on every call. The equation
+captures `y` (reported); the tangent solve is traced on every call however it is defined
+(measured), so it is not lifted. Must not change."""
 import jax.numpy as jnp
 from jax import lax
 
 GOLDEN = {
-    "findings": ["PML101:13", "PML101:17"],
+    "findings": ["PML101:15"],
     "framework": "jax",
     "backends": ["jax"],
 }
