@@ -87,11 +87,11 @@ class UnrolledLoop(Codemod):
             "import jax\nimport jax.numpy as jnp\n\n\n"
             "@jax.jit\n"
             "def simulate(x):\n"
-            "    def loop_body(x, _):\n"
+            "    def simulate_body(x, _):\n"
             "        x = x + 0.01 * jnp.sin(x)\n"
             "        states_item = x\n"
             "        return x, states_item\n"
-            "    x, states_stacked = jax.lax.scan(loop_body, x, None, length=1000)\n"
+            "    x, states_stacked = jax.lax.scan(simulate_body, x, None, length=1000)\n"
             "    return states_stacked\n",
         ),
         Example(
@@ -236,7 +236,8 @@ class UnrolledLoop(Codemod):
             if literal is None:
                 doubts.append(f"with no iteration `jnp.stack({s.name})` raises where `scan` returns an empty stack")
         emit, spelling = emitter(self.file, flow)
-        body_name = self.file.analysis.fresh_name("loop_body")
+        # named after its function: fixes in other functions, in any order, never rename it
+        body_name = self.file.analysis.fresh_name(f"{fn.name.value.lstrip('_')}_body" if isinstance(fn, cst.FunctionDef) else "loop_body")
         items = {s.name: self.file.analysis.fresh_name(f"{s.name}_item") for s in stacked}
         outputs = {s.name: self.file.analysis.fresh_name(f"{s.name}_stacked") for s in stacked}
         new_body = []

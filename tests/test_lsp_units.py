@@ -243,3 +243,19 @@ def test_an_edit_inside_a_body_analyses_a_slice_with_outlines():
     assert "def heated_step(u, dt, t):" in piece.text  # named by the edited function: kept
     assert len(piece.text.splitlines()) < len(lines) // 2
     compile(piece.text, "slice.py", "exec")
+
+
+def test_slice_keeps_a_def_that_rebinds_the_edited_name():
+    """`jax.jit(step)` reads the last `def step`: a slice of the first one must keep the second's
+    outline, or the provisional analysis jits the wrong function (golden/traced-if/rebound_def.py)."""
+    source = (ROOT / "golden" / "traced-if" / "rebound_def.py").read_text()
+    path = str(ROOT / "x.py")
+    base = DocumentAnalysis.of(source, path, CONFIG)
+    edited = source.replace("    if n > 2:\n", "    # edited\n    if n > 2:\n", 1)
+
+    def analyse(text):
+        piece = DocumentAnalysis.of(text, path, CONFIG, base.facts)
+        return None if piece.error else piece.findings
+
+    provisional = incremental.provisional_findings(source, base.findings, edited, analyse)
+    assert provisional == [] == DocumentAnalysis.of(edited, path, CONFIG).findings

@@ -16,19 +16,19 @@ GOLDEN = {
 
 @functools.partial(jax.jit, static_argnames=('steps',))
 def relax(x, steps=100):
-    def loop_body_2(x, _):
+    def relax_body(x, _):
         x = 0.5 * (x + jnp.roll(x, 1))
         return x, None
-    x, _ = jax.lax.scan(loop_body_2, x, jnp.arange(steps))
+    x, _ = jax.lax.scan(relax_body, x, jnp.arange(steps))
     return x
 
 
 @eqx.filter_jit
 def accumulate(rows: jax.Array, total):
-    def loop_body(total, row):
+    def accumulate_body(total, row):
         total = total + jnp.tanh(row)
         return total, None
-    total, _ = jax.lax.scan(loop_body, total, rows)
+    total, _ = jax.lax.scan(accumulate_body, total, rows)
     return total
 
 

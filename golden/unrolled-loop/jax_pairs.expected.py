@@ -15,20 +15,20 @@ GOLDEN = {
 
 @jax.jit
 def integrate(ts, y):
-    def loop_body(y, elements):
+    def integrate_body(y, elements):
         t0, t1 = elements
         y = y + (t1 - t0) * jnp.cos(t0) * y
         return y, None
-    y, _ = jax.lax.scan(loop_body, y, (ts[:-1], ts[1:]))
+    y, _ = jax.lax.scan(integrate_body, y, (ts[:-1], ts[1:]))
     return y
 
 
 @jax.jit
 def shift_left(x):
-    def loop_body_2(x, n):
+    def shift_left_body(x, n):
         x = x.at[n].set(x[n + 1] * 0.5 + x[n] * 0.5)
         return x, None
-    x, _ = jax.lax.scan(loop_body_2, x, jnp.arange(x.shape[0] - 1))
+    x, _ = jax.lax.scan(shift_left_body, x, jnp.arange(x.shape[0] - 1))
     return x
 
 

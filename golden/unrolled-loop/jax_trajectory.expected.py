@@ -13,13 +13,13 @@ GOLDEN = {
 
 @jax.jit
 def trajectory(x, v):
-    def loop_body(carry, _):
+    def trajectory_body(carry, _):
         v, x = carry
         v = v - 0.01 * jnp.sin(x)
         x = x + 0.01 * v
         states_item = x
         return (v, x), states_item
-    (v, x), states_stacked = jax.lax.scan(loop_body, (v, x), None, length=200)
+    (v, x), states_stacked = jax.lax.scan(trajectory_body, (v, x), None, length=200)
     return states_stacked, v
 
 

@@ -156,8 +156,9 @@ def build_slice(tree: ast.Module, lines: list[str], unit: Unit) -> Slice:
             named |= _names_in(stmt)
 
     def elsewhere(node) -> None:
-        """A def the edited one does not name: left out. One it names: its outline."""
-        if node.name in named:
+        """A def the edited one does not name: left out. One it names, or one that rebinds its name
+        (which function `jax.jit(step)` reads depends on it): its outline."""
+        if node.name in named or node.name == getattr(target, "name", None):
             outline(node)
 
     for i, stmt in enumerate(tree.body):
