@@ -16,10 +16,10 @@ GOLDEN = {
 
 @functools.partial(jax.jit, static_argnames=('steps',))
 def relax(x, steps=100):
-    def loop_body_2(x, _):
+    def loop_body_2(_, x):
         x = 0.5 * (x + jnp.roll(x, 1))
-        return x, None
-    x, _ = jax.lax.scan(loop_body_2, x, jnp.arange(steps))
+        return x
+    x = jax.lax.fori_loop(0, steps, loop_body_2, x)
     return x
 
 

@@ -25,10 +25,10 @@ def integrate(ts, y):
 
 @jax.jit
 def shift_left(x):
-    def loop_body_2(x, n):
+    def loop_body_2(n, x):
         x = x.at[n].set(x[n + 1] * 0.5 + x[n] * 0.5)
-        return x, None
-    x, _ = jax.lax.scan(loop_body_2, x, jnp.arange(x.shape[0] - 1))
+        return x
+    x = jax.lax.fori_loop(0, x.shape[0] - 1, loop_body_2, x)
     return x
 
 
