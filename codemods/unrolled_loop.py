@@ -39,27 +39,42 @@ class UnrolledLoop(Codemod):
     with the count. Measured on jax 0.10.2 (a 9-operation body on 64 floats): 100 iterations compile
     in 456 ms unrolled and 48 ms as `lax.scan`; 1000 in 2.1 s and 54 ms (9,000 jaxpr equations
     against 1); the compiled loop also runs faster (0.29 ms vs 1.0 ms). A count taken from the data
-    (`range(x.shape[0] - 1)`, `for a, b in zip(ts, ts[1:])`, `for row in xs`) grows with the input,
-    and each new length is a new trace of that size.
+    (`range(x.shape[0] - 1)`, also through a local `n = x.shape[0]`; `for a, b in zip(ts, ts[1:])`;
+    `for row in xs`; `enumerate(xs)`) grows with the input, and each new length is a new trace of that
+    size.
 
     Reported: literal counts of 50 or more (below that an unroll is cheap and often what the author
-    wants: `range(3)`), and every count read from a traced array's length. The message says how many
-    iterations get unrolled.
+    wants: `range(3)`; at 50 the unroll costs about 4x the compile of the loop primitive and grows
+    linearly), and every count read from a traced array's length. Rows of a traced parameter count
+    only when it is shown to be an array (a call passes one, it is annotated one, or the function
+    reads `x.shape`/`.ndim`/`.dtype`/`.at`): a traced list of layers or a pytree's leaves has a small
+    static length. Consecutive pairs of a traced parameter (`zip(ts, ts[1:])`) are reported even
+    without that evidence (a time grid; a list would be unrolled alike). Not reported: static Python
+    lists, dicts, `range(x.ndim)`, tree leaves, shapes the calls give below 50 rows, bodies with no
+    arithmetic. The message says how many iterations get unrolled.
 
     jax (`jax.jit`, `equinox.filter_jit`): the loop becomes `jax.lax.scan`. Loop-carried variables
     (assigned in the body and alive before it) are the carry; the iterated arrays are scanned over
     (`zip(ts, ts[1:])` is `(ts[:-1], ts[1:])`, what `zip` stops at); a list filled by
-    `ys.append(v)` and stacked after the loop with `jnp.stack(ys)` becomes scan's stacked output.
-    The fix is safe only when provable: the body keeps every carried value's shape, dtype and
+    `ys.append(v)` and stacked after the loop with `jnp.stack(ys)` (or `axis=0`, `jnp.array(ys)`)
+    becomes scan's stacked output. A `range` count that may be 0 (read from the data or a parameter)
+    becomes `jax.lax.fori_loop(start, stop, ...)` instead: its bounds are Python ints while tracing, so
+    it lowers to a scan (differentiable), and with no iteration it runs none, where a zero-length
+    `scan` raises under `jax.disable_jit()` (measured on jax 0.10.2). The fix is safe only when provable: the body keeps every carried value's shape, dtype and
     structure (`scan` rejects a change), what is iterated is an array (a call passes one), and the
-    loop index is unused or only indexes arrays (inside `scan` it is a tracer). Otherwise it is
-    unsafe with the reason, or only reported.
+    loop index is unused or only indexes arrays (inside `scan` it is a tracer), a stacked value is one
+    array of one type in every iteration, and a scan over rows runs at least once (the calls give the
+    length). Otherwise it is unsafe with the reason, or only reported.
 
-    PhiML has no loop primitive (`math.iterate` is a Python loop too). Measured on jax: a
+    PhiML has no loop primitive: `math.iterate` and `math.map` are Python loops too, and the
+    backends' `while_loop` is internal (stops gradients). Measured on jax: a
     `jit_compile` over 300 iterations of a step compiles in 1.6 s (100: 0.44 s), then runs in
     0.19 ms; a jit-compiled step called 300 times compiles once (49 ms) and costs 0.12 ms of
     dispatch per step (36 ms). The report says so: jit the step and loop outside when the function
-    runs a few times; keep the unroll when it runs often enough to repay the compile.
+    runs a few times; keep the unroll when it runs often enough to repay the compile. On the golden
+    case `phiml_long_loop.py` (80 steps, jax backend): 483 jaxpr equations against 6 for the step
+    alone; first call 3.8 s against 0.1 s for the step jit-compiled alone and looped outside (same
+    result; a loaded 2-core machine).
     """
 
     CODE = "PML206"
@@ -69,9 +84,11 @@ class UnrolledLoop(Codemod):
     SAFETY_VARIES = True
     SEVERITY = Severity.WARNING
     FIX_SAFETY = (
-        "`jax.lax.scan` runs the same body in the same order on the same values: safe when the body provably "
-        "keeps each carried value's shape, dtype and structure, what it iterates over is an array, and the "
-        "loop index only indexes arrays; unsafe (with the reason) when one of these cannot be proven. "
+        "`jax.lax.scan` (`fori_loop` for a `range` count that may be 0) runs the same body in the same order on "
+        "the same values: safe when the body provably keeps each carried value's shape, dtype and structure, what "
+        "it iterates over is an array, the loop index only indexes arrays, stacked values are arrays and a scan "
+        "over rows runs at least once (a zero-length scan raises under `jax.disable_jit()`); unsafe (with the "
+        "reason) when one of these cannot be proven. "
         "PhiML loops are only reported."
     )
     EXAMPLES = (
