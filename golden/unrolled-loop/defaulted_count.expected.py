@@ -16,10 +16,10 @@ GOLDEN = {
 
 @functools.partial(jax.jit, static_argnames=('steps',))
 def relax(x, steps=100):
-    def relax_body(x, _):
+    def relax_body(_, x):
         x = 0.5 * (x + jnp.roll(x, 1))
-        return x, None
-    x, _ = jax.lax.scan(relax_body, x, jnp.arange(steps))
+        return x
+    x = jax.lax.fori_loop(0, steps, relax_body, x)
     return x
 
 

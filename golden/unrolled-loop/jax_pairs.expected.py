@@ -25,10 +25,10 @@ def integrate(ts, y):
 
 @jax.jit
 def shift_left(x):
-    def shift_left_body(x, n):
+    def shift_left_body(n, x):
         x = x.at[n].set(x[n + 1] * 0.5 + x[n] * 0.5)
-        return x, None
-    x, _ = jax.lax.scan(shift_left_body, x, jnp.arange(x.shape[0] - 1))
+        return x
+    x = jax.lax.fori_loop(0, x.shape[0] - 1, shift_left_body, x)
     return x
 
 
