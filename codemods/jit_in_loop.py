@@ -22,6 +22,7 @@ from rewriter.analysis.transforms import Application, match_application
 from rewriter.codemod import Codemod, Example, InsertBefore, Replace
 from rewriter.findings import Safety, Severity
 
+from ._hazards import own_nodes
 from ._shared import assign, function_label
 
 # Transforms that compile eagerly (or need example inputs): building them earlier could raise or
@@ -216,8 +217,8 @@ class JitInLoop(Codemod):
         node = self._local_def(factory.func)
         if not isinstance(node, cst.FunctionDef) or node.decorators:
             return False
-        nested = {n.name.value for n in _own_nodes(node.body) if isinstance(n, cst.FunctionDef)}
-        returns = [n for n in _own_nodes(node.body) if isinstance(n, cst.Return)]
+        nested = {n.name.value for n in own_nodes(node) if isinstance(n, cst.FunctionDef)}
+        returns = [n for n in own_nodes(node) if isinstance(n, cst.Return)]
         return bool(returns) and all(isinstance(r.value, cst.Lambda) or isinstance(r.value, cst.Name) and r.value.value in nested
                                      for r in returns)
 
@@ -543,16 +544,6 @@ class JitInLoop(Codemod):
             if not (isinstance(statement, cst.FunctionDef) and not statement.decorators or _is_import_line(statement)):
                 return None, f"a name it reads is defined after `{_name(anchor)}`, past code that runs at import"
         return body[last + 1], None
-
-
-def _own_nodes(node: cst.CSTNode):
-    """Nodes under `node`, not looking into nested functions, lambdas or classes."""
-    stack = list(node.children)
-    while stack:
-        current = stack.pop()
-        yield current
-        if not isinstance(current, (cst.FunctionDef, cst.Lambda, cst.ClassDef)):
-            stack.extend(current.children)
 
 
 def _short(code: str, limit: int = 60) -> str:

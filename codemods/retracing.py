@@ -14,6 +14,7 @@ from rewriter.analysis.transforms import Transform, match_application, match_tra
 from rewriter.codemod import Codemod, Example, Replace
 from rewriter.findings import Safety, Severity
 
+from ._hazards import own_nodes
 from ._lift import COMMA, NO_SPACE_EQUAL, is_called
 from ._loop_keys import NEW_EACH_TIME, STABLE, VARIES, Loop, read_names, walk
 
@@ -239,7 +240,7 @@ class Retracing(Codemod):
         if not isinstance(node, cst.FunctionDef) or node.decorators:
             return None  # a decorator (`functools.cache`) may hand out the same function again
         found = None
-        returns = [n for n in _own_nodes(node.body) if isinstance(n, cst.Return)]
+        returns = [n for n in own_nodes(node) if isinstance(n, cst.Return)]
         for ret in returns:
             jitted = self._created_jit(ret.value, node) if ret.value is not None else None
             if jitted is None:
@@ -250,10 +251,10 @@ class Retracing(Codemod):
     def _created_jit(self, value: cst.BaseExpression, factory: cst.FunctionDef) -> Jitted | None:
         names = self.file.analysis.names
         if isinstance(value, cst.Name):
-            defs = [n for n in _own_nodes(factory.body) if isinstance(n, cst.FunctionDef) and n.name.value == value.value]
+            defs = [n for n in own_nodes(factory) if isinstance(n, cst.FunctionDef) and n.name.value == value.value]
             if len(defs) == 1:
                 return self._decorated(defs[0])
-            binding = [n for n in _own_nodes(factory.body) if isinstance(n, cst.Assign) and len(n.targets) == 1
+            binding = [n for n in own_nodes(factory) if isinstance(n, cst.Assign) and len(n.targets) == 1
                        and isinstance(n.targets[0].target, cst.Name) and n.targets[0].target.value == value.value]
             value = binding[0].value if len(binding) == 1 else value
         if isinstance(value, cst.Call):
@@ -512,16 +513,6 @@ def _few_values(loop: cst.CSTNode) -> bool:
     if isinstance(loop.iter, (cst.Tuple, cst.List, cst.Set)):
         return len(loop.iter.elements) <= 4
     return isinstance(loop.iter, cst.Name) and loop.iter.value.isupper()
-
-
-def _own_nodes(node: cst.CSTNode):
-    """Nodes under `node`, not looking into nested functions, lambdas or classes."""
-    stack = list(node.children)
-    while stack:
-        current = stack.pop()
-        yield current
-        if not isinstance(current, (cst.FunctionDef, cst.Lambda, cst.ClassDef)):
-            stack.extend(current.children)
 
 
 def _listed(names) -> str:

@@ -8,6 +8,7 @@ from rewriter.codemod import Codemod, Example
 from rewriter.findings import Safety
 
 from ._hazards import call_api, contexts, own_nodes, where
+from ._loop_keys import walk
 
 
 class SolveTapeInJit(Codemod):
@@ -86,18 +87,10 @@ class SolveTapeInJit(Codemod):
         if not names:
             return False
         targets = {id(item.asname.name) for item in node.items if item.asname is not None}
-        return any(isinstance(n, cst.Name) and n.value in names and id(n) not in targets for n in _walk(scope))
+        return any(isinstance(n, cst.Name) and n.value in names and id(n) not in targets for n in walk(scope))
 
     def _tape(self, node: cst.With) -> cst.Call | None:
         for item in node.items:
             if isinstance(item.item, cst.Call) and call_api(self.file, item.item, (Kind.SOLVE_TAPE,)) is not None:
                 return item.item
         return None
-
-
-def _walk(node: cst.CSTNode):
-    stack = [node]
-    while stack:
-        current = stack.pop()
-        yield current
-        stack.extend(current.children)

@@ -14,6 +14,7 @@ from rewriter.codemod import Codemod, Example, InsertBefore, Replace
 from rewriter.findings import Safety, Severity
 
 from . import _custom_derivative as custom_derivative
+from ._hazards import own_nodes
 from ._lift import COMMA, NO_SPACE_EQUAL, Temporary, at_module_level, lifted_def, rewrite_function_body, temporary_at
 from ._shared import assign
 
@@ -358,7 +359,7 @@ class TemporaryFunction(Codemod):
             return False
         built: set[str] = set()
         returns: list[cst.BaseExpression | None] = []
-        for node in _own_nodes(defs[0]):
+        for node in own_nodes(defs[0]):
             if isinstance(node, cst.Assign) and isinstance(node.value, cst.Call) and _is_custom_gradient(names, node.value.func):
                 built.update(t.target.value for t in node.targets if isinstance(t.target, cst.Name))
             elif isinstance(node, cst.Return):
@@ -557,16 +558,6 @@ def _constant(expr: cst.BaseExpression) -> bool:
 def _is_custom_gradient(names, func: cst.BaseExpression) -> bool:
     api = names.api(func, (Kind.CUSTOM_GRADIENT,)) if isinstance(func, (cst.Name, cst.Attribute)) else None
     return api is not None and api.name == "phiml.math.custom_gradient"
-
-
-def _own_nodes(fn: cst.FunctionDef):
-    """The nodes of `fn`'s body, not those of the functions and classes it defines."""
-    stack = list(fn.body.children)
-    while stack:
-        node = stack.pop()
-        yield node
-        if not isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
-            stack.extend(node.children)
 
 
 def _custom_gradient_form(captured: dict[str, list[str]], label: str) -> str:

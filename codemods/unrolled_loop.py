@@ -13,6 +13,7 @@ from rewriter.emit.branches import Refused, effect
 from rewriter.findings import Safety, Severity
 
 from ._control_flow import block_statements, emitter, param_forms, traced_nodes, traced_test_inside
+from ._loop_keys import walk
 from ._loops import _pack, _unpack, carried, carry_agreement, check_body, jax_fori, names_read_after
 
 # A literal trip count from which a loop is reported. Measured on jax 0.10.2 (a 9-operation body
@@ -231,21 +232,14 @@ class UnrolledLoop(Codemod):
 
     def _literal_rows(self, flow: FunctionFlow, sequence: cst.BaseExpression) -> int | None:
         """The leading length every call gives (the array under) `sequence`, when one literal shape."""
-        base = sequence
-        while isinstance(base, cst.Subscript):
-            base = base.value
-        form = param_forms(self.file, flow).get(base.value) if isinstance(base, cst.Name) else None
-        if form is None or form.kind != "array" or not (form.root or "").startswith("shape ("):
-            return None
-        first = form.root[len("shape ("):].split(",")[0].strip(" )")
-        return int(first) if first.isdigit() else None
+        base = _base(sequence)
+        dims = _literal_dims(param_forms(self.file, flow).get(base.value) if isinstance(base, cst.Name) else None)
+        return int(dims[0]) if dims and dims[0].isdigit() else None
 
     def _an_array(self, flow: FunctionFlow, sequence: cst.BaseExpression) -> bool:
         """`sequence` is (a slice of) a parameter that the calls pass an array, or declared one: a
         traced list of arrays (network layers, a pytree's leaves) has a small static length instead."""
-        base = sequence
-        while isinstance(base, cst.Subscript):
-            base = base.value
+        base = _base(sequence)
         if not isinstance(base, cst.Name):
             return False
         fn = flow.context.function
@@ -476,9 +470,7 @@ class UnrolledLoop(Codemod):
 
     def _array_doubt(self, flow: FunctionFlow, loop: cst.For, sequence: cst.BaseExpression) -> list[str]:
         """Why `sequence` may not be an array (a list of arrays would be scanned leaf by leaf)."""
-        base = sequence
-        while isinstance(base, cst.Subscript):
-            base = base.value
+        base = _base(sequence)
         if isinstance(base, cst.Name):
             role = self.file.analysis.traced.roles(flow.context).get(base.value)
             fn = flow.context.function
@@ -529,19 +521,25 @@ def _element_forms(loop: cst.For, given: dict[str, Form]) -> dict[str, Form]:
         parts = [enumerated]
         targets = targets[1:]
     for target, part in zip(targets, parts):
-        base = part
-        while isinstance(base, cst.Subscript):
-            base = base.value
+        base = _base(part)
         form = given.get(base.value) if isinstance(base, cst.Name) and isinstance(target, cst.Name) else None
-        if form is None or form.kind != "array" or not (form.root or "").startswith("shape ("):
+        dims = _literal_dims(form)
+        if not dims:
             continue
-        dims = [d.strip() for d in form.root[len("shape ("):-1].split(",") if d.strip()]
         if len(dims) == 1:
             out[target.value] = Form("scalar", dtype=form.dtype if form.dtype in ("float", "int", "bool") else "?")
         elif dims:
             rest = ", ".join(dims[1:])
             out[target.value] = Form("array", f"shape ({rest},)" if len(dims) == 2 else f"shape ({rest})", form.dtype)
     return out
+
+
+def _literal_dims(form: Form | None) -> list[str] | None:
+    """The dimensions of an array form whose root is the literal shape the calls give
+    (`shape (60, 3)` -> ["60", "3"]); None for any other form."""
+    if form is None or form.kind != "array" or not (form.root or "").startswith("shape ("):
+        return None
+    return [d.strip() for d in form.root[len("shape ("):-1].split(",") if d.strip()]
 
 
 def _is_binding(file, name: cst.Name) -> bool:
@@ -693,9 +691,7 @@ def _aligned(parts: list[cst.BaseExpression], doubts: list[str]) -> list[cst.Bas
             return [trimmed, parts[1]]
     if _pairs(parts) is not None:  # `s[:-k]` and `s[k:]`: one length (0 when `s` is shorter than k)
         return parts
-    if len(set(code)) == len(code) and not all(isinstance(p, cst.Name) for p in parts):
-        doubts.append("`zip` stops at the shortest sequence, and nothing shows they have one length")
-    elif not all(isinstance(p, cst.Name) for p in parts):
+    if not all(isinstance(p, cst.Name) for p in parts):
         doubts.append("`zip` stops at the shortest sequence, and nothing shows they have one length")
     else:
         doubts.append("`zip` stops at the shortest sequence, `scan` needs one length: nothing shows "
@@ -749,12 +745,7 @@ def _reads(loop: cst.For, name: str) -> bool:
 
 
 def _names(node: cst.CSTNode):
-    stack = [node]
-    while stack:
-        current = stack.pop()
-        if isinstance(current, cst.Name):
-            yield current
-        stack.extend(current.children)
+    return (n for n in walk(node) if isinstance(n, cst.Name))
 
 
 def _index_use(file, flow: FunctionFlow, loop: cst.For, index: str) -> str:

@@ -98,26 +98,15 @@ def parse_with_note(source: bytes) -> tuple[cst.Module, str | None]:
     except ValueError:
         pass  # libcst reports it below
     if py_error is not None:
-        construct = _newer_construct(source, py_error)
-        if construct is None:
+        found = newer_syntax.read(source, py_error)
+        if found is None:
             raise ProcessingError(f"syntax error at line {py_error.lineno}, column {py_error.offset}: {py_error.msg}")
-        return construct
+        module, construct = found
+        return module, newer_syntax.note(construct)
     try:
         return cst.parse_module(source), None
     except (cst.ParserSyntaxError, SyntaxError, ValueError) as e:
         raise ProcessingError(f"libcst cannot parse this file: {str(e).splitlines()[0]}") from None
-
-
-def _newer_construct(source: bytes, py_error: SyntaxError) -> tuple[cst.Module, str] | None:
-    """libcst's parse and the note, when CPython's error lies at a construct of a newer grammar."""
-    try:
-        module = cst.parse_module(source)
-    except Exception:  # noqa: BLE001 - any failure: CPython's message is the one to show
-        return None
-    construct = newer_syntax.newer_construct(module, py_error.lineno or 0, py_error.offset or 0)
-    if construct is None:
-        return None
-    return module, newer_syntax.note(f"{construct} at line {py_error.lineno}")
 
 
 def process_source(source: bytes, path: str, settings: Settings) -> FileResult:

@@ -25,6 +25,17 @@ def newer_construct(module: cst.Module, line: int, column: int) -> str | None:
     return finder.found
 
 
+def read(source: bytes | str, py_error: SyntaxError) -> tuple[cst.Module, str] | None:
+    """libcst's parse of `source` and the construct CPython rejected ("PEP 695 type parameters at
+    line 3"), when CPython's `py_error` lies at a construct of a newer grammar; None otherwise."""
+    try:
+        module = cst.parse_module(source)
+    except Exception:  # noqa: BLE001 - any failure: CPython's error is the one that stands
+        return None
+    construct = newer_construct(module, py_error.lineno or 0, py_error.offset or 0)
+    return None if construct is None else (module, f"{construct} at line {py_error.lineno}")
+
+
 def check(source: bytes | str) -> str | None:
     """None when CPython parses `source`; else the reason it cannot, if it is only a newer grammar
     ("PEP 695 type parameters at line 3"); raises SyntaxError for a real syntax error."""
@@ -35,14 +46,10 @@ def check(source: bytes | str) -> str | None:
         return None
     except SyntaxError as error:
         py_error = error
-    try:
-        module = cst.parse_module(source)
-    except Exception:
-        raise py_error from None
-    construct = newer_construct(module, py_error.lineno or 0, py_error.offset or 0)
-    if construct is None:
+    found = read(source, py_error)
+    if found is None:
         raise py_error
-    return f"{construct} at line {py_error.lineno}"
+    return found[1]
 
 
 def note(construct: str) -> str:

@@ -114,10 +114,14 @@ def static_fields(class_name: str) -> frozenset[str]:
     """The fields of an installed value class (`diffrax.SaveAt`) that hold Python values: static
     under `equinox.filter_jit` (annotations.py)."""
     if class_name.startswith("."):  # a relative import inside an installed package: `._saveat.SaveAt`
-        tail = "." + class_name.lstrip(".")
-        found = [fields for defined, fields in data().STATIC_FIELDS.items() if defined.endswith(tail)]
+        found = [fields for defined, fields in data().STATIC_FIELDS.items() if _relative_match(defined, class_name)]
         return frozenset(found[0].split()) if len(found) == 1 else frozenset()
     return _value_classes().get(canonical(class_name), frozenset())
+
+
+def _relative_match(defined: str, relative: str) -> bool:
+    """`diffrax._saveat.SaveAt` is what `._saveat.SaveAt` may spell inside its package."""
+    return defined.endswith("." + relative.lstrip("."))
 
 
 @lru_cache(maxsize=1)
@@ -129,8 +133,7 @@ def is_type_predicate(function: str) -> bool:
     """An installed function that answers a question about types (`diffrax.is_sde`: predicates.py).
     A relative spelling (`._heuristics.is_sde`, inside an installed package) matches by its tail."""
     if function.startswith("."):
-        tail = "." + function.lstrip(".")
-        return any(f"{module}.{name}".endswith(tail) for module, name in _predicates())
+        return any(_relative_match(f"{module}.{name}", function) for module, name in _predicates())
     return _canonical_predicates().__contains__(canonical(function))
 
 

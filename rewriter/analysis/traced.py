@@ -400,12 +400,12 @@ class _Flow:
             if isinstance(func.value, cst.Name) and func.value.value in env and any(a.traced for a in args):
                 env[func.value.value] = join(env[func.value.value], *args)  # xs.append(tracer)
             qualified = self._qualified(func) if receiver.static else set()
+            if qualified & STATIC_CALLS or func.attr.value in STATIC_FUNCTION_NAMES or _numpy(qualified) \
+                    or any(map(is_type_predicate, qualified)):
+                return STATIC  # an installed function that asks about types (predicates.py)
             kept = _structure_kept(node, qualified, args)
             if kept is not None:
                 return kept
-            if qualified & STATIC_CALLS or func.attr.value in STATIC_FUNCTION_NAMES or _numpy(qualified) \
-                    or any(map(is_type_predicate, qualified)):
-                return STATIC
             if receiver.static and func.attr.value.startswith(("is_", "has_")) and not all(a.static for a in args) \
                     and not any(q.startswith(_ARRAY_LIBRARIES) for q in qualified):
                 return Value(Trace.UNKNOWN, (f"`{func.attr.value}()` is a predicate defined elsewhere (often about types)",))
