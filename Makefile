@@ -15,7 +15,7 @@ $(STAMP): pyproject.toml
 	$(BIN)/pip install --quiet --upgrade pip
 	# torch first and pinned: an unpinned resolve pulls gigabytes of CUDA wheels.
 	$(BIN)/pip install --quiet "torch==2.13.0"
-	$(BIN)/pip install --quiet -e ".[backends,dev]"
+	$(BIN)/pip install --quiet -e ".[backends,notebooks,dev]"
 	touch $(STAMP)
 
 # Findings and the diff phiml-rewrite would apply to examples/ (writes nothing; exit 1 = findings).

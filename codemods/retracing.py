@@ -299,7 +299,7 @@ class Retracing(Codemod):
             self.report(call, message + (f" ({refusal})" if refusal else ""))
             return
         if id(jitted.function) in fixed:
-            self.report(call, message + f" (`forget_traces=True` is proposed with the finding at line {fixed[id(jitted.function)]})")
+            self.report(call, message + f" (`forget_traces=True` is proposed with the finding at {self.file.line_label(fixed[id(jitted.function)])})")
             return
         finding = self.report(call, message + " Fix: `forget_traces=True` makes PhiML keep only the latest trace (memory "
                                               "bounded on jax); each call still traces.",

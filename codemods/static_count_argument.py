@@ -162,7 +162,7 @@ class StaticCountArgument(Codemod):
         first = params[ordered[0]]
         keyword = "auxiliary_args" if context.framework == "phiml" else "static_argnames"
         described = "; ".join(f"`{n}` ({roles[n].why if n in roles else 'a Python value'}) as {uses[n][1]} "
-                              f"(line {self.span(uses[n][0]).line})" for n in ordered)
+                              f"({self.file.line_label(self.span(uses[n][0]).line)})" for n in ordered)
         listed = ", ".join(f"`{n}`" for n in ordered)
         defaulted = all(roles[n].role is Role.DEFAULTED for n in ordered if n in roles)
         api = context.transform.api.name

@@ -109,7 +109,7 @@ class StaticSelf(Codemod):
                 continue
             for target in _assigned_attributes(method.body):
                 if isinstance(target.value, cst.Name) and target.value.value == "self":
-                    out.append((target.attr.value, f"in `{method.name.value}`, line {self.span(target).line}"))
+                    out.append((target.attr.value, f"in `{method.name.value}`, {self.file.line_label(self.span(target).line)}"))
         names = self.file.analysis.names
         for target in _assigned_attributes(self.file.module):
             if not isinstance(target.value, cst.Name) or target.value.value == "self":
@@ -118,7 +118,7 @@ class StaticSelf(Codemod):
             values = [assigned_value(names, getattr(a, "node", None)) for a in assignments]
             if values and all(isinstance(v, cst.Call) and isinstance(v.func, cst.Name) and v.func.value == cls.name.value
                               for v in values):
-                out.append((target.attr.value, f"`{self.file.code(target)} = ...` at line {self.span(target).line}"))
+                out.append((target.attr.value, f"`{self.file.code(target)} = ...` at {self.file.line_label(self.span(target).line)}"))
         return out
 
 

@@ -28,7 +28,7 @@ from .engine import Settings
 from .findings import FileResult, Finding, Fix, Safety, Severity, Span
 
 DIRECTORY_NAME = ".phiml-rewrite-cache"
-SCHEMA = 2
+SCHEMA = 3
 KEEP_UNUSED_DAYS = 30  # entries no run has used for this long are dropped
 _BATCH = 500  # keys per SELECT (SQLite's limit on host parameters is 32766 or 999 on old builds)
 
@@ -94,7 +94,7 @@ def from_record(record: str, path: str, source: bytes) -> FileResult:
         findings.append(Finding(
             code=f["code"], name=f["name"], message=f["message"], path=path, span=Span(**f["span"]),
             severity=Severity(f["severity"]), applied=f["applied"],
-            fix=None if fix is None else Fix(Safety(fix["safety"]), fix["description"]),
+            fix=None if fix is None else Fix(Safety(fix["safety"]), fix["description"]), cell=f.get("cell"),
         ))
     new = data["new_source"]
     return FileResult(path=path, findings=findings, old_source=source, error=data["error"], skipped=data["skipped"],

@@ -76,6 +76,19 @@ class FileContext:
     withheld_units: frozenset[str] = frozenset()
     evidence: dict[int, str] = field(default_factory=dict)  # line of a def -> what a profile run saw
     callsite_facts: dict = field(default_factory=dict)  # function -> its parameters' roles (engine.Settings)
+    cells: bool = False  # the module is a notebook's code cells joined (rewriter/notebooks)
+
+    def line_label(self, line: int) -> str:
+        """How a message names a line of this module: `line 12`, or `cell 3, line 4` in a notebook."""
+        if not self.cells:
+            return f"line {line}"
+        return self._line_map.label(line)
+
+    @cached_property
+    def _line_map(self):
+        from .notebooks.cells import LineMap
+
+        return LineMap(self.module.code)
 
     def fix_enabled(self, safety: Safety, line: int) -> bool:
         """Safe fixes always, unsafe ones on request; both subject to the unit restrictions of verify."""

@@ -18,6 +18,7 @@ from libcst.codemod import CodemodContext
 from libcst.codemod.visitors import AddImportsVisitor
 
 from . import newer_syntax
+from .boundaries import split_leading_lines
 from .codemod import Codemod, FileContext, InsertBefore, ProposedFix, Replace
 from .findings import FileResult, Finding
 from .prefilter import filter_codemods
@@ -46,6 +47,8 @@ class Settings:
     # (TracedAnalysis.facts): the editor's provisional analysis of a slice, whose calls may be left
     # out of the slice, reads the roles from here instead of from the calls it can see.
     callsite_facts: tuple = ()
+    # The module is a notebook's code cells joined (rewriter/notebooks): messages name lines by cell.
+    cells: bool = False
 
 
 class ProcessingError(Exception):
@@ -263,6 +266,7 @@ def _run_codemods(module: cst.Module, path: str, codemods: Sequence[type[Codemod
         suppressions=Suppressions.from_source(module.code),
         evidence=_evidence_for(path, settings.runtime_evidence),
         callsite_facts=dict(settings.callsite_facts),
+        cells=settings.cells,
     )
     visitors = [context.syntax, *(cm(context) for cm in codemods)]
     names = context.analysis.names
@@ -372,12 +376,25 @@ class _EditApplier(cst.CSTTransformer):
         result = self.replace.get(key, updated_node)
         extra = self.insert.get(key)
         if extra:
+            result, extra = _below_cell_marker(result, extra)
             if isinstance(result, cst.FlattenSentinel):
                 return cst.FlattenSentinel([*extra, *result.nodes])
             if isinstance(result, cst.RemovalSentinel):
                 return cst.FlattenSentinel(extra)
             return cst.FlattenSentinel([*extra, result])
         return result
+
+
+def _below_cell_marker(statement, extra: list[cst.BaseStatement]):
+    """Statements inserted before a notebook cell's first statement go below the cell's marker."""
+    lines = getattr(statement, "leading_lines", None)
+    if not lines:
+        return statement, extra
+    marker, rest = split_leading_lines(lines)
+    if not marker:
+        return statement, extra
+    first = extra[0]
+    return statement.with_changes(leading_lines=rest), [first.with_changes(leading_lines=[*marker, *first.leading_lines]), *extra[1:]]
 
 
 def _paths_to(nodes: Sequence[cst.CSTNode], names) -> set[int] | None:

@@ -29,7 +29,7 @@ from typing import Callable, Iterable, Sequence
 
 import pathspec
 
-PYTHON_SUFFIXES = (".py", ".pyi")
+PYTHON_SUFFIXES = (".py", ".pyi", ".ipynb")  # notebooks: rewriter/notebooks
 
 DEFAULT_EXCLUDES: tuple[str, ...] = (
     ".git",

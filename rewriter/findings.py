@@ -51,6 +51,14 @@ class Finding:
     severity: Severity = Severity.WARNING
     fix: Fix | None = None
     applied: bool = False  # the fix was written into the output
+    cell: int | None = None  # in a notebook: the cell (1-based, among all cells); `span` is in that cell
+
+    @property
+    def where(self) -> str:
+        """`path:line:col`, or `path:cell N:line:col` in a notebook (Ruff's convention)."""
+        s = self.span
+        cell = f"cell {self.cell}:" if self.cell is not None else ""
+        return f"{self.path}:{cell}{s.line}:{s.column + 1}"
 
     @property
     def fixable(self) -> bool:
@@ -94,8 +102,7 @@ def _fix_marker(finding: Finding) -> str:
 
 
 def format_text(finding: Finding) -> str:
-    s = finding.span
-    return f"{finding.path}:{s.line}:{s.column + 1}: {finding.code} {_fix_marker(finding)}{finding.message}"
+    return f"{finding.where}: {finding.code} {_fix_marker(finding)}{finding.message}"
 
 
 def _escape_data(text: str) -> str:

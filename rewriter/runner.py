@@ -19,6 +19,7 @@ from typing import Callable, Iterator, Sequence
 
 from . import cache as _cache
 from . import files as _files
+from . import notebooks
 from .cache import ResultCache
 from .config import Config
 from .engine import Settings, process_source, wanted_codemods
@@ -54,6 +55,8 @@ def _process_in_worker(job: tuple[str, bytes, Settings]) -> FileResult:
     """engine.process_source, but a crash becomes that file's error (a module-level function: picklable)."""
     path, source, settings = job
     try:
+        if notebooks.is_notebook(path):
+            return notebooks.process_notebook(source, path, settings)
         return process_source(source, path, settings)
     except RecursionError:
         return FileResult(path=path, old_source=source, error="too deeply nested to process")
@@ -385,4 +388,5 @@ def unified_diff(path: str, old: bytes, new: bytes) -> str:
 def iter_diffs(results: Sequence[FileResult]) -> Iterator[str]:
     for r in results:
         if r.changed and not r.error:
-            yield unified_diff(r.path, r.old_source, r.new_source)
+            yield notebooks.cell_diffs(r.path, r.old_source, r.new_source) if notebooks.is_notebook(r.path) \
+                else unified_diff(r.path, r.old_source, r.new_source)

@@ -1,0 +1,85 @@
+"""A notebook's code cells joined into one module, and a module split back into cells.
+
+Every rule must see the whole notebook: a `@jit_compile` def in cell 3 and the loop that calls it in
+cell 7 are one program. So the analysed module is the code cells in order, each after a marker
+comment line that names it. The engine keeps the markers where they are (an insertion before a
+cell's first statement goes below its marker: rewriter/boundaries.py), so lifted and hoisted code
+lands in the cell whose statement needs it, and the rewritten module splits back at the markers.
+"""
+from __future__ import annotations
+
+from bisect import bisect_right
+from dataclasses import dataclass
+
+from ..boundaries import CELL_MARKER, cell_of_marker
+
+
+@dataclass(frozen=True)
+class Joined:
+    """The module of some cells: `cells` are their 1-based indices in the notebook, in order."""
+
+    source: str
+    cells: tuple[int, ...]
+    newline_at_end: tuple[bool, ...]  # whether each cell's text ended with a line break
+
+
+def join(cells: list[tuple[int, str]]) -> Joined:
+    """One module of `(index, code)` pairs; every cell ends with a line break in the module."""
+    parts, ends = [], []
+    for index, code in cells:
+        parts.append(CELL_MARKER.format(index) + "\n")
+        ends.append(code.endswith(("\n", "\r")))
+        parts.append(code if ends[-1] or not code else code + "\n")
+    return Joined("".join(parts), tuple(index for index, _ in cells), tuple(ends))
+
+
+def split(source: str, joined: Joined) -> dict[int, str] | None:
+    """Each cell's code in a (rewritten) module of `joined`; None if its markers are not all there,
+    once each and in order. Code above the first marker (an import added at the top) is the first
+    cell's."""
+    texts: list[list[str]] = [[]]
+    seen: list[int] = []
+    for line in source.splitlines(keepends=True):
+        index = cell_of_marker(line)
+        if index is None:
+            texts[-1].append(line)
+        else:
+            seen.append(index)
+            texts.append([])
+    if tuple(seen) != joined.cells:
+        return None
+    head = texts.pop(0)
+    if texts:
+        texts[0] = head + texts[0]
+    out = {}
+    for index, lines, had_end in zip(joined.cells, texts, joined.newline_at_end):
+        text = "".join(lines)
+        if not had_end and text.endswith("\n"):
+            text = text[:-1]
+        out[index] = text
+    return out
+
+
+class LineMap:
+    """Lines of a joined module -> (cell index, line in the cell), both 1-based."""
+
+    def __init__(self, source: str) -> None:
+        self.markers: list[int] = []  # line of each marker
+        self.cells: list[int] = []
+        for number, line in enumerate(source.splitlines(), 1):
+            index = cell_of_marker(line)
+            if index is not None:
+                self.markers.append(number)
+                self.cells.append(index)
+
+    def cell_line(self, line: int) -> tuple[int, int]:
+        if not self.markers:
+            return 1, line
+        k = bisect_right(self.markers, line) - 1
+        if k < 0:  # above the first marker: the first cell's (an import added at the top)
+            return self.cells[0], 1
+        return self.cells[k], max(1, line - self.markers[k])
+
+    def label(self, line: int) -> str:
+        cell, in_cell = self.cell_line(line)
+        return f"cell {cell}, line {in_cell}"

@@ -1,0 +1,134 @@
+"""IPython syntax in a cell: masked so the cell parses as Python, and restored byte for byte.
+
+Line magics (`%time f(x)`), shell escapes (`!pip install x`), their assignment forms
+(`files = !ls`, `t = %timeit -o f()`) and help lines (`np.sum?`, `??f`) become one `pass` statement
+each, at the same indentation, carrying a numbered comment; a magic continued over several lines
+(`\\` at the end) keeps its line count with numbered comment lines. Positions in a masked cell are
+therefore positions in the cell as written. After a rewrite every placeholder must still be there,
+exactly once and at its indentation, or the cell is not restored (and not written).
+
+A cell that starts with a cell magic runs its body through that magic: only the magics whose body
+is Python run by IPython itself (`%%time`, `%%capture`, ...) are analysed, with the magic's line
+masked; any other (`%%bash`, `%%writefile`, `%%html`) makes the cell opaque: left as it is.
+"""
+from __future__ import annotations
+
+import io
+import tokenize
+from dataclasses import dataclass, field
+
+# Cell magics whose body IPython runs as Python code in the user namespace.
+# (`%%python` and `%%script` run in a subprocess, not in the notebook: opaque like `%%bash`.)
+PYTHON_CELL_MAGICS = frozenset({"time", "timeit", "capture", "prun", "debug"})
+
+_TAG = "# phiml-rewrite: IPython"
+
+
+@dataclass
+class Masked:
+    """A cell's code with its IPython syntax replaced; `originals` maps placeholder lines back."""
+
+    text: str
+    originals: list[tuple[list[str], list[str]]] = field(default_factory=list)  # (placeholder lines, original lines)
+
+    @property
+    def has_magics(self) -> bool:
+        return bool(self.originals)
+
+
+def mask(text: str) -> Masked | None:
+    """The cell with IPython syntax masked; None for a cell magic whose body is not Python."""
+    lines = text.splitlines(keepends=True)
+    if _mentions_tag(lines):
+        return None  # our own placeholder text written by hand: it could not be restored unambiguously
+    spans = []  # (first line index, last line index) of each magic, 0-based
+    first = next((i for i, line in enumerate(lines) if line.strip()), None)
+    if first is not None and lines[first].lstrip().startswith("%%"):
+        name = lines[first].lstrip()[2:].split(None, 1)
+        if not name or name[0] not in PYTHON_CELL_MAGICS:
+            return None
+        spans.append((first, first))
+    spans += [s for s in _magic_lines(lines) if not spans or s[0] > spans[0][1]]
+    if not spans:
+        return Masked(text)
+    out = list(lines)
+    masked = Masked("")
+    for number, (start, end) in enumerate(spans, 1):
+        indent = _indent(lines[start])
+        placeholder = [f"{indent}pass  {_TAG} {number}"] + [f"{indent}{_TAG} {number}+" for _ in range(start + 1, end + 1)]
+        for offset, i in enumerate(range(start, end + 1)):
+            ending = _ending(lines[i])
+            out[i] = placeholder[offset] + ending
+        masked.originals.append((placeholder, [line.rstrip("\r\n") for line in lines[start:end + 1]]))
+    masked.text = "".join(out)
+    return masked
+
+
+def unmask(text: str, masked: Masked) -> str | None:
+    """`text` (the masked cell, perhaps rewritten) with the original IPython lines put back; None
+    when a placeholder is missing, repeated, split up or moved to another indentation."""
+    if not masked.has_magics:
+        return text
+    lines = text.splitlines(keepends=True)
+    stripped = [line.rstrip("\r\n") for line in lines]
+    for placeholder, original in masked.originals:
+        found = [i for i, line in enumerate(stripped) if line == placeholder[0]]
+        if len(found) != 1:
+            return None
+        start = found[0]
+        if stripped[start:start + len(placeholder)] != placeholder:
+            return None
+        for offset, line in enumerate(original):
+            lines[start + offset] = line + _ending(lines[start + offset])
+            stripped[start + offset] = None  # restored: never matched again
+    if _mentions_tag(lines):
+        return None  # a placeholder copied elsewhere by a rewrite
+    return "".join(lines)
+
+
+def _mentions_tag(lines: list[str]) -> bool:
+    return any(_TAG in line for line in lines)
+
+
+def _indent(line: str) -> str:
+    return line[: len(line) - len(line.lstrip(" \t"))]
+
+
+def _ending(line: str) -> str:
+    return line[len(line.rstrip("\r\n")):]
+
+
+def _magic_lines(lines: list[str]) -> list[tuple[int, int]]:
+    """(first, last) line indices of each logical line that is IPython syntax rather than Python."""
+    out = []
+    statement: list[tokenize.TokenInfo] = []
+    try:
+        for token in tokenize.generate_tokens(io.StringIO("".join(lines)).readline):
+            if token.type in (tokenize.NEWLINE, tokenize.ENDMARKER) or (token.type == tokenize.NL and not statement):
+                if statement and _is_magic(statement):
+                    out.append((statement[0].start[0] - 1, token.start[0] - 1 if token.type == tokenize.NEWLINE else statement[-1].end[0] - 1))
+                statement = []
+            elif token.type in (tokenize.COMMENT, tokenize.INDENT, tokenize.DEDENT, tokenize.NL):
+                continue
+            elif token.type == tokenize.ERRORTOKEN and token.string.isspace():
+                continue
+            else:
+                statement.append(token)
+    except (tokenize.TokenError, IndentationError, SyntaxError):
+        pass  # what was found so far stands; the cell's parse check reports the rest
+    return out
+
+
+def _is_magic(tokens: list[tokenize.TokenInfo]) -> bool:
+    first = tokens[0]
+    if first.string in ("%", "!", "?") and first.type in (tokenize.OP, tokenize.ERRORTOKEN):
+        return True  # %magic, %%magic, !shell, ?help
+    if tokens[-1].type == tokenize.ERRORTOKEN and tokens[-1].string == "?":
+        return True  # object? / object??
+    # `name = !ls`, `a, b = %magic`: an assignment whose value starts with IPython syntax
+    for i, token in enumerate(tokens[:-1]):
+        if token.type == tokenize.OP and token.string == "=":
+            after = tokens[i + 1]
+            return after.string in ("%", "!") and after.type in (tokenize.OP, tokenize.ERRORTOKEN) \
+                and all(t.type == tokenize.NAME or t.string in (",", "(", ")", "[", "]", ".") for t in tokens[:i])
+    return False

@@ -1,0 +1,107 @@
+"""One notebook: read it, analyse its code cells as one module, write back the cells a fix changed.
+
+The steps: read and validate (reading.py); mask each code cell's IPython syntax (magics.py); leave
+out cells that still do not parse, with a note naming them; join the rest into one module
+(cells.py) and run the engine on it exactly as on a `.py` file; give every finding its cell and its
+line in the cell; split the rewritten module at the cell markers, restore the IPython lines, and
+replace only the changed cells' `source` in the JSON text (json_edit.py).
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import replace
+
+from .. import newer_syntax
+from ..engine import Settings, process_source
+from ..findings import FileResult, Finding, Span
+from . import cells as _cells
+from . import json_edit, magics
+from .reading import Notebook, NotebookError, read, source_text
+
+
+def process_notebook(source: bytes, path: str, settings: Settings) -> FileResult:
+    """Like engine.process_source, for a `.ipynb` file's bytes. Never raises for bad input."""
+    result = FileResult(path=path, old_source=source)
+    try:
+        notebook = read(source)
+    except NotebookError as e:
+        result.error = str(e)
+        return result
+    if not notebook.is_python:
+        result.skipped = True
+        result.notes.append(f"kernel language is {notebook.language}, not Python: left alone")
+        return result
+    masked: dict[int, magics.Masked] = {}
+    for cell in notebook.cells:
+        m = magics.mask(cell.code)
+        if m is None:
+            continue  # a cell magic whose body is not Python (%%bash, %%writefile, ...)
+        try:
+            newer_syntax.check(m.text)
+        except SyntaxError as e:
+            result.notes.append(f"cell {cell.index}: syntax error at line {e.lineno}: {e.msg}; this cell is left out")
+            continue
+        masked[cell.index] = m
+    if not masked:
+        result.skipped = True
+        return result
+    joined = _cells.join([(index, m.text) for index, m in masked.items()])
+    inner = process_source(joined.source.encode("utf-8"), path, replace(settings, cells=True))
+    result.skipped, result.notes = inner.skipped, result.notes + inner.notes
+    if inner.error:
+        result.error = inner.error
+        return result
+    new_text = inner.new_source.decode("utf-8") if inner.changed else None
+    positions = _cells.LineMap(new_text if new_text is not None and not settings.original_positions else joined.source)
+    result.findings = [_in_cell(f, positions) for f in inner.findings]
+    if new_text is None:
+        return result
+    written = _rewrite(notebook, joined, masked, new_text)
+    if isinstance(written, str):  # why the rewrite cannot be put back into the cells
+        result.notes.append(written + "; the notebook is left unchanged")
+        for finding in result.findings:
+            finding.applied = False
+        return result
+    result.new_source = written
+    return result
+
+
+def _in_cell(finding: Finding, positions: _cells.LineMap) -> Finding:
+    cell, line = positions.cell_line(finding.span.line)
+    end_cell, end_line = positions.cell_line(finding.span.end_line)
+    if end_cell != cell:
+        end_line = line
+    finding.span = Span(line, finding.span.column, end_line, finding.span.end_column)
+    finding.cell = cell
+    return finding
+
+
+def _rewrite(notebook: Notebook, joined: _cells.Joined, masked: dict[int, magics.Masked], new_text: str) -> bytes | str:
+    """The notebook's bytes with the changed cells; or why they cannot be written (a message)."""
+    texts = _cells.split(new_text, joined)
+    if texts is None:
+        return "the rewrite moved a cell boundary (a bug in phiml-rewrite: please report it)"
+    by_index = {cell.index: cell for cell in notebook.cells}
+    changed: dict[int, str] = {}
+    for index, text in texts.items():
+        if text == masked[index].text:
+            continue
+        restored = magics.unmask(text, masked[index])
+        if restored is None:
+            return f"the rewrite of cell {index} moves its IPython syntax (magics, `!` commands)"
+        changed[by_index[index].position] = restored
+    if not changed:
+        return notebook.text.encode("utf-8")  # pragma: no cover - a change always touches a cell
+    try:
+        spans = json_edit.source_spans(notebook.text)
+        text = json_edit.replace_sources(notebook.text, changed, spans)
+    except (json_edit.JsonEditError, KeyError) as e:
+        return f"cannot locate the cells in the JSON text ({e})"
+    check = json.loads(text)
+    for position, code in changed.items():
+        if source_text(check["cells"][position]["source"]) != code:
+            return f"the edited JSON does not hold the new code of cell {position + 1} (a bug in phiml-rewrite: please report it)"
+        check["cells"][position]["source"] = notebook.data["cells"][position]["source"]
+    if check != notebook.data:
+        return "the edited JSON does not hold the same notebook (a bug in phiml-rewrite: please report it)"
+    return (b"\xef\xbb\xbf" if notebook.bom else b"") + text.encode("utf-8")

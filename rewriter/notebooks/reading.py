@@ -1,0 +1,104 @@
+"""A `.ipynb` file's bytes -> its code cells, or one clear reason why it cannot be used.
+
+nbformat decides what a valid notebook is (its JSON schema for the file's own minor version); the
+JSON text itself is kept as read, so that writing changes only the cells a fix changed
+(rewriter/notebooks/json_edit.py).
+"""
+from __future__ import annotations
+
+import json
+import warnings
+from dataclasses import dataclass, field
+
+MAX_BYTES = 256 * 1024 * 1024  # outputs of this size are not a notebook to edit in place but an archive
+PYTHON_LANGUAGES = ("python", "ipython", "python3")
+
+
+class NotebookError(Exception):
+    """A notebook that cannot be read; the message says why and what to do (the caller adds the path)."""
+
+
+@dataclass(frozen=True)
+class CodeCell:
+    index: int  # 1-based position among all cells, as a notebook editor numbers them
+    position: int  # 0-based position in the JSON `cells` array
+    code: str
+
+
+@dataclass
+class Notebook:
+    text: str  # the JSON text, after a byte order mark if there was one
+    bom: bool
+    data: dict
+    language: str  # the kernel's language, "python" when the notebook does not say
+    cells: list[CodeCell] = field(default_factory=list)
+
+    @property
+    def is_python(self) -> bool:
+        return self.language.lower() in PYTHON_LANGUAGES
+
+
+def read(source: bytes) -> Notebook:
+    if len(source) > MAX_BYTES:
+        raise NotebookError(f"{len(source) / 2**20:.0f} MB, more than the {MAX_BYTES // 2**20} MB a notebook may have here "
+                            "(its outputs: `jupyter nbconvert --clear-output` them, or check a copy without them)")
+    bom = source.startswith(b"\xef\xbb\xbf")
+    try:
+        text = source[3:].decode("utf-8") if bom else source.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise NotebookError(f"not UTF-8, as a notebook must be (byte {e.start})") from None
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as e:
+        raise NotebookError(f"invalid JSON at line {e.lineno}, column {e.colno}: {e.msg}") from None
+    except RecursionError:
+        raise NotebookError("invalid notebook: JSON nested too deeply") from None
+    if not isinstance(data, dict) or "nbformat" not in data:
+        raise NotebookError("not a Jupyter notebook (no `nbformat` field)")
+    major = data.get("nbformat")
+    if major != 4:
+        if isinstance(major, int) and major < 4:
+            raise NotebookError(f"nbformat {major} notebook: only nbformat 4 is read "
+                                "(convert it: `jupyter nbconvert --to notebook --nbformat 4 --inplace`)")
+        raise NotebookError(f"nbformat {major!r} is not supported (only nbformat 4)")
+    _validate(data)
+    notebook = Notebook(text, bom, data, _language(data))
+    for position, cell in enumerate(data["cells"]):
+        if cell.get("cell_type") == "code":
+            notebook.cells.append(CodeCell(position + 1, position, source_text(cell["source"])))
+    return notebook
+
+
+def source_text(source: str | list[str]) -> str:
+    """A multiline string as nbformat stores it (one string, or a list of lines) as one string."""
+    return source if isinstance(source, str) else "".join(source)
+
+
+def _language(data: dict) -> str:
+    metadata = data.get("metadata") or {}
+    for key, field_name in (("kernelspec", "language"), ("language_info", "name")):
+        value = (metadata.get(key) or {}).get(field_name)
+        if isinstance(value, str) and value:
+            return value
+    return "python"
+
+
+def _validate(data: dict) -> None:
+    """The first schema error nbformat finds, as one line: what is wrong and where."""
+    from nbformat import validator
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # missing cell ids and the like: nbformat repairs them on its own reads
+        try:
+            error = next(iter(validator.iter_validate(nbdict=data)), None)
+        except Exception as e:  # noqa: BLE001 - an unknown minor version, a schema nbformat lacks
+            raise NotebookError(f"nbformat cannot validate this notebook: {str(e).splitlines()[0]}") from None
+    if error is not None:
+        path = list(getattr(error, "absolute_path", ()) or ())
+        if len(path) >= 2 and path[0] == "cells" and isinstance(path[1], int):
+            path[:2] = [f"cell {path[1] + 1}"]  # numbered as in check's output
+        where = "/".join(str(p) for p in path)
+        message = str(getattr(error, "message", error)).splitlines()[0]
+        if len(message) > 160:
+            message = message[:157] + "..."
+        raise NotebookError(f"not a valid notebook (nbformat schema) at {where or 'the top level'}: {message}")
