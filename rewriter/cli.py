@@ -193,7 +193,7 @@ def _check_stdin(name: str, config: Config, diff_only: bool, check_only: bool, o
 
 
 def _remaining(results: Sequence[FileResult]) -> list[Finding]:
-    return [f for r in results for f in sorted(r.remaining, key=lambda f: (f.span, f.code))]
+    return [f for r in results for f in sorted(r.remaining, key=lambda f: (f.cell or 0, f.span, f.code))]
 
 
 def _format_findings(report: runner.Report, output_format: str) -> str:

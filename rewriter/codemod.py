@@ -127,7 +127,10 @@ class FileContext:
     def analysis(self) -> "ModuleAnalysis":
         from .analysis import ModuleAnalysis
 
-        return ModuleAnalysis(self.wrapper, self.path, self.callsite_facts)
+        analysis = ModuleAnalysis(self.wrapper, self.path, self.callsite_facts)
+        if self.cells:
+            analysis.names.line_label = self.line_label
+        return analysis
 
     def code(self, node: cst.CSTNode) -> str:
         return self.module.code_for_node(node)

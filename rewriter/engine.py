@@ -394,7 +394,11 @@ def _below_cell_marker(statement, extra: list[cst.BaseStatement]):
     if not marker:
         return statement, extra
     first = extra[0]
-    return statement.with_changes(leading_lines=rest), [first.with_changes(leading_lines=[*marker, *first.leading_lines]), *extra[1:]]
+    if not any(line.comment is None for line in rest) and any(isinstance(s, (cst.FunctionDef, cst.ClassDef)) for s in extra):
+        rest = [cst.EmptyLine(), cst.EmptyLine(), *rest]  # the cell's statement now follows a def: PEP 8's two lines
+    comments = [line for line in first.leading_lines if line.comment is not None]
+    first = first.with_changes(leading_lines=[*marker, *comments])  # at the top of its cell: no blank lines above
+    return statement.with_changes(leading_lines=rest), [first, *extra[1:]]
 
 
 def _paths_to(nodes: Sequence[cst.CSTNode], names) -> set[int] | None:

@@ -117,7 +117,8 @@ def format_github(finding: Finding) -> str:
     """GitHub Actions workflow command: shows the finding as an annotation on the PR diff."""
     s = finding.span
     level = {"error": "error", "warning": "warning", "info": "notice"}[finding.severity.value]
-    message = _escape_data(finding.message)
+    # GitHub has no place for a cell: the line is the cell's, and the message says which cell.
+    message = _escape_data(f"cell {finding.cell}: {finding.message}" if finding.cell is not None else finding.message)
     title = _escape_property(f"{finding.code} ({finding.name})")
     return (
         f"::{level} title={title},file={_escape_property(finding.path)},line={s.line},col={s.column + 1},"
@@ -167,7 +168,7 @@ def format_sarif(results: Sequence[FileResult], rules: Iterable) -> str:
                     "ruleId": f.code,
                     "ruleIndex": index.get(f.code, -1),
                     "level": level[f.severity.value],
-                    "message": {"text": f.message},
+                    "message": {"text": f"cell {f.cell}: {f.message}" if f.cell is not None else f.message},
                     "locations": [
                         {
                             "physicalLocation": {
@@ -181,6 +182,8 @@ def format_sarif(results: Sequence[FileResult], rules: Iterable) -> str:
                             }
                         }
                     ],
+                    # SARIF regions have no cell: the lines are the cell's, and the cell is a property.
+                    **({"properties": {"cell": f.cell}} if f.cell is not None else {}),
                 }
             )
     doc = {

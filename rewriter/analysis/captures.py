@@ -96,7 +96,7 @@ def captures(resolver: NameResolver, fn: cst.Lambda | cst.FunctionDef, *, rebind
                    and resolver.start(a.node) > resolver.start(late) and not is_inside(resolver, a.node, fn)]
         if rebound:
             line = resolver.positions[rebound[0].node].start.line
-            return Captures((), f"`{name}` is assigned again after it is captured (line {line}): a closure reads the new value")
+            return Captures((), f"`{name}` is assigned again after it is captured ({resolver.line_label(line)}): a closure reads the new value")
         if name not in names:
             names.append(name)
     if names and isinstance(fn, cst.FunctionDef) and (fn.params.star_arg not in (cst.MaybeSentinel.DEFAULT, None)

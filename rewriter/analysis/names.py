@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from functools import cached_property
 
+from typing import Callable
+
 import libcst as cst
 from libcst._metadata_dependent import LazyValue
 from libcst.metadata import (
@@ -54,6 +56,8 @@ class NameResolver:
         # pass and a PositionProvider pass in every file that has candidates but no finding.
         self.tracked_parents: dict[int, cst.CSTNode] | None = None
         self.tracked_order: dict[int, int] | None = None
+        # How messages name a line: `line 12`, or `cell 3, line 4` in a notebook (FileContext sets it).
+        self.line_label: Callable[[int], str] = lambda line: f"line {line}"
 
     def _provider(self, provider):
         return self.wrapper.resolve(provider)

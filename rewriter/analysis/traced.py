@@ -53,7 +53,7 @@ class _Step:
         self.text, self.node, self.resolver = text, node, resolver
 
     def __str__(self) -> str:
-        return self.text.format(line=self.resolver.positions[self.node].start.line)
+        return self.text.format(where=self.resolver.line_label(self.resolver.positions[self.node].start.line))
 
     def __eq__(self, other) -> bool:
         return isinstance(other, _Step) and self.text == other.text and self.node is other.node
@@ -275,7 +275,7 @@ class _Flow:
     def bind(self, target: cst.CSTNode, value: Value, env: dict[str, Value], stmt: cst.CSTNode,
              source: cst.CSTNode | None = None) -> None:
         if isinstance(target, cst.Name):
-            env[target.value] = value.via(_Step(f"`{target.value}` (line {{line}})", stmt, self.resolver), same_object=True) \
+            env[target.value] = value.via(_Step(f"`{target.value}` ({{where}})", stmt, self.resolver), same_object=True) \
                 if not value.static else value
             previous = self.flow.bound.get(target.value)
             self.flow.bound[target.value] = env[target.value] if previous is None else join(previous, env[target.value])

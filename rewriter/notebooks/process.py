@@ -56,6 +56,11 @@ def process_notebook(source: bytes, path: str, settings: Settings) -> FileResult
     result.findings = [_in_cell(f, positions) for f in inner.findings]
     if new_text is None:
         return result
+    if notebook.invalid:
+        result.notes.append(f"{notebook.invalid}: findings are reported, nothing is written")
+        for finding in result.findings:
+            finding.applied = False
+        return result
     written = _rewrite(notebook, joined, masked, new_text)
     if isinstance(written, str):  # why the rewrite cannot be put back into the cells
         result.notes.append(written + "; the notebook is left unchanged")

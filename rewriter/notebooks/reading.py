@@ -31,6 +31,9 @@ class Notebook:
     bom: bool
     data: dict
     language: str  # the kernel's language, "python" when the notebook does not say
+    # What nbformat's schema rejects in a notebook whose cells can still be read (Jupyter opens it
+    # with a warning): such a notebook is checked, but never written.
+    invalid: str | None = None
     cells: list[CodeCell] = field(default_factory=list)
 
     @property
@@ -61,8 +64,8 @@ def read(source: bytes) -> Notebook:
             raise NotebookError(f"nbformat {major} notebook: only nbformat 4 is read "
                                 "(convert it: `jupyter nbconvert --to notebook --nbformat 4 --inplace`)")
         raise NotebookError(f"nbformat {major!r} is not supported (only nbformat 4)")
-    _validate(data)
-    notebook = Notebook(text, bom, data, _language(data))
+    _structure(data)
+    notebook = Notebook(text, bom, data, _language(data), invalid=_schema_error(data))
     for position, cell in enumerate(data["cells"]):
         if cell.get("cell_type") == "code":
             notebook.cells.append(CodeCell(position + 1, position, source_text(cell["source"])))
@@ -83,7 +86,21 @@ def _language(data: dict) -> str:
     return "python"
 
 
-def _validate(data: dict) -> None:
+def _structure(data: dict) -> None:
+    """What reading and writing cells needs, whatever the schema says: else one line naming the cell."""
+    cells = data.get("cells")
+    if not isinstance(cells, list):
+        raise NotebookError("not a valid notebook: `cells` is not a list")
+    for position, cell in enumerate(cells, 1):
+        if not isinstance(cell, dict) or not isinstance(cell.get("cell_type"), str):
+            raise NotebookError(f"not a valid notebook: cell {position} has no `cell_type`")
+        source = cell.get("source")
+        if cell["cell_type"] == "code" and not (isinstance(source, str) or (
+                isinstance(source, list) and all(isinstance(line, str) for line in source))):
+            raise NotebookError(f"not a valid notebook: the `source` of cell {position} is neither text nor a list of lines")
+
+
+def _schema_error(data: dict) -> str | None:
     """The first schema error nbformat finds, as one line: what is wrong and where."""
     from nbformat import validator
 
@@ -92,7 +109,7 @@ def _validate(data: dict) -> None:
         try:
             error = next(iter(validator.iter_validate(nbdict=data)), None)
         except Exception as e:  # noqa: BLE001 - an unknown minor version, a schema nbformat lacks
-            raise NotebookError(f"nbformat cannot validate this notebook: {str(e).splitlines()[0]}") from None
+            return f"nbformat cannot validate it: {str(e).splitlines()[0]}"
     if error is not None:
         path = list(getattr(error, "absolute_path", ()) or ())
         if len(path) >= 2 and path[0] == "cells" and isinstance(path[1], int):
@@ -101,4 +118,5 @@ def _validate(data: dict) -> None:
         message = str(getattr(error, "message", error)).splitlines()[0]
         if len(message) > 160:
             message = message[:157] + "..."
-        raise NotebookError(f"not a valid notebook (nbformat schema) at {where or 'the top level'}: {message}")
+        return f"not a valid notebook (nbformat schema) at {where or 'the top level'}: {message}"
+    return None

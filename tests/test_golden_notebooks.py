@@ -1,0 +1,143 @@
+"""Golden notebooks (golden/notebooks/): one per rule family, and one that must not change.
+
+A case is `<name>.ipynb` with `<name>.expected.ipynb` (absent: the notebook must stay byte-identical);
+what to check is in the notebook's metadata under `phiml_rewrite_golden`, as in golden .py cases
+(rewriter/verify/golden.py), with findings as `CODE:cell N:line`. Each case is checked for its exact
+output, for idempotence, and executed with nbclient in a real kernel on each backend it names: the
+original and the rewrite, jitted and eager, compared with the original's eager result.
+"""
+from __future__ import annotations
+
+import functools
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+
+from rewriter.engine import Settings
+from rewriter.notebooks import process_notebook
+from rewriter.registry import all_codemods
+from rewriter.verify.values import compare
+from tests.notebook_kernel import NotebookRun, run_notebooks
+
+ROOT = Path(__file__).resolve().parent.parent
+DIRECTORY = ROOT / "golden" / "notebooks"
+FAMILIES = ("lift", "control_flow", "hoist", "retracing", "migration", "must_not_change")
+
+
+@dataclass(frozen=True)
+class Case:
+    name: str
+    path: Path
+    spec: dict = field(hash=False)
+
+    @property
+    def expected_path(self) -> Path:
+        return self.path.with_name(self.name + ".expected.ipynb")
+
+    @property
+    def expected(self) -> bytes:
+        return (self.expected_path if self.expected_path.exists() else self.path).read_bytes()
+
+    @property
+    def framework(self) -> str:
+        return self.spec.get("framework", "phiml")
+
+    def __str__(self) -> str:
+        return self.name
+
+
+def _cases() -> list[Case]:
+    out = []
+    for path in sorted(DIRECTORY.glob("*.ipynb")):
+        if path.name.endswith(".expected.ipynb"):
+            continue
+        spec = json.loads(path.read_text())["metadata"]["phiml_rewrite_golden"]
+        out.append(Case(path.stem, path, spec))
+    return out
+
+
+CASES = _cases()
+
+
+def _rewrite(case: Case, source: bytes | None = None):
+    settings = Settings(all_codemods(), unsafe_fixes=bool(case.spec.get("unsafe_fixes")))
+    return process_notebook(case.path.read_bytes() if source is None else source, case.path.name, settings)
+
+
+def test_every_family_has_a_case():
+    for family in FAMILIES:
+        assert any(c.name.startswith(family) for c in CASES), f"no golden notebook for {family}"
+
+
+@pytest.mark.parametrize("case", CASES, ids=str)
+def test_rewrite(case: Case):
+    result = _rewrite(case)
+    assert result.error is None, result.error
+    produced = result.new_source if result.new_source is not None else case.path.read_bytes()
+    assert produced.decode() == case.expected.decode()
+    found = sorted(f"{f.code}:cell {f.cell}:{f.span.line}" for f in result.findings)
+    assert found == sorted(case.spec["findings"]), [f.message for f in result.findings]
+    if not case.expected_path.exists():
+        assert result.new_source is None, "a must-not-change notebook was rewritten"
+
+
+@pytest.mark.parametrize("case", [c for c in CASES if c.expected_path.exists()], ids=str)
+def test_idempotent(case: Case):
+    again = _rewrite(case, case.expected)
+    assert again.error is None, again.error
+    assert again.new_source is None, "a second run changed the rewritten notebook"
+
+
+@functools.lru_cache(maxsize=None)
+def _reference(case: Case) -> dict:
+    """The original, eagerly: PhiML on numpy (jit is a no-op there), raw jax under disable_jit."""
+    backend = "numpy" if case.framework == "phiml" else "jax"
+    return run_notebooks(backend, case.framework, [NotebookRun("reference", case.path.read_bytes(), eager=True)])["reference"]
+
+
+RUNNABLE = [(c, b) for c in CASES for b in c.spec.get("backends", ())]
+MIGRATIONS = [(c, b) for c in CASES if "migration" in c.spec for b in c.spec["migration"]["backends"]]
+
+
+@pytest.mark.parametrize("case,backend", RUNNABLE, ids=lambda v: str(v))
+def test_execute(case: Case, backend: str):
+    reference = _reference(case)
+    assert "error" not in reference, f"the eager reference fails: {reference['error']}"
+    records = run_notebooks(backend, case.framework, [
+        NotebookRun("original", case.path.read_bytes()),
+        NotebookRun("rewritten", case.expected),
+        NotebookRun("rewritten_eager", case.expected, eager=True),
+    ])
+    broken = case.spec.get("original_broken", {}).get(backend)
+    for label in ("original", "rewritten", "rewritten_eager"):
+        record = records[label]
+        if label == "original" and broken is not None:
+            if broken == "differs":
+                assert "error" not in record, f"original fails on {backend} instead of silently differing: {record['error']}"
+                assert not compare(reference["value"], record["value"]).equal, f"original no longer differs on {backend}"
+            else:
+                assert record.get("error", "").startswith(broken), f"original on {backend}: want {broken}, got {record.get('error', 'success')}"
+            continue
+        assert "error" not in record, f"{label} fails on {backend}: {record['error']}"
+        verdict = compare(reference["value"], record["value"])
+        assert verdict.equal, f"{label} differs from the eager reference on {backend}: {verdict.reason}"
+    if "traces" in case.spec and case.framework == "phiml" and backend != "numpy":
+        measured = (records["original"]["phiml_traces"], records["rewritten"]["phiml_traces"])
+        assert measured == tuple(case.spec["traces"]), f"PhiML traces before -> after on {backend}: {measured}"
+    if "cache" in case.spec and case.framework == "phiml" and backend != "numpy":
+        measured = (records["original"]["phiml_cache"], records["rewritten"]["phiml_cache"])
+        assert measured == tuple(case.spec["cache"]), f"PhiML trace cache before -> after on {backend}: {measured}"
+
+
+@pytest.mark.parametrize("case,backend", MIGRATIONS, ids=lambda v: str(v))
+def test_migration_executes(case: Case, backend: str):
+    """Legacy code fails on the installed libraries; its migration gives what the author expected."""
+    migration = case.spec["migration"]
+    records = run_notebooks(backend, migration["framework"], [
+        NotebookRun("original", case.path.read_bytes()), NotebookRun("rewritten", case.expected)], expected=True)
+    assert records["original"].get("error", "").startswith(migration["original_error"]), records["original"]
+    assert "error" not in records["rewritten"], records["rewritten"]["error"]
+    verdict = compare(records["rewritten"]["expected"], records["rewritten"]["value"])
+    assert verdict.equal, verdict.reason
