@@ -54,8 +54,8 @@ def split(source: str, joined: Joined) -> dict[int, str] | None:
     out = {}
     for index, lines, had_end in zip(joined.cells, texts, joined.newline_at_end):
         text = "".join(lines)
-        if not had_end and text.endswith("\n"):
-            text = text[:-1]
+        if not had_end:  # what the join added, and blank lines a rewrite put at the end (after an import)
+            text = text.rstrip("\r\n")
         out[index] = text
     return out
 

@@ -1,0 +1,338 @@
+"""Notebooks as input: IPython syntax, cells as one module, positions, writing, bad input, the CLI."""
+from __future__ import annotations
+
+import ast
+import json
+import os
+from pathlib import Path
+
+import nbformat
+import pytest
+from click.testing import CliRunner
+from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook, new_output
+
+from rewriter import runner
+from rewriter.cli import main
+from rewriter.config import load
+from rewriter.engine import Settings
+from rewriter.notebooks import cells as _cells
+from rewriter.notebooks import json_edit, magics, process_notebook, reading
+from rewriter.registry import all_codemods
+
+TRACED_IF = "@jax.jit\ndef step(x):\n    if x.sum() > 0:\n        return x * 2\n    return -x"
+TRACED_IF_FIXED = "@jax.jit\ndef step(x):\n    return jnp.where(x.sum() > 0, x * 2, -x)"
+
+
+def notebook(*cells, language: str | None = "python", **metadata) -> nbformat.NotebookNode:
+    nb = new_notebook()
+    if language is not None:
+        nb.metadata["kernelspec"] = {"name": "k", "display_name": "K", "language": language}
+    nb.metadata.update(metadata)
+    nb.cells = [c if isinstance(c, dict) else new_code_cell(c) for c in cells]
+    for i, c in enumerate(nb.cells):
+        c["id"] = f"c{i}"
+    return nb
+
+
+def write(path: Path, nb) -> Path:
+    nbformat.write(nb, str(path))
+    return path
+
+
+def process(source: bytes, name: str = "nb.ipynb", **settings):
+    return process_notebook(source, name, Settings(all_codemods(), **settings))
+
+
+def jax_notebook(*rest) -> nbformat.NotebookNode:
+    return notebook(new_markdown_cell("# A title"), "import jax\nimport jax.numpy as jnp", TRACED_IF, *rest)
+
+
+def code_cells(path: Path) -> list[str]:
+    data = json.loads(path.read_text(encoding="utf-8-sig"))
+    return [reading.source_text(c["source"]) for c in data["cells"] if c["cell_type"] == "code"]
+
+
+# -- IPython syntax ------------------------------------------------------------------------------
+
+CELLS_WITH_MAGICS = [
+    "%matplotlib inline\nimport jax",
+    "!pip install phiml\nx = 1",
+    "files = !ls -la\nprint(files)",
+    "t = %timeit -o sum(range(10))",
+    "import numpy as np\nnp.sum?\n??np.mean",
+    "%time y = sum(range(3))",
+    "%%time\nz = 1\nz += 1",
+    "%%capture out\nprint(1)",
+    "for i in range(2):\n    !echo $i\n    %time i * 2",
+    "%time f(1, \\\n   2)\nx = 2",
+    "x = 5 % 3\nz = {'a': 1}",
+]
+
+
+@pytest.mark.parametrize("code", CELLS_WITH_MAGICS)
+def test_masked_cells_parse_keep_their_lines_and_restore_byte_for_byte(code):
+    masked = magics.mask(code)
+    assert masked is not None
+    ast.parse(masked.text)
+    assert masked.text.count("\n") == code.count("\n")
+    assert magics.unmask(masked.text, masked) == code
+
+
+@pytest.mark.parametrize("code", ["%%bash\necho hi", "%%writefile a.py\nimport os", "%%html\n<b>x</b>", "%%python3\nprint(1)"])
+def test_cell_magics_whose_body_is_not_python_are_opaque(code):
+    assert magics.mask(code) is None
+
+
+def test_a_placeholder_the_rewrite_moved_is_not_restored():
+    masked = magics.mask("for i in range(2):\n    !echo $i\n    x = i")
+    moved = masked.text.replace("    pass", "        pass")
+    assert magics.unmask(moved, masked) is None
+    assert magics.unmask(masked.text + masked.text.splitlines()[1].strip() + "\n", masked) is None
+
+
+def test_placeholder_text_written_by_hand_makes_the_cell_opaque():
+    assert magics.mask("x = 1  # phiml-rewrite: IPython 1") is None
+
+
+# -- cells as one module -------------------------------------------------------------------------
+
+
+def test_join_and_split_are_inverse_and_keep_missing_final_newlines():
+    cells = [(2, "import jax"), (3, "a = 1\n"), (5, ""), (7, "def f():\n    return 1")]
+    joined = _cells.join(cells)
+    assert _cells.split(joined.source, joined) == dict(cells)
+    positions = _cells.LineMap(joined.source)
+    assert positions.cell_line(joined.source.splitlines().index("def f():") + 1) == (7, 1)
+    assert _cells.split(joined.source.replace("# phiml-rewrite: notebook cell 5\n", ""), joined) is None
+
+
+def test_an_import_added_at_the_top_lands_in_the_first_cell(tmp_path):
+    nb = notebook(new_markdown_cell("x"), "import jax\nimport jax.numpy as jnp",
+                  "@jax.jit\ndef features(v, *, flat: bool = False):\n    if flat:\n        out = v.reshape(-1)\n"
+                  "    else:\n        out = v[:, None]\n    return out * 2",
+                  "features(jnp.arange(3.), flat=True)")
+    result = process(nbformat.writes(nb).encode())
+    assert result.error is None and result.new_source is not None
+    first, second, third = [reading.source_text(c["source"]) for c in json.loads(result.new_source)["cells"][1:]]
+    assert first == "import jax\nimport jax.numpy as jnp\nimport functools"
+    assert second.startswith("@functools.partial(jax.jit, static_argnames=('flat',))\n")
+    assert third == "features(jnp.arange(3.), flat=True)"
+
+
+def test_rules_see_the_whole_notebook_def_in_one_cell_call_in_another():
+    """PML204 needs the call (a Python bool passed) in cell 4 to judge the def in cell 3."""
+    nb = notebook("import jax\nimport jax.numpy as jnp", "x = jnp.arange(3.)",
+                  "@jax.jit\ndef features(v, flat):\n    if flat:\n        return v.reshape(-1)\n    return v[:, None]",
+                  "features(x, True)\nfeatures(x, False)")
+    found = [(f.code, f.cell, f.span.line) for f in process(nbformat.writes(nb).encode()).findings]
+    assert ("PML204", 3, 1) in found
+
+
+def test_lifted_code_goes_to_the_top_of_the_cell_that_uses_it_never_to_a_later_cell():
+    nb = notebook("from phiml import math\nfrom phiml.math import Solve, spatial", "DT = 0.1",
+                  "u0 = math.tensor([0., 1., 3.], spatial('x'))\n"
+                  "def diffuse(u, dt):\n    return math.solve_linear(math.jit_compile_linear(lambda x: x - dt * math.laplace(x)),"
+                  " u, Solve('CG', 1e-5, 1e-5, x0=u))", "diffuse(u0, DT)")
+    result = process(nbformat.writes(nb).encode())
+    cells = [reading.source_text(c["source"]) for c in json.loads(result.new_source)["cells"]]
+    assert cells[:2] == ["from phiml import math\nfrom phiml.math import Solve, spatial", "DT = 0.1"]
+    assert cells[2].startswith("u0 = math.tensor([0., 1., 3.], spatial('x'))\n@math.jit_compile_linear\ndef _diffuse_operator(x, dt):")
+    assert cells[3] == "diffuse(u0, DT)"
+
+
+# -- positions and output formats ------------------------------------------------------------------
+
+
+def test_positions_are_cell_line_column_in_every_output(tmp_path):
+    path = write(tmp_path / "nb.ipynb", jax_notebook("%time step(jnp.ones(3))"))
+    runner_ = CliRunner()
+    text = runner_.invoke(main, ["--no-cache", "--check", str(path)])
+    assert f"{path}:cell 3:3:8: PML201" in text.output
+    data = json.loads(runner_.invoke(main, ["--no-cache", "--output-format", "json", str(path)]).output)
+    assert [(f["cell"], f["span"]["line"], f["span"]["column"]) for f in data["findings"]] == [(3, 3, 7)]
+    github = runner_.invoke(main, ["--no-cache", "--output-format", "github", str(path)]).output
+    assert "line=3,col=8" in github and "::cell 3: " in github
+    sarif = json.loads(runner_.invoke(main, ["--no-cache", "--output-format", "sarif", str(path)]).output)
+    result = sarif["runs"][0]["results"][0]
+    assert result["properties"] == {"cell": 3} and result["locations"][0]["physicalLocation"]["region"]["startLine"] == 3
+    diff = runner_.invoke(main, ["--no-cache", "--diff", str(path)]).output
+    assert f"--- a/{str(path).lstrip('/')}:cell 3\n+++ b/{str(path).lstrip('/')}:cell 3\n" in diff
+    assert "+    return jnp.where(x.sum() > 0, x * 2, -x)" in diff
+
+
+def test_messages_name_other_lines_by_cell(tmp_path):
+    nb = notebook("import jax", "@jax.jit\ndef f(x, n):\n    for i in range(n):\n        x = x + i\n    return x", "f(1.0, 3)")
+    messages = [f.message for f in process(nbformat.writes(nb).encode()).findings]
+    assert any("(cell 2, line 3)" in m for m in messages), messages
+
+
+def test_a_directory_of_notebooks_only_is_found(tmp_path):
+    write(tmp_path / "a.ipynb", jax_notebook())
+    result = CliRunner().invoke(main, ["--no-cache", "--check", str(tmp_path)])
+    assert "no Python files found" not in result.output
+    assert "cell 3:3:8: PML201" in result.output
+
+
+def test_notebooks_follow_the_excludes(tmp_path):
+    (tmp_path / "skip").mkdir()
+    write(tmp_path / "skip" / "a.ipynb", jax_notebook())
+    write(tmp_path / "b.ipynb", jax_notebook())
+    (tmp_path / ".gitignore").write_text("skip/\n")
+    report = runner.run([str(tmp_path)], load([str(tmp_path)]))
+    assert [Path(r.path).name for r in report.results] == ["b.ipynb"]
+
+
+# -- writing ----------------------------------------------------------------------------------------
+
+
+def _with_outputs(nb):
+    nb.cells[2]["outputs"] = [new_output("stream", text="traced\n"),
+                              new_output("display_data", data={"image/png": "iVBORw0KGgo=", "text/plain": "<Figure>"})]
+    nb.cells[2]["execution_count"] = 7
+    nb.cells[2]["metadata"] = {"tags": ["keep"], "collapsed": False}
+    nb.metadata["custom"] = {"ordered": [3, 1, 2], "unicode": "Δt ≥ 0"}
+    return nb
+
+
+def test_in_place_on_a_directory_changes_only_fixed_cells_and_converges(tmp_path):
+    styles = {"jupyter": dict(indent=1), "two_spaces": dict(indent=2), "four_spaces_unsorted": dict(indent=4, sort_keys=False),
+              "one_line": dict(indent=None), "ascii": dict(indent=1, ensure_ascii=True)}
+    originals = {}
+    for name, style in styles.items():
+        nb = _with_outputs(jax_notebook("print(step(jnp.ones(3)))"))
+        text = json.dumps(nb, **{"sort_keys": True, **style}) + ("\n" if name != "one_line" else "")
+        (tmp_path / f"{name}.ipynb").write_text(text, encoding="utf-8")
+        originals[name] = text
+    clean = tmp_path / "clean.ipynb"
+    write(clean, notebook("import jax", "print(1)"))
+    clean_bytes = clean.read_bytes()
+    result = CliRunner().invoke(main, ["--no-cache", "--in-place", str(tmp_path)])
+    assert result.exit_code == 0, result.output
+    assert clean.read_bytes() == clean_bytes
+    for name, text in originals.items():
+        path = tmp_path / f"{name}.ipynb"
+        new = path.read_text(encoding="utf-8")
+        nbformat.validate(nbformat.reads(new, as_version=nbformat.NO_CONVERT))
+        before, after = json.loads(text), json.loads(new)
+        changed = [i for i, (a, b) in enumerate(zip(before["cells"], after["cells"])) if a != b]
+        assert changed == [2], name
+        assert reading.source_text(after["cells"][2]["source"]) == TRACED_IF_FIXED
+        after["cells"][2]["source"] = before["cells"][2]["source"]
+        assert after == before, name  # outputs, execution counts, metadata, ids: all kept
+        # Only the source value's text changed: everything before and after it is the same text.
+        start, end = json_edit.source_spans(text)[2]
+        new_start, new_end = json_edit.source_spans(new)[2]
+        assert new[:new_start] == text[:start] and new[new_end:] == text[end:], name
+    again = CliRunner().invoke(main, ["--no-cache", "--in-place", str(tmp_path)])
+    assert again.exit_code == 0 and "0 fixed in 0 files" in again.output
+
+
+def test_a_source_stored_as_one_string_stays_one_string(tmp_path):
+    nb = jax_notebook()
+    data = json.loads(nbformat.writes(nb))
+    for cell in data["cells"]:
+        cell["source"] = reading.source_text(cell["source"])
+    path = tmp_path / "nb.ipynb"
+    path.write_text(json.dumps(data, indent=1))
+    assert CliRunner().invoke(main, ["--no-cache", "--in-place", str(path)]).exit_code == 0
+    assert json.loads(path.read_text())["cells"][2]["source"] == TRACED_IF_FIXED
+
+
+def test_a_notebook_that_changed_on_disk_during_the_run_is_not_written(tmp_path):
+    path = write(tmp_path / "nb.ipynb", jax_notebook())
+    [result] = runner.process_files([str(path)], runner.settings_for(load([str(path)])))
+    write(path, jax_notebook("print(2)"))
+    edited = path.read_bytes()
+    runner.write_result(result)
+    assert result.error == "changed on disk during the run; not written"
+    assert path.read_bytes() == edited
+
+
+def test_a_byte_order_mark_is_kept(tmp_path):
+    path = tmp_path / "nb.ipynb"
+    path.write_bytes(b"\xef\xbb\xbf" + nbformat.writes(jax_notebook()).encode())
+    assert CliRunner().invoke(main, ["--no-cache", "--in-place", str(path)]).exit_code == 0
+    assert path.read_bytes().startswith(b"\xef\xbb\xbf{")
+    assert code_cells(path)[1] == TRACED_IF_FIXED
+
+
+def test_ipython_lines_next_to_a_fix_are_restored(tmp_path):
+    cell = "%%time\n@jax.jit\ndef step(x):\n    !echo tracing\n    if x.sum() > 0:\n        return x * 2\n    return -x"
+    path = write(tmp_path / "nb.ipynb", notebook("import jax\nimport jax.numpy as jnp", cell))
+    assert CliRunner().invoke(main, ["--no-cache", "--in-place", str(path)]).exit_code == 0
+    assert code_cells(path)[1] == "%%time\n@jax.jit\ndef step(x):\n    !echo tracing\n    return jnp.where(x.sum() > 0, x * 2, -x)"
+
+
+# -- bad input --------------------------------------------------------------------------------------
+
+
+def _bad(tmp_path: Path, name: str, content: bytes) -> tuple[str, Path]:
+    good = write(tmp_path / "good.ipynb", jax_notebook())
+    bad = tmp_path / name
+    bad.write_bytes(content)
+    result = CliRunner().invoke(main, ["--no-cache", "--in-place", str(tmp_path)])
+    assert code_cells(good)[1] == TRACED_IF_FIXED  # the other files are still processed
+    assert bad.read_bytes() == content  # nothing written for the bad one
+    return result.output, bad
+
+
+@pytest.mark.parametrize("name,content,message", [
+    ("json.ipynb", b'{"cells": [', "invalid JSON at line 1, column 12"),
+    ("v3.ipynb", json.dumps({"nbformat": 3, "nbformat_minor": 0, "worksheets": [], "metadata": {}}).encode(),
+     "nbformat 3 notebook: only nbformat 4 is read"),
+    ("binary.ipynb", b"\x89PNG\r\n\x1a\n\x00\x00", "not UTF-8"),
+    ("list.ipynb", b"[1, 2]", "not a Jupyter notebook"),
+    ("source.ipynb", json.dumps({"nbformat": 4, "nbformat_minor": 5, "metadata": {}, "cells": [
+        {"cell_type": "code", "id": "a", "metadata": {}, "outputs": [], "execution_count": None, "source": 3}]}).encode(),
+     "the `source` of cell 1 is neither text nor a list of lines"),
+])
+def test_bad_notebooks_get_one_line_naming_the_file(tmp_path, name, content, message):
+    output, bad = _bad(tmp_path, name, content)
+    lines = [line for line in output.splitlines() if str(bad) in line]
+    assert len(lines) == 1 and f"{bad}: error: " in lines[0] and message in lines[0], output
+
+
+def test_a_notebook_the_schema_rejects_is_checked_but_not_written(tmp_path):
+    data = json.loads(nbformat.writes(jax_notebook()))
+    data["cells"][0]["execution_count"] = 1  # on a markdown cell: Jupyter opens it, the schema says no
+    output, bad = _bad(tmp_path, "schema.ipynb", json.dumps(data, indent=1).encode())
+    assert f"{bad}: note: not a valid notebook (nbformat schema) at cell 1: Additional properties are not allowed" in output
+    assert f"{bad}:cell 3:3:8: PML201" in output
+
+
+def test_a_cell_that_does_not_parse_is_named_and_the_others_are_processed(tmp_path):
+    path = write(tmp_path / "nb.ipynb", jax_notebook("def broken(:\n    pass"))
+    result = CliRunner().invoke(main, ["--no-cache", "--in-place", str(path)])
+    assert f"{path}: note: cell 4: syntax error at line 1: invalid syntax; this cell is left out" in result.output
+    assert code_cells(path)[1:] == [TRACED_IF_FIXED, "def broken(:\n    pass"]
+
+
+def test_another_kernel_language_is_left_alone_and_said_so(tmp_path):
+    path = write(tmp_path / "r.ipynb", notebook("if (x > 0) { print(x) }", language="R"))
+    result = CliRunner().invoke(main, ["--no-cache", str(path)])
+    assert f"{path}: note: kernel language is R, not Python: left alone" in result.output
+    assert result.exit_code == 0
+
+
+def test_enormous_outputs_are_kept_and_a_limit_names_the_file(tmp_path, monkeypatch):
+    nb = jax_notebook()
+    nb.cells[2]["outputs"] = [new_output("stream", text="x" * (8 * 2**20))]
+    path = write(tmp_path / "big.ipynb", nb)
+    assert CliRunner().invoke(main, ["--no-cache", "--in-place", str(path)]).exit_code == 0
+    data = json.loads(path.read_text())
+    assert reading.source_text(data["cells"][2]["outputs"][0]["text"]) == "x" * (8 * 2**20)
+    monkeypatch.setattr(reading, "MAX_BYTES", 2**20)
+    result = process(path.read_bytes(), "big.ipynb")
+    assert result.error.startswith("8 MB, more than the 1 MB a notebook may have here")
+
+
+# -- cache ------------------------------------------------------------------------------------------
+
+
+def test_notebooks_are_cached_with_their_cells(tmp_path):
+    path = write(tmp_path / "nb.ipynb", jax_notebook())
+    args = ["--cache-dir", str(tmp_path / "cache"), "--output-format", "json", str(path)]
+    first = json.loads(CliRunner().invoke(main, args).output)
+    second = json.loads(CliRunner().invoke(main, args).output)
+    assert second["summary"]["cached"] == 1
+    assert first["findings"] == second["findings"] and second["findings"][0]["cell"] == 3
