@@ -1,6 +1,6 @@
-"""Run the benchmarks: python -m benchmarks [throughput] [real_code] [jit_order] [golden_verify] [precision] [retracing] [lsp_latency] [unrolled] [--jobs N] [--quick]
+"""Run the benchmarks: python -m benchmarks [throughput] [real_code] [jit_order] [golden_verify] [precision] [retracing] [lsp_latency] [unrolled] [notebooks] [--jobs N] [--quick]
 
-With no names all eight run (about 6-12 minutes on 2 cores). Prints a readable report per benchmark and
+With no names all nine run (about 6-12 minutes on 2 cores). Prints a readable report per benchmark and
 writes everything to bench-out/results.json (or --out). Exits 1 if a benchmark fails its checks.
 precision: no PML201-PML203 fix (a rewrite of static control flow) over the installed phiml, phi, jax,
 equinox and diffrax code, read-only; per source and rule, findings / safe and unsafe fixes / refusals /
@@ -12,6 +12,7 @@ lsp_latency: the language server on ~1,000-line files through a real client: did
 codeAction, fix-all resolve.
 unrolled: PML206 on its golden cases: jaxpr equations, compile time and time per call of a loop unrolled
 into a jit trace against `lax.scan` (jax) and against the step jitted alone (PhiML).
+notebooks: checking and fixing a 50-cell notebook against the same code as one .py module, in one process.
 """
 from __future__ import annotations
 
@@ -23,11 +24,12 @@ import sys
 import time
 from pathlib import Path
 
-from . import golden_verify, jit_order, lsp_latency, precision, real_code, retracing, throughput, unrolled
+from . import golden_verify, jit_order, lsp_latency, notebooks, precision, real_code, retracing, throughput, unrolled
 from ._common import cli_status
 
 BENCHMARKS = {"throughput": throughput, "real_code": real_code, "jit_order": jit_order, "golden_verify": golden_verify,
-              "precision": precision, "retracing": retracing, "lsp_latency": lsp_latency, "unrolled": unrolled}
+              "precision": precision, "retracing": retracing, "lsp_latency": lsp_latency, "unrolled": unrolled,
+              "notebooks": notebooks}
 
 
 def _versions() -> dict:

@@ -91,6 +91,7 @@ class ConfigFileError(click.ClickException):
 @click.option("--stdin-filename", metavar="NAME", help="Read the source from standard input as if it were NAME; the result goes to standard output, findings to standard error.")
 @click.option("--exclude", multiple=True, metavar="PATTERN", help="Gitignore-style patterns to skip, replacing the default excludes.")
 @click.option("--extend-exclude", multiple=True, metavar="PATTERN", help="Gitignore-style patterns to skip, in addition to the excludes.")
+@click.option("--extend-include", multiple=True, metavar="PATTERN", help="Gitignore-style patterns of more files to check, besides *.py, *.pyi and *.ipynb.")
 @click.option("--force-exclude", is_flag=True, help="Apply the excludes to files named explicitly too (for pre-commit).")
 @click.option("--no-progress", is_flag=True, help="Never show a progress bar.")
 @click.option("--quiet", "-q", is_flag=True, help="Print findings and errors only: no summary, no progress bar.")
@@ -110,6 +111,7 @@ def check(
     stdin_filename: str | None,
     exclude: tuple[str, ...],
     extend_exclude: tuple[str, ...],
+    extend_include: tuple[str, ...],
     force_exclude: bool,
     no_progress: bool,
     quiet: bool,
@@ -133,6 +135,7 @@ def check(
             ignore=_selectors(ignore, "--ignore"),
             exclude=exclude or None,
             extend_exclude=extend_exclude or None,
+            extend_include=extend_include or None,
             unsafe_fixes=unsafe_fixes,
         )
     except ConfigError as e:

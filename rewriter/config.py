@@ -12,6 +12,7 @@ select = ["PML1", "PML2"]          # codes, code prefixes or kebab-case names; d
 ignore = ["jit-in-loop"]
 exclude = ["vendored/"]            # replaces the default excludes (gitignore syntax)
 extend-exclude = ["generated/"]    # adds to them
+extend-include = ["*.pyw"]         # more files to check besides *.py, *.pyi and *.ipynb (gitignore syntax)
 unsafe-fixes = false
 [tool.phiml-rewrite.per-file-ignores]
 "tests/**" = ["PML5"]
@@ -45,6 +46,7 @@ class Config:
     ignore: tuple[str, ...] = ()
     exclude: tuple[str, ...] | None = None  # None: files.DEFAULT_EXCLUDES
     extend_exclude: tuple[str, ...] = ()
+    extend_include: tuple[str, ...] = ()  # more files than files.PYTHON_SUFFIXES (gitignore syntax)
     unsafe_fixes: bool = False
     per_file_ignores: tuple[tuple[str, tuple[str, ...]], ...] = ()
     _cache: dict = field(default_factory=dict, init=False, compare=False, repr=False)
@@ -56,6 +58,7 @@ class Config:
         ignore: Sequence[str] | None = None,
         exclude: Sequence[str] | None = None,
         extend_exclude: Sequence[str] | None = None,
+        extend_include: Sequence[str] | None = None,
         unsafe_fixes: bool | None = None,
     ) -> "Config":
         """Layer command-line flags (None: not given) on top, the way ruff layers them.
@@ -73,6 +76,8 @@ class Config:
             changes["exclude"] = tuple(exclude)
         if extend_exclude is not None:
             changes["extend_exclude"] = (*self.extend_exclude, *extend_exclude)
+        if extend_include is not None:
+            changes["extend_include"] = (*self.extend_include, *extend_include)
         if unsafe_fixes is not None:
             changes["unsafe_fixes"] = unsafe_fixes
         config = replace(self, **changes)
@@ -219,6 +224,7 @@ _KEYS = {
     "ignore": ("ignore", _strings),
     "exclude": ("exclude", _strings),
     "extend-exclude": ("extend_exclude", _strings),
+    "extend-include": ("extend_include", _strings),
     "unsafe-fixes": ("unsafe_fixes", _bool),
     "per-file-ignores": ("per_file_ignores", _per_file),
 }

@@ -2,7 +2,8 @@
 
 Conventions follow ruff and black:
 
-* Directories are walked; files ending in `.py` / `.pyi` are collected. A file named explicitly is
+* Directories are walked; files ending in `.py` / `.pyi` / `.ipynb` are collected, and those that
+  `extend_include` patterns (gitignore syntax, relative to `base`) match. A file named explicitly is
   always processed, whatever its name and whatever excludes it (unless `force_exclude`, which is
   what the pre-commit hook uses: pre-commit names every file explicitly).
 * `exclude` patterns (gitignore syntax, relative to `base`, the configuration's directory, or to
@@ -249,10 +250,12 @@ def discover(
     base: str | None = None,
     respect_gitignore: bool = True,
     force_exclude: bool = False,
+    extend_include: Sequence[str] = (),
 ) -> Discovered:
     """Expand `paths` into the Python files to process, sorted by path, each real file once."""
     base_abs = os.path.abspath(base if base is not None else os.getcwd())
     excl = exclude_layer(exclude, extend_exclude, base_abs)
+    include = _Layer(base_abs, _spec(extend_include)) if extend_include else None
     out = Discovered()
     roots: list[tuple[str, str, str]] = []  # (display path, absolute path, real path)
     for p in paths:
@@ -298,7 +301,8 @@ def discover(
             if force_exclude and _ignored_path(abs_p, True, above):
                 continue
             layers = [lay.without_patterns_matching(abs_p) for lay in above]
-        _walk(abs_p, real, display, layer, layers, ignore_files if respect_gitignore else None, allowed, add, out.errors)
+        _walk(abs_p, real, display, layer, layers, ignore_files if respect_gitignore else None, allowed, add, out.errors,
+              include if include is None or _is_inside(abs_p, base_abs) else _Layer(abs_p, include.spec))
 
     out.files = sorted(display for _, display in found.values())
     out.errors.sort()
@@ -315,6 +319,7 @@ def _walk(
     allowed: list[str],
     add: Callable[[str, str, bool], None],
     errors: list[tuple[str, str]],
+    include: _Layer | None = None,
 ) -> None:
     """Walk one root with os.scandir; each directory carries the ignore layers that apply to it."""
     stack = [(root_abs, root_real, root_display, list(layers))]
@@ -340,7 +345,9 @@ def _walk(
                         continue
                     stack.append((entry_abs, os.path.join(real_dir, name), _join(display_dir, name), dir_layers))
                     continue
-                if not name.endswith(PYTHON_SUFFIXES) or not entry.is_file(follow_symlinks=True):
+                if not (name.endswith(PYTHON_SUFFIXES) or include is not None
+                        and include.check_entry(os.path.join(abs_dir, name), name, False)) \
+                        or not entry.is_file(follow_symlinks=True):
                     continue
             except OSError:
                 continue

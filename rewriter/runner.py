@@ -317,6 +317,7 @@ def run(
         extend_exclude=config.extend_exclude,
         base=config.root,
         force_exclude=force_exclude,
+        extend_include=config.extend_include,
     )
     # Without --in-place the file on disk stays the original: report positions in it.
     results = process_files(found.files, settings_for(config, original_positions=not write), jobs=jobs, progress=progress,

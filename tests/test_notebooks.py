@@ -336,3 +336,15 @@ def test_notebooks_are_cached_with_their_cells(tmp_path):
     second = json.loads(CliRunner().invoke(main, args).output)
     assert second["summary"]["cached"] == 1
     assert first["findings"] == second["findings"] and second["findings"][0]["cell"] == 3
+
+
+def test_extend_include_adds_files_and_extend_exclude_can_leave_notebooks_out(tmp_path):
+    (tmp_path / "tool.pyw").write_text("import jax\n" + TRACED_IF + "\n")
+    write(tmp_path / "nb.ipynb", jax_notebook())
+    (tmp_path / "pyproject.toml").write_text('[tool.phiml-rewrite]\nextend-include = ["*.pyw"]\n')
+    names = lambda report: sorted(Path(r.path).name for r in report.results)  # noqa: E731
+    assert names(runner.run([str(tmp_path)], load([str(tmp_path)]))) == ["nb.ipynb", "tool.pyw"]
+    config = load([str(tmp_path)]).override(extend_exclude=["*.ipynb"])
+    assert names(runner.run([str(tmp_path)], config)) == ["tool.pyw"]
+    result = CliRunner().invoke(main, ["--no-cache", "--check", "--extend-include", "*.txt", str(tmp_path)])
+    assert "tool.pyw:" in result.output

@@ -63,7 +63,8 @@ def _reporter(on_event: Callable[[str], None]) -> Callable[[session.RunResult], 
 
 def _rewrite_into(ws: workspace.Workspace, options: Options, config: Config) -> list[FileResult]:
     """The rewriter's output for the files under PATH, written into the rewritten mirror only."""
-    found = _files.discover([options.path], exclude=config.exclude, extend_exclude=config.extend_exclude, base=config.root)
+    found = _files.discover([options.path], exclude=config.exclude, extend_exclude=config.extend_exclude, base=config.root,
+                             extend_include=config.extend_include)
     unsafe = options.unsafe_fixes or config.unsafe_fixes
 
     def settings(path: str) -> Settings:
@@ -168,7 +169,8 @@ def apply_verified(options: Options, config: Config, verification: report.Verifi
     that ran; no fix in a unit whose rewrite was seen to fail or differ."""
     verified = verification.verified_units()
     bad = {(u.file, u.unit) for u in verification.units if u.bad}
-    found = _files.discover([options.path], exclude=config.exclude, extend_exclude=config.extend_exclude, base=config.root)
+    found = _files.discover([options.path], exclude=config.exclude, extend_exclude=config.extend_exclude, base=config.root,
+                             extend_include=config.extend_include)
     root = Path.cwd().resolve()
 
     def settings(path: str) -> Settings:
