@@ -281,27 +281,52 @@ def explain(rule: str) -> None:
 @click.argument("location", metavar="FILE:LINE")
 @click.option("--output-format", type=click.Choice(["text", "json"]), default="text", show_default=True)
 def explain_trace_command(location: str, output_format: str) -> None:
-    """Why each condition or trip count on a line is considered traced, static or unknown."""
-    from dataclasses import asdict
+    """Why each condition or trip count on a line is considered traced, static or unknown.
+
+    In a notebook the line is a cell's: `phiml-rewrite explain-trace "nb.ipynb:cell 7:3"`."""
+    from dataclasses import asdict, replace
 
     from .explain_trace import explain_trace
 
+    from . import notebooks
+
     path, _, line = location.rpartition(":")
-    if not path or not line.isdigit():
-        raise click.BadParameter("expected FILE:LINE, e.g. src/model.py:42", param_hint="'FILE:LINE'")
+    path, _, cell_part = path.rpartition(":cell ") if notebooks.is_notebook(path.rpartition(":cell ")[0]) else (path, "", "")
+    if not path or not line.isdigit() or (cell_part and not cell_part.isdigit()):
+        raise click.BadParameter("expected FILE:LINE (src/model.py:42), or NOTEBOOK:cell N:LINE (nb.ipynb:cell 7:3)",
+                                 param_hint="'FILE:LINE'")
     try:
-        source = Path(path).read_text(encoding="utf-8")
+        raw = Path(path).read_bytes()
+        source = None if notebooks.is_notebook(path) else raw.decode("utf-8")
     except (OSError, UnicodeDecodeError) as e:
         raise click.ClickException(f"{path}: cannot read: {e}") from None
+    at, label, cell = int(line), None, int(cell_part) if cell_part else None
+    if source is None:  # a notebook: its analysed cells as one module, the line is the cell's
+        if cell is None:
+            raise click.BadParameter("a notebook's line is in a cell: NOTEBOOK:cell N:LINE (nb.ipynb:cell 7:3)",
+                                     param_hint="'FILE:LINE'")
+        try:
+            source, _ = notebooks.module_of(raw)
+        except notebooks.NotebookError as e:
+            raise click.ClickException(f"{path}: {e}") from None
+        positions = notebooks.LineMap(source)
+        at, label = positions.line_of(cell, int(line)), positions.label
+        if at is None:
+            raise click.ClickException(f"{path}: cell {cell} is not analysed (not a code cell, not Python, or it does not parse)")
     try:
-        explanations, note = explain_trace(source, int(line))
+        explanations, note = explain_trace(source, at, label)
     except Exception as e:  # libcst's ParserSyntaxError and friends: name the file
         raise click.ClickException(f"{path}: cannot parse: {str(e).splitlines()[0] if str(e) else type(e).__name__}") from None
+    if label is not None:  # back to the cell's own lines
+        explanations = [replace(e, line=int(line)) for e in explanations]
+        note = note.replace(f"line {at} ", f"cell {cell}, line {line} ") if note else note
+    where = f"{path}:cell {cell}:" if cell is not None else f"{path}:"
     if output_format == "json":
-        click.echo(json.dumps({"path": path, "line": int(line), "explanations": [asdict(e) for e in explanations], "note": note}, indent=2))
+        click.echo(json.dumps({"path": path, "cell": cell, "line": int(line), "explanations": [asdict(e) for e in explanations],
+                               "note": note}, indent=2))
         return
     for e in explanations:
-        click.echo(f"{path}:{e.text()}")
+        click.echo(f"{where}{e.text()}")
     if note:
         click.echo(f"{path}: {note}")
 

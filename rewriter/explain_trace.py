@@ -8,6 +8,7 @@ which jit-compiled function it comes from, through which assignments and operati
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Callable
 
 import libcst as cst
 
@@ -30,10 +31,13 @@ class Explanation:
                 f"{self.verdict.upper()} - {self.why}")
 
 
-def explain_trace(source: str, line: int) -> tuple[list[Explanation], str | None]:
-    """The explanations for `line`, and a note when there is nothing to explain there."""
+def explain_trace(source: str, line: int, line_label: Callable[[int], str] | None = None) -> tuple[list[Explanation], str | None]:
+    """The explanations for `line`, and a note when there is nothing to explain there. `line_label`
+    names lines in derivations (`cell 3, line 4` in a notebook's joined cells)."""
     wrapper = cst.MetadataWrapper(cst.parse_module(source))
     analysis = ModuleAnalysis(wrapper)
+    if line_label is not None:
+        analysis.names.line_label = line_label
     positions = analysis.names.positions
     out: list[Explanation] = []
     enclosing = None

@@ -348,3 +348,12 @@ def test_extend_include_adds_files_and_extend_exclude_can_leave_notebooks_out(tm
     assert names(runner.run([str(tmp_path)], config)) == ["tool.pyw"]
     result = CliRunner().invoke(main, ["--no-cache", "--check", "--extend-include", "*.txt", str(tmp_path)])
     assert "tool.pyw:" in result.output
+
+
+def test_explain_trace_takes_a_cell_and_answers_in_cells(tmp_path):
+    path = write(tmp_path / "nb.ipynb", jax_notebook())
+    result = CliRunner().invoke(main, ["explain-trace", f"{path}:cell 3:3"])
+    assert result.output.startswith(f"{path}:cell 3:3:8 if condition `x.sum() > 0` in `step`"), result.output
+    assert "TRACED" in result.output
+    missing = CliRunner().invoke(main, ["explain-trace", f"{path}:3"])
+    assert missing.exit_code == 2 and "NOTEBOOK:cell N:LINE" in missing.output

@@ -2,8 +2,10 @@
 written back cell by cell. `process_notebook` is engine.process_source for a notebook's bytes."""
 from __future__ import annotations
 
+from .cells import LineMap
 from .diff import cell_diffs
-from .process import process_notebook
+from .process import module_of, process_notebook
+from .reading import NotebookError
 
 SUFFIX = ".ipynb"
 
@@ -12,4 +14,4 @@ def is_notebook(path: str) -> bool:
     return path.lower().endswith(SUFFIX)
 
 
-__all__ = ["SUFFIX", "cell_diffs", "is_notebook", "process_notebook"]
+__all__ = ["SUFFIX", "LineMap", "NotebookError", "cell_diffs", "is_notebook", "module_of", "process_notebook"]

@@ -80,6 +80,12 @@ class LineMap:
             return self.cells[0], 1
         return self.cells[k], max(1, line - self.markers[k])
 
+    def line_of(self, cell: int, line: int) -> int | None:
+        """The module's line for a cell's line (None: that cell is not in the module)."""
+        if cell not in self.cells:
+            return None
+        return self.markers[self.cells.index(cell)] + line
+
     def label(self, line: int) -> str:
         cell, in_cell = self.cell_line(line)
         return f"cell {cell}, line {in_cell}"

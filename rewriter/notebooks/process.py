@@ -31,17 +31,7 @@ def process_notebook(source: bytes, path: str, settings: Settings) -> FileResult
         result.skipped = True
         result.notes.append(f"kernel language is {notebook.language}, not Python: left alone")
         return result
-    masked: dict[int, magics.Masked] = {}
-    for cell in notebook.cells:
-        m = magics.mask(cell.code)
-        if m is None:
-            continue  # a cell magic whose body is not Python (%%bash, %%writefile, ...)
-        try:
-            newer_syntax.check(m.text)
-        except SyntaxError as e:
-            result.notes.append(f"cell {cell.index}: syntax error at line {e.lineno}: {e.msg}; this cell is left out")
-            continue
-        masked[cell.index] = m
+    masked = analysed_cells(notebook, result.notes)
     if not masked:
         result.skipped = True
         return result
@@ -69,6 +59,30 @@ def process_notebook(source: bytes, path: str, settings: Settings) -> FileResult
         return result
     result.new_source = written
     return result
+
+
+def analysed_cells(notebook: Notebook, notes: list[str]) -> dict[int, magics.Masked]:
+    """The code cells that are analysed, masked, by index; `notes` says which are left out and why."""
+    masked: dict[int, magics.Masked] = {}
+    for cell in notebook.cells:
+        m = magics.mask(cell.code)
+        if m is None:
+            continue  # a cell magic whose body is not Python (%%bash, %%writefile, ...)
+        try:
+            newer_syntax.check(m.text)
+        except SyntaxError as e:
+            notes.append(f"cell {cell.index}: syntax error at line {e.lineno}: {e.msg}; this cell is left out")
+            continue
+        masked[cell.index] = m
+    return masked
+
+
+def module_of(source: bytes) -> tuple[str, list[str]]:
+    """The module the rules see for a notebook's bytes, and the notes on cells left out; raises
+    NotebookError. For commands that read a notebook as code (explain-trace)."""
+    notes: list[str] = []
+    masked = analysed_cells(read(source), notes)
+    return _cells.join([(index, m.text) for index, m in masked.items()]).source, notes
 
 
 def _in_cell(finding: Finding, positions: _cells.LineMap) -> Finding:
