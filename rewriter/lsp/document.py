@@ -33,17 +33,20 @@ class DocumentAnalysis:
     _fix_edits: dict[int, list[TextEdit] | None] = field(default_factory=dict)
     _fix_all: list[TextEdit] | None = None
 
+    cells: bool = False  # `text` is a notebook's code cells joined (rewriter/lsp/notebook.py)
+
     @classmethod
-    def of(cls, text: str, path: str, config: _config.Config | None = None, facts: tuple = ()) -> "DocumentAnalysis":
+    def of(cls, text: str, path: str, config: _config.Config | None = None, facts: tuple = (),
+           cells: bool = False) -> "DocumentAnalysis":
         """`facts`: the parameter roles of an analysis of the whole buffer (`facts`), for a slice of it."""
         if config is None:
             config = config_for(path)
-        doc = cls(text=text, path=path, config=config)
+        doc = cls(text=text, path=path, config=config, cells=cells)
         if _files.is_excluded(path, exclude=config.exclude, extend_exclude=config.extend_exclude,
                               base=config.root, respect_gitignore=False):
             doc.excluded = True
             return doc
-        settings = Settings(codemods=config.codemods_for(path), unsafe_fixes=True, callsite_facts=facts)
+        settings = Settings(codemods=config.codemods_for(path), unsafe_fixes=True, callsite_facts=facts, cells=cells)
         try:
             doc._pass = report_pass(encode(text), path, settings)
         except ProcessingError as e:
@@ -72,15 +75,19 @@ class DocumentAnalysis:
         """The minimal edits of this finding's fix alone; None if it has none (or it fails to apply)."""
         key = id(finding)
         if key not in self._fix_edits:
-            fix = self._pass.fix_for(finding) if self._pass is not None else None
-            edits = None
-            if fix is not None:
-                try:
-                    edits = minimal_edits(self.text, self._pass.apply([fix]))
-                except ProcessingError:
-                    edits = None  # the fix would not parse: a bug, never offered
-            self._fix_edits[key] = edits
+            fixed = self.fixed_text(finding)
+            self._fix_edits[key] = None if fixed is None else minimal_edits(self.text, fixed)
         return self._fix_edits[key]
+
+    def fixed_text(self, finding: Finding) -> str | None:
+        """The buffer with this finding's fix alone; None if it has none (or it fails to apply)."""
+        fix = self._pass.fix_for(finding) if self._pass is not None else None
+        if fix is None:
+            return None
+        try:
+            return self._pass.apply([fix])
+        except ProcessingError:
+            return None  # the fix would not parse: a bug, never offered
 
     def unsafe(self, finding: Finding) -> bool:
         return finding.fix is not None and finding.fix.safety is Safety.UNSAFE
@@ -89,13 +96,20 @@ class DocumentAnalysis:
     def fix_all_edits(self) -> list[TextEdit]:
         """What `phiml-rewrite --in-place` would write for this buffer, as minimal edits."""
         if self._fix_all is None:
-            self._fix_all = []
-            if self._pass is not None and self._pass.fixes:
-                settings = Settings(codemods=self.config.codemods_for(self.path), unsafe_fixes=self.config.unsafe_fixes)
-                result = process_source(encode(self.text), self.path, settings)
-                if result.new_source is not None and not result.error:
-                    self._fix_all = minimal_edits(self.text, decode(result.new_source))
+            fixed = self.fix_all_text()
+            self._fix_all = [] if fixed is None else minimal_edits(self.text, fixed)
         return self._fix_all
+
+    def fix_all_text(self) -> str | None:
+        """What `phiml-rewrite --in-place` would write for this buffer; None: nothing."""
+        if self._pass is None or not self._pass.fixes:
+            return None
+        settings = Settings(codemods=self.config.codemods_for(self.path), unsafe_fixes=self.config.unsafe_fixes,
+                            cells=self.cells)
+        result = process_source(encode(self.text), self.path, settings)
+        if result.new_source is None or result.error:
+            return None
+        return decode(result.new_source)
 
     def suppression_edit(self, finding: Finding) -> TextEdit | None:
         return suppression_edit(self.text, finding)

@@ -23,6 +23,9 @@ from ..findings import Finding
 from . import protocol
 from .document import DocumentAnalysis, config_for
 from .incremental import provisional_findings
+from .notebook import Cell as NotebookCell
+from .notebook import NotebookAnalysis
+from .textedits import TextEdit
 
 log = logging.getLogger(__name__)
 DEFAULT_DEBOUNCE = 0.025  # seconds between the last keystroke and an analysis (coalesces bursts)
@@ -43,7 +46,14 @@ def _settle_garbage() -> None:
 
 class PhimlLanguageServer(LanguageServer):
     def __init__(self) -> None:
-        super().__init__("phiml-rewrite", __version__, text_document_sync_kind=types.TextDocumentSyncKind.Incremental)
+        # Notebooks: Jupyter notebooks' Python cells, as LSP 3.17 notebook documents (rewriter/lsp/notebook.py).
+        notebooks = types.NotebookDocumentSyncOptions(
+            notebook_selector=[types.NotebookDocumentFilterWithCells(
+                cells=[types.NotebookCellLanguage(language="python")], notebook="jupyter-notebook")],
+            save=True,
+        )
+        super().__init__("phiml-rewrite", __version__, text_document_sync_kind=types.TextDocumentSyncKind.Incremental,
+                         notebook_document_sync=notebooks)
         self.debounce = DEFAULT_DEBOUNCE
         self.idle = DEFAULT_IDLE
         self.incremental = True
@@ -56,6 +66,8 @@ class PhimlLanguageServer(LanguageServer):
         self._fast = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="phiml-fast")
         self._exact = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="phiml-exact")
         self._shown_errors: set[str] = set()
+        self.notebook_analyses: dict[str, NotebookAnalysis] = {}  # the last analysis of each open notebook
+        self._notebook_published: dict[str, set[str]] = {}  # notebook -> cells that were sent diagnostics
 
     # -- analysing ---------------------------------------------------------------------------
     def path_of(self, uri: str) -> str:
@@ -169,6 +181,103 @@ class PhimlLanguageServer(LanguageServer):
             self._shown_errors.add(message)
             self.window_show_message(types.ShowMessageParams(types.MessageType.Warning, message))
 
+    # -- notebooks -----------------------------------------------------------------------------
+    def notebook_of(self, cell_uri: str) -> str | None:
+        notebook = self.workspace.get_notebook_document(cell_uri=cell_uri)
+        return None if notebook is None else notebook.uri
+
+    def notebook_cells(self, notebook_uri: str) -> list[NotebookCell]:
+        """The notebook's Python code cells in order, numbered among all its cells as the CLI numbers them."""
+        notebook = self.workspace.get_notebook_document(notebook_uri=notebook_uri)
+        if notebook is None:
+            return []
+        out = []
+        for position, cell in enumerate(notebook.cells, 1):
+            if cell.kind != types.NotebookCellKind.Code:
+                continue
+            document = self.workspace.get_text_document(cell.document)
+            if (document.language_id or "python") == "python":
+                out.append(NotebookCell(cell.document, position, document.source))
+        return out
+
+    def _analyse_notebook(self, cells: list[NotebookCell], path: str) -> NotebookAnalysis:
+        try:
+            config = config_for(path)
+        except ConfigError as e:
+            self._show_once(f"phiml-rewrite: {e} (using the default settings)")
+            config = Config(root=os.path.dirname(path))
+        analysis = NotebookAnalysis.of(cells, path, config)
+        _settle_garbage()
+        return analysis
+
+    async def notebook_analysis(self, notebook_uri: str) -> NotebookAnalysis:
+        cells = self.notebook_cells(notebook_uri)
+        cached = self.notebook_analyses.get(notebook_uri)
+        if cached is not None and cached.cells == cells:
+            return cached
+        loop = asyncio.get_running_loop()
+        analysis = await loop.run_in_executor(self._exact, self._analyse_notebook, cells, self.path_of(notebook_uri))
+        if self.notebook_cells(notebook_uri) == cells:
+            self.notebook_analyses[notebook_uri] = analysis
+        return analysis
+
+    def schedule_notebook(self, notebook_uri: str, delay: float) -> None:
+        previous = self._pending.pop(notebook_uri, None)
+        if previous is not None:
+            previous.cancel()
+        self._pending[notebook_uri] = asyncio.get_running_loop().create_task(self._lint_notebook(notebook_uri, delay))
+
+    async def _lint_notebook(self, notebook_uri: str, delay: float) -> None:
+        """Debounce, analyse the notebook as one module, publish each cell's findings (none: an empty list)."""
+        try:
+            if delay:
+                await asyncio.sleep(delay)
+            cells = self.notebook_cells(notebook_uri)
+            analysis = await self.notebook_analysis(notebook_uri)
+            if analysis.cells != cells or self.notebook_cells(notebook_uri) != cells:
+                return  # a newer change has its own analysis scheduled
+            if analysis.error is not None:
+                log.info("%s: %s", notebook_uri, analysis.error)
+                return  # as for files: the last findings stay until the cells parse again
+            sent = self._notebook_published.setdefault(notebook_uri, set())
+            for gone in sent - {c.key for c in cells}:
+                self.publish(gone, None, "", [])
+            for cell in cells:
+                version = self.workspace.get_text_document(cell.key).version
+                self.publish(cell.key, version, cell.text, analysis.findings.get(cell.key, []))
+            sent.clear()
+            sent.update(c.key for c in cells)
+        except asyncio.CancelledError:
+            raise
+        except Exception as e:  # a bug must not take the server down: say it, keep serving
+            log.exception("analysis of %s failed", notebook_uri)
+            self._show_once(f"phiml-rewrite: internal error while analysing {notebook_uri}: {type(e).__name__}: {e}")
+        finally:
+            if self._pending.get(notebook_uri) is asyncio.current_task():
+                del self._pending[notebook_uri]
+
+    def forget_notebook(self, notebook_uri: str, cell_uris: list[str]) -> None:
+        task = self._pending.pop(notebook_uri, None)
+        if task is not None:
+            task.cancel()
+        self.notebook_analyses.pop(notebook_uri, None)
+        for uri in self._notebook_published.pop(notebook_uri, set()) | set(cell_uris):
+            self._published.pop(uri, None)
+            self.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
+
+    def cells_edit(self, edits: dict[str, list[TextEdit]]) -> types.WorkspaceEdit:
+        """Edits of several cell documents, versioned when the client takes document changes."""
+        positions = {uri: protocol.Positions(self.workspace.get_text_document(uri).source,
+                                             self.workspace.get_text_document(uri).position_codec) for uri in edits}
+        lsp_edits = {uri: [positions[uri].text_edit(e) for e in cell_edits] for uri, cell_edits in edits.items()}
+        caps = self.client_capabilities.workspace
+        if caps and caps.workspace_edit and caps.workspace_edit.document_changes:
+            return types.WorkspaceEdit(document_changes=[
+                types.TextDocumentEdit(text_document=types.OptionalVersionedTextDocumentIdentifier(
+                    uri=uri, version=self.workspace.get_text_document(uri).version), edits=cell_edits)
+                for uri, cell_edits in lsp_edits.items()])
+        return types.WorkspaceEdit(changes=lsp_edits)
+
     # -- code actions --------------------------------------------------------------------------
     def workspace_edit(self, uri: str, version: int | None, edits: list[types.TextEdit]) -> types.WorkspaceEdit:
         caps = self.client_capabilities.workspace
@@ -220,6 +329,26 @@ async def did_save(ls: PhimlLanguageServer, params: types.DidSaveTextDocumentPar
         ls.schedule(params.text_document.uri, 0)  # the configuration may have changed with the save
 
 
+@server.feature(types.NOTEBOOK_DOCUMENT_DID_OPEN)
+async def notebook_did_open(ls: PhimlLanguageServer, params: types.DidOpenNotebookDocumentParams) -> None:
+    ls.schedule_notebook(params.notebook_document.uri, 0)
+
+
+@server.feature(types.NOTEBOOK_DOCUMENT_DID_CHANGE)
+async def notebook_did_change(ls: PhimlLanguageServer, params: types.DidChangeNotebookDocumentParams) -> None:
+    ls.schedule_notebook(params.notebook_document.uri, ls.debounce)
+
+
+@server.feature(types.NOTEBOOK_DOCUMENT_DID_SAVE)
+async def notebook_did_save(ls: PhimlLanguageServer, params: types.DidSaveNotebookDocumentParams) -> None:
+    ls.schedule_notebook(params.notebook_document.uri, 0)  # the configuration may have changed with the save
+
+
+@server.feature(types.NOTEBOOK_DOCUMENT_DID_CLOSE)
+def notebook_did_close(ls: PhimlLanguageServer, params: types.DidCloseNotebookDocumentParams) -> None:
+    ls.forget_notebook(params.notebook_document.uri, [c.uri for c in params.cell_text_documents])
+
+
 @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
 def did_close(ls: PhimlLanguageServer, params: types.DidCloseTextDocumentParams) -> None:
     if params.text_document.uri in ls.python:
@@ -241,6 +370,9 @@ def _wants(only: list[str] | None, kind: str) -> bool:
 )
 async def code_action(ls: PhimlLanguageServer, params: types.CodeActionParams) -> list[types.CodeAction] | None:
     uri = params.text_document.uri
+    notebook = ls.notebook_of(uri)
+    if notebook is not None:
+        return await _cell_actions(ls, notebook, uri, params)
     if uri not in ls.python:
         return None
     analysis = await ls.analysis(uri)
@@ -272,6 +404,8 @@ async def code_action(ls: PhimlLanguageServer, params: types.CodeActionParams) -
 @server.feature(types.CODE_ACTION_RESOLVE)
 async def resolve_code_action(ls: PhimlLanguageServer, action: types.CodeAction) -> types.CodeAction:
     data: Any = action.data or {}
+    if action.kind == protocol.FIX_ALL_KIND and isinstance(data, dict) and data.get("notebook"):
+        return await _resolve_notebook_fix_all(ls, action, data)
     uri = data.get("uri") if isinstance(data, dict) else None
     if action.kind != protocol.FIX_ALL_KIND or uri is None:
         return action
@@ -289,24 +423,7 @@ async def resolve_code_action(ls: PhimlLanguageServer, action: types.CodeAction)
 
 def _findings_in(analysis: DocumentAnalysis, params: types.CodeActionParams, positions: protocol.Positions):
     """Our findings behind the diagnostics the client sent; without any, those overlapping the range."""
-    by_key = {tuple(protocol.finding_key(f)): f for f in analysis.findings}
-    out: list[tuple[Finding, types.Diagnostic]] = []
-    for diagnostic in params.context.diagnostics:
-        if diagnostic.source != protocol.SOURCE or not isinstance(diagnostic.data, dict):
-            continue
-        finding = by_key.get(tuple(diagnostic.data.get("key") or ()))
-        if finding is not None:
-            out.append((finding, diagnostic))
-    if out or params.context.diagnostics:
-        return out
-    start, end = params.range.start, params.range.end
-    for finding in analysis.findings:
-        d = protocol.diagnostic(finding, positions)
-        if (d.range.start.line, d.range.start.character) <= (end.line, end.character) and (
-            (start.line, start.character) <= (d.range.end.line, d.range.end.character)
-        ):
-            out.append((finding, d))
-    return out
+    return _matching(analysis.findings, params, positions)
 
 
 def _quick_fixes(ls, uri, version, analysis: DocumentAnalysis, finding: Finding, diagnostic, positions):
@@ -329,6 +446,80 @@ def _quick_fixes(ls, uri, version, analysis: DocumentAnalysis, finding: Finding,
             diagnostics=[diagnostic],
             edit=ls.workspace_edit(uri, version, [positions.text_edit(suppression)]),
         )
+
+
+async def _cell_actions(ls: PhimlLanguageServer, notebook_uri: str, uri: str,
+                        params: types.CodeActionParams) -> list[types.CodeAction] | None:
+    """Quick fixes and suppressions of a cell's findings, and fix-all of the notebook, as edits of cells."""
+    analysis = await ls.notebook_analysis(notebook_uri)
+    if analysis.error is not None or analysis.analysis is None or analysis.analysis.excluded:
+        return None
+    document = ls.workspace.get_text_document(uri)
+    positions = protocol.Positions(document.source, document.position_codec)
+    only = [str(k.value if hasattr(k, "value") else k) for k in params.context.only] if params.context.only else None
+    actions: list[types.CodeAction] = []
+    loop = asyncio.get_running_loop()
+    if _wants(only, types.CodeActionKind.QuickFix.value):
+        cell_findings = analysis.findings.get(uri, [])
+        for finding, diagnostic in _matching(cell_findings, params, positions):
+            edits = await loop.run_in_executor(ls._exact, analysis.fix_edits, finding)
+            if edits:
+                unsafe = finding.fix is not None and finding.fix.safety.value == "unsafe"
+                label = f"{finding.fix.description[:1].upper()}{finding.fix.description[1:]} ({finding.code})"
+                actions.append(types.CodeAction(title=f"{label} [unsafe fix]" if unsafe else label,
+                                                kind=types.CodeActionKind.QuickFix, diagnostics=[diagnostic],
+                                                is_preferred=not unsafe, edit=ls.cells_edit(edits)))
+            suppression = analysis.suppression_edit(uri, finding)
+            if suppression is not None:
+                actions.append(types.CodeAction(title=f"Ignore {finding.code} for this line (phiml-rewrite: ignore)",
+                                                kind=types.CodeActionKind.QuickFix, diagnostics=[diagnostic],
+                                                edit=ls.cells_edit({uri: [suppression]})))
+    if _wants(only, protocol.FIX_ALL_KIND) and analysis.has_any_fix():
+        notebook = ls.workspace.get_notebook_document(notebook_uri=notebook_uri)
+        action = types.CodeAction(title="phiml-rewrite: fix all auto-fixable problems", kind=protocol.FIX_ALL_KIND,
+                                  data={"notebook": notebook_uri, "version": notebook.version})
+        if ls.can_resolve_edits():
+            actions.append(action)
+        else:
+            edits = await loop.run_in_executor(ls._exact, analysis.fix_all_edits)
+            if edits:
+                action.edit = ls.cells_edit(edits)
+                actions.append(action)
+    return actions or None
+
+
+async def _resolve_notebook_fix_all(ls: PhimlLanguageServer, action: types.CodeAction, data: dict) -> types.CodeAction:
+    notebook_uri = data["notebook"]
+    notebook = ls.workspace.get_notebook_document(notebook_uri=notebook_uri)
+    if notebook is None or data.get("version") != notebook.version:
+        return action  # the notebook changed since: no edit rather than a wrong one
+    analysis = await ls.notebook_analysis(notebook_uri)
+    edits = await asyncio.get_running_loop().run_in_executor(ls._exact, analysis.fix_all_edits)
+    if edits:
+        action.edit = ls.cells_edit(edits)
+    return action
+
+
+def _matching(findings: list[Finding], params: types.CodeActionParams, positions: protocol.Positions):
+    """The findings behind the client's diagnostics; without any, those overlapping the range."""
+    by_key = {tuple(protocol.finding_key(f)): f for f in findings}
+    out: list[tuple[Finding, types.Diagnostic]] = []
+    for diagnostic in params.context.diagnostics:
+        if diagnostic.source != protocol.SOURCE or not isinstance(diagnostic.data, dict):
+            continue
+        finding = by_key.get(tuple(diagnostic.data.get("key") or ()))
+        if finding is not None:
+            out.append((finding, diagnostic))
+    if out or params.context.diagnostics:
+        return out
+    start, end = params.range.start, params.range.end
+    for finding in findings:
+        d = protocol.diagnostic(finding, positions)
+        if (d.range.start.line, d.range.start.character) <= (end.line, end.character) and (
+            (start.line, start.character) <= (d.range.end.line, d.range.end.character)
+        ):
+            out.append((finding, d))
+    return out
 
 
 def start(tcp_port: int | None = None, host: str = "127.0.0.1") -> None:
