@@ -360,6 +360,10 @@ def verify_command(
 ) -> None:
     """Run the original and the rewritten code on every backend, eager and jitted, and compare.
 
+    A notebook PATH (`verify nb.ipynb`) runs itself: the original and the rewritten notebook are
+    executed top to bottom in a Jupyter kernel (nbclient + ipykernel), and the functions its cells
+    define are recorded and compared as a script's are.
+
     The current directory is mirrored twice into a temporary directory; the files under PATH are
     rewritten in one mirror (or replaced by --rewritten). The command runs in both, once per
     backend, and the functions the rewrite changed are recorded and compared with the original's
@@ -370,8 +374,12 @@ def verify_command(
 
     from .verify import command, display
 
+    from .notebooks import is_notebook
+
+    if not run_commands and not pytest_args and is_notebook(path):  # the notebook itself, top to bottom
+        run_commands = (command.notebook_command(path),)
     if bool(run_commands) == bool(pytest_args):
-        raise click.UsageError("give exactly one of --run COMMAND and --pytest TESTS")
+        raise click.UsageError("give exactly one of --run COMMAND and --pytest TESTS (a notebook PATH runs itself)")
     if in_place and rewritten:
         raise click.UsageError("--in-place writes phiml-rewrite's own fixes: it cannot be used with --rewritten")
     try:
@@ -441,6 +449,9 @@ def profile_command(ctx: click.Context, command: tuple[str, ...], pytest_args: s
                     fix: bool, output_format: str, json_path: str | None, timeout: float, show_output: bool) -> None:
     """Run a program and report every jit-compiled or custom-gradient function that re-traces.
 
+    `phiml-rewrite profile nb.ipynb` runs a notebook top to bottom in a Jupyter kernel instead; its
+    functions are named by cell (`nb.ipynb:cell 3:2`), and --fix writes into the notebook's cells.
+
     `phiml-rewrite profile -- python train.py --steps 10` runs the program once per installed PhiML
     backend (jax, torch, tensorflow) and counts, per function of the program, calls, traces, the
     reason of each re-trace (PhiML's keys, jax's cache-miss explanations, tensorflow's signatures),
@@ -453,6 +464,11 @@ def profile_command(ctx: click.Context, command: tuple[str, ...], pytest_args: s
 
     if command and command[0] == "--":
         command = command[1:]
+    from .notebooks import is_notebook
+    from .verify.workspace import NOTEBOOK_RUNNER
+
+    if len(command) == 1 and is_notebook(command[0]):  # a notebook runs itself, in a Jupyter kernel
+        command = ("python", "-m", NOTEBOOK_RUNNER, command[0])
     chosen, skipped = run.backends_to_run(backends)
     if not chosen:
         click.echo(f"error: none of the backends {', '.join(backends or run.JIT_BACKENDS)} is installed", err=True)

@@ -12,6 +12,7 @@ from .. import runner
 from ..config import Config
 from ..engine import Settings
 from ..findings import FileResult
+from ..notebooks import LineMap, NotebookError, is_notebook, module_of
 from .report import FunctionProfile
 
 RULE = "PML401"
@@ -23,8 +24,24 @@ def evidence(functions: list[FunctionProfile], root: str) -> tuple[tuple[str, in
     for f in functions:
         if f.forget_fix:
             seen = f"{f.traces} traces in {f.calls} calls on {', '.join(f.backends)}, no key reused; {f.reason}"
-            out.append((os.path.realpath(os.path.join(root, f.file)), f.line, seen))
+            path, line = _in_module(os.path.join(root, f.file), f.line)
+            if line is not None:
+                out.append((path, line, seen))
     return tuple(out)
+
+
+def _in_module(file: str, line: int) -> tuple[str, int | None]:
+    """(real path, line) of a profiled def in the module the rules analyse: a notebook's cell
+    ("nb.ipynb:cell 3") is a place in its cells joined (rewriter/notebooks); None: not found."""
+    path, sep, cell = file.rpartition(":cell ")
+    if not sep or not is_notebook(path) or not cell.isdigit():
+        return os.path.realpath(file), line
+    try:
+        with open(path, "rb") as f:
+            source, _ = module_of(f.read())
+    except (OSError, NotebookError):
+        return os.path.realpath(path), None
+    return os.path.realpath(path), LineMap(source).line_of(int(cell), line)
 
 
 def apply(functions: list[FunctionProfile], config: Config, root: str) -> list[FileResult]:

@@ -45,6 +45,13 @@ class Outcome:
     message: str = ""  # why nothing was verified
 
 
+def notebook_command(path: str) -> str:
+    """The command that runs a notebook in each tree: its cells in a Jupyter kernel (notebook_runner.py)."""
+    import shlex
+
+    return f"python -m {workspace.NOTEBOOK_RUNNER} {shlex.quote(path)}"
+
+
 class VerifyError(Exception):
     """Verification could not start: the reason names what to change."""
 

@@ -20,6 +20,7 @@ IGNORED_DIRS = {".git", ".hg", ".svn", ".venv", "venv", "__pycache__", "node_mod
 MAX_FILES, MAX_BYTES = 50_000, 2 * 1024**3
 RUNTIME_MODULE = "_phiml_rewrite_verify"
 PYTEST_PLUGIN = "_phiml_rewrite_pytest"
+NOTEBOOK_RUNNER = "_phiml_rewrite_notebook"  # python -m _phiml_rewrite_notebook NB (verify/notebook_runner.py)
 
 
 class WorkspaceError(Exception):
@@ -104,6 +105,7 @@ def install_bootstrap(directory: Path) -> None:
     here = Path(__file__).parent
     shutil.copytree(here / "runtime", directory / RUNTIME_MODULE, ignore=shutil.ignore_patterns("__pycache__"))
     shutil.copyfile(here / "pytest_plugin.py", directory / f"{PYTEST_PLUGIN}.py")
+    shutil.copyfile(here / "notebook_runner.py", directory / f"{NOTEBOOK_RUNNER}.py")
     (directory / "sitecustomize.py").write_text(f"import {RUNTIME_MODULE}\n{RUNTIME_MODULE}.install_from_env()\n")
 
 
@@ -120,12 +122,12 @@ def replace_rewritten(ws: Workspace, rewritten_root: Path, under: Path) -> None:
 
 
 def compare_trees(ws: Workspace) -> None:
-    """Fill `ws.changed`: the Python files that differ, with their changed units."""
+    """Fill `ws.changed`: the Python files and notebooks that differ, with their changed units."""
     ws.changed.clear()
     for directory, dirs, names in os.walk(ws.original):
         dirs.sort()
         for name in sorted(names):
-            if not name.endswith(".py"):
+            if not name.endswith((".py", ".ipynb")):
                 continue
             old_path = Path(directory) / name
             rel = old_path.relative_to(ws.original)
@@ -135,6 +137,8 @@ def compare_trees(ws: Workspace) -> None:
             if old == new:
                 continue
             try:
+                if name.endswith(".ipynb"):  # units of the cells' code, as the rules see it
+                    old, new = _notebook_code(old), _notebook_code(new)
                 changed = _units.changed_units(old, new)
             except (SyntaxError, ValueError) as e:
                 raise WorkspaceError(f"{rel}: cannot compare the two versions: {e}") from None
@@ -144,7 +148,16 @@ def compare_trees(ws: Workspace) -> None:
             ))
 
 
-def frameworks_of(source: bytes) -> set[str]:
+def _notebook_code(source: bytes) -> str:
+    from ..notebooks import NotebookError, module_of
+
+    try:
+        return module_of(source)[0]
+    except NotebookError as e:
+        raise ValueError(str(e)) from None
+
+
+def frameworks_of(source: bytes | str) -> set[str]:
     """Which frameworks a module imports: `phiml` (PhiML or PhiFlow), `jax`, `torch`, `tensorflow`."""
     try:
         tree = ast.parse(source)

@@ -20,7 +20,7 @@ imported), `generators` (random-generator seeds, and the states captured per rec
 replay), `entry` (installation, running the main script, replay), `state` (the process's config
 and recorder).
 """
-from .entry import install, install_from_env, replay, run_main
+from .entry import flush, install, install_from_env, instrument_notebook, replay, run_main
 from .frameworks import BACKEND_ENV, select_environment
 from .instrument import RECORD_NAME, defined_names, function_names, instrument
 from .recording import Recorder, describe
@@ -29,6 +29,7 @@ from .values import NotConcrete, to_plain
 
 __all__ = [
     "BACKEND_ENV", "CONFIG_ENV", "NotConcrete", "RECORD_NAME", "RUNNER_MODULE", "Recorder", "defined_names",
-    "describe", "function_names", "install", "install_from_env", "instrument", "replay", "run_main",
+    "describe", "flush", "function_names", "install", "install_from_env", "instrument", "instrument_notebook", "replay",
+    "run_main",
     "select_environment", "state", "to_plain",
 ]

@@ -10,7 +10,7 @@ import sys
 
 from . import generators, profiling
 from .frameworks import HOOKS, seed
-from .instrument import RECORD_NAME, Finder, function_names, instrument
+from .instrument import RECORD_NAME, CellInstrumenter, Finder, function_names, instrument
 from .recording import Recorder, describe
 from .state import CONFIG_ENV, RUNNER_MODULE, state
 from .values import NotConcrete, to_plain
@@ -90,6 +90,40 @@ def run_main(path: str, args: list[str]) -> None:
     sys.argv = [path, *args]
     sys.path.insert(0, os.path.dirname(os.path.abspath(path)))
     exec(code, module.__dict__)
+
+
+def instrument_notebook(shell, path: str) -> None:
+    """In a Jupyter kernel running a notebook (notebook_runner.py): name the cells' code as
+    "nb.ipynb:cell 3" for the profile, and under `verify` record the changed units as the cells
+    define them (IPython runs each cell's syntax tree through `ast_transformers`)."""
+    label = os.path.relpath(os.path.realpath(path), os.path.realpath(state.config.get("root") or os.getcwd()))
+    for index, source in _raw_code_cells(path):
+        state.cell_files[shell.compile.get_code_name(source, source, 0)] = f"{label}:cell {index}"
+    target = next((t for p, t in state.config.get("instrument", {}).items() if os.path.realpath(p) == os.path.realpath(path)), None)
+    if target is None or state.recorder is None:
+        return
+    shell.user_ns[RECORD_NAME] = state.recorder.wrap
+    shell.ast_transformers.append(CellInstrumenter(set(target["units"]), target["id"]))
+
+
+def _raw_code_cells(path: str) -> list[tuple[int, str]]:
+    """(1-based index among all cells, source as written) of each code cell."""
+    with open(path, encoding="utf-8-sig") as f:
+        cells = json.load(f).get("cells", [])
+    out = []
+    for index, cell in enumerate(cells, 1):
+        if cell.get("cell_type") == "code":
+            source = cell.get("source", "")
+            out.append((index, source if isinstance(source, str) else "".join(source)))
+    return out
+
+
+def flush() -> None:
+    """Write this process's records now: a kernel may be shut down without running exit handlers."""
+    if state.profile is not None:
+        state.profile.dump()
+    elif state.recorder is not None and state.config.get("out"):
+        state.recorder.dump()
 
 
 def replay(spec_path: str, out_path: str) -> None:

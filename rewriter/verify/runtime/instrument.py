@@ -128,7 +128,39 @@ class _HookedLoader(importlib.abc.Loader):
 def function_names(path: str) -> set[str]:
     """The names of the functions a file defines: the compiles and traces that are the program's own."""
     try:
-        tree = ast.parse(open(path, "rb").read())
+        trees = [ast.parse(source) for source in notebook_cells(path)] if path.endswith(".ipynb") \
+            else [ast.parse(open(path, "rb").read())]
     except (OSError, SyntaxError, ValueError):
         return set()
-    return {n.name for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))} | {"<lambda>"}
+    return {n.name for tree in trees for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))} | {"<lambda>"}
+
+
+def notebook_cells(path: str) -> list[str]:
+    """The code cells of a notebook that parse once their IPython lines (`%`, `!`) are dropped."""
+    import json
+
+    with open(path, encoding="utf-8-sig") as f:
+        cells = json.load(f).get("cells", [])
+    out = []
+    for cell in cells:
+        if cell.get("cell_type") != "code":
+            continue
+        source = cell.get("source", "")
+        source = source if isinstance(source, str) else "".join(source)
+        code = "".join(line for line in source.splitlines(keepends=True) if not line.lstrip().startswith(("%", "!")))
+        try:
+            ast.parse(code)
+        except (SyntaxError, ValueError):
+            continue
+        out.append(code)
+    return out
+
+
+class CellInstrumenter(ast.NodeTransformer):
+    """IPython's AST hook for a notebook's cells: each cell is instrumented like a module (`instrument`)."""
+
+    def __init__(self, units: set[str], file_id: str) -> None:
+        self.units, self.file_id = units, file_id
+
+    def visit(self, node):
+        return instrument(node, self.units, self.file_id) if isinstance(node, ast.Module) else node

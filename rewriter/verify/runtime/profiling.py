@@ -52,6 +52,8 @@ class Profile:
         """The program's own source: a real file outside the interpreter's libraries (anywhere, not
         only under the current directory: `python ../scripts/train.py` is the program too)."""
         known = self._user_files.get(path)
+        if known is None and path in state.cell_files:  # a notebook's cell, in a kernel
+            known = self._user_files[path] = True
         if known is None:
             real = os.path.realpath(path)
             known = self._user_files[path] = (os.path.isfile(real) and not real.startswith(self.libraries)
@@ -60,6 +62,8 @@ class Profile:
 
     def relative(self, path: str) -> str:
         """A path as the report shows it: relative to where the profile started, when inside it."""
+        if path in state.cell_files:
+            return state.cell_files[path]
         real = os.path.realpath(path)
         return os.path.relpath(real, self.root) if real.startswith(self.root) else real
 

@@ -10,6 +10,9 @@ class _State:
         self.config: dict = {}
         self.recorder = None  # recording.Recorder, once installed
         self.profile = None  # profiling.Profile, in a process run by `phiml-rewrite profile`
+        # In a Jupyter kernel running a notebook: the file name IPython compiles each cell under
+        # (no such file exists) -> how reports name it, "nb.ipynb:cell 3" (entry.instrument_notebook).
+        self.cell_files: dict[str, str] = {}
 
 
 state = _State()
