@@ -22,6 +22,8 @@ $(STAMP): pyproject.toml
 demo: $(STAMP)
 	$(BIN)/phiml-rewrite --no-progress --unsafe-fixes examples; test $$? -le 1
 	$(BIN)/phiml-rewrite verify examples --unsafe-fixes --run "python examples/phiml_diffusion.py"
+	# A notebook runs itself in a Jupyter kernel: the original fails on jax and tensorflow (PML201), the rewrite agrees.
+	$(BIN)/phiml-rewrite verify examples/phiml_notebook.ipynb --unsafe-fixes
 	# Re-tracing, measured by running the programs (exit 1 = some function re-traces, as it should here).
 	# torch: the only backend on which the original PhiML demo runs to the end (PML201 breaks jax and tensorflow).
 	$(BIN)/phiml-rewrite profile --backend torch -- python examples/phiml_diffusion.py torch; test $$? -le 1
