@@ -82,3 +82,13 @@ def test_profile_names_a_notebooks_functions_by_cell_and_fix_writes_into_the_cel
     cells = json.loads(path.read_text())["cells"]
     assert "".join(cells[2]["source"]) == SCALE.replace("@math.jit_compile", "@math.jit_compile(forget_traces=True)")
     assert "".join(cells[3]["source"]) == GROWING
+
+
+def test_verify_in_place_writes_the_verified_unsafe_fix_into_the_cell(tmp_path, monkeypatch):
+    path = _notebook(tmp_path / "nb.ipynb", DAMP, CALLS)
+    monkeypatch.chdir(tmp_path)
+    result = CliRunner().invoke(main, ["verify", "nb.ipynb", "--in-place", "--backend", "numpy", "--backend", "jax"])
+    assert result.exit_code == 0, result.output
+    cells = json.loads(path.read_text())["cells"]
+    assert "".join(cells[2]["source"]) == "@math.jit_compile\ndef damp(x):\n    y = math.where(math.any(x > 1), x * 0.5, -x)\n    return y"
+    assert "".join(cells[3]["source"]) == CALLS  # IPython lines and the other cells as they were
