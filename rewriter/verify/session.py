@@ -170,7 +170,8 @@ def replay(ws: Workspace, reference: RunResult, cwd_rel: Path, timeout: float, a
                 items.append({"file": str(ws.rewritten / file_id), "unit": unit, "key": key,
                               "index": call["index"], "inputs": inputs})
     if not items:
-        return {}, ""
+        in_kernels = reference.calls and all(k.rsplit("::", 1)[-1].split(":", 1)[0].endswith(".ipynb") for k in reference.calls)
+        return {}, "not replayed: a notebook's functions live in its kernel" if in_kernels else ""
     spec = reference.spec
     out_dir = ws.root / "runs" / f"replay{'-again' if again else ''}-{spec.backend.replace('+', '_')}"
     out_dir.mkdir(parents=True, exist_ok=True)
