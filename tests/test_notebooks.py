@@ -357,3 +357,10 @@ def test_explain_trace_takes_a_cell_and_answers_in_cells(tmp_path):
     assert "TRACED" in result.output
     missing = CliRunner().invoke(main, ["explain-trace", f"{path}:3"])
     assert missing.exit_code == 2 and "NOTEBOOK:cell N:LINE" in missing.output
+
+
+def test_a_cell_holding_the_cell_marker_is_left_out_not_mis_split(tmp_path):
+    path = write(tmp_path / "nb.ipynb", jax_notebook("# phiml-rewrite: notebook cell 2\nprint(1)"))
+    result = CliRunner().invoke(main, ["--no-cache", "--in-place", str(path)])
+    assert f"{path}: note: cell 4: holds the comment phiml-rewrite marks cells with; this cell is left out" in result.output
+    assert code_cells(path)[1:] == [TRACED_IF_FIXED, "# phiml-rewrite: notebook cell 2\nprint(1)"]

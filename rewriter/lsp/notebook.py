@@ -13,7 +13,7 @@ from dataclasses import dataclass, field, replace
 from .. import config as _config
 from ..findings import Finding, Span
 from ..notebooks import magics
-from ..notebooks.cells import Joined, LineMap, join, split
+from ..notebooks.cells import Joined, LineMap, has_marker, join, split
 from .document import DocumentAnalysis
 from .suppress import suppression_edit
 from .textedits import TextEdit, minimal_edits
@@ -45,6 +45,9 @@ class NotebookAnalysis:
             m = magics.mask(cell.text)
             if m is None:
                 left_out[cell.key] = "a cell magic whose body is not Python"
+                continue
+            if has_marker(m.text):
+                left_out[cell.key] = "it holds the comment phiml-rewrite marks cells with"
                 continue
             try:
                 compile(m.text, path, "exec", dont_inherit=True, flags=0x400)  # PyCF_ONLY_AST: a parse, no code

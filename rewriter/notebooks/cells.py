@@ -23,6 +23,11 @@ class Joined:
     newline_at_end: tuple[bool, ...]  # whether each cell's text ended with a line break
 
 
+def has_marker(code: str) -> bool:
+    """Whether a cell's own code holds a line that reads as a cell marker (it could not be split back)."""
+    return any(cell_of_marker(line) is not None for line in code.splitlines())
+
+
 def join(cells: list[tuple[int, str]]) -> Joined:
     """One module of `(index, code)` pairs; every cell ends with a line break in the module."""
     parts, ends = [], []

@@ -68,6 +68,9 @@ def analysed_cells(notebook: Notebook, notes: list[str]) -> dict[int, magics.Mas
         m = magics.mask(cell.code)
         if m is None:
             continue  # a cell magic whose body is not Python (%%bash, %%writefile, ...)
+        if _cells.has_marker(m.text):
+            notes.append(f"cell {cell.index}: holds the comment phiml-rewrite marks cells with; this cell is left out")
+            continue
         try:
             newer_syntax.check(m.text)
         except SyntaxError as e:
