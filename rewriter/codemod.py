@@ -82,10 +82,11 @@ class FileContext:
         """How a message names a line of this module: `line 12`, or `cell 3, line 4` in a notebook."""
         if not self.cells:
             return f"line {line}"
-        return self._line_map.label(line)
+        return self.line_map.label(line)
 
     @cached_property
-    def _line_map(self):
+    def line_map(self):
+        """Lines of the module -> cells, for a notebook's joined cells (rewriter/notebooks/cells.py)."""
         from .notebooks.cells import LineMap
 
         return LineMap(self.module.code)

@@ -221,6 +221,7 @@ def _fixpoint(
     changed = False
     for _ in range(MAX_PASSES):
         context = _run_codemods(module, path, codemods, settings)
+        _place_in_cells(context)
         if not settings.apply_fixes or not context.fixes:
             done = {id(f) for f in applied}
             return applied + [f for f in context.findings if id(f) not in done], module if changed else None
@@ -242,10 +243,19 @@ def _findings_in_original(module: cst.Module, path: str, codemods, settings: Set
     """One report-only pass over the original: what ruff's check mode shows. A finding whose fix is
     enabled is marked applied ("would be fixed"); findings that only later passes reveal are not shown."""
     context = _run_codemods(module, path, codemods, settings)
+    _place_in_cells(context)
     enabled = {id(fix.finding) for fix in context.fixes}
     for finding in context.findings:
         finding.applied = id(finding) in enabled
     return context.findings
+
+
+def _place_in_cells(context: FileContext) -> None:
+    """In a notebook's joined cells, each finding gets its cell and its line in the cell now, against
+    the module of its own pass: a fix of an earlier cell moves the lines of every later pass."""
+    if context.cells:
+        for finding in context.findings:
+            context.line_map.place(finding)
 
 
 def _evidence_for(path: str, evidence: tuple[tuple[str, int, str], ...]) -> dict[int, str]:

@@ -66,6 +66,9 @@ CELLS_WITH_MAGICS = [
     "for i in range(2):\n    !echo $i\n    %time i * 2",
     "%time f(1, \\\n   2)\nx = 2",
     "x = 5 % 3\nz = {'a': 1}",
+    "d = {}\nd['k'] = !ls\nd[0] = %who_ls",
+    "x: list = !ls",
+    "s = 'a\u2028b'  # a line separator inside a string is no line break for Python\n!ls",
 ]
 
 
@@ -125,7 +128,7 @@ def test_rules_see_the_whole_notebook_def_in_one_cell_call_in_another():
                   "@jax.jit\ndef features(v, flat):\n    if flat:\n        return v.reshape(-1)\n    return v[:, None]",
                   "features(x, True)\nfeatures(x, False)")
     found = [(f.code, f.cell, f.span.line) for f in process(nbformat.writes(nb).encode()).findings]
-    assert ("PML204", 3, 1) in found
+    assert ("PML204", 3, 2) in found  # `flat` in `def features(v, flat):`
 
 
 def test_lifted_code_goes_to_the_top_of_the_cell_that_uses_it_never_to_a_later_cell():
@@ -256,6 +259,40 @@ def test_a_byte_order_mark_is_kept(tmp_path):
     assert code_cells(path)[1] == TRACED_IF_FIXED
 
 
+def test_a_cell_magic_stays_the_first_line_when_an_import_is_added_above_it(tmp_path):
+    """A Colab first cell: `import functools`, added at the top of the notebook, goes below `%%capture`."""
+    flagged = "@jax.jit\ndef features(v, *, flat: bool = False):\n    if flat:\n        return v.reshape(-1)\n    return v[:, None]"
+    path = write(tmp_path / "nb.ipynb", notebook("%%capture\n!pip install jax", "import jax\nimport jax.numpy as jnp",
+                                                 flagged, "features(jnp.ones(3), flat=True)"))
+    assert CliRunner().invoke(main, ["--no-cache", "--in-place", str(path)]).exit_code == 0
+    first, _, third, _ = code_cells(path)
+    assert first == "%%capture\nimport functools\n\n!pip install jax"
+    assert third.startswith("@functools.partial(jax.jit, static_argnames=('flat',))\n")
+    alone = magics.mask("%%time")
+    assert magics.unmask("import functools\n\n" + alone.text, alone) == "%%time\nimport functools"
+
+
+def test_positions_of_fixed_findings_stay_right_when_an_earlier_cell_grows(tmp_path):
+    """A lift inserts lines into cell 3; a finding of the same pass in cell 5 keeps its cell and line."""
+    nb = notebook("import jax\nimport jax.numpy as jnp\nfrom phiml import math\nfrom phiml.math import Solve, spatial",
+                  "DT = 0.1",
+                  "def diffuse(u, dt):\n    return math.solve_linear(math.jit_compile_linear(lambda x: x - dt * math.laplace(x)),"
+                  " u, Solve('CG', 1e-5, 1e-5, x0=u))",
+                  "u0 = math.tensor([0., 1., 3.], spatial('x'))", TRACED_IF)
+    path = write(tmp_path / "nb.ipynb", nb)
+    expected = {("PML101", 3, 2), ("PML201", 5, 3)}
+    for args in (["--output-format", "json"], ["--output-format", "json", "--in-place"]):
+        data = json.loads(CliRunner().invoke(main, ["--no-cache", *args, str(path)]).output)
+        assert {(f["code"], f["cell"], f["span"]["line"]) for f in data["findings"]} == expected, args
+    assert code_cells(path)[4] == TRACED_IF_FIXED
+
+
+def test_line_separators_inside_a_cell_do_not_move_positions():
+    nb = notebook("import jax  # see\u2028the docs\nimport jax.numpy as jnp", TRACED_IF)
+    found = [(f.code, f.cell, f.span.line) for f in process(nbformat.writes(nb).encode()).findings]
+    assert found == [("PML201", 2, 3)]
+
+
 def test_ipython_lines_next_to_a_fix_are_restored(tmp_path):
     cell = "%%time\n@jax.jit\ndef step(x):\n    !echo tracing\n    if x.sum() > 0:\n        return x * 2\n    return -x"
     path = write(tmp_path / "nb.ipynb", notebook("import jax\nimport jax.numpy as jnp", cell))
@@ -285,11 +322,23 @@ def _bad(tmp_path: Path, name: str, content: bytes) -> tuple[str, Path]:
     ("source.ipynb", json.dumps({"nbformat": 4, "nbformat_minor": 5, "metadata": {}, "cells": [
         {"cell_type": "code", "id": "a", "metadata": {}, "outputs": [], "execution_count": None, "source": 3}]}).encode(),
      "the `source` of cell 1 is neither text nor a list of lines"),
+    ("surrogate.ipynb", b'{"nbformat": 4, "nbformat_minor": 5, "metadata": {}, "cells": [{"cell_type": "code", "id": "a", '
+     b'"metadata": {}, "outputs": [], "execution_count": null, "source": "x = \'\\ud800\'"}]}',
+     "cell 1 holds a character that is not Unicode text"),
 ])
 def test_bad_notebooks_get_one_line_naming_the_file(tmp_path, name, content, message):
     output, bad = _bad(tmp_path, name, content)
     lines = [line for line in output.splitlines() if str(bad) in line]
     assert len(lines) == 1 and f"{bad}: error: " in lines[0] and message in lines[0], output
+
+
+@pytest.mark.parametrize("metadata", [{"kernelspec": "python3"}, {"language_info": ["python"]}])
+def test_metadata_of_the_wrong_shape_is_a_schema_note_not_an_internal_error(tmp_path, metadata):
+    data = json.loads(nbformat.writes(jax_notebook()))
+    data["metadata"] = metadata
+    output, bad = _bad(tmp_path, "metadata.ipynb", json.dumps(data, indent=1).encode())
+    assert f"{bad}: note: not a valid notebook (nbformat schema) at metadata/" in output and "internal error" not in output
+    assert f"{bad}:cell 3:3:8: PML201" in output
 
 
 def test_a_notebook_the_schema_rejects_is_checked_but_not_written(tmp_path):

@@ -7,6 +7,7 @@ functions are recorded and compared exactly as for scripts, without reading cell
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import nbformat
@@ -92,3 +93,18 @@ def test_verify_in_place_writes_the_verified_unsafe_fix_into_the_cell(tmp_path, 
     cells = json.loads(path.read_text())["cells"]
     assert "".join(cells[2]["source"]) == "@math.jit_compile\ndef damp(x):\n    y = math.where(math.any(x > 1), x * 0.5, -x)\n    return y"
     assert "".join(cells[3]["source"]) == CALLS  # IPython lines and the other cells as they were
+
+
+
+
+def test_a_cell_that_times_out_is_the_runs_failure_named_by_cell(tmp_path, monkeypatch, capsys):
+    """nbclient's timeout is no Python error in the kernel: the runner still names the cell (a
+    stand-in runtime here: only the runner's handling of the kernel is under test)."""
+    from rewriter.verify import notebook_runner
+
+    (tmp_path / f"{notebook_runner.RUNTIME}.py").write_text("def instrument_notebook(shell, path): pass\ndef flush(): pass\n")
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join(filter(None, [str(tmp_path), os.environ.get("PYTHONPATH")])))
+    monkeypatch.setattr(notebook_runner, "TIMEOUT", 3)
+    path = _notebook(tmp_path / "nb.ipynb", "import time\ntime.sleep(60)")
+    assert notebook_runner.main(str(path)) == 1
+    assert f"{path}: cell 3 raised CellTimeoutError: " in capsys.readouterr().err

@@ -13,7 +13,8 @@ from dataclasses import dataclass, field, replace
 from .. import config as _config
 from ..findings import Finding, Span
 from ..notebooks import magics
-from ..notebooks.cells import Joined, LineMap, has_marker, join, split
+from ..notebooks.cells import Joined, LineMap, join
+from ..notebooks.process import analysed_cells, changed_cells
 from .document import DocumentAnalysis
 from .suppress import suppression_edit
 from .textedits import TextEdit, minimal_edits
@@ -39,25 +40,8 @@ class NotebookAnalysis:
 
     @classmethod
     def of(cls, cells: list[Cell], path: str, config: _config.Config | None = None) -> "NotebookAnalysis":
-        masked: dict[int, magics.Masked] = {}
-        left_out: dict[str, str] = {}
-        for cell in cells:
-            m = magics.mask(cell.text)
-            if m is None:
-                left_out[cell.key] = "a cell magic whose body is not Python"
-                continue
-            if has_marker(m.text):
-                left_out[cell.key] = "it holds the comment phiml-rewrite marks cells with"
-                continue
-            try:
-                compile(m.text, path, "exec", dont_inherit=True, flags=0x400)  # PyCF_ONLY_AST: a parse, no code
-            except SyntaxError as e:
-                left_out[cell.key] = f"syntax error at line {e.lineno}: {e.msg}"
-                continue
-            except (ValueError, RecursionError, MemoryError):
-                left_out[cell.key] = "cannot be parsed"
-                continue
-            masked[cell.index] = m
+        masked, why = analysed_cells((cell.index, cell.text) for cell in cells)
+        left_out = {cell.key: why[cell.index] for cell in cells if cell.index in why}
         if not masked:
             return cls(cells, path, None, None, masked, left_out=left_out)
         joined = join([(index, m.text) for index, m in masked.items()])
@@ -114,15 +98,8 @@ class NotebookAnalysis:
         None when it cannot be put back (a rewrite that moved a cell boundary or an IPython line)."""
         if fixed is None:
             return None
-        texts = split(fixed, self.joined)
-        if texts is None:
+        changed = changed_cells(fixed, self.joined, self.masked)
+        if isinstance(changed, str):
             return None
-        out: dict[str, list[TextEdit]] = {}
-        for cell in self.cells:
-            if cell.index not in texts or texts[cell.index] == self.masked[cell.index].text:
-                continue
-            restored = magics.unmask(texts[cell.index], self.masked[cell.index])
-            if restored is None:
-                return None
-            out[cell.key] = minimal_edits(cell.text, restored)
+        out = {cell.key: minimal_edits(cell.text, changed[cell.index]) for cell in self.cells if cell.index in changed}
         return out or None

@@ -12,6 +12,8 @@ from bisect import bisect_right
 from dataclasses import dataclass
 
 from ..boundaries import CELL_MARKER, cell_of_marker
+from ..findings import Finding, Span
+from .lines import python_lines
 
 
 @dataclass(frozen=True)
@@ -25,7 +27,7 @@ class Joined:
 
 def has_marker(code: str) -> bool:
     """Whether a cell's own code holds a line that reads as a cell marker (it could not be split back)."""
-    return any(cell_of_marker(line) is not None for line in code.splitlines())
+    return any(cell_of_marker(line) is not None for line in python_lines(code))
 
 
 def join(cells: list[tuple[int, str]]) -> Joined:
@@ -44,7 +46,7 @@ def split(source: str, joined: Joined) -> dict[int, str] | None:
     cell's."""
     texts: list[list[str]] = [[]]
     seen: list[int] = []
-    for line in source.splitlines(keepends=True):
+    for line in python_lines(source):
         index = cell_of_marker(line)
         if index is None:
             texts[-1].append(line)
@@ -71,7 +73,7 @@ class LineMap:
     def __init__(self, source: str) -> None:
         self.markers: list[int] = []  # line of each marker
         self.cells: list[int] = []
-        for number, line in enumerate(source.splitlines(), 1):
+        for number, line in enumerate(python_lines(source), 1):
             index = cell_of_marker(line)
             if index is not None:
                 self.markers.append(number)
@@ -94,3 +96,11 @@ class LineMap:
     def label(self, line: int) -> str:
         cell, in_cell = self.cell_line(line)
         return f"cell {cell}, line {in_cell}"
+
+    def place(self, finding: Finding) -> None:
+        """Give a finding of this module its cell, and its span in that cell (a span that runs
+        into the next cell ends on its first line)."""
+        cell, line = self.cell_line(finding.span.line)
+        end_cell, end_line = self.cell_line(finding.span.end_line)
+        finding.span = Span(line, finding.span.column, end_line if end_cell == cell else line, finding.span.end_column)
+        finding.cell = cell

@@ -17,6 +17,8 @@ import io
 import tokenize
 from dataclasses import dataclass, field
 
+from .lines import python_lines
+
 # Cell magics whose body IPython runs as Python code in the user namespace.
 # (`%%python` and `%%script` run in a subprocess, not in the notebook: opaque like `%%bash`.)
 PYTHON_CELL_MAGICS = frozenset({"time", "timeit", "capture", "prun", "debug"})
@@ -30,6 +32,7 @@ class Masked:
 
     text: str
     originals: list[tuple[list[str], list[str]]] = field(default_factory=list)  # (placeholder lines, original lines)
+    cell_magic: bool = False  # the first placeholder is a cell magic's line, which must stay the cell's first
 
     @property
     def has_magics(self) -> bool:
@@ -38,8 +41,8 @@ class Masked:
 
 def mask(text: str) -> Masked | None:
     """The cell with IPython syntax masked; None for a cell magic whose body is not Python."""
-    lines = text.splitlines(keepends=True)
-    if _mentions_tag(lines):
+    lines = python_lines(text)
+    if mentions_tag(lines):
         return None  # our own placeholder text written by hand: it could not be restored unambiguously
     spans = []  # (first line index, last line index) of each magic, 0-based
     first = next((i for i, line in enumerate(lines) if line.strip()), None)
@@ -52,7 +55,7 @@ def mask(text: str) -> Masked | None:
     if not spans:
         return Masked(text)
     out = list(lines)
-    masked = Masked("")
+    masked = Masked("", cell_magic=first is not None and spans[0] == (first, first) and lines[first].lstrip().startswith("%%"))
     for number, (start, end) in enumerate(spans, 1):
         indent = _indent(lines[start])
         placeholder = [f"{indent}pass  {_TAG} {number}"] + [f"{indent}{_TAG} {number}+" for _ in range(start + 1, end + 1)]
@@ -69,7 +72,9 @@ def unmask(text: str, masked: Masked) -> str | None:
     when a placeholder is missing, repeated, split up or moved to another indentation."""
     if not masked.has_magics:
         return text
-    lines = text.splitlines(keepends=True)
+    lines = _cell_magic_first(python_lines(text), masked)
+    if lines is None:
+        return None
     stripped = [line.rstrip("\r\n") for line in lines]
     for placeholder, original in masked.originals:
         found = [i for i, line in enumerate(stripped) if line == placeholder[0]]
@@ -81,13 +86,43 @@ def unmask(text: str, masked: Masked) -> str | None:
         for offset, line in enumerate(original):
             lines[start + offset] = line + _ending(lines[start + offset])
             stripped[start + offset] = None  # restored: never matched again
-    if _mentions_tag(lines):
+    if mentions_tag(lines):
         return None  # a placeholder copied elsewhere by a rewrite
     return "".join(lines)
 
 
-def _mentions_tag(lines: list[str]) -> bool:
-    return any(_TAG in line for line in lines)
+def _cell_magic_first(lines: list[str], masked: Masked) -> list[str] | None:
+    """`lines` with what a rewrite put above a cell magic's line (an import added at the top of
+    the notebook) moved just below it: IPython reads `%%capture` as a cell magic only on the cell's
+    first line, and runs the cell's body in the notebook's namespace, where the import belongs."""
+    if not masked.cell_magic:
+        return lines
+    placeholder = masked.originals[0][0][0]
+    found = [i for i, line in enumerate(lines) if line.rstrip("\r\n") == placeholder]
+    if len(found) != 1:
+        return None
+    at = found[0]
+    above = lines[:at]
+    if not any(line.strip() for line in above):
+        return lines
+    magic = lines[at]
+    if not _ending(magic):
+        magic += _ending(above[-1]) or "\n"
+    while above and not above[-1].strip():
+        above.pop()  # the blank lines between the added code and the magic: kept at the end, not the start
+    rest = lines[at + 1:]
+    if rest and rest[0].strip():
+        above.append(_ending(magic))  # as an added import is set apart from the code below it
+    if not rest:
+        above[-1] = above[-1].rstrip("\r\n")  # the cell ended with the magic's line
+    elif not _ending(above[-1]):
+        above[-1] += _ending(magic)
+    return [magic, *above, *rest]
+
+
+def mentions_tag(lines: list[str] | str) -> bool:
+    """Whether the cell holds our placeholder's text (written by hand, or copied by a rewrite)."""
+    return _TAG in (lines if isinstance(lines, str) else "".join(lines))
 
 
 def _indent(line: str) -> str:
@@ -125,10 +160,15 @@ def _is_magic(tokens: list[tokenize.TokenInfo]) -> bool:
         return True  # %magic, %%magic, !shell, ?help
     if tokens[-1].type == tokenize.ERRORTOKEN and tokens[-1].string == "?":
         return True  # object? / object??
-    # `name = !ls`, `a, b = %magic`: an assignment whose value starts with IPython syntax
+    # `name = !ls`, `a, b = %magic`, `d["k"] = !ls`, `x: list = !ls`: an assignment whose value
+    # starts with IPython syntax (its first `=` outside brackets)
+    depth = 0
     for i, token in enumerate(tokens[:-1]):
-        if token.type == tokenize.OP and token.string == "=":
+        if token.type == tokenize.OP and token.string in "([{":
+            depth += 1
+        elif token.type == tokenize.OP and token.string in ")]}":
+            depth -= 1
+        elif depth == 0 and token.type == tokenize.OP and token.string == "=":
             after = tokens[i + 1]
-            return after.string in ("%", "!") and after.type in (tokenize.OP, tokenize.ERRORTOKEN) \
-                and all(t.type == tokenize.NAME or t.string in (",", "(", ")", "[", "]", ".") for t in tokens[:i])
+            return i > 0 and after.string in ("%", "!") and after.type in (tokenize.OP, tokenize.ERRORTOKEN)
     return False

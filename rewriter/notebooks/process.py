@@ -10,10 +10,11 @@ from __future__ import annotations
 
 import json
 from dataclasses import replace
+from typing import Iterable
 
 from .. import newer_syntax
 from ..engine import Settings, process_source
-from ..findings import FileResult, Finding, Span
+from ..findings import FileResult
 from . import cells as _cells
 from . import json_edit, magics
 from .reading import Notebook, NotebookError, read, source_text
@@ -31,7 +32,7 @@ def process_notebook(source: bytes, path: str, settings: Settings) -> FileResult
         result.skipped = True
         result.notes.append(f"kernel language is {notebook.language}, not Python: left alone")
         return result
-    masked = analysed_cells(notebook, result.notes)
+    masked = _analysed(notebook, result.notes)
     if not masked:
         result.skipped = True
         return result
@@ -42,8 +43,7 @@ def process_notebook(source: bytes, path: str, settings: Settings) -> FileResult
         result.error = inner.error
         return result
     new_text = inner.new_source.decode("utf-8") if inner.changed else None
-    positions = _cells.LineMap(new_text if new_text is not None and not settings.original_positions else joined.source)
-    result.findings = [_in_cell(f, positions) for f in inner.findings]
+    result.findings = inner.findings  # placed in their cells by the engine, each against its own pass's module
     if new_text is None:
         return result
     if notebook.invalid:
@@ -61,22 +61,35 @@ def process_notebook(source: bytes, path: str, settings: Settings) -> FileResult
     return result
 
 
-def analysed_cells(notebook: Notebook, notes: list[str]) -> dict[int, magics.Masked]:
-    """The code cells that are analysed, masked, by index; `notes` says which are left out and why."""
+def analysed_cells(cells: Iterable[tuple[int, str]]) -> tuple[dict[int, magics.Masked], dict[int, str]]:
+    """The code cells that are analysed, masked, by index; and why each other cell is left out.
+    One answer for the CLI and the language server, so the editor sees the cells `check` sees."""
     masked: dict[int, magics.Masked] = {}
-    for cell in notebook.cells:
-        m = magics.mask(cell.code)
+    left_out: dict[int, str] = {}
+    for index, code in cells:
+        m = magics.mask(code)
         if m is None:
-            continue  # a cell magic whose body is not Python (%%bash, %%writefile, ...)
+            if magics.mentions_tag(code):
+                left_out[index] = "holds the comment phiml-rewrite masks IPython lines with"
+            continue  # a cell magic whose body is not Python (%%bash, %%writefile, ...): not Python, no note
         if _cells.has_marker(m.text):
-            notes.append(f"cell {cell.index}: holds the comment phiml-rewrite marks cells with; this cell is left out")
+            left_out[index] = "holds the comment phiml-rewrite marks cells with"
             continue
         try:
             newer_syntax.check(m.text)
         except SyntaxError as e:
-            notes.append(f"cell {cell.index}: syntax error at line {e.lineno}: {e.msg}; this cell is left out")
+            left_out[index] = f"syntax error at line {e.lineno}: {e.msg}"
             continue
-        masked[cell.index] = m
+        except (ValueError, RecursionError, MemoryError):
+            left_out[index] = "cannot be parsed"
+            continue
+        masked[index] = m
+    return masked, left_out
+
+
+def _analysed(notebook: Notebook, notes: list[str]) -> dict[int, magics.Masked]:
+    masked, left_out = analysed_cells((cell.index, cell.code) for cell in notebook.cells)
+    notes += [f"cell {index}: {why}; this cell is left out" for index, why in left_out.items()]
     return masked
 
 
@@ -84,26 +97,16 @@ def module_of(source: bytes) -> tuple[str, list[str]]:
     """The module the rules see for a notebook's bytes, and the notes on cells left out; raises
     NotebookError. For commands that read a notebook as code (explain-trace)."""
     notes: list[str] = []
-    masked = analysed_cells(read(source), notes)
+    masked = _analysed(read(source), notes)
     return _cells.join([(index, m.text) for index, m in masked.items()]).source, notes
 
 
-def _in_cell(finding: Finding, positions: _cells.LineMap) -> Finding:
-    cell, line = positions.cell_line(finding.span.line)
-    end_cell, end_line = positions.cell_line(finding.span.end_line)
-    if end_cell != cell:
-        end_line = line
-    finding.span = Span(line, finding.span.column, end_line, finding.span.end_column)
-    finding.cell = cell
-    return finding
-
-
-def _rewrite(notebook: Notebook, joined: _cells.Joined, masked: dict[int, magics.Masked], new_text: str) -> bytes | str:
-    """The notebook's bytes with the changed cells; or why they cannot be written (a message)."""
+def changed_cells(new_text: str, joined: _cells.Joined, masked: dict[int, magics.Masked]) -> dict[int, str] | str:
+    """Cell index -> its new code, IPython lines restored, for each cell the rewritten module
+    `new_text` changes; or why the rewrite cannot be put back into the cells."""
     texts = _cells.split(new_text, joined)
     if texts is None:
         return "the rewrite moved a cell boundary (a bug in phiml-rewrite: please report it)"
-    by_index = {cell.index: cell for cell in notebook.cells}
     changed: dict[int, str] = {}
     for index, text in texts.items():
         if text == masked[index].text:
@@ -111,7 +114,17 @@ def _rewrite(notebook: Notebook, joined: _cells.Joined, masked: dict[int, magics
         restored = magics.unmask(text, masked[index])
         if restored is None:
             return f"the rewrite of cell {index} moves its IPython syntax (magics, `!` commands)"
-        changed[by_index[index].position] = restored
+        changed[index] = restored
+    return changed
+
+
+def _rewrite(notebook: Notebook, joined: _cells.Joined, masked: dict[int, magics.Masked], new_text: str) -> bytes | str:
+    """The notebook's bytes with the changed cells; or why they cannot be written (a message)."""
+    by_cell = changed_cells(new_text, joined, masked)
+    if isinstance(by_cell, str):
+        return by_cell
+    by_index = {cell.index: cell for cell in notebook.cells}
+    changed = {by_index[index].position: code for index, code in by_cell.items()}
     if not changed:
         return notebook.text.encode("utf-8")  # pragma: no cover - a change always touches a cell
     try:

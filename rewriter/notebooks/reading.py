@@ -78,9 +78,10 @@ def source_text(source: str | list[str]) -> str:
 
 
 def _language(data: dict) -> str:
-    metadata = data.get("metadata") or {}
+    metadata = data.get("metadata")
     for key, field_name in (("kernelspec", "language"), ("language_info", "name")):
-        value = (metadata.get(key) or {}).get(field_name)
+        section = metadata.get(key) if isinstance(metadata, dict) else None
+        value = section.get(field_name) if isinstance(section, dict) else None  # the schema check names a wrong shape
         if isinstance(value, str) and value:
             return value
     return "python"
@@ -98,6 +99,12 @@ def _structure(data: dict) -> None:
         if cell["cell_type"] == "code" and not (isinstance(source, str) or (
                 isinstance(source, list) and all(isinstance(line, str) for line in source))):
             raise NotebookError(f"not a valid notebook: the `source` of cell {position} is neither text nor a list of lines")
+        if cell["cell_type"] == "code":
+            try:
+                source_text(source).encode("utf-8")
+            except UnicodeEncodeError as e:  # a lone surrogate, legal in JSON's `\ud800` escapes
+                raise NotebookError(f"cell {position} holds a character that is not Unicode text "
+                                    f"({source_text(source)[e.start]!r}, a lone surrogate)") from None
 
 
 def _schema_error(data: dict) -> str | None:

@@ -22,9 +22,10 @@ def main(path: str) -> int:
     import tempfile
 
     import nbformat
-    from jupyter_client import KernelManager
+    from jupyter_client import AsyncKernelManager
     from nbclient import NotebookClient
-    from nbclient.exceptions import CellExecutionError
+    from nbclient.exceptions import CellExecutionError, CellTimeoutError, DeadKernelError
+    from nbclient.util import run_sync
 
     notebook = nbformat.read(path, as_version=4)
     absolute = os.path.abspath(path)
@@ -35,8 +36,9 @@ def main(path: str) -> int:
     finish = nbformat.v4.new_code_cell("__phiml_rewrite__.flush()")
     code_cells = [(index, cell) for index, cell in numbered if cell.cell_type == "code"]
     notebook.cells = [setup, *[cell for _, cell in code_cells], finish]
-    # IPC sockets: the kernel is local, and over TCP it warns about the unencrypted transport.
-    manager = KernelManager(kernel_name="python3", transport="ipc", ip=os.path.join(tempfile.mkdtemp(), "kernel"))
+    # IPC sockets: the kernel is local, and over TCP it warns about the unencrypted transport. An
+    # asynchronous manager, as nbclient makes its own: with a blocking one its cell timeout never fires.
+    manager = AsyncKernelManager(kernel_name="python3", transport="ipc", ip=os.path.join(tempfile.mkdtemp(), "kernel"))
     client = NotebookClient(notebook, km=manager, timeout=TIMEOUT, allow_errors=False,
                             resources={"metadata": {"path": os.path.dirname(absolute)}})
     current = 0
@@ -45,21 +47,24 @@ def main(path: str) -> int:
             try:
                 for current, cell in enumerate(notebook.cells):
                     client.execute_cell(cell, current)
-            except CellExecutionError as e:
+            except (CellExecutionError, CellTimeoutError, DeadKernelError) as e:
                 if 0 < current <= len(code_cells):
                     where = f"cell {code_cells[current - 1][0]}"
                 else:
                     where = "the runtime's set-up" if current == 0 else "the runtime's last cell"
+                # a timeout or a dead kernel is the cell's failure too: no Python error inside the kernel
+                name, value = getattr(e, "ename", type(e).__name__), getattr(e, "evalue", None) or str(e)
                 print(_traceback(str(e)), file=sys.stderr)
-                print(f"{path}: {where} raised {e.ename}: {(e.evalue or '').splitlines()[0] if e.evalue else ''}", file=sys.stderr)
-                try:
-                    client.execute_cell(finish, len(notebook.cells) - 1)  # the records of the cells that ran
-                except CellExecutionError:
-                    pass
+                print(f"{path}: {where} raised {name}: {value.splitlines()[0] if value else ''}", file=sys.stderr)
+                if isinstance(e, CellExecutionError):
+                    try:
+                        client.execute_cell(finish, len(notebook.cells) - 1)  # the records of the cells that ran
+                    except (CellExecutionError, CellTimeoutError, DeadKernelError):
+                        pass
                 return 1
     finally:
         if manager.has_kernel:  # a kernel manager given to nbclient is ours to shut down
-            manager.shutdown_kernel()
+            run_sync(manager.shutdown_kernel)(now=True)
     return 0
 
 
