@@ -6,7 +6,7 @@ STAMP := $(VENV)/.installed
 export TF_CPP_MIN_LOG_LEVEL := 3
 export OMP_NUM_THREADS := 1
 
-.PHONY: install demo test accept-real-code bench fuzz clean
+.PHONY: install demo test check accept-real-code bench fuzz clean
 
 install: $(STAMP)
 
@@ -29,8 +29,14 @@ demo: $(STAMP)
 	$(BIN)/phiml-rewrite profile --backend torch -- python examples/phiml_diffusion.py torch; test $$? -le 1
 	$(BIN)/phiml-rewrite profile -- python examples/jax_training.py; test $$? -le 1
 
+# --dist loadgroup: every batch of golden executions (tests/golden_batches.py) runs on one worker.
 test: $(STAMP)
-	$(BIN)/python -m pytest -n 2 tests
+	$(BIN)/python -m pytest -n 2 --dist loadgroup tests
+
+# The quick inner loop: every test that runs no program on a backend, starts no language server and
+# is not marked slow, with fewer fuzzing examples. `make test` runs everything.
+check: $(STAMP)
+	PHIML_FUZZ_EXAMPLES=20 $(BIN)/python -m pytest -n 2 -q -m "not backends and not slow and not lsp" tests
 
 # After a change of the rules: rewrite tests/real_code_expectations.json from a fresh real-code run,
 # keeping the verdicts of findings still there; new ones say "unreviewed" (and fail) until a person

@@ -55,6 +55,7 @@ def test_tabs_and_crlf_are_kept(tmp_path, config):
     assert any(line.startswith("\t") for line in lines)
 
 
+@pytest.mark.slow
 def test_a_very_large_file(tmp_path, config):
     """20,000 lines with one hazard at the end: found and fixed, the rest byte-identical."""
     filler = "".join(f"def helper_{i}(a, b):\n    return a * {i} + b\n\n\n" for i in range(5_000))
@@ -64,6 +65,7 @@ def test_a_very_large_file(tmp_path, config):
     assert out.startswith(filler) and "math.where" in out[len(filler):]
 
 
+@pytest.mark.slow
 def test_a_very_long_line(tmp_path, config):
     path = tmp_path / "long.py"
     long_call = "values = [" + ", ".join(str(i) for i in range(20_000)) + "]\n"  # a 129 kB line

@@ -2,7 +2,6 @@
 original and the rewrite on each backend, compared with the original's eager result."""
 from __future__ import annotations
 
-import functools
 from pathlib import Path
 
 import pytest
@@ -11,7 +10,8 @@ from rewriter.engine import Settings, process_source
 from rewriter.findings import Safety
 from rewriter.registry import all_codemods, by_code
 from rewriter.verify.golden import GoldenCase, discover
-from rewriter.verify.run import Run, run_backend
+from rewriter.verify.run import Run
+from tests.golden_batches import Batcher, Key, Request, changes_global_state, grouped
 from tests.golden_checks import check_runs
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -65,21 +65,36 @@ def test_idempotent(case: GoldenCase):
     assert not [f for f in again.findings if f.applied]
 
 
-@functools.lru_cache(maxsize=None)
-def _reference(case: GoldenCase) -> dict:
+def _reference_key(case: GoldenCase) -> Key:
     """The original run eagerly: PhiML on numpy (jit is a no-op there), raw jax under disable_jit."""
-    if case.framework == "phiml":
-        return run_backend("numpy", "phiml", [Run("reference", str(case.path), case.entry)])["reference"]
-    return run_backend("jax", "jax", [Run("reference", str(case.path), case.entry)], eager=True)["reference"]
+    return Key("numpy", "phiml", role="reference") if case.framework == "phiml" else Key("jax", "jax", eager=True, role="reference")
 
 
-@pytest.mark.parametrize("case,backend", RUNNABLE, ids=lambda v: v.id if isinstance(v, GoldenCase) else v)
-def test_execute(case: GoldenCase, backend: str, tmp_path: Path):
-    rewritten = tmp_path / f"{case.name}_rewritten.py"
-    rewritten.write_bytes(case.expected)
-    records = run_backend(backend, case.framework, [
-        Run("original", str(case.path), case.entry),
-        Run("rewritten", str(rewritten), case.entry),
-        Run("rewritten_eager", str(rewritten), case.entry, eager=True),
-    ])
-    check_runs(case.spec, case.framework, backend, _reference(case), records)
+def _plan(directory: Path) -> list[Request]:
+    """Every golden run: the eager references, and original, rewritten and rewritten-eager per backend."""
+    out = []
+    for case in dict.fromkeys(c for c, _ in RUNNABLE):
+        isolated = changes_global_state(case.path, case.expected_path if case.expected_path.exists() else case.path)
+        rewritten = directory / f"{case.codemod}__{case.name}_rewritten.py"
+        rewritten.write_bytes(case.expected)
+        out.append(Request(case.id, _reference_key(case), (Run("reference", str(case.path), case.entry),), isolated))
+        for backend in case.backends:
+            out.append(Request(case.id, Key(backend, case.framework), (
+                Run("original", str(case.path), case.entry),
+                Run("rewritten", str(rewritten), case.entry),
+                Run("rewritten_eager", str(rewritten), case.entry, eager=True),
+            ), isolated))
+    return out
+
+
+@pytest.fixture(scope="session")
+def golden_runs(tmp_path_factory) -> Batcher:
+    return Batcher(lambda: _plan(tmp_path_factory.mktemp("golden-rewritten")))
+
+
+@pytest.mark.parametrize("case,backend", [grouped(Key(b, c.framework), c, b) for c, b in RUNNABLE],
+                         ids=lambda v: v.id if isinstance(v, GoldenCase) else v)
+def test_execute(case: GoldenCase, backend: str, golden_runs: Batcher):
+    records = golden_runs.records(Key(backend, case.framework), case.id)
+    reference = golden_runs.records(_reference_key(case), case.id)["reference"]
+    check_runs(case.spec, case.framework, backend, reference, records)

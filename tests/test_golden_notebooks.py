@@ -102,6 +102,7 @@ RUNNABLE = [(c, b) for c in CASES for b in c.spec.get("backends", ())]
 MIGRATIONS = [(c, b) for c in CASES if "migration" in c.spec for b in c.spec["migration"]["backends"]]
 
 
+@pytest.mark.backends
 @pytest.mark.parametrize("case,backend", RUNNABLE, ids=lambda v: str(v))
 def test_execute(case: Case, backend: str):
     records = run_notebooks(backend, case.framework, [
@@ -112,6 +113,7 @@ def test_execute(case: Case, backend: str):
     check_runs(case.spec, case.framework, backend, _reference(case), records)
 
 
+@pytest.mark.backends
 @pytest.mark.parametrize("case,backend", MIGRATIONS, ids=lambda v: str(v))
 def test_migration_executes(case: Case, backend: str):
     """Legacy code fails on the installed libraries; its migration gives what the author expected."""

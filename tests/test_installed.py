@@ -13,6 +13,7 @@ from rewriter.analysis.module_source import DEFINED, UNBOUND, ModuleRef, Ref, re
 from rewriter.analysis.scan_installed import OUTPUT, Installed, facts, render
 
 
+@pytest.mark.slow
 def test_checked_in_facts_match_the_installed_packages():
     expected = render(facts(Installed()))
     assert OUTPUT.read_text() == expected, (

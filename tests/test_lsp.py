@@ -20,7 +20,7 @@ from snippets import TRACED_IF
 
 ROOT = Path(__file__).resolve().parent.parent
 CLI = [sys.executable, "-m", "rewriter.cli"]
-pytestmark = pytest.mark.asyncio(loop_scope="module")
+pytestmark = [pytest.mark.asyncio(loop_scope="module"), pytest.mark.lsp]
 
 
 

@@ -24,7 +24,7 @@ sys.path.insert(0, str(ROOT / "tests"))
 from test_lsp import _capabilities, _client_with_versions, apply_edits  # noqa: E402
 
 CLI = [sys.executable, "-m", "rewriter.cli"]
-pytestmark = pytest.mark.asyncio(loop_scope="module")
+pytestmark = [pytest.mark.asyncio(loop_scope="module"), pytest.mark.lsp]
 SERVER = ClientServerConfig(server_command=[*CLI, "lsp"], server_env={"PYTHONPATH": str(ROOT)},
                             client_factory=_client_with_versions)
 

@@ -169,6 +169,7 @@ SOURCES = sorted(p for p in (ROOT / "golden").glob("*/*.py") if not p.name.endsw
     (ROOT / "examples").glob("*.py"))
 
 
+@pytest.mark.slow
 def test_provisional_findings_agree_with_the_exact_analysis():
     """The edited function's own findings always; the rest of the file, all but rare cross-function cases."""
     path = str(ROOT / "x.py")

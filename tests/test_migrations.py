@@ -25,8 +25,9 @@ import pytest
 from codemods import _migration_table as table
 from rewriter.findings import Safety
 from rewriter.verify.golden import discover
-from rewriter.verify.run import Run, run_backend
+from rewriter.verify.run import Run
 from rewriter.verify.values import compare
+from tests.golden_batches import Batcher, Key, Request, changes_global_state, grouped
 
 ROOT = Path(__file__).resolve().parent.parent
 ALL = [m for rows in table.TABLES.values() for m in rows]
@@ -246,19 +247,35 @@ MIGRATION_CASES = [
 ]
 
 
-@pytest.mark.parametrize("case,backend", MIGRATION_CASES, ids=lambda v: v if isinstance(v, str) else v.id)
-def test_migrated_program_runs_and_keeps_the_documented_semantics(case, backend, tmp_path):
+def _migration_key(case, backend: str) -> Key:
+    return Key(backend, case.spec["migration"].get("framework", "phiml"), role="migration")
+
+
+def _plan(directory: Path) -> list[Request]:
+    out = []
+    for case, backend in MIGRATION_CASES:
+        rewritten = directory / f"{case.codemod}__{case.name}_rewritten.py"
+        rewritten.write_bytes(case.expected)
+        out.append(Request(case.id, _migration_key(case, backend), (
+            Run("original", str(case.path), case.entry),
+            Run("rewritten", str(rewritten), case.entry),
+            Run("rewritten_eager", str(rewritten), case.entry, eager=True),
+            Run("expected", str(rewritten), "golden_expected", eager=True),
+        ), changes_global_state(case.path, case.expected_path)))
+    return out
+
+
+@pytest.fixture(scope="session")
+def migration_runs(tmp_path_factory) -> Batcher:
+    return Batcher(lambda: _plan(tmp_path_factory.mktemp("migrated")))
+
+
+@pytest.mark.parametrize("case,backend", [grouped(_migration_key(c, b), c, b) for c, b in MIGRATION_CASES],
+                         ids=lambda v: v if isinstance(v, str) else v.id)
+def test_migrated_program_runs_and_keeps_the_documented_semantics(case, backend, migration_runs):
     spec = case.spec["migration"]
-    framework = spec.get("framework", "phiml")
     assert case.expected_path.exists(), "a migration case must be rewritten"
-    rewritten = tmp_path / f"{case.name}_rewritten.py"
-    rewritten.write_bytes(case.expected)
-    records = run_backend(backend, framework, [
-        Run("original", str(case.path), case.entry),
-        Run("rewritten", str(rewritten), case.entry),
-        Run("rewritten_eager", str(rewritten), case.entry, eager=True),
-        Run("expected", str(rewritten), "golden_expected", eager=True),
-    ])
+    records = migration_runs.records(_migration_key(case, backend), case.id)
     expected = records["expected"]
     assert "error" not in expected, f"golden_expected fails: {expected['error']}"
     checked = ["rewritten", "rewritten_eager"]

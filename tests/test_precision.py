@@ -14,6 +14,7 @@ from benchmarks._common import cli_status, package_dir
 SUBSET_LIMIT = 30  # files per directory; today each of the three has fewer, so all of them are scanned
 
 
+@pytest.mark.slow
 def test_no_static_control_flow_rewritten_in_jitted_library_code():
     cli_ok, why = cli_status()
     if not cli_ok:

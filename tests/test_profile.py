@@ -14,6 +14,8 @@ from click.testing import CliRunner
 from rewriter.cli import main
 from rewriter.profile.report import FunctionProfile
 
+pytestmark = pytest.mark.backends
+
 PROGRAM = textwrap.dedent('''\
     from phiml import math
     from phiml.math import spatial

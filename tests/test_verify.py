@@ -22,6 +22,8 @@ from rewriter.registry import all_codemods
 from rewriter.verify import runtime, session
 from rewriter.verify.report import CALLS_DIFFER, DIFFERS, EQUAL, FAILS, NOT_COMPARABLE, NOT_EXERCISED, compare_calls
 
+pytestmark = pytest.mark.backends
+
 ALL = ("numpy", "jax", "torch", "tensorflow")
 
 # A PhiML `if` on a traced value: jax and tensorflow raise, torch bakes in the first call's branch.

@@ -11,11 +11,14 @@ import os
 from pathlib import Path
 
 import nbformat
+import pytest
 from click.testing import CliRunner
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 
 from rewriter.cli import main
 from rewriter.verify.report import DIFFERS, EQUAL, FAILS
+
+pytestmark = pytest.mark.backends
 
 DAMP = "@math.jit_compile\ndef damp(x):\n    if (x > 1).any:\n        y = x * 0.5\n    else:\n        y = -x\n    return y"
 CALLS = "%time a = damp(math.tensor([4., 1.], spatial('x')))\nb = damp(math.tensor([0.5, 1.], spatial('x')))\nprint(a, b)"

@@ -13,6 +13,7 @@ import sys
 import textwrap
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 
 from rewriter.cli import main
@@ -20,6 +21,8 @@ from rewriter.verify import runtime, workspace
 from rewriter.verify.report import (CALLS_DIFFER, DIFFERS, EQUAL, FAILS, UNSEEDED, references_to_repeat, replays_to_repeat,
                                     verdicts)
 from rewriter.verify.session import RunResult, RunSpec
+
+pytestmark = pytest.mark.backends
 
 ALL = ("numpy", "jax", "torch", "tensorflow")
 
