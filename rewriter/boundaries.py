@@ -1,5 +1,8 @@
 """Cell boundaries in a module joined from notebook cells (rewriter/notebooks/cells.py).
 
+Below the engine and the rules, which name lines by cell and place findings in cells; the
+notebooks package, which joins and splits the cells, sits above the engine.
+
 A boundary is a comment line of its own; the engine needs to know one when it inserts statements
 before a cell's first statement: libcst keeps the comment in that statement's leading lines, so
 the insertion would land above the marker, in the cell before. `split_leading_lines` moves the
@@ -7,9 +10,13 @@ marker (and what precedes it) onto the inserted code, which keeps it in the cell
 """
 from __future__ import annotations
 
+import io
+from bisect import bisect_right
 from typing import Sequence
 
 import libcst as cst
+
+from .findings import Finding, Span
 
 CELL_MARKER = "# phiml-rewrite: notebook cell {}"
 _PREFIX, _SUFFIX = CELL_MARKER.split("{}")
@@ -33,3 +40,52 @@ def split_leading_lines(lines: Sequence[cst.EmptyLine]) -> tuple[Sequence[cst.Em
     if last is None:
         return (), lines
     return lines[:last + 1], lines[last + 1:]
+
+
+def python_lines(text: str, keepends: bool = True) -> list[str]:
+    """Lines as Python and IPython count them: broken at `\\n`, `\\r\\n` and `\\r` only.
+
+    `str.splitlines` also breaks at form feeds, `\\x1c`-`\\x1e`, `\\x85`, `\\u2028` and `\\u2029`,
+    which may stand in a string or comment of a cell; counting them would put masks and positions
+    on the wrong lines."""
+    lines = io.StringIO(text, newline="").readlines()
+    return lines if keepends else [line.rstrip("\r\n") for line in lines]
+
+
+class LineMap:
+    """Lines of a joined module -> (cell index, line in the cell), both 1-based."""
+
+    def __init__(self, source: str) -> None:
+        self.markers: list[int] = []  # line of each marker
+        self.cells: list[int] = []
+        for number, line in enumerate(python_lines(source), 1):
+            index = cell_of_marker(line)
+            if index is not None:
+                self.markers.append(number)
+                self.cells.append(index)
+
+    def cell_line(self, line: int) -> tuple[int, int]:
+        if not self.markers:
+            return 1, line
+        k = bisect_right(self.markers, line) - 1
+        if k < 0:  # above the first marker: the first cell's (an import added at the top)
+            return self.cells[0], 1
+        return self.cells[k], max(1, line - self.markers[k])
+
+    def line_of(self, cell: int, line: int) -> int | None:
+        """The module's line for a cell's line (None: that cell is not in the module)."""
+        if cell not in self.cells:
+            return None
+        return self.markers[self.cells.index(cell)] + line
+
+    def label(self, line: int) -> str:
+        cell, in_cell = self.cell_line(line)
+        return f"cell {cell}, line {in_cell}"
+
+    def place(self, finding: Finding) -> None:
+        """Give a finding of this module its cell, and its span in that cell (a span that runs
+        into the next cell ends on its first line)."""
+        cell, line = self.cell_line(finding.span.line)
+        end_cell, end_line = self.cell_line(finding.span.end_line)
+        finding.span = Span(line, finding.span.column, end_line if end_cell == cell else line, finding.span.end_column)
+        finding.cell = cell

@@ -87,7 +87,7 @@ class FileContext:
     @cached_property
     def line_map(self):
         """Lines of the module -> cells, for a notebook's joined cells (rewriter/notebooks/cells.py)."""
-        from .notebooks.cells import LineMap
+        from .boundaries import LineMap
 
         return LineMap(self.module.code)
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass
 
-from .verify.runtime import defined_names
+from .runtime import defined_names
 
 MODULE = "<module>"
 

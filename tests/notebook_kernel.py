@@ -21,7 +21,7 @@ from nbformat.v4 import new_code_cell, new_notebook
 from rewriter.notebooks import cells as _cells
 from rewriter.notebooks import magics
 from rewriter.notebooks.reading import read
-from rewriter.verify import runtime
+from rewriter import runtime
 
 
 @dataclass(frozen=True)
@@ -45,13 +45,13 @@ def function_names(source: bytes) -> set[str]:
 _SETUP = """\
 import warnings as _w
 _w.filterwarnings("ignore")
-from rewriter.verify import runtime as _rt
+from rewriter import runtime as _rt
 _rt.install({{"backend": {backend!r}, "eager": False, "instrument": {{}}}})
 """
 
 _START = """\
 get_ipython().reset(new_session=False)
-from rewriter.verify import runtime as _rt
+from rewriter import runtime as _rt
 _rec = _rt.state.recorder
 _rec.phiml_traces.clear(); _rec.phiml_cache.clear(); _rec.jax_compiles.clear()
 _rec.user_functions = set({names!r})

@@ -19,7 +19,8 @@ from rewriter import units
 from rewriter.cli import main
 from rewriter.engine import Settings, process_source
 from rewriter.registry import all_codemods
-from rewriter.verify import runtime, session
+from rewriter import runtime
+from rewriter.verify import session
 from rewriter.verify.report import CALLS_DIFFER, DIFFERS, EQUAL, FAILS, NOT_COMPARABLE, NOT_EXERCISED, compare_calls
 
 pytestmark = pytest.mark.backends

@@ -17,7 +17,8 @@ import pytest
 from click.testing import CliRunner
 
 from rewriter.cli import main
-from rewriter.verify import runtime, workspace
+from rewriter import runtime
+from rewriter.verify import workspace
 from rewriter.verify.report import (CALLS_DIFFER, DIFFERS, EQUAL, FAILS, UNSEEDED, references_to_repeat, replays_to_repeat,
                                     verdicts)
 from rewriter.verify.session import RunResult, RunSpec

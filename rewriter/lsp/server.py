@@ -326,7 +326,8 @@ async def did_change(ls: PhimlLanguageServer, params: types.DidChangeTextDocumen
 @server.feature(types.TEXT_DOCUMENT_DID_SAVE)
 async def did_save(ls: PhimlLanguageServer, params: types.DidSaveTextDocumentParams) -> None:
     if params.text_document.uri in ls.python:
-        ls.schedule(params.text_document.uri, 0)  # the configuration may have changed with the save
+        ls.analyses.pop(params.text_document.uri, None)  # the configuration may have changed with the save:
+        ls.schedule(params.text_document.uri, 0)  # the same text is analysed again
 
 
 @server.feature(types.NOTEBOOK_DOCUMENT_DID_OPEN)
@@ -341,7 +342,8 @@ async def notebook_did_change(ls: PhimlLanguageServer, params: types.DidChangeNo
 
 @server.feature(types.NOTEBOOK_DOCUMENT_DID_SAVE)
 async def notebook_did_save(ls: PhimlLanguageServer, params: types.DidSaveNotebookDocumentParams) -> None:
-    ls.schedule_notebook(params.notebook_document.uri, 0)  # the configuration may have changed with the save
+    ls.notebook_analyses.pop(params.notebook_document.uri, None)  # the configuration may have changed with the save:
+    ls.schedule_notebook(params.notebook_document.uri, 0)  # the same cells are analysed again
 
 
 @server.feature(types.NOTEBOOK_DOCUMENT_DID_CLOSE)

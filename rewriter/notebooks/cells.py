@@ -8,12 +8,9 @@ lands in the cell whose statement needs it, and the rewritten module splits back
 """
 from __future__ import annotations
 
-from bisect import bisect_right
 from dataclasses import dataclass
 
-from ..boundaries import CELL_MARKER, cell_of_marker
-from ..findings import Finding, Span
-from .lines import python_lines
+from ..boundaries import CELL_MARKER, LineMap, cell_of_marker, python_lines
 
 
 @dataclass(frozen=True)
@@ -65,42 +62,3 @@ def split(source: str, joined: Joined) -> dict[int, str] | None:
             text = text.rstrip("\r\n")
         out[index] = text
     return out
-
-
-class LineMap:
-    """Lines of a joined module -> (cell index, line in the cell), both 1-based."""
-
-    def __init__(self, source: str) -> None:
-        self.markers: list[int] = []  # line of each marker
-        self.cells: list[int] = []
-        for number, line in enumerate(python_lines(source), 1):
-            index = cell_of_marker(line)
-            if index is not None:
-                self.markers.append(number)
-                self.cells.append(index)
-
-    def cell_line(self, line: int) -> tuple[int, int]:
-        if not self.markers:
-            return 1, line
-        k = bisect_right(self.markers, line) - 1
-        if k < 0:  # above the first marker: the first cell's (an import added at the top)
-            return self.cells[0], 1
-        return self.cells[k], max(1, line - self.markers[k])
-
-    def line_of(self, cell: int, line: int) -> int | None:
-        """The module's line for a cell's line (None: that cell is not in the module)."""
-        if cell not in self.cells:
-            return None
-        return self.markers[self.cells.index(cell)] + line
-
-    def label(self, line: int) -> str:
-        cell, in_cell = self.cell_line(line)
-        return f"cell {cell}, line {in_cell}"
-
-    def place(self, finding: Finding) -> None:
-        """Give a finding of this module its cell, and its span in that cell (a span that runs
-        into the next cell ends on its first line)."""
-        cell, line = self.cell_line(finding.span.line)
-        end_cell, end_line = self.cell_line(finding.span.end_line)
-        finding.span = Span(line, finding.span.column, end_line if end_cell == cell else line, finding.span.end_column)
-        finding.cell = cell

@@ -17,7 +17,7 @@ import io
 import tokenize
 from dataclasses import dataclass, field
 
-from .lines import python_lines
+from ..boundaries import python_lines
 
 # Cell magics whose body IPython runs as Python code in the user namespace.
 # (`%%python` and `%%script` run in a subprocess, not in the notebook: opaque like `%%bash`.)

@@ -1,6 +1,6 @@
 """`phiml-rewrite profile`: run a program, record who traces and why, feed the findings back.
 
 `run` starts the program once per backend with the runtime's profiler installed (see
-`rewriter.verify.runtime.profiling`), `report` turns the records into verdicts and advice,
+`rewriter.runtime.profiling`), `report` turns the records into verdicts and advice,
 `display` prints them, `fix` hands the evidence to PML401.
 """

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
-from ..verify import runtime
+from .. import runtime
 from ..verify.session import available_backends, command_argvs
 from ..verify.workspace import install_bootstrap
 

@@ -18,7 +18,7 @@ import sys
 import traceback
 import warnings
 
-from . import runtime
+from .. import runtime
 
 
 def _load(path: str, name: str):

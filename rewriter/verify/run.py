@@ -8,7 +8,7 @@ import sys
 import tempfile
 from dataclasses import dataclass
 
-from . import runtime
+from .. import runtime
 
 
 class HarnessError(RuntimeError):

@@ -17,7 +17,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from . import runtime
+from .. import runtime
 from .workspace import PYTEST_PLUGIN, RUNTIME_MODULE, Workspace
 
 PHIML_BACKENDS = ("numpy", "jax", "torch", "tensorflow")

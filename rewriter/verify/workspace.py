@@ -13,6 +13,7 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .. import runtime
 from .. import units as _units
 
 IGNORED_DIRS = {".git", ".hg", ".svn", ".venv", "venv", "__pycache__", "node_modules", ".tox", ".nox",
@@ -103,7 +104,7 @@ def install_bootstrap(directory: Path) -> None:
     """The runtime package and a `sitecustomize` that installs it: put `directory` first on PYTHONPATH."""
     directory.mkdir()
     here = Path(__file__).parent
-    shutil.copytree(here / "runtime", directory / RUNTIME_MODULE, ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copytree(Path(runtime.__file__).parent, directory / RUNTIME_MODULE, ignore=shutil.ignore_patterns("__pycache__"))
     shutil.copyfile(here / "pytest_plugin.py", directory / f"{PYTEST_PLUGIN}.py")
     shutil.copyfile(here / "notebook_runner.py", directory / f"{NOTEBOOK_RUNNER}.py")
     (directory / "sitecustomize.py").write_text(f"import {RUNTIME_MODULE}\n{RUNTIME_MODULE}.install_from_env()\n")
