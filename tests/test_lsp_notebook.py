@@ -195,3 +195,21 @@ async def test_closing_a_notebook_clears_its_cells(client: LanguageClient):
             break
         await asyncio.sleep(0.05)
     assert list(client.diagnostics.get(nb.uri_of(1), [1])) == []
+
+
+async def test_a_configuration_changed_before_a_save_applies_to_the_same_cells(client: LanguageClient):
+    project = client.root / "configured"
+    project.mkdir()
+    (project / "pyproject.toml").write_text('[tool.phiml-rewrite]\nignore = ["PML201"]\n')
+    nb = Notebook(client, "configured/nb.ipynb", [IMPORTS, STEP])
+    nb.open()
+    assert await diagnostics_of(client, nb.uri_of(1), 1) == []
+    (project / "pyproject.toml").write_text("[tool.phiml-rewrite]\n")
+    client.notebook_document_did_save(types.DidSaveNotebookDocumentParams(
+        notebook_document=types.NotebookDocumentIdentifier(uri=nb.uri)))
+    for _ in range(1200):
+        if [d.code for d in client.diagnostics.get(nb.uri_of(1), [])] == ["PML201"]:
+            break
+        await asyncio.sleep(0.05)
+    assert [d.code for d in client.diagnostics[nb.uri_of(1)]] == ["PML201"]
+    nb.close()
