@@ -82,10 +82,13 @@ class LineMap:
         cell, in_cell = self.cell_line(line)
         return f"cell {cell}, line {in_cell}"
 
+    def in_cell(self, span: Span) -> tuple[int, Span]:
+        """A span of this module as (its cell, the span in that cell); a span that runs into the
+        next cell ends on its first line."""
+        cell, line = self.cell_line(span.line)
+        end_cell, end_line = self.cell_line(span.end_line)
+        return cell, Span(line, span.column, end_line if end_cell == cell else line, span.end_column)
+
     def place(self, finding: Finding) -> None:
-        """Give a finding of this module its cell, and its span in that cell (a span that runs
-        into the next cell ends on its first line)."""
-        cell, line = self.cell_line(finding.span.line)
-        end_cell, end_line = self.cell_line(finding.span.end_line)
-        finding.span = Span(line, finding.span.column, end_line if end_cell == cell else line, finding.span.end_column)
-        finding.cell = cell
+        """Give a finding of this module its cell, and its span in that cell."""
+        finding.cell, finding.span = self.in_cell(finding.span)

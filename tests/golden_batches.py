@@ -50,6 +50,15 @@ class Request:
     isolated: bool = False
 
 
+def rewritten_file(case, directory: Path) -> tuple[Path, bool]:
+    """A golden case's expected rewrite as a program of its own in `directory`, and whether the case
+    must run alone (`changes_global_state` of the original or its rewrite)."""
+    rewritten = directory / f"{case.codemod}__{case.name}_rewritten.py"
+    if not rewritten.exists():
+        rewritten.write_bytes(case.expected)
+    return rewritten, changes_global_state(case.path, rewritten)
+
+
 def changes_global_state(*paths: Path) -> bool:
     """Whether a program calls something that configures its framework for the whole process."""
     for path in paths:

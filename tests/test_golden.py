@@ -11,7 +11,7 @@ from rewriter.findings import Safety
 from rewriter.registry import all_codemods, by_code
 from rewriter.verify.golden import GoldenCase, discover
 from rewriter.verify.run import Run
-from tests.golden_batches import Batcher, Key, Request, changes_global_state, grouped
+from tests.golden_batches import Batcher, Key, Request, grouped, rewritten_file
 from tests.golden_checks import check_runs
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -74,9 +74,7 @@ def _plan(directory: Path) -> list[Request]:
     """Every golden run: the eager references, and original, rewritten and rewritten-eager per backend."""
     out = []
     for case in dict.fromkeys(c for c, _ in RUNNABLE):
-        isolated = changes_global_state(case.path, case.expected_path if case.expected_path.exists() else case.path)
-        rewritten = directory / f"{case.codemod}__{case.name}_rewritten.py"
-        rewritten.write_bytes(case.expected)
+        rewritten, isolated = rewritten_file(case, directory)
         out.append(Request(case.id, _reference_key(case), (Run("reference", str(case.path), case.entry),), isolated))
         for backend in case.backends:
             runs = [Run("original", str(case.path), case.entry), Run("rewritten_eager", str(rewritten), case.entry, eager=True)]

@@ -27,7 +27,7 @@ from rewriter.findings import Safety
 from rewriter.verify.golden import discover
 from rewriter.verify.run import Run
 from rewriter.verify.values import compare
-from tests.golden_batches import Batcher, Key, Request, changes_global_state, grouped
+from tests.golden_batches import Batcher, Key, Request, grouped, rewritten_file
 
 ROOT = Path(__file__).resolve().parent.parent
 ALL = [m for rows in table.TABLES.values() for m in rows]
@@ -254,14 +254,13 @@ def _migration_key(case, backend: str) -> Key:
 def _plan(directory: Path) -> list[Request]:
     out = []
     for case, backend in MIGRATION_CASES:
-        rewritten = directory / f"{case.codemod}__{case.name}_rewritten.py"
-        rewritten.write_bytes(case.expected)
+        rewritten, isolated = rewritten_file(case, directory)
         out.append(Request(case.id, _migration_key(case, backend), (
             Run("original", str(case.path), case.entry),
             Run("rewritten", str(rewritten), case.entry),
             Run("rewritten_eager", str(rewritten), case.entry, eager=True),
             Run("expected", str(rewritten), "golden_expected", eager=True),
-        ), changes_global_state(case.path, case.expected_path)))
+        ), isolated))
     return out
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 
 from .. import config as _config
-from ..findings import Finding, Span
+from ..findings import Finding
 from ..notebooks import magics
 from ..notebooks.cells import Joined, LineMap, join
 from ..notebooks.process import analysed_cells, changed_cells
@@ -59,10 +59,8 @@ class NotebookAnalysis:
         by_index = {cell.index: cell.key for cell in self.cells}
         self.findings = {cell.key: [] for cell in self.cells}
         for finding in self.analysis.findings:
-            index, line = positions.cell_line(finding.span.line)
-            end_index, end_line = positions.cell_line(finding.span.end_line)
-            span = Span(line, finding.span.column, end_line if end_index == index else line, finding.span.end_column)
-            placed = replace(finding, span=span, cell=index)
+            index, span = positions.in_cell(finding.span)
+            placed = replace(finding, span=span, cell=index)  # the joined module's finding stays as it is
             self._origin[id(placed)] = finding
             self.findings[by_index[index]].append(placed)
         for found in self.findings.values():

@@ -46,7 +46,8 @@ def mask(text: str) -> Masked | None:
         return None  # our own placeholder text written by hand: it could not be restored unambiguously
     spans = []  # (first line index, last line index) of each magic, 0-based
     first = next((i for i, line in enumerate(lines) if line.strip()), None)
-    if first is not None and lines[first].lstrip().startswith("%%"):
+    cell_magic = first is not None and lines[first].lstrip().startswith("%%")
+    if cell_magic:
         name = lines[first].lstrip()[2:].split(None, 1)
         if not name or name[0] not in PYTHON_CELL_MAGICS:
             return None
@@ -55,7 +56,7 @@ def mask(text: str) -> Masked | None:
     if not spans:
         return Masked(text)
     out = list(lines)
-    masked = Masked("", cell_magic=first is not None and spans[0] == (first, first) and lines[first].lstrip().startswith("%%"))
+    masked = Masked("", cell_magic=cell_magic)
     for number, (start, end) in enumerate(spans, 1):
         indent = _indent(lines[start])
         placeholder = [f"{indent}pass  {_TAG} {number}"] + [f"{indent}{_TAG} {number}+" for _ in range(start + 1, end + 1)]
@@ -164,9 +165,9 @@ def _is_magic(tokens: list[tokenize.TokenInfo]) -> bool:
     # starts with IPython syntax (its first `=` outside brackets)
     depth = 0
     for i, token in enumerate(tokens[:-1]):
-        if token.type == tokenize.OP and token.string in "([{":
+        if token.type == tokenize.OP and token.string in ("(", "[", "{"):
             depth += 1
-        elif token.type == tokenize.OP and token.string in ")]}":
+        elif token.type == tokenize.OP and token.string in (")", "]", "}"):
             depth -= 1
         elif depth == 0 and token.type == tokenize.OP and token.string == "=":
             after = tokens[i + 1]
