@@ -158,7 +158,7 @@ class Retracing(Codemod):
         for node in self._defs_in_loops:
             self._check_def_in_loop(node)
         for call in self._calls:
-            if self._factory(call.func) is not None:
+            if self._factory(call.func) is not None or self._remote_factory(call.func) is not None:
                 self._check_factory_call(call)
             elif self.file.syntax.may_be_jitted(call.func) or self._built_by_factory(call.func):
                 self._check_call(call, fixed)
@@ -199,7 +199,14 @@ class Retracing(Codemod):
         """`op = make_op(dt)` in a loop, where `make_op` returns a jit function it creates: a new one,
         with an empty cache, every iteration."""
         names = self.file.analysis.names
-        factory, jitted = self._factory(call.func)
+        local = self._factory(call.func)
+        if local is not None:
+            factory_name, api, framework = local[0].name.value, local[1].transform.api.name, local[1].transform.framework
+            elsewhere = ""
+        else:
+            remote = self._remote_factory(call.func)
+            factory_name, api, framework = remote.function, remote.jit_api, remote.framework
+            elsewhere = f", defined at {remote.where}"
         if self.file.analysis.jit.enclosing_context(call) is not None:
             return  # inside a traced body: inlined into the outer trace
         loops = enclosing_loops(names, call)
@@ -210,22 +217,23 @@ class Retracing(Codemod):
                 and match_application(names, names.parent(parent), (Kind.JIT,)) is not None:
             return  # `jit(make_op(dt))`: PML302 / PML303
         loop = Loop.of(loops[0])
-        varying = sorted(read_names(call) & (loop.counters | loop.changed) - {factory.name.value})
+        varying = sorted(read_names(call) & (loop.counters | loop.changed) - {factory_name})
         spelling = self.file.code(call).strip()
-        how = _retraces(jitted.transform.framework)
+        how = _retraces(framework)
+        advice = _framework_advice(framework)
         reads = f", and it depends on {_listed(varying)}" if varying else ""
         if varying and len(varying) == 1:
             key = varying[0]
-            cure = (f"build it once per distinct `{key}` and reuse it: `{factory.name.value}_by_{key} = {{}}` before the loop, then "
-                    f"`if {key} not in {factory.name.value}_by_{key}: {factory.name.value}_by_{key}[{key}] = {spelling}` (if `{key}` is "
+            cure = (f"build it once per distinct `{key}` and reuse it: `{factory_name}_by_{key} = {{}}` before the loop, then "
+                    f"`if {key} not in {factory_name}_by_{key}: {factory_name}_by_{key}[{key}] = {spelling}` (if `{key}` is "
                     f"hashable and compared by value), or make `{key}` an argument of one module-level jit function "
-                    f"({_argument_advice(jitted)})")
+                    f"({advice})")
         elif varying:
             cure = (f"build it once per distinct ({', '.join(varying)}) and keep the functions in a dict keyed on them, "
-                    f"or make them arguments of one module-level jit function ({_argument_advice(jitted)})")
+                    f"or make them arguments of one module-level jit function ({advice})")
         else:
             cure = "build it once, before the loop"
-        self.report(call, f"`{spelling}` builds a new jit function (`{jitted.transform.api.name}` in `{factory.name.value}`) on "
+        self.report(call, f"`{spelling}` builds a new jit function (`{api}` in `{factory_name}`{elsewhere}) on "
                           f"every iteration{reads}: each one starts with an empty trace cache, so {how} it again every "
                           f"time. Stable key: {cure}.")
 
@@ -247,6 +255,20 @@ class Retracing(Codemod):
                 return None
             found = found or jitted
         return (node, found) if found is not None else None
+
+    def _remote_factory(self, func: cst.BaseExpression):
+        """`make_op` imported from another module of the project, which returns a jit function it
+        creates on every call (rewriter/project/index.py); None otherwise."""
+        project = self.file.analysis.project
+        if not project or not isinstance(func, cst.Name):
+            return None
+        found = project.factory(func.value)
+        if found is None or not found.jit_api:
+            return None
+        assignments = self.file.analysis.names.assignments(func)
+        if len(assignments) != 1 or type(next(iter(assignments))).__name__ != "ImportAssignment":
+            return None  # a local of the same name, or rebound: not the imported factory
+        return found
 
     def _created_jit(self, value: cst.BaseExpression, factory: cst.FunctionDef) -> Jitted | None:
         names = self.file.analysis.names
@@ -524,9 +546,13 @@ def _retraces(framework: str) -> str:
 
 
 def _argument_advice(jitted: Jitted) -> str:
-    if jitted.transform.framework == "phiml":
+    return _framework_advice(jitted.transform.framework)
+
+
+def _framework_advice(framework: str) -> str:
+    if framework == "phiml":
         return "a tensor, or listed in `auxiliary_args` where it must stay a Python value"
-    if jitted.transform.framework == "jax":
+    if framework == "jax":
         return "traced, or in `static_argnames` where it must stay a Python value"
     return "a tensor"
 

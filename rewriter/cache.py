@@ -57,7 +57,11 @@ def settings_key(settings: Settings) -> str | None:
     if settings.runtime_evidence or settings.unsafe_units is not None or settings.withheld_units:
         return None
     codes = sorted(c.CODE for c in settings.codemods)
-    return json.dumps([codes, settings.unsafe_fixes, settings.apply_fixes, settings.original_positions, settings.ast_prefilter])
+    # What other modules tell the file (rewriter/analysis/facts.py): a file is analysed again exactly
+    # when those facts change, not when any other file does.
+    project = settings.project.digest() if settings.project else ""
+    return json.dumps([codes, settings.unsafe_fixes, settings.apply_fixes, settings.original_positions, settings.ast_prefilter,
+                       project])
 
 
 def file_key(source: bytes, settings: str) -> str:

@@ -77,6 +77,7 @@ class FileContext:
     evidence: dict[int, str] = field(default_factory=dict)  # line of a def -> what a profile run saw
     callsite_facts: dict = field(default_factory=dict)  # function -> its parameters' roles (engine.Settings)
     cells: bool = False  # the module is a notebook's code cells joined (rewriter/notebooks)
+    project: object = None  # FileFacts: what the rest of the project tells this file (engine.Settings)
 
     def line_label(self, line: int) -> str:
         """How a message names a line of this module: `line 12`, or `cell 3, line 4` in a notebook."""
@@ -128,7 +129,7 @@ class FileContext:
     def analysis(self) -> "ModuleAnalysis":
         from .analysis import ModuleAnalysis
 
-        analysis = ModuleAnalysis(self.wrapper, self.path, self.callsite_facts)
+        analysis = ModuleAnalysis(self.wrapper, self.path, self.callsite_facts, self.project)
         if self.cells:
             analysis.names.line_label = self.line_label
         return analysis

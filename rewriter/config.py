@@ -13,6 +13,8 @@ ignore = ["jit-in-loop"]
 exclude = ["vendored/"]            # replaces the default excludes (gitignore syntax)
 extend-exclude = ["generated/"]    # adds to them
 extend-include = ["*.pyw"]         # more files to check besides *.py, *.pyi and *.ipynb (gitignore syntax)
+project-root = "."                 # the project indexed for cross-module facts (default: nearest pyproject.toml or VCS root)
+project = true                     # false: analyse every file alone
 unsafe-fixes = false
 [tool.phiml-rewrite.per-file-ignores]
 "tests/**" = ["PML5"]
@@ -49,6 +51,10 @@ class Config:
     extend_include: tuple[str, ...] = ()  # more files than files.PYTHON_SUFFIXES (gitignore syntax)
     unsafe_fixes: bool = False
     per_file_ignores: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    # The project whose index every file's analysis uses (rewriter/project): None, the nearest
+    # directory with a pyproject.toml or a version-control root; `project = false`: files alone.
+    project_root: str | None = None
+    project: bool = True
     _cache: dict = field(default_factory=dict, init=False, compare=False, repr=False)
 
     def override(
@@ -227,4 +233,13 @@ _KEYS = {
     "extend-include": ("extend_include", _strings),
     "unsafe-fixes": ("unsafe_fixes", _bool),
     "per-file-ignores": ("per_file_ignores", _per_file),
+    "project-root": ("project_root", lambda value, key, path: os.path.normpath(
+        os.path.join(os.path.dirname(os.path.abspath(path)), _string(value, key, path)))),
+    "project": ("project", _bool),
 }
+
+
+def _string(value: Any, key: str, path: str) -> str:
+    if not isinstance(value, str):
+        raise ConfigError(f"{path}: [tool.{SECTION}] {key} must be a string, got {value!r}")
+    return value

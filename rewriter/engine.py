@@ -22,6 +22,7 @@ from .boundaries import split_leading_lines
 from .codemod import Codemod, FileContext, InsertBefore, ProposedFix, Replace
 from .findings import FileResult, Finding
 from .prefilter import filter_codemods
+from .analysis.facts import FileFacts
 from .suppressions import Suppressions
 
 MAX_PASSES = 8
@@ -49,6 +50,9 @@ class Settings:
     callsite_facts: tuple = ()
     # The module is a notebook's code cells joined (rewriter/notebooks): messages name lines by cell.
     cells: bool = False
+    # What the project index found in the other modules about this one (rewriter/project): functions
+    # they trace, calls they make of its jit functions, factories it imports. None: analysed alone.
+    project: FileFacts | None = None
 
 
 class ProcessingError(Exception):
@@ -207,11 +211,27 @@ def report_pass(source: bytes, path: str, settings: Settings) -> Pass:
 
 
 def _candidates(source: bytes, settings: Settings) -> list[type[Codemod]]:
-    """The codemods the pre-filters let through for this source."""
+    """The codemods the pre-filters let through for this source, judged with the project's facts."""
     codemods = wanted_codemods(source, settings.codemods)
+    wanted = project_codes(settings.project)
+    if wanted:  # without the trigger words: a helper traced from another module need not spell `jit`
+        codemods = [c for c in settings.codemods if c in codemods or c.CODE in wanted]
     if codemods and settings.ast_prefilter:
-        codemods = filter_codemods(source, codemods)
+        codemods = filter_codemods(source, codemods, settings.project)
     return codemods
+
+
+def project_codes(facts: FileFacts | None) -> frozenset[str]:
+    """The rules that facts from other modules can make fire in a file that does not spell their
+    trigger words (call evidence only matters for a jit function of the file: it spells them)."""
+    if not facts:
+        return frozenset()
+    codes: set[str] = set()
+    if facts.traces:
+        codes |= {"PML201", "PML202", "PML203", "PML204"}
+    if facts.factories:
+        codes |= {"PML302", "PML401"}
+    return frozenset(codes)
 
 
 def _fixpoint(
@@ -277,6 +297,7 @@ def _run_codemods(module: cst.Module, path: str, codemods: Sequence[type[Codemod
         evidence=_evidence_for(path, settings.runtime_evidence),
         callsite_facts=dict(settings.callsite_facts),
         cells=settings.cells,
+        project=settings.project,
     )
     visitors = [context.syntax, *(cm(context) for cm in codemods)]
     names = context.analysis.names

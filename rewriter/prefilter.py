@@ -87,8 +87,12 @@ class _Spelling:
 class _Finder(ast.NodeVisitor):
     """Mirrors the gates of rewriter/analysis/syntax.py on CPython's ast (pre-order, like libcst)."""
 
-    def __init__(self, spelling: _Spelling) -> None:
+    def __init__(self, spelling: _Spelling, project=None) -> None:
         self.s = spelling
+        # What other modules say (rewriter/analysis/facts.py): defs of this file they trace, and
+        # imported names of theirs that build a new jit function per call.
+        self.remote_traced = {t.function.rsplit(".", 1)[-1] for t in project.traces} if project else set()
+        self.remote_factories = {f.name for f in project.factories} if project else set()
         self.functions: list[ast.AST] = []
         self.loops = 0
         self.fire: set[str] = set()  # codes of rules that may fire
@@ -301,7 +305,7 @@ class _Finder(ast.NodeVisitor):
 
     def _traced_functions(self) -> set:
         """Jit-decorated or -wrapped functions and lambdas, and every function name they call (transitively)."""
-        work = [*self.jit_decorated, *self.jit_wrapped, *self.jit_lambdas]
+        work = [*self.jit_decorated, *self.jit_wrapped, *self.jit_lambdas, *self.remote_traced]
         seen: set = set()
         while work:
             key = work.pop()
@@ -331,8 +335,9 @@ class _Finder(ast.NodeVisitor):
             self.fire.add("PML204")
         if self.auxiliary_args and (self.jit_decorated or self.jit_calls or self.custom_gradients or self.custom_gradient_decorated):
             self.fire.add("PML205")
-        if self.called_in_loops & (self.jit_decorated | self.jit_assigned | self.jit_factories) or any(
-                self.assigned_calls.get(name, set()) & self.jit_factories for name in self.called_in_loops):
+        factories = self.jit_factories | self.remote_factories
+        if self.called_in_loops & (self.jit_decorated | self.jit_assigned | factories) or any(
+                self.assigned_calls.get(name, set()) & factories for name in self.called_in_loops):
             self.fire.add("PML401")
         if traced & self.effects:
             self.fire.add("PML501")
@@ -420,8 +425,8 @@ def _parse(source: bytes) -> ast.Module | None:
         return None
 
 
-def _fire(tree: ast.Module, spelling: _Spelling) -> set[str]:
-    finder = _Finder(spelling)
+def _fire(tree: ast.Module, spelling: _Spelling, project=None) -> set[str]:
+    finder = _Finder(spelling, project)
     finder.visit(tree)
     return finder.conclude()
 
@@ -437,9 +442,10 @@ def has_candidates(source: bytes) -> bool:
     return fire is None or bool(fire)
 
 
-def filter_codemods(source: bytes, codemods: list) -> list:
+def filter_codemods(source: bytes, codemods: list, project=None) -> list:
     """The codemods that may fire on `source`: known rules only with a candidate, rules with an
-    identifier gate (`Codemod.ast_gate`) only when it holds, any other rule always."""
+    identifier gate (`Codemod.ast_gate`) only when it holds, any other rule always. `project`: the
+    facts other modules give the file (functions they trace, factories of theirs it imports)."""
     gated = [c for c in codemods if c.CODE not in KNOWN and _has_gate(c)]
     if not gated and not any(c.CODE in KNOWN for c in codemods):
         return codemods
@@ -447,7 +453,7 @@ def filter_codemods(source: bytes, codemods: list) -> list:
     if tree is None:
         return codemods
     spelling = _Spelling(tree)  # the file's imports, read once for both stages
-    fire = _fire(tree, spelling) if any(c.CODE in KNOWN for c in codemods) else set()
+    fire = _fire(tree, spelling, project) if any(c.CODE in KNOWN for c in codemods) else set()
     ids = identifiers(tree, spelling) if gated else None
     out = []
     for c in codemods:

@@ -22,7 +22,7 @@ from . import files as _files
 from . import notebooks
 from .cache import ResultCache
 from .config import Config
-from .engine import Settings, process_source, wanted_codemods
+from .engine import Settings, process_source, project_codes, wanted_codemods
 from .findings import FileResult
 
 POOL_MIN_FILES = 8  # fewer files to parse than this: the pool's start-up costs more than it saves
@@ -99,7 +99,7 @@ def process_files(
         record = hits.get(keys.get(i, ""))
         if record is not None:
             results[i] = _cache.from_record(record, path, source)
-        elif not wanted_codemods(source, settings.codemods):
+        elif not project_codes(settings.project) and not wanted_codemods(source, settings.codemods):
             results[i] = _process_in_worker((path, source, settings))  # returns at once: skipped
         else:
             todo.append((i, (path, source, settings)))
@@ -288,16 +288,36 @@ def summarize(results: Sequence[FileResult], written: bool, fixed: int) -> Summa
     )
 
 
-def settings_for(config: Config, apply_fixes: bool = True, original_positions: bool = False) -> SettingsFor:
+def settings_for(config: Config, apply_fixes: bool = True, original_positions: bool = False, index=None) -> SettingsFor:
+    """Settings per file; with a project index, each file's facts from the other modules."""
     def settings(path: str) -> Settings:
         return Settings(
             codemods=config.codemods_for(path),
             unsafe_fixes=config.unsafe_fixes,
             apply_fixes=apply_fixes,
             original_positions=original_positions,
+            project=(index.facts_for(path) or None) if index is not None else None,
         )
 
     return settings
+
+
+def project_index(config: Config, paths: Sequence[str], cache: ResultCache | None = None, sources: dict | None = None):
+    """The index of the project `paths` belong to (every file under its root, with the run's
+    excludes), or None when the configuration says files are analysed alone."""
+    if not config.project:
+        return None
+    from .project.index import ProjectIndex, project_root
+
+    root = config.project_root or project_root(paths[0] if paths else ".")
+    found = _files.discover(
+        [root], exclude=config.exclude, extend_exclude=config.extend_exclude, base=config.root,
+        extend_include=config.extend_include,
+    )
+    files = list(found.files)
+    known = {os.path.realpath(f) for f in files}
+    files += [p for p in paths if os.path.isfile(p) and os.path.realpath(p) not in known]
+    return ProjectIndex.build(root, files, cache=cache, sources=sources)
 
 
 def run(
@@ -319,9 +339,10 @@ def run(
         force_exclude=force_exclude,
         extend_include=config.extend_include,
     )
+    index = project_index(config, found.files, cache) if found.files else None
     # Without --in-place the file on disk stays the original: report positions in it.
-    results = process_files(found.files, settings_for(config, original_positions=not write), jobs=jobs, progress=progress,
-                            cache=cache)
+    results = process_files(found.files, settings_for(config, original_positions=not write, index=index), jobs=jobs,
+                            progress=progress, cache=cache)
     if write:
         for result in results:
             write_result(result)
@@ -349,7 +370,8 @@ def run_stdin(source: bytes, filename: str, config: Config, *, write: bool = Tru
     ):
         return conclude([FileResult(path=filename, old_source=source, skipped=True)], written=write)
     # A dry run reports at the buffer's own positions, as for files (an editor places them there).
-    result = _process_in_worker((filename, source, settings_for(config, original_positions=not write)(filename)))
+    index = project_index(config, [filename], sources={filename: source}) if os.path.exists(filename) else None
+    result = _process_in_worker((filename, source, settings_for(config, original_positions=not write, index=index)(filename)))
     return conclude([result], written=write)
 
 

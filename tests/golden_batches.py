@@ -100,7 +100,7 @@ class Batcher:
                 self._run_together(key, [request])
 
     def _run_together(self, key: Key, requests: list[Request]) -> None:
-        runs = [Run(f"{r.case}::{run.label}", run.path, run.entry, run.eager) for r in requests for run in r.runs]
+        runs = [Run(f"{r.case}::{run.label}", run.path, run.entry, run.eager, run.project) for r in requests for run in r.runs]
         try:
             out = run_backend(key.backend, key.framework, runs, timeout=SECONDS_PER_CASE * len(requests), eager=key.eager)
         except HarnessError as e:

@@ -20,20 +20,22 @@ from .traced import TracedAnalysis
 
 
 class ModuleAnalysis:
-    def __init__(self, wrapper: cst.MetadataWrapper, path: str = "", callsite_facts: dict | None = None) -> None:
+    def __init__(self, wrapper: cst.MetadataWrapper, path: str = "", callsite_facts: dict | None = None,
+                 project=None) -> None:
         self.wrapper = wrapper
         self.path = path
         self.callsite_facts = callsite_facts or {}
+        self.project = project  # what the rest of the project tells this file (rewriter/analysis/facts.py)
         self.names = NameResolver(wrapper)
         self._reserved: set[str] = set()  # names handed out by fresh_name during this pass
 
     @cached_property
     def jit(self) -> JitAnalysis:
-        return JitAnalysis(self.names)
+        return JitAnalysis(self.names, self.project)
 
     @cached_property
     def traced(self) -> TracedAnalysis:
-        return TracedAnalysis(self.names, self.jit, self.callsite_facts)
+        return TracedAnalysis(self.names, self.jit, self.callsite_facts, self.project)
 
     @cached_property
     def reachability(self) -> Reachability:

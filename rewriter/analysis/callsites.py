@@ -46,6 +46,7 @@ class Passed:
     expr: cst.BaseExpression
     literal: object = None  # ARRAY: the number it wraps (`jnp.int32(5)`, `math.tensor(5)`), when it wraps one
     shape: str | None = None  # ARRAY: a label of its shape when the call spells it (`jnp.array([1., 2.])`: "(2,)")
+    where: str = ""  # a call in another module (`train.py:41`, from the project index): `call` and `expr` are None
 
 
 @dataclass
@@ -74,6 +75,7 @@ class CallEvidence:
     calls: list[cst.Call]
     params: dict[str, ParamEvidence]
     complete: bool  # every use of the callable in this module is a direct call we could bind
+    remote: list[str] = field(default_factory=list)  # calls in other modules (`train.py:41`), from the project index
 
 
 def _literal_value(node: cst.BaseExpression):
@@ -285,17 +287,43 @@ def _has_float(value) -> bool:
 class CallSites:
     """Calls of jitted callables in a module, and what they pass (computed per function on demand)."""
 
-    def __init__(self, resolver: NameResolver) -> None:
+    def __init__(self, resolver: NameResolver, project=None) -> None:
         self.resolver = resolver
         self.kinds = ArgumentKinds(resolver)
+        self.project = project  # FileFacts from the project index, or None
         self._cache: dict[int, CallEvidence] = {}
 
     def of(self, fn: cst.FunctionDef | cst.Lambda, how: str, application: cst.Call | None = None) -> CallEvidence:
         """Evidence for the jitted callable of `fn`: the decorated def itself, or the value of `application`."""
         key = id(application) if application is not None else id(fn)
         if key not in self._cache:
-            self._cache[key] = self._collect(fn, how, application)
+            evidence = self._collect(fn, how, application)
+            self._add_remote(fn, evidence)
+            self._cache[key] = evidence
         return self._cache[key]
+
+    def _add_remote(self, fn, evidence: CallEvidence) -> None:
+        """The calls other modules make of this jitted function (rewriter/project/index.py)."""
+        if not self.project or not isinstance(fn, cst.FunctionDef):
+            return
+        from .jit import qualified_def_name
+
+        name = qualified_def_name(self.resolver, fn)
+        for call in self.project.calls_of(name) if name else ():
+            evidence.remote.append(call.where)
+            if not call.complete:
+                evidence.complete = False
+                continue
+            given = set()
+            for arg in call.args:
+                if arg.param not in evidence.params:
+                    continue
+                kind = {"python": ArgKind.PYTHON, "array": ArgKind.ARRAY}.get(arg.kind, ArgKind.UNKNOWN)
+                evidence.params[arg.param].passed.append(Passed(kind, arg.value, None, None, where=call.where))
+                given.add(arg.param)
+            for name_, param in evidence.params.items():
+                if name_ not in given:
+                    param.omitted += 1
 
     def _collect(self, fn, how: str, application: cst.Call | None) -> CallEvidence:
         params = _parameters(fn)
@@ -482,17 +510,23 @@ def param_role(param: cst.Param, static: frozenset[str] | None, evidence: CallEv
         arrays = tuple(p.value for p in seen.passed if p.kind is ArgKind.ARRAY) if only_arrays else (None,)
         literals = tuple(p.literal for p in seen.passed) if only_arrays else (None,)
         shapes = tuple(p.shape for p in seen.passed) if only_arrays else (None,)
-        return ParamRole(Role.DATA, f"an array is passed (`{_code(first.expr)}`)", arrays=arrays, literals=literals,
+        shown = f"at {first.where}" if first.where else f"`{_code(first.expr)}`"
+        return ParamRole(Role.DATA, f"an array is passed ({shown})", arrays=arrays, literals=literals,
                          shapes=shapes)
-    if seen is not None and seen.never_passed and param.default is not None and evidence.calls:
+    if seen is not None and seen.never_passed and param.default is not None and (evidence.calls or evidence.remote):
+        if evidence.remote:
+            return ParamRole(Role.DEFAULTED, f"every call ({len(evidence.calls)} in this file, and at "
+                                             f"{_places(evidence.remote)}) leaves it at its default")
         return ParamRole(Role.DEFAULTED, f"every call in this file ({len(evidence.calls)}) leaves it at its default")
     ann = annotation_name(param)
     if ann in _CONFIG_ANNOTATIONS or ann == "Literal":
         return ParamRole(Role.CONFIG, f"annotated `{ann}`", values)
     if seen is not None and seen.only_python:
-        distinct = list(dict.fromkeys(repr(p.value) if p.value is not None else _code(p.expr) for p in seen.passed))
+        distinct = list(dict.fromkeys(repr(p.value) if p.value is not None or p.where else _code(p.expr) for p in seen.passed))
         shown = ", ".join(f"`{text}`" for text in distinct[:3]) + (", ..." if len(distinct) > 3 else "")
-        return ParamRole(Role.CONFIG, f"passed only as Python values: {shown}", values)
+        remote = [p.where for p in seen.passed if p.where]
+        elsewhere = f" (at {_places(remote)})" if remote else ""
+        return ParamRole(Role.CONFIG, f"passed only as Python values: {shown}{elsewhere}", values)
     if ann is None and param.default is not None and not (seen is not None and seen.passed and not seen.only_python):
         try:
             default = _literal_value(param.default)
@@ -501,6 +535,13 @@ def param_role(param: cst.Param, static: frozenset[str] | None, evidence: CallEv
         if isinstance(default, (bool, int, float, str)):
             return ParamRole(Role.CONFIG, f"defaults to `{default!r}`", values)
     return ParamRole(Role.UNKNOWN, "")
+
+
+def _places(wheres: list[str], limit: int = 3) -> str:
+    """`train.py:41 and eval.py:12`: the calls in other modules a verdict rests on."""
+    distinct = list(dict.fromkeys(wheres))
+    shown = distinct[:limit] + ([f"{len(distinct) - limit} more"] if len(distinct) > limit else [])
+    return shown[0] if len(shown) == 1 else ", ".join(shown[:-1]) + " and " + shown[-1]
 
 
 def _code(node: cst.CSTNode, limit: int = 30) -> str:

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
-from .apis import Kind
+from .apis import Kind, lookup
 from .names import NameResolver
 from .transforms import Application, Transform, match_application, match_transform, static_params
 
@@ -27,6 +27,7 @@ class JitContext:
     static_params: frozenset[str] | None  # None: cannot be read statically (or inherited from a caller)
     caller: "JitContext | None" = None
     application: cst.Call | None = None  # "wrapped": the call that applies the transform (`jax.jit(f)`)
+    remote: object = None  # a RemoteTrace (rewriter/analysis/facts.py): traced from another module, as it says
 
     @property
     def root(self) -> "JitContext":
@@ -83,8 +84,9 @@ class _Collector(cst.CSTVisitor):
 
 
 class JitAnalysis:
-    def __init__(self, resolver: NameResolver) -> None:
+    def __init__(self, resolver: NameResolver, project=None) -> None:
         self.resolver = resolver
+        self.project = project  # FileFacts from the project index, or None
         collector = _Collector(resolver)
         resolver.wrapper.module.visit(collector)
         self._collected = collector.out
@@ -97,7 +99,32 @@ class JitAnalysis:
         for app in collector.out.applications:
             for fn in self.functions_denoted(app.function):
                 self._add(JitContext(fn, app.transform, "wrapped", static_params(app.transform, fn), application=app.call))
+        self._add_remote()
         self._add_called_helpers()
+
+    def _add_remote(self) -> None:
+        """Functions of this module that another module traces (rewriter/project/index.py): applied a jit
+        transform there (`jax.jit(physics.forward)`), or called from a traced function there."""
+        if not self.project:
+            return
+        for trace in self.project.traces:
+            fn = module_function(self.resolver.wrapper.module, trace.function)
+            api = lookup(trace.api)
+            if fn is None or api is None:
+                continue
+            transform = Transform(api, cst.Name(trace.api.rsplit(".", 1)[-1]), ())
+            if trace.how == "wrapped":
+                static = frozenset(trace.static) if trace.static is not None else None
+                self._add(JitContext(fn, transform, "wrapped", static, remote=trace))
+            elif id(fn) not in self._by_function:
+                self._add(JitContext(fn, transform, "called", None, remote=trace))
+
+    def remote_traces(self, fn: cst.CSTNode) -> list:
+        """The RemoteTrace facts of `fn` ("called" ones: what traced callers elsewhere pass it)."""
+        if not self.project or not isinstance(fn, cst.FunctionDef):
+            return []
+        name = qualified_def_name(self.resolver, fn)
+        return [t for t in self.project.traces if t.function == name and t.how == "called"] if name else []
 
     def _add(self, context: JitContext) -> None:
         if id(context.function) not in self._by_function:
@@ -172,6 +199,32 @@ class JitAnalysis:
                 return None
             found = transform
         return found
+
+
+def module_function(module: cst.Module, name: str) -> cst.FunctionDef | None:
+    """The def a project fact names: `f` at module level (the last one), or `make.f` nested in it."""
+    outer, _, inner = name.partition(".")
+    found = None
+    for stmt in module.body:
+        if isinstance(stmt, cst.FunctionDef) and stmt.name.value == outer:
+            found = stmt
+    if found is None or not inner:
+        return found
+    nested = [s for s in found.body.body if isinstance(s, cst.FunctionDef) and s.name.value == inner] \
+        if isinstance(found.body, cst.IndentedBlock) else []
+    return nested[-1] if nested else None
+
+
+def qualified_def_name(resolver: NameResolver, fn: cst.FunctionDef) -> str | None:
+    """`f` for a module-level def, `make.f` for a def directly in one (the names project facts use)."""
+    parent = resolver.parent(fn)
+    if isinstance(parent, cst.Module):
+        return fn.name.value
+    block = parent
+    outer = resolver.parent(block) if isinstance(block, cst.IndentedBlock) else None
+    if isinstance(outer, cst.FunctionDef) and isinstance(resolver.parent(outer), cst.Module):
+        return f"{outer.name.value}.{fn.name.value}"
+    return None
 
 
 def bound_value(resolver: NameResolver, name: cst.BaseExpression) -> cst.BaseExpression | None:

@@ -31,6 +31,8 @@ from .callsites import CallSites, ParamRole, Role, param_role
 from .installed import is_type_predicate
 from .installed import static_fields as installed_static_fields
 from .jit import JitAnalysis, JitContext
+from .static_names import (PHIML_STATIC_ANNOTATIONS, STATIC_ATTRIBUTES, STATIC_CALLS, STATIC_FUNCTION_NAMES, STATIC_METHODS,
+                           TENSOR_ATTRIBUTES, is_dtype_parameter)
 from .names import NameResolver, last_name
 from .transforms import positional_params
 
@@ -111,35 +113,6 @@ def join(*values: Value) -> Value:
     return Value(top.trace, top.why, frozenset(sources), fields=fields)
 
 
-# Static by construction, whatever they are read from.
-STATIC_ATTRIBUTES = frozenset(
-    "shape ndim dtype rank available size device is_tensor_like backend default_backend batch_rank "
-    "spatial_rank names sizes item_names "
-    # PhiFlow `Field` properties that ask what kind of geometry it has: isinstance checks, Python bools
-    "is_grid is_mesh is_graph is_point_cloud is_centered is_staggered".split()
-)
-STATIC_METHODS = frozenset("size dim numel get_shape".split())
-STATIC_CALLS = frozenset({
-    "builtins.len", "builtins.isinstance", "builtins.issubclass", "builtins.type", "builtins.hasattr",
-    "builtins.callable", "builtins.id", "builtins.repr", "builtins.str",
-    "phiml.math.always_close", "phiml.math.shape", "phiml.math.spatial", "phiml.math.channel", "phiml.math.batch",
-    "phiml.math.instance", "phiml.math.dual", "phiml.math.non_batch", "phiml.math.choose_backend",
-    "phiml.math.get_format", "phiml.math.is_sparse",
-    "jax.numpy.shape", "jax.numpy.ndim", "jax.numpy.size", "jax.numpy.result_type", "jax.numpy.issubdtype",
-    "jax.numpy.dtype", "jax.numpy.isscalar", "numpy.shape", "numpy.ndim", "numpy.result_type", "numpy.issubdtype",
-    "numpy.dtype", "jax.core.is_concrete", "torch.is_tensor", "tensorflow.is_tensor",
-})
-# Functions that answer questions about dtypes, ranks and shapes, by name (jax's private helpers
-# included): their results are Python values whatever their arguments.
-STATIC_FUNCTION_NAMES = frozenset(
-    "result_type issubdtype iscomplexobj isrealobj isscalar dtype _dtype canonicalize_dtype to_inexact_dtype "
-    "to_numeric_dtype check_and_canonicalize_user_dtype check_user_dtype_supported is_weakly_typed finfo iinfo "
-    "promote_types is_constant_dim is_constant_shape canonicalize_axis is_concrete isinstance issubclass "
-    "ndim _ndim shape _shape typeof get_aval tree_structure structure axis_size".split()
-)
-# Attributes of a traced tensor that are tensors themselves. Any other attribute of a traced value
-# may be a static field of a dataclass / pytree: UNKNOWN.
-TENSOR_ATTRIBUTES = frozenset("all any T mT real imag values vector mean sum max min prod abs sign at data grad".split())
 # jax primitives whose function arguments run traced: every parameter of those functions is a tracer.
 _PRIMITIVES = frozenset(f"jax.lax.{n}" for n in "scan fori_loop while_loop cond switch map associative_scan".split())
 _PRIMITIVE_NAMES = frozenset(n.rsplit(".", 1)[1] for n in _PRIMITIVES)
@@ -594,11 +567,11 @@ def all_params(fn: Function) -> list[cst.Param]:
 class TracedAnalysis:
     """Flows of every traced function in a module, computed once."""
 
-    def __init__(self, resolver: NameResolver, jit: JitAnalysis, facts: dict | None = None) -> None:
+    def __init__(self, resolver: NameResolver, jit: JitAnalysis, facts: dict | None = None, project=None) -> None:
         self.resolver = resolver
         self.jit = jit
         self.facts = facts or {}  # qualified function name -> ((parameter, ParamRole), ...), from outside
-        self.callsites = CallSites(resolver)
+        self.callsites = CallSites(resolver, project)
         self.flows: dict[int, FunctionFlow] = {}
         self._returns: dict[tuple, Value | None] = {}
         self._returning: list[int] = []
@@ -723,9 +696,9 @@ class TracedAnalysis:
                 out[name] = Value(Trace.UNKNOWN, (f"`{name}` is passed to `{api}` as a pytree argument",))
             elif api == "phiml.math.jit_compile_linear" and i > 0 and transform_static_default(context):
                 out[name] = STATIC  # jit_compile_linear: all but the first parameter are auxiliary by default
-            elif name == "dtype" or name.endswith("_dtype") or ann in ("DTypeLike", "DType"):
+            elif is_dtype_parameter(name, ann):
                 out[name] = STATIC  # a dtype cannot be traced: jit requires it static (or None)
-            elif framework == "phiml" and ann in ("str", "Shape", "Solve", "Callable", "Extrapolation"):
+            elif framework == "phiml" and ann in PHIML_STATIC_ANNOTATIONS:
                 out[name] = STATIC  # PhiML keeps non-tensor, non-number arguments static (auxiliary)
             elif framework == "tensorflow" and (ann in _STATIC_ANNOTATIONS_TF or is_python_value(self._annotation_ast(param))):
                 out[name] = STATIC  # tf.function keys traces on Python values instead of tracing them
@@ -781,6 +754,17 @@ class TracedAnalysis:
             pending[id(context.function)] = (context, self._direct_params(context))
         helper_args: dict[int, dict[str, Value]] = {}
         helpers: dict[int, JitContext] = {id(c.function): c for c in self.jit.contexts if c.how == "called"}
+        for context in helpers.values():  # traced from other modules: their callers' values, from the index
+            remote = self.jit.remote_traces(context.function)
+            if remote and isinstance(context.function, cst.FunctionDef):
+                values = {p.name.value: STATIC for p in all_params(context.function)}
+                for trace in remote:
+                    for fact in trace.params:
+                        if fact.name in values:
+                            values[fact.name] = join(values[fact.name], _remote_value(fact))
+                helper_args[id(context.function)] = values
+                pending[id(context.function)] = (context, values)
+                order.append(context)
         rounds = 0
         while order and rounds < 50:
             rounds += 1
@@ -833,6 +817,15 @@ class TracedAnalysis:
             walker.block(walker._body(fn), env)
         self.flows[id(fn)] = flow
         return flow
+
+
+def _remote_value(fact) -> Value:
+    """A parameter's value as the project index found it at the traced calls in other modules."""
+    if fact.trace == "traced":
+        return Value(Trace.TRACED, (fact.why,))
+    if fact.trace == "unknown":
+        return Value(Trace.UNKNOWN, (fact.why,))
+    return STATIC
 
 
 def _yields(fn: cst.FunctionDef) -> bool:

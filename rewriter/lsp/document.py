@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 
 from .. import config as _config
 from .. import files as _files
+from ..analysis.facts import FileFacts
 from ..engine import Pass, ProcessingError, Settings, process_source, report_pass
 from ..findings import Finding, Safety
 from ..runner import decode
@@ -34,19 +35,26 @@ class DocumentAnalysis:
     _fix_all: list[TextEdit] | None = None
 
     cells: bool = False  # `text` is a notebook's code cells joined (rewriter/lsp/notebook.py)
+    # What the project index says about this file from the other modules (rewriter/lsp/project.py);
+    # None: analysed alone. Fix-all and provisional slices use the same facts.
+    project: FileFacts | None = None
+    project_key: str | None = None  # their digest: an analysis is reused only for the same text and facts
 
     @classmethod
     def of(cls, text: str, path: str, config: _config.Config | None = None, facts: tuple = (),
-           cells: bool = False) -> "DocumentAnalysis":
-        """`facts`: the parameter roles of an analysis of the whole buffer (`facts`), for a slice of it."""
+           cells: bool = False, project: FileFacts | None = None) -> "DocumentAnalysis":
+        """`facts`: the parameter roles of an analysis of the whole buffer (`facts`), for a slice of it;
+        `project`: the facts the project index has for the file."""
         if config is None:
             config = config_for(path)
-        doc = cls(text=text, path=path, config=config, cells=cells)
+        project = project or None
+        doc = cls(text=text, path=path, config=config, cells=cells, project=project, project_key=project_key(project))
         if _files.is_excluded(path, exclude=config.exclude, extend_exclude=config.extend_exclude,
                               base=config.root, respect_gitignore=False):
             doc.excluded = True
             return doc
-        settings = Settings(codemods=config.codemods_for(path), unsafe_fixes=True, callsite_facts=facts, cells=cells)
+        settings = Settings(codemods=config.codemods_for(path), unsafe_fixes=True, callsite_facts=facts, cells=cells,
+                            project=project)
         try:
             doc._pass = report_pass(encode(text), path, settings)
         except ProcessingError as e:
@@ -105,7 +113,7 @@ class DocumentAnalysis:
         if self._pass is None or not self._pass.fixes:
             return None
         settings = Settings(codemods=self.config.codemods_for(self.path), unsafe_fixes=self.config.unsafe_fixes,
-                            cells=self.cells)
+                            cells=self.cells, project=self.project)
         result = process_source(encode(self.text), self.path, settings)
         if result.new_source is None or result.error:
             return None
@@ -113,6 +121,10 @@ class DocumentAnalysis:
 
     def suppression_edit(self, finding: Finding) -> TextEdit | None:
         return suppression_edit(self.text, finding)
+
+
+def project_key(facts: FileFacts | None) -> str | None:
+    return facts.digest() if facts else None
 
 
 def config_for(path: str) -> _config.Config:

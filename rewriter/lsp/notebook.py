@@ -8,14 +8,16 @@ exactly as rewriter/notebooks does for `.ipynb` files; the joined module is anal
 """
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field, replace
 
 from .. import config as _config
+from ..analysis.facts import FileFacts
 from ..findings import Finding
 from ..notebooks import magics
 from ..notebooks.cells import Joined, LineMap, join
 from ..notebooks.process import analysed_cells, changed_cells
-from .document import DocumentAnalysis
+from .document import DocumentAnalysis, project_key
 from .suppress import suppression_edit
 from .textedits import TextEdit, minimal_edits
 
@@ -37,16 +39,19 @@ class NotebookAnalysis:
     findings: dict[str, list[Finding]] = field(default_factory=dict)  # cell key -> findings, spans in the cell
     left_out: dict[str, str] = field(default_factory=dict)  # cell key -> why it is not analysed
     _origin: dict[int, Finding] = field(default_factory=dict)  # id(cell finding) -> finding of the joined module
+    project_key: str | None = None  # the digest of the project facts analysed with (document.project_key)
 
     @classmethod
-    def of(cls, cells: list[Cell], path: str, config: _config.Config | None = None) -> "NotebookAnalysis":
+    def of(cls, cells: list[Cell], path: str, config: _config.Config | None = None,
+           project: FileFacts | None = None) -> "NotebookAnalysis":
+        """`project`: what the project index says about the notebook from the other modules."""
         masked, why = analysed_cells((cell.index, cell.text) for cell in cells)
         left_out = {cell.key: why[cell.index] for cell in cells if cell.index in why}
         if not masked:
-            return cls(cells, path, None, None, masked, left_out=left_out)
+            return cls(cells, path, None, None, masked, left_out=left_out, project_key=project_key(project))
         joined = join([(index, m.text) for index, m in masked.items()])
-        analysis = DocumentAnalysis.of(joined.source, path, config, cells=True)
-        out = cls(cells, path, analysis, joined, masked, left_out=left_out)
+        analysis = DocumentAnalysis.of(joined.source, path, config, cells=True, project=project)
+        out = cls(cells, path, analysis, joined, masked, left_out=left_out, project_key=analysis.project_key)
         out._place_findings()
         return out
 
@@ -101,3 +106,18 @@ class NotebookAnalysis:
             return None
         out = {cell.key: minimal_edits(cell.text, changed[cell.index]) for cell in self.cells if cell.index in changed}
         return out or None
+
+
+def notebook_bytes(cells: list[Cell]) -> bytes:
+    """A notebook file with these code cells at their positions (other cells empty markdown), for the
+    project index, which reads a `.ipynb` path as a notebook's bytes."""
+    by_index = {cell.index: cell.text for cell in cells}
+    out = []
+    for index in range(1, max(by_index, default=0) + 1):
+        if index in by_index:
+            out.append({"cell_type": "code", "execution_count": None, "metadata": {}, "outputs": [],
+                        "source": by_index[index]})
+        else:
+            out.append({"cell_type": "markdown", "metadata": {}, "source": ""})
+    notebook = {"cells": out, "metadata": {}, "nbformat": 4, "nbformat_minor": 5}
+    return json.dumps(notebook).encode("utf-8")

@@ -3,6 +3,10 @@
 Analyses run on one worker thread, so the event loop keeps answering while a file is analysed.
 Changes are debounced: a change arriving within `debounce` of the previous one cancels its
 pending analysis, and a result is only published if the buffer is still at the version analysed.
+
+Every analysis gets what the project index says about its file from the other modules (rewriter/lsp/
+project.py); the index takes a buffer's text before its exact analysis, and the other open documents
+whose facts that changes are analysed again.
 """
 from __future__ import annotations
 
@@ -18,13 +22,16 @@ from pygls.lsp.server import LanguageServer
 from pygls.uris import to_fs_path
 
 from .. import __version__
+from .. import files as _files
+from ..analysis.facts import FileFacts
 from ..config import Config, ConfigError
 from ..findings import Finding
 from . import protocol
-from .document import DocumentAnalysis, config_for
+from .document import DocumentAnalysis, config_for, encode, project_key
 from .incremental import provisional_findings
 from .notebook import Cell as NotebookCell
-from .notebook import NotebookAnalysis
+from .notebook import NotebookAnalysis, notebook_bytes
+from .project import Projects
 from .textedits import TextEdit
 
 log = logging.getLogger(__name__)
@@ -68,6 +75,7 @@ class PhimlLanguageServer(LanguageServer):
         self._shown_errors: set[str] = set()
         self.notebook_analyses: dict[str, NotebookAnalysis] = {}  # the last analysis of each open notebook
         self._notebook_published: dict[str, set[str]] = {}  # notebook -> cells that were sent diagnostics
+        self.projects = Projects(changed=self._facts_changed, built=self._index_built)
 
     # -- analysing ---------------------------------------------------------------------------
     def path_of(self, uri: str) -> str:
@@ -77,27 +85,78 @@ class PhimlLanguageServer(LanguageServer):
         root = self.workspace.root_path or os.getcwd()  # untitled buffers: configured as if in the workspace
         return os.path.join(root, uri.rsplit("/", 1)[-1].rsplit(":", 1)[-1] or "untitled.py")
 
-    def _analyse(self, text: str, path: str) -> DocumentAnalysis:
+    def config_of(self, path: str) -> Config:
         try:
-            config = config_for(path)
+            return config_for(path)
         except ConfigError as e:
             self._show_once(f"phiml-rewrite: {e} (using the default settings)")
-            config = Config(root=os.path.dirname(path))
-        analysis = DocumentAnalysis.of(text, path, config)
+            return Config(root=os.path.dirname(path))
+
+    def _analyse(self, text: str, path: str, config: Config, project: FileFacts | None) -> DocumentAnalysis:
+        analysis = DocumentAnalysis.of(text, path, config, project=project)
         _settle_garbage()
         return analysis
 
     async def analysis(self, uri: str) -> DocumentAnalysis | None:
-        """The exact analysis of the buffer as it is now (cached per text)."""
+        """The exact analysis of the buffer as it is now (cached per text and project facts)."""
         text = self.workspace.get_text_document(uri).source
+        path = self.path_of(uri)
+        config = self.config_of(path)
+        project = await self.project_facts(uri, path, config, lambda: encode(text))
         cached = self.analyses.get(uri)
-        if cached is not None and cached.text == text:
+        if cached is not None and cached.text == text and cached.project_key == project_key(project):
             return cached
         loop = asyncio.get_running_loop()
-        analysis = await loop.run_in_executor(self._exact, self._analyse, text, self.path_of(uri))
+        analysis = await loop.run_in_executor(self._exact, self._analyse, text, path, config, project)
         if self.workspace.get_text_document(uri).source == text:
             self.analyses[uri] = analysis
         return analysis
+
+    # -- the project index ---------------------------------------------------------------------
+    async def project_facts(self, uri: str, path: str, config: Config, source) -> FileFacts | None:
+        """The project facts of the document, once the index has its text (`source()`: its bytes).
+        Only files take part: an untitled buffer, or a file the configuration excludes, does not."""
+        if not config.project:
+            return None
+        if not uri.startswith("file:") or _files.is_excluded(
+                path, exclude=config.exclude, extend_exclude=config.extend_exclude, base=config.root,
+                respect_gitignore=False):
+            return None
+        return await self.projects.facts(config, path, source(), self._buffers)
+
+    def _buffers(self) -> dict[str, bytes]:
+        """The open files as the editor has them (what the index is built with instead of the disk)."""
+        out = {}
+        for uri in self._open_files():
+            out[self.path_of(uri)] = encode(self.workspace.get_text_document(uri).source)
+        for uri in self._open_notebooks():
+            out[self.path_of(uri)] = notebook_bytes(self.notebook_cells(uri))
+        return out
+
+    def _open_files(self) -> list[str]:
+        return [uri for uri in self.workspace.text_documents if uri in self.python and uri.startswith("file:")]
+
+    def _open_notebooks(self) -> list[str]:
+        return [uri for uri in self.workspace.notebook_documents if uri.startswith("file:")]
+
+    def _facts_changed(self, changed: set[str], edited: str) -> None:
+        """The index took a new text of `edited`: analyse again the other open documents whose facts changed."""
+        for uri in self._open_files():
+            real = os.path.realpath(self.path_of(uri))
+            if real in changed and real != edited:
+                self.schedule(uri, 0)
+        for uri in self._open_notebooks():
+            real = os.path.realpath(self.path_of(uri))
+            if real in changed and real != edited:
+                self.schedule_notebook(uri, 0)
+
+    def _index_built(self, root: str) -> None:
+        """A project's index is there after some documents were analysed without it: analyse them again
+        (those whose facts are none find their analysis in the cache)."""
+        for uri in self._open_files():
+            self.schedule(uri, 0)
+        for uri in self._open_notebooks():
+            self.schedule_notebook(uri, 0)
 
     async def provisional(self, uri: str, text: str) -> list[Finding] | None:
         """Findings from the last exact analysis and the edited function alone (rewriter.lsp.incremental)."""
@@ -106,7 +165,7 @@ class PhimlLanguageServer(LanguageServer):
             return None
 
         def analyse_slice(slice_text: str) -> list[Finding] | None:
-            piece = DocumentAnalysis.of(slice_text, base.path, base.config, base.facts)
+            piece = DocumentAnalysis.of(slice_text, base.path, base.config, base.facts, project=base.project)
             return None if piece.error is not None else piece.findings
 
         def run() -> list[Finding] | None:
@@ -172,7 +231,9 @@ class PhimlLanguageServer(LanguageServer):
         task = self._pending.pop(uri, None)
         if task is not None:
             task.cancel()
-        self.analyses.pop(uri, None)
+        closed = self.analyses.pop(uri, None)
+        if uri.startswith("file:"):  # the other modules see the file on disk again
+            self.projects.close(closed.config if closed is not None else self.config_of(self.path_of(uri)), self.path_of(uri))
         self._published.pop(uri, None)
         self.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
 
@@ -200,23 +261,22 @@ class PhimlLanguageServer(LanguageServer):
                 out.append(NotebookCell(cell.document, position, document.source))
         return out
 
-    def _analyse_notebook(self, cells: list[NotebookCell], path: str) -> NotebookAnalysis:
-        try:
-            config = config_for(path)
-        except ConfigError as e:
-            self._show_once(f"phiml-rewrite: {e} (using the default settings)")
-            config = Config(root=os.path.dirname(path))
-        analysis = NotebookAnalysis.of(cells, path, config)
+    def _analyse_notebook(self, cells: list[NotebookCell], path: str, config: Config,
+                          project: FileFacts | None) -> NotebookAnalysis:
+        analysis = NotebookAnalysis.of(cells, path, config, project=project)
         _settle_garbage()
         return analysis
 
     async def notebook_analysis(self, notebook_uri: str) -> NotebookAnalysis:
         cells = self.notebook_cells(notebook_uri)
+        path = self.path_of(notebook_uri)
+        config = self.config_of(path)
+        project = await self.project_facts(notebook_uri, path, config, lambda: notebook_bytes(cells))
         cached = self.notebook_analyses.get(notebook_uri)
-        if cached is not None and cached.cells == cells:
+        if cached is not None and cached.cells == cells and cached.project_key == project_key(project):
             return cached
         loop = asyncio.get_running_loop()
-        analysis = await loop.run_in_executor(self._exact, self._analyse_notebook, cells, self.path_of(notebook_uri))
+        analysis = await loop.run_in_executor(self._exact, self._analyse_notebook, cells, path, config, project)
         if self.notebook_cells(notebook_uri) == cells:
             self.notebook_analyses[notebook_uri] = analysis
         return analysis
@@ -260,7 +320,11 @@ class PhimlLanguageServer(LanguageServer):
         task = self._pending.pop(notebook_uri, None)
         if task is not None:
             task.cancel()
-        self.notebook_analyses.pop(notebook_uri, None)
+        closed = self.notebook_analyses.pop(notebook_uri, None)
+        if notebook_uri.startswith("file:"):  # the other modules see the notebook on disk again
+            path = self.path_of(notebook_uri)
+            config = closed.analysis.config if closed is not None and closed.analysis is not None else self.config_of(path)
+            self.projects.close(config, path)
         for uri in self._notebook_published.pop(notebook_uri, set()) | set(cell_uris):
             self._published.pop(uri, None)
             self.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=uri, diagnostics=[]))

@@ -49,9 +49,12 @@ def apply(functions: list[FunctionProfile], config: Config, root: str) -> list[F
     found = evidence(functions, root)
     paths = sorted({path for path, _, _ in found})
 
+    index = runner.project_index(config, paths) if paths else None  # factories of other modules count (PML401)
+
     def settings(path: str) -> Settings:
         codemods = tuple(c for c in config.codemods_for(path) if c.CODE == RULE)
-        return Settings(codemods=codemods, runtime_evidence=found, ast_prefilter=False)
+        facts = index.facts_for(path) if index is not None else None
+        return Settings(codemods=codemods, runtime_evidence=found, ast_prefilter=False, project=facts or None)
 
     results = runner.process_files(paths, settings)
     for result in results:

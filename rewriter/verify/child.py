@@ -14,6 +14,7 @@ from __future__ import annotations
 import contextlib
 import importlib.util
 import json
+import os
 import sys
 import traceback
 import warnings
@@ -27,6 +28,26 @@ def _load(path: str, name: str):
     sys.modules[name] = module
     spec.loader.exec_module(module)
     return module
+
+
+@contextlib.contextmanager
+def _project(path: str, enabled: bool):
+    """A program of several modules: its folder is importable while it runs, and the modules loaded
+    from there are forgotten afterwards, so that the next program (its rewrite, in another folder)
+    imports its own `physics`, not this one's."""
+    if not enabled:
+        yield
+        return
+    folder = os.path.dirname(os.path.abspath(path))
+    sys.path.insert(0, folder)
+    try:
+        yield
+    finally:
+        sys.path.remove(folder)
+        for name, module in list(sys.modules.items()):
+            file = getattr(module, "__file__", None) or ""
+            if file and os.path.abspath(file).startswith(folder + os.sep):
+                del sys.modules[name]
 
 
 def _jax_disabled():
@@ -62,7 +83,8 @@ def main(spec_path: str, out_path: str) -> None:
         eager = spec.get("eager", False) or run.get("eager", False)
         runtime.state.config["eager"] = eager
         try:
-            with _jax_disabled() if eager and spec["framework"] == "jax" else contextlib.nullcontext():
+            with _jax_disabled() if eager and spec["framework"] == "jax" else contextlib.nullcontext(), \
+                    _project(run["path"], run.get("project", False)):
                 module = _load(run["path"], f"_verified_{i}_{run['label']}")
                 record["value"] = runtime.to_plain(getattr(module, run["entry"])())
         except Exception as e:  # the program's own failure is a result, not a harness error

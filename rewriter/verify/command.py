@@ -73,9 +73,11 @@ def _rewrite_into(ws: workspace.Workspace, options: Options, config: Config) -> 
     found = _files.discover([options.path], exclude=config.exclude, extend_exclude=config.extend_exclude, base=config.root,
                              extend_include=config.extend_include)
     unsafe = options.unsafe_fixes or config.unsafe_fixes
+    index = runner.project_index(config, found.files) if found.files else None
 
     def settings(path: str) -> Settings:
-        return Settings(codemods=config.codemods_for(path), unsafe_fixes=unsafe)
+        facts = index.facts_for(path) if index is not None else None
+        return Settings(codemods=config.codemods_for(path), unsafe_fixes=unsafe, project=facts or None)
 
     results = runner.process_files(found.files, settings)
     for result in results:
@@ -179,14 +181,17 @@ def apply_verified(options: Options, config: Config, verification: report.Verifi
     found = _files.discover([options.path], exclude=config.exclude, extend_exclude=config.extend_exclude, base=config.root,
                              extend_include=config.extend_include)
     root = Path.cwd().resolve()
+    index = runner.project_index(config, found.files) if found.files else None  # the same facts as the rewrite verified
 
     def settings(path: str) -> Settings:
         rel = str(Path(os.path.abspath(path)).resolve().relative_to(root))
+        facts = index.facts_for(path) if index is not None else None
         return Settings(
             codemods=config.codemods_for(path),
             unsafe_fixes=True,
             unsafe_units=frozenset(unit for file, unit in verified if file == rel),
             withheld_units=frozenset(unit for file, unit in bad if file == rel),
+            project=facts or None,
         )
 
     results = runner.process_files(found.files, settings)

@@ -21,6 +21,7 @@ class Run:
     path: str
     entry: str
     eager: bool = False  # this run only: PhiML jit_compile calls the function, jax under disable_jit
+    project: bool = False  # the program imports modules beside it (a multi-module project): its folder goes on sys.path
 
 
 def run_backend(backend: str, framework: str, runs: list[Run], timeout: float = 600, eager: bool = False) -> dict:

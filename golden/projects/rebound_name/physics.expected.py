@@ -1,0 +1,13 @@
+"""Two limiters with a Python `if` on an array. main.py jit-traces only `soft_limit`."""
+import jax.numpy as jnp
+from jax import lax
+
+
+def soft_limit(x, limit):
+    return lax.cond(jnp.max(x) > limit, lambda: x / jnp.max(x) * limit, lambda: x)
+
+
+def hard_limit(x, limit):
+    if jnp.max(x) > limit:
+        return jnp.clip(x, -limit, limit)
+    return x

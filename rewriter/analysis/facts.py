@@ -1,0 +1,86 @@
+"""What the project index tells one file about the rest of the project (plain, hashable data).
+
+The engine hands these to the analysis of the file (`Settings.project`); the cache keys a file's
+result on them (`FileFacts.digest`), so a file is analysed again exactly when what other modules
+tell it changes. Every fact names where it comes from (`train.py:41`): a message that rests on
+another file says so.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import asdict, dataclass
+
+
+@dataclass(frozen=True)
+class ParamFact:
+    name: str
+    trace: str  # "traced" | "static" | "unknown"
+    why: str  # the reason chain, for messages: "`u`: parameter of `step` (train.py:9), traced by `jax.jit`"
+
+
+@dataclass(frozen=True)
+class RemoteTrace:
+    """A function of this file traced from another module."""
+
+    function: str  # its name in this file: `limiter`, or `make.f` for the def a factory returns
+    how: str  # "called": from a traced function elsewhere; "wrapped": a jit applied to it elsewhere
+    api: str  # the jit transform's canonical name (`jax.jit`)
+    caller: str  # the traced function elsewhere, or the wrapper's name (`step`)
+    where: str  # `train.py:12`
+    params: tuple[ParamFact, ...] = ()  # "called": what the traced callers pass, joined
+    static: tuple[str, ...] | None = None  # "wrapped": the parameters the application keeps static (None: unreadable)
+
+
+@dataclass(frozen=True)
+class RemoteArg:
+    param: str
+    kind: str  # "python" | "array" | "unknown"
+    value: object = None  # the Python literal, when known
+
+
+@dataclass(frozen=True)
+class RemoteCall:
+    """A call, in another module, of a jitted function whose def is in this file."""
+
+    function: str  # the def's name in this file
+    where: str  # `train.py:41`
+    args: tuple[RemoteArg, ...]  # one per parameter it passes
+    complete: bool = True  # False: `*args`/`**kwargs`, or arguments that do not bind
+
+
+@dataclass(frozen=True)
+class RemoteFactory:
+    """A name of this file bound to a function of another module that builds a new function per call."""
+
+    name: str  # the local name (`make_step`)
+    jit_api: str  # the jit transform of the function it returns ("" : a plain new def or lambda)
+    framework: str
+    where: str  # the factory's def: `physics.py:20`
+    function: str  # the factory's name where it is defined
+
+
+@dataclass(frozen=True)
+class FileFacts:
+    traces: tuple[RemoteTrace, ...] = ()
+    calls: tuple[RemoteCall, ...] = ()
+    factories: tuple[RemoteFactory, ...] = ()
+    sources: tuple[str, ...] = ()  # the files these facts were read from
+
+    def __bool__(self) -> bool:
+        return bool(self.traces or self.calls or self.factories)
+
+    def digest(self) -> str:
+        """A hash of the facts (not of the files they came from: an edit elsewhere that tells this file
+        nothing new leaves its cached result valid)."""
+        text = json.dumps(asdict(self), sort_keys=True, default=repr)
+        return hashlib.sha256(text.encode()).hexdigest()
+
+    def calls_of(self, function: str) -> list[RemoteCall]:
+        return [c for c in self.calls if c.function == function]
+
+    def traces_of(self, function: str) -> list[RemoteTrace]:
+        return [t for t in self.traces if t.function == function]
+
+    def factory(self, name: str) -> RemoteFactory | None:
+        return next((f for f in self.factories if f.name == name), None)

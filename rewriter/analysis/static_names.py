@@ -1,0 +1,59 @@
+"""Names whose results are Python values at trace time, whatever they are read from or called on.
+
+Shared by the traced-value analysis (traced.py, on libcst) and the project summaries
+(rewriter/project/summary.py, on CPython's ast), so both read the same calls as static.
+"""
+from __future__ import annotations
+
+# Static by construction, whatever they are read from.
+STATIC_ATTRIBUTES = frozenset(
+    "shape ndim dtype rank available size device is_tensor_like backend default_backend batch_rank "
+    "spatial_rank names sizes item_names "
+    # PhiFlow `Field` properties that ask what kind of geometry it has: isinstance checks, Python bools
+    "is_grid is_mesh is_graph is_point_cloud is_centered is_staggered".split()
+)
+STATIC_METHODS = frozenset("size dim numel get_shape".split())
+STATIC_CALLS = frozenset({
+    "builtins.len", "builtins.isinstance", "builtins.issubclass", "builtins.type", "builtins.hasattr",
+    "builtins.callable", "builtins.id", "builtins.repr", "builtins.str",
+    "phiml.math.always_close", "phiml.math.shape", "phiml.math.spatial", "phiml.math.channel", "phiml.math.batch",
+    "phiml.math.instance", "phiml.math.dual", "phiml.math.non_batch", "phiml.math.choose_backend",
+    "phiml.math.get_format", "phiml.math.is_sparse",
+    "jax.numpy.shape", "jax.numpy.ndim", "jax.numpy.size", "jax.numpy.result_type", "jax.numpy.issubdtype",
+    "jax.numpy.dtype", "jax.numpy.isscalar", "numpy.shape", "numpy.ndim", "numpy.result_type", "numpy.issubdtype",
+    "numpy.dtype", "jax.core.is_concrete", "torch.is_tensor", "tensorflow.is_tensor",
+})
+# Functions that answer questions about dtypes, ranks and shapes, by name (jax's private helpers
+# included): their results are Python values whatever their arguments.
+STATIC_FUNCTION_NAMES = frozenset(
+    "result_type issubdtype iscomplexobj isrealobj isscalar dtype _dtype canonicalize_dtype to_inexact_dtype "
+    "to_numeric_dtype check_and_canonicalize_user_dtype check_user_dtype_supported is_weakly_typed finfo iinfo "
+    "promote_types is_constant_dim is_constant_shape canonicalize_axis is_concrete isinstance issubclass "
+    "ndim _ndim shape _shape typeof get_aval tree_structure structure axis_size".split()
+)
+# Attributes of a traced tensor that are tensors themselves. Any other attribute of a traced value
+# may be a static field of a dataclass / pytree: UNKNOWN.
+TENSOR_ATTRIBUTES = frozenset("all any T mT real imag values vector mean sum max min prod abs sign at data grad".split())
+
+
+# Parameters a jit transform keeps static by their declaration (traced.TracedAnalysis._direct_params
+# decides with these, and the project index with `static_by_declaration`).
+DTYPE_ANNOTATIONS = frozenset({"DTypeLike", "DType"})
+PHIML_STATIC_ANNOTATIONS = frozenset({"str", "Shape", "Solve", "Callable", "Extrapolation"})  # kept auxiliary by PhiML
+PYTHON_SCALAR_ANNOTATIONS = frozenset({"int", "bool", "float", "str"})  # tf.function / filter_jit key traces on them
+
+
+def is_dtype_parameter(name: str, annotation: str | None) -> bool:
+    """A dtype cannot be traced: jit requires it static (or None)."""
+    return name == "dtype" or name.endswith("_dtype") or annotation in DTYPE_ANNOTATIONS
+
+
+def static_by_declaration(name: str, annotation: str | None, framework: str, api: str) -> bool:
+    """A parameter the transform keeps a Python value whatever the call passes, by its name or annotation."""
+    if is_dtype_parameter(name, annotation):
+        return True
+    if framework == "phiml":
+        return annotation in PHIML_STATIC_ANNOTATIONS
+    if framework == "tensorflow" or api == "equinox.filter_jit":
+        return annotation in PYTHON_SCALAR_ANNOTATIONS
+    return False

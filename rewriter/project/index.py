@@ -1,0 +1,415 @@
+"""The project index: every module's summary, and what they tell each file about the others.
+
+Built before the per-file codemods run, from `ast` summaries (summary.py) cached by content. Three
+kinds of facts cross module boundaries (rewriter/analysis/facts.py):
+
+- **traced helpers**: a function traced from a jitted function of another module (directly, or
+  through helpers), with what its traced callers pass each parameter, joined over those callers;
+  also a function to which another module applies a jit transform (`jax.jit(physics.forward)`,
+  `jax.jit(make_forward(meta))`);
+- **call evidence**: what calls in other modules pass each parameter of a jitted function (a Python
+  literal, an array, unknown), which decides configuration versus data (PML204, PML201);
+- **factories**: a name bound to a function of another module that creates a new (jit) function
+  per call (PML302, PML401).
+
+A fact is only given across a module boundary: what a module's own code shows, its own analysis
+sees better (libcst, flow-sensitive). Names are resolved through imports, aliases and re-exports;
+module-level rebinding is flow-sensitive (a read sees the binding before it; a function body, which
+runs after the module loaded, sees the last one).
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from dataclasses import dataclass, field
+from typing import Iterable
+
+from ..analysis.facts import FileFacts
+from .propagation import Propagation
+from .summary import Function, Summary, static_from_spec, summarize
+
+SUMMARY_SCHEMA = 1
+_MAX_DEPTH = 12  # re-export chains and factory nesting followed at most this far
+
+
+
+# -- where modules are ------------------------------------------------------------------------
+
+def module_name(path: str) -> tuple[str, bool]:
+    """(dotted module name, is a package `__init__`) by the packages around the file: its directory
+    and every parent holding an `__init__.py` are packages (how `python -m` and mypy see it)."""
+    path = os.path.abspath(path)
+    directory, filename = os.path.split(path)
+    stem = filename.rsplit(".", 1)[0]
+    package = stem == "__init__"
+    parts = [] if package else [stem]
+    while os.path.exists(os.path.join(directory, "__init__.py")):
+        parent, name = os.path.split(directory)
+        parts.append(name)
+        if parent == directory:
+            break
+        directory = parent
+    return ".".join(reversed(parts)) or stem, package
+
+
+def project_root(start: str) -> str:
+    """The nearest directory at or above `start` holding a `pyproject.toml` or a version-control root."""
+    current = os.path.abspath(start if os.path.isdir(start) else os.path.dirname(start) or ".")
+    while True:
+        if any(os.path.exists(os.path.join(current, marker)) for marker in ("pyproject.toml", ".git", ".hg")):
+            return current
+        parent = os.path.dirname(current)
+        if parent == current:
+            return os.path.abspath(start if os.path.isdir(start) else os.path.dirname(start) or ".")
+        current = parent
+
+
+# -- denotations --------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Fn:
+    module: str
+    name: str  # `f`, or `make.f` for the def a factory returns
+
+    def key(self) -> tuple[str, str]:
+        return self.module, self.name
+
+
+@dataclass(frozen=True)
+class Jitted:
+    """A jit function: a decorated def, or a module-level binding of a jit application."""
+
+    function: Fn | None  # the traced def, when it is one of the project
+    api: str
+    framework: str
+    static: tuple[str, ...] | None  # parameter names kept static (None: unreadable)
+    module: str  # where the wrapper is bound (or the def is)
+    name: str
+    line: int
+    by_binding: bool  # `step = jax.jit(f)` (the def may be elsewhere) rather than a decorator
+
+
+@dataclass
+class ProjectIndex:
+    root: str
+    modules: dict[str, Summary] = field(default_factory=dict)
+    paths: dict[str, str] = field(default_factory=dict)  # module -> its file (absolute)
+    by_path: dict[str, str] = field(default_factory=dict)  # real path -> module
+    _facts: dict[str, FileFacts] | None = None
+    _near: dict[str, str] = field(default_factory=dict)
+    _memo: dict = field(default_factory=dict)  # (target, line, near) -> (what it denotes, the modules read)
+    _readers: dict = field(default_factory=dict)  # (module, name) -> the keys of _memo whose answer read it
+    _own: dict = field(default_factory=dict)  # bare module name -> keys of its flow-sensitive (module-level) reads
+    _trail: set | None = None  # the (module, name) pairs the resolution under way reads
+    _display: dict = field(default_factory=dict)
+    _propagation: Propagation | None = None
+
+    @property
+    def propagation(self) -> Propagation:
+        if self._propagation is None:
+            self._propagation = Propagation(self)
+        return self._propagation
+
+    # -- building ------------------------------------------------------------------------------
+    @classmethod
+    def build(cls, root: str, paths: Iterable[str], cache=None, sources: dict[str, bytes] | None = None) -> "ProjectIndex":
+        """Summaries of every file in `paths` (read from disk unless `sources` has the bytes)."""
+        index = cls(os.path.abspath(root))
+        given = {os.path.realpath(p): source for p, source in (sources or {}).items()}
+        jobs = []
+        for path in paths:
+            source = given.get(os.path.realpath(path))
+            if source is None:
+                try:
+                    with open(path, "rb") as f:
+                        source = f.read()
+                except OSError:
+                    continue
+            jobs.append((path, source))
+        keys = {path: _summary_key(path, source) for path, source in jobs}
+        found = cache.get_many(keys.values()) if cache is not None else {}
+        fresh = {}
+        for path, source in jobs:
+            record = found.get(keys[path])
+            if record is not None:
+                summary = Summary.from_json(json.loads(record)) if record != "null" else None
+            else:
+                summary = _summarize_file(path, source)
+                fresh[keys[path]] = json.dumps(summary.to_json() if summary is not None else None)
+            index._add(path, summary)
+        if cache is not None and fresh:
+            cache.put_many(fresh)
+        return index
+
+    def update(self, path: str, source: bytes) -> set[str]:
+        """Replace one file's summary (an editor's buffer); the real paths whose facts changed.
+
+        A source that does not parse keeps the last summary that did (a buffer being typed must not
+        make the other files' findings flicker), and one whose summary is unchanged (most edits inside
+        a body) costs its parse, not a propagation over the project."""
+        summary = _summarize_file(path, source)
+        if summary is None:
+            return set()
+        held = self.modules.get(self.by_path.get(os.path.realpath(path), ""))
+        if held is not None and _same_summary(held, summary):
+            return set()
+        before = self._all_facts()
+        self._add(path, summary)
+        after = self._all_facts()
+        changed = {m for m in before.keys() | after.keys() if before.get(m) != after.get(m)}
+        return {os.path.realpath(self.paths[m]) for m in changed if m in self.paths}
+
+    def _add(self, path: str, summary: Summary | None) -> None:
+        real = os.path.realpath(path)
+        old = self.by_path.get(real)
+        if old is not None:
+            previous = self.modules.pop(old, None)
+            changed = _changed_names(previous, summary) if summary is not None and previous is not None else None
+            if changed is not None:
+                summary.module = old
+                self.modules[old] = summary
+                self._forget_names(old, changed)
+                return
+            self._forget(old, appeared_or_vanished=True)
+        if summary is None:
+            self.by_path.pop(real, None)
+            return
+        name = summary.module
+        if name in self.modules and self.paths.get(name) != path:
+            # Two files claim one name (scripts in two folders): both are kept, and an import resolves
+            # to the one beside the importer first (a script's folder is first on sys.path).
+            name = f"{name}@{_folder_key(real)}"
+            summary.module = name
+        if old is None or old != name:
+            self._forget(name, appeared_or_vanished=True)
+        self.modules[name] = summary
+        self.paths[name] = path
+        self.by_path[real] = name
+        self._facts = None
+
+    # -- queries -------------------------------------------------------------------------------
+    def facts_for(self, path: str) -> FileFacts:
+        """What the rest of the project tells this file (empty when it tells nothing)."""
+        module = self.by_path.get(os.path.realpath(path))
+        return self._all_facts().get(module, FileFacts()) if module is not None else FileFacts()
+
+    def _all_facts(self) -> dict[str, FileFacts]:
+        if self._facts is None:
+            self._facts = self.propagation.run()
+        return self._facts
+
+    def display(self, module: str) -> str:
+        shown = self._display.get(module)
+        if shown is None:
+            path = self.paths.get(module, module)
+            try:
+                shown = os.path.relpath(path, self.root).replace(os.sep, "/")
+            except ValueError:
+                shown = path
+            self._display[module] = shown
+        return shown
+
+    def where(self, module: str, line: int) -> str:
+        return f"{self.display(module)}:{line}"
+
+    # -- resolution ----------------------------------------------------------------------------
+    def resolve(self, target: str, before_line: int | None = None, depth: int = 0, near: str = ""):
+        """What an absolute dotted name denotes: Fn, Jitted, ("built", Fn factory), or None. `near`:
+        the folder key of the importing module, whose neighbours win over same-named modules elsewhere."""
+        if depth > _MAX_DEPTH:
+            return None
+        parts = target.split(".")
+        for i in range(len(parts) - 1, 0, -1):
+            module = ".".join(parts[:i])
+            if near and f"{module}@{near}" in self.modules:
+                return self._in_module(f"{module}@{near}", parts[i:], before_line, depth)
+            if module in self.modules:
+                return self._in_module(module, parts[i:], before_line, depth)
+        return None
+
+    def near(self, module: str) -> str:
+        key = self._near.get(module)
+        if key is None:
+            key = self._near[module] = _folder_key(os.path.realpath(self.paths.get(module, "")))
+        return key
+
+    def resolved_trail(self, target: str, before_line: int | None, near: str):
+        """`resolve`, and the modules the answer read; remembered across runs and updates: an update
+        forgets exactly the answers that read the module it changed (and, when a module comes or
+        goes, every answer: a name that did not resolve may now)."""
+        key = (target, before_line, near)
+        found = self._memo.get(key)
+        if found is None:
+            self._trail = set()
+            try:
+                result = self.resolve(target, before_line, near=near)
+            finally:
+                trail, self._trail = self._trail, None
+            found = self._memo[key] = (result, frozenset(trail))
+            for read in trail:
+                self._readers.setdefault(read, set()).add(key)
+            if before_line is not None:
+                self._own.setdefault(target.split(".", 1)[0], set()).add(key)
+        return found
+
+    def _forget(self, module: str, appeared_or_vanished: bool) -> None:
+        """A module came or went: every answer may change (a name that did not resolve may now)."""
+        self._memo.clear()
+        self._readers.clear()
+        self._own.clear()
+        self._display.pop(module, None)
+        if self._propagation is not None:
+            self._propagation.forget(module, everything=True)
+
+    def _forget_names(self, module: str, names: set[str]) -> None:
+        """`module` changed, and what other modules see of it changed only for `names` (_changed_names):
+        the answers that read those names, its own module-level answers (their lines may have moved)
+        and the contributions that rest on them are computed again; nothing else."""
+        for name in names:
+            for key in self._readers.pop((module, name), ()):
+                self._memo.pop(key, None)
+        for key in self._own.pop(module.partition("@")[0], ()):
+            self._memo.pop(key, None)
+        self._facts = None
+        if self._propagation is not None:
+            self._propagation.forget(module, names=names)
+
+    def _in_module(self, module: str, rest: list[str], before_line: int | None, depth: int):
+        summary = self.modules[module]
+        if self._trail is not None:
+            self._trail.add((module, rest[0] if rest else ""))
+        near = self.near(module)
+        name = rest[0]
+        bindings = summary.bindings.get(name)
+        if bindings and before_line is not None:
+            bindings = [b for b in bindings if b[0] < before_line]
+        if not bindings:
+            submodule = f"{module}.{name}"
+            if submodule in self.modules:
+                return self._in_module(submodule, rest[1:], None, depth + 1) if len(rest) > 1 else None
+            for star in summary.stars:
+                found = self.resolve(f"{star}.{'.'.join(rest)}", None, depth + 1, near)
+                if found is not None:
+                    return found
+            return None
+        line, kind, *detail = bindings[-1]
+        if kind == "import":
+            return self.resolve(".".join([detail[0], *rest[1:]]), None, depth + 1, near)
+        if kind == "alias":
+            local = _is_local(detail[0], module)
+            return self.resolve(".".join([detail[0], *rest[1:]]), line if local else None, depth + 1, near)
+        if len(rest) != 1:
+            return None
+        if kind == "def":
+            function = summary.functions.get(name)
+            if function is None or function.line != line:
+                return None
+            if function.jit is not None:
+                api, framework, static = function.jit
+                return Jitted(Fn(module, name), api, framework, _tuple(static), module, name, line, False)
+            return Fn(module, name)
+        if kind == "jit":
+            api, framework, spec, wrapped, how = detail
+            local = _is_local(wrapped, module)
+            inner = self.resolve(wrapped, line if local else None, depth + 1, near) if wrapped else None
+            fn = None
+            if how == "factory" and isinstance(inner, Fn):
+                factory = self.function(inner)
+                if factory is not None and factory.returns_new_function and factory.returns_new_function != "<lambda>":
+                    fn = Fn(inner.module, f"{inner.name}.{factory.returns_new_function}")
+            elif how == "function":
+                fn = inner.function if isinstance(inner, Jitted) else inner if isinstance(inner, Fn) else None
+            static = None
+            if fn is not None:
+                target = self.function(fn)
+                if target is not None:
+                    positional = target.params[: target.positional]
+                    static = _tuple(static_from_spec(spec, positional, target.params))
+                    if static is not None and api == "phiml.math.jit_compile_linear" and "auxiliary_args" not in spec:
+                        static = tuple(sorted(set(static) | set(target.params[1:])))
+            elif spec == {}:
+                static = ()
+            return Jitted(fn, api, framework, static, module, name, line, True)
+        if kind == "call":
+            factory = self.resolve(detail[0], line if _is_local(detail[0], module) else None, depth + 1, near)
+            return ("built", factory) if isinstance(factory, Fn) else None
+        return None
+
+    def function(self, fn: Fn) -> Function | None:
+        if self._trail is not None:
+            self._trail.add((fn.module, fn.name.partition(".")[0]))
+        summary = self.modules.get(fn.module)
+        if summary is None:
+            return None
+        outer, _, inner = fn.name.partition(".")
+        found = summary.functions.get(outer)
+        if found is not None and inner:
+            found = found.nested.get(inner)
+        return found
+
+
+def _surface(summary: Summary) -> dict[str, str]:
+    """What other modules can see of a module, per name: what the name is bound to (in order, lines
+    left out) and, for a def, its signature, jit transform and factory kind (and a factory's line,
+    which messages elsewhere name). Calls made in its bodies are its own contribution, not its surface."""
+    def signature(f: Function) -> tuple:
+        line = f.line if (f.returns_jit or f.returns_new_function) else 0
+        return (f.params, f.positional, f.annotations, f.jit, f.returns_jit, f.returns_new_function, f.decorated, line,
+                tuple((k, signature(v)) for k, v in sorted(f.nested.items())))
+
+    out = {name: repr(tuple((b[1], *b[2:]) for b in found)) for name, found in summary.bindings.items()}
+    for name, function in summary.functions.items():
+        out[name] = out.get(name, "") + repr(signature(function))
+    return out
+
+
+def _changed_names(old: Summary, new: Summary) -> set[str] | None:
+    """The names whose surface differs; None when the whole module must count as changed (its star
+    imports, or whether it is a package)."""
+    if old.stars != new.stars or old.package != new.package:
+        return None
+    a, b = _surface(old), _surface(new)
+    return {name for name in a.keys() | b.keys() if a.get(name) != b.get(name)}
+
+
+def _same_summary(a: Summary, b: Summary) -> bool:
+    """Equal but for the module name a duplicated script was given in the index."""
+    return a.to_json() | {"module": ""} == b.to_json() | {"module": ""}
+
+
+def _folder_key(real_path: str) -> str:
+    """A dot-free key of a file's folder (module names are dotted)."""
+    return hashlib.sha1(os.path.dirname(real_path).encode()).hexdigest()[:12]
+
+
+def _is_local(target: str, module: str) -> bool:
+    """`target` names something of `module` itself (by its name before any `@folder` key)."""
+    return target.startswith(module.partition("@")[0] + ".")
+
+
+def _tuple(value) -> tuple | None:
+    return None if value is None else tuple(value)
+
+
+def _summary_key(path: str, source: bytes) -> str:
+    from ..cache import tool_fingerprint
+
+    name, package = module_name(path)
+    h = hashlib.sha256(f"summary|{SUMMARY_SCHEMA}|{tool_fingerprint()}|{name}|{package}|{path.endswith('.ipynb')}".encode())
+    h.update(source)
+    return "summary:" + h.hexdigest()
+
+
+def _summarize_file(path: str, source: bytes) -> Summary | None:
+    name, package = module_name(path)
+    if path.endswith(".ipynb"):
+        from ..notebooks import NotebookError, module_of
+
+        try:
+            source = module_of(source)[0].encode("utf-8")
+        except (NotebookError, ValueError, UnicodeError):
+            return None
+    if b"\x00" in source:
+        return None
+    return summarize(source, name, package)

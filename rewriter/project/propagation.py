@@ -1,0 +1,412 @@
+"""The facts that cross modules, computed from the index's summaries and kept current as they change.
+
+What each module's own code contributes (its calls resolved to the functions they reach, its jit
+functions, the factories it imports) is computed once per module and kept with the modules its
+resolution read; an update recomputes exactly the modules whose contributions may have changed and
+takes their old contributions out of the totals. What needs the whole graph (traced values
+propagated from every jit function, which functions run only inside traces) is recomputed from those
+totals, over the functions jit functions reach, not over every call of the project.
+"""
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+
+from ..analysis.facts import FileFacts, ParamFact, RemoteArg, RemoteCall, RemoteFactory, RemoteTrace
+from ..analysis.static_names import static_by_declaration
+from .summary import ARRAY, PARAMS, PYTHON, Call, Function
+
+TRACED, STATIC, UNKNOWN = "traced", "static", "unknown"
+_ORDER = {STATIC: 0, UNKNOWN: 1, TRACED: 2}
+MAX_HOPS = 3  # calls followed from a jit function: the per-file analysis follows helpers about as deep
+
+
+@dataclass
+class _Local:
+    """One module's own contributions, resolved."""
+
+    edges: list = field(default_factory=list)  # (caller key, Call, callee Fn) for calls that reach a function
+    roots: list = field(default_factory=list)  # Jitted: its jit functions (decorated defs, jit bindings)
+    evidence: dict = field(default_factory=dict)  # module of a jit def elsewhere -> [RemoteCall] this module makes
+    factories: list = field(default_factory=list)  # (RemoteFactory, the module that defines the factory)
+    python: list = field(default_factory=list)  # (callee key, parameter, where): a Python literal passed
+    reads: set = field(default_factory=set)  # the (module, name) pairs its resolution read
+
+
+@dataclass
+class _Edge:
+    caller: str
+    where: str
+    api: str
+    params: dict  # callee parameter -> (trace, why)
+    module: str  # the caller's module
+
+
+class Propagation:
+    def __init__(self, index) -> None:
+        self.index = index
+        self.locals: dict[str, _Local] = {}
+        self.readers: dict[tuple, set[str]] = {}  # (module, name) -> the modules whose _Local read it
+        self.callers: dict[tuple, Counter] = {}  # function -> its callers (function keys; (module, "<module>"))
+        self.python: dict[tuple, dict[str, Counter]] = {}  # function -> parameter -> where a literal is passed
+        self.out_edges: dict[tuple, list] = {}  # function -> [(callee Fn, Call)]
+        self.evidence: dict[str, dict[str, list]] = {}  # module of a jit def -> calling module -> [RemoteCall]
+        self._traced_result: tuple | None = None  # (values, remote) of the last propagation, while still valid
+        self._reached: set | None = None  # the functions it reached
+
+    # -- keeping the totals current ------------------------------------------------------------
+    def forget(self, module: str, everything: bool = False, names: set[str] = frozenset()) -> None:
+        """`module` changed: its own contributions, and those of the modules that read one of `names`
+        of it, are computed again (`everything`: a module came or went, and a name that did not
+        resolve may now)."""
+        if everything:
+            stale = set(self.locals)
+        else:
+            stale = {module}
+            for name in names:
+                stale |= self.readers.pop((module, name), set())
+        for name in stale:
+            local = self.locals.pop(name, None)
+            if local is not None:
+                self._take_out(name, local)
+
+    def _touches_traced(self, local: _Local) -> bool:
+        """Whether a module's contributions can change the traced values: it has jit functions, or calls
+        made in (or literals passed to) functions the last propagation reached."""
+        reached = self._reached
+        if reached is None or local.roots:
+            return True
+        return any(caller in reached for caller, _, _ in local.edges) or any(callee in reached for callee, _, _ in local.python)
+
+    def _take_out(self, module: str, local: _Local) -> None:
+        if self._touches_traced(local):
+            self._traced_result = None
+        for caller, _, callee in local.edges:
+            counter = self.callers.get(callee.key())
+            if counter is not None:
+                counter[caller] -= 1
+                if counter[caller] <= 0:
+                    del counter[caller]
+            self.out_edges.pop(caller, None)
+        for callee, param, where in local.python:
+            self.python[callee][param][where] -= 1
+            if self.python[callee][param][where] <= 0:
+                del self.python[callee][param][where]
+        for target in local.evidence:
+            self.evidence.get(target, {}).pop(module, None)
+
+    def _put_in(self, module: str, local: _Local) -> None:
+        if self._touches_traced(local):
+            self._traced_result = None
+        self.locals[module] = local
+        for read in local.reads:
+            self.readers.setdefault(read, set()).add(module)
+        for caller, call, callee in local.edges:
+            self.callers.setdefault(callee.key(), Counter())[caller] += 1
+            self.out_edges.setdefault(caller, []).append((callee, call))
+        for callee, param, where in local.python:
+            self.python.setdefault(callee, {}).setdefault(param, Counter())[where] += 1
+        for target, calls in local.evidence.items():
+            self.evidence.setdefault(target, {})[module] = calls
+
+    # -- one module ----------------------------------------------------------------------------
+    def _local(self, module: str) -> _Local:
+        from .index import Fn, Jitted
+
+        index = self.index
+        summary = index.modules[module]
+        near = index.near(module)
+        bare = module.partition("@")[0]
+        out = _Local()
+
+        def resolve(target: str, line: int | None):
+            result, trail = index.resolved_trail(target, line if target.startswith(bare + ".") else None, near)
+            out.reads |= trail
+            return result
+
+        for name, function in summary.functions.items():
+            if function.jit is not None:
+                api, framework, static = function.jit
+                out.roots.append(Jitted(Fn(module, name), api, framework, _tuple(static), module, name, function.line, False))
+            for inner_name, inner in function.nested.items():
+                if inner.jit is not None:
+                    api, framework, static = inner.jit
+                    qualified = f"{name}.{inner_name}"
+                    out.roots.append(Jitted(Fn(module, qualified), api, framework, _tuple(static), module, qualified,
+                                            inner.line, False))
+        for name, bindings in summary.bindings.items():
+            for binding in bindings:
+                if binding[1] == "jit":
+                    found = resolve(f"{bare}.{name}", binding[0] + 1)
+                    if isinstance(found, Jitted) and found.function is not None:
+                        out.roots.append(found)
+        for call, line, caller in _calls_with_callers(module, summary):
+            callee = resolve(call.target, line)
+            jitted = callee if isinstance(callee, Jitted) else None
+            fn = jitted.function if jitted is not None else callee
+            if not isinstance(fn, Fn):
+                continue
+            target = index.function(fn)
+            out.reads.add((fn.module, fn.name.partition(".")[0]))
+            if target is None:
+                continue
+            out.edges.append((caller, call, fn))
+            positional = target.params[: target.positional]
+            for key, kind, _ in call.args:
+                name = positional[key] if isinstance(key, int) and key < len(positional) else key
+                if kind == PYTHON and isinstance(name, str) and name in target.params:
+                    out.python.append((fn.key(), name, index.where(module, call.line)))
+            if jitted is not None and not (fn.module == module and jitted.module == module):
+                args, complete = _remote_args(target, call)  # its own calls: the module's own analysis sees them
+                out.evidence.setdefault(fn.module, []).append(
+                    RemoteCall(fn.name, index.where(module, call.line), tuple(args), complete))
+        for name, bindings in summary.bindings.items():
+            line, kind, *detail = bindings[-1]
+            if kind not in ("import", "alias") or len(bindings) != 1:
+                continue
+            found = resolve(detail[0], None)
+            if not isinstance(found, Fn) or found.module == module:
+                continue
+            function = index.function(found)
+            out.reads.add((found.module, found.name.partition(".")[0]))
+            if function is None or function.decorated:
+                continue
+            if function.returns_jit is not None:
+                api, framework = function.returns_jit
+            elif function.returns_new_function:
+                api, framework = "", ""
+            else:
+                continue
+            out.factories.append((RemoteFactory(name, api, framework, index.where(found.module, function.line), found.name),
+                                  found.module))
+        return out
+
+    # -- the whole project -----------------------------------------------------------------------
+    def run(self) -> dict[str, FileFacts]:
+        for module in self.index.modules:
+            if module not in self.locals:
+                self._put_in(module, self._local(module))
+        roots = [root for local in self.locals.values() for root in local.roots]
+        if self._traced_result is None:
+            self._traced_result = self._traced(roots)
+            self._reached = set(self._traced_result[0])
+        values, remote = self._traced_result
+        only_traced = self._only_traced(roots, values)
+        traces: dict[str, list[RemoteTrace]] = {}
+        sources: dict[str, set[str]] = {}
+        display = self.index.display
+        for root in roots:  # `step = jax.jit(physics.forward)` in train.py: physics.forward is traced, as train.py says
+            fn = root.function
+            if root.by_binding and fn.module != root.module:
+                traces.setdefault(fn.module, []).append(RemoteTrace(
+                    fn.name, "wrapped", root.api, root.name, self.index.where(root.module, root.line), static=root.static))
+                sources.setdefault(fn.module, set()).add(display(root.module))
+        for (module, name), edges in remote.items():
+            if (module, name) not in only_traced:
+                continue
+            params: dict[str, tuple[str, str]] = {}
+            for edge in edges:
+                params = _join_params(params or None, edge.params)
+            traced = {p: w for p, (t, w) in params.items() if t == TRACED}
+            if not traced:
+                continue  # only tracers cross modules: "cannot tell" stays a file's own verdict
+            first = min(edges, key=lambda e: e.where)
+            callers = sorted({f"`{e.caller}` ({e.where})" for e in edges})
+            traces.setdefault(module, []).append(RemoteTrace(
+                name, "called", first.api, ", ".join(callers), first.where,
+                params=tuple(ParamFact(p, TRACED, w) for p, w in sorted(traced.items()))))
+            sources.setdefault(module, set()).update(display(e.module) for e in edges)
+        out = {}
+        for module in self.index.modules:
+            calls = [call for caller, made in self.evidence.get(module, {}).items() for call in made]
+            for caller, made in self.evidence.get(module, {}).items():
+                if made:
+                    sources.setdefault(module, set()).add(display(caller))
+            factories = [f for f, _ in self.locals[module].factories]
+            for _, origin in self.locals[module].factories:
+                sources.setdefault(module, set()).add(display(origin))
+            facts = FileFacts(
+                traces=tuple(sorted(traces.get(module, ()), key=_order)),
+                calls=tuple(sorted(calls, key=lambda c: (c.function, c.where, repr(c.args)))),
+                factories=tuple(sorted(factories, key=lambda f: f.name)),
+                sources=tuple(sorted(sources.get(module, ()))),
+            )
+            if facts:
+                out[module] = facts
+        return out
+
+    def _traced(self, roots: list) -> tuple[dict, dict]:
+        """Traced values from every jit function through the calls, up to MAX_HOPS calls deep; the
+        edges that cross modules, per function they reach."""
+        from .index import Fn
+
+        index = self.index
+        values: dict[tuple, dict] = {}
+        depth: dict[tuple, int] = {}
+        api_of: dict[tuple, str] = {}
+        work: list[tuple] = []
+        for root in roots:
+            function = index.function(root.function)
+            if function is None:
+                continue
+            where = index.where(root.module, root.line)
+            start = {}
+            for i, param in enumerate(function.params):
+                if root.static is None:
+                    start[param] = (UNKNOWN, f"`{param}`: the static arguments of `{root.api}` at {where} cannot be read")
+                elif param in root.static or static_by_declaration(param, function.annotations.get(param), root.framework, root.api):
+                    start[param] = (STATIC, "")
+                elif i == 0 and param in ("self", "cls"):
+                    start[param] = (UNKNOWN, f"`{param}`: configuration read through `{param}`")
+                else:
+                    start[param] = (TRACED, f"`{param}`: parameter of `{root.name}` ({where}), traced by `{root.api}`")
+            key = root.function.key()
+            values[key] = _join_params(values.get(key), start)
+            depth[key] = 0
+            api_of.setdefault(key, root.api)
+            work.append(key)
+        remote: dict[tuple, list[_Edge]] = {}
+        seen_edges: set = set()
+        rounds = 0
+        while work and rounds < 20000:
+            rounds += 1
+            key = work.pop()
+            if depth[key] >= MAX_HOPS:
+                continue  # as far as the per-file analysis follows helpers: deeper, a flow-insensitive guess
+            caller = index.function(Fn(*key))
+            if caller is None:
+                continue
+            current = values[key]
+            for callee, call in self.out_edges.get(key, ()):
+                target = index.function(callee)
+                if target is None:
+                    continue
+                passed = _bind(target, call, current, caller.name)
+                ckey = callee.key()
+                for name, where in self.python.get(ckey, {}).items():
+                    if where and passed.get(name, (STATIC,))[0] == TRACED:
+                        shown = min(where)
+                        passed[name] = (UNKNOWN, f"`{name}` of `{target.name}` is also passed a Python value (at {shown})")
+                api_of.setdefault(ckey, api_of.get(key, ""))
+                if callee.module != key[0]:
+                    edge_key = (ckey, key, call.line, call.col)
+                    edge = _Edge(caller.name, index.where(key[0], call.line), api_of.get(key, ""), passed, key[0])
+                    if edge_key in seen_edges:
+                        remote[ckey] = [e for e in remote[ckey] if (e.where, e.caller) != (edge.where, edge.caller)]
+                    seen_edges.add(edge_key)
+                    remote.setdefault(ckey, []).append(edge)
+                merged = _join_params(values.get(ckey), passed)
+                hops = depth[key] + 1
+                if hops < depth.get(ckey, MAX_HOPS + 1):
+                    depth[ckey] = hops
+                    values[ckey] = merged
+                    work.append(ckey)
+                elif merged != values.get(ckey):
+                    values[ckey] = merged
+                    work.append(ckey)
+        return values, remote
+
+    def _only_traced(self, roots: list, values: dict) -> set:
+        """The functions that run only inside traces: jit functions, and functions every caller of which
+        runs only inside traces (a greatest fixpoint). A function also called eagerly, from a module's
+        top level or from code no jit function reaches, is general-purpose: it must work on Python
+        values and arrays alike, and what a traced caller elsewhere passes it says little about its
+        branches. Only these get facts from other modules."""
+        fixed = {root.function.key() for root in roots}
+        candidates = set(values) | fixed
+        changed = True
+        while changed:
+            changed = False
+            for key in list(candidates - fixed):
+                if any(caller not in candidates for caller in self.callers.get(key, ())):
+                    candidates.discard(key)
+                    changed = True
+        return candidates
+
+
+def _calls_with_callers(module: str, summary):
+    for call in summary.calls:
+        yield call, call.line, (module, "<module>")
+    for name, function in summary.functions.items():
+        for call in function.calls:
+            yield call, None, (module, name)
+        for inner_name, inner in function.nested.items():
+            for call in inner.calls:
+                yield call, None, (module, f"{name}.{inner_name}")
+
+
+def _tuple(value) -> tuple | None:
+    return None if value is None else tuple(value)
+
+
+def _order(fact) -> tuple:
+    return (fact.function, fact.where)
+
+
+def _join(a: tuple[str, str], b: tuple[str, str]) -> tuple[str, str]:
+    if _ORDER[b[0]] > _ORDER[a[0]]:
+        return b
+    if _ORDER[b[0]] == _ORDER[a[0]] and b[1] < a[1]:
+        return b  # a stable reason whatever the order the callers were seen in
+    return a
+
+
+def _join_params(current: dict | None, new: dict) -> dict:
+    if current is None:
+        return dict(new)
+    out = dict(current)
+    for name, value in new.items():
+        out[name] = _join(out[name], value) if name in out else value
+    return out
+
+
+def _bind(target: Function, call: Call, values: dict, caller: str) -> dict[str, tuple[str, str]]:
+    """The value each parameter of `target` receives at `call`, inside a traced caller."""
+    out = {p: (STATIC, "") for p in target.params}  # left at their defaults: Python values
+    if call.starred:
+        return {p: (UNKNOWN, f"`{p}`: passed through `*args`/`**kwargs` by `{caller}`") for p in target.params}
+    positional = target.params[: target.positional]
+    for key, kind, detail in call.args:
+        if isinstance(key, int):
+            if key >= len(positional):
+                continue
+            name = positional[key]
+        else:
+            name = key
+            if name not in out:
+                continue
+        if kind == PYTHON:
+            out[name] = (STATIC, "")
+        elif kind == PARAMS:
+            joined = (STATIC, "")
+            for param in detail:
+                joined = _join(joined, values.get(param, (UNKNOWN, f"`{param}`: not known")))
+            if joined[0] == TRACED:
+                joined = (TRACED, f"{joined[1]} -> `{name}`: parameter of `{target.name}`")
+            out[name] = joined
+        elif kind == ARRAY:
+            out[name] = (UNKNOWN, f"`{name}`: an array built in `{caller}`")
+        else:
+            out[name] = (UNKNOWN, f"`{name}`: an argument of unknown kind from `{caller}`")
+    return out
+
+
+def _remote_args(target: Function, call: Call) -> tuple[list[RemoteArg], bool]:
+    if call.starred:
+        return [], False
+    positional = target.params[: target.positional]
+    out, complete = [], True
+    for key, kind, detail in call.args:
+        if isinstance(key, int):
+            if key >= len(positional):
+                complete = False
+                continue
+            name = positional[key]
+        else:
+            name = key
+            if name not in target.params:
+                complete = False
+                continue
+        shown = kind if kind in (PYTHON, ARRAY) else "unknown"
+        out.append(RemoteArg(name, shown, detail if kind == PYTHON else None))
+    return out, complete

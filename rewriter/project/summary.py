@@ -1,0 +1,717 @@
+"""One module's summary for the project index, read from CPython's `ast` (C speed, no libcst).
+
+What other modules may need to know about this one, and nothing else:
+- module-level bindings in order (a rebound name is two things): defs, classes, imports, jit
+  applications (`step = jax.jit(physics.forward)`, `jax.jit(make(meta))`), calls and aliases;
+- per module-level def: its parameters, its jit decorator with the parameters it keeps static, the
+  calls it makes of other functions (each argument classified: a Python literal, an array, a value
+  derived from its own parameters, or unknown), and whether it is a factory (returns a def or lambda
+  it creates, or a jit function it creates);
+- calls made at module level, with the same classification.
+
+Callees are recorded as absolute dotted names through the module's own imports (`physics.limiter`
+under `import pkg.physics as physics` is `pkg.physics.limiter`); the index resolves them to
+definitions, following re-exports. Summaries are plain tuples and dicts: JSON in the cache.
+"""
+from __future__ import annotations
+
+import ast
+import sys
+import warnings
+from dataclasses import dataclass, field
+
+from ..analysis.apis import Kind, spelled_apis
+from ..analysis.static_names import STATIC_ATTRIBUTES, STATIC_CALLS, STATIC_FUNCTION_NAMES, TENSOR_ATTRIBUTES
+
+# Argument kinds at a call site. "params": derived from the caller's own parameters (named).
+PYTHON, ARRAY, PARAMS, UNKNOWN = "python", "array", "params", "unknown"
+_ARRAY_ROOTS = ("jax.numpy", "jax.random", "jax.lax", "jax.nn", "numpy", "phiml.math", "torch", "tensorflow", "phi.math",
+                "phi.flow")
+# Frameworks a project calls but is rarely part of (when it is, the module's own name says so).
+_EXTERNAL = frozenset({"jax", "jaxlib", "numpy", "torch", "tensorflow", "phiml", "phi", "equinox", "diffrax", "scipy",
+                       "optax", "flax", "matplotlib", "pandas"})
+_PYTHON_CALLS = frozenset({"len", "int", "float", "bool", "str", "round", "range", "isinstance", "type"})
+_JSON_LITERALS = (bool, int, float, str, type(None))
+
+
+@dataclass
+class Call:
+    target: str  # absolute dotted name of the callee
+    line: int
+    col: int
+    args: list  # [position or keyword, kind, detail]; detail: the literal (PYTHON), parameter names (PARAMS)
+    in_loop: bool = False
+    starred: bool = False  # `f(*a)` / `f(**k)`: arguments cannot be bound to parameters
+
+
+@dataclass
+class Function:
+    name: str
+    line: int
+    params: list  # every parameter name, in order: positional first, then keyword-only
+    positional: int  # how many of `params` may be passed by position (more positional arguments go to `*args`)
+    defaults: list  # names of parameters with a default
+    jit: list | None = None  # [api name, framework, static parameter names or None (unreadable)]
+    calls: list = field(default_factory=list)  # [Call] in its own body (nested defs and lambdas included)
+    returns_new_function: str = ""  # a factory: the name of the nested def it returns ("<lambda>" for a lambda)
+    returns_jit: list | None = None  # a jit factory: [api name, framework] of the jit function it creates and returns
+    decorated: bool = False  # other decorators (`functools.cache` may hand out the same object again)
+    nested: dict = field(default_factory=dict)  # name -> Function: defs nested one level (returned by factories)
+    annotations: dict = field(default_factory=dict)  # parameter -> the last name of its annotation (`Shape`, `int`)
+
+
+@dataclass
+class Summary:
+    module: str
+    package: bool  # an `__init__.py`
+    bindings: dict = field(default_factory=dict)  # name -> [[line, kind, detail...], ...] in order
+    functions: dict = field(default_factory=dict)  # name -> Function (the last def of that name)
+    calls: list = field(default_factory=list)  # [Call] at module level, in module order
+    stars: list = field(default_factory=list)  # modules imported with `*`
+
+    def to_json(self) -> dict:
+        """Plain data for the cache (dataclasses.asdict is ten times slower on thousands of calls)."""
+        def call(c: Call) -> dict:
+            return {"target": c.target, "line": c.line, "col": c.col, "args": c.args, "in_loop": c.in_loop, "starred": c.starred}
+
+        def function(f: Function) -> dict:
+            return {"name": f.name, "line": f.line, "params": f.params, "positional": f.positional, "defaults": f.defaults,
+                    "jit": f.jit, "calls": [call(c) for c in f.calls], "returns_new_function": f.returns_new_function,
+                    "returns_jit": f.returns_jit, "decorated": f.decorated,
+                    "nested": {k: function(v) for k, v in f.nested.items()}, "annotations": f.annotations}
+
+        return {"module": self.module, "package": self.package, "bindings": self.bindings,
+                "functions": {k: function(v) for k, v in self.functions.items()},
+                "calls": [call(c) for c in self.calls], "stars": self.stars}
+
+    @classmethod
+    def from_json(cls, data: dict) -> "Summary":
+        def function(d: dict) -> Function:
+            d = dict(d)
+            d["calls"] = [Call(**c) for c in d["calls"]]
+            d["nested"] = {k: function(v) for k, v in d["nested"].items()}
+            return Function(**d)
+
+        return cls(module=data["module"], package=data["package"], bindings=data["bindings"],
+                   functions={k: function(v) for k, v in data["functions"].items()},
+                   calls=[Call(**c) for c in data["calls"]], stars=data["stars"])
+
+
+def summarize(source: bytes, module: str, package: bool = False) -> Summary | None:
+    """The summary of one module, or None when CPython cannot parse it (the file's own run says why)."""
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            tree = ast.parse(source)
+    except (SyntaxError, ValueError, MemoryError, RecursionError):
+        return None
+    return _Reader(module, package).read(tree)
+
+
+class _Reader:
+    def __init__(self, module: str, package: bool) -> None:
+        self.out = Summary(module, package)
+        self.package = module if package else module.rpartition(".")[0]
+        self.imported: dict[str, set[str]] = {}  # local name -> absolute names (for API spellings)
+        self.targets: dict[str, str] = {}  # local name -> absolute target of its import (last one)
+        self.module_literals: dict[str, object] = {}  # module-level names bound once to a Python literal
+        self.module_names: set[str] = set()  # every name bound at module level (in any branch)
+        self.module_kinds: _LocalKinds | None = None
+
+    # -- the module ----------------------------------------------------------------------------
+    def read(self, tree: ast.Module) -> Summary:
+        literal_counts: dict[str, int] = {}
+        for stmt in tree.body:
+            for target in _assigned_names(stmt):
+                literal_counts[target] = literal_counts.get(target, 0) + 1
+        for stmt in tree.body:
+            if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name) \
+                    and literal_counts.get(stmt.targets[0].id) == 1:
+                try:
+                    value = ast.literal_eval(stmt.value)
+                except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+                    continue
+                if isinstance(value, _JSON_LITERALS):
+                    self.module_literals[stmt.targets[0].id] = value
+        module_body = _Body(tree)
+        self.module_names = module_body.local
+        self.module_kinds = _LocalKinds(self, module_body, set())
+        self._block(tree.body)
+        return self.out
+
+    def _block(self, body: list) -> None:
+        for stmt in body:
+            self._statement(stmt)
+
+    def _statement(self, stmt: ast.stmt) -> None:
+        if isinstance(stmt, (ast.Import, ast.ImportFrom)):
+            self._import(stmt, record=True)
+        elif isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            function = self._function(stmt)
+            self.out.functions[stmt.name] = function
+            self._bind(stmt.name, [stmt.lineno, "def"])
+            for decorator in stmt.decorator_list:
+                self._calls_in(decorator)
+        elif isinstance(stmt, ast.ClassDef):
+            self._bind(stmt.name, [stmt.lineno, "class"])
+        elif isinstance(stmt, (ast.Assign, ast.AnnAssign)):
+            value = stmt.value
+            targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
+            if value is not None:
+                self._calls_in(value)
+            for target in targets:
+                if isinstance(target, ast.Name):
+                    self._bind(target.id, self._binding(target.id, value, stmt.lineno))
+                else:
+                    for name in _names_in_target(target):
+                        self._bind(name, [stmt.lineno, "other"])
+        elif isinstance(stmt, (ast.If, ast.Try, ast.With, ast.For, ast.While, ast.AsyncFor, ast.AsyncWith)) \
+                or type(stmt).__name__ in ("TryStar", "Match"):
+            loop = isinstance(stmt, (ast.For, ast.While, ast.AsyncFor))
+            for name, node in ast.iter_fields(stmt):
+                if name in ("body", "orelse", "finalbody", "handlers", "cases"):
+                    for child in node:
+                        if isinstance(child, (ast.ExceptHandler,)) or type(child).__name__ == "match_case":
+                            self._block(child.body)
+                        else:
+                            self._statement_in_loop(child, loop)
+                elif isinstance(node, ast.expr):
+                    self._calls_in(node, in_loop=loop)
+            if isinstance(stmt, (ast.For, ast.AsyncFor)):
+                for name in _names_in_target(stmt.target):
+                    self._bind(name, [stmt.lineno, "other"])
+            elif isinstance(stmt, (ast.With, ast.AsyncWith)):
+                for item in stmt.items:
+                    for name in _names_in_target(item.optional_vars) if item.optional_vars is not None else ():
+                        self._bind(name, [stmt.lineno, "other"])
+        else:
+            for child in ast.iter_child_nodes(stmt):
+                if isinstance(child, ast.expr):
+                    self._calls_in(child)
+            for name in _assigned_names(stmt):
+                self._bind(name, [stmt.lineno, "other"])
+
+    def _statement_in_loop(self, stmt: ast.stmt, loop: bool) -> None:
+        if not loop:
+            self._statement(stmt)
+            return
+        before = len(self.out.calls)
+        self._statement(stmt)
+        for call in self.out.calls[before:]:
+            call.in_loop = True
+
+    def _bind(self, name: str, binding: list) -> None:
+        self.out.bindings.setdefault(name, []).append(binding)
+
+    def _binding(self, name: str, value: ast.expr | None, line: int) -> list:
+        if value is None:
+            return [line, "other"]
+        if isinstance(value, ast.Call):
+            application = self._jit_application(value)
+            if application is not None:
+                api, framework, static, wrapped = application
+                if isinstance(wrapped, ast.Call):  # jax.jit(make(meta)): the factory's result is jitted
+                    target = self._target(wrapped.func)
+                    return [line, "jit", api, framework, static, target or "", "factory"]
+                target = self._target(wrapped)
+                return [line, "jit", api, framework, static, target or "", "function"]
+            target = self._target(value.func)
+            if target is not None:
+                return [line, "call", target]
+        elif isinstance(value, (ast.Name, ast.Attribute)):
+            target = self._target(value)
+            if target is not None:
+                return [line, "alias", target]
+        return [line, "other"]
+
+    # -- imports -------------------------------------------------------------------------------
+    def _import(self, node: ast.Import | ast.ImportFrom, record: bool) -> None:
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                local = alias.asname or alias.name.split(".")[0]
+                target = alias.name if alias.asname else local
+                self.imported.setdefault(local, set()).add(target)
+                if record:
+                    self.targets[local] = target
+                    self._bind(local, [node.lineno, "import", target])
+            return
+        base = self._absolute(node.module, node.level)
+        if base is None:
+            return
+        for alias in node.names:
+            if alias.name == "*":
+                if record:
+                    self.out.stars.append(base)
+                continue
+            local = alias.asname or alias.name
+            target = f"{base}.{alias.name}" if base else alias.name
+            self.imported.setdefault(local, set()).add(target)
+            if record:
+                self.targets[local] = target
+                self._bind(local, [node.lineno, "import", target])
+
+    def _absolute(self, module: str | None, level: int) -> str | None:
+        if not level:
+            return module or ""
+        parts = self.package.split(".") if self.package else []
+        if level - 1 > len(parts):
+            return None
+        base = parts[: len(parts) - (level - 1)]
+        return ".".join([*base, *([module] if module else [])])
+
+    # -- names ---------------------------------------------------------------------------------
+    def _target(self, node: ast.expr, local: set[str] = frozenset()) -> str | None:
+        """The absolute dotted name a Name/Attribute chain denotes through module-level bindings."""
+        parts = []
+        while isinstance(node, ast.Attribute):
+            parts.append(node.attr)
+            node = node.value
+        if not isinstance(node, ast.Name) or node.id in local:
+            return None
+        parts.reverse()
+        if node.id in self.module_names:  # resolved by the index through the bindings, flow-sensitively
+            return ".".join([self.out.module, node.id, *parts])
+        if node.id in self.targets:
+            return ".".join([self.targets[node.id], *parts])
+        return None
+
+    def _external(self, func: ast.expr) -> bool:
+        """A call of the standard library or of a framework this module is not part of: no fact of the
+        project can be about it, so it is not recorded (most calls in array code are such calls)."""
+        node = func
+        while type(node) is ast.Attribute:
+            node = node.value
+        if type(node) is not ast.Name or node.id not in self.targets or len(self.out.bindings.get(node.id, ())) != 1:
+            return False
+        top = self.targets[node.id].split(".", 1)[0]
+        return (top in _EXTERNAL or top in sys.stdlib_module_names) and not self.out.module.startswith(top + ".") \
+            and self.out.module != top
+
+
+    def _api(self, node: ast.expr):
+        text = _dotted(node)
+        apis = spelled_apis(text, self.imported, self.out.stars) if text is not None else []
+        return apis[0] if apis else None
+
+    def _jit_transform(self, node: ast.expr):
+        """(api, keywords) of a bare, factory (`jit_compile(auxiliary_args=...)`) or partial jit expression."""
+        api = self._api(node) if isinstance(node, (ast.Name, ast.Attribute)) else None
+        if api is not None:
+            return (api, []) if api.kind is Kind.JIT else None
+        if isinstance(node, ast.Call) and isinstance(node.func, (ast.Name, ast.Attribute)):
+            api = self._api(node.func)
+            if api is not None and api.kind is Kind.PARTIAL and node.args:
+                inner = self._api(node.args[0]) if isinstance(node.args[0], (ast.Name, ast.Attribute)) else None
+                return (inner, node.keywords) if inner is not None and inner.kind is Kind.JIT else None
+            if api is not None and api.kind is Kind.JIT and not node.args:
+                return api, node.keywords
+        return None
+
+    def _jit_application(self, call: ast.Call):
+        """(api name, framework, keywords, wrapped expression) of `jax.jit(f, ...)` / `jit_compile(**kw)(f)`."""
+        if not call.args or isinstance(call.args[0], ast.Starred):
+            return None
+        if isinstance(call.func, (ast.Name, ast.Attribute)):
+            api = self._api(call.func)
+            if api is not None and api.kind is Kind.JIT:
+                return api.name, api.framework, _static_keywords(api, call.keywords), call.args[0]
+            return None
+        found = self._jit_transform(call.func)
+        if found is not None and len(call.args) == 1:
+            api, keywords = found
+            return api.name, api.framework, _static_keywords(api, keywords), call.args[0]
+        return None
+
+    # -- functions -----------------------------------------------------------------------------
+    def _function(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> Function:
+        a = node.args
+        positional = [p.arg for p in (*a.posonlyargs, *a.args)]
+        params = positional + [p.arg for p in a.kwonlyargs]
+        with_default = positional[len(positional) - len(a.defaults):] if a.defaults else []
+        with_default += [p.arg for p, d in zip(a.kwonlyargs, a.kw_defaults) if d is not None]
+        function = Function(node.name, node.lineno, params, len(positional), with_default)
+        for p in (*a.posonlyargs, *a.args, *a.kwonlyargs):
+            if p.annotation is not None:
+                function.annotations[p.arg] = _annotation_name(p.annotation)
+        for decorator in node.decorator_list:
+            found = self._jit_transform(decorator)
+            if found is not None and function.jit is None:
+                api, keywords = found
+                static = _static_names(api, keywords, positional, params)
+                if static is not None and api.name == "phiml.math.jit_compile_linear" \
+                        and not any(k.arg == "auxiliary_args" for k in keywords):
+                    static = sorted(set(static) | set(params[1:]))  # every parameter after the first is auxiliary
+                function.jit = [api.name, api.framework, static]
+            else:
+                function.decorated = True
+        body = _Body(node)
+        for imported in body.imports:
+            self._import(imported, record=False)
+        kinds = _LocalKinds(self, body, set(params))
+        for call, in_loop in body.calls:
+            recorded = self._call(call, kinds, body.local, in_loop)
+            if recorded is not None:
+                function.calls.append(recorded)
+        self._factory(body, function)
+        return function
+
+    def _factory(self, body: "_Body", function: Function) -> None:
+        returns = body.returns
+        if not returns or any(r.value is None for r in returns):
+            return
+        nested = body.nested
+        assigned = body.values
+        new, jitted = set(), set()
+        for r in returns:
+            value = r.value
+            if isinstance(value, ast.Name) and len(assigned.get(value.id, ())) == 1:
+                value = assigned[value.id][0]
+            if isinstance(value, ast.Lambda):
+                new.add("<lambda>")
+            elif isinstance(value, ast.Name) and value.id in nested:
+                new.add(value.id)
+                inner = nested[value.id]
+                jit = next((found for d in inner.decorator_list if (found := self._jit_transform(d))), None)
+                if jit is not None:
+                    jitted.add((jit[0].name, jit[0].framework))
+            elif isinstance(value, ast.Call) and (app := self._jit_application(value)) is not None:
+                jitted.add((app[0], app[1]))
+                if isinstance(app[3], ast.Name) and app[3].id in nested:
+                    new.add(app[3].id)
+            else:
+                return
+        if len(new) == 1:
+            function.returns_new_function = next(iter(new))
+        if len(jitted) == 1:
+            function.returns_jit = list(next(iter(jitted)))
+        if function.returns_new_function in nested:
+            function.nested[function.returns_new_function] = self._function(nested[function.returns_new_function])
+
+    def _call(self, call: ast.Call, kinds: "_LocalKinds | None", local: set[str], in_loop: bool) -> Call | None:
+        target = self._target(call.func, local)
+        if target is None or self._external(call.func):
+            return None
+        starred = any(isinstance(a, ast.Starred) for a in call.args) or any(k.arg is None for k in call.keywords)
+        args = []
+        for i, arg in enumerate(call.args):
+            if isinstance(arg, ast.Starred):
+                break
+            args.append([i, *_kind(arg, kinds, self)])
+        for keyword in call.keywords:
+            if keyword.arg is not None:
+                args.append([keyword.arg, *_kind(keyword.value, kinds, self)])
+        return Call(target, call.lineno, call.col_offset, args, in_loop, starred)
+
+    def _calls_in(self, node: ast.AST, in_loop: bool = False) -> None:
+        """The calls of a module-level expression (not inside the lambdas or defs it holds)."""
+        stack = [node]
+        while stack:
+            current = stack.pop()
+            if isinstance(current, ast.Call):
+                recorded = self._call(current, self.module_kinds, frozenset(), in_loop)
+                if recorded is not None:
+                    self.out.calls.append(recorded)
+            if isinstance(current, (ast.Lambda, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                continue
+            stack.extend(reversed(list(ast.iter_child_nodes(current))))
+
+
+class _Body:
+    """One walk over a function's own body (nested defs, lambdas and classes are not entered):
+    its calls (and whether each is in a loop), the names it binds and the values bound to them,
+    its returns and its nested defs."""
+
+    _LOOPS = (ast.For, ast.AsyncFor, ast.While, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
+
+    def __init__(self, fn: ast.AST) -> None:
+        self.calls: list[tuple[ast.Call, bool]] = []
+        self.values: dict[str, list] = {}  # name -> the expressions bound to it
+        self.unknown: set[str] = set()  # names bound by what cannot be classified (tuple targets, `with`, ...)
+        self.returns: list[ast.Return] = []
+        self.nested: dict[str, ast.AST] = {}
+        self.imports: list[ast.AST] = []  # imports in the body: they count for spellings (`from jax import jit`)
+        declared_global: set[str] = set()
+        local: set[str] = set()
+        if isinstance(fn, ast.Module):
+            stack = [(n, False) for n in reversed(fn.body)]
+        else:
+            a = fn.args
+            local |= {p.arg for p in (*a.posonlyargs, *a.args, *a.kwonlyargs)}
+            local |= {p.arg for p in (a.vararg, a.kwarg) if p is not None}
+            stack = [(n, False) for n in reversed(fn.body)]
+        while stack:
+            node, loop = stack.pop()
+            kind = type(node)
+            if kind is ast.Call:
+                self.calls.append((node, loop))
+            elif kind is ast.Assign:
+                for target in node.targets:
+                    if type(target) is ast.Name:
+                        self.values.setdefault(target.id, []).append(node.value)
+                        local.add(target.id)
+                    else:
+                        names = _names_in_target(target)
+                        self.unknown.update(names)
+                        local.update(names)
+            elif kind is ast.AnnAssign or kind is ast.AugAssign:
+                if type(node.target) is ast.Name:
+                    local.add(node.target.id)
+                    if node.value is not None:
+                        self.values.setdefault(node.target.id, []).append(
+                            node.value if kind is ast.AnnAssign else ast.BinOp(node.target, ast.Add(), node.value))
+            elif kind is ast.For or kind is ast.AsyncFor or kind is ast.comprehension:
+                names = _names_in_target(node.target)
+                local.update(names)
+                iterable = node.iter
+                if type(iterable) is ast.Call and type(iterable.func) is ast.Name and iterable.func.id == "range":
+                    for name in names:
+                        self.values.setdefault(name, []).append(_A_PYTHON_VALUE)
+                else:
+                    self.unknown.update(names)
+            elif kind is ast.With or kind is ast.AsyncWith:
+                for item in node.items:
+                    if item.optional_vars is not None:
+                        names = _names_in_target(item.optional_vars)
+                        self.unknown.update(names)
+                        local.update(names)
+            elif kind is ast.NamedExpr:
+                self.values.setdefault(node.target.id, []).append(node.value)
+                local.add(node.target.id)
+            elif kind is ast.Return:
+                self.returns.append(node)
+            elif kind is ast.Global:
+                declared_global.update(node.names)
+            elif kind is ast.Import or kind is ast.ImportFrom:
+                self.imports.append(node)
+                names = _assigned_names(node)
+                self.unknown.update(names)
+                local.update(names)
+            elif kind is ast.ExceptHandler and node.name:
+                self.unknown.add(node.name)
+                local.add(node.name)
+            if kind is ast.FunctionDef or kind is ast.AsyncFunctionDef or kind is ast.ClassDef:
+                self.unknown.add(node.name)
+                local.add(node.name)
+                if kind is not ast.ClassDef:
+                    self.nested[node.name] = node
+                continue
+            if kind is ast.Lambda:
+                continue
+            inner = loop or kind in self._LOOPS
+            stack.extend((child, inner) for child in reversed(_children(node)))
+        self.local = local - declared_global
+
+
+_A_PYTHON_VALUE = ast.Constant(None)
+
+
+class _LocalKinds:
+    """Kinds of a function's local names. A name bound once has the kind of its value; a name bound
+    more than once (or by a loop, a tuple target, `with`...) is unknown: without the order of the
+    bindings, a join could call a static value traced."""
+
+    def __init__(self, reader: _Reader, body: _Body, params: set[str]) -> None:
+        self.reader = reader
+        self.params = params
+        self.values = body.values
+        self.unknown = body.unknown
+        self._resolving: set[str] = set()
+        self._memo: dict[str, list] = {}
+
+    def name(self, name: str) -> list:
+        if name in self._memo:
+            return self._memo[name]
+        if name in self.params and name not in self.values:
+            return [PARAMS, [name]]
+        if name in self.unknown or name in self._resolving:
+            return [UNKNOWN, None]
+        if name not in self.values:
+            if name in self.reader.module_literals:
+                return [PYTHON, self.reader.module_literals[name]]
+            return [UNKNOWN, None]
+        values = self.values[name]
+        if len(values) != 1 or name in self.params:
+            out = [PYTHON, None] if all(v is _A_PYTHON_VALUE for v in values) and name not in self.params else [UNKNOWN, None]
+            self._memo[name] = out
+            return out
+        self._resolving.add(name)
+        out = _kind(values[0], self, self.reader)
+        self._resolving.discard(name)
+        self._memo[name] = out
+        return out
+
+
+def _kind(node: ast.expr, kinds: _LocalKinds | None, reader: _Reader) -> list:
+    """[PYTHON, literal or None] | [ARRAY, None] | [PARAMS, names] | [UNKNOWN, None]."""
+    kind = type(node)
+    if kind is ast.Constant:
+        return [PYTHON, node.value if isinstance(node.value, _JSON_LITERALS) else None]
+    if kind is ast.Name:
+        if kinds is not None:
+            return kinds.name(node.id)
+        if node.id in reader.module_literals:
+            return [PYTHON, reader.module_literals[node.id]]
+        return [UNKNOWN, None]
+    if kind in (ast.Tuple, ast.List, ast.UnaryOp, ast.Set, ast.Dict):
+        try:
+            value = ast.literal_eval(node)
+            return [PYTHON, value if isinstance(value, _JSON_LITERALS) else None]
+        except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+            pass
+    if kind is ast.Attribute:
+        if node.attr in STATIC_ATTRIBUTES:
+            return [PYTHON, None]
+        if node.attr not in TENSOR_ATTRIBUTES:  # a traced container's field may be a static one
+            return [PYTHON, None] if _kind(node.value, kinds, reader)[0] == PYTHON else [UNKNOWN, None]
+        return _kind(node.value, kinds, reader)
+    if kind is ast.Subscript and type(node.value) is ast.Attribute and node.value.attr == "shape":
+        return [PYTHON, None]
+    if kind is ast.Compare and all(type(op) in (ast.Is, ast.IsNot) for op in node.ops):
+        return [PYTHON, None]  # `x is None`: a Python bool whatever `x` is
+    if kind is ast.Call:
+        return _call_kind(node, kinds, reader)
+    if kind in (ast.BinOp, ast.UnaryOp, ast.Compare, ast.BoolOp, ast.Subscript, ast.Tuple, ast.List):
+        return _combined([_kind(child, kinds, reader) for child in ast.iter_child_nodes(node) if isinstance(child, ast.expr)])
+    return [UNKNOWN, None]
+
+
+def _call_kind(node: ast.Call, kinds: _LocalKinds | None, reader: _Reader) -> list:
+    """Python built-ins and shape/dtype questions give Python values; an array library's call gives an
+    array, derived from the parameters its arguments derive from; anything else is unknown."""
+    func = node.func
+    if type(func) is ast.Name and func.id in _PYTHON_CALLS and func.id not in reader.module_names:
+        return [PYTHON, None]
+    text = _dotted(func)
+    if text is None:
+        return [UNKNOWN, None]
+    root, _, rest = text.partition(".")
+    absolute = {f"{t}.{rest}" if rest else t for t in reader.imported.get(root, ())}
+    if not absolute or not all(a.startswith(_ARRAY_ROOTS) for a in absolute):
+        return [UNKNOWN, None]
+    if absolute & STATIC_CALLS or text.rsplit(".", 1)[-1] in STATIC_FUNCTION_NAMES:
+        return [PYTHON, None]
+    parts = [_kind(a, kinds, reader) for a in node.args if type(a) is not ast.Starred]
+    parts += [_kind(k.value, kinds, reader) for k in node.keywords if k.arg is not None]
+    combined = _combined(parts)
+    return [ARRAY, None] if combined[0] == PYTHON else combined
+
+
+def _combined(parts: list) -> list:
+    """The kind of a value computed from `parts`: derived from parameters if any part is."""
+    tags = {p[0] for p in parts}
+    if tags <= {PYTHON}:
+        return [PYTHON, None]
+    if UNKNOWN in tags:
+        return [UNKNOWN, None]
+    if PARAMS in tags:
+        return [PARAMS, sorted({n for p in parts if p[0] == PARAMS for n in p[1]})]
+    return [ARRAY, None]
+
+
+def _static_keywords(api, keywords) -> object:
+    return _static_names(api, keywords, None, None) if api is not None else None
+
+
+def _static_names(api, keywords, positional, params):
+    """Names of the parameters the transform keeps static; [] when none; None when unreadable.
+    Without the function's parameters (an application), the raw spec: {keyword: value}."""
+    found: dict = {}
+    for keyword in keywords:
+        if keyword.arg is None:
+            return None
+        if keyword.arg in api.static_keywords:
+            try:
+                found[keyword.arg] = ast.literal_eval(keyword.value)
+            except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+                return None
+    if positional is None:
+        return found
+    return static_from_spec(found, positional, params)
+
+
+def static_from_spec(spec: dict | None, positional: list, params: list) -> list | None:
+    """Parameter names from {static_argnums/static_argnames/auxiliary_args: value}; None when unreadable."""
+    if spec is None:
+        return None
+    static: set[str] = set()
+    for keyword, value in spec.items():
+        if keyword == "auxiliary_args":
+            if not isinstance(value, str):
+                return None
+            static |= {s.strip() for s in value.split(",") if s.strip()}
+        elif keyword == "static_argnums":
+            for i in value if isinstance(value, (tuple, list)) else (value,):
+                if not isinstance(i, int) or not -len(positional) <= i < len(positional):
+                    return None
+                static.add(positional[i])
+        elif keyword == "static_argnames":
+            values = value if isinstance(value, (tuple, list)) else (value,)
+            if not all(isinstance(v, str) for v in values):
+                return None
+            static |= set(values)
+    return sorted(static)
+
+
+# -- small helpers ------------------------------------------------------------------------------
+
+_LEAVES = (ast.Name, ast.Constant, ast.expr_context, ast.operator, ast.cmpop, ast.unaryop, ast.boolop)
+
+
+def _children(node: ast.AST) -> list:
+    """ast.iter_child_nodes without the generator, and without leaves nothing is ever found in."""
+    out = []
+    for name in node._fields:
+        value = getattr(node, name, None)
+        if type(value) is list:
+            out.extend(item for item in value if isinstance(item, ast.AST) and not isinstance(item, _LEAVES))
+        elif isinstance(value, ast.AST) and not isinstance(value, _LEAVES):
+            out.append(value)
+    return out
+
+
+def _annotation_name(node: ast.expr) -> str:
+    """`int` for `int`, `Shape` for `math.Shape`, `Literal` for `Literal['a']`, a string annotation's text."""
+    if type(node) is ast.Subscript:
+        node = node.value
+    if type(node) is ast.Constant and isinstance(node.value, str):
+        return node.value.rsplit(".", 1)[-1]
+    if type(node) is ast.Attribute:
+        return node.attr
+    return node.id if type(node) is ast.Name else ""
+
+
+def _dotted(node: ast.AST) -> str | None:
+    parts = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if not isinstance(node, ast.Name):
+        return None
+    parts.append(node.id)
+    return ".".join(reversed(parts))
+
+
+def _assigned_names(stmt: ast.AST) -> list[str]:
+    if isinstance(stmt, ast.Assign):
+        return [n for t in stmt.targets for n in _names_in_target(t)]
+    if isinstance(stmt, (ast.AnnAssign, ast.AugAssign)):
+        return _names_in_target(stmt.target)
+    if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        return [stmt.name]
+    if isinstance(stmt, ast.Import):
+        return [a.asname or a.name.split(".")[0] for a in stmt.names]
+    if isinstance(stmt, ast.ImportFrom):
+        return [a.asname or a.name for a in stmt.names if a.name != "*"]
+    if isinstance(stmt, (ast.For, ast.AsyncFor)):
+        return _names_in_target(stmt.target)
+    return []
+
+
+def _names_in_target(target: ast.AST) -> list[str]:
+    if isinstance(target, ast.Name):
+        return [target.id]
+    if isinstance(target, (ast.Tuple, ast.List)):
+        return [n for e in target.elts for n in _names_in_target(e)]
+    if isinstance(target, ast.Starred):
+        return _names_in_target(target.value)
+    return []

@@ -1,0 +1,172 @@
+"""Golden projects: several modules analysed together through the project index (rewriter/project).
+
+`golden/projects/<case>/` holds the modules; `main.py` states the case in a `GOLDEN = {...}` literal, as
+single-file cases do, with findings named `path:CODE:line` (paths relative to the case folder), and
+holds the entry function. `<module>.expected.py` is a module's rewrite (absent: it must not change).
+Each case is checked for its exact output and idempotence through the CLI's own run (project root =
+the case folder), and executed, original and rewritten, on each backend it names: the folder goes on
+`sys.path`, so `main.py` imports its neighbours, and the rewrite runs from a copy with the expected
+modules in place.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+
+from rewriter import runner
+from rewriter.config import Config
+from rewriter.verify.golden import read_spec
+from rewriter.verify.run import Run
+from tests.golden_batches import Batcher, Key, Request, grouped
+from tests.golden_checks import check_runs
+
+ROOT = Path(__file__).resolve().parent.parent
+PROJECTS = ROOT / "golden" / "projects"
+
+
+@dataclass(frozen=True)
+class Project:
+    name: str
+    folder: Path
+    spec: dict = field(hash=False)
+
+    @property
+    def id(self) -> str:
+        return f"projects/{self.name}"
+
+    @property
+    def framework(self) -> str:
+        return self.spec.get("framework", "phiml")
+
+    @property
+    def backends(self) -> tuple[str, ...]:
+        return tuple(self.spec.get("backends", ()))
+
+    def modules(self) -> list[Path]:
+        return sorted(p for p in self.folder.rglob("*.py") if not p.name.endswith(".expected.py"))
+
+    def expected(self, module: Path) -> bytes:
+        rewritten = module.with_name(module.stem + ".expected.py")
+        return (rewritten if rewritten.exists() else module).read_bytes()
+
+    def rewritten_copy(self, directory: Path) -> Path:
+        """The project as the rewrite leaves it, in a folder of its own."""
+        target = directory / self.name
+        if not target.exists():
+            for module in self.modules():
+                out = target / module.relative_to(self.folder)
+                out.parent.mkdir(parents=True, exist_ok=True)
+                out.write_bytes(self.expected(module))
+        return target
+
+
+def _discover() -> list[Project]:
+    return [Project(main.parent.name, main.parent, read_spec(main.read_text())) for main in sorted(PROJECTS.glob("*/main.py"))]
+
+
+CASES = _discover()
+_EXPECTED = ("*.expected.py",)  # the rewrites beside the modules are not part of the project
+RUNNABLE = [(case, backend) for case in CASES for backend in case.backends]
+
+
+def _run(folder: Path, spec: dict) -> runner.Report:
+    config = Config(root=str(folder), project_root=str(folder), unsafe_fixes=bool(spec.get("unsafe_fixes")),
+                    extend_exclude=_EXPECTED)
+    return runner.run([str(folder)], config, write=False, jobs=1)
+
+
+def _relative(case_folder: Path, path: str) -> str:
+    return Path(path).resolve().relative_to(case_folder.resolve()).as_posix()
+
+
+def test_the_golden_projects_cover_what_crosses_modules():
+    names = {c.name for c in CASES}
+    assert {"helper_in_other_module", "flag_literals_elsewhere", "factory_in_other_module", "reexported_helper",
+            "rebound_name"} <= names
+    for case in CASES:
+        assert len(case.modules()) >= 2, f"{case.id}: a project has several modules"
+
+
+@pytest.mark.parametrize("case", CASES, ids=lambda c: c.id)
+def test_rewrite(case: Project):
+    report = _run(case.folder, case.spec)
+    assert not report.errors, [(r.path, r.error) for r in report.errors]
+    produced = {_relative(case.folder, r.path): r.new_source for r in report.results}
+    for module in case.modules():
+        name = module.relative_to(case.folder).as_posix()
+        out = produced.get(name) or module.read_bytes()
+        assert out.decode() == case.expected(module).decode(), f"{case.id}: {name}"
+    found = sorted(f"{_relative(case.folder, r.path)}:{f.code}:{f.span.line}" for r in report.results for f in r.findings)
+    assert found == sorted(case.spec["findings"]), [f.message for r in report.results for f in r.findings]
+    messages = {f"{_relative(case.folder, r.path)}:{f.code}:{f.span.line}": f.message for r in report.results for f in r.findings}
+    for where, text in case.spec.get("messages", {}).items():
+        assert text in messages.get(where, ""), f"{where}: no {text!r} in {messages.get(where)!r}"
+
+
+@pytest.mark.parametrize("case", CASES, ids=lambda c: c.id)
+def test_idempotent(case: Project, tmp_path: Path):
+    folder = case.rewritten_copy(tmp_path)
+    report = _run(folder, case.spec)
+    assert not report.errors
+    assert not [r.path for r in report.results if r.changed], "a second run changed the rewritten project"
+
+
+@pytest.mark.parametrize("case", CASES, ids=lambda c: c.id)
+def test_each_module_alone_misses_what_the_project_shows(case: Project):
+    """The facts come from the other modules: with the index off, the cross-module findings are gone."""
+    config = Config(root=str(case.folder), project=False, unsafe_fixes=bool(case.spec.get("unsafe_fixes")),
+                    extend_exclude=_EXPECTED)
+    report = runner.run([str(case.folder)], config, write=False, jobs=1)
+    alone = {f"{_relative(case.folder, r.path)}:{f.code}:{f.span.line}" for r in report.results for f in r.findings}
+    assert not set(case.spec["findings"]) <= alone, f"{case.id}: every finding is found without the index"
+
+
+def _reference_key(case: Project) -> Key:
+    return Key("numpy", "phiml", role="reference") if case.framework == "phiml" else Key("jax", "jax", eager=True, role="reference")
+
+
+def _plan(directory: Path) -> list[Request]:
+    out = []
+    for case in dict.fromkeys(c for c, _ in RUNNABLE):
+        original = str(case.folder / "main.py")
+        rewritten = str(case.rewritten_copy(directory) / "main.py")
+        out.append(Request(case.id, _reference_key(case), (Run("reference", original, "golden_run", project=True),)))
+        for backend in case.backends:
+            runs = (Run("original", original, "golden_run", project=True),
+                    Run("rewritten", rewritten, "golden_run", project=True),
+                    Run("rewritten_eager", rewritten, "golden_run", eager=True, project=True))
+            out.append(Request(case.id, Key(backend, case.framework, role="projects"), runs))
+    return out
+
+
+@pytest.fixture(scope="session")
+def project_runs(tmp_path_factory) -> Batcher:
+    return Batcher(lambda: _plan(tmp_path_factory.mktemp("golden-projects")))
+
+
+@pytest.mark.parametrize("case,backend", [grouped(Key(b, c.framework, role="projects"), c, b) for c, b in RUNNABLE],
+                         ids=lambda v: v.id if isinstance(v, Project) else v)
+def test_execute(case: Project, backend: str, project_runs: Batcher):
+    records = project_runs.records(Key(backend, case.framework, role="projects"), case.id)
+    reference = project_runs.records(_reference_key(case), case.id)["reference"]
+    check_runs(case.spec, case.framework, backend, reference, records)
+
+
+
+@pytest.mark.parametrize("case", CASES, ids=lambda c: c.id)
+def test_the_pre_filter_keeps_every_cross_module_finding(case: Project):
+    """With the project's facts, the `ast` pre-filter lets through what the rules find without it."""
+    from dataclasses import replace
+
+    config = Config(root=str(case.folder), project_root=str(case.folder), unsafe_fixes=bool(case.spec.get("unsafe_fixes")),
+                    extend_exclude=_EXPECTED)
+    files = [str(m) for m in case.modules()]
+    index = runner.project_index(config, files)
+    settings = runner.settings_for(config, index=index)
+    found = {}
+    for prefilter in (True, False):
+        results = runner.process_files(files, lambda path: replace(settings(path), ast_prefilter=prefilter))
+        found[prefilter] = sorted((r.path, f.code, f.span.line) for r in results for f in r.findings)
+    assert found[True] == found[False]

@@ -1,0 +1,281 @@
+"""The project index (rewriter/project): summaries, name resolution across modules, the facts it gives
+each file, and the cache that keys a file's result on those facts."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from rewriter import runner
+from rewriter.cache import ResultCache
+from rewriter.config import Config
+from rewriter.project import index as index_module
+from rewriter.project.index import Fn, Jitted, ProjectIndex, module_name, project_root
+from rewriter.project.summary import Summary, summarize
+
+PHYSICS = """\
+from phiml import math
+
+
+def limiter(v, strength):
+    if (v > 0).all:
+        return v * strength
+    return v
+"""
+
+TRAIN = """\
+from phiml import math
+from physics import limiter
+
+
+@math.jit_compile
+def step(u):
+    return limiter(u * 0.5, 3.)
+"""
+
+OTHER = """\
+def unrelated(x):
+    return x + 1
+"""
+
+
+def _project(tmp_path: Path, files: dict[str, str]) -> Path:
+    tmp_path.mkdir(parents=True, exist_ok=True)
+    (tmp_path / "pyproject.toml").write_text("[project]\nname = 'p'\n")
+    for name, text in files.items():
+        path = tmp_path / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+    return tmp_path
+
+
+def _index(root: Path) -> ProjectIndex:
+    return ProjectIndex.build(str(root), [str(p) for p in sorted(root.rglob("*.py"))])
+
+
+# -- module names and roots ----------------------------------------------------------------------
+
+def test_module_names_follow_the_packages_around_a_file(tmp_path: Path):
+    _project(tmp_path, {"src/pkg/__init__.py": "", "src/pkg/sub/__init__.py": "", "src/pkg/sub/mod.py": "", "script.py": ""})
+    assert module_name(str(tmp_path / "src/pkg/sub/mod.py")) == ("pkg.sub.mod", False)
+    assert module_name(str(tmp_path / "src/pkg/__init__.py")) == ("pkg", True)
+    assert module_name(str(tmp_path / "script.py")) == ("script", False)
+    assert project_root(str(tmp_path / "src/pkg/sub")) == str(tmp_path)
+
+
+# -- summaries -----------------------------------------------------------------------------------
+
+def test_a_summary_classifies_what_each_call_passes():
+    summary = summarize(TRAIN.encode() + b"\n\ndef run(x):\n    n = 3\n    return step(x, n, x.shape[0], len(x))\n", "train")
+    step = summary.functions["step"]
+    assert step.jit == ["phiml.math.jit_compile", "phiml", []]
+    (call,) = step.calls
+    assert call.target == "train.limiter" and call.args == [[0, "params", ["u"]], [1, "python", 3.0]]
+    (run_call,) = summary.functions["run"].calls
+    assert [a[1:] for a in run_call.args] == [["params", ["x"]], ["python", 3], ["python", None], ["python", None]]
+    assert summary.bindings["limiter"] == [[2, "import", "physics.limiter"]]
+
+
+def test_a_summary_round_trips_through_json():
+    summary = summarize(TRAIN.encode(), "train")
+    assert Summary.from_json(json.loads(json.dumps(summary.to_json()))) == summary
+
+
+def test_a_summary_of_a_file_python_cannot_parse_is_none():
+    assert summarize(b"def f(:\n", "broken") is None
+
+
+def test_factories_are_recognised():
+    source = (b"import jax\n\n\ndef make_step(dt):\n    @jax.jit\n    def step(x):\n        return x * dt\n    return step\n\n\n"
+              b"def make_plain(k):\n    def f(x):\n        return x * k\n    return f\n\n\n"
+              b"def not_a_factory(k):\n    return k\n")
+    summary = summarize(source, "m")
+    assert summary.functions["make_step"].returns_jit == ["jax.jit", "jax"]
+    assert summary.functions["make_plain"].returns_new_function == "f" and summary.functions["make_plain"].returns_jit is None
+    assert not summary.functions["not_a_factory"].returns_new_function
+
+
+# -- resolution ----------------------------------------------------------------------------------
+
+def test_names_resolve_through_imports_aliases_and_re_exports(tmp_path: Path):
+    root = _project(tmp_path, {
+        "sim/__init__.py": "from .physics import limiter\nfrom .physics import *\n",
+        "sim/physics.py": PHYSICS + "\n\ndef other(x):\n    return x\n",
+        "main.py": "import sim\nfrom sim import limiter as lim\nalias = sim.physics.other\n",
+    })
+    index = _index(root)
+    assert index.resolve("main.lim") == Fn("sim.physics", "limiter")
+    assert index.resolve("main.sim.limiter") == Fn("sim.physics", "limiter")
+    assert index.resolve("main.alias") == Fn("sim.physics", "other")
+    assert index.resolve("sim.other") == Fn("sim.physics", "other")  # through the star import
+    assert index.resolve("main.nothing") is None
+
+
+def test_a_rebound_name_is_two_things(tmp_path: Path):
+    root = _project(tmp_path, {
+        "physics.py": PHYSICS,
+        "main.py": "import jax\nfrom physics import limiter\nbefore = limiter(1, 2)\nlimiter = jax.jit(limiter)\n",
+    })
+    index = _index(root)
+    assert index.resolve("main.limiter", before_line=3) == Fn("physics", "limiter")
+    after = index.resolve("main.limiter")
+    assert isinstance(after, Jitted) and after.function == Fn("physics", "limiter") and after.by_binding
+
+
+def test_same_named_scripts_in_two_folders_resolve_beside_their_importer(tmp_path: Path):
+    root = _project(tmp_path, {
+        "a/physics.py": PHYSICS, "a/train.py": TRAIN,
+        "b/physics.py": "def limiter(v, strength):\n    return v\n", "b/train.py": TRAIN,
+    })
+    index = _index(root)
+    assert index.facts_for(str(root / "a/physics.py")).traces
+    assert index.facts_for(str(root / "b/physics.py")).traces  # b's own physics, not a's
+    assert index.facts_for(str(root / "a/physics.py")).sources == ("a/train.py",)
+    assert index.facts_for(str(root / "b/physics.py")).sources == ("b/train.py",)
+
+
+# -- facts ---------------------------------------------------------------------------------------
+
+def test_a_helper_called_from_a_jit_function_elsewhere_is_traced(tmp_path: Path):
+    index = _index(_project(tmp_path, {"physics.py": PHYSICS, "train.py": TRAIN, "other.py": OTHER}))
+    facts = index.facts_for(str(tmp_path / "physics.py"))
+    (trace,) = facts.traces
+    assert (trace.function, trace.how, trace.api) == ("limiter", "called", "phiml.math.jit_compile")
+    params = {p.name: p.trace for p in trace.params}
+    assert params == {"v": "traced"}  # only tracers cross modules; `strength` stays a Python value there
+    assert "train.py" in trace.caller and facts.sources == ("train.py",)
+    assert not index.facts_for(str(tmp_path / "train.py")) and not index.facts_for(str(tmp_path / "other.py"))
+
+
+def test_traced_values_propagate_through_helpers_of_a_third_module(tmp_path: Path):
+    index = _index(_project(tmp_path, {
+        "util.py": "def clip(x):\n    if x > 1:\n        return 1\n    return x\n",
+        "physics.py": "from util import clip\n\n\ndef limiter(v, s):\n    return clip(v) * s\n",
+        "train.py": TRAIN,
+    }))
+    (trace,) = index.facts_for(str(tmp_path / "util.py")).traces
+    assert trace.function == "clip" and trace.params[0].trace == "traced"
+    assert "`u`: parameter of `step`" in trace.params[0].why
+
+
+def test_calls_of_a_jit_function_from_other_modules_are_evidence(tmp_path: Path):
+    index = _index(_project(tmp_path, {
+        "model.py": "import jax\n\n\n@jax.jit\ndef pick(v, total):\n    if total:\n        return v.sum()\n    return v\n",
+        "train.py": "import jax.numpy as jnp\nfrom model import pick\n\n\ndef go(v):\n    return pick(v, True), pick(jnp.ones(2), total=False)\n",
+    }))
+    calls = index.facts_for(str(tmp_path / "model.py")).calls
+    assert [(c.function, c.where) for c in calls] == [("pick", "train.py:6"), ("pick", "train.py:6")]
+    assert {(a.param, a.kind, a.value) for c in calls for a in c.args} == {
+        ("v", "unknown", None), ("total", "python", True), ("v", "array", None), ("total", "python", False)}
+
+
+def test_an_update_names_exactly_the_files_whose_facts_changed(tmp_path: Path):
+    root = _project(tmp_path, {"physics.py": PHYSICS, "train.py": TRAIN, "other.py": OTHER})
+    index = _index(root)
+    changed = index.update(str(root / "train.py"), TRAIN.replace("limiter(u * 0.5, 3.)", "u * 0.5").encode())
+    assert changed == {str((root / "physics.py").resolve())}
+    assert not index.facts_for(str(root / "physics.py"))
+    assert index.update(str(root / "other.py"), (OTHER + "# a comment\n").encode()) == set()
+    assert index.update(str(root / "train.py"), TRAIN.encode()) == {str((root / "physics.py").resolve())}
+
+
+def test_summaries_are_cached_by_content(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    root = _project(tmp_path / "p", {"physics.py": PHYSICS, "train.py": TRAIN})
+    cache = ResultCache.at(tmp_path / "cache")
+    files = [str(root / "physics.py"), str(root / "train.py")]
+    first = ProjectIndex.build(str(root), files, cache=cache)
+    monkeypatch.setattr(index_module, "summarize", lambda *a: pytest.fail("summarised again"))
+    second = ProjectIndex.build(str(root), files, cache=cache)
+    assert second.facts_for(files[0]) == first.facts_for(files[0])
+
+
+# -- the cache of results depends on the facts a file used ---------------------------------------
+
+def _recomputed(root: Path, cache: ResultCache) -> set[str]:
+    report = runner.run([str(root)], Config(root=str(root)), write=False, jobs=1, cache=cache)
+    assert not report.errors, [(r.path, r.error) for r in report.errors]
+    return {Path(r.path).name for r in report.results if not r.cached}
+
+
+def test_a_change_recomputes_exactly_the_results_that_depend_on_it(tmp_path: Path):
+    root = _project(tmp_path / "p", {"physics.py": PHYSICS, "train.py": TRAIN, "other.py": OTHER})
+    cache = ResultCache.at(tmp_path / "cache")
+    assert _recomputed(root, cache) == {"physics.py", "train.py", "other.py"}
+    assert _recomputed(root, cache) == set()
+    # train.py no longer calls the helper: its own result, and physics.py's (whose facts came from it).
+    (root / "train.py").write_text(TRAIN.replace("limiter(u * 0.5, 3.)", "u * 0.5"))
+    assert _recomputed(root, cache) == {"train.py", "physics.py"}
+    # A comment in physics.py: its own result only; train.py used no fact from it.
+    (root / "physics.py").write_text(PHYSICS + "# tuned\n")
+    assert _recomputed(root, cache) == {"physics.py"}
+    # train.py as it first was (its first result is served again); physics.py has its facts back, with
+    # the comment: a new key.
+    (root / "train.py").write_text(TRAIN)
+    assert _recomputed(root, cache) == {"physics.py"}
+    # An edit of train.py that tells physics.py nothing new: physics.py stays cached.
+    (root / "train.py").write_text(TRAIN + "\n# a note\n")
+    assert _recomputed(root, cache) == {"train.py"}
+
+
+def test_a_notebook_is_part_of_the_project(tmp_path: Path):
+    """A jitted function in a notebook traces a helper of a module beside it; the IPython lines of the
+    notebook are masked, as for its own analysis."""
+    import nbformat
+
+    notebook = nbformat.v4.new_notebook()
+    notebook.metadata["kernelspec"] = {"name": "python3", "language": "python", "display_name": "Python 3"}
+    notebook.cells = [nbformat.v4.new_code_cell("%matplotlib inline\nfrom phiml import math\nfrom physics import limiter"),
+                      nbformat.v4.new_code_cell("@math.jit_compile\ndef step(u):\n    return limiter(u, 2.)")]
+    root = _project(tmp_path, {"physics.py": PHYSICS})
+    nbformat.write(notebook, str(root / "explore.ipynb"))
+    index = ProjectIndex.build(str(root), [str(root / "physics.py"), str(root / "explore.ipynb")])
+    (trace,) = index.facts_for(str(root / "physics.py")).traces
+    assert trace.function == "limiter" and "explore.ipynb" in trace.caller
+
+
+def test_a_helper_also_called_eagerly_gets_no_facts(tmp_path: Path):
+    """A function some code calls outside any trace is general-purpose (it must work on Python values
+    and arrays alike): a traced caller elsewhere does not make its branches traced."""
+    root = _project(tmp_path, {"physics.py": PHYSICS, "train.py": TRAIN,
+                               "plot.py": "from physics import limiter\n\n\ndef show(data):\n    return limiter(data, 1.)\n"})
+    assert not _index(root).facts_for(str(root / "physics.py"))
+    (root / "plot.py").write_text("from physics import limiter\n")
+    assert _index(root).facts_for(str(root / "physics.py")).traces
+
+
+def test_updates_give_what_a_fresh_build_gives(tmp_path: Path):
+    """The index keeps each module's contributions and recomputes only what an update may change: after
+    any sequence of updates its facts are those of an index built afresh from the same sources."""
+    root = _project(tmp_path, {
+        "physics.py": PHYSICS, "train.py": TRAIN, "other.py": OTHER,
+        "util.py": "def clip(x):\n    if x > 1:\n        return 1\n    return x\n",
+        "model.py": "import jax\n\n\n@jax.jit\ndef pick(v, total):\n    if total:\n        return v.sum()\n    return v\n",
+        "run.py": "from model import pick\nfrom physics import limiter as lim\n\n\ndef go(v):\n    return pick(v, True)\n",
+    })
+    sources = {str(p): p.read_bytes() for p in sorted(root.glob("*.py"))}
+    index = ProjectIndex.build(str(root), list(sources), sources=sources)
+    index.facts_for(str(root / "physics.py"))
+    edits = [
+        ("train.py", TRAIN.replace("limiter(u * 0.5, 3.)", "u * 0.5")),
+        ("physics.py", PHYSICS.replace("def limiter", "from util import clip\n\n\ndef limiter").replace(
+            "return v * strength", "return clip(v) * strength")),
+        ("train.py", TRAIN),
+        ("run.py", "from model import pick\n\n\ndef go(v):\n    return pick(v, False), pick(v, total=True)\n"),
+        ("model.py", "import jax\n\n\n@jax.jit\ndef pick(v, flag):\n    return v\n"),
+        ("util.py", "def clip(x, y=1):\n    return x\n"),
+        ("other.py", "from physics import limiter\n\n\ndef eager(x):\n    return limiter(x, 1.)\n"),
+        ("other.py", OTHER),
+        ("train.py", TRAIN.replace("return limiter(u * 0.5, 3.)", "y = limiter(u, 1.)\n    return limiter(y * 0.5, 3.)")),
+        ("physics.py", "# lines move\n\n" + PHYSICS),
+        ("run.py", "from model import pick\nfrom physics import limiter\n\nresult = limiter(1., 2.)\n"),
+        ("train.py", TRAIN.replace("from physics import limiter", "from physics import soft as limiter")),
+        ("physics.py", PHYSICS + "\n\nsoft = limiter\n"),
+        ("physics.py", PHYSICS + "\n\ndef soft(v, s):\n    if v > s:\n        return s\n    return v\n"),
+    ]
+    for name, text in edits:
+        sources[str(root / name)] = text.encode()
+        index.update(str(root / name), text.encode())
+        fresh = ProjectIndex.build(str(root), list(sources), sources=sources)
+        for path in sources:
+            assert index.facts_for(path) == fresh.facts_for(path), f"after editing {name}: {path}"
