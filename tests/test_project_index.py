@@ -3,6 +3,7 @@ each file, and the cache that keys a file's result on those facts."""
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -279,3 +280,124 @@ def test_updates_give_what_a_fresh_build_gives(tmp_path: Path):
         fresh = ProjectIndex.build(str(root), list(sources), sources=sources)
         for path in sources:
             assert index.facts_for(path) == fresh.facts_for(path), f"after editing {name}: {path}"
+
+
+# Module variants the random update sequences below choose from: helpers traced or called eagerly,
+# rebindings in both orders, star imports, factories, relative imports in a package.
+_VARIANTS = {
+    "physics.py": [
+        "def limiter(v, s):\n    if v > 0:\n        return v\n    return s\n",
+        "from util import clip\n\ndef limiter(v, s):\n    return clip(v) * s\n",
+        "def limiter(w, s=1):\n    return w\n\nsoft = limiter\n",
+        "import jax\n\n@jax.jit\ndef limiter(v, s):\n    return v\n",
+        "from util import *\n\ndef limiter(v, s):\n    return clip(v, s)\n",
+        "import jax\ndef limiter(v, s):\n    return v\nx = limiter(1, 2)\nlimiter = jax.jit(limiter)\n",
+        "import jax\ndef limiter(v, s):\n    return v\nlimiter = jax.jit(limiter)\nx = limiter(1, 2)\n",
+    ],
+    "util.py": [
+        "def clip(x, y=1):\n    if x > y:\n        return y\n    return x\n",
+        "import jax\n\ndef clip(x, y=0):\n    return x\n\ndef make(d):\n    @jax.jit\n    def f(x):\n        return x * d\n    return f\n",
+        "from physics import limiter as clip\n",
+        "",
+    ],
+    "train.py": [
+        "from phiml import math\nfrom physics import limiter\n\n@math.jit_compile\ndef step(u):\n    return limiter(u * 0.5, 3.)\n",
+        "from phiml import math\nfrom physics import soft as limiter\n\n@math.jit_compile\ndef step(u):\n    return limiter(u, u)\n",
+        "import jax\nimport physics\nstep = jax.jit(physics.limiter)\n",
+        "import jax\nfrom util import make\nfor i in range(3):\n    g = make(i)\n",
+        "from physics import limiter\n\ndef eager(x):\n    return limiter(x, 1.)\n",
+        "import jax\nfrom physics import limiter\nhelper = limiter\nlimiter = jax.jit(limiter)\n",
+        "import jax\nfrom physics import limiter\nlimiter = jax.jit(limiter)\nhelper = limiter\n",
+    ],
+    "run.py": [
+        "from train import helper\n\ndef go(v):\n    return helper(v, 1.0)\n",
+        "from train import step\nimport jax.numpy as jnp\n\ndef go(v):\n    return step(v, 2), step(jnp.ones(2), s=3)\n",
+        "from physics import limiter\nr = limiter(1., 2.)\n",
+        "",
+    ],
+}
+_VARIANTS.update({
+    "pkg/__init__.py": ["", "from .physics import limiter\n", "from .physics import *\n"],
+    **{f"pkg/{name}": [t.replace("from physics", "from .physics").replace("import physics", "from . import physics")
+                        .replace("from util", "from .util").replace("from train", "from .train") for t in texts]
+       for name, texts in _VARIANTS.items()},
+})
+
+
+def test_random_update_sequences_agree_with_fresh_builds(tmp_path: Path):
+    """The incremental index (per-module contributions, remembered resolutions, the traced values kept
+    while untouched) against a fresh build after every step, and `update`'s answer against the facts
+    that did change."""
+    import random
+
+    rng = random.Random(19)
+    for trial in range(12):
+        root = tmp_path / f"trial{trial}"
+        files = {name: rng.choice(texts) for name, texts in _VARIANTS.items()}
+        sources = {str(_project(root, {name: text}) / name): text.encode() for name, text in files.items()}
+        index = ProjectIndex.build(str(root), list(sources), sources=sources)
+        for step in range(10):
+            name = rng.choice(list(_VARIANTS))
+            text = "\n" * rng.randint(0, 2) + rng.choice(_VARIANTS[name])
+            path = str(root / name)
+            before = {p: index.facts_for(p) for p in sources}
+            sources[path] = text.encode()
+            changed = index.update(path, text.encode())
+            fresh = ProjectIndex.build(str(root), list(sources), sources=sources)
+            for p in sources:
+                assert index.facts_for(p) == fresh.facts_for(p), f"trial {trial}, step {step}: {name} edited; {p}"
+            assert changed == {os.path.realpath(p) for p in sources if before[p] != index.facts_for(p)}
+
+
+@pytest.mark.parametrize("before,after", [
+    # a package module's own module-level reads, when lines are swapped and nothing else it binds changes
+    ("import jax\nfrom pkg.physics import limiter\npass\nx = limiter(1, 2)\nlimiter = jax.jit(limiter)\n",
+     "import jax\nfrom pkg.physics import limiter\nlimiter = jax.jit(limiter)\nx = limiter(1, 2)\npass\n"),
+    # an alias moved after the rebinding it reads: the order of bindings is what other modules see
+    ("import jax\nfrom pkg.physics import limiter\nhelper = limiter\nlimiter = jax.jit(limiter)\n",
+     "import jax\nfrom pkg.physics import limiter\nlimiter = jax.jit(limiter)\nhelper = limiter\n"),
+])
+def test_an_update_that_only_moves_lines_is_seen(tmp_path: Path, before: str, after: str):
+    root = _project(tmp_path, {"pkg/__init__.py": "", "pkg/physics.py": "def limiter(v, s):\n    return v\n",
+                               "pkg/mod.py": before,
+                               "user.py": "from pkg.mod import helper\n\n\ndef go(v):\n    return helper(v, 1.0)\n"
+                               if "helper" in before else ""})
+    sources = {str(p): p.read_bytes() for p in sorted(root.rglob("*.py"))}
+    index = ProjectIndex.build(str(root), list(sources), sources=sources)
+    index.facts_for(str(root / "pkg/physics.py"))
+    sources[str(root / "pkg/mod.py")] = after.encode()
+    index.update(str(root / "pkg/mod.py"), after.encode())
+    fresh = ProjectIndex.build(str(root), list(sources), sources=sources)
+    assert index.facts_for(str(root / "pkg/physics.py")) == fresh.facts_for(str(root / "pkg/physics.py"))
+
+
+def test_what_the_review_found(tmp_path: Path):
+    """Eager uses that are not plain calls, a module literal rebound in a branch, a stdlib-named module,
+    a set as static_argnames, and modules that star-import each other."""
+    helper = "def clip(x, n):\n    if n > 0:\n        return x\n    return -x\n"
+    jitted = "import jax\nfrom helpers import clip\n\n\n@jax.jit\ndef step(x, n):\n    return clip(x, n)\n"
+    for eager in ("from helpers import clip\n\n\nclass A:\n    def m(self, x):\n        return clip(x, 1)\n",
+                  "from helpers import clip\n\nfs = list(map(clip, [1], [2]))\n",
+                  "from helpers import *\n\n\ndef g(x):\n    return clip(x, 1)\n"):
+        root = _project(tmp_path / str(abs(hash(eager))), {"helpers.py": helper, "train.py": jitted, "other.py": eager})
+        assert not _index(root).facts_for(str(root / "helpers.py")).traces, eager
+    root = _project(tmp_path / "literal", {
+        "model.py": "import jax\n\n\n@jax.jit\ndef pick(v, total):\n    return v\n",
+        "user.py": "import jax.numpy as jnp\nfrom model import pick\ntotal = True\nif X:\n    total = jnp.ones(3)\n\n\n"
+                   "def go(v):\n    return pick(v, total)\n",
+        "statistics.py": "import jax\n\n\n@jax.jit\ndef mean(v, axis):\n    return v\n",
+        "use.py": "from statistics import mean\n\n\ndef go(v):\n    return mean(v, 0)\n",
+        "wrap.py": "import jax\nfrom model import pick\nfast = jax.jit(pick, static_argnames={'total'})\n",
+    })
+    index = _index(root)
+    (call,) = [c for c in index.facts_for(str(root / "model.py")).calls if c.where.startswith("user.py")]
+    assert {a.param: a.kind for a in call.args}["total"] == "unknown"
+    assert index.facts_for(str(root / "statistics.py")).calls
+    files = {f"m{i}.py": "".join(f"from m{j} import *\n" for j in range(6) if j != i) for i in range(6)}
+    root = _project(tmp_path / "stars", files)
+    index = _index(root)
+    lookups = []
+    looked_up = index._in_module
+    index._in_module = lambda *a, **k: lookups.append(a[0]) or looked_up(*a, **k)
+    assert index.resolve("m0.missing") is None
+    assert len(lookups) <= 6 * 6, "each module's star imports are searched once per name"

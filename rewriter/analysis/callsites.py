@@ -311,8 +311,10 @@ class CallSites:
         name = qualified_def_name(self.resolver, fn)
         for call in self.project.calls_of(name) if name else ():
             evidence.remote.append(call.where)
-            if not call.complete:
+            if not call.complete:  # passed on, aliased, `*args`: used where what it is given cannot be seen
                 evidence.complete = False
+                for param in evidence.params.values():
+                    param.passed.append(Passed(ArgKind.UNKNOWN, None, None, None, where=call.where))
                 continue
             given = set()
             for arg in call.args:

@@ -214,18 +214,21 @@ class ProjectIndex:
         return f"{self.display(module)}:{line}"
 
     # -- resolution ----------------------------------------------------------------------------
-    def resolve(self, target: str, before_line: int | None = None, depth: int = 0, near: str = ""):
+    def resolve(self, target: str, before_line: int | None = None, depth: int = 0, near: str = "",
+                stars_seen: set | None = None):
         """What an absolute dotted name denotes: Fn, Jitted, ("built", Fn factory), or None. `near`:
-        the folder key of the importing module, whose neighbours win over same-named modules elsewhere."""
+        the folder key of the importing module, whose neighbours win over same-named modules elsewhere;
+        `stars_seen`: the (module, name) lookups star imports made already in this resolution (modules
+        that star-import each other would otherwise be searched exponentially often)."""
         if depth > _MAX_DEPTH:
             return None
         parts = target.split(".")
         for i in range(len(parts) - 1, 0, -1):
             module = ".".join(parts[:i])
             if near and f"{module}@{near}" in self.modules:
-                return self._in_module(f"{module}@{near}", parts[i:], before_line, depth)
+                return self._in_module(f"{module}@{near}", parts[i:], before_line, depth, stars_seen)
             if module in self.modules:
-                return self._in_module(module, parts[i:], before_line, depth)
+                return self._in_module(module, parts[i:], before_line, depth, stars_seen)
         return None
 
     def near(self, module: str) -> str:
@@ -269,13 +272,17 @@ class ProjectIndex:
         for name in names:
             for key in self._readers.pop((module, name), ()):
                 self._memo.pop(key, None)
-        for key in self._own.pop(module.partition("@")[0], ()):
+        bare = module.partition("@")[0]
+        own = self._own.get(bare.split(".", 1)[0], set())
+        for key in [k for k in own if k[0].startswith(bare + ".")]:  # its own module-level (line-bound) answers
+            own.discard(key)
             self._memo.pop(key, None)
         self._facts = None
         if self._propagation is not None:
             self._propagation.forget(module, names=names)
 
-    def _in_module(self, module: str, rest: list[str], before_line: int | None, depth: int):
+    def _in_module(self, module: str, rest: list[str], before_line: int | None, depth: int,
+                   stars_seen: set | None = None):
         summary = self.modules[module]
         if self._trail is not None:
             self._trail.add((module, rest[0] if rest else ""))
@@ -288,8 +295,12 @@ class ProjectIndex:
             submodule = f"{module}.{name}"
             if submodule in self.modules:
                 return self._in_module(submodule, rest[1:], None, depth + 1) if len(rest) > 1 else None
+            seen = stars_seen if stars_seen is not None else set()
+            if (module, name) in seen:
+                return None
+            seen.add((module, name))
             for star in summary.stars:
-                found = self.resolve(f"{star}.{'.'.join(rest)}", None, depth + 1, near)
+                found = self.resolve(f"{star}.{'.'.join(rest)}", None, depth + 1, near, seen)
                 if found is not None:
                     return found
             return None
@@ -366,11 +377,16 @@ def _surface(summary: Summary) -> dict[str, str]:
 
 def _changed_names(old: Summary, new: Summary) -> set[str] | None:
     """The names whose surface differs; None when the whole module must count as changed (its star
-    imports, or whether it is a package)."""
-    if old.stars != new.stars or old.package != new.package:
+    imports, whether it is a package, or the order its names are bound in: an alias reads the
+    binding before it)."""
+    if old.stars != new.stars or old.package != new.package or _binding_order(old) != _binding_order(new):
         return None
     a, b = _surface(old), _surface(new)
     return {name for name in a.keys() | b.keys() if a.get(name) != b.get(name)}
+
+
+def _binding_order(summary: Summary) -> list:
+    return sorted((b[0], name, b[1]) for name, found in summary.bindings.items() for b in found)
 
 
 def _same_summary(a: Summary, b: Summary) -> bool:
@@ -392,17 +408,24 @@ def _tuple(value) -> tuple | None:
     return None if value is None else tuple(value)
 
 
+def _module_of_file(path: str) -> tuple[str, bool]:
+    """The module name a file is indexed under. A notebook is never imported: its name cannot be an
+    import's (`explore.py` beside `explore.ipynb` keeps the name `explore`)."""
+    name, package = module_name(path)
+    return (f"{name}__ipynb", False) if path.lower().endswith(".ipynb") else (name, package)
+
+
 def _summary_key(path: str, source: bytes) -> str:
     from ..cache import tool_fingerprint
 
-    name, package = module_name(path)
+    name, package = _module_of_file(path)
     h = hashlib.sha256(f"summary|{SUMMARY_SCHEMA}|{tool_fingerprint()}|{name}|{package}|{path.endswith('.ipynb')}".encode())
     h.update(source)
     return "summary:" + h.hexdigest()
 
 
 def _summarize_file(path: str, source: bytes) -> Summary | None:
-    name, package = module_name(path)
+    name, package = _module_of_file(path)
     if path.endswith(".ipynb"):
         from ..notebooks import NotebookError, module_of
 

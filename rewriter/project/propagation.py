@@ -12,12 +12,16 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, field
 
+from ..analysis.apis import lookup
 from ..analysis.facts import FileFacts, ParamFact, RemoteArg, RemoteCall, RemoteFactory, RemoteTrace
 from ..analysis.static_names import static_by_declaration
 from .summary import ARRAY, PARAMS, PYTHON, Call, Function
 
 TRACED, STATIC, UNKNOWN = "traced", "static", "unknown"
 _ORDER = {STATIC: 0, UNKNOWN: 1, TRACED: 2}
+# Transforms that trace arrays and key their traces on Python values: whether a parameter is traced
+# depends on what each call passes, which the per-file analysis reads from the calls it sees.
+_PER_VALUE_TRACES = frozenset({"equinox.filter_jit", "tensorflow.function"})
 MAX_HOPS = 3  # calls followed from a jit function: the per-file analysis follows helpers about as deep
 
 
@@ -37,7 +41,7 @@ class _Local:
 class _Edge:
     caller: str
     where: str
-    api: str
+    api: frozenset  # the jit transforms the caller runs under
     params: dict  # callee parameter -> (trace, why)
     module: str  # the caller's module
 
@@ -103,7 +107,8 @@ class Propagation:
             self.readers.setdefault(read, set()).add(module)
         for caller, call, callee in local.edges:
             self.callers.setdefault(callee.key(), Counter())[caller] += 1
-            self.out_edges.setdefault(caller, []).append((callee, call))
+            if call is not None:
+                self.out_edges.setdefault(caller, []).append((callee, call))
         for callee, param, where in local.python:
             self.python.setdefault(callee, {}).setdefault(param, Counter())[where] += 1
         for target, calls in local.evidence.items():
@@ -160,6 +165,15 @@ class Propagation:
                 args, complete = _remote_args(target, call)  # its own calls: the module's own analysis sees them
                 out.evidence.setdefault(fn.module, []).append(
                     RemoteCall(fn.name, index.where(module, call.line), tuple(args), complete))
+        for target, line in summary.references:  # uses that are not calls seen here: callers it cannot see into
+            found = resolve(target, line)
+            jitted = found if isinstance(found, Jitted) else None
+            fn = jitted.function if jitted is not None else found
+            if not isinstance(fn, Fn):
+                continue
+            out.edges.append(((module, "<reference>"), None, fn))
+            if jitted is not None and not (fn.module == module and jitted.module == module):
+                out.evidence.setdefault(fn.module, []).append(RemoteCall(fn.name, index.where(module, line), (), complete=False))
         for name, bindings in summary.bindings.items():
             line, kind, *detail = bindings[-1]
             if kind not in ("import", "alias") or len(bindings) != 1:
@@ -210,10 +224,13 @@ class Propagation:
             traced = {p: w for p, (t, w) in params.items() if t == TRACED}
             if not traced:
                 continue  # only tracers cross modules: "cannot tell" stays a file's own verdict
+            apis = frozenset().union(*(e.api for e in edges))
+            if len({_framework(api) for api in apis}) != 1:
+                continue  # traced by two frameworks' jit: which `where` a rewrite would use is not one answer
             first = min(edges, key=lambda e: e.where)
             callers = sorted({f"`{e.caller}` ({e.where})" for e in edges})
             traces.setdefault(module, []).append(RemoteTrace(
-                name, "called", first.api, ", ".join(callers), first.where,
+                name, "called", min(apis), ", ".join(callers), first.where,
                 params=tuple(ParamFact(p, TRACED, w) for p, w in sorted(traced.items()))))
             sources.setdefault(module, set()).update(display(e.module) for e in edges)
         out = {}
@@ -243,7 +260,7 @@ class Propagation:
         index = self.index
         values: dict[tuple, dict] = {}
         depth: dict[tuple, int] = {}
-        api_of: dict[tuple, str] = {}
+        api_of: dict[tuple, frozenset] = {}  # function -> the jit transforms it runs under
         work: list[tuple] = []
         for root in roots:
             function = index.function(root.function)
@@ -252,7 +269,9 @@ class Propagation:
             where = index.where(root.module, root.line)
             start = {}
             for i, param in enumerate(function.params):
-                if root.static is None:
+                if root.api in _PER_VALUE_TRACES:
+                    start[param] = (UNKNOWN, f"`{param}`: `{root.api}` keeps Python values Python (one trace per value)")
+                elif root.static is None:
                     start[param] = (UNKNOWN, f"`{param}`: the static arguments of `{root.api}` at {where} cannot be read")
                 elif param in root.static or static_by_declaration(param, function.annotations.get(param), root.framework, root.api):
                     start[param] = (STATIC, "")
@@ -263,7 +282,7 @@ class Propagation:
             key = root.function.key()
             values[key] = _join_params(values.get(key), start)
             depth[key] = 0
-            api_of.setdefault(key, root.api)
+            api_of[key] = api_of.get(key, frozenset()) | {root.api}
             work.append(key)
         remote: dict[tuple, list[_Edge]] = {}
         seen_edges: set = set()
@@ -287,10 +306,12 @@ class Propagation:
                     if where and passed.get(name, (STATIC,))[0] == TRACED:
                         shown = min(where)
                         passed[name] = (UNKNOWN, f"`{name}` of `{target.name}` is also passed a Python value (at {shown})")
-                api_of.setdefault(ckey, api_of.get(key, ""))
+                apis = api_of.get(ckey, frozenset()) | api_of[key]
+                api_changed = apis != api_of.get(ckey)
+                api_of[ckey] = apis
                 if callee.module != key[0]:
                     edge_key = (ckey, key, call.line, call.col)
-                    edge = _Edge(caller.name, index.where(key[0], call.line), api_of.get(key, ""), passed, key[0])
+                    edge = _Edge(caller.name, index.where(key[0], call.line), api_of[key], passed, key[0])
                     if edge_key in seen_edges:
                         remote[ckey] = [e for e in remote[ckey] if (e.where, e.caller) != (edge.where, edge.caller)]
                     seen_edges.add(edge_key)
@@ -301,7 +322,7 @@ class Propagation:
                     depth[ckey] = hops
                     values[ckey] = merged
                     work.append(ckey)
-                elif merged != values.get(ckey):
+                elif merged != values.get(ckey) or api_changed:
                     values[ckey] = merged
                     work.append(ckey)
         return values, remote
@@ -322,6 +343,11 @@ class Propagation:
                     candidates.discard(key)
                     changed = True
         return candidates
+
+
+def _framework(api: str) -> str:
+    found = lookup(api)
+    return found.framework if found is not None else api
 
 
 def _calls_with_callers(module: str, summary):

@@ -16,7 +16,7 @@ definitions, following re-exports. Summaries are plain tuples and dicts: JSON in
 from __future__ import annotations
 
 import ast
-import sys
+import builtins
 import warnings
 from dataclasses import dataclass, field
 
@@ -30,6 +30,7 @@ _ARRAY_ROOTS = ("jax.numpy", "jax.random", "jax.lax", "jax.nn", "numpy", "phiml.
 # Frameworks a project calls but is rarely part of (when it is, the module's own name says so).
 _EXTERNAL = frozenset({"jax", "jaxlib", "numpy", "torch", "tensorflow", "phiml", "phi", "equinox", "diffrax", "scipy",
                        "optax", "flax", "matplotlib", "pandas"})
+_BUILTINS = frozenset(dir(builtins))
 _PYTHON_CALLS = frozenset({"len", "int", "float", "bool", "str", "round", "range", "isinstance", "type"})
 _JSON_LITERALS = (bool, int, float, str, type(None))
 
@@ -68,6 +69,7 @@ class Summary:
     functions: dict = field(default_factory=dict)  # name -> Function (the last def of that name)
     calls: list = field(default_factory=list)  # [Call] at module level, in module order
     stars: list = field(default_factory=list)  # modules imported with `*`
+    references: list = field(default_factory=list)  # [target, line]: uses of module-level names other than recorded calls
 
     def to_json(self) -> dict:
         """Plain data for the cache (dataclasses.asdict is ten times slower on thousands of calls)."""
@@ -82,7 +84,7 @@ class Summary:
 
         return {"module": self.module, "package": self.package, "bindings": self.bindings,
                 "functions": {k: function(v) for k, v in self.functions.items()},
-                "calls": [call(c) for c in self.calls], "stars": self.stars}
+                "calls": [call(c) for c in self.calls], "stars": self.stars, "references": self.references}
 
     @classmethod
     def from_json(cls, data: dict) -> "Summary":
@@ -94,7 +96,7 @@ class Summary:
 
         return cls(module=data["module"], package=data["package"], bindings=data["bindings"],
                    functions={k: function(v) for k, v in data["functions"].items()},
-                   calls=[Call(**c) for c in data["calls"]], stars=data["stars"])
+                   calls=[Call(**c) for c in data["calls"]], stars=data["stars"], references=data["references"])
 
 
 def summarize(source: bytes, module: str, package: bool = False) -> Summary | None:
@@ -117,27 +119,41 @@ class _Reader:
         self.module_literals: dict[str, object] = {}  # module-level names bound once to a Python literal
         self.module_names: set[str] = set()  # every name bound at module level (in any branch)
         self.module_kinds: _LocalKinds | None = None
+        self.recorded_funcs: set[int] = set()  # ids of the callee expressions of the calls recorded
 
     # -- the module ----------------------------------------------------------------------------
     def read(self, tree: ast.Module) -> Summary:
-        literal_counts: dict[str, int] = {}
-        for stmt in tree.body:
-            for target in _assigned_names(stmt):
-                literal_counts[target] = literal_counts.get(target, 0) + 1
-        for stmt in tree.body:
-            if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name) \
-                    and literal_counts.get(stmt.targets[0].id) == 1:
-                try:
-                    value = ast.literal_eval(stmt.value)
-                except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
-                    continue
-                if isinstance(value, _JSON_LITERALS):
-                    self.module_literals[stmt.targets[0].id] = value
         module_body = _Body(tree)
         self.module_names = module_body.local
+        declared_global, loads = _globals_and_loads(tree)
+        for name, values in module_body.values.items():
+            # A module literal: bound once in the whole module (branches included), never rebound by a
+            # function's `global` statement.
+            if len(values) != 1 or name in module_body.unknown or name in declared_global:
+                continue
+            try:
+                value = ast.literal_eval(values[0])
+            except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+                continue
+            if isinstance(value, _JSON_LITERALS):
+                self.module_literals[name] = value
         self.module_kinds = _LocalKinds(self, module_body, set())
         self._block(tree.body)
+        self._references(loads)
         return self.out
+
+    def _references(self, loads: list) -> None:
+        """Every use of a module-level name that is not a call recorded here: a function passed on
+        (`map(f, xs)`, `vmap(f)`), aliased in a function, or called where no call is recorded (a class
+        body, a method, a lambda): the index counts them as callers it cannot see into."""
+        seen: set[str] = set()
+        for node in loads:
+            if id(node) in self.recorded_funcs:
+                continue
+            target = self._target(node)
+            if target is not None and target not in seen and not self._external(node):
+                seen.add(target)
+                self.out.references.append([target, node.lineno])
 
     def _block(self, body: list) -> None:
         for stmt in body:
@@ -273,19 +289,21 @@ class _Reader:
             return ".".join([self.out.module, node.id, *parts])
         if node.id in self.targets:
             return ".".join([self.targets[node.id], *parts])
+        if self.out.stars and node.id not in _BUILTINS:  # may come from a `*` import: the index looks there
+            return ".".join([self.out.module, node.id, *parts])
         return None
 
     def _external(self, func: ast.expr) -> bool:
-        """A call of the standard library or of a framework this module is not part of: no fact of the
-        project can be about it, so it is not recorded (most calls in array code are such calls)."""
+        """A use of a framework this module is not part of: no fact of the project can be about it, so
+        it is not recorded (most calls in array code are such calls). The standard library is not
+        assumed: a project may have a `statistics.py` of its own."""
         node = func
         while type(node) is ast.Attribute:
             node = node.value
         if type(node) is not ast.Name or node.id not in self.targets or len(self.out.bindings.get(node.id, ())) != 1:
             return False
         top = self.targets[node.id].split(".", 1)[0]
-        return (top in _EXTERNAL or top in sys.stdlib_module_names) and not self.out.module.startswith(top + ".") \
-            and self.out.module != top
+        return top in _EXTERNAL and not self.out.module.startswith(top + ".") and self.out.module != top
 
 
     def _api(self, node: ast.expr):
@@ -323,7 +341,8 @@ class _Reader:
         return None
 
     # -- functions -----------------------------------------------------------------------------
-    def _function(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> Function:
+    def _function(self, node: ast.FunctionDef | ast.AsyncFunctionDef, enclosing: frozenset = frozenset()) -> Function:
+        """`enclosing`: the locals of the function a nested def is in (they shadow module-level names)."""
         a = node.args
         positional = [p.arg for p in (*a.posonlyargs, *a.args)]
         params = positional + [p.arg for p in a.kwonlyargs]
@@ -347,9 +366,10 @@ class _Reader:
         body = _Body(node)
         for imported in body.imports:
             self._import(imported, record=False)
+        body.unknown |= enclosing - body.local
         kinds = _LocalKinds(self, body, set(params))
         for call, in_loop in body.calls:
-            recorded = self._call(call, kinds, body.local, in_loop)
+            recorded = self._call(call, kinds, body.local | enclosing, in_loop)
             if recorded is not None:
                 function.calls.append(recorded)
         self._factory(body, function)
@@ -385,12 +405,14 @@ class _Reader:
         if len(jitted) == 1:
             function.returns_jit = list(next(iter(jitted)))
         if function.returns_new_function in nested:
-            function.nested[function.returns_new_function] = self._function(nested[function.returns_new_function])
+            function.nested[function.returns_new_function] = self._function(nested[function.returns_new_function],
+                                                                            frozenset(body.local))
 
     def _call(self, call: ast.Call, kinds: "_LocalKinds | None", local: set[str], in_loop: bool) -> Call | None:
         target = self._target(call.func, local)
         if target is None or self._external(call.func):
             return None
+        self.recorded_funcs.add(id(call.func))
         starred = any(isinstance(a, ast.Starred) for a in call.args) or any(k.arg is None for k in call.keywords)
         args = []
         for i, arg in enumerate(call.args):
@@ -621,12 +643,24 @@ def _static_names(api, keywords, positional, params):
             return None
         if keyword.arg in api.static_keywords:
             try:
-                found[keyword.arg] = ast.literal_eval(keyword.value)
+                value = ast.literal_eval(keyword.value)
             except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
                 return None
+            if isinstance(value, (set, frozenset)):  # jax accepts a set of names or numbers
+                value = sorted(value, key=repr)
+            if not _plain(value):
+                return None  # bytes, complex...: unreadable (and not JSON for the cache)
+            found[keyword.arg] = value
     if positional is None:
         return found
     return static_from_spec(found, positional, params)
+
+
+def _plain(value) -> bool:
+    """A value JSON keeps as it is: a str, an int, or a list/tuple of them."""
+    if isinstance(value, (list, tuple)):
+        return all(isinstance(v, (str, int)) and not isinstance(v, bool) for v in value)
+    return isinstance(value, (str, int)) and not isinstance(value, bool)
 
 
 def static_from_spec(spec: dict | None, positional: list, params: list) -> list | None:
@@ -655,6 +689,24 @@ def static_from_spec(spec: dict | None, positional: list, params: list) -> list 
 # -- small helpers ------------------------------------------------------------------------------
 
 _LEAVES = (ast.Name, ast.Constant, ast.expr_context, ast.operator, ast.cmpop, ast.unaryop, ast.boolop)
+
+
+def _globals_and_loads(tree: ast.Module) -> tuple[set[str], list]:
+    """Names some function declares `global`, and every Name/Attribute read (outermost of a chain)."""
+    declared: set[str] = set()
+    loads: list = []
+    inner: set[int] = set()
+    for node in ast.walk(tree):
+        kind = type(node)
+        if kind is ast.Global:
+            declared.update(node.names)
+        elif kind is ast.Attribute:
+            if id(node) not in inner and type(node.ctx) is ast.Load:
+                loads.append(node)
+            inner.add(id(node.value))
+        elif kind is ast.Name and type(node.ctx) is ast.Load and id(node) not in inner:
+            loads.append(node)
+    return declared, loads
 
 
 def _children(node: ast.AST) -> list:
