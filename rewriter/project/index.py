@@ -376,17 +376,21 @@ def _surface(summary: Summary) -> dict[str, str]:
 
 
 def _changed_names(old: Summary, new: Summary) -> set[str] | None:
-    """The names whose surface differs; None when the whole module must count as changed (its star
-    imports, whether it is a package, or the order its names are bound in: an alias reads the
-    binding before it)."""
-    if old.stars != new.stars or old.package != new.package or _binding_order(old) != _binding_order(new):
+    """The names whose surface differs (names that come or go among them); None when the whole module
+    must count as changed (its star imports, whether it is a package, or the order in which the names
+    it keeps are bound: an alias reads the binding before it)."""
+    if old.stars != new.stars or old.package != new.package:
         return None
+    common = old.bindings.keys() & new.bindings.keys()
+    if _binding_order(old, common) != _binding_order(new, common):
+        return None  # names that stay were rebound in another order
     a, b = _surface(old), _surface(new)
     return {name for name in a.keys() | b.keys() if a.get(name) != b.get(name)}
 
 
-def _binding_order(summary: Summary) -> list:
-    return sorted((b[0], name, b[1]) for name, found in summary.bindings.items() for b in found)
+def _binding_order(summary: Summary, names) -> list:
+    """The order in which `names` are bound (lines left out: an edit above them moves them all)."""
+    return [(name, kind) for _, name, kind in sorted((b[0], name, b[1]) for name in names for b in summary.bindings[name])]
 
 
 def _same_summary(a: Summary, b: Summary) -> bool:

@@ -55,8 +55,9 @@ class Propagation:
         self.python: dict[tuple, dict[str, Counter]] = {}  # function -> parameter -> where a literal is passed
         self.out_edges: dict[tuple, list] = {}  # function -> [(callee Fn, Call)]
         self.evidence: dict[str, dict[str, list]] = {}  # module of a jit def -> calling module -> [RemoteCall]
-        self._traced_result: tuple | None = None  # (values, remote) of the last propagation, while still valid
-        self._reached: set | None = None  # the functions it reached
+        self._traced: _TracedState | None = None  # the last propagation of traced values
+        self._changed: set[str] = set()  # modules whose contributions changed since
+        self._literals_changed: set[tuple] = set()  # functions some call passes a Python literal, changed since
 
     # -- keeping the totals current ------------------------------------------------------------
     def forget(self, module: str, everything: bool = False, names: set[str] = frozenset()) -> None:
@@ -74,17 +75,9 @@ class Propagation:
             if local is not None:
                 self._take_out(name, local)
 
-    def _touches_traced(self, local: _Local) -> bool:
-        """Whether a module's contributions can change the traced values: it has jit functions, or calls
-        made in (or literals passed to) functions the last propagation reached."""
-        reached = self._reached
-        if reached is None or local.roots:
-            return True
-        return any(caller in reached for caller, _, _ in local.edges) or any(callee in reached for callee, _, _ in local.python)
-
     def _take_out(self, module: str, local: _Local) -> None:
-        if self._touches_traced(local):
-            self._traced_result = None
+        self._changed.add(module)
+        self._literals_changed.update(callee for callee, _, _ in local.python)
         for caller, _, callee in local.edges:
             counter = self.callers.get(callee.key())
             if counter is not None:
@@ -100,8 +93,8 @@ class Propagation:
             self.evidence.get(target, {}).pop(module, None)
 
     def _put_in(self, module: str, local: _Local) -> None:
-        if self._touches_traced(local):
-            self._traced_result = None
+        self._changed.add(module)
+        self._literals_changed.update(callee for callee, _, _ in local.python)
         self.locals[module] = local
         for read in local.reads:
             self.readers.setdefault(read, set()).add(module)
@@ -201,10 +194,14 @@ class Propagation:
             if module not in self.locals:
                 self._put_in(module, self._local(module))
         roots = [root for local in self.locals.values() for root in local.roots]
-        if self._traced_result is None:
-            self._traced_result = self._traced(roots)
-            self._reached = set(self._traced_result[0])
-        values, remote = self._traced_result
+        if self._traced is None:
+            self._traced = _TracedState(self)
+            self._traced.propagate(roots, None)
+        elif self._changed:
+            self._traced.propagate(roots, self._changed, self._literals_changed)
+        self._changed, self._literals_changed = set(), set()
+        values = self._traced.values
+        remote = {callee: list(edges.values()) for callee, edges in self._traced.remote.items() if edges}
         only_traced = self._only_traced(roots, values)
         traces: dict[str, list[RemoteTrace]] = {}
         sources: dict[str, set[str]] = {}
@@ -252,81 +249,6 @@ class Propagation:
                 out[module] = facts
         return out
 
-    def _traced(self, roots: list) -> tuple[dict, dict]:
-        """Traced values from every jit function through the calls, up to MAX_HOPS calls deep; the
-        edges that cross modules, per function they reach."""
-        from .index import Fn
-
-        index = self.index
-        values: dict[tuple, dict] = {}
-        depth: dict[tuple, int] = {}
-        api_of: dict[tuple, frozenset] = {}  # function -> the jit transforms it runs under
-        work: list[tuple] = []
-        for root in roots:
-            function = index.function(root.function)
-            if function is None:
-                continue
-            where = index.where(root.module, root.line)
-            start = {}
-            for i, param in enumerate(function.params):
-                if root.api in _PER_VALUE_TRACES:
-                    start[param] = (UNKNOWN, f"`{param}`: `{root.api}` keeps Python values Python (one trace per value)")
-                elif root.static is None:
-                    start[param] = (UNKNOWN, f"`{param}`: the static arguments of `{root.api}` at {where} cannot be read")
-                elif param in root.static or static_by_declaration(param, function.annotations.get(param), root.framework, root.api):
-                    start[param] = (STATIC, "")
-                elif i == 0 and param in ("self", "cls"):
-                    start[param] = (UNKNOWN, f"`{param}`: configuration read through `{param}`")
-                else:
-                    start[param] = (TRACED, f"`{param}`: parameter of `{root.name}` ({where}), traced by `{root.api}`")
-            key = root.function.key()
-            values[key] = _join_params(values.get(key), start)
-            depth[key] = 0
-            api_of[key] = api_of.get(key, frozenset()) | {root.api}
-            work.append(key)
-        remote: dict[tuple, list[_Edge]] = {}
-        seen_edges: set = set()
-        rounds = 0
-        while work and rounds < 20000:
-            rounds += 1
-            key = work.pop()
-            if depth[key] >= MAX_HOPS:
-                continue  # as far as the per-file analysis follows helpers: deeper, a flow-insensitive guess
-            caller = index.function(Fn(*key))
-            if caller is None:
-                continue
-            current = values[key]
-            for callee, call in self.out_edges.get(key, ()):
-                target = index.function(callee)
-                if target is None:
-                    continue
-                passed = _bind(target, call, current, caller.name)
-                ckey = callee.key()
-                for name, where in self.python.get(ckey, {}).items():
-                    if where and passed.get(name, (STATIC,))[0] == TRACED:
-                        shown = min(where)
-                        passed[name] = (UNKNOWN, f"`{name}` of `{target.name}` is also passed a Python value (at {shown})")
-                apis = api_of.get(ckey, frozenset()) | api_of[key]
-                api_changed = apis != api_of.get(ckey)
-                api_of[ckey] = apis
-                if callee.module != key[0]:
-                    edge_key = (ckey, key, call.line, call.col)
-                    edge = _Edge(caller.name, index.where(key[0], call.line), api_of[key], passed, key[0])
-                    if edge_key in seen_edges:
-                        remote[ckey] = [e for e in remote[ckey] if (e.where, e.caller) != (edge.where, edge.caller)]
-                    seen_edges.add(edge_key)
-                    remote.setdefault(ckey, []).append(edge)
-                merged = _join_params(values.get(ckey), passed)
-                hops = depth[key] + 1
-                if hops < depth.get(ckey, MAX_HOPS + 1):
-                    depth[ckey] = hops
-                    values[ckey] = merged
-                    work.append(ckey)
-                elif merged != values.get(ckey) or api_changed:
-                    values[ckey] = merged
-                    work.append(ckey)
-        return values, remote
-
     def _only_traced(self, roots: list, values: dict) -> set:
         """The functions that run only inside traces: jit functions, and functions every caller of which
         runs only inside traces (a greatest fixpoint). A function also called eagerly, from a module's
@@ -343,6 +265,135 @@ class Propagation:
                     candidates.discard(key)
                     changed = True
         return candidates
+
+
+class _TracedState:
+    """Traced values from every jit function through the calls, up to MAX_HOPS calls deep, and the
+    edges that cross modules, per function they reach. After an update only the functions the changed
+    modules' functions reach (by the calls of now, or of before) are propagated again: nothing else
+    can have a different value, since no call leads from them to the rest."""
+
+    def __init__(self, propagation: Propagation) -> None:
+        self.p = propagation
+        self.values: dict[tuple, dict] = {}
+        self.depth: dict[tuple, int] = {}
+        self.api_of: dict[tuple, frozenset] = {}  # function -> the jit transforms it runs under
+        self.remote: dict[tuple, dict] = {}  # function -> (caller, line, col) -> _Edge, for callers elsewhere
+        self.succ: dict[tuple, set] = {}  # function -> the functions its processed calls reached
+
+    def propagate(self, roots: list, changed: set[str] | None, literals: set = frozenset()) -> None:
+        """`changed`: the modules whose contributions changed (None: everything, from scratch);
+        `literals`: the functions for which what calls pass as Python literals changed."""
+        if changed is None:
+            redo = None
+        else:
+            redo = self._downstream(roots, changed, literals)
+            if not redo:
+                return
+            for key in redo:
+                self.values.pop(key, None)
+                self.depth.pop(key, None)
+                self.api_of.pop(key, None)
+                self.remote.pop(key, None)
+                self.succ.pop(key, None)
+            for edges in self.remote.values():
+                for edge_key in [k for k in edges if k[0] in redo]:
+                    del edges[edge_key]
+        work: list[tuple] = []
+        for root in roots:
+            key = root.function.key()
+            if redo is None or key in redo:
+                start = self._start(root)
+                if start is not None:
+                    self.values[key] = _join_params(self.values.get(key), start)
+                    self.depth[key] = 0
+                    self.api_of[key] = self.api_of.get(key, frozenset()) | {root.api}
+                    work.append(key)
+        if redo is not None:  # the calls into what is propagated again, from what is not
+            for key in redo:
+                for caller in self.p.callers.get(key, ()):
+                    if caller in self.values and caller not in redo:
+                        self._process(caller, work, only=redo)
+        rounds = 0
+        while work and rounds < 20000:
+            rounds += 1
+            self._process(work.pop(), work)
+
+    def _downstream(self, roots: list, changed: set[str], literals: set) -> set:
+        """The functions of changed modules (reached before, or jit functions now), those whose literal
+        arguments changed, and everything they reach through the calls of now or of before."""
+        seeds = {key for key in self.values if key[0] in changed or key in literals}
+        seeds |= {root.function.key() for root in roots if root.module in changed or root.function.module in changed}
+        now = {root.function.key() for root in roots}
+        seeds |= {key for key, hops in self.depth.items() if hops == 0 and key not in now}  # jit functions no more
+        out, stack = set(), list(seeds)
+        while stack:
+            key = stack.pop()
+            if key in out:
+                continue
+            out.add(key)
+            stack.extend(callee.key() for callee, _ in self.p.out_edges.get(key, ()))
+            stack.extend(self.succ.get(key, ()))
+        return out
+
+    def _start(self, root) -> dict | None:
+        index = self.p.index
+        function = index.function(root.function)
+        if function is None:
+            return None
+        where = index.where(root.module, root.line)
+        start = {}
+        for i, param in enumerate(function.params):
+            if root.api in _PER_VALUE_TRACES:
+                start[param] = (UNKNOWN, f"`{param}`: `{root.api}` keeps Python values Python (one trace per value)")
+            elif root.static is None:
+                start[param] = (UNKNOWN, f"`{param}`: the static arguments of `{root.api}` at {where} cannot be read")
+            elif param in root.static or static_by_declaration(param, function.annotations.get(param), root.framework, root.api):
+                start[param] = (STATIC, "")
+            elif i == 0 and param in ("self", "cls"):
+                start[param] = (UNKNOWN, f"`{param}`: configuration read through `{param}`")
+            else:
+                start[param] = (TRACED, f"`{param}`: parameter of `{root.name}` ({where}), traced by `{root.api}`")
+        return start
+
+    def _process(self, key: tuple, work: list, only: set | None = None) -> None:
+        """Bind the calls a traced function makes (`only`: those into these functions)."""
+        from .index import Fn
+
+        if self.depth[key] >= MAX_HOPS:
+            return  # as far as the per-file analysis follows helpers: deeper, a flow-insensitive guess
+        index = self.p.index
+        caller = index.function(Fn(*key))
+        if caller is None:
+            return
+        current = self.values[key]
+        for callee, call in self.p.out_edges.get(key, ()):
+            ckey = callee.key()
+            if only is not None and ckey not in only:
+                continue
+            target = index.function(callee)
+            if target is None:
+                continue
+            self.succ.setdefault(key, set()).add(ckey)
+            passed = _bind(target, call, current, caller.name)
+            for name, where in self.p.python.get(ckey, {}).items():
+                if where and passed.get(name, (STATIC,))[0] == TRACED:
+                    passed[name] = (UNKNOWN, f"`{name}` of `{target.name}` is also passed a Python value (at {min(where)})")
+            apis = self.api_of.get(ckey, frozenset()) | self.api_of[key]
+            api_changed = apis != self.api_of.get(ckey)
+            self.api_of[ckey] = apis
+            if callee.module != key[0]:
+                self.remote.setdefault(ckey, {})[(key, call.line, call.col)] = _Edge(
+                    caller.name, index.where(key[0], call.line), self.api_of[key], passed, key[0])
+            merged = _join_params(self.values.get(ckey), passed)
+            hops = self.depth[key] + 1
+            if hops < self.depth.get(ckey, MAX_HOPS + 1):
+                self.depth[ckey] = hops
+                self.values[ckey] = merged
+                work.append(ckey)
+            elif merged != self.values.get(ckey) or api_changed:
+                self.values[ckey] = merged
+                work.append(ckey)
 
 
 def _framework(api: str) -> str:
