@@ -13,7 +13,7 @@ from rewriter.emit import Emitter, Spelling
 
 _LIBRARIES = ("phiml.math.", "jax.numpy.", "jax.lax.", "jax.nn.", "torch.", "tensorflow.", "numpy.")
 
-# What a Python `if`/loop on a tracer does under each framework's jit (DESIGN.md §4).
+# What a Python `if`/loop on a tracer does under each framework's jit (measured on every backend).
 CONSEQUENCE = {
     "phiml": "under PhiML's jit it raises on jax, silently bakes in the first call's branch or trip count on "
              "torch, and works on tensorflow only where autograph can convert it",

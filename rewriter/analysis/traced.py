@@ -1,6 +1,6 @@
 """Traced values: which expressions inside a jit context are tracers, which are Python values.
 
-A forward data flow over each traced function (DESIGN.md §3). Parameters that the transform traces
+A forward data flow over each traced function. Parameters that the transform traces
 are the sources; a value computed from a traced value is traced, except what is static by
 construction: `.shape`, `.ndim`, `.dtype`, `len()`, `isinstance()`, `x is None`, PhiML `Shape`
 methods, `.available`, `math.always_close`. Everything else (module constants, literals, static

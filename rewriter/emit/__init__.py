@@ -1,4 +1,4 @@
-"""How to write where / cond / loops / imports for each framework (DESIGN.md §1).
+"""How to write where / cond / loops / imports for each framework, in the spelling the file already uses.
 
 Codemods decide *whether* to rewrite; these modules decide *how* the rewritten code reads:
 `spelling` finds the file's own spelling of a framework function (or adds an import), `frameworks`

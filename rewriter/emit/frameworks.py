@@ -1,6 +1,6 @@
 """The primitives each framework offers for control flow on traced values, as libcst nodes.
 
-PhiML has no public cond / fori_loop / while_loop (DESIGN.md §4): a selection is `math.where` and
+PhiML has no public cond / fori_loop / while_loop: a selection is `math.where` and
 boolean logic uses the Tensor operators `&`, `|`, `~`. jax has `jnp.where` and `jax.lax.cond` /
 `fori_loop` / `while_loop`; torch (under `torch.jit.trace`, which is how PhiML compiles on torch)
 only `torch.where`; tensorflow `tf.where` / `tf.cond` / `tf.while_loop`.

@@ -57,7 +57,8 @@ def _jax_disabled():
 
 
 def _reset_phiml_torch_state() -> None:
-    """A failed torch trace leaves PhiML's global jit state dirty (DESIGN.md §4, harness hazards)."""
+    """A failed torch trace leaves PhiML's global jit state dirty: the next program in this interpreter
+    would run inside the failed trace's bookkeeping."""
     torch_backend = sys.modules.get("phiml.backend.torch._torch_backend")
     if torch_backend is not None and hasattr(torch_backend, "CURRENT_JIT_CALLS"):
         torch_backend.CURRENT_JIT_CALLS.clear()
