@@ -215,11 +215,8 @@ class JitInLoop(Codemod):
         """The factory is a def of this file without decorators whose every `return` hands out a def
         or lambda it creates: certainly a new function per call (else: only probably)."""
         node = self._local_def(factory.func)
-        if node is None and isinstance(factory.func, cst.Name) and self.file.analysis.project:
-            remote = self.file.analysis.project.factory(factory.func.value)  # a def of another module (project index)
-            assignments = self.file.analysis.names.assignments(factory.func)
-            return remote is not None and len(assignments) == 1 \
-                and type(next(iter(assignments))).__name__ == "ImportAssignment"
+        if node is None:  # a def of another module, as the project index saw it
+            return self.file.analysis.imported_factory(factory.func) is not None
         if not isinstance(node, cst.FunctionDef) or node.decorators:
             return False
         nested = {n.name.value for n in own_nodes(node) if isinstance(n, cst.FunctionDef)}

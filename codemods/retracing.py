@@ -259,16 +259,8 @@ class Retracing(Codemod):
     def _remote_factory(self, func: cst.BaseExpression):
         """`make_op` imported from another module of the project, which returns a jit function it
         creates on every call (rewriter/project/index.py); None otherwise."""
-        project = self.file.analysis.project
-        if not project or not isinstance(func, cst.Name):
-            return None
-        found = project.factory(func.value)
-        if found is None or not found.jit_api:
-            return None
-        assignments = self.file.analysis.names.assignments(func)
-        if len(assignments) != 1 or type(next(iter(assignments))).__name__ != "ImportAssignment":
-            return None  # a local of the same name, or rebound: not the imported factory
-        return found
+        found = self.file.analysis.imported_factory(func)
+        return found if found is not None and found.jit_api else None
 
     def _created_jit(self, value: cst.BaseExpression, factory: cst.FunctionDef) -> Jitted | None:
         names = self.file.analysis.names

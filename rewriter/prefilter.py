@@ -13,22 +13,12 @@ import warnings
 from dataclasses import dataclass
 
 from .analysis.apis import TEMPORARY_FUNCTION_APIS, Kind, spelled_apis
+from .analysis.ast_names import dotted
 from .codemod import Codemod
 
 _LOOPS = (ast.For, ast.AsyncFor, ast.While, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
 _DIMENSIONS = frozenset({"spatial", "channel", "batch", "instance", "dual"})
-
-
-def _dotted(node: ast.AST) -> str | None:
-    parts = []
-    while isinstance(node, ast.Attribute):
-        parts.append(node.attr)
-        node = node.value
-    if not isinstance(node, ast.Name):
-        return None
-    parts.append(node.id)
-    return ".".join(reversed(parts))
 
 
 class _Spelling:
@@ -48,19 +38,19 @@ class _Spelling:
                         self.imported.setdefault(a.asname or a.name, set()).add(f"{node.module or ''}.{a.name}")
 
     def names(self, node: ast.AST) -> set[str]:
-        text = _dotted(node)
+        text = dotted(node)
         return {a.name for a in spelled_apis(text, self.imported, self.stars)} if text is not None else set()
 
     def last_names(self, node: ast.AST) -> set[str]:
         """The name a callee is known by (`gradient` for `math.gradient`), and that of every API it may
         denote through a re-export under another name (`gradient` for PhiFlow's `functional_gradient`)."""
         own = node.id if isinstance(node, ast.Name) else node.attr if isinstance(node, ast.Attribute) else None
-        text = _dotted(node)
+        text = dotted(node)
         apis = spelled_apis(text, self.imported, self.stars) if text is not None else []
         return {*([own] if own else []), *(a.name.rsplit(".", 1)[-1] for a in apis)}
 
     def kind(self, node: ast.AST) -> Kind | None:
-        text = _dotted(node)
+        text = dotted(node)
         apis = spelled_apis(text, self.imported, self.stars) if text is not None else []
         return apis[0].kind if apis else None
 
@@ -396,7 +386,7 @@ def identifiers(tree: ast.Module, spelling: _Spelling) -> Identifiers:
             names.add(node.id)
         elif isinstance(node, ast.Attribute):
             names.add(node.attr)
-            text = _dotted(node)
+            text = dotted(node)
             if text is not None:
                 head, _, rest = text.partition(".")
                 qualified.update(f"{full}.{rest}" for full in spelling.imported.get(head, ()))

@@ -296,10 +296,15 @@ def settings_for(config: Config, apply_fixes: bool = True, original_positions: b
             unsafe_fixes=config.unsafe_fixes,
             apply_fixes=apply_fixes,
             original_positions=original_positions,
-            project=(index.facts_for(path) or None) if index is not None else None,
+            project=project_facts(index, path),
         )
 
     return settings
+
+
+def project_facts(index, path: str):
+    """What the project index tells `path` (None: nothing, or no index: analysed alone)."""
+    return (index.facts_for(path) or None) if index is not None else None
 
 
 def project_index(config: Config, paths: Sequence[str], cache: ResultCache | None = None, sources: dict | None = None):

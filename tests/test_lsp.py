@@ -50,9 +50,8 @@ SERVER = ClientServerConfig(server_command=[*CLI, "lsp"], server_env={"PYTHONPAT
                             client_factory=_client_with_versions)
 
 
-@pytest_lsp.fixture(scope="module", config=SERVER)
-async def client(lsp_client: LanguageClient, tmp_path_factory):
-    root = tmp_path_factory.mktemp("workspace")
+async def start(lsp_client: LanguageClient, root: Path) -> None:
+    """Initialise a session on `root` the way the tests want it: resolve support, no debounce."""
     params = types.InitializeParams(
         capabilities=_capabilities(resolve=True),
         root_uri=root.as_uri(),
@@ -60,6 +59,11 @@ async def client(lsp_client: LanguageClient, tmp_path_factory):
     )
     lsp_client.init_result = await lsp_client.initialize_session(params)
     lsp_client.root = root
+
+
+@pytest_lsp.fixture(scope="module", config=SERVER)
+async def client(lsp_client: LanguageClient, tmp_path_factory):
+    await start(lsp_client, tmp_path_factory.mktemp("workspace"))
     yield
     await lsp_client.shutdown_session()
 

@@ -21,7 +21,7 @@ from pytest_lsp import ClientServerConfig, LanguageClient
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
-from test_lsp import _capabilities, _client_with_versions, apply_edits  # noqa: E402
+from test_lsp import _client_with_versions, apply_edits, start  # noqa: E402
 
 CLI = [sys.executable, "-m", "rewriter.cli"]
 pytestmark = [pytest.mark.asyncio(loop_scope="module"), pytest.mark.lsp]
@@ -37,11 +37,7 @@ CALLS = "!echo calling\nx = jnp.arange(3.)\nfeatures(x, True)\nfeatures(x, False
 
 @pytest_lsp.fixture(scope="module", config=SERVER)
 async def client(lsp_client: LanguageClient, tmp_path_factory):
-    root = tmp_path_factory.mktemp("notebooks")
-    params = types.InitializeParams(capabilities=_capabilities(resolve=True), root_uri=root.as_uri(),
-                                    initialization_options={"debounceMs": 0, "idleMs": 0})
-    lsp_client.init_result = await lsp_client.initialize_session(params)
-    lsp_client.root = root
+    await start(lsp_client, tmp_path_factory.mktemp("notebooks"))
     yield
     await lsp_client.shutdown_session()
 

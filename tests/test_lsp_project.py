@@ -21,7 +21,7 @@ from rewriter.lsp.project import Projects
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
-from test_lsp import _capabilities, _client_with_versions, diagnostics_for, open_document, published  # noqa: E402
+from test_lsp import _client_with_versions, diagnostics_for, open_document, published, start  # noqa: E402
 from test_lsp_notebook import Notebook  # noqa: E402
 
 CLI = [sys.executable, "-m", "rewriter.cli"]
@@ -53,11 +53,7 @@ RUN = "from phiml import math\nfrom helpers import clip\n\n\n@math.jit_compile\n
 
 @pytest_lsp.fixture(scope="module", config=SERVER)
 async def client(lsp_client: LanguageClient, tmp_path_factory):
-    root = tmp_path_factory.mktemp("projects")
-    params = types.InitializeParams(capabilities=_capabilities(resolve=True), root_uri=root.as_uri(),
-                                    initialization_options={"debounceMs": 0, "idleMs": 0})
-    lsp_client.init_result = await lsp_client.initialize_session(params)
-    lsp_client.root = root
+    await start(lsp_client, tmp_path_factory.mktemp("projects"))
     yield
     await lsp_client.shutdown_session()
 

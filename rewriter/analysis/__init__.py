@@ -68,6 +68,20 @@ class ModuleAnalysis:
         """A test calls the jitted function `fn` expecting it to fail: rules that would make it work leave it alone."""
         return bool(self._expected_to_fail) and id(fn) in self._expected_to_fail
 
+    def imported_factory(self, func: cst.BaseExpression):
+        """The project's fact (RemoteFactory) about the function a callee names, when it is a name
+        imported from another module (and bound nothing else here) whose function builds a new
+        function on every call; None otherwise."""
+        if not self.project or not isinstance(func, cst.Name):
+            return None
+        found = self.project.factory(func.value)
+        if found is None:
+            return None
+        assignments = self.names.assignments(func)
+        if len(assignments) != 1 or type(next(iter(assignments))).__name__ != "ImportAssignment":
+            return None  # a local of the same name, or rebound: not the imported factory
+        return found
+
     @cached_property
     def identifiers(self) -> frozenset[str]:
         """Every identifier spelled in the module: new names must avoid all of them."""

@@ -40,7 +40,7 @@ TENSOR_ATTRIBUTES = frozenset("all any T mT real imag values vector mean sum max
 # decides with these, and the project index with `static_by_declaration`).
 DTYPE_ANNOTATIONS = frozenset({"DTypeLike", "DType"})
 PHIML_STATIC_ANNOTATIONS = frozenset({"str", "Shape", "Solve", "Callable", "Extrapolation"})  # kept auxiliary by PhiML
-PYTHON_SCALAR_ANNOTATIONS = frozenset({"int", "bool", "float", "str"})  # tf.function / filter_jit key traces on them
+PYTHON_SCALAR_ANNOTATIONS = frozenset({"int", "bool", "float", "str"})  # tf.function and filter_jit key traces on them
 
 
 def is_dtype_parameter(name: str, annotation: str | None) -> bool:
@@ -48,12 +48,7 @@ def is_dtype_parameter(name: str, annotation: str | None) -> bool:
     return name == "dtype" or name.endswith("_dtype") or annotation in DTYPE_ANNOTATIONS
 
 
-def static_by_declaration(name: str, annotation: str | None, framework: str, api: str) -> bool:
-    """A parameter the transform keeps a Python value whatever the call passes, by its name or annotation."""
-    if is_dtype_parameter(name, annotation):
-        return True
-    if framework == "phiml":
-        return annotation in PHIML_STATIC_ANNOTATIONS
-    if framework == "tensorflow" or api == "equinox.filter_jit":
-        return annotation in PYTHON_SCALAR_ANNOTATIONS
-    return False
+def static_by_declaration(name: str, annotation: str | None, framework: str) -> bool:
+    """A parameter the transform keeps a Python value whatever the call passes, by its name or annotation
+    (tf.function and filter_jit, which key traces on Python values, are decided per call instead)."""
+    return is_dtype_parameter(name, annotation) or framework == "phiml" and annotation in PHIML_STATIC_ANNOTATIONS

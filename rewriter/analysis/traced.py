@@ -31,8 +31,8 @@ from .callsites import CallSites, ParamRole, Role, param_role
 from .installed import is_type_predicate
 from .installed import static_fields as installed_static_fields
 from .jit import JitAnalysis, JitContext
-from .static_names import (PHIML_STATIC_ANNOTATIONS, STATIC_ATTRIBUTES, STATIC_CALLS, STATIC_FUNCTION_NAMES, STATIC_METHODS,
-                           TENSOR_ATTRIBUTES, is_dtype_parameter)
+from .static_names import (PHIML_STATIC_ANNOTATIONS, PYTHON_SCALAR_ANNOTATIONS, STATIC_ATTRIBUTES, STATIC_CALLS,
+                           STATIC_FUNCTION_NAMES, STATIC_METHODS, TENSOR_ATTRIBUTES, is_dtype_parameter)
 from .names import NameResolver, last_name
 from .transforms import positional_params
 
@@ -118,11 +118,9 @@ _PRIMITIVES = frozenset(f"jax.lax.{n}" for n in "scan fori_loop while_loop cond 
 _PRIMITIVE_NAMES = frozenset(n.rsplit(".", 1)[1] for n in _PRIMITIVES)
 _ARRAY_LIBRARIES = ("phiml.math.", "jax.numpy.", "torch.", "tensorflow.")
 _JAX_STAGED = ("jax.numpy.", "jax.lax.", "jax.random.", "jax.nn.", "jax.scipy.")
-_PYTHON_SCALARS = frozenset({"int", "bool", "float"})
 # Python lists of a pytree's parts: their length is the pytree's structure, never traced.
 _PYTREE_LISTS = frozenset(f"jax.{m}.{n}" for m in ("tree_util", "tree") for n in (
     "tree_leaves", "tree_leaves_with_path", "leaves", "leaves_with_path")) | {"equinox.tree_flatten_one_level"}
-_STATIC_ANNOTATIONS_TF = _PYTHON_SCALARS | {"str"}
 
 
 @dataclass
@@ -700,9 +698,9 @@ class TracedAnalysis:
                 out[name] = STATIC  # a dtype cannot be traced: jit requires it static (or None)
             elif framework == "phiml" and ann in PHIML_STATIC_ANNOTATIONS:
                 out[name] = STATIC  # PhiML keeps non-tensor, non-number arguments static (auxiliary)
-            elif framework == "tensorflow" and (ann in _STATIC_ANNOTATIONS_TF or is_python_value(self._annotation_ast(param))):
+            elif framework == "tensorflow" and (ann in PYTHON_SCALAR_ANNOTATIONS or is_python_value(self._annotation_ast(param))):
                 out[name] = STATIC  # tf.function keys traces on Python values instead of tracing them
-            elif api == "equinox.filter_jit" and (ann in _STATIC_ANNOTATIONS_TF or is_python_value(self._annotation_ast(param))):
+            elif api == "equinox.filter_jit" and (ann in PYTHON_SCALAR_ANNOTATIONS or is_python_value(self._annotation_ast(param))):
                 out[name] = STATIC  # `tuple[int, int]`, `bool | None`: Python values, part of the cache key
             elif name in roles and roles[name].role in (Role.CONFIG, Role.DEFAULTED) \
                     and (framework == "tensorflow" or api == "equinox.filter_jit"):

@@ -53,8 +53,8 @@ def apply(functions: list[FunctionProfile], config: Config, root: str) -> list[F
 
     def settings(path: str) -> Settings:
         codemods = tuple(c for c in config.codemods_for(path) if c.CODE == RULE)
-        facts = index.facts_for(path) if index is not None else None
-        return Settings(codemods=codemods, runtime_evidence=found, ast_prefilter=False, project=facts or None)
+        return Settings(codemods=codemods, runtime_evidence=found, ast_prefilter=False,
+                        project=runner.project_facts(index, path))
 
     results = runner.process_files(paths, settings)
     for result in results:

@@ -22,10 +22,12 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import dataclasses
 from dataclasses import dataclass, field
 from typing import Iterable
 
 from ..analysis.facts import FileFacts
+from .denotations import Fn, Jitted
 from .propagation import Propagation
 from .summary import Function, Summary, static_from_spec, summarize
 
@@ -63,31 +65,6 @@ def project_root(start: str) -> str:
         if parent == current:
             return os.path.abspath(start if os.path.isdir(start) else os.path.dirname(start) or ".")
         current = parent
-
-
-# -- denotations --------------------------------------------------------------------------------
-
-@dataclass(frozen=True)
-class Fn:
-    module: str
-    name: str  # `f`, or `make.f` for the def a factory returns
-
-    def key(self) -> tuple[str, str]:
-        return self.module, self.name
-
-
-@dataclass(frozen=True)
-class Jitted:
-    """A jit function: a decorated def, or a module-level binding of a jit application."""
-
-    function: Fn | None  # the traced def, when it is one of the project
-    api: str
-    framework: str
-    static: tuple[str, ...] | None  # parameter names kept static (None: unreadable)
-    module: str  # where the wrapper is bound (or the def is)
-    name: str
-    line: int
-    by_binding: bool  # `step = jax.jit(f)` (the def may be elsewhere) rather than a decorator
 
 
 @dataclass
@@ -395,7 +372,7 @@ def _binding_order(summary: Summary, names) -> list:
 
 def _same_summary(a: Summary, b: Summary) -> bool:
     """Equal but for the module name a duplicated script was given in the index."""
-    return a.to_json() | {"module": ""} == b.to_json() | {"module": ""}
+    return dataclasses.replace(b, module=a.module) == a
 
 
 def _folder_key(real_path: str) -> str:

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from ..analysis.apis import lookup
 from ..analysis.facts import FileFacts, ParamFact, RemoteArg, RemoteCall, RemoteFactory, RemoteTrace
 from ..analysis.static_names import static_by_declaration
+from .denotations import Fn, Jitted
 from .summary import ARRAY, PARAMS, PYTHON, Call, Function
 
 TRACED, STATIC, UNKNOWN = "traced", "static", "unknown"
@@ -109,8 +110,6 @@ class Propagation:
 
     # -- one module ----------------------------------------------------------------------------
     def _local(self, module: str) -> _Local:
-        from .index import Fn, Jitted
-
         index = self.index
         summary = index.modules[module]
         near = index.near(module)
@@ -348,7 +347,7 @@ class _TracedState:
                 start[param] = (UNKNOWN, f"`{param}`: `{root.api}` keeps Python values Python (one trace per value)")
             elif root.static is None:
                 start[param] = (UNKNOWN, f"`{param}`: the static arguments of `{root.api}` at {where} cannot be read")
-            elif param in root.static or static_by_declaration(param, function.annotations.get(param), root.framework, root.api):
+            elif param in root.static or static_by_declaration(param, function.annotations.get(param), root.framework):
                 start[param] = (STATIC, "")
             elif i == 0 and param in ("self", "cls"):
                 start[param] = (UNKNOWN, f"`{param}`: configuration read through `{param}`")
@@ -358,8 +357,6 @@ class _TracedState:
 
     def _process(self, key: tuple, work: list, only: set | None = None) -> None:
         """Bind the calls a traced function makes (`only`: those into these functions)."""
-        from .index import Fn
-
         if self.depth[key] >= MAX_HOPS:
             return  # as far as the per-file analysis follows helpers: deeper, a flow-insensitive guess
         index = self.p.index

@@ -21,6 +21,7 @@ import warnings
 from dataclasses import dataclass, field
 
 from ..analysis.apis import Kind, spelled_apis
+from ..analysis.ast_names import dotted
 from ..analysis.static_names import STATIC_ATTRIBUTES, STATIC_CALLS, STATIC_FUNCTION_NAMES, TENSOR_ATTRIBUTES
 
 # Argument kinds at a call site. "params": derived from the caller's own parameters (named).
@@ -307,7 +308,7 @@ class _Reader:
 
 
     def _api(self, node: ast.expr):
-        text = _dotted(node)
+        text = dotted(node)
         apis = spelled_apis(text, self.imported, self.out.stars) if text is not None else []
         return apis[0] if apis else None
 
@@ -332,12 +333,12 @@ class _Reader:
         if isinstance(call.func, (ast.Name, ast.Attribute)):
             api = self._api(call.func)
             if api is not None and api.kind is Kind.JIT:
-                return api.name, api.framework, _static_keywords(api, call.keywords), call.args[0]
+                return api.name, api.framework, _static_spec(api, call.keywords), call.args[0]
             return None
         found = self._jit_transform(call.func)
         if found is not None and len(call.args) == 1:
             api, keywords = found
-            return api.name, api.framework, _static_keywords(api, keywords), call.args[0]
+            return api.name, api.framework, _static_spec(api, keywords), call.args[0]
         return None
 
     # -- functions -----------------------------------------------------------------------------
@@ -356,7 +357,7 @@ class _Reader:
             found = self._jit_transform(decorator)
             if found is not None and function.jit is None:
                 api, keywords = found
-                static = _static_names(api, keywords, positional, params)
+                static = static_from_spec(_static_spec(api, keywords), positional, params)
                 if static is not None and api.name == "phiml.math.jit_compile_linear" \
                         and not any(k.arg == "auxiliary_args" for k in keywords):
                     static = sorted(set(static) | set(params[1:]))  # every parameter after the first is auxiliary
@@ -603,7 +604,7 @@ def _call_kind(node: ast.Call, kinds: _LocalKinds | None, reader: _Reader) -> li
     func = node.func
     if type(func) is ast.Name and func.id in _PYTHON_CALLS and func.id not in reader.module_names:
         return [PYTHON, None]
-    text = _dotted(func)
+    text = dotted(func)
     if text is None:
         return [UNKNOWN, None]
     root, _, rest = text.partition(".")
@@ -630,13 +631,9 @@ def _combined(parts: list) -> list:
     return [ARRAY, None]
 
 
-def _static_keywords(api, keywords) -> object:
-    return _static_names(api, keywords, None, None) if api is not None else None
-
-
-def _static_names(api, keywords, positional, params):
-    """Names of the parameters the transform keeps static; [] when none; None when unreadable.
-    Without the function's parameters (an application), the raw spec: {keyword: value}."""
+def _static_spec(api, keywords) -> dict | None:
+    """{static_argnums/static_argnames/auxiliary_args: value} as the transform is given them; None when
+    that cannot be read (`**kwargs`, a value that is not a literal)."""
     found: dict = {}
     for keyword in keywords:
         if keyword.arg is None:
@@ -651,9 +648,7 @@ def _static_names(api, keywords, positional, params):
             if not _plain(value):
                 return None  # bytes, complex...: unreadable (and not JSON for the cache)
             found[keyword.arg] = value
-    if positional is None:
-        return found
-    return static_from_spec(found, positional, params)
+    return found
 
 
 def _plain(value) -> bool:
@@ -730,17 +725,6 @@ def _annotation_name(node: ast.expr) -> str:
     if type(node) is ast.Attribute:
         return node.attr
     return node.id if type(node) is ast.Name else ""
-
-
-def _dotted(node: ast.AST) -> str | None:
-    parts = []
-    while isinstance(node, ast.Attribute):
-        parts.append(node.attr)
-        node = node.value
-    if not isinstance(node, ast.Name):
-        return None
-    parts.append(node.id)
-    return ".".join(reversed(parts))
 
 
 def _assigned_names(stmt: ast.AST) -> list[str]:

@@ -76,8 +76,7 @@ def _rewrite_into(ws: workspace.Workspace, options: Options, config: Config) -> 
     index = runner.project_index(config, found.files) if found.files else None
 
     def settings(path: str) -> Settings:
-        facts = index.facts_for(path) if index is not None else None
-        return Settings(codemods=config.codemods_for(path), unsafe_fixes=unsafe, project=facts or None)
+        return Settings(codemods=config.codemods_for(path), unsafe_fixes=unsafe, project=runner.project_facts(index, path))
 
     results = runner.process_files(found.files, settings)
     for result in results:
@@ -185,13 +184,12 @@ def apply_verified(options: Options, config: Config, verification: report.Verifi
 
     def settings(path: str) -> Settings:
         rel = str(Path(os.path.abspath(path)).resolve().relative_to(root))
-        facts = index.facts_for(path) if index is not None else None
         return Settings(
             codemods=config.codemods_for(path),
             unsafe_fixes=True,
             unsafe_units=frozenset(unit for file, unit in verified if file == rel),
             withheld_units=frozenset(unit for file, unit in bad if file == rel),
-            project=facts or None,
+            project=runner.project_facts(index, path),
         )
 
     results = runner.process_files(found.files, settings)
