@@ -72,14 +72,16 @@ class Projects:
         if project is None:
             project = self._projects[root] = _Project(root)
             project.built = loop.run_in_executor(self._thread, self._build, project, config, path, buffers())
-            project.built.add_done_callback(lambda _: self._built(root) if project.missed else None)
         if not project.built.done():
             if project.missed:
                 return None  # one analysis waited already: the others do not, until it is built
             try:
                 await asyncio.wait_for(asyncio.shield(project.built), self.wait)
             except asyncio.TimeoutError:
+                # Registered here, not at the start: the build may end while wait_for cancels its wait,
+                # and a callback on a done future still runs (soon), exactly once.
                 project.missed = True
+                project.built.add_done_callback(lambda _: self._built(root))
                 return None
         index = project.built.result()
         if index is None:
