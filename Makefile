@@ -6,7 +6,7 @@ STAMP := $(VENV)/.installed
 export TF_CPP_MIN_LOG_LEVEL := 3
 export OMP_NUM_THREADS := 1
 
-.PHONY: install demo test check accept-real-code bench fuzz clean
+.PHONY: install demo test check accept-snapshots accept-real-code bench fuzz clean
 
 install: $(STAMP)
 
@@ -37,6 +37,11 @@ test: $(STAMP)
 # is not marked slow, with fewer fuzzing examples. `make test` runs everything.
 check: $(STAMP)
 	PHIML_FUZZ_EXAMPLES=20 $(BIN)/python -m pytest -n 2 -q -m "not backends and not slow and not lsp" tests
+
+# After a reviewed change of what the rules say: rewrite the golden cases' snapshots (golden/**/*.snap)
+# that differ; `git diff golden/` shows what changed (tests/snapshots.py).
+accept-snapshots: $(STAMP)
+	$(BIN)/python -m tests.snapshots --accept
 
 # After a change of the rules: rewrite tests/real_code_expectations.json from a fresh real-code run,
 # keeping the verdicts of findings still there; new ones say "unreviewed" (and fail) until a person

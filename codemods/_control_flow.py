@@ -13,13 +13,13 @@ from rewriter.emit import Emitter, Spelling
 
 _LIBRARIES = ("phiml.math.", "jax.numpy.", "jax.lax.", "jax.nn.", "torch.", "tensorflow.", "numpy.")
 
-# What a Python `if`/loop on a tracer does under each framework's jit (measured on every backend).
+# What a Python `if`/loop on a tracer does under each framework's jit (measured on every backend), in a
+# few words for a message; `{what}` is "branch" or "trip count". The rules' explain pages say it in full.
 CONSEQUENCE = {
-    "phiml": "under PhiML's jit it raises on jax, silently bakes in the first call's branch or trip count on "
-             "torch, and works on tensorflow only where autograph can convert it",
-    "jax": "under `jax.jit` it raises (TracerBoolConversionError / TracerIntegerConversionError)",
-    "torch": "`torch.jit.trace` silently bakes in the branch or trip count of the example input",
-    "tensorflow": "with autograph off, `tf.function` raises OperatorNotAllowedInGraphError",
+    "phiml": "fails on jax, bakes in one {what} on torch",
+    "jax": "raises under `jax.jit`",
+    "torch": "bakes in the example's {what} under `torch.jit.trace`",
+    "tensorflow": "raises in `tf.function` without autograph",
 }
 
 
@@ -88,8 +88,15 @@ def defined_before(file, fn: cst.CSTNode, name: str, node: cst.CSTNode) -> bool:
     return False
 
 
-def describe(file, node: cst.CSTNode, value: Value) -> str:
-    return f"`{file.code(node).strip()}` is traced ({value.explain()})"
+def traced_message(file, flow: FunctionFlow, what: str, node: cst.CSTNode, value: Value) -> tuple[str, list]:
+    """A control-flow finding's message — `what` (`if` on a traced value), its consequence under this
+    framework, the test and its derivation without line numbers — and the derivation's places, for
+    `related=` (the traced parameter, each assignment on the way)."""
+    code = file.code(node).strip()
+    chain, places = value.derivation()
+    shown = f"`{code}`" if chain == f"`{code}`" else f"`{code}` (from {chain})"
+    kind = "branch" if what.startswith(("`if`", "conditional")) else "trip count"
+    return f"{what} {CONSEQUENCE[flow.framework].format(what=kind)}: {shown}", places
 
 
 def block_statements(node) -> list:
@@ -149,8 +156,12 @@ def needs_conversion(codemod, flow: FunctionFlow, test: cst.CSTNode) -> Value | 
     if value is None or value.static:
         return None
     if value.trace is Trace.UNKNOWN:
-        codemod.report(test, f"cannot tell whether `{codemod.file.code(test).strip()}` is traced ({value.explain()}): "
-                             f"not rewritten; if it is, {CONSEQUENCE[flow.framework]}", severity=Severity.INFO)
+        chain, places = value.derivation()
+        kind = "trip count" if isinstance(codemod.parent(test), (cst.For, cst.While)) else "branch"
+        codemod.report(test, f"cannot tell whether `{codemod.file.code(test).strip()}` is traced (from {chain})",
+                       note=f"not rewritten; if it is, it {CONSEQUENCE[flow.framework].format(what=kind)}",
+                       hint="if it is a Python value, declare it static; if it is an array, rewrite this by hand",
+                       related=places, severity=Severity.INFO)
         return None
     if deferred_to_static_argument(codemod.file, value):
         return None

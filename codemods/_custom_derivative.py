@@ -23,9 +23,11 @@ _DERIVATIVES = {"jax.custom_vjp": "defvjp", "jax.custom_jvp": "defjvp"}
 @dataclass(frozen=True)
 class Plan:
     message: str
-    refusal: str | None = None
+    refusal: str | None = None  # why it is not lifted (the finding's `note`, after "not lifted: ")
     edits: tuple = ()
     lifted_name: str = ""
+    hint: str = ""  # without a fix: what to do by hand
+    related: tuple = ()  # (node, what it is there): places the refusal refers to
 
 
 def plan(file, fn: cst.FunctionDef, outer: cst.FunctionDef) -> Plan | None:
@@ -41,8 +43,7 @@ def plan(file, fn: cst.FunctionDef, outer: cst.FunctionDef) -> Plan | None:
         return None
     rule = _DERIVATIVES[api]
     name = fn.name.value
-    message = (f"`{name}` is defined with `@{api}` inside `{outer.name.value}`: a new custom-derivative function on "
-               f"every call of `{outer.name.value}`, which anything caching on it (`jax.jit`) traces anew")
+    message = f"`{name}` is a new `@{api}` function on each call of `{outer.name.value}`: `jax.jit` traces it anew"
     if names.parent(fn) is not outer.body:
         return Plan(message, "it is defined under a condition or in a loop")
     scope = names.scope(fn)
@@ -63,7 +64,8 @@ def plan(file, fn: cst.FunctionDef, outer: cst.FunctionDef) -> Plan | None:
                 return Plan(message, f"`{name}.{rule}` is used in a form that cannot move (only `{name}.{rule}(...)` as a statement can)")
             rule_statements.append((line, call))
         elif isinstance(parent, cst.Return) and parent.value is ref.node:
-            return Plan(message, factory_advice(outer, name, api))
+            reason, hint = factory_advice(outer, name, api)
+            return Plan(message, reason, hint=hint)
         else:
             return Plan(message, f"`{name}` leaves `{outer.name.value}` or is used other than by calls")
     if len(rule_statements) != 1 or not calls:
@@ -80,7 +82,9 @@ def plan(file, fn: cst.FunctionDef, outer: cst.FunctionDef) -> Plan | None:
         why = eager_decorator(names, member) if member is not fn else None
         result = captures(names, member)
         if why or result.refusal or result.names or result.imports:
-            reason = why or result.refusal or f"`{member_name}` reads {', '.join(f'`{n}`' for n in result.names)} from `{outer.name.value}`"
+            if not why and result.refusal:
+                return Plan(message, result.refusal, related=result.related)
+            reason = why or f"`{member_name}` reads {', '.join(f'`{n}`' for n in result.names)} from `{outer.name.value}`"
             return Plan(message, reason)
     anchor = top_level_statement(names, fn)
     label = outer.name.value.lstrip("_") or "function"
@@ -98,10 +102,10 @@ def plan(file, fn: cst.FunctionDef, outer: cst.FunctionDef) -> Plan | None:
     return Plan(message, None, (InsertBefore(anchor, (*lifted, rule_line)), Replace(outer.body, body)), renamed[name])
 
 
-def factory_advice(outer: cst.FunctionDef, built: str, api: str) -> str:
-    """What to do about a function that builds and returns a custom-derivative function: it cannot
-    move to module level (it wraps what it is given), so its results are kept instead; and the
-    module-level form, with what it reads from the factory's parameters as `nondiff_argnums`.
+def factory_advice(outer: cst.FunctionDef, built: str, api: str) -> tuple[str, str]:
+    """Why a function that builds and returns a custom-derivative function is not lifted (it wraps
+    what it is given, so it cannot move to module level), and what to do by hand: keep its results;
+    or the module-level form, with what it reads from the factory's parameters as `nondiff_argnums`.
 
     Measured on jax 0.10.2: building the `custom_vjp` and its `defvjp` costs ~0.1 ms a call, and
     eager or `jax.grad` calls trace the wrapped function no more often than those of one built once
@@ -110,18 +114,17 @@ def factory_advice(outer: cst.FunctionDef, built: str, api: str) -> str:
     params = [p.name.value for p in (*outer.params.posonly_params, *outer.params.params, *outer.params.kwonly_params)]
     read = _read_in_nested(outer)
     captured = [p for p in params if p in read]
-    advice = (f"`{factory}` returns `{built}`, so it is a factory (building costs ~0.1 ms a call, measured): "
-              f"call `{factory}` once per function it wraps and keep "
-              "the result (at module level, or in a dict keyed on the wrapped functions; a method can keep it on the instance)")
+    reason = f"`{factory}` returns `{built}`, so it is a factory"
+    advice = f"call `{factory}` once per function it wraps and keep the result"
     if not captured:
-        return advice
+        return reason, advice
     shown = ", ".join(captured)
     argnums = ", ".join(str(i) for i in range(len(captured))) + ("," if len(captured) == 1 else "")
     rule = _DERIVATIVES.get(api, "defvjp")
     lifted = f"_{factory.lstrip('_') or 'function'}_{built}"
-    return (f"{advice}. Its module-level form: `@functools.partial({api}, nondiff_argnums=({argnums}))` on "
-            f"`def {lifted}({shown}, *args)`, its rules taking `{shown}` first too, `{lifted}.{rule}(...)` once, "
-            f"and `{factory}` returning `functools.partial({lifted}, {shown})`")
+    return reason, (f"{advice}; or define it once at module level: `@functools.partial({api}, nondiff_argnums=({argnums}))` "
+                    f"on `def {lifted}({shown}, *args)`, its rules taking `{shown}` first too, `{lifted}.{rule}(...)` once, "
+                    f"and `{factory}` returning `functools.partial({lifted}, {shown})`")
 
 
 def _read_in_nested(outer: cst.FunctionDef) -> set[str]:

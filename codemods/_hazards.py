@@ -37,12 +37,25 @@ def call_api(file, call: cst.Call, kinds) -> Api | None:
     return file.analysis.names.api(func, kinds) if isinstance(func, (cst.Name, cst.Attribute)) else None
 
 
-def where(context: JitContext) -> str:
-    """`step` (traced by `jit_compile`), or `helper` (called from `step`, traced by `jit_compile`)."""
-    jit = FRAMEWORK_JIT.get(context.framework, "a jit transform")
+def traced(context: JitContext) -> str:
+    """In a few words, for a message: the jit-compiled `step`, or `helper` (called from the jit-compiled `step`)."""
     if context.how == "called" and context.caller is not None:
-        return f"`{context.name}` (called from `{context.caller.name}`, which {jit} traces)"
-    return f"`{context.name}` (traced by {jit})"
+        return f"`{context.name}` (called from the jit-compiled `{context.root.name}`)"
+    return f"the jit-compiled `{context.name}`"
+
+
+def trace_related(file, context: JitContext) -> list[tuple[cst.CSTNode, str]]:
+    """Where the trace comes from, as related locations: the jit-compiled function a helper is called
+    from, and the call that jit-compiles a wrapped function (`jax.jit(f)`), when they are in this file."""
+    root = context.root
+    jit = FRAMEWORK_JIT.get(root.framework, "a jit transform")
+    positions = file.analysis.names.positions
+    out: list[tuple[cst.CSTNode, str]] = []
+    if root is not context and isinstance(root.function, cst.FunctionDef) and root.function.name in positions:
+        out.append((root.function.name, f"`{root.name}` is traced by {jit}"))
+    if root.how == "wrapped" and root.application is not None and root.application in positions:
+        out.append((root.application, f"{jit} traces `{root.name}` here"))
+    return out
 
 
 def is_phiml_jit(context: JitContext) -> bool:

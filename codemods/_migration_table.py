@@ -14,6 +14,7 @@ local variable that happens to be called `tree_map` resolves to something else a
 from __future__ import annotations
 
 import enum
+import re
 from dataclasses import dataclass
 from typing import ClassVar, Sequence
 
@@ -53,12 +54,28 @@ class Migration:
     def severity(self) -> Severity:
         return {Status.REMOVED: Severity.ERROR, Status.DEPRECATED: Severity.WARNING, Status.ALIAS: Severity.INFO}[self.status]
 
-    def describe(self) -> str:
+    def describe(self, spelled: str | None = None) -> str:
+        """What became of the name, in a few words: "`jnp.product` was removed in jax 0.4.16"."""
+        name = f"`{spelled or self.source}`"
         if self.status is Status.REMOVED:
-            return f"`{self.source}` does not exist in the installed version ({self.since})"
+            if re.fullmatch(r"\S+ [0-9.]+", self.since):
+                return f"{name} was removed in {self.since}"
+            return f"{name} was removed ({self.since})" if "removed" in self.since else f"{name} does not exist ({self.since})"
         if self.status is Status.DEPRECATED:
-            return f"`{self.source}` is deprecated ({self.since})"
-        return f"`{self.source}` is only a compatibility alias ({self.since})"
+            return f"{name} is deprecated since {self.since}"
+        return f"{name} is only a compatibility alias ({self.since})"
+
+    def by_hand(self) -> str:
+        """What to write instead, where the fix is not made (a `help:` hint)."""
+        if self.target is None and self.value is None or self.annotation_only:
+            return self.why
+        return f"use `{self.replacement}`"
+
+    @property
+    def replacement(self) -> str:
+        if self.value is None:
+            return self.target or ""
+        return {"neg_attr": f"-{self.target}", "literal": self.value[1]}[self.value[0]]
 
 
 S, U, D = Safety.SAFE, Safety.UNSAFE, Safety.DISPLAY
@@ -344,10 +361,11 @@ class TableMigration(CallCollector):
     MIGRATIONS: ClassVar[tuple[Migration, ...]] = ()
 
     @classmethod
-    def ast_gate(cls, identifiers) -> bool:
+    def ast_gate(cls, syntax) -> bool:
         """Some reference or import denotes a source through the file's imports (`jax.tree_map`,
         `from jax.numpy import NINF`, `jax.experimental.host_callback.call`); under a star import,
         some identifier is a source's last name. Words in comments and strings do not count."""
+        identifiers = syntax.identifiers
         if cls._gate_names().isdisjoint(identifiers.names):
             return False
         if identifiers.star_imports:
@@ -436,33 +454,35 @@ class TableMigration(CallCollector):
         return None
 
     def _report_module(self, node: cst.CSTNode, full: str, migration: Migration) -> None:
-        self.report(node, f"{migration.describe()}: importing `{full}` raises ModuleNotFoundError; {migration.why}",
-                    severity=migration.severity)
+        self.report(node, f"{migration.describe(full)}: importing it fails", hint=migration.why,
+                    note="not rewritten: no equivalent module", severity=migration.severity)
 
     def message(self, migration: Migration, spelled: str) -> str:
-        head = migration.describe() if spelled == migration.source else f"`{spelled}` is `{migration.source}`, which {migration.describe().split(' ', 1)[1]}"
-        if migration.target is None and migration.value is None:
-            suffix = " (not rewritten: no equivalent with the same meaning)" if migration.safety is Safety.DISPLAY else ""
-            return f"{head}: {migration.why}{suffix}"
-        target = migration.target if migration.value is None else {"neg_attr": f"-{migration.target}", "literal": migration.value[1]}[migration.value[0]]
-        return f"{head}: use `{target}` ({migration.why})"
+        """What became of the name as spelled here; what it is now is the fix title or the hint."""
+        return migration.describe(spelled)
+
+    def refusal(self, migration: Migration) -> str:
+        """Why a read of the name is reported without a fix (`note:`), when the table says it."""
+        return "not rewritten: no equivalent with the same meaning" if migration.safety is Safety.DISPLAY else ""
 
     def reference(self, node: cst.BaseExpression, parent, migration: Migration, via_star: bool) -> None:
         """Report and fix one read of a legacy name (an Attribute, or a Name from a star import)."""
         spelled = self.file.code(node)
         message = self.message(migration, spelled)
         if migration.target is None and migration.value is None:
-            self.report(node, message, severity=migration.severity)
+            self.report(node, message, hint=migration.by_hand(), note=self.refusal(migration), severity=migration.severity)
             return
         if migration.annotation_only and not in_annotation(self.file, node):
-            self.report(node, message + "; rewritten only in annotations: resolve by hand here", severity=migration.severity)
+            self.report(node, message, hint=migration.by_hand(), note="not rewritten: the fix is only made in annotations",
+                        severity=migration.severity)
             return
         new, imports = self.replacement(node, migration, via_star)
         if new is None:
-            self.report(node, message + " (not rewritten: the new name is not reachable here)", severity=migration.severity)
+            self.report(node, message, hint=migration.by_hand(), note="not rewritten: the new name is not reachable here",
+                        severity=migration.severity)
             return
         self.report(node, message, edits=[Replace(node, self.in_place(parent, node, new))], safety=migration.safety,
-                    imports=imports, severity=migration.severity,
+                    imports=imports, severity=migration.severity, note=migration.why if migration.safety is Safety.UNSAFE else "",
                     fix_description=f"use `{self.file.module.code_for_node(new)}`")
 
     def in_place(self, parent, node, new: cst.BaseExpression) -> cst.BaseExpression:
@@ -523,21 +543,27 @@ class TableMigration(CallCollector):
         """`from M import old [as a]`: import the target under the same local name."""
         local = alias.asname.name.value if alias.asname is not None else dotted(alias.name)
         message = self.message(migration, f"{module}.{dotted(alias.name)}")
+        if migration.status is Status.REMOVED:
+            message += ": importing it fails"
         if migration.target is None or migration.value is not None:
-            self.report(alias, message + " (importing it fails; not rewritten)", severity=migration.severity)
+            self.report(alias, message, hint=migration.by_hand(), note="not rewritten: the import has no drop-in replacement",
+                        severity=migration.severity)
             return
         if migration.annotation_only:
-            self.report(alias, message + " (importing it fails; rewritten only in annotations: resolve by hand)", severity=migration.severity)
+            self.report(alias, message, hint=migration.by_hand(), note="not rewritten: the fix is only made in annotations",
+                        severity=migration.severity)
             return
         target_module, target_name = migration.target.rsplit(".", 1)
         new_alias = import_alias(target_name, local).with_changes(comma=alias.comma)
+        caveat = migration.why if migration.safety is Safety.UNSAFE else ""
         if normalise(target_module + ".x") == normalise(module + ".x"):
             self.report(alias, message, edits=[Replace(alias, new_alias)], safety=migration.safety, severity=migration.severity,
-                        fix_description=f"import `{target_name}` as `{local}`")
+                        fix_description=f"import `{target_name}` as `{local}`", note=caveat)
             return
         line = self.parent(node)
         if not isinstance(line, cst.SimpleStatementLine) or len(line.body) != 1 or isinstance(node.names, cst.ImportStar):
-            self.report(alias, message + " (not rewritten: the import shares its line with other statements)", severity=migration.severity)
+            self.report(alias, message, hint=f"import `{target_name}` from `{target_module}`",
+                        note="not rewritten: the import shares its line with other statements", severity=migration.severity)
             return
         moved = [a for a in node.names if self._moves(module, a) == target_module]
         if moved[0] is not alias:
@@ -559,11 +585,11 @@ class TableMigration(CallCollector):
             trailing_whitespace=line.trailing_whitespace if not kept else cst.TrailingWhitespace(),
         )
         statements.append(new_line)
-        what = ", ".join(f"`{dotted(a.name)}`" for a in moved[1:])
-        self.report(alias, message if len(moved) == 1 else f"{message} (and {what} in the same import)",
-                    edits=[Replace(line, cst.FlattenSentinel(statements))], safety=min_safety(
-                        [self._by_source[normalise(f"{module}.{dotted(a.name)}")].safety for a in moved]),
-                    severity=migration.severity, fix_description=f"import from `{target_module}`")
+        rows = [self._by_source[normalise(f"{module}.{dotted(a.name)}")] for a in moved]
+        self.report(alias, message, edits=[Replace(line, cst.FlattenSentinel(statements))], safety=min_safety([m.safety for m in rows]),
+                    severity=migration.severity,
+                    note="; ".join(dict.fromkeys(m.why for m in rows if m.safety is Safety.UNSAFE)),
+                    fix_description=f"import {', '.join(f'`{self.file.module.code_for_node(a)}`' for a in new_names)} from `{target_module}`")
 
     def _moves(self, module: str, alias: cst.ImportAlias) -> str | None:
         """The module an imported name moves to (None: it stays, or is reported only)."""

@@ -6,8 +6,9 @@ import libcst as cst
 from rewriter.analysis.apis import Kind
 from rewriter.analysis.traced import all_params
 from rewriter.analysis.transforms import intended_parameter, match_transform
-from rewriter.codemod import Codemod, Example, Replace
+from rewriter.codemod import Codemod, Example, Replace, Unchanged, dedented
 from rewriter.findings import Safety, Severity
+from rewriter import prefilter
 
 
 class AuxiliaryArgsMismatch(Codemod):
@@ -17,7 +18,8 @@ class AuxiliaryArgsMismatch(Codemod):
     branched on at trace time, and nothing warns. Published examples contain exactly this typo.
 
     When exactly one parameter is a close spelling of the name (difflib ratio >= 0.6) and not
-    already auxiliary, the name is corrected; otherwise the finding lists the parameters.
+    already auxiliary, the name is corrected; otherwise the finding lists the parameters. A name
+    inside a string split over several pieces (`"a, b, " "c"`) is reported, not rewritten.
     """
 
     CODE = "PML205"
@@ -36,20 +38,41 @@ class AuxiliaryArgsMismatch(Codemod):
     SAFETY_VARIES = True
     EXAMPLES = (
         Example(
-            "from phiml import math\n\n\n"
-            "@math.jit_compile(auxiliary_args='step')\n"
-            "def advance(x, steps: int):\n"
-            "    for _ in range(steps):\n"
-            "        x = x * 0.5\n"
-            "    return x\n",
-            "from phiml import math\n\n\n"
-            "@math.jit_compile(auxiliary_args='steps')\n"
-            "def advance(x, steps: int):\n"
-            "    for _ in range(steps):\n"
-            "        x = x * 0.5\n"
-            "    return x\n",
+            dedented("""
+                from phiml import math
+
+
+                @math.jit_compile(auxiliary_args='step')
+                def advance(x, steps: int):
+                    for _ in range(steps):
+                        x = x * 0.5
+                    return x
+            """),
+            dedented("""
+                from phiml import math
+
+
+                @math.jit_compile(auxiliary_args='steps')
+                def advance(x, steps: int):
+                    for _ in range(steps):
+                        x = x * 0.5
+                    return x
+            """),
         ),
+        Unchanged(dedented("""
+            @math.jit_compile(auxiliary_args='steps')
+            def advance(x, steps: int):
+                for _ in range(steps):
+                    x = x * 0.5
+                return x
+        """), "every name is a parameter"),
+        Unchanged(dedented("""
+            @math.jit_compile(auxiliary_args='mode')
+            def step(x, **kwargs):
+                return x * 2
+        """), "a name that may arrive through `**kwargs`"),
     )
+    GATE = frozenset({prefilter.AUXILIARY_ARGS})
     TRIGGERS = (("auxiliary_args",),)
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
@@ -79,10 +102,8 @@ class AuxiliaryArgsMismatch(Codemod):
         named = _split(value.evaluated_value)
         for name in [n for n in named if n not in params]:
             intended = intended_parameter(name, params, named)
-            hint = f"; did you mean `{intended}`?" if intended is not None else ""
-            self.report(value, f"`auxiliary_args` names `{name}`, which is not a parameter of `{fn.name.value}` "
-                               f"(parameters: {', '.join(params) or 'none'}): PhiML silently ignores it, so nothing is kept "
-                               f"static by it{hint} (not rewritten: the names are spread over several string pieces)")
+            self.report(value, _message(fn, name), hint=f"did you mean `{intended}`?" if intended is not None else _listed(params),
+                        note="not rewritten: the names are spread over several string pieces")
 
     def _check(self, fn: cst.FunctionDef, value: cst.BaseExpression | None) -> None:
         if fn.params.star_kwarg is not None:
@@ -101,24 +122,33 @@ class AuxiliaryArgsMismatch(Codemod):
             for name in wrong:
                 intended = intended_parameter(name, params, named)
                 close = [intended] if intended is not None else []
-                message = (f"`auxiliary_args` names `{name}`, which is not a parameter of `{fn.name.value}` "
-                           f"(parameters: {', '.join(params) or 'none'}): PhiML silently ignores it, so nothing is kept static by it")
+                message = _message(fn, name)
                 if len(close) != 1:
-                    self.report(string, f"{message} (not rewritten: no single parameter is a close spelling)")
+                    self.report(string, message, hint=_listed(params),
+                                note="not rewritten: no single parameter is a close spelling")
                     continue
                 pieces = str(string.evaluated_value).split(",")  # keep the author's separators and spaces
                 fixed = ",".join(p.replace(name, close[0]) if p.strip() == name else p for p in pieces)
                 new = string.with_changes(value=_quote(string.value, fixed))
                 steering = _steers_control_flow(fn, close[0])
                 if steering is not None:
-                    self.report(string, f"{message}; did you mean `{close[0]}`? Renamed: `{close[0]}` is used as {steering} "
-                                        "of Python control flow, which cannot run on a traced value, so static is the only "
-                                        "meaning that works", edits=[Replace(string, new)], safety=Safety.SAFE,
-                                fix_description=f"rename to `{close[0]}`", invalidates=fn)
+                    how, use = steering
+                    self.report(string, message, edits=[Replace(string, new)], safety=Safety.SAFE,
+                                fix_description=f"rename to `{close[0]}`", invalidates=fn,
+                                related=[(use, f"`{close[0]}` is used as {how} here: it cannot be traced")])
                 else:
-                    self.report(string, f"{message}; did you mean `{close[0]}`? Renamed (unsafe: `{close[0]}` becomes static)",
-                                edits=[Replace(string, new)], fix_description=f"rename to `{close[0]}`", invalidates=fn)
+                    self.report(string, message, edits=[Replace(string, new)], invalidates=fn,
+                                fix_description=f"rename to `{close[0]}` (unsafe: `{close[0]}` becomes static)",
+                                note=f"unsafe: `{close[0]}` becomes static, traced once per distinct value")
                 break  # one edit per string per pass
+
+
+def _message(fn: cst.FunctionDef, name: str) -> str:
+    return f"`auxiliary_args` names `{name}`, not a parameter of `{fn.name.value}`: PhiML silently ignores it"
+
+
+def _listed(params: list[str]) -> str:
+    return f"name one of the parameters: {', '.join(params)}" if params else "remove it: the function has no parameters"
 
 
 def _strings(value: cst.BaseExpression | None) -> list[cst.SimpleString] | None:
@@ -141,8 +171,9 @@ def _quote(original: str, text: str) -> str:
     return f"{prefix}{quote}{text}{quote}"
 
 
-def _steers_control_flow(fn: cst.FunctionDef, name: str) -> str | None:
-    """How `name` steers Python control flow in `fn`'s own body (`if name:`, `range(name)`), or None.
+def _steers_control_flow(fn: cst.FunctionDef, name: str) -> tuple[str, cst.CSTNode] | None:
+    """How `name` steers Python control flow in `fn`'s own body (`if name:`, `range(name)`), and
+    where (the condition or iterable), or None.
 
     Such a use fails on a traced value (jax, tensorflow) or keeps the first call's value (torch): the
     spelling fix that makes the parameter static is then what the author meant *and* what works."""
@@ -153,7 +184,7 @@ def _steers_control_flow(fn: cst.FunctionDef, name: str) -> str | None:
             continue
         test = node.test if isinstance(node, (cst.If, cst.While, cst.IfExp)) else node.iter if isinstance(node, cst.For) else None
         if test is not None and _reads(test, name):
-            return "a condition" if not isinstance(node, cst.For) else "a trip count"
+            return ("a condition" if not isinstance(node, cst.For) else "a trip count"), test
         stack.extend(node.children)
     return None
 

@@ -5,8 +5,9 @@ import libcst as cst
 
 from rewriter.analysis.apis import Kind
 from rewriter.analysis.transforms import match_application, match_transform
-from rewriter.codemod import Codemod, Example
+from rewriter.codemod import Codemod, Example, Unchanged, dedented
 from rewriter.findings import Safety, Severity
+from rewriter import prefilter
 
 from ._hazards import call_api, own_nodes
 
@@ -30,16 +31,31 @@ class CondUnderVmap(Codemod):
     FIX_SAFETY = "Reported only: whether both branches may run is for the author to judge."
     EXAMPLES = (
         Example(
-            "@jax.vmap\n"
-            "def safe_log(x):\n"
-            "    return jax.lax.cond(x > 0, jnp.log, lambda v: jnp.zeros_like(v), x)\n",
+            dedented("""
+                @jax.vmap
+                def safe_log(x):
+                    return jax.lax.cond(x > 0, jnp.log, lambda v: jnp.zeros_like(v), x)
+            """),
             None,
             "both branches run for every element",
-            by_hand="@jax.vmap\n"
-                    "def safe_log(x):\n"
-                    "    return jnp.where(x > 0, jnp.log(jnp.where(x > 0, x, 1.0)), 0.0)  # both sides cheap and safe\n",
+            by_hand=dedented("""
+                @jax.vmap
+                def safe_log(x):
+                    return jnp.where(x > 0, jnp.log(jnp.where(x > 0, x, 1.0)), 0.0)  # both sides cheap and safe
+            """),
         ),
+        Unchanged(dedented("""
+            @jax.jit
+            def safe_log(x):
+                return jax.lax.cond(x > 0, jnp.log, lambda v: jnp.zeros_like(v), x)
+        """), "a `lax.cond` under `jax.jit` alone"),
+        Unchanged(dedented("""
+            @jax.vmap
+            def relu(x):
+                return jnp.where(x > 0, x, 0.0)
+        """), "a `jnp.where` in a vmapped function"),
     )
+    GATE = frozenset({prefilter.VMAP_AND_BRANCH})
     TRIGGERS = (("vmap", "cond"), ("vmap", "switch"))
 
     def __init__(self, file) -> None:
@@ -83,10 +99,11 @@ class CondUnderVmap(Codemod):
                 api = call_api(self.file, node, (Kind.BRANCH,))
                 if api is not None:
                     name = api.name.rsplit(".", 1)[1]
-                    self.report(node, f"`lax.{name}` in {label}, which `jax.vmap` vectorises: with a batched predicate it "
-                                      "becomes a select, so every branch runs for every element (their cost adds up, and a "
-                                      "branch that loops until its own condition may not stop). Fine if the branches are "
-                                      "cheap and always terminate.")
+                    self.report(node, f"`lax.{name}` in {label}, vectorised by `jax.vmap`: every branch may run for every element",
+                                hint="fine if the branches are cheap and always terminate; else compute the expensive one "
+                                     "outside the vmapped function",
+                                note="with a batched predicate it becomes a select: the branches' costs add up, and a branch "
+                                     "that loops until its own condition may not stop")
 
 
 def _is_jax_vmap(transform) -> bool:

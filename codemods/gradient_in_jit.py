@@ -5,15 +5,13 @@ import libcst as cst
 
 from rewriter.analysis.apis import Kind
 from rewriter.analysis.transforms import match_application
-from rewriter.codemod import Codemod, Example
+from rewriter.codemod import Codemod, Example, Unchanged, dedented
 from rewriter.findings import Safety
+from rewriter import prefilter
 
-from ._hazards import api_calls, contexts, where
+from ._hazards import api_calls, contexts, trace_related, traced
 
 PHIML_GRADIENTS = frozenset({"phiml.math.gradient", "phiml.math.jacobian", "phiml.math.hessian"})
-BREAKS = ("on tensorflow it raises `RuntimeError: A non-persistent GradientTape can only be used to compute one set "
-          "of gradients` (measured: PhiML's tensorflow jacobian branches on the loss shape, and autograph traces both "
-          "branches on one tape); jax and torch compute it")
 
 
 class GradientInJit(Codemod):
@@ -35,24 +33,49 @@ class GradientInJit(Codemod):
     FIX_SAFETY = "Reported only: moving the gradient out of the jit-compiled function restructures the code."
     EXAMPLES = (
         Example(
-            "def loss(x):\n"
-            "    return math.l2_loss(x)\n\n\n"
-            "@math.jit_compile\n"
-            "def step(x):\n"
-            "    grad = math.gradient(loss, 'x', get_output=False)(x)\n"
-            "    return x - 0.1 * grad\n",
+            dedented("""
+                def loss(x):
+                    return math.l2_loss(x)
+
+
+                @math.jit_compile
+                def step(x):
+                    grad = math.gradient(loss, 'x', get_output=False)(x)
+                    return x - 0.1 * grad
+            """),
             None,
-            "compute the gradient outside the jit-compiled function",
-            by_hand="def loss(x):\n"
-                    "    return math.l2_loss(x)\n\n\n"
-                    "loss_gradient = math.gradient(loss, 'x', get_output=False)\n\n\n"
-                    "@math.jit_compile\n"
-                    "def apply(x, grad):\n"
-                    "    return x - 0.1 * grad\n\n\n"
-                    "def step(x):\n"
-                    "    return apply(x, loss_gradient(x))\n",
+            note="compute the gradient outside the jit-compiled function",
+            by_hand=dedented("""
+                def loss(x):
+                    return math.l2_loss(x)
+
+
+                loss_gradient = math.gradient(loss, 'x', get_output=False)
+
+
+                @math.jit_compile
+                def apply(x, grad):
+                    return x - 0.1 * grad
+
+
+                def step(x):
+                    return apply(x, loss_gradient(x))
+            """),
         ),
+        Unchanged(dedented("""
+            def loss(x):
+                return math.l2_loss(x)
+
+
+            loss_gradient = math.gradient(loss, 'x', get_output=False)
+
+
+            @math.jit_compile
+            def apply(x, grad):
+                return x - 0.1 * grad
+        """), "the gradient computed outside the jit-compiled function"),
     )
+    GATE = frozenset({prefilter.TRACED_GRADIENT})
     TRIGGERS = (("gradient",), ("jacobian",), ("hessian",))
 
     def __init__(self, file) -> None:
@@ -69,8 +92,9 @@ class GradientInJit(Codemod):
             for call, api in api_calls(self.file, context, (Kind.GRAD,)):
                 if api.name in PHIML_GRADIENTS:
                     name = api.name.rsplit(".", 1)[1]
-                    self.report(call, f"`math.{name}` inside {where(context)}: {BREAKS}. Compute the gradient outside "
-                                      "the jit-compiled function and jit-compile the rest.")
+                    self.report(call, f"`math.{name}` inside {traced(context)} fails on tensorflow",
+                                hint="compute the gradient outside the jit-compiled function and jit-compile the rest",
+                                related=trace_related(self.file, context))
         names = self.file.analysis.names
         for call in self._calls:
             app = match_application(names, call, (Kind.JIT,))
@@ -78,5 +102,5 @@ class GradientInJit(Codemod):
                 continue
             inner = match_application(names, app.function, (Kind.GRAD,))
             if inner is not None and inner.transform.api.name in PHIML_GRADIENTS:
-                self.report(call, f"`jit_compile` of `math.{inner.transform.api.name.rsplit('.', 1)[1]}(...)`: {BREAKS}. "
-                                  "Jit-compile the function that uses the gradient, with the gradient computed outside it.")
+                self.report(call, f"`jit_compile` of `math.{inner.transform.api.name.rsplit('.', 1)[1]}(...)` fails on tensorflow",
+                            hint="jit-compile the function that uses the gradient, with the gradient computed outside it")

@@ -19,8 +19,9 @@ from rewriter.analysis.structure import (
 from rewriter.analysis.names import last_name
 from rewriter.analysis.syntax import spelled_application
 from rewriter.analysis.transforms import Application, match_application
-from rewriter.codemod import Codemod, Example, InsertBefore, Replace
+from rewriter.codemod import Codemod, Example, InsertBefore, Replace, Unchanged, dedented
 from rewriter.findings import Safety, Severity
+from rewriter import prefilter
 
 from ._hazards import own_nodes
 from ._shared import assign, function_label
@@ -88,42 +89,64 @@ class JitInLoop(Codemod):
         "analysis sees — such a function is already wrong under any cached jit."
     )
     EXAMPLES = (
-        Example(
-            "def step(x):\n"
-            "    return x * 2\n\n\n"
-            "def simulate(state, steps):\n"
-            "    for _ in range(steps):\n"
-            "        state = math.jit_compile(step)(state)\n"
-            "    return state\n",
-            "def step(x):\n"
-            "    return x * 2\n\n\n"
-            "step_jit = math.jit_compile(step)\n\n\n"
-            "def simulate(state, steps):\n"
-            "    for _ in range(steps):\n"
-            "        state = step_jit(state)\n"
-            "    return state\n",
-            note="PhiML re-traced on every iteration",
-        ),
-        Example(
-            "def train(params, batches, lr):\n"
-            "    for batch in batches:\n"
-            "        update = jax.jit(lambda p, b: p - lr * b.mean())\n"
-            "        params = update(params, batch)\n"
-            "    return params\n",
-            "def train(params, batches, lr):\n"
-            "    train_lambda_jit = jax.jit(lambda p, b: p - lr * b.mean())\n"
-            "    for batch in batches:\n"
-            "        update = train_lambda_jit\n"
-            "        params = update(params, batch)\n"
-            "    return params\n",
-            note="hoisted out of the loop: `lr` is local but loop-invariant",
-        ),
-        Example(
-            "for k in range(3):\n    y = jax.jit(lambda x: x ** k)(y)\n",
-            None,
-            note="captures the loop variable `k`: reported only",
-        ),
+        Example(dedented("""
+            def step(x):
+                return x * 2
+
+
+            def simulate(state, steps):
+                for _ in range(steps):
+                    state = math.jit_compile(step)(state)
+                return state
+        """), dedented("""
+            def step(x):
+                return x * 2
+
+
+            step_jit = math.jit_compile(step)
+
+
+            def simulate(state, steps):
+                for _ in range(steps):
+                    state = step_jit(state)
+                return state
+        """), note="PhiML re-traced on every iteration"),
+        Example(dedented("""
+            def train(params, batches, lr):
+                for batch in batches:
+                    update = jax.jit(lambda p, b: p - lr * b.mean())
+                    params = update(params, batch)
+                return params
+        """), dedented("""
+            def train(params, batches, lr):
+                train_lambda_jit = jax.jit(lambda p, b: p - lr * b.mean())
+                for batch in batches:
+                    update = train_lambda_jit
+                    params = update(params, batch)
+                return params
+        """), note="hoisted out of the loop: `lr` is local but loop-invariant"),
+        Example(dedented("""
+            for k in range(3):
+                y = jax.jit(lambda x: x ** k)(y)
+        """), None, note="captures the loop variable `k`: reported only"),
+        Unchanged(dedented("""
+            def make_step(dt):
+                return jax.jit(lambda x: x + dt)
+
+
+            step = make_step(0.1)
+        """), "a factory that returns the wrapper it builds"),
+        Unchanged(dedented("""
+            step_jit = jax.jit(lambda x: x * 2)
+
+
+            def simulate(x, steps):
+                for _ in range(steps):
+                    x = step_jit(x)
+                return x
+        """), "a wrapper built once and called in the loop"),
     )
+    GATE = frozenset({prefilter.JIT_BUILT_PER_CALL})
     TRIGGERS = (("jit",), ("tensorflow", "function"), ("torch", "compile"))
 
     def visit_Call(self, node: cst.Call) -> None:
@@ -152,10 +175,10 @@ class JitInLoop(Codemod):
         if self.file.analysis.jit.enclosing_context(node, direct_only=True) is not None:
             return  # inside a traced body: PML303's business
         where = "inside a loop" if loops else f"on every call of `{_name(function)}`"
-        cost = self._cost(app)
-        base = f"`{app.transform.api.name}` wrapper built {where}: {cost}"
+        base = f"`{app.transform.api.name}` wrapper built {where} {self._cost(app)}"
         if app.transform.api.name in _EAGER:
-            self.report(node, base + f"; `{app.transform.api.name}` compiles eagerly, so build it once by hand")
+            self.report(node, base, hint="build it once, by hand",
+                        note=f"not hoisted: `{app.transform.api.name}` compiles when it is built")
             return
         factory = self._factory_call(app)
         if factory is not None:
@@ -166,13 +189,13 @@ class JitInLoop(Codemod):
         severity = Severity.INFO if cheap else None
         plan, reason = self._plan(unit, loops)
         if plan is None:
-            self.report(node, f"{base}; not hoisted: {reason}", severity=severity)
+            self.report(node, base, note=f"not hoisted: {reason}", severity=severity)
             return
         code = self.file.code(unit)
         if plan.level == "at module level" and code in self._hoisted_now:
             # The same wrapper is being hoisted by another fix of this pass, which the engine may
             # still defer: reuse its name only once it exists (next pass), never before.
-            self.report(node, f"{base}; hoisted at module level (with an identical wrapper above)")
+            self.report(node, base, note="hoisted at module level with an identical wrapper above, on the next pass")
             return
         new_name = self._existing_binding(unit, plan) if plan.level == "at module level" else None
         edits = []
@@ -183,13 +206,8 @@ class JitInLoop(Codemod):
             if plan.level == "at module level":
                 self._hoisted_now.add(code)
         edits.append(Replace(unit, cst.Name(new_name)))
-        self.report(
-            node,
-            f"{base}; hoisted {plan.level} as `{new_name}`",
-            edits=edits,
-            fix_description=f"build the wrapper once, {plan.level}",
-            severity=severity,
-        )
+        self.report(node, base, edits=edits, fix_description=f"build the wrapper once, {plan.level}, as `{new_name}`",
+                    severity=severity)
 
     # -- a factory call as the wrapped function ---------------------------------------------------
     def _factory_call(self, app: Application) -> cst.Call | None:
@@ -235,42 +253,39 @@ class JitInLoop(Codemod):
         transform = app.transform.api.name
         spelling = _short(self.file.code(factory))
         framework = app.transform.framework
-        cost = {"phiml": "PhiML traces it again every time",
-                "jax": "jax compiles it again every time (its cache is keyed on the function object)",
-                }.get(framework, "it is traced again every time")
+        cost = "traces it again" if framework == "phiml" else "compiles it again"
         certain = framework != "jax" or self._returns_new_function(factory)
         if certain:
-            base = f"`{transform}` wrapper built {where} around `{spelling}`, a new function each time: {cost}"
+            base = f"`{transform}` of `{spelling}`, a new function each time, built {where}: {cost} every time"
         else:
-            base = (f"`{transform}` wrapper built {where} around `{spelling}`, which may return a new function each time "
-                    f"(a closure): then {cost}")
+            base = f"`{transform}` of `{spelling}`, which may return a new function each time, built {where}"
         severity = None if certain else Severity.INFO
+        not_hoisted = "not hoisted: the factory would then run once instead of every time"
         if not loops:  # once per call of the function: often called once (a test, a driver)
-            self.report(node, f"{base}; not hoisted: the factory would then run once instead of every time. Fix: build "
-                              "the wrapper once, outside the function, if the factory has no side effects",
-                        severity=Severity.INFO)
+            self.report(node, base, hint="build the wrapper once, outside the function, if the factory has no side effects",
+                        note=not_hoisted, severity=Severity.INFO)
             return
         varying, loop = self._loop_state_read(factory, loops)
         if not varying:
-            self.report(node, f"{base}; not hoisted: the factory would then run once instead of every time. Fix: build "
-                              "the wrapper once, before the loop, if the factory has no side effects", severity=severity)
+            self.report(node, base, hint="build the wrapper once, before the loop, if the factory has no side effects",
+                        note=not_hoisted, severity=severity)
             return
         targets = _target_names(loop)
         which = ", ".join(f"`{v}`" for v in varying)
         reads = (f"the loop variable{'s' if len(varying) > 1 else ''} {which}" if set(varying) <= targets
                  else f"{which}, which change{'s' if len(varying) == 1 else ''} in the loop")
         if _few_fixed_values(loop):
-            self.report(node, f"{base}; not hoisted: the factory reads {reads}, and the loop runs over a few fixed values, "
-                              "one wrapper each: build them once, outside, only if the loop itself runs again",
+            self.report(node, base, hint="if the loop itself runs again, build its few wrappers once, outside it",
+                        note=f"not hoisted: the factory reads {reads}, and the loop runs over a few fixed values",
                         severity=Severity.INFO)
             return
         key = varying[0] if len(varying) == 1 else f"({', '.join(varying)})"
         cache = f"{last_name(factory.func) or 'step'}_jit"
         wrapper = _short(self.file.code(self._hoist_unit(app)), 80)
-        self.report(node, f"{base}; not hoisted: the factory reads {reads}. Fix: one wrapper per distinct value — "
-                          f"`{cache} = {{}}` before the loop, `if {key} not in {cache}: {cache}[{key}] = {wrapper}`, call "
-                          f"`{cache}[{key}]` (needs `{key}` hashable with value equality and a factory without side effects)",
-                    severity=severity)
+        self.report(node, base, hint=f"one wrapper per distinct value: `{cache} = {{}}` before the loop, "
+                                     f"`if {key} not in {cache}: {cache}[{key}] = {wrapper}`, call `{cache}[{key}]`",
+                    note=f"not hoisted: the factory reads {reads}; a dict of wrappers needs `{key}` hashable, compared by "
+                         "value, and a factory without side effects", severity=severity)
 
     def _loop_state_read(self, factory: cst.Call, loops: list) -> tuple[list[str], cst.CSTNode | None]:
         """Names the factory call reads that an enclosing loop changes (its target or its body), and
@@ -360,12 +375,12 @@ class JitInLoop(Codemod):
     def _cost(self, app: Application) -> str:
         framework = app.transform.framework
         if framework == "phiml":
-            return "PhiML keeps traces per wrapper, so it re-traces every time"
+            return "re-traces every time"
         if isinstance(app.function, cst.Lambda):
-            return "a new lambda is a new cache key, so it compiles every time"
+            return "compiles every time"
         if framework == "jax":
-            return "jax re-uses the compiled program but pays the wrapper and cache lookup every time"
-        return "its trace cache starts empty every time"
+            return "pays a wrapper and a cache lookup every time"
+        return "re-traces every time"
 
     # -- where it may go ---------------------------------------------------------------------
     # -- what may move: the expression ------------------------------------------------------------

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from rewriter.codemod import Example, Replace
+from rewriter.codemod import Example, Replace, Unchanged, dedented
 from rewriter.findings import Safety, Severity
 
 from ._migration_table import FUNCTIONAL_GRADIENT, GRADIENT_FUNCTIONS, TableMigration, resolve
@@ -23,10 +23,11 @@ class FunctionalGradient(TableMigration):
     old local name, so the rest of the file is untouched.
 
     `wrt` given by position (`wrt=0`, `wrt=(0, 1)`) is deprecated in the installed phiml (a
-    SyntaxWarning from `simplify_wrt`) for `gradient`, `jacobian` and the alias: when the function is
-    a plain (undecorated) def or lambda of this file, the positions are replaced by the parameter
-    names `simplify_wrt` would pick (`0` -> `'x'`, `(0, 1)` -> `('x', 'y')`: an int gives the bare
-    gradient, a tuple or list a tuple, exactly as before). Otherwise it is reported.
+    SyntaxWarning from `simplify_wrt`: "Specifying wrt by position is deprecated") for `gradient`,
+    `jacobian` and the alias: when the function is a plain (undecorated) def or lambda of this
+    file, the positions are replaced by the parameter names `simplify_wrt` would pick (`0` -> `'x'`,
+    `(0, 1)` -> `('x', 'y')`: an int gives the bare gradient, a tuple or list a tuple, exactly as
+    before). Otherwise it is reported.
     """
 
     CODE = "PML601"
@@ -45,25 +46,61 @@ class FunctionalGradient(TableMigration):
     )
     EXAMPLES = (
         Example(
-            "def loss(x, y):\n    return math.l2_loss(x - y)\n\n\n"
-            "dx = math.functional_gradient(loss, 'x', get_output=False)\n",
-            "def loss(x, y):\n    return math.l2_loss(x - y)\n\n\n"
-            "dx = math.gradient(loss, 'x', get_output=False)\n",
+            dedented("""
+                def loss(x, y):
+                    return math.l2_loss(x - y)
+
+
+                dx = math.functional_gradient(loss, 'x', get_output=False)
+            """),
+            dedented("""
+                def loss(x, y):
+                    return math.l2_loss(x - y)
+
+
+                dx = math.gradient(loss, 'x', get_output=False)
+            """),
         ),
         Example(
-            "def loss(x, y):\n    return math.l2_loss(x - y)\n\n\n"
-            "grad = math.gradient(loss, wrt=(0, 1))\n",
-            "def loss(x, y):\n    return math.l2_loss(x - y)\n\n\n"
-            "grad = math.gradient(loss, wrt=('x', 'y'))\n",
+            dedented("""
+                def loss(x, y):
+                    return math.l2_loss(x - y)
+
+
+                grad = math.gradient(loss, wrt=(0, 1))
+            """),
+            dedented("""
+                def loss(x, y):
+                    return math.l2_loss(x - y)
+
+
+                grad = math.gradient(loss, wrt=('x', 'y'))
+            """),
             note="wrt by position (deprecated) becomes parameter names",
         ),
+        Unchanged(dedented("""
+            def loss(x, y):
+                return math.l2_loss(x - y)
+
+
+            grad = math.gradient(loss, wrt='x,y')
+        """), "`math.gradient` with `wrt` by name"),
+        Unchanged(dedented("""
+            def functional_gradient(f):
+                return f
+
+
+            grad = functional_gradient(abs)
+        """), "a function of your own called `functional_gradient`"),
     )
     TRIGGERS = (("gradient",), ("jacobian",))
 
     @classmethod
-    def ast_gate(cls, identifiers) -> bool:
+    def ast_gate(cls, syntax) -> bool:
         """The table's sources, or `gradient`/`jacobian` named (their positional `wrt`)."""
-        return super().ast_gate(identifiers) or not {"gradient", "jacobian"}.isdisjoint(identifiers.names)
+        identifiers = syntax.identifiers
+        return super().ast_gate(syntax) or not {"gradient", "jacobian"}.isdisjoint(identifiers.names)
+
     MIGRATIONS = FUNCTIONAL_GRADIENT
 
     CALLS = frozenset({"gradient", "jacobian", "functional_gradient"})
@@ -87,21 +124,19 @@ class FunctionalGradient(TableMigration):
         if positions is None:
             return
         function = qualified.rsplit(".", 1)[1]
-        message = (f"`wrt` of `{function}` given by position is deprecated in the installed phiml "
-                   "(SyntaxWarning: \"Specifying wrt by position is deprecated\")")
+        message = f"`wrt` of `{function}` by position is deprecated in the installed phiml"
         params = self._parameters(f_arg.value)
         if params is None:
-            self.report(wrt_arg.value, message + ": pass the parameter names (not rewritten: the parameters of "
-                        f"`{self.file.code(f_arg.value)}` are not known here)", severity=Severity.INFO)
+            self.report(wrt_arg.value, message, hint="pass the parameter names", severity=Severity.INFO,
+                        note=f"not rewritten: the parameters of `{self.file.code(f_arg.value)}` are not known here")
             return
         if any(i >= len(params) for i in positions):
-            self.report(wrt_arg.value, message + f" (not rewritten: `{self.file.code(f_arg.value)}` has {len(params)} positional parameters)",
-                        severity=Severity.INFO)
+            self.report(wrt_arg.value, message, hint="pass the parameter names", severity=Severity.INFO,
+                        note=f"not rewritten: `{self.file.code(f_arg.value)}` has {len(params)} positional parameters")
             return
         new = _named(wrt_arg.value, params)
-        self.report(wrt_arg.value, message + ": replaced by the parameter names it selects",
-                    edits=[Replace(wrt_arg.value, new)], severity=Severity.INFO,
-                    fix_description=f"wrt={self.file.module.code_for_node(new)}")
+        self.report(wrt_arg.value, message, edits=[Replace(wrt_arg.value, new)], severity=Severity.INFO,
+                    fix_description=f"name the parameters it selects: `wrt={self.file.module.code_for_node(new)}`")
 
     def _parameters(self, expr: cst.BaseExpression) -> list[str] | None:
         """The positional parameter names of an undecorated def or lambda `expr` denotes, in order."""

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from rewriter.codemod import Example, Replace
+from rewriter.codemod import Example, Replace, Unchanged, dedented
 from rewriter.findings import Safety, Severity
 
 from ._migration_table import JAX_REMOVED, PJIT_PARAMETERS, TableMigration, resolve
@@ -18,6 +18,10 @@ def _side_effect_free(expr: cst.BaseExpression) -> bool:
     return isinstance(expr, _PURE)
 
 
+_PJIT_FIRST = "pass its calls' options by keyword first (the fix offered at each call)"
+_PJIT_LATER = "renamed once its calls pass their options by keyword"
+
+
 class JaxRemovedApi(TableMigration):
     """jax has removed a series of aliases and helpers that older code uses: `jnp.product`,
     `jnp.cumproduct`, `jnp.alltrue`, `jnp.sometrue`, `jnp.row_stack`, `jnp.round_` (aliases of
@@ -28,7 +32,8 @@ class JaxRemovedApi(TableMigration):
     `jax.experimental.pjit.pjit` still works but is deprecated in favour of `jax.jit`.
 
     Every rewrite is to what the old name *was* (read from the jax release that still had it):
-    `jnp.product` was `jnp.prod`, `jnp.NINF` was `-inf`, `jax.abstract_arrays.ShapedArray` was the
+    `jnp.product` was `jnp.prod`, `jnp.NINF` was `-inf`, `jnp.fix` was `where(x >= 0, floor(x), ceil(x))`
+    (rounding towards zero, which `jnp.trunc` does), `jax.abstract_arrays.ShapedArray` was the
     class `jax.core.ShapedArray` is, `jax.ad_checkpoint.remat` was `jax.checkpoint`, and
     `lax.tie_in(x, y)` returned `y`. `KeyArray`/`DeviceArray` become `jax.Array` in annotations
     only (an `isinstance` check against `jax.Array` also matches tracers: reported there).
@@ -57,12 +62,23 @@ class JaxRemovedApi(TableMigration):
         Example("total = jnp.product(jnp.arange(1, 5))\n", "total = jnp.prod(jnp.arange(1, 5))\n"),
         Example("lowest = jnp.maximum(jnp.zeros(3), jnp.NINF)\n", "lowest = jnp.maximum(jnp.zeros(3), -jnp.inf)\n"),
         Example(
-            "def split(key: jax.random.KeyArray):\n    return jax.random.split(key)\n",
-            "def split(key: jax.Array):\n    return jax.random.split(key)\n",
+            dedented("""
+                def split(key: jax.random.KeyArray):
+                    return jax.random.split(key)
+            """),
+            dedented("""
+                def split(key: jax.Array):
+                    return jax.random.split(key)
+            """),
             note="KeyArray in an annotation",
         ),
+        Unchanged("total = jnp.prod(jnp.arange(1, 5))\n", "the current name already"),
+        Unchanged(dedented("""
+            product = 1
+            for n in (2, 3):
+                product = product * n
+        """), "a variable of your own called `product`"),
     )
-    # Each removed name's last part (`product`, `NINF`, `KeyArray`, ...): a file without one has nothing to migrate.
     TRIGGERS = tuple(sorted({("jax", m.source.rsplit(".", 1)[1]) for m in JAX_REMOVED}))
     MIGRATIONS = JAX_REMOVED
 
@@ -82,8 +98,8 @@ class JaxRemovedApi(TableMigration):
         super().leave_Module(original_node)
         for node, alias, module, migration in self._pjit_imports:
             if any(map(self._positional_options, self._calls)):
-                self.report(alias, self.message(migration, migration.source) + " (renamed once its calls pass their "
-                            "options by keyword)", severity=migration.severity)
+                self.report(alias, self.message(migration, migration.source), hint=_PJIT_FIRST,
+                            note=_PJIT_LATER, severity=migration.severity)
             else:
                 super()._import_from(node, alias, module, migration)
         for call in self._calls:
@@ -96,32 +112,36 @@ class JaxRemovedApi(TableMigration):
             return
         if call is not None and migration.source == "jax.experimental.pjit.pjit" and any(
                 a.keyword is not None and a.keyword.value == "fun" or a.star for a in call.args):
-            self.report(node, self.message(migration, self.file.code(node)) + " (not rewritten: `jax.jit` takes the function "
-                        "by position only)", severity=migration.severity)
+            self.report(node, self.message(migration, self.file.code(node)),
+                        hint="pass the function by position, then use `jax.jit`",
+                        note="not rewritten: `jax.jit` takes the function by position only", severity=migration.severity)
             return
         if call is None and migration.source == "jax.experimental.pjit.pjit" and any(map(self._positional_options, self._calls)):
             # Renamed alone, `pjit(f, None, None, (1,))` would become a `jax.jit` given options by position,
             # which it rejects: the calls get their keywords first, the rename follows in the next pass.
-            self.report(node, self.message(migration, self.file.code(node)) + " (renamed once its calls pass their "
-                        "options by keyword)", severity=migration.severity)
+            self.report(node, self.message(migration, self.file.code(node)), hint=_PJIT_FIRST,
+                        note=_PJIT_LATER, severity=migration.severity)
             return
         if call is not None and migration.source == "jax.numpy.fix" and any(a.keyword is not None and a.keyword.value == "out" for a in call.args):
-            self.report(node, self.message(migration, self.file.code(node)) + " (not rewritten: `trunc` has no `out`)", severity=migration.severity)
+            self.report(node, self.message(migration, self.file.code(node)), hint="use `jnp.trunc` and assign its result",
+                        note="not rewritten: `trunc` has no `out`", severity=migration.severity)
             return
         super().reference(node, parent, migration, via_star)
 
     def _tie_in(self, node, call: cst.Call | None, migration) -> None:
         message = self.message(migration, self.file.code(node))
         args = list(call.args) if call is not None else []
+        by_hand = "replace `tie_in(x, y)` by `y` (it returned `y`)"
         if call is None or len(args) != 2 or any(a.keyword is not None or a.star for a in args):
-            self.report(node, message + " (not rewritten: not a plain `tie_in(x, y)` call)", severity=migration.severity)
+            self.report(node, message, hint=by_hand, note="not rewritten: not a plain `tie_in(x, y)` call", severity=migration.severity)
             return
         if not _side_effect_free(args[0].value):
-            self.report(node, message + " (not rewritten: evaluating the first argument may have effects)", severity=migration.severity)
+            self.report(node, message, hint=by_hand, note="not rewritten: evaluating the first argument may have effects",
+                        severity=migration.severity)
             return
         new = replacement_in_place(self.parent(call), call, args[1].value)
         self.report(node, message, edits=[Replace(call, new)], safety=Safety.SAFE, severity=migration.severity,
-                    fix_description="use the second argument")
+                    fix_description="use the second argument, which `tie_in` returned")
 
     def _positional_options(self, call: cst.Call) -> bool:
         """A pjit call that passes options by position (which `_pjit_keywords` turns into keywords)."""
@@ -143,7 +163,6 @@ class JaxRemovedApi(TableMigration):
         edits = [Replace(a, a.with_changes(keyword=cst.Name(PJIT_PARAMETERS[i]), equal=cst.AssignEqual(
             whitespace_before=cst.SimpleWhitespace(""), whitespace_after=cst.SimpleWhitespace(""))))
                  for i, a in enumerate(extra)]
-        names = ", ".join(PJIT_PARAMETERS[: len(extra)])
-        self.report(call, f"`pjit` options given by position ({names}): `jax.jit` accepts them only by keyword; "
-                    "passed by keyword (the same call)", edits=edits, safety=Safety.SAFE, severity=Severity.WARNING,
-                    fix_description="pass the options by keyword")
+        names = ", ".join(f"`{n}`" for n in PJIT_PARAMETERS[: len(extra)])
+        self.report(call, "`pjit` options given by position, which `jax.jit` accepts only by keyword", edits=edits,
+                    safety=Safety.SAFE, severity=Severity.WARNING, fix_description=f"pass {names} by keyword (the same call)")

@@ -1,7 +1,7 @@
 """PML603 jax-tree-api."""
 from __future__ import annotations
 
-from rewriter.codemod import Example
+from rewriter.codemod import Example, Unchanged, dedented
 from rewriter.findings import Safety, Severity
 
 from ._migration_table import JAX_TREE, TableMigration
@@ -37,10 +37,25 @@ class JaxTreeApi(TableMigration):
             "params = {'w': jnp.ones(3), 'b': jnp.zeros(1)}\nscaled = jax.tree.map(lambda p: 0.5 * p, params)\n",
         ),
         Example(
-            "from jax import tree_leaves\n\nleaves = tree_leaves({'a': 1, 'b': (2, 3)})\n",
-            "from jax.tree import leaves as tree_leaves\n\nleaves = tree_leaves({'a': 1, 'b': (2, 3)})\n",
+            dedented("""
+                from jax import tree_leaves
+
+                leaves = tree_leaves({'a': 1, 'b': (2, 3)})
+            """),
+            dedented("""
+                from jax.tree import leaves as tree_leaves
+
+                leaves = tree_leaves({'a': 1, 'b': (2, 3)})
+            """),
             note="imported by name: the import is rewritten, the uses keep their name",
         ),
+        Unchanged("leaves = jax.tree_util.tree_leaves({'a': 1, 'b': (2, 3)})\n", "`jax.tree_util.tree_leaves`, still current"),
+        Unchanged(dedented("""
+            def tree_map(f, tree):
+                return [f(x) for x in tree]
+
+            doubled = tree_map(lambda x: 2 * x, [1, 2])
+        """), "a function of your own called `tree_map`"),
     )
     TRIGGERS = (("tree_",), ("treedef_is_leaf",))
     MIGRATIONS = JAX_TREE

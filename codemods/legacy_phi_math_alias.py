@@ -1,7 +1,7 @@
 """PML602 phi-math-alias."""
 from __future__ import annotations
 
-from rewriter.codemod import Example
+from rewriter.codemod import Example, Unchanged, dedented
 from rewriter.findings import Safety, Severity
 
 from ._migration_table import PHI_MATH, TableMigration
@@ -52,6 +52,13 @@ class PhiMathAlias(TableMigration):
             note="unsafe: PhiFlow 2 used pi = 3.1415",
         ),
         Example("y = math.transpose(x, (1, 0))\n", None, note="no equivalent: reported"),
+        Unchanged(dedented("""
+            import math as pymath
+
+            finite = pymath.isfinite(1.0)
+            angle = pymath.degrees(0.5)
+        """), "Python's own `math.isfinite` and `math.degrees`"),
+        Unchanged("ratio = math.safe_div(math.tensor(1.), math.tensor(0.))\n", "the PhiML name already"),
     )
     TRIGGERS = tuple(("math", name) for name in ("divide_no_nan", "isfinite", "vec_abs", "unpack_dims", "degrees",
                                                   "transpose", "hessian", "gradients"))

@@ -4,7 +4,7 @@ from __future__ import annotations
 import libcst as cst
 from libcst.metadata import BuiltinAssignment
 
-from rewriter.codemod import Example, Replace
+from rewriter.codemod import Example, Replace, Unchanged, dedented
 from rewriter.findings import Safety, Severity
 
 from ._migration_table import OLD_SOLVE_POSITIONAL, REMOVED_KEYWORDS, CallCollector
@@ -54,19 +54,39 @@ class RemovedKeyword(CallCollector):
             "solve = math.Solve('CG', rel_tol=1e-5, abs_tol=1e-5, max_iterations=100)\n",
         ),
         Example(
-            "@math.jit_compile_linear\ndef scaled(x, a):\n    return a * x\n\n\n"
-            "def solve(y, a):\n    return math.solve_linear(scaled, y, math.Solve('CG', 1e-5, 1e-5), f_args=(a,))\n",
-            "@math.jit_compile_linear\ndef scaled(x, a):\n    return a * x\n\n\n"
-            "def solve(y, a):\n    return math.solve_linear(scaled, y, math.Solve('CG', 1e-5, 1e-5), (a,))\n",
+            dedented("""
+                @math.jit_compile_linear
+                def scaled(x, a):
+                    return a * x
+
+
+                def solve(y, a):
+                    return math.solve_linear(scaled, y, math.Solve('CG', 1e-5, 1e-5), f_args=(a,))
+            """),
+            dedented("""
+                @math.jit_compile_linear
+                def scaled(x, a):
+                    return a * x
+
+
+                def solve(y, a):
+                    return math.solve_linear(scaled, y, math.Solve('CG', 1e-5, 1e-5), (a,))
+            """),
         ),
+        Unchanged("solve = math.Solve('CG', rel_tol=1e-5, abs_tol=1e-5, max_iterations=100)\n", "the installed keywords"),
+        Unchanged(dedented("""
+            def solver(guess):
+                return math.Solve('CG', 1e-5, 1e-5, guess)
+        """), "a fourth positional argument that is no int literal: an initial guess"),
     )
     TRIGGERS = (("relative_tolerance",), ("absolute_tolerance",), ("f_args",), ("iterate",), ("Solve",))
 
     CALLS = frozenset(_LAST_NAMES)
 
     @classmethod
-    def ast_gate(cls, identifiers) -> bool:
+    def ast_gate(cls, syntax) -> bool:
         """One of the functions is named, and an old keyword is passed or `Solve` is (the positional check)."""
+        identifiers = syntax.identifiers
         if cls.CALLS.isdisjoint(identifiers.names):
             return False
         return "Solve" in identifiers.names or not _OLD_KEYWORDS.isdisjoint(identifiers.keywords)
@@ -93,12 +113,13 @@ class RemovedKeyword(CallCollector):
                 continue
             m = table[arg.keyword.value]
             short = function.rsplit(".", 1)[1]
-            message = f"`{short}({m.old}=...)` was removed in {m.since}: the parameter is `{m.new}` ({m.why})"
+            message = f"`{short}({m.old}=...)` was removed in {m.since}: the parameter is `{m.new}`"
             if m.new in present:
-                self.report(arg, message + f" (not rewritten: `{m.new}` is passed too)")
+                self.report(arg, message, hint=f"keep one of `{m.old}=` and `{m.new}=`",
+                            note=f"not rewritten: `{m.new}` is passed too")
                 continue
             self.report(arg.keyword, message, edits=[Replace(arg.keyword, cst.Name(m.new))],
-                        fix_description=f"{m.old}= -> {m.new}=")
+                        fix_description=f"rename `{m.old}=` to `{m.new}=`")
 
     def _solve(self, call: cst.Call) -> None:
         self._rename(call, "phiml.math.Solve")
@@ -107,19 +128,21 @@ class RemovedKeyword(CallCollector):
             return
         value = self.file.code(positional[3].value)
         self.report(positional[3].value,
-                    f"the fourth positional argument of `Solve` is `x0` (the initial guess) since PhiFlow 2.3; PhiFlow 2.0-2.2 "
-                    f"read it as `{OLD_SOLVE_POSITIONAL[3]}`. If `{value}` is meant as the iteration limit, pass "
-                    f"`max_iterations={value}` (not rewritten: old and new code look the same here)", severity=Severity.WARNING)
+                    f"the fourth positional argument of `Solve` is `x0` since PhiFlow 2.3, not `{OLD_SOLVE_POSITIONAL[3]}`",
+                    hint=f"if `{value}` is meant as the iteration limit, pass `max_iterations={value}`",
+                    note="not rewritten: old and new code look the same here", severity=Severity.WARNING)
 
     def _solve_linear(self, call: cst.Call) -> None:
         arg = next((a for a in call.args if a.keyword is not None and a.keyword.value == "f_args"), None)
         if arg is None:
             return
         m = _BY_FUNCTION["phiml.math.solve_linear"]["f_args"]
-        message = f"`solve_linear(f_args=...)` was removed in {m.since}: the installed version would pass `f_args` to `f` as a keyword argument"
+        message = f"`solve_linear(f_args=...)` was removed in {m.since}: `f` now gets `f_args` as a keyword argument"
+        by_hand = "pass `f`, `y`, `solve` and then the tuple by position: it is unpacked into `f(x, *f_args)`"
         positional = [a for a in call.args if a.keyword is None]
         if any(a.star for a in call.args) or len(positional) != 3:
-            self.report(arg, message + " (not rewritten: pass the arguments after `solve` by position)")
+            self.report(arg, message, hint=by_hand,
+                        note="not rewritten: the call does not pass exactly `f`, `y` and `solve` by position")
             return
         value = arg.value
         if isinstance(value, cst.Tuple):
@@ -132,7 +155,7 @@ class RemovedKeyword(CallCollector):
         elif self._builtin_tuple(call):
             new_value = cst.Call(cst.Name("tuple"), [cst.Arg(value)])
         else:
-            self.report(arg, message + " (not rewritten: `tuple` is rebound in this file)")
+            self.report(arg, message, hint=by_hand, note="not rewritten: `tuple` is rebound in this file")
             return
         others = [a for a in call.args if a.keyword is not None and a is not arg]
         moved = arg.with_changes(keyword=None, equal=cst.MaybeSentinel.DEFAULT, value=new_value)  # keeps its layout
@@ -145,8 +168,8 @@ class RemovedKeyword(CallCollector):
             else:
                 comma = last_comma
             args.append(a.with_changes(comma=comma))
-        self.report(arg, message + "; the tuple is passed by position, which it unpacks into `f(x, *f_args)` as PhiFlow 2 did",
-                    edits=[Replace(call, call.with_changes(args=args))], fix_description="pass f_args by position")
+        self.report(arg, message, edits=[Replace(call, call.with_changes(args=args))],
+                    fix_description="pass `f_args` by position, unpacked into `f(x, *f_args)` as in PhiFlow 2")
 
     def _builtin_tuple(self, node: cst.CSTNode) -> bool:
         scope = self.file.analysis.names.scope(node)

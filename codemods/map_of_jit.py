@@ -6,8 +6,9 @@ import libcst as cst
 from rewriter.analysis.apis import Kind, canonical
 from rewriter.analysis.syntax import spelled_application
 from rewriter.analysis.transforms import match_application
-from rewriter.codemod import Codemod, Example, Replace
+from rewriter.codemod import Codemod, Example, Replace, Unchanged, dedented
 from rewriter.findings import Safety
+from rewriter import prefilter
 
 from ._shared import as_atom
 
@@ -40,17 +41,51 @@ class MapOfJit(Codemod):
     )
     EXAMPLES = (
         Example(
-            "@math.jit_compile\ndef step(x):\n    return math.laplace(x)\n\n"
-            "y = math.map(step, x, dims=batch)\n",
-            "@math.jit_compile\ndef step(x):\n    return math.laplace(x)\n\n"
-            "y = step(x)\n",
+            dedented("""
+                @math.jit_compile
+                def step(x):
+                    return math.laplace(x)
+
+                y = math.map(step, x, dims=batch)
+            """),
+            dedented("""
+                @math.jit_compile
+                def step(x):
+                    return math.laplace(x)
+
+                y = step(x)
+            """),
         ),
         Example(
-            "@math.jit_compile\ndef simulate(x):\n    return math.map(step, x, dims=batch('examples'))\n",
-            "@math.jit_compile\ndef simulate(x):\n    return step(x)\n",
+            dedented("""
+                @math.jit_compile
+                def simulate(x):
+                    return math.map(step, x, dims=batch('examples'))
+            """),
+            dedented("""
+                @math.jit_compile
+                def simulate(x):
+                    return step(x)
+            """),
             note="map unrolled inside jit",
         ),
+        Unchanged(dedented("""
+            from phiml.math import spatial
+
+            @math.jit_compile
+            def step(x):
+                return math.laplace(x)
+
+            y = math.map(step, x, dims=spatial)
+        """), "a map over spatial dims: another computation"),
+        Unchanged(dedented("""
+            def step(x):
+                return math.laplace(x)
+
+            y = math.map(step, x, dims=batch)
+        """), "a map of a plain function, outside jit"),
     )
+    GATE = frozenset({prefilter.MAP_OF_JITTED})
     TRIGGERS = (("map", "jit"),)
 
     def __init__(self, file) -> None:
@@ -79,24 +114,27 @@ class MapOfJit(Codemod):
         jitted = analysis.jit.jitted_value(app.function)
         context = analysis.jit.enclosing_context(node, direct_only=True)
         if jitted is not None:
-            message = "`math.map` of a jitted function over batch dims runs the compiled function once per slice; PhiML vectorises batch dims, so call it on the batched tensor"
+            message = "`math.map` of a jitted function over batch dims calls it once per slice"
         elif context is not None and context.framework == "phiml":
-            message = f"`math.map` over batch dims inside `{context.name}`, which is traced by `{context.transform.api.name}`, unrolls one copy per slice into the trace; call the function on the batched tensor"
+            message = (f"`math.map` over batch dims inside `{context.name}`, traced by `{context.transform.api.name}`, "
+                       "unrolls one copy per slice")
         else:
             return
+        by_hand = "call the function on the batched tensor, if it treats batch dims element-wise"
         options = {a.keyword.value for a in app.transform.keywords} & _MAP_OPTIONS
         if options - {"dims"}:
-            self.report(node, message + f" (not fixed: `{', '.join(sorted(options - {'dims'}))}` given)")
+            self.report(node, message, hint=by_hand, note=f"not fixed: `{', '.join(sorted(options - {'dims'}))}` given")
             return
         args = [a for a in app.transform.extra_positional]
         kwargs = [a for a in app.transform.keywords if a.keyword.value not in _MAP_OPTIONS]
         kept = [*args, *kwargs]
         dropped = [a for a in node.args if not any(a is k for k in kept)]
         if any(_has_comment(a) for a in dropped) or kept and _has_comment(kept[-1].comma):
-            self.report(node, message + " (comments in the arguments it would drop: resolve by hand)")
+            self.report(node, message, hint=by_hand, note="not fixed: comments in the arguments it would drop")
             return
         call = cst.Call(as_atom(app.function), args=_strip_trailing_comma([*args, *kwargs]))
-        self.report(node, message, edits=[Replace(node, call)], fix_description="call the function on the batched tensor")
+        self.report(node, message, edits=[Replace(node, call)], fix_description="call the function on the batched tensor",
+                    note="unsafe: the same result only if the function treats every batch dimension element-wise")
 
     def _is_batch(self, dims: cst.BaseExpression) -> bool:
         names = self.file.analysis.names

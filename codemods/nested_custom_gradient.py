@@ -6,8 +6,9 @@ import libcst as cst
 from rewriter.analysis.apis import Kind
 from rewriter.analysis.jit import bound_value
 from rewriter.analysis.transforms import Application, match_application
-from rewriter.codemod import Codemod, Example, Replace
+from rewriter.codemod import Codemod, Example, Replace, Unchanged, dedented
 from rewriter.findings import Safety
+from rewriter import prefilter
 
 from ._hazards import call_api, own_nodes
 
@@ -22,8 +23,9 @@ class NestedCustomGradient(Codemod):
     gradient is never used — the outer gradient function replaces the whole backward pass — so calling
     the inner forward directly, `inner.f(x)`, computes the same values and traces on every backend.
 
-    `solve_linear` inside a custom forward is reported: move the solve out of the custom-gradient
-    function (it has its own gradient) and pass its result in.
+    `solve_linear` inside a custom forward is reported: it is a custom-gradient function itself, and
+    nesting them fails the same way under jit on torch (an empty `AssertionError`, measured). Move the
+    solve out of the custom-gradient function (it has its own gradient) and pass its result in.
     """
 
     CODE = "PML502"
@@ -38,28 +40,68 @@ class NestedCustomGradient(Codemod):
     )
     EXAMPLES = (
         Example(
-            "def clip_forward(x):\n"
-            "    return math.clip(x, -1, 1)\n\n\n"
-            "def clip_gradient(inputs, y, dy):\n"
-            "    return {'x': dy}\n\n\n"
-            "clip = math.custom_gradient(clip_forward, clip_gradient)\n\n\n"
-            "def double_forward(x):\n"
-            "    return clip(x) * 2\n\n\n"
-            "def double_gradient(inputs, y, dy):\n"
-            "    return {'x': dy * 2}\n\n\n"
-            "double = math.custom_gradient(double_forward, double_gradient)\n",
-            "def clip_forward(x):\n"
-            "    return math.clip(x, -1, 1)\n\n\n"
-            "def clip_gradient(inputs, y, dy):\n"
-            "    return {'x': dy}\n\n\n"
-            "clip = math.custom_gradient(clip_forward, clip_gradient)\n\n\n"
-            "def double_forward(x):\n"
-            "    return clip.f(x) * 2\n\n\n"
-            "def double_gradient(inputs, y, dy):\n"
-            "    return {'x': dy * 2}\n\n\n"
-            "double = math.custom_gradient(double_forward, double_gradient)\n",
+            dedented("""
+                def clip_forward(x):
+                    return math.clip(x, -1, 1)
+
+
+                def clip_gradient(inputs, y, dy):
+                    return {'x': dy}
+
+
+                clip = math.custom_gradient(clip_forward, clip_gradient)
+
+
+                def double_forward(x):
+                    return clip(x) * 2
+
+
+                def double_gradient(inputs, y, dy):
+                    return {'x': dy * 2}
+
+
+                double = math.custom_gradient(double_forward, double_gradient)
+            """),
+            dedented("""
+                def clip_forward(x):
+                    return math.clip(x, -1, 1)
+
+
+                def clip_gradient(inputs, y, dy):
+                    return {'x': dy}
+
+
+                clip = math.custom_gradient(clip_forward, clip_gradient)
+
+
+                def double_forward(x):
+                    return clip.f(x) * 2
+
+
+                def double_gradient(inputs, y, dy):
+                    return {'x': dy * 2}
+
+
+                double = math.custom_gradient(double_forward, double_gradient)
+            """),
         ),
+        Unchanged(dedented("""
+            def clip_forward(x):
+                return math.clip(x, -1, 1)
+
+
+            def clip_gradient(inputs, y, dy):
+                return {'x': dy}
+
+
+            clip = math.custom_gradient(clip_forward, clip_gradient)
+
+
+            def loss(x):
+                return math.l2_loss(clip(x))
+        """), "a custom-gradient function called outside any custom forward"),
     )
+    GATE = frozenset({prefilter.CUSTOM_GRADIENT})
     TRIGGERS = (("custom_gradient",),)
 
     def __init__(self, file) -> None:
@@ -86,23 +128,18 @@ class NestedCustomGradient(Codemod):
                 continue
             api = call_api(self.file, node, (Kind.SOLVER,))
             if api is not None and api.name == "phiml.math.solve_linear":
-                self.report(node, f"`solve_linear` inside {label}, the forward function of a custom gradient: it is a "
-                                  "custom-gradient function itself, and nesting them fails under jit on torch (an empty "
-                                  "`AssertionError`, measured). Solve outside the custom-gradient function and pass the "
-                                  "solution in.")
+                self.report(node, f"`solve_linear` in {label}, a custom-gradient forward, fails under jit on torch",
+                            hint="solve outside the custom-gradient function and pass the solution in")
                 continue
             inner = self._custom_gradient_name(node.func)
             if inner is None:
                 continue
             safety = Safety.SAFE if self._only_used_through(forward, app) else Safety.UNSAFE
-            why = "" if safety is Safety.SAFE else (f" (unsafe: {label} is also called directly, where `{inner}`'s own "
-                                                    "gradient would then be lost)")
-            self.report(node, f"{label}, the forward function of a custom gradient, calls the custom-gradient function "
-                              f"`{inner}`: nesting them fails under jit on torch (an empty `AssertionError`, then "
-                              f"`KeyError`; measured). The outer gradient replaces the inner one, so call its forward "
-                              f"directly: `{inner}.f(...)`{why}.",
-                        edits=[Replace(node.func, cst.Attribute(node.func, cst.Name("f")))], safety=safety,
-                        fix_description=f"call `{inner}.f(...)`")
+            note = "" if safety is Safety.SAFE else (f"unsafe: {label} is also called directly, where `{inner}`'s own "
+                                                     "gradient would then be lost")
+            self.report(node, f"{label}, a custom-gradient forward, calls the custom-gradient `{inner}`: fails under jit on torch",
+                        edits=[Replace(node.func, cst.Attribute(node.func, cst.Name("f")))], safety=safety, note=note,
+                        fix_description=f"call its forward directly, `{inner}.f(...)`")
 
     def _custom_gradient_name(self, func: cst.BaseExpression) -> str | None:
         """`inner` when the callee is a name bound only to `math.custom_gradient(...)`."""

@@ -8,8 +8,9 @@ from rewriter.analysis.captures import captures
 from rewriter.analysis.structure import enclosing_function, top_level_statement
 from rewriter.analysis.syntax import spelled_transform
 from rewriter.analysis.transforms import match_transform
-from rewriter.codemod import Codemod, Example, InsertBefore, Replace
+from rewriter.codemod import Codemod, Example, InsertBefore, Replace, Unchanged, dedented
 from rewriter.findings import Safety
+from rewriter import prefilter
 
 from ._auxiliary import with_auxiliary
 from ._lift import COMMA, NO_SPACE_EQUAL, Temporary, eager_decorator, is_called, lifted_def, rewrite_function_body
@@ -25,9 +26,10 @@ class NestedJitDefinition(Codemod):
     (`_simulate_step`), and the calls in the outer function use that name. A value it reads from
     the outer function would have to become an argument, which a jit traces (a Python number used
     as a shape or a loop bound would then fail): for a PhiML `jit_compile` the captured values
-    become parameters named in `auxiliary_args` (static, one trace per distinct value, as before)
-    and the calls pass them — an unsafe fix; for other transforms the finding says which values to
-    pass as `static_argnames`. Decorators that act when the def runs (`torch.jit.script`) are never
+    become parameters named in `auxiliary_args` (static, one trace per distinct value, as each call
+    of the outer function had) and the calls pass them — an unsafe fix; for other transforms the
+    finding says which values to make parameters, listed in `static_argnames` where they must stay
+    Python values. Decorators that act when the def runs (`torch.jit.script`) are never
     moved. Defs that leave the outer function (returned, stored, passed on: a jit factory) are not
     per-call work and are left alone; so are defs under a condition and defs inside a traced body
     (PML303 reports those).
@@ -46,24 +48,52 @@ class NestedJitDefinition(Codemod):
     )
     EXAMPLES = (
         Example(
-            "from phiml import math\n\n\n"
-            "def simulate(u, steps):\n"
-            "    @math.jit_compile\n"
-            "    def step(u):\n"
-            "        return u + 0.1 * math.laplace(u)\n\n"
-            "    for _ in range(steps):\n"
-            "        u = step(u)\n"
-            "    return u\n",
-            "from phiml import math\n\n\n"
-            "@math.jit_compile\n"
-            "def _simulate_step(u):\n"
-            "    return u + 0.1 * math.laplace(u)\n\n\n"
-            "def simulate(u, steps):\n"
-            "    for _ in range(steps):\n"
-            "        u = _simulate_step(u)\n"
-            "    return u\n",
+            dedented("""
+                from phiml import math
+
+
+                def simulate(u, steps):
+                    @math.jit_compile
+                    def step(u):
+                        return u + 0.1 * math.laplace(u)
+
+                    for _ in range(steps):
+                        u = step(u)
+                    return u
+            """),
+            dedented("""
+                from phiml import math
+
+
+                @math.jit_compile
+                def _simulate_step(u):
+                    return u + 0.1 * math.laplace(u)
+
+
+                def simulate(u, steps):
+                    for _ in range(steps):
+                        u = _simulate_step(u)
+                    return u
+            """),
         ),
+        Unchanged(dedented("""
+            def make_step(dt):
+                @jax.jit
+                def step(x):
+                    return x + dt
+                return step
+        """), "a jit factory: the def is returned"),
+        Unchanged(dedented("""
+            def simulate(u, smooth):
+                if smooth:
+                    @math.jit_compile
+                    def step(u):
+                        return u + 0.1 * math.laplace(u)
+                    u = step(u)
+                return u
+        """), "a def under a condition"),
     )
+    GATE = frozenset({prefilter.NESTED_JIT_DEF})
     TRIGGERS = (("jit",), ("function",), ("compile",))
 
     def __init__(self, file) -> None:
@@ -99,15 +129,14 @@ class NestedJitDefinition(Codemod):
         escaping = [r for r in references if not is_called(names, r.node)]
         if escaping or not references:
             return  # returned, stored or passed on: a jit factory, not per-call work
-        message = (f"`{name}` is jit-compiled by `{transform.api.name}` inside `{outer.name.value}`: a new jit "
-                   f"function with an empty trace cache on every call of `{outer.name.value}`, so it is traced again each time")
+        message = f"`{name}` is jit-compiled by `{transform.api.name}` inside `{outer.name.value}`: traced again on each call"
         eager = eager_decorator(names, node)
         if eager:
-            self.report(node.name, f"{message} (not lifted: {eager})")
+            self.report(node.name, message, note=f"not lifted: {eager}")
             return
         result = captures(names, node)
         if result.refusal is not None:
-            self.report(node.name, f"{message} (not lifted: {result.refusal})")
+            self.report(node.name, message, note=f"not lifted: {result.refusal}", related=result.related)
             return
         captured = result.names
         decorators = list(node.decorators)
@@ -116,8 +145,11 @@ class NestedJitDefinition(Codemod):
             static = "auxiliary_args" if transform.framework == "phiml" else "static_argnames"
             auxiliary = with_auxiliary(node, transform, captured) if transform.framework == "phiml" else None
             if auxiliary is None:
-                self.report(node.name, f"{message} (not lifted: it reads {values} from `{outer.name.value}`; make them "
-                                       f"parameters, listed in `{static}` where they must stay Python values, and move it to module level)")
+                self.report(node.name, message, note=f"not lifted: it reads {values} from `{outer.name.value}`",
+                            hint=(f"make {values} a parameter, listed in `{static}` if it must stay a Python value, "
+                                  if len(captured) == 1 else
+                                  f"make {values} parameters, listed in `{static}` where they must stay Python values, ")
+                                 + "and move it to module level")
                 return
             decorators = auxiliary
         lifted_name = analysis.fresh_name(f"_{outer.name.value.lstrip('_') or 'function'}_{name}")
@@ -135,11 +167,10 @@ class NestedJitDefinition(Codemod):
         body = rewrite_function_body(outer, renames, node)
         if captured:
             values = ", ".join(f"`{n}`" for n in captured)
-            self.report(node.name, f"{message}; lifted to module level as `{lifted_name}`, with {values} as auxiliary "
-                                   "arguments (one trace per distinct value, as each call of the outer function had)",
-                        edits=[InsertBefore(anchor, (lifted,)), Replace(outer.body, body)], safety=Safety.UNSAFE,
-                        fix_description=f"move it to module level as `{lifted_name}` (unsafe: auxiliary values must be hashable)")
+            self.report(node.name, message, edits=[InsertBefore(anchor, (lifted,)), Replace(outer.body, body)], safety=Safety.UNSAFE,
+                        fix_description=f"move it to module level as `{lifted_name}`, with {values} as auxiliary arguments "
+                                        "(unsafe: auxiliary values must be hashable)")
             return
-        self.report(node.name, f"{message}; lifted to module level as `{lifted_name}`",
+        self.report(node.name, message,
                     edits=[InsertBefore(anchor, (lifted,)), Replace(outer.body, body)],
                     fix_description=f"move it to module level as `{lifted_name}`")

@@ -5,23 +5,21 @@ import libcst as cst
 
 from rewriter.analysis.apis import Kind
 from rewriter.analysis.jit import bound_value
-from rewriter.codemod import Codemod, Example
+from rewriter.codemod import Codemod, Example, Unchanged, dedented
 from rewriter.findings import Safety
+from rewriter import prefilter
 
-from ._hazards import call_api, contexts, own_nodes, where
+from ._hazards import call_api, contexts, own_nodes, trace_related, traced
 
 CONSTRUCTORS = frozenset({"phiml.nn.mlp", "phiml.nn.u_net", "phiml.nn.conv_net", "phiml.nn.res_net",
                           "phiml.nn.conv_classifier", "phiml.nn.invertible_net"})
-STALE = ("on jax the network's weights are baked into the trace as constants, so every later call uses the weights "
-         "of the first call (measured: after 4 training steps the jitted output differed by 1.53); torch and "
-         "tensorflow read the current weights")
 
 
 class NetworkInJit(Codemod):
     """PhiML network weights are not arguments of the jit-compiled function, so jax captures them as
     constants of the trace: inference under `jit_compile` keeps using the weights of the first call
-    after training changed them — silently (measured max difference 1.53 after 4 SGD steps; torch
-    and tensorflow read the current weights). `nn.update_weights` inside a jit-compiled function
+    after training changed them — silently (measured: after 4 SGD steps the jitted output differed
+    from the eager one by up to 1.53; torch and tensorflow read the current weights). `nn.update_weights` inside a jit-compiled function
     fails on jax (`TracerArrayConversionError`) and torch (`RuntimeError: Cannot insert a Tensor that
     requires grad as a constant`). PhiML documents one exception, a jit-compiled loss passed to
     `update_weights`; in phiml 1.16 it is wrong on jax too: the jitted update reads the optimizer
@@ -39,19 +37,39 @@ class NetworkInJit(Codemod):
     FIX_SAFETY = "Reported only: moving the network call out of the jit-compiled function restructures the code."
     EXAMPLES = (
         Example(
-            "from phiml import nn\n\n"
-            "net = nn.mlp(1, 1, [8])\n\n\n"
-            "@math.jit_compile\n"
-            "def predict(x):\n"
-            "    return math.native_call(net, x)\n",
+            dedented("""
+                from phiml import nn
+
+                net = nn.mlp(1, 1, [8])
+
+
+                @math.jit_compile
+                def predict(x):
+                    return math.native_call(net, x)
+            """),
             None,
-            "call the network outside the jit-compiled function",
-            by_hand="from phiml import nn\n\n"
-                    "net = nn.mlp(1, 1, [8])\n\n\n"
-                    "def predict(x):  # eager: always the current weights\n"
-                    "    return math.native_call(net, x)\n",
+            note="call the network outside the jit-compiled function",
+            by_hand=dedented("""
+                from phiml import nn
+
+                net = nn.mlp(1, 1, [8])
+
+
+                def predict(x):  # eager: always the current weights
+                    return math.native_call(net, x)
+            """),
         ),
+        Unchanged(dedented("""
+            from phiml import nn
+
+            net = nn.mlp(1, 1, [8])
+
+
+            def predict(x):
+                return math.native_call(net, x)
+        """), "a network called in eager code"),
     )
+    GATE = frozenset({prefilter.TRACED_NETWORK})
     TRIGGERS = (("native_call",), ("update_weights",), ("phiml.nn",), ("nn.",))
 
     def __init__(self, file) -> None:
@@ -71,12 +89,12 @@ class NetworkInJit(Codemod):
                 api = call_api(self.file, node, (Kind.NETWORK,))
                 if api is not None and api.name == "phiml.nn.update_weights":
                     inside.add(id(node))
-                    self.report(node, f"`nn.update_weights` inside {where(context)}: it fails on jax "
-                                      "(`TracerArrayConversionError`) and torch (`RuntimeError: Cannot insert a Tensor that "
-                                      "requires grad as a constant`). Train outside jit, with a plain loss function.")
+                    self.report(node, f"`nn.update_weights` inside {traced(context)} fails on jax and torch",
+                                hint="train outside jit, with a plain loss function", related=trace_related(self.file, context))
                 elif api is not None and api.name == "phiml.math.native_call" or self._network(node.func):
-                    self.report(node, f"a network called inside {where(context)}: {STALE}. Call the network outside the "
-                                      "jit-compiled function.")
+                    self.report(node, f"a network called inside {traced(context)} keeps its first weights on jax",
+                                hint="call the network outside the jit-compiled function",
+                                related=trace_related(self.file, context))
         jit = self.file.analysis.jit
         for call in self._updates:
             if id(call) in inside or call_api(self.file, call, (Kind.NETWORK,)) is None:
@@ -85,10 +103,8 @@ class NetworkInJit(Codemod):
             if loss is None and len(call.args) >= 3 and call.args[2].keyword is None:
                 loss = call.args[2].value
             if loss is not None and jit.jitted_value(loss) is not None:
-                self.report(call, "`nn.update_weights` with a jit-compiled loss function: PhiML documents this as the "
-                                  "exception, but on jax (phiml 1.16) the jitted update reads the optimizer state captured "
-                                  "when it was traced, so the weights drift from the eager result from the second step on "
-                                  "(measured 0.11 after 2 steps, 0.34 after 4). Pass the plain loss function.")
+                self.report(call, "`nn.update_weights` with a jit-compiled loss function: the weights drift on jax",
+                            hint="pass the plain loss function")
 
     def _network(self, func: cst.BaseExpression) -> bool:
         """A name bound only to a PhiML network constructor call (`net = nn.mlp(...)`), called directly."""

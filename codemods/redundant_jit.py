@@ -6,8 +6,9 @@ import libcst as cst
 from rewriter.analysis.apis import Kind
 from rewriter.analysis.syntax import spelled_application, spelled_transform
 from rewriter.analysis.transforms import Transform, match_application, match_transform
-from rewriter.codemod import Codemod, Example, Replace
+from rewriter.codemod import Codemod, Example, Replace, Unchanged, dedented
 from rewriter.findings import Safety, Severity
+from rewriter import prefilter
 
 from ._shared import replacement_in_place
 
@@ -74,15 +75,63 @@ class RedundantJit(Codemod):
     )
     EXAMPLES = (
         Example(
-            "@jax.jit\ndef step(x):\n    return x * 2\n\nfast_step = jax.jit(step)\n",
-            "@jax.jit\ndef step(x):\n    return x * 2\n\nfast_step = step\n",
+            dedented("""
+                @jax.jit
+                def step(x):
+                    return x * 2
+
+                fast_step = jax.jit(step)
+            """),
+            dedented("""
+                @jax.jit
+                def step(x):
+                    return x * 2
+
+                fast_step = step
+            """),
         ),
         Example(
-            "@math.jit_compile\ndef simulate(x):\n    for _ in range(3):\n        x = math.jit_compile(step)(x)\n    return x\n",
-            "@math.jit_compile\ndef simulate(x):\n    for _ in range(3):\n        x = step(x)\n    return x\n",
+            dedented("""
+                @math.jit_compile
+                def simulate(x):
+                    for _ in range(3):
+                        x = math.jit_compile(step)(x)
+                    return x
+            """),
+            dedented("""
+                @math.jit_compile
+                def simulate(x):
+                    for _ in range(3):
+                        x = step(x)
+                    return x
+            """),
             note="jit inside a jitted body",
         ),
+        Unchanged(dedented("""
+            def step(x):
+                return x * 2
+
+            fast_step = jax.jit(step)
+        """), "one jit of a plain function"),
+        Unchanged(dedented("""
+            @math.jit_compile
+            def smooth(x):
+                return x * 2
+
+            operator = math.jit_compile_linear(smooth)
+        """), "jit_compile_linear builds a matrix: not a plain jit"),
+        Unchanged(dedented("""
+            @jax.jit
+            def step(x):
+                return x * 2
+
+
+            @jax.jit
+            def twice(x):
+                return step(step(x))
+        """), "a jitted function calling another: no jit to remove"),
     )
+    GATE = frozenset({prefilter.JIT_OF_JITTED})
     TRIGGERS = (("jit",), ("tensorflow", "function"), ("torch", "compile"))
 
     def __init__(self, file) -> None:
@@ -118,28 +167,33 @@ class RedundantJit(Codemod):
         outer_name = app.transform.api.name
         inner = analysis.jit.jitted_value(app.function)
         if inner is not None and _plain(inner):
-            message = f"`{outer_name}` of a function that is already jitted with `{inner.api.name}`"
+            message = f"`{outer_name}` of a function already jitted with `{inner.api.name}`: the outer jit only adds overhead"
             fixable = inner.api.name == outer_name and not app.transform.keywords and not _donates(inner)
             if fixable:
-                self.report(node, message, edits=[Replace(node, replacement_in_place(self.parent(node), node, app.function))], fix_description="drop the outer jit")
+                self.report(node, message, edits=[Replace(node, replacement_in_place(self.parent(node), node, app.function))],
+                            fix_description="drop the outer jit")
             else:
-                self.report(node, message + " (different options or frameworks: resolve by hand)")
+                self.report(node, message, hint="keep one of the two jits, with the options it needs",
+                            note="not fixed: different options or frameworks")
             return
         if inner is not None:
             return
         context = analysis.jit.enclosing_context(node, direct_only=True)
         if context is not None:
-            message = f"`{outer_name}` inside `{context.name}`, which is traced by `{context.transform.api.name}`: the inner jit is inlined"
+            message = f"`{outer_name}` inside `{context.name}`, traced by `{context.transform.api.name}`: the inner jit is inlined"
             parent = self.parent(node)
             called = isinstance(parent, cst.Call) and parent.func is node
             if not called:  # `jax.jit(g).lower(...)`, `h = jax.jit(g)`: the jit object itself is used
-                self.report(node, message + " (its jit object is used, not only called: resolve by hand)")
+                self.report(node, message, hint="call the plain function where the jit object is not needed",
+                            note="not fixed: its jit object is used, not only called")
             elif context.how != "decorator":  # also callable un-jitted: the inner jit still helps there
-                self.report(node, message + f" when `{context.name}` is jitted; it may also be called directly, where the inner jit still compiles: resolve by hand")
+                self.report(node, message, hint=f"call the plain function if `{context.name}` always runs jitted",
+                            note=f"not fixed: `{context.name}` may also be called directly, where the inner jit still compiles")
             elif context.framework == app.transform.framework:
-                self.report(node, message, edits=[Replace(node, replacement_in_place(self.parent(node), node, app.function))], fix_description="call the plain function")
+                self.report(node, message, edits=[Replace(node, replacement_in_place(self.parent(node), node, app.function))],
+                            fix_description="call the plain function")
             else:
-                self.report(node, message + " (different frameworks: resolve by hand)")
+                self.report(node, message, hint="call the plain function", note="not fixed: different frameworks")
 
     def _only_called(self, fn: cst.FunctionDef) -> bool:
         """Every use of the def's name calls it (no `.lower()`, no passing the jit object on)."""
@@ -170,25 +224,33 @@ class RedundantJit(Codemod):
             elif same and not adjacent and not inner.keywords:
                 drop = inner_deco  # `@jit @vmap @jit`: the outer jit compiles the vmap; the inner is inlined
             else:
-                self.report(outer_deco, message + " (different options or frameworks: resolve by hand)")
+                self.report(outer_deco, message, hint="keep one jit decorator, with the options it needs",
+                            note="not fixed: different options or frameworks")
                 return
             edits = _remove_decorator(decorators, drop)
+            which = "outer" if drop is outer_deco else "inner"
             if edits is None:
-                self.report(outer_deco, message + " (the decorator to drop carries comments: resolve by hand)")
+                self.report(outer_deco, message, hint=f"remove the {which} jit decorator by hand",
+                            note="not fixed: the decorator to drop carries comments")
             else:
-                self.report(outer_deco, message, edits=edits, fix_description="remove one jit decorator")
+                self.report(outer_deco, message, edits=edits, fix_description=f"remove the {which} jit decorator")
             return
         if len(jits) == 1:
             deco, transform = jits[0]
             context = analysis.jit.enclosing_context(node, direct_only=True)
             if context is None:
                 return
-            message = f"`@{transform.api.name}` on `{node.name.value}` inside `{context.name}`, which is traced by `{context.transform.api.name}`: the inner jit is inlined"
+            message = f"`@{transform.api.name}` on `{node.name.value}` inside `{context.name}`, traced by `{context.transform.api.name}`: the inner jit is inlined"
             if not self._only_called(node):
-                self.report(deco, message + f" (`{node.name.value}` is used as a jit object, not only called: resolve by hand)")
+                self.report(deco, message, hint="remove the decorator where the jit object is not needed",
+                            note=f"not fixed: `{node.name.value}` is used as a jit object, not only called")
             elif context.how != "decorator":
-                self.report(deco, message + f" when `{context.name}` is jitted; it may also be called directly: resolve by hand")
+                self.report(deco, message, hint=f"remove the decorator if `{context.name}` always runs jitted",
+                            note=f"not fixed: `{context.name}` may also be called directly, where the inner jit still compiles")
             elif context.framework == transform.framework and (edits := _remove_decorator(list(node.decorators), deco)) is not None:
                 self.report(deco, message, edits=edits, fix_description="remove the inner jit decorator")
+            elif context.framework == transform.framework:
+                self.report(deco, message, hint="remove the inner jit decorator by hand",
+                            note="not fixed: the decorator to drop carries comments")
             else:
-                self.report(deco, message + " (different frameworks: resolve by hand)")
+                self.report(deco, message, hint="remove the inner jit decorator", note="not fixed: different frameworks")

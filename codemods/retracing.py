@@ -1,7 +1,8 @@
 """PML401 retracing."""
 from __future__ import annotations
 
-from dataclasses import dataclass
+import os
+from dataclasses import dataclass, field
 from functools import cached_property
 
 import libcst as cst
@@ -11,8 +12,9 @@ from rewriter.analysis.jit import assigned_value, bound_value
 from rewriter.analysis.names import last_name
 from rewriter.analysis.structure import enclosing_function, enclosing_loops, is_inside
 from rewriter.analysis.transforms import Transform, match_application, match_transform, positional_params, static_params
-from rewriter.codemod import Codemod, Example, Replace
-from rewriter.findings import Safety, Severity
+from rewriter.codemod import Codemod, Example, Replace, Unchanged, dedented
+from rewriter.findings import Related, Safety, Severity, Span
+from rewriter import prefilter
 
 from ._hazards import own_nodes
 from ._lift import COMMA, NO_SPACE_EQUAL, is_called
@@ -58,6 +60,7 @@ class Cause:
     repeats: bool  # the key may come back (the cache then helps): reported at info level, never fixed
     spelling: str
     detail: str = ""  # "instance": the class; "reallocated": the argument as written
+    place: cst.CSTNode | None = field(default=None, compare=False)  # where the key changes: an assignment in the loop
 
 
 class Retracing(Codemod):
@@ -78,6 +81,8 @@ class Retracing(Codemod):
     the shape, define the function once). Keys that may come back (`schedule[i]`, `i % 2`) are
     reported at info level and left alone: there the cache serves the repeats. Batches cut with a
     fixed width (`x[i:i + size]`) are not reported: only the last, partial one has another shape.
+    A function called with changing keys at several places of a loop gets its fix with the first of
+    those findings; the others point to it.
 
     Reported without a fix, with the stable key:
     - a new jit function every iteration: a jit-decorated def inside the loop body (PML102 leaves defs
@@ -110,34 +115,95 @@ class Retracing(Codemod):
     )
     EXAMPLES = (
         Example(
-            "from phiml import math\n\n\n"
-            "@math.jit_compile(auxiliary_args='k')\n"
-            "def step(x, k):\n"
-            "    return math.sin(x) * k\n\n\n"
-            "def run(x, n):\n"
-            "    for i in range(n):\n"
-            "        x = step(x, 0.5 + i)\n"
-            "    return x\n",
-            "from phiml import math\n\n\n"
-            "@math.jit_compile(auxiliary_args='k', forget_traces=True)\n"
-            "def step(x, k):\n"
-            "    return math.sin(x) * k\n\n\n"
-            "def run(x, n):\n"
-            "    for i in range(n):\n"
-            "        x = step(x, 0.5 + i)\n"
-            "    return x\n",
+            dedented("""
+                from phiml import math
+
+
+                @math.jit_compile(auxiliary_args='k')
+                def step(x, k):
+                    return math.sin(x) * k
+
+
+                def run(x, n):
+                    for i in range(n):
+                        x = step(x, 0.5 + i)
+                    return x
+            """),
+            dedented("""
+                from phiml import math
+
+
+                @math.jit_compile(auxiliary_args='k', forget_traces=True)
+                def step(x, k):
+                    return math.sin(x) * k
+
+
+                def run(x, n):
+                    for i in range(n):
+                        x = step(x, 0.5 + i)
+                    return x
+            """),
         ),
         Example(
-            "import jax\n\n\n"
-            "@jax.jit\n"
-            "def total(x):\n"
-            "    return (x ** 2).sum()\n\n\n"
-            "def run(x, n):\n"
-            "    return [total(x[:i]) for i in range(1, n)]\n",
+            dedented("""
+                import jax
+
+
+                @jax.jit
+                def total(x):
+                    return (x ** 2).sum()
+
+
+                def run(x, n):
+                    return [total(x[:i]) for i in range(1, n)]
+            """),
             None,
             "jax compiles once per shape: reported with the stable key to use",
         ),
+        Unchanged(dedented("""
+            @math.jit_compile(auxiliary_args='mode')
+            def step(x, k, mode: str):
+                return x * k if mode == 'scale' else x + k
+
+
+            def run(x, n):
+                for i in range(n):
+                    x = step(x, math.tensor(0.5 + i), 'scale')  # a tensor: traced, not keyed on
+                return x
+        """), "a new tensor each iteration: traced, not a key"),
+        Unchanged(dedented("""
+            @jax.jit
+            def total(x):
+                return (x ** 2).sum()
+
+
+            def run(x, size):
+                return [total(x[i:i + size]) for i in range(0, x.shape[0], size)]
+        """), "fixed-width batches: only the last one is partial"),
+        Unchanged(dedented("""
+            @math.jit_compile(auxiliary_args='mode')
+            def step(x, mode: str):
+                return x * 2 if mode == 'double' else x + 1
+
+
+            def run(x):
+                for mode in ('double', 'shift'):
+                    x = step(x, mode)
+                return x
+        """), "a loop over a few fixed values, one trace each"),
+        Unchanged(dedented("""
+            @math.jit_compile(auxiliary_args='k', forget_traces=True)
+            def step(x, k):
+                return math.sin(x) * k
+
+
+            def run(x, n):
+                for i in range(n):
+                    x = step(x, 0.5 + i)
+                return x
+        """), "`forget_traces=True` set already: the author chose"),
     )
+    GATE = frozenset({prefilter.JIT_DEF_IN_LOOP, prefilter.JIT_CALLED_IN_LOOP})
     TRIGGERS = (("jit",), ("function",))
 
     def __init__(self, file) -> None:
@@ -154,7 +220,7 @@ class Retracing(Codemod):
             self._defs_in_loops.append(node)
 
     def leave_Module(self, original_node: cst.Module) -> None:
-        fixed: dict[int, int] = {}  # function -> line of the finding that carries its fix
+        fixed: dict[int, cst.Call] = {}  # function -> the call whose finding carries its fix
         for node in self._defs_in_loops:
             self._check_def_in_loop(node)
         for call in self._calls:
@@ -186,14 +252,13 @@ class Retracing(Codemod):
         loop = Loop.of(loops[0])
         varying = sorted(read_names(node.body) & (loop.counters | loop.changed) - {node.name.value})
         name = node.name.value
-        reads = f" and reads {_listed(varying)}, which change{'s' if len(varying) == 1 else ''} in the loop" if varying else ""
         how = _retraces(jitted.transform.framework)
         cure = (f"define it once, before the loop or at module level, taking {_listed(varying)} as "
                 f"{'an argument' if len(varying) == 1 else 'arguments'} ({_argument_advice(jitted)})"
                 if varying else "define it once, before the loop or at module level")
-        self.report(node.name, f"`{name}` is jit-compiled by `{jitted.transform.api.name}` inside the loop{reads}: a new jit "
-                               f"function with an empty trace cache on every iteration, so {how} it again each time. "
-                               f"Stable key: {cure}.")
+        reads = f"it reads {_listed(varying)}, which change{'s' if len(varying) == 1 else ''} in the loop; " if varying else ""
+        self.report(node.name, f"`{name}` is jit-compiled inside the loop: {how} a new jit function every iteration",
+                    hint=cure, note=f"{reads}each new jit function (`{jitted.transform.api.name}`) starts with an empty trace cache")
 
     def _check_factory_call(self, call: cst.Call) -> None:
         """`op = make_op(dt)` in a loop, where `make_op` returns a jit function it creates: a new one,
@@ -202,11 +267,11 @@ class Retracing(Codemod):
         local = self._factory(call.func)
         if local is not None:
             factory_name, api, framework = local[0].name.value, local[1].transform.api.name, local[1].transform.framework
-            elsewhere = ""
+            related = [(local[0].name, f"`{factory_name}` is defined here")]
         else:
             remote = self._remote_factory(call.func)
             factory_name, api, framework = remote.function, remote.jit_api, remote.framework
-            elsewhere = f", defined at {remote.where}"
+            related = [_elsewhere(remote, f"`{factory_name}` is defined here")]
         if self.file.analysis.jit.enclosing_context(call) is not None:
             return  # inside a traced body: inlined into the outer trace
         loops = enclosing_loops(names, call)
@@ -221,21 +286,21 @@ class Retracing(Codemod):
         spelling = self.file.code(call).strip()
         how = _retraces(framework)
         advice = _framework_advice(framework)
-        reads = f", and it depends on {_listed(varying)}" if varying else ""
+        note = f"each new jit function (`{api}` in `{factory_name}`) starts with an empty trace cache"
         if varying and len(varying) == 1:
             key = varying[0]
             cure = (f"build it once per distinct `{key}` and reuse it: `{factory_name}_by_{key} = {{}}` before the loop, then "
-                    f"`if {key} not in {factory_name}_by_{key}: {factory_name}_by_{key}[{key}] = {spelling}` (if `{key}` is "
-                    f"hashable and compared by value), or make `{key}` an argument of one module-level jit function "
-                    f"({advice})")
+                    f"`if {key} not in {factory_name}_by_{key}: {factory_name}_by_{key}[{key}] = {spelling}`, or make `{key}` an "
+                    f"argument of one module-level jit function ({advice})")
+            note = f"it depends on `{key}`, which changes in the loop; a dict of functions needs `{key}` hashable and compared by value"
         elif varying:
             cure = (f"build it once per distinct ({', '.join(varying)}) and keep the functions in a dict keyed on them, "
                     f"or make them arguments of one module-level jit function ({advice})")
+            note = f"it depends on {_listed(varying)}, which change in the loop"
         else:
             cure = "build it once, before the loop"
-        self.report(call, f"`{spelling}` builds a new jit function (`{api}` in `{factory_name}`{elsewhere}) on "
-                          f"every iteration{reads}: each one starts with an empty trace cache, so {how} it again every "
-                          f"time. Stable key: {cure}.")
+        self.report(call, f"`{factory_name}(...)` builds a new jit function every iteration: {how} each one anew",
+                    hint=cure, note=note, related=related)
 
     def _factory(self, func: cst.BaseExpression) -> tuple[cst.FunctionDef, Jitted] | None:
         """`make_op`: a function of this file whose every `return` hands out a jit function it creates."""
@@ -283,7 +348,7 @@ class Retracing(Codemod):
         return isinstance(value, cst.Call) and self._factory(value.func) is not None
 
     # -- static: calls in loops -----------------------------------------------------------------
-    def _check_call(self, call: cst.Call, fixed: dict[int, int]) -> None:
+    def _check_call(self, call: cst.Call, fixed: dict[int, cst.Call]) -> None:
         names = self.file.analysis.names
         if self.file.analysis.jit.enclosing_context(call) is not None:
             return  # inside a traced body the call is inlined into the outer trace
@@ -302,24 +367,32 @@ class Retracing(Codemod):
         cause = self._cause(call, jitted, loop)
         if cause is None:
             return
-        message = self._message(call, jitted, cause, loop)
+        message, cure, why = self._message(call, jitted, cause, loop)
+        grows = cause.what == "shape" and cause.spelling in loop.growing
+        if cause.place is None:
+            related = []
+        elif cause.what == "reallocated":
+            related = [(cause.place, f"`{cause.detail}` is reallocated here, after its buffer overflowed")]
+        else:
+            related = [(cause.place, f"`{cause.parameter}` {'grows' if grows else 'is assigned'} here")]
         if cause.repeats:
             if cause.what in ("auxiliary", "static", "value"):
-                message += " If the values repeat, the trace cache serves them."
-            self.report(call, message, severity=Severity.INFO)
+                why = "; ".join(filter(None, (why, "if the values repeat, the trace cache serves them")))
+            self.report(call, message, hint=cure, note=why, related=related, severity=Severity.INFO)
             return
         edit, refusal = self._forget(jitted)
         if edit is None:
-            self.report(call, message + (f" ({refusal})" if refusal else ""))
+            self.report(call, message, hint=cure, note="; ".join(filter(None, (refusal, why))), related=related)
             return
         if id(jitted.function) in fixed:
-            self.report(call, message + f" (`forget_traces=True` is proposed with the finding at {self.file.line_label(fixed[id(jitted.function)])})")
+            self.report(call, message, hint=cure, note="; ".join(filter(None, (why, "`forget_traces=True` is proposed with another finding"))),
+                        related=[*related, (fixed[id(jitted.function)], "`forget_traces=True` is proposed with this finding")])
             return
-        finding = self.report(call, message + " Fix: `forget_traces=True` makes PhiML keep only the latest trace (memory "
-                                              "bounded on jax); each call still traces.",
-                              edits=[edit], fix_description="add `forget_traces=True` to the jit decorator")
+        finding = self.report(call, message, edits=[edit], related=related,
+                              fix_description="add `forget_traces=True`: PhiML keeps only the latest trace",
+                              note="; ".join(filter(None, (why, f"each call still traces; stable key: {cure}"))))
         if finding is not None:
-            fixed[id(jitted.function)] = finding.span.line
+            fixed[id(jitted.function)] = call
 
     def _jitted(self, func: cst.BaseExpression) -> Jitted | None:
         """The jit-compiled function a name denotes: a decorated def, or `name = jit(f)` at module level."""
@@ -363,82 +436,87 @@ class Retracing(Codemod):
         found: list[Cause] = []
         for parameter, arg in _bound_arguments(call, jitted.function):
             spelling = self.file.code(arg.value).strip()
+            place = None
             if isinstance(arg.value, cst.Name) and loop.value_of(arg.value.value) is not None:
                 spelling = f"{spelling} = {self.file.code(loop.value_of(arg.value.value)).strip()}"
+                place = _assignment(loop, arg.value.value)
+            elif isinstance(arg.value, cst.Name) and arg.value.value in loop.growing:
+                place = _assignment(loop, arg.value.value)
             key = loop.key(arg.value)
             instance = self._new_instance(arg.value, loop) if framework in ("phiml", "jax") else None
             # PhiML: a plain object as a non-tensor argument is a key compared by `==` (an auxiliary one
             # must be a tree PhiML can `stop_gradient`, which a plain object is not: it fails, not re-traces).
             if instance is not None and (parameter in static) == (framework == "jax"):
-                found.append(Cause(parameter, "instance", False, spelling, instance))
+                found.append(Cause(parameter, "instance", False, spelling, instance, place))
                 continue
             if parameter in static:
                 if key != STABLE and not loop.new_function(arg.value):
-                    found.append(Cause(parameter, "auxiliary" if framework == "phiml" else "static", key == VARIES, spelling))
+                    found.append(Cause(parameter, "auxiliary" if framework == "phiml" else "static", key == VARIES, spelling,
+                                       place=place))
                 continue
             reallocated = _reallocation(loop, arg.value)
             if reallocated is not None:
                 found.append(Cause(parameter, "reallocated", True, self.file.code(reallocated).strip(),
-                                   self.file.code(arg.value).strip()))
+                                   self.file.code(arg.value).strip(), reallocated))
             elif key != STABLE and framework == "phiml" and _objects(loop, arg.value) is not None:
-                found.append(Cause(parameter, "objects", True, self.file.code(_objects(loop, arg.value)).strip()))
+                found.append(Cause(parameter, "objects", True, self.file.code(_objects(loop, arg.value)).strip(), place=place))
             elif loop.new_function(arg.value) and framework == "phiml":
-                found.append(Cause(parameter, "function", False, spelling))
+                found.append(Cause(parameter, "function", False, spelling, place=place))
             elif loop.grows(arg.value) is not None:
-                found.append(Cause(parameter, "shape", False, spelling))
+                found.append(Cause(parameter, "shape", False, spelling, place=place))
             elif key != STABLE and _is_text(arg.value) and framework == "phiml":
-                found.append(Cause(parameter, "value", key == VARIES, spelling))
+                found.append(Cause(parameter, "value", key == VARIES, spelling, place=place))
             elif key == NEW_EACH_TIME and framework == "tensorflow" and _is_number(arg.value):
-                found.append(Cause(parameter, "number", False, spelling))
+                found.append(Cause(parameter, "number", False, spelling, place=place))
         order = ("auxiliary", "static", "instance", "shape", "function", "value", "number", "objects", "reallocated")
         found.sort(key=lambda c: (c.repeats, order.index(c.what)))
         return found[0] if found else None
 
-    def _message(self, call: cst.Call, jitted: Jitted, cause: Cause, loop: Loop) -> str:
-        name, p, spelling = jitted.name, cause.parameter, cause.spelling
+    def _message(self, call: cst.Call, jitted: Jitted, cause: Cause, loop: Loop) -> tuple[str, str, str]:
+        """(what is wrong, the stable key to use instead, what else explains it) for a call's cause."""
+        name, p = jitted.name, cause.parameter
         framework = jitted.transform.framework
-        retrace = {"phiml": "PhiML traces", "jax": "jax traces and compiles", "tensorflow": "tf.function traces"}[framework]
-        changes = "changes with the iteration" if cause.repeats else "is new on every iteration"
-        per = "once per distinct value" if cause.repeats else "again on every call"
-        keeps = ", and PhiML keeps every trace (memory grows with the loop)" if jitted.phiml and not cause.repeats else ""
+        verb = "re-compiles" if framework == "jax" else "re-traces"
+        changes = "changes with the iteration" if cause.repeats else "is new each iteration"
+        per = "once per distinct value" if cause.repeats else "on every call"
+        if jitted.phiml and not cause.repeats:
+            per += " and keeps every trace"
         if cause.what in ("auxiliary", "static"):
-            kind = "auxiliary" if cause.what == "auxiliary" else "static"
             cure = (f"pass `{p}` as a tensor (`math.tensor(...)`) and drop it from `auxiliary_args`, if `{name}` only "
-                    f"computes with it" if kind == "auxiliary" else f"make `{p}` a traced argument, or keep it to a few values")
-            return f"`{name}` keys its traces on the {kind} argument `{p}`, whose value here {changes} (`{spelling}`): " \
-                   f"{retrace} `{name}` {per}{keeps}. Stable key: {cure}."
+                    f"computes with it" if cause.what == "auxiliary" else f"make `{p}` a traced argument, or keep it to a few values")
+            return f"`{name}` {verb} {per}: its {cause.what} argument `{p}` {changes}", cure, ""
         if cause.what == "instance":
-            cls, code = cause.detail, spelling
+            cls = cause.detail
             compare = "PhiML compares its keys by `==`" if framework == "phiml" else "jax hashes static arguments"
-            return (f"`{p}` is a new `{cls}` object on every iteration (`{code}`), and `{cls}` has no value equality (no "
-                    f"`__eq__`): {compare}, which for it is identity, so {retrace} `{name}` again on every call{keeps}. "
-                    f"Stable key: create it once before the loop, give `{cls}` value equality (`@dataclass(frozen=True)`), "
-                    f"or pass the numbers it holds as {'tensors' if framework == 'phiml' else 'traced arguments'}.")
+            return (f"`{name}` {verb} {per}: `{p}` is a new `{cls}` each iteration",
+                    f"create it once before the loop, give `{cls}` value equality (`@dataclass(frozen=True)`), or pass the "
+                    f"numbers it holds as {'tensors' if framework == 'phiml' else 'traced arguments'}",
+                    f"`{cls}` has no value equality (no `__eq__`): {compare}, which for it is identity")
         if cause.what == "objects":
-            return (f"the non-tensor argument `{p}` is rebuilt from objects on every iteration (`{spelling}`): PhiML keys "
-                    f"`{name}`'s traces on its structure (length, the objects' types and their non-tensor values, objects "
-                    f"without value equality by identity), so it traces again whenever those differ between iterations "
-                    f"(per sample). Stable key: keep the structure fixed and let only tensors vary: stack the objects "
-                    f"along an instance dimension (e.g. one geometry with `instance` centers), padded to a fixed count.")
+            return (f"`{name}` may re-trace per sample: its non-tensor argument `{p}` is rebuilt from objects each iteration",
+                    "keep the structure fixed and let only tensors vary: stack the objects along an instance dimension "
+                    "(e.g. one geometry with `instance` centers), padded to a fixed count",
+                    "PhiML keys on its structure (length, the objects' types and their non-tensor values, objects without "
+                    "value equality by identity), so it traces again whenever those differ between iterations")
         if cause.what == "reallocated":
             what = f"`{cause.detail}`" + (f" (passed as `{p}`)" if cause.detail != p else "")
-            return (f"{what} is reallocated in the loop (`{spelling}`, after its buffer overflowed): the new buffer has "
-                    f"another size, so {retrace} `{name}` again after every reallocation (one trace per capacity: "
-                    f"expected when overflows are rare). Stable key: allocate with headroom up front (a larger "
-                    f"`capacity_multiplier` or `extra_capacity`) so reallocations, and the traces they cost, stay rare.")
+            return (f"`{name}` {verb} after every reallocation of {what}: the new buffer has another size",
+                    "allocate with headroom up front (a larger `capacity_multiplier` or `extra_capacity`) so "
+                    "reallocations, and the traces they cost, stay rare",
+                    "one trace per capacity: expected when overflows are rare")
         if cause.what == "shape":
-            how = f"`{spelling}` grows by concatenation each iteration" if spelling in loop.growing else f"`{spelling}`"
-            return (f"the shape of `{p}` {changes} ({how}): {retrace} `{name}` once per shape, so {per}{keeps}. "
-                    f"Stable key: pad `{p}` to a fixed size (and mask it), or round sizes up to a few buckets.")
+            how = "grows by concatenation each iteration" if cause.spelling in loop.growing else changes
+            return (f"`{name}` {verb} {per}: the shape of `{p}` {how}",
+                    f"pad `{p}` to a fixed size (and mask it), or round sizes up to a few buckets", "")
         if cause.what == "function":
-            return (f"`{p}` is a new function object on every iteration (`{spelling}`), and PhiML keys `{name}`'s traces on it: "
-                    f"{retrace} it {per}{keeps}. Stable key: define the function once, at module level, and pass what it "
-                    "reads as arguments.")
+            return (f"`{name}` {verb} {per}: `{p}` is a new function object each iteration",
+                    "define the function once, at module level, and pass what it reads as arguments",
+                    "PhiML keys traces on functions by identity")
         if cause.what == "value":
-            return (f"the non-tensor argument `{p}` {changes} (`{spelling}`), and PhiML keys `{name}`'s traces on it: "
-                    f"{retrace} it {per}{keeps}. Stable key: keep it to a few values, or pass numbers as tensors.")
-        return (f"`{p}` is a new Python number on every iteration (`{spelling}`): {retrace} `{name}` once per Python value. "
-                "Stable key: pass `tf.constant(...)`.")
+            return (f"`{name}` {verb} {per}: its non-tensor argument `{p}` {changes}",
+                    "keep it to a few values, or pass numbers as tensors", "")
+        return (f"`{name}` {verb} on every call: `{p}` is a new Python number each iteration", "pass `tf.constant(...)`",
+                "`tf.function` traces once per Python value")
 
     def _new_instance(self, expr: cst.BaseExpression, loop: Loop) -> str | None:
         """The class of `expr` when it creates, every iteration, an instance of a class of this file
@@ -512,11 +590,10 @@ class Retracing(Codemod):
             target = context.function.name if isinstance(context.function, cst.FunctionDef) else context.function
             message = f"`{jitted.name}` re-traced at run time ({text})"
             if edit is None:
-                self.report(target, message + (f" ({refusal})" if refusal else ""))
+                self.report(target, message, hint="make the key that changes between calls stable", note=refusal)
                 continue
-            self.report(target, message + ". Fix: `forget_traces=True` makes PhiML keep only the latest trace (memory bounded "
-                                          "on jax); each new key still traces.",
-                        edits=[edit], fix_description="add `forget_traces=True` to the jit decorator")
+            self.report(target, message, edits=[edit], note="each new key still traces",
+                        fix_description="add `forget_traces=True`: PhiML keeps only the latest trace")
 
 
 def _few_values(loop: cst.CSTNode) -> bool:
@@ -527,6 +604,20 @@ def _few_values(loop: cst.CSTNode) -> bool:
     if isinstance(loop.iter, (cst.Tuple, cst.List, cst.Set)):
         return len(loop.iter.elements) <= 4
     return isinstance(loop.iter, cst.Name) and loop.iter.value.isupper()
+
+
+def _assignment(loop: Loop, name: str) -> cst.CSTNode | None:
+    """The first statement of the loop body that assigns `name` (`x = ...`, `t += dt`)."""
+    for node in walk(getattr(loop.node, "body", loop.node)):
+        if isinstance(node, cst.Assign) and any(isinstance(t.target, cst.Name) and t.target.value == name for t in node.targets) \
+                or isinstance(node, (cst.AugAssign, cst.AnnAssign)) and isinstance(node.target, cst.Name) and node.target.value == name:
+            return node
+    return None
+
+
+def _elsewhere(remote, message: str) -> Related:
+    """The def of a factory in another module of the project (an absolute path: results are cached)."""
+    return Related(Span(remote.line, 0, remote.line, 0), message, path=os.path.abspath(remote.path))
 
 
 def _listed(names) -> str:

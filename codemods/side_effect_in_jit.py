@@ -5,22 +5,15 @@ import libcst as cst
 from libcst.metadata import BuiltinAssignment
 
 from rewriter.analysis.jit import JitContext, assigned_value
-from rewriter.codemod import Codemod, Example
+from rewriter.codemod import Codemod, Example, Unchanged, dedented
 from rewriter.findings import Safety
+from rewriter import prefilter
 
-from ._hazards import contexts, own_nodes, where
+from ._hazards import contexts, own_nodes, trace_related
 
 # Methods that store their argument in the container they are called on.
 STORING = frozenset({"append", "extend", "insert", "add", "update", "setdefault", "appendleft", "put"})
-BREAKS = {
-    "phiml": "it runs once per trace, not per call: on jax the stored value is a tracer (`UnexpectedTracerError` "
-             "when used), on tensorflow an out-of-scope symbolic tensor (`TypeError`), and on torch it silently "
-             "holds the first call's values (measured)",
-    "jax": "it runs once per trace, not per call, and stores a tracer: using it later raises `UnexpectedTracerError`",
-    "tensorflow": "it runs once per trace, not per call, and stores a symbolic tensor that is out of scope after "
-                  "the trace (`TypeError` when used)",
-    "torch": "it runs only while tracing: later calls replay the trace without it, so the stored values are stale",
-}
+RETURN_IT = "return the value as an extra output instead"
 
 
 class SideEffectInJit(Codemod):
@@ -30,7 +23,12 @@ class SideEffectInJit(Codemod):
     with `global` / `nonlocal` — is therefore a tracer (jax: `UnexpectedTracerError` when used), a
     symbolic tensor out of its graph (tensorflow: `TypeError`), or on torch the first call's value,
     silently never updated (measured: the side effect ran 2x for 3 calls, logging stale values).
-    `print` of a traced value likewise prints once per trace, and prints a tracer.
+    Under a PhiML `jit_compile` each of these happens on the matching backend; under `jax.jit`,
+    using the stored tracer later raises `UnexpectedTracerError`; under `tf.function` the stored
+    symbolic tensor is out of scope after the trace (`TypeError` when used); under `torch.jit` the
+    side effect runs only while tracing, and later calls replay the trace without it.
+    `print` of a traced value likewise prints once per trace, and prints a tracer, not the values
+    of any call.
 
     The portable fix is to return the value as an extra output (`return y + 1, y`), which works on
     every backend; for printing, `jax.debug.print` under `jax.jit`. PhiML's `math.when_available`
@@ -45,23 +43,47 @@ class SideEffectInJit(Codemod):
     FIX_SAFETY = "Reported only: moving a value out as an extra return value changes the function's signature and every caller."
     EXAMPLES = (
         Example(
-            "LOG = []\n\n\n"
-            "@math.jit_compile\n"
-            "def step(x):\n"
-            "    y = x * 2\n"
-            "    LOG.append(y)\n"
-            "    return y + 1\n",
+            dedented("""
+                LOG = []
+
+
+                @math.jit_compile
+                def step(x):
+                    y = x * 2
+                    LOG.append(y)
+                    return y + 1
+            """),
             None,
-            "return `y` as an extra output instead",
-            by_hand="LOG = []\n\n\n"
-                    "@math.jit_compile\n"
-                    "def step(x):\n"
-                    "    y = x * 2\n"
-                    "    return y + 1, y\n\n\n"
-                    "out, y = step(x)\n"
-                    "LOG.append(y)  # outside the traced function: the real value\n",
+            note="return `y` as an extra output instead",
+            by_hand=dedented("""
+                LOG = []
+
+
+                @math.jit_compile
+                def step(x):
+                    y = x * 2
+                    return y + 1, y
+
+
+                out, y = step(x)
+                LOG.append(y)  # outside the traced function: the real value
+            """),
         ),
+        Unchanged(dedented("""
+            @math.jit_compile
+            def step(x):
+                out = []
+                out.append(x * 2)
+                return out[0] + 1
+        """), "a container created inside the function"),
+        Unchanged(dedented("""
+            @jax.jit
+            def loss(x):
+                print(x.shape)
+                return jnp.sum(x ** 2)
+        """), "a print of a static value, a shape"),
     )
+    GATE = frozenset({prefilter.TRACED_SIDE_EFFECT})
     TRIGGERS = (("jit",), ("function",), ("compile",))
 
     def leave_Module(self, original_node: cst.Module) -> None:
@@ -70,34 +92,34 @@ class SideEffectInJit(Codemod):
 
     def _check(self, context: JitContext) -> None:
         names = self.file.analysis.names
-        breaks = BREAKS.get(context.framework, BREAKS["jax"])
+        trace = f"once per trace of `{context.root.name}`, not per call"
+        related = trace_related(self.file, context)
         for node in own_nodes(context.function):
             if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and node.func.attr.value in STORING \
                     and isinstance(node.func.value, cst.Name):
                 owner = self._outside(node.func.value, context)
                 if owner:
-                    self.report(node, f"`{node.func.value.value}.{node.func.attr.value}(...)` in {where(context)} stores a "
-                                      f"value in {owner}: {breaks}. Return the value as an extra output instead.")
+                    self.report(node, f"`{node.func.value.value}.{node.func.attr.value}(...)` stores a value in `{owner}` {trace}",
+                                hint=RETURN_IT, related=related)
             elif isinstance(node, (cst.Assign, cst.AugAssign, cst.AnnAssign)):
                 targets = [t.target for t in node.targets] if isinstance(node, cst.Assign) else [node.target]
                 for target in targets:
                     if isinstance(target, (cst.Attribute, cst.Subscript)) and isinstance(target.value, cst.Name):
                         owner = self._outside(target.value, context)
                         if owner:
-                            what = f"`{self.file.code(target)}`"
-                            self.report(target, f"{what} in {where(context)} writes into {owner}: {breaks}. Return the "
-                                                "value as an extra output instead.")
+                            self.report(target, f"`{self.file.code(target)}` writes into `{owner}` {trace}",
+                                        hint=RETURN_IT, related=related)
             elif isinstance(node, (cst.Global, cst.Nonlocal)):
-                declared = ", ".join(f"`{n.name.value}`" for n in node.names)
+                declared = ", ".join(n.name.value for n in node.names)
                 keyword = "global" if isinstance(node, cst.Global) else "nonlocal"
-                self.report(node, f"`{keyword} {declared.replace('`', '')}` in {where(context)} rebinds a name outside "
-                                  f"the function: {breaks}. Return the value instead.")
+                self.report(node, f"`{keyword} {declared}` rebinds a name outside the function {trace}",
+                            hint="return the value instead", related=related)
             elif isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and node.func.value == "print" \
                     and _builtin(names.assignments(node.func)):
                 self._check_print(node, context)
 
     def _outside(self, name: cst.Name, context: JitContext) -> str:
-        """What `name` denotes if it is a container that outlives the traced call ("" otherwise).
+        """`name`'s own name if it denotes a container that outlives the traced call ("" otherwise).
 
         Parameters are not: jit rebuilds containers passed in (a write into one is lost, not leaked),
         and library code uses them as scratch. Only `self`, and module or closure names bound to a
@@ -112,14 +134,14 @@ class SideEffectInJit(Codemod):
         if local:
             params = [a for a in local if isinstance(a.node, cst.Param)]
             if len(params) == len(local) and name.value == "self" and params[0].node is _first_param(context.function):
-                return "`self`, an object that outlives the call"
+                return "self"  # an object that outlives the call
             return ""  # a local, or a parameter
         bindings = names.assignments(name)
         if not bindings or _builtin(bindings):
             return ""
         values = [assigned_value(names, getattr(a, "node", None)) for a in bindings]
         if all(_container(v) for v in values):
-            return f"`{name.value}`, which lives outside the function"
+            return name.value  # lives outside the function
         return ""
 
     def _check_print(self, call: cst.Call, context: JitContext) -> None:
@@ -127,9 +149,9 @@ class SideEffectInJit(Codemod):
         values = [traced.value_anywhere(a.value) for a in call.args]
         if not any(v is not None and v.traced for v in values):
             return  # static values (a shape, a string) print once per trace, which is what the author sees
-        alternative = "`jax.debug.print`" if context.framework == "jax" else "returning the value and printing it outside"
-        self.report(call, f"`print` of a traced value in {where(context)}: it prints once per trace, and what it prints "
-                          f"is a tracer, not the values of any call. Use {alternative}.")
+        hint = "use `jax.debug.print`" if context.framework == "jax" else "return the value and print it outside"
+        self.report(call, f"`print` of a traced value prints a tracer, once per trace of `{context.root.name}`",
+                    hint=hint, related=trace_related(self.file, context))
 
 
 def _builtin(assignments) -> bool:

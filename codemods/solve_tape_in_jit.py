@@ -4,10 +4,11 @@ from __future__ import annotations
 import libcst as cst
 
 from rewriter.analysis.apis import Kind
-from rewriter.codemod import Codemod, Example
+from rewriter.codemod import Codemod, Example, Unchanged, dedented
 from rewriter.findings import Safety
+from rewriter import prefilter
 
-from ._hazards import call_api, contexts, own_nodes, where
+from ._hazards import call_api, contexts, own_nodes, trace_related, traced
 from ._loop_keys import walk
 
 
@@ -33,19 +34,31 @@ class SolveTapeInJit(Codemod):
     FIX_SAFETY = "Reported only: what the tape was meant to record has to become an explicit output."
     EXAMPLES = (
         Example(
-            "@math.jit_compile\n"
-            "def solve(y):\n"
-            "    with math.SolveTape() as tape:\n"
-            "        x = math.solve_linear(math.laplace, y, math.Solve('CG', 1e-5, 1e-5, x0=y))\n"
-            "    return x, tape[0].iterations\n",
+            dedented("""
+                @math.jit_compile
+                def solve(y):
+                    with math.SolveTape() as tape:
+                        x = math.solve_linear(math.laplace, y, math.Solve('CG', 1e-5, 1e-5, x0=y))
+                    return x, tape[0].iterations
+            """),
             None,
-            "return the residual or iteration count as an output instead",
-            by_hand="@math.jit_compile\n"
-                    "def solve(y):\n"
-                    "    x = math.solve_linear(math.laplace, y, math.Solve('CG', 1e-5, 1e-5, x0=y))\n"
-                    "    return x, math.max(abs(math.laplace(x) - y))\n",
+            note="return the residual or iteration count as an output instead",
+            by_hand=dedented("""
+                @math.jit_compile
+                def solve(y):
+                    x = math.solve_linear(math.laplace, y, math.Solve('CG', 1e-5, 1e-5, x0=y))
+                    return x, math.max(abs(math.laplace(x) - y))
+            """),
         ),
+        Unchanged(dedented("""
+            @math.jit_compile
+            def solve(y):
+                with math.SolveTape():
+                    x = math.solve_linear(math.laplace, y, math.Solve('CG', 1e-5, 1e-5, x0=y))
+                return x
+        """), "a tape the program never reads"),
     )
+    GATE = frozenset({prefilter.SOLVE_TAPE_WITH_JIT})
     TRIGGERS = (("SolveTape",),)
 
     def __init__(self, file) -> None:
@@ -61,10 +74,9 @@ class SolveTapeInJit(Codemod):
             for node in own_nodes(context.function):
                 if isinstance(node, cst.With) and self._tape(node) is not None and self._read(node, context.function):
                     inside.add(id(node))
-                    self.report(self._tape(node), f"`SolveTape` opened inside {where(context)}: while tracing, jax raises "
-                                                  "`UnexpectedTracerError` (then `KeyError`) and torch `IndexError`; only "
-                                                  "tensorflow records it. Return the residual or iteration count as an "
-                                                  "output instead, or use the tape in eager code.")
+                    self.report(self._tape(node), f"`SolveTape` opened inside {traced(context)} fails on jax and torch",
+                                hint="return the residual or iteration count as an output instead, or use the tape in eager code",
+                                related=trace_related(self.file, context))
         jit = self.file.analysis.jit
         for node in self._withs:
             tape = self._tape(node)
@@ -72,10 +84,9 @@ class SolveTapeInJit(Codemod):
                 continue
             for inner in own_nodes(node):
                 if isinstance(inner, cst.Call) and isinstance(inner.func, cst.Name) and jit.jitted_value(inner.func) is not None:
-                    self.report(tape, f"`SolveTape` around a call of the jit-compiled `{inner.func.value}`: it records only "
-                                      "while the function is traced, so the first call's entries hold tracers or symbolic "
-                                      "tensors and later calls record nothing (measured on jax, torch and tensorflow). Return "
-                                      "what you need from the tape as an output of the function.")
+                    self.report(tape, f"`SolveTape` around a call of the jit-compiled `{inner.func.value}` records only while it is traced",
+                                hint="return what you need from the tape as an output of the function",
+                                related=[(inner, f"the jit-compiled `{inner.func.value}` is called here")])
                     break
 
     def _read(self, node: cst.With, scope: cst.CSTNode) -> bool:

@@ -9,9 +9,10 @@ from rewriter.analysis.jit import JitContext
 from rewriter.analysis.names import last_name
 from rewriter.analysis.traced import FunctionFlow, all_params
 from rewriter.analysis.transforms import match_transform
-from rewriter.codemod import Codemod, Example, Replace
+from rewriter.codemod import Codemod, Example, Replace, Unchanged, dedented
 from rewriter.emit import Spelling
 from rewriter.findings import Safety, Severity
+from rewriter import prefilter
 
 from ._auxiliary import keyword_arg, with_auxiliary, with_static_argnames
 from ._lift import COMMA
@@ -40,6 +41,9 @@ class StaticCountArgument(Codemod):
     annotated `bool`/`int`/`float`/`str`, when every call of the jitted function in the file passes
     a Python value, when every call leaves it at its default, or when it defaults to such a literal
     and no call passes an array; a parameter some call passes an array to is data (PML201-PML203).
+    The finding shows that evidence at the parameter, and where the value must be a Python value (a
+    related location). A parameter every call leaves at its default is a constant today: it is a
+    warning, for the first caller that passes it gets it traced.
     """
 
     CODE = "PML204"
@@ -57,35 +61,73 @@ class StaticCountArgument(Codemod):
     )
     EXAMPLES = (
         Example(
-            "from phiml import math\n\n\n"
-            "@math.jit_compile\n"
-            "def smooth(x, steps: int):\n"
-            "    for _ in range(steps):\n"
-            "        x = 0.5 * (x + math.shift(x, (-1,))[0])\n"
-            "    return x\n",
-            "from phiml import math\n\n\n"
-            "@math.jit_compile(auxiliary_args='steps')\n"
-            "def smooth(x, steps: int):\n"
-            "    for _ in range(steps):\n"
-            "        x = 0.5 * (x + math.shift(x, (-1,))[0])\n"
-            "    return x\n",
+            dedented("""
+                from phiml import math
+
+
+                @math.jit_compile
+                def smooth(x, steps: int):
+                    for _ in range(steps):
+                        x = 0.5 * (x + math.shift(x, (-1,))[0])
+                    return x
+            """),
+            dedented("""
+                from phiml import math
+
+
+                @math.jit_compile(auxiliary_args='steps')
+                def smooth(x, steps: int):
+                    for _ in range(steps):
+                        x = 0.5 * (x + math.shift(x, (-1,))[0])
+                    return x
+            """),
         ),
         Example(
-            "from functools import partial\n\nimport jax\n\n\n"
-            "@jax.jit\n"
-            "def features(v, flat: bool = False):\n"
-            "    if flat:\n"
-            "        return v.reshape(-1)\n"
-            "    return v[:, None]\n",
-            "from functools import partial\n\nimport jax\n\n\n"
-            "@partial(jax.jit, static_argnames=('flat',))\n"
-            "def features(v, flat: bool = False):\n"
-            "    if flat:\n"
-            "        return v.reshape(-1)\n"
-            "    return v[:, None]\n",
+            dedented("""
+                from functools import partial
+
+                import jax
+
+
+                @jax.jit
+                def features(v, flat: bool = False):
+                    if flat:
+                        return v.reshape(-1)
+                    return v[:, None]
+            """),
+            dedented("""
+                from functools import partial
+
+                import jax
+
+
+                @partial(jax.jit, static_argnames=('flat',))
+                def features(v, flat: bool = False):
+                    if flat:
+                        return v.reshape(-1)
+                    return v[:, None]
+            """),
             "a flag under `jax.jit`: declared static; its `if` stays (its branches differ in shape)",
         ),
+        Unchanged(dedented("""
+            @partial(jax.jit, static_argnames=("flat",))
+            def features(v, flat: bool = False):
+                if flat:
+                    return v.reshape(-1)
+                return v[:, None]
+        """), "a flag already declared static"),
+        Unchanged(dedented("""
+            @jax.jit
+            def clip(x, limit):
+                if jnp.max(x) > limit:
+                    return x / jnp.max(x) * limit
+                return x
+
+
+            clip(jnp.ones(3), jnp.array(2.0))
+        """), "a parameter a call passes an array to: data"),
     )
+    GATE = frozenset({prefilter.TRACED_CONTROL_FLOW, prefilter.TRACED_DIMENSION_CALL})
     TRIGGERS = (("jit",),)
 
     def leave_Module(self, original_node: cst.Module) -> None:
@@ -161,37 +203,40 @@ class StaticCountArgument(Codemod):
             return
         first = params[ordered[0]]
         keyword = "auxiliary_args" if context.framework == "phiml" else "static_argnames"
-        described = "; ".join(f"`{n}` ({roles[n].why if n in roles else 'a Python value'}) as {uses[n][1]} "
-                              f"({self.file.line_label(self.span(uses[n][0]).line)})" for n in ordered)
         listed = ", ".join(f"`{n}`" for n in ordered)
+        hows = " and ".join(dict.fromkeys(uses[n][1] for n in ordered))
         defaulted = all(roles[n].role is Role.DEFAULTED for n in ordered if n in roles)
         api = context.transform.api.name
         shown = "jit_compile" if api.startswith("phiml.") else api
-        consequence = {"phiml": "this fails on jax and silently keeps the first call's value on torch",
-                       "jax": "this raises (a tracer cannot steer Python control flow or a shape)"}.get(
-            context.framework, "this fails")
+        consequence = {"phiml": "fails on jax, keeps the first value on torch", "jax": "it raises"}.get(context.framework, "it fails")
+        is_ = "is" if len(ordered) == 1 else "are"
         if defaulted:
-            message = f"{described}: a Python constant only while callers leave it at its default; a caller passing it gets it traced by `{shown}`, and {consequence}"
+            message = f"{listed}, used as {hows}, {is_} traced by `{shown}` once a caller passes {'it' if len(ordered) == 1 else 'them'}"
             severity = Severity.WARNING
         else:
-            message = f"{described}: `{shown}` traces the Python values passed, so {consequence}"
+            message = f"{listed} {is_} traced by `{shown}` but used as {hows}: {consequence}"
             severity = None
+        related = []  # why each is configuration (at the parameter), and where it needs a Python value
+        for n in ordered:
+            related.append((params[n].name, f"`{n}`: {roles[n].why if n in roles and roles[n].why else 'a Python value'}"))
+            related.append((uses[n][0], f"`{n}` is used as {uses[n][1]} here"))
         if api not in _FIXABLE:
-            self.report(first.name, f"{message} (not rewritten: declare {listed} static for `{api}`)", severity=severity)
+            self.report(first.name, message, hint=f"declare {listed} static for `{api}`", related=related, severity=severity,
+                        note="not rewritten: only `math.jit_compile`, `math.jit_compile_linear` and `jax.jit` are edited")
             return
         edit, imports = self._edit(context, tuple(ordered))
         if edit is None:
-            self.report(first.name, f"{message} (not rewritten: add {listed} to `{keyword}`)", severity=severity)
+            self.report(first.name, message, hint=f"add {listed} to `{keyword}`", related=related, severity=severity,
+                        note="not rewritten: the transform's arguments cannot be edited faithfully here")
             return
         safe = all(_proven(roles.get(n)) for n in ordered)
-        note = "one trace per value"
         if safe:
-            self.report(first.name, f"{message}; {listed} added to `{keyword}` ({note})", edits=[edit], imports=imports,
-                        fix_description=f"name it in `{keyword}`", severity=severity, invalidates=fn)
+            self.report(first.name, message, edits=[edit], imports=imports, related=related, note="one trace per value",
+                        fix_description=f"name {listed} in `{keyword}`", severity=severity, invalidates=fn)
         else:
-            self.report(first.name, f"{message}; {listed} added to `{keyword}` ({note}; unsafe: only a literal default "
-                                    "says it is a Python value)", edits=[edit], imports=imports, safety=Safety.UNSAFE,
-                        fix_description=f"name it in `{keyword}` (unsafe: the type is inferred from a default)",
+            self.report(first.name, message, edits=[edit], imports=imports, safety=Safety.UNSAFE, related=related,
+                        note="one trace per value; unsafe: only a literal default says it is a Python value",
+                        fix_description=f"name {listed} in `{keyword}` (unsafe: the type is inferred from a default)",
                         severity=severity, invalidates=fn)
 
     def _edit(self, context: JitContext, names: tuple[str, ...]):

@@ -6,8 +6,9 @@ import libcst as cst
 from rewriter.analysis.apis import Kind
 from rewriter.analysis.jit import assigned_value
 from rewriter.analysis.transforms import match_transform, positional_params, static_params
-from rewriter.codemod import Codemod, Example
+from rewriter.codemod import Codemod, Example, Unchanged, dedented
 from rewriter.findings import Safety
+from rewriter import prefilter
 
 from ._loop_keys import walk
 
@@ -17,7 +18,7 @@ CONSTRUCTION = frozenset({"__init__", "__post_init__", "__new__", "__setstate__"
 class StaticSelf(Codemod):
     """A method jitted with `self` static (`@partial(jax.jit, static_argnums=0)`, `static_argnames='self'`)
     is keyed on `hash(self)` — for an ordinary class, its identity — and every attribute read through
-    `self` becomes a constant of the trace. Change an attribute after the first call and the cached
+    `self` is baked into the trace as a constant. Change an attribute after the first call and the cached
     trace silently keeps the old value: the classic example prints `10` twice after `W.x = 9`.
 
     Reported where the class (or code holding an instance) assigns attributes after construction.
@@ -34,28 +35,66 @@ class StaticSelf(Codemod):
     FIX_SAFETY = "Reported only: each fix changes the class's design (arguments, pytree, or hashing)."
     EXAMPLES = (
         Example(
-            "class Scaler:\n"
-            "    def __init__(self, k):\n"
-            "        self.k = k\n\n"
-            "    def set_k(self, k):\n"
-            "        self.k = k\n\n"
-            "    @partial(jax.jit, static_argnums=0)\n"
-            "    def __call__(self, x):\n"
-            "        return x * self.k\n",
+            dedented("""
+                class Scaler:
+                    def __init__(self, k):
+                        self.k = k
+
+                    def set_k(self, k):
+                        self.k = k
+
+                    @partial(jax.jit, static_argnums=0)
+                    def __call__(self, x):
+                        return x * self.k
+            """),
             None,
-            "pass `k` as an argument, or make the class a pytree",
-            by_hand="class Scaler:\n"
-                    "    def __init__(self, k):\n"
-                    "        self.k = k\n\n"
-                    "    def set_k(self, k):\n"
-                    "        self.k = k\n\n"
-                    "    def __call__(self, x):\n"
-                    "        return _scale(x, self.k)\n\n\n"
-                    "@jax.jit\n"
-                    "def _scale(x, k):\n"
-                    "    return x * k\n",
+            note="pass `k` as an argument, or make the class a pytree",
+            by_hand=dedented("""
+                class Scaler:
+                    def __init__(self, k):
+                        self.k = k
+
+                    def set_k(self, k):
+                        self.k = k
+
+                    def __call__(self, x):
+                        return _scale(x, self.k)
+
+
+                @jax.jit
+                def _scale(x, k):
+                    return x * k
+            """),
         ),
+        Unchanged(dedented("""
+            class Scaler:
+                def __init__(self, k):
+                    self.k = k
+
+                @partial(jax.jit, static_argnums=0)
+                def __call__(self, x):
+                    return x * self.k
+        """), "attributes set only in the constructor"),
+        Unchanged(dedented("""
+            class Scaler:
+                def __init__(self, k):
+                    self.k = k
+
+                def set_k(self, k):
+                    self.k = k
+
+                def __hash__(self):
+                    return hash(self.k)
+
+                def __eq__(self, other):
+                    return isinstance(other, Scaler) and self.k == other.k
+
+                @partial(jax.jit, static_argnums=0)
+                def __call__(self, x):
+                    return x * self.k
+        """), "a class that hashes its fields"),
     )
+    GATE = frozenset({prefilter.JITTED_METHOD})
     TRIGGERS = (("static_argnums", "self"), ("static_argnames", "self"))
 
     def __init__(self, file) -> None:
@@ -78,16 +117,15 @@ class StaticSelf(Codemod):
                 written = {id(t) for t in _assigned_attributes(method.body)}
                 read = {n.attr.value for n in walk(method.body) if isinstance(n, cst.Attribute) and id(n) not in written
                         and isinstance(n.value, cst.Name) and n.value.value == "self"}
-                changed = [(attr, where) for attr, where in mutations if attr in read]
+                changed = [(attr, target, where) for attr, target, where in mutations if attr in read]
                 if not changed:
                     continue
-                attr, where = changed[0]
-                more = f" (and {len(changed) - 1} more)" if len(changed) > 1 else ""
-                self.report(method.name, f"`{cls.name.value}.{method.name.value}` is jitted with `self` static, so jax keys "
-                                         f"its trace on the object's identity and bakes `self.{attr}` into the trace as a "
-                                         f"constant; `self.{attr}` is changed after construction ({where}){more}, and the "
-                                         "cached trace silently keeps the old value. Pass it as an argument, make the class "
-                                         "a pytree, or define `__hash__`/`__eq__` over the fields the method reads.")
+                attr = changed[0][0]
+                self.report(method.name, f"`{cls.name.value}.{method.name.value}` is jitted with `self` static, and "
+                                         f"`self.{attr}` changes later: the trace keeps the old value",
+                            hint="pass it as an argument, make the class a pytree, or define `__hash__`/`__eq__` over "
+                                 "the fields the method reads",
+                            related=[(target, where) for _, target, where in changed])
 
     def _self_static(self, method: cst.FunctionDef) -> bool:
         params = positional_params(method)
@@ -100,16 +138,16 @@ class StaticSelf(Codemod):
                 return static is not None and "self" in static
         return False
 
-    def _mutations(self, cls: cst.ClassDef, methods: list[cst.FunctionDef]) -> list[tuple[str, str]]:
-        """(attribute, where) for assignments to attributes after construction: in methods other
-        than the constructors, and through names bound to an instance anywhere in the module."""
+    def _mutations(self, cls: cst.ClassDef, methods: list[cst.FunctionDef]) -> list[tuple[str, cst.Attribute, str]]:
+        """(attribute, target, what it is there) for assignments to attributes after construction: in
+        methods other than the constructors, and through names bound to an instance anywhere in the module."""
         out = []
         for method in methods:
             if method.name.value in CONSTRUCTION:
                 continue
             for target in _assigned_attributes(method.body):
                 if isinstance(target.value, cst.Name) and target.value.value == "self":
-                    out.append((target.attr.value, f"in `{method.name.value}`, {self.file.line_label(self.span(target).line)}"))
+                    out.append((target.attr.value, target, f"`self.{target.attr.value}` is changed here, in `{method.name.value}`"))
         names = self.file.analysis.names
         for target in _assigned_attributes(self.file.module):
             if not isinstance(target.value, cst.Name) or target.value.value == "self":
@@ -118,7 +156,7 @@ class StaticSelf(Codemod):
             values = [assigned_value(names, getattr(a, "node", None)) for a in assignments]
             if values and all(isinstance(v, cst.Call) and isinstance(v.func, cst.Name) and v.func.value == cls.name.value
                               for v in values):
-                out.append((target.attr.value, f"`{self.file.code(target)} = ...` at {self.file.line_label(self.span(target).line)}"))
+                out.append((target.attr.value, target, f"`{self.file.code(target)}` is changed here"))
         return out
 
 

@@ -10,8 +10,9 @@ from rewriter.analysis.captures import captures
 from rewriter.analysis.jit import bound_value
 from rewriter.analysis.structure import ancestors, enclosing_function, is_inside, top_level_statement
 from rewriter.analysis.transforms import literal
-from rewriter.codemod import Codemod, Example, InsertBefore, Replace
+from rewriter.codemod import Codemod, Example, InsertBefore, Replace, Unchanged, dedented
 from rewriter.findings import Safety, Severity
+from rewriter import prefilter
 
 from . import _custom_derivative as custom_derivative
 from ._hazards import own_nodes
@@ -56,34 +57,22 @@ _TRANSFORM_SLOTS: dict[str, tuple[Slot, ...]] = {
     "phiml.math.jacobian": (Slot(0, "f", "function"),),
     "phiml.math.hessian": (Slot(0, "f", "function"),),
 }
-# Measured on jax 0.10.2 (eager calls of the enclosing function; a counter in the function):
-# where lifting to module level (or `functools.partial` of a module-level function) does not make
-# the trace cache hit, what an eager call costs, and what it costs under a jitted caller.
-_NO_GAIN = {
-    **{f"jax.scipy.sparse.linalg.{n}": f"compiles its loop again; an 8-unknown `{n}`: {cost}"
-       for n, cost in (("cg", "5 traces and ~50 ms a call"), ("bicgstab", "5 traces and ~180 ms a call"),
-                       ("gmres", "~630 ms a call, 0.2 ms under a jitted caller"))},
-    "jax.lax.custom_linear_solve": "one trace a call, ~0.5 ms, 0.03 ms under a jitted caller",
-    "jax.lax.custom_root": "one trace a call each",
-}
-_WHY = {
-    "phiml.math.solve_linear": "PhiML keys linear-operator traces (and, under jit, whole traces) on the function object",
-    "phiml.math.Solve": "PhiML caches traces per function object, so nothing traced for it is ever reused",
-    "phiml.math.Solve.with_preprocessing": "PhiML caches traces per function object, so nothing traced for it is ever reused",
-    "phiml.math.minimize": "PhiML keys the traces of the objective on the function object",
-    "phiml.math.solve_nonlinear": "PhiML keys the traces of the equation on the function object",
-    # Measured on jax 0.10.2: `custom_root` keys the trace of `f` on the function object (a
-    # module-level `f` is traced twice per eager call, a new one three times, ~10% of the call).
-    "jax.lax.custom_root": ("jax keys the trace of `f` on the function object: a module-level one is traced twice per "
-                            "eager call instead of three times (measured); a jitted caller traces it once"),
-}
+# What a function created per call costs in each slot, in a few words (the why is the docstring's).
+# Measured on jax 0.10.2: `custom_root` keys the trace of `f` on the function object (a
+# module-level `f` is traced twice per eager call, a new one three times, ~10% of the call).
+_COST = {"jax.lax.custom_root": " and traced once more"}
+_RETRACED = " and re-traced"
 
 
 class TemporaryFunction(Codemod):
     """PhiML caches traces per function object. A lambda or nested def handed to a solver or to a
     jit-compiled function is a new object every time the enclosing function runs, so its cache
     entry is never reused: measured on jax, 11 traces in 11 calls and ~1000 ms per call instead of
-    ~0.5 ms, with memory growing on every call.
+    ~0.5 ms, with memory growing on every call. `solve_linear` keys its linear-operator traces (and,
+    under jit, whole traces) on the function object; `minimize` and `solve_nonlinear` key the traces
+    of the objective and of the equation on it; `Solve(preprocess_y=...)` and `with_preprocessing`
+    cache traces per function object, so nothing traced for a new one is ever reused; a jit-compiled
+    function keys its traces on the identity of its function arguments, so it re-traces on every call.
 
     The function is lifted to module level under a name that says where it came from
     (`_diffuse_operator`); `jit_compile_linear` stays as its decorator. Values it read from the
@@ -102,25 +91,29 @@ class TemporaryFunction(Codemod):
     counter in the function, over eager calls of the enclosing function: `jax.scipy.sparse.linalg.cg`
     / `gmres` / `bicgstab` trace their `A` (and `M`) 5 times a call and compile their loop again,
     whether it is a nested def, a module-level def or a `functools.partial` of one (an 8-unknown `cg`
-    ~50 ms a call, `gmres` ~630 ms; `gmres` 0.2 ms under a jitted caller); `lax.custom_linear_solve`
-    wraps its functions in a new closure before tracing (one trace a call however defined);
-    `lax.custom_root` passes `partial(solve, f)` (its `solve` and `tangent_solve` are traced once a
+    ~50 ms a call, `bicgstab` ~180 ms, `gmres` ~630 ms; `gmres` 0.2 ms under a jitted caller);
+    `lax.custom_linear_solve` wraps its functions in a new closure before tracing (one trace a call
+    however defined, ~0.5 ms; 0.03 ms under a jitted caller); `lax.custom_root` passes `partial(solve, f)` (its `solve` and `tangent_solve` are traced once a
     call however defined), but keys the trace of `f` on the function object: a module-level `f` is
-    traced twice a call, a new one three times (~10%), so that one is lifted when it captures
-    nothing. The others get one info finding per call (the caller may be jitted in another module):
-    jit the function that calls the solver; lifting would not help.
+    traced twice a call, a new one three times (~10%; a jitted caller traces it once), so that one is
+    lifted when it captures nothing. The others get one info finding per call (the caller may be
+    jitted in another module): jit the function that calls the solver; lifting would not help.
 
     Where no fix is safe, the finding gives the module-level form: a `math.custom_gradient(f, g)`
     whose functions capture values takes them as (auxiliary) parameters of `f`, read from `params`
-    in `g`; a function that builds and returns a `custom_gradient` / `jax.custom_vjp` around what it
-    is given is a factory: its results are kept per wrapped function (a module function that returns
-    a `math.custom_gradient` it builds, called per call, is reported the same way), and its
+    in `g` (a value that is a traced tensor stays a regular parameter instead of an auxiliary one,
+    and `g` then returns its gradient too); a function that builds and returns a `custom_gradient` /
+    `jax.custom_vjp` around what it is given is a factory: its results are kept per wrapped function,
+    at module level or in a dict keyed on the wrapped functions (a method can keep them on the
+    instance; a module function that returns a `math.custom_gradient` it builds, called per call, is
+    reported the same way), and its
     module-level form is a `@functools.partial(jax.custom_vjp, nondiff_argnums=...)` def taking the
     factory's parameters its rules read (`self` included) first, with rules taking them first too,
     `defvjp` once, and the factory returning `functools.partial(lifted, ...)` (an array among them
     stays a regular argument, with a zero cotangent). These cost little, measured: a
-    `math.custom_gradient` built per call adds ~0.03 ms a call on jax and ~0.08 ms on torch (its `f`
-    runs once a call either way), a `jax.custom_vjp` ~0.1 ms and no extra trace in eager or
+    `math.custom_gradient` built per call builds its backend function again, which adds ~0.03 ms a
+    call on jax and ~0.08 ms on torch (its `f` runs once a call either way; under a jitted caller,
+    once per trace), a `jax.custom_vjp` ~0.1 ms and no extra trace in eager or
     `jax.grad` calls, so the report-only ones are infos; what they cost more is in anything that
     caches on the function (`jax.jit` of it).
 
@@ -142,56 +135,117 @@ class TemporaryFunction(Codemod):
         "fix is refused whenever a captured name could change in between. What changes is the "
         "function's identity (stable now) and its `__name__`/`__qualname__`. Transforms built once instead of "
         "per call (`custom_gradient`, `gradient`, `custom_vjp`) are lazy wrappers: building them earlier does no "
-        "work; decorators that act when the def runs (`torch.jit.script`, unknown ones) are never moved."
+        "work; decorators that act when the def runs (`torch.jit.script`, unknown ones) are never moved. "
+        "Captured values passed as `f_args` to a `jit_compile_linear` operator: under jit on jax or tensorflow, a "
+        "Tensor among them needs `Solve(..., rank_deficiency=0)`; the fix notes it but does not add it, since it "
+        "changes the result of a singular system."
     )
     EXAMPLES = (
         Example(
-            "from phiml import math\n\n\n"
-            "def diffuse(u, dt, solve):\n"
-            "    return math.solve_linear(math.jit_compile_linear(lambda x: x - dt * math.laplace(x)), u, solve)\n",
-            "from phiml import math\n\n\n"
-            "@math.jit_compile_linear\n"
-            "def _diffuse_operator(x, dt):\n"
-            "    return x - dt * math.laplace(x)\n\n\n"
-            "def diffuse(u, dt, solve):\n"
-            "    return math.solve_linear(_diffuse_operator, u, solve, dt)\n",
+            dedented("""
+                from phiml import math
+
+
+                def diffuse(u, dt, solve):
+                    return math.solve_linear(math.jit_compile_linear(lambda x: x - dt * math.laplace(x)), u, solve)
+            """),
+            dedented("""
+                from phiml import math
+
+
+                @math.jit_compile_linear
+                def _diffuse_operator(x, dt):
+                    return x - dt * math.laplace(x)
+
+
+                def diffuse(u, dt, solve):
+                    return math.solve_linear(_diffuse_operator, u, solve, dt)
+            """),
         ),
         Example(
-            "from phiml import math\n\n\n"
-            "@math.jit_compile\n"
-            "def step(y, f):\n"
-            "    return math.solve_linear(f, y, math.Solve('CG', 1e-5, 1e-5, x0=0 * y))\n\n\n"
-            "def run(y):\n"
-            "    def times3(x):\n"
-            "        return 3 * x\n"
-            "    return step(y, times3)\n",
-            "from phiml import math\n\n\n"
-            "@math.jit_compile\n"
-            "def step(y, f):\n"
-            "    return math.solve_linear(f, y, math.Solve('CG', 1e-5, 1e-5, x0=0 * y))\n\n\n"
-            "def _run_times3(x):\n"
-            "    return 3 * x\n\n\n"
-            "def run(y):\n"
-            "    return step(y, _run_times3)\n",
+            dedented("""
+                from phiml import math
+
+
+                @math.jit_compile
+                def step(y, f):
+                    return math.solve_linear(f, y, math.Solve('CG', 1e-5, 1e-5, x0=0 * y))
+
+
+                def run(y):
+                    def times3(x):
+                        return 3 * x
+                    return step(y, times3)
+            """),
+            dedented("""
+                from phiml import math
+
+
+                @math.jit_compile
+                def step(y, f):
+                    return math.solve_linear(f, y, math.Solve('CG', 1e-5, 1e-5, x0=0 * y))
+
+
+                def _run_times3(x):
+                    return 3 * x
+
+
+                def run(y):
+                    return step(y, _run_times3)
+            """),
             note="argument of a jit-compiled function",
         ),
         Example(
-            "from phiml import math\n\n\n"
-            "def clipped(x):\n"
-            "    scale = math.custom_gradient(lambda x: 3 * x, lambda params, y, dy: {'x': math.clip(dy, -1, 1)})\n"
-            "    return scale(x)\n",
-            "from phiml import math\n\n\n"
-            "def _clipped_forward(x):\n"
-            "    return 3 * x\n\n\n"
-            "def _clipped_gradient(params, y, dy):\n"
-            "    return {'x': math.clip(dy, -1, 1)}\n\n\n"
-            "_clipped_custom_gradient = math.custom_gradient(_clipped_forward, _clipped_gradient)\n\n\n"
-            "def clipped(x):\n"
-            "    scale = _clipped_custom_gradient\n"
-            "    return scale(x)\n",
+            dedented("""
+                from phiml import math
+
+
+                def clipped(x):
+                    scale = math.custom_gradient(lambda x: 3 * x, lambda params, y, dy: {'x': math.clip(dy, -1, 1)})
+                    return scale(x)
+            """),
+            dedented("""
+                from phiml import math
+
+
+                def _clipped_forward(x):
+                    return 3 * x
+
+
+                def _clipped_gradient(params, y, dy):
+                    return {'x': math.clip(dy, -1, 1)}
+
+
+                _clipped_custom_gradient = math.custom_gradient(_clipped_forward, _clipped_gradient)
+
+
+                def clipped(x):
+                    scale = _clipped_custom_gradient
+                    return scale(x)
+            """),
             note="a custom gradient built per call",
         ),
+        Unchanged(dedented("""
+            @math.jit_compile_linear
+            def operator(x):
+                return x - 0.1 * math.laplace(x)
+
+
+            def diffuse(u, solve):
+                return math.solve_linear(operator, u, solve)
+        """), "a module-level operator: the same object on every call"),
+        Unchanged(dedented("""
+            @math.jit_compile
+            def diffuse(u, dt):
+                operator = math.jit_compile_linear(lambda x: x - dt * math.laplace(x))
+                return math.solve_linear(operator, u, math.Solve('CG', 1e-5, 1e-5, x0=u))
+        """), "a lambda created inside a traced body, traced once"),
+        Unchanged(dedented("""
+            def make_loss_gradient(weight):
+                return math.gradient(lambda x: weight * math.l2_loss(x), 'x')
+        """), "a gradient function built and returned: a factory"),
     )
+    GATE = frozenset({prefilter.FUNCTION_PER_CALL_TO_API})
     TRIGGERS = (("solve_linear",), ("preprocess_y",), ("minimize",), ("solve_nonlinear",), ("custom_root",), ("gradient",), ("jacobian",), ("hessian",),
                 ("custom_linear_solve",), ("jit",), ("custom_vjp",), ("custom_jvp",), ("with_preprocessing",), ("linalg",))
 
@@ -244,10 +298,10 @@ class TemporaryFunction(Codemod):
             if plan is None:
                 continue
             if plan.refusal is not None:
-                self.report(node.name, f"{plan.message} (not lifted: {plan.refusal})")
+                self.report(node.name, plan.message, note=f"not lifted: {plan.refusal}", hint=plan.hint, related=plan.related)
             else:
-                self.report(node.name, f"{plan.message}; the definition moves to module level as `{plan.lifted_name}`",
-                            edits=list(plan.edits), fix_description=f"define it once at module level as `{plan.lifted_name}`")
+                self.report(node.name, plan.message, edits=list(plan.edits),
+                            fix_description=f"define it once at module level as `{plan.lifted_name}`")
 
     def leave_Module(self, original_node: cst.Module) -> None:
         analysis = self.file.analysis
@@ -292,7 +346,7 @@ class TemporaryFunction(Codemod):
         where = f"`{short}`" if slot.position == 0 else f"`{short}({slot.keyword}=...)`"
         # jax's iterative solvers cost nothing extra under a jitted caller, which may be in another module
         severity = Severity.INFO if api.startswith("jax.scipy.") else None
-        return self._lift(call, arg, slot, f"passed to {where}", _WHY[api], f"`{short}`", severity)
+        return self._lift(call, arg, slot, f"passed to {where}", _COST.get(api, _RETRACED), f"`{short}`", severity)
 
     def _report_no_gain(self, call: cst.Call, api: str) -> None:
         """Functions created per call in slots where lifting does not make the trace cache hit: one
@@ -318,11 +372,9 @@ class TemporaryFunction(Codemod):
             return
         short = api.rsplit(".", 1)[-1]
         what = " and ".join(t for _, t in temporaries)
-        self.report(temporaries[0][0].value, severity=Severity.INFO, message=(
-            f"`{short}` traces its {what} again on every eager call of `{enclosing.name.value}`, however "
-            f"{'they are' if len(temporaries) > 1 else 'it is'} defined: a module-level function or a `functools.partial` "
-            f"is traced just as often (measured on jax 0.10.2: {_NO_GAIN[api]}): jit the function that calls `{short}` "
-            "(or the step it runs in) — lifting would not help"))
+        self.report(temporaries[0][0].value, f"`{short}` traces its {what} again on every eager call of `{enclosing.name.value}`",
+                    severity=Severity.INFO, hint=f"jit the function that calls `{short}` (or the step it runs in)",
+                    note="lifting would not help: a module-level function or a `functools.partial` is traced just as often")
 
     def _report_derivative_call(self, call: cst.Call, api: str) -> None:
         """`g = jax.custom_vjp(f)` inside a function: reported; the decorator form is lifted (see below)."""
@@ -330,18 +382,18 @@ class TemporaryFunction(Codemod):
         enclosing = enclosing_function(names, call)
         if enclosing is None or isinstance(enclosing, cst.Lambda):
             return
-        head = (f"`{api}(...)` builds a new custom-derivative function every time `{enclosing.name.value}` runs, "
-                "which anything caching on it (`jax.jit`) traces anew")
+        head = f"`{api}(...)` builds a new function on each call of `{enclosing.name.value}`: `jax.jit` traces it anew"
         wrapped = call.args[0].value if call.args and call.args[0].keyword is None else None
         params = {p.name.value for p in (*enclosing.params.posonly_params, *enclosing.params.params, *enclosing.params.kwonly_params)}
         if isinstance(wrapped, cst.Name) and wrapped.value in params:  # it wraps what it is given: a factory
             target = names.parent(call)
             built = target.targets[0].target.value if isinstance(target, cst.Assign) and len(target.targets) == 1 \
                 and isinstance(target.targets[0].target, cst.Name) else "its result"
-            self.report(call, f"{head} (not lifted: {custom_derivative.factory_advice(enclosing, built, api)})")
+            reason, hint = custom_derivative.factory_advice(enclosing, built, api)
+            self.report(call, head, note=f"not lifted: {reason}", hint=hint)
             return
-        self.report(call, f"{head} (not lifted automatically in this form: define it once at module level, with "
-                          f"`@{api}` and its rules)")
+        self.report(call, head, note="not lifted automatically in this form",
+                    hint=f"define it once at module level, with `@{api}` and its rules")
 
     def _custom_gradient_value(self, expr: cst.BaseExpression) -> bool:
         """`expr` names a module-level `math.custom_gradient(...)` result (its calls key traces on arguments)."""
@@ -377,22 +429,27 @@ class TemporaryFunction(Codemod):
             return
         factory = call.func.value
         label = enclosing.name.value.lstrip("_") or "function"
-        blocked = []
+        blocked, related = [], []
         for i, arg in enumerate(call.args):
             found = temporary_at(names, arg.value, f"arg{i}", label)
             if isinstance(found, Temporary):
                 result = captures(names, found.function)
-                if result.refusal is not None or result.names:
-                    blocked.append(f"`{dotted_text(arg.value)}` {result.refusal or 'captures ' + ', '.join(f'`{n}`' for n in result.names)}")
+                if result.refusal is not None:
+                    blocked.append(f"`{dotted_text(arg.value)}` {result.refusal}")
+                    related += result.related
+                elif result.names:
+                    blocked.append(f"`{dotted_text(arg.value)}` captures {', '.join(f'`{n}`' for n in result.names)}")
             elif found is None and not (isinstance(arg.value, cst.Name) and _module_level_name(names, arg.value)):
                 if not _constant(arg.value):
                     blocked.append(f"its argument `{dotted_text(arg.value)}` is computed at run time")
-        how = ("; ".join(blocked) + ": make them module-level functions that take these values as arguments "
-               "(named in `auxiliary_args` when they are Python values), then build it once") if blocked \
-            else f"build it once at module level: `_{label}_{factory.lstrip('_')} = {dotted_text(call)}`"
-        self.report(call, f"`{factory}(...)` returns a new `math.custom_gradient` function every time "
-                          f"`{enclosing.name.value}` runs, {_CUSTOM_GRADIENT_COST} (not built once: {how})",
-                    severity=Severity.INFO)
+        message = f"`{factory}(...)` builds a new `math.custom_gradient` function on each call of `{enclosing.name.value}`"
+        if blocked:
+            self.report(call, message, severity=Severity.INFO, note=f"not built once: {'; '.join(blocked)}", related=related,
+                        hint="make them module-level functions that take these values as arguments (named in "
+                             "`auxiliary_args` when they are Python values), then build it once")
+            return
+        self.report(call, message, severity=Severity.INFO,
+                    hint=f"build it once at module level: `_{label}_{factory.lstrip('_')} = {dotted_text(call)}`")
 
     def _check_transform(self, call: cst.Call, api: str) -> None:
         """`math.custom_gradient(f, g)` / `math.gradient(f)` built on every call: a new function
@@ -403,9 +460,9 @@ class TemporaryFunction(Codemod):
             return
         short = api.rsplit(".", 1)[-1]
         label = enclosing.name.value.lstrip("_") or "function"
-        message = f"`math.{short}(...)` builds a new function with an empty trace cache every time `{enclosing.name.value}` runs, so it is traced again on every call"
+        message = f"`math.{short}(...)` is built anew on each call of `{enclosing.name.value}` and re-traced"
         if api == "phiml.math.custom_gradient":
-            message = f"`math.custom_gradient(...)` builds a new function with an empty trace cache every time `{enclosing.name.value}` runs, {_CUSTOM_GRADIENT_COST}"
+            message = f"`math.custom_gradient(...)` rebuilds its backend function on each call of `{enclosing.name.value}`"
         # a custom gradient built per call costs little (measured): report-only findings are infos
         severity = Severity.INFO if api == "phiml.math.custom_gradient" else None
         lifted: list[tuple[cst.Arg, Temporary]] = []
@@ -416,7 +473,7 @@ class TemporaryFunction(Codemod):
                 continue
             found = temporary_at(names, arg.value, slot.role, label)
             if isinstance(found, str):
-                self.report(call, f"{message} (not built once: {found})", severity=severity)
+                self.report(call, message, severity=severity, note=f"not built once: {found}")
                 return
             if found is None:
                 if not _module_level_name(names, arg.value):
@@ -425,12 +482,13 @@ class TemporaryFunction(Codemod):
             result = captures(names, found.function, module_level=tuple(d.decorator for d in found.decorators))
             if result.refusal is not None or result.imports or result.names and api != "phiml.math.custom_gradient":
                 why = result.refusal or f"{found.label} captures {', '.join(f'`{n}`' for n in result.names)}"
-                self.report(call, f"{message} (not built once: {why})", severity=severity)
+                self.report(call, message, severity=severity, note=f"not built once: {why}", related=result.related)
                 return
             captured[found.base_name] = list(result.names)
             lifted.append((arg, found))
         if any(captured.values()):
-            self.report(call, f"{message} (not built once: {_custom_gradient_form(captured, label)})", severity=severity)
+            why, hint = _custom_gradient_form(captured, label)
+            self.report(call, message, severity=severity, note=f"not built once: {why}", hint=hint)
             return
         slot_args = [_slot_arg(call, slot) for slot in _TRANSFORM_SLOTS[api]]
         for arg in call.args:
@@ -439,7 +497,8 @@ class TemporaryFunction(Codemod):
             try:
                 literal(arg.value)
             except ValueError:
-                self.report(call, f"{message} (not built once: its argument `{dotted_text(arg.value)}` is computed at run time)", severity=severity)
+                self.report(call, message, severity=severity,
+                            note=f"not built once: its argument `{dotted_text(arg.value)}` is computed at run time")
                 return
         anchor = top_level_statement(names, call)
         statements: list[cst.BaseStatement] = []
@@ -456,7 +515,7 @@ class TemporaryFunction(Codemod):
         if len(removals) > 1 or (removals and not is_inside(names, call, enclosing)):
             return
         body = rewrite_function_body(enclosing, {id(call): cst.Name(built)}, removals[0] if removals else None)
-        self.report(call, f"{message}; built once at module level as `{built}`",
+        self.report(call, message,
                     edits=[InsertBefore(anchor, tuple(statements)), Replace(enclosing.body, body)],
                     fix_description=f"build it once at module level as `{built}`")
 
@@ -486,12 +545,11 @@ class TemporaryFunction(Codemod):
                 continue
             role = arg.keyword.value if arg.keyword is not None else f"arg{i}"
             slot = Slot(i if arg.keyword is None else None, role, role)
-            if self._lift(call, arg, slot, f"passed to the jit-compiled `{callee}`",
-                          "the traces of a jit-compiled function are keyed on its function arguments' identity, so it re-traces on every call",
+            if self._lift(call, arg, slot, f"passed to the jit-compiled `{callee}`", f": `{callee}` re-traces",
                           f"`{callee}`") == "fixed":
                 return
 
-    def _lift(self, call: cst.Call, arg: cst.Arg, slot: Slot, passed: str, why: str, callee: str,
+    def _lift(self, call: cst.Call, arg: cst.Arg, slot: Slot, passed: str, cost: str, callee: str,
               severity: Severity | None = None) -> str | None:
         """Report the function in the slot: "fixed" (a fix replaces the call), "reported", or None."""
         names = self.file.analysis.names
@@ -503,26 +561,26 @@ class TemporaryFunction(Codemod):
         if found is None:
             return None
         what = found.label if isinstance(found, Temporary) else f"the local function `{dotted_text(arg.value)}`"
-        message = f"{what} {passed} is a new object every time `{enclosing.name.value}` runs: {why}"
-        if isinstance(found, str):
-            self.report(arg.value, severity=severity, message=f"{message} (not lifted: {found})")
+        message = f"{what} {passed} is new on each call of `{enclosing.name.value}`{cost}"
+
+        def refuse(reason: str, related=()) -> str:
+            self.report(arg.value, message, severity=severity, note=f"not lifted: {reason}", related=related)
             return "reported"
+
+        if isinstance(found, str):
+            return refuse(found)
         inline = isinstance(found.function, cst.Lambda) and found.remove is None
         # An inline lambda the API calls right away reads its captures at the call: nothing to rebind.
         result = captures(names, found.function, rebinding_after=call if slot.stored else None,
                           late_binding=slot.stored or not inline, module_level=tuple(d.decorator for d in found.decorators))
         if result.refusal is not None:
-            self.report(arg.value, severity=severity, message=f"{message} (not lifted: {result.refusal})")
-            return "reported"
+            return refuse(result.refusal, result.related)
+        values = ", ".join(f"`{n}`" for n in result.names)
         if result.names and slot.channel is None:
-            values = ", ".join(f"`{n}`" for n in result.names)
-            self.report(arg.value, severity=severity, message=f"{message} (not lifted: it captures {values}, which {callee} cannot pass "
-                                   "on to a module-level function)")
-            return "reported"
+            return refuse(f"it captures {values}, which {callee} cannot pass on to a module-level function")
         new_call = _with_channel(call, arg, slot, result.names, cst.Name("__lifted__"))
         if new_call is None:
-            self.report(arg.value, severity=severity, message=f"{message} (not lifted: `{slot.channel}` is given in a form that cannot be extended)")
-            return "reported"
+            return refuse(f"`{slot.channel}` is given in a form that cannot be extended")
         anchor = top_level_statement(names, call)
         name = self.file.analysis.fresh_name(found.base_name)
         new_call = _with_channel(call, arg, slot, result.names, cst.Name(name))
@@ -532,16 +590,16 @@ class TemporaryFunction(Codemod):
         else:  # one edit for the deletion and the call, so the gap the def leaves closes cleanly
             owner = _enclosing_def(names, found.remove)
             if owner is None or not is_inside(names, call, owner):
-                self.report(arg.value, severity=severity, message=f"{message} (not lifted: it is defined in another function than it is used)")
-                return "reported"
+                return refuse("it is defined in another function than it is used")
             change = Replace(owner.body, rewrite_function_body(owner, {id(call): new_call}, found.remove))
         edits = [InsertBefore(anchor, (lifted,)), change]
-        passed_as = f", captured {', '.join(f'`{n}`' for n in result.names)} passed as `{slot.channel}`" if result.names else ""
+        passed_as = f", passing {values} as `{slot.channel}`" if result.names else ""
+        note = ""
         if result.names and slot.channel == "f_args" and any(_is_linear_jit(names, d.decorator) for d in lifted.decorators):
-            passed_as += (" (under jit on jax or tensorflow, a Tensor among them needs `Solve(..., rank_deficiency=0)`: "
-                          "add it if the system has full rank — not added automatically, since it changes the result of a singular one)")
-        self.report(arg.value, severity=severity, message=f"{message}; lifted to module level as `{name}`{passed_as}", edits=edits,
-                    fix_description=f"lift it to module level as `{name}`")
+            note = ("under jit on jax or tensorflow, a Tensor among the `f_args` needs `Solve(..., rank_deficiency=0)`: add it "
+                    "if the system has full rank — not added automatically, since it changes the result of a singular one")
+        self.report(arg.value, message, severity=severity, edits=edits, note=note,
+                    fix_description=f"lift it to module level as `{name}`{passed_as}")
         return "fixed"
 
 
@@ -560,17 +618,17 @@ def _is_custom_gradient(names, func: cst.BaseExpression) -> bool:
     return api is not None and api.name == "phiml.math.custom_gradient"
 
 
-def _custom_gradient_form(captured: dict[str, list[str]], label: str) -> str:
-    """The module-level form of a `math.custom_gradient(f, g)` whose functions capture values: PhiML
-    hands every argument of `f` to `g` in `params` (measured on jax and torch)."""
+def _custom_gradient_form(captured: dict[str, list[str]], label: str) -> tuple[str, str]:
+    """Why a `math.custom_gradient(f, g)` whose functions capture values is not built once, and its
+    module-level form: PhiML hands every argument of `f` to `g` in `params` (measured on jax and torch)."""
     values = list(dict.fromkeys(n for names in captured.values() for n in names))
     shown = ", ".join(f"`{n}`" for n in values)
     forward, gradient = (list(captured) + ["_gradient"])[:2]
     aux = ",".join(values)
-    return (f"they capture {shown}; the module-level form is `_{label}_custom_gradient = math.custom_gradient("
-            f"{forward}, {gradient}, auxiliary_args='{aux}')`, with {shown} as parameters of `{forward}` after its "
-            f"inputs, read as `params['{values[0]}']` in `{gradient}`, and passed at each call; a value that is a "
-            f"traced tensor stays a parameter instead of an auxiliary one, and `{gradient}` returns its gradient too")
+    return (f"they capture {shown}",
+            f"build it once: `_{label}_custom_gradient = math.custom_gradient({forward}, {gradient}, auxiliary_args='{aux}')`, "
+            f"with {shown} as parameters of `{forward}` after its inputs, read as `params['{values[0]}']` in `{gradient}`, "
+            "and passed at each call")
 
 
 def dotted_text(node: cst.CSTNode) -> str:
@@ -600,10 +658,6 @@ def _enclosing_def(names, node: cst.CSTNode) -> cst.FunctionDef | None:
 
 
 _LINEAR = frozenset({"phiml.math.jit_compile_linear"})
-# Measured (phiml on jax 0.10.2 and torch; eager calls and `math.gradient` of them): `f` runs once
-# a call either way; what a per-call build adds is the backend function built again each time.
-_CUSTOM_GRADIENT_COST = ("so its backend function is built again on each call (measured: +0.03 ms a call on jax, "
-                         "+0.08 ms on torch; under a jitted caller once per trace)")
 
 
 def _slot_arg(call: cst.Call, slot: Slot) -> cst.Arg | None:

@@ -4,11 +4,12 @@ from __future__ import annotations
 import libcst as cst
 
 from rewriter.analysis.traced import FunctionFlow
-from rewriter.codemod import Codemod, Example, Replace
+from rewriter.codemod import Codemod, Example, Replace, Unchanged, dedented
 from rewriter.emit.branches import Refused, effect
 from rewriter.findings import Safety, Severity
+from rewriter import prefilter
 
-from ._control_flow import CONSEQUENCE, block_statements, describe, emitter, needs_conversion, traced_nodes, traced_test_inside
+from ._control_flow import block_statements, emitter, needs_conversion, traced_message, traced_nodes, traced_test_inside
 from ._loops import (bound_constant, carried, carry_agreement, check_body, jax_fori, masked_bound, masked_loop,
                      names_read_after)
 
@@ -17,11 +18,13 @@ class TracedFor(Codemod):
     """`for i in range(n)` with a traced `n` needs the trip count while tracing: `jax.jit` raises
     `TracerIntegerConversionError`, PhiML's jit raises on jax (`int(n)` of a tracer; on tensorflow
     only autograph's loop conversion saves it) and on torch silently runs the first call's count forever (measured: `n=3` after `n=2` still
-    doubles twice).
+    doubles twice). `torch.jit.trace` bakes in the example input's count, and `tf.function` with
+    autograph off raises `OperatorNotAllowedInGraphError`. The message quotes how the count derives
+    from a traced value; the traced parameter and each assignment on the way are related locations.
 
     jax: the loop becomes `jax.lax.fori_loop(0, n, body, carry)`, with the loop-carried variables
     (assigned in the body and alive before it) as the carry. A traced bound makes `fori_loop`
-    forward-only (reverse-mode `jax.grad` through it fails): the message says so, and that a Python
+    forward-only (reverse-mode `jax.grad` through it fails): the fix's note says so, and that a Python
     `n` marked in `static_argnames` keeps the loop differentiable at one compile per value.
 
     A count that is configuration — a Python int every call passes, or one declared `int` — is not
@@ -53,55 +56,104 @@ class TracedFor(Codemod):
     )
     EXAMPLES = (
         Example(
-            "import jax\n\n\n"
-            "@jax.jit\n"
-            "def power(x, n):\n"
-            "    for _ in range(n):\n"
-            "        x = x * 2\n"
-            "    return x\n",
-            "import jax\n\n\n"
-            "@jax.jit\n"
-            "def power(x, n):\n"
-            "    def loop_body(_, x):\n"
-            "        x = x * 2\n"
-            "        return x\n"
-            "    x = jax.lax.fori_loop(0, n, loop_body, x)\n"
-            "    return x\n",
+            dedented("""
+                import jax
+
+
+                @jax.jit
+                def power(x, n):
+                    for _ in range(n):
+                        x = x * 2
+                    return x
+            """),
+            dedented("""
+                import jax
+
+
+                @jax.jit
+                def power(x, n):
+                    def loop_body(_, x):
+                        x = x * 2
+                        return x
+                    x = jax.lax.fori_loop(0, n, loop_body, x)
+                    return x
+            """),
         ),
         Example(
-            "from phiml import math\n\n\n"
-            "@math.jit_compile\n"
-            "def repeat(x, n):\n"
-            "    for i in range(math.minimum(n, 8)):\n"
-            "        x = x * 2\n"
-            "    return x\n",
-            "from phiml import math\n\n\n"
-            "REPEAT_MAX_ITERATIONS = 8\n\n\n"
-            "@math.jit_compile\n"
-            "def repeat(x, n):\n"
-            "    for i in range(REPEAT_MAX_ITERATIONS):\n"
-            "        active = i < math.minimum(n, 8)\n"
-            "        x = math.where(active, x * 2, x)\n"
-            "    return x\n",
+            dedented("""
+                from phiml import math
+
+
+                @math.jit_compile
+                def repeat(x, n):
+                    for i in range(math.minimum(n, 8)):
+                        x = x * 2
+                    return x
+            """),
+            dedented("""
+                from phiml import math
+
+
+                REPEAT_MAX_ITERATIONS = 8
+
+
+                @math.jit_compile
+                def repeat(x, n):
+                    for i in range(REPEAT_MAX_ITERATIONS):
+                        active = i < math.minimum(n, 8)
+                        x = math.where(active, x * 2, x)
+                    return x
+            """),
             "PhiML, a count that is a tensor, capped in the program: a masked loop of that many iterations (unsafe fix)",
         ),
         Example(
-            "from phiml import math\n\n\n"
-            "@math.jit_compile\n"
-            "def repeat(x, n):\n"
-            "    for i in range(n.max):\n"
-            "        x = x * 2\n"
-            "    return x\n",
+            dedented("""
+                from phiml import math
+
+
+                @math.jit_compile
+                def repeat(x, n):
+                    for i in range(n.max):
+                        x = x * 2
+                    return x
+            """),
             None,
             "PhiML, a tensor count nothing bounds: reported (a masked loop would have to make up a bound)",
-            by_hand="from phiml import math\n\n\n"
-                    "@math.jit_compile(auxiliary_args='n')\n"
-                    "def repeat(x, n: int):\n"
-                    "    for i in range(n):\n"
-                    "        x = x * 2\n"
-                    "    return x\n",
+            by_hand=dedented("""
+                from phiml import math
+
+
+                @math.jit_compile(auxiliary_args='n')
+                def repeat(x, n: int):
+                    for i in range(n):
+                        x = x * 2
+                    return x
+            """),
         ),
+        Unchanged(dedented("""
+            @jax.jit
+            def total(x):
+                s = 0.0
+                for i in range(x.shape[0]):
+                    s = s + x[i]
+                return s
+        """), "a trip count from a shape"),
+        Unchanged(dedented("""
+            @partial(jax.jit, static_argnames=("n",))
+            def power(x, n):
+                for _ in range(n):
+                    x = x * 2
+                return x
+        """), "a count declared static"),
+        Unchanged(dedented("""
+            @math.jit_compile
+            def smooth(x, steps: int):
+                for _ in range(steps):
+                    x = x * 0.5
+                return x
+        """), "a count declared `int`: PML204 declares it static"),
     )
+    GATE = frozenset({prefilter.TRACED_CONTROL_FLOW})
     TRIGGERS = (("jit",), ("function",), ("trace",))
 
     def leave_Module(self, original_node: cst.Module) -> None:
@@ -112,11 +164,12 @@ class TracedFor(Codemod):
         value = needs_conversion(self, flow, loop.iter)
         if value is None:
             return
-        head = f"`for` over a traced trip count: {describe(self.file, loop.iter, value)}; {CONSEQUENCE[flow.framework]}"
+        head, places = traced_message(self.file, flow, "`for` over a traced trip count", loop.iter, value)
         try:
-            self._rewrite(flow, loop, head)
+            self._rewrite(flow, loop, head, places)
         except Refused as why:
-            self.report(loop.iter, f"{head} (not rewritten: {why})")
+            self.report(loop.iter, head, hint=_HINT.get(flow.framework, _HINT[None]), note=f"not rewritten: {why}",
+                        related=places)
 
     def _range(self, loop: cst.For) -> tuple[cst.BaseExpression, cst.BaseExpression]:
         call = loop.iter
@@ -126,7 +179,7 @@ class TracedFor(Codemod):
             return cst.Integer("0"), _strip_int(call.args[0].value)
         return _strip_int(call.args[0].value), _strip_int(call.args[1].value)
 
-    def _rewrite(self, flow: FunctionFlow, loop: cst.For, head: str) -> None:
+    def _rewrite(self, flow: FunctionFlow, loop: cst.For, head: str, places: list) -> None:
         if loop.orelse is not None:
             raise Refused("the loop has an `else` clause")
         if not isinstance(loop.target, cst.Name):
@@ -148,15 +201,16 @@ class TracedFor(Codemod):
             body_name = self.file.analysis.fresh_name("loop_body")
             statements = jax_fori(emit, names, index, body_name, start, stop, body)
             statements[0] = statements[0].with_changes(leading_lines=loop.leading_lines)
-            message = (f"{head}; rewritten with `jax.lax.fori_loop` carrying {_list(names)} (a traced bound is not "
-                       "reverse-differentiable: if the count is a Python int, `static_argnames` keeps `jax.grad` working)")
+            title = f"loop with `jax.lax.fori_loop` carrying {_list(names)}"
+            caveat = ("a traced bound is not reverse-differentiable: if the count is a Python int, `static_argnames` keeps "
+                      "`jax.grad` working")
             if doubt:
-                self.report(loop.iter, f"{message} (unsafe: {doubt}; `fori_loop` rejects a carry that changes)",
-                            edits=[Replace(loop, cst.FlattenSentinel(statements))], imports=spelling.imports,
-                            safety=Safety.UNSAFE, fix_description="loop with `jax.lax.fori_loop` (unsafe: the carry may change type)")
+                self.report(loop.iter, head, edits=[Replace(loop, cst.FlattenSentinel(statements))], imports=spelling.imports,
+                            safety=Safety.UNSAFE, related=places, fix_description=f"{title} (unsafe: the carry may change type)",
+                            note=f"unsafe: {doubt}; `fori_loop` rejects a carry that changes; {caveat}")
                 return
-            self.report(loop.iter, message, edits=[Replace(loop, cst.FlattenSentinel(statements))], imports=spelling.imports,
-                        fix_description="loop with `jax.lax.fori_loop`")
+            self.report(loop.iter, head, edits=[Replace(loop, cst.FlattenSentinel(statements))], imports=spelling.imports,
+                        related=places, fix_description=title, note=caveat)
             return
         if flow.framework != "phiml":
             raise Refused(f"{flow.framework} has no loop primitive usable here; make the count a Python value")
@@ -176,11 +230,19 @@ class TracedFor(Codemod):
         statements = masked_loop(self.file, flow, emit, loop, body, active, index, bound)
         statements[0] = statements[0].with_changes(leading_lines=loop.leading_lines)
         doubt_note = f"; {doubt}" if doubt else ""
-        self.report(loop.iter, f"{head}; rewritten as a masked loop of `{bound} = {count}` iterations (from {source}): "
-                               f"every trace holds {count} copies of the body, and a larger count is cut short{doubt_note}",
-                    edits=[constant, Replace(loop, cst.FlattenSentinel(statements))],
-                    safety=Safety.UNSAFE, imports=spelling.imports,
-                    fix_description=f"bounded masked loop (unsafe: {count} unrolled iterations)")
+        self.report(loop.iter, head, edits=[constant, Replace(loop, cst.FlattenSentinel(statements))],
+                    safety=Safety.UNSAFE, imports=spelling.imports, related=places,
+                    fix_description=f"masked loop of `{bound} = {count}` iterations (unsafe: a larger count is cut short)",
+                    note=f"the bound comes from {source}: every trace holds {count} copies of the body, and a larger count "
+                         f"is cut short{doubt_note}")
+
+
+# What to do by hand when the loop is not rewritten.
+_HINT = {
+    "jax": "loop with `jax.lax.fori_loop` by hand, or name the count in `static_argnames` if it is a Python int",
+    "phiml": "name the count in `auxiliary_args` if it is a Python int; else bound the loop by hand",
+    None: "make the count a Python value",
+}
 
 
 def _strip_int(expr: cst.BaseExpression) -> cst.BaseExpression:

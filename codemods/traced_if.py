@@ -6,15 +6,16 @@ from dataclasses import dataclass
 import libcst as cst
 
 from rewriter.analysis.traced import FunctionFlow, Trace
-from rewriter.codemod import Codemod, Example, InsertBefore, Replace
+from rewriter.codemod import Codemod, Example, InsertBefore, Replace, Unchanged, dedented
 from rewriter.emit.branches import Effect, Refused, effect, reads_any
 from rewriter.emit.condition import NotConvertible, tensor_condition
 from rewriter.emit.frameworks import Emitter, atom
 from rewriter.emit.safety import guardable, guarded, has_work, risks
 from rewriter.findings import Safety, Severity
+from rewriter import prefilter
 
-from ._control_flow import (CONSEQUENCE, block_statements, branch_agreement, defined_before, describe, emitter,
-                            library_call, needs_conversion, traced_nodes)
+from ._control_flow import (block_statements, branch_agreement, defined_before, emitter, library_call, needs_conversion,
+                            traced_message, traced_nodes)
 
 
 @dataclass
@@ -28,7 +29,12 @@ class TracedIf(Codemod):
     tracing: `jax.jit` raises `TracerBoolConversionError`, PhiML's `jit_compile` raises on jax and
     tensorflow and — worst — on torch silently keeps the branch of the first call for every later
     call (measured: `if (x > 0).all: return 2 * x` returns `-2 * x` for positive inputs on the
-    second call).
+    second call); with tensorflow as PhiML's backend it works only where autograph can convert it.
+    `torch.jit.trace` silently bakes in the branch of the example input, and `tf.function` with
+    autograph off raises `OperatorNotAllowedInGraphError` (with autograph on, it converts the `if`,
+    and nothing is reported). The message quotes how the condition derives from a traced value
+    (`x` -> `y` -> `.any`); the traced parameter and each assignment on the way are its related
+    locations.
 
     A value-selecting `if` (each branch assigns the same names, or returns) becomes a selection in
     the framework the code already uses: `math.where` for PhiML, `jnp.where` (cheap branches) or
@@ -40,7 +46,10 @@ class TracedIf(Codemod):
     Conditions on static values — shapes, `static_argnums`/`auxiliary_args`, `is None`,
     `isinstance`, `.available` (and `x.available and ...`, whose right side never runs while
     tracing), `math.always_close`, module constants, configuration read through `self` — are never
-    touched: see `phiml-rewrite explain-trace FILE:LINE` for why a condition is considered traced.
+    touched: see `phiml-rewrite explain-trace FILE:LINE` for why a condition is considered traced
+    (it names the lines of the derivation). A condition whose traced-ness cannot be decided (an
+    attribute that may be a static field, a type predicate defined elsewhere) is reported as info,
+    never rewritten.
     A condition on a configuration parameter — a flag or mode that the calls in the file pass as a
     Python value, or that is annotated `bool`/`int`/`str` — is PML204's: declaring it static keeps
     the `if`, where a selection would merge branches of different shapes. Branches with side
@@ -62,41 +71,83 @@ class TracedIf(Codemod):
         "arithmetic without division, library functions) or the selection is `lax.cond` / `tf.cond`, which runs "
         "one branch. Unsafe when that cannot be proven (two values whose shapes may differ, a number next to an "
         "array, an unknown function's result, a division `where` would also evaluate): the fix is applied only "
-        "on request, and the message says why. Not rewritten at all when a branch is provably not an array (a "
+        "on request, and its note says why. A division or `sqrt`/`log` that `where` evaluates in the branch it "
+        "does not select is guarded with a second `where` (denominator or argument 1 there), so values and "
+        "gradients stay finite; the fix stays unsafe. Not rewritten at all when a branch is provably not an array (a "
         "function, string, None, module), when the branches' structures differ (a tuple and an array), when the "
         "condition is configuration (a flag the calls pass as a Python value: PML204 declares it static instead), "
         "when a test expects the call to fail, or when the condition cannot be decided (reported as info)."
     )
     EXAMPLES = (
         Example(
-            "from phiml import math\n\n\n"
-            "@math.jit_compile\n"
-            "def relu_or_flip(x):\n"
-            "    if (x > 0).all:\n"
-            "        return x * 2\n"
-            "    return -x\n",
-            "from phiml import math\n\n\n"
-            "@math.jit_compile\n"
-            "def relu_or_flip(x):\n"
-            "    return math.where(math.all(x > 0), x * 2, -x)\n",
+            dedented("""
+                from phiml import math
+
+
+                @math.jit_compile
+                def relu_or_flip(x):
+                    if (x > 0).all:
+                        return x * 2
+                    return -x
+            """),
+            dedented("""
+                from phiml import math
+
+
+                @math.jit_compile
+                def relu_or_flip(x):
+                    return math.where(math.all(x > 0), x * 2, -x)
+            """),
         ),
         Example(
-            "import jax\nimport jax.numpy as jnp\n\n\n"
-            "@jax.jit\n"
-            "def step(x, dt):\n"
-            "    if jnp.max(x) > 1:\n"
-            "        y = jnp.linalg.solve(jnp.eye(2) + dt, x)\n"
-            "    else:\n"
-            "        y = x\n"
-            "    return y\n",
-            "import jax\nimport jax.numpy as jnp\n\n\n"
-            "@jax.jit\n"
-            "def step(x, dt):\n"
-            "    y = jax.lax.cond(jnp.max(x) > 1, lambda: jnp.linalg.solve(jnp.eye(2) + dt, x), lambda: x)\n"
-            "    return y\n",
+            dedented("""
+                import jax
+                import jax.numpy as jnp
+
+
+                @jax.jit
+                def step(x, dt):
+                    if jnp.max(x) > 1:
+                        y = jnp.linalg.solve(jnp.eye(2) + dt, x)
+                    else:
+                        y = x
+                    return y
+            """),
+            dedented("""
+                import jax
+                import jax.numpy as jnp
+
+
+                @jax.jit
+                def step(x, dt):
+                    y = jax.lax.cond(jnp.max(x) > 1, lambda: jnp.linalg.solve(jnp.eye(2) + dt, x), lambda: x)
+                    return y
+            """),
             "a branch with real work becomes `lax.cond`: only the selected branch runs",
         ),
+        Unchanged(dedented("""
+            @jax.jit
+            def pad_short(x):
+                if x.shape[0] < 4:
+                    return jnp.pad(x, (0, 4 - x.shape[0]))
+                return x
+        """), "a condition on a shape"),
+        Unchanged(dedented("""
+            @partial(jax.jit, static_argnames=("flip",))
+            def scale(x, flip: bool):
+                if flip:
+                    return -x
+                return x
+        """), "a condition on a static argument"),
+        Unchanged(dedented("""
+            @math.jit_compile
+            def shift(x, offset=None):
+                if offset is None:
+                    return x
+                return x + offset
+        """), "an `is None` check"),
     )
+    GATE = frozenset({prefilter.TRACED_CONTROL_FLOW})
     TRIGGERS = (("jit",), ("function",), ("trace",))
 
     def leave_Module(self, original_node: cst.Module) -> None:
@@ -123,18 +174,19 @@ class TracedIf(Codemod):
         value = needs_conversion(self, flow, target.test)
         if value is None:
             return
-        framework = flow.framework
-        head = f"`if` on a traced value: {describe(self.file, target.test, value)}; {CONSEQUENCE[framework]}"
+        head, places = traced_message(self.file, flow, "`if` on a traced value", target.test, value)
         unknown = next((v for v in values[first:] if v is not None and v.trace is Trace.UNKNOWN), None)
         if unknown is not None:
-            self.report(target.test, f"{head} (not rewritten: a later `elif` condition cannot be decided: {unknown.explain()})")
+            chain_text, more = unknown.derivation()
+            self.report(target.test, head, hint=_hint(flow), related=places + more,
+                        note=f"not rewritten: a later `elif` condition cannot be decided: {chain_text}")
             return
         try:
-            self._rewrite(flow, chain, first, head)
+            self._rewrite(flow, chain, first, head, places)
         except (Refused, NotConvertible) as why:
-            self.report(target.test, f"{head} (not rewritten: {why})")
+            self.report(target.test, head, hint=_hint(flow), note=f"not rewritten: {why}", related=places)
 
-    def _rewrite(self, flow: FunctionFlow, chain: list[cst.If], first: int, head: str) -> None:
+    def _rewrite(self, flow: FunctionFlow, chain: list[cst.If], first: int, head: str, places: list) -> None:
         target = chain[first]
         last = chain[-1]
         branches = [_Branch(c.test, effect(block_statements(c))) for c in chain[first:]]
@@ -241,15 +293,15 @@ class TracedIf(Codemod):
             unique = ", ".join(dict.fromkeys(danger))
             guarded_note = " (denominators and sqrt/log arguments guarded with a second `where` so gradients stay finite)" if guard else ""
             doubt_note = f"; and {doubt}" if doubt else ""
-            self.report(target.test, f"{head}; rewritten with {how}, which evaluates every branch: {unique}{guarded_note}{doubt_note}",
-                        edits=edits, safety=Safety.UNSAFE, imports=spelling.imports,
-                        fix_description=f"select with {how} (unsafe: every branch is evaluated)")
+            self.report(target.test, head, edits=edits, safety=Safety.UNSAFE, imports=spelling.imports, related=places,
+                        fix_description=f"select with {how} (unsafe: every branch is evaluated)",
+                        note=f"{how} evaluates every branch: {unique}{guarded_note}{doubt_note}")
             return
         if doubt:
-            self.report(target.test, f"{head}; rewritten with {how} (unsafe: {doubt})", edits=edits, safety=Safety.UNSAFE,
-                        imports=spelling.imports, fix_description=f"select with {how} (unsafe: the branches may not agree)")
+            self.report(target.test, head, edits=edits, safety=Safety.UNSAFE, imports=spelling.imports, related=places,
+                        fix_description=f"select with {how} (unsafe: the branches may not agree)", note=f"unsafe: {doubt}")
             return
-        self.report(target.test, f"{head}; rewritten with {how}", edits=edits, imports=spelling.imports,
+        self.report(target.test, head, edits=edits, imports=spelling.imports, related=places,
                     fix_description=f"select with {how}")
 
     def _following_return(self, node: cst.If) -> cst.SimpleStatementLine | None:
@@ -268,18 +320,14 @@ class TracedIf(Codemod):
         value = needs_conversion(self, flow, node.test)
         if value is None:
             return
-        head = f"conditional expression on a traced value: {describe(self.file, node.test, value)}; {CONSEQUENCE[flow.framework]}"
+        head, places = traced_message(self.file, flow, "conditional expression on a traced value", node.test, value)
         emit, spelling = emitter(self.file, flow)
         pure = library_call(self.file)
         try:
             condition = tensor_condition(node.test, emit, lambda e: self.file.analysis.traced.value_at(node.test, e))
-        except NotConvertible as why:
-            self.report(node.test, f"{head} (not rewritten: {why})")
-            return
-        try:
             doubt = branch_agreement(self.file, flow, node, [[node.body], [node.orelse]])
-        except Refused as why:
-            self.report(node.test, f"{head} (not rewritten: {why})")
+        except (NotConvertible, Refused) as why:
+            self.report(node.test, head, hint=_hint(flow), note=f"not rewritten: {why}", related=places)
             return
         danger = [*risks(node.body, pure), *risks(node.orelse, pure), *risks(node.test, pure)]
         use_cond = emit.has_cond and (danger or has_work(node.body) or has_work(node.orelse)) \
@@ -306,16 +354,16 @@ class TracedIf(Codemod):
         how = _how(emit, use_cond)
         if danger and not use_cond:
             doubt_note = f"; and {doubt}" if doubt else ""
-            self.report(node.test, f"{head}; rewritten with {how}, which evaluates both branches: {', '.join(dict.fromkeys(danger))}{doubt_note}",
-                        edits=[*edits, Replace(node, new)], safety=Safety.UNSAFE, imports=spelling.imports,
-                        fix_description=f"select with {how} (unsafe: both branches are evaluated)")
+            self.report(node.test, head, edits=[*edits, Replace(node, new)], safety=Safety.UNSAFE, imports=spelling.imports,
+                        related=places, fix_description=f"select with {how} (unsafe: both branches are evaluated)",
+                        note=f"{how} evaluates both branches: {', '.join(dict.fromkeys(danger))}{doubt_note}")
             return
         if doubt:
-            self.report(node.test, f"{head}; rewritten with {how} (unsafe: {doubt})", edits=[*edits, Replace(node, new)],
-                        safety=Safety.UNSAFE, imports=spelling.imports,
-                        fix_description=f"select with {how} (unsafe: the branches may not agree)")
+            self.report(node.test, head, edits=[*edits, Replace(node, new)], safety=Safety.UNSAFE, imports=spelling.imports,
+                        related=places, fix_description=f"select with {how} (unsafe: the branches may not agree)",
+                        note=f"unsafe: {doubt}")
             return
-        self.report(node.test, f"{head}; rewritten with {how}", edits=[*edits, Replace(node, new)], imports=spelling.imports,
+        self.report(node.test, head, edits=[*edits, Replace(node, new)], imports=spelling.imports, related=places,
                     fix_description=f"select with {how}")
 
 
@@ -327,7 +375,15 @@ def _literal(value: cst.BaseExpression) -> bool:
     return isinstance(value, (cst.Integer, cst.Float)) or isinstance(value, cst.Name) and value.value == "None"
 
 
+_WHERE = {"phiml": "`math.where`", "jax": "`jnp.where`", "torch": "`torch.where`", "tensorflow": "`tf.where`"}
+
+
+def _hint(flow: FunctionFlow) -> str:
+    """What to do by hand when the `if` is not rewritten."""
+    return f"select with {_WHERE.get(flow.framework, 'a `where`')} by hand, or make the condition a static value"
+
+
 def _how(emit: Emitter, use_cond: bool) -> str:
     if use_cond:
         return "`jax.lax.cond`" if emit.framework == "jax" else "`tf.cond`"
-    return {"phiml": "`math.where`", "jax": "`jnp.where`", "torch": "`torch.where`", "tensorflow": "`tf.where`"}[emit.framework]
+    return _WHERE[emit.framework]

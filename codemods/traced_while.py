@@ -4,12 +4,13 @@ from __future__ import annotations
 import libcst as cst
 
 from rewriter.analysis.traced import FunctionFlow
-from rewriter.codemod import Codemod, Example, Replace
+from rewriter.codemod import Codemod, Example, Replace, Unchanged, dedented
 from rewriter.emit.branches import Refused
 from rewriter.emit.condition import NotConvertible, tensor_condition
 from rewriter.findings import Safety, Severity
+from rewriter import prefilter
 
-from ._control_flow import CONSEQUENCE, block_statements, describe, emitter, needs_conversion, traced_nodes, traced_test_inside
+from ._control_flow import block_statements, emitter, needs_conversion, traced_message, traced_nodes, traced_test_inside
 from ._loops import (bound_constant, carried, carry_agreement, check_body, counter_condition, jax_while, masked_loop,
                      names_read_after)
 
@@ -18,10 +19,13 @@ class TracedWhile(Codemod):
     """A `while` whose condition is a traced value loops a data-dependent number of times, which a
     trace cannot know: `jax.jit` raises `TracerBoolConversionError`, PhiML's jit raises on jax and
     tensorflow and on torch silently repeats the first call's iteration count (measured: halving
-    `[64, 2]` stops after the 3 iterations `[4, 8]` needed).
+    `[64, 2]` stops after the 3 iterations `[4, 8]` needed). `torch.jit.trace` bakes in the example
+    input's iteration count, and `tf.function` with autograph off raises
+    `OperatorNotAllowedInGraphError`. The message quotes how the condition derives from a traced
+    value; the traced parameter and each assignment on the way are related locations.
 
     jax: the loop becomes `jax.lax.while_loop(loop_condition, loop_body, carry)` over the
-    loop-carried variables — exact, but not reverse-differentiable (the message says so; a
+    loop-carried variables — exact, but not reverse-differentiable (the fix's note says so; a
     bounded `fori_loop` or `lax.scan` is the differentiable alternative).
 
     PhiML has no public while loop: when the program bounds the loop itself (a counter condition
@@ -49,44 +53,82 @@ class TracedWhile(Codemod):
     )
     EXAMPLES = (
         Example(
-            "import jax\nimport jax.numpy as jnp\n\n\n"
-            "@jax.jit\n"
-            "def halve(x):\n"
-            "    while jnp.any(x > 1):\n"
-            "        x = x / 2\n"
-            "    return x\n",
-            "import jax\nimport jax.numpy as jnp\n\n\n"
-            "@jax.jit\n"
-            "def halve(x):\n"
-            "    def loop_condition(x):\n"
-            "        return jnp.any(x > 1)\n"
-            "    def loop_body(x):\n"
-            "        x = x / 2\n"
-            "        return x\n"
-            "    x = jax.lax.while_loop(loop_condition, loop_body, x)\n"
-            "    return x\n",
+            dedented("""
+                import jax
+                import jax.numpy as jnp
+
+
+                @jax.jit
+                def halve(x):
+                    while jnp.any(x > 1):
+                        x = x / 2
+                    return x
+            """),
+            dedented("""
+                import jax
+                import jax.numpy as jnp
+
+
+                @jax.jit
+                def halve(x):
+                    def loop_condition(x):
+                        return jnp.any(x > 1)
+                    def loop_body(x):
+                        x = x / 2
+                        return x
+                    x = jax.lax.while_loop(loop_condition, loop_body, x)
+                    return x
+            """),
         ),
         Example(
-            "from phiml import math\n\n\n"
-            "@math.jit_compile\n"
-            "def halve(x):\n"
-            "    it = 0\n"
-            "    while (x > 1).any and it < 20:\n"
-            "        x = x / 2\n"
-            "        it += 1\n"
-            "    return x\n",
-            "from phiml import math\n\n\n"
-            "HALVE_MAX_ITERATIONS = 20\n\n\n"
-            "@math.jit_compile\n"
-            "def halve(x):\n"
-            "    it = 0\n"
-            "    for it in range(HALVE_MAX_ITERATIONS):\n"
-            "        active = math.any(x > 1)\n"
-            "        x = math.where(active, x / 2, x)\n"
-            "    return x\n",
+            dedented("""
+                from phiml import math
+
+
+                @math.jit_compile
+                def halve(x):
+                    it = 0
+                    while (x > 1).any and it < 20:
+                        x = x / 2
+                        it += 1
+                    return x
+            """),
+            dedented("""
+                from phiml import math
+
+
+                HALVE_MAX_ITERATIONS = 20
+
+
+                @math.jit_compile
+                def halve(x):
+                    it = 0
+                    for it in range(HALVE_MAX_ITERATIONS):
+                        active = math.any(x > 1)
+                        x = math.where(active, x / 2, x)
+                    return x
+            """),
             "PhiML: a masked loop bounded by the program's own counter (unsafe fix)",
         ),
+        Unchanged(dedented("""
+            @jax.jit
+            def halve(x):
+                i = 0
+                while i < 3:
+                    x = x / 2
+                    i += 1
+                return x
+        """), "a `while` on a Python counter"),
+        Unchanged(dedented("""
+            @partial(jax.jit, static_argnames=("tolerance",))
+            def refine(x, tolerance):
+                while tolerance < 1.0:
+                    x = x * 0.5
+                    tolerance = tolerance * 2
+                return x
+        """), "a `while` on a static argument"),
     )
+    GATE = frozenset({prefilter.TRACED_CONTROL_FLOW})
     TRIGGERS = (("jit",), ("function",), ("trace",))
 
     def leave_Module(self, original_node: cst.Module) -> None:
@@ -97,13 +139,14 @@ class TracedWhile(Codemod):
         value = needs_conversion(self, flow, loop.test)
         if value is None:
             return
-        head = f"`while` on a traced condition: {describe(self.file, loop.test, value)}; {CONSEQUENCE[flow.framework]}"
+        head, places = traced_message(self.file, flow, "`while` on a traced condition", loop.test, value)
         try:
-            self._rewrite(flow, loop, head)
+            self._rewrite(flow, loop, head, places)
         except (Refused, NotConvertible) as why:
-            self.report(loop.test, f"{head} (not rewritten: {why})")
+            self.report(loop.test, head, hint=_HINT.get(flow.framework, _HINT[None]), note=f"not rewritten: {why}",
+                        related=places)
 
-    def _rewrite(self, flow: FunctionFlow, loop: cst.While, head: str) -> None:
+    def _rewrite(self, flow: FunctionFlow, loop: cst.While, head: str, places: list) -> None:
         if loop.orelse is not None:
             raise Refused("the loop has an `else` clause")
         body = block_statements(loop)
@@ -121,15 +164,16 @@ class TracedWhile(Codemod):
             statements = jax_while(emit, names, cond_name, body_name, test, body)
             statements[0] = statements[0].with_changes(leading_lines=loop.leading_lines)
             listed = ", ".join(f"`{n}`" for n in names)
-            message = (f"{head}; rewritten with `jax.lax.while_loop` carrying {listed} (not reverse-differentiable: "
-                       "`jax.grad` through it fails; a bounded `lax.fori_loop`/`lax.scan` is the differentiable form)")
+            title = f"loop with `jax.lax.while_loop` carrying {listed}"
+            caveat = ("not reverse-differentiable: `jax.grad` through it fails; a bounded `lax.fori_loop`/`lax.scan` is the "
+                      "differentiable form")
             if doubt:
-                self.report(loop.test, f"{message} (unsafe: {doubt}; `while_loop` rejects a carry that changes)",
-                            edits=[Replace(loop, cst.FlattenSentinel(statements))], imports=spelling.imports,
-                            safety=Safety.UNSAFE, fix_description="loop with `jax.lax.while_loop` (unsafe: the carry may change type)")
+                self.report(loop.test, head, edits=[Replace(loop, cst.FlattenSentinel(statements))], imports=spelling.imports,
+                            safety=Safety.UNSAFE, related=places, fix_description=f"{title} (unsafe: the carry may change type)",
+                            note=f"unsafe: {doubt}; `while_loop` rejects a carry that changes; {caveat}")
                 return
-            self.report(loop.test, message, edits=[Replace(loop, cst.FlattenSentinel(statements))], imports=spelling.imports,
-                        fix_description="loop with `jax.lax.while_loop`")
+            self.report(loop.test, head, edits=[Replace(loop, cst.FlattenSentinel(statements))], imports=spelling.imports,
+                        related=places, fix_description=title, note=caveat)
             return
         if flow.framework != "phiml":
             raise Refused(f"no {flow.framework} loop primitive is written here; bound the loop by hand (`tf.while_loop` "
@@ -154,11 +198,18 @@ class TracedWhile(Codemod):
         statements = masked_loop(self.file, flow, emit, loop, body, test, index, bound)
         statements[0] = statements[0].with_changes(leading_lines=loop.leading_lines)
         doubt_note = f"; {doubt}" if doubt else ""
-        self.report(loop.test, f"{head}; rewritten as a masked loop of `{bound} = {count}` iterations (from {source}): "
-                               f"every trace holds {count} copies of the body{doubt_note}",
-                    edits=[constant, Replace(loop, cst.FlattenSentinel(statements))],
-                    safety=Safety.UNSAFE, imports=spelling.imports,
-                    fix_description=f"bounded masked loop (unsafe: {count} unrolled iterations)")
+        self.report(loop.test, head, edits=[constant, Replace(loop, cst.FlattenSentinel(statements))],
+                    safety=Safety.UNSAFE, imports=spelling.imports, related=places,
+                    fix_description=f"masked loop of `{bound} = {count}` iterations (unsafe: {count} copies of the body per trace)",
+                    note=f"the bound comes from {source}: every trace holds {count} copies of the body{doubt_note}")
+
+
+# What to do by hand when the loop is not rewritten.
+_HINT = {
+    "jax": "loop with `jax.lax.while_loop` by hand (or a bounded `lax.fori_loop`)",
+    "phiml": "bound the loop with a counter (`while ... and it < K`), or loop outside the jit-compiled function",
+    None: "bound the loop by hand",
+}
 
 
 def _reads_in(statements, name: str) -> bool:

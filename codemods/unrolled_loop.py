@@ -7,7 +7,7 @@ import libcst as cst
 
 from rewriter.analysis.callsites import Role
 from rewriter.analysis.traced import FunctionFlow
-from rewriter.codemod import Codemod, Example, Replace
+from rewriter.codemod import Codemod, Example, Replace, Unchanged, dedented
 from rewriter.analysis.forms import Agreement, Form, Forms, agreement
 from rewriter.emit.branches import Refused, effect
 from rewriter.findings import Safety, Severity
@@ -94,42 +94,83 @@ class UnrolledLoop(Codemod):
     )
     EXAMPLES = (
         Example(
-            "import jax\nimport jax.numpy as jnp\n\n\n"
-            "@jax.jit\n"
-            "def simulate(x):\n"
-            "    states = []\n"
-            "    for _ in range(1000):\n"
-            "        x = x + 0.01 * jnp.sin(x)\n"
-            "        states.append(x)\n"
-            "    return jnp.stack(states)\n",
-            "import jax\nimport jax.numpy as jnp\n\n\n"
-            "@jax.jit\n"
-            "def simulate(x):\n"
-            "    def simulate_body(x, _):\n"
-            "        x = x + 0.01 * jnp.sin(x)\n"
-            "        states_item = x\n"
-            "        return x, states_item\n"
-            "    x, states_stacked = jax.lax.scan(simulate_body, x, None, length=1000)\n"
-            "    return states_stacked\n",
+            dedented("""
+                import jax
+                import jax.numpy as jnp
+
+
+                @jax.jit
+                def simulate(x):
+                    states = []
+                    for _ in range(1000):
+                        x = x + 0.01 * jnp.sin(x)
+                        states.append(x)
+                    return jnp.stack(states)
+            """),
+            dedented("""
+                import jax
+                import jax.numpy as jnp
+
+
+                @jax.jit
+                def simulate(x):
+                    def simulate_body(x, _):
+                        x = x + 0.01 * jnp.sin(x)
+                        states_item = x
+                        return x, states_item
+                    x, states_stacked = jax.lax.scan(simulate_body, x, None, length=1000)
+                    return states_stacked
+            """),
         ),
         Example(
-            "from phiml import math\n\n\n"
-            "@math.jit_compile\n"
-            "def simulate(x):\n"
-            "    for _ in range(300):\n"
-            "        x = x + 0.01 * math.sin(x)\n"
-            "    return x\n",
+            dedented("""
+                from phiml import math
+
+
+                @math.jit_compile
+                def simulate(x):
+                    for _ in range(300):
+                        x = x + 0.01 * math.sin(x)
+                    return x
+            """),
             None,
             "PhiML has no loop primitive: reported, with the measured trade-off",
-            by_hand="from phiml import math\n\n\n"
-                    "@math.jit_compile\n"
-                    "def step(x):\n"
-                    "    return x + 0.01 * math.sin(x)\n\n\n"
-                    "def simulate(x):\n"
-                    "    for _ in range(300):\n"
-                    "        x = step(x)\n"
-                    "    return x\n",
+            by_hand=dedented("""
+                from phiml import math
+
+
+                @math.jit_compile
+                def step(x):
+                    return x + 0.01 * math.sin(x)
+
+
+                def simulate(x):
+                    for _ in range(300):
+                        x = step(x)
+                    return x
+            """),
         ),
+        Unchanged(dedented("""
+            @jax.jit
+            def smooth(x):
+                for _ in range(3):
+                    x = 0.5 * (x + jnp.roll(x, 1))
+                return x
+        """), "a short literal count: an unroll is cheap"),
+        Unchanged(dedented("""
+            @jax.jit
+            def mlp(x, weights):
+                for w in weights:
+                    x = jnp.tanh(w @ x)
+                return x
+        """), "a loop over a list of layers"),
+        Unchanged(dedented("""
+            @jax.jit
+            def sum_axes(x):
+                for axis in range(x.ndim):
+                    x = jnp.cumsum(x, axis=axis)
+                return x
+        """), "a count from `x.ndim`"),
     )
     TRIGGERS = (("for", "jit"),)
 
@@ -148,18 +189,20 @@ class UnrolledLoop(Codemod):
         if count is None or not _has_work(block_statements(loop)):
             return
         how_many, literal = count
-        head = f"this loop is unrolled into the trace of `{flow.context.name}`: {how_many}, each a copy of its body"
+        head = f"loop unrolled into the trace of `{flow.context.name}`: {how_many}, each a copy of its body"
         if flow.framework == "phiml":
-            self.report(loop.iter, f"{head}; compile time grows with the count (measured: 1.6 s for 300 steps). PhiML "
-                                   "has no loop primitive: jit the loop's step and loop outside, unless the function "
-                                   "runs often enough to repay the compile")
+            self.report(loop.iter, head, hint="jit the loop's step and loop outside, unless the function runs often enough "
+                                              "to repay the compile",
+                        note="not rewritten: PhiML has no loop primitive; compile time grows with the count (measured: "
+                             "1.6 s for 300 steps)")
             return
         if flow.framework != "jax":
             return
         try:
             self._rewrite(flow, loop, head, literal)
         except Refused as why:
-            self.report(loop.iter, f"{head} (not rewritten: {why})")
+            self.report(loop.iter, head, note=f"not rewritten: {why}",
+                        hint="loop with `jax.lax.scan` by hand, or keep the unroll if the count stays small")
 
     def _count(self, flow: FunctionFlow, loop: cst.For) -> tuple[str, int | None] | None:
         """How many iterations, in words, and the literal count (None: read from the data)."""
@@ -295,8 +338,8 @@ class UnrolledLoop(Codemod):
             start, stop = (cst.Integer("0"), range_args[0]) if len(range_args) == 1 else range_args
             statements = jax_fori(emit, names, targets[0], body_name, start, stop, kept)
             statements[0] = statements[0].with_changes(leading_lines=loop.leading_lines)
-            self._fix(loop, f"{head}; rewritten with `jax.lax.fori_loop` carrying {carries}", doubts,
-                      [Replace(loop, cst.FlattenSentinel(statements))], spelling, "fori_loop")
+            self._fix(loop, head, f"loop with `jax.lax.fori_loop` carrying {carries}", doubts,
+                      [Replace(loop, cst.FlattenSentinel(statements))], spelling)
             return
         if literal is None and not stacked:
             doubts.append("with no iteration, `scan` raises under `jax.disable_jit()` where the loop does nothing")
@@ -336,14 +379,14 @@ class UnrolledLoop(Codemod):
             edits.append(Replace(s.init, cst.RemovalSentinel.REMOVE))
             edits.append(Replace(s.stack, cst.Name(outputs[s.name])))
         outs = f", stacking {', '.join(f'`{s.name}`' for s in stacked)}" if stacked else ""
-        self._fix(loop, f"{head}; rewritten with `jax.lax.scan` carrying {carries}{outs}", doubts, edits, spelling, "scan")
+        self._fix(loop, head, f"loop with `jax.lax.scan` carrying {carries}{outs}", doubts, edits, spelling)
 
-    def _fix(self, loop: cst.For, message: str, doubts: list[str], edits, spelling, primitive: str) -> None:
+    def _fix(self, loop: cst.For, message: str, title: str, doubts: list[str], edits, spelling) -> None:
         if doubts:
-            self.report(loop.iter, f"{message} (unsafe: {'; '.join(doubts)})", edits=edits, imports=spelling.imports,
-                        safety=Safety.UNSAFE, fix_description=f"loop with `jax.lax.{primitive}` (unsafe: see the message)")
+            self.report(loop.iter, message, edits=edits, imports=spelling.imports, safety=Safety.UNSAFE,
+                        fix_description=f"{title} (unsafe: see the note)", note=f"unsafe: {'; '.join(doubts)}")
             return
-        self.report(loop.iter, message, edits=edits, imports=spelling.imports, fix_description=f"loop with `jax.lax.{primitive}`")
+        self.report(loop.iter, message, edits=edits, imports=spelling.imports, fix_description=title)
 
     def _array_valued(self, flow: FunctionFlow, loop: cst.For, expr: cst.BaseExpression, carried_names: list[str],
                       depth: int = 0) -> bool:

@@ -6,8 +6,9 @@ import libcst as cst
 from rewriter.analysis.apis import Kind
 from rewriter.analysis.syntax import spelled_application, spelled_transform
 from rewriter.analysis.transforms import match_application, match_transform
-from rewriter.codemod import Codemod, Example, Replace
+from rewriter.codemod import Codemod, Example, Replace, Unchanged, dedented
 from rewriter.findings import Safety
+from rewriter import prefilter
 
 from ._shared import with_function
 
@@ -44,11 +45,40 @@ class VmapOfJit(Codemod):
             "batched_loss = jax.jit(jax.vmap(loss, in_axes=(0, None, None)), static_argnums=2)\n",
         ),
         Example(
-            "@jax.vmap\n@jax.jit\ndef step(x):\n    return jnp.sin(x) * 2\n",
-            "@jax.jit\n@jax.vmap\ndef step(x):\n    return jnp.sin(x) * 2\n",
+            dedented("""
+                @jax.vmap
+                @jax.jit
+                def step(x):
+                    return jnp.sin(x) * 2
+            """),
+            dedented("""
+                @jax.jit
+                @jax.vmap
+                def step(x):
+                    return jnp.sin(x) * 2
+            """),
             note="stacked decorators",
         ),
+        Unchanged(dedented("""
+            def step(x):
+                return jnp.sin(x) * 2
+
+            fast_step = jax.jit(jax.vmap(step))
+        """), "jit already outermost"),
+        Unchanged(dedented("""
+            @jax.jit
+            @partial(jax.vmap, in_axes=0)
+            def step(x):
+                return jnp.sin(x) * 2
+        """), "stacked decorators with jit on top"),
+        Unchanged(dedented("""
+            def step(x):
+                return jnp.sin(x) * 2
+
+            grads = jax.vmap(jax.grad(step))
+        """), "vmap of another transform than jit"),
     )
+    GATE = frozenset({prefilter.VMAP_OF_JIT})
     TRIGGERS = (("vmap", "jit"), ("vectorized_map", "function"), ("vmap", "torch", "compile"))
 
     def __init__(self, file) -> None:
@@ -78,13 +108,15 @@ class VmapOfJit(Codemod):
         if inner is None:
             return
         vmap_name, jit_name = outer.transform.api.name, inner.transform.api.name
-        message = f"`{vmap_name}` of `{jit_name}`: put jit outermost (`jit(vmap(f))`) so the whole batch compiles as one program"
+        message = f"`{vmap_name}` of `{jit_name}`: the batch is not compiled as one program"
         if not (outer.transform.framework == inner.transform.framework == "jax"):
-            self.report(node, message)
+            self.report(node, message, hint=f"put the jit outermost: `{jit_name}({vmap_name}(f))`",
+                        note="not rewritten: only jax transforms are swapped")
             return
         per_call = in_function and not isinstance(inner.function, cst.Lambda)  # in a function or a loop
         if per_call:
-            self.report(node, message + "; here a `jit(vmap(f))` would be rebuilt and recompiled every time, so hoist it to module level first (PML302)")
+            self.report(node, message, hint="hoist the wrapper to module level first (PML302), then swap to `jit(vmap(f))`",
+                        note="not swapped here: a `jit(vmap(f))` would be rebuilt and recompiled every time")
             return
         new_inner = with_function(outer, inner.function)
         replacement = with_function(inner, new_inner)
@@ -100,9 +132,10 @@ class VmapOfJit(Codemod):
             jit = match_transform(names, decorators[i + 1].decorator, (Kind.JIT,))
             if vmap is None or jit is None:
                 continue
-            message = f"`@{vmap.api.name}` stacked over `@{jit.api.name}`: put jit outermost so the whole batch compiles as one program"
+            message = f"`@{vmap.api.name}` stacked over `@{jit.api.name}`: the batch is not compiled as one program"
             if not (vmap.framework == jit.framework == "jax"):
-                self.report(decorators[i], message)
+                self.report(decorators[i], message, hint=f"put `@{jit.api.name}` on top",
+                            note="not rewritten: only jax transforms are swapped")
                 return
             upper, lower = decorators[i], decorators[i + 1]
             # Each decorator keeps its own trailing comment; blank lines/comments above stay in place.
@@ -110,5 +143,5 @@ class VmapOfJit(Codemod):
                 Replace(upper, lower.with_changes(leading_lines=upper.leading_lines)),
                 Replace(lower, upper.with_changes(leading_lines=lower.leading_lines)),
             ]
-            self.report(upper, message, edits=edits, fix_description="swap the decorators")
+            self.report(upper, message, edits=edits, fix_description=f"swap the decorators: `@{jit.api.name}` on top")
             return

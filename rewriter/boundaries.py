@@ -12,11 +12,12 @@ from __future__ import annotations
 
 import io
 from bisect import bisect_right
+from dataclasses import replace
 from typing import Sequence
 
 import libcst as cst
 
-from .findings import Finding, Span
+from .findings import Finding, Related, Span
 
 CELL_MARKER = "# phiml-rewrite: notebook cell {}"
 _PREFIX, _SUFFIX = CELL_MARKER.split("{}")
@@ -90,5 +91,12 @@ class LineMap:
         return cell, Span(line, span.column, end_line if end_cell == cell else line, span.end_column)
 
     def place(self, finding: Finding) -> None:
-        """Give a finding of this module its cell, and its span in that cell."""
+        """Give a finding of this module its cell, and its span in that cell (its related places too)."""
         finding.cell, finding.span = self.in_cell(finding.span)
+        finding.related = tuple(self.place_related(r) for r in finding.related)
+
+    def place_related(self, related: Related) -> Related:
+        if related.path is not None or related.cell is not None:
+            return related  # another file's, or placed already
+        cell, span = self.in_cell(related.span)
+        return replace(related, span=span, cell=cell)

@@ -25,10 +25,10 @@ from pathlib import Path
 from typing import Iterable
 
 from .engine import Settings
-from .findings import FileResult, Finding, Fix, Safety, Severity, Span
+from .findings import FileResult, Finding
 
 DIRECTORY_NAME = ".phiml-rewrite-cache"
-SCHEMA = 3
+SCHEMA = 4  # 4: findings carry hint, note and related places
 KEEP_UNUSED_DAYS = 30  # entries no run has used for this long are dropped
 _BATCH = 500  # keys per SELECT (SQLite's limit on host parameters is 32766 or 999 on old builds)
 
@@ -92,14 +92,7 @@ def to_record(result: FileResult) -> str | None:
 
 def from_record(record: str, path: str, source: bytes) -> FileResult:
     data = json.loads(record)
-    findings = []
-    for f in data["findings"]:
-        fix = f["fix"]
-        findings.append(Finding(
-            code=f["code"], name=f["name"], message=f["message"], path=path, span=Span(**f["span"]),
-            severity=Severity(f["severity"]), applied=f["applied"],
-            fix=None if fix is None else Fix(Safety(fix["safety"]), fix["description"]), cell=f.get("cell"),
-        ))
+    findings = [Finding.from_dict(f, path) for f in data["findings"]]
     new = data["new_source"]
     return FileResult(path=path, findings=findings, old_source=source, error=data["error"], skipped=data["skipped"],
                       new_source=None if new is None else base64.b64decode(new), cached=True,

@@ -238,8 +238,16 @@ def _print_diffs(results: Sequence[FileResult]) -> None:
 
 @main.command("rules")
 @click.option("--output-format", type=click.Choice(("text", "json")), default="text", show_default=True)
-def rules(output_format: str) -> None:
+@click.option("--docs", "docs_dir", type=click.Path(file_okay=False), default=None,
+              help="Write one Markdown page per rule, and their index, into this folder (docs/rules).")
+def rules(output_format: str, docs_dir: str | None) -> None:
     """List every rule: code, name, fix safety and summary."""
+    if docs_dir is not None:
+        from . import rule_docs
+
+        for name in rule_docs.write(Path(docs_dir)):
+            click.echo(f"wrote {Path(docs_dir) / name}")
+        return
     codemods = registry.all_codemods()
     if output_format == "json":
         rows = [

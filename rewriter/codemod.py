@@ -15,7 +15,7 @@ from functools import cached_property
 from typing import TYPE_CHECKING, ClassVar, Sequence, Union
 
 import libcst as cst
-from .findings import Finding, Fix, Safety, Severity, Span
+from .findings import Finding, Fix, Related, Safety, Severity, Span
 
 if TYPE_CHECKING:
     from .analysis import ModuleAnalysis
@@ -23,6 +23,11 @@ if TYPE_CHECKING:
     from .suppressions import Suppressions
 
 Replacement = Union[cst.CSTNode, cst.RemovalSentinel, cst.FlattenSentinel]
+
+
+def dedented(text: str) -> str:
+    """An example's code, written as an indented triple-quoted string: dedented, without its first newline."""
+    return textwrap.dedent(text).lstrip("\n")
 
 
 @dataclass(frozen=True)
@@ -33,6 +38,15 @@ class Example:
     after: str | None = None
     note: str = ""
     by_hand: str | None = None  # for a finding without an automatic fix: the code after the manual fix
+
+
+@dataclass(frozen=True)
+class Unchanged:
+    """A counter-example, in a rule's EXAMPLES: code the rule must leave alone (no finding, no edit),
+    and why. The near misses a reader would expect it to flag: a static condition, a jit built once."""
+
+    code: str
+    note: str
 
 
 @dataclass(frozen=True)
@@ -154,7 +168,7 @@ class Codemod(cst.BatchableCSTVisitor):
     # Some rules offer a safe fix in some forms and an unsafe one in others (PML201: `lax.cond` vs a
     # `where` that evaluates a division); SAFETY is then the usual case and FIX_SAFETY the split.
     SAFETY_VARIES: ClassVar[bool] = False
-    EXAMPLES: ClassVar[Sequence[Example]] = ()
+    EXAMPLES: ClassVar[Sequence[Example | Unchanged]] = ()  # before/after pairs, and counter-examples
     # The fix moves code out of where it is (lifts a function, hoists a jit): in test code that changes
     # what tests observe (names, frames, trace caches shared between tests), so it is unsafe there.
     MOVES_CODE: ClassVar[bool] = False
@@ -162,12 +176,16 @@ class Codemod(cst.BatchableCSTVisitor):
     # at least one group, e.g. `(("vmap", "jit"), ("vmap", "compile"))`. Empty: always parsed.
     TRIGGERS: ClassVar[tuple[tuple[str, ...], ...]] = ()
 
+    # The ast pre-filter's candidates (rewriter/prefilter.py constants) of which the file must show one
+    # for this rule to run; empty: no such gate.
+    GATE: ClassVar[frozenset[str]] = frozenset()
+
     @classmethod
-    def ast_gate(cls, identifiers) -> bool:
-        """A necessary condition on the file's identifiers (`rewriter.prefilter.Identifiers`), checked
-        on CPython's ast before libcst parses the file. Rules whose conditions the pre-filter knows
-        (`prefilter.KNOWN`) do not need one; others without one always pass."""
-        return True
+    def ast_gate(cls, syntax) -> bool:
+        """A necessary condition for a finding, checked on CPython's ast before libcst parses the file
+        (`rewriter.prefilter.Syntax`: its candidates and identifiers). By default: one of GATE
+        was found, or the rule has none."""
+        return not cls.GATE or not cls.GATE.isdisjoint(syntax.candidates)
 
     # Nothing is resolved up front: scope and qualified-name metadata cost ~10x a parse, so it is
     # resolved lazily (rewriter.analysis) and only once some node's spelling could name an API.
@@ -190,11 +208,18 @@ class Codemod(cst.BatchableCSTVisitor):
         edits: Sequence[Edit] = (),
         safety: Safety | None = None,
         fix_description: str = "",
+        hint: str = "",
+        note: str = "",
+        related: Sequence[Related | tuple[cst.CSTNode | Span, str]] = (),
         imports: Sequence[tuple[str, str | None, str | None]] = (),
         severity: Severity | None = None,
         invalidates: cst.CSTNode | None = None,
     ) -> Finding | None:
-        """Record a finding at `node`; `edits` (if any) are its fix. Returns None if suppressed, or
+        """Record a finding at `node`; `edits` (if any) are its fix, titled `fix_description` (`help:`).
+        `message` says what is wrong, in one glance; the why is the rule's explain page. Without a fix,
+        `hint` is the fix by hand; `note` says why there is no automatic fix, or its caveat; `related`
+        are the other places the finding refers to (a node or span of this file, and what it is there).
+        Returns None if suppressed, or
         if `node` is in a branch that cannot run on the installed versions (`if hasattr(jax, ...)`:
         see rewriter/analysis/reachability.py), where a finding is noise and a fix would break the
         fallback for other releases."""
@@ -206,11 +231,10 @@ class Codemod(cst.BatchableCSTVisitor):
         fix = None
         if edits and self.MOVES_CODE and (safety or self.SAFETY) is Safety.SAFE and self.file.analysis.testcode.in_test(node):
             safety = Safety.UNSAFE
-            message += (" (unsafe in test code: tests observe the names, frames and trace caches the move changes; "
-                        "a jit built at module level keeps its traces from one test to the next)")
-            fix_description = f"{fix_description or 'apply the rewrite'} (unsafe in test code)"
+            note = "; ".join(filter(None, (note, "unsafe in test code: tests observe the names, frames and trace caches the move changes")))
+            fix_description = f"{fix_description or 'apply the fix'} (unsafe in test code)"
         if edits or safety is Safety.DISPLAY:
-            fix = Fix(safety or self.SAFETY, fix_description or "apply the rewrite")
+            fix = Fix(safety or self.SAFETY, fix_description)
         finding = Finding(
             code=self.CODE,
             name=self.NAME,
@@ -219,6 +243,10 @@ class Codemod(cst.BatchableCSTVisitor):
             span=span,
             severity=severity or self.SEVERITY,
             fix=fix,
+            hint=hint,
+            note=note,
+            related=tuple(r if isinstance(r, Related) else Related(r[0] if isinstance(r[0], Span) else self.span(r[0]), r[1])
+                          for r in related),
         )
         self.file.findings.append(finding)
         if edits and fix is not None and self.file.fix_enabled(fix.safety, span.line):
@@ -246,8 +274,9 @@ class Codemod(cst.BatchableCSTVisitor):
         """The full `phiml-rewrite explain CODE` page, in Markdown."""
         parts = [f"# {cls.CODE} {cls.NAME}", "", cls.SUMMARY, "", "## Why", "", cls.documentation(), ""]
         parts += ["## Fix safety", "", f"**{cls.safety_label()}**. {cls.FIX_SAFETY}".strip(), ""]
-        for i, ex in enumerate(cls.EXAMPLES, 1):
-            title = "Example" if len(cls.EXAMPLES) == 1 else f"Example {i}"
+        examples = [ex for ex in cls.EXAMPLES if isinstance(ex, Example)]
+        for i, ex in enumerate(examples, 1):
+            title = "Example" if len(examples) == 1 else f"Example {i}"
             parts += [f"## {title}" + (f": {ex.note}" if ex.note else ""), "", "Before:", "", "```python",
                       ex.before.strip("\n"), "```", ""]
             if ex.after is None:
@@ -256,4 +285,7 @@ class Codemod(cst.BatchableCSTVisitor):
                     parts += ["Fixed by hand:", "", "```python", ex.by_hand.strip("\n"), "```", ""]
             else:
                 parts += ["After:", "", "```python", ex.after.strip("\n"), "```", ""]
+        for ex in cls.EXAMPLES:
+            if isinstance(ex, Unchanged):
+                parts += [f"## Left alone: {ex.note}", "", "```python", ex.code.strip("\n"), "```", ""]
         return "\n".join(parts).rstrip() + "\n"

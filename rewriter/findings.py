@@ -36,6 +36,33 @@ class Span:
 
 
 @dataclass(frozen=True)
+class Related:
+    """Another place a finding refers to (where a value was assigned, the call that passes it): the
+    LSP's relatedInformation and SARIF's relatedLocations. A place, not a line number in the message:
+    editors keep it current as the text moves."""
+
+    span: Span
+    message: str
+    path: str | None = None  # None: the finding's own file; another file's is absolute (results are cached)
+    cell: int | None = None  # in a notebook: the cell of `span`, as Finding.cell
+
+    @property
+    def shown_path(self) -> str:
+        """Another file's path as output shows it: relative to the working directory, if it is below it."""
+        import os
+
+        if self.path is None or not os.path.isabs(self.path):
+            return self.path or ""
+        relative = os.path.relpath(self.path)
+        return self.path if relative.startswith("..") else relative
+
+    @property
+    def where(self) -> str:
+        cell = f"cell {self.cell}:" if self.cell is not None else ""
+        return f"{cell}{self.span.line}:{self.span.column + 1}"
+
+
+@dataclass(frozen=True)
 class Fix:
     safety: Safety
     description: str
@@ -52,6 +79,15 @@ class Finding:
     fix: Fix | None = None
     applied: bool = False  # the fix was written into the output
     cell: int | None = None  # in a notebook: the cell (1-based, among all cells); `span` is in that cell
+    # For a finding without an automatic fix, the fix by hand (`help:`); with one, the fix's description is.
+    hint: str = ""
+    note: str = ""  # why there is no automatic fix here (`not hoisted: ...`), or a caveat of the one there is
+    related: tuple[Related, ...] = ()
+
+    @property
+    def help(self) -> str:
+        """The fix title: what the automatic fix does, or what to do by hand (`help:` in text output)."""
+        return self.fix.description if self.fix is not None else self.hint
 
     @property
     def where(self) -> str:
@@ -68,7 +104,22 @@ class Finding:
         data = asdict(self)
         data["severity"] = self.severity.value
         data["fix"] = None if self.fix is None else {"safety": self.fix.safety.value, "description": self.fix.description}
+        data["help"] = self.help
+        # A related place's path: null for the finding's own file, else absolute.
+        data["related"] = [{"span": asdict(r.span), "message": r.message, "path": r.path, "cell": r.cell}
+                           for r in self.related]
         return data
+
+    @staticmethod
+    def from_dict(data: dict, path: str) -> "Finding":
+        """The inverse of to_dict (the result cache), with the path given."""
+        fix = data["fix"]
+        related = tuple(Related(Span(**r["span"]), r["message"], r["path"], r.get("cell"))
+                        for r in data.get("related", ()))
+        return Finding(code=data["code"], name=data["name"], message=data["message"], path=path, span=Span(**data["span"]),
+                       severity=Severity(data["severity"]), applied=data["applied"],
+                       fix=None if fix is None else Fix(Safety(fix["safety"]), fix["description"]),
+                       cell=data.get("cell"), hint=data.get("hint", ""), note=data.get("note", ""), related=related)
 
 
 @dataclass
@@ -102,7 +153,25 @@ def _fix_marker(finding: Finding) -> str:
 
 
 def format_text(finding: Finding) -> str:
-    return f"{finding.where}: {finding.code} {_fix_marker(finding)}{finding.message}"
+    """The finding's line, then indented: `help:` (the fix title), `note:`, and each related place."""
+    lines = [f"{finding.where}: {finding.code} {_fix_marker(finding)}{finding.message}"]
+    if finding.help and not finding.applied:
+        lines.append(f"  help: {finding.help}")
+    if finding.note:
+        lines.append(f"  note: {finding.note}")
+    for r in finding.related:
+        lines.append(f"  {r.shown_path or finding.path}:{r.where}: {r.message}")
+    return "\n".join(lines)
+
+
+def one_line(finding: Finding) -> str:
+    """Message, fix title and note in one line, for surfaces with one text field (GitHub annotations)."""
+    text = finding.message
+    if finding.help and not finding.applied:
+        text += f" (help: {finding.help})"
+    if finding.note:
+        text += f" (note: {finding.note})"
+    return text
 
 
 def _escape_data(text: str) -> str:
@@ -118,7 +187,8 @@ def format_github(finding: Finding) -> str:
     s = finding.span
     level = {"error": "error", "warning": "warning", "info": "notice"}[finding.severity.value]
     # GitHub has no place for a cell: the line is the cell's, and the message says which cell.
-    message = _escape_data(f"cell {finding.cell}: {finding.message}" if finding.cell is not None else finding.message)
+    text = one_line(finding)
+    message = _escape_data(f"cell {finding.cell}: {text}" if finding.cell is not None else text)
     title = _escape_property(f"{finding.code} ({finding.name})")
     return (
         f"::{level} title={title},file={_escape_property(finding.path)},line={s.line},col={s.column + 1},"
@@ -150,6 +220,14 @@ def _uri(path: str) -> str:
     return quote(path.replace(os.sep, "/"), safe="/")
 
 
+def _sarif_related(i: int, r: Related, path: str) -> dict:
+    s = r.span
+    return {"id": i, "message": {"text": f"cell {r.cell}: {r.message}" if r.cell is not None else r.message},
+            "physicalLocation": {"artifactLocation": {"uri": _uri(r.path or path)},
+                                 "region": {"startLine": s.line, "startColumn": s.column + 1,
+                                            "endLine": s.end_line, "endColumn": s.end_column + 1}}}
+
+
 def format_sarif(results: Sequence[FileResult], rules: Iterable) -> str:
     """SARIF 2.1.0, the format GitHub code scanning and most CI dashboards ingest."""
     from . import __version__
@@ -168,7 +246,7 @@ def format_sarif(results: Sequence[FileResult], rules: Iterable) -> str:
                     "ruleId": f.code,
                     "ruleIndex": index.get(f.code, -1),
                     "level": level[f.severity.value],
-                    "message": {"text": f"cell {f.cell}: {f.message}" if f.cell is not None else f.message},
+                    "message": {"text": f"cell {f.cell}: {one_line(f)}" if f.cell is not None else one_line(f)},
                     "locations": [
                         {
                             "physicalLocation": {
@@ -182,6 +260,8 @@ def format_sarif(results: Sequence[FileResult], rules: Iterable) -> str:
                             }
                         }
                     ],
+                    **({"relatedLocations": [_sarif_related(i, r, f.path) for i, r in enumerate(f.related)]}
+                       if f.related else {}),
                     # SARIF regions have no cell: the lines are the cell's, and the cell is a property.
                     **({"properties": {"cell": f.cell}} if f.cell is not None else {}),
                 }

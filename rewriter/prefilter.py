@@ -11,6 +11,7 @@ from __future__ import annotations
 import ast
 import warnings
 from dataclasses import dataclass
+from functools import cached_property
 
 from .analysis.apis import TEMPORARY_FUNCTION_APIS, Kind, spelled_apis
 from .analysis.ast_names import dotted
@@ -19,6 +20,31 @@ from .codemod import Codemod
 _LOOPS = (ast.For, ast.AsyncFor, ast.While, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
 _DIMENSIONS = frozenset({"spatial", "channel", "batch", "instance", "dual"})
+
+# The candidates the ast stage finds: rules name the ones they need (`Codemod.GATE`). Each is a
+# necessary condition, spelled through the file's imports, and says nothing of any rule.
+JIT_DEF_IN_LOOP = "a jit-decorated def inside a loop"
+JIT_BUILT_PER_CALL = "a jit wrapper built in a function or loop and used there"
+JIT_OF_JITTED = "jit of something that may be jitted already, or jit inside a traced body"
+NESTED_JIT_DEF = "a jit-decorated def nested in a function"
+VMAP_OF_JIT = "vmap over jit, as calls or decorators"
+FUNCTION_PER_CALL_TO_API = "a function created per call, handed to a solver, a jit or custom-gradient function"
+TRACED_CONTROL_FLOW = "if/for/while in a traced function or a helper it calls"
+TRACED_DIMENSION_CALL = "a dimension call (`spatial(...)`) in a traced function"
+AUXILIARY_ARGS = "`auxiliary_args=` in a file with a jit or custom-gradient function"
+JIT_CALLED_IN_LOOP = "a jit function, or a factory of them, called in a loop"
+TRACED_SIDE_EFFECT = "a store outside, `global`/`nonlocal` or `print` in a traced function"
+TRACED_NETWORK = "a network call or `update_weights` with jit"
+TRACED_GRADIENT = "a gradient in a traced function, or jit of a gradient"
+SOLVE_TAPE_WITH_JIT = "`SolveTape` in a file with jit"
+CUSTOM_GRADIENT = "a custom-gradient function"
+JITTED_METHOD = "a jit-decorated method"
+VMAP_AND_BRANCH = "vmap and `lax.cond`/`lax.switch` in one file"
+MAP_OF_JITTED = "`math.map` over dims of a jitted or traced function"
+CANDIDATES = frozenset({JIT_DEF_IN_LOOP, JIT_BUILT_PER_CALL, JIT_OF_JITTED, NESTED_JIT_DEF, VMAP_OF_JIT,
+                        FUNCTION_PER_CALL_TO_API, TRACED_CONTROL_FLOW, TRACED_DIMENSION_CALL, AUXILIARY_ARGS,
+                        JIT_CALLED_IN_LOOP, TRACED_SIDE_EFFECT, TRACED_NETWORK, TRACED_GRADIENT, SOLVE_TAPE_WITH_JIT,
+                        CUSTOM_GRADIENT, JITTED_METHOD, VMAP_AND_BRANCH, MAP_OF_JITTED})
 
 
 class _Spelling:
@@ -85,7 +111,7 @@ class _Finder(ast.NodeVisitor):
         self.remote_factories = {f.name for f in project.factories} if project else set()
         self.functions: list[ast.AST] = []
         self.loops = 0
-        self.fire: set[str] = set()  # codes of rules that may fire
+        self.seen: set[str] = set()  # the candidates found (the constants below)
         self.jit_decorated: set[str] = set()
         self.jit_assigned: set[str] = set()
         self.jit_wrapped: set[str] = set()
@@ -101,17 +127,17 @@ class _Finder(ast.NodeVisitor):
         self.local_functions: set[str] = set()  # defs and lambdas bound inside functions
         self.custom_gradient_decorated = False
         # Per function (by name; lambdas by id): does it contain control flow or dimension calls, and
-        # which names does it call? Traced = jit-decorated/wrapped, and what they call (PML2xx).
+        # which names does it call? Traced = jit-decorated/wrapped, and what they call.
         self.control_flow: set = set()
         self.dimension_calls: set = set()
         self.calls_by: dict = {}
         self.auxiliary_args = False  # some call passes auxiliary_args=
         self.called_in_loops: set[str] = set()  # names called inside a loop or comprehension
-        self.effects: set = set()  # functions with a store, attribute/item write, global/nonlocal or print (PML501)
+        self.effects: set = set()  # functions with a store, attribute/item write, global/nonlocal or print
         self.class_depth = 0
-        self.jitted_methods = False  # a jit-decorated def directly in a class body (PML506)
-        self.vmapped = False  # a vmap decorator or application (PML507)
-        self.branches = False  # a `lax.cond`/`lax.switch` call (PML507 needs one under a vmap)
+        self.jitted_methods = False  # a jit-decorated def directly in a class body
+        self.vmapped = False  # a vmap decorator or application
+        self.branches = False  # a `lax.cond`/`lax.switch` call (one under a vmap: cond-under-vmap)
         self.callees_by: dict = {}  # function key -> last names of what it calls (`math.gradient` -> gradient)
         self.callees: set[str] = set()  # ... anywhere in the file
         self.networks: set[str] = set()  # names assigned a PhiML network (`net = nn.mlp(...)`)
@@ -136,21 +162,21 @@ class _Finder(ast.NodeVisitor):
         if jits:
             self.jit_decorated.add(node.name)
             if self.loops:
-                self.fire.add("PML401")  # a new jit function every iteration
+                self.seen.add(JIT_DEF_IN_LOOP)  # a new jit function every iteration
             if self.functions and isinstance(self.functions[-1], (ast.FunctionDef, ast.AsyncFunctionDef)):
                 self.jit_factories.add(self.functions[-1].name)
         if self.functions:
             self.local_functions.add(node.name)
         if jits >= 2:
-            self.fire.add("PML303")
+            self.seen.add(JIT_OF_JITTED)
         elif jits and self.functions:
             self.nested_jit_defs.append(tuple(self.functions))
         if any(a is Kind.VMAP and b is Kind.JIT for a, b in zip(kinds, kinds[1:])):
-            self.fire.add("PML301")
+            self.seen.add(VMAP_OF_JIT)
         if Kind.CUSTOM_GRADIENT in kinds:
             self.custom_gradient_decorated = True
         if self.functions and Kind.CUSTOM_GRADIENT in kinds:
-            self.fire.add("PML101")  # a custom-derivative function defined per call
+            self.seen.add(FUNCTION_PER_CALL_TO_API)  # a custom-derivative function defined per call
         self.functions.append(node)
         self.generic_visit(node)
         self.functions.pop()
@@ -250,17 +276,17 @@ class _Finder(ast.NodeVisitor):
             if self.functions and isinstance(self.functions[-1], (ast.FunctionDef, ast.AsyncFunctionDef)):
                 self.jit_factories.add(self.functions[-1].name)
         elif kind is Kind.VMAP and isinstance(node.args[0], ast.Call) and self.s.application(node.args[0]) is Kind.JIT:
-            self.fire.add("PML301")
+            self.seen.add(VMAP_OF_JIT)
         if kind is Kind.VMAP:
             self.vmapped = True
         elif kind is Kind.BRANCH:
             self.branches = True
         elif kind is Kind.MAP and any(k.arg == "dims" for k in node.keywords):
             self.maps.append((node, tuple(self.functions)))
-        if self.functions:  # PML101: a function created per call, handed to a solver or a jit function
+        if self.functions:  # a function created per call, handed to a solver or a jit function
             if isinstance(node.func, ast.Attribute) and node.func.attr == "with_preprocessing" or \
                     isinstance(node.func, (ast.Name, ast.Attribute)) and self.s.names(node.func) & TEMPORARY_FUNCTION_APIS:
-                self.fire.add("PML101")
+                self.seen.add(FUNCTION_PER_CALL_TO_API)
             elif any(isinstance(a, (ast.Lambda, ast.Name, ast.Call)) for a in [*node.args, *(k.value for k in node.keywords)]):
                 self.calls_with_functions.append(node)
         self.generic_visit(node)
@@ -308,61 +334,55 @@ class _Finder(ast.NodeVisitor):
     def conclude(self) -> set[str]:
         for call, functions, in_loop in self.jit_calls:
             if (functions or in_loop) and self._used_per_call(call):
-                self.fire.add("PML302")
+                self.seen.add(JIT_BUILT_PER_CALL)
             if self._may_be_jitted(call.args[0]) or self._may_be_traced(functions):
-                self.fire.add("PML303")
+                self.seen.add(JIT_OF_JITTED)
         if any(self._may_be_traced(functions) for functions in self.nested_jit_defs):
-            self.fire.add("PML303")
+            self.seen.add(JIT_OF_JITTED)
         if self.nested_jit_defs:
-            self.fire.add("PML102")
+            self.seen.add(NESTED_JIT_DEF)
         if any((self._may_be_jitted(call.func) or isinstance(call.func, ast.Name) and call.func.id in self.custom_gradients)
                and self._may_pass_a_temporary(call) for call in self.calls_with_functions):
-            self.fire.add("PML101")
+            self.seen.add(FUNCTION_PER_CALL_TO_API)
         traced = self._traced_functions()
         if traced & self.control_flow:  # control flow in a traced function or a helper it calls
-            self.fire.update(("PML201", "PML202", "PML203", "PML204"))
+            self.seen.add(TRACED_CONTROL_FLOW)
         if traced & self.dimension_calls:
-            self.fire.add("PML204")
+            self.seen.add(TRACED_DIMENSION_CALL)
         if self.auxiliary_args and (self.jit_decorated or self.jit_calls or self.custom_gradients or self.custom_gradient_decorated):
-            self.fire.add("PML205")
+            self.seen.add(AUXILIARY_ARGS)
         factories = self.jit_factories | self.remote_factories
         if self.called_in_loops & (self.jit_decorated | self.jit_assigned | factories) or any(
                 self.assigned_calls.get(name, set()) & factories for name in self.called_in_loops):
-            self.fire.add("PML401")
+            self.seen.add(JIT_CALLED_IN_LOOP)
         if traced & self.effects:
-            self.fire.add("PML501")
+            self.seen.add(TRACED_SIDE_EFFECT)
         traced_callees = set().union(*(self.callees_by.get(k, ()) for k in traced))
         jitted = bool(self.jit_decorated or self.jit_wrapped or self.jit_lambdas or self.jit_calls)
         if traced_callees & (_NETWORK_CALLS | self.networks) or jitted and "update_weights" in self.callees:
-            self.fire.add("PML503")
+            self.seen.add(TRACED_NETWORK)
         if traced_callees & _GRADIENTS or self.jit_of_gradient:
-            self.fire.add("PML504")
+            self.seen.add(TRACED_GRADIENT)
         if jitted and "SolveTape" in self.callees:
-            self.fire.add("PML505")
+            self.seen.add(SOLVE_TAPE_WITH_JIT)
         if self.custom_gradients or self.custom_gradient_decorated:
-            self.fire.add("PML502")
+            self.seen.add(CUSTOM_GRADIENT)
         if self.jitted_methods:
-            self.fire.add("PML506")
+            self.seen.add(JITTED_METHOD)
         if self.vmapped and self.branches:
-            self.fire.add("PML507")
+            self.seen.add(VMAP_AND_BRANCH)
         for call, functions in self.maps:
             if self._may_be_jitted(call.args[0]) or self._may_be_traced(functions):
-                self.fire.add("PML304")
-        return self.fire
+                self.seen.add(MAP_OF_JITTED)
+        return self.seen
 
 
-# PML501: methods that store their argument in the container they are called on.
+# Methods that store their argument in the container they are called on.
 _STORING = frozenset({"append", "extend", "insert", "add", "update", "setdefault", "appendleft", "put"})
 
-_NETWORKS = frozenset({"mlp", "u_net", "conv_net", "res_net", "conv_classifier", "invertible_net"})  # PML503
+_NETWORKS = frozenset({"mlp", "u_net", "conv_net", "res_net", "conv_classifier", "invertible_net"})
 _NETWORK_CALLS = frozenset({"native_call", "update_weights"})
-_GRADIENTS = frozenset({"gradient", "jacobian", "hessian"})  # PML504
-
-# The rules this module knows the conditions of; any other rule always passes.
-KNOWN = frozenset({"PML101", "PML102", "PML201", "PML202", "PML203", "PML204", "PML205",
-                   "PML301", "PML302", "PML303", "PML304", "PML401", "PML501", "PML502", "PML503", "PML504",
-                   "PML505", "PML506", "PML507"})
-
+_GRADIENTS = frozenset({"gradient", "jacobian", "hessian"})
 
 @dataclass(frozen=True)
 class Identifiers:
@@ -415,48 +435,45 @@ def _parse(source: bytes) -> ast.Module | None:
         return None
 
 
-def _fire(tree: ast.Module, spelling: _Spelling, project=None) -> set[str]:
-    finder = _Finder(spelling, project)
-    finder.visit(tree)
-    return finder.conclude()
+class Syntax:
+    """What a rule's gate (`Codemod.ast_gate`) may ask of a file: the candidates found, and its
+    identifiers (computed only if some gate reads them)."""
+
+    def __init__(self, tree: ast.Module, spelling: _Spelling, project=None) -> None:
+        self._tree, self._spelling, self._project = tree, spelling, project
+
+    @cached_property
+    def candidates(self) -> frozenset[str]:
+        finder = _Finder(self._spelling, self._project)
+        finder.visit(self._tree)
+        return frozenset(finder.conclude())
+
+    @cached_property
+    def identifiers(self) -> Identifiers:
+        return identifiers(self._tree, self._spelling)
 
 
-def rules_that_may_fire(source: bytes) -> set[str] | None:
-    """Codes of known rules with a candidate in `source`; None when `ast` cannot parse it (libcst reports why)."""
+def syntax_of(source: bytes, project=None) -> Syntax | None:
+    """None when `ast` cannot parse it (libcst reports why)."""
     tree = _parse(source)
-    return None if tree is None else _fire(tree, _Spelling(tree))
+    return None if tree is None else Syntax(tree, _Spelling(tree), project)
 
 
 def has_candidates(source: bytes) -> bool:
-    fire = rules_that_may_fire(source)
-    return fire is None or bool(fire)
+    syntax = syntax_of(source)
+    return syntax is None or bool(syntax.candidates)
 
 
 def filter_codemods(source: bytes, codemods: list, project=None) -> list:
-    """The codemods that may fire on `source`: known rules only with a candidate, rules with an
-    identifier gate (`Codemod.ast_gate`) only when it holds, any other rule always. `project`: the
+    """The codemods whose gate holds on `source` (rules without a gate always pass). `project`: the
     facts other modules give the file (functions they trace, factories of theirs it imports)."""
-    gated = [c for c in codemods if c.CODE not in KNOWN and _has_gate(c)]
-    if not gated and not any(c.CODE in KNOWN for c in codemods):
+    if not any(_has_gate(c) for c in codemods):
         return codemods
-    tree = _parse(source)
-    if tree is None:
+    syntax = syntax_of(source, project)
+    if syntax is None:
         return codemods
-    spelling = _Spelling(tree)  # the file's imports, read once for both stages
-    fire = _fire(tree, spelling, project) if any(c.CODE in KNOWN for c in codemods) else set()
-    ids = identifiers(tree, spelling) if gated else None
-    out = []
-    for c in codemods:
-        if c.CODE in KNOWN:
-            keep = c.CODE in fire
-        elif c in gated:
-            keep = c.ast_gate(ids)
-        else:
-            keep = True
-        if keep:
-            out.append(c)
-    return out
+    return [c for c in codemods if c.ast_gate(syntax)]
 
 
 def _has_gate(codemod) -> bool:
-    return codemod.ast_gate.__func__ is not Codemod.ast_gate.__func__
+    return bool(codemod.GATE) or codemod.ast_gate.__func__ is not Codemod.ast_gate.__func__

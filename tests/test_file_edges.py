@@ -121,7 +121,7 @@ def test_newer_syntax_is_analysed_and_fixed_with_a_note(tmp_path, config):
     assert "type Operator = object" in out
     # the generic function's nested def annotates with its type parameter: it must stay
     generic = [f for f in result.findings if "`generic`" in f.message]
-    assert generic and not generic[0].applied and "`T`" in generic[0].message
+    assert generic and not generic[0].applied and "`T`" in generic[0].note
     again = runner.run([str(path)], config, write=True)
     assert not again.results[0].changed
 

@@ -7,9 +7,9 @@ from pathlib import Path
 import pytest
 
 from rewriter.engine import Settings, process_source
-from rewriter.findings import Safety
+from rewriter.findings import Safety, format_text
 from rewriter.registry import all_codemods, by_code
-from rewriter.verify.golden import GoldenCase, discover
+from tests.golden_cases import GoldenCase, discover
 from rewriter.verify.run import Run
 from tests.golden_batches import Batcher, Key, Request, grouped, rewritten_file
 from tests.golden_checks import check_runs
@@ -50,8 +50,8 @@ def test_rewrite(case: GoldenCase):
     assert produced.decode() == case.expected.decode()
     found = sorted(f"{f.code}:{f.span.line}" for f in result.findings)
     assert found == sorted(case.spec["findings"]), [str(f.message) for f in result.findings]
-    for where, text in case.spec.get("messages", {}).items():  # report-only cases: what the message must say
-        messages = [str(f.message) for f in result.findings if f"{f.code}:{f.span.line}" == where]
+    for where, text in case.spec.get("messages", {}).items():  # report-only cases: what the finding must say
+        messages = [format_text(f) for f in result.findings if f"{f.code}:{f.span.line}" == where]
         assert any(text in m for m in messages), f"{where}: no message containing {text!r} in {messages}"
     if not case.expected_path.exists():
         assert result.new_source is None, "a must-not-change case was rewritten"

@@ -2,7 +2,7 @@
 
 A case is `<name>.ipynb` with `<name>.expected.ipynb` (absent: the notebook must stay byte-identical);
 what to check is in the notebook's metadata under `phiml_rewrite_golden`, as in golden .py cases
-(rewriter/verify/golden.py), with findings as `CODE:cell N:line`. Each case is checked for its exact
+(tests/golden_cases.py), with findings as `CODE:cell N:line`. Each case is checked for its exact
 output, for idempotence, and executed with nbclient in a real kernel on each backend it names: the
 original and the rewrite, jitted and eager, compared with the original's eager result.
 """

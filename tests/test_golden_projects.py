@@ -17,8 +17,9 @@ import pytest
 
 from rewriter import runner
 from rewriter.config import Config
-from rewriter.verify.golden import read_spec
+from rewriter.findings import format_text
 from rewriter.verify.run import Run
+from tests.golden_cases import read_spec
 from tests.golden_batches import Batcher, Key, Request, grouped
 from tests.golden_checks import check_runs
 
@@ -100,7 +101,7 @@ def test_rewrite(case: Project):
         assert out.decode() == case.expected(module).decode(), f"{case.id}: {name}"
     found = sorted(f"{_relative(case.folder, r.path)}:{f.code}:{f.span.line}" for r in report.results for f in r.findings)
     assert found == sorted(case.spec["findings"]), [f.message for r in report.results for f in r.findings]
-    messages = {f"{_relative(case.folder, r.path)}:{f.code}:{f.span.line}": f.message for r in report.results for f in r.findings}
+    messages = {f"{_relative(case.folder, r.path)}:{f.code}:{f.span.line}": format_text(f) for r in report.results for f in r.findings}
     for where, text in case.spec.get("messages", {}).items():
         assert text in messages.get(where, ""), f"{where}: no {text!r} in {messages.get(where)!r}"
 
@@ -170,3 +171,27 @@ def test_the_pre_filter_keeps_every_cross_module_finding(case: Project):
         results = runner.process_files(files, lambda path: replace(settings(path), ast_prefilter=prefilter))
         found[prefilter] = sorted((r.path, f.code, f.span.line) for r in results for f in r.findings)
     assert found[True] == found[False]
+
+
+def test_a_place_in_another_module_is_a_related_location_in_every_output(monkeypatch):
+    """The traced helper's finding points at the jit function in main.py: as a line of the text output,
+    a related place in JSON (absolute path) and a SARIF relatedLocation (a URI reference)."""
+    import json
+
+    from click.testing import CliRunner
+
+    from rewriter.cli import main
+
+    folder = PROJECTS / "helper_in_other_module"
+    monkeypatch.chdir(folder)
+    runner_ = CliRunner()
+    text = runner_.invoke(main, ["--no-cache", "physics.py"]).output
+    assert "  main.py:19:1: `step` is traced by `phiml.math.jit_compile` here\n" in text
+    (finding,) = json.loads(runner_.invoke(main, ["--no-cache", "--output-format", "json", "physics.py"]).output)["findings"]
+    assert {"path": str(folder / "main.py"), "span": {"line": 19, "column": 0, "end_line": 19, "end_column": 0},
+            "message": "`step` is traced by `phiml.math.jit_compile` here", "cell": None} in finding["related"]
+    sarif = json.loads(runner_.invoke(main, ["--no-cache", "--output-format", "sarif", "physics.py"]).output)
+    (related, here) = sarif["runs"][0]["results"][0]["relatedLocations"]
+    assert related["physicalLocation"]["artifactLocation"]["uri"] == (folder / "main.py").as_uri()
+    assert related["physicalLocation"]["region"]["startLine"] == 19
+    assert here["physicalLocation"]["artifactLocation"]["uri"] == "physics.py"

@@ -16,6 +16,9 @@ import pytest_lsp
 from lsprotocol import types
 from pytest_lsp import ClientServerConfig, LanguageClient
 
+from rewriter.findings import Finding
+from rewriter.lsp.protocol import diagnostic_message
+
 from snippets import TRACED_IF
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -346,7 +349,8 @@ async def test_edits_inside_a_function_give_the_exact_findings(client: LanguageC
     got = sorted((d.code, d.range.start.line, d.message) for d in await diagnostics_for(client, uri, 2))
     new_text = "\n".join([*text.splitlines()[:line], "    u = u * 1", *text.splitlines()[line:]]) + "\n"
     report = json.loads(cli(new_text, path, "--check", "--output-format", "json").stderr)
-    assert got == sorted((f["code"], f["span"]["line"] - 1, f["message"]) for f in report["findings"])
+    expected = [Finding.from_dict(f, str(path)) for f in report["findings"]]
+    assert got == sorted((f.code, f.span.line - 1, diagnostic_message(f)) for f in expected)
 
 
 async def test_configuration_of_the_files_project_applies(client: LanguageClient):

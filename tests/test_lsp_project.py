@@ -84,7 +84,9 @@ async def test_an_edit_in_one_file_updates_the_diagnostics_of_the_file_it_calls(
     physics = await open_document(client, folder / "physics.py", PHYSICS)
     await published(client, physics, lambda ds: traced_ifs(ds) == [5])
     (pml201,) = [d for d in client.diagnostics[physics] if d.code == "PML201"]
-    assert "train.py" in pml201.message  # the message says where the trace comes from
+    # where the trace comes from: a related location in train.py, at `def step` (0-based line 5)
+    assert any(r.location.uri.endswith("/edited/train.py") and r.location.range.start.line == 5
+               for r in pml201.related_information), [(r.location.uri, r.location.range.start.line) for r in pml201.related_information]
     train = await open_document(client, folder / "train.py", TRAIN)
 
     change(client, train, 2, TRAIN_WITHOUT_CALL)  # the buffer, not the file on disk

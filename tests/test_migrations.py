@@ -24,7 +24,7 @@ import pytest
 
 from codemods import _migration_table as table
 from rewriter.findings import Safety
-from rewriter.verify.golden import discover
+from tests.golden_cases import discover
 from rewriter.verify.run import Run
 from rewriter.verify.values import compare
 from tests.golden_batches import Batcher, Key, Request, grouped, rewritten_file

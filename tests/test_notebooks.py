@@ -4,6 +4,7 @@ from __future__ import annotations
 import ast
 import json
 import os
+import re
 from pathlib import Path
 
 import nbformat
@@ -163,10 +164,12 @@ def test_positions_are_cell_line_column_in_every_output(tmp_path):
     assert "+    return jnp.where(x.sum() > 0, x * 2, -x)" in diff
 
 
-def test_messages_name_other_lines_by_cell(tmp_path):
+def test_related_places_are_in_their_cells(tmp_path):
     nb = notebook("import jax", "@jax.jit\ndef f(x, n):\n    for i in range(n):\n        x = x + i\n    return x", "f(1.0, 3)")
-    messages = [f.message for f in process(nbformat.writes(nb).encode()).findings]
-    assert any("(cell 2, line 3)" in m for m in messages), messages
+    findings = process(nbformat.writes(nb).encode()).findings
+    places = [r.where for f in findings for r in f.related]
+    assert "cell 2:3:14" in places, places  # `n` used as a trip count: cell 2, line 3
+    assert not [f.message for f in findings if re.search(r"\blines? \d", f.message)]  # places are related, not quoted
 
 
 def test_a_directory_of_notebooks_only_is_found(tmp_path):

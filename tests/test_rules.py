@@ -2,16 +2,32 @@
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 import pytest
 
-from rewriter.codemod import Codemod
+from rewriter.codemod import Codemod, Example, Unchanged
 from rewriter.engine import Settings, process_source
 from rewriter.findings import Safety
+from rewriter import rule_docs
 from rewriter.registry import all_codemods
 
+ROOT = Path(__file__).resolve().parent.parent
+
 PRELUDE = "import jax\nimport jax.numpy as jnp\nfrom functools import partial\nfrom phiml import math\nfrom phiml.math import batch\n\n\n"
-EXAMPLES = [(c, i, ex) for c in all_codemods() for i, ex in enumerate(c.EXAMPLES)]
+EXAMPLES = [(c, i, ex) for c in all_codemods() for i, ex in enumerate(c.EXAMPLES) if isinstance(ex, Example)]
+COUNTER_EXAMPLES = [(c, ex) for c in all_codemods() for ex in c.EXAMPLES if isinstance(ex, Unchanged)]
+
+
+def _example_id(value) -> str:
+    """`PML201-0`, `PML201-static-shape-condition`: which example failed, at a glance."""
+    if isinstance(value, type):
+        return value.CODE
+    if isinstance(value, Unchanged):
+        return re.sub(r"[^a-z0-9]+", "-", value.note.lower()).strip("-")[:40]
+    if isinstance(value, int):
+        return str(value)
+    return (re.sub(r"[^a-z0-9]+", "-", value.note.lower()).strip("-")[:40] or "example") if isinstance(value, Example) else ""
 
 
 @pytest.mark.parametrize("codemod", all_codemods(), ids=lambda c: c.CODE)
@@ -20,7 +36,8 @@ def test_rule_is_documented(codemod: type[Codemod]):
     assert re.fullmatch(r"[a-z]+(-[a-z]+)*", codemod.NAME)
     assert codemod.SUMMARY and codemod.documentation() and codemod.FIX_SAFETY
     assert isinstance(codemod.SAFETY, Safety)
-    assert codemod.EXAMPLES, "at least one before/after example"
+    assert any(isinstance(ex, Example) for ex in codemod.EXAMPLES), "at least one before/after example"
+    assert any(isinstance(ex, Unchanged) for ex in codemod.EXAMPLES), "at least one counter-example"
     assert all(isinstance(group, tuple) for group in codemod.TRIGGERS)
     page = codemod.explain()
     assert codemod.CODE in page and "Fix safety" in page
@@ -31,7 +48,7 @@ def test_codes_and_names_are_unique():
     assert len({c.CODE for c in codemods}) == len({c.NAME for c in codemods}) == len(codemods)
 
 
-@pytest.mark.parametrize("codemod,index,example", EXAMPLES, ids=lambda v: v.CODE if isinstance(v, type) else str(v)[:0])
+@pytest.mark.parametrize("codemod,index,example", EXAMPLES, ids=_example_id)
 def test_documented_example_is_true(codemod, index, example):
     source = PRELUDE + example.before
     result = process_source(source.encode(), "example.py", Settings((codemod,), unsafe_fixes=True))
@@ -41,12 +58,28 @@ def test_documented_example_is_true(codemod, index, example):
     assert produced == PRELUDE + (example.after if example.after is not None else example.before)
 
 
-def test_readme_rule_table_is_true():
-    from pathlib import Path
+@pytest.mark.parametrize("codemod,example", COUNTER_EXAMPLES, ids=_example_id)
+def test_counter_example_is_left_alone(codemod, example):
+    """What a rule documents it leaves alone, it does: no finding, and the file stays byte-identical."""
+    source = PRELUDE + example.code
+    result = process_source(source.encode(), "example.py", Settings((codemod,), unsafe_fixes=True))
+    assert result.error is None
+    assert [f.message for f in result.findings] == []
+    assert result.new_source is None or result.new_source.decode() == source
 
-    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text()
+
+def test_readme_rule_table_is_true():
+    readme = (ROOT / "README.md").read_text()
     for c in all_codemods():
-        assert f"| {c.CODE} | {c.NAME} | {c.safety_label()} | {c.SUMMARY} |" in readme, f"README row for {c.CODE}"
+        row = f"| [{c.CODE}](docs/rules/{c.CODE}.md) | {c.NAME} | {c.safety_label()} | {c.SUMMARY} |"
+        assert row in readme, f"README row for {c.CODE}"
+
+
+def test_rule_pages_are_current():
+    """docs/rules is what `phiml-rewrite rules --docs docs/rules` writes: no page stale, missing or extra."""
+    folder = ROOT / "docs" / "rules"
+    on_disk = {p.name: p.read_text(encoding="utf-8") for p in folder.glob("*.md")}
+    assert on_disk == rule_docs.pages(), "run `phiml-rewrite rules --docs docs/rules`"
 
 
 # Every hazard the seed rules name (their headings or sentences), and the code that finds it.
@@ -80,9 +113,7 @@ SEED_HAZARDS = {
 
 @pytest.mark.parametrize("seed", sorted(SEED_HAZARDS))
 def test_every_seed_hazard_has_a_rule(seed):
-    from pathlib import Path
-
-    text = (Path(__file__).resolve().parents[2] / "shared" / "seeds" / seed)
+    text = (ROOT.parent / "shared" / "seeds" / seed)
     if not text.exists():
         pytest.skip(f"{seed} is not beside this checkout")
     content = text.read_text()
@@ -92,8 +123,7 @@ def test_every_seed_hazard_has_a_rule(seed):
         assert code in codes, f"{phrase!r} maps to {code}, which is not a rule"
 
 
-@pytest.mark.parametrize("codemod,index,example", [e for e in EXAMPLES if e[2].by_hand is not None],
-                         ids=lambda v: v.CODE if isinstance(v, type) else str(v)[:0])
+@pytest.mark.parametrize("codemod,index,example", [e for e in EXAMPLES if e[2].by_hand is not None], ids=_example_id)
 def test_documented_hand_fix_is_clean(codemod, index, example):
     """The fix a diagnostic's page shows is code the rule no longer reports."""
     assert example.after is None, "a hand fix is shown only where there is no automatic one"

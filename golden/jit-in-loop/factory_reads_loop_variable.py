@@ -10,7 +10,7 @@ GOLDEN = {
     "findings": ["PML302:25"],
     "framework": "jax",
     "backends": ["jax"],
-    "messages": {"PML302:25": "the factory reads the loop variable `dt`. Fix: one wrapper per distinct value"},
+    "messages": {"PML302:25": "not hoisted: the factory reads the loop variable `dt`"},
 }
 
 

@@ -25,6 +25,8 @@ class Captures:
     # passed as an argument (PhiML would try to trace it); the lifted function repeats the import in
     # its own body, which keeps it lazy (a local import often avoids an import cycle).
     imports: tuple[cst.SimpleStatementLine, ...] = ()
+    # The places the refusal refers to, as `Codemod.report(related=...)` takes them: (node, what it is there).
+    related: tuple[tuple[cst.CSTNode, str], ...] = ()
 
 
 def _walk_own(node: cst.CSTNode):
@@ -95,8 +97,8 @@ def captures(resolver: NameResolver, fn: cst.Lambda | cst.FunctionDef, *, rebind
         rebound = [a for a in free.assignments if late_binding and getattr(a, "node", None) is not None
                    and resolver.start(a.node) > resolver.start(late) and not is_inside(resolver, a.node, fn)]
         if rebound:
-            line = resolver.positions[rebound[0].node].start.line
-            return Captures((), f"`{name}` is assigned again after it is captured ({resolver.line_label(line)}): a closure reads the new value")
+            return Captures((), f"`{name}` is assigned again after it is captured: a closure reads the new value",
+                            related=((rebound[0].node, f"`{name}` is assigned again here"),))
         if name not in names:
             names.append(name)
     if names and isinstance(fn, cst.FunctionDef) and (fn.params.star_arg not in (cst.MaybeSentinel.DEFAULT, None)

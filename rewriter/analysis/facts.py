@@ -16,7 +16,11 @@ from dataclasses import asdict, dataclass
 class ParamFact:
     name: str
     trace: str  # "traced" | "static" | "unknown"
-    why: str  # the reason chain, for messages: "`u`: parameter of `step` (train.py:9), traced by `jax.jit`"
+    why: str  # the reason chain, for explanations: "`u`: parameter of `step` (train.py:9), traced by `jax.jit`"
+    # Where the tracer starts, in another module: the jit function's def (a related location of findings)
+    path: str = ""
+    line: int = 0
+    origin: str = ""  # what happens there: "`step` is traced by `jax.jit` here"
 
 
 @dataclass(frozen=True)
@@ -58,6 +62,8 @@ class RemoteFactory:
     framework: str
     where: str  # the factory's def: `physics.py:20`
     function: str  # the factory's name where it is defined
+    path: str = ""  # the file of that def, as the index found it (a related location's)
+    line: int = 0
 
 
 @dataclass(frozen=True)

@@ -21,11 +21,13 @@ from __future__ import annotations
 
 import ast
 import enum
+import os
 import textwrap
 from dataclasses import dataclass, field
 
 import libcst as cst
 
+from ..findings import Related, Span
 from .annotations import annotation_of, is_python_value, static_fields
 from .callsites import CallSites, ParamRole, Role, param_role
 from .installed import is_type_predicate
@@ -46,22 +48,36 @@ class Trace(enum.IntEnum):
 
 
 class _Step:
-    """One step of a derivation, naming a line: the position is looked up only when it is shown
-    (position metadata is a pass over the file, paid only by files with something to report)."""
+    """One step of a derivation that happens at a place of the file: a traced parameter, an assignment.
+    A finding quotes its `label` in the message (`y`) and shows `place` at `node` as a related location
+    (`y` is assigned here): see `Value.derivation`. explain-trace, an explanation rather than a finding,
+    prints it with its line when it has a `resolver` (the position is looked up only then: position
+    metadata is a pass over the file, paid only by files with something to report), else `place`."""
 
-    __slots__ = ("text", "node", "resolver")
+    __slots__ = ("label", "place", "node", "resolver", "elsewhere")
 
-    def __init__(self, text: str, node: cst.CSTNode, resolver: NameResolver) -> None:
-        self.text, self.node, self.resolver = text, node, resolver
+    def __init__(self, label: str, place: str, node: cst.CSTNode, resolver: NameResolver | None = None,
+                 elsewhere: Related | None = None) -> None:
+        self.label, self.place, self.node, self.resolver = label, place, node, resolver
+        self.elsewhere = elsewhere  # a place in another module the step comes from (the project index)
 
     def __str__(self) -> str:
-        return self.text.format(where=self.resolver.line_label(self.resolver.positions[self.node].start.line))
+        if self.elsewhere is not None:
+            return f"{self.place} ({self.elsewhere.shown_path}:{self.elsewhere.span.line})"
+        if self.resolver is None:
+            return self.place
+        return f"{self.label} ({self.resolver.line_label(self.resolver.positions[self.node].start.line)})"
 
     def __eq__(self, other) -> bool:
-        return isinstance(other, _Step) and self.text == other.text and self.node is other.node
+        return isinstance(other, _Step) and self.label == other.label and self.place == other.place and self.node is other.node
 
     def __hash__(self) -> int:
-        return hash((self.text, id(self.node)))
+        return hash((self.label, self.place, id(self.node)))
+
+
+def _parameter(param: cst.Param, text: str) -> _Step:
+    """The source of a derivation: the parameter `param`, and why it is traced (or may be)."""
+    return _Step(f"`{param.name.value}`", text, param.name)
 
 
 @dataclass(frozen=True)
@@ -92,7 +108,23 @@ class Value:
         return Value(self.trace, (*self.why, step)[-6:], self.sources, fields=self.fields if same_object else frozenset())
 
     def explain(self) -> str:
+        """The derivation, each step with its line (`y` (line 12)): for explain-trace, never a finding."""
         return " -> ".join(map(str, self.why)) if self.why else "a Python value at trace time"
+
+    def derivation(self) -> tuple[str, list[tuple[cst.CSTNode, str] | Related]]:
+        """The derivation as a finding shows it: the steps without line numbers (`x` -> `y` -> `.any`),
+        and the places of those that have one, as `Codemod.report(related=...)` takes them: the traced
+        parameter (`x`: parameter of `f`, traced by `jax.jit`, ...), each assignment (`y` is assigned here)."""
+        if not self.why:
+            return "a Python value at trace time", []
+        text = " -> ".join(s.label if isinstance(s, _Step) else s for s in self.why)
+        places: dict = {}
+        for s in self.why:
+            if isinstance(s, _Step):
+                if s.elsewhere is not None:
+                    places[(s.elsewhere.path, s.elsewhere.span)] = s.elsewhere
+                places[id(s.node)] = (s.node, s.place)
+        return text, list(places.values())
 
 
 STATIC = Value(Trace.STATIC)
@@ -240,13 +272,15 @@ class _Flow:
             self.returned.append(self.expr(small.value, env))
         elif isinstance(small, (cst.Global, cst.Nonlocal)):
             for item in small.names:
-                env[item.name.value] = Value(Trace.UNKNOWN, (f"`{item.name.value}` is declared {type(small).__name__.lower()}",))
+                declared = f"`{item.name.value}` is declared {type(small).__name__.lower()}"
+                env[item.name.value] = Value(Trace.UNKNOWN, (_Step(declared, f"{declared} here", item.name, self.resolver),))
         return env
 
     def bind(self, target: cst.CSTNode, value: Value, env: dict[str, Value], stmt: cst.CSTNode,
              source: cst.CSTNode | None = None) -> None:
         if isinstance(target, cst.Name):
-            env[target.value] = value.via(_Step(f"`{target.value}` ({{where}})", stmt, self.resolver), same_object=True) \
+            step = _Step(f"`{target.value}`", f"`{target.value}` is assigned here", target, self.resolver)
+            env[target.value] = value.via(step, same_object=True) \
                 if not value.static else value
             previous = self.flow.bound.get(target.value)
             self.flow.bound[target.value] = env[target.value] if previous is None else join(previous, env[target.value])
@@ -683,15 +717,16 @@ class TracedAnalysis:
             name = param.name.value
             ann = _annotation(param)
             if static is None:
-                out[name] = Value(Trace.UNKNOWN, (f"`{name}`: the static arguments of `{api}` cannot be read statically",))
+                out[name] = Value(Trace.UNKNOWN, (_parameter(param, f"`{name}`: the static arguments of `{api}` cannot be read statically"),))
             elif name in static:
                 out[name] = STATIC
             elif param is fn.params.star_kwarg and static - {p.name.value for p in params}:
-                out[name] = Value(Trace.UNKNOWN, (f"`**{name}` may carry the static arguments {sorted(static)}",))
+                out[name] = Value(Trace.UNKNOWN, (_Step(f"`**{name}`", f"`**{name}` may carry the static arguments {sorted(static)}",
+                                                          param.name),))
             elif i == 0 and is_method and framework != "jax":
                 out[name] = STATIC  # configuration read through self is a Python value at trace time
             elif i == 0 and is_method:
-                out[name] = Value(Trace.UNKNOWN, (f"`{name}` is passed to `{api}` as a pytree argument",))
+                out[name] = Value(Trace.UNKNOWN, (_parameter(param, f"`{name}` is passed to `{api}` as a pytree argument"),))
             elif api == "phiml.math.jit_compile_linear" and i > 0 and transform_static_default(context):
                 out[name] = STATIC  # jit_compile_linear: all but the first parameter are auxiliary by default
             elif is_dtype_parameter(name, ann):
@@ -706,8 +741,9 @@ class TracedAnalysis:
                     and (framework == "tensorflow" or api == "equinox.filter_jit"):
                 out[name] = STATIC  # tf.function and filter_jit keep Python values Python (one trace per value)
             elif api == "equinox.filter_jit" and roles.get(name) is not None and roles[name].role is not Role.DATA:
-                out[name] = Value(Trace.UNKNOWN, (f"`{name}`: `equinox.filter_jit` traces only the arrays in it, and no call "
-                                                  "in this file shows whether it holds any",), fields=self._static_fields(param))
+                out[name] = Value(Trace.UNKNOWN, (_parameter(param, f"`{name}`: `equinox.filter_jit` traces only the arrays in it, "
+                                                             "and no call in this file shows whether it holds any"),),
+                                  fields=self._static_fields(param))
             else:
                 how = {"phiml": "auxiliary_args", "jax": "static_argnums/static_argnames"}.get(framework)
                 extra = f", not in {how}" if how else ""
@@ -715,7 +751,7 @@ class TracedAnalysis:
                 if role is not None and role.role in (Role.CONFIG, Role.DEFAULTED):
                     self._config[(id(fn), name)] = role
                     extra += f"; a configuration value: {role.why}"
-                out[name] = Value(Trace.TRACED, (f"`{name}`: parameter of `{context.name}`, traced by `{api}`{extra}",),
+                out[name] = Value(Trace.TRACED, (_parameter(param, f"`{name}`: parameter of `{context.name}`, traced by `{api}`{extra}"),),
                                   frozenset({(id(fn), name)}),
                                   fields=self._static_fields(param) if api == "equinox.filter_jit" else frozenset())
         return out
@@ -759,7 +795,8 @@ class TracedAnalysis:
                 for trace in remote:
                     for fact in trace.params:
                         if fact.name in values:
-                            values[fact.name] = join(values[fact.name], _remote_value(fact))
+                            param = next(p for p in all_params(context.function) if p.name.value == fact.name)
+                            values[fact.name] = join(values[fact.name], _remote_value(fact, param))
                 helper_args[id(context.function)] = values
                 pending[id(context.function)] = (context, values)
                 order.append(context)
@@ -788,8 +825,8 @@ class TracedAnalysis:
                     if id(fn) in pending:
                         continue
                     body = JitContext(fn, context.transform, "called", None, context)
-                    pending[id(fn)] = (body, {p.name.value: Value(Trace.TRACED, (
-                        f"`{p.name.value}`: parameter of a function run by `{primitive}`",), frozenset()) for p in all_params(fn)})
+                    pending[id(fn)] = (body, {p.name.value: Value(Trace.TRACED, (_parameter(
+                        p, f"`{p.name.value}`: parameter of a function run by `{primitive}`"),), frozenset()) for p in all_params(fn)})
                     order.append(body)
 
     def _closure(self, fn: Function) -> dict[str, Value]:
@@ -817,13 +854,14 @@ class TracedAnalysis:
         return flow
 
 
-def _remote_value(fact) -> Value:
-    """A parameter's value as the project index found it at the traced calls in other modules."""
-    if fact.trace == "traced":
-        return Value(Trace.TRACED, (fact.why,))
-    if fact.trace == "unknown":
-        return Value(Trace.UNKNOWN, (fact.why,))
-    return STATIC
+def _remote_value(fact, param: cst.Param) -> Value:
+    """A parameter's value as the project index found it at the traced calls in other modules: a step
+    at the parameter, and the place in the other module where the tracer starts."""
+    if fact.trace == "static":
+        return STATIC
+    elsewhere = Related(Span(fact.line, 0, fact.line, 0), fact.origin, path=os.path.abspath(fact.path)) if fact.path else None
+    step = _Step(f"`{fact.name}`", fact.why, param.name, elsewhere=elsewhere)
+    return Value(Trace.TRACED if fact.trace == "traced" else Trace.UNKNOWN, (step,))
 
 
 def _yields(fn: cst.FunctionDef) -> bool:
@@ -853,4 +891,6 @@ def _bind_call(fn: cst.FunctionDef, call: cst.Call, values: list[Value]) -> dict
         if i < len(positional):
             out[positional[i]] = value
         i += 1
-    return {k: (v.via(f"`{k}`: parameter of helper `{fn.name.value}`") if not v.static else v) for k, v in out.items()}
+    params = {p.name.value: p for p in all_params(fn)}
+    return {k: (v.via(_parameter(params[k], f"`{k}`: parameter of helper `{fn.name.value}`")) if not v.static else v)
+            for k, v in out.items()}

@@ -20,11 +20,10 @@ from __future__ import annotations
 
 import ast
 import io
-import re
 from dataclasses import dataclass, replace
 from functools import lru_cache
 
-from ..findings import Finding, Span
+from ..findings import Finding, Related, Span
 
 _DEFS = (ast.FunctionDef, ast.AsyncFunctionDef)
 # Lines of neighbouring defs kept verbatim besides the edited one: fidelity for rules that follow
@@ -57,7 +56,7 @@ class Slice:
         if not (self.unit_start <= line and end_line <= self.unit_end):
             return None
         return replace(finding, span=Span(line, s.column, end_line, s.end_column),
-                       message=_renumber(finding.message, lambda n: self.lines[n - 1] if 0 < n <= len(self.lines) else n))
+                       related=_renumbered(finding.related, lambda n: self.lines[n - 1] if 0 < n <= len(self.lines) else n))
 
 
 def lines_of(text: str) -> list[str]:
@@ -298,17 +297,16 @@ def _parsed(text: str) -> ast.Module:
 
 
 def _shifted(finding: Finding, move_by: int, after: int, delta: int) -> Finding:
-    """The finding moved by `move_by` lines; line numbers its message quotes past `after` move by `delta`."""
+    """The finding moved by `move_by` lines; the related places in this file past `after` move by `delta`."""
     if not delta:
         return finding
     s = finding.span
-    message = _renumber(finding.message, lambda n: n + delta if n > after else n)
-    return replace(finding, message=message, span=Span(s.line + move_by, s.column, s.end_line + move_by, s.end_column))
+    return replace(finding, span=Span(s.line + move_by, s.column, s.end_line + move_by, s.end_column),
+                   related=_renumbered(finding.related, lambda n: n + delta if n > after else n))
 
 
-def _renumber(message: str, new_number) -> str:
-    return _LINE_REFERENCE.sub(lambda m: f"{m.group(1)}{new_number(int(m.group(2)))}", message)
-
-
-# How messages quote a place: "(line 12)", "at line 22", "lines 3". Our own wording, not user code.
-_LINE_REFERENCE = re.compile(r"(\blines? )(\d+)")
+def _renumbered(related: tuple[Related, ...], new_line) -> tuple[Related, ...]:
+    """The related places of this file at their new lines (those of other files stay)."""
+    return tuple(r if r.path is not None else
+                 replace(r, span=Span(new_line(r.span.line), r.span.column, new_line(r.span.end_line), r.span.end_column))
+                 for r in related)

@@ -65,7 +65,8 @@ class NotebookAnalysis:
         self.findings = {cell.key: [] for cell in self.cells}
         for finding in self.analysis.findings:
             index, span = positions.in_cell(finding.span)
-            placed = replace(finding, span=span, cell=index)  # the joined module's finding stays as it is
+            placed = replace(finding, span=span, cell=index,  # the joined module's finding stays as it is
+                             related=tuple(positions.place_related(r) for r in finding.related))
             self._origin[id(placed)] = finding
             self.findings[by_index[index]].append(placed)
         for found in self.findings.values():

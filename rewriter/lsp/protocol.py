@@ -12,7 +12,7 @@ from pygls.workspace import PositionCodec
 from pygls.workspace.position_codec import ServerTextPosition
 
 from .. import __version__, registry
-from ..findings import Finding, Severity
+from ..findings import Finding, Related, Severity
 from .textedits import TextEdit
 
 SOURCE = "phiml-rewrite"
@@ -63,17 +63,58 @@ def finding_key(finding: Finding) -> list:
     return [finding.code, s.line, s.column, s.end_line, s.end_column]
 
 
-def diagnostic(finding: Finding, positions: Positions) -> types.Diagnostic:
+def diagnostic(finding: Finding, positions: Positions, uri: str = "",
+               cell_uris: dict[int, str] | None = None) -> types.Diagnostic:
+    """`uri`: the document's; `cell_uris`: in a notebook, each cell's document, for related places."""
     s = finding.span
+    related = [(r, where) for r in finding.related
+               if (where := _location(r, finding, positions, uri, cell_uris or {})) is not None]
     return types.Diagnostic(
         range=types.Range(positions.at(s.line, s.column), positions.at(s.end_line, s.end_column)),
-        message=finding.message,
+        message=diagnostic_message(finding),
+        related_information=[types.DiagnosticRelatedInformation(location=where, message=r.message)
+                             for r, where in related] or None,
         severity=_SEVERITY[finding.severity],
         code=finding.code,
         code_description=types.CodeDescription(href=rule_page(finding.code)),
         source=SOURCE,
         data={"key": finding_key(finding), "fix": None if finding.fix is None else finding.fix.safety.value},
     )
+
+
+def fix_title(finding: Finding) -> str:
+    """The quick fix's title: the fix's description, capitalised (`Swap to jit(vmap(f))`)."""
+    text = finding.fix.description or "apply the fix"
+    return text[:1].upper() + text[1:]
+
+
+def diagnostic_message(finding: Finding) -> str:
+    """The message and its note; the fix title is the quick fix's, or a `help:` line when there is none."""
+    lines = [finding.message]
+    if finding.note:
+        lines.append(f"note: {finding.note}")
+    if finding.fix is None and finding.hint:
+        lines.append(f"help: {finding.hint}")
+    return "\n".join(lines)
+
+
+def _location(related: Related, finding: Finding, positions: Positions, uri: str,
+              cell_uris: dict[int, str]) -> types.Location | None:
+    """Where a related place is, for the client; in another document its columns are taken as they are."""
+    if related.cell is not None:
+        target, here = cell_uris.get(related.cell), related.cell == finding.cell
+    elif related.path is not None:
+        target, here = pathlib.Path(os.path.abspath(related.path)).as_uri(), False
+    else:
+        target, here = uri, True
+    if not target:
+        return None
+    s = related.span
+    if here:
+        start, end = positions.at(s.line, s.column), positions.at(s.end_line, s.end_column)
+    else:
+        start, end = types.Position(s.line - 1, s.column), types.Position(s.end_line - 1, s.end_column)
+    return types.Location(uri=target, range=types.Range(start, end))
 
 
 @lru_cache(maxsize=None)

@@ -211,13 +211,14 @@ class PhimlLanguageServer(LanguageServer):
     def _current(self, uri: str, version: int | None) -> bool:
         return self.workspace.get_text_document(uri).version == version
 
-    def publish(self, uri: str, version: int | None, text: str, findings: list[Finding]) -> None:
-        keys = [(protocol.finding_key(f), f.message) for f in findings]
+    def publish(self, uri: str, version: int | None, text: str, findings: list[Finding],
+                cell_uris: dict[int, str] | None = None) -> None:
+        keys = [(protocol.finding_key(f), f.message, f.note, f.related) for f in findings]
         if self._published.get(uri) == (version, keys):
             return  # the exact analysis confirmed the provisional findings
         self._published[uri] = (version, keys)
         positions = protocol.Positions(text, self.workspace.get_text_document(uri).position_codec)
-        diagnostics = [protocol.diagnostic(f, positions) for f in findings]
+        diagnostics = [protocol.diagnostic(f, positions, uri, cell_uris) for f in findings]
         self.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=uri, diagnostics=diagnostics, version=version))
 
     def _report_error(self, uri: str, analysis: DocumentAnalysis) -> None:
@@ -302,9 +303,10 @@ class PhimlLanguageServer(LanguageServer):
             sent = self._notebook_published.setdefault(notebook_uri, set())
             for gone in sent - {c.key for c in cells}:
                 self.publish(gone, None, "", [])
+            cell_uris = {cell.index: cell.key for cell in cells}
             for cell in cells:
                 version = self.workspace.get_text_document(cell.key).version
-                self.publish(cell.key, version, cell.text, analysis.findings.get(cell.key, []))
+                self.publish(cell.key, version, cell.text, analysis.findings.get(cell.key, []), cell_uris)
             sent.clear()
             sent.update(c.key for c in cells)
         except asyncio.CancelledError:
@@ -496,7 +498,7 @@ def _quick_fixes(ls, uri, version, analysis: DocumentAnalysis, finding: Finding,
     edits = analysis.fix_edits(finding)
     if edits:
         unsafe = analysis.unsafe(finding)
-        label = f"{finding.fix.description[:1].upper()}{finding.fix.description[1:]} ({finding.code})"
+        label = f"{protocol.fix_title(finding)} ({finding.code})"
         yield types.CodeAction(
             title=f"{label} [unsafe fix]" if unsafe else label,
             kind=types.CodeActionKind.QuickFix,
@@ -531,7 +533,7 @@ async def _cell_actions(ls: PhimlLanguageServer, notebook_uri: str, uri: str,
             edits = await loop.run_in_executor(ls._exact, analysis.fix_edits, finding)
             if edits:
                 unsafe = finding.fix is not None and finding.fix.safety.value == "unsafe"
-                label = f"{finding.fix.description[:1].upper()}{finding.fix.description[1:]} ({finding.code})"
+                label = f"{protocol.fix_title(finding)} ({finding.code})"
                 actions.append(types.CodeAction(title=f"{label} [unsafe fix]" if unsafe else label,
                                                 kind=types.CodeActionKind.QuickFix, diagnostics=[diagnostic],
                                                 is_preferred=not unsafe, edit=ls.cells_edit(edits)))

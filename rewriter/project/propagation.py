@@ -43,7 +43,7 @@ class _Edge:
     caller: str
     where: str
     api: frozenset  # the jit transforms the caller runs under
-    params: dict  # callee parameter -> (trace, why)
+    params: dict  # callee parameter -> (trace, why, origin): see _bind
     module: str  # the caller's module
 
 
@@ -183,8 +183,8 @@ class Propagation:
                 api, framework = "", ""
             else:
                 continue
-            out.factories.append((RemoteFactory(name, api, framework, index.where(found.module, function.line), found.name),
-                                  found.module))
+            out.factories.append((RemoteFactory(name, api, framework, index.where(found.module, function.line), found.name,
+                                                index.paths.get(found.module, ""), function.line), found.module))
         return out
 
     # -- the whole project -----------------------------------------------------------------------
@@ -214,10 +214,10 @@ class Propagation:
         for (module, name), edges in remote.items():
             if (module, name) not in only_traced:
                 continue
-            params: dict[str, tuple[str, str]] = {}
+            params: dict[str, tuple] = {}
             for edge in edges:
                 params = _join_params(params or None, edge.params)
-            traced = {p: w for p, (t, w) in params.items() if t == TRACED}
+            traced = {p: (why, origin) for p, (t, why, origin) in params.items() if t == TRACED}
             if not traced:
                 continue  # only tracers cross modules: "cannot tell" stays a file's own verdict
             apis = frozenset().union(*(e.api for e in edges))
@@ -227,7 +227,8 @@ class Propagation:
             callers = sorted({f"`{e.caller}` ({e.where})" for e in edges})
             traces.setdefault(module, []).append(RemoteTrace(
                 name, "called", min(apis), ", ".join(callers), first.where,
-                params=tuple(ParamFact(p, TRACED, w) for p, w in sorted(traced.items()))))
+                params=tuple(ParamFact(p, TRACED, why, self.index.paths.get(origin[0], ""), origin[1], origin[2])
+                             for p, (why, origin) in sorted(traced.items()))))
             sources.setdefault(module, set()).update(display(e.module) for e in edges)
         out = {}
         for module in self.index.modules:
@@ -344,15 +345,17 @@ class _TracedState:
         start = {}
         for i, param in enumerate(function.params):
             if root.api in _PER_VALUE_TRACES:
-                start[param] = (UNKNOWN, f"`{param}`: `{root.api}` keeps Python values Python (one trace per value)")
+                start[param] = (UNKNOWN, f"`{param}`: `{root.api}` keeps Python values Python (one trace per value)", None)
             elif root.static is None:
-                start[param] = (UNKNOWN, f"`{param}`: the static arguments of `{root.api}` at {where} cannot be read")
+                start[param] = (UNKNOWN, f"`{param}`: the static arguments of `{root.api}` at {where} cannot be read", None)
             elif param in root.static or static_by_declaration(param, function.annotations.get(param), root.framework):
-                start[param] = (STATIC, "")
+                start[param] = (STATIC, "", None)
             elif i == 0 and param in ("self", "cls"):
-                start[param] = (UNKNOWN, f"`{param}`: configuration read through `{param}`")
+                start[param] = (UNKNOWN, f"`{param}`: configuration read through `{param}`", None)
             else:
-                start[param] = (TRACED, f"`{param}`: parameter of `{root.name}` ({where}), traced by `{root.api}`")
+                # Where the tracer starts: a related location of the findings it leads to in other modules.
+                origin = (root.module, root.line, f"`{root.name}` is traced by `{root.api}` here")
+                start[param] = (TRACED, f"`{param}`: parameter of `{root.name}`, traced by `{root.api}`", origin)
         return start
 
     def _process(self, key: tuple, work: list, only: set | None = None) -> None:
@@ -375,7 +378,7 @@ class _TracedState:
             passed = _bind(target, call, current, caller.name)
             for name, where in self.p.python.get(ckey, {}).items():
                 if where and passed.get(name, (STATIC,))[0] == TRACED:
-                    passed[name] = (UNKNOWN, f"`{name}` of `{target.name}` is also passed a Python value (at {min(where)})")
+                    passed[name] = (UNKNOWN, f"`{name}` of `{target.name}` is also passed a Python value (at {min(where)})", None)
             apis = self.api_of.get(ckey, frozenset()) | self.api_of[key]
             api_changed = apis != self.api_of.get(ckey)
             self.api_of[ckey] = apis
@@ -417,7 +420,8 @@ def _order(fact) -> tuple:
     return (fact.function, fact.where)
 
 
-def _join(a: tuple[str, str], b: tuple[str, str]) -> tuple[str, str]:
+def _join(a: tuple, b: tuple) -> tuple:
+    """Of two (trace, why, origin) values, the one that is more traced (at equal trace, the smaller why)."""
     if _ORDER[b[0]] > _ORDER[a[0]]:
         return b
     if _ORDER[b[0]] == _ORDER[a[0]] and b[1] < a[1]:
@@ -434,11 +438,12 @@ def _join_params(current: dict | None, new: dict) -> dict:
     return out
 
 
-def _bind(target: Function, call: Call, values: dict, caller: str) -> dict[str, tuple[str, str]]:
-    """The value each parameter of `target` receives at `call`, inside a traced caller."""
-    out = {p: (STATIC, "") for p in target.params}  # left at their defaults: Python values
+def _bind(target: Function, call: Call, values: dict, caller: str) -> dict[str, tuple]:
+    """The value, (trace, why, origin), each parameter of `target` receives at `call`, inside a traced
+    caller. origin: where a tracer starts, (module, line, what happens there), else None."""
+    out = {p: (STATIC, "", None) for p in target.params}  # left at their defaults: Python values
     if call.starred:
-        return {p: (UNKNOWN, f"`{p}`: passed through `*args`/`**kwargs` by `{caller}`") for p in target.params}
+        return {p: (UNKNOWN, f"`{p}`: passed through `*args`/`**kwargs` by `{caller}`", None) for p in target.params}
     positional = target.params[: target.positional]
     for key, kind, detail in call.args:
         if isinstance(key, int):
@@ -450,18 +455,18 @@ def _bind(target: Function, call: Call, values: dict, caller: str) -> dict[str, 
             if name not in out:
                 continue
         if kind == PYTHON:
-            out[name] = (STATIC, "")
+            out[name] = (STATIC, "", None)
         elif kind == PARAMS:
-            joined = (STATIC, "")
+            joined = (STATIC, "", None)
             for param in detail:
-                joined = _join(joined, values.get(param, (UNKNOWN, f"`{param}`: not known")))
+                joined = _join(joined, values.get(param, (UNKNOWN, f"`{param}`: not known", None)))
             if joined[0] == TRACED:
-                joined = (TRACED, f"{joined[1]} -> `{name}`: parameter of `{target.name}`")
+                joined = (TRACED, f"{joined[1]} -> `{name}`: parameter of `{target.name}`", joined[2])
             out[name] = joined
         elif kind == ARRAY:
-            out[name] = (UNKNOWN, f"`{name}`: an array built in `{caller}`")
+            out[name] = (UNKNOWN, f"`{name}`: an array built in `{caller}`", None)
         else:
-            out[name] = (UNKNOWN, f"`{name}`: an argument of unknown kind from `{caller}`")
+            out[name] = (UNKNOWN, f"`{name}`: an argument of unknown kind from `{caller}`", None)
     return out
 
 

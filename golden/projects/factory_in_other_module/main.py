@@ -11,7 +11,7 @@ from solvers import make_decay, make_step
 
 GOLDEN = {
     "findings": ["main.py:PML401:24", "main.py:PML302:26"],
-    "messages": {"main.py:PML401:24": "defined at solvers.py:5", "main.py:PML302:26": "a new function each time"},
+    "messages": {"main.py:PML401:24": "solvers.py:5:1: `make_step` is defined here", "main.py:PML302:26": "a new function each time"},
     "framework": "jax",
     "backends": ["jax"],
 }
