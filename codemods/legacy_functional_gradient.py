@@ -6,7 +6,8 @@ import libcst as cst
 from rewriter.codemod import Example, Replace, Unchanged, dedented
 from rewriter.findings import Safety, Severity
 
-from ._migration_table import FUNCTIONAL_GRADIENT, GRADIENT_FUNCTIONS, TableMigration, resolve
+from ._migration import TableMigration, resolve
+from ._migration_rows import FUNCTIONAL_GRADIENT, GRADIENT_FUNCTIONS
 
 
 class FunctionalGradient(TableMigration):

@@ -6,7 +6,8 @@ import libcst as cst
 from rewriter.codemod import Example, Replace, Unchanged, dedented
 from rewriter.findings import Safety, Severity
 
-from ._migration_table import JAX_REMOVED, PJIT_PARAMETERS, TableMigration, resolve
+from ._migration import TableMigration, resolve
+from ._migration_rows import JAX_REMOVED, PJIT_PARAMETERS
 from ._shared import replacement_in_place
 
 _PURE = (cst.Name, cst.Integer, cst.Float, cst.Imaginary, cst.SimpleString)

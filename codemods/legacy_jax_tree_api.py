@@ -4,7 +4,8 @@ from __future__ import annotations
 from rewriter.codemod import Example, Unchanged, dedented
 from rewriter.findings import Safety, Severity
 
-from ._migration_table import JAX_TREE, TableMigration
+from ._migration import TableMigration
+from ._migration_rows import JAX_TREE
 
 
 class JaxTreeApi(TableMigration):

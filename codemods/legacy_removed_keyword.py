@@ -7,7 +7,8 @@ from libcst.metadata import BuiltinAssignment
 from rewriter.codemod import Example, Replace, Unchanged, dedented
 from rewriter.findings import Safety, Severity
 
-from ._migration_table import OLD_SOLVE_POSITIONAL, REMOVED_KEYWORDS, CallCollector
+from ._migration import CallCollector
+from ._migration_rows import OLD_SOLVE_POSITIONAL, REMOVED_KEYWORDS
 
 _BY_FUNCTION: dict[str, dict[str, object]] = {}
 for _m in REMOVED_KEYWORDS:

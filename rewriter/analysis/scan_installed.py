@@ -6,7 +6,7 @@
 Why a generated, checked-in module rather than reading the installed packages when the tool runs:
 the findings must not depend on the environment the tool happens to run in (a pre-commit or CI
 environment usually has no jax or PhiFlow at all), the result cache is keyed on the tool's own files
-(so the facts must be one of them), the migration table (codemods/_migration_table.py) is pinned to
+(so the facts must be one of them), the migration table (codemods/_migration_rows.py) is pinned to
 the same installed versions and checked against them the same way, and resolving jax's private
 definitions back to public names means reading all ~900 modules of these packages, which no run should pay for.
 `tests/test_installed.py` regenerates the module from the installed packages and fails when it differs.

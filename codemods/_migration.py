@@ -1,10 +1,5 @@
-"""The legacy-migration table (PML6xx) and the machinery the migration codemods share.
-
-Every row was built from the *installed* libraries (phiml 1.16.1, phiflow 3.4, jax 0.10.2) and from
-the releases the old code was written for (PhiFlow 2.0-2.4 `phi/math`, PhiML 1.0-1.15, jax 0.3-0.6
-sources and CHANGELOG.md). `tests/test_migrations.py` re-checks every row against what is installed:
-each target exists (import + getattr), each source is really gone (AttributeError / ImportError),
-deprecated (warns), or a compatibility alias that *is* the target object.
+"""What the migration codemods (PML601-PML605) share: matching a reference to a row of the table
+(codemods/_migration_rows.py) and reporting or rewriting it.
 
 A reference is matched by its qualified name (libcst scopes), never by spelling: `jax.tree_map`,
 `import jax as j; j.tree_map`, `from jax import tree_map`, and PhiFlow's `from phi.flow import *`
@@ -13,9 +8,7 @@ local variable that happens to be called `tree_map` resolves to something else a
 """
 from __future__ import annotations
 
-import enum
 import re
-from dataclasses import dataclass
 from typing import ClassVar, Sequence
 
 import libcst as cst
@@ -23,231 +16,35 @@ import libcst as cst
 from rewriter.analysis.names import dotted
 from rewriter.codemod import Codemod, Replace
 from rewriter.emit.spelling import Spelling
-from rewriter.findings import Safety, Severity
+from rewriter.findings import Safety
 
+from ._migration_rows import MODULE_ALIASES, STAR, Migration, Status
 from ._shared import replacement_in_place
 
 
-class Status(str, enum.Enum):
-    REMOVED = "removed"  # AttributeError / ImportError on the installed version
-    DEPRECATED = "deprecated"  # still present on the installed version, warns when used
-    ALIAS = "alias"  # present only as a compatibility alias: the very object the target names
+def describe(migration: Migration, spelled: str | None = None) -> str:
+    """What became of the name, in a few words: "`jnp.product` was removed in jax 0.4.16"."""
+    name = f"`{spelled or migration.source}`"
+    if migration.status is Status.REMOVED:
+        if re.fullmatch(r"\S+ [0-9.]+", migration.since):
+            return f"{name} was removed in {migration.since}"
+        return f"{name} was removed ({migration.since})" if "removed" in migration.since else f"{name} does not exist ({migration.since})"
+    if migration.status is Status.DEPRECATED:
+        return f"{name} is deprecated since {migration.since}"
+    return f"{name} is only a compatibility alias ({migration.since})"
 
 
-@dataclass(frozen=True)
-class Migration:
-    source: str  # the legacy qualified name
-    target: str | None  # what replaces it (None: reported with the manual fix, never rewritten)
-    safety: Safety  # of the automatic fix (DISPLAY when there is none)
-    status: Status
-    since: str  # the release that removed / deprecated it
-    why: str  # the evidence that the target means the same (or what differs)
-    value: tuple[str, str] | None = None  # the replacement is a value: ("neg_attr", "inf") / ("literal", "-0.0")
-    annotation_only: bool = False  # the fix is only offered where the reference is a type annotation
-    module: bool = False  # the source is a whole module: reported at its imports
-
-    @property
-    def name(self) -> str:
-        return self.source.rsplit(".", 1)[1]
-
-    @property
-    def severity(self) -> Severity:
-        return {Status.REMOVED: Severity.ERROR, Status.DEPRECATED: Severity.WARNING, Status.ALIAS: Severity.INFO}[self.status]
-
-    def describe(self, spelled: str | None = None) -> str:
-        """What became of the name, in a few words: "`jnp.product` was removed in jax 0.4.16"."""
-        name = f"`{spelled or self.source}`"
-        if self.status is Status.REMOVED:
-            if re.fullmatch(r"\S+ [0-9.]+", self.since):
-                return f"{name} was removed in {self.since}"
-            return f"{name} was removed ({self.since})" if "removed" in self.since else f"{name} does not exist ({self.since})"
-        if self.status is Status.DEPRECATED:
-            return f"{name} is deprecated since {self.since}"
-        return f"{name} is only a compatibility alias ({self.since})"
-
-    def by_hand(self) -> str:
-        """What to write instead, where the fix is not made (a `help:` hint)."""
-        if self.target is None and self.value is None or self.annotation_only:
-            return self.why
-        return f"use `{self.replacement}`"
-
-    @property
-    def replacement(self) -> str:
-        if self.value is None:
-            return self.target or ""
-        return {"neg_attr": f"-{self.target}", "literal": self.value[1]}[self.value[0]]
+def by_hand(migration: Migration) -> str:
+    """What to write instead, where the fix is not made (a `help:` hint)."""
+    if migration.target is None and migration.value is None or migration.annotation_only:
+        return migration.why
+    return f"use `{_replacement(migration)}`"
 
 
-S, U, D = Safety.SAFE, Safety.UNSAFE, Safety.DISPLAY
-R, DEP, A = Status.REMOVED, Status.DEPRECATED, Status.ALIAS
-
-# --- PML601 functional-gradient -------------------------------------------------------------------
-_FG_WHY = ("the installed phiflow 3.4 defines `functional_gradient = gradient`; PhiFlow 2.3-2.4's functional_gradient was "
-           "gradient's code, with the same parameters and defaults")
-FUNCTIONAL_GRADIENT: tuple[Migration, ...] = (
-    Migration("phiml.math.functional_gradient", "phiml.math.gradient", S, R, "PhiML 1.0-1.16: never part of phiml.math", _FG_WHY),
-    Migration("phi.math.functional_gradient", "phi.math.gradient", S, A, "phiflow 3.4: `functional_gradient = gradient`", _FG_WHY),
-    Migration("phiml.functional_gradient", "phiml.gradient", S, A, "phiml 1.16: `gradient as functional_gradient`", _FG_WHY),
-    *(Migration(f"{m}.functional_gradient", f"{m}.gradient", S, A, "phiflow 3.4 re-exports phiml's alias", _FG_WHY)
-      for m in ("phi.flow", "phi.jax.flow", "phi.torch.flow", "phi.tf.flow")),
-)
-# Gradient functions whose `wrt` given by position is deprecated in the installed phiml (SyntaxWarning
-# "Specifying wrt by position is deprecated"): positions are mapped to parameter names.
-GRADIENT_FUNCTIONS = frozenset({
-    "phiml.math.gradient", "phiml.math.jacobian", "phi.math.gradient", "phi.math.jacobian", "phiml.gradient",
-    *(m.source for m in FUNCTIONAL_GRADIENT), *(m.target for m in FUNCTIONAL_GRADIENT),
-})
-
-# --- PML602 phi-math-alias ------------------------------------------------------------------------
-_ALIASES = {  # phi.math 3.4 keeps these four names as aliases of phiml.math functions (phi/math/__init__.py)
-    "divide_no_nan": "safe_div",
-    "isfinite": "is_finite",
-    "vec_abs": "vec_length",
-}
-PHI_MATH: tuple[Migration, ...] = (
-    *(Migration(f"phiml.math.{old}", f"phiml.math.{new}", S, R, "PhiML 1.0-1.16: a PhiFlow 2 name phiml.math never had",
-                f"phiflow 3.4 defines `phi.math.{old} = {new}`: the same function") for old, new in _ALIASES.items()),
-    *(Migration(f"phi.math.{old}", f"phi.math.{new}", S, A, f"phiflow 3.4: `{old} = {new}`",
-                f"phiflow 3.4 defines `phi.math.{old} = {new}`: the same function") for old, new in _ALIASES.items()),
-    *(Migration(f"{m}.unpack_dims", f"{m}.unpack_dim", U, R, "PhiFlow 2.3",
-                "PhiFlow 2.2 exported `unpack_dim as unpack_dims` (the same function); PhiFlow 2.0-2.1 had a separate "
-                "`unpack_dims(value, dim, unpacked_dims)` whose Shape argument `unpack_dim` also accepts") for m in ("phiml.math", "phi.math")),
-    *(Migration(f"{m}.degrees", f"{m}.degrees_to_radians", U, R, "PhiFlow 2.5",
-                "PhiFlow 2.1-2.4 `degrees(deg)` converted degrees to radians with pi = 3.1415; `degrees_to_radians` uses "
-                "the exact pi (results differ by ~3e-5 relative)") for m in ("phiml.math", "phi.math")),
-    *(Migration(f"{m}.transpose", None, D, R, "PhiFlow 2.5",
-                "PhiFlow 2 `transpose(x, axes)` reordered a native tensor (a no-op for PhiML tensors): use the backend's "
-                "transpose on native tensors, or nothing (PhiML dims are named)") for m in ("phiml.math", "phi.math")),
-    *(Migration(f"{m}.hessian", None, D, R, "PhiFlow 2.3",
-                "PhiFlow 2.1-2.2 had `hessian(f, wrt, ...)`; phiml.math 1.16 has no hessian: nest `math.jacobian` of "
-                "`math.gradient`, or use the backend's hessian") for m in ("phiml.math", "phi.math")),
-    *(Migration(f"{m}.{old}", None, D, R, "PhiFlow 2.2",
-                "PhiFlow 2.0-2.1 tape gradients (`record_gradients`/`gradients`) were removed: compute them with "
-                "`math.gradient(f, wrt=...)`") for m in ("phiml.math", "phi.math") for old in ("gradients", "record_gradients")),
-)
-
-# --- PML603 jax-tree-api --------------------------------------------------------------------------
-_TREE_WHY = ("jax <= 0.5.3 defined `jax.{old}` as `jax._src.tree_util.{util}`, the function behind `jax.tree_util.{util}`; "
-             "`jax.tree.{new}` calls it with the same parameters (removed in jax 0.6.0, CHANGELOG)")
-JAX_TREE: tuple[Migration, ...] = (
-    *(Migration(f"jax.{old}", f"jax.tree.{new}", S, R, "jax 0.6.0", _TREE_WHY.format(old=old, util=old, new=new))
-      for old, new in (("tree_map", "map"), ("tree_leaves", "leaves"), ("tree_flatten", "flatten"),
-                       ("tree_unflatten", "unflatten"), ("tree_structure", "structure"), ("tree_transpose", "transpose"))),
-    Migration("jax.treedef_is_leaf", "jax.tree_util.treedef_is_leaf", S, R, "jax 0.6.0",
-              "jax <= 0.5.3 defined `jax.treedef_is_leaf` as `jax._src.tree_util.treedef_is_leaf`, which "
-              "`jax.tree_util.treedef_is_leaf` is (CHANGELOG 0.6.0)"),
-    Migration("jax.tree_multimap", "jax.tree.map", S, R, "jax 0.3.16",
-              "`tree_multimap` was a deprecated alias forwarding to `tree_map` (CHANGELOG 0.3.16: \"a direct replacement\")"),
-    Migration("jax.tree_util.tree_multimap", "jax.tree_util.tree_map", S, R, "jax 0.3.16",
-              "`tree_multimap` was a deprecated alias forwarding to `tree_map` (CHANGELOG 0.3.16: \"a direct replacement\")"),
-    Migration("jax.tree_util.build_tree", None, D, R, "jax 0.6.0 deprecated, removed by 0.10",
-              "`build_tree(treedef, xs)` took a nested structure of children: rebuild with `jax.tree.unflatten(treedef, leaves)`"),
-    Migration("jax.tree_util.register_keypaths", None, D, R, "jax 0.4.24",
-              "key paths are built in: register the class with `jax.tree_util.register_pytree_with_keys`"),
-)
-
-# --- PML604 jax-removed-api -----------------------------------------------------------------------
-_JNP_ALIAS = "jax <= 0.4.x `jax/numpy/__init__.py` defined `{old}` as `{new}` itself (deprecated {dep}, removed {rem})"
-JAX_REMOVED: tuple[Migration, ...] = (
-    *(Migration(f"jax.numpy.{old}", f"jax.numpy.{new}", S, R, f"jax {rem}", _JNP_ALIAS.format(old=old, new=new, dep=dep, rem=rem))
-      for old, new, dep, rem in (("alltrue", "all", "0.4.12", "0.4.16"), ("sometrue", "any", "0.4.12", "0.4.16"),
-                                 ("product", "prod", "0.4.12", "0.4.16"), ("cumproduct", "cumprod", "0.4.12", "0.4.16"),
-                                 ("row_stack", "vstack", "0.4.16", "0.4.24"), ("round_", "round", "0.4.32", "0.4.38"))),
-    Migration("jax.numpy.NINF", "jax.numpy.inf", S, R, "jax 0.4.24", "`NINF` was the float `-inf` (CHANGELOG: \"use -jax.numpy.inf\")",
-              value=("neg_attr", "inf")),
-    Migration("jax.numpy.NZERO", None, S, R, "jax 0.4.24", "`NZERO` was the float `-0.0`", value=("literal", "-0.0")),
-    Migration("jax.numpy.PZERO", None, S, R, "jax 0.4.24", "`PZERO` was the float `0.0`", value=("literal", "0.0")),
-    Migration("jax.numpy.fix", "jax.numpy.trunc", S, R, "jax 0.9.0 deprecated, removed 0.10.0",
-              "`fix(x)` was `where(x >= 0, floor(x), ceil(x))`, i.e. rounding towards zero; CHANGELOG 0.9.0: "
-              "\"jax.numpy.trunc is a drop-in replacement\""),
-    Migration("jax.numpy.trapz", "jax.numpy.trapezoid", U, R, "jax 0.4.24",
-              "a separate implementation of the same trapezoid rule (same parameters y, x, dx, axis): results may differ in rounding"),
-    Migration("jax.numpy.in1d", None, D, R, "jax 0.4.24",
-              "`in1d(a, b)` flattened its result: use `jnp.isin(a, b).ravel()`"),
-    Migration("jax.numpy.issubsctype", None, D, R, "jax 0.4.24", "use `jnp.issubdtype(jnp.result_type(x), t)`"),
-    Migration("jax.numpy.DeviceArray", "jax.Array", S, R, "jax 0.4.14", "`jax.Array` is the array type (use it in annotations; "
-              "`isinstance` differs: `jax.Array` also matches tracers)", annotation_only=True),
-    *(Migration(f"jax.random.{old}", "jax.Array", S, R, "jax 0.4.24",
-                "CHANGELOG 0.4.16: \"Use jax.Array for annotations, and jax.dtypes.issubdtype(arr.dtype, jax.dtypes.prng_key) "
-                "for runtime detection of typed prng keys\"", annotation_only=True) for old in ("KeyArray", "PRNGKeyArray")),
-    Migration("jax.abstract_arrays.ShapedArray", "jax.core.ShapedArray", S, R, "jax 0.4.17",
-              "`jax.abstract_arrays.ShapedArray` was `jax._src.core.ShapedArray`, which `jax.core.ShapedArray` is"),
-    *(Migration(f"jax.ad_checkpoint.{old}", "jax.checkpoint", S, R, "jax 0.8.2 deprecated, removed 0.10.0",
-                f"`jax.ad_checkpoint.{old}` was `jax._src.ad_checkpoint.checkpoint`, which `jax.checkpoint` is") for old in ("checkpoint", "remat")),
-    Migration("jax.lax.tie_in", None, S, R, "jax 0.4.29", "`tie_in(x, y)` returned `y` (a no-op since jax 0.2.0): the call is "
-              "replaced by its second argument when the first has no side effects"),
-    Migration("jax.experimental.pjit.pjit", "jax.jit", U, DEP, "jax 0.8.0 (\"Please use jax.jit instead\")",
-              "both build the same jit wrapper, but `pjit` also picks up shardings from an enclosing `with mesh:` "
-              "(`use_resource_env=True`), and `jax.jit` takes everything after the function by keyword only"),
-    Migration("jax.experimental.host_callback", None, D, R, "jax 0.4.26 deprecated; its APIs removed in 0.4.35, the module in 0.8",
-              "use `jax.debug.callback` (id_tap/id_print), `jax.pure_callback` or `jax.experimental.io_callback` (call)",
-              module=True),
-    Migration("jax.abstract_arrays", None, D, R, "jax 0.4.17", "use `jax.core.ShapedArray`", module=True),
-    *(Migration(f"jax.{old}", None, D, R, "jax 0.10.0",
-                "use `jax.device_put(x, sharding)` (see https://docs.jax.dev/en/latest/migrate_pmap.html)")
-      for old in ("device_put_replicated", "device_put_sharded")),
-    Migration("jax.clear_backends", None, D, R, "jax 0.4.36",
-              "`jax.clear_caches()` clears the compilation caches; `jax.extend.backend.clear_backends()` re-initialises backends"),
-)
-
-# Positional parameters of the deprecated pjit after `fun`, in order: `jax.jit` takes them by keyword only.
-PJIT_PARAMETERS = ("in_shardings", "out_shardings", "static_argnums", "static_argnames", "donate_argnums",
-                   "donate_argnames", "keep_unused", "device", "backend", "inline", "compiler_options")
-
-# --- PML605 removed-keyword -----------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class KeywordMigration:
-    function: str  # canonical qualified name of the callee
-    old: str  # the keyword old releases accepted
-    new: str | None  # the installed keyword (None: passed positionally)
-    since: str
-    why: str
-
-
-REMOVED_KEYWORDS: tuple[KeywordMigration, ...] = (
-    KeywordMigration("phiml.math.Solve", "relative_tolerance", "rel_tol", "PhiFlow 2.3",
-                     "PhiFlow 2.0-2.2 documented both as the tolerance max(relative_tolerance * norm(y), absolute_tolerance); "
-                     "the installed `Solve` documents rel_tol/abs_tol with the same formula"),
-    KeywordMigration("phiml.math.Solve", "absolute_tolerance", "abs_tol", "PhiFlow 2.3",
-                     "PhiFlow 2.0-2.2 documented both as the tolerance max(relative_tolerance * norm(y), absolute_tolerance); "
-                     "the installed `Solve` documents rel_tol/abs_tol with the same formula"),
-    KeywordMigration("phiml.math.solve_linear", "f_args", None, "PhiFlow 2.3",
-                     "PhiFlow 2.0-2.2 took `f_args: tuple` and called `f(x, *f_args)`; the installed solve_linear takes "
-                     "`*f_args` and unpacks a single tuple argument (`f_args[0] if len(f_args) == 1 and isinstance(f_args[0], "
-                     "tuple)`), so the same tuple passed by position calls `f(x, *f_args)` again; by keyword it would be "
-                     "handed to `f` as a keyword argument named `f_args`"),
-    KeywordMigration("phiml.math.iterate", "f", "map_function", "PhiML 1.6",
-                     "the parameter was renamed; position and meaning are unchanged"),
-)
-# Functions whose old and installed signatures were compared and have no removed keyword at all.
-UNCHANGED_KEYWORDS = ("phiml.math.jit_compile", "phiml.math.jit_compile_linear", "phiml.math.custom_gradient",
-                      "phiml.math.minimize", "phiml.math.solve_nonlinear", "phiml.math.gradient", "phiml.math.jacobian")
-# PhiFlow 2.0-2.2 `Solve(method, relative_tolerance, absolute_tolerance, max_iterations, x0, ...)` vs the installed
-# `Solve(method, rel_tol, abs_tol, x0, max_iterations, ...)`: a fourth positional argument changed meaning.
-OLD_SOLVE_POSITIONAL = ("method", "relative_tolerance", "absolute_tolerance", "max_iterations", "x0", "suppress")
-
-TABLES: dict[str, tuple[Migration, ...]] = {
-    "PML601": FUNCTIONAL_GRADIENT,
-    "PML602": PHI_MATH,
-    "PML603": JAX_TREE,
-    "PML604": JAX_REMOVED,
-}
-
-# `from M import *` of PhiFlow / PhiML binds these names (only those the migrations resolve; each
-# checked against the installed modules by tests/test_migrations.py). PhiFlow 3's `math` is phiml.math.
-_PHIML_STAR = {"math": "phiml.math", "functional_gradient": "phiml.functional_gradient", "gradient": "phiml.gradient"}
-STAR: dict[str, dict[str, str]] = {
-    "phiml": _PHIML_STAR,
-    **{m: {"math": "phiml.math", "functional_gradient": f"{m}.functional_gradient", "gradient": f"{m}.gradient"}
-       for m in ("phi.flow", "phi.jax.flow", "phi.torch.flow", "phi.tf.flow")},
-    "phi.math": {**{n: f"phi.math.{n}" for n in (*_ALIASES, *_ALIASES.values())},
-                 "functional_gradient": "phi.math.functional_gradient", "gradient": "phi.math.gradient"},
-    "phiml.math": {n: f"phiml.math.{n}" for n in (*_ALIASES.values(), "gradient")},
-}
-# Modules that are another module under a second name (checked by the tests): normalised before lookup.
-MODULE_ALIASES = tuple((f"{m}.math.", "phiml.math.") for m in ("phi.flow", "phi.jax.flow", "phi.torch.flow", "phi.tf.flow"))
+def _replacement(migration: Migration) -> str:
+    if migration.value is None:
+        return migration.target or ""
+    return {"neg_attr": f"-{migration.target}", "literal": migration.value[1]}[migration.value[0]]
 
 
 def normalise(name: str) -> str:
@@ -454,12 +251,12 @@ class TableMigration(CallCollector):
         return None
 
     def _report_module(self, node: cst.CSTNode, full: str, migration: Migration) -> None:
-        self.report(node, f"{migration.describe(full)}: importing it fails", hint=migration.why,
+        self.report(node, f"{describe(migration, full)}: importing it fails", hint=migration.why,
                     note="not rewritten: no equivalent module", severity=migration.severity)
 
     def message(self, migration: Migration, spelled: str) -> str:
         """What became of the name as spelled here; what it is now is the fix title or the hint."""
-        return migration.describe(spelled)
+        return describe(migration, spelled)
 
     def refusal(self, migration: Migration) -> str:
         """Why a read of the name is reported without a fix (`note:`), when the table says it."""
@@ -470,15 +267,15 @@ class TableMigration(CallCollector):
         spelled = self.file.code(node)
         message = self.message(migration, spelled)
         if migration.target is None and migration.value is None:
-            self.report(node, message, hint=migration.by_hand(), note=self.refusal(migration), severity=migration.severity)
+            self.report(node, message, hint=by_hand(migration), note=self.refusal(migration), severity=migration.severity)
             return
         if migration.annotation_only and not in_annotation(self.file, node):
-            self.report(node, message, hint=migration.by_hand(), note="not rewritten: the fix is only made in annotations",
+            self.report(node, message, hint=by_hand(migration), note="not rewritten: the fix is only made in annotations",
                         severity=migration.severity)
             return
         new, imports = self.replacement(node, migration, via_star)
         if new is None:
-            self.report(node, message, hint=migration.by_hand(), note="not rewritten: the new name is not reachable here",
+            self.report(node, message, hint=by_hand(migration), note="not rewritten: the new name is not reachable here",
                         severity=migration.severity)
             return
         self.report(node, message, edits=[Replace(node, self.in_place(parent, node, new))], safety=migration.safety,
@@ -546,11 +343,11 @@ class TableMigration(CallCollector):
         if migration.status is Status.REMOVED:
             message += ": importing it fails"
         if migration.target is None or migration.value is not None:
-            self.report(alias, message, hint=migration.by_hand(), note="not rewritten: the import has no drop-in replacement",
+            self.report(alias, message, hint=by_hand(migration), note="not rewritten: the import has no drop-in replacement",
                         severity=migration.severity)
             return
         if migration.annotation_only:
-            self.report(alias, message, hint=migration.by_hand(), note="not rewritten: the fix is only made in annotations",
+            self.report(alias, message, hint=by_hand(migration), note="not rewritten: the fix is only made in annotations",
                         severity=migration.severity)
             return
         target_module, target_name = migration.target.rsplit(".", 1)
