@@ -1,15 +1,13 @@
 """What the control-flow codemods (PML201-PML204) share: which traced functions to rewrite and in
-which framework's primitives, what a finding says per framework, and where a name is defined."""
+which framework's primitives, and what a finding says per framework."""
 from __future__ import annotations
 
 import libcst as cst
 
-from rewriter.analysis.forms import Agreement, Form, Forms, agreement
 from rewriter.analysis.traced import FunctionFlow, Trace, Value
-from rewriter.emit.branches import Refused
-from rewriter.findings import Severity
 from rewriter.analysis.transforms import literal
 from rewriter.emit import Emitter, Spelling
+from rewriter.findings import Severity
 
 _LIBRARIES = ("phiml.math.", "jax.numpy.", "jax.lax.", "jax.nn.", "torch.", "tensorflow.", "numpy.")
 
@@ -64,28 +62,6 @@ def deferred_to_static_argument(file, value: Value) -> bool:
     `rewriter.analysis.callsites`) -> PML204 declares them static and the control flow stays."""
     traced = file.analysis.traced
     return bool(value.sources) and all(traced.is_config(source) for source in value.sources)
-
-
-def defined_before(file, fn: cst.CSTNode, name: str, node: cst.CSTNode) -> bool:
-    """`name` has a value when `node` runs: a parameter of `fn`, or assigned in `fn` earlier in the text."""
-    names = file.analysis.names
-    if isinstance(fn, (cst.FunctionDef, cst.Lambda)):
-        p = fn.params
-        if name in {q.name.value for q in (*p.posonly_params, *p.params, *p.kwonly_params)}:
-            return True
-    scope = names.scope(node)
-    if scope is None or name not in scope:
-        return False
-    def start(n):
-        position = names.positions[n].start
-        return position.line, position.column
-
-    begin = start(node)
-    for assignment in scope.assignments[name]:
-        target = getattr(assignment, "node", None)
-        if target is not None and start(target) < begin:
-            return True
-    return False
 
 
 def traced_message(file, flow: FunctionFlow, what: str, node: cst.CSTNode, value: Value) -> tuple[str, list]:
@@ -168,77 +144,3 @@ def needs_conversion(codemod, flow: FunctionFlow, test: cst.CSTNode) -> Value | 
     return value
 
 
-def branch_agreement(file, flow: FunctionFlow, anchor: cst.CSTNode, per_branch: list[list[cst.BaseExpression]]) -> str:
-    """Why merging these branch values (one list per branch, one value per result) may change what
-    the code computes ("" when every result provably has one shape, dtype and structure); raises
-    Refused when it provably does (a function, string or None selected; structures that differ)."""
-    forms = Forms(file.analysis.names, flow.context.function, anchor, param_forms(file, flow))
-    for results in zip(*per_branch):
-        verdict = agreement([forms.of(value) for value in results])
-        if verdict.agreement is Agreement.CLASH:
-            raise Refused(verdict.reason)
-        if verdict.agreement is Agreement.DOUBT:
-            shown = " and ".join(f"`{_short(value)}`" for value in dict.fromkeys(_code(v) for v in results))
-            return f"{shown}: {verdict.reason}"
-    return ""
-
-
-def _code(node: cst.CSTNode) -> str:
-    return cst.Module([]).code_for_node(node).strip()
-
-
-def _short(text: str, limit: int = 40) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= limit else text[: limit - 3] + "..."
-
-
-def param_forms(file, flow: FunctionFlow, depth: int = 0) -> dict[str, Form]:
-    """What the calls say about the parameters of a traced function, as forms (rewriter.analysis.forms):
-    a parameter every call passes a Python number is a scalar; one every call passes a float array is
-    an array of floats; a helper's parameter has the form of what its callers pass (when they agree)."""
-    if flow.context.how != "called":
-        out = {}
-        for name, role in file.analysis.traced.roles(flow.context).items():
-            kinds = {type(v) for v in role.values}
-            if role.values and kinds <= {int, float, bool}:
-                out[name] = Form("scalar", dtype="float" if float in kinds else "int" if int in kinds else "bool")
-            elif role.arrays:
-                shapes = set(role.shapes)
-                root = f"shape {shapes.pop()}" if len(shapes) == 1 and None not in shapes else name
-                out[name] = Form("array", root, "float" if all(d == "float" for d in role.arrays) else "same")
-        return out
-    if depth > 3 or not isinstance(flow.context.function, cst.FunctionDef):
-        return {}
-    fn = flow.context.function
-    jit = file.analysis.jit
-    seen: dict[str, list[Form]] = {}
-    calls = 0
-    for caller in list(file.analysis.traced.flows.values()):
-        for callee, call, _ in caller.calls:
-            if not any(f is fn for f in jit.functions_denoted(callee)):
-                continue
-            calls += 1
-            forms = Forms(file.analysis.names, caller.context.function, call, param_forms(file, caller, depth + 1))
-            for name, expr in bound_arguments(fn, call).items():
-                form = forms.of(expr)
-                seen.setdefault(name, []).append(form if form.kind != "array" else Form("array", f"{caller.context.name}:{form.root}", form.dtype))
-    out = {}
-    for name, forms in seen.items():
-        if len(forms) == calls and agreement(forms).agreement is Agreement.AGREE:
-            out[name] = forms[0]
-    return out
-
-
-def bound_arguments(fn: cst.FunctionDef, call: cst.Call) -> dict[str, cst.BaseExpression]:
-    """Parameter -> the argument expression one call gives it (none for `*args`/`**kwargs` calls)."""
-    if any(arg.star for arg in call.args):
-        return {}
-    positional = [p.name.value for p in (*fn.params.posonly_params, *fn.params.params)]
-    out, index = {}, 0
-    for arg in call.args:
-        if arg.keyword is not None:
-            out[arg.keyword.value] = arg.value
-        elif index < len(positional):
-            out[positional[index]] = arg.value
-            index += 1
-    return out

@@ -13,8 +13,8 @@ from dataclasses import dataclass
 import libcst as cst
 
 from rewriter.analysis.names import last_name
+from rewriter.emit.loops import assigned_names
 
-from ._loops import assigned_names
 
 STABLE, VARIES, NEW_EACH_TIME = "stable", "varies", "new"  # the key: same, may repeat, never repeats
 

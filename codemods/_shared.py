@@ -17,16 +17,6 @@ def with_function(app: Application, function: cst.BaseExpression) -> cst.Call:
     return app.call.with_changes(args=args)
 
 
-def assign(name: str, value: cst.BaseExpression, before: cst.BaseStatement | None = None) -> cst.SimpleStatementLine:
-    """`name = value`, spaced like the statement it will be inserted before (its blank lines, not its comments)."""
-    blank = []
-    for line in getattr(before, "leading_lines", ()):
-        if line.comment is not None:
-            break
-        blank.append(line)
-    return cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(cst.Name(name))], value)], leading_lines=blank)
-
-
 def function_label(expr: cst.BaseExpression) -> str | None:
     """A readable name for the wrapped function: `f` for `f`, `obj.f`; None for lambdas and the rest."""
     return last_name(expr)

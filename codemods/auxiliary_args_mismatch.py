@@ -3,12 +3,12 @@ from __future__ import annotations
 
 import libcst as cst
 
+from rewriter import prefilter
 from rewriter.analysis.apis import Kind
 from rewriter.analysis.traced import all_params
 from rewriter.analysis.transforms import intended_parameter, match_transform
 from rewriter.codemod import Codemod, Example, Replace, Unchanged, dedented
 from rewriter.findings import Safety, Severity
-from rewriter import prefilter
 
 
 class AuxiliaryArgsMismatch(Codemod):

@@ -3,11 +3,11 @@ from __future__ import annotations
 
 import libcst as cst
 
+from rewriter import prefilter
 from rewriter.analysis.apis import Kind
 from rewriter.analysis.transforms import match_application, match_transform
 from rewriter.codemod import Codemod, Example, Unchanged, dedented
 from rewriter.findings import Safety, Severity
-from rewriter import prefilter
 
 from ._hazards import call_api, own_nodes
 

@@ -3,11 +3,11 @@ from __future__ import annotations
 
 import libcst as cst
 
+from rewriter import prefilter
 from rewriter.analysis.apis import Kind
 from rewriter.analysis.transforms import match_application
 from rewriter.codemod import Codemod, Example, Unchanged, dedented
 from rewriter.findings import Safety
-from rewriter import prefilter
 
 from ._hazards import api_calls, contexts, trace_related, traced
 

@@ -6,8 +6,10 @@ from dataclasses import dataclass
 import libcst as cst
 from libcst.metadata import GlobalScope
 
+from rewriter import prefilter
 from rewriter.analysis.apis import Kind
 from rewriter.analysis.bindings import free_names, function_globals, possibly_mutated_in, read_path
+from rewriter.analysis.names import last_name
 from rewriter.analysis.structure import (
     ancestors,
     enclosing_function,
@@ -16,15 +18,14 @@ from rewriter.analysis.structure import (
     is_inside,
     top_level_statement,
 )
-from rewriter.analysis.names import last_name
 from rewriter.analysis.syntax import spelled_application
 from rewriter.analysis.transforms import Application, match_application
 from rewriter.codemod import Codemod, Example, InsertBefore, Replace, Unchanged, dedented
+from rewriter.emit.statements import assign
 from rewriter.findings import Safety, Severity
-from rewriter import prefilter
 
 from ._hazards import own_nodes
-from ._shared import assign, function_label
+from ._shared import function_label
 
 # Transforms that compile eagerly (or need example inputs): building them earlier could raise or
 # do work the loop might never have done, so they are reported but never hoisted.

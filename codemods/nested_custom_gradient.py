@@ -3,12 +3,12 @@ from __future__ import annotations
 
 import libcst as cst
 
+from rewriter import prefilter
 from rewriter.analysis.apis import Kind
 from rewriter.analysis.jit import bound_value
 from rewriter.analysis.transforms import Application, match_application
 from rewriter.codemod import Codemod, Example, Replace, Unchanged, dedented
 from rewriter.findings import Safety
-from rewriter import prefilter
 
 from ._hazards import call_api, own_nodes
 

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import libcst as cst
 
+from rewriter import prefilter
 from rewriter.analysis.apis import Kind
 from rewriter.analysis.captures import captures
 from rewriter.analysis.structure import enclosing_function, top_level_statement
@@ -10,7 +11,6 @@ from rewriter.analysis.syntax import spelled_transform
 from rewriter.analysis.transforms import match_transform
 from rewriter.codemod import Codemod, Example, InsertBefore, Replace, Unchanged, dedented
 from rewriter.findings import Safety
-from rewriter import prefilter
 
 from ._auxiliary import with_auxiliary
 from ._lift import COMMA, NO_SPACE_EQUAL, Temporary, eager_decorator, is_called, lifted_def, rewrite_function_body

@@ -3,11 +3,11 @@ from __future__ import annotations
 
 import libcst as cst
 
+from rewriter import prefilter
 from rewriter.analysis.apis import Kind
 from rewriter.analysis.jit import bound_value
 from rewriter.codemod import Codemod, Example, Unchanged, dedented
 from rewriter.findings import Safety
-from rewriter import prefilter
 
 from ._hazards import call_api, contexts, own_nodes, trace_related, traced
 

@@ -3,12 +3,12 @@ from __future__ import annotations
 
 import libcst as cst
 
+from rewriter import prefilter
 from rewriter.analysis.apis import Kind
 from rewriter.analysis.syntax import spelled_application, spelled_transform
 from rewriter.analysis.transforms import Transform, match_application, match_transform
 from rewriter.codemod import Codemod, Example, Replace, Unchanged, dedented
 from rewriter.findings import Safety, Severity
-from rewriter import prefilter
 
 from ._shared import replacement_in_place
 

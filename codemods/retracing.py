@@ -7,6 +7,7 @@ from functools import cached_property
 
 import libcst as cst
 
+from rewriter import prefilter
 from rewriter.analysis.apis import Kind
 from rewriter.analysis.jit import assigned_value, bound_value
 from rewriter.analysis.names import last_name
@@ -14,7 +15,6 @@ from rewriter.analysis.structure import enclosing_function, enclosing_loops, is_
 from rewriter.analysis.transforms import Transform, match_application, match_transform, positional_params, static_params
 from rewriter.codemod import Codemod, Example, Replace, Unchanged, dedented
 from rewriter.findings import Related, Safety, Severity, Span
-from rewriter import prefilter
 
 from ._hazards import own_nodes
 from ._lift import COMMA, NO_SPACE_EQUAL, is_called

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import libcst as cst
 
+from rewriter import prefilter
 from rewriter.analysis.apis import Kind
 from rewriter.analysis.callsites import ParamRole, Role
 from rewriter.analysis.jit import JitContext
@@ -12,7 +13,6 @@ from rewriter.analysis.transforms import match_transform
 from rewriter.codemod import Codemod, Example, Replace, Unchanged, dedented
 from rewriter.emit import Spelling
 from rewriter.findings import Safety, Severity
-from rewriter import prefilter
 
 from ._auxiliary import keyword_arg, with_auxiliary, with_static_argnames
 from ._lift import COMMA

@@ -3,12 +3,12 @@ from __future__ import annotations
 
 import libcst as cst
 
+from rewriter import prefilter
 from rewriter.analysis.apis import Kind
 from rewriter.analysis.jit import assigned_value
 from rewriter.analysis.transforms import match_transform, positional_params, static_params
 from rewriter.codemod import Codemod, Example, Unchanged, dedented
 from rewriter.findings import Safety
-from rewriter import prefilter
 
 from ._loop_keys import walk
 

@@ -5,19 +5,19 @@ from dataclasses import dataclass
 
 import libcst as cst
 
+from rewriter import prefilter
 from rewriter.analysis.apis import TEMPORARY_FUNCTION_APIS, Kind
 from rewriter.analysis.captures import captures
 from rewriter.analysis.jit import bound_value
 from rewriter.analysis.structure import ancestors, enclosing_function, is_inside, top_level_statement
 from rewriter.analysis.transforms import literal
 from rewriter.codemod import Codemod, Example, InsertBefore, Replace, Unchanged, dedented
+from rewriter.emit.statements import assign
 from rewriter.findings import Safety, Severity
-from rewriter import prefilter
 
 from . import _custom_derivative as custom_derivative
 from ._hazards import own_nodes
 from ._lift import COMMA, NO_SPACE_EQUAL, Temporary, at_module_level, lifted_def, rewrite_function_body, temporary_at
-from ._shared import assign
 
 
 @dataclass(frozen=True)

@@ -5,17 +5,18 @@ from dataclasses import dataclass
 
 import libcst as cst
 
+from rewriter import prefilter
+from rewriter.analysis.structure import defined_before
 from rewriter.analysis.traced import FunctionFlow, Trace
 from rewriter.codemod import Codemod, Example, InsertBefore, Replace, Unchanged, dedented
+from rewriter.emit.agreement import branch_agreement
 from rewriter.emit.branches import Effect, Refused, effect, reads_any
 from rewriter.emit.condition import NotConvertible, tensor_condition
 from rewriter.emit.frameworks import Emitter, atom
 from rewriter.emit.safety import guardable, guarded, has_work, risks
 from rewriter.findings import Safety, Severity
-from rewriter import prefilter
 
-from ._control_flow import (block_statements, branch_agreement, defined_before, emitter, library_call, needs_conversion,
-                            traced_message, traced_nodes)
+from ._control_flow import block_statements, emitter, library_call, needs_conversion, traced_message, traced_nodes
 
 
 @dataclass
@@ -213,7 +214,7 @@ class TracedIf(Codemod):
             if not names:
                 raise Refused("no branch assigns a value")
             for name in names:
-                if any(name not in b.effect.values for b in branches) and not defined_before(self.file, function, name, target):
+                if any(name not in b.effect.values for b in branches) and not defined_before(self.file.analysis.names, function, name, target):
                     raise Refused(f"`{name}` is assigned in only some branches and has no value before the `if`")
         per_branch = [
             [b.effect.returned] if returning else [b.effect.values.get(n, cst.Name(n)) for n in names]

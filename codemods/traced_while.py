@@ -3,16 +3,16 @@ from __future__ import annotations
 
 import libcst as cst
 
+from rewriter import prefilter
 from rewriter.analysis.traced import FunctionFlow
 from rewriter.codemod import Codemod, Example, Replace, Unchanged, dedented
 from rewriter.emit.branches import Refused
 from rewriter.emit.condition import NotConvertible, tensor_condition
+from rewriter.emit.loops import (bound_constant, carried, carry_agreement, check_body, counter_condition, jax_while, masked_loop,
+                     names_read_after)
 from rewriter.findings import Safety, Severity
-from rewriter import prefilter
 
 from ._control_flow import block_statements, emitter, needs_conversion, traced_message, traced_nodes, traced_test_inside
-from ._loops import (bound_constant, carried, carry_agreement, check_body, counter_condition, jax_while, masked_loop,
-                     names_read_after)
 
 
 class TracedWhile(Codemod):

@@ -6,15 +6,16 @@ from dataclasses import dataclass
 import libcst as cst
 
 from rewriter.analysis.callsites import Role
+from rewriter.analysis.forms import Agreement, Form, Forms, agreement
 from rewriter.analysis.traced import FunctionFlow
 from rewriter.codemod import Codemod, Example, Replace, Unchanged, dedented
-from rewriter.analysis.forms import Agreement, Form, Forms, agreement
+from rewriter.emit.agreement import param_forms
 from rewriter.emit.branches import Refused, effect
+from rewriter.emit.loops import _pack, _unpack, carried, carry_agreement, check_body, jax_fori, names_read_after
 from rewriter.findings import Safety, Severity
 
-from ._control_flow import block_statements, emitter, param_forms, traced_nodes, traced_test_inside
+from ._control_flow import block_statements, emitter, traced_nodes, traced_test_inside
 from ._loop_keys import walk
-from ._loops import _pack, _unpack, carried, carry_agreement, check_body, jax_fori, names_read_after
 
 # A literal trip count from which a loop is reported. Measured on jax 0.10.2 (a 9-operation body
 # on 64 floats): 10 iterations compile in 74 ms unrolled vs 39 ms as `lax.scan`, 100 in 456 ms vs

@@ -3,12 +3,12 @@ from __future__ import annotations
 
 import libcst as cst
 
+from rewriter import prefilter
 from rewriter.analysis.apis import Kind
 from rewriter.analysis.syntax import spelled_application, spelled_transform
 from rewriter.analysis.transforms import match_application, match_transform
 from rewriter.codemod import Codemod, Example, Replace, Unchanged, dedented
 from rewriter.findings import Safety
-from rewriter import prefilter
 
 from ._shared import with_function
 

@@ -74,3 +74,25 @@ def top_level_statement(resolver: NameResolver, node: cst.CSTNode) -> cst.BaseSt
 
 def is_inside(resolver: NameResolver, node: cst.CSTNode, container: cst.CSTNode) -> bool:
     return node is container or any(a is container for a in ancestors(resolver, node))
+
+
+def defined_before(names: NameResolver, fn: cst.CSTNode, name: str, node: cst.CSTNode) -> bool:
+    """`name` has a value when `node` runs: a parameter of `fn`, or assigned in `fn` earlier in the text."""
+    if isinstance(fn, (cst.FunctionDef, cst.Lambda)):
+        p = fn.params
+        if name in {q.name.value for q in (*p.posonly_params, *p.params, *p.kwonly_params)}:
+            return True
+    scope = names.scope(node)
+    if scope is None or name not in scope:
+        return False
+
+    def start(n):
+        position = names.positions[n].start
+        return position.line, position.column
+
+    begin = start(node)
+    for assignment in scope.assignments[name]:
+        target = getattr(assignment, "node", None)
+        if target is not None and start(target) < begin:
+            return True
+    return False

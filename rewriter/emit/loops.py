@@ -1,20 +1,19 @@
-"""What the loop codemods (PML202, PML203) share: loop-carried variables, body checks, and the
-jax loop functions and PhiML bounded masked loops they emit."""
+"""Loops on traced values, emitted (PML202, PML203, PML206): loop-carried variables, body checks, and
+the jax loop functions and PhiML bounded masked loops the fixes write."""
 from __future__ import annotations
-
-import libcst as cst
 
 from dataclasses import dataclass
 
-from rewriter.analysis.traced import FunctionFlow
-from rewriter.codemod import InsertBefore
-from rewriter.emit.branches import Refused, effect, reads_any
-from rewriter.emit.frameworks import Emitter
+import libcst as cst
 
-from rewriter.analysis.structure import top_level_statement
+from ..analysis.structure import defined_before, top_level_statement
+from ..analysis.traced import FunctionFlow
+from ..codemod import InsertBefore
+from .agreement import branch_agreement
+from .branches import Refused, effect, reads_any
+from .frameworks import Emitter
+from .statements import assign
 
-from ._control_flow import branch_agreement, defined_before
-from ._shared import assign
 
 def _bound_names(node: cst.CSTNode, out: list[str]) -> None:
     if isinstance(node, cst.Name):
@@ -102,7 +101,7 @@ def carried(file, flow: FunctionFlow, loop: cst.CSTNode, body, anchor: cst.CSTNo
     is a Python value (a loop primitive would turn it into a tracer and break static code using it)."""
     fn = flow.context.function
     assigned = [n for n in assigned_names(body) if n not in exclude]
-    names = [n for n in assigned if defined_before(file, fn, n, loop)]
+    names = [n for n in assigned if defined_before(file.analysis.names, fn, n, loop)]
     fresh = [n for n in assigned if n not in names]
     leaked = names_read_after(file, fn, loop, fresh)
     if leaked:
@@ -162,7 +161,7 @@ def masked_loop(file, flow: FunctionFlow, emit: Emitter, loop: cst.CSTNode, body
     result = effect(body, allow_return=False)
     fn = flow.context.function
     for name in result.values:
-        if not defined_before(file, fn, name, loop):
+        if not defined_before(file.analysis.names, fn, name, loop):
             raise Refused(f"`{name}` has no value before the loop (a masked iteration must keep it unchanged)")
     active = file.analysis.fresh_name("active")
     statements = [cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(cst.Name(active))], active_expr)])]
