@@ -55,6 +55,7 @@ class CondUnderVmap(Codemod):
                 return jnp.where(x > 0, x, 0.0)
         """), "a `jnp.where` in a vmapped function"),
     )
+    HAZARDS = ("`jax.lax.cond` combined with `jax.vmap`",)
     GATE = frozenset({prefilter.VMAP_AND_BRANCH})
     TRIGGERS = (("vmap", "cond"), ("vmap", "switch"))
 

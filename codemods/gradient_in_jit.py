@@ -75,6 +75,7 @@ class GradientInJit(Codemod):
                 return x - 0.1 * grad
         """), "the gradient computed outside the jit-compiled function"),
     )
+    HAZARDS = ("Do no compute gradients (PyTorch)",)
     GATE = frozenset({prefilter.TRACED_GRADIENT})
     TRIGGERS = (("gradient",), ("jacobian",), ("hessian",))
 

@@ -101,6 +101,7 @@ class NestedCustomGradient(Codemod):
                 return math.l2_loss(clip(x))
         """), "a custom-gradient function called outside any custom forward"),
     )
+    HAZARDS = ("Avoid nested custom_gradient (PyTorch)",)
     GATE = frozenset({prefilter.CUSTOM_GRADIENT})
     TRIGGERS = (("custom_gradient",),)
 

@@ -69,6 +69,7 @@ class NetworkInJit(Codemod):
                 return math.native_call(net, x)
         """), "a network called in eager code"),
     )
+    HAZARDS = ("Do not jit-compile neural networks (Jax)",)
     GATE = frozenset({prefilter.TRACED_NETWORK})
     TRIGGERS = (("native_call",), ("update_weights",), ("phiml.nn",), ("nn.",))
 

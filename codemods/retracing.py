@@ -203,6 +203,7 @@ class Retracing(Codemod):
                 return x
         """), "`forget_traces=True` set already: the author chose"),
     )
+    HAZARDS = ("Avoid repeated tracing", "Memory Leaks")
     GATE = frozenset({prefilter.JIT_DEF_IN_LOOP, prefilter.JIT_CALLED_IN_LOOP})
     TRIGGERS = (("jit",), ("function",))
 

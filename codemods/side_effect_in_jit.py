@@ -83,6 +83,7 @@ class SideEffectInJit(Codemod):
                 return jnp.sum(x ** 2)
         """), "a print of a static value, a shape"),
     )
+    HAZARDS = ("Avoid side effects (Jax)",)
     GATE = frozenset({prefilter.TRACED_SIDE_EFFECT})
     TRIGGERS = (("jit",), ("function",), ("compile",))
 

@@ -58,6 +58,7 @@ class SolveTapeInJit(Codemod):
                 return x
         """), "a tape the program never reads"),
     )
+    HAZARDS = ("Do not use SolveTape (PyTorch)",)
     GATE = frozenset({prefilter.SOLVE_TAPE_WITH_JIT})
     TRIGGERS = (("SolveTape",),)
 

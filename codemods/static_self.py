@@ -94,6 +94,7 @@ class StaticSelf(Codemod):
                     return x * self.k
         """), "a class that hashes its fields"),
     )
+    HAZARDS = ("include `self` in the list of `static_argnums`",)
     GATE = frozenset({prefilter.JITTED_METHOD})
     TRIGGERS = (("static_argnums", "self"), ("static_argnames", "self"))
 

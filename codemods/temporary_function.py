@@ -245,6 +245,7 @@ class TemporaryFunction(Codemod):
                 return math.gradient(lambda x: weight * math.l2_loss(x), 'x')
         """), "a gradient function built and returned: a factory"),
     )
+    HAZARDS = ("Avoid nested functions and lambdas (Jax)",)
     GATE = frozenset({prefilter.FUNCTION_PER_CALL_TO_API})
     TRIGGERS = (("solve_linear",), ("preprocess_y",), ("minimize",), ("solve_nonlinear",), ("custom_root",), ("gradient",), ("jacobian",), ("hessian",),
                 ("custom_linear_solve",), ("jit",), ("custom_vjp",), ("custom_jvp",), ("with_preprocessing",), ("linalg",))

@@ -148,6 +148,7 @@ class TracedIf(Codemod):
                 return x + offset
         """), "an `is None` check"),
     )
+    HAZARDS = ("`jax.lax.fori_loop`, `jax.lax.while_loop`. `jax.lax.cond`",)
     GATE = frozenset({prefilter.TRACED_CONTROL_FLOW})
     TRIGGERS = (("jit",), ("function",), ("trace",))
 

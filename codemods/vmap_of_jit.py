@@ -78,6 +78,7 @@ class VmapOfJit(Codemod):
             grads = jax.vmap(jax.grad(step))
         """), "vmap of another transform than jit"),
     )
+    HAZARDS = ("`jax.jit(jax.vmap(...` is better than `jax.vmap(jax.jit(...`",)
     GATE = frozenset({prefilter.VMAP_OF_JIT})
     TRIGGERS = (("vmap", "jit"), ("vectorized_map", "function"), ("vmap", "torch", "compile"))
 

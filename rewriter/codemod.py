@@ -169,6 +169,9 @@ class Codemod(cst.BatchableCSTVisitor):
     # `where` that evaluates a division); SAFETY is then the usual case and FIX_SAFETY the split.
     SAFETY_VARIES: ClassVar[bool] = False
     EXAMPLES: ClassVar[Sequence[Example | Unchanged]] = ()  # before/after pairs, and counter-examples
+    # The guidance this rule implements, in the words of PhiML's and PhiFlow's "What to avoid" pages and
+    # of the JAX development patterns it comes from ("Avoid side effects (Jax)"): the rule's origin.
+    HAZARDS: ClassVar[tuple[str, ...]] = ()
     # The fix moves code out of where it is (lifts a function, hoists a jit): in test code that changes
     # what tests observe (names, frames, trace caches shared between tests), so it is unsafe there.
     MOVES_CODE: ClassVar[bool] = False
@@ -274,6 +277,8 @@ class Codemod(cst.BatchableCSTVisitor):
         """The full `phiml-rewrite explain CODE` page, in Markdown."""
         parts = [f"# {cls.CODE} {cls.NAME}", "", cls.SUMMARY, "", "## Why", "", cls.documentation(), ""]
         parts += ["## Fix safety", "", f"**{cls.safety_label()}**. {cls.FIX_SAFETY}".strip(), ""]
+        if cls.HAZARDS:
+            parts += ["## The guidance it implements", "", *(f"- {h}" for h in cls.HAZARDS), ""]
         examples = [ex for ex in cls.EXAMPLES if isinstance(ex, Example)]
         for i, ex in enumerate(examples, 1):
             title = "Example" if len(examples) == 1 else f"Example {i}"
