@@ -23,7 +23,7 @@ import pytest
 
 from rewriter.verify.run import HarnessError, Run, run_backend
 
-CHUNK = 20  # cases per interpreter: a crash costs at most this many cases a second run
+CHUNK = 70  # cases per interpreter (every key is one batch today): a crash costs these cases a second run, one by one
 SECONDS_PER_CASE = 120
 
 # Calls that change what later programs in the same interpreter compute.
@@ -71,10 +71,15 @@ def changes_global_state(*paths: Path) -> bool:
 
 
 class Batcher:
-    """The records of every planned case, run in batches the first time a case of its key is asked for."""
+    """The records of every planned case, run in batches the first time a case of its key is asked for.
 
-    def __init__(self, plan: Callable[[], Iterable[Request]]) -> None:
+    `shared`: a folder every xdist worker of the session sees. The eager references are needed by the
+    tests of every batch, which loadgroup spreads over the workers: the first worker that asks runs a
+    reference batch and leaves its records there, the others wait for them and read them."""
+
+    def __init__(self, plan: Callable[[], Iterable[Request]], shared: Path | None = None) -> None:
         self._plan = plan
+        self._shared = shared
         self._requests: dict[Key, list[Request]] | None = None
         self._records: dict[tuple[Key, str], dict | HarnessError] = {}
 
@@ -87,6 +92,24 @@ class Batcher:
         return found
 
     def _run(self, key: Key) -> None:
+        if self._shared is None or key.role != "reference":
+            self._compute(key)
+            return
+        import fcntl
+        import json
+
+        stored = self._shared / f"{key.group}.json"
+        with open(self._shared / f"{key.group}.lock", "w") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes
+            if not stored.exists():
+                self._compute(key)
+                mine = {case: (str(r) if isinstance(r, HarnessError) else r, isinstance(r, HarnessError))
+                        for (k, case), r in self._records.items() if k == key}
+                stored.write_text(json.dumps(mine))
+            for case, (record, failed) in json.loads(stored.read_text()).items():
+                self._records[(key, case)] = HarnessError(record) if failed else record
+
+    def _compute(self, key: Key) -> None:
         if self._requests is None:
             self._requests = {}
             for request in self._plan():
@@ -112,6 +135,16 @@ class Batcher:
             return
         for request in requests:
             self._records[(key, request.case)] = {run.label: out[f"{request.case}::{run.label}"] for run in request.runs}
+
+
+def shared_folder(tmp_path_factory, name: str) -> Path:
+    """A folder of this session that every xdist worker sees (the parent of the workers' own), one per batcher."""
+    import os
+
+    base = tmp_path_factory.getbasetemp()
+    folder = (base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base) / f"shared-{name}"
+    folder.mkdir(exist_ok=True)
+    return folder
 
 
 def grouped(key: Key, *values) -> "pytest.ParameterSet":

@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 import sys
 from dataclasses import dataclass, replace
+from functools import cached_property
 from pathlib import Path
 from typing import Callable
 
@@ -37,8 +38,12 @@ class Snapshot:
     path: Path  # the .snap file
     findings: Callable[[], list[Finding]]  # paths relative to the case's folder
 
+    @cached_property
+    def found(self) -> list[Finding]:
+        return sorted(self.findings(), key=lambda f: (f.path, f.cell or 0, f.span, f.code))
+
     def render(self) -> str:
-        found = sorted(self.findings(), key=lambda f: (f.path, f.cell or 0, f.span, f.code))
+        found = self.found
         if not found:
             return ""
         # The fix is shown as offered (marker and `help:`), whether or not this run applied it.

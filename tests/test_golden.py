@@ -11,7 +11,7 @@ from rewriter.findings import Safety, format_text
 from rewriter.registry import all_codemods, by_code
 from tests.golden_cases import GoldenCase, discover
 from rewriter.verify.run import Run
-from tests.golden_batches import Batcher, Key, Request, grouped, rewritten_file
+from tests.golden_batches import Batcher, Key, Request, grouped, rewritten_file, shared_folder
 from tests.golden_checks import check_runs
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -86,7 +86,7 @@ def _plan(directory: Path) -> list[Request]:
 
 @pytest.fixture(scope="session")
 def golden_runs(tmp_path_factory) -> Batcher:
-    return Batcher(lambda: _plan(tmp_path_factory.mktemp("golden-rewritten")))
+    return Batcher(lambda: _plan(tmp_path_factory.mktemp("golden-rewritten")), shared=shared_folder(tmp_path_factory, "golden"))
 
 
 @pytest.mark.parametrize("case,backend", [grouped(Key(b, c.framework), c, b) for c, b in RUNNABLE],

@@ -40,3 +40,23 @@ def test_programs_that_configure_their_framework_for_the_process_run_alone(tmp_p
     phiml = tmp_path / "phiml.py"
     phiml.write_text("from phiml import math\nmath.set_global_precision(64)\n")
     assert changes_global_state(plain, phiml)
+
+
+def test_a_reference_batch_runs_once_for_all_workers(tmp_path):
+    """The first batcher (worker) runs the reference batch; another of the same session reads its records,
+    a harness failure included, and never plans or runs anything."""
+    reference = Key("numpy", "phiml", role="reference")
+    plan = [Request("a", reference, (_program(tmp_path, "a", "return 1"),)),
+            Request("dies", reference, (_program(tmp_path, "dies", "os._exit(3)"),))]
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    first = Batcher(lambda: plan, shared=shared)
+    assert first.records(reference, "a")["original"]["value"] == {"__array__": 1, "shape": []}
+
+    def never():
+        raise AssertionError("the second worker ran the reference batch again")
+
+    second = Batcher(never, shared=shared)
+    assert second.records(reference, "a") == first.records(reference, "a")
+    with pytest.raises(HarnessError, match="exit 3"):
+        second.records(reference, "dies")

@@ -20,7 +20,7 @@ from rewriter.config import Config
 from rewriter.findings import format_text
 from rewriter.verify.run import Run
 from tests.golden_cases import read_spec
-from tests.golden_batches import Batcher, Key, Request, grouped
+from tests.golden_batches import Batcher, Key, Request, grouped, shared_folder
 from tests.golden_checks import check_runs
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -144,7 +144,7 @@ def _plan(directory: Path) -> list[Request]:
 
 @pytest.fixture(scope="session")
 def project_runs(tmp_path_factory) -> Batcher:
-    return Batcher(lambda: _plan(tmp_path_factory.mktemp("golden-projects")))
+    return Batcher(lambda: _plan(tmp_path_factory.mktemp("golden-projects")), shared=shared_folder(tmp_path_factory, "projects"))
 
 
 @pytest.mark.parametrize("case,backend", [grouped(Key(b, c.framework, role="projects"), c, b) for c, b in RUNNABLE],

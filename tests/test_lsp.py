@@ -6,6 +6,7 @@ first) and compared with what the CLI writes for the same buffer.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import subprocess
 import sys
@@ -14,8 +15,10 @@ from pathlib import Path
 import pytest
 import pytest_lsp
 from lsprotocol import types
+from click.testing import CliRunner
 from pytest_lsp import ClientServerConfig, LanguageClient
 
+from rewriter.cli import main
 from rewriter.findings import Finding
 from rewriter.lsp.protocol import diagnostic_message
 
@@ -119,8 +122,13 @@ def edits_of(action: types.CodeAction, uri: str) -> list[types.TextEdit]:
 
 
 def cli(text: str, path: Path, *args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([*CLI, "--stdin-filename", str(path), *args], input=text.encode(), capture_output=True,
-                          cwd=path.parent, env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"})
+    """The CLI on `text` as `path`, run from its folder: in this process (the same code as the command,
+    without an interpreter's start-up per call: these tests call it dozens of times)."""
+    with contextlib.chdir(path.parent):
+        result = CliRunner().invoke(main, ["--stdin-filename", str(path), *args], input=text.encode())
+    if result.exception is not None and not isinstance(result.exception, SystemExit):
+        raise result.exception
+    return subprocess.CompletedProcess(args, result.exit_code, result.stdout_bytes, result.stderr_bytes)
 
 
 def cli_fixed(text: str, path: Path, *args: str) -> str:

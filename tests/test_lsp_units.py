@@ -140,11 +140,15 @@ def test_fix_all_is_the_cli_rewrite():
 
 
 def _key(findings):
-    return sorted((f.code, f.span, f.message) for f in findings)
+    """What a diagnostic shows: code, place, message and note, and the related places (which move with
+    the edit: the provisional path shifts them, the exact one finds them anew)."""
+    return sorted((f.code, f.span, f.message, f.note, tuple((r.path, r.span, r.message) for r in f.related))
+                  for f in findings)
 
 
 def _edits(source: str):
-    """Edits per def: a comment line at the top of its body, its last statement removed, a line appended."""
+    """One edit per def, the kinds in turn (over the corpus, each kind meets every shape of def): a
+    comment line at the top of its body, its last statement removed, or a line appended after it."""
     tree, lines = ast.parse(source), incremental.lines_of(source)
     defs = []
     for stmt in tree.body:
@@ -152,17 +156,19 @@ def _edits(source: str):
             defs.append(stmt)
         elif isinstance(stmt, ast.ClassDef):
             defs += [s for s in stmt.body if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef))]
-    for node in defs:
+    for i, node in enumerate(defs):
         first = node.body[0]
         if first.lineno <= node.lineno:
             continue
         indent = lines[first.lineno - 1][: len(lines[first.lineno - 1]) - len(lines[first.lineno - 1].lstrip())]
-        yield node, "".join(lines[: first.lineno - 1] + [indent + "# edited\n"] + lines[first.lineno - 1:])
         last = node.body[-1]
-        if len(node.body) > 1:
+        kind = (i + len(source)) % 3
+        if kind == 0:
+            yield node, "".join(lines[: first.lineno - 1] + [indent + "# edited\n"] + lines[first.lineno - 1:])
+        elif kind == 1 and len(node.body) > 1:
             yield node, "".join(lines[: last.lineno - 1] + lines[last.end_lineno:])
-        # a line typed after the last statement, where the blank lines before the next def are
-        yield node, "".join(lines[: last.end_lineno] + [indent + "_typed = 1\n"] + lines[last.end_lineno:])
+        else:  # a line typed after the last statement, where the blank lines before the next def are
+            yield node, "".join(lines[: last.end_lineno] + [indent + "_typed = 1\n"] + lines[last.end_lineno:])
 
 
 SOURCES = sorted(p for p in (ROOT / "golden").glob("*/*.py") if not p.name.endswith(".expected.py"))[::2] + sorted(
@@ -203,7 +209,7 @@ def test_provisional_findings_agree_with_the_exact_analysis():
                 agreed += 1
             else:
                 differed += 1
-    assert agreed >= 400
+    assert agreed >= 150
     assert differed <= agreed // 50, (agreed, differed)
     assert declined <= (agreed + differed) // 20, declined
 

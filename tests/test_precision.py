@@ -1,32 +1,12 @@
-"""The precision benchmark on a bounded subset of library code that runs under jit: no PML201-PML203 fix.
+"""The precision benchmark's tally (benchmarks/precision.py, `python -m benchmarks precision`).
 
-phiml/math and jax/_src/numpy + jax/_src/lax are tested under jit by their authors, so their `if`, `for` and
-`while` statements are static; a PML201 (traced-if), PML202 (traced-for) or PML203 (traced-while) fix there
-rewrites working code. Read-only (check mode over the installed files); about 80k lines.
+Its claim, no PML201-PML203 fix in library code that runs under jit, is checked on every installed
+package by the real-code check (tests/real_code.py `run_problems`), which analyses those files anyway.
 """
 from __future__ import annotations
 
-import pytest
 
 from benchmarks import precision
-from benchmarks._common import cli_status, package_dir
-
-SUBSET_LIMIT = 30  # files per directory; today each of the three has fewer, so all of them are scanned
-
-
-@pytest.mark.slow
-def test_no_static_control_flow_rewritten_in_jitted_library_code():
-    cli_ok, why = cli_status()
-    if not cli_ok:
-        pytest.skip(why)
-    jax, phiml = package_dir("jax"), package_dir("phiml")
-    sources = [phiml / "math", jax / "_src" / "numpy", jax / "_src" / "lax"]
-    res = precision.run(sources=sources, limit=SUBSET_LIMIT, jobs=2)
-    if res["skipped"]:
-        pytest.skip(res["skipped"])
-    assert res["files"] > 40 and res["summary"]["files"] == res["files"], precision.report(res)
-    assert res["control_flow_fixes"] == [], precision.report(res)
-    assert res["ok"], precision.report(res)
 
 
 def _finding(code: str, fix: str | None, path: str = "/site/jax/_src/lax/lax.py", line: int = 7) -> dict:

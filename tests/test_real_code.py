@@ -164,3 +164,9 @@ def test_an_import_that_does_not_come_from_the_copy_fails(tmp_path):
     copy.mkdir()
     result, = check_imports([AppliedFix("PML1", "safe", "json/__init__.py", 1, "dumps")], copy)
     assert result.status == FAILED and "not the rewritten copy" in result.detail
+
+
+def test_a_control_flow_fix_in_library_code_is_a_problem_whatever_the_review_says():
+    entries = [_entry(code="PML201", fix="unsafe"), _entry(line=20, code="PML202"), _entry(line=30, code="PML302", fix="safe")]
+    run = real_code.RealCodeRun({}, {"failures": []}, entries, [], (1, 1), 0.0)
+    assert run.run_problems() == ["control flow rewritten in library code: PML201 at jax/_src/a.py:10 (unsafe fix)"]

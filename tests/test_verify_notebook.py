@@ -41,9 +41,11 @@ def _run(args: list[str]) -> tuple[int, dict]:
 
 
 def test_a_traced_if_fails_or_differs_before_and_agrees_after(tmp_path, monkeypatch):
+    """numpy (the original agrees), torch (silently wrong) and jax (raises): tensorflow's kernel would
+    show what jax's does, at the cost of its start-up (test_verify runs the script form on all four)."""
     _notebook(tmp_path / "nb.ipynb", DAMP, CALLS)
     monkeypatch.chdir(tmp_path)
-    code, data = _run(["verify", "nb.ipynb", "--unsafe-fixes"])
+    code, data = _run(["verify", "nb.ipynb", "--unsafe-fixes", "--backend", "numpy", "--backend", "torch", "--backend", "jax"])
     assert code == 0, data
     verdicts = {u["backend"]: u for u in data["verification"]["units"] if u["unit"] == "damp"}
     assert {u["file"] for u in data["verification"]["units"]} == {"nb.ipynb"}
@@ -51,7 +53,7 @@ def test_a_traced_if_fails_or_differs_before_and_agrees_after(tmp_path, monkeypa
     assert original["numpy"][0] == EQUAL
     assert original["torch"][0] == DIFFERS  # silently wrong: the first call's branch is baked in
     assert original["jax"] == (FAILS, "TracerBoolConversionError")
-    assert original["tensorflow"][0] == FAILS
+    assert set(verdicts) == {"numpy", "torch", "jax"}
     for backend, v in verdicts.items():
         assert (v["rewritten"]["status"], v["rewritten_eager"]["status"]) == (EQUAL, EQUAL), backend
         assert v["verified"]
