@@ -225,3 +225,14 @@ def test_version_and_help(project):
     helptext = cli("--help").stdout
     assert "rules" in helptext and "explain" in helptext and "check" in helptext
     assert "--in-place" in cli("check", "--help").stdout
+
+
+def test_start_up_does_not_load_what_only_a_fix_needs():
+    """libcst.codemod (and the matchers it loads) cost a fifth of a warm run: only a fix adding an
+    import loads it (issue 21, lazy start-up)."""
+    import subprocess
+    import sys
+
+    code = "import sys, rewriter.cli, rewriter.runner; print('libcst.codemod' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "False"
