@@ -148,6 +148,7 @@ class JitInLoop(Codemod):
         """), "a wrapper built once and called in the loop"),
     )
     GATE = frozenset({prefilter.JIT_BUILT_PER_CALL})
+    PROJECT_FACTS = frozenset({"factories"})
     TRIGGERS = (("jit",), ("tensorflow", "function"), ("torch", "compile"))
 
     def visit_Call(self, node: cst.Call) -> None:

@@ -1,7 +1,6 @@
 """PML401 retracing."""
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass, field
 from functools import cached_property
 
@@ -14,7 +13,7 @@ from rewriter.analysis.names import last_name
 from rewriter.analysis.structure import enclosing_function, enclosing_loops, is_inside
 from rewriter.analysis.transforms import Transform, match_application, match_transform, positional_params, static_params
 from rewriter.codemod import Codemod, Example, Replace, Unchanged, dedented
-from rewriter.findings import Related, Safety, Severity, Span
+from rewriter.findings import Related, Safety, Severity
 
 from ._hazards import own_nodes
 from ._lift import COMMA, NO_SPACE_EQUAL, is_called
@@ -205,6 +204,7 @@ class Retracing(Codemod):
     )
     HAZARDS = ("Avoid repeated tracing", "Memory Leaks")
     GATE = frozenset({prefilter.JIT_DEF_IN_LOOP, prefilter.JIT_CALLED_IN_LOOP})
+    PROJECT_FACTS = frozenset({"factories"})
     TRIGGERS = (("jit",), ("function",))
 
     def __init__(self, file) -> None:
@@ -272,7 +272,7 @@ class Retracing(Codemod):
         else:
             remote = self._remote_factory(call.func)
             factory_name, api, framework = remote.function, remote.jit_api, remote.framework
-            related = [_elsewhere(remote, f"`{factory_name}` is defined here")]
+            related = [Related.line_of(remote.path, remote.line, f"`{factory_name}` is defined here")]
         if self.file.analysis.jit.enclosing_context(call) is not None:
             return  # inside a traced body: inlined into the outer trace
         loops = enclosing_loops(names, call)
@@ -614,11 +614,6 @@ def _assignment(loop: Loop, name: str) -> cst.CSTNode | None:
                 or isinstance(node, (cst.AugAssign, cst.AnnAssign)) and isinstance(node.target, cst.Name) and node.target.value == name:
             return node
     return None
-
-
-def _elsewhere(remote, message: str) -> Related:
-    """The def of a factory in another module of the project (an absolute path: results are cached)."""
-    return Related(Span(remote.line, 0, remote.line, 0), message, path=os.path.abspath(remote.path))
 
 
 def _listed(names) -> str:

@@ -128,6 +128,7 @@ class StaticCountArgument(Codemod):
         """), "a parameter a call passes an array to: data"),
     )
     GATE = frozenset({prefilter.TRACED_CONTROL_FLOW, prefilter.TRACED_DIMENSION_CALL})
+    PROJECT_FACTS = frozenset({"traces"})
     TRIGGERS = (("jit",),)
 
     def leave_Module(self, original_node: cst.Module) -> None:

@@ -154,6 +154,7 @@ class TracedFor(Codemod):
         """), "a count declared `int`: PML204 declares it static"),
     )
     GATE = frozenset({prefilter.TRACED_CONTROL_FLOW})
+    PROJECT_FACTS = frozenset({"traces"})
     TRIGGERS = (("jit",), ("function",), ("trace",))
 
     def leave_Module(self, original_node: cst.Module) -> None:

@@ -150,6 +150,7 @@ class TracedIf(Codemod):
     )
     HAZARDS = ("`jax.lax.fori_loop`, `jax.lax.while_loop`. `jax.lax.cond`",)
     GATE = frozenset({prefilter.TRACED_CONTROL_FLOW})
+    PROJECT_FACTS = frozenset({"traces"})
     TRIGGERS = (("jit",), ("function",), ("trace",))
 
     def leave_Module(self, original_node: cst.Module) -> None:

@@ -129,6 +129,7 @@ class TracedWhile(Codemod):
         """), "a `while` on a static argument"),
     )
     GATE = frozenset({prefilter.TRACED_CONTROL_FLOW})
+    PROJECT_FACTS = frozenset({"traces"})
     TRIGGERS = (("jit",), ("function",), ("trace",))
 
     def leave_Module(self, original_node: cst.Module) -> None:

@@ -182,6 +182,9 @@ class Codemod(cst.BatchableCSTVisitor):
     # The ast pre-filter's candidates (rewriter/prefilter.py constants) of which the file must show one
     # for this rule to run; empty: no such gate.
     GATE: ClassVar[frozenset[str]] = frozenset()
+    # The facts of other modules (`FileFacts.kinds()`: "traces", "factories") that can make this rule fire
+    # in a file without its trigger words: a helper traced from another module need not spell `jit`.
+    PROJECT_FACTS: ClassVar[frozenset[str]] = frozenset()
 
     @classmethod
     def ast_gate(cls, syntax) -> bool:

@@ -211,25 +211,22 @@ def report_pass(source: bytes, path: str, settings: Settings) -> Pass:
 def _candidates(source: bytes, settings: Settings) -> list[type[Codemod]]:
     """The codemods the pre-filters let through for this source, judged with the project's facts."""
     codemods = wanted_codemods(source, settings.codemods)
-    wanted = project_codes(settings.project)
-    if wanted:  # without the trigger words: a helper traced from another module need not spell `jit`
-        codemods = [c for c in settings.codemods if c in codemods or c.CODE in wanted]
+    enabled = enabled_by_project(settings)
+    if enabled:  # without the trigger words: a helper traced from another module need not spell `jit`
+        codemods = [c for c in settings.codemods if c in codemods or c in enabled]
     if codemods and settings.ast_prefilter:
         codemods = filter_codemods(source, codemods, settings.project)
     return codemods
 
 
-def project_codes(facts: FileFacts | None) -> frozenset[str]:
-    """The rules that facts from other modules can make fire in a file that does not spell their
-    trigger words (call evidence only matters for a jit function of the file: it spells them)."""
-    if not facts:
-        return frozenset()
-    codes: set[str] = set()
-    if facts.traces:
-        codes |= {"PML201", "PML202", "PML203", "PML204"}
-    if facts.factories:
-        codes |= {"PML302", "PML401"}
-    return frozenset(codes)
+def enabled_by_project(settings: Settings) -> list[type[Codemod]]:
+    """The selected rules that facts from other modules can make fire in a file that does not spell
+    their trigger words (`Codemod.PROJECT_FACTS`; call evidence only matters for a jit function of the
+    file: it spells them)."""
+    if not settings.project:
+        return []
+    kinds = settings.project.kinds()
+    return [c for c in settings.codemods if not c.PROJECT_FACTS.isdisjoint(kinds)]
 
 
 def _fixpoint(

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import enum
 import json
+import os
 from dataclasses import asdict, dataclass, field
 from typing import Iterable, Sequence
 
@@ -46,11 +47,14 @@ class Related:
     path: str | None = None  # None: the finding's own file; another file's is absolute (results are cached)
     cell: int | None = None  # in a notebook: the cell of `span`, as Finding.cell
 
+    @staticmethod
+    def line_of(path: str, line: int, message: str) -> "Related":
+        """A line of another file (the project index keeps lines, not columns), by its absolute path."""
+        return Related(Span(line, 0, line, 0), message, path=os.path.abspath(path))
+
     @property
     def shown_path(self) -> str:
         """Another file's path as output shows it: relative to the working directory, if it is below it."""
-        import os
-
         if self.path is None or not os.path.isabs(self.path):
             return self.path or ""
         relative = os.path.relpath(self.path)
@@ -155,10 +159,7 @@ def _fix_marker(finding: Finding) -> str:
 def format_text(finding: Finding) -> str:
     """The finding's line, then indented: `help:` (the fix title), `note:`, and each related place."""
     lines = [f"{finding.where}: {finding.code} {_fix_marker(finding)}{finding.message}"]
-    if finding.help and not finding.applied:
-        lines.append(f"  help: {finding.help}")
-    if finding.note:
-        lines.append(f"  note: {finding.note}")
+    lines += [f"  {label}: {text}" for label, text in _help_and_note(finding)]
     for r in finding.related:
         lines.append(f"  {r.shown_path or finding.path}:{r.where}: {r.message}")
     return "\n".join(lines)
@@ -166,12 +167,13 @@ def format_text(finding: Finding) -> str:
 
 def one_line(finding: Finding) -> str:
     """Message, fix title and note in one line, for surfaces with one text field (GitHub annotations)."""
-    text = finding.message
-    if finding.help and not finding.applied:
-        text += f" (help: {finding.help})"
-    if finding.note:
-        text += f" (note: {finding.note})"
-    return text
+    return finding.message + "".join(f" ({label}: {text})" for label, text in _help_and_note(finding))
+
+
+def _help_and_note(finding: Finding) -> list[tuple[str, str]]:
+    """What output adds to the message: the fix title (not once the fix is written) and the note."""
+    out = [("help", finding.help)] if finding.help and not finding.applied else []
+    return out + ([("note", finding.note)] if finding.note else [])
 
 
 def _escape_data(text: str) -> str:
@@ -211,7 +213,6 @@ def format_json(results: Sequence[FileResult], summary: dict) -> str:
 
 def _uri(path: str) -> str:
     """A valid URI reference: percent-encoded relative path, or a file:// URI for absolute ones."""
-    import os
     import pathlib
     from urllib.parse import quote
 
@@ -220,12 +221,15 @@ def _uri(path: str) -> str:
     return quote(path.replace(os.sep, "/"), safe="/")
 
 
+def _sarif_place(path: str, s: Span) -> dict:
+    """A SARIF physicalLocation: the file and the region, columns 1-based."""
+    return {"artifactLocation": {"uri": _uri(path)},
+            "region": {"startLine": s.line, "startColumn": s.column + 1, "endLine": s.end_line, "endColumn": s.end_column + 1}}
+
+
 def _sarif_related(i: int, r: Related, path: str) -> dict:
-    s = r.span
     return {"id": i, "message": {"text": f"cell {r.cell}: {r.message}" if r.cell is not None else r.message},
-            "physicalLocation": {"artifactLocation": {"uri": _uri(r.path or path)},
-                                 "region": {"startLine": s.line, "startColumn": s.column + 1,
-                                            "endLine": s.end_line, "endColumn": s.end_column + 1}}}
+            "physicalLocation": _sarif_place(r.path or path, r.span)}
 
 
 def format_sarif(results: Sequence[FileResult], rules: Iterable) -> str:
@@ -240,26 +244,13 @@ def format_sarif(results: Sequence[FileResult], rules: Iterable) -> str:
         for f in r.findings:
             if f.applied:
                 continue
-            s = f.span
             sarif_results.append(
                 {
                     "ruleId": f.code,
                     "ruleIndex": index.get(f.code, -1),
                     "level": level[f.severity.value],
                     "message": {"text": f"cell {f.cell}: {one_line(f)}" if f.cell is not None else one_line(f)},
-                    "locations": [
-                        {
-                            "physicalLocation": {
-                                "artifactLocation": {"uri": _uri(f.path)},
-                                "region": {
-                                    "startLine": s.line,
-                                    "startColumn": s.column + 1,
-                                    "endLine": s.end_line,
-                                    "endColumn": s.end_column + 1,
-                                },
-                            }
-                        }
-                    ],
+                    "locations": [{"physicalLocation": _sarif_place(f.path, f.span)}],
                     **({"relatedLocations": [_sarif_related(i, r, f.path) for i, r in enumerate(f.related)]}
                        if f.related else {}),
                     # SARIF regions have no cell: the lines are the cell's, and the cell is a property.

@@ -22,7 +22,7 @@ from . import files as _files
 from . import notebooks
 from .cache import ResultCache
 from .config import Config
-from .engine import Settings, process_source, project_codes, wanted_codemods
+from .engine import Settings, enabled_by_project, process_source, wanted_codemods
 from .findings import FileResult
 
 POOL_MIN_FILES = 8  # fewer files to parse than this: the pool's start-up costs more than it saves
@@ -99,7 +99,7 @@ def process_files(
         record = hits.get(keys.get(i, ""))
         if record is not None:
             results[i] = _cache.from_record(record, path, source)
-        elif not project_codes(settings.project) and not wanted_codemods(source, settings.codemods):
+        elif not enabled_by_project(settings) and not wanted_codemods(source, settings.codemods):
             results[i] = _process_in_worker((path, source, settings))  # returns at once: skipped
         else:
             todo.append((i, (path, source, settings)))

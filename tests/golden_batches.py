@@ -15,6 +15,9 @@ With pytest-xdist, `xdist_group` sends every test of one batch key to the same w
 from __future__ import annotations
 
 import ast
+import fcntl
+import json
+import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Iterable
@@ -95,9 +98,6 @@ class Batcher:
         if self._shared is None or key.role != "reference":
             self._compute(key)
             return
-        import fcntl
-        import json
-
         stored = self._shared / f"{key.group}.json"
         with open(self._shared / f"{key.group}.lock", "w") as lock:
             fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes
@@ -139,8 +139,6 @@ class Batcher:
 
 def shared_folder(tmp_path_factory, name: str) -> Path:
     """A folder of this session that every xdist worker sees (the parent of the workers' own), one per batcher."""
-    import os
-
     base = tmp_path_factory.getbasetemp()
     folder = (base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base) / f"shared-{name}"
     folder.mkdir(exist_ok=True)

@@ -76,6 +76,10 @@ class FileFacts:
     def __bool__(self) -> bool:
         return bool(self.traces or self.calls or self.factories)
 
+    def kinds(self) -> frozenset[str]:
+        """Which of the facts a rule may need (`Codemod.PROJECT_FACTS`) are there: "traces", "factories"."""
+        return frozenset(k for k, present in (("traces", self.traces), ("factories", self.factories)) if present)
+
     def digest(self) -> str:
         """A hash of the facts (not of the files they came from: an edit elsewhere that tells this file
         nothing new leaves its cached result valid)."""

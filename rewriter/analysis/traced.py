@@ -21,13 +21,12 @@ from __future__ import annotations
 
 import ast
 import enum
-import os
 import textwrap
 from dataclasses import dataclass, field
 
 import libcst as cst
 
-from ..findings import Related, Span
+from ..findings import Related
 from .annotations import annotation_of, is_python_value, static_fields
 from .callsites import CallSites, ParamRole, Role, param_role
 from .installed import is_type_predicate
@@ -859,7 +858,7 @@ def _remote_value(fact, param: cst.Param) -> Value:
     at the parameter, and the place in the other module where the tracer starts."""
     if fact.trace == "static":
         return STATIC
-    elsewhere = Related(Span(fact.line, 0, fact.line, 0), fact.origin, path=os.path.abspath(fact.path)) if fact.path else None
+    elsewhere = Related.line_of(fact.path, fact.line, fact.origin) if fact.path else None
     step = _Step(f"`{fact.name}`", fact.why, param.name, elsewhere=elsewhere)
     return Value(Trace.TRACED if fact.trace == "traced" else Trace.UNKNOWN, (step,))
 
