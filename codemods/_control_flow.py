@@ -6,6 +6,7 @@ import libcst as cst
 
 from rewriter.analysis.traced import FunctionFlow, Trace, Value
 from rewriter.analysis.transforms import literal
+from rewriter.cst_tree import children
 from rewriter.emit import Emitter, Spelling
 from rewriter.findings import Severity
 
@@ -87,8 +88,7 @@ def own_nodes(fn: cst.CSTNode):
     while stack:
         node = stack.pop()
         yield node
-        children = [c for c in node.children if not isinstance(c, (cst.FunctionDef, cst.Lambda, cst.ClassDef))]
-        stack.extend(reversed(children))
+        stack.extend(reversed([c for c in children(node) if not isinstance(c, (cst.FunctionDef, cst.Lambda, cst.ClassDef))]))
 
 
 def traced_test_inside(flow: FunctionFlow, statements) -> cst.CSTNode | None:
@@ -107,7 +107,7 @@ def own_nodes_of(node: cst.CSTNode):
     while stack:
         current = stack.pop()
         yield current
-        stack.extend(reversed([c for c in current.children if not isinstance(c, (cst.FunctionDef, cst.Lambda, cst.ClassDef))]))
+        stack.extend(reversed([c for c in children(current) if not isinstance(c, (cst.FunctionDef, cst.Lambda, cst.ClassDef))]))
 
 
 def traced_nodes(file, types):

@@ -8,6 +8,7 @@ import libcst as cst
 
 from rewriter.analysis.apis import Api, Kind
 from rewriter.analysis.jit import JitContext
+from rewriter.cst_tree import children
 
 FRAMEWORK_JIT = {"phiml": "`jit_compile`", "jax": "`jax.jit`", "tensorflow": "`tf.function`", "torch": "`torch.jit`"}
 
@@ -22,7 +23,7 @@ def own_nodes(function: cst.CSTNode) -> Iterator[cst.CSTNode]:
         yield node
         if isinstance(node, (cst.FunctionDef, cst.Lambda, cst.ClassDef)):
             continue
-        stack.extend(reversed(node.children))
+        stack.extend(reversed(children(node)))
 
 
 def contexts(file, frameworks=("phiml", "jax", "tensorflow", "torch")) -> list[JitContext]:

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 import libcst as cst
 
 from rewriter.analysis.names import last_name
+from rewriter.cst_tree import children
 from rewriter.emit.loops import assigned_names
 
 
@@ -165,7 +166,7 @@ def walk(node: cst.CSTNode):
     while stack:
         current = stack.pop()
         yield current
-        stack.extend(current.children)
+        stack.extend(children(current))
 
 
 def _statements(body: cst.CSTNode):
@@ -200,7 +201,7 @@ def read_names(expr: cst.CSTNode) -> set[str]:
         elif isinstance(node, cst.Attribute):
             stack.append(node.value)
         else:
-            stack.extend(node.children)
+            stack.extend(children(node))
     return out
 
 

@@ -8,6 +8,7 @@ from rewriter.analysis.apis import Kind
 from rewriter.analysis.traced import all_params
 from rewriter.analysis.transforms import intended_parameter, match_transform
 from rewriter.codemod import Codemod, Example, Replace, Unchanged, dedented
+from rewriter.cst_tree import children
 from rewriter.findings import Safety, Severity
 
 
@@ -185,7 +186,7 @@ def _steers_control_flow(fn: cst.FunctionDef, name: str) -> tuple[str, cst.CSTNo
         test = node.test if isinstance(node, (cst.If, cst.While, cst.IfExp)) else node.iter if isinstance(node, cst.For) else None
         if test is not None and _reads(test, name):
             return ("a condition" if not isinstance(node, cst.For) else "a trip count"), test
-        stack.extend(node.children)
+        stack.extend(children(node))
     return None
 
 
@@ -198,5 +199,5 @@ def _reads(expr: cst.CSTNode, name: str) -> bool:
         if isinstance(node, cst.Attribute):
             stack.append(node.value)  # `x.name` is an attribute, not a read of `name`
             continue
-        stack.extend(node.children)
+        stack.extend(children(node))
     return False

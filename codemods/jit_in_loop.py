@@ -21,6 +21,7 @@ from rewriter.analysis.structure import (
 from rewriter.analysis.syntax import spelled_application
 from rewriter.analysis.transforms import Application, match_application
 from rewriter.codemod import Codemod, Example, InsertBefore, Replace, Unchanged, dedented
+from rewriter.cst_tree import children
 from rewriter.emit.statements import assign
 from rewriter.findings import Safety, Severity
 
@@ -585,7 +586,7 @@ def _target_names(loop: cst.CSTNode | None) -> set[str]:
         if isinstance(node, cst.Name):
             out.add(node.value)
         else:
-            stack.extend(node.children)
+            stack.extend(children(node))
     return out
 
 
@@ -629,7 +630,7 @@ def _walk_outside_lambdas(node: cst.CSTNode):
         current = stack.pop()
         yield current
         if not isinstance(current, cst.Lambda):
-            stack.extend(current.children)
+            stack.extend(children(current))
 
 
 def _name(node) -> str | None:

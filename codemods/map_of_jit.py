@@ -8,6 +8,7 @@ from rewriter.analysis.apis import Kind, canonical
 from rewriter.analysis.syntax import spelled_application
 from rewriter.analysis.transforms import match_application
 from rewriter.codemod import Codemod, Example, Replace, Unchanged, dedented
+from rewriter.cst_tree import children
 from rewriter.findings import Safety
 
 from ._shared import as_atom
@@ -153,7 +154,7 @@ def _has_comment(node) -> bool:
         current = stack.pop()
         if isinstance(current, cst.Comment):
             return True
-        stack.extend(current.children)
+        stack.extend(children(current))
     return False
 
 

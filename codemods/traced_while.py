@@ -6,6 +6,7 @@ import libcst as cst
 from rewriter import prefilter
 from rewriter.analysis.traced import FunctionFlow
 from rewriter.codemod import Codemod, Example, Replace, Unchanged, dedented
+from rewriter.cst_tree import children
 from rewriter.emit.branches import Refused
 from rewriter.emit.condition import NotConvertible, tensor_condition
 from rewriter.emit.loops import (bound_constant, carried, carry_agreement, check_body, counter_condition, jax_while, masked_loop,
@@ -219,5 +220,5 @@ def _reads_in(statements, name: str) -> bool:
         node = stack.pop()
         if isinstance(node, cst.Name) and node.value == name:
             return True
-        stack.extend(node.children)
+        stack.extend(children(node))
     return False

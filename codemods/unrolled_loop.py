@@ -5,10 +5,12 @@ from dataclasses import dataclass
 
 import libcst as cst
 
+from rewriter import prefilter
 from rewriter.analysis.callsites import Role
 from rewriter.analysis.forms import Agreement, Form, Forms, agreement
 from rewriter.analysis.traced import FunctionFlow
 from rewriter.codemod import Codemod, Example, Replace, Unchanged, dedented
+from rewriter.cst_tree import children
 from rewriter.emit.agreement import param_forms
 from rewriter.emit.branches import Refused, effect
 from rewriter.emit.loops import _pack, _unpack, carried, carry_agreement, check_body, jax_fori, names_read_after
@@ -173,6 +175,7 @@ class UnrolledLoop(Codemod):
                 return x
         """), "a count from `x.ndim`"),
     )
+    GATE = frozenset({prefilter.TRACED_CONTROL_FLOW})
     TRIGGERS = (("for", "jit"),)
 
     def leave_Module(self, original_node: cst.Module) -> None:
@@ -780,7 +783,7 @@ def _has_work(body) -> bool:
             return True
         if isinstance(node, cst.Call) and not (isinstance(node.func, cst.Attribute) and node.func.attr.value == "append"):
             return True
-        stack.extend(node.children)
+        stack.extend(children(node))
     return False
 
 

@@ -15,7 +15,7 @@ from typing import Iterable, Sequence
 
 import libcst as cst
 
-from . import newer_syntax
+from . import cst_tree, newer_syntax
 from .boundaries import split_leading_lines
 from .codemod import Codemod, FileContext, InsertBefore, ProposedFix, Replace
 from .findings import FileResult, Finding
@@ -294,15 +294,17 @@ def _run_codemods(module: cst.Module, path: str, codemods: Sequence[type[Codemod
         cells=settings.cells,
         project=settings.project,
     )
-    tracker = _Tracker()
-    # The order of the one traversal, explicit: the tracker records each node's parent and position
-    # before any visitor sees it (the name resolver answers `parent`/`before` from them); then the
-    # syntax index, whose tables every codemod reads in its own leave_Module; then the codemods,
-    # which report and never depend on one another.
-    context.analysis.names.tracked_parents, context.analysis.names.tracked_order = tracker.parents, tracker.order
+    parents: dict[int, cst.CSTNode] = {}
+    order: dict[int, int] = {}
+    # The order of the one traversal, explicit: the walk records each node's parent and position
+    # before any visitor sees it (the name resolver answers `parent`/`before` from them: cheaper than
+    # libcst's ParentNodeProvider, a second pass over the tree); then the syntax index, whose tables
+    # every codemod reads in its own leave_Module; then the codemods, which report and never depend
+    # on one another.
+    context.analysis.names.tracked_parents, context.analysis.names.tracked_order = parents, order
     visitors = [context.syntax, *(cm(context) for cm in codemods)]
     try:
-        wrapper.visit_batched(visitors, before_visit=tracker.before_visit, after_leave=tracker.after_leave)
+        cst_tree.visit_batched(module, visitors, parents=parents, order=order)
     except RecursionError:
         raise ProcessingError("nesting too deep to analyse") from None
     except Exception as e:  # a codemod bug must not take the other files down with it
@@ -310,25 +312,6 @@ def _run_codemods(module: cst.Module, path: str, codemods: Sequence[type[Codemod
             f"internal error ({type(e).__name__}: {e}); the file was left unchanged, please report it"
         ) from e
     return context
-
-
-class _Tracker:
-    """Each node's parent and pre-order position, recorded as the traversal enters it (complete once
-    it is over): cheaper than libcst's ParentNodeProvider, a second pass over the tree."""
-
-    def __init__(self) -> None:
-        self.parents: dict[int, cst.CSTNode] = {}
-        self.order: dict[int, int] = {}
-        self._stack: list[cst.CSTNode] = []
-
-    def before_visit(self, node: cst.CSTNode) -> None:
-        if self._stack:
-            self.parents[id(node)] = self._stack[-1]
-        self.order[id(node)] = len(self.order)
-        self._stack.append(node)
-
-    def after_leave(self, node: cst.CSTNode) -> None:
-        self._stack.pop()
 
 
 def _accept_non_conflicting(context: FileContext) -> list[ProposedFix]:

@@ -9,6 +9,7 @@ from functools import cached_property
 
 import libcst as cst
 
+from ..cst_tree import children
 from .apis import Kind
 from .bindings import ModuleGlobals
 from .jit import JitAnalysis, assigned_value
@@ -91,7 +92,7 @@ class ModuleAnalysis:
             node = stack.pop()
             if isinstance(node, cst.Name):
                 out.add(node.value)
-            stack.extend(node.children)
+            stack.extend(children(node))
         return frozenset(out)
 
     def fresh_name(self, base: str, taken: set[str] | None = None) -> str:

@@ -14,6 +14,7 @@ from functools import cached_property
 import libcst as cst
 from libcst.metadata import BuiltinScope, GlobalScope
 
+from ..cst_tree import children
 from .apis import canonical
 from .installed import is_module
 from .names import NameResolver, dotted
@@ -39,7 +40,7 @@ def _walk(node: cst.CSTNode, skip: cst.CSTNode | None = None):
         if current is skip:
             continue
         yield current
-        stack.extend(reversed(current.children))
+        stack.extend(reversed(children(current)))
 
 
 def _is_load(resolver: NameResolver, name: cst.Name) -> bool:

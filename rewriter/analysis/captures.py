@@ -12,6 +12,7 @@ from dataclasses import dataclass
 import libcst as cst
 from libcst.metadata import ClassScope
 
+from ..cst_tree import children
 from .bindings import free_names
 from .names import NameResolver
 from .structure import is_inside
@@ -31,12 +32,12 @@ class Captures:
 
 def _walk_own(node: cst.CSTNode):
     """The nodes of a function body, not descending into nested functions, lambdas or classes."""
-    stack = list(node.children)
+    stack = list(children(node))
     while stack:
         current = stack.pop()
         yield current
         if not isinstance(current, (cst.FunctionDef, cst.Lambda, cst.ClassDef)):
-            stack.extend(current.children)
+            stack.extend(children(current))
 
 
 def captures(resolver: NameResolver, fn: cst.Lambda | cst.FunctionDef, *, rebinding_after: cst.CSTNode | None = None,

@@ -21,6 +21,7 @@ from libcst.metadata import (
     ScopeProvider,
 )
 
+from ..cst_tree import children
 from .apis import STAR_EXPORTS, Api, canonical, lookup, spelled_apis
 
 
@@ -148,7 +149,7 @@ class NameResolver:
             elif isinstance(node, (cst.Module, cst.IndentedBlock)):
                 stack.extend(node.body)
             elif isinstance(node, (cst.BaseCompoundStatement, cst.Else, cst.ExceptHandler, cst.Finally)):
-                stack.extend(c for c in node.children if isinstance(c, (cst.IndentedBlock, cst.Else, cst.ExceptHandler, cst.Finally, cst.BaseCompoundStatement)))
+                stack.extend(c for c in children(node) if isinstance(c, (cst.IndentedBlock, cst.Else, cst.ExceptHandler, cst.Finally, cst.BaseCompoundStatement)))
         return out
 
     def could_be_api(self, node: cst.CSTNode, kinds=None) -> bool:

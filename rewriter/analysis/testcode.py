@@ -20,6 +20,7 @@ from functools import cached_property
 
 import libcst as cst
 
+from ..cst_tree import children
 from .names import NameResolver
 
 _RAISES = frozenset({"pytest.raises", "unittest.TestCase.assertRaises"})
@@ -77,7 +78,7 @@ class TestCode:
                 if len(positional) >= 2:
                     target = positional[1]
                     out += _callees(target) if isinstance(target, cst.Lambda) else [target]
-            stack.extend(node.children)
+            stack.extend(children(node))
         return out
 
     def _raises(self, expr: cst.BaseExpression) -> bool:
@@ -105,5 +106,5 @@ def _callees(node: cst.CSTNode) -> list[cst.CSTNode]:
             out.append(current.func)
         if isinstance(current, (cst.FunctionDef, cst.ClassDef)):
             continue
-        stack.extend(current.children)
+        stack.extend(children(current))
     return out

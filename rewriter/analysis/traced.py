@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
+from ..cst_tree import children
 from ..findings import Related
 from .annotations import annotation_of, is_python_value, static_fields
 from .callsites import CallSites, ParamRole, Role, param_role
@@ -354,7 +355,7 @@ class _Flow:
     def _parts(self, node: cst.CSTNode, env) -> list[Value]:
         """Values of the expressions inside `node`, looking through elements, arguments and f-string parts."""
         out = []
-        for child in node.children:
+        for child in children(node):
             if isinstance(child, cst.BaseExpression):
                 out.append(self.expr(child, env))
             elif isinstance(child, (cst.BaseElement, cst.BaseDictElement, cst.Arg, cst.BaseFormattedStringContent)):
@@ -869,7 +870,7 @@ def _yields(fn: cst.FunctionDef) -> bool:
         node = stack.pop()
         if isinstance(node, (cst.Yield, cst.Await)):
             return True
-        stack.extend(c for c in node.children if not isinstance(c, (cst.FunctionDef, cst.Lambda, cst.ClassDef)))
+        stack.extend(c for c in children(node) if not isinstance(c, (cst.FunctionDef, cst.Lambda, cst.ClassDef)))
     return False
 
 

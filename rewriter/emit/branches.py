@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
+from ..cst_tree import children
 from .frameworks import atom
 
 
@@ -171,5 +172,5 @@ def reads_any(expr: cst.CSTNode, names) -> bool:
         node = stack.pop()
         if isinstance(node, cst.Name) and node.value in names:
             return True
-        stack.extend(node.children)
+        stack.extend(children(node))
     return False

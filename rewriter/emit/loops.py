@@ -9,6 +9,7 @@ import libcst as cst
 from ..analysis.structure import defined_before, top_level_statement
 from ..analysis.traced import FunctionFlow
 from ..codemod import InsertBefore
+from ..cst_tree import children
 from .agreement import branch_agreement
 from .branches import Refused, effect, reads_any
 from .frameworks import Emitter
@@ -44,7 +45,7 @@ def assigned_names(statements) -> list[str]:
             _bound_names(node.name, out)
         elif isinstance(node, cst.NamedExpr):
             _bound_names(node.target, out)
-        stack.extend(reversed(node.children))
+        stack.extend(reversed(children(node)))
     return out
 
 
@@ -65,7 +66,7 @@ def check_body(statements, what: str) -> None:
             raise Refused(f"a call evaluated for its side effect (`{_callee(node.value)}`) inside the {what}")
         if isinstance(node, cst.AssignTarget) and isinstance(node.target, (cst.Attribute, cst.Subscript)):
             raise Refused(f"an attribute or item assignment inside the {what} (a side effect)")
-        stack.extend(node.children)
+        stack.extend(children(node))
 
 
 def _callee(call: cst.Call) -> str:
@@ -91,7 +92,7 @@ def names_read_after(file, fn: cst.CSTNode, loop: cst.CSTNode, names: list[str])
             start = positions[node].start
             if (start.line, start.column) > (end.line, end.column):
                 out.append(node.value)
-        stack.extend(node.children)
+        stack.extend(children(node))
     return out
 
 
@@ -276,7 +277,7 @@ def _starts_at_zero(file, flow: FunctionFlow, counter: str, body) -> bool:
     while stack:
         node = stack.pop()
         inside.add(id(node))
-        stack.extend(node.children)
+        stack.extend(children(node))
     for assignment in scope[counter]:
         node = getattr(assignment, "node", None)
         if node is None or id(node) in inside:

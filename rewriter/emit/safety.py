@@ -11,6 +11,7 @@ from __future__ import annotations
 import libcst as cst
 
 from ..analysis.names import last_name
+from ..cst_tree import children
 
 # Calls that cannot raise, produce inf/NaN gradients or have side effects (by last name component).
 _HARMLESS_CALLS = frozenset(
@@ -37,7 +38,7 @@ def has_work(expr: cst.CSTNode) -> bool:
         node = stack.pop()
         if isinstance(node, cst.Call) and last_name(node.func) not in _HARMLESS_CALLS:
             return True
-        stack.extend(c for c in node.children if isinstance(c, cst.CSTNode))
+        stack.extend(c for c in children(node) if isinstance(c, cst.CSTNode))
     return False
 
 
@@ -65,7 +66,7 @@ def risks(expr: cst.CSTNode, pure=None) -> list[str]:
                 out.append(f"a call of `{name or 'an expression'}` (may raise or have side effects)")
         elif isinstance(node, (cst.Lambda, cst.Yield, cst.Await, cst.NamedExpr)):
             out.append("a lambda, yield, await or assignment expression")
-        stack.extend(c for c in node.children if isinstance(c, cst.CSTNode))
+        stack.extend(c for c in children(node) if isinstance(c, cst.CSTNode))
     return list(dict.fromkeys(out))
 
 

@@ -1,0 +1,142 @@
+"""Read-only walks of libcst trees that do not rebuild them.
+
+libcst has one traversal for visitors and transformers alike: every `visit` (and every `.children`)
+goes through the node's `_visit_and_replace_children`, which constructs a new copy of each node it
+passes (validation included) and calls two attribute hooks per field, even when the visitor only
+reads. Reading a tree that way costs about three times a plain walk. The analysis only reads, so
+it walks the fields itself, in the order libcst's own traversal visits them: that order is read
+once per node class from the class's `_visit_and_replace_children` (the field names it passes to
+libcst's `visit_*` helpers, in source order), so it follows the installed libcst and needs no
+hand-written table. `tests/test_cst_tree.py` checks it against `.children` on real code.
+"""
+from __future__ import annotations
+
+import ast
+import inspect
+import textwrap
+from typing import Callable, Iterator, Sequence
+
+import libcst as cst
+
+_VISIT_HELPERS = frozenset({
+    "visit_required", "visit_optional", "visit_sentinel", "visit_sequence", "visit_body_sequence",
+    "visit_iterable", "visit_body_iterable",
+})
+_FIELDS: dict[type, tuple[str, ...] | None] = {}
+
+
+def _child_fields(cls: type) -> tuple[str, ...] | None:
+    """The fields libcst visits for `cls`, in visiting order; None if its source cannot be read."""
+    try:
+        source = textwrap.dedent(inspect.getsource(cls._visit_and_replace_children))
+        tree = ast.parse(source)
+    except (OSError, TypeError, SyntaxError):
+        return None
+    calls = [node for node in ast.walk(tree)
+             if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in _VISIT_HELPERS]
+    calls.sort(key=lambda node: (node.lineno, node.col_offset))
+    names = []
+    for call in calls:
+        field = call.args[1] if len(call.args) > 1 else None
+        if not (isinstance(field, ast.Constant) and isinstance(field.value, str)):
+            return None  # not the shape this reads: use libcst's own traversal for this class
+        names.append(field.value)
+    return tuple(dict.fromkeys(names))  # a field visited in two alternative branches counts once
+
+
+def children(node: cst.CSTNode) -> list[cst.CSTNode]:
+    """`node.children` (the same nodes, in the same order) without rebuilding `node`."""
+    cls = type(node)
+    try:
+        fields = _FIELDS[cls]
+    except KeyError:
+        fields = _FIELDS[cls] = _child_fields(cls)
+    if fields is None:
+        return list(node.children)
+    out: list[cst.CSTNode] = []
+    for name in fields:
+        value = getattr(node, name)
+        if isinstance(value, cst.CSTNode):
+            out.append(value)
+        elif type(value) is tuple or type(value) is list:
+            out.extend(v for v in value if isinstance(v, cst.CSTNode))
+    return out
+
+
+def walk(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
+    """`node` and every node below it, in pre-order (the order libcst visits them)."""
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        yield current
+        stack.extend(reversed(children(current)))
+
+
+Hook = Callable[[cst.CSTNode], None]
+
+
+def visit_batched(
+    root: cst.CSTNode,
+    visitors: Sequence[cst.BatchableCSTVisitor],
+    *,
+    parents: dict[int, cst.CSTNode] | None = None,
+    order: dict[int, int] | None = None,
+) -> None:
+    """libcst's `visit_batched` for visitors that only read: each `visit_<Type>` and `leave_<Type>`
+    of every visitor, in the order libcst calls them, without rebuilding the tree. `parents` and
+    `order`, when given, are filled with each node's parent and pre-order position (by id)."""
+    visit, leave = _methods(visitors)
+    counter = len(order) if order is not None else 0
+    stack: list[tuple[cst.CSTNode, bool]] = [(root, False)]
+    while stack:
+        node, leaving = stack.pop()
+        name = type(node).__name__
+        if leaving:
+            for method in leave.get(name, ()):
+                method(node)
+            continue
+        if order is not None:
+            order[id(node)] = counter
+            counter += 1
+        for method in visit.get(name, ()):
+            method(node)  # as in libcst's batched traversal, a visit method cannot prune the walk
+        stack.append((node, True))
+        kids = children(node)
+        if parents is not None:
+            for kid in kids:
+                parents[id(kid)] = node
+        stack.extend((kid, False) for kid in reversed(kids))
+
+
+_METHOD_NAMES: dict[type, tuple[tuple[str, str, str], ...]] = {}
+
+
+def _methods(visitors: Sequence[cst.BatchableCSTVisitor]) -> tuple[dict[str, list[Hook]], dict[str, list[Hook]]]:
+    """Node type name -> the bound visit_/leave_ methods of `visitors`, in visitor order."""
+    visit: dict[str, list[Hook]] = {}
+    leave: dict[str, list[Hook]] = {}
+    for visitor in visitors:
+        for kind, type_name, attribute in _method_names(type(visitor)):
+            (visit if kind == "visit" else leave).setdefault(type_name, []).append(getattr(visitor, attribute))
+    return visit, leave
+
+
+def _method_names(cls: type) -> tuple[tuple[str, str, str], ...]:
+    """(visit|leave, node type name, method name) of a visitor class's non-stub methods; cached per class
+    (libcst asks `inspect.getmembers` of every instance, a third of a small file's analysis)."""
+    found = _METHOD_NAMES.get(cls)
+    if found is None:
+        out = []
+        for attribute in dir(cls):
+            kind, _, type_name = attribute.partition("_")
+            if kind not in ("visit", "leave") or not type_name:
+                continue
+            method = getattr(cls, attribute)
+            if not callable(method) or getattr(method, "_is_no_op", False):
+                continue
+            if "_" in type_name:
+                # visit_<Type>_<field>: libcst calls it around that field; this walk has no such hooks
+                raise NotImplementedError(f"{cls.__name__}.{attribute}: attribute hooks are not supported by cst_tree")
+            out.append((kind, type_name, attribute))
+        found = _METHOD_NAMES[cls] = tuple(out)
+    return found

@@ -1,0 +1,146 @@
+"""rewriter.cst_tree walks libcst trees as libcst's own traversal does, without rebuilding them."""
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+
+import libcst as cst
+import pytest
+
+from rewriter import cst_tree
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _sources() -> list[Path]:
+    """Our golden cases and examples, and a module of real code (PhiML's tensors, 3k lines)."""
+    spec = importlib.util.find_spec("phiml")
+    real = Path(list(spec.submodule_search_locations)[0]) / "math" / "_tensors.py" if spec and spec.submodule_search_locations else None
+    return [*sorted(ROOT.glob("golden/**/*.py")), *sorted(ROOT.glob("examples/*.py")), *([real] if real else [])]
+
+
+def _modules():
+    for path in _sources():
+        try:
+            yield path, cst.parse_module(path.read_bytes())
+        except cst.ParserSyntaxError:
+            continue
+
+
+SYNTAX = '''
+from . import a as b, c
+from .. import *
+import x.y as z
+@dec(1)
+async def f(p, /, q: int = 2, *args, r, **kw) -> "T":
+    global g
+    async with m as (n, o), p:
+        async for i in j:
+            yield from k
+    x = [a for b in c if d]; y = {e: f async for e, f in g}
+    lambda *, s=1: (s, *t)
+    match v:
+        case {"k": 1, **rest} | [1, *others] if others: pass
+        case Point(x=0) as pt: pass
+    try: pass
+    except* (E, F) as err: del err
+    finally: return f"{x!r:>{width}}" "tail"
+class C[T](B, metaclass=M):
+    type Alias[U] = list[U]
+    z: int
+    w @= q if r else s
+print(not a, -b, a < b <= c, a is not b, (yield), await w, t[1:2, ::3], ..., 1j, b'x')
+'''
+
+
+class _Order(cst.CSTVisitor):
+    """libcst's own traversal: every node, pre-order, with its parent."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.seen: list[tuple[int, int | None]] = []
+        self.stack: list[cst.CSTNode] = []
+
+    def on_visit(self, node) -> bool:
+        self.seen.append((id(node), id(self.stack[-1]) if self.stack else None))
+        self.stack.append(node)
+        return True
+
+    def on_leave(self, node) -> None:
+        self.stack.pop()
+
+
+def test_children_are_libcsts_children_in_the_same_order():
+    modules = [("syntax", cst.parse_module(SYNTAX)), *_modules()]
+    checked = 0
+    for path, module in modules:
+        expected = _Order()
+        module.visit(expected)
+        ours = []
+        stack: list[tuple[cst.CSTNode, int | None]] = [(module, None)]
+        while stack:
+            node, parent = stack.pop()
+            ours.append((id(node), parent))
+            stack.extend((child, id(node)) for child in reversed(cst_tree.children(node)))
+        assert ours == expected.seen, path
+        checked += len(ours)
+    assert checked > 50_000  # the cases were found and walked
+
+
+class _Log(cst.BatchableCSTVisitor):
+    def __init__(self, log: list) -> None:
+        super().__init__()
+        self.log = log
+
+    def visit_Name(self, node) -> None:
+        self.log.append(("visit_Name", id(node)))
+
+    def leave_Name(self, node) -> None:
+        self.log.append(("leave_Name", id(node)))
+
+    def visit_FunctionDef(self, node) -> bool:
+        self.log.append(("visit_FunctionDef", id(node)))
+        return False  # libcst's batched traversal still visits the children
+
+    def leave_Call(self, node) -> None:
+        self.log.append(("leave_Call", id(node)))
+
+
+class _Other(_Log):
+    def visit_Call(self, node) -> None:
+        self.log.append(("other.visit_Call", id(node)))
+
+    def leave_Module(self, node) -> None:
+        self.log.append(("other.leave_Module", id(node)))
+
+
+def test_visit_batched_calls_what_libcst_calls_in_the_same_order():
+    for source in (SYNTAX, (ROOT / "examples" / "phiml_diffusion.py").read_text()):
+        module = cst.parse_module(source)
+        ours: list = []
+        parents: dict = {}
+        order: dict = {}
+        cst_tree.visit_batched(module, [_Log(ours), _Other(ours)], parents=parents, order=order)
+        theirs: list = []
+        seen: list = []
+        cst.MetadataWrapper(module, unsafe_skip_copy=True).visit_batched(
+            [_Log(theirs), _Other(theirs)], before_visit=lambda node: seen.append(node))
+        assert ours == theirs and ours
+        assert [id(n) for n in seen] == sorted(order, key=order.get)
+        expected_parents = cst.MetadataWrapper(module, unsafe_skip_copy=True).resolve(cst.metadata.ParentNodeProvider)
+        assert {k: id(v) for k, v in parents.items()} == {id(n): id(p) for n, p in expected_parents.items()}
+
+
+def test_an_attribute_hook_is_refused_not_silently_skipped():
+    class Hooked(cst.BatchableCSTVisitor):
+        def visit_Call_func(self, node) -> None:
+            pass
+
+    with pytest.raises(NotImplementedError, match="visit_Call_func"):
+        cst_tree.visit_batched(cst.parse_module("f(x)\n"), [Hooked()])
+
+
+def test_walk_is_pre_order():
+    module = cst.parse_module("a = f(b)\n")
+    names = [n.value for n in cst_tree.walk(module) if isinstance(n, cst.Name)]
+    assert names == ["a", "f", "b"]
