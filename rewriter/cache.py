@@ -61,7 +61,7 @@ def settings_key(settings: Settings) -> str | None:
     # when those facts change, not when any other file does.
     project = settings.project.digest() if settings.project else ""
     return json.dumps([codes, settings.unsafe_fixes, settings.apply_fixes, settings.original_positions, settings.ast_prefilter,
-                       project])
+                       settings.rewrite, project])
 
 
 def file_key(source: bytes, settings: str) -> str:
@@ -86,8 +86,8 @@ def to_record(result: FileResult) -> str | None:
         del data["path"]
         findings.append(data)
     new = None if result.new_source is None else base64.b64encode(result.new_source).decode()
-    return json.dumps({"findings": findings, "new_source": new, "error": result.error, "skipped": result.skipped,
-                       "notes": result.notes})
+    return json.dumps({"findings": findings, "new_source": new, "would_change": result.would_change, "error": result.error,
+                       "skipped": result.skipped, "notes": result.notes})
 
 
 def from_record(record: str, path: str, source: bytes) -> FileResult:
@@ -96,7 +96,7 @@ def from_record(record: str, path: str, source: bytes) -> FileResult:
     new = data["new_source"]
     return FileResult(path=path, findings=findings, old_source=source, error=data["error"], skipped=data["skipped"],
                       new_source=None if new is None else base64.b64decode(new), cached=True,
-                      notes=data.get("notes", []))
+                      notes=data.get("notes", []), would_change=data.get("would_change", False))
 
 
 # -- the store ----------------------------------------------------------------------------------

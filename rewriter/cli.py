@@ -154,6 +154,8 @@ def check(
             progress=not (no_progress or quiet),
             force_exclude=force_exclude,
             cache=cache,
+            # Only a diff shows the new code: --check and the machine formats need to know what would change, not how.
+            rewrite=diff_only or (not check_only and output_format == "text"),
         )
     finally:
         if cache is not None:
@@ -178,7 +180,7 @@ def _check_stdin(name: str, config: Config, diff_only: bool, check_only: bool, o
     """For editors: the fixed buffer (or its diff) on stdout, findings on stderr."""
     source = sys.stdin.buffer.read()
     write = not (diff_only or check_only)
-    report = runner.run_stdin(source, name, config, write=write, force_exclude=force_exclude)
+    report = runner.run_stdin(source, name, config, write=write, force_exclude=force_exclude, rewrite=diff_only)
     result = report.results[0]
     if diff_only:
         _print_diffs(report.results)

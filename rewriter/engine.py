@@ -35,6 +35,9 @@ class Settings:
     # Report findings at their places in the *original* file (dry runs, --check, CI annotations):
     # later fixpoint passes see rewritten code, so their positions would not match the file on disk.
     original_positions: bool = False
+    # Compute the rewritten source. False (`--check`, output formats without a diff): one report pass
+    # over the original, whose enabled fixes say whether the file would change; no fixpoint.
+    rewrite: bool = True
     # `--in-place --verify`: unsafe fixes only inside these units (rewriter.units); no fix at all in
     # `withheld_units`, where running the rewrite showed a difference. None: no unit restriction.
     unsafe_units: frozenset[str] | None = None
@@ -126,13 +129,17 @@ def process_source(source: bytes, path: str, settings: Settings) -> FileResult:
         return result
     try:
         module, note = parse_with_note(source)
-        findings, new_module = _fixpoint(module, path, codemods, settings)
+        if not settings.rewrite and settings.original_positions and settings.apply_fixes:
+            result.findings = _findings_in_original(module, path, codemods, settings)
+            result.would_change = any(f.applied for f in result.findings)
+            new_module = None
+        else:
+            result.findings, new_module = _fixpoint(module, path, codemods, settings)
     except ProcessingError as e:
         result.error = str(e)
         return result
     if note:
         result.notes.append(note)
-    result.findings = findings
     if settings.original_positions and new_module is not None:
         result.findings = _findings_in_original(module, path, codemods, settings)
     if new_module is not None:

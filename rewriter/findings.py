@@ -138,10 +138,12 @@ class FileResult:
     skipped: bool = False  # pre-filter proved there is nothing to find
     cached: bool = False  # served from the result cache (rewriter.cache), not computed in this run
     notes: list[str] = field(default_factory=list)  # how the file was read, when it matters (newer syntax)
+    # A run that does not compute the rewrite (engine.Settings.rewrite): an enabled fix would change the file.
+    would_change: bool = False
 
     @property
     def changed(self) -> bool:
-        return self.new_source is not None and self.new_source != self.old_source
+        return self.would_change or self.new_source is not None and self.new_source != self.old_source
 
     @property
     def remaining(self) -> list[Finding]:

@@ -288,7 +288,8 @@ def summarize(results: Sequence[FileResult], written: bool, fixed: int) -> Summa
     )
 
 
-def settings_for(config: Config, apply_fixes: bool = True, original_positions: bool = False, index=None) -> SettingsFor:
+def settings_for(config: Config, apply_fixes: bool = True, original_positions: bool = False, index=None,
+                 rewrite: bool = True) -> SettingsFor:
     """Settings per file; with a project index, each file's facts from the other modules."""
     def settings(path: str) -> Settings:
         return Settings(
@@ -296,6 +297,7 @@ def settings_for(config: Config, apply_fixes: bool = True, original_positions: b
             unsafe_fixes=config.unsafe_fixes,
             apply_fixes=apply_fixes,
             original_positions=original_positions,
+            rewrite=rewrite,
             project=project_facts(index, path),
         )
 
@@ -334,8 +336,10 @@ def run(
     progress: bool = False,
     force_exclude: bool = False,
     cache: ResultCache | None = None,
+    rewrite: bool = True,
 ) -> Report:
-    """Discover the files under `paths`, process them, write the fixes if `write`; never raises per file."""
+    """Discover the files under `paths`, process them, write the fixes if `write`; never raises per file.
+    `rewrite=False` (nothing will show the new code): the results say which files would change, not how."""
     found = _files.discover(
         paths,
         exclude=config.exclude,
@@ -346,8 +350,8 @@ def run(
     )
     index = project_index(config, found.files, cache) if found.files else None
     # Without --in-place the file on disk stays the original: report positions in it.
-    results = process_files(found.files, settings_for(config, original_positions=not write, index=index), jobs=jobs,
-                            progress=progress, cache=cache)
+    settings = settings_for(config, original_positions=not write, index=index, rewrite=write or rewrite)
+    results = process_files(found.files, settings, jobs=jobs, progress=progress, cache=cache)
     if write:
         for result in results:
             write_result(result)
@@ -365,10 +369,12 @@ def conclude(results: list[FileResult], *, written: bool) -> Report:
     return Report(results, summarize(results, written, fixed))
 
 
-def run_stdin(source: bytes, filename: str, config: Config, *, write: bool = True, force_exclude: bool = False) -> Report:
+def run_stdin(source: bytes, filename: str, config: Config, *, write: bool = True, force_exclude: bool = False,
+              rewrite: bool = True) -> Report:
     """`--stdin-filename`: one buffer, configured as if it were `filename`.
 
-    `write`: the caller prints `new_source` (or the unchanged buffer) to standard output.
+    `write`: the caller prints `new_source` (or the unchanged buffer) to standard output; `rewrite`
+    as for `run`.
     """
     if force_exclude and _files.is_excluded(
         filename, exclude=config.exclude, extend_exclude=config.extend_exclude, base=config.root
@@ -376,7 +382,8 @@ def run_stdin(source: bytes, filename: str, config: Config, *, write: bool = Tru
         return conclude([FileResult(path=filename, old_source=source, skipped=True)], written=write)
     # A dry run reports at the buffer's own positions, as for files (an editor places them there).
     index = project_index(config, [filename], sources={filename: source}) if os.path.exists(filename) else None
-    result = _process_in_worker((filename, source, settings_for(config, original_positions=not write, index=index)(filename)))
+    settings = settings_for(config, original_positions=not write, index=index, rewrite=write or rewrite)
+    result = _process_in_worker((filename, source, settings(filename)))
     return conclude([result], written=write)
 
 

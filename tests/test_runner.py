@@ -221,3 +221,18 @@ def test_permission_denied_even_as_root(tmp_path, monkeypatch):
     d, o = runner.process_files([str(denied), str(ok)], settings_for)
     assert d.error == "cannot read: Permission denied"
     assert o.error is None and o.new_source == b"bar()\n"
+
+
+def test_a_run_without_the_rewrite_reports_what_the_rewrite_would_do():
+    """--check and the machine formats skip the fixpoint: the same findings, the same files would change."""
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent.parent
+    paths = [str(root / "golden" / case) for case in ("traced-if", "jit-in-loop")]
+    config = Config(root=str(root), project=False)
+    full = runner.run(paths, config, write=False, jobs=1)
+    quick = runner.run(paths, config, write=False, jobs=1, rewrite=False)
+    assert [f.to_dict() for r in quick.results for f in r.findings] == [f.to_dict() for r in full.results for f in r.findings]
+    assert [r.path for r in quick.results if r.changed] == [r.path for r in full.results if r.changed]
+    assert quick.summary == full.summary and full.summary.changed > 5
+    assert all(r.new_source is None for r in quick.results)

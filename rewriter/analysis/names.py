@@ -16,13 +16,13 @@ from libcst._metadata_dependent import LazyValue
 from libcst.metadata import (
     GlobalScope,
     ParentNodeProvider,
-    PositionProvider,
     Scope,
     ScopeProvider,
 )
 
 from ..cst_tree import children
 from .apis import STAR_EXPORTS, Api, canonical, lookup, spelled_apis
+from .positions import StatementPositions
 
 
 def dotted(node: cst.CSTNode) -> str | None:
@@ -68,8 +68,10 @@ class NameResolver:
         return self._provider(ParentNodeProvider)
 
     @cached_property
-    def positions(self):
-        return self._provider(PositionProvider)
+    def positions(self) -> StatementPositions:
+        """libcst's positions, computed only for the top-level statements asked about (positions.py)."""
+        return StatementPositions(self.wrapper, self.parent,
+                                  lambda node: self.tracked_parents is not None and id(node) in self.tracked_parents)
 
     @cached_property
     def scopes(self):

@@ -37,7 +37,8 @@ def process_notebook(source: bytes, path: str, settings: Settings) -> FileResult
         result.skipped = True
         return result
     joined = _cells.join([(index, m.text) for index, m in masked.items()])
-    inner = process_source(joined.source.encode("utf-8"), path, replace(settings, cells=True))
+    # Always rewritten: whether a fix can be put back into the cells is only known from the rewrite.
+    inner = process_source(joined.source.encode("utf-8"), path, replace(settings, cells=True, rewrite=True))
     result.skipped, result.notes = inner.skipped, result.notes + inner.notes
     if inner.error:
         result.error = inner.error

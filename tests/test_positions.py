@@ -1,0 +1,46 @@
+"""rewriter.analysis.positions gives libcst's own positions, computed one top-level statement at a time."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import libcst as cst
+from libcst.metadata import PositionProvider
+
+from rewriter import cst_tree
+from rewriter.analysis.positions import StatementPositions
+
+ROOT = Path(__file__).resolve().parent.parent
+
+ODD = (
+    "#!/usr/bin/env python\r\n# header comment\r\n\r\nimport a; import b\r\n"
+    "def f(x):\r\n    if x:  # c\r\n        return (\r\n            x\r\n        )\r\n\r\n"
+    "class C:\r\n    '''doc\r\n    string'''\r\n    y = 1\r\n# footer\r\n"
+)
+
+
+def _check(module: cst.Module) -> int:
+    parents: dict = {}
+    cst_tree.visit_batched(module, [], parents=parents)
+    expected = cst.MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
+    ours = StatementPositions(cst.MetadataWrapper(module, unsafe_skip_copy=True), lambda n: parents.get(id(n)),
+                              lambda n: id(n) in parents)
+    nodes = list(cst_tree.walk(module))
+    for node in reversed(nodes):  # from the end: statements are asked out of order
+        assert node in ours
+        assert ours[node] == expected[node], (type(node).__name__, ours[node], expected[node])
+    assert cst.Name("elsewhere") not in ours
+    return len(nodes)
+
+
+def test_every_node_has_libcsts_position():
+    cases = [cst.parse_module(ODD), cst.parse_module("x = 1"), cst.parse_module("")]
+    for path in [*sorted(ROOT.glob("golden/*/*.expected.py")), *sorted(ROOT.glob("examples/*.py"))]:
+        cases.append(cst.parse_module(path.read_bytes()))
+    assert sum(_check(module) for module in cases) > 20_000
+
+
+def test_a_node_the_walk_did_not_see_is_looked_up_in_the_whole_module():
+    module = cst.parse_module("def f():\n    return 1\n")
+    ours = StatementPositions(cst.MetadataWrapper(module, unsafe_skip_copy=True), lambda n: None, lambda n: False)
+    ret = module.body[0].body.body[0].body[0]
+    assert ours[ret].start.line == 2 and ret in ours
