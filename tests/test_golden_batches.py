@@ -60,3 +60,30 @@ def test_a_reference_batch_runs_once_for_all_workers(tmp_path):
     assert second.records(reference, "a") == first.records(reference, "a")
     with pytest.raises(HarnessError, match="exit 3"):
         second.records(reference, "dies")
+
+
+def test_leaving_phiml_unconverted_by_autograph_changes_no_record():
+    """The golden batches on tensorflow leave PhiML's internals unconverted (CONVERT_PHIML): on a case whose
+    original fails under tf.function, and on its rewrite, every record is the same. (All 163 tensorflow
+    runs of the golden cases agreed when this was introduced; a sample keeps the claim checked.)"""
+    from rewriter.verify.run import run_backend
+    from tests.golden_cases import discover
+
+    root = Path(__file__).resolve().parent.parent / "golden"
+    cases = {c.id: c for c in discover(root)}
+    runs = []
+    for case_id in ("traced-if/phiml_helper",):
+        case = cases.get(case_id)
+        if case is None or "tensorflow" not in case.backends:
+            continue
+        runs.append(Run(f"{case_id}::original", str(case.path), case.entry))
+        runs.append(Run(f"{case_id}::rewritten", str(case.expected_path), case.entry))
+    assert len(runs) == 2, "the sample case moved: pick another"
+
+    def without_tracebacks(out: dict) -> dict:
+        return {label: {k: v for k, v in record.items() if k != "traceback"} for label, record in out.items()}
+
+    converted = run_backend("tensorflow", "phiml", runs, convert_phiml=True)
+    unconverted = run_backend("tensorflow", "phiml", runs, convert_phiml=False)
+    assert without_tracebacks(converted) == without_tracebacks(unconverted)
+    assert any("error" in record for record in converted.values())  # an original that fails on tensorflow

@@ -24,13 +24,20 @@ class Run:
     project: bool = False  # the program imports modules beside it (a multi-module project): its folder goes on sys.path
 
 
-def run_backend(backend: str, framework: str, runs: list[Run], timeout: float = 600, eager: bool = False) -> dict:
-    """`eager`: jit disabled (PhiML jit_compile, jax.jit, torch.jit, tf.function): the author's intent."""
+def run_backend(backend: str, framework: str, runs: list[Run], timeout: float = 600, eager: bool = False,
+                convert_phiml: bool = True, optimize_jax: bool = True) -> dict:
+    """`eager`: jit disabled (PhiML jit_compile, jax.jit, torch.jit, tf.function): the author's intent.
+    `convert_phiml=False`: tensorflow's autograph leaves PhiML's own functions as they are (see child.py).
+    `optimize_jax=False`: XLA compiles without most optimizations (`jax_disable_most_optimizations`):
+    the same programs, rounded differently, compiled in less time."""
     with tempfile.TemporaryDirectory(prefix="phiml-rewrite-verify-") as tmp:
         spec_path, out_path = os.path.join(tmp, "spec.json"), os.path.join(tmp, "out.json")
         with open(spec_path, "w") as f:
-            json.dump({"backend": backend, "framework": framework, "eager": eager, "runs": [r.__dict__ for r in runs]}, f)
+            json.dump({"backend": backend, "framework": framework, "eager": eager, "convert_phiml": convert_phiml,
+                       "runs": [r.__dict__ for r in runs]}, f)
         env = runtime.select_environment(backend if framework == "phiml" else None, eager)
+        if not optimize_jax:
+            env["JAX_DISABLE_MOST_OPTIMIZATIONS"] = "1"
         try:
             proc = subprocess.run(
                 [sys.executable, "-m", "rewriter.verify.child", spec_path, out_path],
