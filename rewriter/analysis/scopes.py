@@ -18,6 +18,7 @@ code, its reads recorded on the string.
 from __future__ import annotations
 
 import builtins
+from itertools import count
 from typing import Iterator, Union
 
 import libcst as cst
@@ -27,6 +28,13 @@ from libcst.metadata import QualifiedName, QualifiedNameSource
 from ..cst_tree import children
 
 _TYPING = ("typing", "typing_extensions")
+_created = count()  # orders reads and bindings as the walk made them
+
+
+def _in_walk_order(items: set) -> tuple:
+    """libcst's sets iterate in the order of their objects' addresses, which is no order at all, and a
+    message built from them would change from run to run: ours iterate in the order of the walk."""
+    return tuple(items) if len(items) <= 1 else tuple(sorted(items, key=lambda item: item.created))
 
 
 # -- assignments and accesses ----------------------------------------------------------------
@@ -34,17 +42,18 @@ class Access:
     """A read of a name: `node` (the Name; the Attribute a dotted import covers; the string of a
     string annotation), the scope it is read in, and the assignments it may see (`referents`)."""
 
-    __slots__ = ("node", "scope", "index", "_referents")
+    __slots__ = ("node", "scope", "index", "created", "_referents")
 
     def __init__(self, node: cst.CSTNode, scope: Scope, index: int) -> None:
         self.node = node
         self.scope = scope
         self.index = index  # the reading scope's count of bindings so far: later ones are not seen
+        self.created = next(_created)
         self._referents: set[BaseAssignment] = set()
 
     @property
-    def referents(self) -> set[BaseAssignment]:
-        return self._referents
+    def referents(self) -> tuple[BaseAssignment, ...]:
+        return _in_walk_order(self._referents)
 
     def _record_assignments(self, name: str) -> None:
         scope = self.scope
@@ -58,17 +67,18 @@ class Access:
 class BaseAssignment:
     """A binding of `name` in `scope`, with the reads that may see it (`references`)."""
 
-    __slots__ = ("name", "scope", "index", "_references")
+    __slots__ = ("name", "scope", "index", "created", "_references")
 
     def __init__(self, name: str, scope: Scope, index: int) -> None:
         self.name = name
         self.scope = scope
         self.index = index  # order among the scope's bindings
+        self.created = next(_created)
         self._references: set[Access] = set()
 
     @property
-    def references(self) -> set[Access]:
-        return self._references
+    def references(self) -> tuple[Access, ...]:
+        return _in_walk_order(self._references)
 
     def _record_accesses(self, accesses: set[Access]) -> None:
         later = {a for a in accesses if a.scope is not self.scope or self.index < a.index}
@@ -238,7 +248,7 @@ class Scope:
         if isinstance(node, cst.CSTNode):
             accesses = self._accesses_by_node.get(id(node))
             if accesses:
-                return {q for access in accesses for referent in access.referents
+                return {q for access in accesses for referent in access._referents
                         for q in referent.get_qualified_names_for(referent.name)}
         full_name = get_full_name_for_node(node)
         if full_name is None:
