@@ -1,9 +1,8 @@
 """Resolve expressions to qualified API names with the module's scopes (scopes.py), resolved lazily.
 
-Scope and qualified-name analysis is the expensive part of processing a file (a few times a parse), so
-it is only computed once some node's spelling could name an API (its last identifier is one of the
-table's). `from phi.flow import *`-style star imports, which the scope analysis cannot see through,
-are resolved from the table of what those modules export.
+Scope analysis costs about a third of a parse, so it is only computed once some node's spelling could
+name an API (its last identifier is one of the table's). `from phi.flow import *`-style star imports,
+which the scope analysis cannot see through, are resolved from the table of what those modules export.
 """
 from __future__ import annotations
 
