@@ -4,12 +4,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import libcst as cst
-from libcst.metadata import GlobalScope
 
 from rewriter import prefilter
 from rewriter.analysis.apis import Kind
 from rewriter.analysis.bindings import free_names, function_globals, possibly_mutated_in, read_path
 from rewriter.analysis.names import last_name
+from rewriter.analysis.scopes import GlobalScope
 from rewriter.analysis.structure import (
     ancestors,
     enclosing_function,

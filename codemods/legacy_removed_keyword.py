@@ -2,8 +2,8 @@
 from __future__ import annotations
 
 import libcst as cst
-from libcst.metadata import BuiltinAssignment
 
+from rewriter.analysis.scopes import BuiltinAssignment
 from rewriter.codemod import Example, Replace, Unchanged, dedented
 from rewriter.findings import Safety, Severity
 

@@ -2,10 +2,10 @@
 from __future__ import annotations
 
 import libcst as cst
-from libcst.metadata import BuiltinAssignment
 
 from rewriter import prefilter
 from rewriter.analysis.jit import JitContext, assigned_value
+from rewriter.analysis.scopes import BuiltinAssignment
 from rewriter.codemod import Codemod, Example, Unchanged, dedented
 from rewriter.findings import Safety
 

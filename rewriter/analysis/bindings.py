@@ -12,12 +12,12 @@ from dataclasses import dataclass
 from functools import cached_property
 
 import libcst as cst
-from libcst.metadata import BuiltinScope, GlobalScope
 
 from ..cst_tree import children
 from .apis import canonical
 from .installed import is_module
 from .names import NameResolver, dotted
+from .scopes import BuiltinScope, GlobalScope
 
 _MUTATING_METHODS = frozenset(
     "append extend insert pop remove clear update setdefault popitem add discard sort reverse "

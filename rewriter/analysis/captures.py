@@ -10,11 +10,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import libcst as cst
-from libcst.metadata import ClassScope
 
 from ..cst_tree import children
 from .bindings import free_names
 from .names import NameResolver
+from .scopes import ClassScope
 from .structure import is_inside
 
 

@@ -1,9 +1,8 @@
-"""Resolve expressions to qualified API names with libcst's metadata, resolved lazily.
+"""Resolve expressions to qualified API names with the module's scopes (scopes.py), resolved lazily.
 
-Scope and qualified-name metadata is the expensive part of processing a file (about 10x a parse), so
-it is only resolved once some node's spelling could name an API (its last identifier is one of the
-table's). `from phi.flow import *`-style star imports, which libcst cannot see through, are resolved
-from the table of what those modules export.
+Scope analysis costs about a third of a parse, so it is only computed once some node's spelling could
+name an API (its last identifier is one of the table's). `from phi.flow import *`-style star imports,
+which the scope analysis cannot see through, are resolved from the table of what those modules export.
 """
 from __future__ import annotations
 
@@ -12,17 +11,12 @@ from functools import cached_property
 from typing import Callable
 
 import libcst as cst
-from libcst._metadata_dependent import LazyValue
-from libcst.metadata import (
-    GlobalScope,
-    ParentNodeProvider,
-    Scope,
-    ScopeProvider,
-)
+from libcst.metadata import ParentNodeProvider
 
 from ..cst_tree import children
 from .apis import STAR_EXPORTS, Api, canonical, lookup, spelled_apis
 from .positions import StatementPositions
+from .scopes import GlobalScope, Scope, Scopes, module_scopes
 
 
 def dotted(node: cst.CSTNode) -> str | None:
@@ -44,10 +38,6 @@ def last_name(node: cst.CSTNode) -> str | None:
     if isinstance(node, cst.Attribute):
         return node.attr.value
     return None
-
-
-def _unlazy(value):
-    return value() if isinstance(value, LazyValue) else value
 
 
 class NameResolver:
@@ -74,8 +64,8 @@ class NameResolver:
                                   lambda node: self.tracked_parents is not None and id(node) in self.tracked_parents)
 
     @cached_property
-    def scopes(self):
-        return self._provider(ScopeProvider)
+    def scopes(self) -> Scopes:
+        return module_scopes(self.wrapper.module)
 
     @cached_property
     def star_modules(self) -> list[str]:
@@ -105,7 +95,7 @@ class NameResolver:
         return self.parents.get(node)
 
     def scope(self, node: cst.CSTNode) -> Scope | None:
-        return _unlazy(self.scopes.get(node))
+        return self.scopes.get(node)
 
     def qualified_names(self, node: cst.CSTNode) -> set[str]:
         scope = self.scope(node)  # the scope answers directly: no QualifiedNameProvider pass

@@ -25,10 +25,11 @@ Anything else (a local named `jax`, `getattr`, version strings) is assumed to ru
 from __future__ import annotations
 
 import libcst as cst
-from libcst.metadata import BuiltinScope, QualifiedNameSource
+from libcst.metadata import QualifiedNameSource
 
 from .installed import has_attribute, is_module, module_exists, oldest_python
 from .names import NameResolver, dotted
+from .scopes import BuiltinScope
 
 _IMPORT_ERRORS = frozenset({"ImportError", "ModuleNotFoundError"})
 

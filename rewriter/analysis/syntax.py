@@ -1,7 +1,7 @@
 """Cheap, syntax-only facts gathered in the shared traversal, before any metadata is resolved.
 
 Codemods use these as *necessary conditions*: a candidate that cannot pass them is dropped without
-resolving scopes or qualified names. Everything that passes is then decided by libcst's metadata.
+resolving scopes or qualified names. Everything that passes is then decided by the scope analysis.
 Spellings are judged against the file's imports (`NameResolver.could_be_api`), so `re.compile` or a
 local `jit` helper never looks like an API.
 """
