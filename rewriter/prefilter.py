@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from functools import cached_property
 
 from .analysis.apis import TEMPORARY_FUNCTION_APIS, Kind, spelled_apis
-from .analysis.ast_names import dotted
+from .analysis.ast_names import children, dotted, statements
 from .codemod import Codemod
 
 _LOOPS = (ast.For, ast.AsyncFor, ast.While, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
@@ -51,7 +51,7 @@ class _Spelling:
     def __init__(self, tree: ast.Module) -> None:
         self.imported: dict[str, set[str]] = {}
         self.stars: list[str] = []
-        for node in ast.walk(tree):
+        for node in statements(tree):
             if isinstance(node, ast.Import):
                 for a in node.names:
                     local = a.asname or a.name.split(".")[0]
@@ -101,10 +101,34 @@ class _Spelling:
 
 
 class _Finder(ast.NodeVisitor):
-    """Mirrors the gates of rewriter/analysis/syntax.py on CPython's ast (pre-order, like libcst)."""
+    """Mirrors the gates of rewriter/analysis/syntax.py on CPython's ast (pre-order, like libcst).
+
+    `visit` and `generic_visit` are ast.NodeVisitor's, with the method looked up once per node class
+    and the children read from a table of fields (ast_names.children) rather than `iter_fields`."""
+
+    _handlers: dict[type, str | None] = {}
+
+    def visit(self, node: ast.AST) -> None:
+        cls = type(node)
+        if cls in _IDENTIFYING:  # the identifiers, in the same walk
+            self.identifiers.see(node)
+        try:
+            name = self._handlers[cls]
+        except KeyError:
+            name = self._handlers[cls] = f"visit_{cls.__name__}" if hasattr(type(self), f"visit_{cls.__name__}") else None
+        if name is None:
+            for child in children(node):
+                self.visit(child)
+        else:
+            getattr(self, name)(node)
+
+    def generic_visit(self, node: ast.AST) -> None:
+        for child in children(node):
+            self.visit(child)
 
     def __init__(self, spelling: _Spelling, project=None) -> None:
         self.s = spelling
+        self.identifiers = _IdentifierSink(spelling)
         # What other modules say (rewriter/analysis/facts.py): defs of this file they trace, and
         # imported names of theirs that build a new jit function per call.
         self.remote_traced = {t.function.rsplit(".", 1)[-1] for t in project.traces} if project else set()
@@ -397,33 +421,45 @@ class Identifiers:
     star_imports: bool  # bare names may come from a `*` import: only `names` can tell
 
 
-def identifiers(tree: ast.Module, spelling: _Spelling) -> Identifiers:
-    names: set[str] = set()
-    keywords: set[str] = set()
-    qualified: set[str] = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Name):
-            names.add(node.id)
-        elif isinstance(node, ast.Attribute):
-            names.add(node.attr)
+class _IdentifierSink:
+    """Collects a file's identifiers (`Identifiers`) from the nodes shown to it, in any order."""
+
+    def __init__(self, spelling: _Spelling) -> None:
+        self.spelling = spelling
+        self.names: set[str] = set()
+        self.keywords: set[str] = set()
+        self.qualified: set[str] = set()
+
+    def see(self, node: ast.AST) -> None:
+        cls = type(node)
+        if cls is ast.Name:
+            self.names.add(node.id)
+        elif cls is ast.Attribute:
+            self.names.add(node.attr)
             text = dotted(node)
             if text is not None:
                 head, _, rest = text.partition(".")
-                qualified.update(f"{full}.{rest}" for full in spelling.imported.get(head, ()))
-        elif isinstance(node, ast.Import):
+                self.qualified.update(f"{full}.{rest}" for full in self.spelling.imported.get(head, ()))
+        elif cls is ast.Import:
             for alias in node.names:
-                names.update(alias.name.split("."))
-                qualified.add(alias.name)
-        elif isinstance(node, ast.ImportFrom):
+                self.names.update(alias.name.split("."))
+                self.qualified.add(alias.name)
+        elif cls is ast.ImportFrom:
             if node.module:
-                names.update(node.module.split("."))
+                self.names.update(node.module.split("."))
             for alias in node.names:
-                names.update(alias.name.split("."))
+                self.names.update(alias.name.split("."))
                 if node.module and not node.level:
-                    qualified.add(f"{node.module}.{alias.name}")
-        elif isinstance(node, ast.keyword) and node.arg:
-            keywords.add(node.arg)
-    return Identifiers(frozenset(names), frozenset(keywords), frozenset(qualified), bool(spelling.stars))
+                    self.qualified.add(f"{node.module}.{alias.name}")
+        elif cls is ast.keyword and node.arg:
+            self.keywords.add(node.arg)
+
+    def identifiers(self) -> Identifiers:
+        return Identifiers(frozenset(self.names), frozenset(self.keywords), frozenset(self.qualified),
+                           bool(self.spelling.stars))
+
+
+_IDENTIFYING = frozenset({ast.Name, ast.Attribute, ast.Import, ast.ImportFrom, ast.keyword})
 
 
 def _parse(source: bytes) -> ast.Module | None:
@@ -443,14 +479,18 @@ class Syntax:
         self._tree, self._spelling, self._project = tree, spelling, project
 
     @cached_property
-    def candidates(self) -> frozenset[str]:
+    def _walked(self) -> _Finder:
         finder = _Finder(self._spelling, self._project)
         finder.visit(self._tree)
-        return frozenset(finder.conclude())
+        return finder
+
+    @cached_property
+    def candidates(self) -> frozenset[str]:
+        return frozenset(self._walked.conclude())
 
     @cached_property
     def identifiers(self) -> Identifiers:
-        return identifiers(self._tree, self._spelling)
+        return self._walked.identifiers.identifiers()  # collected by the same walk
 
 
 def syntax_of(source: bytes, project=None) -> Syntax | None:
