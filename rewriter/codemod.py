@@ -83,7 +83,6 @@ class FileContext:
     path: str
     wrapper: cst.MetadataWrapper
     unsafe_fixes: bool
-    suppressions: "Suppressions"
     findings: list[Finding] = field(default_factory=list)
     fixes: list[ProposedFix] = field(default_factory=list)
     unsafe_units: frozenset[str] | None = None
@@ -92,6 +91,13 @@ class FileContext:
     callsite_facts: dict = field(default_factory=dict)  # function -> its parameters' roles (engine.Settings)
     cells: bool = False  # the module is a notebook's code cells joined (rewriter/notebooks)
     project: object = None  # FileFacts: what the rest of the project tells this file (engine.Settings)
+
+    @cached_property
+    def suppressions(self) -> "Suppressions":
+        """The file's ignore comments, read once something is reported (a code generation of the module)."""
+        from .suppressions import Suppressions
+
+        return Suppressions.from_source(self.module.code)
 
     def line_label(self, line: int) -> str:
         """How a message names a line of this module: `line 12`, or `cell 3, line 4` in a notebook."""

@@ -21,7 +21,6 @@ from .codemod import Codemod, FileContext, InsertBefore, ProposedFix, Replace
 from .findings import FileResult, Finding
 from .prefilter import filter_codemods
 from .analysis.facts import FileFacts
-from .suppressions import Suppressions
 
 MAX_PASSES = 8
 
@@ -295,7 +294,6 @@ def _run_codemods(module: cst.Module, path: str, codemods: Sequence[type[Codemod
         unsafe_fixes=settings.unsafe_fixes,
         unsafe_units=settings.unsafe_units,
         withheld_units=settings.withheld_units,
-        suppressions=Suppressions.from_source(module.code),
         evidence=_evidence_for(path, settings.runtime_evidence),
         callsite_facts=dict(settings.callsite_facts),
         cells=settings.cells,

@@ -86,6 +86,8 @@ class ModuleAnalysis:
     @cached_property
     def identifiers(self) -> frozenset[str]:
         """Every identifier spelled in the module: new names must avoid all of them."""
+        if self.names.spelled is not None:
+            return frozenset(self.names.spelled)  # gathered by the shared traversal
         out = set()
         stack = [self.wrapper.module]
         while stack:

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
+from ..cst_tree import visit_batched
 from .apis import Kind, lookup
 from .names import NameResolver
 from .transforms import Application, Transform, match_application, match_transform, static_params
@@ -53,8 +54,9 @@ class _Collected:
     calls_by_function: dict[int, list[cst.Call]] = field(default_factory=dict)
 
 
-class _Collector(cst.CSTVisitor):
+class _Collector(cst.BatchableCSTVisitor):
     def __init__(self, resolver: NameResolver) -> None:
+        super().__init__()
         self.resolver = resolver
         self.out = _Collected()
         self.function_stack: list[FunctionNode] = []
@@ -88,7 +90,7 @@ class JitAnalysis:
         self.resolver = resolver
         self.project = project  # FileFacts from the project index, or None
         collector = _Collector(resolver)
-        resolver.wrapper.module.visit(collector)
+        visit_batched(resolver.wrapper.module, [collector])
         self._collected = collector.out
         self.contexts: list[JitContext] = []
         self._by_function: dict[int, JitContext] = {}

@@ -59,6 +59,14 @@ class SyntaxIndex(cst.BatchableCSTVisitor):
         self.called: set[int] = set()  # ids of expressions used as a callee: `<it>(...)`
         self.assigned: set[int] = set()  # ids of values of `name = <it>`
         self.wrapped_by: dict[int, int] = {}  # id(first arg) -> id(call) of jit/vmap/grad-looking calls
+        self.spelled: set[str] = set()  # the value of every Name in the module
+
+    def visit_Name(self, node: cst.Name) -> None:
+        self.spelled.add(node.value)
+
+    def leave_Module(self, node: cst.Module) -> None:
+        # Complete now, before any codemod's leave_Module: the resolver answers "spelled anywhere" from it.
+        self.resolver.spelled = self.spelled
 
     # libcst finds visitor methods by their __name__, so each loop kind gets its own pair.
     def visit_For(self, node) -> None:
