@@ -17,16 +17,20 @@ import textwrap
 from typing import Callable, Iterator, Sequence
 
 import libcst as cst
+from libcst import MaybeSentinel as _Sentinel
 
-_VISIT_HELPERS = frozenset({
-    "visit_required", "visit_optional", "visit_sentinel", "visit_sequence", "visit_body_sequence",
-    "visit_iterable", "visit_body_iterable",
-})
-_FIELDS: dict[type, tuple[str, ...] | None] = {}
+# libcst's helpers, by what the field holds: a sequence of nodes, a node, or a node or nothing.
+_SEQUENCE, _NODE, _MAYBE = "sequence", "node", "maybe"
+_VISIT_HELPERS = {
+    "visit_sequence": _SEQUENCE, "visit_body_sequence": _SEQUENCE, "visit_iterable": _SEQUENCE,
+    "visit_body_iterable": _SEQUENCE, "visit_required": _NODE, "visit_optional": _MAYBE, "visit_sentinel": _MAYBE,
+}
+_FIELDS: dict[type, tuple[tuple[str, str], ...] | None] = {}
 
 
-def _child_fields(cls: type) -> tuple[str, ...] | None:
-    """The fields libcst visits for `cls`, in visiting order; None if its source cannot be read."""
+def _child_fields(cls: type) -> tuple[tuple[str, str], ...] | None:
+    """(field, what it holds) of the fields libcst visits for `cls`, in visiting order; None if its
+    source cannot be read."""
     try:
         source = textwrap.dedent(inspect.getsource(cls._visit_and_replace_children))
         tree = ast.parse(source)
@@ -35,13 +39,15 @@ def _child_fields(cls: type) -> tuple[str, ...] | None:
     calls = [node for node in ast.walk(tree)
              if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in _VISIT_HELPERS]
     calls.sort(key=lambda node: (node.lineno, node.col_offset))
-    names = []
+    kinds: dict[str, str] = {}
     for call in calls:
         field = call.args[1] if len(call.args) > 1 else None
         if not (isinstance(field, ast.Constant) and isinstance(field.value, str)):
             return None  # not the shape this reads: use libcst's own traversal for this class
-        names.append(field.value)
-    return tuple(dict.fromkeys(names))  # a field visited in two alternative branches counts once
+        kind = _VISIT_HELPERS[call.func.id]
+        # a field visited in two alternative branches (ImportFrom.names: `*` or a sequence) counts once
+        kinds[field.value] = kind if kinds.get(field.value, kind) == kind else _MAYBE
+    return tuple(kinds.items())
 
 
 def children(node: cst.CSTNode) -> list[cst.CSTNode]:
@@ -54,12 +60,19 @@ def children(node: cst.CSTNode) -> list[cst.CSTNode]:
     if fields is None:
         return list(node.children)
     out: list[cst.CSTNode] = []
-    for name in fields:
+    for name, kind in fields:
         value = getattr(node, name)
-        if isinstance(value, cst.CSTNode):
+        if kind is _SEQUENCE:
+            if value is not None:  # FormattedStringExpression.format_spec: a sequence or None
+                out.extend(value)  # libcst visits every element: all are nodes
+        elif kind is _NODE:
             out.append(value)
-        elif type(value) is tuple or type(value) is list:
-            out.extend(v for v in value if isinstance(v, cst.CSTNode))
+        else:  # a node, or None, MaybeSentinel.DEFAULT, or (ImportFrom.names) a sequence
+            kind_of_value = type(value)
+            if kind_of_value is tuple or kind_of_value is list:
+                out.extend(value)
+            elif value is not None and kind_of_value is not _Sentinel:
+                out.append(value)
     return out
 
 
@@ -86,26 +99,36 @@ def visit_batched(
     of every visitor, in the order libcst calls them, without rebuilding the tree. `parents` and
     `order`, when given, are filled with each node's parent and pre-order position (by id)."""
     visit, leave = _methods(visitors)
+    by_type: dict[type, tuple[list[Hook], list[Hook]]] = {}
     counter = len(order) if order is not None else 0
-    stack: list[tuple[cst.CSTNode, bool]] = [(root, False)]
+    # The stack holds nodes to visit, and (node, leave methods) pairs for nodes whose type has some.
+    stack: list = [root]
+    pop, push, extend = stack.pop, stack.append, stack.extend
     while stack:
-        node, leaving = stack.pop()
-        name = type(node).__name__
-        if leaving:
-            for method in leave.get(name, ()):
+        node = pop()
+        if type(node) is tuple:
+            node, methods = node
+            for method in methods:
                 method(node)
             continue
+        cls = type(node)
+        hooks = by_type.get(cls)
+        if hooks is None:
+            hooks = by_type[cls] = (visit.get(cls.__name__, []), leave.get(cls.__name__, []))
         if order is not None:
             order[id(node)] = counter
             counter += 1
-        for method in visit.get(name, ()):
+        for method in hooks[0]:
             method(node)  # as in libcst's batched traversal, a visit method cannot prune the walk
-        stack.append((node, True))
+        if hooks[1]:
+            push((node, hooks[1]))
         kids = children(node)
-        if parents is not None:
-            for kid in kids:
-                parents[id(kid)] = node
-        stack.extend((kid, False) for kid in reversed(kids))
+        if kids:
+            if parents is not None:
+                for kid in kids:
+                    parents[id(kid)] = node
+            kids.reverse()
+            extend(kids)
 
 
 _METHOD_NAMES: dict[type, tuple[tuple[str, str, str], ...]] = {}

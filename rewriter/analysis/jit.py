@@ -85,20 +85,39 @@ class _Collector(cst.BatchableCSTVisitor):
             self.out.calls_by_function.setdefault(id(fn), []).append(node)
 
 
+def _collect(resolver: NameResolver) -> _Collected:
+    """The jit-decorated defs, jit applications and calls per function: from the shared traversal's
+    syntax index when it is complete, else by a walk of the module."""
+    syntax = resolver.syntax
+    if syntax is None:
+        collector = _Collector(resolver)
+        visit_batched(resolver.wrapper.module, [collector])
+        return collector.out
+    out = _Collected(calls_by_function=syntax.calls_by_function)
+    for fn in syntax.decorated:
+        for deco in fn.decorators:
+            transform = match_transform(resolver, deco.decorator, (Kind.JIT,))
+            if transform is not None:
+                out.decorated.append((fn, transform))
+    for call in syntax.calls:
+        app = match_application(resolver, call, (Kind.JIT,))
+        if app is not None:
+            out.applications.append(app)
+    return out
+
+
 class JitAnalysis:
     def __init__(self, resolver: NameResolver, project=None) -> None:
         self.resolver = resolver
         self.project = project  # FileFacts from the project index, or None
-        collector = _Collector(resolver)
-        visit_batched(resolver.wrapper.module, [collector])
-        self._collected = collector.out
+        self._collected = _collect(resolver)
         self.contexts: list[JitContext] = []
         self._by_function: dict[int, JitContext] = {}
         self._jitted_defs: dict[int, Transform] = {}
-        for fn, transform in collector.out.decorated:
+        for fn, transform in self._collected.decorated:
             self._add(JitContext(fn, transform, "decorator", static_params(transform, fn)))
             self._jitted_defs[id(fn)] = transform
-        for app in collector.out.applications:
+        for app in self._collected.applications:
             for fn in self.functions_denoted(app.function):
                 self._add(JitContext(fn, app.transform, "wrapped", static_params(app.transform, fn), application=app.call))
         self._add_remote()

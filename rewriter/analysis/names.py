@@ -47,8 +47,10 @@ class NameResolver:
         # pass and a PositionProvider pass in every file that has candidates but no finding.
         self.tracked_parents: dict[int, cst.CSTNode] | None = None
         self.tracked_order: dict[int, int] | None = None
-        # Every Name's value, filled by the same traversal (SyntaxIndex): a cheap "is it spelled anywhere".
+        # Every Name's value, filled by the same traversal (SyntaxIndex): a cheap "is it spelled anywhere";
+        # and that index itself once complete (the jit analysis reads its calls and decorated defs).
         self.spelled: set[str] | None = None
+        self.syntax = None
         # How messages name a line: `line 12`, or `cell 3, line 4` in a notebook (FileContext sets it).
         self.line_label: Callable[[int], str] = lambda line: f"line {line}"
 

@@ -60,13 +60,18 @@ class SyntaxIndex(cst.BatchableCSTVisitor):
         self.assigned: set[int] = set()  # ids of values of `name = <it>`
         self.wrapped_by: dict[int, int] = {}  # id(first arg) -> id(call) of jit/vmap/grad-looking calls
         self.spelled: set[str] = set()  # the value of every Name in the module
+        # For the jit analysis (jit.py), which would otherwise walk the tree again for them:
+        self.decorated: list[cst.FunctionDef] = []  # defs with decorators, in order
+        self.calls: list[cst.Call] = []  # every call, in order
+        self.calls_by_function: dict[int, list[cst.Call]] = {}  # id(def or lambda) -> the calls inside it
 
     def visit_Name(self, node: cst.Name) -> None:
         self.spelled.add(node.value)
 
     def leave_Module(self, node: cst.Module) -> None:
-        # Complete now, before any codemod's leave_Module: the resolver answers "spelled anywhere" from it.
+        # Complete now, before any codemod's leave_Module: the resolver hands it to the analyses.
         self.resolver.spelled = self.spelled
+        self.resolver.syntax = self
 
     # libcst finds visitor methods by their __name__, so each loop kind gets its own pair.
     def visit_For(self, node) -> None:
@@ -106,8 +111,10 @@ class SyntaxIndex(cst.BatchableCSTVisitor):
         self.loop_depth -= 1
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
-        if any(spelled_transform(self.resolver, d.decorator) for d in node.decorators):
-            self.jit_decorated.add(node.name.value)
+        if node.decorators:
+            self.decorated.append(node)
+            if any(spelled_transform(self.resolver, d.decorator) for d in node.decorators):
+                self.jit_decorated.add(node.name.value)
         self.functions.append(node)
 
     def leave_FunctionDef(self, node: cst.FunctionDef) -> None:
@@ -120,6 +127,9 @@ class SyntaxIndex(cst.BatchableCSTVisitor):
         self.functions.pop()
 
     def visit_Call(self, node: cst.Call) -> None:
+        self.calls.append(node)
+        for fn in self.functions:
+            self.calls_by_function.setdefault(id(fn), []).append(node)
         self.called.add(id(node.func))
         first = spelled_application(self.resolver, node, WRAPPERS)
         if first is not None:
