@@ -53,6 +53,10 @@ class Settings:
     # What the project index found in the other modules about this one (rewriter/project): functions
     # they trace, calls they make of its jit functions, factories it imports. None: analysed alone.
     project: FileFacts | None = None
+    # The rules the runner's survey of this file (rewriter/survey.py) let through, judged exactly as the
+    # pre-filters here would judge the original: its one ast parse served the project index too.
+    # None: judged here. Later fixpoint passes, on rewritten code, are always judged here.
+    first_pass: tuple[str, ...] | None = None
 
 
 class ProcessingError(Exception):
@@ -122,7 +126,10 @@ def process_source(source: bytes, path: str, settings: Settings) -> FileResult:
     if b"\x00" in source:
         result.error = "binary file (contains NUL bytes)"
         return result
-    codemods = _candidates(source, settings)
+    if settings.first_pass is not None:
+        codemods = [c for c in settings.codemods if c.CODE in settings.first_pass]
+    else:
+        codemods = _candidates(source, settings)
     if not codemods:
         result.skipped = True
         return result

@@ -462,7 +462,7 @@ class _IdentifierSink:
 _IDENTIFYING = frozenset({ast.Name, ast.Attribute, ast.Import, ast.ImportFrom, ast.keyword})
 
 
-def _parse(source: bytes) -> ast.Module | None:
+def parse(source: bytes) -> ast.Module | None:
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
@@ -493,9 +493,9 @@ class Syntax:
         return self._walked.identifiers.identifiers()  # collected by the same walk
 
 
-def syntax_of(source: bytes, project=None) -> Syntax | None:
-    """None when `ast` cannot parse it (libcst reports why)."""
-    tree = _parse(source)
+def syntax_of(source: bytes, project=None, tree: ast.Module | None = None) -> Syntax | None:
+    """None when `ast` cannot parse it (libcst reports why). `tree`: its ast, when the caller has it."""
+    tree = tree if tree is not None else parse(source)
     return None if tree is None else Syntax(tree, _Spelling(tree), project)
 
 
@@ -504,12 +504,13 @@ def has_candidates(source: bytes) -> bool:
     return syntax is None or bool(syntax.candidates)
 
 
-def filter_codemods(source: bytes, codemods: list, project=None) -> list:
+def filter_codemods(source: bytes, codemods: list, project=None, tree: ast.Module | None = None) -> list:
     """The codemods whose gate holds on `source` (rules without a gate always pass). `project`: the
-    facts other modules give the file (functions they trace, factories of theirs it imports)."""
+    facts other modules give the file (functions they trace, factories of theirs it imports);
+    `tree`: its ast, when the caller has parsed it already."""
     if not any(_has_gate(c) for c in codemods):
         return codemods
-    syntax = syntax_of(source, project)
+    syntax = syntax_of(source, project, tree)
     if syntax is None:
         return codemods
     return [c for c in codemods if c.ast_gate(syntax)]

@@ -14,7 +14,7 @@ import os
 import sys
 import tempfile
 import tokenize
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from typing import Callable, Iterator, Sequence
 
 from . import cache as _cache
@@ -75,11 +75,14 @@ def process_files(
     jobs: int | None = None,
     progress: bool = False,
     cache: ResultCache | None = None,
+    first_pass: dict[str, tuple[bytes, tuple[str, ...]]] | None = None,
 ) -> list[FileResult]:
     """Process every file; results in the order of `paths`. Never raises for a bad file.
 
     Files are read here, looked up in the cache and pre-filtered here (cheap), so only files that
     need parsing travel to the pool, and the pool is only started when there are enough of them.
+    `first_pass` (surveyed_index): the rules a file's survey let through, used while its bytes are
+    those surveyed and no other module gives it facts (which could let more rules through).
     """
     results: list[FileResult | None] = [None] * len(paths)
     read: list[tuple[int, str, bytes, Settings]] = []
@@ -90,6 +93,9 @@ def process_files(
         if isinstance(source, FileResult):
             results[i] = source
             continue
+        surveyed = first_pass.get(os.path.realpath(path)) if first_pass else None
+        if surveyed is not None and surveyed[0] == source and not settings.project and settings.ast_prefilter:
+            settings = replace(settings, first_pass=surveyed[1])
         read.append((i, path, source, settings))
         if cache is not None and (key := _cache.settings_key(settings)) is not None:
             keys[i] = _cache.file_key(source, key)
@@ -99,7 +105,7 @@ def process_files(
         record = hits.get(keys.get(i, ""))
         if record is not None:
             results[i] = _cache.from_record(record, path, source)
-        elif not enabled_by_project(settings) and not wanted_codemods(source, settings.codemods):
+        elif settings.first_pass == () or not enabled_by_project(settings) and not wanted_codemods(source, settings.codemods):
             results[i] = _process_in_worker((path, source, settings))  # returns at once: skipped
         else:
             todo.append((i, (path, source, settings)))
@@ -309,9 +315,11 @@ def project_facts(index, path: str):
     return (index.facts_for(path) or None) if index is not None else None
 
 
-def project_index(config: Config, paths: Sequence[str], cache: ResultCache | None = None, sources: dict | None = None):
+def project_index(config: Config, paths: Sequence[str], cache: ResultCache | None = None, sources: dict | None = None,
+                  summarize=None):
     """The index of the project `paths` belong to (every file under its root, with the run's
-    excludes), or None when the configuration says files are analysed alone."""
+    excludes), or None when the configuration says files are analysed alone. `summarize`: how the
+    files the cache does not hold are summarized (ProjectIndex.build)."""
     if not config.project:
         return None
     from .project.index import ProjectIndex, project_root
@@ -324,7 +332,41 @@ def project_index(config: Config, paths: Sequence[str], cache: ResultCache | Non
     files = list(found.files)
     known = {os.path.realpath(f) for f in files}
     files += [p for p in paths if os.path.isfile(p) and os.path.realpath(p) not in known]
-    return ProjectIndex.build(root, files, cache=cache, sources=sources)
+    return ProjectIndex.build(root, files, cache=cache, sources=sources, summarize=summarize)
+
+
+def surveyed_index(config: Config, paths: Sequence[str], cache: ResultCache | None = None, jobs: int | None = None):
+    """`project_index`, with the files it must summarize surveyed in worker processes (rewriter/survey.py):
+    one ast parse each for its summary and, for the files of `paths`, the rules that may fire in
+    them. Returns the index and, by real path, (the bytes surveyed, the rules they let through)."""
+    processed = {os.path.realpath(p) for p in paths}
+    first_pass: dict[str, tuple[bytes, tuple[str, ...]]] = {}
+
+    def summarize(files: list[tuple[str, bytes]]) -> list:
+        from .survey import survey
+
+        work = [(path, source, config.codemods_for(path) if os.path.realpath(path) in processed else None)
+                for path, source in files]
+        surveys = _map(survey, work, jobs)
+        for (path, source, _), found in zip(work, surveys):
+            if found.first_pass is not None:
+                first_pass[os.path.realpath(path)] = (source, found.first_pass)
+        return [found.summary for found in surveys]
+
+    return project_index(config, paths, cache, summarize=summarize), first_pass
+
+
+def _map(function, items: list, jobs: int | None) -> list:
+    """`function` over `items`, in worker processes when there are enough of them."""
+    workers = min(jobs or os.cpu_count() or 1, len(items))
+    if workers > 1 and len(items) >= POOL_MIN_FILES:
+        chunk = max(1, min(32, len(items) // (workers * 8)))
+        try:
+            with concurrent.futures.ProcessPoolExecutor(max_workers=workers) as pool:
+                return list(pool.map(function, items, chunksize=chunk))
+        except concurrent.futures.process.BrokenProcessPool:
+            pass  # a worker died (a native crash): do it here, as it was done before there were workers
+    return [function(item) for item in items]
 
 
 def run(
@@ -348,10 +390,10 @@ def run(
         force_exclude=force_exclude,
         extend_include=config.extend_include,
     )
-    index = project_index(config, found.files, cache) if found.files else None
+    index, first_pass = surveyed_index(config, found.files, cache, jobs) if found.files else (None, {})
     # Without --in-place the file on disk stays the original: report positions in it.
     settings = settings_for(config, original_positions=not write, index=index, rewrite=write or rewrite)
-    results = process_files(found.files, settings, jobs=jobs, progress=progress, cache=cache)
+    results = process_files(found.files, settings, jobs=jobs, progress=progress, cache=cache, first_pass=first_pass)
     if write:
         for result in results:
             write_result(result)

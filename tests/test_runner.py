@@ -236,3 +236,37 @@ def test_a_run_without_the_rewrite_reports_what_the_rewrite_would_do():
     assert [r.path for r in quick.results if r.changed] == [r.path for r in full.results if r.changed]
     assert quick.summary == full.summary and full.summary.changed > 5
     assert all(r.new_source is None for r in quick.results)
+
+
+def test_the_survey_lets_through_the_rules_the_engine_would(tmp_path):
+    """One ast parse per file serves the index and the pre-filter (rewriter/survey.py): the rules it lets
+    through are those the engine lets through, and a file changed since its survey is judged afresh."""
+    from pathlib import Path
+
+    from rewriter.engine import _candidates
+    from rewriter.registry import all_codemods
+
+    root = Path(__file__).resolve().parent.parent
+    files = sorted(str(p) for d in ("traced-if", "functional-gradient") for p in (root / "golden" / d).glob("*.py"))
+    files += [str(p) for p in sorted((root / "examples").glob("*.py"))]
+    config = Config(root=str(root), project=True)
+    index, first_pass = runner.surveyed_index(config, files, jobs=1)
+    settings_for = runner.settings_for(config, original_positions=True, index=index)
+    assert len(first_pass) == len(files)
+    for path in files:
+        source, passed = first_pass[os.path.realpath(path)]
+        settings = settings_for(path)
+        if not settings.project:
+            assert passed == tuple(c.CODE for c in _candidates(source, settings)), path
+    surveyed = runner.process_files(files, settings_for, jobs=1, first_pass=first_pass)
+    alone = runner.process_files(files, settings_for, jobs=1)
+    assert [[f.to_dict() for f in r.findings] for r in surveyed] == [[f.to_dict() for f in r.findings] for r in alone]
+    assert [r.skipped for r in surveyed] == [r.skipped for r in alone] and any(r.skipped for r in alone)
+
+    changed = tmp_path / "a.py"
+    changed.write_text("x = 1\n")
+    index, first_pass = runner.surveyed_index(Config(root=str(tmp_path)), [str(changed)], jobs=1)
+    changed.write_text("import jax\n\n\ndef train(xs):\n    for x in xs:\n        step = jax.jit(lambda v: v + 1)\n        x = step(x)\n    return x\n")
+    [result] = runner.process_files([str(changed)], runner.settings_for(Config(root=str(tmp_path)), index=index),
+                                    first_pass=first_pass)
+    assert first_pass[os.path.realpath(changed)][1] == () and result.findings  # judged on what it holds now

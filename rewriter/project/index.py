@@ -19,12 +19,13 @@ runs after the module loaded, sees the last one).
 """
 from __future__ import annotations
 
+import ast
 import hashlib
 import json
 import os
 import dataclasses
 from dataclasses import dataclass, field
-from typing import Iterable
+from typing import Callable, Iterable
 
 from ..analysis.facts import FileFacts
 from .denotations import Fn, Jitted
@@ -90,8 +91,11 @@ class ProjectIndex:
 
     # -- building ------------------------------------------------------------------------------
     @classmethod
-    def build(cls, root: str, paths: Iterable[str], cache=None, sources: dict[str, bytes] | None = None) -> "ProjectIndex":
-        """Summaries of every file in `paths` (read from disk unless `sources` has the bytes)."""
+    def build(cls, root: str, paths: Iterable[str], cache=None, sources: dict[str, bytes] | None = None,
+              summarize: Callable[[list[tuple[str, bytes]]], list[Summary | None]] | None = None) -> "ProjectIndex":
+        """Summaries of every file in `paths` (read from disk unless `sources` has the bytes).
+        `summarize`: how the files the cache does not hold are summarized, all at once (the runner
+        does it in its worker processes); by default one after the other, here."""
         index = cls(os.path.abspath(root))
         given = {os.path.realpath(p): source for p, source in (sources or {}).items()}
         jobs = []
@@ -106,13 +110,16 @@ class ProjectIndex:
             jobs.append((path, source))
         keys = {path: _summary_key(path, source) for path, source in jobs}
         found = cache.get_many(keys.values()) if cache is not None else {}
+        missing = [(path, source) for path, source in jobs if keys[path] not in found]
+        computed = (summarize or _summarize_each)(missing)
+        made = {path: summary for (path, _), summary in zip(missing, computed)}
         fresh = {}
         for path, source in jobs:
             record = found.get(keys[path])
             if record is not None:
                 summary = Summary.from_json(json.loads(record)) if record != "null" else None
             else:
-                summary = _summarize_file(path, source)
+                summary = made[path]
                 fresh[keys[path]] = json.dumps(summary.to_json() if summary is not None else None)
             index._add(path, summary)
         if cache is not None and fresh:
@@ -403,6 +410,18 @@ def _summary_key(path: str, source: bytes) -> str:
     h = hashlib.sha256(f"summary|{SUMMARY_SCHEMA}|{tool_fingerprint()}|{name}|{package}|{path.endswith('.ipynb')}".encode())
     h.update(source)
     return "summary:" + h.hexdigest()
+
+
+def _summarize_each(files: list[tuple[str, bytes]]) -> list[Summary | None]:
+    return [_summarize_file(path, source) for path, source in files]
+
+
+def summarize_file(path: str, source: bytes, tree: ast.Module | None = None) -> Summary | None:
+    """The summary of the file at `path` holding `source`; `tree`: its ast, when the caller has it."""
+    name, package = _module_of_file(path)
+    if tree is not None and not path.endswith(".ipynb"):
+        return summarize(source, name, package, tree=tree)
+    return _summarize_file(path, source)
 
 
 def _summarize_file(path: str, source: bytes) -> Summary | None:

@@ -100,14 +100,16 @@ class Summary:
                    calls=[Call(**c) for c in data["calls"]], stars=data["stars"], references=data["references"])
 
 
-def summarize(source: bytes, module: str, package: bool = False) -> Summary | None:
-    """The summary of one module, or None when CPython cannot parse it (the file's own run says why)."""
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            tree = ast.parse(source)
-    except (SyntaxError, ValueError, MemoryError, RecursionError):
-        return None
+def summarize(source: bytes, module: str, package: bool = False, tree: ast.Module | None = None) -> Summary | None:
+    """The summary of one module, or None when CPython cannot parse it (the file's own run says why).
+    `tree`: the module's ast, when the caller has parsed it already."""
+    if tree is None:
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                tree = ast.parse(source)
+        except (SyntaxError, ValueError, MemoryError, RecursionError):
+            return None
     return _Reader(module, package).read(tree)
 
 
