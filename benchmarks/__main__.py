@@ -1,6 +1,6 @@
 """Run the benchmarks: python -m benchmarks [throughput] [real_code] [jit_order] [golden_verify] [precision] [retracing] [lsp_latency] [unrolled] [notebooks] [project_index] [--jobs N] [--quick]
 
-With no names all ten run (about 8-15 minutes on 2 cores). Prints a readable report per benchmark and
+With no names all ten run (about 12-20 minutes on 2 cores; Fixit over the dense corpus alone takes 1.5). Prints a readable report per benchmark and
 writes everything to bench-out/results.json (or --out). Exits 1 if a benchmark fails its checks.
 precision: no PML201-PML203 fix (a rewrite of static control flow) over the installed phiml, phi, jax,
 equinox and diffrax code, read-only; per source and rule, findings / safe and unsafe fixes / refusals /

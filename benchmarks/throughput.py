@@ -1,16 +1,21 @@
-"""Throughput: phiml-rewrite --check, cold and warm, versus libcst's no-op codemod and `fixit lint`.
+"""Throughput: phiml-rewrite --check, cold and warm, against libcst's no-op codemod and `fixit lint`.
 
-Every tool runs as a subprocess over the same copy of `site-packages/jax` (.py files only); libcst
-and phiml-rewrite with the same number of jobs, Fixit with its own default parallelism. CPU time is
-the getrusage(RUSAGE_CHILDREN) delta of each run (children + their pool workers). Figures of merit,
-all measured in the same run:
-- libcst_cpu / ours_cpu (cold, empty cache): >= 1.0 means phiml-rewrite (parse + metadata + every
-  codemod) costs no more CPU than libcst parsing and re-emitting every file;
-- fixit_cpu / ours_cpu: the linter built on the same parser, with its default rules;
-- ours_cold / ours_warm (the same tree again, result cache filled): at least 20x, wall and CPU.
-No absolute timing thresholds.
+Two corpora of the code our users write and read (.py files only, copied to a temporary folder):
+- dense: every file of the installed phiml, phi (PhiFlow), equinox and diffrax, and of our examples/
+  and golden/: most of it reaches the analysis;
+- whole: the same plus the installed jax, where the pre-filter skips most files.
 
-Run alone: python -m benchmarks throughput [--jobs N] [--rounds R]
+Every tool runs as a subprocess over the same copy; libcst and phiml-rewrite with the same number of
+jobs, Fixit (in its own venv, `make bench` makes it) with its own default parallelism, on the dense
+corpus only (it takes minutes). CPU time is the getrusage(RUSAGE_CHILDREN) delta of each run
+(children and their pool workers). Figures of merit, ratios measured in one run:
+- libcst_cpu / ours_cpu, cold (empty cache): target >= 3 on the dense corpus, >= 5 on the whole;
+- fixit_cpu / ours_cpu: target >= 30;
+- ours_cold / ours_warm (the same tree again, result cache filled): target >= 20 (CPU);
+- lines per CPU second, and the CPU of `phiml-rewrite --version` (start-up).
+A ratio below its target is reported as a problem. No absolute timing thresholds.
+
+Run alone: python -m benchmarks throughput [--jobs N] [--rounds R] [--corpus dense|whole ...]
 """
 from __future__ import annotations
 
@@ -18,14 +23,24 @@ import argparse
 import json
 import os
 import re
+import shutil
 import statistics
 import sys
 import tempfile
 from pathlib import Path
 
-from ._common import cli_command, cli_status, copy_sources, count_lines, fmt_table, package_dir, quiet_env, run_child
+from ._common import REPO, cli_command, cli_status, copy_sources, count_lines, fmt_table, package_dir, quiet_env, run_child
 
 NAME = "throughput"
+CORPORA = {
+    "dense": ("phiml", "phi", "equinox", "diffrax"),
+    "whole": ("phiml", "phi", "equinox", "diffrax", "jax"),
+}
+OWN_FOLDERS = ("examples", "golden")  # of this repository, in both corpora
+LIBCST_TARGET = {"dense": 3.0, "whole": 5.0}
+FIXIT_TARGET = 30.0
+FIXIT_CORPORA = ("dense",)
+WARM_OVER_COLD_TARGET = 20.0
 
 
 def libcst_command(target: Path, jobs: int) -> list[str]:
@@ -46,134 +61,156 @@ def ours_command(target: Path, jobs: int, cache_dir: Path | None = None) -> list
 
 def fixit_command(target: Path) -> list[str] | None:
     """`fixit lint` from the venv `make bench` gives it (.venv-fixit), or next to this interpreter."""
-    from ._common import REPO
-
     for exe in (REPO / ".venv-fixit" / "bin" / "fixit", Path(sys.executable).parent / "fixit"):
         if exe.exists():
             return [str(exe), "--quiet", "lint", str(target)]
     return None
 
 
-WARM_OVER_COLD_TARGET = 20
+def build_corpus(name: str, dest: Path, limit: int | None = None) -> list[Path]:
+    """Copy the corpus's .py files to `dest` (`limit`: the first N files of each package, for quick runs)."""
+    files: list[Path] = []
+    for package in CORPORA[name]:
+        files += copy_sources(package_dir(package), dest / package, limit=limit)
+    for folder in OWN_FOLDERS:
+        files += copy_sources(REPO / folder, dest / folder, limit=limit)
+    return files
 
 
-def run(jobs: int | None = None, rounds: int = 1, package: str = "jax", limit: int | None = None) -> dict:
+def _summary(runs, lines: int) -> dict | None:
+    if not runs:
+        return None
+    cpu = statistics.median(c.cpu for c in runs)
+    wall = statistics.median(c.wall for c in runs)
+    return {
+        "cpu_s": round(cpu, 3), "wall_s": round(wall, 3),
+        "cpu_samples": [round(c.cpu, 3) for c in runs], "wall_samples": [round(c.wall, 3) for c in runs],
+        "lines_per_cpu_s": round(lines / cpu) if cpu else None,
+        "cpu_over_wall": round(cpu / wall, 2) if wall else None,
+        "exit_codes": [c.returncode for c in runs],
+        "command": " ".join(runs[0].cmd),
+    }
+
+
+def measure_corpus(name: str, tmp: Path, jobs: int, rounds: int, limit: int | None, problems: list[str]) -> dict:
+    target = tmp / name
+    files = build_corpus(name, target, limit)
+    out: dict = {"files": len(files), "lines": count_lines(files), "packages": list(CORPORA[name]) + list(OWN_FOLDERS)}
+    env = quiet_env()
+    samples: dict[str, list] = {"libcst": [], "fixit": [], "ours": [], "ours_warm": []}
+    cli_ok = cli_command() is not None
+    for r in range(rounds):
+        order = ["ours", "libcst", "fixit"] if r % 2 == 0 else ["fixit", "libcst", "ours"]
+        for tool in order:
+            if tool == "ours":
+                if not cli_ok:
+                    continue
+                cache_dir = tmp / f"cache-{name}-{r}"  # empty: a cold run, which also fills the cache
+                cold = run_child(ours_command(target, jobs, cache_dir), cwd=tmp, env=env)
+                _check_ours(cold, problems)
+                warm = run_child(ours_command(target, jobs, cache_dir), cwd=tmp, env=env)
+                _check_ours(warm, problems)
+                if warm.stdout != cold.stdout:
+                    problems.append(f"{name}: the warm run's report differs from the cold run's")
+                samples["ours"].append(cold)
+                samples["ours_warm"].append(warm)
+            elif tool == "fixit":
+                cmd = fixit_command(target)
+                if cmd is None or name not in FIXIT_CORPORA:
+                    continue
+                child = run_child(cmd, cwd=tmp, env=env, timeout=3600)
+                if child.returncode not in (0, 1):
+                    problems.append(f"fixit lint {child.brief()}: {child.stderr.strip()[-800:]}")
+                samples["fixit"].append(child)
+            else:
+                child = run_child(libcst_command(target, jobs), cwd=tmp, env=env)
+                m = re.search(r"Transformed (\d+) files successfully", child.stderr)
+                done = int(m.group(1)) if m else -1
+                if child.returncode != 0 or done != len(files):
+                    problems.append(f"{name}: libcst noop {child.brief()}, transformed {done}/{len(files)}: "
+                                    f"{child.stderr.strip()[-800:]}")
+                samples["libcst"].append(child)
+    for tool, runs in samples.items():
+        out[tool] = _summary(runs, out["lines"])
+    ours, warm, libcst, fixit = out["ours"], out["ours_warm"], out["libcst"], out["fixit"]
+    if ours and libcst:
+        out["ratio_libcst_cpu_over_ours_cpu"] = ratio = round(libcst["cpu_s"] / ours["cpu_s"], 2)
+        if ratio < LIBCST_TARGET[name]:
+            problems.append(f"{name}: libcst no-op / phiml-rewrite CPU = {ratio}, target >= {LIBCST_TARGET[name]}")
+        if jobs > 1 and ours["cpu_over_wall"] is not None and ours["cpu_over_wall"] < 0.5:
+            problems.append(f"{name}: phiml-rewrite CPU/wall = {ours['cpu_over_wall']} with {jobs} jobs: worker CPU may be "
+                            "missing from RUSAGE_CHILDREN (workers not joined?) - the ratio would be flattering")
+    if ours and fixit:
+        out["ratio_fixit_cpu_over_ours_cpu"] = ratio = round(fixit["cpu_s"] / ours["cpu_s"], 1)
+        if ratio < FIXIT_TARGET:
+            problems.append(f"{name}: Fixit / phiml-rewrite CPU = {ratio}, target >= {FIXIT_TARGET:g}")
+    if ours and warm:
+        out["ratio_cold_over_warm_cpu"] = ratio = round(ours["cpu_s"] / warm["cpu_s"], 1)
+        out["ratio_cold_over_warm_wall"] = round(ours["wall_s"] / warm["wall_s"], 1)
+        if name == "dense" and ratio < WARM_OVER_COLD_TARGET:
+            problems.append(f"{name}: a warm run costs 1/{ratio} of a cold one, target 1/{WARM_OVER_COLD_TARGET:g} or less")
+    return out
+
+
+def startup(rounds: int = 5) -> dict | None:
+    """CPU of `phiml-rewrite --version`: what every run pays before it reads a file."""
+    cmd = cli_command()
+    if cmd is None:
+        return None
+    runs = [run_child([*cmd, "--version"], env=quiet_env()) for _ in range(rounds)]
+    return {"cpu_s": round(statistics.median(r.cpu for r in runs), 3), "wall_s": round(statistics.median(r.wall for r in runs), 3)}
+
+
+def run(jobs: int | None = None, rounds: int = 1, corpora=tuple(CORPORA), limit: int | None = None) -> dict:
     jobs = jobs or os.cpu_count() or 1
-    result: dict = {"name": NAME, "package": package, "jobs": jobs, "rounds": rounds, "ok": False, "problems": []}
+    result: dict = {"name": NAME, "jobs": jobs, "rounds": rounds, "ok": False, "problems": [], "corpora": {}}
     cli_ok, why = cli_status()
+    if not cli_ok:
+        result["problems"].append(f"phiml-rewrite not measured: {why}")
     with tempfile.TemporaryDirectory(prefix="bench-throughput-") as tmp:
         tmp = Path(tmp)
-        files = copy_sources(package_dir(package), tmp / package, limit=limit)
-        result["files"] = len(files)
-        result["lines"] = count_lines(files)
         # Warm-up (imports, .pyc of the tools themselves) on one small file; not measured.
         warm = tmp / "warmup"
         warm.mkdir()
         (warm / "w.py").write_text("import jax\n\nf = jax.jit(lambda x: x + 1)\n")
-        env = quiet_env()
-        run_child(libcst_command(warm / "w.py", 1), cwd=tmp, env=env)
+        run_child(libcst_command(warm / "w.py", 1), cwd=tmp, env=quiet_env())
         if cli_ok:
-            run_child(ours_command(warm, 1), cwd=tmp, env=env)
-
-        target = tmp / package
-        samples: dict[str, list] = {"libcst": [], "fixit": [], "ours": [], "ours_warm": []}
-        for r in range(rounds):
-            order = ["ours", "libcst", "fixit"] if r % 2 == 0 else ["fixit", "libcst", "ours"]
-            for tool in order:
-                if tool == "ours":
-                    if not cli_ok:
-                        continue
-                    cache_dir = tmp / f"cache-{r}"  # empty: a cold run, which also fills the cache
-                    child = run_child(ours_command(target, jobs, cache_dir), cwd=tmp, env=env)
-                    _check_ours(child, result)
-                    warm = run_child(ours_command(target, jobs, cache_dir), cwd=tmp, env=env)
-                    _check_ours(warm, result)
-                    if warm.stdout != child.stdout:
-                        result["problems"].append("the warm run's report differs from the cold run's")
-                    samples["ours_warm"].append(warm)
-                elif tool == "fixit":
-                    cmd = fixit_command(target)
-                    if cmd is None:
-                        continue
-                    child = run_child(cmd, cwd=tmp, env=env)
-                    if child.returncode not in (0, 1):
-                        result["problems"].append(f"fixit lint {child.brief()}: {child.stderr.strip()[-800:]}")
-                else:
-                    child = run_child(libcst_command(target, jobs), cwd=tmp, env=env)
-                    m = re.search(r"Transformed (\d+) files successfully", child.stderr)
-                    done = int(m.group(1)) if m else -1
-                    if child.returncode != 0 or done != len(files):
-                        result["problems"].append(
-                            f"libcst noop {child.brief()}, transformed {done}/{len(files)}: {child.stderr.strip()[-800:]}")
-                samples[tool].append(child)
-
-    def summarize(runs) -> dict | None:
-        if not runs:
-            return None
-        cpu = statistics.median(c.cpu for c in runs)
-        wall = statistics.median(c.wall for c in runs)
-        out = {
-            "cpu_s": round(cpu, 3), "wall_s": round(wall, 3),
-            "cpu_samples": [round(c.cpu, 3) for c in runs], "wall_samples": [round(c.wall, 3) for c in runs],
-            "lines_per_cpu_s": round(result["lines"] / cpu) if cpu else None,
-            "cpu_over_wall": round(cpu / wall, 2) if wall else None,
-            "exit_codes": [c.returncode for c in runs],
-            "command": " ".join(runs[0].cmd),
-        }
-        return out
-
-    for tool in samples:
-        result[tool] = summarize(samples[tool])
-    if not cli_ok:
-        result["problems"].append(f"phiml-rewrite not measured: {why}")
-    if result["ours"] and result["fixit"]:
-        result["ratio_fixit_cpu_over_ours_cpu"] = round(result["fixit"]["cpu_s"] / result["ours"]["cpu_s"], 3)
-    if result["ours"] and result["ours_warm"]:
-        cold, warm = result["ours"], result["ours_warm"]
-        result["ratio_cold_over_warm_cpu"] = round(cold["cpu_s"] / warm["cpu_s"], 1)
-        result["ratio_cold_over_warm_wall"] = round(cold["wall_s"] / warm["wall_s"], 1)
-        if min(result["ratio_cold_over_warm_cpu"], result["ratio_cold_over_warm_wall"]) < WARM_OVER_COLD_TARGET:
-            result["problems"].append(f"a warm run is less than {WARM_OVER_COLD_TARGET}x faster than a cold one")
-    if result["ours"] and result["libcst"]:
-        ratio = result["libcst"]["cpu_s"] / result["ours"]["cpu_s"]
-        result["ratio_libcst_cpu_over_ours_cpu"] = round(ratio, 3)
-        result["not_slower"] = ratio >= 1.0
-        # Sanity: with jobs > 1 a child CPU far below its wall time hints that pool workers were not waited for.
-        if jobs > 1 and result["ours"]["cpu_over_wall"] is not None and result["ours"]["cpu_over_wall"] < 0.5:
-            result["problems"].append(
-                f"phiml-rewrite CPU/wall = {result['ours']['cpu_over_wall']} with {jobs} jobs: worker CPU may be "
-                "missing from RUSAGE_CHILDREN (workers not joined?) - the ratio would be flattering")
+            run_child(ours_command(warm, 1), cwd=tmp, env=quiet_env())
+        for name in corpora:
+            result["corpora"][name] = measure_corpus(name, tmp, jobs, rounds, limit, result["problems"])
+            shutil.rmtree(tmp / name, ignore_errors=True)
+    result["startup"] = startup() if cli_ok else None
     result["ok"] = not result["problems"]
     return result
 
 
-def _check_ours(child, result: dict) -> None:
+def _check_ours(child, problems: list[str]) -> None:
     if child.returncode not in (0, 1):
         errs = [ln for ln in child.stderr.splitlines() if ": error: " in ln]
         detail = (f"{len(errs)} file error(s), e.g. " + " | ".join(errs[:3])) if errs else child.stderr.strip()[-800:]
-        result["problems"].append(f"phiml-rewrite {child.brief()}: {detail}")
+        problems.append(f"phiml-rewrite {child.brief()}: {detail}")
 
 
 def report(res: dict) -> str:
-    lines = [f"throughput: {res['package']} sources, {res['files']} files, {res['lines']} lines, "
-             f"jobs={res['jobs']}, rounds={res['rounds']}"]
-    rows = []
-    for tool, label in (("libcst", "libcst noop codemod"), ("fixit", "fixit lint (default rules)"),
-                        ("ours", "phiml-rewrite --check, cold"), ("ours_warm", "phiml-rewrite --check, warm")):
-        s = res.get(tool)
-        if s:
-            rows.append([label, f"{s['cpu_s']:.2f}", f"{s['wall_s']:.2f}", f"{s['lines_per_cpu_s']}", f"{s['cpu_over_wall']}"])
-        else:
-            rows.append([label, "-", "-", "-", "-"])
-    lines.append(fmt_table(rows, ["tool", "CPU s", "wall s", "lines/CPU-s", "CPU/wall"]))
-    if "ratio_libcst_cpu_over_ours_cpu" in res:
-        r = res["ratio_libcst_cpu_over_ours_cpu"]
-        lines.append(f"ratio libcst_cpu / ours_cpu = {r:.2f}  ({'not slower' if r >= 1 else 'SLOWER than libcst noop'})")
-    if "ratio_fixit_cpu_over_ours_cpu" in res:
-        lines.append(f"ratio fixit_cpu / ours_cpu = {res['ratio_fixit_cpu_over_ours_cpu']:.2f}")
-    if "ratio_cold_over_warm_cpu" in res:
-        lines.append(f"cold / warm (result cache): CPU {res['ratio_cold_over_warm_cpu']}x, wall {res['ratio_cold_over_warm_wall']}x "
-                     f"(target >= {WARM_OVER_COLD_TARGET}x)")
+    lines = [f"throughput: jobs={res['jobs']}, rounds={res['rounds']}"]
+    for name, c in res["corpora"].items():
+        lines.append(f"\n{name} corpus ({', '.join(c['packages'])}): {c['files']} files, {c['lines']} lines")
+        rows = []
+        for tool, label in (("libcst", "libcst noop codemod"), ("fixit", "fixit lint (default rules)"),
+                            ("ours", "phiml-rewrite --check, cold"), ("ours_warm", "phiml-rewrite --check, warm")):
+            s = c.get(tool)
+            rows.append([label, f"{s['cpu_s']:.2f}", f"{s['wall_s']:.2f}", f"{s['lines_per_cpu_s']}", f"{s['cpu_over_wall']}"]
+                        if s else [label, "-", "-", "-", "-"])
+        lines.append(fmt_table(rows, ["tool", "CPU s", "wall s", "lines/CPU-s", "CPU/wall"]))
+        if "ratio_libcst_cpu_over_ours_cpu" in c:
+            lines.append(f"libcst no-op / phiml-rewrite CPU = {c['ratio_libcst_cpu_over_ours_cpu']}  (target >= {LIBCST_TARGET[name]:g})")
+        if "ratio_fixit_cpu_over_ours_cpu" in c:
+            lines.append(f"Fixit / phiml-rewrite CPU = {c['ratio_fixit_cpu_over_ours_cpu']}  (target >= {FIXIT_TARGET:g})")
+        if "ratio_cold_over_warm_cpu" in c:
+            lines.append(f"cold / warm (result cache): CPU {c['ratio_cold_over_warm_cpu']}x, wall {c['ratio_cold_over_warm_wall']}x"
+                         + (f"  (target >= {WARM_OVER_COLD_TARGET:g}x)" if name == "dense" else ""))
+    if res.get("startup"):
+        lines.append(f"\nstart-up (`phiml-rewrite --version`): {res['startup']['cpu_s']} s CPU, {res['startup']['wall_s']} s wall")
     for p in res["problems"]:
         lines.append(f"PROBLEM: {p}")
     return "\n".join(lines)
@@ -183,11 +220,11 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(prog="python -m benchmarks.throughput", description=__doc__.splitlines()[0])
     ap.add_argument("--jobs", type=int, default=None)
     ap.add_argument("--rounds", type=int, default=1)
-    ap.add_argument("--package", default="jax")
-    ap.add_argument("--limit", type=int, default=None, help="only the first N files (sorted)")
+    ap.add_argument("--corpus", action="append", choices=list(CORPORA), help="dense, whole (default: both)")
+    ap.add_argument("--limit", type=int, default=None, help="only the first N files of each package (sorted)")
     ap.add_argument("--json", action="store_true", help="print the result as JSON")
     a = ap.parse_args(argv)
-    res = run(a.jobs, a.rounds, a.package, a.limit)
+    res = run(a.jobs, a.rounds, tuple(a.corpus or CORPORA), a.limit)
     print(json.dumps(res, indent=2) if a.json else report(res))
     return 0 if res["ok"] else 1
 

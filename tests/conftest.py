@@ -1,9 +1,36 @@
-"""Tiny codemods for the CLI/runner tests, so they do not depend on the real rules being written."""
+"""Tiny codemods for the CLI/runner tests, so they do not depend on the real rules being written; and
+one XLA compilation cache for every program the session runs."""
 from __future__ import annotations
+
+import os
+import shutil
+import tempfile
 
 import libcst as cst
 import libcst.matchers as m
 import pytest
+
+_JAX_CACHE = "JAX_COMPILATION_CACHE_DIR"
+
+
+def pytest_configure(config) -> None:
+    """Every jax program the tests run (golden batches, verify, profile, notebook kernels: each in an
+    interpreter of its own) shares one compilation cache for the session: an eager run compiles each
+    primitive, and the same primitives and programs recur in dozens of interpreters. Set before the
+    xdist workers start, so they and everything they start inherit it; what jax counts as a
+    compilation (the event the runtime's counters listen to) is the same for a cache hit."""
+    if _JAX_CACHE in os.environ:
+        return  # a worker (inherited from the controller), or chosen by whoever runs the tests
+    directory = tempfile.mkdtemp(prefix="phiml-rewrite-tests-xla-")
+    config._phiml_rewrite_jax_cache = directory
+    os.environ.update({_JAX_CACHE: directory, "JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS": "0",
+                       "JAX_PERSISTENT_CACHE_MIN_ENTRY_SIZE_BYTES": "0"})
+
+
+def pytest_unconfigure(config) -> None:
+    directory = getattr(config, "_phiml_rewrite_jax_cache", None)
+    if directory is not None:
+        shutil.rmtree(directory, ignore_errors=True)
 
 from rewriter import registry
 from rewriter.codemod import Codemod, Example, Replace
