@@ -17,25 +17,34 @@ _FOLDS = frozenset({"any", "all", "bool"})
 
 def type_predicates(tree: ast.Module) -> list[str]:
     """The top-level functions of a module that are type predicates (a fixpoint over their calls)."""
-    functions = {stmt.name: stmt for stmt in tree.body if isinstance(stmt, ast.FunctionDef)}
+    candidates = {}  # name -> the values its returns return, for functions that may be predicates
+    for stmt in tree.body:
+        if isinstance(stmt, ast.FunctionDef):
+            values = _returned(stmt)
+            if values is not None:
+                candidates[stmt.name] = values
     known: set[str] = set()
     changed = True
     while changed:
         changed = False
-        for name, fn in functions.items():
-            if name not in known and _is_predicate(fn, known):
+        for name, values in candidates.items():
+            if name not in known and all(_question(v, known) for v in values):
                 known.add(name)
                 changed = True
     return sorted(known)
 
 
-def _is_predicate(fn: ast.FunctionDef, known: set[str]) -> bool:
-    if any(isinstance(node, (ast.Yield, ast.YieldFrom)) for node in ast.walk(fn)):
-        return False
-    returns = [node for node in ast.walk(fn) if isinstance(node, ast.Return)]
-    if not returns or any(r.value is None for r in returns):
-        return False
-    return all(_question(r.value, known) for r in returns)
+def _returned(fn: ast.FunctionDef) -> list[ast.expr] | None:
+    """What each `return` of `fn` returns; None for a generator, a bare `return`, or no return."""
+    values = []
+    for node in ast.walk(fn):
+        if isinstance(node, (ast.Yield, ast.YieldFrom)):
+            return None
+        if isinstance(node, ast.Return):
+            if node.value is None:
+                return None
+            values.append(node.value)
+    return values or None
 
 
 def _question(node: ast.expr, known: set[str]) -> bool:
