@@ -114,7 +114,7 @@ class ProjectIndex:
         keys = {path: _summary_key(path, source) for path, source in jobs}
         found = cache.get_many(keys.values()) if cache is not None else {}
         missing = [(path, source) for path, source in jobs if keys[path] not in found]
-        computed = (summarize or _summarize_each)(missing)
+        computed = (summarize or _summarize_each)(missing) if missing else []
         made = {path: summary for (path, _), summary in zip(missing, computed)}
         fresh = {}
         for path, source in jobs:
