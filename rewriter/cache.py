@@ -24,7 +24,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Iterable
 
-from .engine import Settings
+from .settings import Settings
 from .findings import FileResult, Finding
 
 DIRECTORY_NAME = ".phiml-rewrite-cache"
@@ -56,12 +56,18 @@ def settings_key(settings: Settings) -> str | None:
     """What of `settings` a result depends on; None when the result depends on more than the file."""
     if settings.runtime_evidence or settings.unsafe_units is not None or settings.withheld_units:
         return None
-    codes = sorted(c.CODE for c in settings.codemods)
+    return key_of([c.CODE for c in settings.codemods], unsafe_fixes=settings.unsafe_fixes, apply_fixes=settings.apply_fixes,
+                  original_positions=settings.original_positions, ast_prefilter=settings.ast_prefilter,
+                  rewrite=settings.rewrite, project=settings.project)
+
+
+def key_of(codes: Iterable[str], *, unsafe_fixes: bool, apply_fixes: bool, original_positions: bool,
+           ast_prefilter: bool, rewrite: bool, project) -> str:
+    """The settings key from its parts (the runner has the codes before it imports any rule)."""
     # What other modules tell the file (rewriter/analysis/facts.py): a file is analysed again exactly
     # when those facts change, not when any other file does.
-    project = settings.project.digest() if settings.project else ""
-    return json.dumps([codes, settings.unsafe_fixes, settings.apply_fixes, settings.original_positions, settings.ast_prefilter,
-                       settings.rewrite, project])
+    facts = project.digest() if project else ""
+    return json.dumps([sorted(codes), unsafe_fixes, apply_fixes, original_positions, ast_prefilter, rewrite, facts])
 
 
 def file_key(source: bytes, settings: str) -> str:

@@ -250,20 +250,18 @@ def rules(output_format: str, docs_dir: str | None) -> None:
         for name in rule_docs.write(Path(docs_dir)):
             click.echo(f"wrote {Path(docs_dir) / name}")
         return
-    codemods = registry.all_codemods()
+    rules = registry.rule_index()  # no rule is imported to list them
     if output_format == "json":
-        rows = [
-            {"code": c.CODE, "name": c.NAME, "safety": c.safety_label(), "severity": c.SEVERITY.value, "summary": c.SUMMARY}
-            for c in codemods
-        ]
+        rows = [{"code": r.code, "name": r.name, "safety": r.safety, "severity": r.severity, "summary": r.summary}
+                for r in rules]
         click.echo(json.dumps(rows, indent=2))
         return
     from rich.console import Console
     from rich.table import Table
 
     table = Table("code", "name", "safety", "summary", box=None, header_style="bold")
-    for c in codemods:
-        table.add_row(c.CODE, c.NAME, c.safety_label(), c.SUMMARY)
+    for r in rules:
+        table.add_row(r.code, r.name, r.safety, r.summary)
     # A pipe gets one line per rule (grep-able), a terminal gets wrapping at its width.
     console = Console() if sys.stdout.isatty() else Console(width=10_000, no_color=True)
     console.print(table)

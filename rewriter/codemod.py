@@ -18,7 +18,7 @@ import libcst as cst
 from .findings import Finding, Fix, Related, Safety, Severity, Span
 
 if TYPE_CHECKING:
-    from .analysis import ModuleAnalysis
+    from .analysis.module import ModuleAnalysis
     from .analysis.syntax import SyntaxIndex
     from .suppressions import Suppressions
 
@@ -147,7 +147,7 @@ class FileContext:
 
     @cached_property
     def analysis(self) -> "ModuleAnalysis":
-        from .analysis import ModuleAnalysis
+        from .analysis.module import ModuleAnalysis
 
         analysis = ModuleAnalysis(self.wrapper, self.path, self.callsite_facts, self.project)
         if self.cells:

@@ -30,8 +30,12 @@ from typing import Any, Sequence
 
 import pathspec
 
+from typing import TYPE_CHECKING
+
 from . import registry
-from .codemod import Codemod
+
+if TYPE_CHECKING:
+    from .codemod import Codemod
 
 SECTION = "phiml-rewrite"
 
@@ -124,10 +128,15 @@ class Config:
 
     def codemods_for(self, path: str) -> tuple[type[Codemod], ...]:
         """The codemods enabled for one file: select/ignore, then that file's per-file-ignores."""
+        codes = set(self.codes_for(path))
+        return tuple(c for c in registry.all_codemods() if c.CODE in codes)
+
+    def codes_for(self, path: str) -> tuple[str, ...]:
+        """The codes of `codemods_for(path)`, without importing a rule (registry.rule_index)."""
         extra = self.ignores_for(path)
         key = tuple(sorted(set(extra)))
         if key not in self._cache:
-            self._cache[key] = registry.select(self.select, (*self.ignore, *key))
+            self._cache[key] = registry.select_codes(self.select, (*self.ignore, *key))
         return self._cache[key]
 
 

@@ -20,43 +20,9 @@ from .boundaries import split_leading_lines
 from .codemod import Codemod, FileContext, InsertBefore, ProposedFix, Replace
 from .findings import FileResult, Finding
 from .prefilter import filter_codemods
-from .analysis.facts import FileFacts
+from .settings import Settings
 
 MAX_PASSES = 8
-
-
-@dataclass(frozen=True)
-class Settings:
-    codemods: tuple[type[Codemod], ...]
-    unsafe_fixes: bool = False
-    apply_fixes: bool = True  # False: report only, never compute the rewritten source
-    ast_prefilter: bool = True  # skip files whose `ast` has no candidate (tests turn it off to check it)
-    # Report findings at their places in the *original* file (dry runs, --check, CI annotations):
-    # later fixpoint passes see rewritten code, so their positions would not match the file on disk.
-    original_positions: bool = False
-    # Compute the rewritten source. False (`--check`, output formats without a diff): one report pass
-    # over the original, whose enabled fixes say whether the file would change; no fixpoint.
-    rewrite: bool = True
-    # `--in-place --verify`: unsafe fixes only inside these units (rewriter.units); no fix at all in
-    # `withheld_units`, where running the rewrite showed a difference. None: no unit restriction.
-    unsafe_units: frozenset[str] | None = None
-    withheld_units: frozenset[str] = frozenset()
-    # `profile --fix`: what running the program showed, as (real path, line of a def, summary); rules
-    # that act on run-time evidence (PML401) read the entries of their file.
-    runtime_evidence: tuple[tuple[str, int, str], ...] = ()
-    # What an analysis of the whole module found out about the parameters of its jitted functions
-    # (TracedAnalysis.facts): the editor's provisional analysis of a slice, whose calls may be left
-    # out of the slice, reads the roles from here instead of from the calls it can see.
-    callsite_facts: tuple = ()
-    # The module is a notebook's code cells joined (rewriter/notebooks): messages name lines by cell.
-    cells: bool = False
-    # What the project index found in the other modules about this one (rewriter/project): functions
-    # they trace, calls they make of its jit functions, factories it imports. None: analysed alone.
-    project: FileFacts | None = None
-    # The rules the runner's survey of this file (rewriter/survey.py) let through, judged exactly as the
-    # pre-filters here would judge the original: its one ast parse served the project index too.
-    # None: judged here. Later fixpoint passes, on rewritten code, are always judged here.
-    first_pass: tuple[str, ...] | None = None
 
 
 class ProcessingError(Exception):

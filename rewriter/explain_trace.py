@@ -13,7 +13,7 @@ from typing import Callable
 import libcst as cst
 
 from .cst_tree import children
-from .analysis import ModuleAnalysis
+from .analysis.module import ModuleAnalysis
 
 
 @dataclass(frozen=True)

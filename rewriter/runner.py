@@ -22,8 +22,8 @@ from . import files as _files
 from . import notebooks
 from .cache import ResultCache
 from .config import Config
-from .engine import Settings, enabled_by_project, process_source, wanted_codemods
 from .findings import FileResult
+from .settings import Settings
 
 POOL_MIN_FILES = 8  # fewer files to parse than this: the pool's start-up costs more than it saves
 PROGRESS_MIN_FILES = 50  # fewer: a progress bar would only flicker
@@ -57,6 +57,8 @@ def _process_in_worker(job: tuple[str, bytes, Settings]) -> FileResult:
     try:
         if notebooks.is_notebook(path):
             return notebooks.process_notebook(source, path, settings)
+        from .engine import process_source  # here: a run served from the cache never loads the engine
+
         return process_source(source, path, settings)
     except RecursionError:
         return FileResult(path=path, old_source=source, error="too deeply nested to process")
@@ -85,27 +87,33 @@ def process_files(
     those surveyed and no other module gives it facts (which could let more rules through).
     """
     results: list[FileResult | None] = [None] * len(paths)
-    read: list[tuple[int, str, bytes, Settings]] = []
+    read: list[tuple[int, str, bytes]] = []
     keys: dict[int, str] = {}
+    # A FileSettings knows a file's cache key without building its Settings (which imports the rules):
+    # a run served from the cache imports neither them nor libcst.
+    key_of = settings_for.key if isinstance(settings_for, FileSettings) else lambda path: _cache.settings_key(settings_for(path))
     for i, path in enumerate(paths):
-        settings = settings_for(path)
         source = read_source(path)
         if isinstance(source, FileResult):
             results[i] = source
             continue
-        surveyed = first_pass.get(os.path.realpath(path)) if first_pass else None
-        if surveyed is not None and surveyed[0] == source and not settings.project and settings.ast_prefilter:
-            settings = replace(settings, first_pass=surveyed[1])
-        read.append((i, path, source, settings))
-        if cache is not None and (key := _cache.settings_key(settings)) is not None:
+        read.append((i, path, source))
+        if cache is not None and (key := key_of(path)) is not None:
             keys[i] = _cache.file_key(source, key)
     hits = cache.get_many(keys.values()) if cache is not None else {}
     todo: list[tuple[int, tuple[str, bytes, Settings]]] = []
-    for i, path, source, settings in read:
+    for i, path, source in read:
         record = hits.get(keys.get(i, ""))
         if record is not None:
             results[i] = _cache.from_record(record, path, source)
-        elif settings.first_pass == () or not enabled_by_project(settings) and not wanted_codemods(source, settings.codemods):
+            continue
+        from .engine import enabled_by_project, wanted_codemods
+
+        settings = settings_for(path)
+        surveyed = first_pass.get(os.path.realpath(path)) if first_pass else None
+        if surveyed is not None and surveyed[0] == source and not settings.project and settings.ast_prefilter:
+            settings = replace(settings, first_pass=surveyed[1])
+        if settings.first_pass == () or not enabled_by_project(settings) and not wanted_codemods(source, settings.codemods):
             results[i] = _process_in_worker((path, source, settings))  # returns at once: skipped
         else:
             todo.append((i, (path, source, settings)))
@@ -294,20 +302,35 @@ def summarize(results: Sequence[FileResult], written: bool, fixed: int) -> Summa
     )
 
 
-def settings_for(config: Config, apply_fixes: bool = True, original_positions: bool = False, index=None,
-                 rewrite: bool = True) -> SettingsFor:
-    """Settings per file; with a project index, each file's facts from the other modules."""
-    def settings(path: str) -> Settings:
+class FileSettings:
+    """Settings per file; with a project index, each file's facts from the other modules. Also the
+    cache key of a file's result, which needs the enabled rules' codes, not the rules (`key`)."""
+
+    def __init__(self, config: Config, apply_fixes: bool, original_positions: bool, index, rewrite: bool) -> None:
+        self.config, self.apply_fixes, self.original_positions = config, apply_fixes, original_positions
+        self.index, self.rewrite = index, rewrite
+
+    def __call__(self, path: str) -> Settings:
         return Settings(
-            codemods=config.codemods_for(path),
-            unsafe_fixes=config.unsafe_fixes,
-            apply_fixes=apply_fixes,
-            original_positions=original_positions,
-            rewrite=rewrite,
-            project=project_facts(index, path),
+            codemods=self.config.codemods_for(path),
+            unsafe_fixes=self.config.unsafe_fixes,
+            apply_fixes=self.apply_fixes,
+            original_positions=self.original_positions,
+            rewrite=self.rewrite,
+            project=project_facts(self.index, path),
         )
 
-    return settings
+    def key(self, path: str) -> str:
+        """`cache.settings_key(self(path))`."""
+        return _cache.key_of(self.config.codes_for(path), unsafe_fixes=self.config.unsafe_fixes,
+                             apply_fixes=self.apply_fixes, original_positions=self.original_positions,
+                             ast_prefilter=True, rewrite=self.rewrite, project=project_facts(self.index, path))
+
+
+def settings_for(config: Config, apply_fixes: bool = True, original_positions: bool = False, index=None,
+                 rewrite: bool = True) -> FileSettings:
+    """Settings per file (FileSettings)."""
+    return FileSettings(config, apply_fixes, original_positions, index, rewrite)
 
 
 def project_facts(index, path: str):

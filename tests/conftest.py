@@ -87,4 +87,6 @@ TEST_CODEMODS = (FooToBar, BazToBar, NoQux)
 def fake_rules(monkeypatch):
     """Make the registry hold only the test codemods."""
     monkeypatch.setattr(registry, "all_codemods", lambda: TEST_CODEMODS)
+    index = tuple(registry.Rule(c.CODE, c.NAME, c.safety_label(), c.SEVERITY.value, c.SUMMARY) for c in TEST_CODEMODS)
+    monkeypatch.setattr(registry, "rule_index", lambda: index)
     return TEST_CODEMODS

@@ -401,3 +401,40 @@ def test_what_the_review_found(tmp_path: Path):
     index._in_module = lambda *a, **k: lookups.append(a[0]) or looked_up(*a, **k)
     assert index.resolve("m0.missing") is None
     assert len(lookups) <= 6 * 6, "each module's star imports are searched once per name"
+
+
+def test_a_rebuilt_index_of_an_unchanged_project_reads_its_facts_from_the_cache(tmp_path):
+    """The facts of a project are propagated once; a later build over the same files reads them (the
+    warm run of an unchanged tree), and a changed file means they are propagated again."""
+    from rewriter.cache import ResultCache
+    from rewriter.project import propagation
+
+    root = tmp_path / "proj"
+    root.mkdir()
+    (root / "physics.py").write_text("def limiter(v, s):\n    if (v > 0).all:\n        return v * s\n    return v\n")
+    (root / "main.py").write_text("import jax\nfrom physics import limiter\n\n@jax.jit\ndef step(u):\n"
+                                  "    return limiter(u, 2.0)\n")
+    files = [str(root / "physics.py"), str(root / "main.py")]
+    cache = ResultCache.at(tmp_path / "cache")
+    first = ProjectIndex.build(str(root), files, cache=cache)
+    expected = first.facts_for(files[0])
+    assert expected.traces  # `limiter` is traced from main.py
+
+    runs = []
+    original = propagation.Propagation.run
+    def counting(self):
+        runs.append(1)
+        return original(self)
+    propagation.Propagation.run = counting
+    try:
+        again = ProjectIndex.build(str(root), files, cache=cache)
+        assert again.facts_for(files[0]) == expected and again.facts_for(files[1]) == first.facts_for(files[1])
+        assert not runs
+        (root / "main.py").write_text("import jax\nfrom physics import limiter\n\n@jax.jit\ndef step(u, s):\n"
+                                      "    return limiter(u, s)\n")
+        changed = ProjectIndex.build(str(root), files, cache=cache)
+        changed.facts_for(files[0])
+        assert runs == [1]
+    finally:
+        propagation.Propagation.run = original
+        cache.close()

@@ -126,3 +126,14 @@ def test_documented_hand_fix_is_clean(codemod, index, example):
     result = process_source((PRELUDE + example.by_hand).encode(), "example.py", Settings((codemod,), unsafe_fixes=True))
     assert result.error is None
     assert not [f for f in result.findings if f.code == codemod.CODE]
+
+
+def test_the_rule_index_is_current():
+    """rewriter/rule_index.py lists what the rules say of themselves (`python -m rewriter.registry` rewrites it)."""
+    from pathlib import Path
+
+    from rewriter import registry
+
+    path = Path(registry.__file__).with_name("rule_index.py")
+    assert path.read_text() == registry.index_source(), "stale: run `python -m rewriter.registry`"
+    assert [r.code for r in registry.rule_index()] == [c.CODE for c in all_codemods()]

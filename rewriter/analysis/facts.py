@@ -86,6 +86,22 @@ class FileFacts:
         text = json.dumps(asdict(self), sort_keys=True, default=repr)
         return hashlib.sha256(text.encode()).hexdigest()
 
+    def to_json(self) -> dict:
+        return asdict(self)
+
+    @classmethod
+    def from_json(cls, data: dict) -> "FileFacts":
+        """The inverse of `to_json` (the literals a fact holds are JSON literals: summary.py keeps no others)."""
+        def trace(d: dict) -> RemoteTrace:
+            static = d["static"]
+            return RemoteTrace(**{**d, "params": tuple(ParamFact(**p) for p in d["params"]),
+                                  "static": tuple(static) if static is not None else None})
+
+        return cls(traces=tuple(trace(t) for t in data["traces"]),
+                   calls=tuple(RemoteCall(**{**c, "args": tuple(RemoteArg(**a) for a in c["args"])}) for c in data["calls"]),
+                   factories=tuple(RemoteFactory(**f) for f in data["factories"]),
+                   sources=tuple(data["sources"]))
+
     def calls_of(self, function: str) -> list[RemoteCall]:
         return [c for c in self.calls if c.function == function]
 

@@ -82,6 +82,9 @@ class ProjectIndex:
     _trail: set | None = None  # the (module, name) pairs the resolution under way reads
     _display: dict = field(default_factory=dict)
     _propagation: Propagation | None = None
+    # Where the facts of the index as built are cached, and their key (every module's path and summary
+    # key): a run over an unchanged project reads them instead of propagating again. None after an update.
+    _facts_store: tuple | None = None
 
     @property
     def propagation(self) -> Propagation:
@@ -111,7 +114,7 @@ class ProjectIndex:
         keys = {path: _summary_key(path, source) for path, source in jobs}
         found = cache.get_many(keys.values()) if cache is not None else {}
         missing = [(path, source) for path, source in jobs if keys[path] not in found]
-        computed = (summarize or _summarize_each)(missing)
+        computed = (summarize or _summarize_each)(missing) if missing else []
         made = {path: summary for (path, _), summary in zip(missing, computed)}
         fresh = {}
         for path, source in jobs:
@@ -124,6 +127,8 @@ class ProjectIndex:
             index._add(path, summary)
         if cache is not None and fresh:
             cache.put_many(fresh)
+        if cache is not None:
+            index._facts_store = (cache, _facts_key(index.root, keys))
         return index
 
     def update(self, path: str, source: bytes) -> set[str]:
@@ -145,6 +150,7 @@ class ProjectIndex:
         return {os.path.realpath(self.paths[m]) for m in changed if m in self.paths}
 
     def _add(self, path: str, summary: Summary | None) -> None:
+        self._facts_store = None  # the project differs from the one whose facts are cached
         real = os.path.realpath(path)
         old = self.by_path.get(real)
         if old is not None:
@@ -180,8 +186,28 @@ class ProjectIndex:
 
     def _all_facts(self) -> dict[str, FileFacts]:
         if self._facts is None:
+            self._facts = self._cached_facts()
+        if self._facts is None:
             self._facts = self.propagation.run()
+            self._store_facts(self._facts)
         return self._facts
+
+    def _cached_facts(self) -> dict[str, FileFacts] | None:
+        if self._facts_store is None:
+            return None
+        cache, key = self._facts_store
+        record = cache.get_many([key]).get(key)
+        if record is None:
+            return None
+        try:
+            return {module: FileFacts.from_json(data) for module, data in json.loads(record).items()}
+        except (ValueError, KeyError, TypeError):
+            return None  # an entry of another shape: computed again
+
+    def _store_facts(self, facts: dict[str, FileFacts]) -> None:
+        if self._facts_store is not None:
+            cache, key = self._facts_store
+            cache.put_many({key: json.dumps({module: f.to_json() for module, f in facts.items() if f})})
 
     def display(self, module: str) -> str:
         shown = self._display.get(module)
@@ -401,6 +427,15 @@ def _module_of_file(path: str) -> tuple[str, bool]:
     import's (`explore.py` beside `explore.ipynb` keeps the name `explore`)."""
     name, package = module_name(path)
     return (f"{name}__ipynb", False) if path.lower().endswith(".ipynb") else (name, package)
+
+
+def _facts_key(root: str, summary_keys: dict[str, str]) -> str:
+    """What the facts of a project depend on: its root (facts name places relative to it), every
+    file's real path and the key of its summary (which holds its module name and its content)."""
+    h = hashlib.sha256(f"facts|{SUMMARY_SCHEMA}|{root}".encode())
+    for path, key in sorted((os.path.realpath(p), k) for p, k in summary_keys.items()):
+        h.update(f"\0{path}\0{key}".encode())
+    return "facts:" + h.hexdigest()
 
 
 def _summary_key(path: str, source: bytes) -> str:
