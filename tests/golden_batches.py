@@ -85,7 +85,9 @@ class Batcher:
 
     `shared`: a folder every xdist worker of the session sees. The eager references are needed by the
     tests of every batch, which loadgroup spreads over the workers: the first worker that asks runs a
-    reference batch and leaves its records there, the others wait for them and read them."""
+    batch and leaves its records there, the others wait for them and read them. Every batch goes
+    through it, not only the references: a test that lands on another worker than its batch's
+    (loadgroup is a scheduling wish that some pytest versions ignore) reads it, never runs it again."""
 
     def __init__(self, plan: Callable[[], Iterable[Request]], shared: Path | None = None) -> None:
         self._plan = plan
@@ -102,7 +104,7 @@ class Batcher:
         return found
 
     def _run(self, key: Key) -> None:
-        if self._shared is None or key.role != "reference":
+        if self._shared is None:
             self._compute(key)
             return
         stored = self._shared / f"{key.group}.json"

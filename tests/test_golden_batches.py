@@ -42,10 +42,11 @@ def test_programs_that_configure_their_framework_for_the_process_run_alone(tmp_p
     assert changes_global_state(plain, phiml)
 
 
-def test_a_reference_batch_runs_once_for_all_workers(tmp_path):
-    """The first batcher (worker) runs the reference batch; another of the same session reads its records,
-    a harness failure included, and never plans or runs anything."""
-    reference = Key("numpy", "phiml", role="reference")
+@pytest.mark.parametrize("role", ["reference", "runs"])
+def test_a_batch_runs_once_for_all_workers(tmp_path, role):
+    """The first batcher (worker) runs a batch; another of the same session reads its records, a harness
+    failure included, and never plans or runs anything (whether or not xdist kept the tests together)."""
+    reference = Key("numpy", "phiml", role=role)
     plan = [Request("a", reference, (_program(tmp_path, "a", "return 1"),)),
             Request("dies", reference, (_program(tmp_path, "dies", "os._exit(3)"),))]
     shared = tmp_path / "shared"
@@ -54,7 +55,7 @@ def test_a_reference_batch_runs_once_for_all_workers(tmp_path):
     assert first.records(reference, "a")["original"]["value"] == {"__array__": 1, "shape": []}
 
     def never():
-        raise AssertionError("the second worker ran the reference batch again")
+        raise AssertionError("the second worker ran the batch again")
 
     second = Batcher(never, shared=shared)
     assert second.records(reference, "a") == first.records(reference, "a")

@@ -91,11 +91,35 @@ def test_idempotent(case: Case):
     assert again.new_source is None, "a second run changed the rewritten notebook"
 
 
+def _batched(backend: str, framework: str, runs: dict[str, list[NotebookRun]]) -> dict[str, dict]:
+    """case name -> {label: record}: every case's runs in one kernel (a kernel, PhiML and the backend
+    cost seconds to start); if that kernel fails as a whole, each case again in a kernel of its own,
+    so that one case can only fail its own tests."""
+    flat = [NotebookRun(f"{name}::{run.label}", run.source, run.eager) for name, case_runs in runs.items() for run in case_runs]
+    try:
+        records = run_notebooks(backend, framework, flat)
+        return {name: {run.label: records[f"{name}::{run.label}"] for run in case_runs} for name, case_runs in runs.items()}
+    except Exception:  # noqa: BLE001 - the kernel died or timed out: find the case
+        if len(runs) == 1:
+            raise
+        return {name: _batched(backend, framework, {name: case_runs})[name] for name, case_runs in runs.items()}
+
+
 @functools.lru_cache(maxsize=None)
-def _reference(case: Case) -> dict:
-    """The original, eagerly: PhiML on numpy (jit is a no-op there), raw jax under disable_jit."""
-    backend = "numpy" if case.framework == "phiml" else "jax"
-    return run_notebooks(backend, case.framework, [NotebookRun("reference", case.path.read_bytes(), eager=True)])["reference"]
+def _references(framework: str) -> dict[str, dict]:
+    """The originals, eagerly: PhiML on numpy (jit is a no-op there), raw jax under disable_jit."""
+    backend = "numpy" if framework == "phiml" else "jax"
+    runs = {c.name: [NotebookRun("reference", c.path.read_bytes(), eager=True)] for c, _ in RUNNABLE if c.framework == framework}
+    return _batched(backend, framework, runs)
+
+
+@functools.lru_cache(maxsize=None)
+def _runs(backend: str, framework: str) -> dict[str, dict]:
+    """Every case of this backend and framework: the original, the rewrite, and the rewrite eagerly."""
+    runs = {c.name: [NotebookRun("original", c.path.read_bytes()), NotebookRun("rewritten", c.expected),
+                     NotebookRun("rewritten_eager", c.expected, eager=True)]
+            for c, b in RUNNABLE if b == backend and c.framework == framework}
+    return _batched(backend, framework, runs)
 
 
 RUNNABLE = [(c, b) for c in CASES for b in c.spec.get("backends", ())]
@@ -103,14 +127,11 @@ MIGRATIONS = [(c, b) for c in CASES if "migration" in c.spec for b in c.spec["mi
 
 
 @pytest.mark.backends
-@pytest.mark.parametrize("case,backend", RUNNABLE, ids=lambda v: str(v))
+@pytest.mark.parametrize("case,backend", [pytest.param(c, b, marks=pytest.mark.xdist_group(f"notebooks-{c.framework}-{b}"))
+                                          for c, b in RUNNABLE], ids=lambda v: str(v))
 def test_execute(case: Case, backend: str):
-    records = run_notebooks(backend, case.framework, [
-        NotebookRun("original", case.path.read_bytes()),
-        NotebookRun("rewritten", case.expected),
-        NotebookRun("rewritten_eager", case.expected, eager=True),
-    ])
-    check_runs(case.spec, case.framework, backend, _reference(case), records)
+    records = _runs(backend, case.framework)[case.name]
+    check_runs(case.spec, case.framework, backend, _references(case.framework)[case.name]["reference"], records)
 
 
 @pytest.mark.backends
