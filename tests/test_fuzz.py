@@ -132,16 +132,27 @@ def test_mutated_golden_cases(source, mode):
 # -- programs from Python's grammar (hypothesmith) -----------------------------------------------------
 
 
+# Generated programs seldom spell an API the rules know, and the byte pre-filter would skip them
+# unread: each is followed by imports and the rules' trigger words, so that it reaches the parsers and
+# the analysis (imports at the end of a module are as valid as at its start; the words are a comment).
+_REACHING = "\nimport jax\nfrom phiml import math\n# jit vmap function trace compile gradient solve_linear for\n"
+
+
+def _reaching(program: str) -> bytes:
+    return (program + _REACHING).encode("utf-8", "surrogatepass")
+
+
 @FUZZ
 @given(source=hypothesmith.from_grammar(), mode=st.sampled_from(MODES))
 def test_programs_from_the_grammar(source, mode):
-    check(source.encode("utf-8", "surrogatepass"), mode)
+    check(_reaching(source), mode)
 
 
-@FUZZ
+# Generating these costs a hundred times what checking them does: half the examples of the others.
+@settings(max_examples=max(1, EXAMPLES // 2), deadline=None, suppress_health_check=list(HealthCheck))
 @given(source=hypothesmith.from_node(), mode=st.sampled_from(MODES))
 def test_programs_from_libcst_nodes(source, mode):
-    check(source.encode("utf-8", "surrogatepass"), mode)
+    check(_reaching(source), mode)
 
 
 # -- the shapes that once broke a rewriter -------------------------------------------------------------

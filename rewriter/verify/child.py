@@ -64,7 +64,7 @@ def _reset_phiml_torch_state() -> None:
         torch_backend.CURRENT_JIT_CALLS.clear()
 
 
-def _leave_phiml_unconverted() -> None:
+def leave_phiml_unconverted() -> None:
     """Autograph converts every function a `tf.function` calls, PhiML's own internals included, and
     converting them is most of what a PhiML program costs on tensorflow (measured on the golden
     cases: 64 of 76 CPU s). A harness that runs many programs may leave PhiML as it is, as autograph
@@ -85,7 +85,7 @@ def main(spec_path: str, out_path: str) -> None:
         selected = phiml_backend.default_backend().name
         assert backend == "numpy" or selected == backend, f"PhiML runs on {selected}, not {backend}"
     if backend == "tensorflow" and not spec.get("convert_phiml", True):
-        _leave_phiml_unconverted()
+        leave_phiml_unconverted()
     out = {}
     for i, run in enumerate(spec["runs"]):
         recorder.phiml_traces.clear()
