@@ -91,12 +91,17 @@ class FileContext:
     callsite_facts: dict = field(default_factory=dict)  # function -> its parameters' roles (engine.Settings)
     cells: bool = False  # the module is a notebook's code cells joined (rewriter/notebooks)
     project: object = None  # FileFacts: what the rest of the project tells this file (engine.Settings)
+    source: bytes | None = None  # the bytes the module was parsed from, when at hand
+
 
     @cached_property
     def suppressions(self) -> "Suppressions":
-        """The file's ignore comments, read once something is reported (a code generation of the module)."""
+        """The file's ignore comments, read once something is reported: from the source the module was
+        parsed from (its lines are the module's), else from a code generation of the module."""
         from .suppressions import Suppressions
 
+        if self.source is not None:
+            return Suppressions.from_source(self.source.decode(self.module.encoding, errors="replace"))
         return Suppressions.from_source(self.module.code)
 
     def line_label(self, line: int) -> str:

@@ -94,10 +94,14 @@ def visit_batched(
     *,
     parents: dict[int, cst.CSTNode] | None = None,
     order: dict[int, int] | None = None,
+    visiting: list | None = None,
 ) -> None:
     """libcst's `visit_batched` for visitors that only read: each `visit_<Type>` and `leave_<Type>`
     of every visitor, in the order libcst calls them, without rebuilding the tree. `parents` and
-    `order`, when given, are filled with each node's parent and pre-order position (by id)."""
+    `order`, when given, are filled with each node's parent and pre-order position (by id): a node's
+    children get theirs when it is left behind, after its visit methods ran. `visiting`, when given,
+    holds the node whose visit methods run (`visiting[0]`; None after the walk): a method that asks
+    about a descendant the walk has not reached can have that subtree tracked (`track_subtree`)."""
     visit, leave = _methods(visitors)
     by_type: dict[type, tuple[list[Hook], list[Hook]]] = {}
     counter = len(order) if order is not None else 0
@@ -118,8 +122,11 @@ def visit_batched(
         if order is not None:
             order[id(node)] = counter
             counter += 1
-        for method in hooks[0]:
-            method(node)  # as in libcst's batched traversal, a visit method cannot prune the walk
+        if hooks[0]:
+            if visiting is not None:
+                visiting[0] = node
+            for method in hooks[0]:
+                method(node)  # as in libcst's batched traversal, a visit method cannot prune the walk
         if hooks[1]:
             push((node, hooks[1]))
         kids = children(node)
@@ -129,6 +136,19 @@ def visit_batched(
                     parents[id(kid)] = node
             kids.reverse()
             extend(kids)
+    if visiting is not None:
+        visiting[0] = None
+
+
+def track_subtree(root: cst.CSTNode, parents: dict[int, cst.CSTNode]) -> None:
+    """Record the parent (by id) of every node below `root`, as `visit_batched` will when it gets there."""
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        kids = children(node)
+        for kid in kids:
+            parents[id(kid)] = node
+        stack.extend(kids)
 
 
 _METHOD_NAMES: dict[type, tuple[tuple[str, str, str], ...]] = {}

@@ -102,18 +102,18 @@ def process_source(source: bytes, path: str, settings: Settings) -> FileResult:
     try:
         module, note = parse_with_note(source)
         if not settings.rewrite and settings.original_positions and settings.apply_fixes:
-            result.findings = _findings_in_original(module, path, codemods, settings)
+            result.findings = _findings_in_original(module, path, codemods, settings, source)
             result.would_change = any(f.applied for f in result.findings)
             new_module = None
         else:
-            result.findings, new_module = _fixpoint(module, path, codemods, settings)
+            result.findings, new_module = _fixpoint(module, path, codemods, settings, source)
     except ProcessingError as e:
         result.error = str(e)
         return result
     if note:
         result.notes.append(note)
     if settings.original_positions and new_module is not None:
-        result.findings = _findings_in_original(module, path, codemods, settings)
+        result.findings = _findings_in_original(module, path, codemods, settings, source)
     if new_module is not None:
         new_source = new_module.bytes
         if new_source != source:
@@ -183,7 +183,7 @@ def report_pass(source: bytes, path: str, settings: Settings) -> Pass:
     codemods = _candidates(source, settings)
     if not codemods:
         return Pass([], {}, None)
-    context = _run_codemods(parse(source), path, codemods, settings)
+    context = _run_codemods(parse(source), path, codemods, settings, source)
     return Pass(context.findings, {id(fix.finding): fix for fix in context.fixes}, context)
 
 
@@ -209,12 +209,12 @@ def enabled_by_project(settings: Settings) -> list[type[Codemod]]:
 
 
 def _fixpoint(
-    module: cst.Module, path: str, codemods: Sequence[type[Codemod]], settings: Settings
+    module: cst.Module, path: str, codemods: Sequence[type[Codemod]], settings: Settings, source: bytes | None = None
 ) -> tuple[list[Finding], cst.Module | None]:
     applied: list[Finding] = []
     changed = False
     for _ in range(MAX_PASSES):
-        context = _run_codemods(module, path, codemods, settings)
+        context = _run_codemods(module, path, codemods, settings, source)
         _place_in_cells(context)
         if not settings.apply_fixes or not context.fixes:
             done = {id(f) for f in applied}
@@ -227,16 +227,18 @@ def _fixpoint(
         changed = True
         # A rewrite can create a candidate for another rule (a rename that makes a call PML101's):
         # the next pass filters the new code afresh, exactly as a second run of the tool would.
-        codemods = _candidates(module.bytes, settings)
+        source = module.bytes
+        codemods = _candidates(source, settings)
     raise ProcessingError(
         f"the rewrite did not reach a fixpoint after {MAX_PASSES} passes (a bug in phiml-rewrite: please report it)"
     )
 
 
-def _findings_in_original(module: cst.Module, path: str, codemods, settings: Settings) -> list[Finding]:
+def _findings_in_original(module: cst.Module, path: str, codemods, settings: Settings,
+                          source: bytes | None = None) -> list[Finding]:
     """One report-only pass over the original: what ruff's check mode shows. A finding whose fix is
     enabled is marked applied ("would be fixed"); findings that only later passes reveal are not shown."""
-    context = _run_codemods(module, path, codemods, settings)
+    context = _run_codemods(module, path, codemods, settings, source)
     _place_in_cells(context)
     enabled = {id(fix.finding) for fix in context.fixes}
     for finding in context.findings:
@@ -259,11 +261,14 @@ def _evidence_for(path: str, evidence: tuple[tuple[str, int, str], ...]) -> dict
     return {line: text for file, line, text in evidence if file == real}
 
 
-def _run_codemods(module: cst.Module, path: str, codemods: Sequence[type[Codemod]], settings: Settings) -> FileContext:
+def _run_codemods(module: cst.Module, path: str, codemods: Sequence[type[Codemod]], settings: Settings,
+                  source: bytes | None = None) -> FileContext:
+    """`source`: the bytes `module` was parsed from, if at hand (its comments are read without a code generation)."""
     wrapper = cst.MetadataWrapper(module, unsafe_skip_copy=True)
     context = FileContext(
         path=path,
         wrapper=wrapper,
+        source=source,
         unsafe_fixes=settings.unsafe_fixes,
         unsafe_units=settings.unsafe_units,
         withheld_units=settings.withheld_units,
@@ -282,7 +287,8 @@ def _run_codemods(module: cst.Module, path: str, codemods: Sequence[type[Codemod
     context.analysis.names.tracked_parents, context.analysis.names.tracked_order = parents, order
     visitors = [context.syntax, *(cm(context) for cm in codemods)]
     try:
-        cst_tree.visit_batched(module, visitors, parents=parents, order=order)
+        cst_tree.visit_batched(module, visitors, parents=parents, order=order,
+                                 visiting=context.analysis.names.visiting)
     except RecursionError:
         raise ProcessingError("nesting too deep to analyse") from None
     except Exception as e:  # a codemod bug must not take the other files down with it

@@ -44,3 +44,26 @@ def test_a_node_the_walk_did_not_see_is_looked_up_in_the_whole_module():
     ours = StatementPositions(cst.MetadataWrapper(module, unsafe_skip_copy=True), lambda n: None, lambda n: False)
     ret = module.body[0].body.body[0].body[0]
     assert ours[ret].start.line == 2 and ret in ours
+
+
+def test_a_rule_reporting_ahead_of_the_walk_resolves_no_whole_module_provider(monkeypatch):
+    """A visit method that reports on a descendant the walk has not reached yet (a decorator's string):
+    its subtree is tracked then, and neither ParentNodeProvider nor PositionProvider runs over the module."""
+    from rewriter.analysis.names import NameResolver
+
+    module = cst.parse_module("import a\n\n@jit(static='n')\ndef f(x, n):\n    return x\n")
+    resolver = NameResolver(cst.MetadataWrapper(module, unsafe_skip_copy=True))
+    resolver.tracked_parents, resolver.tracked_order = {}, {}
+    monkeypatch.setattr(resolver, "_provider", lambda provider: (_ for _ in ()).throw(AssertionError(provider)))
+    seen = []
+
+    class Reporter(cst.BatchableCSTVisitor):
+        def visit_FunctionDef(self, node):
+            string = node.decorators[0].decorator.args[0].value
+            seen.append((resolver.positions[string].start.line, resolver.positions[string].start.column,
+                         type(resolver.parent(string)).__name__))
+
+    cst_tree.visit_batched(module, [Reporter()], parents=resolver.tracked_parents, order=resolver.tracked_order,
+                           visiting=resolver.visiting)
+    assert seen == [(3, 12, "Arg")]
+    assert resolver.visiting == [None]

@@ -13,7 +13,7 @@ from typing import Callable
 import libcst as cst
 from libcst.metadata import ParentNodeProvider
 
-from ..cst_tree import children
+from ..cst_tree import children, track_subtree
 from .apis import STAR_EXPORTS, Api, canonical, lookup, spelled_apis
 from .positions import StatementPositions
 from .scopes import GlobalScope, Scope, Scopes, module_scopes
@@ -47,6 +47,11 @@ class NameResolver:
         # pass and a PositionProvider pass in every file that has candidates but no finding.
         self.tracked_parents: dict[int, cst.CSTNode] | None = None
         self.tracked_order: dict[int, int] | None = None
+        # The node whose visit methods run (cst_tree.visit_batched's `visiting`) and the last one whose
+        # subtree was tracked ahead of the walk: a rule reporting on a descendant it has not reached yet
+        # (a decorator's string, an import's alias) must not cost a ParentNodeProvider pass.
+        self.visiting: list = [None]
+        self._tracked_ahead: cst.CSTNode | None = None
         # Every Name's value, filled by the same traversal (SyntaxIndex): a cheap "is it spelled anywhere";
         # and that index itself once complete (the jit analysis reads its calls and decorated defs).
         self.spelled: set[str] | None = None
@@ -64,8 +69,21 @@ class NameResolver:
     @cached_property
     def positions(self) -> StatementPositions:
         """libcst's positions, computed only for the top-level statements asked about (positions.py)."""
-        return StatementPositions(self.wrapper, self.parent,
-                                  lambda node: self.tracked_parents is not None and id(node) in self.tracked_parents)
+        return StatementPositions(self.wrapper, self.parent, self.tracked)
+
+    def tracked(self, node: cst.CSTNode) -> bool:
+        """Whether the shared traversal knows `node`'s parent (tracking the visited node's subtree if need be)."""
+        tracked = self.tracked_parents
+        if tracked is None:
+            return False
+        if id(node) in tracked:
+            return True
+        current = self.visiting[0]
+        if current is None or current is self._tracked_ahead:
+            return False
+        self._tracked_ahead = current
+        track_subtree(current, tracked)
+        return id(node) in tracked
 
     @cached_property
     def scopes(self) -> Scopes:
@@ -92,7 +110,7 @@ class NameResolver:
         return pos.line, pos.column
 
     def parent(self, node: cst.CSTNode) -> cst.CSTNode | None:
-        if self.tracked_parents is not None and id(node) in self.tracked_parents:
+        if self.tracked(node):
             return self.tracked_parents[id(node)]
         if node is self.wrapper.module:
             return None  # the root: climbing ancestors must not cost a ParentNodeProvider pass
