@@ -17,6 +17,52 @@ ODD = (
     "class C:\r\n    '''doc\r\n    string'''\r\n    y = 1\r\n# footer\r\n"
 )
 
+# Statements in blocks: tabs, decorators and comments between them, elif/else, try, async, match, a
+# block's footer comment, a line continuation, a multi-line string, semicolons.
+NESTED = '''import os
+
+
+class A(object):
+\t"""tabs"""
+
+\t@staticmethod
+\t# comment between
+\t@decorate(
+\t\tx=1)
+\tdef f(a, b=\\
+\t\t2):
+\t\tif a:
+\t\t\tpass
+\t\telif b:  # why
+\t\t\treturn 1; return 2
+\t\telse:
+\t\t\ttry:
+\t\t\t\tx = """
+multi
+"""
+\t\t\texcept (ValueError, TypeError) as e:
+\t\t\t\traise
+\t\t\telse:
+\t\t\t\tpass
+\t\t\tfinally:
+\t\t\t\tdel x
+\t\t# block footer
+
+\tasync def g(self):
+\t\tasync with a as b, c:
+\t\t\tasync for i in b: await i
+\t\tmatch self:
+\t\t\tcase [1, *rest] if rest:
+\t\t\t\twhile True:
+\t\t\t\t\tbreak
+\t\t\tcase _:
+\t\t\t\tfor k in range(3):
+\t\t\t\t\tcontinue
+\t\t\t\telse:
+\t\t\t\t\tpass
+# module footer
+'''
+
 
 def _check(module: cst.Module) -> int:
     parents: dict = {}
@@ -33,7 +79,8 @@ def _check(module: cst.Module) -> int:
 
 
 def test_every_node_has_libcsts_position():
-    cases = [cst.parse_module(ODD), cst.parse_module("x = 1"), cst.parse_module("")]
+    cases = [cst.parse_module(ODD), cst.parse_module(NESTED), cst.parse_module(NESTED.replace("\n", "\r\n")),
+             cst.parse_module("x = 1"), cst.parse_module("")]
     for path in [*sorted(ROOT.glob("golden/*/*.expected.py")), *sorted(ROOT.glob("examples/*.py"))]:
         cases.append(cst.parse_module(path.read_bytes()))
     assert sum(_check(module) for module in cases) > 20_000
