@@ -21,7 +21,7 @@ import warnings
 from dataclasses import dataclass, field
 
 from ..analysis.apis import Kind, spelled_apis
-from ..analysis.ast_names import dotted
+from ..analysis.ast_names import children, dotted
 from ..analysis.static_names import STATIC_ATTRIBUTES, STATIC_CALLS, STATIC_FUNCTION_NAMES, TENSOR_ATTRIBUTES
 
 # Argument kinds at a call site. "params": derived from the caller's own parameters (named).
@@ -204,7 +204,7 @@ class _Reader:
                     for name in _names_in_target(item.optional_vars) if item.optional_vars is not None else ():
                         self._bind(name, [stmt.lineno, "other"])
         else:
-            for child in ast.iter_child_nodes(stmt):
+            for child in children(stmt):
                 if isinstance(child, ast.expr):
                     self._calls_in(child)
             for name in _assigned_names(stmt):
@@ -438,7 +438,7 @@ class _Reader:
                     self.out.calls.append(recorded)
             if isinstance(current, (ast.Lambda, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
                 continue
-            stack.extend(reversed(list(ast.iter_child_nodes(current))))
+            stack.extend(reversed(children(current)))
 
 
 class _Body:
@@ -596,7 +596,7 @@ def _kind(node: ast.expr, kinds: _LocalKinds | None, reader: _Reader) -> list:
     if kind is ast.Call:
         return _call_kind(node, kinds, reader)
     if kind in (ast.BinOp, ast.UnaryOp, ast.Compare, ast.BoolOp, ast.Subscript, ast.Tuple, ast.List):
-        return _combined([_kind(child, kinds, reader) for child in ast.iter_child_nodes(node) if isinstance(child, ast.expr)])
+        return _combined([_kind(child, kinds, reader) for child in children(node) if isinstance(child, ast.expr)])
     return [UNKNOWN, None]
 
 
@@ -693,7 +693,12 @@ def _globals_and_loads(tree: ast.Module) -> tuple[set[str], list]:
     declared: set[str] = set()
     loads: list = []
     inner: set[int] = set()
-    for node in ast.walk(tree):
+    queue = [tree]  # breadth first, as ast.walk, without its generator per node
+    i = 0
+    while i < len(queue):
+        node = queue[i]
+        i += 1
+        queue.extend(children(node))
         kind = type(node)
         if kind is ast.Global:
             declared.update(node.names)
