@@ -75,12 +75,22 @@ def _warns(dotted: str) -> bool:
     return any(issubclass(w.category, (DeprecationWarning, FutureWarning)) for w in caught)
 
 
-@pytest.mark.parametrize("migration", [m for m in ALL if m.target], ids=lambda m: m.source)
+_BACKEND_MODULES = ("phi.tf.", "phi.torch.", "phi.jax.")  # importing them imports the framework
+
+
+def _rows(migrations) -> list:
+    """The rows as parameters; those that import a backend's framework (seconds each) are marked
+    `backends`, out of `make check`'s quick loop."""
+    return [pytest.param(m, id=m.source, marks=[pytest.mark.backends] if m.source.startswith(_BACKEND_MODULES) else [])
+            for m in migrations]
+
+
+@pytest.mark.parametrize("migration", _rows([m for m in ALL if m.target]))
 def test_target_exists(migration):
     assert _lookup(migration.target) is not None
 
 
-@pytest.mark.parametrize("migration", ALL, ids=lambda m: m.source)
+@pytest.mark.parametrize("migration", _rows(ALL))
 def test_source_is_gone_deprecated_or_alias(migration):
     if migration.status is table.Status.REMOVED:
         assert _gone(migration.source), f"{migration.source} still exists in the installed version"

@@ -14,6 +14,7 @@ from collections import Counter
 from pathlib import Path
 
 import libcst as cst
+import pytest
 from libcst._metadata_dependent import LazyValue
 from libcst.metadata import ScopeProvider
 
@@ -357,6 +358,7 @@ def test_type_parameters():
     assert differences(module) == []
 
 
+@pytest.mark.slow  # seconds over whole corpora: `make test` runs it, `make check` does not
 def test_golden_cases_examples_and_real_code():
     golden = [path for path in sorted(ROOT.glob("golden/**/*.py")) if not path.name.endswith(".expected.py")]
     paths = [*golden, *sorted(ROOT.glob("examples/*.py")), *_real_files()]
