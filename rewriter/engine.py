@@ -45,13 +45,13 @@ def parse(source: bytes) -> cst.Module:
     return parse_with_note(source)[0]
 
 
-def parse_with_note(source: bytes) -> tuple[cst.Module, str | None]:
+def parse_with_note(source: bytes, python_parsed: bool = False) -> tuple[cst.Module, str | None]:
     """libcst's parse, with CPython's own words for why a file cannot be read, and a note when only
     a newer Python's grammar reads it (rewriter/newer_syntax.py: such files are analysed).
 
     The caller has already refused binary (NUL) input. CPython parses first: it is cheap, it turns
     inputs that would crash libcst's native parser into an error, and its syntax messages are the
-    ones users know.
+    ones users know. `python_parsed`: CPython has parsed these very bytes already (the run's survey).
     """
     try:
         encoding, _ = tokenize.detect_encoding(io.BytesIO(source).readline)
@@ -65,9 +65,10 @@ def parse_with_note(source: bytes) -> tuple[cst.Module, str | None]:
         raise ProcessingError(f"cannot decode as {e.encoding}: {e.reason} at byte {e.start}") from None
     py_error: SyntaxError | None = None
     try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            ast.parse(source)
+        if not python_parsed:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                ast.parse(source)
     except (RecursionError, MemoryError):  # libcst's native parser would crash (segfault) on these
         raise ProcessingError("too deeply nested for Python's own parser") from None
     except SyntaxError as e:
@@ -100,7 +101,8 @@ def process_source(source: bytes, path: str, settings: Settings) -> FileResult:
         result.skipped = True
         return result
     try:
-        module, note = parse_with_note(source)
+        # A first pass from the survey means its ast parse of these bytes succeeded (runner.process_files).
+        module, note = parse_with_note(source, python_parsed=settings.first_pass is not None)
         if not settings.rewrite and settings.original_positions and settings.apply_fixes:
             result.findings = _findings_in_original(module, path, codemods, settings, source)
             result.would_change = any(f.applied for f in result.findings)
