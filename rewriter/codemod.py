@@ -93,7 +93,6 @@ class FileContext:
     project: object = None  # FileFacts: what the rest of the project tells this file (engine.Settings)
     source: bytes | None = None  # the bytes the module was parsed from, when at hand
 
-
     @cached_property
     def suppressions(self) -> "Suppressions":
         """The file's ignore comments, read once something is reported: from the source the module was

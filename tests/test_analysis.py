@@ -272,3 +272,19 @@ def test_module_configuration_is_not_a_mutation_of_the_module_name():
     assert stable.unstable_reason("HISTORY", "HISTORY") == "`HISTORY` is mutated in place"
     assert stable.unstable_reason("np", "np.float32") == "`np` is bound more than once at module level"
     assert stable.unstable_reason("registry") is None
+
+
+def test_ast_walks_meet_the_nodes_ast_walk_meets():
+    """ast_names' walks are ast.walk without its generator per node: `breadth_first` in the same order,
+    `walk` the same nodes in any order, `children` as ast.iter_child_nodes."""
+    import ast
+    from pathlib import Path
+
+    from rewriter.analysis import ast_names
+
+    for path in sorted(Path(__file__).resolve().parent.parent.glob("examples/*.py")):
+        tree = ast.parse(path.read_bytes())
+        expected = list(ast.walk(tree))
+        assert list(ast_names.breadth_first(tree)) == expected
+        assert sorted(map(id, ast_names.walk(tree))) == sorted(map(id, expected))
+        assert all(ast_names.children(n) == list(ast.iter_child_nodes(n)) for n in expected)

@@ -31,6 +31,17 @@ def walk(node: ast.AST) -> Iterator[ast.AST]:
         stack.extend(children(current))
 
 
+def breadth_first(node: ast.AST) -> Iterator[ast.AST]:
+    """Every node below `node` and itself, in `ast.walk`'s order (breadth first)."""
+    queue = [node]
+    i = 0
+    while i < len(queue):
+        current = queue[i]
+        i += 1
+        queue.extend(children(current))
+        yield current
+
+
 def statements(tree: ast.AST) -> Iterator[ast.stmt]:
     """The statements of `tree` at any depth, in the order `ast.walk` meets them (breadth first),
     without entering expressions, which hold no statements."""

@@ -68,7 +68,7 @@ class NameResolver:
 
     @cached_property
     def positions(self) -> StatementPositions:
-        """libcst's positions, computed only for the top-level statements asked about (positions.py)."""
+        """libcst's positions, computed only for the statements asked about (positions.py)."""
         return StatementPositions(self.wrapper, self.parent, self.tracked)
 
     def tracked(self, node: cst.CSTNode) -> bool:

@@ -134,26 +134,24 @@ class StatementPositions:
                 starts = self._block_starts[index] = {}
                 self._top[index]._codegen(_LineCounter(self._module, self._start(index), starts))
             line, indent = starts[id(statement)]
-            module, store = self._module, _Store()
-            state = PositionProvidingCodegenState(default_indent=module.default_indent,
-                                                  default_newline=module.default_newline, provider=store)
-            state.line = line
-            state.indent_tokens = list(indent)
-            statement._codegen(state)
-            found = self._inner_done[id(statement)] = store._computed
+            found = self._inner_done[id(statement)] = self._record(statement, line, indent)
         return found
 
     def _of_statement(self, index: int) -> dict[cst.CSTNode, CodeRange]:
         found = self._done.get(index)
         if found is None:
-            module = self._module
-            store = _Store()
-            state = PositionProvidingCodegenState(default_indent=module.default_indent,
-                                                  default_newline=module.default_newline, provider=store)
-            state.line = self._start(index)
-            self._top[index]._codegen(state)
-            found = self._done[index] = store._computed
+            found = self._done[index] = self._record(self._top[index], self._start(index), ())
         return found
+
+    def _record(self, node: cst.CSTNode, line: int, indent: tuple[str, ...]) -> dict[cst.CSTNode, CodeRange]:
+        """The ranges of `node` and everything in it, generated from `line` with the block indentation `indent`."""
+        module, store = self._module, _Store()
+        state = PositionProvidingCodegenState(default_indent=module.default_indent,
+                                              default_newline=module.default_newline, provider=store)
+        state.line = line
+        state.indent_tokens = list(indent)
+        node._codegen(state)
+        return store._computed
 
     def _start(self, index: int) -> int:
         """The first line of the index-th top-level node: 1 plus the line breaks of the code before it."""
