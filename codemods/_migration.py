@@ -8,6 +8,7 @@ local variable that happens to be called `tree_map` resolves to something else a
 """
 from __future__ import annotations
 
+import ast
 import re
 from typing import ClassVar, Sequence
 
@@ -144,6 +145,29 @@ class CallCollector(Codemod):
         if name in self.CALLS or isinstance(func, cst.Name) and any(
                 q.rsplit(".", 1)[-1] in self.CALLS for q in self.file.analysis.names.imported.get(name, ())):
             self._calls.append(node)
+
+    @classmethod
+    def calls_on_ast(cls, syntax) -> list[ast.Call]:
+        """The calls `visit_Call` keeps, read off CPython's ast for the gate (a superset: an alias
+        counts through any import of the name in the file)."""
+        out = []
+        for call in syntax.calls:
+            func = call.func
+            name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else None
+            if name in cls.CALLS or isinstance(func, ast.Name) and any(
+                    q.rsplit(".", 1)[-1] in cls.CALLS for q in syntax.imported.get(name, ())):
+                out.append(call)
+        return out
+
+
+def int_literal(node: ast.AST) -> bool:
+    """An int written as a literal (libcst's `Integer`; `True` and `-1` are not)."""
+    return isinstance(node, ast.Constant) and type(node.value) is int
+
+
+def unpacks(call: ast.Call) -> bool:
+    """`*args` or `**kwargs` among the arguments."""
+    return any(isinstance(a, ast.Starred) for a in call.args) or any(k.arg is None for k in call.keywords)
 
 
 class TableMigration(CallCollector):

@@ -1,6 +1,8 @@
 """PML205 auxiliary-args-mismatch."""
 from __future__ import annotations
 
+import ast
+
 import libcst as cst
 
 from rewriter import prefilter
@@ -76,6 +78,24 @@ class AuxiliaryArgsMismatch(Codemod):
     GATE = frozenset({prefilter.AUXILIARY_ARGS})
     TRIGGERS = (("auxiliary_args",),)
 
+    @classmethod
+    def ast_gate(cls, syntax) -> bool:
+        """Some `auxiliary_args=` of a decorator, or of a call wrapping a def of the file by name,
+        names a string that is not a parameter of that def (`_check`'s condition, on CPython's ast)."""
+        if not super().ast_gate(syntax):
+            return False
+        for fn in syntax.decorated:
+            for decorator in fn.decorator_list:
+                if isinstance(decorator, ast.Call) and _misnamed_on_ast(fn, _auxiliary_keyword(decorator)):
+                    return True
+        for call in syntax.calls:
+            value = _auxiliary_keyword(call)
+            positional = [a for a in call.args if not isinstance(a, ast.Starred)]
+            if value is not None and positional and isinstance(positional[0], ast.Name) \
+                    and any(_misnamed_on_ast(fn, value) for fn in syntax.defs(positional[0].id)):
+                return True
+        return False
+
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         for decorator in node.decorators:
             expr = decorator.decorator
@@ -142,6 +162,22 @@ class AuxiliaryArgsMismatch(Codemod):
                                 fix_description=f"rename to `{close[0]}` (unsafe: `{close[0]}` becomes static)",
                                 note=f"unsafe: `{close[0]}` becomes static, traced once per distinct value")
                 break  # one edit per string per pass
+
+
+def _auxiliary_keyword(call: ast.Call) -> ast.expr | None:
+    return next((k.value for k in call.keywords if k.arg == "auxiliary_args"), None)
+
+
+def _misnamed_on_ast(fn: ast.FunctionDef | ast.AsyncFunctionDef, value: ast.expr | None) -> bool:
+    """`value` may name something that is not a parameter of `fn` (True where unsure: bytes)."""
+    if value is None or fn.args.kwarg is not None:
+        return False
+    elements = value.elts if isinstance(value, (ast.Tuple, ast.List)) else [value]
+    if not all(isinstance(e, ast.Constant) and isinstance(e.value, (str, bytes)) for e in elements):
+        return False
+    args = fn.args
+    params = {a.arg for a in (*args.posonlyargs, *args.args, *args.kwonlyargs, args.vararg, args.kwarg) if a is not None}
+    return any(isinstance(e.value, bytes) or not params.issuperset(_split(e.value)) for e in elements)
 
 
 def _message(fn: cst.FunctionDef, name: str) -> str:

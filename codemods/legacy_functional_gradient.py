@@ -1,12 +1,14 @@
 """PML601 functional-gradient."""
 from __future__ import annotations
 
+import ast
+
 import libcst as cst
 
 from rewriter.codemod import Example, Replace, Unchanged, dedented
 from rewriter.findings import Safety, Severity
 
-from ._migration import TableMigration, resolve
+from ._migration import TableMigration, int_literal, resolve, unpacks
 from ._migration_rows import FUNCTIONAL_GRADIENT, GRADIENT_FUNCTIONS
 
 
@@ -98,9 +100,12 @@ class FunctionalGradient(TableMigration):
 
     @classmethod
     def ast_gate(cls, syntax) -> bool:
-        """The table's sources, or `gradient`/`jacobian` named (their positional `wrt`)."""
-        identifiers = syntax.identifiers
-        return super().ast_gate(syntax) or not {"gradient", "jacobian"}.isdisjoint(identifiers.names)
+        """The table's sources, or a call of one of CALLS with `f` and a `wrt` of int literals."""
+        if super().ast_gate(syntax):
+            return True
+        if {"gradient", "jacobian"}.isdisjoint(syntax.identifiers.names):
+            return False
+        return any(_positional_wrt(call) for call in cls.calls_on_ast(syntax))
 
     MIGRATIONS = FUNCTIONAL_GRADIENT
 
@@ -154,6 +159,18 @@ class FunctionalGradient(TableMigration):
         else:
             return None
         return [p.name.value for p in (*params.posonly_params, *params.params)]
+
+
+def _positional_wrt(call: ast.Call) -> bool:
+    """`_check_wrt`'s conditions on CPython's ast: `f` and `wrt` passed, `wrt` an int or a tuple/list of them."""
+    if unpacks(call):
+        return False
+    keywords = {k.arg: k.value for k in call.keywords}
+    f_arg = call.args[0] if call.args else keywords.get("f")
+    wrt = call.args[1] if len(call.args) > 1 else keywords.get("wrt")
+    if f_arg is None or wrt is None:
+        return False
+    return int_literal(wrt) or isinstance(wrt, (ast.Tuple, ast.List)) and bool(wrt.elts) and all(map(int_literal, wrt.elts))
 
 
 def _positions(expr: cst.BaseExpression) -> list[int] | None:

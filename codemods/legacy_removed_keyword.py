@@ -7,7 +7,7 @@ from rewriter.analysis.scopes import BuiltinAssignment
 from rewriter.codemod import Example, Replace, Unchanged, dedented
 from rewriter.findings import Safety, Severity
 
-from ._migration import CallCollector
+from ._migration import CallCollector, int_literal, unpacks
 from ._migration_rows import OLD_SOLVE_POSITIONAL, REMOVED_KEYWORDS
 
 _BY_FUNCTION: dict[str, dict[str, object]] = {}
@@ -86,11 +86,15 @@ class RemovedKeyword(CallCollector):
 
     @classmethod
     def ast_gate(cls, syntax) -> bool:
-        """One of the functions is named, and an old keyword is passed or `Solve` is (the positional check)."""
+        """A call of one of the functions with an old keyword, or with an int literal fourth (`Solve`)."""
         identifiers = syntax.identifiers
         if cls.CALLS.isdisjoint(identifiers.names):
             return False
-        return "Solve" in identifiers.names or not _OLD_KEYWORDS.isdisjoint(identifiers.keywords)
+        if "Solve" not in identifiers.names and _OLD_KEYWORDS.isdisjoint(identifiers.keywords):
+            return False
+        return any(not _OLD_KEYWORDS.isdisjoint(k.arg for k in call.keywords)
+                   or len(call.args) >= 4 and not unpacks(call) and int_literal(call.args[3])
+                   for call in cls.calls_on_ast(syntax))
 
     def leave_Module(self, original_node: cst.Module) -> None:
         names = self.file.analysis.names

@@ -8,6 +8,7 @@ from rewriter.analysis.apis import Kind
 from rewriter.analysis.callsites import ParamRole, Role
 from rewriter.analysis.jit import JitContext
 from rewriter.analysis.names import last_name
+from rewriter.analysis.static_names import JAX_SHAPES
 from rewriter.analysis.traced import FunctionFlow, all_params
 from rewriter.analysis.transforms import match_transform
 from rewriter.codemod import Codemod, Example, Replace, Unchanged, dedented
@@ -22,8 +23,6 @@ _SHAPE_CONSTRUCTORS = frozenset({"phiml.math.spatial", "phiml.math.channel", "ph
                                  "phiml.math.dual"})
 _DIMENSION_TYPES = frozenset(q.rsplit(".", 1)[1] for q in _SHAPE_CONSTRUCTORS)
 # jax functions whose shape (or size) arguments must be Python values under `jax.jit`.
-_JAX_SHAPES = frozenset(f"jax.numpy.{n}" for n in "zeros ones full empty arange linspace eye identity tri reshape "
-                                                  "broadcast_to tile repeat".split())
 _FIXABLE = ("phiml.math.jit_compile", "phiml.math.jit_compile_linear", "jax.jit")
 
 
@@ -127,7 +126,7 @@ class StaticCountArgument(Codemod):
             clip(jnp.ones(3), jnp.array(2.0))
         """), "a parameter a call passes an array to: data"),
     )
-    GATE = frozenset({prefilter.TRACED_CONTROL_FLOW, prefilter.TRACED_DIMENSION_CALL})
+    GATE = frozenset({prefilter.TRACED_CONDITION, prefilter.TRACED_DIMENSION_CALL, prefilter.TRACED_SHAPE_CALL})
     PROJECT_FACTS = frozenset({"traces"})
     TRIGGERS = (("jit",),)
 
@@ -182,8 +181,8 @@ class StaticCountArgument(Codemod):
             if flow.framework == "phiml" and last_name(node.func) in _DIMENSION_TYPES \
                     and names.qualified_names(node.func) & _SHAPE_CONSTRUCTORS:
                 how = "a dimension size"
-            elif flow.framework == "jax" and last_name(node.func) in {q.rsplit(".", 1)[1] for q in _JAX_SHAPES} \
-                    and names.qualified_names(node.func) & _JAX_SHAPES:
+            elif flow.framework == "jax" and last_name(node.func) in {q.rsplit(".", 1)[1] for q in JAX_SHAPES} \
+                    and names.qualified_names(node.func) & JAX_SHAPES:
                 how = "a shape"
             else:
                 continue

@@ -153,7 +153,7 @@ class TracedFor(Codemod):
                 return x
         """), "a count declared `int`: PML204 declares it static"),
     )
-    GATE = frozenset({prefilter.TRACED_CONTROL_FLOW})
+    GATE = frozenset({prefilter.TRACED_CONDITION})
     PROJECT_FACTS = frozenset({"traces"})
     TRIGGERS = (("jit",), ("function",), ("trace",))
 

@@ -149,7 +149,7 @@ class TracedIf(Codemod):
         """), "an `is None` check"),
     )
     HAZARDS = ("`jax.lax.fori_loop`, `jax.lax.while_loop`. `jax.lax.cond`",)
-    GATE = frozenset({prefilter.TRACED_CONTROL_FLOW})
+    GATE = frozenset({prefilter.TRACED_CONDITION})
     PROJECT_FACTS = frozenset({"traces"})
     TRIGGERS = (("jit",), ("function",), ("trace",))
 

@@ -129,7 +129,7 @@ class TracedWhile(Codemod):
                 return x
         """), "a `while` on a static argument"),
     )
-    GATE = frozenset({prefilter.TRACED_CONTROL_FLOW})
+    GATE = frozenset({prefilter.TRACED_CONDITION})
     PROJECT_FACTS = frozenset({"traces"})
     TRIGGERS = (("jit",), ("function",), ("trace",))
 

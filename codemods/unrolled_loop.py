@@ -175,7 +175,7 @@ class UnrolledLoop(Codemod):
                 return x
         """), "a count from `x.ndim`"),
     )
-    GATE = frozenset({prefilter.TRACED_CONTROL_FLOW})
+    GATE = frozenset({prefilter.LONG_TRACED_LOOP})
     TRIGGERS = (("for", "jit"),)
 
     def leave_Module(self, original_node: cst.Module) -> None:

@@ -13,8 +13,10 @@ import warnings
 from dataclasses import dataclass
 from functools import cached_property
 
-from .analysis.apis import TEMPORARY_FUNCTION_APIS, Kind, spelled_apis
-from .analysis.ast_names import children, dotted, statements
+from .analysis.apis import TEMPORARY_FUNCTION_APIS, TEMPORARY_FUNCTION_BUILDERS, Kind, spelled_apis
+from .analysis import ast_traced
+from .analysis.ast_names import branches, dotted, statements
+from .analysis.static_names import JAX_SHAPES
 from .codemod import Codemod
 
 _LOOPS = (ast.For, ast.AsyncFor, ast.While, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
@@ -41,10 +43,14 @@ CUSTOM_GRADIENT = "a custom-gradient function"
 JITTED_METHOD = "a jit-decorated method"
 VMAP_AND_BRANCH = "vmap and `lax.cond`/`lax.switch` in one file"
 MAP_OF_JITTED = "`math.map` over dims of a jitted or traced function"
+TRACED_CONDITION = "a condition or trip count in a traced function that may derive from a tracer"
+TRACED_SHAPE_CALL = "a jax shape call (`jnp.zeros(n)`) in a traced function with control flow"
+LONG_TRACED_LOOP = "a `for` loop in a traced function over a long literal count or a length that may be traced"
 CANDIDATES = frozenset({JIT_DEF_IN_LOOP, JIT_BUILT_PER_CALL, JIT_OF_JITTED, NESTED_JIT_DEF, VMAP_OF_JIT,
                         FUNCTION_PER_CALL_TO_API, TRACED_CONTROL_FLOW, TRACED_DIMENSION_CALL, AUXILIARY_ARGS,
                         JIT_CALLED_IN_LOOP, TRACED_SIDE_EFFECT, TRACED_NETWORK, TRACED_GRADIENT, SOLVE_TAPE_WITH_JIT,
-                        CUSTOM_GRADIENT, JITTED_METHOD, VMAP_AND_BRANCH, MAP_OF_JITTED})
+                        CUSTOM_GRADIENT, JITTED_METHOD, VMAP_AND_BRANCH, MAP_OF_JITTED, TRACED_CONDITION,
+                        TRACED_SHAPE_CALL, LONG_TRACED_LOOP})
 
 
 class _Spelling:
@@ -104,7 +110,8 @@ class _Finder(ast.NodeVisitor):
     """Mirrors the gates of rewriter/analysis/syntax.py on CPython's ast (pre-order, like libcst).
 
     `visit` and `generic_visit` are ast.NodeVisitor's, with the method looked up once per node class
-    and the children read from a table of fields (ast_names.children) rather than `iter_fields`."""
+    and the children read from a table of fields (ast_names.branches: no context or operator leaves)
+    rather than `iter_fields`."""
 
     _handlers: dict[type, str | None] = {}
 
@@ -117,17 +124,18 @@ class _Finder(ast.NodeVisitor):
         except KeyError:
             name = self._handlers[cls] = f"visit_{cls.__name__}" if hasattr(type(self), f"visit_{cls.__name__}") else None
         if name is None:
-            for child in children(node):
+            for child in branches(node):
                 self.visit(child)
         else:
             getattr(self, name)(node)
 
     def generic_visit(self, node: ast.AST) -> None:
-        for child in children(node):
+        for child in branches(node):
             self.visit(child)
 
-    def __init__(self, spelling: _Spelling, project=None) -> None:
+    def __init__(self, spelling: _Spelling, project=None, tree: ast.Module | None = None) -> None:
         self.s = spelling
+        self.tree = tree
         self.identifiers = _IdentifierSink(spelling)
         # What other modules say (rewriter/analysis/facts.py): defs of this file they trace, and
         # imported names of theirs that build a new jit function per call.
@@ -147,6 +155,7 @@ class _Finder(ast.NodeVisitor):
         self.nested_jit_defs: list[tuple] = []  # enclosing functions of jit-decorated nested defs
         self.maps: list[tuple[ast.Call, tuple]] = []
         self.calls_with_functions: list[ast.Call] = []
+        self.solver_calls: list[ast.Call] = []  # in a function: a solver's, or `.with_preprocessing(...)`
         self.custom_gradients: set[str] = set()  # names assigned a custom-gradient function
         self.local_functions: set[str] = set()  # defs and lambdas bound inside functions
         self.custom_gradient_decorated = False
@@ -168,6 +177,19 @@ class _Finder(ast.NodeVisitor):
         self.jit_of_gradient = False  # `jit_compile(math.gradient(f))`
         self.jit_factories: set[str] = set()  # functions that create a jit function (a nested jit def or a jit call)
         self.assigned_calls: dict[str, set[str]] = {}  # `step = make_step(...)`: step -> {make_step}
+        self.all_calls: list[ast.Call] = []
+        self.vmapped_functions: list[ast.AST] = []  # vmap-decorated defs, and what vmap is applied to
+        self.branch_calls: set[int] = set()  # `lax.cond`/`lax.switch` calls
+        self.lambdas_by_name: dict[str, list[ast.Lambda]] = {}  # `f = lambda ...`
+        self.vmap_by_keyword = False  # `vmap(fun=f)`: the function is not read here
+        self.shape_calls: set = set()  # functions calling a jax shape constructor (`jnp.zeros`)
+        # Every def and lambda by its key, and the function it is nested in (through classes): what
+        # rewriter/analysis/ast_traced.py reads once the traced functions are known.
+        self.nodes_by_key: dict = {}
+        self.decorated: list[ast.AST] = []
+        self.enclosing: dict[int, ast.AST | None] = {}
+        self.nest: list[ast.AST] = []
+        self._nests: dict[int, list] = {}
 
     def visit_ClassDef(self, node) -> None:
         self.class_depth += 1
@@ -183,6 +205,7 @@ class _Finder(ast.NodeVisitor):
             self.jitted_methods = True
         if Kind.VMAP in kinds:
             self.vmapped = True
+            self.vmapped_functions.append(node)
         if jits:
             self.jit_decorated.add(node.name)
             if self.loops:
@@ -201,15 +224,23 @@ class _Finder(ast.NodeVisitor):
             self.custom_gradient_decorated = True
         if self.functions and Kind.CUSTOM_GRADIENT in kinds:
             self.seen.add(FUNCTION_PER_CALL_TO_API)  # a custom-derivative function defined per call
-        self.functions.append(node)
-        self.generic_visit(node)
-        self.functions.pop()
+        self.nodes_by_key.setdefault(node.name, []).append(node)
+        if node.decorator_list:
+            self.decorated.append(node)
+        self._enter(node)
 
     visit_AsyncFunctionDef = visit_FunctionDef
 
     def visit_Lambda(self, node) -> None:
+        self.nodes_by_key[id(node)] = [node]
+        self._enter(node)
+
+    def _enter(self, node) -> None:
+        self.enclosing[id(node)] = self.nest[-1] if self.nest else None
         self.functions.append(node)
+        self.nest.append(node)
         self.generic_visit(node)
+        self.nest.pop()
         self.functions.pop()
 
     def _keys(self) -> list:
@@ -249,6 +280,8 @@ class _Finder(ast.NodeVisitor):
         self._effect(node.targets)
         if len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
             self.assigned.add(id(node.value))
+            if isinstance(node.value, ast.Lambda):
+                self.lambdas_by_name.setdefault(node.targets[0].id, []).append(node.value)
         if self.functions and (isinstance(node.value, ast.Lambda) or isinstance(node.value, ast.Call)
                                and "phiml.math.jit_compile_linear" in self.s.names(node.value.func)):
             self.local_functions.update(t.id for t in node.targets if isinstance(t, ast.Name))
@@ -265,6 +298,7 @@ class _Finder(ast.NodeVisitor):
         self.generic_visit(node)
 
     def visit_Call(self, node: ast.Call) -> None:
+        self.all_calls.append(node)
         self.called.add(id(node.func))
         if self.loops and isinstance(node.func, ast.Name):
             self.called_in_loops.add(node.func.id)
@@ -277,13 +311,18 @@ class _Finder(ast.NodeVisitor):
             self.callees_by.setdefault(key, set()).update(callees)
         if any(k.arg == "auxiliary_args" for k in node.keywords):
             self.auxiliary_args = True
-        if self.functions and self.s.last_names(node.func) & _DIMENSIONS:
+        if self.functions and callees & _DIMENSIONS:
             self.dimension_calls.update(self._keys())
+        if self.functions and callees & _JAX_SHAPES:
+            self.shape_calls.update(self._keys())
         if self.functions:  # functions it calls, or hands to a call (`lax.scan(step, ...)`)
             called = {a.id for a in [node.func, *node.args] if isinstance(a, ast.Name)}
             for key in self._keys():
                 self.calls_by.setdefault(key, set()).update(called)
         kind = self.s.application(node)
+        if not node.args and node.keywords and isinstance(node.func, (ast.Name, ast.Attribute)) \
+                and self.s.kind(node.func) is Kind.VMAP:
+            self.vmap_by_keyword = True
         if kind is Kind.CUSTOM_GRADIENT:
             self.custom_gradient_decorated = True
         if kind in (Kind.JIT, Kind.VMAP, Kind.GRAD):
@@ -303,14 +342,18 @@ class _Finder(ast.NodeVisitor):
             self.seen.add(VMAP_OF_JIT)
         if kind is Kind.VMAP:
             self.vmapped = True
+            self.vmapped_functions.append(node.args[0])
         elif kind is Kind.BRANCH:
             self.branches = True
+            self.branch_calls.add(id(node))
         elif kind is Kind.MAP and any(k.arg == "dims" for k in node.keywords):
             self.maps.append((node, tuple(self.functions)))
         if self.functions:  # a function created per call, handed to a solver or a jit function
-            if isinstance(node.func, ast.Attribute) and node.func.attr == "with_preprocessing" or \
-                    isinstance(node.func, (ast.Name, ast.Attribute)) and self.s.names(node.func) & TEMPORARY_FUNCTION_APIS:
-                self.seen.add(FUNCTION_PER_CALL_TO_API)
+            apis = self.s.names(node.func) & TEMPORARY_FUNCTION_APIS if isinstance(node.func, (ast.Name, ast.Attribute)) else ()
+            if apis and not apis.isdisjoint(TEMPORARY_FUNCTION_BUILDERS):
+                self.seen.add(FUNCTION_PER_CALL_TO_API)  # built per call, whatever it is given
+            elif apis or isinstance(node.func, ast.Attribute) and node.func.attr == "with_preprocessing":
+                self.solver_calls.append(node)  # only a function created per call is worth lifting
             elif any(isinstance(a, (ast.Lambda, ast.Name, ast.Call)) for a in [*node.args, *(k.value for k in node.keywords)]):
                 self.calls_with_functions.append(node)
         self.generic_visit(node)
@@ -355,6 +398,58 @@ class _Finder(ast.NodeVisitor):
             work.extend(self.calls_by.get(key, ()))
         return seen
 
+    def _branch_under_vmap(self) -> bool:
+        """A `lax.cond`/`lax.switch` call in a vmapped function or in a function it names (its helpers,
+        the branches it hands on), as cond_under_vmap.py follows them."""
+        if self.vmap_by_keyword:
+            return True
+        work: list[ast.AST] = []
+        for target in self.vmapped_functions:  # jit.functions_denoted: a lambda, or a name bound to defs
+            if isinstance(target, _FUNCTIONS):
+                work.append(target)
+            elif isinstance(target, ast.Name):
+                work += self._functions_named(target.id)
+        seen: set[int] = set()
+        while work:
+            fn = work.pop()
+            if id(fn) in seen:
+                continue
+            seen.add(id(fn))
+            stack = [fn.body] if isinstance(fn, ast.Lambda) else list(fn.body)
+            while stack:
+                node = stack.pop()
+                if isinstance(node, ast.Name):
+                    work += self._functions_named(node.id)
+                elif id(node) in self.branch_calls:
+                    return True
+                if not isinstance(node, (*_FUNCTIONS, ast.ClassDef)):
+                    stack.extend(branches(node))
+        return False
+
+    def _functions_named(self, name: str) -> list[ast.AST]:
+        return [n for n in self.nodes_by_key.get(name, ()) if not isinstance(n, ast.Lambda)] + self.lambdas_by_name.get(name, [])
+
+    def _traced_nest(self, keys: set) -> list:
+        """`ast_traced.Function`s of the functions with these keys and of those nested in them; each
+        nest is read from its outermost function, so a nested def sees the names around it."""
+        nodes = {id(n): n for key in keys for n in self.nodes_by_key.get(key, ())}
+        roots: dict[int, ast.AST] = {}
+        for node in nodes.values():
+            root = node
+            while self.enclosing.get(id(root)) is not None:
+                root = self.enclosing[id(root)]
+            roots[id(root)] = root
+        out = []
+        for root in roots.values():
+            if id(root) not in self._nests:
+                self._nests[id(root)] = ast_traced.functions_in(root, None, self._module)
+            out.extend(f for f in self._nests[id(root)] if f.inside(nodes))
+        return out
+
+    @cached_property
+    def _module(self) -> ast_traced.Module:
+        return ast_traced.Module(self.tree, self.s.imported, self.s.stars)
+
     def conclude(self) -> set[str]:
         for call, functions, in_loop in self.jit_calls:
             if (functions or in_loop) and self._used_per_call(call):
@@ -366,11 +461,18 @@ class _Finder(ast.NodeVisitor):
         if self.nested_jit_defs:
             self.seen.add(NESTED_JIT_DEF)
         if any((self._may_be_jitted(call.func) or isinstance(call.func, ast.Name) and call.func.id in self.custom_gradients)
-               and self._may_pass_a_temporary(call) for call in self.calls_with_functions):
+               and self._may_pass_a_temporary(call) for call in self.calls_with_functions) \
+                or any(map(self._may_pass_a_temporary, self.solver_calls)):
             self.seen.add(FUNCTION_PER_CALL_TO_API)
         traced = self._traced_functions()
         if traced & self.control_flow:  # control flow in a traced function or a helper it calls
             self.seen.add(TRACED_CONTROL_FLOW)
+            if any(f.traced_test() for f in self._traced_nest(traced & self.control_flow)):
+                self.seen.add(TRACED_CONDITION)
+            if any(f.long_loop() for f in self._traced_nest(traced & self.control_flow)):
+                self.seen.add(LONG_TRACED_LOOP)
+            if traced & self.shape_calls:
+                self.seen.add(TRACED_SHAPE_CALL)
         if traced & self.dimension_calls:
             self.seen.add(TRACED_DIMENSION_CALL)
         if self.auxiliary_args and (self.jit_decorated or self.jit_calls or self.custom_gradients or self.custom_gradient_decorated):
@@ -379,7 +481,7 @@ class _Finder(ast.NodeVisitor):
         if self.called_in_loops & (self.jit_decorated | self.jit_assigned | factories) or any(
                 self.assigned_calls.get(name, set()) & factories for name in self.called_in_loops):
             self.seen.add(JIT_CALLED_IN_LOOP)
-        if traced & self.effects:
+        if traced & self.effects and any(f.side_effect() for f in self._traced_nest(traced & self.effects)):
             self.seen.add(TRACED_SIDE_EFFECT)
         traced_callees = set().union(*(self.callees_by.get(k, ()) for k in traced))
         jitted = bool(self.jit_decorated or self.jit_wrapped or self.jit_lambdas or self.jit_calls)
@@ -393,7 +495,7 @@ class _Finder(ast.NodeVisitor):
             self.seen.add(CUSTOM_GRADIENT)
         if self.jitted_methods:
             self.seen.add(JITTED_METHOD)
-        if self.vmapped and self.branches:
+        if self.vmapped and self.branches and self._branch_under_vmap():
             self.seen.add(VMAP_AND_BRANCH)
         for call, functions in self.maps:
             if self._may_be_jitted(call.args[0]) or self._may_be_traced(functions):
@@ -407,6 +509,7 @@ _STORING = frozenset({"append", "extend", "insert", "add", "update", "setdefault
 _NETWORKS = frozenset({"mlp", "u_net", "conv_net", "res_net", "conv_classifier", "invertible_net"})
 _NETWORK_CALLS = frozenset({"native_call", "update_weights"})
 _GRADIENTS = frozenset({"gradient", "jacobian", "hessian"})
+_JAX_SHAPES = frozenset(q.rsplit(".", 1)[1] for q in JAX_SHAPES)
 
 @dataclass(frozen=True)
 class Identifiers:
@@ -480,7 +583,7 @@ class Syntax:
 
     @cached_property
     def _walked(self) -> _Finder:
-        finder = _Finder(self._spelling, self._project)
+        finder = _Finder(self._spelling, self._project, self._tree)
         finder.visit(self._tree)
         return finder
 
@@ -491,6 +594,25 @@ class Syntax:
     @cached_property
     def identifiers(self) -> Identifiers:
         return self._walked.identifiers.identifiers()  # collected by the same walk
+
+    @property
+    def calls(self) -> list[ast.Call]:
+        """Every call of the file, in the walk's order: for gates that look at arguments."""
+        return self._walked.all_calls
+
+    def defs(self, name: str) -> list[ast.FunctionDef | ast.AsyncFunctionDef]:
+        """The defs of the file named `name`, at any depth."""
+        return [n for n in self._walked.nodes_by_key.get(name, ()) if not isinstance(n, ast.Lambda)]
+
+    @property
+    def decorated(self) -> list[ast.FunctionDef | ast.AsyncFunctionDef]:
+        """Every def of the file with decorators."""
+        return self._walked.decorated
+
+    @property
+    def imported(self) -> dict[str, set[str]]:
+        """Local name -> the qualified names its imports bind it to (`jnp` -> {`jax.numpy`})."""
+        return self._spelling.imported
 
 
 def syntax_of(source: bytes, project=None, tree: ast.Module | None = None) -> Syntax | None:

@@ -275,8 +275,9 @@ def test_module_configuration_is_not_a_mutation_of_the_module_name():
 
 
 def test_ast_walks_meet_the_nodes_ast_walk_meets():
-    """ast_names' walks are ast.walk without its generator per node: `breadth_first` in the same order,
-    `walk` the same nodes in any order, `children` as ast.iter_child_nodes."""
+    """ast_names' walks are ast.walk without its generator per node: `breadth_first_branches` in the same
+    order less the context and operator singletons, `walk` the same nodes in any order, `children` as
+    ast.iter_child_nodes, `branches` as it less those singletons."""
     import ast
     from pathlib import Path
 
@@ -285,6 +286,9 @@ def test_ast_walks_meet_the_nodes_ast_walk_meets():
     for path in sorted(Path(__file__).resolve().parent.parent.glob("examples/*.py")):
         tree = ast.parse(path.read_bytes())
         expected = list(ast.walk(tree))
-        assert list(ast_names.breadth_first(tree)) == expected
+        singletons = (ast.expr_context, ast.operator, ast.unaryop, ast.cmpop, ast.boolop)
+        assert list(ast_names.breadth_first_branches(tree)) == [n for n in expected if not isinstance(n, singletons)]
         assert sorted(map(id, ast_names.walk(tree))) == sorted(map(id, expected))
         assert all(ast_names.children(n) == list(ast.iter_child_nodes(n)) for n in expected)
+        assert all(ast_names.branches(n) == [c for c in ast.iter_child_nodes(n) if not isinstance(c, singletons)]
+                   for n in expected)

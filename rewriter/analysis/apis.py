@@ -74,6 +74,13 @@ TEMPORARY_FUNCTION_APIS = frozenset({
     "jax.scipy.sparse.linalg.cg", "jax.scipy.sparse.linalg.gmres", "jax.scipy.sparse.linalg.bicgstab",
 })
 
+# Those of them that build a new function whatever they are given (PML101 reports them built per call
+# even of module-level functions); the others matter only when handed a function created per call.
+TEMPORARY_FUNCTION_BUILDERS = frozenset({
+    "phiml.math.custom_gradient", "phiml.math.gradient", "phiml.math.jacobian", "phiml.math.hessian",
+    "jax.custom_vjp", "jax.custom_jvp",
+})
+
 # Re-exports (`phi.field.solve_linear` is `phiml.math.solve_linear`) and what `from X import *` binds
 # are read from the installed sources (installed.py). tensorflow's are not read (its public API is
 # generated into modules that its internals import from, so a name cannot tell public from private):

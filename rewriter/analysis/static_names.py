@@ -31,6 +31,9 @@ STATIC_FUNCTION_NAMES = frozenset(
     "promote_types is_constant_dim is_constant_shape canonicalize_axis is_concrete isinstance issubclass "
     "ndim _ndim shape _shape typeof get_aval tree_structure structure axis_size".split()
 )
+# jax functions whose arguments are sizes or shapes: a parameter passed to one must be static (PML204).
+JAX_SHAPES = frozenset(f"jax.numpy.{n}" for n in "zeros ones full empty arange linspace eye identity tri reshape "
+                                                 "broadcast_to tile repeat".split())
 # Attributes of a traced tensor that are tensors themselves. Any other attribute of a traced value
 # may be a static field of a dataclass / pytree: UNKNOWN.
 TENSOR_ATTRIBUTES = frozenset("all any T mT real imag values vector mean sum max min prod abs sign at data grad".split())

@@ -21,7 +21,7 @@ import warnings
 from dataclasses import dataclass, field
 
 from ..analysis.apis import Kind, spelled_apis
-from ..analysis.ast_names import breadth_first, children, dotted
+from ..analysis.ast_names import breadth_first_branches, children, dotted
 from ..analysis.static_names import STATIC_ATTRIBUTES, STATIC_CALLS, STATIC_FUNCTION_NAMES, TENSOR_ATTRIBUTES
 
 # Argument kinds at a call site. "params": derived from the caller's own parameters (named).
@@ -693,7 +693,7 @@ def _globals_and_loads(tree: ast.Module) -> tuple[set[str], list]:
     declared: set[str] = set()
     loads: list = []
     inner: set[int] = set()
-    for node in breadth_first(tree):  # ast.walk's order, without its generator per node
+    for node in breadth_first_branches(tree):  # ast.walk's order, without its generator per node or its leaves
         kind = type(node)
         if kind is ast.Global:
             declared.update(node.names)

@@ -1,0 +1,361 @@
+"""May a value inside a traced function be a tracer? A cheap, conservative reading of traced.py on
+CPython's `ast`, for the pre-filter.
+
+traced.py (on libcst) decides which conditions and trip counts are tracers. Its sources are few: the
+parameters of traced functions, names declared `global`/`nonlocal`, jax operations (staged out under
+jit even for constant arguments) and what helpers of the module return. Everything else is a Python
+value at trace time. This module answers the weaker question "may it be?" from the same sources,
+flow-insensitively (a name is tainted if any of its bindings may be), and keeps only the rules that
+make a value static by construction that need no resolution: identity and string comparisons,
+`.shape`-like attributes, `len()`/`isinstance()` and the other names static_names.py lists. So it
+says "maybe" wherever traced.py could say traced or unknown, and "no" only where traced.py says
+static: a rule gated on it sees every file it could report in (tests/test_prefilter.py checks the
+golden cases; the throughput corpora were compared finding for finding).
+"""
+from __future__ import annotations
+
+import ast
+from functools import cached_property
+
+from .ast_names import branches, dotted, statements
+from .static_names import STATIC_ATTRIBUTES, STATIC_FUNCTION_NAMES, STATIC_METHODS
+
+_FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
+_NESTED = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
+_COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
+# Builtins traced.py treats as static through their qualified names (static_names.STATIC_CALLS).
+_STATIC_BUILTINS = frozenset({"len", "isinstance", "issubclass", "type", "hasattr", "callable", "id", "repr", "str"})
+# Methods that store their argument in the container they are called on (side_effect_in_jit.STORING).
+STORING = frozenset({"append", "extend", "insert", "add", "update", "setdefault", "appendleft", "put"})
+# A literal trip count from which PML206 reports a loop (unrolled_loop.MIN_ITERATIONS).
+MIN_ITERATIONS = 50
+
+
+class Module:
+    """What the evaluator needs of the whole file: how names are imported, and what the module binds."""
+
+    def __init__(self, tree: ast.Module, imported: dict[str, set[str]], stars: list[str]) -> None:
+        self.imported, self.stars = imported, stars
+        self.defs: set[str] = set()  # module-level defs: a call may return what a jax operation gave
+        self.bound: set[str] = set()  # every other module-level binding (`jnp = jax.numpy`, `len = ...`)
+        for stmt in _module_statements(tree):
+            if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                self.defs.add(stmt.name)
+            elif isinstance(stmt, ast.ClassDef):
+                self.bound.add(stmt.name)
+            elif not isinstance(stmt, (ast.Import, ast.ImportFrom)):
+                for node in _walk_expression(stmt):
+                    if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+                        self.bound.add(node.id)
+        for stmt in statements(tree):
+            if isinstance(stmt, ast.Global):  # a function may bind a module name
+                self.bound.update(stmt.names)
+
+    def staged(self, func: ast.AST) -> bool:
+        """`func` may denote a jax operation (a tracer under jit whatever its arguments), or the name
+        cannot be told apart from one (an alias bound in the module, a `*` import)."""
+        text = dotted(func)
+        if text is None:
+            return False
+        head = text.split(".", 1)[0]
+        if head in self.imported:
+            return any(full.split(".", 1)[0] == "jax" for full in self.imported[head])
+        return head in self.bound or bool(self.stars)
+
+    def builtin(self, name: str) -> bool:
+        """`name` is Python's builtin here: neither bound by the module nor possibly star-imported."""
+        return name not in self.imported and name not in self.bound and name not in self.defs and not self.stars
+
+
+class Function:
+    """One function's own body (nested functions are their own `Function`): its bindings, its tests
+    and what it writes, read in one walk."""
+
+    def __init__(self, node: ast.AST, outer: "Function | None", module: Module) -> None:
+        self.node, self.outer, self.module = node, outer, module
+        args = node.args
+        self.params = {a.arg for a in (*args.posonlyargs, *args.args, *args.kwonlyargs)}
+        self.params |= {a.arg for a in (args.vararg, args.kwarg) if a is not None}
+        self.first_param = (args.posonlyargs or args.args or [None])[0]
+        self.local: set[str] = set(self.params)  # names bound here outside comprehensions
+        self.bound: set[str] = set(self.params)  # every name bound here
+        self.declared: set[str] = set()  # global / nonlocal
+        self.bindings: list[tuple[tuple[str, ...], tuple[ast.AST, ...]]] = []  # names <- any of the expressions
+        self.tests: list[ast.AST] = []  # conditions and loop iterables, in no order
+        self.loops: list[ast.For] = []
+        self.stores: list[str] = []  # base names written into (`x.a = v`, `x[i] = v`, `x.append(v)`)
+        self.prints: list[ast.Call] = []
+        self.outside_stores: list[str] = []  # stores inside comprehensions (their own scope)
+        self.defaults: dict[str, int] = {}  # parameters with an int literal default
+        positional = [*args.posonlyargs, *args.args]
+        for a, d in zip(positional[len(positional) - len(args.defaults):], args.defaults):
+            self._default(a.arg, d)
+        for a, d in zip(args.kwonlyargs, args.kw_defaults):
+            self._default(a.arg, d)
+        self._read([node.body] if isinstance(node, ast.Lambda) else node.body)
+
+    def _default(self, name: str, value) -> None:
+        if isinstance(value, ast.Constant) and type(value.value) is int:
+            self.defaults[name] = value.value
+
+    def _read(self, roots: list) -> None:
+        stack = list(roots)
+        while stack:
+            node = stack.pop()
+            if isinstance(node, list):
+                stack.extend(node)
+                continue
+            cls = type(node)
+            if cls in (ast.If, ast.While, ast.IfExp):
+                self.tests.append(node.test)
+            elif cls in (ast.For, ast.AsyncFor):
+                self.tests.append(node.iter)
+                self.loops.append(node)
+                self._bind(node.target, (node.iter,))
+            elif cls is ast.Assign:
+                for target in node.targets:
+                    self._bind(target, (node.value,))
+            elif cls is ast.AugAssign:
+                self._bind(node.target, (node.target, node.value))
+            elif cls is ast.AnnAssign:
+                self._bind(node.target, (node.value,) if node.value is not None else ())
+            elif cls is ast.NamedExpr:
+                self._bind(node.target, (node.value,))
+            elif cls in (ast.With, ast.AsyncWith):
+                for item in node.items:
+                    if item.optional_vars is not None:
+                        self._bind(item.optional_vars, (item.context_expr,))
+            elif cls is ast.comprehension:
+                self._bind(node.target, (node.iter,), local=False)
+            elif cls in (ast.Global, ast.Nonlocal):
+                self.declared.update(node.names)
+            elif cls in (ast.Import, ast.ImportFrom):
+                for alias in node.names:
+                    self._bind_name((alias.asname or alias.name).split(".")[0], ())
+            elif cls is ast.ExceptHandler and node.name:
+                self._bind_name(node.name, ())
+            elif cls is ast.Call:
+                self._call(node)
+            elif cls in _COMPREHENSIONS:  # a store there may reach a local of this function: counted as outside
+                self.outside_stores.extend(c.func.value.id for c in _walk_expression(node) if type(c) is ast.Call
+                                           and isinstance(c.func, ast.Attribute) and c.func.attr in STORING
+                                           and isinstance(c.func.value, ast.Name))
+            if cls in _NESTED:
+                if cls is not ast.Lambda:
+                    self._bind_name(node.name, ())
+                    stack.extend(node.decorator_list)
+                if cls is not ast.ClassDef:
+                    stack.extend(node.args.defaults)
+                    stack.extend(d for d in node.args.kw_defaults if d is not None)
+                continue  # its body is its own Function
+            stack.extend(branches(node))
+
+    def _call(self, node: ast.Call) -> None:
+        func = node.func
+        if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name):
+            values = (*node.args, *(k.value for k in node.keywords))
+            self.bindings.append(((func.value.id,), values))  # `xs.append(tracer)`: xs now holds a tracer
+            if func.attr in STORING:
+                self.stores.append(func.value.id)
+        elif isinstance(func, ast.Name) and func.id == "print":
+            self.prints.append(node)
+
+    def _bind(self, target: ast.AST, values: tuple, local: bool = True) -> None:
+        if isinstance(target, ast.Name):
+            self._bind_name(target.id, values, local)
+        elif isinstance(target, (ast.Tuple, ast.List)):
+            for element in target.elts:
+                self._bind(element, values, local)
+        elif isinstance(target, ast.Starred):
+            self._bind(target.value, values, local)
+        elif isinstance(target, (ast.Attribute, ast.Subscript)):
+            base = target.value
+            if isinstance(base, ast.Name):
+                self.stores.append(base.id)
+                self.bindings.append(((base.id,), values))  # `arr[i] = tracer`
+
+    def _bind_name(self, name: str, values: tuple, local: bool = True) -> None:
+        self.bound.add(name)
+        if local:
+            self.local.add(name)
+        if values:
+            self.bindings.append(((name,), values))
+
+    def inside(self, nodes: dict) -> bool:
+        """This function is one of `nodes` (by id) or nested in one."""
+        return id(self.node) in nodes or self.outer is not None and self.outer.inside(nodes)
+
+    # -- which names may hold a tracer -------------------------------------------------------
+    @cached_property
+    def visible(self) -> frozenset[str]:
+        """Every name this function binds or can read from the functions around it."""
+        return frozenset(self.bound | (self.outer.visible if self.outer is not None else frozenset()))
+
+    @cached_property
+    def tainted(self) -> frozenset[str]:
+        """Names that may hold a tracer: every parameter (traced.py may find it traced), names declared
+        global/nonlocal (unknown to it), what the enclosing functions taint, and every name bound to
+        a value that may be a tracer, iterated to a fixpoint."""
+        names = set(self.params) | self.declared
+        if self.outer is not None:
+            names |= self.outer.tainted
+        self._taint = names
+        changed = True
+        while changed:
+            changed = False
+            for targets, values in self.bindings:
+                if not names.issuperset(targets) and any(self.maybe(v) for v in values):
+                    names.update(targets)
+                    changed = True
+        return frozenset(names)
+
+    # -- the evaluator --------------------------------------------------------------------
+    def maybe(self, node: ast.AST) -> bool:
+        """May `node` be a tracer (or a value traced.py cannot decide)?"""
+        cls = type(node)
+        if cls is ast.Name:
+            return node.id in self._taint
+        if cls is ast.Constant or cls is ast.Lambda:
+            return False
+        if cls is ast.Attribute:
+            return node.attr not in STATIC_ATTRIBUTES and self.maybe(node.value)
+        if cls is ast.Call:
+            return self._maybe_call(node)
+        if cls is ast.Compare:
+            if all(type(op) in (ast.Is, ast.IsNot) for op in node.ops):
+                return False  # identity is decided at trace time
+            if any(type(x) is ast.JoinedStr or type(x) is ast.Constant and isinstance(x.value, (str, bytes))
+                   for x in (node.left, *node.comparators)):
+                return False  # compared with a string: a Python value
+        return any(self.maybe(child) for child in branches(node))
+
+    def _maybe_call(self, node: ast.Call) -> bool:
+        func = node.func
+        args = [*node.args, *(k.value for k in node.keywords)]
+        if isinstance(func, ast.Attribute):
+            if func.attr in STATIC_METHODS or func.attr in STATIC_FUNCTION_NAMES:
+                return False
+            return self.maybe(func.value) or any(map(self.maybe, args)) or self.module.staged(func)
+        if isinstance(func, ast.Name):
+            name = func.id
+            if name in self.visible:  # a local: join of its value and the arguments
+                return name in self._taint or any(map(self.maybe, args))
+            if name in STATIC_FUNCTION_NAMES or name in _STATIC_BUILTINS and self.module.builtin(name):
+                return False
+            return any(map(self.maybe, args)) or name in self.module.defs or self.module.staged(func)
+        return self.maybe(func) or any(map(self.maybe, args))
+
+    # -- what the gates ask ---------------------------------------------------------------
+    def traced_test(self) -> bool:
+        """A condition or trip count here may be a tracer (PML201-PML204)."""
+        self.tainted  # noqa: B018 (sets the names maybe() reads)
+        return any(self.maybe(t) for t in self.tests)
+
+    def long_loop(self) -> bool:
+        """A `for` loop here may run a long literal count or a count read from a traced length (PML206)."""
+        self.tainted  # noqa: B018
+        return any(self._long(loop.iter) for loop in self.loops)
+
+    def _long(self, iterable: ast.AST) -> bool:
+        args = _range_args(iterable)
+        if args is None:
+            return self.maybe(iterable)
+        values = [_int(a) for a in args]
+        if all(v is not None for v in values):
+            try:
+                return len(range(*values)) >= MIN_ITERATIONS
+            except ValueError:  # a zero step: whatever the rule makes of it
+                return True
+        if len(args) == 1 and isinstance(args[0], ast.Name) and self._long_default(args[0].id):
+            return True
+        return any(self._length_read(a) for a in args)
+
+    def _long_default(self, name: str) -> bool:
+        function = self
+        while function is not None:
+            if function.defaults.get(name, 0) >= MIN_ITERATIONS:
+                return True
+            function = function.outer
+        return False
+
+    def _length_read(self, expr: ast.AST, depth: int = 0) -> bool:
+        """`len(x)`, `x.shape[0]` with `x` maybe traced, also through a local bound to one."""
+        for node in _walk_expression(expr):
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "len" \
+                    and node.args and self.maybe(node.args[0]):
+                return True
+            if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Attribute) and node.value.attr == "shape" \
+                    and self.maybe(node.value.value):
+                return True
+            if isinstance(node, ast.Name) and depth < 4 and node.id in self.bound and node.id not in self.params:
+                for targets, values in self.bindings:
+                    if node.id in targets and any(self._length_read(v, depth + 1) for v in values):
+                        return True
+        return False
+
+    def side_effect(self) -> bool:
+        """A write into a container that outlives the call, a `global`/`nonlocal`, or a `print` of a
+        value that may be traced (PML501)."""
+        if self.declared or self.outside_stores:
+            return True
+        if any(name not in self.local or name == "self" for name in self.stores):
+            return True
+        self.tainted  # noqa: B018
+        return any(self.maybe(a) for call in self.prints for a in (*call.args, *(k.value for k in call.keywords)))
+
+
+def functions_in(node: ast.AST, outer: Function | None, module: Module):
+    """`Function`s of `node` (a def or lambda) and of every function nested in it, outermost first."""
+    first = Function(node, outer, module)
+    out = [first]
+    stack = [(child, first) for child in _own_branches(node)]
+    while stack:
+        current, owner = stack.pop()
+        if isinstance(current, _FUNCTIONS):
+            function = Function(current, owner, module)
+            out.append(function)
+            stack.extend((child, function) for child in _own_branches(current))
+        else:
+            stack.extend((child, owner) for child in branches(current))
+    return out
+
+
+def _own_branches(fn: ast.AST) -> list:
+    return [fn.body] if isinstance(fn, ast.Lambda) else list(fn.body)
+
+
+def _module_statements(tree: ast.Module):
+    """Statements of the module outside functions and classes (`if`, `try` and `with` blocks included)."""
+    stack = list(tree.body)
+    while stack:
+        stmt = stack.pop()
+        yield stmt
+        if not isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            for name in ("body", "orelse", "finalbody", "handlers", "cases"):
+                stack.extend(getattr(stmt, name, ()))
+
+
+def _walk_expression(expr: ast.AST):
+    stack = [expr]
+    while stack:
+        node = stack.pop()
+        yield node
+        if not isinstance(node, _FUNCTIONS):
+            stack.extend(branches(node))
+
+
+def _range_args(iterable: ast.AST) -> list | None:
+    if isinstance(iterable, ast.Call) and isinstance(iterable.func, ast.Name) and iterable.func.id == "range" \
+            and 1 <= len(iterable.args) <= 3 and not iterable.keywords \
+            and not any(isinstance(a, ast.Starred) for a in iterable.args):
+        return list(iterable.args)
+    return None
+
+
+def _int(expr: ast.AST) -> int | None:
+    if isinstance(expr, ast.Constant) and type(expr.value) is int:
+        return expr.value
+    if isinstance(expr, ast.UnaryOp) and isinstance(expr.op, ast.USub) and isinstance(expr.operand, ast.Constant) \
+            and type(expr.operand.value) is int:
+        return -expr.operand.value
+    return None

@@ -1,0 +1,125 @@
+"""The pre-filter's reading of traced values on CPython's ast (rewriter/analysis/ast_traced.py) and the
+rule gates built on it: never "static" where traced.py finds a tracer, and sharp enough to keep files
+whose control flow is all static away from libcst."""
+from __future__ import annotations
+
+import ast
+import textwrap
+from pathlib import Path
+
+import libcst as cst
+import pytest
+
+from codemods._control_flow import own_nodes
+from rewriter.analysis import ModuleAnalysis, ast_traced
+from rewriter.prefilter import _Spelling, filter_codemods
+from rewriter.registry import by_code
+
+ROOT = Path(__file__).resolve().parent.parent
+SOURCES = sorted([*ROOT.glob("golden/*/*.py"), *ROOT.glob("examples/*.py")])
+
+
+def _outermost_functions(tree: ast.Module) -> list[ast.AST]:
+    out, stack = [], list(tree.body)
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+            out.append(node)
+        else:
+            stack.extend(ast.iter_child_nodes(node))
+    return out
+
+
+def _maybe_by_line(source: str) -> dict[int, list[bool]]:
+    """Line -> what ast_traced says of each condition or trip count starting there."""
+    tree = ast.parse(source)
+    spelling = _Spelling(tree)
+    module = ast_traced.Module(tree, spelling.imported, spelling.stars)
+    out: dict[int, list[bool]] = {}
+    for root in _outermost_functions(tree):
+        for function in ast_traced.functions_in(root, None, module):
+            function.tainted  # noqa: B018
+            for test in function.tests:
+                out.setdefault(test.lineno, []).append(function.maybe(test))
+    return out
+
+
+@pytest.mark.parametrize("path", SOURCES, ids=lambda p: str(p.relative_to(ROOT)))
+def test_every_traced_condition_is_a_maybe(path: Path):
+    """Each condition or trip count that traced.py finds traced or undecidable, in every golden case
+    and example (originals and rewrites), is one ast_traced may not call static."""
+    source = path.read_text()
+    try:
+        module = cst.parse_module(source)
+    except cst.ParserSyntaxError:
+        return
+    analysis = ModuleAnalysis(cst.MetadataWrapper(module, unsafe_skip_copy=True), str(path))
+    if not analysis.jit.contexts:
+        return
+    maybe = _maybe_by_line(source)
+    for flow in analysis.traced.flows.values():
+        for node in own_nodes(flow.context.function):
+            test = node.test if isinstance(node, (cst.If, cst.While, cst.IfExp)) else node.iter if isinstance(node, cst.For) else None
+            value = flow.value_of(test) if test is not None else None
+            if value is None or value.static:
+                continue
+            line = analysis.names.positions[test].start.line
+            assert any(maybe.get(line, ())), f"{path.name}:{line}: `{module.code_for_node(test)}` is {value.trace.name}"
+
+
+def _passes(code: str, source: str) -> bool:
+    return bool(filter_codemods(textwrap.dedent(source).encode(), [by_code(code)]))
+
+
+JIT = "import jax\nimport jax.numpy as jnp\n"
+
+
+@pytest.mark.parametrize("code, source, expected", [
+    # conditions: a parameter, a jax operation, a helper's result may be traced; shapes, identity and strings are not
+    ("PML201", JIT + "@jax.jit\ndef f(x):\n    if x > 0:\n        return x\n    return -x\n", True),
+    ("PML201", JIT + "@jax.jit\ndef f(x, n=None):\n    if n is None:\n        return x\n    return x\n", False),
+    ("PML201", JIT + "@jax.jit\ndef f(x):\n    if x.shape[0] > 2 and len(x) > 1:\n        return x\n    return x\n", False),
+    ("PML201", JIT + "@jax.jit\ndef f(x, mode='a'):\n    if mode == 'fast':\n        return x\n    return x\n", False),
+    ("PML201", JIT + "@jax.jit\ndef f(x):\n    if jnp.ones(3).sum() > 0:\n        return x\n    return x\n", True),
+    ("PML201", JIT + "def h():\n    return 1\n@jax.jit\ndef f(x):\n    if h():\n        return x\n    return x\n", True),
+    ("PML201", JIT + "import numpy as np\n@jax.jit\ndef f(x):\n    if np.ones(3).sum() > 0:\n        return x\n    return x\n", False),
+    ("PML201", JIT + "@jax.jit\ndef f(x):\n    y = x * 2\n    z = y\n    return z if z > 0 else -z\n", True),
+    ("PML201", JIT + "@jax.jit\ndef f(x):\n    def g():\n        if x > 0:\n            return 1\n        return 0\n    return g()\n", True),
+    ("PML201", JIT + "def f(x):\n    if x > 0:\n        return x\n    return -x\n", False),  # not traced
+    ("PML202", JIT + "@jax.jit\ndef f(x, n):\n    for i in range(n):\n        x = x + 1\n    return x\n", True),
+    ("PML203", JIT + "@jax.jit\ndef f(x):\n    k = 3\n    while k > 0:\n        k -= 1\n    return x\n", False),
+    # long loops: literal counts from 50, long defaults, lengths of what may be traced
+    ("PML206", JIT + "@jax.jit\ndef f(x):\n    for i in range(100):\n        x = x + 1\n    return x\n", True),
+    ("PML206", JIT + "@jax.jit\ndef f(x):\n    for i in range(3):\n        x = x + 1\n    return x\n", False),
+    ("PML206", JIT + "@jax.jit\ndef f(x, n=200):\n    for i in range(n):\n        x = x + 1\n    return x\n", True),
+    ("PML206", JIT + "@jax.jit\ndef f(x):\n    n = x.shape[0]\n    for i in range(n):\n        x = x + 1\n    return x\n", True),
+    ("PML206", JIT + "@jax.jit\ndef f(xs):\n    for row in xs:\n        xs = xs + row\n    return xs\n", True),
+    ("PML206", JIT + "@jax.jit\ndef f(x):\n    for k in (1, 2):\n        x = x + k\n    return x\n", False),
+    # side effects: stores outside, global/nonlocal, print of what may be traced
+    ("PML501", JIT + "LOG = []\n@jax.jit\ndef f(x):\n    LOG.append(x)\n    return x\n", True),
+    ("PML501", JIT + "@jax.jit\ndef f(x):\n    ys = []\n    ys.append(x)\n    return ys\n", False),
+    ("PML501", JIT + "@jax.jit\ndef f(x):\n    ys = []\n    [ys.append(v) for v in x]\n    return ys\n", True),
+    ("PML501", JIT + "@jax.jit\ndef f(x):\n    print(x)\n    return x\n", True),
+    ("PML501", JIT + "@jax.jit\ndef f(x):\n    print('tracing', x.shape)\n    return x\n", False),
+    # positional `wrt` (PML601), old Solve arguments (PML605)
+    ("PML601", "from phiml import math\ndef loss(x, y):\n    return x\ng = math.gradient(loss, 0)\n", True),
+    ("PML601", "from phiml import math\ndef loss(x, y):\n    return x\ng = math.gradient(loss, 'x')\n", False),
+    ("PML605", "from phiml import math\ns = math.Solve('CG', 1e-5, 1e-5, 100)\n", True),
+    ("PML605", "from phiml import math\ns = math.Solve('CG', 1e-5, 1e-5, x0=None)\n", False),
+    ("PML605", "from phiml import math\ns = math.Solve('CG', relative_tolerance=1e-5)\n", True),
+    # auxiliary_args naming something else than a parameter (PML205)
+    ("PML205", "from phiml import math\n@math.jit_compile(auxiliary_args='n')\ndef f(x, m):\n    return x\n", True),
+    ("PML205", "from phiml import math\n@math.jit_compile(auxiliary_args='m')\ndef f(x, m):\n    return x\n", False),
+    ("PML205", "from phiml import math\ndef f(x, m):\n    return x\ng = math.jit_compile(f, auxiliary_args='x,n')\n", True),
+    # lax.cond reached from a vmapped function (PML507)
+    ("PML507", JIT + "from jax import lax\ndef g(x):\n    return lax.cond(x > 0, jnp.sin, jnp.cos, x)\n"
+               "def f(x):\n    return g(x)\nh = jax.vmap(f)\n", True),
+    ("PML507", JIT + "from jax import lax\ndef g(x):\n    return lax.cond(x > 0, jnp.sin, jnp.cos, x)\n"
+               "def f(x):\n    return x\nh = jax.vmap(f)\n", False),
+    # a solver handed a module-level function: nothing per call (PML101); a lambda or a gradient built per call is
+    ("PML101", "from phiml import math\ndef op(x):\n    return x\ndef f(y):\n    return math.solve_linear(op, y, math.Solve('CG'))\n", False),
+    ("PML101", "from phiml import math\ndef f(y):\n    return math.solve_linear(lambda x: x, y, math.Solve('CG'))\n", True),
+    ("PML101", "from phiml import math\ndef loss(x):\n    return x\ndef f(y):\n    return math.gradient(loss)(y)\n", True),
+])
+def test_rule_gates(code: str, source: str, expected: bool):
+    assert _passes(code, source) is expected
