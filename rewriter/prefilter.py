@@ -69,21 +69,27 @@ class _Spelling:
                     else:
                         self.imported.setdefault(a.asname or a.name, set()).add(f"{node.module or ''}.{a.name}")
 
-    def names(self, node: ast.AST) -> set[str]:
+        self._apis: dict[str | None, list] = {None: []}  # spelling -> the APIs it may denote (one file: few spellings)
+
+    def apis(self, node: ast.AST) -> list:
         text = dotted(node)
-        return {a.name for a in spelled_apis(text, self.imported, self.stars)} if text is not None else set()
+        try:
+            return self._apis[text]
+        except KeyError:
+            found = self._apis[text] = spelled_apis(text, self.imported, self.stars)
+            return found
+
+    def names(self, node: ast.AST) -> set[str]:
+        return {a.name for a in self.apis(node)}
 
     def last_names(self, node: ast.AST) -> set[str]:
         """The name a callee is known by (`gradient` for `math.gradient`), and that of every API it may
         denote through a re-export under another name (`gradient` for PhiFlow's `functional_gradient`)."""
         own = node.id if isinstance(node, ast.Name) else node.attr if isinstance(node, ast.Attribute) else None
-        text = dotted(node)
-        apis = spelled_apis(text, self.imported, self.stars) if text is not None else []
-        return {*([own] if own else []), *(a.name.rsplit(".", 1)[-1] for a in apis)}
+        return {*([own] if own else []), *(a.name.rsplit(".", 1)[-1] for a in self.apis(node))}
 
     def kind(self, node: ast.AST) -> Kind | None:
-        text = dotted(node)
-        apis = spelled_apis(text, self.imported, self.stars) if text is not None else []
+        apis = self.apis(node)
         return apis[0].kind if apis else None
 
     def transform(self, node: ast.AST) -> Kind | None:
@@ -122,7 +128,8 @@ class _Finder(ast.NodeVisitor):
         try:
             name = self._handlers[cls]
         except KeyError:
-            name = self._handlers[cls] = f"visit_{cls.__name__}" if hasattr(type(self), f"visit_{cls.__name__}") else None
+            # only handlers of this class: ast.NodeVisitor's own (`visit_Constant`) do nothing here
+            name = self._handlers[cls] = f"visit_{cls.__name__}" if f"visit_{cls.__name__}" in _Finder.__dict__ else None
         if name is None:
             for child in branches(node):
                 self.visit(child)
@@ -520,6 +527,7 @@ class Identifiers:
     keywords: frozenset[str]
     # What attribute chains and imports denote through the file's imports (`jnp.NINF` under
     # `import jax.numpy as jnp` is `jax.numpy.NINF`), shadowing ignored: a superset of libcst's answer.
+    # Only whole chains: `a.b` inside `a.b.c` is a prefix of what `a.b.c` denotes.
     qualified: frozenset[str]
     star_imports: bool  # bare names may come from a `*` import: only `names` can tell
 
@@ -532,6 +540,7 @@ class _IdentifierSink:
         self.names: set[str] = set()
         self.keywords: set[str] = set()
         self.qualified: set[str] = set()
+        self.inner: set[int] = set()
 
     def see(self, node: ast.AST) -> None:
         cls = type(node)
@@ -539,6 +548,10 @@ class _IdentifierSink:
             self.names.add(node.id)
         elif cls is ast.Attribute:
             self.names.add(node.attr)
+            if type(node.value) is ast.Attribute:
+                self.inner.add(id(node.value))  # `a.b` in `a.b.c`: a prefix of what `a.b.c` denotes
+            if id(node) in self.inner:
+                return
             text = dotted(node)
             if text is not None:
                 head, _, rest = text.partition(".")

@@ -9,6 +9,7 @@ from __future__ import annotations
 import concurrent.futures
 import contextlib
 import difflib
+import gc
 import io
 import os
 import sys
@@ -128,7 +129,7 @@ def process_files(
             todo.sort(key=lambda item: -len(item[1][1]))
             chunk = max(1, min(16, len(todo) // (workers * 16)))
             try:
-                with concurrent.futures.ProcessPoolExecutor(max_workers=workers) as pool:
+                with _pool(workers) as pool:
                     for (i, _), result in zip(todo, pool.map(_process_in_worker, [job for _, job in todo], chunksize=chunk)):
                         results[i] = result
                         advance()
@@ -147,6 +148,37 @@ def process_files(
         fresh = {keys[i]: record for i in keys if keys[i] not in hits and (record := _cache.to_record(results[i])) is not None}
         cache.put_many(fresh)
     return [r for r in results if r is not None]
+
+
+# A run allocates millions of short-lived nodes (two syntax trees per file) and almost no cycles:
+# at CPython's default (a young collection every 700 allocations) the collector took 15% of a run's
+# CPU on the dense benchmark corpus, at this threshold 4%, for 10% more memory.
+_YOUNG_THRESHOLD = 50_000
+
+
+@contextlib.contextmanager
+def _fewer_collections():
+    """Rarer garbage collections while files are surveyed and processed (also in the workers, which
+    inherit the setting); the caller's settings are restored after."""
+    saved = gc.get_threshold()
+    gc.set_threshold(_YOUNG_THRESHOLD, *saved[1:])
+    try:
+        yield
+    finally:
+        gc.set_threshold(*saved)
+
+
+@contextlib.contextmanager
+def _pool(workers: int):
+    """A process pool whose forked workers leave the objects they inherit alone: the parent's heap is
+    frozen out of the garbage collector's reach first (`gc.freeze`), so a collection in a worker does
+    not touch, and so copy, every page it shares with the parent."""
+    gc.freeze()
+    try:
+        with concurrent.futures.ProcessPoolExecutor(max_workers=workers) as pool:
+            yield pool
+    finally:
+        gc.unfreeze()
 
 
 def _process_isolated(job: tuple[str, bytes, Settings]) -> FileResult:
@@ -385,7 +417,7 @@ def _map(function, items: list, jobs: int | None) -> list:
     if workers > 1 and len(items) >= POOL_MIN_FILES:
         chunk = max(1, min(32, len(items) // (workers * 8)))
         try:
-            with concurrent.futures.ProcessPoolExecutor(max_workers=workers) as pool:
+            with _pool(workers) as pool:
                 return list(pool.map(function, items, chunksize=chunk))
         except concurrent.futures.process.BrokenProcessPool:
             pass  # a worker died (a native crash): do it here, as it was done before there were workers
@@ -413,10 +445,11 @@ def run(
         force_exclude=force_exclude,
         extend_include=config.extend_include,
     )
-    index, first_pass = surveyed_index(config, found.files, cache, jobs) if found.files else (None, {})
-    # Without --in-place the file on disk stays the original: report positions in it.
-    settings = settings_for(config, original_positions=not write, index=index, rewrite=write or rewrite)
-    results = process_files(found.files, settings, jobs=jobs, progress=progress, cache=cache, first_pass=first_pass)
+    with _fewer_collections():
+        index, first_pass = surveyed_index(config, found.files, cache, jobs) if found.files else (None, {})
+        # Without --in-place the file on disk stays the original: report positions in it.
+        settings = settings_for(config, original_positions=not write, index=index, rewrite=write or rewrite)
+        results = process_files(found.files, settings, jobs=jobs, progress=progress, cache=cache, first_pass=first_pass)
     if write:
         for result in results:
             write_result(result)
