@@ -197,6 +197,11 @@ class _Finder(ast.NodeVisitor):
         self.enclosing: dict[int, ast.AST | None] = {}
         self.nest: list[ast.AST] = []
         self._nests: dict[int, list] = {}
+        self._functions: dict[int, ast_traced.Function] = {}
+        # The jit transforms applied to each def or lambda: id -> (node, [(apis, keywords)]); and by name,
+        # those applied to a def's name (`jax.jit(f, static_argnums=1)`). Keywords None: not readable.
+        self.transforms: dict[int, tuple[ast.AST, list]] = {}
+        self.applications: list[tuple[str, tuple]] = []
 
     def visit_ClassDef(self, node) -> None:
         self.class_depth += 1
@@ -215,6 +220,8 @@ class _Finder(ast.NodeVisitor):
             self.vmapped_functions.append(node)
         if jits:
             self.jit_decorated.add(node.name)
+            self.transforms.setdefault(id(node), (node, []))[1].extend(
+                self._transform(d) for d, k in zip(node.decorator_list, kinds) if k is Kind.JIT)
             if self.loops:
                 self.seen.add(JIT_DEF_IN_LOOP)  # a new jit function every iteration
             if self.functions and isinstance(self.functions[-1], (ast.FunctionDef, ast.AsyncFunctionDef)):
@@ -340,8 +347,10 @@ class _Finder(ast.NodeVisitor):
                 self.jit_of_gradient = True
             if isinstance(first, ast.Name):
                 self.jit_wrapped.add(first.id)
+                self.applications.append((first.id, self._application(node)))
             elif isinstance(first, ast.Lambda):
                 self.jit_lambdas.add(id(first))
+                self.transforms.setdefault(id(first), (first, []))[1].append(self._application(node))
             self.jit_calls.append((node, tuple(self.functions), bool(self.loops)))
             if self.functions and isinstance(self.functions[-1], (ast.FunctionDef, ast.AsyncFunctionDef)):
                 self.jit_factories.add(self.functions[-1].name)
@@ -405,6 +414,66 @@ class _Finder(ast.NodeVisitor):
             work.extend(self.calls_by.get(key, ()))
         return seen
 
+    def _transform(self, expr: ast.AST) -> tuple[list, dict | None]:
+        """The APIs a jit decorator may denote and its keywords (`@partial(jax.jit, static_argnums=0)`)."""
+        if isinstance(expr, ast.Call):
+            keywords = {k.arg: k.value for k in expr.keywords} if all(k.arg for k in expr.keywords) else None
+            if self.s.kind(expr.func) is Kind.PARTIAL and expr.args:
+                return self.s.apis(expr.args[0]), keywords
+            return self.s.apis(expr.func), keywords
+        return self.s.apis(expr), {}
+
+    def _application(self, call: ast.Call) -> tuple[list, dict | None]:
+        """`_transform` of a call applying a jit (`jax.jit(f, static_argnums=1)`): its keywords and those
+        of a factory or partial it calls (`partial(jax.jit, ...)(f)`); a keyword given twice: not readable."""
+        if isinstance(call.func, ast.Call):
+            apis, keywords = self._transform(call.func)
+        else:
+            apis, keywords = self.s.apis(call.func), {}
+        if keywords is None or not all(k.arg for k in call.keywords) or any(k.arg in keywords for k in call.keywords):
+            return apis, None
+        return apis, {**keywords, **{k.arg: k.value for k in call.keywords}}
+
+    def _flows(self) -> ast_traced.Flows:
+        """traced.py's flows of this file, on ast (ast_traced.Flows): the jit roots with the parameters
+        their transforms may trace; a def whose name several defs share gets none static."""
+        roots: dict[int, tuple[ast.AST, frozenset[str]]] = {}
+
+        def add(node, transforms) -> None:
+            every = frozenset(self._function(node).params)
+            shared = not isinstance(node, ast.Lambda) and len(self.nodes_by_key.get(node.name, ())) > 1
+            maybe = set()
+            for apis, keywords in transforms:
+                if shared or keywords is None or not apis:
+                    maybe |= every
+                for api in apis:
+                    maybe |= ast_traced.direct_maybe(node, api, keywords) if keywords is not None else every
+            previous = roots.get(id(node), (node, frozenset()))[1]
+            roots[id(node)] = (node, previous | maybe)
+
+        for node, transforms in self.transforms.values():
+            add(node, transforms)
+        for name, transform in self.applications:
+            for node in self._defs(name):
+                add(node, [transform])
+        for name in self.remote_traced:  # traced from another module: what its callers pass is not read here
+            for node in self._defs(name):
+                add(node, [([], None)])
+        return ast_traced.Flows(roots, self._function, self._defs)
+
+    def _defs(self, name: str) -> list[ast.AST]:
+        return [n for n in self.nodes_by_key.get(name, ()) if not isinstance(n, ast.Lambda)]
+
+    def _function(self, node: ast.AST) -> ast_traced.Function:
+        """The `ast_traced.Function` of a def or lambda, read with the whole nest it belongs to."""
+        root = node
+        while self.enclosing.get(id(root)) is not None:
+            root = self.enclosing[id(root)]
+        if id(root) not in self._nests:
+            self._nests[id(root)] = ast_traced.functions_in(root, None, self._module)
+            self._functions.update((id(f.node), f) for f in self._nests[id(root)])
+        return self._functions[id(node)]
+
     def _branch_under_vmap(self) -> bool:
         """A `lax.cond`/`lax.switch` call in a vmapped function or in a function it names (its helpers,
         the branches it hands on), as cond_under_vmap.py follows them."""
@@ -434,7 +503,7 @@ class _Finder(ast.NodeVisitor):
         return False
 
     def _functions_named(self, name: str) -> list[ast.AST]:
-        return [n for n in self.nodes_by_key.get(name, ()) if not isinstance(n, ast.Lambda)] + self.lambdas_by_name.get(name, [])
+        return self._defs(name) + self.lambdas_by_name.get(name, [])
 
     def _traced_nest(self, keys: set) -> list:
         """`ast_traced.Function`s of the functions with these keys and of those nested in them; each
@@ -448,8 +517,7 @@ class _Finder(ast.NodeVisitor):
             roots[id(root)] = root
         out = []
         for root in roots.values():
-            if id(root) not in self._nests:
-                self._nests[id(root)] = ast_traced.functions_in(root, None, self._module)
+            self._function(root)  # reads the nest
             out.extend(f for f in self._nests[id(root)] if f.inside(nodes))
         return out
 
@@ -474,9 +542,10 @@ class _Finder(ast.NodeVisitor):
         traced = self._traced_functions()
         if traced & self.control_flow:  # control flow in a traced function or a helper it calls
             self.seen.add(TRACED_CONTROL_FLOW)
-            if any(f.traced_test() for f in self._traced_nest(traced & self.control_flow)):
+            flows = self._flows().analysed()
+            if any(f.traced_test() for f in flows):
                 self.seen.add(TRACED_CONDITION)
-            if any(f.long_loop() for f in self._traced_nest(traced & self.control_flow)):
+            if any(f.long_loop() for f in flows):
                 self.seen.add(LONG_TRACED_LOOP)
             if traced & self.shape_calls:
                 self.seen.add(TRACED_SHAPE_CALL)

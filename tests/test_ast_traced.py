@@ -3,7 +3,6 @@ rule gates built on it: never "static" where traced.py finds a tracer, and sharp
 whose control flow is all static away from libcst."""
 from __future__ import annotations
 
-import ast
 import textwrap
 from pathlib import Path
 
@@ -11,36 +10,23 @@ import libcst as cst
 import pytest
 
 from codemods._control_flow import own_nodes
-from rewriter.analysis import ModuleAnalysis, ast_traced
-from rewriter.prefilter import _Spelling, filter_codemods
+from rewriter.analysis import ModuleAnalysis
+from rewriter.prefilter import filter_codemods, syntax_of
 from rewriter.registry import by_code
 
 ROOT = Path(__file__).resolve().parent.parent
 SOURCES = sorted([*ROOT.glob("golden/*/*.py"), *ROOT.glob("examples/*.py")])
 
 
-def _outermost_functions(tree: ast.Module) -> list[ast.AST]:
-    out, stack = [], list(tree.body)
-    while stack:
-        node = stack.pop()
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
-            out.append(node)
-        else:
-            stack.extend(ast.iter_child_nodes(node))
-    return out
-
-
 def _maybe_by_line(source: str) -> dict[int, list[bool]]:
-    """Line -> what ast_traced says of each condition or trip count starting there."""
-    tree = ast.parse(source)
-    spelling = _Spelling(tree)
-    module = ast_traced.Module(tree, spelling.imported, spelling.stars)
+    """Line -> what the pre-filter says of each condition or trip count starting there, in the functions
+    it finds traced (ast_traced.Flows: jit roots with their static arguments, helpers with what their
+    call sites pass)."""
+    syntax = syntax_of(source.encode())
     out: dict[int, list[bool]] = {}
-    for root in _outermost_functions(tree):
-        for function in ast_traced.functions_in(root, None, module):
-            function.tainted  # noqa: B018
-            for test in function.tests:
-                out.setdefault(test.lineno, []).append(function.maybe(test))
+    for function in syntax._walked._flows().analysed():
+        for test, narrowed in function.tests:
+            out.setdefault(test.lineno, []).append(function.maybe_at(test, narrowed))
     return out
 
 
@@ -87,6 +73,26 @@ JIT = "import jax\nimport jax.numpy as jnp\n"
     ("PML201", JIT + "@jax.jit\ndef f(x):\n    def g():\n        if x > 0:\n            return 1\n        return 0\n    return g()\n", True),
     ("PML201", JIT + "def f(x):\n    if x > 0:\n        return x\n    return -x\n", False),  # not traced
     ("PML202", JIT + "@jax.jit\ndef f(x, n):\n    for i in range(n):\n        x = x + 1\n    return x\n", True),
+    # static arguments of the transform, and helpers judged by what their call sites pass
+    ("PML202", JIT + "from functools import partial\n@partial(jax.jit, static_argnames='n')\ndef f(x, n):\n"
+               "    for i in range(n):\n        x = x + 1\n    return x\n", False),
+    ("PML202", JIT + "@jax.jit\ndef f(x, n):\n    for i in range(n):\n        x = x + 1\n    return x\n"
+               "g = jax.jit(f, static_argnums=1)\n", True),  # f itself is jitted with n traced too
+    ("PML201", JIT + "def h(x, flag):\n    if flag:\n        return x\n    return -x\n"
+               "@jax.jit\ndef f(x):\n    return h(x, True)\n", False),
+    ("PML201", JIT + "def h(x, flag):\n    if flag:\n        return x\n    return -x\n"
+               "@jax.jit\ndef f(x):\n    return h(x, x > 0)\n", True),
+    ("PML201", JIT + "def h(x, flag):\n    if flag:\n        return x\n    return -x\n"
+               "@jax.jit\ndef f(x, *a):\n    return h(*a)\n", True),
+    ("PML201", JIT + "def body(i, x):\n    if i > 2:\n        return x\n    return -x\n"
+               "@jax.jit\ndef f(x):\n    return jax.lax.fori_loop(0, 3, body, x)\n", True),
+    ("PML201", "import equinox as eqx\n@eqx.filter_jit\ndef f(x, flag: bool = False):\n    if flag:\n        return x\n    return -x\n", False),
+    ("PML201", "import jax\n@jax.jit\ndef f(x, flag: bool = False):\n    if flag:\n        return x\n    return -x\n", True),
+    ("PML201", JIT + "@jax.jit\ndef f(x, i):\n    if isinstance(i, int):\n        if i < 0:\n            return x\n    return x\n", False),
+    ("PML201", JIT + "@jax.jit\ndef f(x, i):\n    if isinstance(i, int):\n        i = x\n        if i < 0:\n            return x\n    return x\n", True),
+    ("PML201", JIT + "@jax.jit\ndef f(x, i):\n    if isinstance(i, int) and i < 0:\n        return x\n    return x\n", False),
+    ("PML201", JIT + "@jax.jit\ndef f(x, i):\n    if isinstance(i, jax.Array) and i < 0:\n        return x\n    return x\n", True),
+    ("PML201", "from phiml import math\n@math.jit_compile_linear\ndef f(x, order):\n    if order > 2:\n        return x\n    return -x\n", False),
     ("PML203", JIT + "@jax.jit\ndef f(x):\n    k = 3\n    while k > 0:\n        k -= 1\n    return x\n", False),
     # long loops: literal counts from 50, long defaults, lengths of what may be traced
     ("PML206", JIT + "@jax.jit\ndef f(x):\n    for i in range(100):\n        x = x + 1\n    return x\n", True),

@@ -18,7 +18,9 @@ import ast
 from functools import cached_property
 
 from .ast_names import branches, dotted, statements
-from .static_names import STATIC_ATTRIBUTES, STATIC_FUNCTION_NAMES, STATIC_METHODS
+from .annotations import is_python_value
+from .static_names import (PHIML_STATIC_ANNOTATIONS, PYTHON_SCALAR_ANNOTATIONS, STATIC_ATTRIBUTES,
+                           STATIC_FUNCTION_NAMES, STATIC_METHODS, is_dtype_parameter)
 
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
 _NESTED = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
@@ -27,6 +29,9 @@ _COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
 _STATIC_BUILTINS = frozenset({"len", "isinstance", "issubclass", "type", "hasattr", "callable", "id", "repr", "str"})
 # Methods that store their argument in the container they are called on (side_effect_in_jit.STORING).
 STORING = frozenset({"append", "extend", "insert", "add", "update", "setdefault", "appendleft", "put"})
+# jax's loop and branch primitives (traced._PRIMITIVES, by last name): every parameter of a function
+# handed to one is a tracer.
+_PRIMITIVES = frozenset("scan fori_loop while_loop cond switch map associative_scan".split())
 # A literal trip count from which PML206 reports a loop (unrolled_loop.MIN_ITERATIONS).
 MIN_ITERATIONS = 50
 
@@ -76,12 +81,17 @@ class Function:
         args = node.args
         self.params = {a.arg for a in (*args.posonlyargs, *args.args, *args.kwonlyargs)}
         self.params |= {a.arg for a in (args.vararg, args.kwarg) if a is not None}
+        self.maybe_params: frozenset[str] = frozenset(self.params)
+        self._memo: tuple | None = None
+        self._taint: frozenset[str] = frozenset()
+        self.name_calls: list[ast.Call] = []  # calls of a bare name: helpers it may pass tracers to
+        self.bodies: list[ast.AST] = []  # names and lambdas handed to a jax loop or branch primitive
         self.first_param = (args.posonlyargs or args.args or [None])[0]
         self.local: set[str] = set(self.params)  # names bound here outside comprehensions
         self.bound: set[str] = set(self.params)  # every name bound here
         self.declared: set[str] = set()  # global / nonlocal
         self.bindings: list[tuple[tuple[str, ...], tuple[ast.AST, ...]]] = []  # names <- any of the expressions
-        self.tests: list[ast.AST] = []  # conditions and loop iterables, in no order
+        self.tests: list[tuple[ast.AST, frozenset[str]]] = []  # conditions and loop iterables, with the names proven static there
         self.loops: list[ast.For] = []
         self.stores: list[str] = []  # base names written into (`x.a = v`, `x[i] = v`, `x.append(v)`)
         self.prints: list[ast.Call] = []
@@ -99,19 +109,24 @@ class Function:
             self.defaults[name] = value.value
 
     def _read(self, roots: list) -> None:
-        stack = list(roots)
+        stack = [(root, _NONE) for root in roots]  # (node, names an enclosing `isinstance` test proves Python values)
         while stack:
-            node = stack.pop()
+            node, narrowed = stack.pop()
             if isinstance(node, list):
-                stack.extend(node)
+                stack.extend((item, narrowed) for item in node)
                 continue
             cls = type(node)
-            if cls in (ast.If, ast.While, ast.IfExp):
-                self.tests.append(node.test)
+            if cls is ast.If:  # its body sees the names `isinstance(i, int)` proves static (traced._narrowed)
+                self.tests.append((node.test, narrowed))
+                proven = frozenset(narrowed_by(node.test)) - _stored_in(node.body)
+                stack += [(node.test, narrowed), (node.body, narrowed | proven), (node.orelse, narrowed)]
+                continue
+            if cls in (ast.While, ast.IfExp):
+                self.tests.append((node.test, narrowed))
             elif cls in (ast.For, ast.AsyncFor):
-                self.tests.append(node.iter)
+                self.tests.append((node.iter, narrowed))
                 self.loops.append(node)
-                self._bind(node.target, (node.iter,))
+                self._bind_element(node.target, node.iter)
             elif cls is ast.Assign:
                 for target in node.targets:
                     self._bind(target, (node.value,))
@@ -126,7 +141,7 @@ class Function:
                     if item.optional_vars is not None:
                         self._bind(item.optional_vars, (item.context_expr,))
             elif cls is ast.comprehension:
-                self._bind(node.target, (node.iter,), local=False)
+                self._bind_element(node.target, node.iter, local=False)
             elif cls in (ast.Global, ast.Nonlocal):
                 self.declared.update(node.names)
             elif cls in (ast.Import, ast.ImportFrom):
@@ -143,15 +158,37 @@ class Function:
             if cls in _NESTED:
                 if cls is not ast.Lambda:
                     self._bind_name(node.name, ())
-                    stack.extend(node.decorator_list)
+                    stack.extend((d, narrowed) for d in node.decorator_list)
                 if cls is not ast.ClassDef:
-                    stack.extend(node.args.defaults)
-                    stack.extend(d for d in node.args.kw_defaults if d is not None)
+                    stack.extend((d, narrowed) for d in node.args.defaults)
+                    stack.extend((d, narrowed) for d in node.args.kw_defaults if d is not None)
                 continue  # its body is its own Function
-            stack.extend(branches(node))
+            stack.extend((child, narrowed) for child in branches(node))
+
+    def _bind_element(self, target: ast.AST, iterable: ast.AST, local: bool = True) -> None:
+        """A loop target, element-wise for `zip(a, b)` and `enumerate(a)` (whose index is static), as
+        traced._Flow.bind_element does."""
+        parts = None
+        if isinstance(iterable, ast.Call) and isinstance(iterable.func, ast.Name) and not iterable.keywords \
+                and not any(isinstance(a, ast.Starred) for a in iterable.args):
+            name = iterable.func.id
+            if name in ("zip", "safe_zip"):
+                parts = [(a,) for a in iterable.args]
+            elif name == "enumerate" and self.module.builtin("enumerate") and len(iterable.args) == 1:
+                parts = [(), (iterable.args[0],)]
+        if parts is not None and isinstance(target, (ast.Tuple, ast.List)) and len(target.elts) == len(parts) \
+                and not any(isinstance(e, ast.Starred) for e in target.elts):
+            for element, values in zip(target.elts, parts):
+                self._bind(element, values, local)
+            return
+        self._bind(target, (iterable,), local)
 
     def _call(self, node: ast.Call) -> None:
         func = node.func
+        if (func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else None) in _PRIMITIVES:
+            self.bodies.extend(a for a in (*node.args, *(k.value for k in node.keywords)) if isinstance(a, (ast.Name, ast.Lambda)))
+        if isinstance(func, ast.Name):
+            self.name_calls.append(node)
         if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name):
             values = (*node.args, *(k.value for k in node.keywords))
             self.bindings.append(((func.value.id,), values))  # `xs.append(tracer)`: xs now holds a tracer
@@ -191,14 +228,18 @@ class Function:
         """Every name this function binds or can read from the functions around it."""
         return frozenset(self.bound | (self.outer.visible if self.outer is not None else frozenset()))
 
-    @cached_property
+    @property
     def tainted(self) -> frozenset[str]:
-        """Names that may hold a tracer: every parameter (traced.py may find it traced), names declared
-        global/nonlocal (unknown to it), what the enclosing functions taint, and every name bound to
-        a value that may be a tracer, iterated to a fixpoint."""
-        names = set(self.params) | self.declared
-        if self.outer is not None:
-            names |= self.outer.tainted
+        """Names that may hold a tracer: the parameters that may be traced (`maybe_params`: all of them
+        unless `Flows` knows better), names declared global/nonlocal (unknown to traced.py), what the
+        enclosing functions taint, and every name bound to a value that may be a tracer, iterated to a
+        fixpoint. Recomputed only when the parameters or the enclosing function's names change."""
+        outer = self.outer.tainted if self.outer is not None else frozenset()
+        key = (self.maybe_params, outer)
+        if self._memo is not None and self._memo[0] == key:
+            self._taint = self._memo[1]
+            return self._taint
+        names = set(self.maybe_params) | self.declared | outer
         self._taint = names
         changed = True
         while changed:
@@ -207,7 +248,9 @@ class Function:
                 if not names.issuperset(targets) and any(self.maybe(v) for v in values):
                     names.update(targets)
                     changed = True
-        return frozenset(names)
+        self._taint = frozenset(names)
+        self._memo = (key, self._taint)
+        return self._taint
 
     # -- the evaluator --------------------------------------------------------------------
     def maybe(self, node: ast.AST) -> bool:
@@ -221,6 +264,16 @@ class Function:
             return node.attr not in STATIC_ATTRIBUTES and self.maybe(node.value)
         if cls is ast.Call:
             return self._maybe_call(node)
+        if cls is ast.BoolOp and type(node.op) is ast.And:  # `isinstance(i, int) and i < 0`: the right side sees a Python i
+            saved = self._taint
+            try:
+                for value in node.values:
+                    if self.maybe(value):
+                        return True
+                    self._taint = self._taint - frozenset(narrowed_by(value))
+                return False
+            finally:
+                self._taint = saved
         if cls is ast.Compare:
             if all(type(op) in (ast.Is, ast.IsNot) for op in node.ops):
                 return False  # identity is decided at trace time
@@ -238,18 +291,49 @@ class Function:
             return self.maybe(func.value) or any(map(self.maybe, args)) or self.module.staged(func)
         if isinstance(func, ast.Name):
             name = func.id
-            if name in self.visible:  # a local: join of its value and the arguments
+            if name in self.visible and name not in self.module.imported:  # a local: its value joined with the arguments
                 return name in self._taint or any(map(self.maybe, args))
             if name in STATIC_FUNCTION_NAMES or name in _STATIC_BUILTINS and self.module.builtin(name):
                 return False
-            return any(map(self.maybe, args)) or name in self.module.defs or self.module.staged(func)
+            return name in self._taint or any(map(self.maybe, args)) or name in self.module.defs or self.module.staged(func)
         return self.maybe(func) or any(map(self.maybe, args))
+
+    def bound_at(self, call: ast.Call, callee: "Function") -> set[str]:
+        """The parameters of `callee` that this call may pass a tracer (traced._bind_call; an
+        unpacked argument reaches every parameter, extra arguments reach `*args`/`**kwargs`)."""
+        args = callee.node.args
+        positional = [a.arg for a in (*args.posonlyargs, *args.args)]
+        out: set[str] = set()
+        i = 0
+        for arg in call.args:
+            if isinstance(arg, ast.Starred):
+                if self.maybe(arg.value):
+                    out |= callee.params
+                continue
+            if self.maybe(arg):
+                out.add(positional[i] if i < len(positional) else args.vararg.arg if args.vararg else "")
+            i += 1
+        for keyword in call.keywords:
+            if self.maybe(keyword.value):
+                if keyword.arg is None:
+                    out |= callee.params
+                else:
+                    out.add(keyword.arg if keyword.arg in callee.params else args.kwarg.arg if args.kwarg else "")
+        return out & callee.params
 
     # -- what the gates ask ---------------------------------------------------------------
     def traced_test(self) -> bool:
         """A condition or trip count here may be a tracer (PML201-PML204)."""
-        self.tainted  # noqa: B018 (sets the names maybe() reads)
-        return any(self.maybe(t) for t in self.tests)
+        return any(self.maybe_at(test, narrowed) for test, narrowed in self.tests)
+
+    def maybe_at(self, node: ast.AST, narrowed: frozenset[str]) -> bool:
+        """`maybe(node)` where the names `narrowed` are proven Python values."""
+        taint = self.tainted
+        self._taint = taint - narrowed
+        try:
+            return self.maybe(node)
+        finally:
+            self._taint = taint
 
     def long_loop(self) -> bool:
         """A `for` loop here may run a long literal count or a count read from a traced length (PML206)."""
@@ -304,6 +388,133 @@ class Function:
         return any(self.maybe(a) for call in self.prints for a in (*call.args, *(k.value for k in call.keywords)))
 
 
+def direct_maybe(fn: ast.AST, api, keywords: dict[str, ast.expr]) -> frozenset[str]:
+    """The parameters of `fn` that `api` (a jit transform, apis.Api) applied with `keywords` may trace:
+    traced.TracedAnalysis._direct_params, keeping only the rules that need no other evidence (the
+    static arguments as written, `jit_compile_linear`'s auxiliaries, dtypes, annotations). Every
+    parameter when the static arguments cannot be read."""
+    args = fn.args
+    params = [*args.posonlyargs, *args.args, *args.kwonlyargs, *([args.vararg] if args.vararg else []),
+              *([args.kwarg] if args.kwarg else [])]
+    names = {p.arg for p in params}
+    static = _static_arguments(fn, api, keywords)
+    if static is None:
+        return frozenset(names)
+    positional = [*args.posonlyargs, *args.args]
+    is_method = not isinstance(fn, ast.Lambda) and bool(positional) and positional[0].arg in ("self", "cls")
+    maybe = set()
+    for i, param in enumerate(params):
+        name, ann = param.arg, _annotation(param.annotation)
+        if name in static:
+            continue
+        if param is args.kwarg and static - names:
+            maybe.add(name)  # may carry static arguments: unknown to traced.py
+        elif i == 0 and is_method and api.framework != "jax" \
+                or api.name == "phiml.math.jit_compile_linear" and i > 0 and "auxiliary_args" not in keywords \
+                or is_dtype_parameter(name, ann) \
+                or api.framework == "phiml" and ann in PHIML_STATIC_ANNOTATIONS \
+                or (api.framework == "tensorflow" or api.name == "equinox.filter_jit") \
+                and (ann in PYTHON_SCALAR_ANNOTATIONS or is_python_value(param.annotation)):
+            continue
+        else:
+            maybe.add(name)
+    return frozenset(maybe)
+
+
+def _static_arguments(fn: ast.AST, api, keywords: dict[str, ast.expr]) -> frozenset[str] | None:
+    """transforms.static_params on ast; a misspelt `auxiliary_args` entry counts for nothing here."""
+    positional = [a.arg for a in (*fn.args.posonlyargs, *fn.args.args)]
+    static: set[str] = set()
+    for keyword in api.static_keywords:
+        value = keywords.get(keyword)
+        if value is None:
+            continue
+        try:
+            parsed = ast.literal_eval(value)
+        except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+            return None
+        items = tuple(parsed) if isinstance(parsed, (tuple, list)) else (parsed,)
+        if keyword == "auxiliary_args":
+            if not isinstance(parsed, str):
+                return None
+            static |= {s.strip() for s in parsed.split(",") if s.strip()}
+        elif keyword == "static_argnums":
+            if not all(type(i) is int and -len(positional) <= i < len(positional) for i in items):
+                return None
+            static |= {positional[i] for i in items}
+        elif keyword == "static_argnames":
+            if not all(isinstance(n, str) for n in items):
+                return None
+            static |= set(items)
+    return frozenset(static)
+
+
+def _annotation(node: ast.expr | None) -> str | None:
+    """traced._annotation: the annotation's last name, a string annotation's text, `?` otherwise."""
+    if node is None:
+        return None
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute):
+        return node.attr
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return node.value
+    return "?"
+
+
+class Flows:
+    """The functions traced.py analyses, with the parameters each may receive a tracer in: the jit
+    roots (`roots`: function -> the parameters its transforms may trace), the helpers they call by
+    name (what their call sites may pass, to a fixpoint) and the functions they hand to jax's loop and
+    branch primitives (every parameter). `function_of(node)`: the `Function` of a def or lambda;
+    `defs(name)`: the defs of the file with that name."""
+
+    def __init__(self, roots: dict[int, tuple[ast.AST, frozenset[str]]], function_of, defs) -> None:
+        self.params: dict[int, frozenset[str]] = {}
+        self.functions: dict[int, Function] = {}
+        queue: list[Function] = []
+        for key, (node, maybe) in roots.items():
+            function = function_of(node)
+            self.functions[key], self.params[key] = function, maybe
+            queue.append(function)
+        rounds = 0
+        while queue:
+            rounds += 1
+            if rounds > 20 * (len(self.functions) + 10):  # no fixpoint in sight: every parameter may be traced
+                for function in self.functions.values():
+                    self.params[id(function.node)] = frozenset(function.params)
+                break
+            function = queue.pop()
+            function.maybe_params = self.params[id(function.node)]
+            function.tainted  # noqa: B018 (what the call sites below read)
+            reached: list[tuple[Function, frozenset[str]]] = []
+            for call in function.name_calls:
+                for callee in defs(call.func.id):
+                    if id(callee) not in roots:
+                        helper = function_of(callee)
+                        reached.append((helper, frozenset(function.bound_at(call, helper))))
+            for body in function.bodies:
+                for target in ([body] if isinstance(body, ast.Lambda) else defs(body.id)):
+                    if id(target) not in roots:
+                        helper = function_of(target)
+                        reached.append((helper, frozenset(helper.params)))
+            for helper, maybe in reached:
+                key = id(helper.node)
+                old = self.params.get(key)
+                if old is None or not old.issuperset(maybe):
+                    self.params[key] = maybe if old is None else old | maybe
+                    self.functions[key] = helper
+                    queue.append(helper)
+            # helpers nested in it read its names: look at them again with what it taints now
+            queue.extend(f for f in self.functions.values() if f is not function and f.inside({id(function.node): None})
+                         and f not in queue)
+        for key, function in self.functions.items():
+            function.maybe_params = self.params[key]
+
+    def analysed(self) -> list[Function]:
+        return list(self.functions.values())
+
+
 def functions_in(node: ast.AST, outer: Function | None, module: Module):
     """`Function`s of `node` (a def or lambda) and of every function nested in it, outermost first."""
     first = Function(node, outer, module)
@@ -333,6 +544,31 @@ def _module_statements(tree: ast.Module):
         if not isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             for name in ("body", "orelse", "finalbody", "handlers", "cases"):
                 stack.extend(getattr(stmt, name, ()))
+
+
+def narrowed_by(test: ast.AST) -> list[str]:
+    """traced._narrowed: the names `test` proves Python values when true, `isinstance(i, (int, np.integer))`
+    (also inside `and`); a check against an array, tensor or tracer type proves nothing."""
+    if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And):
+        return [name for value in test.values for name in narrowed_by(value)]
+    if isinstance(test, ast.Call) and isinstance(test.func, ast.Name) and test.func.id == "isinstance" \
+            and len(test.args) == 2 and not test.keywords and isinstance(test.args[0], ast.Name):
+        types = test.args[1]
+        for element in types.elts if isinstance(types, (ast.Tuple, ast.List)) else [types]:
+            text = element.attr if isinstance(element, ast.Attribute) else element.id if isinstance(element, ast.Name) else "?"
+            if text == "?" or any(word in text.lower() for word in ("array", "tensor", "tracer", "jax")):
+                return []
+        return [test.args[0].id]
+    return []
+
+
+def _stored_in(body: list) -> frozenset[str]:
+    """Names a block binds (rebinding a narrowed name ends what the test proved)."""
+    return frozenset(n.id for stmt in body for n in _walk_expression(stmt) if isinstance(n, ast.Name)
+                     and not isinstance(n.ctx, ast.Load))
+
+
+_NONE: frozenset[str] = frozenset()
 
 
 def _walk_expression(expr: ast.AST):
