@@ -6,7 +6,7 @@ import libcst as cst
 
 from rewriter.analysis.traced import FunctionFlow, Trace, Value
 from rewriter.analysis.transforms import literal
-from rewriter.cst_tree import children
+from rewriter.cst_tree import SCOPES, children
 from rewriter.emit import Emitter, Spelling
 from rewriter.findings import Severity
 
@@ -88,7 +88,7 @@ def own_nodes(fn: cst.CSTNode):
     while stack:
         node = stack.pop()
         yield node
-        stack.extend(reversed([c for c in children(node) if not isinstance(c, (cst.FunctionDef, cst.Lambda, cst.ClassDef))]))
+        stack.extend(reversed([c for c in children(node) if type(c) not in SCOPES]))
 
 
 def traced_test_inside(flow: FunctionFlow, statements) -> cst.CSTNode | None:
@@ -107,7 +107,10 @@ def own_nodes_of(node: cst.CSTNode):
     while stack:
         current = stack.pop()
         yield current
-        stack.extend(reversed([c for c in children(current) if not isinstance(c, (cst.FunctionDef, cst.Lambda, cst.ClassDef))]))
+        stack.extend(reversed([c for c in children(current) if type(c) not in SCOPES]))
+
+
+_CONTROL_FLOW_OR_CALL = frozenset({cst.If, cst.IfExp, cst.For, cst.While, cst.Call})
 
 
 def traced_nodes(file, types):
@@ -119,7 +122,7 @@ def traced_nodes(file, types):
         if rewritable(flow) and not file.analysis.expected_to_fail(flow.context.root.function):
             if flow.nodes is None:  # walked once, shared by every control-flow rule
                 flow.nodes = [n for n in own_nodes(flow.context.function)
-                              if isinstance(n, (cst.If, cst.IfExp, cst.For, cst.While, cst.Call))]
+                              if type(n) in _CONTROL_FLOW_OR_CALL]
             for node in flow.nodes:
                 if isinstance(node, types):
                     yield flow, node

@@ -8,7 +8,7 @@ import libcst as cst
 
 from rewriter.analysis.apis import Api, Kind
 from rewriter.analysis.jit import JitContext
-from rewriter.cst_tree import children
+from rewriter.cst_tree import SCOPES, children
 
 FRAMEWORK_JIT = {"phiml": "`jit_compile`", "jax": "`jax.jit`", "tensorflow": "`tf.function`", "torch": "`torch.jit`"}
 
@@ -21,7 +21,7 @@ def own_nodes(function: cst.CSTNode) -> Iterator[cst.CSTNode]:
     while stack:
         node = stack.pop()
         yield node
-        if isinstance(node, (cst.FunctionDef, cst.Lambda, cst.ClassDef)):
+        if type(node) in SCOPES:
             continue
         stack.extend(reversed(children(node)))
 

@@ -10,7 +10,7 @@ from rewriter.analysis.apis import Kind
 from rewriter.analysis.traced import all_params
 from rewriter.analysis.transforms import intended_parameter, match_transform
 from rewriter.codemod import Codemod, Example, Replace, Unchanged, dedented
-from rewriter.cst_tree import children
+from rewriter.cst_tree import SCOPES, children
 from rewriter.findings import Safety, Severity
 
 
@@ -217,7 +217,7 @@ def _steers_control_flow(fn: cst.FunctionDef, name: str) -> tuple[str, cst.CSTNo
     stack = [fn.body]
     while stack:
         node = stack.pop()
-        if isinstance(node, (cst.FunctionDef, cst.Lambda, cst.ClassDef)):
+        if type(node) in SCOPES:
             continue
         test = node.test if isinstance(node, (cst.If, cst.While, cst.IfExp)) else node.iter if isinstance(node, cst.For) else None
         if test is not None and _reads(test, name):

@@ -256,6 +256,7 @@ class TemporaryFunction(Codemod):
         self._candidates: list[cst.Call] = []
         self._derivatives: list = []
         self._local_functions: set[str] = set()  # names of defs and lambdas bound inside functions
+        self._factories: dict[int, bool] = {}  # id of a module-level def -> it returns a custom_gradient it builds
 
     def visit_Call(self, node: cst.Call) -> None:
         if not self.file.syntax.functions:
@@ -410,9 +411,15 @@ class TemporaryFunction(Codemod):
         defs = self.file.analysis.jit.functions_denoted(func)
         if len(defs) != 1 or not isinstance(defs[0], cst.FunctionDef) or not at_module_level(names, defs[0]):
             return False
+        if id(defs[0]) not in self._factories:  # a def called from many places is read once
+            self._factories[id(defs[0])] = self._builds_custom_gradient(defs[0])
+        return self._factories[id(defs[0])]
+
+    def _builds_custom_gradient(self, fn: cst.FunctionDef) -> bool:
+        names = self.file.analysis.names
         built: set[str] = set()
         returns: list[cst.BaseExpression | None] = []
-        for node in own_nodes(defs[0]):
+        for node in own_nodes(fn):
             if isinstance(node, cst.Assign) and isinstance(node.value, cst.Call) and _is_custom_gradient(names, node.value.func):
                 built.update(t.target.value for t in node.targets if isinstance(t.target, cst.Name))
             elif isinstance(node, cst.Return):

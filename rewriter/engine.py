@@ -31,13 +31,20 @@ class ProcessingError(Exception):
 
 def wanted_codemods(source: bytes, codemods: Iterable[type[Codemod]]) -> list[type[Codemod]]:
     """The cheap pre-filter: codemods whose trigger words all appear somewhere in the raw bytes."""
-    out = []
-    for cm in codemods:
-        groups = cm.TRIGGERS or ((),)
-        groups = [(g,) if isinstance(g, str) else g for g in groups]  # a bare word is a group of one
-        if any(all(word.encode() in source for word in group) for group in groups):
-            out.append(cm)
-    return out
+    return [cm for cm in codemods if any(all(word in source for word in group) for group in _trigger_bytes(cm))]
+
+
+_TRIGGER_BYTES: dict[type, tuple[tuple[bytes, ...], ...]] = {}
+
+
+def _trigger_bytes(codemod: type[Codemod]) -> tuple[tuple[bytes, ...], ...]:
+    """`TRIGGERS` as groups of encoded words (a bare word is a group of one; no triggers: one empty group)."""
+    try:
+        return _TRIGGER_BYTES[codemod]
+    except KeyError:
+        groups = codemod.TRIGGERS or ((),)
+        found = _TRIGGER_BYTES[codemod] = tuple(tuple(w.encode() for w in ((g,) if isinstance(g, str) else g)) for g in groups)
+        return found
 
 
 def parse(source: bytes) -> cst.Module:
@@ -82,7 +89,7 @@ def parse_with_note(source: bytes, python_parsed: bool = False) -> tuple[cst.Mod
         module, construct = found
         return module, newer_syntax.note(construct)
     try:
-        return cst.parse_module(source), None
+        return cst_tree.parse_module(source), None
     except (cst.ParserSyntaxError, SyntaxError, ValueError) as e:
         raise ProcessingError(f"libcst cannot parse this file: {str(e).splitlines()[0]}") from None
 

@@ -12,7 +12,7 @@ from typing import Callable
 
 import libcst as cst
 
-from .cst_tree import children
+from .cst_tree import SCOPES, children
 from .analysis.module import ModuleAnalysis
 
 
@@ -50,7 +50,7 @@ def explain_trace(source: str, line: int, line_label: Callable[[int], str] | Non
         stack = [fn.body]
         while stack:
             node = stack.pop()
-            stack.extend(c for c in children(node) if not isinstance(c, (cst.FunctionDef, cst.Lambda, cst.ClassDef)))
+            stack.extend(c for c in children(node) if type(c) not in SCOPES)
             test, what = _tested(node)
             if test is None or positions[test].start.line != line:
                 continue

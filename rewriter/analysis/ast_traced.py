@@ -84,11 +84,13 @@ class Function:
         self.maybe_params: frozenset[str] = frozenset(self.params)
         self._memo: tuple | None = None
         self._taint: frozenset[str] = frozenset()
+        self.receivers: list[tuple[str, tuple]] = []  # (name, arguments) of method calls on a bare name
         self.name_calls: list[ast.Call] = []  # calls of a bare name: helpers it may pass tracers to
         self.bodies: list[ast.AST] = []  # names and lambdas handed to a jax loop or branch primitive
         self.first_param = (args.posonlyargs or args.args or [None])[0]
         self.local: set[str] = set(self.params)  # names bound here outside comprehensions
         self.bound: set[str] = set(self.params)  # every name bound here
+        self.env: set[str] = set(self.params)  # ... except by an import: the names traced.py keeps values of
         self.declared: set[str] = set()  # global / nonlocal
         self.bindings: list[tuple[tuple[str, ...], tuple[ast.AST, ...]]] = []  # names <- any of the expressions
         self.tests: list[tuple[ast.AST, frozenset[str]]] = []  # conditions and loop iterables, with the names proven static there
@@ -145,8 +147,8 @@ class Function:
             elif cls in (ast.Global, ast.Nonlocal):
                 self.declared.update(node.names)
             elif cls in (ast.Import, ast.ImportFrom):
-                for alias in node.names:
-                    self._bind_name((alias.asname or alias.name).split(".")[0], ())
+                for alias in node.names:  # bound, but not a value traced.py follows (its env skips imports)
+                    self.bound.add((alias.asname or alias.name).split(".")[0])
             elif cls is ast.ExceptHandler and node.name:
                 self._bind_name(node.name, ())
             elif cls is ast.Call:
@@ -191,7 +193,7 @@ class Function:
             self.name_calls.append(node)
         if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name):
             values = (*node.args, *(k.value for k in node.keywords))
-            self.bindings.append(((func.value.id,), values))  # `xs.append(tracer)`: xs now holds a tracer
+            self.receivers.append((func.value.id, values))  # `xs.append(tracer)`: a local xs now holds a tracer
             if func.attr in STORING:
                 self.stores.append(func.value.id)
         elif isinstance(func, ast.Name) and func.id == "print":
@@ -213,6 +215,7 @@ class Function:
 
     def _bind_name(self, name: str, values: tuple, local: bool = True) -> None:
         self.bound.add(name)
+        self.env.add(name)
         if local:
             self.local.add(name)
         if values:
@@ -227,6 +230,17 @@ class Function:
     def visible(self) -> frozenset[str]:
         """Every name this function binds or can read from the functions around it."""
         return frozenset(self.bound | (self.outer.visible if self.outer is not None else frozenset()))
+
+    @cached_property
+    def in_env(self) -> frozenset[str]:
+        """The names traced.py keeps a value for here: parameters and local bindings other than
+        imports, here and in the functions around it."""
+        return frozenset(self.env | (self.outer.in_env if self.outer is not None else frozenset()))
+
+    @cached_property
+    def _all_bindings(self) -> list[tuple[tuple[str, ...], tuple]]:
+        """`bindings`, and the method calls that may put a tracer into a local (`xs.append(x)`)."""
+        return self.bindings + [((name,), values) for name, values in self.receivers if name in self.in_env]
 
     @property
     def tainted(self) -> frozenset[str]:
@@ -244,7 +258,7 @@ class Function:
         changed = True
         while changed:
             changed = False
-            for targets, values in self.bindings:
+            for targets, values in self._all_bindings:
                 if not names.issuperset(targets) and any(self.maybe(v) for v in values):
                     names.update(targets)
                     changed = True

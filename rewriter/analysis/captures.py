@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 import libcst as cst
 
-from ..cst_tree import children
+from ..cst_tree import SCOPES, children
 from .bindings import free_names
 from .names import NameResolver
 from .scopes import ClassScope
@@ -36,7 +36,7 @@ def _walk_own(node: cst.CSTNode):
     while stack:
         current = stack.pop()
         yield current
-        if not isinstance(current, (cst.FunctionDef, cst.Lambda, cst.ClassDef)):
+        if type(current) not in SCOPES:
             stack.extend(children(current))
 
 

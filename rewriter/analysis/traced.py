@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
-from ..cst_tree import children
+from ..cst_tree import SCOPES, children
 from ..findings import Related
 from .annotations import annotation_of, is_python_value, static_fields
 from .callsites import CallSites, ParamRole, Role, param_role
@@ -870,7 +870,7 @@ def _yields(fn: cst.FunctionDef) -> bool:
         node = stack.pop()
         if isinstance(node, (cst.Yield, cst.Await)):
             return True
-        stack.extend(c for c in children(node) if not isinstance(c, (cst.FunctionDef, cst.Lambda, cst.ClassDef)))
+        stack.extend(c for c in children(node) if type(c) not in SCOPES)
     return False
 
 
