@@ -283,8 +283,11 @@ def test_ast_walks_meet_the_nodes_ast_walk_meets():
 
     from rewriter.analysis import ast_names
 
-    for path in sorted(Path(__file__).resolve().parent.parent.glob("examples/*.py")):
-        tree = ast.parse(path.read_bytes())
+    mixed = ("def f(a, *, b, c=1):\n    global g\n    d = {**a, 'k': b}\n"
+             "    match d:\n        case P(x, y=1, z=2):\n            pass\n")  # lists holding None or names
+    sources = [mixed, *(p.read_bytes() for p in sorted(Path(__file__).resolve().parent.parent.glob("examples/*.py")))]
+    for source in sources:
+        tree = ast.parse(source)
         expected = list(ast.walk(tree))
         singletons = (ast.expr_context, ast.operator, ast.unaryop, ast.cmpop, ast.boolop)
         assert list(ast_names.breadth_first_branches(tree)) == [n for n in expected if not isinstance(n, singletons)]

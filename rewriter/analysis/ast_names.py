@@ -26,21 +26,35 @@ def children(node: ast.AST) -> list[ast.AST]:
 # singletons (`Load`, `Add`, `Eq`: a third of a module's nodes, in none of which anything is found).
 _LEAF_FIELDS = frozenset({"ctx", "op", "ops", "id", "attr", "arg", "name", "module", "level", "kind",
                           "type_comment", "conversion", "is_async"})
-_BRANCH_FIELDS: dict[type, tuple[str, ...]] = {}
+# Lists that may hold something else than nodes: `None` among a dict display's keys (`{**d}`) and among
+# keyword-only defaults (no default), names.
+_MIXED_LISTS = frozenset({(ast.Dict, "keys"), (ast.arguments, "kw_defaults"), (ast.Global, "names"), (ast.Nonlocal, "names"),
+                          (ast.MatchClass, "kwd_attrs")})
+_BRANCH_FIELDS: dict[type, tuple[tuple[str, bool], ...]] = {}
+
+
+def _branch_fields(cls: type) -> tuple[tuple[str, bool], ...]:
+    """(field, whether a list there may hold non-nodes) for the fields of `cls` that may hold nodes."""
+    if cls is ast.Constant:
+        return ()  # its value is a Python object, never a node
+    return tuple((f, (cls, f) in _MIXED_LISTS) for f in cls._fields if f not in _LEAF_FIELDS)
 
 
 def branches(node: ast.AST) -> list[ast.AST]:
     """`children(node)` without the context and operator singletons, in the same order."""
-    cls = type(node)
-    fields = _BRANCH_FIELDS.get(cls)
-    if fields is None:
-        fields = _BRANCH_FIELDS[cls] = tuple(f for f in cls._fields if f not in _LEAF_FIELDS)
-    out = []
-    for name in fields:
+    try:
+        fields = _BRANCH_FIELDS[type(node)]
+    except KeyError:
+        fields = _BRANCH_FIELDS[type(node)] = _branch_fields(type(node))
+    out: list[ast.AST] = []
+    for name, mixed in fields:
         value = getattr(node, name, None)
         if type(value) is list:
-            out.extend([item for item in value if isinstance(item, _AST)])
-        elif isinstance(value, _AST):
+            if mixed:
+                out.extend([item for item in value if isinstance(item, _AST)])
+            else:
+                out.extend(value)
+        elif value is not None and isinstance(value, _AST):
             out.append(value)
     return out
 
