@@ -5,6 +5,7 @@ import ast
 
 import libcst as cst
 
+from rewriter.analysis.ast_names import dotted
 from rewriter.codemod import Example, Replace, Unchanged, dedented
 from rewriter.findings import Safety, Severity
 
@@ -100,12 +101,14 @@ class FunctionalGradient(TableMigration):
 
     @classmethod
     def ast_gate(cls, syntax) -> bool:
-        """The table's sources, or a call of one of CALLS with `f` and a `wrt` of int literals."""
+        """The table's sources, or a call of one of CALLS with `f` and a `wrt` of int literals, spelled
+        through a module-level name (`self.jacobian(f, [0])` cannot denote PhiML's `jacobian`)."""
         if super().ast_gate(syntax):
             return True
         if {"gradient", "jacobian"}.isdisjoint(syntax.identifiers.names):
             return False
-        return any(_positional_wrt(call) for call in cls.calls_on_ast(syntax))
+        return any(_positional_wrt(call) and syntax.module_level(dotted(call.func).split(".", 1)[0])
+                   for call in cls.calls_on_ast(syntax) if dotted(call.func) is not None)
 
     MIGRATIONS = FUNCTIONAL_GRADIENT
 

@@ -1,10 +1,13 @@
 """PML502 nested-custom-gradient."""
 from __future__ import annotations
 
+import ast
+
 import libcst as cst
 
 from rewriter import prefilter
 from rewriter.analysis.apis import Kind
+from rewriter.analysis.ast_names import branches
 from rewriter.analysis.jit import bound_value
 from rewriter.analysis.transforms import Application, match_application
 from rewriter.codemod import Codemod, Example, Replace, Unchanged, dedented
@@ -105,6 +108,32 @@ class NestedCustomGradient(Codemod):
     GATE = frozenset({prefilter.CUSTOM_GRADIENT})
     TRIGGERS = (("custom_gradient",),)
 
+    @classmethod
+    def ast_gate(cls, syntax) -> bool:
+        """A `custom_gradient(f, ...)` whose forward (a def of the file or a lambda) calls `solve_linear`
+        or a name assigned a `custom_gradient(...)`: `leave_Module`'s conditions, by spelling."""
+        if not super().ast_gate(syntax):
+            return False
+        built: set[str] | None = None
+        for call in syntax.calls:
+            if _last_name(call.func) != "custom_gradient":
+                continue
+            if not call.args or isinstance(call.args[0], ast.Starred):
+                if any(k.arg in (None, "f") for k in call.keywords):
+                    return True  # the forward is not where this reads it
+                continue
+            first = call.args[0]
+            forwards = [first] if isinstance(first, ast.Lambda) else syntax.defs(first.id) if isinstance(first, ast.Name) else []
+            for forward in forwards:
+                for node in _own_calls(forward):
+                    if _last_name(node.func) == "solve_linear" or "phiml.math.solve_linear" in syntax.apis(node.func):
+                        return True
+                    if isinstance(node.func, ast.Name):
+                        built = _custom_gradient_names(syntax) if built is None else built
+                        if node.func.id in built:
+                            return True
+        return False
+
     def __init__(self, file) -> None:
         super().__init__(file)
         self._applications: list[cst.Call] = []
@@ -160,3 +189,30 @@ class NestedCustomGradient(Codemod):
         bindings = [a for a in scope.assignments[forward.name.value] if getattr(a, "node", None) is forward]
         references = [r for b in bindings for r in b.references]
         return bool(references) and all(r.node is app.function for r in references)
+
+
+def _last_name(func: ast.AST) -> str | None:
+    return func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else None
+
+
+def _own_calls(fn: ast.AST):
+    """The calls of a def's or lambda's own body (not of the functions and classes nested in it)."""
+    stack = [fn.body] if isinstance(fn, ast.Lambda) else list(fn.body)
+    while stack:
+        node = stack.pop()
+        if isinstance(node, ast.Call):
+            yield node
+        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+            stack.extend(branches(node))
+
+
+def _custom_gradient_names(syntax) -> set[str]:
+    """Names some assignment of the file binds to a `custom_gradient(...)` call (`bound_value`'s candidates)."""
+    out: set[str] = set()
+    for node in ast.walk(syntax.tree):
+        if isinstance(node, (ast.Assign, ast.AnnAssign, ast.NamedExpr)) and isinstance(node.value, ast.Call) \
+                and any(_last_name(n) == "custom_gradient" or "phiml.math.custom_gradient" in syntax.apis(n)
+                        for n in ast.walk(node.value.func) if isinstance(n, (ast.Name, ast.Attribute))):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            out.update(t.id for t in targets if isinstance(t, ast.Name))
+    return out

@@ -44,7 +44,7 @@ JITTED_METHOD = "a jit-decorated method"
 VMAP_AND_BRANCH = "vmap and `lax.cond`/`lax.switch` in one file"
 MAP_OF_JITTED = "`math.map` over dims of a jitted or traced function"
 TRACED_CONDITION = "a condition or trip count in a traced function that may derive from a tracer"
-TRACED_SHAPE_CALL = "a jax shape call (`jnp.zeros(n)`) in a traced function with control flow"
+TRACED_SHAPE_CALL = "a jax shape call (`jnp.zeros(n)`) passed what may be traced, in a traced function with control flow"
 LONG_TRACED_LOOP = "a `for` loop in a traced function over a long literal count or a length that may be traced"
 CANDIDATES = frozenset({JIT_DEF_IN_LOOP, JIT_BUILT_PER_CALL, JIT_OF_JITTED, NESTED_JIT_DEF, VMAP_OF_JIT,
                         FUNCTION_PER_CALL_TO_API, TRACED_CONTROL_FLOW, TRACED_DIMENSION_CALL, AUXILIARY_ARGS,
@@ -123,6 +123,11 @@ class _Finder(ast.NodeVisitor):
 
     def visit(self, node: ast.AST) -> None:
         cls = type(node)
+        if cls is ast.Name:  # a third of the nodes: an identifier, nothing below it
+            self.identifiers.names.add(node.id)
+            return
+        if cls is ast.Constant:
+            return
         if cls in _IDENTIFYING:  # the identifiers, in the same walk
             self.identifiers.see(node)
         try:
@@ -149,6 +154,7 @@ class _Finder(ast.NodeVisitor):
         self.remote_traced = {t.function.rsplit(".", 1)[-1] for t in project.traces} if project else set()
         self.remote_factories = {f.name for f in project.factories} if project else set()
         self.functions: list[ast.AST] = []
+        self.keys: list = []  # their keys (`_keys`)
         self.loops = 0
         self.seen: set[str] = set()  # the candidates found (the constants below)
         self.jit_decorated: set[str] = set()
@@ -206,8 +212,9 @@ class _Finder(ast.NodeVisitor):
     def visit_ClassDef(self, node) -> None:
         self.class_depth += 1
         saved, self.functions = self.functions, []  # a method is not nested in the enclosing function
+        saved_keys, self.keys = self.keys, []
         self.generic_visit(node)
-        self.functions = saved
+        self.functions, self.keys = saved, saved_keys
         self.class_depth -= 1
 
     def visit_FunctionDef(self, node) -> None:
@@ -252,13 +259,16 @@ class _Finder(ast.NodeVisitor):
     def _enter(self, node) -> None:
         self.enclosing[id(node)] = self.nest[-1] if self.nest else None
         self.functions.append(node)
+        self.keys.append(node.name if type(node) is not ast.Lambda else id(node))
         self.nest.append(node)
         self.generic_visit(node)
         self.nest.pop()
+        self.keys.pop()
         self.functions.pop()
 
     def _keys(self) -> list:
-        return [f.name if not isinstance(f, ast.Lambda) else id(f) for f in self.functions]
+        """The keys of the enclosing functions (names; lambdas by id), outermost first: the live list."""
+        return self.keys
 
     def visit_If(self, node) -> None:
         self.control_flow.update(self._keys())
@@ -547,7 +557,7 @@ class _Finder(ast.NodeVisitor):
                 self.seen.add(TRACED_CONDITION)
             if any(f.long_loop() for f in flows):
                 self.seen.add(LONG_TRACED_LOOP)
-            if traced & self.shape_calls:
+            if traced & self.shape_calls and any(f.traced_argument(_JAX_SHAPES, _NOT_SIZES) for f in flows):
                 self.seen.add(TRACED_SHAPE_CALL)
         if traced & self.dimension_calls:
             self.seen.add(TRACED_DIMENSION_CALL)
@@ -586,6 +596,7 @@ _NETWORKS = frozenset({"mlp", "u_net", "conv_net", "res_net", "conv_classifier",
 _NETWORK_CALLS = frozenset({"native_call", "update_weights"})
 _GRADIENTS = frozenset({"gradient", "jacobian", "hessian"})
 _JAX_SHAPES = frozenset(q.rsplit(".", 1)[1] for q in JAX_SHAPES)
+_NOT_SIZES = frozenset({"dtype", "device"})  # keywords of a shape call that are no size
 
 @dataclass(frozen=True)
 class Identifiers:
@@ -690,6 +701,20 @@ class Syntax:
     def decorated(self) -> list[ast.FunctionDef | ast.AsyncFunctionDef]:
         """Every def of the file with decorators."""
         return self._walked.decorated
+
+    def apis(self, node: ast.AST) -> set[str]:
+        """The APIs a Name/Attribute spelling may denote through the file's imports."""
+        return self._spelling.names(node)
+
+    @property
+    def tree(self) -> ast.Module:
+        return self._tree
+
+    def module_level(self, name: str) -> bool:
+        """`name` may be bound at module level (an import anywhere, a module-level binding, a `*`
+        import): only such a name has a qualified name outside the function it is read in."""
+        module = self._walked._module
+        return name in self._spelling.imported or name in module.bound or name in module.defs or bool(self._spelling.stars)
 
     @property
     def imported(self) -> dict[str, set[str]]:

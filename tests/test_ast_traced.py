@@ -94,6 +94,9 @@ JIT = "import jax\nimport jax.numpy as jnp\n"
     ("PML201", JIT + "@jax.jit\ndef f(x, i):\n    if isinstance(i, jax.Array) and i < 0:\n        return x\n    return x\n", True),
     ("PML201", "from phiml import math\n@math.jit_compile_linear\ndef f(x, order):\n    if order > 2:\n        return x\n    return -x\n", False),
     ("PML203", JIT + "@jax.jit\ndef f(x):\n    k = 3\n    while k > 0:\n        k -= 1\n    return x\n", False),
+    # a jax shape call passed what may be traced (PML204), in a function with control flow
+    ("PML204", JIT + "@jax.jit\ndef f(x, n):\n    for k in (1, 2):\n        x = x + k\n    return x + jnp.zeros(n)\n", True),
+    ("PML204", JIT + "@jax.jit\ndef f(x):\n    for k in (1, 2):\n        x = x + k\n    return x + jnp.zeros(3, dtype=x.dtype)\n", False),
     # long loops: literal counts from 50, long defaults, lengths of what may be traced
     ("PML206", JIT + "@jax.jit\ndef f(x):\n    for i in range(100):\n        x = x + 1\n    return x\n", True),
     ("PML206", JIT + "@jax.jit\ndef f(x):\n    for i in range(3):\n        x = x + 1\n    return x\n", False),
@@ -110,6 +113,7 @@ JIT = "import jax\nimport jax.numpy as jnp\n"
     # positional `wrt` (PML601), old Solve arguments (PML605)
     ("PML601", "from phiml import math\ndef loss(x, y):\n    return x\ng = math.gradient(loss, 0)\n", True),
     ("PML601", "from phiml import math\ndef loss(x, y):\n    return x\ng = math.gradient(loss, 'x')\n", False),
+    ("PML601", "from phiml import math\nclass B:\n    def g(self, f):\n        return self.jacobian(f, [0])\n", False),
     ("PML605", "from phiml import math\ns = math.Solve('CG', 1e-5, 1e-5, 100)\n", True),
     ("PML605", "from phiml import math\ns = math.Solve('CG', 1e-5, 1e-5, x0=None)\n", False),
     ("PML605", "from phiml import math\ns = math.Solve('CG', relative_tolerance=1e-5)\n", True),
@@ -117,6 +121,13 @@ JIT = "import jax\nimport jax.numpy as jnp\n"
     ("PML205", "from phiml import math\n@math.jit_compile(auxiliary_args='n')\ndef f(x, m):\n    return x\n", True),
     ("PML205", "from phiml import math\n@math.jit_compile(auxiliary_args='m')\ndef f(x, m):\n    return x\n", False),
     ("PML205", "from phiml import math\ndef f(x, m):\n    return x\ng = math.jit_compile(f, auxiliary_args='x,n')\n", True),
+    # a custom-gradient forward calling solve_linear or another custom-gradient function (PML502)
+    ("PML502", "from phiml import math\ndef f(x):\n    return x\ndef g(x, y, dx):\n    return dx\n"
+               "h = math.custom_gradient(f, g)\n", False),
+    ("PML502", "from phiml import math\ninner = math.custom_gradient(lambda x: x, lambda x, y, dx: dx)\n"
+               "def f(x):\n    return inner(x)\ndef g(x, y, dx):\n    return dx\nh = math.custom_gradient(f, g)\n", True),
+    ("PML502", "from phiml import math\ndef f(x):\n    return math.solve_linear(op, x, math.Solve('CG'))\n"
+               "def g(x, y, dx):\n    return dx\nh = math.custom_gradient(f, g)\n", True),
     # lax.cond reached from a vmapped function (PML507)
     ("PML507", JIT + "from jax import lax\ndef g(x):\n    return lax.cond(x > 0, jnp.sin, jnp.cos, x)\n"
                "def f(x):\n    return g(x)\nh = jax.vmap(f)\n", True),
