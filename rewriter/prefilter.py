@@ -191,6 +191,7 @@ class _Finder(ast.NodeVisitor):
         self.jit_factories: set[str] = set()  # functions that create a jit function (a nested jit def or a jit call)
         self.assigned_calls: dict[str, set[str]] = {}  # `step = make_step(...)`: step -> {make_step}
         self.all_calls: list[ast.Call] = []
+        self.assigned_names: dict[int, str] = {}  # id of a value assigned to one name -> the name
         self.vmapped_functions: list[ast.AST] = []  # vmap-decorated defs, and what vmap is applied to
         self.branch_calls: set[int] = set()  # `lax.cond`/`lax.switch` calls
         self.lambdas_by_name: dict[str, list[ast.Lambda]] = {}  # `f = lambda ...`
@@ -243,8 +244,10 @@ class _Finder(ast.NodeVisitor):
             self.seen.add(VMAP_OF_JIT)
         if Kind.CUSTOM_GRADIENT in kinds:
             self.custom_gradient_decorated = True
-        if self.functions and Kind.CUSTOM_GRADIENT in kinds:
-            self.seen.add(FUNCTION_PER_CALL_TO_API)  # a custom-derivative function defined per call
+        if self.functions and Kind.CUSTOM_GRADIENT in kinds and isinstance(self.functions[-1], (ast.FunctionDef, ast.AsyncFunctionDef)) \
+                and any(isinstance(d, (ast.Name, ast.Attribute)) and not self.s.names(d).isdisjoint(_DERIVATIVES)
+                        for d in node.decorator_list):
+            self.seen.add(FUNCTION_PER_CALL_TO_API)  # a jax custom-derivative function defined per call
         self.nodes_by_key.setdefault(node.name, []).append(node)
         if node.decorator_list:
             self.decorated.append(node)
@@ -304,6 +307,7 @@ class _Finder(ast.NodeVisitor):
         self._effect(node.targets)
         if len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
             self.assigned.add(id(node.value))
+            self.assigned_names[id(node.value)] = node.targets[0].id
             if isinstance(node.value, ast.Lambda):
                 self.lambdas_by_name.setdefault(node.targets[0].id, []).append(node.value)
         if self.functions and (isinstance(node.value, ast.Lambda) or isinstance(node.value, ast.Call)
@@ -385,13 +389,38 @@ class _Finder(ast.NodeVisitor):
         self.generic_visit(node)
 
     # -- the gates, once the whole file is seen -------------------------------------------------
-    def _used_per_call(self, node: ast.AST) -> bool:
+    def _used_per_call(self, node: ast.AST, functions: tuple = ()) -> bool:
+        """jit_in_loop._used_per_call through the wrappers around `node`: called right away, or bound
+        to a name the enclosing function only ever calls (a wrapper returned or handed on is a factory's)."""
         key = id(node)
         while key is not None:
-            if key in self.called or key in self.assigned:
+            if key in self.called:
                 return True
+            if key in self.assigned:
+                return self._only_called(self.assigned_names.get(key), functions[-1] if functions else None)
             key = self.wrapped_by.get(key)
         return False
+
+    def _only_called(self, name: str | None, fn: ast.AST | None) -> bool:
+        """The reads of `name` the enclosing function's own scope makes (the accesses libcst's scope
+        records: not those of nested functions or classes) all call it, and there is one. A read in a
+        comprehension may count or not (its own scope, its first iterable the function's): True if
+        either way says so. At module level: True."""
+        if name is None or fn is None:
+            return True
+        own, inner = [], []  # whether each read calls the name
+        stack = [(child, False) for child in ([fn.body] if isinstance(fn, ast.Lambda) else fn.body)]
+        while stack:
+            node, in_comprehension = stack.pop()
+            if type(node) is ast.Name:
+                if node.id == name and type(node.ctx) is ast.Load:
+                    (inner if in_comprehension else own).append(id(node) in self.called)
+                continue
+            if isinstance(node, (*_FUNCTIONS, ast.ClassDef)):
+                continue  # a scope of its own: its reads are not the function's accesses
+            nested = in_comprehension or isinstance(node, (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp))
+            stack.extend((child, nested) for child in branches(node))
+        return bool(own) and all(own) or bool(own + inner) and all(own + inner)
 
     def _may_pass_a_temporary(self, call: ast.Call) -> bool:
         return any(isinstance(a, ast.Lambda) or isinstance(a, ast.Name) and a.id in self.local_functions
@@ -537,7 +566,7 @@ class _Finder(ast.NodeVisitor):
 
     def conclude(self) -> set[str]:
         for call, functions, in_loop in self.jit_calls:
-            if (functions or in_loop) and self._used_per_call(call):
+            if (functions or in_loop) and self._used_per_call(call, functions):
                 self.seen.add(JIT_BUILT_PER_CALL)
             if self._may_be_jitted(call.args[0]) or self._may_be_traced(functions):
                 self.seen.add(JIT_OF_JITTED)
@@ -596,7 +625,9 @@ _NETWORKS = frozenset({"mlp", "u_net", "conv_net", "res_net", "conv_classifier",
 _NETWORK_CALLS = frozenset({"native_call", "update_weights"})
 _GRADIENTS = frozenset({"gradient", "jacobian", "hessian"})
 _JAX_SHAPES = frozenset(q.rsplit(".", 1)[1] for q in JAX_SHAPES)
-_NOT_SIZES = frozenset({"dtype", "device"})  # keywords of a shape call that are no size
+_NOT_SIZES = frozenset({"dtype", "device"})
+# The decorators whose nested defs PML101 lifts (custom_derivative._DERIVATIVES): bare, not called.
+_DERIVATIVES = frozenset({"jax.custom_vjp", "jax.custom_jvp"})  # keywords of a shape call that are no size
 
 @dataclass(frozen=True)
 class Identifiers:

@@ -133,6 +133,15 @@ JIT = "import jax\nimport jax.numpy as jnp\n"
                "def f(x):\n    return g(x)\nh = jax.vmap(f)\n", True),
     ("PML507", JIT + "from jax import lax\ndef g(x):\n    return lax.cond(x > 0, jnp.sin, jnp.cos, x)\n"
                "def f(x):\n    return x\nh = jax.vmap(f)\n", False),
+    # a jit wrapper built per call and called there (PML302); returned or handed on, it is a factory's
+    ("PML302", "import jax\ndef g(x):\n    f = jax.jit(h)\n    return f(x)\n", True),
+    ("PML302", "import jax\ndef g(x):\n    f = jax.jit(h)\n    return [f(v) for v in x]\n", True),
+    ("PML302", "import jax\ndef g(x):\n    f = jax.jit(h)\n    return f\n", False),
+    ("PML302", "import tensorflow as tf\ndef jc(self, f):\n    compiled = tf.function(f)\n"
+               "    return lambda *a: call(compiled, *a)\n", False),
+    # a custom derivative defined per call: jax's decorators are lifted, tf.custom_gradient is not (PML101)
+    ("PML101", "import jax\ndef f(x):\n    @jax.custom_vjp\n    def g(y):\n        return y\n    return g(x)\n", True),
+    ("PML101", "import tensorflow as tf\ndef f(x):\n    @tf.custom_gradient\n    def g(y):\n        return y, None\n    return g(x)\n", False),
     # a solver handed a module-level function: nothing per call (PML101); a lambda or a gradient built per call is
     ("PML101", "from phiml import math\ndef op(x):\n    return x\ndef f(y):\n    return math.solve_linear(op, y, math.Solve('CG'))\n", False),
     ("PML101", "from phiml import math\ndef f(y):\n    return math.solve_linear(lambda x: x, y, math.Solve('CG'))\n", True),
