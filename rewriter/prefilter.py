@@ -244,9 +244,9 @@ class _Finder(ast.NodeVisitor):
             self.seen.add(VMAP_OF_JIT)
         if Kind.CUSTOM_GRADIENT in kinds:
             self.custom_gradient_decorated = True
-        if self.functions and Kind.CUSTOM_GRADIENT in kinds and isinstance(self.functions[-1], (ast.FunctionDef, ast.AsyncFunctionDef)) \
-                and any(isinstance(d, (ast.Name, ast.Attribute)) and not self.s.names(d).isdisjoint(_DERIVATIVES)
-                        for d in node.decorator_list):
+        outer_def = bool(self.functions) and isinstance(self.functions[-1], (ast.FunctionDef, ast.AsyncFunctionDef))
+        if outer_def and Kind.CUSTOM_GRADIENT in kinds and any(
+                isinstance(d, (ast.Name, ast.Attribute)) and not self.s.names(d).isdisjoint(_DERIVATIVES) for d in node.decorator_list):
             self.seen.add(FUNCTION_PER_CALL_TO_API)  # a jax custom-derivative function defined per call
         self.nodes_by_key.setdefault(node.name, []).append(node)
         if node.decorator_list:
