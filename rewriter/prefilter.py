@@ -477,6 +477,8 @@ class _Finder(ast.NodeVisitor):
         """traced.py's flows of this file, on ast (ast_traced.Flows): the jit roots with the parameters
         their transforms may trace; a def whose name several defs share gets none static."""
         roots: dict[int, tuple[ast.AST, frozenset[str]]] = {}
+        fields: dict[int, dict[str, frozenset[str]]] = {}  # filter_jit roots: parameter -> its class's static fields
+        field_less: set[int] = set()  # roots some other transform applies to too: no fields
 
         def add(node, transforms) -> None:
             every = frozenset(self._function(node).params)
@@ -487,6 +489,12 @@ class _Finder(ast.NodeVisitor):
                     maybe |= every
                 for api in apis:
                     maybe |= ast_traced.direct_maybe(node, api, keywords) if keywords is not None else every
+                if len(apis) == 1 and apis[0].name == "equinox.filter_jit" and keywords is not None and not shared \
+                        and id(node) not in field_less:
+                    fields[id(node)] = ast_traced.direct_fields(node, apis[0], keywords, self._module)
+                else:
+                    field_less.add(id(node))
+                    fields.pop(id(node), None)
             previous = roots.get(id(node), (node, frozenset()))[1]
             roots[id(node)] = (node, previous | maybe)
 
@@ -498,7 +506,7 @@ class _Finder(ast.NodeVisitor):
         for name in self.remote_traced:  # traced from another module: what its callers pass is not read here
             for node in self._defs(name):
                 add(node, [([], None)])
-        return ast_traced.Flows(roots, self._function, self._defs)
+        return ast_traced.Flows(roots, self._function, self._defs, fields)
 
     def _defs(self, name: str) -> list[ast.AST]:
         return [n for n in self.nodes_by_key.get(name, ()) if not isinstance(n, ast.Lambda)]

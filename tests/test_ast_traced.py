@@ -73,6 +73,14 @@ JIT = "import jax\nimport jax.numpy as jnp\n"
     ("PML201", JIT + "@jax.jit\ndef f(x):\n    def g():\n        if x > 0:\n            return 1\n        return 0\n    return g()\n", True),
     ("PML201", JIT + "def f(x):\n    if x > 0:\n        return x\n    return -x\n", False),  # not traced
     ("PML202", JIT + "@jax.jit\ndef f(x, n):\n    for i in range(n):\n        x = x + 1\n    return x\n", True),
+    # what the installed packages say: type predicates, a pytree's leaves, a value class's static fields
+    ("PML201", JIT + "import equinox as eqx\n@jax.jit\ndef f(x, terms):\n    if eqx.is_array_like(terms):\n        return x\n    return -x\n", False),
+    ("PML202", JIT + "@jax.jit\ndef f(x):\n    for leaf in jax.tree_util.tree_leaves(x):\n        x = leaf\n    return x\n", False),
+    ("PML201", "import equinox as eqx\nclass Cfg(eqx.Module):\n    dense: bool = False\n@eqx.filter_jit\n"
+               "def f(x, cfg: Cfg):\n    cfg = eqx.tree_at(lambda c: c.dense, cfg, True)\n    if cfg.dense:\n        return x\n    return -x\n", False),
+    ("PML201", "import equinox as eqx\nclass Cfg(eqx.Module):\n    dense: bool = False\n@eqx.filter_jit\n"
+               "def f(x, cfg: Cfg, other: Cfg):\n    cfg = other.dense + x\n    if cfg.dense:\n        return x\n    return -x\n", True),
+    ("PML201", JIT + "@jax.jit\ndef f(x):\n    if any(k > 1 for k in (1, 2)):\n        return x\n    return -x\n", False),
     # static arguments of the transform, and helpers judged by what their call sites pass
     ("PML202", JIT + "from functools import partial\n@partial(jax.jit, static_argnames='n')\ndef f(x, n):\n"
                "    for i in range(n):\n        x = x + 1\n    return x\n", False),

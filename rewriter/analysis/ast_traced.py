@@ -21,9 +21,13 @@ import ast
 from functools import cached_property
 
 from .ast_names import branches, dotted, statements
-from .annotations import is_python_value
-from .static_names import (PHIML_STATIC_ANNOTATIONS, PYTHON_SCALAR_ANNOTATIONS, STATIC_ATTRIBUTES,
-                           STATIC_FUNCTION_NAMES, STATIC_METHODS, is_dtype_parameter)
+from .annotations import is_python_value, static_fields
+from .apis import canonical
+from .installed import is_type_predicate
+from .installed import static_fields as installed_static_fields
+from .static_names import (PHIML_STATIC_ANNOTATIONS, PYTHON_SCALAR_ANNOTATIONS, PYTREE_LISTS, STATIC_ATTRIBUTES,
+                           STATIC_CALLS, STATIC_FUNCTION_NAMES, STATIC_METHODS, STATIC_MODULES, STRUCTURE_KEEPING,
+                           is_dtype_parameter)
 
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
 _NESTED = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
@@ -46,7 +50,12 @@ class Module:
         self.imported, self.stars = imported, stars
         self.defs: set[str] = set()  # module-level defs: a call may return what a jax operation gave
         self.bound: set[str] = set()  # every other module-level binding (`jnp = jax.numpy`, `len = ...`)
+        self.classes = {stmt.name: stmt for stmt in tree.body if isinstance(stmt, ast.ClassDef)}  # traced._static_fields
+        # What module-level imports bind, spelled as the scope analysis spells it (`._misc.is_sde`)
+        self.module_imports: dict[str, set[str]] = {}
         for stmt in _module_statements(tree):
+            if isinstance(stmt, (ast.Import, ast.ImportFrom)):
+                self._import(stmt)
             if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 self.defs.add(stmt.name)
             elif isinstance(stmt, ast.ClassDef):
@@ -70,6 +79,51 @@ class Module:
             return any(full.split(".", 1)[0] == "jax" for full in self.imported[head])
         return head in self.bound or bool(self.stars)
 
+    def _import(self, stmt: ast.Import | ast.ImportFrom) -> None:
+        if isinstance(stmt, ast.Import):
+            for alias in stmt.names:
+                local = alias.asname or alias.name.split(".")[0]
+                self.module_imports.setdefault(local, set()).add(alias.name if alias.asname else local)
+            return
+        module = "." * (stmt.level or 0) + (stmt.module or "")
+        for alias in stmt.names:
+            if alias.name != "*":
+                real = f"{module}{alias.name}" if module.endswith(".") else f"{module}.{alias.name}" if module else alias.name
+                self.module_imports.setdefault(alias.asname or alias.name, set()).add(real)
+
+    def qualified(self, func: ast.AST) -> set[str]:
+        """What a module-level name or attribute chain denotes through the module's own imports, a
+        subset of what the scope analysis answers there (`jtu.tree_leaves` -> `jax.tree_util.tree_leaves`)."""
+        text = dotted(func)
+        if text is None:
+            return set()
+        head, _, rest = text.partition(".")
+        return {canonical(full + ("." + rest if rest else "")) for full in self.module_imports.get(head, ())}
+
+    def static_fields(self, annotation: ast.AST | None) -> frozenset[str]:
+        """traced._static_fields: the Python-valued fields of the value class a parameter is declared
+        as (an installed one through the module's imports, or a class at the module's top level)."""
+        if not isinstance(annotation, (ast.Name, ast.Attribute)):
+            return frozenset()
+        fields: set[str] = set()
+        for qualified in self.qualified(annotation):
+            fields |= installed_static_fields(qualified)
+        if isinstance(annotation, ast.Name) and annotation.id in self.classes:
+            fields |= set(static_fields(self.classes[annotation.id]))
+        return frozenset(fields)
+
+    def static_callee(self, func: ast.AST) -> bool:
+        """traced.py's static calls by qualified name: an installed type predicate (`diffrax.is_sde`),
+        `static_names.STATIC_CALLS`, or (every name it may denote) NumPy's."""
+        found = self.qualified(func)
+        if not found:
+            return False
+        if any(map(is_type_predicate, found)) or not found.isdisjoint(STATIC_CALLS):
+            return True  # any of the names suffices, as in traced.py
+        head = dotted(func).split(".", 1)[0]
+        return head not in self.bound and head not in self.defs and not self.stars \
+            and all(q.startswith(STATIC_MODULES) for q in found)
+
     def builtin(self, name: str) -> bool:
         """`name` is Python's builtin here: neither bound by the module nor possibly star-imported."""
         return name not in self.imported and name not in self.bound and name not in self.defs and not self.stars
@@ -85,6 +139,7 @@ class Function:
         self.params = {a.arg for a in (*args.posonlyargs, *args.args, *args.kwonlyargs)}
         self.params |= {a.arg for a in (args.vararg, args.kwarg) if a is not None}
         self.maybe_params: frozenset[str] = frozenset(self.params)
+        self.fields: dict[str, frozenset[str]] = {}  # parameter -> Python-valued fields (filter_jit roots: Flows)
         self._memo: tuple | None = None
         self._taint: frozenset[str] = frozenset()
         self.receivers: list[tuple[str, tuple]] = []  # (name, arguments) of method calls on a bare name
@@ -98,6 +153,7 @@ class Function:
         self.bindings: list[tuple[tuple[str, ...], tuple[ast.AST, ...]]] = []  # names <- any of the expressions
         self.tests: list[tuple[ast.AST, frozenset[str]]] = []  # conditions and loop iterables, with the names proven static there
         self.loops: list[ast.For] = []
+        self.iterables: set[int] = set()  # the tests that are loops' iterables (their trip counts)
         self.stores: list[str] = []  # base names written into (`x.a = v`, `x[i] = v`, `x.append(v)`)
         self.prints: list[ast.Call] = []
         self.outside_stores: list[str] = []  # stores inside comprehensions (their own scope)
@@ -130,6 +186,7 @@ class Function:
                 self.tests.append((node.test, narrowed))
             elif cls in (ast.For, ast.AsyncFor):
                 self.tests.append((node.iter, narrowed))
+                self.iterables.add(id(node.iter))
                 self.loops.append(node)
                 self._bind_element(node.target, node.iter)
             elif cls is ast.Assign:
@@ -279,9 +336,15 @@ class Function:
         if cls is ast.Constant or cls is ast.Lambda:
             return False
         if cls is ast.Attribute:
-            return node.attr not in STATIC_ATTRIBUTES and self.maybe(node.value)
+            if node.attr in STATIC_ATTRIBUTES:
+                return False
+            if self.fields and type(node.value) is ast.Name and node.attr in self._kept_fields(node.value.id):
+                return False  # `saveat.dense`: a Python-valued field of the declared class
+            return self.maybe(node.value)
         if cls is ast.Call:
             return self._maybe_call(node)
+        if cls in _COMPREHENSIONS:  # its loops only bind names (traced._comprehension): the value is its element's
+            return self.maybe(node.key) or self.maybe(node.value) if cls is ast.DictComp else self.maybe(node.elt)
         if cls is ast.BoolOp and type(node.op) is ast.And:  # `isinstance(i, int) and i < 0`: the right side sees a Python i
             saved = self._taint
             try:
@@ -306,15 +369,46 @@ class Function:
         if isinstance(func, ast.Attribute):
             if func.attr in STATIC_METHODS or func.attr in STATIC_FUNCTION_NAMES:
                 return False
-            return self.maybe(func.value) or any(map(self.maybe, args)) or self.module.staged(func)
+            receiver = self.maybe(func.value)
+            if not receiver and self._module_callee(func) and self.module.static_callee(func):
+                return False
+            return receiver or any(map(self.maybe, args)) or self.module.staged(func)
         if isinstance(func, ast.Name):
             name = func.id
             if name in self.visible and name not in self.module.imported:  # a local: its value joined with the arguments
                 return name in self._taint or any(map(self.maybe, args))
             if name in STATIC_FUNCTION_NAMES or name in _STATIC_BUILTINS and self.module.builtin(name):
                 return False
+            if self._module_callee(func) and self.module.static_callee(func):
+                return False
             return name in self._taint or any(map(self.maybe, args)) or name in self.module.defs or self.module.staged(func)
         return self.maybe(func) or any(map(self.maybe, args))
+
+    def _kept_fields(self, name: str) -> frozenset[str]:
+        """The fields `name` keeps all through the function: those of its parameter's class, when every
+        other binding of it hands it through a call that keeps a pytree's class (`eqx.tree_at(where, name, ...)`)."""
+        fields = self.fields.get(name)
+        if not fields:
+            return frozenset()
+        for targets, values in self._all_bindings:
+            if name in targets and not (len(values) == 1 and self._keeps(values[0], name)):
+                return frozenset()
+        return fields
+
+    def _keeps(self, value: ast.AST, name: str) -> bool:
+        if not (isinstance(value, ast.Call) and self._module_callee(value.func)):
+            return False
+        positions = {STRUCTURE_KEEPING[q] for q in self.module.qualified(value.func) if q in STRUCTURE_KEEPING}
+        if len(positions) != 1:
+            return False
+        position = positions.pop()
+        return len(value.args) > position and not any(isinstance(a, ast.Starred) for a in value.args[:position + 1]) \
+            and type(value.args[position]) is ast.Name and value.args[position].id == name
+
+    def _module_callee(self, func: ast.AST) -> bool:
+        """The spelling's first name is not bound here or around: it is the module's."""
+        text = dotted(func)
+        return text is not None and text.split(".", 1)[0] not in self.visible
 
     def bound_at(self, call: ast.Call, callee: "Function") -> set[str]:
         """The parameters of `callee` that this call may pass a tracer (traced._bind_call; an
@@ -342,7 +436,13 @@ class Function:
     # -- what the gates ask ---------------------------------------------------------------
     def traced_test(self) -> bool:
         """A condition or trip count here may be a tracer (PML201-PML204)."""
-        return any(self.maybe_at(test, narrowed) for test, narrowed in self.tests)
+        return any(self.maybe_at(test, narrowed) for test, narrowed in self.tests
+                   if not (id(test) in self.iterables and self._leaves(test)))
+
+    def _leaves(self, iterable: ast.AST) -> bool:
+        """A pytree's leaves (`jtu.tree_leaves(x)`): as many as its structure has, static under any jit."""
+        return isinstance(iterable, ast.Call) and self._module_callee(iterable.func) \
+            and not self.module.qualified(iterable.func).isdisjoint(PYTREE_LISTS)
 
     def maybe_at(self, node: ast.AST, narrowed: frozenset[str]) -> bool:
         """`maybe(node)` where the names `narrowed` are proven Python values."""
@@ -371,8 +471,10 @@ class Function:
 
     def _long(self, iterable: ast.AST) -> bool:
         args = _range_args(iterable)
-        if args is None:
-            return self.maybe(iterable)
+        if args is None:  # unrolled_loop._count: rows of (a slice of) a parameter, all of them maybe traced
+            sources = _zip_parts(iterable) or _enumerated(iterable) or [iterable]
+            return all(self.maybe(s) for s in sources) and any(
+                isinstance(b := _base(s), ast.Name) and b.id in self.params for s in sources)
         values = [_int(a) for a in args]
         if all(v is not None for v in values):
             try:
@@ -450,6 +552,17 @@ def direct_maybe(fn: ast.AST, api, keywords: dict[str, ast.expr]) -> frozenset[s
     return frozenset(maybe)
 
 
+def direct_fields(fn: ast.AST, api, keywords: dict[str, ast.expr], module: Module) -> dict[str, frozenset[str]]:
+    """Under `equinox.filter_jit`, the Python-valued fields each parameter's declared class has
+    (`_direct_params` gives them to every parameter it does not call static or unknown outright)."""
+    if isinstance(fn, ast.Lambda) or _static_arguments(fn, api, keywords) is None:
+        return {}
+    positional = [*fn.args.posonlyargs, *fn.args.args]
+    method = bool(positional) and positional[0].arg in ("self", "cls")
+    params = [a for a in (*positional, *fn.args.kwonlyargs) if not (method and a is positional[0])]
+    return {a.arg: found for a in params if (found := module.static_fields(a.annotation))}
+
+
 def _static_arguments(fn: ast.AST, api, keywords: dict[str, ast.expr]) -> frozenset[str] | None:
     """transforms.static_params on ast; a misspelt `auxiliary_args` entry counts for nothing here."""
     positional = [a.arg for a in (*fn.args.posonlyargs, *fn.args.args)]
@@ -498,13 +611,15 @@ class Flows:
     branch primitives (every parameter). `function_of(node)`: the `Function` of a def or lambda;
     `defs(name)`: the defs of the file with that name."""
 
-    def __init__(self, roots: dict[int, tuple[ast.AST, frozenset[str]]], function_of, defs) -> None:
+    def __init__(self, roots: dict[int, tuple[ast.AST, frozenset[str]]], function_of, defs,
+                 fields: dict[int, dict[str, frozenset[str]]] | None = None) -> None:
         self.params: dict[int, frozenset[str]] = {}
         self.functions: dict[int, Function] = {}
         queue: list[Function] = []
         for key, (node, maybe) in roots.items():
             function = function_of(node)
             self.functions[key], self.params[key] = function, maybe
+            function.fields = (fields or {}).get(key, {})
             queue.append(function)
         rounds = 0
         while queue:
@@ -607,6 +722,26 @@ def _walk_expression(expr: ast.AST):
         yield node
         if not isinstance(node, _FUNCTIONS):
             stack.extend(branches(node))
+
+
+def _zip_parts(iterable: ast.AST) -> list | None:
+    if isinstance(iterable, ast.Call) and isinstance(iterable.func, ast.Name) and iterable.func.id == "zip" \
+            and iterable.args and not iterable.keywords and not any(isinstance(a, ast.Starred) for a in iterable.args):
+        return list(iterable.args)
+    return None
+
+
+def _enumerated(iterable: ast.AST) -> list | None:
+    if isinstance(iterable, ast.Call) and isinstance(iterable.func, ast.Name) and iterable.func.id == "enumerate" \
+            and len(iterable.args) == 1 and not iterable.keywords and not isinstance(iterable.args[0], ast.Starred):
+        return [iterable.args[0]]
+    return None
+
+
+def _base(sequence: ast.AST) -> ast.AST:
+    while isinstance(sequence, ast.Subscript):
+        sequence = sequence.value
+    return sequence
 
 
 def _range_args(iterable: ast.AST) -> list | None:

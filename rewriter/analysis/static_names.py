@@ -55,3 +55,14 @@ def static_by_declaration(name: str, annotation: str | None, framework: str) -> 
     """A parameter the transform keeps a Python value whatever the call passes, by its name or annotation
     (tf.function and filter_jit, which key traces on Python values, are decided per call instead)."""
     return is_dtype_parameter(name, annotation) or framework == "phiml" and annotation in PHIML_STATIC_ANNOTATIONS
+
+
+# Python lists of a pytree's parts: their length is the pytree's structure, never traced.
+PYTREE_LISTS = frozenset(f"jax.{m}.{n}" for m in ("tree_util", "tree") for n in (
+    "tree_leaves", "tree_leaves_with_path", "leaves", "leaves_with_path")) | {"equinox.tree_flatten_one_level"}
+# Modules whose functions cannot produce a tracer (NumPy, jax's tracing machinery).
+STATIC_MODULES = ("numpy.", "jax._src.interpreters.", "jax._src.linear_util.", "jax._src.api_util.",
+                  "jax.extend.linear_util.", "jax.api_util.", "jax.interpreters.")
+# Calls that return their pytree argument (at this position) with some leaves replaced: its class,
+# and so its Python-valued fields, are kept (`eqx.tree_at(where, saveat, ...)` is still a SaveAt).
+STRUCTURE_KEEPING = {"equinox.tree_at": 1, "jax.tree_util.tree_map": 1, "jax.tree.map": 1}

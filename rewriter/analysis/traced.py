@@ -33,8 +33,9 @@ from .callsites import CallSites, ParamRole, Role, param_role
 from .installed import is_type_predicate
 from .installed import static_fields as installed_static_fields
 from .jit import JitAnalysis, JitContext
-from .static_names import (PHIML_STATIC_ANNOTATIONS, PYTHON_SCALAR_ANNOTATIONS, STATIC_ATTRIBUTES, STATIC_CALLS,
-                           STATIC_FUNCTION_NAMES, STATIC_METHODS, TENSOR_ATTRIBUTES, is_dtype_parameter)
+from .static_names import (PHIML_STATIC_ANNOTATIONS, PYTHON_SCALAR_ANNOTATIONS, PYTREE_LISTS, STATIC_ATTRIBUTES,
+                           STATIC_CALLS, STATIC_FUNCTION_NAMES, STATIC_METHODS, STATIC_MODULES, STRUCTURE_KEEPING,
+                           TENSOR_ATTRIBUTES, is_dtype_parameter)
 from .names import NameResolver, last_name
 from .transforms import positional_params
 
@@ -150,9 +151,7 @@ _PRIMITIVES = frozenset(f"jax.lax.{n}" for n in "scan fori_loop while_loop cond 
 _PRIMITIVE_NAMES = frozenset(n.rsplit(".", 1)[1] for n in _PRIMITIVES)
 _ARRAY_LIBRARIES = ("phiml.math.", "jax.numpy.", "torch.", "tensorflow.")
 _JAX_STAGED = ("jax.numpy.", "jax.lax.", "jax.random.", "jax.nn.", "jax.scipy.")
-# Python lists of a pytree's parts: their length is the pytree's structure, never traced.
-_PYTREE_LISTS = frozenset(f"jax.{m}.{n}" for m in ("tree_util", "tree") for n in (
-    "tree_leaves", "tree_leaves_with_path", "leaves", "leaves_with_path")) | {"equinox.tree_flatten_one_level"}
+_PYTREE_LISTS = PYTREE_LISTS
 
 
 @dataclass
@@ -520,8 +519,7 @@ def transform_static_default(context: JitContext) -> bool:
 
 # Modules whose functions return Python values (NumPy raises on a tracer; jax's tracing machinery
 # returns jaxprs, avals and tree definitions).
-_STATIC_MODULES = ("numpy.", "jax._src.interpreters.", "jax._src.linear_util.", "jax._src.api_util.",
-                   "jax.extend.linear_util.", "jax.api_util.", "jax.interpreters.")
+_STATIC_MODULES = STATIC_MODULES
 
 
 def _numpy(qualified: set[str]) -> bool:
@@ -553,9 +551,7 @@ def _join_env(a: dict[str, Value], b: dict[str, Value]) -> dict[str, Value]:
     return out
 
 
-# Calls that return their pytree argument (at this position) with some leaves replaced: its class,
-# and so its Python-valued fields, are kept (`eqx.tree_at(where, saveat, ...)` is still a SaveAt).
-_STRUCTURE_KEEPING = {"equinox.tree_at": 1, "jax.tree_util.tree_map": 1, "jax.tree.map": 1}
+_STRUCTURE_KEEPING = STRUCTURE_KEEPING
 
 
 def _structure_kept(node: cst.Call, qualified: set[str], args: list[Value]) -> Value | None:
