@@ -119,6 +119,24 @@ class _Layer:
         return _Layer(self.base, pathspec.GitIgnoreSpec(kept))
 
 
+_REAL_PATHS: dict[str, str] = {}
+
+
+def real_path(path: str) -> str:
+    """`os.path.realpath`, remembered until `forget_real_paths`: a run asks it of every file a dozen
+    times (the index, the survey, the cache), and each answer is an lstat per path component."""
+    try:
+        return _REAL_PATHS[path]
+    except KeyError:
+        found = _REAL_PATHS[path] = os.path.realpath(path)
+        return found
+
+
+def forget_real_paths() -> None:
+    """Called where a run or an index build begins: links may have changed since the last."""
+    _REAL_PATHS.clear()
+
+
 def _relative(abs_path: str, base: str) -> str | None:
     """`abs_path` relative to `base` with `/` separators, or None if it is not inside `base`."""
     if abs_path == base:

@@ -111,7 +111,7 @@ def process_files(
         from .engine import enabled_by_project, wanted_codemods
 
         settings = settings_for(path)
-        surveyed = first_pass.get(os.path.realpath(path)) if first_pass else None
+        surveyed = first_pass.get(_files.real_path(path)) if first_pass else None
         if surveyed is not None and surveyed[0] == source and not settings.project and settings.ast_prefilter:
             settings = replace(settings, first_pass=surveyed[1])
         if settings.first_pass == () or not enabled_by_project(settings) and not wanted_codemods(source, settings.codemods):
@@ -385,8 +385,8 @@ def project_index(config: Config, paths: Sequence[str], cache: ResultCache | Non
         extend_include=config.extend_include,
     )
     files = list(found.files)
-    known = {os.path.realpath(f) for f in files}
-    files += [p for p in paths if os.path.isfile(p) and os.path.realpath(p) not in known]
+    known = {_files.real_path(f) for f in files}
+    files += [p for p in paths if os.path.isfile(p) and _files.real_path(p) not in known]
     return ProjectIndex.build(root, files, cache=cache, sources=sources, summarize=summarize)
 
 
@@ -394,18 +394,18 @@ def surveyed_index(config: Config, paths: Sequence[str], cache: ResultCache | No
     """`project_index`, with the files it must summarize surveyed in worker processes (rewriter/survey.py):
     one ast parse each for its summary and, for the files of `paths`, the rules that may fire in
     them. Returns the index and, by real path, (the bytes surveyed, the rules they let through)."""
-    processed = {os.path.realpath(p) for p in paths}
+    processed = {_files.real_path(p) for p in paths}
     first_pass: dict[str, tuple[bytes, tuple[str, ...]]] = {}
 
     def summarize(files: list[tuple[str, bytes]]) -> list:
         from .survey import survey
 
-        work = [(path, source, config.codemods_for(path) if os.path.realpath(path) in processed else None)
+        work = [(path, source, config.codemods_for(path) if _files.real_path(path) in processed else None)
                 for path, source in files]
         surveys = _map(survey, work, jobs)
         for (path, source, _), found in zip(work, surveys):
             if found.first_pass is not None:
-                first_pass[os.path.realpath(path)] = (source, found.first_pass)
+                first_pass[_files.real_path(path)] = (source, found.first_pass)
         return [found.summary for found in surveys]
 
     return project_index(config, paths, cache, summarize=summarize), first_pass
@@ -437,6 +437,7 @@ def run(
 ) -> Report:
     """Discover the files under `paths`, process them, write the fixes if `write`; never raises per file.
     `rewrite=False` (nothing will show the new code): the results say which files would change, not how."""
+    _files.forget_real_paths()
     found = _files.discover(
         paths,
         exclude=config.exclude,

@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 from typing import Callable, Iterable
 
 from ..analysis.facts import FileFacts
+from ..files import forget_real_paths, real_path
 from .denotations import Fn, Jitted
 from .propagation import Propagation
 from .summary import Function, Summary, static_from_spec, summarize
@@ -99,11 +100,12 @@ class ProjectIndex:
         """Summaries of every file in `paths` (read from disk unless `sources` has the bytes).
         `summarize`: how the files the cache does not hold are summarized, all at once (the runner
         does it in its worker processes); by default one after the other, here."""
+        forget_real_paths()
         index = cls(os.path.abspath(root))
-        given = {os.path.realpath(p): source for p, source in (sources or {}).items()}
+        given = {real_path(p): source for p, source in (sources or {}).items()}
         jobs = []
         for path in paths:
-            source = given.get(os.path.realpath(path))
+            source = given.get(real_path(path))
             if source is None:
                 try:
                     with open(path, "rb") as f:
@@ -140,18 +142,18 @@ class ProjectIndex:
         summary = _summarize_file(path, source)
         if summary is None:
             return set()
-        held = self.modules.get(self.by_path.get(os.path.realpath(path), ""))
+        held = self.modules.get(self.by_path.get(real_path(path), ""))
         if held is not None and _same_summary(held, summary):
             return set()
         before = self._all_facts()
         self._add(path, summary)
         after = self._all_facts()
         changed = {m for m in before.keys() | after.keys() if before.get(m) != after.get(m)}
-        return {os.path.realpath(self.paths[m]) for m in changed if m in self.paths}
+        return {real_path(self.paths[m]) for m in changed if m in self.paths}
 
     def _add(self, path: str, summary: Summary | None) -> None:
         self._facts_store = None  # the project differs from the one whose facts are cached
-        real = os.path.realpath(path)
+        real = real_path(path)
         old = self.by_path.get(real)
         if old is not None:
             previous = self.modules.pop(old, None)
@@ -181,7 +183,7 @@ class ProjectIndex:
     # -- queries -------------------------------------------------------------------------------
     def facts_for(self, path: str) -> FileFacts:
         """What the rest of the project tells this file (empty when it tells nothing)."""
-        module = self.by_path.get(os.path.realpath(path))
+        module = self.by_path.get(real_path(path))
         return self._all_facts().get(module, FileFacts()) if module is not None else FileFacts()
 
     def _all_facts(self) -> dict[str, FileFacts]:
@@ -244,7 +246,7 @@ class ProjectIndex:
     def near(self, module: str) -> str:
         key = self._near.get(module)
         if key is None:
-            key = self._near[module] = _folder_key(os.path.realpath(self.paths.get(module, "")))
+            key = self._near[module] = _folder_key(real_path(self.paths.get(module, "")))
         return key
 
     def resolved_trail(self, target: str, before_line: int | None, near: str):
@@ -433,7 +435,7 @@ def _facts_key(root: str, summary_keys: dict[str, str]) -> str:
     """What the facts of a project depend on: its root (facts name places relative to it), every
     file's real path and the key of its summary (which holds its module name and its content)."""
     h = hashlib.sha256(f"facts|{SUMMARY_SCHEMA}|{root}".encode())
-    for path, key in sorted((os.path.realpath(p), k) for p, k in summary_keys.items()):
+    for path, key in sorted((real_path(p), k) for p, k in summary_keys.items()):
         h.update(f"\0{path}\0{key}".encode())
     return "facts:" + h.hexdigest()
 
