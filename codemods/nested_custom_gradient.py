@@ -7,7 +7,7 @@ import libcst as cst
 
 from rewriter import prefilter
 from rewriter.analysis.apis import Kind
-from rewriter.analysis.ast_names import branches
+from rewriter.analysis.ast_names import own_nodes as own_nodes_on_ast
 from rewriter.analysis.jit import bound_value
 from rewriter.analysis.transforms import Application, match_application
 from rewriter.codemod import Codemod, Example, Replace, Unchanged, dedented
@@ -125,7 +125,7 @@ class NestedCustomGradient(Codemod):
             first = call.args[0]
             forwards = [first] if isinstance(first, ast.Lambda) else syntax.defs(first.id) if isinstance(first, ast.Name) else []
             for forward in forwards:
-                for node in _own_calls(forward):
+                for node in (n for n in own_nodes_on_ast(forward) if isinstance(n, ast.Call)):
                     if _last_name(node.func) == "solve_linear" or "phiml.math.solve_linear" in syntax.apis(node.func):
                         return True
                     if isinstance(node.func, ast.Name):
@@ -193,17 +193,6 @@ class NestedCustomGradient(Codemod):
 
 def _last_name(func: ast.AST) -> str | None:
     return func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else None
-
-
-def _own_calls(fn: ast.AST):
-    """The calls of a def's or lambda's own body (not of the functions and classes nested in it)."""
-    stack = [fn.body] if isinstance(fn, ast.Lambda) else list(fn.body)
-    while stack:
-        node = stack.pop()
-        if isinstance(node, ast.Call):
-            yield node
-        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
-            stack.extend(branches(node))
 
 
 def _custom_gradient_names(syntax) -> set[str]:

@@ -6,13 +6,13 @@ import libcst as cst
 from rewriter import prefilter
 from rewriter.analysis.jit import JitContext, assigned_value
 from rewriter.analysis.scopes import BuiltinAssignment
+from rewriter.analysis.static_names import STORING
 from rewriter.codemod import Codemod, Example, Unchanged, dedented
 from rewriter.findings import Safety
 
 from ._hazards import contexts, own_nodes, trace_related
 
 # Methods that store their argument in the container they are called on.
-STORING = frozenset({"append", "extend", "insert", "add", "update", "setdefault", "appendleft", "put"})
 RETURN_IT = "return the value as an extra output instead"
 
 

@@ -15,8 +15,8 @@ from functools import cached_property
 
 from .analysis.apis import TEMPORARY_FUNCTION_APIS, TEMPORARY_FUNCTION_BUILDERS, Kind, spelled_apis
 from .analysis import ast_traced
-from .analysis.ast_names import branches, dotted, statements
-from .analysis.static_names import JAX_SHAPES
+from .analysis.ast_names import branches, dotted, own_nodes, statements
+from .analysis.static_names import JAX_SHAPES, STORING
 from .codemod import Codemod
 
 _LOOPS = (ast.For, ast.AsyncFor, ast.While, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
@@ -194,7 +194,6 @@ class _Finder(ast.NodeVisitor):
         self.assigned_names: dict[int, str] = {}  # id of a value assigned to one name -> the name
         self.vmapped_functions: list[ast.AST] = []  # vmap-decorated defs, and what vmap is applied to
         self.branch_calls: set[int] = set()  # `lax.cond`/`lax.switch` calls
-        self.lambdas_by_name: dict[str, list[ast.Lambda]] = {}  # `f = lambda ...`
         self.vmap_by_keyword = False  # `vmap(fun=f)`: the function is not read here
         self.shape_calls: set = set()  # functions calling a jax shape constructor (`jnp.zeros`)
         # Every def and lambda by its key, and the function it is nested in (through classes): what
@@ -308,8 +307,6 @@ class _Finder(ast.NodeVisitor):
         if len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
             self.assigned.add(id(node.value))
             self.assigned_names[id(node.value)] = node.targets[0].id
-            if isinstance(node.value, ast.Lambda):
-                self.lambdas_by_name.setdefault(node.targets[0].id, []).append(node.value)
         if self.functions and (isinstance(node.value, ast.Lambda) or isinstance(node.value, ast.Call)
                                and "phiml.math.jit_compile_linear" in self.s.names(node.value.func)):
             self.local_functions.update(t.id for t in node.targets if isinstance(t, ast.Name))
@@ -330,7 +327,7 @@ class _Finder(ast.NodeVisitor):
         self.called.add(id(node.func))
         if self.loops and isinstance(node.func, ast.Name):
             self.called_in_loops.add(node.func.id)
-        if isinstance(node.func, ast.Attribute) and node.func.attr in _STORING or \
+        if isinstance(node.func, ast.Attribute) and node.func.attr in STORING or \
                 isinstance(node.func, ast.Name) and node.func.id == "print":
             self.effects.update(self._keys())
         callees = self.s.last_names(node.func)
@@ -527,30 +524,23 @@ class _Finder(ast.NodeVisitor):
         if self.vmap_by_keyword:
             return True
         work: list[ast.AST] = []
-        for target in self.vmapped_functions:  # jit.functions_denoted: a lambda, or a name bound to defs
+        for target in self.vmapped_functions:  # jit.functions_denoted: a lambda, or a name bound only to defs
             if isinstance(target, _FUNCTIONS):
                 work.append(target)
             elif isinstance(target, ast.Name):
-                work += self._functions_named(target.id)
+                work += self._defs(target.id)
         seen: set[int] = set()
         while work:
             fn = work.pop()
             if id(fn) in seen:
                 continue
             seen.add(id(fn))
-            stack = [fn.body] if isinstance(fn, ast.Lambda) else list(fn.body)
-            while stack:
-                node = stack.pop()
+            for node in own_nodes(fn):
                 if isinstance(node, ast.Name):
-                    work += self._functions_named(node.id)
+                    work += self._defs(node.id)
                 elif id(node) in self.branch_calls:
                     return True
-                if not isinstance(node, (*_FUNCTIONS, ast.ClassDef)):
-                    stack.extend(branches(node))
         return False
-
-    def _functions_named(self, name: str) -> list[ast.AST]:
-        return self._defs(name) + self.lambdas_by_name.get(name, [])
 
     def _traced_nest(self, keys: set) -> list:
         """`ast_traced.Function`s of the functions with these keys and of those nested in them; each
@@ -626,8 +616,6 @@ class _Finder(ast.NodeVisitor):
         return self.seen
 
 
-# Methods that store their argument in the container they are called on.
-_STORING = frozenset({"append", "extend", "insert", "add", "update", "setdefault", "appendleft", "put"})
 
 _NETWORKS = frozenset({"mlp", "u_net", "conv_net", "res_net", "conv_classifier", "invertible_net"})
 _NETWORK_CALLS = frozenset({"native_call", "update_weights"})
@@ -734,7 +722,7 @@ class Syntax:
 
     def defs(self, name: str) -> list[ast.FunctionDef | ast.AsyncFunctionDef]:
         """The defs of the file named `name`, at any depth."""
-        return [n for n in self._walked.nodes_by_key.get(name, ()) if not isinstance(n, ast.Lambda)]
+        return self._walked._defs(name)
 
     @property
     def decorated(self) -> list[ast.FunctionDef | ast.AsyncFunctionDef]:

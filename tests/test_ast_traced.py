@@ -157,3 +157,11 @@ JIT = "import jax\nimport jax.numpy as jnp\n"
 ])
 def test_rule_gates(code: str, source: str, expected: bool):
     assert _passes(code, source) is expected
+
+
+def test_the_gates_thresholds_are_the_rules():
+    """The pre-filter's copy of a rule's threshold, which it cannot import (codemods sit above it)."""
+    from codemods.unrolled_loop import MIN_ITERATIONS
+    from rewriter.analysis import ast_traced
+
+    assert ast_traced.MIN_ITERATIONS == MIN_ITERATIONS

@@ -59,6 +59,20 @@ def branches(node: ast.AST) -> list[ast.AST]:
     return out
 
 
+def own_nodes(fn: ast.AST) -> Iterator[ast.AST]:
+    """The nodes of a def's or lambda's own body: a nested def, lambda or class is met, not entered
+    (its body runs when it is called), as `own_nodes` walks libcst trees."""
+    stack = [fn.body] if isinstance(fn, ast.Lambda) else list(fn.body)
+    while stack:
+        node = stack.pop()
+        yield node
+        if not isinstance(node, _SCOPES):
+            stack.extend(branches(node))
+
+
+_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
+
+
 def walk(node: ast.AST) -> Iterator[ast.AST]:
     """Every node below `node` and itself, in no particular order (`ast.walk` without its order)."""
     stack = [node]

@@ -25,20 +25,17 @@ from .annotations import is_python_value, static_fields
 from .apis import canonical
 from .installed import is_type_predicate
 from .installed import static_fields as installed_static_fields
-from .static_names import (PHIML_STATIC_ANNOTATIONS, PYTHON_SCALAR_ANNOTATIONS, PYTREE_LISTS, STATIC_ATTRIBUTES,
-                           STATIC_CALLS, STATIC_FUNCTION_NAMES, STATIC_METHODS, STATIC_MODULES, STRUCTURE_KEEPING,
-                           is_dtype_parameter)
+from .static_names import (JAX_PRIMITIVES, PHIML_STATIC_ANNOTATIONS, PYTHON_SCALAR_ANNOTATIONS, PYTREE_LISTS, STATIC_ATTRIBUTES,
+                           STATIC_CALLS, STATIC_FUNCTION_NAMES, STATIC_METHODS, STATIC_MODULES, STORING,
+                           STRUCTURE_KEEPING, is_dtype_parameter)
 
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
 _NESTED = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
 _COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
-# Builtins traced.py treats as static through their qualified names (static_names.STATIC_CALLS).
-_STATIC_BUILTINS = frozenset({"len", "isinstance", "issubclass", "type", "hasattr", "callable", "id", "repr", "str"})
-# Methods that store their argument in the container they are called on (side_effect_in_jit.STORING).
-STORING = frozenset({"append", "extend", "insert", "add", "update", "setdefault", "appendleft", "put"})
-# jax's loop and branch primitives (traced._PRIMITIVES, by last name): every parameter of a function
-# handed to one is a tracer.
-_PRIMITIVES = frozenset("scan fori_loop while_loop cond switch map associative_scan".split())
+# Builtins traced.py treats as static through their qualified names (`builtins.len`, ...).
+_STATIC_BUILTINS = frozenset(q.split(".", 1)[1] for q in STATIC_CALLS if q.startswith("builtins."))
+# jax's loop and branch primitives, by last name.
+_PRIMITIVES = frozenset(q.rsplit(".", 1)[1] for q in JAX_PRIMITIVES)
 # A literal trip count from which PML206 reports a loop (unrolled_loop.MIN_ITERATIONS).
 MIN_ITERATIONS = 50
 

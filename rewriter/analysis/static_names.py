@@ -57,6 +57,10 @@ def static_by_declaration(name: str, annotation: str | None, framework: str) -> 
     return is_dtype_parameter(name, annotation) or framework == "phiml" and annotation in PHIML_STATIC_ANNOTATIONS
 
 
+# Methods that store their argument in the container they are called on (`xs.append(v)`).
+STORING = frozenset({"append", "extend", "insert", "add", "update", "setdefault", "appendleft", "put"})
+# jax's loop and branch primitives: every parameter of a function handed to one is a tracer.
+JAX_PRIMITIVES = frozenset(f"jax.lax.{n}" for n in "scan fori_loop while_loop cond switch map associative_scan".split())
 # Python lists of a pytree's parts: their length is the pytree's structure, never traced.
 PYTREE_LISTS = frozenset(f"jax.{m}.{n}" for m in ("tree_util", "tree") for n in (
     "tree_leaves", "tree_leaves_with_path", "leaves", "leaves_with_path")) | {"equinox.tree_flatten_one_level"}

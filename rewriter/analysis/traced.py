@@ -33,7 +33,7 @@ from .callsites import CallSites, ParamRole, Role, param_role
 from .installed import is_type_predicate
 from .installed import static_fields as installed_static_fields
 from .jit import JitAnalysis, JitContext
-from .static_names import (PHIML_STATIC_ANNOTATIONS, PYTHON_SCALAR_ANNOTATIONS, PYTREE_LISTS, STATIC_ATTRIBUTES,
+from .static_names import (JAX_PRIMITIVES, PHIML_STATIC_ANNOTATIONS, PYTHON_SCALAR_ANNOTATIONS, PYTREE_LISTS, STATIC_ATTRIBUTES,
                            STATIC_CALLS, STATIC_FUNCTION_NAMES, STATIC_METHODS, STATIC_MODULES, STRUCTURE_KEEPING,
                            TENSOR_ATTRIBUTES, is_dtype_parameter)
 from .names import NameResolver, last_name
@@ -147,7 +147,7 @@ def join(*values: Value) -> Value:
 
 
 # jax primitives whose function arguments run traced: every parameter of those functions is a tracer.
-_PRIMITIVES = frozenset(f"jax.lax.{n}" for n in "scan fori_loop while_loop cond switch map associative_scan".split())
+_PRIMITIVES = JAX_PRIMITIVES
 _PRIMITIVE_NAMES = frozenset(n.rsplit(".", 1)[1] for n in _PRIMITIVES)
 _ARRAY_LIBRARIES = ("phiml.math.", "jax.numpy.", "torch.", "tensorflow.")
 _JAX_STAGED = ("jax.numpy.", "jax.lax.", "jax.random.", "jax.nn.", "jax.scipy.")
