@@ -126,7 +126,7 @@ class StaticCountArgument(Codemod):
             clip(jnp.ones(3), jnp.array(2.0))
         """), "a parameter a call passes an array to: data"),
     )
-    GATE = frozenset({prefilter.TRACED_CONDITION, prefilter.TRACED_DIMENSION_CALL, prefilter.TRACED_SHAPE_CALL})
+    GATE = frozenset({prefilter.CONFIGURATION_TRACED, prefilter.TRACED_DIMENSION_CALL})
     PROJECT_FACTS = frozenset({"traces"})
     TRIGGERS = (("jit",),)
 

@@ -203,7 +203,7 @@ def _candidates(source: bytes, settings: Settings) -> list[type[Codemod]]:
     if enabled:  # without the trigger words: a helper traced from another module need not spell `jit`
         codemods = [c for c in settings.codemods if c in codemods or c in enabled]
     if codemods and settings.ast_prefilter:
-        codemods = filter_codemods(source, codemods, settings.project)
+        codemods = filter_codemods(source, codemods, settings.project, roles_given=bool(settings.callsite_facts))
     return codemods
 
 

@@ -9,14 +9,16 @@ metadata does.
 from __future__ import annotations
 
 import ast
+import contextlib
 import warnings
+from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import cached_property
 
 from .analysis.apis import TEMPORARY_FUNCTION_APIS, TEMPORARY_FUNCTION_BUILDERS, Kind, spelled_apis
 from .analysis import ast_traced
 from .analysis.ast_names import branches, dotted, own_nodes, statements
-from .analysis.static_names import JAX_SHAPES, STORING
+from .analysis.static_names import CONFIGURATION_ANNOTATIONS, JAX_SHAPES, STORING
 from .codemod import Codemod
 
 _LOOPS = (ast.For, ast.AsyncFor, ast.While, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
@@ -44,13 +46,14 @@ JITTED_METHOD = "a jit-decorated method"
 VMAP_AND_BRANCH = "vmap and `lax.cond`/`lax.switch` in one file"
 MAP_OF_JITTED = "`math.map` over dims of a jitted or traced function"
 TRACED_CONDITION = "a condition or trip count in a traced function that may derive from a tracer"
-TRACED_SHAPE_CALL = "a jax shape call (`jnp.zeros(n)`) passed what may be traced, in a traced function with control flow"
+CONFIGURATION_TRACED = ("a condition, trip count or jax shape argument (`jnp.zeros(n)`) in a traced function that may "
+                        "derive from a jit root's parameter that may be configuration")
 LONG_TRACED_LOOP = "a `for` loop in a traced function over a long literal count or a length that may be traced"
 CANDIDATES = frozenset({JIT_DEF_IN_LOOP, JIT_BUILT_PER_CALL, JIT_OF_JITTED, NESTED_JIT_DEF, VMAP_OF_JIT,
                         FUNCTION_PER_CALL_TO_API, TRACED_CONTROL_FLOW, TRACED_DIMENSION_CALL, AUXILIARY_ARGS,
                         JIT_CALLED_IN_LOOP, TRACED_SIDE_EFFECT, TRACED_NETWORK, TRACED_GRADIENT, SOLVE_TAPE_WITH_JIT,
                         CUSTOM_GRADIENT, JITTED_METHOD, VMAP_AND_BRANCH, MAP_OF_JITTED, TRACED_CONDITION,
-                        TRACED_SHAPE_CALL, LONG_TRACED_LOOP})
+                        CONFIGURATION_TRACED, LONG_TRACED_LOOP})
 
 
 class _Spelling:
@@ -145,14 +148,22 @@ class _Finder(ast.NodeVisitor):
         for child in branches(node):
             self.visit(child)
 
-    def __init__(self, spelling: _Spelling, project=None, tree: ast.Module | None = None) -> None:
+    def __init__(self, spelling: _Spelling, project=None, tree: ast.Module | None = None, roles_given: bool = False) -> None:
         self.s = spelling
         self.tree = tree
         self.identifiers = _IdentifierSink(spelling)
         # What other modules say (rewriter/analysis/facts.py): defs of this file they trace, and
         # imported names of theirs that build a new jit function per call.
-        self.remote_traced = {t.function.rsplit(".", 1)[-1] for t in project.traces} if project else set()
+        self.remote_traces = list(project.traces) if project else []
+        self.remote_traced = {t.function.rsplit(".", 1)[-1] for t in self.remote_traces}
         self.remote_factories = {f.name for f in project.factories} if project else set()
+        # The parameters calls in other modules pass Python values (callsites.CallSites._add_remote), by def name.
+        self.remote_python: dict[str, set[str]] = {}
+        for call in project.calls if project else ():
+            if call.complete:
+                self.remote_python.setdefault(call.function.rsplit(".", 1)[-1], set()).update(
+                    a.param for a in call.args if a.kind == "python")
+        self.roles_given = roles_given  # the parameters' roles come from elsewhere (engine.Settings.callsite_facts)
         self.functions: list[ast.AST] = []
         self.keys: list = []  # their keys (`_keys`)
         self.loops = 0
@@ -191,6 +202,7 @@ class _Finder(ast.NodeVisitor):
         self.jit_factories: set[str] = set()  # functions that create a jit function (a nested jit def or a jit call)
         self.assigned_calls: dict[str, set[str]] = {}  # `step = make_step(...)`: step -> {make_step}
         self.all_calls: list[ast.Call] = []
+        self.calls_of: dict[str, list[tuple[ast.Call, ast.AST | None]]] = {}  # name -> its calls, each with the function it is in
         self.assigned_names: dict[int, str] = {}  # id of a value assigned to one name -> the name
         self.vmapped_functions: list[ast.AST] = []  # vmap-decorated defs, and what vmap is applied to
         self.branch_calls: set[int] = set()  # `lax.cond`/`lax.switch` calls
@@ -324,6 +336,8 @@ class _Finder(ast.NodeVisitor):
 
     def visit_Call(self, node: ast.Call) -> None:
         self.all_calls.append(node)
+        if type(node.func) is ast.Name:  # evidence of what a jitted function is passed (`_configurable`)
+            self.calls_of.setdefault(node.func.id, []).append((node, self.nest[-1] if self.nest else None))
         self.called.add(id(node.func))
         if self.loops and isinstance(node.func, ast.Name):
             self.called_in_loops.add(node.func.id)
@@ -470,9 +484,54 @@ class _Finder(ast.NodeVisitor):
             return apis, None
         return apis, {**keywords, **{k.arg: k.value for k in call.keywords}}
 
-    def _flows(self) -> ast_traced.Flows:
+    def _configuration_traced(self, shapes: bool) -> bool:
+        """PML204's question: may a condition, a trip count or (`shapes`) a jax shape call's argument
+        derive from a root's parameter that may be configuration (traced.TracedAnalysis.is_config)?"""
+        with self._configuration_flows() as flows:
+            return any(f.traced_test() for f in flows) or shapes and any(f.traced_argument(_JAX_SHAPES, _NOT_SIZES) for f in flows)
+
+    @contextlib.contextmanager
+    def _configuration_flows(self) -> Iterator[list[ast_traced.Function]]:
+        """The flows read again from the roots' parameters that may be configuration alone
+        (ast_traced.Module.parameters_only); every function's parameters are put back afterwards, as
+        the other gates read them."""
+        saved = {key: function.maybe_params for key, function in self._functions.items()}
+        self._module.parameters_only = True
+        try:
+            yield self._flows(configuration=True).analysed()
+        finally:
+            self._module.parameters_only = False
+            for key, function in list(self._functions.items()):  # (reading a helper's result may read more defs)
+                function.maybe_params = saved.get(key, frozenset(function.params))
+                function.tainted  # noqa: B018 (the taint the other gates read)
+
+    def _configurable(self, node: ast.AST) -> frozenset[str]:
+        """The parameters of a jit root that callsites.param_role may call configuration (or defaulted):
+        a default, a `bool`/`int`/`float`/`str`/`Literal` annotation, or (all but `*args`/`**kwargs`)
+        any, where calls of it in this file or another module are evidence, or roles are given."""
+        args = node.args
+        named = [*args.posonlyargs, *args.args, *args.kwonlyargs]
+        every = frozenset(a.arg for a in named)
+        if self.roles_given or isinstance(node, ast.Lambda):
+            return every
+        positional = [*args.posonlyargs, *args.args]
+        defaulted = positional[len(positional) - len(args.defaults):] + [
+            a for a, d in zip(args.kwonlyargs, args.kw_defaults) if d is not None]
+        out = {a.arg for a in defaulted} | {a.arg for a in named if _annotation_name(a.annotation) in CONFIGURATION_ANNOTATIONS}
+        out |= self.remote_python.get(node.name, set())
+        for call, nest in self.calls_of.get(node.name, ()):  # callsites.CallSites._bind: what each call passes
+            if any(type(a) is ast.Starred for a in call.args) or any(k.arg is None for k in call.keywords):
+                return every
+            caller = self._function(nest) if nest is not None else None
+            caller = caller if caller is not None and id(call) in caller.call_ids else None
+            out.update(p.arg for p, a in zip(positional, call.args) if ast_traced.may_be_python(a, caller))
+            out.update(k.arg for k in call.keywords if ast_traced.may_be_python(k.value, caller))
+        return frozenset(out) & every
+
+    def _flows(self, configuration: bool = False) -> ast_traced.Flows:
         """traced.py's flows of this file, on ast (ast_traced.Flows): the jit roots with the parameters
-        their transforms may trace; a def whose name several defs share gets none static."""
+        their transforms may trace (each def its own, `@overload` stubs beside it or not).
+        `configuration`: a def's decorators trace only its parameters that may be configuration."""
         roots: dict[int, tuple[ast.AST, frozenset[str]]] = {}
         fields: dict[int, dict[str, frozenset[str]]] = {}  # filter_jit roots: parameter -> its class's static fields
         field_less: set[int] = set()  # roots some other transform applies to too: no fields
@@ -482,7 +541,7 @@ class _Finder(ast.NodeVisitor):
             shared = not isinstance(node, ast.Lambda) and len(self.nodes_by_key.get(node.name, ())) > 1
             maybe = set()
             for apis, keywords in transforms:
-                if shared or keywords is None or not apis:
+                if keywords is None or not apis:
                     maybe |= every
                 for api in apis:
                     maybe |= ast_traced.direct_maybe(node, api, keywords) if keywords is not None else every
@@ -497,13 +556,31 @@ class _Finder(ast.NodeVisitor):
 
         for node, transforms in self.transforms.values():
             add(node, transforms)
-        for name, transform in self.applications:
+            if configuration:  # callsites.py: the calls of a decorated def are what `_configurable` reads
+                roots[id(node)] = (node, roots[id(node)][1] & self._configurable(node))
+        for name, transform in self.applications:  # (evidence: the calls of what the application is bound to)
             for node in self._defs(name):
                 add(node, [transform])
-        for name in self.remote_traced:  # traced from another module: what its callers pass is not read here
-            for node in self._defs(name):
-                add(node, [([], None)])
-        return ast_traced.Flows(roots, self._function, self._defs, fields)
+        # Traced from another module (jit.JitAnalysis._add_remote): applied a jit there, with the static
+        # arguments it keeps; or called from a traced function there, with what those calls pass (a
+        # helper: calls here may pass more). A def that is a root here already keeps both.
+        seeds: dict[int, tuple[ast.AST, frozenset[str]]] = {}
+        for trace in self.remote_traces:
+            for node in self._defs(trace.function.rsplit(".", 1)[-1]):
+                every = frozenset(self._function(node).params)
+                field_less.add(id(node))
+                fields.pop(id(node), None)
+                if trace.how == "wrapped":
+                    maybe = every if trace.static is None else every - set(trace.static)
+                    maybe = maybe & self._configurable(node) if configuration else maybe
+                    roots[id(node)] = (node, roots.get(id(node), (node, frozenset()))[1] | maybe)
+                    continue
+                maybe = frozenset() if configuration else every & {p.name for p in trace.params if p.trace != "static"}
+                if id(node) in roots:
+                    roots[id(node)] = (node, roots[id(node)][1] | maybe)
+                else:
+                    seeds[id(node)] = (node, seeds.get(id(node), (node, frozenset()))[1] | maybe)
+        return ast_traced.Flows(roots, self._function, self._defs, fields, seeds)
 
     def _defs(self, name: str) -> list[ast.AST]:
         return [n for n in self.nodes_by_key.get(name, ()) if not isinstance(n, ast.Lambda)]
@@ -560,7 +637,9 @@ class _Finder(ast.NodeVisitor):
 
     @cached_property
     def _module(self) -> ast_traced.Module:
-        return ast_traced.Module(self.tree, self.s.imported, self.s.stars)
+        module = ast_traced.Module(self.tree, self.s.imported, self.s.stars)
+        module.function_of = self._function  # helpers' results (ast_traced.Function.returns_maybe)
+        return module
 
     def conclude(self) -> set[str]:
         for call, functions, in_loop in self.jit_calls:
@@ -584,8 +663,9 @@ class _Finder(ast.NodeVisitor):
                 self.seen.add(TRACED_CONDITION)
             if any(f.long_loop() for f in flows):
                 self.seen.add(LONG_TRACED_LOOP)
-            if traced & self.shape_calls and any(f.traced_argument(_JAX_SHAPES, _NOT_SIZES) for f in flows):
-                self.seen.add(TRACED_SHAPE_CALL)
+        shapes = bool(traced & self.shape_calls)
+        if (shapes or TRACED_CONDITION in self.seen) and self._configuration_traced(shapes):
+            self.seen.add(CONFIGURATION_TRACED)
         if traced & self.dimension_calls:
             self.seen.add(TRACED_DIMENSION_CALL)
         if self.auxiliary_args and (self.jit_decorated or self.jit_calls or self.custom_gradients or self.custom_gradient_decorated):
@@ -622,6 +702,19 @@ _NETWORK_CALLS = frozenset({"native_call", "update_weights"})
 _GRADIENTS = frozenset({"gradient", "jacobian", "hessian"})
 _JAX_SHAPES = frozenset(q.rsplit(".", 1)[1] for q in JAX_SHAPES)
 _NOT_SIZES = frozenset({"dtype", "device"})
+
+
+def _annotation_name(annotation: ast.expr | None) -> str | None:
+    """callsites.annotation_name on ast: `bool` for `flag: bool`, `Literal` for `Literal['a']`."""
+    if isinstance(annotation, ast.Subscript):
+        annotation = annotation.value
+    if isinstance(annotation, ast.Name):
+        return annotation.id
+    if isinstance(annotation, ast.Attribute):
+        return annotation.attr
+    if isinstance(annotation, ast.Constant) and isinstance(annotation.value, str):
+        return annotation.value
+    return None
 # The decorators whose nested defs PML101 lifts (custom_derivative._DERIVATIVES): bare, not called.
 _DERIVATIVES = frozenset({"jax.custom_vjp", "jax.custom_jvp"})  # keywords of a shape call that are no size
 
@@ -698,12 +791,12 @@ class Syntax:
     """What a rule's gate (`Codemod.ast_gate`) may ask of a file: the candidates found, and its
     identifiers (computed only if some gate reads them)."""
 
-    def __init__(self, tree: ast.Module, spelling: _Spelling, project=None) -> None:
-        self._tree, self._spelling, self._project = tree, spelling, project
+    def __init__(self, tree: ast.Module, spelling: _Spelling, project=None, roles_given: bool = False) -> None:
+        self._tree, self._spelling, self._project, self._roles_given = tree, spelling, project, roles_given
 
     @cached_property
     def _walked(self) -> _Finder:
-        finder = _Finder(self._spelling, self._project, self._tree)
+        finder = _Finder(self._spelling, self._project, self._tree, self._roles_given)
         finder.visit(self._tree)
         return finder
 
@@ -749,10 +842,10 @@ class Syntax:
         return self._spelling.imported
 
 
-def syntax_of(source: bytes, project=None, tree: ast.Module | None = None) -> Syntax | None:
+def syntax_of(source: bytes, project=None, tree: ast.Module | None = None, roles_given: bool = False) -> Syntax | None:
     """None when `ast` cannot parse it (libcst reports why). `tree`: its ast, when the caller has it."""
     tree = tree if tree is not None else parse(source)
-    return None if tree is None else Syntax(tree, _Spelling(tree), project)
+    return None if tree is None else Syntax(tree, _Spelling(tree), project, roles_given)
 
 
 def has_candidates(source: bytes) -> bool:
@@ -760,13 +853,15 @@ def has_candidates(source: bytes) -> bool:
     return syntax is None or bool(syntax.candidates)
 
 
-def filter_codemods(source: bytes, codemods: list, project=None, tree: ast.Module | None = None) -> list:
+def filter_codemods(source: bytes, codemods: list, project=None, tree: ast.Module | None = None,
+                    roles_given: bool = False) -> list:
     """The codemods whose gate holds on `source` (rules without a gate always pass). `project`: the
     facts other modules give the file (functions they trace, factories of theirs it imports);
-    `tree`: its ast, when the caller has parsed it already."""
+    `tree`: its ast, when the caller has parsed it already; `roles_given`: the jitted functions'
+    parameters have roles read elsewhere (an editor's slice of a buffer: Settings.callsite_facts)."""
     if not any(_has_gate(c) for c in codemods):
         return codemods
-    syntax = syntax_of(source, project, tree)
+    syntax = syntax_of(source, project, tree, roles_given)
     if syntax is None:
         return codemods
     return [c for c in codemods if c.ast_gate(syntax)]

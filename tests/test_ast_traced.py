@@ -3,6 +3,7 @@ rule gates built on it: never "static" where traced.py finds a tracer, and sharp
 whose control flow is all static away from libcst."""
 from __future__ import annotations
 
+import ast
 import textwrap
 from pathlib import Path
 
@@ -11,8 +12,11 @@ import pytest
 
 from codemods._control_flow import own_nodes
 from rewriter.analysis import ModuleAnalysis
+from rewriter.analysis.static_names import JAX_SHAPES
+from rewriter.engine import process_source
 from rewriter.prefilter import filter_codemods, syntax_of
 from rewriter.registry import by_code
+from rewriter.settings import Settings
 
 ROOT = Path(__file__).resolve().parent.parent
 SOURCES = sorted([*ROOT.glob("golden/*/*.py"), *ROOT.glob("examples/*.py")])
@@ -53,6 +57,52 @@ def test_every_traced_condition_is_a_maybe(path: Path):
             assert any(maybe.get(line, ())), f"{path.name}:{line}: `{module.code_for_node(test)}` is {value.trace.name}"
 
 
+def _configuration_maybe_by_line(source: str) -> dict[int, list[bool]]:
+    """Line -> what the pre-filter's reading from configuration parameters alone (PML204's gate) says
+    of each condition, trip count and call argument starting there."""
+    syntax = syntax_of(source.encode())
+    out: dict[int, list[bool]] = {}
+    with syntax._walked._configuration_flows() as flows:
+        for function in flows:
+            for test, narrowed in function.tests:
+                out.setdefault(test.lineno, []).append(function.maybe_at(test, narrowed))
+            for call in function.calls:
+                for arg in [*call.args, *(k.value for k in call.keywords)]:
+                    arg = arg.value if isinstance(arg, ast.Starred) else arg
+                    out.setdefault(arg.lineno, []).append(function.maybe_at(arg, frozenset()))
+    return out
+
+
+@pytest.mark.parametrize("path", SOURCES, ids=lambda p: str(p.relative_to(ROOT)))
+def test_every_configuration_value_is_a_maybe(path: Path):
+    """Each condition, trip count or jax shape argument whose value traced.py derives from
+    configuration parameters alone (what PML204 reports) is one the configuration reading may not call static."""
+    source = path.read_text()
+    try:
+        module = cst.parse_module(source)
+    except cst.ParserSyntaxError:
+        return
+    analysis = ModuleAnalysis(cst.MetadataWrapper(module, unsafe_skip_copy=True), str(path))
+    if not analysis.jit.contexts:
+        return
+    traced, names = analysis.traced, analysis.names
+    maybe = None
+    for flow in traced.flows.values():
+        for node in own_nodes(flow.context.function):
+            values = []
+            if isinstance(node, (cst.If, cst.While, cst.IfExp, cst.For)):
+                test = node.iter if isinstance(node, cst.For) else node.test
+                values.append((test, flow.value_of(test)))
+            elif isinstance(node, cst.Call) and names.qualified_names(node.func) & JAX_SHAPES:
+                values += [(a.value, traced.value_anywhere(a.value)) for a in node.args]
+            for expr, value in values:
+                if value is None or not value.traced or not value.sources or not all(map(traced.is_config, value.sources)):
+                    continue
+                maybe = maybe if maybe is not None else _configuration_maybe_by_line(source)
+                line = names.positions[expr].start.line
+                assert any(maybe.get(line, ())), f"{path.name}:{line}: `{module.code_for_node(expr)}` is configuration"
+
+
 def _passes(code: str, source: str) -> bool:
     return bool(filter_codemods(textwrap.dedent(source).encode(), [by_code(code)]))
 
@@ -60,14 +110,21 @@ def _passes(code: str, source: str) -> bool:
 JIT = "import jax\nimport jax.numpy as jnp\n"
 
 
-@pytest.mark.parametrize("code, source, expected", [
+GATE_CASES = [
     # conditions: a parameter, a jax operation, a helper's result may be traced; shapes, identity and strings are not
     ("PML201", JIT + "@jax.jit\ndef f(x):\n    if x > 0:\n        return x\n    return -x\n", True),
     ("PML201", JIT + "@jax.jit\ndef f(x, n=None):\n    if n is None:\n        return x\n    return x\n", False),
     ("PML201", JIT + "@jax.jit\ndef f(x):\n    if x.shape[0] > 2 and len(x) > 1:\n        return x\n    return x\n", False),
     ("PML201", JIT + "@jax.jit\ndef f(x, mode='a'):\n    if mode == 'fast':\n        return x\n    return x\n", False),
     ("PML201", JIT + "@jax.jit\ndef f(x):\n    if jnp.ones(3).sum() > 0:\n        return x\n    return x\n", True),
-    ("PML201", JIT + "def h():\n    return 1\n@jax.jit\ndef f(x):\n    if h():\n        return x\n    return x\n", True),
+    # a helper of the module: what it returns for what the call may pass (traced.returns_of)
+    ("PML201", JIT + "def h():\n    return 1\n@jax.jit\ndef f(x):\n    if h():\n        return x\n    return x\n", False),
+    ("PML201", JIT + "def h():\n    return jnp.ones(3).sum()\n@jax.jit\ndef f(x):\n    if h():\n        return x\n    return x\n", True),
+    ("PML201", JIT + "def h(a, b):\n    return b\n@jax.jit\ndef f(x):\n    if h(x, 2):\n        return x\n    return x\n", False),
+    ("PML201", JIT + "def h(a, b):\n    return a\n@jax.jit\ndef f(x):\n    if h(x, 2):\n        return x\n    return x\n", True),
+    ("PML201", JIT + "def h(a):\n    return isinstance(a, int)\n@jax.jit\ndef f(x):\n    if h(x):\n        return x\n    return x\n", False),
+    ("PML201", JIT + "def h(a):\n    return h(a)\n@jax.jit\ndef f(x):\n    if h(1):\n        return x\n    return x\n", True),  # recursion: undecided
+    ("PML201", JIT + "def h(a):\n    yield a\n@jax.jit\ndef f(x):\n    if h(1):\n        return x\n    return x\n", True),  # a generator
     ("PML201", JIT + "import numpy as np\n@jax.jit\ndef f(x):\n    if np.ones(3).sum() > 0:\n        return x\n    return x\n", False),
     ("PML201", JIT + "@jax.jit\ndef f(x):\n    y = x * 2\n    z = y\n    return z if z > 0 else -z\n", True),
     ("PML201", JIT + "@jax.jit\ndef f(x):\n    def g():\n        if x > 0:\n            return 1\n        return 0\n    return g()\n", True),
@@ -102,9 +159,16 @@ JIT = "import jax\nimport jax.numpy as jnp\n"
     ("PML201", JIT + "@jax.jit\ndef f(x, i):\n    if isinstance(i, jax.Array) and i < 0:\n        return x\n    return x\n", True),
     ("PML201", "from phiml import math\n@math.jit_compile_linear\ndef f(x, order):\n    if order > 2:\n        return x\n    return -x\n", False),
     ("PML203", JIT + "@jax.jit\ndef f(x):\n    k = 3\n    while k > 0:\n        k -= 1\n    return x\n", False),
-    # a jax shape call passed what may be traced (PML204), in a function with control flow
-    ("PML204", JIT + "@jax.jit\ndef f(x, n):\n    for k in (1, 2):\n        x = x + k\n    return x + jnp.zeros(n)\n", True),
-    ("PML204", JIT + "@jax.jit\ndef f(x):\n    for k in (1, 2):\n        x = x + k\n    return x + jnp.zeros(3, dtype=x.dtype)\n", False),
+    # configuration (PML204): what a jit root's parameter that may be configuration reaches, in a condition,
+    # a trip count or a jax shape call; a parameter is that by a default, an annotation or calls of the root
+    ("PML204", JIT + "@jax.jit\ndef f(x, n):\n    return x + jnp.zeros(n)\nf(1., 3)\n", True),
+    ("PML204", JIT + "@jax.jit\ndef f(x, n):\n    return x + jnp.zeros(n)\n", False),  # no call: n is no configuration
+    ("PML204", JIT + "@jax.jit\ndef f(x, n=3):\n    return x + jnp.zeros(n)\n", True),
+    ("PML204", JIT + "@jax.jit\ndef f(x):\n    return x + jnp.zeros(3, dtype=x.dtype)\nf(1.)\n", False),
+    ("PML204", JIT + "@jax.jit\ndef f(x, n: int):\n    if n > 2:\n        return x\n    return -x\n", True),
+    ("PML204", JIT + "@jax.jit\ndef f(x, n: 'Literal[2, 3]'):\n    if n > 2:\n        return x\n    return -x\n", False),
+    ("PML204", JIT + "def h(x, n):\n    return jnp.zeros(n)\n@jax.jit\ndef f(x, n=2):\n    return h(x, n)\n", True),
+    ("PML204", JIT + "def h(x, n):\n    return jnp.zeros(n)\n@jax.jit\ndef f(x, n):\n    return h(x, n)\n", False),
     # long loops: literal counts from 50, long defaults, lengths of what may be traced
     ("PML206", JIT + "@jax.jit\ndef f(x):\n    for i in range(100):\n        x = x + 1\n    return x\n", True),
     ("PML206", JIT + "@jax.jit\ndef f(x):\n    for i in range(3):\n        x = x + 1\n    return x\n", False),
@@ -118,6 +182,9 @@ JIT = "import jax\nimport jax.numpy as jnp\n"
     ("PML501", JIT + "@jax.jit\ndef f(x):\n    ys = []\n    [ys.append(v) for v in x]\n    return ys\n", True),
     ("PML501", JIT + "@jax.jit\ndef f(x):\n    print(x)\n    return x\n", True),
     ("PML501", JIT + "@jax.jit\ndef f(x):\n    print('tracing', x.shape)\n    return x\n", False),
+    ("PML501", JIT + "from jax import lax\n@jax.jit\ndef f(x):\n    return lax.add(x, x)\n", False),  # a module, not a container
+    ("PML501", JIT + "@jax.jit\ndef f(x):\n    return undefined.add(x)\n", False),  # bound nowhere: nothing it outlives
+    ("PML501", JIT + "def g():\n    log = []\n    @jax.jit\n    def f(x):\n        log.append(x)\n        return x\n    return f\n", True),
     # positional `wrt` (PML601), old Solve arguments (PML605)
     ("PML601", "from phiml import math\ndef loss(x, y):\n    return x\ng = math.gradient(loss, 0)\n", True),
     ("PML601", "from phiml import math\ndef loss(x, y):\n    return x\ng = math.gradient(loss, 'x')\n", False),
@@ -154,9 +221,20 @@ JIT = "import jax\nimport jax.numpy as jnp\n"
     ("PML101", "from phiml import math\ndef op(x):\n    return x\ndef f(y):\n    return math.solve_linear(op, y, math.Solve('CG'))\n", False),
     ("PML101", "from phiml import math\ndef f(y):\n    return math.solve_linear(lambda x: x, y, math.Solve('CG'))\n", True),
     ("PML101", "from phiml import math\ndef loss(x):\n    return x\ndef f(y):\n    return math.gradient(loss)(y)\n", True),
-])
+]
+
+
+@pytest.mark.parametrize("code, source, expected", GATE_CASES)
 def test_rule_gates(code: str, source: str, expected: bool):
     assert _passes(code, source) is expected
+
+
+@pytest.mark.parametrize("code, source", [(c, s) for c, s, expected in GATE_CASES if not expected])
+def test_a_gate_that_says_no_is_the_rules_answer(code: str, source: str):
+    """Where a gate keeps a file from its rule, the rule run without the pre-filter finds nothing there."""
+    settings = Settings(codemods=[by_code(code)], ast_prefilter=False)
+    result = process_source(textwrap.dedent(source).encode(), "case.py", settings)
+    assert not result.error and not [f for f in result.findings if f.code == code]
 
 
 def test_the_gates_thresholds_are_the_rules():

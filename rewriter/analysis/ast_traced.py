@@ -25,8 +25,8 @@ from .annotations import is_python_value, static_fields
 from .apis import canonical
 from .installed import is_type_predicate
 from .installed import static_fields as installed_static_fields
-from .static_names import (JAX_PRIMITIVES, PHIML_STATIC_ANNOTATIONS, PYTHON_SCALAR_ANNOTATIONS, PYTREE_LISTS, STATIC_ATTRIBUTES,
-                           STATIC_CALLS, STATIC_FUNCTION_NAMES, STATIC_METHODS, STATIC_MODULES, STORING,
+from .static_names import (JAX_PRIMITIVES, JAX_STAGED, PHIML_STATIC_ANNOTATIONS, PYTHON_CALLS, PYTHON_SCALAR_ANNOTATIONS,
+                           PYTREE_LISTS, STATIC_ATTRIBUTES, STATIC_CALLS, STATIC_FUNCTION_NAMES, STATIC_METHODS, STATIC_MODULES, STORING,
                            STRUCTURE_KEEPING, is_dtype_parameter)
 
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
@@ -45,9 +45,20 @@ class Module:
 
     def __init__(self, tree: ast.Module, imported: dict[str, set[str]], stars: list[str]) -> None:
         self.imported, self.stars = imported, stars
+        # Read taint from parameters alone: jax operations, helpers' results and globals are no
+        # sources (PML204 asks what derives from configuration parameters: traced.py gives those no
+        # sources).
+        self.parameters_only = False
         self.defs: set[str] = set()  # module-level defs: a call may return what a jax operation gave
         self.bound: set[str] = set()  # every other module-level binding (`jnp = jax.numpy`, `len = ...`)
+        self.class_names: set[str] = set()  # ... of them, those a class statement binds
+        assigned: set[str] = set()  # ... and those something else binds
         self.classes = {stmt.name: stmt for stmt in tree.body if isinstance(stmt, ast.ClassDef)}  # traced._static_fields
+        # The defs directly in the module's body, by name: helpers whose results traced.returns_of reads.
+        self.direct_defs = {stmt.name: stmt for stmt in tree.body if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef))}
+        self.def_count: dict[str, int] = {}
+        self.function_of = None  # def -> its Function (the pre-filter's); None: helpers' results are not read
+        self.returning: list[int] = []  # the helpers whose results are being read (traced.returns_of's stack)
         # What module-level imports bind, spelled as the scope analysis spells it (`._misc.is_sde`)
         self.module_imports: dict[str, set[str]] = {}
         for stmt in _module_statements(tree):
@@ -55,15 +66,21 @@ class Module:
                 self._import(stmt)
             if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 self.defs.add(stmt.name)
+                self.def_count[stmt.name] = self.def_count.get(stmt.name, 0) + 1
             elif isinstance(stmt, ast.ClassDef):
                 self.bound.add(stmt.name)
+                self.class_names.add(stmt.name)
             elif not isinstance(stmt, (ast.Import, ast.ImportFrom)):
                 for node in _walk_expression(stmt):
                     if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
                         self.bound.add(node.id)
+                        assigned.add(node.id)
         for stmt in statements(tree):
             if isinstance(stmt, ast.Global):  # a function may bind a module name
                 self.bound.update(stmt.names)
+                assigned.update(stmt.names)
+        # Names only classes of the module bind: their attributes are the classes' own, never jax's.
+        self.only_classes = frozenset(self.class_names - assigned - set(imported) - self.defs)
 
     def staged(self, func: ast.AST) -> bool:
         """`func` may denote a jax operation (a tracer under jit whatever its arguments), or the name
@@ -71,10 +88,10 @@ class Module:
         text = dotted(func)
         if text is None:
             return False
-        head = text.split(".", 1)[0]
-        if head in self.imported:
-            return any(full.split(".", 1)[0] == "jax" for full in self.imported[head])
-        return head in self.bound or bool(self.stars)
+        head, _, rest = text.partition(".")
+        if head in self.imported:  # traced._staged: every name it may denote is under jax.numpy, jax.lax, ...
+            return any(canonical(full + "." + rest if rest else full).startswith(JAX_STAGED) for full in self.imported[head])
+        return head in self.bound and head not in self.only_classes or bool(self.stars)
 
     def _import(self, stmt: ast.Import | ast.ImportFrom) -> None:
         if isinstance(stmt, ast.Import):
@@ -121,6 +138,15 @@ class Module:
         return head not in self.bound and head not in self.defs and not self.stars \
             and all(q.startswith(STATIC_MODULES) for q in found)
 
+    def helper(self, name: str) -> "Function | None":
+        """The one plain def `name` denotes at module level, whose result traced.returns_of reads (None:
+        not readable so: several defs, another binding, a `*` import)."""
+        node = self.direct_defs.get(name)
+        if node is None or self.function_of is None or self.def_count.get(name) != 1 or name in self.bound \
+                or name in self.imported or self.stars or isinstance(node, ast.AsyncFunctionDef):
+            return None
+        return self.function_of(node)
+
     def builtin(self, name: str) -> bool:
         """`name` is Python's builtin here: neither bound by the module nor possibly star-imported."""
         return name not in self.imported and name not in self.bound and name not in self.defs and not self.stars
@@ -155,6 +181,9 @@ class Function:
         self.prints: list[ast.Call] = []
         self.outside_stores: list[str] = []  # stores inside comprehensions (their own scope)
         self.defaults: dict[str, int] = {}  # parameters with an int literal default
+        self.returns: list[ast.expr] = []  # what its `return`s give
+        self.yields = False  # a generator (or coroutine): traced.returns_of does not read its result
+        self._returns_memo: dict[frozenset[str], bool] = {}
         positional = [*args.posonlyargs, *args.args]
         for a, d in zip(positional[len(positional) - len(args.defaults):], args.defaults):
             self._default(a.arg, d)
@@ -210,6 +239,11 @@ class Function:
                 self._bind_name(node.name, ())
             elif cls is ast.Call:
                 self._call(node)
+            elif cls is ast.Return:
+                if node.value is not None:
+                    self.returns.append(node.value)
+            elif cls in (ast.Yield, ast.YieldFrom, ast.Await):
+                self.yields = True
             elif cls in _COMPREHENSIONS:  # a store there may reach a local of this function: counted as outside
                 self.outside_stores.extend(c.func.value.id for c in _walk_expression(node) if type(c) is ast.Call
                                            and isinstance(c.func, ast.Attribute) and c.func.attr in STORING
@@ -290,6 +324,10 @@ class Function:
         return frozenset(self.bound | (self.outer.visible if self.outer is not None else frozenset()))
 
     @cached_property
+    def call_ids(self) -> frozenset[int]:
+        return frozenset(map(id, self.calls))
+
+    @cached_property
     def in_env(self) -> frozenset[str]:
         """The names traced.py keeps a value for here: parameters and local bindings other than
         imports, here and in the functions around it."""
@@ -307,11 +345,19 @@ class Function:
         enclosing functions taint, and every name bound to a value that may be a tracer, iterated to a
         fixpoint. Recomputed only when the parameters or the enclosing function's names change."""
         outer = self.outer.tainted if self.outer is not None else frozenset()
-        key = (self.maybe_params, outer)
+        key = (self.maybe_params, outer, self.module.parameters_only)
         if self._memo is not None and self._memo[0] == key:
             self._taint = self._memo[1]
             return self._taint
-        names = set(self.maybe_params) | self.declared | outer
+        self._taint = self._taint_from(set(self.maybe_params) | outer)
+        self._memo = (key, self._taint)
+        return self._taint
+
+    def _taint_from(self, names: set[str]) -> frozenset[str]:
+        """The names that may hold a tracer when `names` may (and the declared ones, unless only
+        parameters are sources): every binding to what may be one, to a fixpoint."""
+        if not self.module.parameters_only:
+            names |= self.declared
         self._taint = names
         changed = True
         while changed:
@@ -320,9 +366,26 @@ class Function:
                 if not names.issuperset(targets) and any(self.maybe(v) for v in values):
                     names.update(targets)
                     changed = True
-        self._taint = frozenset(names)
-        self._memo = (key, self._taint)
-        return self._taint
+        return frozenset(names)
+
+    def returns_maybe(self, params: frozenset[str]) -> bool:
+        """traced.returns_of: may this module-level def return a tracer when the parameters `params`
+        may be one? Undecided (a generator, recursion, helpers nested 3 deep): yes."""
+        if params in self._returns_memo:
+            return self._returns_memo[params]
+        module = self.module
+        if self.yields or id(self.node) in module.returning or len(module.returning) >= 3:
+            return True
+        module.returning.append(id(self.node))
+        saved = self._taint
+        try:
+            self._taint_from(set(params))
+            found = any(self.maybe(value) for value in self.returns)
+        finally:
+            self._taint = saved
+            module.returning.pop()
+        self._returns_memo[params] = found
+        return found
 
     # -- the evaluator --------------------------------------------------------------------
     def maybe(self, node: ast.AST) -> bool:
@@ -369,7 +432,7 @@ class Function:
             receiver = self.maybe(func.value)
             if not receiver and self._module_callee(func) and self.module.static_callee(func):
                 return False
-            return receiver or any(map(self.maybe, args)) or self.module.staged(func)
+            return receiver or any(map(self.maybe, args)) or not self.module.parameters_only and self.module.staged(func)
         if isinstance(func, ast.Name):
             name = func.id
             if name in self.visible and name not in self.module.imported:  # a local: its value joined with the arguments
@@ -378,6 +441,11 @@ class Function:
                 return False
             if self._module_callee(func) and self.module.static_callee(func):
                 return False
+            if self.module.parameters_only:
+                return name in self._taint or any(map(self.maybe, args))
+            helper = self.module.helper(name) if name in self.module.defs else None
+            if helper is not None:  # what it returns for what this call may pass (traced.returns_of)
+                return name in self._taint or helper.returns_maybe(frozenset(self.bound_at(node, helper)))
             return name in self._taint or any(map(self.maybe, args)) or name in self.module.defs or self.module.staged(func)
         return self.maybe(func) or any(map(self.maybe, args))
 
@@ -510,10 +578,60 @@ class Function:
         value that may be traced (PML501)."""
         if self.declared or self.outside_stores:
             return True
-        if any(name not in self.local or name == "self" for name in self.stores):
+        if any(name == "self" or name not in self.local and self._may_be_container(name) for name in self.stores):
             return True
         self.tainted  # noqa: B018
         return any(self.maybe(a) for call in self.prints for a in (*call.args, *(k.value for k in call.keywords)))
+
+
+    def _may_be_container(self, name: str) -> bool:
+        """A name read from outside may be bound to a container (side_effect_in_jit._outside): bound
+        somewhere around, or at module level other than by an import, a def or a `*` import."""
+        return name in self.bound or self.outer is not None and name in self.outer.visible or name in self.module.bound
+
+
+def may_be_python(expr: ast.AST, caller: "Function | None", depth: int = 0) -> bool:
+    """May callsites.ArgumentKinds call the argument `expr` a Python value (the evidence that makes a
+    jitted function's parameter configuration)? Literals, `int()`-like calls, arithmetic of those,
+    `x.shape[i]`, and names with a binding in `caller` (the function the call is in) to such a value,
+    or bound outside it, may be; parameters, attributes, other calls and subscripts are not."""
+    cls = type(expr)
+    if cls is ast.Constant:
+        return True
+    if cls is ast.Name:
+        if caller is None or expr.id not in caller.local or expr.id in caller.declared or depth > 4:
+            return True  # read from around the function (or too far to follow): whatever it is
+        return any(_binds_python(v, caller, depth + 1) for targets, values in caller.bindings if expr.id in targets for v in values)
+    if cls is ast.Call:
+        return type(expr.func) is ast.Name and expr.func.id in PYTHON_CALLS
+    if cls is ast.BinOp:
+        return may_be_python(expr.left, caller, depth) and may_be_python(expr.right, caller, depth)
+    if cls is ast.UnaryOp:
+        return may_be_python(expr.operand, caller, depth)
+    if cls is ast.Subscript:
+        return type(expr.value) is ast.Attribute and expr.value.attr == "shape"
+    if cls in (ast.Tuple, ast.List):
+        return all(_literal(e) for e in expr.elts)
+    return False
+
+
+def _binds_python(value: ast.AST, caller: "Function", depth: int) -> bool:
+    """A binding to `value` may give its name a Python value (callsites.ArgumentKinds._binding): the
+    value may be one, one of its elements may be (`a, n = x, 3`), or it is a loop over `range`."""
+    if may_be_python(value, caller, depth):
+        return True
+    if type(value) in (ast.Tuple, ast.List):
+        return any(_binds_python(e, caller, depth) for e in value.elts)
+    return type(value) is ast.Call and type(value.func) is ast.Name and value.func.id == "range"
+
+
+def _literal(expr: ast.AST) -> bool:
+    """callsites._literal_value succeeds: numbers, strings, bool, None, signed numbers, tuples of them."""
+    if type(expr) is ast.Constant:
+        return True
+    if type(expr) is ast.UnaryOp and type(expr.op) in (ast.USub, ast.UAdd):
+        return type(expr.operand) is ast.Constant and type(expr.operand.value) in (int, float)
+    return type(expr) in (ast.Tuple, ast.List) and all(_literal(e) for e in expr.elts)
 
 
 def direct_maybe(fn: ast.AST, api, keywords: dict[str, ast.expr]) -> frozenset[str]:
@@ -604,16 +722,17 @@ def _annotation(node: ast.expr | None) -> str | None:
 class Flows:
     """The functions traced.py analyses, with the parameters each may receive a tracer in: the jit
     roots (`roots`: function -> the parameters its transforms may trace), the helpers they call by
-    name (what their call sites may pass, to a fixpoint) and the functions they hand to jax's loop and
-    branch primitives (every parameter). `function_of(node)`: the `Function` of a def or lambda;
+    name (what their call sites may pass, to a fixpoint; `seeds`: what calls in other modules pass
+    some of them) and the functions they hand to jax's loop and branch primitives (every parameter). `function_of(node)`: the `Function` of a def or lambda;
     `defs(name)`: the defs of the file with that name."""
 
     def __init__(self, roots: dict[int, tuple[ast.AST, frozenset[str]]], function_of, defs,
-                 fields: dict[int, dict[str, frozenset[str]]] | None = None) -> None:
+                 fields: dict[int, dict[str, frozenset[str]]] | None = None,
+                 seeds: dict[int, tuple[ast.AST, frozenset[str]]] | None = None) -> None:
         self.params: dict[int, frozenset[str]] = {}
         self.functions: dict[int, Function] = {}
         queue: list[Function] = []
-        for key, (node, maybe) in roots.items():
+        for key, (node, maybe) in (*roots.items(), *(seeds or {}).items()):  # seeds: helpers traced from elsewhere
             function = function_of(node)
             self.functions[key], self.params[key] = function, maybe
             function.fields = (fields or {}).get(key, {})

@@ -21,6 +21,7 @@ from functools import cached_property
 import libcst as cst
 
 from .names import NameResolver, dotted
+from .static_names import CONFIGURATION_ANNOTATIONS, PYTHON_CALLS
 from .transforms import positional_params
 
 _ARRAY_LIBRARIES = ("jax.numpy.", "jax.random.", "jax.lax.", "jax.nn.", "numpy.", "phiml.math.", "torch.", "tensorflow.")
@@ -29,7 +30,6 @@ _NOT_ARRAYS = frozenset({
     "shape", "ndim", "size", "dtype", "result_type", "issubdtype", "spatial", "channel", "batch", "instance", "dual",
     "finfo", "iinfo", "PRNGKey", "key", "Solve", "use", "choose_backend", "concrete_shape", "non_batch",
 })
-_PYTHON_CALLS = frozenset({"int", "float", "bool", "len", "str", "round", "abs", "min", "max", "sum"})
 
 
 class ArgKind(str, enum.Enum):
@@ -241,7 +241,7 @@ class ArgumentKinds:
 
     def _call(self, call: cst.Call, depth: int) -> tuple[ArgKind, object]:
         func = call.func
-        if isinstance(func, cst.Name) and func.value in _PYTHON_CALLS and not self.resolver.assignments(func):
+        if isinstance(func, cst.Name) and func.value in PYTHON_CALLS and not self.resolver.assignments(func):
             return ArgKind.PYTHON, None
         if isinstance(func, (cst.Name, cst.Attribute)):
             last = func.value if isinstance(func, cst.Name) else func.attr.value
@@ -476,7 +476,6 @@ class ParamRole:
     default: object = None  # the literal default, if any
 
 
-_CONFIG_ANNOTATIONS = frozenset({"bool", "int", "float", "str"})
 
 
 def annotation_name(param: cst.Param) -> str | None:
@@ -521,7 +520,7 @@ def param_role(param: cst.Param, static: frozenset[str] | None, evidence: CallEv
                                              f"{_places(evidence.remote)}) leaves it at its default")
         return ParamRole(Role.DEFAULTED, f"every call in this file ({len(evidence.calls)}) leaves it at its default")
     ann = annotation_name(param)
-    if ann in _CONFIG_ANNOTATIONS or ann == "Literal":
+    if ann in CONFIGURATION_ANNOTATIONS:
         return ParamRole(Role.CONFIG, f"annotated `{ann}`", values)
     if seen is not None and seen.only_python:
         distinct = list(dict.fromkeys(repr(p.value) if p.value is not None or p.where else _code(p.expr) for p in seen.passed))

@@ -44,6 +44,10 @@ TENSOR_ATTRIBUTES = frozenset("all any T mT real imag values vector mean sum max
 DTYPE_ANNOTATIONS = frozenset({"DTypeLike", "DType"})
 PHIML_STATIC_ANNOTATIONS = frozenset({"str", "Shape", "Solve", "Callable", "Extrapolation"})  # kept auxiliary by PhiML
 PYTHON_SCALAR_ANNOTATIONS = frozenset({"int", "bool", "float", "str"})  # tf.function and filter_jit key traces on them
+# Builtins whose result callsites.ArgumentKinds takes for a Python value (`int(n)`, `len(xs)`).
+PYTHON_CALLS = frozenset({"int", "float", "bool", "len", "str", "round", "abs", "min", "max", "sum"})
+# Annotations (last names) that make a jitted function's parameter configuration (callsites.param_role).
+CONFIGURATION_ANNOTATIONS = frozenset({"bool", "int", "float", "str", "Literal"})
 
 
 def is_dtype_parameter(name: str, annotation: str | None) -> bool:
@@ -61,6 +65,8 @@ def static_by_declaration(name: str, annotation: str | None, framework: str) -> 
 STORING = frozenset({"append", "extend", "insert", "add", "update", "setdefault", "appendleft", "put"})
 # jax's loop and branch primitives: every parameter of a function handed to one is a tracer.
 JAX_PRIMITIVES = frozenset(f"jax.lax.{n}" for n in "scan fori_loop while_loop cond switch map associative_scan".split())
+# Where jax's staged operations live: under jit a call of one is a tracer even for constant arguments.
+JAX_STAGED = ("jax.numpy.", "jax.lax.", "jax.random.", "jax.nn.", "jax.scipy.")
 # Python lists of a pytree's parts: their length is the pytree's structure, never traced.
 PYTREE_LISTS = frozenset(f"jax.{m}.{n}" for m in ("tree_util", "tree") for n in (
     "tree_leaves", "tree_leaves_with_path", "leaves", "leaves_with_path")) | {"equinox.tree_flatten_one_level"}

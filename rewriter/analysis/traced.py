@@ -33,7 +33,7 @@ from .callsites import CallSites, ParamRole, Role, param_role
 from .installed import is_type_predicate
 from .installed import static_fields as installed_static_fields
 from .jit import JitAnalysis, JitContext
-from .static_names import (JAX_PRIMITIVES, PHIML_STATIC_ANNOTATIONS, PYTHON_SCALAR_ANNOTATIONS, PYTREE_LISTS, STATIC_ATTRIBUTES,
+from .static_names import (JAX_PRIMITIVES, JAX_STAGED, PHIML_STATIC_ANNOTATIONS, PYTHON_SCALAR_ANNOTATIONS, PYTREE_LISTS, STATIC_ATTRIBUTES,
                            STATIC_CALLS, STATIC_FUNCTION_NAMES, STATIC_METHODS, STATIC_MODULES, STRUCTURE_KEEPING,
                            TENSOR_ATTRIBUTES, is_dtype_parameter)
 from .names import NameResolver, last_name
@@ -150,7 +150,6 @@ def join(*values: Value) -> Value:
 _PRIMITIVES = JAX_PRIMITIVES
 _PRIMITIVE_NAMES = frozenset(n.rsplit(".", 1)[1] for n in _PRIMITIVES)
 _ARRAY_LIBRARIES = ("phiml.math.", "jax.numpy.", "torch.", "tensorflow.")
-_JAX_STAGED = ("jax.numpy.", "jax.lax.", "jax.random.", "jax.nn.", "jax.scipy.")
 _PYTREE_LISTS = PYTREE_LISTS
 
 
@@ -443,7 +442,7 @@ class _Flow:
 
     def _staged(self, func: cst.CSTNode, qualified: set[str]) -> Value:
         """Under `jax.jit` every jax operation is staged out: `jnp.zeros(3)` is a tracer, not a constant."""
-        if self.flow.framework == "jax" and qualified and all(q.startswith(_JAX_STAGED) for q in qualified):
+        if self.flow.framework == "jax" and qualified and all(q.startswith(JAX_STAGED) for q in qualified):
             name = sorted(qualified)[0]
             return Value(Trace.TRACED, (f"`{name}(...)` inside `{self.flow.context.name}`: jax operations are staged "
                                         "out under jit (a tracer even for constant arguments)",))
