@@ -170,6 +170,7 @@ class _Finder(ast.NodeVisitor):
         self.seen: set[str] = set()  # the candidates found (the constants below)
         self.jit_decorated: set[str] = set()
         self.jit_assigned: set[str] = set()
+        self.jit_bindings: dict[str, list[int | None]] = {}  # name -> the jit call each binding assigns (None: in a loop)
         self.jit_wrapped: set[str] = set()
         self.jit_lambdas: set[int] = set()
         self.called: set[int] = set()
@@ -326,6 +327,9 @@ class _Finder(ast.NodeVisitor):
             self.custom_gradients.update(t.id for t in node.targets if isinstance(t, ast.Name))
         if isinstance(node.value, ast.Call) and self.s.application(node.value) is Kind.JIT:
             self.jit_assigned.update(t.id for t in node.targets if isinstance(t, ast.Name))
+            for t in node.targets:  # (`f = jax.jit(f)` outside a loop: this binding never reaches its own `f`)
+                if isinstance(t, ast.Name):
+                    self.jit_bindings.setdefault(t.id, []).append(None if self.loops else id(node.value))
         if isinstance(node.value, ast.Call) and isinstance(node.value.func, ast.Name):
             for t in node.targets:
                 if isinstance(t, ast.Name):
@@ -438,9 +442,10 @@ class _Finder(ast.NodeVisitor):
                    or isinstance(a, ast.Call) and "phiml.math.jit_compile_linear" in self.s.names(a.func)
                    for a in [*call.args, *(k.value for k in call.keywords)])
 
-    def _may_be_jitted(self, expr: ast.AST) -> bool:
+    def _may_be_jitted(self, expr: ast.AST, call: ast.Call | None = None) -> bool:
+        """jit.JitAnalysis.jitted_value may find `expr` jitted (`call`: the jit application it is read in)."""
         if isinstance(expr, ast.Name):
-            return expr.id in self.jit_decorated or expr.id in self.jit_assigned
+            return expr.id in self.jit_decorated or any(b != id(call) for b in self.jit_bindings.get(expr.id, ()))
         return isinstance(expr, ast.Call) and self.s.application(expr) is Kind.JIT
 
     def _may_be_traced(self, functions) -> bool:
@@ -535,6 +540,7 @@ class _Finder(ast.NodeVisitor):
         roots: dict[int, tuple[ast.AST, frozenset[str]]] = {}
         fields: dict[int, dict[str, frozenset[str]]] = {}  # filter_jit roots: parameter -> its class's static fields
         field_less: set[int] = set()  # roots some other transform applies to too: no fields
+        must: dict[int, frozenset[str]] = {}  # jit-decorated defs: the parameters certainly traced
 
         def add(node, transforms) -> None:
             every = frozenset(self._function(node).params)
@@ -556,6 +562,8 @@ class _Finder(ast.NodeVisitor):
 
         for node, transforms in self.transforms.values():
             add(node, transforms)
+            if not isinstance(node, ast.Lambda):  # (a def's transforms here are its decorators)
+                must[id(node)] = ast_traced.direct_traced(node, transforms)
             if configuration:  # callsites.py: the calls of a decorated def are what `_configurable` reads
                 roots[id(node)] = (node, roots[id(node)][1] & self._configurable(node))
         for name, transform in self.applications:  # (evidence: the calls of what the application is bound to)
@@ -565,8 +573,10 @@ class _Finder(ast.NodeVisitor):
         # arguments it keeps; or called from a traced function there, with what those calls pass (a
         # helper: calls here may pass more). A def that is a root here already keeps both.
         seeds: dict[int, tuple[ast.AST, frozenset[str]]] = {}
+        remote: set[int] = set()
         for trace in self.remote_traces:
             for node in self._defs(trace.function.rsplit(".", 1)[-1]):
+                remote.add(id(node))
                 every = frozenset(self._function(node).params)
                 field_less.add(id(node))
                 fields.pop(id(node), None)
@@ -580,7 +590,9 @@ class _Finder(ast.NodeVisitor):
                     roots[id(node)] = (node, roots[id(node)][1] | maybe)
                 else:
                     seeds[id(node)] = (node, seeds.get(id(node), (node, frozenset()))[1] | maybe)
-        return ast_traced.Flows(roots, self._function, self._defs, fields, seeds)
+        for key in remote & must.keys():
+            must[key] = frozenset()  # traced from elsewhere too: which context traced.py reads is not known
+        return ast_traced.Flows(roots, self._function, self._defs, fields, seeds, must)
 
     def _defs(self, name: str) -> list[ast.AST]:
         return [n for n in self.nodes_by_key.get(name, ()) if not isinstance(n, ast.Lambda)]
@@ -645,7 +657,7 @@ class _Finder(ast.NodeVisitor):
         for call, functions, in_loop in self.jit_calls:
             if (functions or in_loop) and self._used_per_call(call, functions):
                 self.seen.add(JIT_BUILT_PER_CALL)
-            if self._may_be_jitted(call.args[0]) or self._may_be_traced(functions):
+            if self._may_be_jitted(call.args[0], call) or self._may_be_traced(functions):
                 self.seen.add(JIT_OF_JITTED)
         if any(self._may_be_traced(functions) for functions in self.nested_jit_defs):
             self.seen.add(JIT_OF_JITTED)

@@ -169,6 +169,16 @@ GATE_CASES = [
     ("PML204", JIT + "@jax.jit\ndef f(x, n: 'Literal[2, 3]'):\n    if n > 2:\n        return x\n    return -x\n", False),
     ("PML204", JIT + "def h(x, n):\n    return jnp.zeros(n)\n@jax.jit\ndef f(x, n=2):\n    return h(x, n)\n", True),
     ("PML204", JIT + "def h(x, n):\n    return jnp.zeros(n)\n@jax.jit\ndef f(x, n):\n    return h(x, n)\n", False),
+    # iterating what traced.py certainly calls a tracer has a static trip count: a jitted def's parameter, a
+    # helper's parameter some call certainly passes one (a binding after the call, outside loops, does not reach it)
+    ("PML202", JIT + "@jax.jit\ndef f(xs):\n    for x in zip(xs, xs):\n        xs = xs + 1\n    return xs\n", False),
+    ("PML202", JIT + "def h(xs, n):\n    for x in zip(xs, xs):\n        n = n + 1\n    return n\n"
+               "@jax.jit\ndef f(xs, ys):\n    out = h(xs, 1)\n    xs = ys.shape\n    return out\n", False),
+    ("PML202", JIT + "def h(xs, n):\n    for x in xs:\n        n = n + 1\n    return n\n"
+               "@jax.jit\ndef f(x, ys):\n    return h(ys, 1) + h(x.items, 2)\n", False),
+    ("PML202", JIT + "def h(xs, n):\n    for x in zip(xs, xs):\n        n = n + 1\n    return n\n"
+               "@jax.jit\ndef f(xs, ys):\n    for i in range(2):\n        out = h(xs, 1)\n        xs = ys.shape\n    return out\n", True),
+    ("PML202", JIT + "class A:\n    @jax.jit\n    def f(self, x):\n        for v in self.items:\n            x = x + v\n        return x\n", True),
     # long loops: literal counts from 50, long defaults, lengths of what may be traced
     ("PML206", JIT + "@jax.jit\ndef f(x):\n    for i in range(100):\n        x = x + 1\n    return x\n", True),
     ("PML206", JIT + "@jax.jit\ndef f(x):\n    for i in range(3):\n        x = x + 1\n    return x\n", False),
@@ -208,6 +218,10 @@ GATE_CASES = [
                "def f(x):\n    return g(x)\nh = jax.vmap(f)\n", True),
     ("PML507", JIT + "from jax import lax\ndef g(x):\n    return lax.cond(x > 0, jnp.sin, jnp.cos, x)\n"
                "def f(x):\n    return x\nh = jax.vmap(f)\n", False),
+    # jit of what may be jitted (PML303): `f = jax.jit(f)` does not see its own binding, outside a loop
+    ("PML303", "import jax\ndef g(f):\n    f = jax.jit(f)\n    return f\n", False),
+    ("PML303", "import jax\ndef g(f):\n    for i in range(2):\n        f = jax.jit(f)\n    return f\n", True),
+    ("PML303", "import jax\ndef g(f):\n    h = jax.jit(f)\n    return jax.jit(h)\n", True),
     # a jit wrapper built per call and called there (PML302); returned or handed on, it is a factory's
     ("PML302", "import jax\ndef g(x):\n    f = jax.jit(h)\n    return f(x)\n", True),
     ("PML302", "import jax\ndef g(x):\n    f = jax.jit(h)\n    return [f(v) for v in x]\n", True),

@@ -26,7 +26,7 @@ from .apis import canonical
 from .installed import is_type_predicate
 from .installed import static_fields as installed_static_fields
 from .static_names import (JAX_PRIMITIVES, JAX_STAGED, PHIML_STATIC_ANNOTATIONS, PYTHON_CALLS, PYTHON_SCALAR_ANNOTATIONS,
-                           PYTREE_LISTS, STATIC_ATTRIBUTES, STATIC_CALLS, STATIC_FUNCTION_NAMES, STATIC_METHODS, STATIC_MODULES, STORING,
+                           PYTREE_LISTS, STATIC_ATTRIBUTES, STATIC_CALLS, TENSOR_ATTRIBUTES, STATIC_FUNCTION_NAMES, STATIC_METHODS, STATIC_MODULES, STORING,
                            STRUCTURE_KEEPING, is_dtype_parameter)
 
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
@@ -182,6 +182,11 @@ class Function:
         self.outside_stores: list[str] = []  # stores inside comprehensions (their own scope)
         self.defaults: dict[str, int] = {}  # parameters with an int literal default
         self.returns: list[ast.expr] = []  # what its `return`s give
+        # What each name is bound to, for `must`: ("one", value) / ("any", values: `n += x`), or None
+        # where traced.py's value is not one `must` can read (an import, an unpacked literal, ...).
+        self.must_binds: dict[str, list[tuple[tuple[str, tuple] | None, tuple[int, int]]]] = {}
+        self.must_params: frozenset[str] = frozenset()  # parameters traced.py certainly calls TRACED (Flows)
+        self._must_memo: tuple | None = None
         self.yields = False  # a generator (or coroutine): traced.returns_of does not read its result
         self._returns_memo: dict[frozenset[str], bool] = {}
         positional = [*args.posonlyargs, *args.args]
@@ -215,28 +220,39 @@ class Function:
                 self.iterables.add(id(node.iter))
                 self.loops.append(node)
                 self._bind_element(node.target, node.iter)
+                self._must_element(node.target, node.iter)
             elif cls is ast.Assign:
                 for target in node.targets:
                     self._bind(target, (node.value,))
+                    self._must_bind(target, node.value)
             elif cls is ast.AugAssign:
                 self._bind(node.target, (node.target, node.value))
+                if type(node.target) is ast.Name:
+                    self._must_record(node.target.id, ("any", (node.target, node.value)), node)
             elif cls is ast.AnnAssign:
                 self._bind(node.target, (node.value,) if node.value is not None else ())
+                if node.value is not None:
+                    self._must_bind(node.target, node.value)
             elif cls is ast.NamedExpr:
                 self._bind(node.target, (node.value,))
+                self._must_bind(node.target, node.value)
             elif cls in (ast.With, ast.AsyncWith):
                 for item in node.items:
                     if item.optional_vars is not None:
                         self._bind(item.optional_vars, (item.context_expr,))
+                        self._must_bind(item.optional_vars, item.context_expr, unpack=False)
             elif cls is ast.comprehension:
                 self._bind_element(node.target, node.iter, local=False)
+                self._must_unknown(node.target)  # (its own scope: not followed)
             elif cls in (ast.Global, ast.Nonlocal):
                 self.declared.update(node.names)
             elif cls in (ast.Import, ast.ImportFrom):
                 for alias in node.names:  # bound, but not a value traced.py follows (its env skips imports)
                     self.bound.add((alias.asname or alias.name).split(".")[0])
+                    self._must_record((alias.asname or alias.name).split(".")[0], None, node)
             elif cls is ast.ExceptHandler and node.name:
                 self._bind_name(node.name, ())
+                self._must_record(node.name, None, node)
             elif cls is ast.Call:
                 self._call(node)
             elif cls is ast.Return:
@@ -251,6 +267,7 @@ class Function:
             if cls in _NESTED:
                 if cls is not ast.Lambda:
                     self._bind_name(node.name, ())
+                    self._must_record(node.name, None, node)
                     stack.extend((d, narrowed) for d in node.decorator_list)
                 if cls is not ast.ClassDef:
                     stack.extend((d, narrowed) for d in node.args.defaults)
@@ -290,6 +307,182 @@ class Function:
                 self.stores.append(func.value.id)
         elif isinstance(func, ast.Name) and func.id == "print":
             self.prints.append(node)
+
+    # -- what traced.py certainly calls a tracer (`must`) ------------------------------------
+    def _must_record(self, name: str, how: tuple[str, tuple] | None, at: ast.AST) -> None:
+        """`name` is bound at `at` (a node of the binding statement): where it starts orders it before
+        or after a read outside loops (`must_at`)."""
+        self.must_binds.setdefault(name, []).append((how, (at.lineno, at.col_offset)))
+
+    def _must_unknown(self, target: ast.AST) -> None:
+        for node in _walk_expression(target):
+            if type(node) is ast.Name:
+                self._must_record(node.id, None, node)
+
+    def _must_bind(self, target: ast.AST, value: ast.AST, unpack: bool = True) -> None:
+        """traced._Flow.bind: a name gets the value; an unpacked target element-wise from a literal of
+        its length, else each element the whole value (but a flatten's tree definition is static)."""
+        cls = type(target)
+        if cls is ast.Name:
+            self._must_record(target.id, ("one", (value,)), target)
+        elif cls is ast.Starred:
+            self._must_bind(target.value, value, unpack)
+        elif cls in (ast.Tuple, ast.List):
+            elements = value.elts if unpack and type(value) in (ast.Tuple, ast.List) and len(value.elts) == len(target.elts) else None
+            flattened = type(value) is ast.Call and dotted(value.func) is not None \
+                and dotted(value.func).rsplit(".", 1)[-1] in ("tree_flatten", "flatten") and len(target.elts) == 2
+            for i, element in enumerate(target.elts):
+                if elements is not None and type(elements[i]) is ast.Starred or flattened and i == 1:
+                    self._must_unknown(element)
+                else:
+                    self._must_bind(element, elements[i] if elements is not None else value, unpack)
+        # attribute and item targets only join into a container: never less traced
+
+    def _must_element(self, target: ast.AST, iterable: ast.AST) -> None:
+        """traced._Flow.bind_element: element-wise for zip/enumerate (an index is static), else each
+        target the iterated value."""
+        if type(iterable) is ast.Call and type(iterable.func) is ast.Name and type(target) in (ast.Tuple, ast.List) \
+                and not iterable.keywords and not any(type(a) is ast.Starred for a in iterable.args) \
+                and not any(type(e) is ast.Starred for e in target.elts):
+            name = iterable.func.id
+            if name in ("zip", "safe_zip") or name == "enumerate" and len(iterable.args) == 1:
+                # (whether traced.py reads it element-wise depends on what the name resolves to: either way)
+                self._must_unknown(target)
+                return
+        self._must_bind(target, iterable, unpack=False)
+
+    @property
+    def must_names(self) -> frozenset[str]:
+        """The local names traced.py certainly calls TRACED wherever they are read: every binding of
+        them (the parameter's too) certainly is. The greatest fixpoint."""
+        if self._must_memo is not None and self._must_memo[0] == self.must_params:
+            return self._must_memo[1]
+        names = {n for n, binds in self.must_binds.items() if all(how is not None for how, _ in binds)
+                 and (n not in self.params or n in self.must_params)}
+        names |= {n for n in self.must_params if all(how is not None for how, _ in self.must_binds.get(n, ()))}
+        names -= self.declared
+        changed = True
+        while changed:
+            changed = False
+            for name in list(names):
+                if not all(self._must_binding(how, names) for how, _ in self.must_binds.get(name, ())):
+                    names.discard(name)
+                    changed = True
+        self._must_memo = (self.must_params, frozenset(names))
+        return self._must_memo[1]
+
+    def _must_binding(self, how: tuple[str, tuple] | None, names) -> bool:
+        if how is None:
+            return False
+        mode, exprs = how
+        return (any if mode == "any" else all)(self._must(e, names) for e in exprs)
+
+    def must_at(self, point: tuple[int, int] | None) -> frozenset[str]:
+        """`must_names` where a statement starting at `point` outside every loop reads them: only the
+        bindings that start before it can reach it (all of them inside a loop: `point` None)."""
+        names = self.must_names
+        if point is None:
+            return names
+        out = set()
+        for name in {*self.must_binds, *self.must_params} - self.declared:
+            before = [how for how, at in self.must_binds.get(name, ()) if at < point]
+            if name in self.params and name not in self.must_params or not before and name not in self.params:
+                continue
+            if all(self._must_binding(how, names) for how in before):
+                out.add(name)
+        return frozenset(out)
+
+    def _must(self, node: ast.AST, names) -> bool:
+        """Does traced.py certainly call `node` TRACED (`names`: the local names it does)?"""
+        cls = type(node)
+        if cls is ast.Name:
+            if node.id in self.local:
+                return node.id in names
+            return self.outer is not None and node.id not in self.bound and node.id in self.outer.must_names
+        if cls in (ast.Tuple, ast.List, ast.Set, ast.Subscript, ast.BinOp, ast.Starred):
+            return any(self._must(child, names) for child in branches(node))
+        if cls is ast.Attribute:
+            return node.attr in TENSOR_ATTRIBUTES and node.attr not in STATIC_ATTRIBUTES and self._must(node.value, names)
+        if cls is ast.Call:
+            args = [*node.args, *(k.value for k in node.keywords)]
+            return self._joining_call(node) and any(self._must(a, names) for a in args) or \
+                type(node.func) is ast.Attribute and self._joining_method(node.func) and self._must(node.func.value, names)
+        return False
+
+    @cached_property
+    def evaluated_calls(self) -> list[tuple[ast.Call, frozenset[str], tuple[int, int] | None]]:
+        """The calls traced._Flow certainly evaluates (and so records for the helpers it analyses), each
+        with the names an enclosing `isinstance` test proves static there: those in the statements it
+        walks, outside lambdas, comprehensions, identity and string comparisons, the right side of
+        `and`/`or` and the narrowed branch of a conditional expression; and where the statement each is
+        in starts (None inside a loop: `must_at`)."""
+        out: list[tuple[ast.Call, frozenset[str], tuple[int, int] | None]] = []
+        # (node, narrowed names, where the statement it is in starts: None inside a loop)
+        stack: list = [(stmt, _NONE, ()) for stmt in (self.node.body if not isinstance(self.node, ast.Lambda) else [])]
+        while stack:
+            node, narrowed, point = stack.pop()
+            cls = type(node)
+            if isinstance(node, ast.stmt) and point is not None:
+                point = (node.lineno, node.col_offset)
+            if cls is ast.If:
+                proven = frozenset(narrowed_by(node.test)) - _stored_in(node.body)
+                stack += [(node.test, narrowed, point), *((n, narrowed | proven, point) for n in node.body),
+                          *((n, narrowed, point) for n in node.orelse)]
+            elif cls in (ast.For, ast.AsyncFor):
+                stack += [(node.iter, narrowed, point), *((n, narrowed, None) for n in node.body), *((n, narrowed, point) for n in node.orelse)]
+            elif cls is ast.While:
+                stack += [(node.test, narrowed, None), *((n, narrowed, None) for n in node.body), *((n, narrowed, point) for n in node.orelse)]
+            elif cls in (ast.With, ast.AsyncWith):
+                stack += [*((i.context_expr, narrowed, point) for i in node.items), *((n, narrowed, point) for n in node.body)]
+            elif cls is ast.Try:
+                stack += [(n, narrowed, point) for n in (*node.body, *(s for h in node.handlers for s in h.body), *node.orelse, *node.finalbody)]
+            elif cls in (ast.Assign, ast.AnnAssign, ast.Expr, ast.Return):
+                if node.value is not None:
+                    stack.append((node.value, narrowed, point))
+            elif cls is ast.AugAssign:
+                stack += [(node.target, narrowed, point), (node.value, narrowed, point)]
+            elif cls is ast.Compare:
+                if not (all(type(op) in (ast.Is, ast.IsNot) for op in node.ops) or any(
+                        type(x) is ast.JoinedStr or type(x) is ast.Constant and isinstance(x.value, (str, bytes))
+                        for x in (node.left, *node.comparators))):
+                    stack += [(x, narrowed, point) for x in (node.left, *node.comparators)]
+            elif cls is ast.BoolOp:
+                stack.append((node.values[0], narrowed, point))
+            elif cls is ast.IfExp:
+                stack += [(node.test, narrowed, point), (node.orelse, narrowed, point)]
+            elif isinstance(node, ast.expr) and cls not in _COMPREHENSIONS and cls is not ast.Lambda:
+                if cls is ast.Call:
+                    out.append((node, narrowed, point))
+                stack.extend((child, narrowed, point) for child in branches(node) if isinstance(child, ast.expr))
+            # other statements (raise, assert, del, match, nested defs and classes): not evaluated
+        return out
+
+    def _joining_call(self, node: ast.Call) -> bool:
+        """traced._Flow._Call joins the arguments' values into the result (no static function, no
+        module helper whose result it reads, no predicate of unknown answer)."""
+        func = node.func
+        text = dotted(func)
+        if text is None or self.module.stars:
+            return False
+        head = text.split(".", 1)[0]
+        last = text.rsplit(".", 1)[-1]
+        if last in STATIC_FUNCTION_NAMES or last in STATIC_METHODS or last.startswith(("is_", "has_")):
+            return False
+        if head in self.visible:
+            return type(func) is ast.Name and head in self.env  # a local def: join(its value, arguments)
+        if type(func) is ast.Name:
+            if head in self.module.defs or head in _STATIC_BUILTINS:
+                return False
+            if head not in self.module.imported:
+                return True  # a builtin or a module-level name bound by an assignment: no qualified API
+        if head in self.module.imported and head not in self.module.module_imports or head in self.module.defs:
+            return False  # imported in some function (not read here), or a module function
+        qualified = self.module.qualified(func)
+        return not self.module.static_callee(func) and not any(q in STRUCTURE_KEEPING for q in qualified)
+
+    def _joining_method(self, func: ast.Attribute) -> bool:
+        """`x.f(...)` of a traced `x` joins `x` into the result (traced._Flow._Call, receiver not static)."""
+        return func.attr not in STATIC_METHODS and func.attr not in STATIC_FUNCTION_NAMES and not func.attr.startswith(("is_", "has_"))
 
     def _bind(self, target: ast.AST, values: tuple, local: bool = True) -> None:
         if isinstance(target, ast.Name):
@@ -502,7 +695,14 @@ class Function:
     def traced_test(self) -> bool:
         """A condition or trip count here may be a tracer (PML201-PML204)."""
         return any(self.maybe_at(test, narrowed) for test, narrowed in self.tests
-                   if not (id(test) in self.iterables and self._leaves(test)))
+                   if not (id(test) in self.iterables and (self._leaves(test) or self._must_iterate(test, narrowed))))
+
+    def _must_iterate(self, iterable: ast.AST, narrowed: frozenset[str]) -> bool:
+        """Iterating what traced.py certainly calls a tracer: its length is part of its shape, a static
+        trip count (traced._Flow.trip_count). Not `range(...)`, whose arguments are the count."""
+        if not self.must_params or _range_args(iterable) is not None:
+            return False
+        return self._must(iterable, self.must_names - narrowed)
 
     def _leaves(self, iterable: ast.AST) -> bool:
         """A pytree's leaves (`jtu.tree_leaves(x)`): as many as its structure has, static under any jit."""
@@ -667,6 +867,26 @@ def direct_maybe(fn: ast.AST, api, keywords: dict[str, ast.expr]) -> frozenset[s
     return frozenset(maybe)
 
 
+def direct_traced(fn: ast.AST, transforms: list) -> frozenset[str]:
+    """The parameters of a jit-decorated def that traced.py certainly calls TRACED: those every
+    decorator traces under jax's own jit (`direct_maybe`), but a method's `self`/`cls` and `**kwargs`
+    (UNKNOWN there). None where a decorator is not read for sure (several APIs, unreadable arguments)."""
+    args = fn.args
+    positional = [*args.posonlyargs, *args.args]
+    out = None
+    for apis, keywords in transforms:
+        if keywords is None or len(apis) != 1 or apis[0].framework != "jax" or apis[0].name == "equinox.filter_jit" \
+                or _static_arguments(fn, apis[0], keywords) is None:
+            return frozenset()
+        traced = set(direct_maybe(fn, apis[0], keywords))
+        if positional and positional[0].arg in ("self", "cls"):
+            traced.discard(positional[0].arg)
+        if args.kwarg is not None:
+            traced.discard(args.kwarg.arg)
+        out = traced if out is None else out & traced
+    return frozenset(out or ())
+
+
 def direct_fields(fn: ast.AST, api, keywords: dict[str, ast.expr], module: Module) -> dict[str, frozenset[str]]:
     """Under `equinox.filter_jit`, the Python-valued fields each parameter's declared class has
     (`_direct_params` gives them to every parameter it does not call static or unknown outright)."""
@@ -728,7 +948,8 @@ class Flows:
 
     def __init__(self, roots: dict[int, tuple[ast.AST, frozenset[str]]], function_of, defs,
                  fields: dict[int, dict[str, frozenset[str]]] | None = None,
-                 seeds: dict[int, tuple[ast.AST, frozenset[str]]] | None = None) -> None:
+                 seeds: dict[int, tuple[ast.AST, frozenset[str]]] | None = None,
+                 must: dict[int, frozenset[str]] | None = None) -> None:
         self.params: dict[int, frozenset[str]] = {}
         self.functions: dict[int, Function] = {}
         queue: list[Function] = []
@@ -736,6 +957,7 @@ class Flows:
             function = function_of(node)
             self.functions[key], self.params[key] = function, maybe
             function.fields = (fields or {}).get(key, {})
+            function.must_params = (must or {}).get(key, frozenset())
             queue.append(function)
         rounds = 0
         while queue:
@@ -770,6 +992,36 @@ class Flows:
                          and f not in queue)
         for key, function in self.functions.items():
             function.maybe_params = self.params[key]
+        self._must_helpers(roots)
+
+    def _must_helpers(self, roots: dict) -> None:
+        """traced.py joins what every analysed call passes a helper: a parameter some certainly
+        evaluated call certainly passes a tracer is TRACED. From the roots' certain parameters, to a
+        fixpoint (only helpers a name of the module denotes, by one def of its body)."""
+        changed = True
+        while changed:
+            changed = False
+            for function in list(self.functions.values()):
+                if not function.must_params:
+                    continue
+                module = function.module
+                for call, narrowed, point in function.evaluated_calls:
+                    func = call.func
+                    if type(func) is not ast.Name or func.id in function.visible or func.id.startswith(("is_", "has_")) \
+                            or func.id in STATIC_FUNCTION_NAMES or any(type(a) is ast.Starred for a in call.args) \
+                            or any(k.arg is None for k in call.keywords):
+                        continue
+                    helper = module.helper(func.id)
+                    if helper is None or id(helper.node) in roots or id(helper.node) not in self.functions:
+                        continue
+                    args = helper.node.args
+                    positional = [a.arg for a in (*args.posonlyargs, *args.args)]
+                    certain = function.must_at(point) - narrowed
+                    found = {positional[i] for i, a in enumerate(call.args) if i < len(positional) and function._must(a, certain)}
+                    found |= {k.arg for k in call.keywords if k.arg in helper.params and function._must(k.value, certain)}
+                    if not found <= helper.must_params:
+                        helper.must_params = helper.must_params | found
+                        changed = True
 
     def analysed(self) -> list[Function]:
         return list(self.functions.values())
