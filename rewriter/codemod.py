@@ -154,6 +154,7 @@ class FileContext:
         from .analysis.module import ModuleAnalysis
 
         analysis = ModuleAnalysis(self.wrapper, self.path, self.callsite_facts, self.project)
+        analysis.names.source = self.source
         if self.cells:
             analysis.names.line_label = self.line_label
         return analysis

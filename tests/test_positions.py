@@ -64,12 +64,12 @@ multi
 '''
 
 
-def _check(module: cst.Module) -> int:
+def _check(module: cst.Module, source: bytes | None = None) -> int:
     parents: dict = {}
     cst_tree.visit_batched(module, [], parents=parents)
     expected = cst.MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
     ours = StatementPositions(cst.MetadataWrapper(module, unsafe_skip_copy=True), lambda n: parents.get(id(n)),
-                              lambda n: id(n) in parents)
+                              lambda n: id(n) in parents, source)
     nodes = list(cst_tree.walk(module))
     for node in reversed(nodes):  # from the end: statements are asked out of order
         assert node in ours
@@ -84,6 +84,32 @@ def test_every_node_has_libcsts_position():
     for path in [*sorted(ROOT.glob("golden/*/*.expected.py")), *sorted(ROOT.glob("examples/*.py"))]:
         cases.append(cst.parse_module(path.read_bytes()))
     assert sum(_check(module) for module in cases) > 20_000
+
+
+def test_statement_starts_read_from_cpythons_parse_are_libcsts():
+    """With the bytes at hand, where statements start comes from CPython's parse (positions._AstStarts):
+    the same positions, decorators, comments, semicolons, `elif`, `match` and CRLF included."""
+    sources = [ODD.encode(), NESTED.encode(), NESTED.replace("\n", "\r\n").encode(), b"x = 1", b"",
+               b"@a\n# c\n\n@b(\n  1)\n\n# after\ndef f():\n    @c\n    class D:\n        pass\n"]
+    sources += [path.read_bytes() for path in [*sorted(ROOT.glob("golden/*/*.py")), *sorted(ROOT.glob("examples/*.py"))]]
+    checked = 0
+    for source in sources:
+        try:
+            module = cst.parse_module(source)
+        except cst.ParserSyntaxError:
+            continue
+        checked += _check(module, source)
+    assert checked > 40_000
+
+
+def test_bytes_that_are_not_the_modules_fall_back_to_code_generation():
+    module = cst.parse_module("def f():\n    return 1\n")
+    parents: dict = {}
+    cst_tree.visit_batched(module, [], parents=parents)
+    ours = StatementPositions(cst.MetadataWrapper(module, unsafe_skip_copy=True), lambda n: parents.get(id(n)),
+                              lambda n: id(n) in parents, b"x = 1\ny = 2\n")
+    ret = module.body[0].body.body[0].body[0]
+    assert ours[ret].start.line == 2
 
 
 def test_a_node_the_walk_did_not_see_is_looked_up_in_the_whole_module():

@@ -58,6 +58,9 @@ class NameResolver:
         self.syntax = None
         # How messages name a line: `line 12`, or `cell 3, line 4` in a notebook (FileContext sets it).
         self.line_label: Callable[[int], str] = lambda line: f"line {line}"
+        # The bytes the module was parsed from, when at hand (FileContext): positions.py reads where
+        # statements start from CPython's parse of them.
+        self.source: bytes | None = None
 
     def _provider(self, provider):
         return self.wrapper.resolve(provider)
@@ -69,7 +72,7 @@ class NameResolver:
     @cached_property
     def positions(self) -> StatementPositions:
         """libcst's positions, computed only for the statements asked about (positions.py)."""
-        return StatementPositions(self.wrapper, self.parent, self.tracked)
+        return StatementPositions(self.wrapper, self.parent, self.tracked, self.source)
 
     def tracked(self, node: cst.CSTNode) -> bool:
         """Whether the shared traversal knows `node`'s parent (tracking the visited node's subtree if need be)."""

@@ -12,6 +12,8 @@ are libcst's own.
 """
 from __future__ import annotations
 
+import ast
+import warnings
 from typing import Callable
 
 import libcst as cst
@@ -73,29 +75,60 @@ class StatementPositions:
 
     `parent_of(node)` gives the node's parent (None for the module, or for a node it does not know);
     a node it does not know is looked up in libcst's provider over the whole module instead.
+    `source`: the bytes the module was parsed from, when at hand: CPython's parser then says where each
+    statement starts (`_AstStarts`), and only the statement asked about is generated.
     """
 
     def __init__(self, wrapper: cst.MetadataWrapper, parent_of: Callable[[cst.CSTNode], cst.CSTNode | None],
-                 knows: Callable[[cst.CSTNode], bool]) -> None:
+                 knows: Callable[[cst.CSTNode], bool], source: bytes | None = None) -> None:
         self._wrapper = wrapper
         self._module = wrapper.module
         self._parent_of = parent_of
         self._knows = knows
+        self._source = source
+        self._ast_starts: "_AstStarts | None | bool" = False  # False: not tried yet
         self._top: list[cst.CSTNode] = [*self._module.header, *self._module.body, *self._module.footer]
         self._index = {id(node): i for i, node in enumerate(self._top)}
         self._starts: list[int] = [1]  # first line of each top-level node, computed as far as asked
         self._done: dict[int, dict[cst.CSTNode, CodeRange]] = {}
         self._block_starts: dict[int, dict[int, tuple[int, tuple[str, ...]]]] = {}  # top-level index -> ...
         self._inner_done: dict[int, dict[cst.CSTNode, CodeRange]] = {}  # id(statement in a block) -> ...
+        self._header_done: dict[int, dict[cst.CSTNode, CodeRange]] = {}  # id(def or class) -> its header's ranges
         self._whole = None
 
     def __getitem__(self, node: cst.CSTNode) -> CodeRange:
         top, inner = self._holders(node)
         if top is None:
             return self._everything()[node]
+        statement = self._top[top] if inner is None else inner
+        if type(statement) in _HEADED and node is not statement and self._in_header(node, statement):
+            return self._of_header(top, inner)[node]
         if inner is None:
             return self._of_statement(top)[node]
         return self._of_inner(top, inner)[node]
+
+    def _in_header(self, node: cst.CSTNode, statement: cst.CSTNode) -> bool:
+        """`node` is in a def's or class's decorators, name, parameters, bases or annotations: not its body."""
+        body = statement.body
+        current = node
+        while current is not None and current is not statement:
+            if current is body:
+                return False
+            current = self._parent_of(current)
+        return current is statement
+
+    def _of_header(self, index: int, inner: cst.CSTNode | None) -> dict[cst.CSTNode, CodeRange]:
+        """The ranges of what a def or class statement writes before its body (a finding on its name or
+        a decorator): a code generation of the statement with an empty body writes them alike."""
+        statement = self._top[index] if inner is None else inner
+        found = self._header_done.get(id(statement))
+        if found is None:
+            if inner is None:
+                line, indent = self._start(index), ()
+            else:
+                line, indent = self._inner_start(index, inner)
+            found = self._header_done[id(statement)] = self._record(statement.with_changes(body=_STUB), line, indent)
+        return found
 
     def __contains__(self, node: object) -> bool:
         if not isinstance(node, cst.CSTNode):
@@ -129,13 +162,19 @@ class StatementPositions:
         """The ranges of `statement`, a statement in a block of the index-th top-level statement."""
         found = self._inner_done.get(id(statement))
         if found is None:
-            starts = self._block_starts.get(index)
-            if starts is None:
-                starts = self._block_starts[index] = {}
-                self._top[index]._codegen(_LineCounter(self._module, self._start(index), starts))
-            line, indent = starts[id(statement)]
-            found = self._inner_done[id(statement)] = self._record(statement, line, indent)
+            found = self._inner_done[id(statement)] = self._record(statement, *self._inner_start(index, statement))
         return found
+
+    def _inner_start(self, index: int, statement: cst.CSTNode) -> tuple[int, tuple[str, ...]]:
+        """Where a statement in a block of the index-th top-level statement starts, and its block's indentation."""
+        starts = self._from_ast()
+        if starts is not None and id(statement) in starts.lines:
+            return starts.start(statement), self._indent(statement)
+        counted = self._block_starts.get(index)
+        if counted is None:
+            counted = self._block_starts[index] = {}
+            self._top[index]._codegen(_LineCounter(self._module, self._start(index), counted))
+        return counted[id(statement)]
 
     def _of_statement(self, index: int) -> dict[cst.CSTNode, CodeRange]:
         found = self._done.get(index)
@@ -153,8 +192,27 @@ class StatementPositions:
         node._codegen(state)
         return store._computed
 
+    def _from_ast(self) -> "_AstStarts | None":
+        if self._ast_starts is False:
+            self._ast_starts = _AstStarts.of(self._module, self._source) if self._source is not None else None
+        return self._ast_starts
+
+    def _indent(self, statement: cst.CSTNode) -> tuple[str, ...]:
+        """The indentation a code generation of the whole module has at `statement`: that of every block
+        (and `match`) around it."""
+        out = []
+        current = self._parent_of(statement)
+        while current is not None and current is not self._module:
+            if type(current) is cst.IndentedBlock or type(current) is cst.Match:  # (a match indents its cases)
+                out.append(self._module.default_indent if current.indent is None else current.indent)
+            current = self._parent_of(current)
+        return tuple(reversed(out))
+
     def _start(self, index: int) -> int:
         """The first line of the index-th top-level node: 1 plus the line breaks of the code before it."""
+        starts = self._from_ast() if len(self._starts) <= index else None
+        if starts is not None and id(self._top[index]) in starts.lines:
+            return starts.start(self._top[index])
         while len(self._starts) <= index:
             counter = _LineCounter(self._module, self._starts[-1])
             self._top[len(self._starts) - 1]._codegen(counter)
@@ -165,3 +223,111 @@ class StatementPositions:
         if self._whole is None:
             self._whole = self._wrapper.resolve(PositionProvider)
         return self._whole
+
+
+# Statements whose header (decorators, name, parameters) `_of_header` generates without their body.
+_HEADED = frozenset({cst.FunctionDef, cst.ClassDef})
+_STUB = cst.IndentedBlock(body=[])
+
+# libcst's compound statements and the ast classes CPython parses them into.
+_COMPOUND = {
+    cst.FunctionDef: (ast.FunctionDef, ast.AsyncFunctionDef), cst.ClassDef: (ast.ClassDef,), cst.If: (ast.If,),
+    cst.For: (ast.For, ast.AsyncFor), cst.While: (ast.While,), cst.With: (ast.With, ast.AsyncWith),
+    cst.Try: (ast.Try,), cst.TryStar: (ast.TryStar,), cst.Match: (ast.Match,),
+}
+
+
+class _Mismatch(Exception):
+    pass
+
+
+class _AstStarts:
+    """Where each statement's code generation starts, from CPython's parse of the same bytes: the line
+    of its first token (ast's `lineno`; a def's or class's `def`/`class` line) less the lines libcst
+    writes before it (its leading comment and blank lines; decorators and the lines after them)."""
+
+    def __init__(self, module: cst.Module) -> None:
+        self.module = module
+        self.lines: dict[int, int] = {}  # id(statement) -> the line of its keyword or first token
+
+    @classmethod
+    def of(cls, module: cst.Module, source: bytes) -> "_AstStarts | None":
+        """None where CPython does not parse the bytes, or its statements are not the module's."""
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                tree = ast.parse(source)
+        except (SyntaxError, ValueError, MemoryError, RecursionError):
+            return None
+        found = cls(module)
+        try:
+            found._pair(module.body, tree.body)
+        except (_Mismatch, IndexError, AttributeError):
+            return None
+        return found
+
+    def start(self, statement: cst.CSTNode) -> int:
+        line = self.lines[id(statement)] - len(statement.leading_lines)
+        if type(statement) in (cst.FunctionDef, cst.ClassDef):
+            for decorator in statement.decorators:
+                counter = _LineCounter(self.module, 0)
+                decorator._codegen(counter)
+                line -= counter.line
+            line -= len(statement.lines_after_decorators)
+        return line
+
+    def _pair(self, statements, nodes: list) -> None:
+        j = 0
+        for statement in statements:
+            kind = type(statement)
+            if kind is cst.SimpleStatementLine:
+                smalls = nodes[j:j + len(statement.body)]
+                if len(smalls) != len(statement.body):
+                    raise _Mismatch
+                self.lines[id(statement)] = smalls[0].lineno
+                j += len(statement.body)
+                continue
+            node = nodes[j]
+            j += 1
+            if not isinstance(node, _COMPOUND.get(kind, ())):
+                raise _Mismatch
+            self.lines[id(statement)] = node.lineno
+            self._blocks(statement, node)
+        if j != len(nodes):
+            raise _Mismatch
+
+    def _blocks(self, statement, node) -> None:
+        kind = type(statement)
+        if kind is not cst.Match:
+            self._block(statement.body, node.body)
+        if kind is cst.If:
+            orelse = statement.orelse
+            if type(orelse) is cst.If:  # elif: nested in the ast's orelse
+                if len(node.orelse) != 1 or type(node.orelse[0]) is not ast.If:
+                    raise _Mismatch
+                self._blocks(orelse, node.orelse[0])
+            elif orelse is not None:
+                self._block(orelse.body, node.orelse)
+        elif kind in (cst.For, cst.While):
+            if statement.orelse is not None:
+                self._block(statement.orelse.body, node.orelse)
+        elif kind in (cst.Try, cst.TryStar):
+            if len(statement.handlers) != len(node.handlers):
+                raise _Mismatch
+            for handler, ast_handler in zip(statement.handlers, node.handlers):
+                self._block(handler.body, ast_handler.body)
+            if statement.orelse is not None:
+                self._block(statement.orelse.body, node.orelse)
+            if statement.finalbody is not None:
+                self._block(statement.finalbody.body, node.finalbody)
+        elif kind is cst.Match:
+            if len(statement.cases) != len(node.cases):
+                raise _Mismatch
+            for case, ast_case in zip(statement.cases, node.cases):
+                self._block(case.body, ast_case.body)
+
+    def _block(self, block, nodes: list) -> None:
+        if type(block) is cst.IndentedBlock:
+            self._pair(block.body, nodes)
+        # a one-line suite (`if x: a; b`) holds no statement of a block
+
