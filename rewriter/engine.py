@@ -30,8 +30,17 @@ class ProcessingError(Exception):
 
 
 def wanted_codemods(source: bytes, codemods: Iterable[type[Codemod]]) -> list[type[Codemod]]:
-    """The cheap pre-filter: codemods whose trigger words all appear somewhere in the raw bytes."""
-    return [cm for cm in codemods if any(all(word in source for word in group) for group in _trigger_bytes(cm))]
+    """The cheap pre-filter: codemods whose trigger words all appear somewhere in the raw bytes (each
+    word searched for once: rules share many)."""
+    present: dict[bytes, bool] = {}
+
+    def has(word: bytes) -> bool:
+        found = present.get(word)
+        if found is None:
+            found = present[word] = word in source
+        return found
+
+    return [cm for cm in codemods if any(all(map(has, group)) for group in _trigger_bytes(cm))]
 
 
 _TRIGGER_BYTES: dict[type, tuple[tuple[bytes, ...], ...]] = {}
