@@ -512,8 +512,10 @@ class _Finder(ast.NodeVisitor):
 
     def _configurable(self, node: ast.AST) -> frozenset[str]:
         """The parameters of a jit root that callsites.param_role may call configuration (or defaulted):
-        a default, a `bool`/`int`/`float`/`str`/`Literal` annotation, or (all but `*args`/`**kwargs`)
-        any, where calls of it in this file or another module are evidence, or roles are given."""
+        those with a default or a `bool`/`int`/`float`/`str`/`Literal` annotation, and those a call of it
+        here (`ast_traced.may_be_python`) or in another module (a complete one, passing a Python value)
+        may pass a Python value; every named one of a lambda, of a call with `*`/`**` arguments, or
+        where the roles are given from elsewhere."""
         args = node.args
         named = [*args.posonlyargs, *args.args, *args.kwonlyargs]
         every = frozenset(a.arg for a in named)
