@@ -12,8 +12,17 @@ make a value static by construction that need no resolution: identity and string
 which parameters a jit transform may trace (its static arguments as written), which a helper's call
 sites may pass a tracer. So it says "maybe" wherever traced.py could say traced or unknown, and "no"
 only where traced.py says static: a rule gated on it sees every file it could report in.
-tests/test_ast_traced.py checks that on every condition of the golden cases and examples; the
-throughput corpora (1,257 files) were checked the same way and compared finding for finding.
+
+Two more readings serve the gates. `Module.parameters_only` reads taint from parameters alone (PML204
+asks what derives from configuration parameters; traced.py gives jax operations, helpers' results and
+globals no sources). The must side (`must_names`, `must_at`, `_must`) says where traced.py certainly
+sees a tracer: iterating one has a static trip count, which "maybe" alone cannot tell from iterating an
+unknown value; its sources are the parameters jax's jit certainly traces and what certainly evaluated
+calls certainly pass a helper (`Flows._must_helpers`).
+
+tests/test_ast_traced.py checks all of it on every condition, trip count and configuration value of the
+golden cases and examples; the throughput corpora (1,257 files) were checked the same way, alone and
+with the project index's facts, and compared finding for finding.
 """
 from __future__ import annotations
 
