@@ -251,6 +251,14 @@ def test_a_gate_that_says_no_is_the_rules_answer(code: str, source: str):
     assert not result.error and not [f for f in result.findings if f.code == code]
 
 
+def test_helpers_evidence_is_read_only_where_traced_py_finishes_its_joins():
+    """ast_traced reads helpers' certain parameters only in files with few traced functions: traced.py
+    stops after MAX_ANALYSES analyses, and a helper is analysed again whenever its call sites pass more."""
+    from rewriter.analysis import ast_traced, traced
+
+    assert 2 * ast_traced.HELPER_EVIDENCE_LIMIT < traced.MAX_ANALYSES
+
+
 def test_the_gates_thresholds_are_the_rules():
     """The pre-filter's copy of a rule's threshold, which it cannot import (codemods sit above it)."""
     from codemods.unrolled_loop import MIN_ITERATIONS

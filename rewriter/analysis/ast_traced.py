@@ -45,6 +45,9 @@ _COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
 _STATIC_BUILTINS = frozenset(q.split(".", 1)[1] for q in STATIC_CALLS if q.startswith("builtins."))
 # jax's loop and branch primitives, by last name.
 _PRIMITIVES = frozenset(q.rsplit(".", 1)[1] for q in JAX_PRIMITIVES)
+# The most functions a file's flows may have for helpers' certain parameters to be read: traced.py's
+# analysis stops after 50 contexts (a helper is analysed again whenever its call sites pass more).
+HELPER_EVIDENCE_LIMIT = 20
 # A literal trip count from which PML206 reports a loop (unrolled_loop.MIN_ITERATIONS).
 MIN_ITERATIONS = 50
 
@@ -1006,7 +1009,11 @@ class Flows:
     def _must_helpers(self, roots: dict) -> None:
         """traced.py joins what every analysed call passes a helper: a parameter some certainly
         evaluated call certainly passes a tracer is TRACED. From the roots' certain parameters, to a
-        fixpoint (only helpers a name of the module denotes, by one def of its body)."""
+        fixpoint (only helpers a name of the module denotes, by one def of its body). Not in a file with
+        many traced functions: traced.TracedAnalysis._run analyses at most 50 contexts, and a join it
+        leaves unfinished there may keep a parameter unknown that some call passes a tracer."""
+        if len(self.functions) > HELPER_EVIDENCE_LIMIT:
+            return
         changed = True
         while changed:
             changed = False

@@ -151,6 +151,8 @@ _PRIMITIVES = JAX_PRIMITIVES
 _PRIMITIVE_NAMES = frozenset(n.rsplit(".", 1)[1] for n in _PRIMITIVES)
 _ARRAY_LIBRARIES = ("phiml.math.", "jax.numpy.", "torch.", "tensorflow.")
 _PYTREE_LISTS = PYTREE_LISTS
+# The most function analyses one module gets (roots, then helpers again whenever their call sites pass more).
+MAX_ANALYSES = 50
 
 
 @dataclass
@@ -796,7 +798,7 @@ class TracedAnalysis:
                 pending[id(context.function)] = (context, values)
                 order.append(context)
         rounds = 0
-        while order and rounds < 50:
+        while order and rounds < MAX_ANALYSES:
             rounds += 1
             context = order.pop(0)
             key = id(context.function)
