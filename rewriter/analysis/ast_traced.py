@@ -1012,8 +1012,8 @@ class Flows:
         fixpoint (only helpers a name of the module denotes, by one def of its body). Not in a file with
         many traced functions: traced.TracedAnalysis._run analyses at most 50 contexts, and a join it
         leaves unfinished there may keep a parameter unknown that some call passes a tracer."""
-        if len(self.functions) > HELPER_EVIDENCE_LIMIT:
-            return
+        if len(self.functions) > HELPER_EVIDENCE_LIMIT or any(f.module.parameters_only for f in self.functions.values()):
+            return  # (read from configuration alone, the flows are fewer: their count says nothing of traced.py's)
         changed = True
         while changed:
             changed = False
