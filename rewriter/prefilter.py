@@ -10,14 +10,13 @@ from __future__ import annotations
 
 import ast
 import contextlib
-import warnings
 from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import cached_property
 
 from .analysis.apis import TEMPORARY_FUNCTION_APIS, TEMPORARY_FUNCTION_BUILDERS, Kind, spelled_apis
 from .analysis import ast_traced
-from .analysis.ast_names import branches, dotted, own_nodes, statements
+from .analysis.ast_names import branches, dotted, own_nodes, parse, statements
 from .analysis.static_names import CONFIGURATION_ANNOTATIONS, JAX_SHAPES, STORING
 from .codemod import Codemod
 
@@ -169,7 +168,6 @@ class _Finder(ast.NodeVisitor):
         self.loops = 0
         self.seen: set[str] = set()  # the candidates found (the constants below)
         self.jit_decorated: set[str] = set()
-        self.jit_assigned: set[str] = set()
         self.jit_bindings: dict[str, list[int | None]] = {}  # name -> the jit call each binding assigns (None: in a loop)
         self.jit_wrapped: set[str] = set()
         self.jit_lambdas: set[int] = set()
@@ -326,7 +324,6 @@ class _Finder(ast.NodeVisitor):
         if isinstance(node.value, ast.Call) and self.s.kind(node.value.func) is Kind.CUSTOM_GRADIENT:
             self.custom_gradients.update(t.id for t in node.targets if isinstance(t, ast.Name))
         if isinstance(node.value, ast.Call) and self.s.application(node.value) is Kind.JIT:
-            self.jit_assigned.update(t.id for t in node.targets if isinstance(t, ast.Name))
             for t in node.targets:  # (`f = jax.jit(f)` outside a loop: this binding never reaches its own `f`)
                 if isinstance(t, ast.Name):
                     self.jit_bindings.setdefault(t.id, []).append(None if self.loops else id(node.value))
@@ -524,7 +521,7 @@ class _Finder(ast.NodeVisitor):
         positional = [*args.posonlyargs, *args.args]
         defaulted = positional[len(positional) - len(args.defaults):] + [
             a for a, d in zip(args.kwonlyargs, args.kw_defaults) if d is not None]
-        out = {a.arg for a in defaulted} | {a.arg for a in named if _annotation_name(a.annotation) in CONFIGURATION_ANNOTATIONS}
+        out = {a.arg for a in defaulted} | {a.arg for a in named if ast_traced.annotation_name(a.annotation) in CONFIGURATION_ANNOTATIONS}
         out |= self.remote_python.get(node.name, set())
         for call, nest in self.calls_of.get(node.name, ()):  # callsites.CallSites._bind: what each call passes
             if any(type(a) is ast.Starred for a in call.args) or any(k.arg is None for k in call.keywords):
@@ -685,7 +682,7 @@ class _Finder(ast.NodeVisitor):
         if self.auxiliary_args and (self.jit_decorated or self.jit_calls or self.custom_gradients or self.custom_gradient_decorated):
             self.seen.add(AUXILIARY_ARGS)
         factories = self.jit_factories | self.remote_factories
-        if self.called_in_loops & (self.jit_decorated | self.jit_assigned | factories) or any(
+        if self.called_in_loops & (self.jit_decorated | self.jit_bindings.keys() | factories) or any(
                 self.assigned_calls.get(name, set()) & factories for name in self.called_in_loops):
             self.seen.add(JIT_CALLED_IN_LOOP)
         if traced & self.effects and any(f.side_effect() for f in self._traced_nest(traced & self.effects)):
@@ -715,22 +712,9 @@ _NETWORKS = frozenset({"mlp", "u_net", "conv_net", "res_net", "conv_classifier",
 _NETWORK_CALLS = frozenset({"native_call", "update_weights"})
 _GRADIENTS = frozenset({"gradient", "jacobian", "hessian"})
 _JAX_SHAPES = frozenset(q.rsplit(".", 1)[1] for q in JAX_SHAPES)
-_NOT_SIZES = frozenset({"dtype", "device"})
-
-
-def _annotation_name(annotation: ast.expr | None) -> str | None:
-    """callsites.annotation_name on ast: `bool` for `flag: bool`, `Literal` for `Literal['a']`."""
-    if isinstance(annotation, ast.Subscript):
-        annotation = annotation.value
-    if isinstance(annotation, ast.Name):
-        return annotation.id
-    if isinstance(annotation, ast.Attribute):
-        return annotation.attr
-    if isinstance(annotation, ast.Constant) and isinstance(annotation.value, str):
-        return annotation.value
-    return None
+_NOT_SIZES = frozenset({"dtype", "device"})  # keywords of a shape call that are no size
 # The decorators whose nested defs PML101 lifts (custom_derivative._DERIVATIVES): bare, not called.
-_DERIVATIVES = frozenset({"jax.custom_vjp", "jax.custom_jvp"})  # keywords of a shape call that are no size
+_DERIVATIVES = frozenset({"jax.custom_vjp", "jax.custom_jvp"})
 
 @dataclass(frozen=True)
 class Identifiers:
@@ -790,15 +774,6 @@ class _IdentifierSink:
 
 
 _IDENTIFYING = frozenset({ast.Name, ast.Attribute, ast.Import, ast.ImportFrom, ast.keyword})
-
-
-def parse(source: bytes) -> ast.Module | None:
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            return ast.parse(source)
-    except (SyntaxError, ValueError, UnicodeDecodeError, MemoryError, RecursionError):
-        return None
 
 
 class Syntax:

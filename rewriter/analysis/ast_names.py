@@ -4,7 +4,19 @@ and walks of it that cost less than `ast.walk`/`ast.iter_child_nodes` (a generat
 from __future__ import annotations
 
 import ast
+import warnings
 from typing import Iterator
+
+
+def parse(source: bytes) -> ast.Module | None:
+    """CPython's parse of `source`, quietly (no SyntaxWarning); None when it cannot parse it (libcst,
+    or the file's own run, says why)."""
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return ast.parse(source)
+    except (SyntaxError, ValueError, UnicodeDecodeError, MemoryError, RecursionError):
+        return None
 
 _AST = ast.AST
 _BLOCKS = (ast.stmt, ast.excepthandler, ast.match_case)

@@ -938,6 +938,12 @@ def _static_arguments(fn: ast.AST, api, keywords: dict[str, ast.expr]) -> frozen
     return frozenset(static)
 
 
+def annotation_name(node: ast.expr | None) -> str | None:
+    """callsites.annotation_name: `_annotation` of a subscripted annotation's base (`Literal` for
+    `Literal['a']`)."""
+    return _annotation(node.value if isinstance(node, ast.Subscript) else node)
+
+
 def _annotation(node: ast.expr | None) -> str | None:
     """traced._annotation: the annotation's last name, a string annotation's text, `?` otherwise."""
     if node is None:

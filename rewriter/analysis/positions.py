@@ -13,7 +13,6 @@ are libcst's own.
 from __future__ import annotations
 
 import ast
-import warnings
 from typing import Callable
 
 import libcst as cst
@@ -21,6 +20,8 @@ from libcst._nodes.internal import CodegenState
 from libcst._position import CodeRange
 from libcst.metadata import PositionProvider
 from libcst.metadata.position_provider import NEWLINE_RE, PositionProvidingCodegenState
+
+from .ast_names import parse
 
 
 class _Store:
@@ -253,11 +254,8 @@ class _AstStarts:
     @classmethod
     def of(cls, module: cst.Module, source: bytes) -> "_AstStarts | None":
         """None where CPython does not parse the bytes, or its statements are not the module's."""
-        try:
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")
-                tree = ast.parse(source)
-        except (SyntaxError, ValueError, MemoryError, RecursionError):
+        tree = parse(source)
+        if tree is None:
             return None
         found = cls(module)
         try:

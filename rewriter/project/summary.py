@@ -17,11 +17,10 @@ from __future__ import annotations
 
 import ast
 import builtins
-import warnings
 from dataclasses import dataclass, field
 
 from ..analysis.apis import Kind, spelled_apis
-from ..analysis.ast_names import breadth_first_branches, children, dotted
+from ..analysis.ast_names import breadth_first_branches, children, dotted, parse
 from ..analysis.static_names import STATIC_ATTRIBUTES, STATIC_CALLS, STATIC_FUNCTION_NAMES, TENSOR_ATTRIBUTES
 
 # Argument kinds at a call site. "params": derived from the caller's own parameters (named).
@@ -103,13 +102,9 @@ class Summary:
 def summarize(source: bytes, module: str, package: bool = False, tree: ast.Module | None = None) -> Summary | None:
     """The summary of one module, or None when CPython cannot parse it (the file's own run says why).
     `tree`: the module's ast, when the caller has parsed it already."""
+    tree = tree if tree is not None else parse(source)
     if tree is None:
-        try:
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")
-                tree = ast.parse(source)
-        except (SyntaxError, ValueError, MemoryError, RecursionError):
-            return None
+        return None
     return _Reader(module, package).read(tree)
 
 
