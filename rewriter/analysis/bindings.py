@@ -130,18 +130,25 @@ class ModuleGlobals:
                 return  # `np.append(...)`, `jnp.add(...)`: a function of the module, not a container method
             changed_paths.setdefault(root.value, set()).add(path)  # `jax.config.update(...)`
 
-        for node in _walk(module):
-            if isinstance(node, cst.Global):
-                declared_global |= {n.name.value for n in node.names}
-            elif isinstance(node, (cst.AssignTarget, cst.AugAssign, cst.AnnAssign, cst.Del)):
-                target = node.target
-                if not isinstance(target, cst.Name):
-                    changed(target, receiver=False)  # x[k] = ..., x.a = ..., del x[k]
-                if isinstance(node, cst.AugAssign) and isinstance(target, cst.Name):
-                    mutated.add(target.value)
-            elif isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute):
-                if node.func.attr.value in _MUTATING_METHODS:
-                    changed(node.func.value, receiver=True)
+        syntax = self.resolver.syntax  # the shared traversal's tables (syntax.SyntaxIndex), if it ran
+        if syntax is not None:
+            global_statements, stores, calls = syntax.global_statements, syntax.stores, syntax.calls
+        else:
+            nodes = list(_walk(module))
+            global_statements = [n for n in nodes if isinstance(n, cst.Global)]
+            stores = [n for n in nodes if isinstance(n, (cst.AssignTarget, cst.AugAssign, cst.AnnAssign, cst.Del))]
+            calls = [n for n in nodes if isinstance(n, cst.Call)]
+        for node in global_statements:
+            declared_global |= {n.name.value for n in node.names}
+        for node in stores:
+            target = node.target
+            if not isinstance(target, cst.Name):
+                changed(target, receiver=False)  # x[k] = ..., x.a = ..., del x[k]
+            if isinstance(node, cst.AugAssign) and isinstance(target, cst.Name):
+                mutated.add(target.value)
+        for node in calls:
+            if isinstance(node.func, cst.Attribute) and node.func.attr.value in _MUTATING_METHODS:
+                changed(node.func.value, receiver=True)
         return top_level_bindings, declared_global, mutated, changed_paths
 
     def unstable_reason(self, name: str, read: str | None = None) -> str | None:

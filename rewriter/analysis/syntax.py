@@ -64,9 +64,28 @@ class SyntaxIndex(cst.BatchableCSTVisitor):
         self.decorated: list[cst.FunctionDef] = []  # defs with decorators, in order
         self.calls: list[cst.Call] = []  # every call, in order
         self.calls_by_function: dict[int, list[cst.Call]] = {}  # id(def or lambda) -> the calls inside it
+        # For bindings.ModuleGlobals, likewise: `global` statements and every store (`x = `, `x += `,
+        # `x: T = `, `del x`), in order.
+        self.global_statements: list[cst.Global] = []
+        self.stores: list[cst.AssignTarget | cst.AugAssign | cst.AnnAssign | cst.Del] = []
 
     def visit_Name(self, node: cst.Name) -> None:
         self.spelled.add(node.value)
+
+    def visit_Global(self, node: cst.Global) -> None:
+        self.global_statements.append(node)
+
+    def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
+        self.stores.append(node)
+
+    def visit_AugAssign(self, node: cst.AugAssign) -> None:
+        self.stores.append(node)
+
+    def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
+        self.stores.append(node)
+
+    def visit_Del(self, node: cst.Del) -> None:
+        self.stores.append(node)
 
     def leave_Module(self, node: cst.Module) -> None:
         # Complete now, before any codemod's leave_Module: the resolver hands it to the analyses.
