@@ -401,6 +401,11 @@ class _Finder(ast.NodeVisitor):
         self.generic_visit(node)
 
     # -- the gates, once the whole file is seen -------------------------------------------------
+    def factory_sensitive(self) -> frozenset[str]:
+        """The names a factory of another module (`remote_factories`) must bear to change what `conclude`
+        finds: those called in a loop, and the callees whose results are bound to them."""
+        return frozenset(self.called_in_loops.union(*(self.assigned_calls.get(name, ()) for name in self.called_in_loops)))
+
     def _used_per_call(self, node: ast.AST, functions: tuple = ()) -> bool:
         """jit_in_loop._used_per_call through the wrappers around `node`: called right away, or bound
         to a name the enclosing function only ever calls (a wrapper returned or handed on is a factory's)."""
@@ -681,7 +686,7 @@ class _Finder(ast.NodeVisitor):
             self.seen.add(TRACED_DIMENSION_CALL)
         if self.auxiliary_args and (self.jit_decorated or self.jit_calls or self.custom_gradients or self.custom_gradient_decorated):
             self.seen.add(AUXILIARY_ARGS)
-        factories = self.jit_factories | self.remote_factories
+        factories = self.jit_factories | self.remote_factories  # (the one use of remote_factories: factory_sensitive)
         if self.called_in_loops & (self.jit_decorated | self.jit_bindings.keys() | factories) or any(
                 self.assigned_calls.get(name, set()) & factories for name in self.called_in_loops):
             self.seen.add(JIT_CALLED_IN_LOOP)
@@ -793,6 +798,11 @@ class Syntax:
     def candidates(self) -> frozenset[str]:
         return frozenset(self._walked.conclude())
 
+    @property
+    def factory_sensitive(self) -> frozenset[str]:
+        """The names whose being a jit factory of another module could change a gate (_Finder.factory_sensitive)."""
+        return self._walked.factory_sensitive()
+
     @cached_property
     def identifiers(self) -> Identifiers:
         return self._walked.identifiers.identifiers()  # collected by the same walk
@@ -848,7 +858,7 @@ def filter_codemods(source: bytes, codemods: list, project=None, tree: ast.Modul
     facts other modules give the file (functions they trace, factories of theirs it imports);
     `tree`: its ast, when the caller has parsed it already; `roles_given`: the jitted functions'
     parameters have roles read elsewhere (an editor's slice of a buffer: Settings.callsite_facts)."""
-    if not any(_has_gate(c) for c in codemods):
+    if not any(has_gate(c) for c in codemods):
         return codemods
     syntax = syntax_of(source, project, tree, roles_given)
     if syntax is None:
@@ -856,5 +866,5 @@ def filter_codemods(source: bytes, codemods: list, project=None, tree: ast.Modul
     return [c for c in codemods if c.ast_gate(syntax)]
 
 
-def _has_gate(codemod) -> bool:
+def has_gate(codemod) -> bool:
     return bool(codemod.GATE) or codemod.ast_gate.__func__ is not Codemod.ast_gate.__func__

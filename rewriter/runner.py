@@ -16,7 +16,7 @@ import sys
 import tempfile
 import tokenize
 from dataclasses import asdict, dataclass, replace
-from typing import Callable, Iterator, Sequence
+from typing import TYPE_CHECKING, Callable, Iterator, Sequence
 
 from . import cache as _cache
 from . import files as _files
@@ -25,6 +25,9 @@ from .cache import ResultCache
 from .config import Config
 from .findings import FileResult
 from .settings import Settings
+
+if TYPE_CHECKING:
+    from .survey import Survey  # (it imports the rules: a warm run imports neither)
 
 POOL_MIN_FILES = 8  # fewer files to parse than this: the pool's start-up costs more than it saves
 PROGRESS_MIN_FILES = 50  # fewer: a progress bar would only flicker
@@ -78,14 +81,14 @@ def process_files(
     jobs: int | None = None,
     progress: bool = False,
     cache: ResultCache | None = None,
-    first_pass: dict[str, tuple[bytes, tuple[str, ...]]] | None = None,
+    first_pass: dict[str, tuple[bytes, Survey]] | None = None,
 ) -> list[FileResult]:
     """Process every file; results in the order of `paths`. Never raises for a bad file.
 
     Files are read here, looked up in the cache and pre-filtered here (cheap), so only files that
     need parsing travel to the pool, and the pool is only started when there are enough of them.
-    `first_pass` (surveyed_index): the rules a file's survey let through, used while its bytes are
-    those surveyed and no other module gives it facts (which could let more rules through).
+    `first_pass` (surveyed_index): each file's survey, whose rules are used while its bytes are those
+    surveyed and the facts other modules give it cannot let more rules through (Survey.passed_with).
     """
     results: list[FileResult | None] = [None] * len(paths)
     read: list[tuple[int, str, bytes]] = []
@@ -112,8 +115,10 @@ def process_files(
 
         settings = settings_for(path)
         surveyed = first_pass.get(_files.real_path(path)) if first_pass else None
-        if surveyed is not None and surveyed[0] == source and not settings.project and settings.ast_prefilter:
-            settings = replace(settings, first_pass=surveyed[1])
+        if surveyed is not None and surveyed[0] == source and settings.ast_prefilter:
+            passed = surveyed[1].passed_with(settings.project)
+            if passed is not None:
+                settings = replace(settings, first_pass=passed)
         if settings.first_pass == () or not enabled_by_project(settings) and not wanted_codemods(source, settings.codemods):
             results[i] = _process_in_worker((path, source, settings))  # returns at once: skipped
         else:
@@ -393,9 +398,9 @@ def project_index(config: Config, paths: Sequence[str], cache: ResultCache | Non
 def surveyed_index(config: Config, paths: Sequence[str], cache: ResultCache | None = None, jobs: int | None = None):
     """`project_index`, with the files it must summarize surveyed in worker processes (rewriter/survey.py):
     one ast parse each for its summary and, for the files of `paths`, the rules that may fire in
-    them. Returns the index and, by real path, (the bytes surveyed, the rules they let through)."""
+    them. Returns the index and, by real path, (the bytes surveyed, their survey)."""
     processed = {_files.real_path(p) for p in paths}
-    first_pass: dict[str, tuple[bytes, tuple[str, ...]]] = {}
+    first_pass: dict[str, tuple[bytes, Survey]] = {}
 
     def summarize(files: list[tuple[str, bytes]]) -> list:
         from .survey import survey
@@ -405,7 +410,7 @@ def surveyed_index(config: Config, paths: Sequence[str], cache: ResultCache | No
         surveys = _map(survey, work, jobs)
         for (path, source, _), found in zip(work, surveys):
             if found.first_pass is not None:
-                first_pass[_files.real_path(path)] = (source, found.first_pass)
+                first_pass[_files.real_path(path)] = (source, found)
         return [found.summary for found in surveys]
 
     return project_index(config, paths, cache, summarize=summarize), first_pass

@@ -5,17 +5,19 @@ analysed, and the pre-filter needs each file's syntax to decide which rules may 
 (rewriter/prefilter.py). Both read the same tree: parsed once here, in the runner's worker
 processes, instead of once for the index in the main process and once more for the pre-filter in a
 worker. The rules let through are judged without the facts of other modules; a file that turns out
-to have such facts is judged again with them (engine._candidates), exactly as before.
+to have such facts is judged again with them (engine._candidates), unless the survey can tell they
+change nothing (`Survey.passed_with`: factories elsewhere under names no gate reads).
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Sequence
 
+from .analysis.facts import FileFacts
 from .codemod import Codemod
 from .engine import wanted_codemods
 from .notebooks import is_notebook
-from .prefilter import filter_codemods, parse
+from .prefilter import has_gate, parse, syntax_of
 from .project.index import summarize_file
 from .project.summary import Summary
 
@@ -25,6 +27,23 @@ class Survey:
     summary: Summary | None
     # Codes of the rules whose pre-filters the file passes (None: not asked, or not a .py file ast reads).
     first_pass: tuple[str, ...] | None = None
+    # When the file's own rules were judged: the rules that facts of factories elsewhere would add to
+    # them (`Codemod.PROJECT_FACTS`) and whose pre-filters it passes without those facts, and the
+    # names such a factory must bear to change any pre-filter (prefilter.Syntax.factory_sensitive).
+    factory_pass: tuple[str, ...] | None = None
+    factory_sensitive: frozenset[str] = frozenset()
+
+    def passed_with(self, facts: FileFacts | None) -> tuple[str, ...] | None:
+        """The rules the pre-filter lets through given the facts other modules give the file
+        (engine._candidates), when the survey already knows: with no facts, or with factories only,
+        none of them named where a gate could notice. None: the file must be judged again."""
+        if self.first_pass is None or not facts:
+            return self.first_pass
+        if facts.traces or facts.calls or self.factory_pass is None:
+            return None
+        if not self.factory_sensitive.isdisjoint(f.name for f in facts.factories):
+            return None
+        return self.first_pass + self.factory_pass
 
 
 def survey(job: tuple[str, bytes, Sequence[type[Codemod]] | None]) -> Survey:
@@ -36,5 +55,11 @@ def survey(job: tuple[str, bytes, Sequence[type[Codemod]] | None]) -> Survey:
     if codemods is None or tree is None:
         return Survey(summary)
     wanted = wanted_codemods(source, codemods)
-    passed = filter_codemods(source, wanted, None, tree) if wanted else []
-    return Survey(summary, tuple(c.CODE for c in passed))
+    if not wanted:
+        return Survey(summary, ())
+    syntax = syntax_of(source, None, tree)
+    passed = tuple(c.CODE for c in wanted if c.ast_gate(syntax))
+    if not any(map(has_gate, wanted)):
+        return Survey(summary, passed)  # not walked: a file given factories is judged again
+    by_factories = [c for c in codemods if "factories" in c.PROJECT_FACTS and c not in wanted]
+    return Survey(summary, passed, tuple(c.CODE for c in by_factories if c.ast_gate(syntax)), syntax.factory_sensitive)

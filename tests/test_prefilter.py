@@ -44,3 +44,31 @@ def test_files_with_findings_pass_the_prefilter(path: Path):
 ])
 def test_prefilter_decisions(source: bytes, expected: bool):
     assert has_candidates(source) is expected
+
+
+@pytest.mark.parametrize("path", SOURCES, ids=lambda p: str(p.relative_to(ROOT)))
+def test_factories_elsewhere_change_nothing_under_names_no_gate_reads(path: Path):
+    """Survey.passed_with keeps a file's first judgement when other modules give it only factories, none
+    of them named as `Syntax.factory_sensitive` says a gate could notice: given every other name of the
+    file as such a factory, every rule's gate is as without them."""
+    import ast
+
+    from rewriter.analysis.facts import FileFacts, RemoteFactory
+    from rewriter.prefilter import syntax_of
+
+    source = path.read_bytes()
+    alone = syntax_of(source)
+    if alone is None:
+        return
+    names = {n.id for n in ast.walk(alone.tree) if isinstance(n, ast.Name)} - alone.factory_sensitive
+    facts = FileFacts(factories=tuple(RemoteFactory(n, "jax.jit", "jax", "m.py:1", n) for n in sorted(names)))
+    codemods = list(all_codemods())
+    assert filter_codemods(source, codemods, facts) == filter_codemods(source, codemods)
+
+
+def test_the_names_a_factory_elsewhere_must_bear_to_matter():
+    from rewriter.prefilter import syntax_of
+
+    source = (b"import jax\nfrom m import make, build, other\n\nfast = jax.jit(abs)\nstep = make(1)\n\n\n"
+              b"def run(xs):\n    for x in xs:\n        step(x)\n        build()(x)\n    other(2)\n")
+    assert syntax_of(source).factory_sensitive == {"step", "make", "build"}

@@ -254,10 +254,13 @@ def test_the_survey_lets_through_the_rules_the_engine_would(tmp_path):
     settings_for = runner.settings_for(config, original_positions=True, index=index)
     assert len(first_pass) == len(files)
     for path in files:
-        source, passed = first_pass[os.path.realpath(path)]
+        source, surveyed = first_pass[os.path.realpath(path)]
         settings = settings_for(path)
+        passed = surveyed.passed_with(settings.project)
         if not settings.project:
-            assert passed == tuple(c.CODE for c in _candidates(source, settings)), path
+            assert passed == surveyed.first_pass, path
+        if passed is not None:
+            assert set(passed) == {c.CODE for c in _candidates(source, settings)}, path
     surveyed = runner.process_files(files, settings_for, jobs=1, first_pass=first_pass)
     alone = runner.process_files(files, settings_for, jobs=1)
     assert [[f.to_dict() for f in r.findings] for r in surveyed] == [[f.to_dict() for f in r.findings] for r in alone]
@@ -269,4 +272,36 @@ def test_the_survey_lets_through_the_rules_the_engine_would(tmp_path):
     changed.write_text("import jax\n\n\ndef train(xs):\n    for x in xs:\n        step = jax.jit(lambda v: v + 1)\n        x = step(x)\n    return x\n")
     [result] = runner.process_files([str(changed)], runner.settings_for(Config(root=str(tmp_path)), index=index),
                                     first_pass=first_pass)
-    assert first_pass[os.path.realpath(changed)][1] == () and result.findings  # judged on what it holds now
+    assert first_pass[os.path.realpath(changed)][1].first_pass == () and result.findings  # judged on what it holds now
+
+
+def test_factories_elsewhere_are_judged_again_only_where_a_gate_reads_their_names(tmp_path):
+    """A file given only factories by other modules keeps its survey's rules unless it calls one in a
+    loop (or calls one for what it calls there): then it is judged again, and the retracing rule fires."""
+    from rewriter.engine import _candidates
+
+    (tmp_path / "factory.py").write_text(
+        "import jax\n\n\ndef make_step(scale):\n    return jax.jit(lambda x: x * scale)\n")
+    (tmp_path / "unread.py").write_text(
+        "import jax\nfrom factory import make_step\n\nstep = make_step(2.0)\n\n\n"
+        "def run(x):\n    return jax.jit(lambda v: v + 1)(step(x))\n")
+    (tmp_path / "looped.py").write_text(
+        "import jax\nfrom factory import make_step\n\nfast_abs = jax.jit(abs)\n\n\n"
+        "def run(xs):\n    out = []\n    for x in xs:\n        step = make_step(2.0)\n        out.append(step(x))\n    return out\n")
+    files = sorted(str(p) for p in tmp_path.glob("*.py"))
+    config = Config(root=str(tmp_path), project=True)
+    index, first_pass = runner.surveyed_index(config, files, jobs=1)
+    settings_for = runner.settings_for(config, original_positions=True, index=index)
+    decided = {}
+    for path in files:
+        source, surveyed = first_pass[os.path.realpath(path)]
+        settings = settings_for(path)
+        decided[os.path.basename(path)] = passed = surveyed.passed_with(settings.project)
+        if passed is not None:
+            assert set(passed) == {c.CODE for c in _candidates(source, settings)}, path
+    assert settings_for(str(tmp_path / "unread.py")).project.factories and decided["unread.py"] is not None
+    assert decided["looped.py"] is None and first_pass[os.path.realpath(tmp_path / "looped.py")][1].factory_pass is not None
+    results = runner.process_files(files, settings_for, jobs=1, first_pass=first_pass)
+    alone = runner.process_files(files, settings_for, jobs=1)
+    assert [[f.to_dict() for f in r.findings] for r in results] == [[f.to_dict() for f in r.findings] for r in alone]
+    assert "PML401" in {f.code for r in results for f in r.findings}
