@@ -276,8 +276,8 @@ def test_module_configuration_is_not_a_mutation_of_the_module_name():
 
 def test_ast_walks_meet_the_nodes_ast_walk_meets():
     """ast_names' walks are ast.walk without its generator per node: `breadth_first_branches` in the same
-    order less the context and operator singletons, `walk` the same nodes in any order, `children` as
-    ast.iter_child_nodes, `branches` as it less those singletons."""
+    order less the context and operator singletons, `walk` the same nodes in any order, `statements`
+    its statements in its order, `children` as ast.iter_child_nodes, `branches` as it less those singletons."""
     import ast
     from pathlib import Path
 
@@ -285,13 +285,19 @@ def test_ast_walks_meet_the_nodes_ast_walk_meets():
 
     mixed = ("def f(a, *, b, c=1):\n    global g\n    d = {**a, 'k': b}\n"
              "    match d:\n        case P(x, y=1, z=2):\n            pass\n")  # lists holding None or names
-    sources = [mixed, *(p.read_bytes() for p in sorted(Path(__file__).resolve().parent.parent.glob("examples/*.py")))]
+    blocks = ("class C:\n    if a:\n        x = lambda: 1 if b else 2\n    else:\n        pass\n"
+              "async def f():\n    async with m() as n:\n        async for i in n:\n            break\n        else:\n            y = 1\n"
+              "    while z:\n        continue\n    else:\n        try:\n            pass\n        except E as e:\n            del e\n"
+              "        else:\n            import q\n        finally:\n            from r import s\n"
+              "try:\n    pass\nexcept* (E, F):\n    pass\nmatch t:\n    case [1, *rest] if rest:\n        u = rest\n")
+    sources = [mixed, blocks, *(p.read_bytes() for p in sorted(Path(__file__).resolve().parent.parent.glob("examples/*.py")))]
     for source in sources:
         tree = ast.parse(source)
         expected = list(ast.walk(tree))
         singletons = (ast.expr_context, ast.operator, ast.unaryop, ast.cmpop, ast.boolop)
         assert list(ast_names.breadth_first_branches(tree)) == [n for n in expected if not isinstance(n, singletons)]
         assert sorted(map(id, ast_names.walk(tree))) == sorted(map(id, expected))
+        assert list(ast_names.statements(tree)) == [n for n in expected if isinstance(n, ast.stmt)]
         assert all(ast_names.children(n) == list(ast.iter_child_nodes(n)) for n in expected)
         assert all(ast_names.branches(n) == [c for c in ast.iter_child_nodes(n) if not isinstance(c, singletons)]
                    for n in expected)

@@ -19,7 +19,6 @@ def parse(source: bytes) -> ast.Module | None:
         return None
 
 _AST = ast.AST
-_BLOCKS = (ast.stmt, ast.excepthandler, ast.match_case)
 
 
 def children(node: ast.AST) -> list[ast.AST]:
@@ -106,20 +105,34 @@ def breadth_first_branches(node: ast.AST) -> Iterator[ast.AST]:
         yield current
 
 
+# The fields that hold statements, except handlers or match cases (lists of them, where they are lists).
+_BLOCK_FIELDS = frozenset({"body", "orelse", "finalbody", "handlers", "cases"})
+_BLOCK_FIELDS_OF: dict[type, tuple[str, ...]] = {}
+
+
 def statements(tree: ast.AST) -> Iterator[ast.stmt]:
     """The statements of `tree` at any depth, in the order `ast.walk` meets them (breadth first),
-    without entering expressions, which hold no statements."""
+    without entering expressions, which hold no statements. Only the fields named `body`, `orelse`,
+    `finalbody`, `handlers` and `cases` hold them, and when those are lists they hold nothing else
+    (a lambda's or conditional expression's `body` is an expression: no list)."""
     queue = [tree]
     i = 0
+    fields_of = _BLOCK_FIELDS_OF
     while i < len(queue):
         node = queue[i]
         i += 1
+        cls = type(node)
+        try:
+            fields = fields_of[cls]
+        except KeyError:
+            fields = fields_of[cls] = tuple(f for f in cls._fields if f in _BLOCK_FIELDS)
+        if fields:
+            for name in fields:
+                value = getattr(node, name, None)
+                if type(value) is list:
+                    queue.extend(value)
         if isinstance(node, ast.stmt):
             yield node
-        for name in node._fields:
-            value = getattr(node, name, None)
-            if type(value) is list:
-                queue.extend(item for item in value if isinstance(item, _BLOCKS))
 
 
 def dotted(node: ast.AST) -> str | None:

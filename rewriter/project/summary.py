@@ -20,7 +20,7 @@ import builtins
 from dataclasses import dataclass, field
 
 from ..analysis.apis import Kind, spelled_apis
-from ..analysis.ast_names import breadth_first_branches, children, dotted, parse
+from ..analysis.ast_names import branches, breadth_first_branches, children, dotted, parse
 from ..analysis.static_names import STATIC_ATTRIBUTES, STATIC_CALLS, STATIC_FUNCTION_NAMES, TENSOR_ATTRIBUTES
 
 # Argument kinds at a call site. "params": derived from the caller's own parameters (named).
@@ -680,8 +680,6 @@ def static_from_spec(spec: dict | None, positional: list, params: list) -> list 
 
 # -- small helpers ------------------------------------------------------------------------------
 
-_LEAVES = (ast.Name, ast.Constant, ast.expr_context, ast.operator, ast.cmpop, ast.unaryop, ast.boolop)
-
 
 def _globals_and_loads(tree: ast.Module) -> tuple[set[str], list]:
     """Names some function declares `global`, and every Name/Attribute read (outermost of a chain)."""
@@ -702,15 +700,12 @@ def _globals_and_loads(tree: ast.Module) -> tuple[set[str], list]:
 
 
 def _children(node: ast.AST) -> list:
-    """ast.iter_child_nodes without the generator, and without leaves nothing is ever found in."""
-    out = []
-    for name in node._fields:
-        value = getattr(node, name, None)
-        if type(value) is list:
-            out.extend(item for item in value if isinstance(item, ast.AST) and not isinstance(item, _LEAVES))
-        elif isinstance(value, ast.AST) and not isinstance(value, _LEAVES):
-            out.append(value)
-    return out
+    """ast.iter_child_nodes without the generator, and without leaves nothing is ever found in:
+    ast_names.branches (no context or operator singletons) less names and constants."""
+    return [child for child in branches(node) if type(child) is not _NAME and type(child) is not _CONSTANT]
+
+
+_NAME, _CONSTANT = ast.Name, ast.Constant
 
 
 def _annotation_name(node: ast.expr) -> str:
