@@ -71,24 +71,48 @@ class _Spelling:
                     else:
                         self.imported.setdefault(a.asname or a.name, set()).add(f"{node.module or ''}.{a.name}")
 
-        self._apis: dict[str | None, list] = {None: []}  # spelling -> the APIs it may denote (one file: few spellings)
+        # Per spelling (one file: few of them): the APIs it may denote, their names, and its last names.
+        self._apis: dict[str | None, list] = {None: []}
+        self._names: dict[str | None, frozenset[str]] = {None: frozenset()}
+        self._last_names: dict[str, frozenset[str]] = {}
+        self._texts: dict[int, tuple[ast.AST, str | None]] = {}  # id(node) -> (node, its spelling)
+
+    def _spelled(self, node: ast.AST) -> str | None:
+        """`dotted(node)`, once per node: a callee is asked about several times in one visit."""
+        entry = self._texts.get(id(node))
+        if entry is not None and entry[0] is node:
+            return entry[1]
+        text = dotted(node)
+        self._texts[id(node)] = (node, text)
+        return text
 
     def apis(self, node: ast.AST) -> list:
-        text = dotted(node)
+        text = self._spelled(node)
         try:
             return self._apis[text]
         except KeyError:
             found = self._apis[text] = spelled_apis(text, self.imported, self.stars)
             return found
 
-    def names(self, node: ast.AST) -> set[str]:
-        return {a.name for a in self.apis(node)}
+    def names(self, node: ast.AST) -> frozenset[str]:
+        text = self._spelled(node)
+        try:
+            return self._names[text]
+        except KeyError:
+            found = self._names[text] = frozenset(a.name for a in self.apis(node))
+            return found
 
-    def last_names(self, node: ast.AST) -> set[str]:
+    def last_names(self, node: ast.AST) -> frozenset[str]:
         """The name a callee is known by (`gradient` for `math.gradient`), and that of every API it may
         denote through a re-export under another name (`gradient` for PhiFlow's `functional_gradient`)."""
+        text = self._spelled(node)
+        if text is not None and text in self._last_names:
+            return self._last_names[text]
         own = node.id if isinstance(node, ast.Name) else node.attr if isinstance(node, ast.Attribute) else None
-        return {*([own] if own else []), *(a.name.rsplit(".", 1)[-1] for a in self.apis(node))}
+        found = frozenset({*([own] if own else []), *(a.name.rsplit(".", 1)[-1] for a in self.apis(node))})
+        if text is not None:
+            self._last_names[text] = found
+        return found
 
     def kind(self, node: ast.AST) -> Kind | None:
         apis = self.apis(node)
@@ -336,28 +360,36 @@ class _Finder(ast.NodeVisitor):
         self.generic_visit(node)
 
     def visit_Call(self, node: ast.Call) -> None:
+        func = node.func
+        keys = self.keys  # the enclosing functions' keys (`_keys`)
         self.all_calls.append(node)
-        if type(node.func) is ast.Name:  # evidence of what a jitted function is passed (`_configurable`)
-            self.calls_of.setdefault(node.func.id, []).append((node, self.nest[-1] if self.nest else None))
-        self.called.add(id(node.func))
-        if self.loops and isinstance(node.func, ast.Name):
-            self.called_in_loops.add(node.func.id)
-        if isinstance(node.func, ast.Attribute) and node.func.attr in STORING or \
-                isinstance(node.func, ast.Name) and node.func.id == "print":
-            self.effects.update(self._keys())
-        callees = self.s.last_names(node.func)
-        self.callees |= callees
-        for key in self._keys():
-            self.callees_by.setdefault(key, set()).update(callees)
-        if any(k.arg == "auxiliary_args" for k in node.keywords):
-            self.auxiliary_args = True
-        if self.functions and callees & _DIMENSIONS:
-            self.dimension_calls.update(self._keys())
-        if self.functions and callees & _JAX_SHAPES:
-            self.shape_calls.update(self._keys())
-        if self.functions:  # functions it calls, or hands to a call (`lax.scan(step, ...)`)
-            called = {a.id for a in [node.func, *node.args] if isinstance(a, ast.Name)}
-            for key in self._keys():
+        self.called.add(id(func))
+        if type(func) is ast.Name:
+            name = func.id  # evidence of what a jitted function is passed (`_configurable`)
+            self.calls_of.setdefault(name, []).append((node, self.nest[-1] if self.nest else None))
+            if self.loops:
+                self.called_in_loops.add(name)
+            if name == "print":
+                self.effects.update(keys)
+        elif type(func) is ast.Attribute and func.attr in STORING:
+            self.effects.update(keys)
+        callees = self.s.last_names(func)
+        if callees:
+            self.callees |= callees
+            for key in keys:
+                self.callees_by.setdefault(key, set()).update(callees)
+        for keyword in node.keywords:
+            if keyword.arg == "auxiliary_args":
+                self.auxiliary_args = True
+                break
+        if self.functions:
+            if not callees.isdisjoint(_DIMENSIONS):
+                self.dimension_calls.update(keys)
+            if not callees.isdisjoint(_JAX_SHAPES):
+                self.shape_calls.update(keys)
+            # functions it calls, or hands to a call (`lax.scan(step, ...)`)
+            called = {a.id for a in [func, *node.args] if type(a) is ast.Name}
+            for key in keys:
                 self.calls_by.setdefault(key, set()).update(called)
         kind = self.s.application(node)
         if not node.args and node.keywords and isinstance(node.func, (ast.Name, ast.Attribute)) \
