@@ -111,6 +111,21 @@ def walk(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
 Hook = Callable[[cst.CSTNode], None]
 
 
+def _concrete(*bases: type) -> frozenset[type]:
+    """The node classes libcst exports that derive from `bases`."""
+    found = (getattr(cst, name) for name in dir(cst))
+    return frozenset(c for c in found if isinstance(c, type) and issubclass(c, bases) and not inspect.isabstract(c))
+
+
+# Whitespace, comments, punctuation and operators: three nodes in five of a module, and nothing but
+# more of them below. No rule reads one as a node of its own (they read them as fields: `op`, `comma`).
+TOKENS = _concrete(
+    cst.BaseParenthesizableWhitespace, cst.TrailingWhitespace, cst.EmptyLine, cst.Newline, cst.Comment,
+    cst.Comma, cst.Dot, cst.Colon, cst.Semicolon, cst.AssignEqual, cst.LeftParen, cst.RightParen,
+    cst.LeftSquareBracket, cst.RightSquareBracket, cst.LeftCurlyBrace, cst.RightCurlyBrace,
+    cst.BaseBinaryOp, cst.BaseBooleanOp, cst.BaseCompOp, cst.BaseUnaryOp, cst.BaseAugOp)
+
+
 def visit_batched(
     root: cst.CSTNode,
     visitors: Sequence[cst.BatchableCSTVisitor],
@@ -126,6 +141,9 @@ def visit_batched(
     holds the node whose visit methods run (`visiting[0]`; None after the walk): a method that asks
     about a descendant the walk has not reached can have that subtree tracked (`track_subtree`)."""
     visit, leave = _methods(visitors)
+    # Tokens no visitor hooks are not walked into: their parents are recorded (a rule may ask), their
+    # own whitespace and their place in the order are not (none does).
+    skipped = frozenset(c for c in TOKENS if c.__name__ not in visit and c.__name__ not in leave)
     by_type: dict[type, tuple[list[Hook], list[Hook]]] = {}
     counter = len(order) if order is not None else 0
     # The stack holds nodes to visit, and (node, leave methods) pairs for nodes whose type has some.
@@ -157,6 +175,7 @@ def visit_batched(
             if parents is not None:
                 for kid in kids:
                     parents[id(kid)] = node
+            kids = [kid for kid in kids if type(kid) not in skipped]
             kids.reverse()
             extend(kids)
     if visiting is not None:

@@ -1,7 +1,8 @@
 """rewriter.analysis.scopes answers what libcst's ScopeProvider answers, on every node the analysis may ask about.
 
-Both are run on the same tree and compared: the scope of every node (the same partition into scopes of
-the same kinds, opened by the same nodes, nested alike), every scope's bindings (type, node, order) and
+Both are run on the same tree and compared: the scope of every node but whitespace, punctuation and
+operators, which get none of ours (the same partition into scopes of the same kinds, opened by the same
+nodes, nested alike), every scope's bindings (type, node, order) and
 reads, the bindings each read may see and the reads each binding may be seen by, `name in scope`,
 `scope[name]` and `get_qualified_names_for` of every name, attribute, call, decorator, subscript,
 def, class and import. `python -m tests.test_scopes PATH...` runs the comparison over other files.
@@ -19,7 +20,7 @@ from libcst._metadata_dependent import LazyValue
 from libcst.metadata import ScopeProvider
 
 from rewriter.analysis.scopes import module_scopes
-from rewriter.cst_tree import walk
+from rewriter.cst_tree import TOKENS, walk
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -238,6 +239,10 @@ def differences(module: cst.Module) -> list[str]:
     pairs = _Pairs()
     nodes = list(walk(module))
     for node in nodes:
+        if type(node) in TOKENS:  # whitespace, punctuation, operators: no scope of ours (Scopes)
+            if found.get(node) is not None:
+                out.append(f"scope of {type(node).__name__} {_code(module, node)!r}: {type(found.get(node)).__name__} vs None")
+            continue
         if not pairs.pair(_unlazy(expected.get(node)), found.get(node)):
             out.append(f"scope of {type(node).__name__} {_code(module, node)!r}: "
                        f"{type(_unlazy(expected.get(node))).__name__} vs {type(found.get(node)).__name__}")

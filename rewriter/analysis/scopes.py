@@ -26,7 +26,7 @@ import libcst as cst
 from libcst.helpers import get_full_name_for_node
 from libcst.metadata import QualifiedName, QualifiedNameSource
 
-from ..cst_tree import children
+from ..cst_tree import TOKENS, children
 
 _TYPING = ("typing", "typing_extensions")
 _created = count()  # orders reads and bindings as the walk made them
@@ -477,7 +477,9 @@ def _is_assignment(node: cst.CSTNode, assignment_node: cst.CSTNode) -> bool:
 class Scopes:
     """The scope of each node of a module, as libcst's ScopeProvider assigns them (None for the
     nodes it leaves out: an attribute's name, an import's names, a keyword, the whitespace and
-    punctuation of a def, a class, a lambda, a parameter, an argument, a comprehension)."""
+    punctuation of a def, a class, a lambda, a parameter, an argument, a comprehension), except for
+    whitespace, comments, punctuation and operators (cst_tree.TOKENS): None, where libcst gives the
+    scope around them. No rule asks for theirs, and skipping them halves the walk."""
 
     __slots__ = ("module", "_by_id", "_parsed")
 
@@ -534,7 +536,8 @@ class _Walk:
         handler = _HANDLERS.get(kind)
         if handler is None:
             for child in children(node):
-                self.visit(child, store)
+                if type(child) not in TOKENS:
+                    self.visit(child, store)
         else:
             handler(self, node, store)
         scope = self.scope
@@ -544,7 +547,8 @@ class _Walk:
 
     def visit_children(self, node: cst.CSTNode) -> None:
         for child in children(node):
-            self.visit(child)
+            if type(child) not in TOKENS:
+                self.visit(child)
 
     # bindings and reads
     def bind(self, name: str, node: cst.CSTNode) -> None:
@@ -804,7 +808,8 @@ def _binding_field(field: str):
     def visit(walk: _Walk, node: cst.CSTNode, store: bool) -> None:
         target = getattr(node, field)
         for child in children(node):
-            walk.visit(child, True if child is target else store)
+            if type(child) not in TOKENS:
+                walk.visit(child, True if child is target else store)
     return visit
 
 
