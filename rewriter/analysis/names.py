@@ -22,10 +22,10 @@ from .scopes import GlobalScope, Scope, Scopes, module_scopes
 def dotted(node: cst.CSTNode) -> str | None:
     """`a.b.c` for a Name/Attribute chain, else None."""
     parts = []
-    while isinstance(node, cst.Attribute):
+    while type(node) is cst.Attribute:  # (libcst's node classes are ABCs: `isinstance` costs several times more)
         parts.append(node.attr.value)
         node = node.value
-    if not isinstance(node, cst.Name):
+    if type(node) is not cst.Name:
         return None
     parts.append(node.value)
     return ".".join(reversed(parts))
@@ -56,6 +56,7 @@ class NameResolver:
         # and that index itself once complete (the jit analysis reads its calls and decorated defs).
         self.spelled: set[str] | None = None
         self.syntax = None
+        self._apis_by_spelling: dict[str, list[Api]] = {}
         # How messages name a line: `line 12`, or `cell 3, line 4` in a notebook (FileContext sets it).
         self.line_label: Callable[[int], str] = lambda line: f"line {line}"
         # The bytes the module was parsed from, when at hand (FileContext): positions.py reads where
@@ -174,12 +175,19 @@ class NameResolver:
         text = dotted(node)
         if text is None:
             return False
-        return any(kinds is None or a.kind in kinds for a in spelled_apis(text, self.imported, self.star_modules))
+        return any(kinds is None or a.kind in kinds for a in self._spelled_apis(text))
 
     def could_be_one_of(self, node: cst.CSTNode, api_names: frozenset[str]) -> bool:
         """`could_be_api`, for a set of API names rather than kinds."""
         text = dotted(node)
-        return text is not None and any(a.name in api_names for a in spelled_apis(text, self.imported, self.star_modules))
+        return text is not None and any(a.name in api_names for a in self._spelled_apis(text))
+
+    def _spelled_apis(self, text: str) -> list[Api]:
+        """`spelled_apis` through the file's imports, once per spelling (a file has few of them)."""
+        found = self._apis_by_spelling.get(text)
+        if found is None:
+            found = self._apis_by_spelling[text] = spelled_apis(text, self.imported, self.star_modules)
+        return found
 
     def api(self, node: cst.CSTNode, kinds=None) -> Api | None:
         """The API (of one of `kinds`) this Name/Attribute refers to. Cheap when its spelling cannot match."""
