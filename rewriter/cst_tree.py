@@ -126,6 +126,11 @@ TOKENS = _concrete(
     cst.BaseBinaryOp, cst.BaseBooleanOp, cst.BaseCompOp, cst.BaseUnaryOp, cst.BaseAugOp)
 
 
+def branches(node: cst.CSTNode) -> list[cst.CSTNode]:
+    """`children(node)` less the tokens (`TOKENS`): the children a walk that looks for no token enters."""
+    return [child for child in children(node) if type(child) not in TOKENS]
+
+
 def visit_batched(
     root: cst.CSTNode,
     visitors: Sequence[cst.BatchableCSTVisitor],

@@ -55,11 +55,10 @@ def survey(job: tuple[str, bytes, Sequence[type[Codemod]] | None]) -> Survey:
     if codemods is None or tree is None:
         return Survey(summary)
     wanted = wanted_codemods(source, codemods)
-    if not wanted:
-        return Survey(summary, ())
+    if not any(map(has_gate, wanted)):
+        # As filter_codemods: nothing to judge, so no walk (a file given factories is judged again).
+        return Survey(summary, tuple(c.CODE for c in wanted))
     syntax = syntax_of(source, None, tree)
     passed = tuple(c.CODE for c in wanted if c.ast_gate(syntax))
-    if not any(map(has_gate, wanted)):
-        return Survey(summary, passed)  # not walked: a file given factories is judged again
     by_factories = [c for c in codemods if "factories" in c.PROJECT_FACTS and c not in wanted]
     return Survey(summary, passed, tuple(c.CODE for c in by_factories if c.ast_gate(syntax)), syntax.factory_sensitive)

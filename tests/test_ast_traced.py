@@ -34,18 +34,25 @@ def _maybe_by_line(source: str) -> dict[int, list[bool]]:
     return out
 
 
-@pytest.mark.parametrize("path", SOURCES, ids=lambda p: str(p.relative_to(ROOT)))
-def test_every_traced_condition_is_a_maybe(path: Path):
-    """Each condition or trip count that traced.py finds traced or undecidable, in every golden case
-    and example (originals and rewrites), is one ast_traced may not call static."""
+def _traced_module(path: Path) -> tuple[str, cst.Module, ModuleAnalysis] | None:
+    """The file's text, libcst tree and analysis; None when libcst cannot parse it or it has no jit context."""
     source = path.read_text()
     try:
         module = cst.parse_module(source)
     except cst.ParserSyntaxError:
-        return
+        return None
     analysis = ModuleAnalysis(cst.MetadataWrapper(module, unsafe_skip_copy=True), str(path))
-    if not analysis.jit.contexts:
+    return (source, module, analysis) if analysis.jit.contexts else None
+
+
+@pytest.mark.parametrize("path", SOURCES, ids=lambda p: str(p.relative_to(ROOT)))
+def test_every_traced_condition_is_a_maybe(path: Path):
+    """Each condition or trip count that traced.py finds traced or undecidable, in every golden case
+    and example (originals and rewrites), is one ast_traced may not call static."""
+    found = _traced_module(path)
+    if found is None:
         return
+    source, module, analysis = found
     maybe = _maybe_by_line(source)
     for flow in analysis.traced.flows.values():
         for node in own_nodes(flow.context.function):
@@ -77,14 +84,10 @@ def _configuration_maybe_by_line(source: str) -> dict[int, list[bool]]:
 def test_every_configuration_value_is_a_maybe(path: Path):
     """Each condition, trip count or jax shape argument whose value traced.py derives from
     configuration parameters alone (what PML204 reports) is one the configuration reading may not call static."""
-    source = path.read_text()
-    try:
-        module = cst.parse_module(source)
-    except cst.ParserSyntaxError:
+    found = _traced_module(path)
+    if found is None:
         return
-    analysis = ModuleAnalysis(cst.MetadataWrapper(module, unsafe_skip_copy=True), str(path))
-    if not analysis.jit.contexts:
-        return
+    source, module, analysis = found
     traced, names = analysis.traced, analysis.names
     maybe = None
     for flow in traced.flows.values():

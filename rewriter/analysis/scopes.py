@@ -26,7 +26,7 @@ import libcst as cst
 from libcst.helpers import get_full_name_for_node
 from libcst.metadata import QualifiedName, QualifiedNameSource
 
-from ..cst_tree import TOKENS, children
+from ..cst_tree import branches
 
 _TYPING = ("typing", "typing_extensions")
 _created = count()  # orders reads and bindings as the walk made them
@@ -535,9 +535,8 @@ class _Walk:
         kind = type(node)
         handler = _HANDLERS.get(kind)
         if handler is None:
-            for child in children(node):
-                if type(child) not in TOKENS:
-                    self.visit(child, store)
+            for child in branches(node):
+                self.visit(child, store)
         else:
             handler(self, node, store)
         scope = self.scope
@@ -546,9 +545,8 @@ class _Walk:
             scope.count += 1
 
     def visit_children(self, node: cst.CSTNode) -> None:
-        for child in children(node):
-            if type(child) not in TOKENS:
-                self.visit(child)
+        for child in branches(node):
+            self.visit(child)
 
     # bindings and reads
     def bind(self, name: str, node: cst.CSTNode) -> None:
@@ -807,9 +805,8 @@ def _binding_field(field: str):
     """A node whose `field` is an assignment target: its names there bind."""
     def visit(walk: _Walk, node: cst.CSTNode, store: bool) -> None:
         target = getattr(node, field)
-        for child in children(node):
-            if type(child) not in TOKENS:
-                walk.visit(child, True if child is target else store)
+        for child in branches(node):
+            walk.visit(child, True if child is target else store)
     return visit
 
 
