@@ -40,16 +40,31 @@ def tool_fingerprint() -> str:
 
 
 def code_fingerprint(root: Path) -> str:
-    from importlib.metadata import version
-
     from . import __version__
 
-    h = hashlib.sha256(f"{SCHEMA}|{__version__}|{version('libcst')}|{sys.version}".encode())
+    h = hashlib.sha256(f"{SCHEMA}|{__version__}|{_libcst_version()}|{sys.version}".encode())
     for package in ("rewriter", "codemods"):
         for path in sorted((root / package).rglob("*.py")):
             h.update(str(path.relative_to(root)).encode())
             h.update(path.read_bytes())
     return h.hexdigest()
+
+
+def _libcst_version() -> str:
+    """What identifies the installed libcst, without importing it or `importlib.metadata` (40 ms, a
+    seventh of a run served from the cache): the bytes of the version module its build writes, found
+    by the import system's search alone. Its distribution's version where that module is missing."""
+    import importlib.util
+
+    spec = importlib.util.find_spec("libcst")
+    for folder in (spec.submodule_search_locations or ()) if spec is not None else ():
+        try:
+            return hashlib.sha256((Path(folder) / "_version.py").read_bytes()).hexdigest()
+        except OSError:
+            continue
+    from importlib.metadata import version
+
+    return version("libcst")
 
 
 def settings_key(settings: Settings) -> str | None:

@@ -191,6 +191,25 @@ def test_summaries_are_cached_by_content(tmp_path: Path, monkeypatch: pytest.Mon
     assert second.facts_for(files[0]) == first.facts_for(files[0])
 
 
+def test_a_build_served_by_the_cache_reads_a_summary_only_when_asked(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    """A warm run needs its files' facts, cached too, not their summaries: they are read from their
+    records the first time a field is asked for, and are then what was summarised."""
+    root = _project(tmp_path / "p", {"physics.py": PHYSICS, "train.py": TRAIN})
+    cache = ResultCache.at(tmp_path / "cache")
+    files = [str(root / "physics.py"), str(root / "train.py")]
+    first = ProjectIndex.build(str(root), files, cache=cache)
+    facts = [first.facts_for(f) for f in files]  # (propagated, and stored)
+    reads = []
+    original = Summary.from_json.__func__
+    monkeypatch.setattr(Summary, "from_json", classmethod(lambda cls, data: reads.append(data["module"]) or original(cls, data)))
+    second = ProjectIndex.build(str(root), files, cache=cache)
+    assert [second.facts_for(f) for f in files] == facts and facts[0]
+    assert reads == []
+    assert second.modules == first.modules and sorted(reads) == sorted(first.modules)
+    assert second.modules["train"].functions["step"].jit == ["phiml.math.jit_compile", "phiml", []]
+    assert sorted(reads) == sorted(first.modules), "each record is read once"
+
+
 # -- the cache of results depends on the facts a file used ---------------------------------------
 
 def _recomputed(root: Path, cache: ResultCache) -> set[str]:

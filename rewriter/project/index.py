@@ -47,14 +47,27 @@ def module_name(path: str) -> tuple[str, bool]:
     directory, filename = os.path.split(path)
     stem = filename.rsplit(".", 1)[0]
     package = stem == "__init__"
-    parts = [] if package else [stem]
-    while os.path.exists(os.path.join(directory, "__init__.py")):
+    return ".".join([*_packages_of(directory), *([] if package else [stem])]) or stem, package
+
+
+_PACKAGES: dict[str, tuple[str, ...]] = {}
+
+
+def _packages_of(directory: str) -> tuple[str, ...]:
+    """The names of `directory` and of the packages around it, outermost first (empty: not a package).
+    Remembered per directory until the index is built or updated again (as real paths are): a run asks
+    it of every file of a folder, and each answer is a stat per parent."""
+    try:
+        return _PACKAGES[directory]
+    except KeyError:
+        pass
+    if not os.path.exists(os.path.join(directory, "__init__.py")):
+        found: tuple[str, ...] = ()
+    else:
         parent, name = os.path.split(directory)
-        parts.append(name)
-        if parent == directory:
-            break
-        directory = parent
-    return ".".join(reversed(parts)) or stem, package
+        found = (name,) if parent == directory else (*_packages_of(parent), name)
+    _PACKAGES[directory] = found
+    return found
 
 
 def project_root(start: str) -> str:
@@ -101,6 +114,7 @@ class ProjectIndex:
         `summarize`: how the files the cache does not hold are summarized, all at once (the runner
         does it in its worker processes); by default one after the other, here."""
         forget_real_paths()
+        _PACKAGES.clear()
         index = cls(os.path.abspath(root))
         given = {real_path(p): source for p, source in (sources or {}).items()}
         jobs = []
@@ -122,7 +136,7 @@ class ProjectIndex:
         for path, source in jobs:
             record = found.get(keys[path])
             if record is not None:
-                summary = Summary.from_json(json.loads(record)) if record != "null" else None
+                summary = Summary.stored(*_module_of_file(path), record) if record != "null" else None
             else:
                 summary = made[path]
                 fresh[keys[path]] = json.dumps(summary.to_json() if summary is not None else None)
@@ -139,6 +153,7 @@ class ProjectIndex:
         A source that does not parse keeps the last summary that did (a buffer being typed must not
         make the other files' findings flicker), and one whose summary is unchanged (most edits inside
         a body) costs its parse, not a propagation over the project."""
+        _PACKAGES.clear()  # (a package may have appeared since the index was built)
         summary = _summarize_file(path, source)
         if summary is None:
             return set()
