@@ -6,7 +6,7 @@ import libcst as cst
 
 from rewriter.analysis.traced import FunctionFlow, Trace, Value
 from rewriter.analysis.transforms import literal
-from rewriter.cst_tree import SCOPES, children
+from rewriter.cst_tree import SCOPES, branches
 from rewriter.emit import Emitter, Spelling
 from rewriter.findings import Severity
 
@@ -88,7 +88,7 @@ def own_nodes(fn: cst.CSTNode):
     while stack:
         node = stack.pop()
         yield node
-        stack.extend(reversed([c for c in children(node) if type(c) not in SCOPES]))
+        stack.extend(reversed([c for c in branches(node) if type(c) not in SCOPES]))  # (no caller looks for a token)
 
 
 def traced_test_inside(flow: FunctionFlow, statements) -> cst.CSTNode | None:
@@ -107,7 +107,7 @@ def own_nodes_of(node: cst.CSTNode):
     while stack:
         current = stack.pop()
         yield current
-        stack.extend(reversed([c for c in children(current) if type(c) not in SCOPES]))
+        stack.extend(reversed([c for c in branches(current) if type(c) not in SCOPES]))
 
 
 _CONTROL_FLOW_OR_CALL = frozenset({cst.If, cst.IfExp, cst.For, cst.While, cst.Call})

@@ -8,7 +8,7 @@ import libcst as cst
 
 from rewriter.analysis.apis import Api, Kind
 from rewriter.analysis.jit import JitContext
-from rewriter.cst_tree import SCOPES, children
+from rewriter.cst_tree import SCOPES, branches
 
 FRAMEWORK_JIT = {"phiml": "`jit_compile`", "jax": "`jax.jit`", "tensorflow": "`tf.function`", "torch": "`torch.jit`"}
 
@@ -23,7 +23,7 @@ def own_nodes(function: cst.CSTNode) -> Iterator[cst.CSTNode]:
         yield node
         if type(node) in SCOPES:
             continue
-        stack.extend(reversed(children(node)))
+        stack.extend(reversed(branches(node)))  # (no caller looks for a token)
 
 
 def contexts(file, frameworks=("phiml", "jax", "tensorflow", "torch")) -> list[JitContext]:

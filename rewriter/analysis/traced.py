@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
-from ..cst_tree import SCOPES, children
+from ..cst_tree import SCOPES, branches
 from ..findings import Related
 from .annotations import annotation_of, is_python_value, static_fields
 from .callsites import CallSites, ParamRole, Role, param_role
@@ -355,7 +355,7 @@ class _Flow:
     def _parts(self, node: cst.CSTNode, env) -> list[Value]:
         """Values of the expressions inside `node`, looking through elements, arguments and f-string parts."""
         out = []
-        for child in children(node):
+        for child in branches(node):  # (no token is an expression, an element, an argument or a part)
             if isinstance(child, cst.BaseExpression):
                 out.append(self.expr(child, env))
             elif isinstance(child, (cst.BaseElement, cst.BaseDictElement, cst.Arg, cst.BaseFormattedStringContent)):
@@ -606,6 +606,7 @@ class TracedAnalysis:
         self._returning: list[int] = []
         self._roles: dict[int, dict[str, ParamRole]] = {}
         self._config: dict[tuple[int, str], ParamRole] = {}  # (id of jitted function, parameter) -> its role
+        self._generators: dict[int, bool] = {}  # id of a def -> whether it yields or awaits (`_yields`)
         self._run()
 
     def returns_of(self, flow: FunctionFlow, name: cst.Name, call: cst.Call, args: list[Value]) -> Value | None:
@@ -621,7 +622,7 @@ class TracedAnalysis:
         key = (id(fn), tuple(sorted((k, v.trace) for k, v in params.items())))
         if key in self._returns:
             return self._returns[key]
-        if id(fn) in self._returning or len(self._returning) >= 3 or _yields(fn):
+        if id(fn) in self._returning or len(self._returning) >= 3 or self._generator(fn):
             return None
         self._returning.append(id(fn))
         try:
@@ -633,6 +634,13 @@ class TracedAnalysis:
             self._returning.pop()
         self._returns[key] = value
         return value
+
+    def _generator(self, fn: cst.FunctionDef) -> bool:
+        """`_yields(fn)`, once per def: a helper is asked about at each of its calls."""
+        found = self._generators.get(id(fn))
+        if found is None:
+            found = self._generators[id(fn)] = _yields(fn)
+        return found
 
     def value_at(self, anchor: cst.CSTNode, expr: cst.CSTNode) -> Value:
         """The value of `expr` evaluated where the recorded test/iterable `anchor` is evaluated."""
@@ -862,12 +870,14 @@ def _remote_value(fact, param: cst.Param) -> Value:
 
 
 def _yields(fn: cst.FunctionDef) -> bool:
+    """A `yield` or `await` in the def's own body (not in a def, lambda or class nested in it)."""
     stack = [fn.body]
     while stack:
         node = stack.pop()
-        if isinstance(node, (cst.Yield, cst.Await)):
+        kind = type(node)
+        if kind is cst.Yield or kind is cst.Await:
             return True
-        stack.extend(c for c in children(node) if type(c) not in SCOPES)
+        stack.extend(c for c in branches(node) if type(c) not in SCOPES)
     return False
 
 
