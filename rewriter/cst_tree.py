@@ -14,6 +14,7 @@ from __future__ import annotations
 import ast
 import inspect
 import textwrap
+import typing
 from typing import Callable, Iterator, Sequence
 
 import libcst as cst
@@ -75,28 +76,73 @@ def _not_validated(self) -> None:
 
 def children(node: cst.CSTNode) -> list[cst.CSTNode]:
     """`node.children` (the same nodes, in the same order) without rebuilding `node`."""
-    cls = type(node)
+    read = _CHILDREN.get(type(node))
+    if read is None:
+        read = _CHILDREN[type(node)] = _reader(type(node), tokens=True)
+    return read(node)
+
+
+def branches(node: cst.CSTNode) -> list[cst.CSTNode]:
+    """`children(node)` less the tokens (`TOKENS`): the children a walk that looks for no token enters.
+    Fields that hold only tokens (`whitespace_after`, `lpar`, `comma`...) are not read at all."""
+    read = _BRANCHES.get(type(node))
+    if read is None:
+        read = _BRANCHES[type(node)] = _reader(type(node), tokens=False)
+    return read(node)
+
+
+_CHILDREN: dict[type, Callable[[cst.CSTNode], list]] = {}
+_BRANCHES: dict[type, Callable[[cst.CSTNode], list]] = {}
+
+
+def _reader(cls: type, tokens: bool) -> Callable[[cst.CSTNode], list]:
+    """A function of `cls`'s nodes that lists their children (`tokens`: all, else all but tokens), made
+    from its fields (`_child_fields`) as straight-line code, as `dataclasses` makes `__init__`: reading
+    the fields in a loop, by name, took twice as long, and children are read of every node of a walk."""
     try:
         fields = _FIELDS[cls]
     except KeyError:
         fields = _FIELDS[cls] = _child_fields(cls)
-    if fields is None:
-        return list(node.children)
-    out: list[cst.CSTNode] = []
+    if fields is None or not all(name.isidentifier() for name, _ in fields):
+        return (lambda node: list(node.children)) if tokens else \
+            (lambda node: [child for child in node.children if type(child) not in TOKENS])
+    kept = "" if tokens else " if type(c) not in T"
+    lines = ["def read(n):", "    out = []"]
     for name, kind in fields:
-        value = getattr(node, name)
-        if kind is _SEQUENCE:
-            if value is not None:  # FormattedStringExpression.format_spec: a sequence or None
-                out.extend(value)  # libcst visits every element: all are nodes
-        elif kind is _NODE:
-            out.append(value)
+        if not tokens and _only_tokens(cls, name):
+            continue
+        if kind is _NODE:
+            lines.append(f"    out.append(n.{name})" if tokens else f"    v = n.{name}\n    if type(v) not in T: out.append(v)")
+        elif kind is _SEQUENCE:  # FormattedStringExpression.format_spec: a sequence or None
+            lines.append(f"    v = n.{name}\n    if v: out.extend([c for c in v{kept}])" if not tokens else
+                         f"    v = n.{name}\n    if v is not None: out.extend(v)")
         else:  # a node, or None, MaybeSentinel.DEFAULT, or (ImportFrom.names) a sequence
-            kind_of_value = type(value)
-            if kind_of_value is tuple or kind_of_value is list:
-                out.extend(value)
-            elif value is not None and kind_of_value is not _Sentinel:
-                out.append(value)
-    return out
+            lines.append(f"    v = n.{name}\n    t = type(v)\n    if t is tuple or t is list: out.extend([c for c in v{kept}])\n"
+                         f"    elif v is not None and t is not S{'' if tokens else ' and t not in T'}: out.append(v)")
+    lines.append("    return out")
+    namespace = {"S": _Sentinel, "T": TOKENS}
+    exec("\n".join(lines), namespace)  # noqa: S102 (field names of libcst's classes, checked above)
+    return namespace["read"]
+
+
+def _only_tokens(cls: type, field: str) -> bool:
+    """The field's annotation admits tokens only (`Sequence[LeftParen]`, `Comma | MaybeSentinel`)."""
+    try:
+        annotation = typing.get_type_hints(cls).get(field)
+    except Exception:  # noqa: BLE001 (an annotation typing cannot evaluate: read the field)
+        return False
+    if annotation is None:
+        return False
+    found = _classes_in(annotation)
+    nodes = [c for c in found if isinstance(c, type) and issubclass(c, cst.CSTNode)]
+    return bool(nodes) and len(nodes) + sum(c in (_Sentinel, type(None)) for c in found) == len(found) \
+        and all(issubclass(c, _TOKEN_BASES) for c in nodes)
+
+
+def _classes_in(annotation) -> list:
+    """The classes a (nested) `Union`/`Optional`/`Sequence` annotation names."""
+    args = typing.get_args(annotation)
+    return [c for a in args for c in _classes_in(a)] if args else [annotation]
 
 
 def walk(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
@@ -119,16 +165,14 @@ def _concrete(*bases: type) -> frozenset[type]:
 
 # Whitespace, comments, punctuation and operators: three nodes in five of a module, and nothing but
 # more of them below. No rule reads one as a node of its own (they read them as fields: `op`, `comma`).
-TOKENS = _concrete(
+_TOKEN_BASES = (
     cst.BaseParenthesizableWhitespace, cst.TrailingWhitespace, cst.EmptyLine, cst.Newline, cst.Comment,
     cst.Comma, cst.Dot, cst.Colon, cst.Semicolon, cst.AssignEqual, cst.LeftParen, cst.RightParen,
     cst.LeftSquareBracket, cst.RightSquareBracket, cst.LeftCurlyBrace, cst.RightCurlyBrace,
     cst.BaseBinaryOp, cst.BaseBooleanOp, cst.BaseCompOp, cst.BaseUnaryOp, cst.BaseAugOp)
+TOKENS = _concrete(*_TOKEN_BASES)
 
 
-def branches(node: cst.CSTNode) -> list[cst.CSTNode]:
-    """`children(node)` less the tokens (`TOKENS`): the children a walk that looks for no token enters."""
-    return [child for child in children(node) if type(child) not in TOKENS]
 
 
 def visit_batched(
@@ -146,9 +190,12 @@ def visit_batched(
     holds the node whose visit methods run (`visiting[0]`; None after the walk): a method that asks
     about a descendant the walk has not reached can have that subtree tracked (`track_subtree`)."""
     visit, leave = _methods(visitors)
-    # Tokens no visitor hooks are not walked into: their parents are recorded (a rule may ask), their
-    # own whitespace and their place in the order are not (none does).
+    # Tokens no visitor hooks are not walked into: their place in the order and their own whitespace
+    # are not recorded (no rule asks), nor, when no token is hooked, their parents: `branches` then
+    # reads no field that holds only tokens (a parent asked of a token all the same is found by the
+    # name resolver, rewriter/analysis/names.py).
     skipped = frozenset(c for c in TOKENS if c.__name__ not in visit and c.__name__ not in leave)
+    read = branches if skipped == TOKENS else children
     by_type: dict[type, tuple[list[Hook], list[Hook]]] = {}
     counter = len(order) if order is not None else 0
     # The stack holds nodes to visit, and (node, leave methods) pairs for nodes whose type has some.
@@ -175,12 +222,13 @@ def visit_batched(
                 method(node)  # as in libcst's batched traversal, a visit method cannot prune the walk
         if hooks[1]:
             push((node, hooks[1]))
-        kids = children(node)
+        kids = read(node)
         if kids:
             if parents is not None:
                 for kid in kids:
                     parents[id(kid)] = node
-            kids = [kid for kid in kids if type(kid) not in skipped]
+            if read is children:
+                kids = [kid for kid in kids if type(kid) not in skipped]
             kids.reverse()
             extend(kids)
     if visiting is not None:

@@ -140,6 +140,36 @@ def test_visit_batched_calls_what_libcst_calls_in_the_same_order():
         assert len(walked) < len(seen) / 2  # most of a module's nodes are tokens'
 
 
+def test_without_a_token_hooked_tokens_are_neither_walked_nor_given_parents():
+    """The common case (no rule hooks a token): the walk reads no field that holds only tokens, so
+    tokens get no parent; every other node gets libcst's parent and order, as above."""
+    for source in (SYNTAX, (ROOT / "examples" / "phiml_diffusion.py").read_text()):
+        module = cst.parse_module(source)
+        ours: list = []
+        parents: dict = {}
+        order: dict = {}
+        cst_tree.visit_batched(module, [_Log(ours)], parents=parents, order=order)
+        theirs: list = []
+        seen: list = []
+        cst.MetadataWrapper(module, unsafe_skip_copy=True).visit_batched([_Log(theirs)], before_visit=seen.append)
+        assert ours == theirs and ours
+        expected_parents = cst.MetadataWrapper(module, unsafe_skip_copy=True).resolve(cst.metadata.ParentNodeProvider)
+        walked = [n for n in seen if not any(type(a) in cst_tree.TOKENS for a in [n, *_ancestors(n, expected_parents)])]
+        assert [id(n) for n in walked] == sorted(order, key=order.get)
+        assert {k: id(v) for k, v in parents.items()} == {id(n): id(expected_parents[n]) for n in walked if n is not module}
+
+
+def test_branches_are_the_children_that_are_no_tokens():
+    """`branches` skips the fields that hold only tokens without reading them: the same nodes as
+    filtering `children`, on every node of the cases and of real code."""
+    checked = 0
+    for _, module in [("syntax", cst.parse_module(SYNTAX)), *_modules()]:
+        for node in cst_tree.walk(module):
+            assert cst_tree.branches(node) == [c for c in cst_tree.children(node) if type(c) not in cst_tree.TOKENS]
+            checked += 1
+    assert checked > 50_000
+
+
 def _ancestors(node, parents) -> list:
     out = []
     while node in parents:
