@@ -21,7 +21,7 @@ import json
 from dataclasses import dataclass, field
 
 from ..analysis.apis import Kind, spelled_apis
-from ..analysis.ast_names import branches, breadth_first_branches, children, dotted, parse
+from ..analysis.ast_names import branches, children, dotted, parse
 from ..analysis.static_names import STATIC_ATTRIBUTES, STATIC_CALLS, STATIC_FUNCTION_NAMES, TENSOR_ATTRIBUTES
 
 # Argument kinds at a call site. "params": derived from the caller's own parameters (named).
@@ -485,6 +485,9 @@ class _Body:
         while stack:
             node, loop = stack.pop()
             kind = type(node)
+            if kind not in _READ:  # most nodes (attributes, operators, subscripts...): only walked through
+                stack.extend([(child, loop or kind in _LOOP_KINDS) for child in reversed(_children(node))])
+                continue
             if kind is ast.Call:
                 self.calls.append((node, loop))
             elif kind is ast.Assign:
@@ -540,9 +543,17 @@ class _Body:
                 continue
             if kind is ast.Lambda:
                 continue
-            inner = loop or kind in self._LOOPS
-            stack.extend((child, inner) for child in reversed(_children(node)))
+            inner = loop or kind in _LOOP_KINDS
+            stack.extend([(child, inner) for child in reversed(_children(node))])
         self.local = local - declared_global
+
+
+# The node classes `_Body` reads something of (the others it only walks through), and those whose
+# children run in a loop.
+_READ = frozenset({ast.Call, ast.Assign, ast.AnnAssign, ast.AugAssign, ast.For, ast.AsyncFor, ast.comprehension,
+                   ast.With, ast.AsyncWith, ast.NamedExpr, ast.Return, ast.Global, ast.Import, ast.ImportFrom,
+                   ast.ExceptHandler, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda})
+_LOOP_KINDS = frozenset(_Body._LOOPS)
 
 
 _A_PYTHON_VALUE = ast.Constant(None)
@@ -705,20 +716,31 @@ def static_from_spec(spec: dict | None, positional: list, params: list) -> list 
 
 
 def _globals_and_loads(tree: ast.Module) -> tuple[set[str], list]:
-    """Names some function declares `global`, and every Name/Attribute read (outermost of a chain)."""
+    """Names some function declares `global`, and every Name/Attribute read (outermost of a chain), in
+    `ast.walk`'s order (breadth first: `ast_names.breadth_first_branches`, written out here without a
+    generator, and without asking a name or a constant for its children: they have none)."""
     declared: set[str] = set()
     loads: list = []
     inner: set[int] = set()
-    for node in breadth_first_branches(tree):  # ast.walk's order, without its generator per node or its leaves
+    queue: list = [tree]
+    i = 0
+    while i < len(queue):
+        node = queue[i]
+        i += 1
         kind = type(node)
-        if kind is ast.Global:
-            declared.update(node.names)
-        elif kind is ast.Attribute:
-            if id(node) not in inner and type(node.ctx) is ast.Load:
+        if kind is _NAME:
+            if type(node.ctx) is _LOAD and id(node) not in inner:
+                loads.append(node)
+            continue
+        if kind is _CONSTANT:
+            continue
+        queue.extend(branches(node))
+        if kind is ast.Attribute:
+            if id(node) not in inner and type(node.ctx) is _LOAD:
                 loads.append(node)
             inner.add(id(node.value))
-        elif kind is ast.Name and type(node.ctx) is ast.Load and id(node) not in inner:
-            loads.append(node)
+        elif kind is ast.Global:
+            declared.update(node.names)
     return declared, loads
 
 
@@ -728,7 +750,7 @@ def _children(node: ast.AST) -> list:
     return [child for child in branches(node) if type(child) is not _NAME and type(child) is not _CONSTANT]
 
 
-_NAME, _CONSTANT = ast.Name, ast.Constant
+_NAME, _CONSTANT, _LOAD = ast.Name, ast.Constant, ast.Load
 
 
 def _annotation_name(node: ast.expr) -> str:
