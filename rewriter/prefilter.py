@@ -76,6 +76,7 @@ class _Spelling:
         self._names: dict[str | None, frozenset[str]] = {None: frozenset()}
         self._last_names: dict[str, frozenset[str]] = {}
         self._texts: dict[int, tuple[ast.AST, str | None]] = {}  # id(node) -> (node, its spelling)
+        self._info: dict[str, tuple] = {}  # spelling -> `info`
 
     def _spelled(self, node: ast.AST) -> str | None:
         """`dotted(node)`, once per node: a callee is asked about several times in one visit."""
@@ -117,6 +118,18 @@ class _Spelling:
     def kind(self, node: ast.AST) -> Kind | None:
         apis = self.apis(node)
         return apis[0].kind if apis else None
+
+    def info(self, node: ast.AST) -> tuple[list, frozenset[str], frozenset[str], Kind | None]:
+        """(`apis`, `names`, `last_names`, `kind`) of a callee at once, once per spelling: every call
+        asks all four (the pre-filter's walk spent a third of its time asking them one by one)."""
+        text = self._spelled(node)
+        found = self._info.get(text) if text is not None else None
+        if found is None:
+            apis = self.apis(node)
+            found = (apis, self.names(node), self.last_names(node), apis[0].kind if apis else None)
+            if text is not None:
+                self._info[text] = found
+        return found
 
     def transform(self, node: ast.AST) -> Kind | None:
         """Kind of a bare, factory or partial transform expression."""
@@ -361,19 +374,21 @@ class _Finder(ast.NodeVisitor):
 
     def visit_Call(self, node: ast.Call) -> None:
         func = node.func
+        func_type = type(func)
+        spelled = func_type is ast.Name or func_type is ast.Attribute
         keys = self.keys  # the enclosing functions' keys (`_keys`)
         self.all_calls.append(node)
         self.called.add(id(func))
-        if type(func) is ast.Name:
+        if func_type is ast.Name:
             name = func.id  # evidence of what a jitted function is passed (`_configurable`)
             self.calls_of.setdefault(name, []).append((node, self.nest[-1] if self.nest else None))
             if self.loops:
                 self.called_in_loops.add(name)
             if name == "print":
                 self.effects.update(keys)
-        elif type(func) is ast.Attribute and func.attr in STORING:
+        elif func_type is ast.Attribute and func.attr in STORING:
             self.effects.update(keys)
-        callees = self.s.last_names(func)
+        _, names, callees, func_kind = self.s.info(func)  # what the callee's spelling may denote
         if callees:
             self.callees |= callees
             for key in keys:
@@ -391,10 +406,30 @@ class _Finder(ast.NodeVisitor):
             called = {a.id for a in [func, *node.args] if type(a) is ast.Name}
             for key in keys:
                 self.calls_by.setdefault(key, set()).update(called)
-        kind = self.s.application(node)
-        if not node.args and node.keywords and isinstance(node.func, (ast.Name, ast.Attribute)) \
-                and self.s.kind(node.func) is Kind.VMAP:
-            self.vmap_by_keyword = True
+        # `_Spelling.application`, with the callee's kind at hand
+        if not node.args:
+            kind = None
+            if node.keywords and spelled and func_kind is Kind.VMAP:
+                self.vmap_by_keyword = True
+        elif spelled:
+            kind = None if func_kind is Kind.PARTIAL else func_kind
+        else:
+            kind = self.s.application(node)
+        if kind is not None:
+            self._applied(node, kind)
+        if self.functions:  # a function created per call, handed to a solver or a jit function
+            apis = names & TEMPORARY_FUNCTION_APIS if spelled else ()
+            if apis and not apis.isdisjoint(TEMPORARY_FUNCTION_BUILDERS):
+                self.seen.add(FUNCTION_PER_CALL_TO_API)  # built per call, whatever it is given
+            elif apis or func_type is ast.Attribute and func.attr == "with_preprocessing":
+                self.solver_calls.append(node)  # only a function created per call is worth lifting
+            elif any(type(a) in _MAY_BE_FUNCTIONS for a in node.args) \
+                    or any(type(k.value) in _MAY_BE_FUNCTIONS for k in node.keywords):
+                self.calls_with_functions.append(node)
+        self.generic_visit(node)
+
+    def _applied(self, node: ast.Call, kind: Kind) -> None:
+        """A call that applies a transform of this kind to its first argument."""
         if kind is Kind.CUSTOM_GRADIENT:
             self.custom_gradient_decorated = True
         if kind in (Kind.JIT, Kind.VMAP, Kind.GRAD):
@@ -422,15 +457,6 @@ class _Finder(ast.NodeVisitor):
             self.branch_calls.add(id(node))
         elif kind is Kind.MAP and any(k.arg == "dims" for k in node.keywords):
             self.maps.append((node, tuple(self.functions)))
-        if self.functions:  # a function created per call, handed to a solver or a jit function
-            apis = self.s.names(node.func) & TEMPORARY_FUNCTION_APIS if isinstance(node.func, (ast.Name, ast.Attribute)) else ()
-            if apis and not apis.isdisjoint(TEMPORARY_FUNCTION_BUILDERS):
-                self.seen.add(FUNCTION_PER_CALL_TO_API)  # built per call, whatever it is given
-            elif apis or isinstance(node.func, ast.Attribute) and node.func.attr == "with_preprocessing":
-                self.solver_calls.append(node)  # only a function created per call is worth lifting
-            elif any(isinstance(a, (ast.Lambda, ast.Name, ast.Call)) for a in [*node.args, *(k.value for k in node.keywords)]):
-                self.calls_with_functions.append(node)
-        self.generic_visit(node)
 
     # -- the gates, once the whole file is seen -------------------------------------------------
     def factory_sensitive(self) -> frozenset[str]:
@@ -745,6 +771,7 @@ class _Finder(ast.NodeVisitor):
 
 
 
+_MAY_BE_FUNCTIONS = frozenset({ast.Lambda, ast.Name, ast.Call})  # arguments that may be a function made per call
 _NETWORKS = frozenset({"mlp", "u_net", "conv_net", "res_net", "conv_classifier", "invertible_net"})
 _NETWORK_CALLS = frozenset({"native_call", "update_weights"})
 _GRADIENTS = frozenset({"gradient", "jacobian", "hessian"})
