@@ -351,25 +351,29 @@ class _Finder(ast.NodeVisitor):
     visit_Nonlocal = visit_Global
 
     def visit_Assign(self, node: ast.Assign) -> None:
-        self._effect(node.targets)
-        if len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
-            self.assigned.add(id(node.value))
-            self.assigned_names[id(node.value)] = node.targets[0].id
-        if self.functions and (isinstance(node.value, ast.Lambda) or isinstance(node.value, ast.Call)
-                               and "phiml.math.jit_compile_linear" in self.s.names(node.value.func)):
-            self.local_functions.update(t.id for t in node.targets if isinstance(t, ast.Name))
-        if isinstance(node.value, ast.Call) and self.s.kind(node.value.func) is Kind.CUSTOM_GRADIENT:
-            self.custom_gradients.update(t.id for t in node.targets if isinstance(t, ast.Name))
-        if isinstance(node.value, ast.Call) and self.s.application(node.value) is Kind.JIT:
-            for t in node.targets:  # (`f = jax.jit(f)` outside a loop: this binding never reaches its own `f`)
-                if isinstance(t, ast.Name):
-                    self.jit_bindings.setdefault(t.id, []).append(None if self.loops else id(node.value))
-        if isinstance(node.value, ast.Call) and isinstance(node.value.func, ast.Name):
-            for t in node.targets:
-                if isinstance(t, ast.Name):
-                    self.assigned_calls.setdefault(t.id, set()).add(node.value.func.id)
-        if isinstance(node.value, ast.Call) and self.s.last_names(node.value.func) & _NETWORKS:
-            self.networks.update(t.id for t in node.targets if isinstance(t, ast.Name))
+        targets, value = node.targets, node.value
+        self._effect(targets)
+        if len(targets) == 1 and type(targets[0]) is ast.Name:
+            self.assigned.add(id(value))
+            self.assigned_names[id(value)] = targets[0].id
+        if type(value) is ast.Call:
+            func = value.func
+            _, names, last_names, kind = self.s.info(func)  # what the callee's spelling may denote
+            bound = [t.id for t in targets if type(t) is ast.Name]
+            if self.functions and "phiml.math.jit_compile_linear" in names:
+                self.local_functions.update(bound)
+            if kind is Kind.CUSTOM_GRADIENT:
+                self.custom_gradients.update(bound)
+            if value.args and (kind is Kind.JIT if type(func) in (ast.Name, ast.Attribute) else self.s.application(value) is Kind.JIT):
+                for name in bound:  # (`f = jax.jit(f)` outside a loop: this binding never reaches its own `f`)
+                    self.jit_bindings.setdefault(name, []).append(None if self.loops else id(value))
+            if type(func) is ast.Name:
+                for name in bound:
+                    self.assigned_calls.setdefault(name, set()).add(func.id)
+            if last_names & _NETWORKS:
+                self.networks.update(bound)
+        elif self.functions and type(value) is ast.Lambda:
+            self.local_functions.update(t.id for t in targets if type(t) is ast.Name)
         self.generic_visit(node)
 
     def visit_Call(self, node: ast.Call) -> None:
