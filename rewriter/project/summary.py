@@ -298,21 +298,31 @@ class _Reader:
 
     # -- names ---------------------------------------------------------------------------------
     def _target(self, node: ast.expr, local: set[str] = frozenset()) -> str | None:
-        """The absolute dotted name a Name/Attribute chain denotes through module-level bindings."""
+        """The absolute dotted name a Name/Attribute chain denotes through module-level bindings (its
+        root is looked up first: most chains read a local, and need no name)."""
+        root = node
+        while type(root) is _ATTRIBUTE:
+            root = root.value
+        if type(root) is not _NAME or root.id in local:
+            return None
+        name = root.id
+        if name in self.module_names:  # resolved by the index through the bindings, flow-sensitively
+            base = f"{self.out.module}.{name}"
+        elif name in self.targets:
+            base = self.targets[name]
+        elif self.out.stars and name not in _BUILTINS:  # may come from a `*` import: the index looks there
+            base = f"{self.out.module}.{name}"
+        else:
+            return None
+        if node is root:
+            return base
         parts = []
-        while isinstance(node, ast.Attribute):
+        while node is not root:
             parts.append(node.attr)
             node = node.value
-        if not isinstance(node, ast.Name) or node.id in local:
-            return None
+        parts.append(base)
         parts.reverse()
-        if node.id in self.module_names:  # resolved by the index through the bindings, flow-sensitively
-            return ".".join([self.out.module, node.id, *parts])
-        if node.id in self.targets:
-            return ".".join([self.targets[node.id], *parts])
-        if self.out.stars and node.id not in _BUILTINS:  # may come from a `*` import: the index looks there
-            return ".".join([self.out.module, node.id, *parts])
-        return None
+        return ".".join(parts)
 
     def _external(self, func: ast.expr) -> bool:
         """A use of a framework this module is not part of: no fact of the project can be about it, so
@@ -750,7 +760,7 @@ def _children(node: ast.AST) -> list:
     return [child for child in branches(node) if type(child) is not _NAME and type(child) is not _CONSTANT]
 
 
-_NAME, _CONSTANT, _LOAD = ast.Name, ast.Constant, ast.Load
+_NAME, _CONSTANT, _LOAD, _ATTRIBUTE = ast.Name, ast.Constant, ast.Load, ast.Attribute
 
 
 def _annotation_name(node: ast.expr) -> str:
