@@ -83,6 +83,17 @@ def test_a_summary_round_trips_through_json():
     assert Summary.from_json(json.loads(json.dumps(summary.to_json()))) == summary
 
 
+def test_a_summary_round_trips_through_pickle():
+    """As summaries come back from the survey's worker processes (marshalled plain data)."""
+    import pickle
+
+    summary = summarize(TRAIN.encode() + b"\nstep(3.0)\n", "train")
+    assert summary.functions["step"].calls and summary.calls
+    assert pickle.loads(pickle.dumps(summary)) == summary
+    stored = Summary.stored("train", False, json.dumps(summary.to_json()))
+    assert pickle.loads(pickle.dumps(stored)) == summary
+
+
 def test_a_summary_of_a_file_python_cannot_parse_is_none():
     assert summarize(b"def f(:\n", "broken") is None
 

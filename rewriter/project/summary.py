@@ -18,6 +18,7 @@ from __future__ import annotations
 import ast
 import builtins
 import json
+import marshal
 from dataclasses import dataclass, field
 
 from ..analysis.apis import Kind, spelled_apis
@@ -111,15 +112,27 @@ class Summary:
 
     @classmethod
     def from_json(cls, data: dict) -> "Summary":
+        def call(c: dict) -> Call:
+            return Call(c["target"], c["line"], c["col"], c["args"], c["in_loop"], c["starred"])
+
         def function(d: dict) -> Function:
-            d = dict(d)
-            d["calls"] = [Call(**c) for c in d["calls"]]
-            d["nested"] = {k: function(v) for k, v in d["nested"].items()}
-            return Function(**d)
+            return Function(d["name"], d["line"], d["params"], d["positional"], d["defaults"], d["jit"],
+                            [call(c) for c in d["calls"]], d["returns_new_function"], d["returns_jit"], d["decorated"],
+                            {k: function(v) for k, v in d["nested"].items()}, d["annotations"])
 
         return cls(module=data["module"], package=data["package"], bindings=data["bindings"],
                    functions={k: function(v) for k, v in data["functions"].items()},
-                   calls=[Call(**c) for c in data["calls"]], stars=data["stars"], references=data["references"])
+                   calls=[call(c) for c in data["calls"]], stars=data["stars"], references=data["references"])
+
+    def __reduce__(self):
+        """Pickled as its plain data, marshalled: summaries cross from the survey's worker processes
+        to the runner by the thousand, and pickle's way with dataclasses (an object and a state dict
+        per call site) cost twice as much on both sides."""
+        return _unmarshalled, (marshal.dumps(self.to_json()),)
+
+
+def _unmarshalled(data: bytes) -> Summary:
+    return Summary.from_json(marshal.loads(data))
 
 
 def summarize(source: bytes, module: str, package: bool = False, tree: ast.Module | None = None) -> Summary | None:
