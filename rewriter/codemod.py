@@ -92,6 +92,7 @@ class FileContext:
     cells: bool = False  # the module is a notebook's code cells joined (rewriter/notebooks)
     project: object = None  # FileFacts: what the rest of the project tells this file (engine.Settings)
     source: bytes | None = None  # the bytes the module was parsed from, when at hand
+    outline: tuple | None = None  # positions.statement_outline of CPython's parse of `source`, when at hand
 
     @cached_property
     def suppressions(self) -> "Suppressions":
@@ -155,6 +156,7 @@ class FileContext:
 
         analysis = ModuleAnalysis(self.wrapper, self.path, self.callsite_facts, self.project)
         analysis.names.source = self.source
+        analysis.names.outline = self.outline
         if self.cells:
             analysis.names.line_label = self.line_label
         return analysis

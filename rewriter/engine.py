@@ -19,7 +19,9 @@ from . import cst_tree, newer_syntax
 from .boundaries import split_leading_lines
 from .codemod import Codemod, FileContext, InsertBefore, ProposedFix, Replace
 from .findings import FileResult, Finding
-from .prefilter import filter_codemods
+from .analysis.ast_names import parse as python_parse
+from .analysis.positions import statement_outline
+from .prefilter import filter_codemods, has_gate
 from .settings import Settings
 
 MAX_PASSES = 8
@@ -111,27 +113,30 @@ def process_source(source: bytes, path: str, settings: Settings) -> FileResult:
         return result
     if settings.first_pass is not None:
         codemods = [c for c in settings.codemods if c.CODE in settings.first_pass]
+        outline = settings.outline
     else:
-        codemods = _candidates(source, settings)
+        codemods, tree = _judged(source, settings)
+        outline = statement_outline(tree.body) if tree is not None else None
     if not codemods:
         result.skipped = True
         return result
     try:
-        # A first pass from the survey means its ast parse of these bytes succeeded (runner.process_files).
-        module, note = parse_with_note(source, python_parsed=settings.first_pass is not None)
+        # A first pass from the survey, or an outline of the pre-filter's parse, means CPython parsed
+        # these bytes (runner.process_files): it need not say again why it cannot.
+        module, note = parse_with_note(source, python_parsed=settings.first_pass is not None or outline is not None)
         if not settings.rewrite and settings.original_positions and settings.apply_fixes:
-            result.findings = _findings_in_original(module, path, codemods, settings, source)
+            result.findings = _findings_in_original(module, path, codemods, settings, source, outline)
             result.would_change = any(f.applied for f in result.findings)
             new_module = None
         else:
-            result.findings, new_module = _fixpoint(module, path, codemods, settings, source)
+            result.findings, new_module = _fixpoint(module, path, codemods, settings, source, outline)
     except ProcessingError as e:
         result.error = str(e)
         return result
     if note:
         result.notes.append(note)
     if settings.original_positions and new_module is not None:
-        result.findings = _findings_in_original(module, path, codemods, settings, source)
+        result.findings = _findings_in_original(module, path, codemods, settings, source, outline)
     if new_module is not None:
         new_source = new_module.bytes
         if new_source != source:
@@ -207,13 +212,22 @@ def report_pass(source: bytes, path: str, settings: Settings) -> Pass:
 
 def _candidates(source: bytes, settings: Settings) -> list[type[Codemod]]:
     """The codemods the pre-filters let through for this source, judged with the project's facts."""
+    return _judged(source, settings)[0]
+
+
+def _judged(source: bytes, settings: Settings) -> tuple[list[type[Codemod]], ast.Module | None]:
+    """`_candidates`, and CPython's parse of the source if judging them parsed it (positions.py reads
+    where statements start from it: not parsed twice)."""
     codemods = wanted_codemods(source, settings.codemods)
     enabled = enabled_by_project(settings)
     if enabled:  # without the trigger words: a helper traced from another module need not spell `jit`
         codemods = [c for c in settings.codemods if c in codemods or c in enabled]
+    tree = None
     if codemods and settings.ast_prefilter:
-        codemods = filter_codemods(source, codemods, settings.project, roles_given=bool(settings.callsite_facts))
-    return codemods
+        if any(map(has_gate, codemods)):
+            tree = python_parse(source)
+        codemods = filter_codemods(source, codemods, settings.project, tree=tree, roles_given=bool(settings.callsite_facts))
+    return codemods, tree
 
 
 def enabled_by_project(settings: Settings) -> list[type[Codemod]]:
@@ -227,12 +241,14 @@ def enabled_by_project(settings: Settings) -> list[type[Codemod]]:
 
 
 def _fixpoint(
-    module: cst.Module, path: str, codemods: Sequence[type[Codemod]], settings: Settings, source: bytes | None = None
+    module: cst.Module, path: str, codemods: Sequence[type[Codemod]], settings: Settings, source: bytes | None = None,
+    outline: tuple | None = None,
 ) -> tuple[list[Finding], cst.Module | None]:
+    """`outline`: positions.statement_outline of CPython's parse of `source`, when at hand."""
     applied: list[Finding] = []
     changed = False
     for _ in range(MAX_PASSES):
-        context = _run_codemods(module, path, codemods, settings, source)
+        context = _run_codemods(module, path, codemods, settings, source, outline)
         _place_in_cells(context)
         if not settings.apply_fixes or not context.fixes:
             done = {id(f) for f in applied}
@@ -246,17 +262,18 @@ def _fixpoint(
         # A rewrite can create a candidate for another rule (a rename that makes a call PML101's):
         # the next pass filters the new code afresh, exactly as a second run of the tool would.
         source = module.bytes
-        codemods = _candidates(source, settings)
+        codemods, tree = _judged(source, settings)
+        outline = statement_outline(tree.body) if tree is not None else None
     raise ProcessingError(
         f"the rewrite did not reach a fixpoint after {MAX_PASSES} passes (a bug in phiml-rewrite: please report it)"
     )
 
 
 def _findings_in_original(module: cst.Module, path: str, codemods, settings: Settings,
-                          source: bytes | None = None) -> list[Finding]:
+                          source: bytes | None = None, outline: tuple | None = None) -> list[Finding]:
     """One report-only pass over the original: what ruff's check mode shows. A finding whose fix is
     enabled is marked applied ("would be fixed"); findings that only later passes reveal are not shown."""
-    context = _run_codemods(module, path, codemods, settings, source)
+    context = _run_codemods(module, path, codemods, settings, source, outline)
     _place_in_cells(context)
     enabled = {id(fix.finding) for fix in context.fixes}
     for finding in context.findings:
@@ -280,8 +297,9 @@ def _evidence_for(path: str, evidence: tuple[tuple[str, int, str], ...]) -> dict
 
 
 def _run_codemods(module: cst.Module, path: str, codemods: Sequence[type[Codemod]], settings: Settings,
-                  source: bytes | None = None) -> FileContext:
-    """`source`: the bytes `module` was parsed from, if at hand (its comments are read without a code generation)."""
+                  source: bytes | None = None, outline: tuple | None = None) -> FileContext:
+    """`source`: the bytes `module` was parsed from, if at hand (its comments are read without a code
+    generation); `outline`: positions.statement_outline of CPython's parse of them, if at hand."""
     wrapper = cst.MetadataWrapper(module, unsafe_skip_copy=True)
     context = FileContext(
         path=path,
@@ -294,6 +312,7 @@ def _run_codemods(module: cst.Module, path: str, codemods: Sequence[type[Codemod
         callsite_facts=dict(settings.callsite_facts),
         cells=settings.cells,
         project=settings.project,
+        outline=outline if source is not None else None,
     )
     parents: dict[int, cst.CSTNode] = {}
     order: dict[int, int] = {}

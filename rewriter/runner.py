@@ -118,7 +118,7 @@ def process_files(
         if surveyed is not None and surveyed[0] == source and settings.ast_prefilter:
             passed = surveyed[1].passed_with(settings.project)
             if passed is not None:
-                settings = replace(settings, first_pass=passed)
+                settings = replace(settings, first_pass=passed, outline=surveyed[1].outline)
         if settings.first_pass == () or not enabled_by_project(settings) and not wanted_codemods(source, settings.codemods):
             results[i] = _process_in_worker((path, source, settings))  # returns at once: skipped
         else:

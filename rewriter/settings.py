@@ -45,3 +45,5 @@ class Settings:
     # pre-filters here would judge the original: its one ast parse served the project index too.
     # None: judged here. Later fixpoint passes, on rewritten code, are always judged here.
     first_pass: tuple[str, ...] | None = None
+    # With `first_pass`: what positions.py needs of the survey's parse (positions.statement_outline).
+    outline: tuple | None = None

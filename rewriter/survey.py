@@ -17,6 +17,7 @@ from .analysis.facts import FileFacts
 from .codemod import Codemod
 from .engine import wanted_codemods
 from .notebooks import is_notebook
+from .analysis.positions import statement_outline
 from .prefilter import has_gate, parse, syntax_of
 from .project.index import summarize_file
 from .project.summary import Summary
@@ -32,6 +33,9 @@ class Survey:
     # names such a factory must bear to change any pre-filter (prefilter.Syntax.factory_sensitive).
     factory_pass: tuple[str, ...] | None = None
     factory_sensitive: frozenset[str] = frozenset()
+    # Where the statements of a file some rule may fire in start (positions.statement_outline): the
+    # file's processing reads its findings' positions from it instead of parsing the file again.
+    outline: tuple | None = None
 
     def passed_with(self, facts: FileFacts | None) -> tuple[str, ...] | None:
         """The rules the pre-filter lets through given the facts other modules give the file
@@ -57,8 +61,10 @@ def survey(job: tuple[str, bytes, Sequence[type[Codemod]] | None]) -> Survey:
     wanted = wanted_codemods(source, codemods)
     if not any(map(has_gate, wanted)):
         # As filter_codemods: nothing to judge, so no walk (a file given factories is judged again).
-        return Survey(summary, tuple(c.CODE for c in wanted))
+        return Survey(summary, tuple(c.CODE for c in wanted), outline=statement_outline(tree.body) if wanted else None)
     syntax = syntax_of(source, None, tree)
     passed = tuple(c.CODE for c in wanted if c.ast_gate(syntax))
     by_factories = [c for c in codemods if "factories" in c.PROJECT_FACTS and c not in wanted]
-    return Survey(summary, passed, tuple(c.CODE for c in by_factories if c.ast_gate(syntax)), syntax.factory_sensitive)
+    factory_pass = tuple(c.CODE for c in by_factories if c.ast_gate(syntax))
+    return Survey(summary, passed, factory_pass, syntax.factory_sensitive,
+                  statement_outline(tree.body) if passed or factory_pass else None)

@@ -112,6 +112,29 @@ def test_bytes_that_are_not_the_modules_fall_back_to_code_generation():
     assert ours[ret].start.line == 2
 
 
+def test_an_outline_handed_in_is_read_as_a_parse_and_one_of_other_bytes_is_refused():
+    """The runner's survey hands its parse's outline to the file's processing (positions.statement_outline):
+    read as CPython's parse would be; an outline whose statements are not the module's is not used."""
+    import ast
+
+    from rewriter.analysis.positions import statement_outline
+    from rewriter.survey import survey
+    from rewriter.registry import all_codemods
+
+    source = (ROOT / "examples" / "phiml_diffusion.py").read_bytes()
+    found = survey(("phiml_diffusion.py", source, all_codemods()))
+    assert found.first_pass and found.outline == statement_outline(ast.parse(source).body)
+    module = cst.parse_module(source)
+    parents: dict = {}
+    cst_tree.visit_batched(module, [], parents=parents)
+    expected = cst.MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
+    for outline in (found.outline, statement_outline(ast.parse(b"x = 1\ny = 2\n").body)):
+        ours = StatementPositions(cst.MetadataWrapper(module, unsafe_skip_copy=True), lambda n: parents.get(id(n)),
+                                  lambda n: id(n) in parents, source, outline)
+        assert all(ours[node] == expected[node] for node in cst_tree.walk(module))
+        assert bool(ours._ast_starts) is (outline is found.outline)
+
+
 def test_a_node_the_walk_did_not_see_is_looked_up_in_the_whole_module():
     module = cst.parse_module("def f():\n    return 1\n")
     ours = StatementPositions(cst.MetadataWrapper(module, unsafe_skip_copy=True), lambda n: None, lambda n: False)

@@ -62,6 +62,7 @@ class NameResolver:
         # The bytes the module was parsed from, when at hand (FileContext): positions.py reads where
         # statements start from CPython's parse of them.
         self.source: bytes | None = None
+        self.outline: tuple | None = None  # positions.statement_outline of CPython's parse of `source`, if at hand
 
     def _provider(self, provider):
         return self.wrapper.resolve(provider)
@@ -73,7 +74,7 @@ class NameResolver:
     @cached_property
     def positions(self) -> StatementPositions:
         """libcst's positions, computed only for the statements asked about (positions.py)."""
-        return StatementPositions(self.wrapper, self.parent, self.tracked, self.source)
+        return StatementPositions(self.wrapper, self.parent, self.tracked, self.source, self.outline)
 
     def tracked(self, node: cst.CSTNode) -> bool:
         """Whether the shared traversal knows `node`'s parent (tracking the visited node's subtree if need be)."""

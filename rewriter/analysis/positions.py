@@ -12,7 +12,6 @@ are libcst's own.
 """
 from __future__ import annotations
 
-import ast
 from typing import Callable
 
 import libcst as cst
@@ -77,16 +76,18 @@ class StatementPositions:
     `parent_of(node)` gives the node's parent (None for the module, or for a node it does not know);
     a node it does not know is looked up in libcst's provider over the whole module instead.
     `source`: the bytes the module was parsed from, when at hand: CPython's parser then says where each
-    statement starts (`_AstStarts`), and only the statement asked about is generated.
+    statement starts (`_AstStarts`), and only the statement asked about is generated; `outline`: what
+    of that parse it needs (`statement_outline`), when the run's survey has it already.
     """
 
     def __init__(self, wrapper: cst.MetadataWrapper, parent_of: Callable[[cst.CSTNode], cst.CSTNode | None],
-                 knows: Callable[[cst.CSTNode], bool], source: bytes | None = None) -> None:
+                 knows: Callable[[cst.CSTNode], bool], source: bytes | None = None, outline: tuple | None = None) -> None:
         self._wrapper = wrapper
         self._module = wrapper.module
         self._parent_of = parent_of
         self._knows = knows
         self._source = source
+        self._outline = outline  # statement_outline of CPython's parse of `source`, when at hand
         self._ast_starts: "_AstStarts | None | bool" = False  # False: not tried yet
         self._top: list[cst.CSTNode] = [*self._module.header, *self._module.body, *self._module.footer]
         self._index = {id(node): i for i, node in enumerate(self._top)}
@@ -195,7 +196,7 @@ class StatementPositions:
 
     def _from_ast(self) -> "_AstStarts | None":
         if self._ast_starts is False:
-            self._ast_starts = _AstStarts.of(self._module, self._source) if self._source is not None else None
+            self._ast_starts = _AstStarts.of(self._module, self._source, self._outline) if self._source is not None else None
         return self._ast_starts
 
     def _indent(self, statement: cst.CSTNode) -> tuple[str, ...]:
@@ -230,12 +231,35 @@ class StatementPositions:
 _HEADED = frozenset({cst.FunctionDef, cst.ClassDef})
 _STUB = cst.IndentedBlock(body=[])
 
-# libcst's compound statements and the ast classes CPython parses them into.
+# libcst's compound statements and the names of the ast classes CPython parses them into.
 _COMPOUND = {
-    cst.FunctionDef: (ast.FunctionDef, ast.AsyncFunctionDef), cst.ClassDef: (ast.ClassDef,), cst.If: (ast.If,),
-    cst.For: (ast.For, ast.AsyncFor), cst.While: (ast.While,), cst.With: (ast.With, ast.AsyncWith),
-    cst.Try: (ast.Try,), cst.TryStar: (ast.TryStar,), cst.Match: (ast.Match,),
+    cst.FunctionDef: ("FunctionDef", "AsyncFunctionDef"), cst.ClassDef: ("ClassDef",), cst.If: ("If",),
+    cst.For: ("For", "AsyncFor"), cst.While: ("While",), cst.With: ("With", "AsyncWith"),
+    cst.Try: ("Try",), cst.TryStar: ("TryStar",), cst.Match: ("Match",),
 }
+_AST_COMPOUND = frozenset(name for names in _COMPOUND.values() for name in names)
+
+
+def statement_outline(body: list) -> tuple:
+    """What `_AstStarts` needs of CPython's parse of a file (`tree.body`), in plain tuples that cross
+    process boundaries cheaply (the runner's survey has the parse; rewriter/survey.py): a block is a
+    tuple of its statements; a simple statement is its line; a compound one is (its ast class's name,
+    its line, body, orelse, the handlers' bodies, finalbody, the cases' bodies)."""
+    out = []
+    for node in body:
+        kind = type(node).__name__
+        if kind not in _AST_COMPOUND:
+            out.append(node.lineno)
+            continue
+        out.append((kind, node.lineno, statement_outline(node.body) if kind != "Match" else (),
+                    statement_outline(getattr(node, "orelse", ())),
+                    tuple(statement_outline(h.body) for h in getattr(node, "handlers", ())),
+                    statement_outline(getattr(node, "finalbody", ())),
+                    tuple(statement_outline(c.body) for c in getattr(node, "cases", ()))))
+    return tuple(out)
+
+
+_KIND, _LINE, _BODY, _ORELSE, _HANDLERS, _FINALBODY, _CASES = range(7)
 
 
 class _Mismatch(Exception):
@@ -252,15 +276,18 @@ class _AstStarts:
         self.lines: dict[int, int] = {}  # id(statement) -> the line of its keyword or first token
 
     @classmethod
-    def of(cls, module: cst.Module, source: bytes) -> "_AstStarts | None":
-        """None where CPython does not parse the bytes, or its statements are not the module's."""
-        tree = parse(source)
-        if tree is None:
-            return None
+    def of(cls, module: cst.Module, source: bytes, outline: tuple | None = None) -> "_AstStarts | None":
+        """None where CPython does not parse the bytes, or its statements are not the module's.
+        `outline`: `statement_outline` of CPython's parse of these very bytes, when at hand."""
+        if outline is None:
+            tree = parse(source)
+            if tree is None:
+                return None
+            outline = statement_outline(tree.body)
         found = cls(module)
         try:
-            found._pair(module.body, tree.body)
-        except (_Mismatch, IndexError, AttributeError):
+            found._pair(module.body, outline)
+        except (_Mismatch, IndexError, TypeError, AttributeError):
             return None
         return found
 
@@ -274,57 +301,58 @@ class _AstStarts:
             line -= len(statement.lines_after_decorators)
         return line
 
-    def _pair(self, statements, nodes: list) -> None:
+    def _pair(self, statements, block: tuple) -> None:
         j = 0
         for statement in statements:
             kind = type(statement)
             if kind is cst.SimpleStatementLine:
-                smalls = nodes[j:j + len(statement.body)]
-                if len(smalls) != len(statement.body):
+                smalls = block[j:j + len(statement.body)]
+                if len(smalls) != len(statement.body) or any(type(line) is not int for line in smalls):
                     raise _Mismatch
-                self.lines[id(statement)] = smalls[0].lineno
+                self.lines[id(statement)] = smalls[0]
                 j += len(statement.body)
                 continue
-            node = nodes[j]
+            node = block[j]
             j += 1
-            if not isinstance(node, _COMPOUND.get(kind, ())):
+            if type(node) is not tuple or node[_KIND] not in _COMPOUND.get(kind, ()):
                 raise _Mismatch
-            self.lines[id(statement)] = node.lineno
+            self.lines[id(statement)] = node[_LINE]
             self._blocks(statement, node)
-        if j != len(nodes):
+        if j != len(block):
             raise _Mismatch
 
-    def _blocks(self, statement, node) -> None:
+    def _blocks(self, statement, node: tuple) -> None:
         kind = type(statement)
         if kind is not cst.Match:
-            self._block(statement.body, node.body)
+            self._block(statement.body, node[_BODY])
         if kind is cst.If:
             orelse = statement.orelse
             if type(orelse) is cst.If:  # elif: nested in the ast's orelse
-                if len(node.orelse) != 1 or type(node.orelse[0]) is not ast.If:
+                inner = node[_ORELSE]
+                if len(inner) != 1 or type(inner[0]) is not tuple or inner[0][_KIND] != "If":
                     raise _Mismatch
-                self._blocks(orelse, node.orelse[0])
+                self._blocks(orelse, inner[0])
             elif orelse is not None:
-                self._block(orelse.body, node.orelse)
+                self._block(orelse.body, node[_ORELSE])
         elif kind in (cst.For, cst.While):
             if statement.orelse is not None:
-                self._block(statement.orelse.body, node.orelse)
+                self._block(statement.orelse.body, node[_ORELSE])
         elif kind in (cst.Try, cst.TryStar):
-            if len(statement.handlers) != len(node.handlers):
+            if len(statement.handlers) != len(node[_HANDLERS]):
                 raise _Mismatch
-            for handler, ast_handler in zip(statement.handlers, node.handlers):
-                self._block(handler.body, ast_handler.body)
+            for handler, body in zip(statement.handlers, node[_HANDLERS]):
+                self._block(handler.body, body)
             if statement.orelse is not None:
-                self._block(statement.orelse.body, node.orelse)
+                self._block(statement.orelse.body, node[_ORELSE])
             if statement.finalbody is not None:
-                self._block(statement.finalbody.body, node.finalbody)
+                self._block(statement.finalbody.body, node[_FINALBODY])
         elif kind is cst.Match:
-            if len(statement.cases) != len(node.cases):
+            if len(statement.cases) != len(node[_CASES]):
                 raise _Mismatch
-            for case, ast_case in zip(statement.cases, node.cases):
-                self._block(case.body, ast_case.body)
+            for case, body in zip(statement.cases, node[_CASES]):
+                self._block(case.body, body)
 
-    def _block(self, block, nodes: list) -> None:
+    def _block(self, block, nodes: tuple) -> None:
         if type(block) is cst.IndentedBlock:
             self._pair(block.body, nodes)
         # a one-line suite (`if x: a; b`) holds no statement of a block
