@@ -6,7 +6,9 @@ analysed, and the pre-filter needs each file's syntax to decide which rules may 
 processes, instead of once for the index in the main process and once more for the pre-filter in a
 worker. The rules let through are judged without the facts of other modules; a file that turns out
 to have such facts is judged again with them (engine._candidates), unless the survey can tell they
-change nothing (`Survey.passed_with`: factories elsewhere under names no gate reads).
+change nothing (`Survey.passed_with`: factories elsewhere under names no gate reads). A file some
+rule may fire in also takes along where its statements start (`Survey.outline`), so that its
+processing, in another worker, need not parse it with CPython again for its findings' positions.
 """
 from __future__ import annotations
 
@@ -14,10 +16,10 @@ from dataclasses import dataclass
 from typing import Sequence
 
 from .analysis.facts import FileFacts
+from .analysis.positions import statement_outline
 from .codemod import Codemod
 from .engine import wanted_codemods
 from .notebooks import is_notebook
-from .analysis.positions import statement_outline
 from .prefilter import has_gate, parse, syntax_of
 from .project.index import summarize_file
 from .project.summary import Summary
