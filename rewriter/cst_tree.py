@@ -107,9 +107,10 @@ def _reader(cls: type, tokens: bool) -> Callable[[cst.CSTNode], list]:
         return (lambda node: list(node.children)) if tokens else \
             (lambda node: [child for child in node.children if type(child) not in TOKENS])
     kept = "" if tokens else " if type(c) not in T"
+    annotations = {} if tokens else _annotations(cls)
     lines = ["def read(n):", "    out = []"]
     for name, kind in fields:
-        if not tokens and _only_tokens(cls, name):
+        if not tokens and _only_tokens(annotations.get(name)):
             continue
         if kind is _NODE:
             lines.append(f"    out.append(n.{name})" if tokens else f"    v = n.{name}\n    if type(v) not in T: out.append(v)")
@@ -125,12 +126,16 @@ def _reader(cls: type, tokens: bool) -> Callable[[cst.CSTNode], list]:
     return namespace["read"]
 
 
-def _only_tokens(cls: type, field: str) -> bool:
-    """The field's annotation admits tokens only (`Sequence[LeftParen]`, `Comma | MaybeSentinel`)."""
+def _annotations(cls: type) -> dict:
+    """The fields' evaluated annotations (none if typing cannot evaluate them: every field is read)."""
     try:
-        annotation = typing.get_type_hints(cls).get(field)
-    except Exception:  # noqa: BLE001 (an annotation typing cannot evaluate: read the field)
-        return False
+        return typing.get_type_hints(cls)
+    except Exception:  # noqa: BLE001
+        return {}
+
+
+def _only_tokens(annotation) -> bool:
+    """The annotation admits tokens only (`Sequence[LeftParen]`, `Comma | MaybeSentinel`)."""
     if annotation is None:
         return False
     found = _classes_in(annotation)
@@ -171,8 +176,6 @@ _TOKEN_BASES = (
     cst.LeftSquareBracket, cst.RightSquareBracket, cst.LeftCurlyBrace, cst.RightCurlyBrace,
     cst.BaseBinaryOp, cst.BaseBooleanOp, cst.BaseCompOp, cst.BaseUnaryOp, cst.BaseAugOp)
 TOKENS = _concrete(*_TOKEN_BASES)
-
-
 
 
 def visit_batched(

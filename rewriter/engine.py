@@ -18,9 +18,9 @@ import libcst as cst
 from . import cst_tree, newer_syntax
 from .boundaries import split_leading_lines
 from .codemod import Codemod, FileContext, InsertBefore, ProposedFix, Replace
-from .findings import FileResult, Finding
 from .analysis.ast_names import parse as python_parse
 from .analysis.positions import statement_outline
+from .findings import FileResult, Finding
 from .prefilter import filter_codemods, has_gate
 from .settings import Settings
 
@@ -115,8 +115,7 @@ def process_source(source: bytes, path: str, settings: Settings) -> FileResult:
         codemods = [c for c in settings.codemods if c.CODE in settings.first_pass]
         outline = settings.outline
     else:
-        codemods, tree = _judged(source, settings)
-        outline = statement_outline(tree.body) if tree is not None else None
+        codemods, outline = _judged(source, settings)
     if not codemods:
         result.skipped = True
         return result
@@ -215,9 +214,9 @@ def _candidates(source: bytes, settings: Settings) -> list[type[Codemod]]:
     return _judged(source, settings)[0]
 
 
-def _judged(source: bytes, settings: Settings) -> tuple[list[type[Codemod]], ast.Module | None]:
-    """`_candidates`, and CPython's parse of the source if judging them parsed it (positions.py reads
-    where statements start from it: not parsed twice)."""
+def _judged(source: bytes, settings: Settings) -> tuple[list[type[Codemod]], tuple | None]:
+    """`_candidates`, and the outline of CPython's parse of the source if judging them parsed it
+    (positions.statement_outline: where statements start, not parsed twice)."""
     codemods = wanted_codemods(source, settings.codemods)
     enabled = enabled_by_project(settings)
     if enabled:  # without the trigger words: a helper traced from another module need not spell `jit`
@@ -227,7 +226,7 @@ def _judged(source: bytes, settings: Settings) -> tuple[list[type[Codemod]], ast
         if any(map(has_gate, codemods)):
             tree = python_parse(source)
         codemods = filter_codemods(source, codemods, settings.project, tree=tree, roles_given=bool(settings.callsite_facts))
-    return codemods, tree
+    return codemods, statement_outline(tree.body) if tree is not None else None
 
 
 def enabled_by_project(settings: Settings) -> list[type[Codemod]]:
@@ -262,8 +261,7 @@ def _fixpoint(
         # A rewrite can create a candidate for another rule (a rename that makes a call PML101's):
         # the next pass filters the new code afresh, exactly as a second run of the tool would.
         source = module.bytes
-        codemods, tree = _judged(source, settings)
-        outline = statement_outline(tree.body) if tree is not None else None
+        codemods, outline = _judged(source, settings)
     raise ProcessingError(
         f"the rewrite did not reach a fixpoint after {MAX_PASSES} passes (a bug in phiml-rewrite: please report it)"
     )
@@ -312,7 +310,7 @@ def _run_codemods(module: cst.Module, path: str, codemods: Sequence[type[Codemod
         callsite_facts=dict(settings.callsite_facts),
         cells=settings.cells,
         project=settings.project,
-        outline=outline if source is not None else None,
+        outline=outline,
     )
     parents: dict[int, cst.CSTNode] = {}
     order: dict[int, int] = {}

@@ -20,7 +20,6 @@ from .analysis.ast_names import branches, dotted, own_nodes, parse, statements
 from .analysis.static_names import CONFIGURATION_ANNOTATIONS, JAX_SHAPES, STORING
 from .codemod import Codemod
 
-_LOOPS = (ast.For, ast.AsyncFor, ast.While, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
 _DIMENSIONS = frozenset({"spatial", "channel", "batch", "instance", "dual"})
 
@@ -143,11 +142,16 @@ class _Spelling:
                 return k
         return None
 
-    def application(self, call: ast.Call) -> Kind | None:
-        """Kind of the transform `call` applies to a function (its first positional argument)."""
+    def application(self, call: ast.Call, callee: tuple | None = None) -> Kind | None:
+        """Kind of the transform `call` applies to a function (its first positional argument).
+        `callee`: `info(call.func)`, when the caller has it."""
         if not call.args:
             return None
-        k = self.kind(call.func) if isinstance(call.func, (ast.Name, ast.Attribute)) else self.transform(call.func)
+        func = call.func
+        if type(func) is ast.Name or type(func) is ast.Attribute:
+            k = (callee or self.info(func))[3]
+        else:
+            k = self.transform(func)
         return None if k is Kind.PARTIAL else k
 
 
@@ -358,13 +362,14 @@ class _Finder(ast.NodeVisitor):
             self.assigned_names[id(value)] = targets[0].id
         if type(value) is ast.Call:
             func = value.func
-            _, names, last_names, kind = self.s.info(func)  # what the callee's spelling may denote
+            callee = self.s.info(func)  # what the callee's spelling may denote
+            _, names, last_names, kind = callee
             bound = [t.id for t in targets if type(t) is ast.Name]
             if self.functions and "phiml.math.jit_compile_linear" in names:
                 self.local_functions.update(bound)
             if kind is Kind.CUSTOM_GRADIENT:
                 self.custom_gradients.update(bound)
-            if value.args and (kind is Kind.JIT if type(func) in (ast.Name, ast.Attribute) else self.s.application(value) is Kind.JIT):
+            if self.s.application(value, callee) is Kind.JIT:
                 for name in bound:  # (`f = jax.jit(f)` outside a loop: this binding never reaches its own `f`)
                     self.jit_bindings.setdefault(name, []).append(None if self.loops else id(value))
             if type(func) is ast.Name:
@@ -392,7 +397,8 @@ class _Finder(ast.NodeVisitor):
                 self.effects.update(keys)
         elif func_type is ast.Attribute and func.attr in STORING:
             self.effects.update(keys)
-        _, names, callees, func_kind = self.s.info(func)  # what the callee's spelling may denote
+        callee = self.s.info(func)  # what the callee's spelling may denote
+        _, names, callees, func_kind = callee
         if callees:
             self.callees |= callees
             for key in keys:
@@ -410,15 +416,9 @@ class _Finder(ast.NodeVisitor):
             called = {a.id for a in [func, *node.args] if type(a) is ast.Name}
             for key in keys:
                 self.calls_by.setdefault(key, set()).update(called)
-        # `_Spelling.application`, with the callee's kind at hand
-        if not node.args:
-            kind = None
-            if node.keywords and spelled and func_kind is Kind.VMAP:
-                self.vmap_by_keyword = True
-        elif spelled:
-            kind = None if func_kind is Kind.PARTIAL else func_kind
-        else:
-            kind = self.s.application(node)
+        if not node.args and node.keywords and spelled and func_kind is Kind.VMAP:
+            self.vmap_by_keyword = True
+        kind = self.s.application(node, callee)
         if kind is not None:
             self._applied(node, kind)
         if self.functions:  # a function created per call, handed to a solver or a jit function

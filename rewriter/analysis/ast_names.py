@@ -18,7 +18,10 @@ def parse(source: bytes) -> ast.Module | None:
     except (SyntaxError, ValueError, UnicodeDecodeError, MemoryError, RecursionError):
         return None
 
+
 _AST = ast.AST
+# The nodes whose bodies (or element expressions) run once per iteration.
+LOOPS = frozenset({ast.For, ast.AsyncFor, ast.While, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp})
 
 
 def children(node: ast.AST) -> list[ast.AST]:

@@ -19,10 +19,10 @@ import ast
 import builtins
 import json
 import marshal
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 
 from ..analysis.apis import Kind, spelled_apis
-from ..analysis.ast_names import branches, children, dotted, parse
+from ..analysis.ast_names import LOOPS, branches, children, dotted, parse
 from ..analysis.static_names import STATIC_ATTRIBUTES, STATIC_CALLS, STATIC_FUNCTION_NAMES, TENSOR_ATTRIBUTES
 
 # Argument kinds at a call site. "params": derived from the caller's own parameters (named).
@@ -105,8 +105,8 @@ class Summary:
         if record is None:
             raise AttributeError(name)
         loaded = Summary.from_json(json.loads(record))
-        for key in ("bindings", "functions", "calls", "stars", "references"):
-            self.__dict__[key] = getattr(loaded, key)
+        for f in fields(Summary):
+            self.__dict__.setdefault(f.name, getattr(loaded, f.name))  # (`module` kept: the index may rename it)
         self.__dict__.pop("_record", None)  # (after: another thread reading meanwhile reads the record too)
         return getattr(self, name)
 
@@ -487,8 +487,6 @@ class _Body:
     its calls (and whether each is in a loop), the names it binds and the values bound to them,
     its returns and its nested defs."""
 
-    _LOOPS = (ast.For, ast.AsyncFor, ast.While, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
-
     def __init__(self, fn: ast.AST) -> None:
         self.calls: list[tuple[ast.Call, bool]] = []
         self.values: dict[str, list] = {}  # name -> the expressions bound to it
@@ -509,7 +507,7 @@ class _Body:
             node, loop = stack.pop()
             kind = type(node)
             if kind not in _READ:  # most nodes (attributes, operators, subscripts...): only walked through
-                stack.extend([(child, loop or kind in _LOOP_KINDS) for child in reversed(_children(node))])
+                stack.extend([(child, loop or kind in LOOPS) for child in reversed(_children(node))])
                 continue
             if kind is ast.Call:
                 self.calls.append((node, loop))
@@ -566,17 +564,15 @@ class _Body:
                 continue
             if kind is ast.Lambda:
                 continue
-            inner = loop or kind in _LOOP_KINDS
+            inner = loop or kind in LOOPS
             stack.extend([(child, inner) for child in reversed(_children(node))])
         self.local = local - declared_global
 
 
-# The node classes `_Body` reads something of (the others it only walks through), and those whose
-# children run in a loop.
+# The node classes `_Body` reads something of (the others it only walks through).
 _READ = frozenset({ast.Call, ast.Assign, ast.AnnAssign, ast.AugAssign, ast.For, ast.AsyncFor, ast.comprehension,
                    ast.With, ast.AsyncWith, ast.NamedExpr, ast.Return, ast.Global, ast.Import, ast.ImportFrom,
                    ast.ExceptHandler, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda})
-_LOOP_KINDS = frozenset(_Body._LOOPS)
 
 
 _A_PYTHON_VALUE = ast.Constant(None)
