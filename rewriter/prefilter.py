@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import ast
 import contextlib
+import weakref
 from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import cached_property
@@ -716,7 +717,11 @@ class _Finder(ast.NodeVisitor):
     @cached_property
     def _module(self) -> ast_traced.Module:
         module = ast_traced.Module(self.tree, self.s.imported, self.s.stars)
-        module.function_of = self._function  # helpers' results (ast_traced.Function.returns_maybe)
+        # Helpers' results (ast_traced.Function.returns_maybe). Through a weak reference: the finder
+        # holds the module, and a cycle would keep the file's whole tree alive until the collector's
+        # next pass found it (runner._one_file).
+        finder = weakref.ref(self)
+        module.function_of = lambda node: finder()._function(node)
         return module
 
     def conclude(self) -> set[str]:

@@ -58,6 +58,11 @@ def process_file(path: str, settings: Settings) -> FileResult:
 def _process_in_worker(job: tuple[str, bytes, Settings]) -> FileResult:
     """engine.process_source, but a crash becomes that file's error (a module-level function: picklable)."""
     path, source, settings = job
+    with _one_file():
+        return _processed(path, source, settings)
+
+
+def _processed(path: str, source: bytes, settings: Settings) -> FileResult:
     try:
         if notebooks.is_notebook(path):
             return notebooks.process_notebook(source, path, settings)
@@ -171,6 +176,35 @@ def _fewer_collections():
         yield
     finally:
         gc.set_threshold(*saved)
+
+
+@contextlib.contextmanager
+def _one_file():
+    """No garbage collection while one file is analysed, and one young collection after it.
+
+    A file's trees live until its analysis ends, and cycles among what the analysis built (closures,
+    analyses that point back at their owner) still hold them after. A collection in mid-file
+    traverses the live trees for nothing and promotes them, to be traversed again in an older
+    generation; one after the file finds everything it allocated in the young generation, and
+    traverses only what is left of it (whole benchmark corpus, one job: the collector's CPU
+    1.8-1.9 s -> 1.0-1.1 s, peak memory 334 -> 310 MB). Nested: the outermost file collects."""
+    if not gc.isenabled():
+        yield
+        return
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.enable()
+        gc.collect(0)
+
+
+def _surveyed(job):
+    """survey.survey of one file, collected as `_one_file` says (module-level: the pool pickles it)."""
+    from .survey import survey
+
+    with _one_file():
+        return survey(job)
 
 
 @contextlib.contextmanager
@@ -403,11 +437,9 @@ def surveyed_index(config: Config, paths: Sequence[str], cache: ResultCache | No
     first_pass: dict[str, tuple[bytes, Survey]] = {}
 
     def summarize(files: list[tuple[str, bytes]]) -> list:
-        from .survey import survey
-
         work = [(path, source, config.codemods_for(path) if _files.real_path(path) in processed else None)
                 for path, source in files]
-        surveys = _map(survey, work, jobs)
+        surveys = _map(_surveyed, work, jobs)
         for (path, source, _), found in zip(work, surveys):
             if found.first_pass is not None:
                 first_pass[_files.real_path(path)] = (source, found)

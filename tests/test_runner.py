@@ -305,3 +305,71 @@ def test_factories_elsewhere_are_judged_again_only_where_a_gate_reads_their_name
     alone = runner.process_files(files, settings_for, jobs=1)
     assert [[f.to_dict() for f in r.findings] for r in results] == [[f.to_dict() for f in r.findings] for r in alone]
     assert "PML401" in {f.code for r in results for f in r.findings}
+
+
+def test_no_collection_while_one_file_is_analysed_and_its_cycles_collected_after():
+    import gc
+
+    class Cycle:
+        pass
+
+    assert gc.isenabled()
+    collected = []
+    gc.callbacks.append(lambda phase, info: collected.append(info["generation"]) if phase == "stop" else None)
+    try:
+        with runner._one_file():
+            assert not gc.isenabled()
+            with runner._one_file():  # nested: the outer one decides
+                assert not gc.isenabled()
+            assert not gc.isenabled() and not collected
+            a, b = Cycle(), Cycle()
+            a.other, b.other = b, a
+            witness = __import__("weakref").ref(a)
+            del a, b
+        assert gc.isenabled()
+        assert collected == [0] and witness() is None  # one young collection found the file's cycle
+    finally:
+        gc.callbacks.pop()
+
+
+def test_a_survey_leaves_no_cycle_that_holds_the_file_s_tree():
+    """Without a cycle, a file's syntax tree is freed as soon as its survey returns: a collection
+    after it (runner._one_file) need not traverse the tree. The pre-filter's traced analysis and the
+    summary's reader each held one through a back-reference."""
+    import ast
+    import gc
+
+    from rewriter.registry import all_codemods
+    from rewriter.survey import survey
+
+    source = b"""import jax
+import jax.numpy as jnp
+N = 3
+
+def helper(x, n):
+    if n > 0:
+        return x * n
+    return x
+
+@jax.jit
+def step(x, n):
+    y = helper(x, n)
+    for i in range(N):
+        y = y + i
+    if y.sum() > 0:
+        return jnp.zeros(3)
+    return y
+"""
+    gc.collect()
+    gc.disable()
+    try:
+        found = survey(("m.py", source, list(all_codemods())))
+        assert found.first_pass  # the walk and the traced analysis ran
+        gc.set_debug(gc.DEBUG_SAVEALL)
+        gc.collect()
+    finally:
+        gc.set_debug(0)
+        gc.enable()
+    left = [o for o in gc.garbage if isinstance(o, ast.AST)]
+    gc.garbage.clear()
+    assert left == []

@@ -165,15 +165,22 @@ class _Reader:
             # function's `global` statement.
             if len(values) != 1 or name in module_body.unknown or name in declared_global:
                 continue
-            try:
-                value = ast.literal_eval(values[0])
-            except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
-                continue
+            kind = type(values[0])
+            if kind is ast.Constant:
+                value = values[0].value  # what literal_eval returns for it
+            elif kind not in _MAYBE_LITERAL:
+                continue  # (literal_eval would refuse it, after building four closures in a cycle)
+            else:
+                try:
+                    value = ast.literal_eval(values[0])
+                except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+                    continue
             if isinstance(value, _JSON_LITERALS):
                 self.module_literals[name] = value
         self.module_kinds = _LocalKinds(self, module_body, set())
         self._block(tree.body)
         self._references(loads)
+        self.module_kinds = None  # it points back at the reader: no cycle left to hold the tree
         return self.out
 
     def _references(self, loads: list) -> None:
@@ -770,6 +777,8 @@ def _children(node: ast.AST) -> list:
 
 
 _NAME, _CONSTANT, _LOAD, _ATTRIBUTE = ast.Name, ast.Constant, ast.Load, ast.Attribute
+# The nodes `ast.literal_eval` may accept at the top (`set()` is a call, `1+2j` an operation).
+_MAYBE_LITERAL = frozenset({ast.Constant, ast.Tuple, ast.List, ast.Set, ast.Dict, ast.Call, ast.UnaryOp, ast.BinOp})
 
 
 def _annotation_name(node: ast.expr) -> str:
