@@ -180,18 +180,22 @@ class _Finder(ast.NodeVisitor):
             # only handlers of this class: ast.NodeVisitor's own (`visit_Constant`) do nothing here
             name = self._handlers[cls] = f"visit_{cls.__name__}" if f"visit_{cls.__name__}" in _Finder.__dict__ else None
         if name is None:
-            for child in branches(node):
+            found = self.kids.get(id(node))
+            for child in found if found is not None else branches(node):
                 self.visit(child)
         else:
             getattr(self, name)(node)
 
     def generic_visit(self, node: ast.AST) -> None:
-        for child in branches(node):
+        found = self.kids.get(id(node))
+        for child in found if found is not None else branches(node):
             self.visit(child)
 
-    def __init__(self, spelling: _Spelling, project=None, tree: ast.Module | None = None, roles_given: bool = False) -> None:
+    def __init__(self, spelling: _Spelling, project=None, tree: ast.Module | None = None, roles_given: bool = False,
+                 kids: dict | None = None) -> None:
         self.s = spelling
         self.tree = tree
+        self.kids = kids if kids is not None else {}  # id(node) -> its branches, when the survey's summary read them
         self.identifiers = _IdentifierSink(spelling)
         # What other modules say (rewriter/analysis/facts.py): defs of this file they trace, and
         # imported names of theirs that build a new jit function per call.
@@ -853,12 +857,14 @@ class Syntax:
     """What a rule's gate (`Codemod.ast_gate`) may ask of a file: the candidates found, and its
     identifiers (computed only if some gate reads them)."""
 
-    def __init__(self, tree: ast.Module, spelling: _Spelling, project=None, roles_given: bool = False) -> None:
+    def __init__(self, tree: ast.Module, spelling: _Spelling, project=None, roles_given: bool = False,
+                 kids: dict | None = None) -> None:
         self._tree, self._spelling, self._project, self._roles_given = tree, spelling, project, roles_given
+        self._kids = kids
 
     @cached_property
     def _walked(self) -> _Finder:
-        finder = _Finder(self._spelling, self._project, self._tree, self._roles_given)
+        finder = _Finder(self._spelling, self._project, self._tree, self._roles_given, self._kids)
         finder.visit(self._tree)
         return finder
 
@@ -909,10 +915,12 @@ class Syntax:
         return self._spelling.imported
 
 
-def syntax_of(source: bytes, project=None, tree: ast.Module | None = None, roles_given: bool = False) -> Syntax | None:
-    """None when `ast` cannot parse it (libcst reports why). `tree`: its ast, when the caller has it."""
+def syntax_of(source: bytes, project=None, tree: ast.Module | None = None, roles_given: bool = False,
+              kids: dict | None = None) -> Syntax | None:
+    """None when `ast` cannot parse it (libcst reports why). `tree`: its ast, when the caller has it;
+    `kids`: the branches of its nodes by id, when a walk of it has them (project.summary.summarize)."""
     tree = tree if tree is not None else parse(source)
-    return None if tree is None else Syntax(tree, _Spelling(tree), project, roles_given)
+    return None if tree is None else Syntax(tree, _Spelling(tree), project, roles_given, kids)
 
 
 def has_candidates(source: bytes) -> bool:

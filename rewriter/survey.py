@@ -57,14 +57,15 @@ def survey(job: tuple[str, bytes, Sequence[type[Codemod]] | None]) -> Survey:
     syntax let through. A module-level function: the process pool pickles it."""
     path, source, codemods = job
     tree = parse(source) if not is_notebook(path) and b"\x00" not in source else None
-    summary = summarize_file(path, source, tree)
+    kids: dict = {}  # each node's branches, computed by the summary's walk, read by the pre-filter's
+    summary = summarize_file(path, source, tree, kids)
     if codemods is None or tree is None:
         return Survey(summary)
     wanted = wanted_codemods(source, codemods)
     if not any(map(has_gate, wanted)):
         # As filter_codemods: nothing to judge, so no walk (a file given factories is judged again).
         return Survey(summary, tuple(c.CODE for c in wanted), outline=statement_outline(tree.body) if wanted else None)
-    syntax = syntax_of(source, None, tree)
+    syntax = syntax_of(source, None, tree, kids=kids)
     passed = tuple(c.CODE for c in wanted if c.ast_gate(syntax))
     by_factories = [c for c in codemods if "factories" in c.PROJECT_FACTS and c not in wanted]
     factory_pass = tuple(c.CODE for c in by_factories if c.ast_gate(syntax))

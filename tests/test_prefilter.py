@@ -72,3 +72,30 @@ def test_the_names_a_factory_elsewhere_must_bear_to_matter():
     source = (b"import jax\nfrom m import make, build, other\n\nfast = jax.jit(abs)\nstep = make(1)\n\n\n"
               b"def run(xs):\n    for x in xs:\n        step(x)\n        build()(x)\n    other(2)\n")
     assert syntax_of(source).factory_sensitive == {"step", "make", "build"}
+
+
+def test_the_pre_filter_walks_the_branches_the_summary_read():
+    """The survey's two walks of one tree: the summary's breadth-first walk computes each node's
+    branches once, the pre-filter's walk reads them (rewriter/survey.py), and finds the same."""
+    import ast
+
+    from rewriter import prefilter
+    from rewriter.project.summary import summarize
+
+    source = (Path(__file__).parent.parent / "golden" / "traced-if" / "agreeing_branches.py").read_bytes()
+    tree = ast.parse(source)
+    kids: dict = {}
+    summarize(source, "m", False, tree, kids=kids)
+    assert len(kids) > 30
+    asked = []
+    original = prefilter.branches
+    try:
+        prefilter.branches = lambda node: asked.append(node) or original(node)
+        shared = prefilter.syntax_of(source, None, tree, kids=kids)
+        shared.candidates  # noqa: B018
+        assert asked == []
+    finally:
+        prefilter.branches = original
+    alone = prefilter.syntax_of(source)
+    assert shared.candidates == alone.candidates and shared.candidates
+    assert shared.identifiers == alone.identifiers

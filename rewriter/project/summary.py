@@ -135,18 +135,22 @@ def _unmarshalled(data: bytes) -> Summary:
     return Summary.from_json(marshal.loads(data))
 
 
-def summarize(source: bytes, module: str, package: bool = False, tree: ast.Module | None = None) -> Summary | None:
+def summarize(source: bytes, module: str, package: bool = False, tree: ast.Module | None = None,
+              kids: dict | None = None) -> Summary | None:
     """The summary of one module, or None when CPython cannot parse it (the file's own run says why).
-    `tree`: the module's ast, when the caller has parsed it already."""
+    `tree`: the module's ast, when the caller has parsed it already; `kids`: a dict the summary fills
+    with each node's `ast_names.branches` by id (the pre-filter's walk of the same tree reads them
+    instead of computing them again: rewriter/survey.py)."""
     tree = tree if tree is not None else parse(source)
     if tree is None:
         return None
-    return _Reader(module, package).read(tree)
+    return _Reader(module, package, kids if kids is not None else {}).read(tree)
 
 
 class _Reader:
-    def __init__(self, module: str, package: bool) -> None:
+    def __init__(self, module: str, package: bool, kids: dict) -> None:
         self.out = Summary(module, package)
+        self.kids = kids  # id(node) -> ast_names.branches(node), filled by the breadth-first walk
         self.package = module if package else module.rpartition(".")[0]
         self.imported: dict[str, set[str]] = {}  # local name -> absolute names (for API spellings)
         self.targets: dict[str, str] = {}  # local name -> absolute target of its import (last one)
@@ -157,9 +161,9 @@ class _Reader:
 
     # -- the module ----------------------------------------------------------------------------
     def read(self, tree: ast.Module) -> Summary:
-        module_body = _Body(tree)
+        declared_global, loads = _globals_and_loads(tree, self.kids)
+        module_body = _Body(tree, self.kids)
         self.module_names = module_body.local
-        declared_global, loads = _globals_and_loads(tree)
         for name, values in module_body.values.items():
             # A module literal: bound once in the whole module (branches included), never rebound by a
             # function's `global` statement.
@@ -414,7 +418,7 @@ class _Reader:
                 function.jit = [api.name, api.framework, static]
             else:
                 function.decorated = True
-        body = _Body(node)
+        body = _Body(node, self.kids)
         for imported in body.imports:
             self._import(imported, record=False)
         body.unknown |= enclosing - body.local
@@ -494,7 +498,7 @@ class _Body:
     its calls (and whether each is in a loop), the names it binds and the values bound to them,
     its returns and its nested defs."""
 
-    def __init__(self, fn: ast.AST) -> None:
+    def __init__(self, fn: ast.AST, kids: dict) -> None:
         self.calls: list[tuple[ast.Call, bool]] = []
         self.values: dict[str, list] = {}  # name -> the expressions bound to it
         self.unknown: set[str] = set()  # names bound by what cannot be classified (tuple targets, `with`, ...)
@@ -514,7 +518,7 @@ class _Body:
             node, loop = stack.pop()
             kind = type(node)
             if kind not in _READ:  # most nodes (attributes, operators, subscripts...): only walked through
-                stack.extend([(child, loop or kind in LOOPS) for child in reversed(_children(node))])
+                stack.extend([(child, loop or kind in LOOPS) for child in reversed(_children(node, kids))])
                 continue
             if kind is ast.Call:
                 self.calls.append((node, loop))
@@ -572,7 +576,7 @@ class _Body:
             if kind is ast.Lambda:
                 continue
             inner = loop or kind in LOOPS
-            stack.extend([(child, inner) for child in reversed(_children(node))])
+            stack.extend([(child, inner) for child in reversed(_children(node, kids))])
         self.local = local - declared_global
 
 
@@ -741,10 +745,11 @@ def static_from_spec(spec: dict | None, positional: list, params: list) -> list 
 # -- small helpers ------------------------------------------------------------------------------
 
 
-def _globals_and_loads(tree: ast.Module) -> tuple[set[str], list]:
+def _globals_and_loads(tree: ast.Module, kids: dict) -> tuple[set[str], list]:
     """Names some function declares `global`, and every Name/Attribute read (outermost of a chain), in
     `ast.walk`'s order (breadth first: `ast_names.breadth_first_branches`, written out here without a
-    generator, and without asking a name or a constant for its children: they have none)."""
+    generator, and without asking a name or a constant for its children: they have none). Each node's
+    branches go into `kids`: the one walk that meets every node computes them for the others."""
     declared: set[str] = set()
     loads: list = []
     inner: set[int] = set()
@@ -760,7 +765,8 @@ def _globals_and_loads(tree: ast.Module) -> tuple[set[str], list]:
             continue
         if kind is _CONSTANT:
             continue
-        queue.extend(branches(node))
+        found = kids[id(node)] = branches(node)
+        queue.extend(found)
         if kind is ast.Attribute:
             if id(node) not in inner and type(node.ctx) is _LOAD:
                 loads.append(node)
@@ -770,10 +776,14 @@ def _globals_and_loads(tree: ast.Module) -> tuple[set[str], list]:
     return declared, loads
 
 
-def _children(node: ast.AST) -> list:
+def _children(node: ast.AST, kids: dict) -> list:
     """ast.iter_child_nodes without the generator, and without leaves nothing is ever found in:
-    ast_names.branches (no context or operator singletons) less names and constants."""
-    return [child for child in branches(node) if type(child) is not _NAME and type(child) is not _CONSTANT]
+    ast_names.branches (no context or operator singletons, read from `kids` when they are there) less
+    names and constants."""
+    found = kids.get(id(node))
+    if found is None:
+        found = branches(node)
+    return [child for child in found if type(child) is not _NAME and type(child) is not _CONSTANT]
 
 
 _NAME, _CONSTANT, _LOAD, _ATTRIBUTE = ast.Name, ast.Constant, ast.Load, ast.Attribute
