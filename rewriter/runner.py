@@ -124,8 +124,10 @@ def process_files(
             passed = surveyed[1].passed_with(settings.project)
             if passed is not None:
                 settings = replace(settings, first_pass=passed, outline=surveyed[1].outline)
-        if settings.first_pass == () or not enabled_by_project(settings) and not wanted_codemods(source, settings.codemods):
-            results[i] = _process_in_worker((path, source, settings))  # returns at once: skipped
+        # (A survey that let rules through found their words already: only a file judged anew is searched.)
+        if settings.first_pass == () or settings.first_pass is None and not enabled_by_project(settings) \
+                and not wanted_codemods(source, settings.codemods):
+            results[i] = _processed(path, source, settings)  # returns at once: skipped
         else:
             todo.append((i, (path, source, settings)))
     if cache is not None:
