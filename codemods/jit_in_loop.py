@@ -331,6 +331,7 @@ class JitInLoop(Codemod):
         super().__init__(file)
         self._hoisted_now: set[str] = set()  # code of wrappers hoisted to module level in this pass
         self._deferred: list[cst.Call] = []
+        self._places: dict[int, int] | None = None  # id of each top-level statement -> its place
 
     def _wrapped_by_jit(self, node: cst.Call) -> bool:
         """`jax.jit(jax.jit(f))`: only the outermost application is considered (PML303 drops the inner)."""
@@ -544,8 +545,10 @@ class JitInLoop(Codemod):
         names = self.file.analysis.names
         module = self.file.module
         body = list(module.body)
+        if self._places is None:  # once per pass, not a search of the module per binding
+            self._places = {id(statement): i for i, statement in enumerate(body)}
         anchor = top_level_statement(names, unit)
-        position = body.index(anchor)
+        position = self._places[id(anchor)]
         last = position - 1  # index of the last top-level statement that binds a name read
         for f in free:
             if f.where != "global":
@@ -555,7 +558,7 @@ class JitInLoop(Codemod):
                 statement = node if isinstance(node, cst.BaseCompoundStatement) else enclosing_statement(names, node)
                 if node is None or names.parent(statement) is not module:
                     return None, f"`{f.node.value}` is bound conditionally (inside `if`/`try`/`with`/a loop), so it may not exist at import"
-                last = max(last, body.index(statement))
+                last = max(last, self._places[id(statement)])
         if last < position:
             return anchor, None
         if not isinstance(anchor, cst.FunctionDef) or anchor.decorators or last + 1 >= len(body):

@@ -101,6 +101,7 @@ class StaticSelf(Codemod):
     def __init__(self, file) -> None:
         super().__init__(file)
         self._classes: list[cst.ClassDef] = []
+        self._elsewhere: list[tuple[cst.Attribute, list]] | None = None
 
     def visit_ClassDef(self, node: cst.ClassDef) -> None:
         self._classes.append(node)
@@ -149,16 +150,24 @@ class StaticSelf(Codemod):
             for target in _assigned_attributes(method.body):
                 if isinstance(target.value, cst.Name) and target.value.value == "self":
                     out.append((target.attr.value, target, f"`self.{target.attr.value}` is changed here, in `{method.name.value}`"))
-        names = self.file.analysis.names
-        for target in _assigned_attributes(self.file.module):
-            if not isinstance(target.value, cst.Name) or target.value.value == "self":
-                continue
-            assignments = names.assignments(target.value)
-            values = [assigned_value(names, getattr(a, "node", None)) for a in assignments]
+        for target, values in self._assigned_elsewhere():
             if values and all(isinstance(v, cst.Call) and isinstance(v.func, cst.Name) and v.func.value == cls.name.value
                               for v in values):
                 out.append((target.attr.value, target, f"`{self.file.code(target)}` is changed here"))
         return out
+
+    def _assigned_elsewhere(self) -> list[tuple[cst.Attribute, list]]:
+        """Attributes assigned through a name other than `self`, anywhere in the module, each with
+        the values that name is bound to: read once per file, not once per class (a module of many
+        such classes was quadratic)."""
+        if self._elsewhere is None:
+            names = self.file.analysis.names
+            self._elsewhere = []
+            for target in _assigned_attributes(self.file.module):
+                if isinstance(target.value, cst.Name) and target.value.value != "self":
+                    values = [assigned_value(names, getattr(a, "node", None)) for a in names.assignments(target.value)]
+                    self._elsewhere.append((target, values))
+        return self._elsewhere
 
 
 def _assigned_attributes(node: cst.CSTNode) -> list[cst.Attribute]:

@@ -137,3 +137,49 @@ def test_the_rule_index_is_current():
     path = Path(registry.__file__).with_name("rule_index.py")
     assert path.read_text() == registry.index_source(), "stale: run `python -m rewriter.registry`"
     assert [r.code for r in registry.rule_index()] == [c.CODE for c in all_codemods()]
+
+
+def test_work_per_file_does_not_grow_with_the_number_of_classes_or_bindings(monkeypatch):
+    """Module-wide reads happen once per pass: PML506 read every attribute assignment of the module
+    once per class with a static-`self` jit method, and the flow-sensitive name resolution indexed a
+    module's statements at every read of a name bound more than once (a module of many such classes
+    and re-bound names was quadratic)."""
+    import textwrap
+
+    from codemods import static_self
+    from rewriter.analysis import names as names_module
+
+    one = textwrap.dedent('''
+        class Scaler{i}:
+            def __init__(self, k):
+                self.k = k
+
+            def set_k(self, k):
+                self.k = k
+
+            @partial(jax.jit, static_argnums=0)
+            def __call__(self, x):
+                return x * self.k
+
+        s{i} = Scaler{i}(2)
+        s{i}.k = 3
+
+        def helper(x):
+            return x
+
+        fast{i} = jax.jit(helper)
+        for k in range(3):
+            fast{i}(helper(k))
+        ''')
+    source = ("from functools import partial\nimport jax\n" + "".join(one.format(i=i) for i in range(6))).encode()
+    module_reads, indexed = [], []
+    original_reads, original_block = static_self._assigned_attributes, names_module._block_of
+    monkeypatch.setattr(static_self, "_assigned_attributes",
+                        lambda node: (module_reads.append(node) if isinstance(node, __import__("libcst").Module) else None)
+                        or original_reads(node))
+    monkeypatch.setattr(names_module, "_block_of", lambda owner: indexed.append(owner) or original_block(owner))
+    rules = [c for c in all_codemods() if c.CODE in ("PML506", "PML302", "PML401")]
+    result = process_source(source, "many.py", Settings(rules, apply_fixes=False))
+    assert sum(f.code == "PML506" for f in result.findings) == 6
+    assert len(module_reads) == 1
+    assert indexed and len(indexed) == len({id(o) for o in indexed})  # each block indexed once

@@ -63,6 +63,7 @@ class NameResolver:
         # statements start from CPython's parse of them.
         self.source: bytes | None = None
         self.outline: tuple | None = None  # positions.statement_outline of CPython's parse of `source`, if at hand
+        self._blocks: dict[int, tuple] = {}  # id(owner) -> `_block_index(owner)`
 
     def _provider(self, provider):
         return self.wrapper.resolve(provider)
@@ -232,10 +233,9 @@ class NameResolver:
             return candidates
         owner_scope = next(iter(candidates)).scope
         owner = self.wrapper.module if isinstance(owner_scope, GlobalScope) else getattr(owner_scope, "node", None)
-        block = _block_of(owner)
+        block, index = self._block_index(owner)
         if block is None:
             return candidates
-        index = {id(stmt): i for i, stmt in enumerate(block)}
         placed = []
         for assignment in candidates:
             node = getattr(assignment, "node", None)
@@ -256,6 +256,15 @@ class NameResolver:
             if unconditional and position < limit:  # a binding in the reading statement itself may come later
                 break
         return out or candidates
+
+    def _block_index(self, owner: cst.CSTNode | None) -> tuple[list | None, dict[int, int] | None]:
+        """`_block_of(owner)` and each of its statements' place in it, once per block (`reaching` asks
+        for a module's block at every read of a name bound more than once in it)."""
+        found = self._blocks.get(id(owner))
+        if found is None:
+            block = _block_of(owner)
+            found = self._blocks[id(owner)] = (block, None if block is None else {id(stmt): i for i, stmt in enumerate(block)})
+        return found
 
     def _statement_in(self, node: cst.CSTNode, index: dict[int, int]) -> cst.CSTNode | None:
         """The ancestor of `node` (or itself) that is a statement of the block `index` numbers."""
