@@ -373,3 +373,18 @@ def step(x, n):
     left = [o for o in gc.garbage if isinstance(o, ast.AST)]
     gc.garbage.clear()
     assert left == []
+
+
+def test_a_run_leaves_its_heap_uncollected_at_exit(tmp_path, monkeypatch):
+    """CPython's last collection at exit would traverse the whole run's heap; a run freezes it at
+    exit instead, registered once however many runs a process makes."""
+    import atexit
+    import gc
+
+    registered = []
+    monkeypatch.setattr(atexit, "register", lambda f, *a, **k: registered.append(f))
+    monkeypatch.setattr(runner, "_EXIT_REGISTERED", False)
+    (tmp_path / "a.py").write_bytes(b"x = 1\n")
+    for _ in range(2):
+        runner.run([str(tmp_path)], Config(root=str(tmp_path)))
+    assert registered == [gc.freeze]
