@@ -150,19 +150,19 @@ def test_work_per_file_does_not_grow_with_the_number_of_classes_or_bindings(monk
     from rewriter.analysis import names as names_module
 
     one = textwrap.dedent('''
-        class Scaler{i}:
-            def __init__(self, k):
-                self.k = k
-
-            def set_k(self, k):
-                self.k = k
+        class Gain{i}:
+            def __init__(self, g, bias=0.0):
+                self.g, self.bias = g, bias
 
             @partial(jax.jit, static_argnums=0)
-            def __call__(self, x):
-                return x * self.k
+            def apply(self, x):
+                return x * self.g + self.bias
 
-        s{i} = Scaler{i}(2)
-        s{i}.k = 3
+            def retune(self, g):
+                self.g = g
+
+        amp{i} = Gain{i}(2.0)
+        amp{i}.bias = 1.0
 
         def helper(x):
             return x
