@@ -188,13 +188,8 @@ def _no_last_collection_at_exit() -> None:
     the process exits (`gc.freeze`, registered once with `atexit`), the heap is left to the exit; a
     process that goes on after a run (tests, an editor) collects as before. Nothing of ours needs a
     finalizer at exit: the cache is closed and every file written by then."""
-    global _EXIT_REGISTERED
-    if not _EXIT_REGISTERED:
-        atexit.register(gc.freeze)
-        _EXIT_REGISTERED = True
-
-
-_EXIT_REGISTERED = False
+    atexit.unregister(gc.freeze)  # once, however many runs the process makes
+    atexit.register(gc.freeze)
 
 
 @contextlib.contextmanager

@@ -275,13 +275,15 @@ def test_module_configuration_is_not_a_mutation_of_the_module_name():
 
 
 def test_ast_walks_meet_the_nodes_ast_walk_meets():
-    """ast_names' walks are ast.walk without its generator per node: `breadth_first_branches` in the same
-    order less the context and operator singletons, `walk` the same nodes in any order, `statements`
-    its statements in its order, `children` as ast.iter_child_nodes, `branches` as it less those singletons."""
+    """ast_names' walks are ast.walk without its generator per node: `walk` the same nodes in any order,
+    `statements` its statements in its order, `children` as ast.iter_child_nodes, `branches` as it less
+    the context and operator singletons; the summary's breadth-first walk (`_globals_and_loads`) meets
+    the reads in ast.walk's order and keeps each node's branches."""
     import ast
     from pathlib import Path
 
     from rewriter.analysis import ast_names
+    from rewriter.project.summary import _globals_and_loads
 
     mixed = ("def f(a, *, b, c=1):\n    global g\n    d = {**a, 'k': b}\n"
              "    match d:\n        case P(x, y=1, z=2):\n            pass\n")  # lists holding None or names
@@ -295,7 +297,13 @@ def test_ast_walks_meet_the_nodes_ast_walk_meets():
         tree = ast.parse(source)
         expected = list(ast.walk(tree))
         singletons = (ast.expr_context, ast.operator, ast.unaryop, ast.cmpop, ast.boolop)
-        assert list(ast_names.breadth_first_branches(tree)) == [n for n in expected if not isinstance(n, singletons)]
+        kids: dict = {}
+        _, loads = _globals_and_loads(tree, kids)
+        inner = {id(n.value) for n in expected if isinstance(n, ast.Attribute)}
+        assert loads == [n for n in expected if isinstance(n, (ast.Name, ast.Attribute)) and isinstance(n.ctx, ast.Load)
+                         and id(n) not in inner]
+        assert all(kids[id(n)] == ast_names.branches(n) for n in expected
+                   if not isinstance(n, (*singletons, ast.Name, ast.Constant)))
         assert sorted(map(id, ast_names.walk(tree))) == sorted(map(id, expected))
         assert list(ast_names.statements(tree)) == [n for n in expected if isinstance(n, ast.stmt)]
         assert all(ast_names.children(n) == list(ast.iter_child_nodes(n)) for n in expected)

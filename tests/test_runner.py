@@ -383,7 +383,7 @@ def test_a_run_leaves_its_heap_uncollected_at_exit(tmp_path, monkeypatch):
 
     registered = []
     monkeypatch.setattr(atexit, "register", lambda f, *a, **k: registered.append(f))
-    monkeypatch.setattr(runner, "_EXIT_REGISTERED", False)
+    monkeypatch.setattr(atexit, "unregister", lambda f: registered.remove(f) if f in registered else None)
     (tmp_path / "a.py").write_bytes(b"x = 1\n")
     for _ in range(2):
         runner.run([str(tmp_path)], Config(root=str(tmp_path)))

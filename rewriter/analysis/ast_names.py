@@ -96,18 +96,6 @@ def walk(node: ast.AST) -> Iterator[ast.AST]:
         stack.extend(children(current))
 
 
-def breadth_first_branches(node: ast.AST) -> Iterator[ast.AST]:
-    """Every node below `node` and itself in `ast.walk`'s order (breadth first), without the context
-    and operator singletons (see `branches`)."""
-    queue = [node]
-    i = 0
-    while i < len(queue):
-        current = queue[i]
-        i += 1
-        queue.extend(branches(current))
-        yield current
-
-
 # The fields that hold statements, except handlers or match cases (lists of them, where they are lists).
 _BLOCK_FIELDS = frozenset({"body", "orelse", "finalbody", "handlers", "cases"})
 _BLOCK_FIELDS_OF: dict[type, tuple[str, ...]] = {}

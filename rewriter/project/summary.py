@@ -747,9 +747,9 @@ def static_from_spec(spec: dict | None, positional: list, params: list) -> list 
 
 def _globals_and_loads(tree: ast.Module, kids: dict) -> tuple[set[str], list]:
     """Names some function declares `global`, and every Name/Attribute read (outermost of a chain), in
-    `ast.walk`'s order (breadth first: `ast_names.breadth_first_branches`, written out here without a
-    generator, and without asking a name or a constant for its children: they have none). Each node's
-    branches go into `kids`: the one walk that meets every node computes them for the others."""
+    `ast.walk`'s order (breadth first, over `ast_names.branches`: no generator per node, and no
+    children asked of a name or a constant: they have none). Each node's branches go into `kids`: the
+    one walk that meets every node computes them for the others."""
     declared: set[str] = set()
     loads: list = []
     inner: set[int] = set()
