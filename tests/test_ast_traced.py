@@ -130,6 +130,13 @@ GATE_CASES = [
     ("PML201", JIT + "def h(a):\n    yield a\n@jax.jit\ndef f(x):\n    if h(1):\n        return x\n    return x\n", True),  # a generator
     ("PML201", JIT + "import numpy as np\n@jax.jit\ndef f(x):\n    if np.ones(3).sum() > 0:\n        return x\n    return x\n", False),
     ("PML201", JIT + "@jax.jit\ndef f(x):\n    y = x * 2\n    z = y\n    return z if z > 0 else -z\n", True),
+    # a name the module binds by assignment is a local to the scope analysis, not followed as an alias:
+    # jax's own `zip, unsafe_zip = safe_zip, zip` is no jax operation; `jax` bound so and spelled as one is
+    ("PML202", JIT + "from helpers import safe_zip\nzip, unsafe_zip = safe_zip, zip\n"
+               "@jax.jit\ndef f(x, y):\n    for a, b in zip(x.shape, y.shape):\n        x = x + a\n    return x\n", False),
+    ("PML202", JIT + "zeros = jnp.zeros\n@jax.jit\ndef f(x):\n    for a in zeros(3):\n        x = x + a\n    return x\n", False),
+    ("PML201", "import importlib\nfrom jax import jit\njax = importlib.import_module('jax')\n"
+               "@jit\ndef f(x):\n    if jax.numpy.ones(3).sum() > 0:\n        return x\n    return -x\n", True),
     ("PML201", JIT + "@jax.jit\ndef f(x):\n    def g():\n        if x > 0:\n            return 1\n        return 0\n    return g()\n", True),
     ("PML201", JIT + "def f(x):\n    if x > 0:\n        return x\n    return -x\n", False),  # not traced
     ("PML202", JIT + "@jax.jit\ndef f(x, n):\n    for i in range(n):\n        x = x + 1\n    return x\n", True),

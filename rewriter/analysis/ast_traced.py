@@ -96,14 +96,18 @@ class Module:
 
     def staged(self, func: ast.AST) -> bool:
         """`func` may denote a jax operation (a tracer under jit whatever its arguments), or the name
-        cannot be told apart from one (an alias bound in the module, a `*` import)."""
+        cannot be told apart from one (a `*` import)."""
         text = dotted(func)
         if text is None:
             return False
         head, _, rest = text.partition(".")
         if head in self.imported:  # traced._staged: every name it may denote is under jax.numpy, jax.lax, ...
             return any(canonical(full + "." + rest if rest else full).startswith(JAX_STAGED) for full in self.imported[head])
-        return head in self.bound and head not in self.only_classes or bool(self.stars)
+        # A name the module binds otherwise (`zip, unsafe_zip = safe_zip, zip`, `jnp = jax.numpy`) is a
+        # local to the scope analysis: its qualified name is its own spelling (scopes.Assignment), an
+        # alias is not followed, so it is staged only when spelled as a jax operation.
+        return bool(self.stars) or head in self.bound and head not in self.only_classes \
+            and canonical(text).startswith(JAX_STAGED)
 
     def _import(self, stmt: ast.Import | ast.ImportFrom) -> None:
         if isinstance(stmt, ast.Import):
