@@ -193,6 +193,20 @@ def _no_last_collection_at_exit() -> None:
 
 
 @contextlib.contextmanager
+def _kept_to_the_end():
+    """What is alive on entry (the project index, every file's survey) is out of the collector's reach
+    until the end (`gc.freeze`). The surveys come back from the workers while young collections run,
+    so they sit in the young generations; the next middle-generation collection traversed them all
+    for nothing (0.19 CPU s in the parent, whole benchmark corpus, during the propagation). Frozen
+    objects are still freed when their last reference goes; the heap is unfrozen after."""
+    gc.freeze()
+    try:
+        yield
+    finally:
+        gc.unfreeze()
+
+
+@contextlib.contextmanager
 def _one_file():
     """No garbage collection while one file is analysed, and one young collection after it.
 
@@ -501,9 +515,10 @@ def run(
     _no_last_collection_at_exit()
     with _fewer_collections():
         index, first_pass = surveyed_index(config, found.files, cache, jobs) if found.files else (None, {})
-        # Without --in-place the file on disk stays the original: report positions in it.
-        settings = settings_for(config, original_positions=not write, index=index, rewrite=write or rewrite)
-        results = process_files(found.files, settings, jobs=jobs, progress=progress, cache=cache, first_pass=first_pass)
+        with _kept_to_the_end():  # the index and the surveys
+            # Without --in-place the file on disk stays the original: report positions in it.
+            settings = settings_for(config, original_positions=not write, index=index, rewrite=write or rewrite)
+            results = process_files(found.files, settings, jobs=jobs, progress=progress, cache=cache, first_pass=first_pass)
     if write:
         for result in results:
             write_result(result)

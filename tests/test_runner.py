@@ -388,3 +388,22 @@ def test_a_run_leaves_its_heap_uncollected_at_exit(tmp_path, monkeypatch):
     for _ in range(2):
         runner.run([str(tmp_path)], Config(root=str(tmp_path)))
     assert registered == [gc.freeze]
+
+
+def test_the_index_is_out_of_the_collectors_reach_while_files_are_processed(tmp_path, monkeypatch):
+    """The surveys and the index come back from the workers into the young generations; frozen while
+    the files are processed, no collection traverses them, and the heap is unfrozen after the run."""
+    import gc
+
+    (tmp_path / "a.py").write_bytes(b"import jax\n\n@jax.jit\ndef f(x):\n    if x > 0:\n        return x\n    return -x\n")
+    frozen = []
+    process_files = runner.process_files
+
+    def watched(*args, **kwargs):
+        frozen.append(gc.get_freeze_count())
+        return process_files(*args, **kwargs)
+
+    monkeypatch.setattr(runner, "process_files", watched)
+    report = runner.run([str(tmp_path)], Config(root=str(tmp_path)))
+    assert [f.code for r in report.results for f in r.findings] == ["PML201"]
+    assert frozen[0] > 0 and gc.get_freeze_count() == 0
