@@ -202,6 +202,16 @@ def test_summaries_are_cached_by_content(tmp_path: Path, monkeypatch: pytest.Mon
     assert second.facts_for(files[0]) == first.facts_for(files[0])
 
 
+def test_a_build_without_a_cache_stores_nothing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    """Without a cache (`--no-cache`) a summary is neither keyed nor written out as JSON."""
+    root = _project(tmp_path / "p", {"physics.py": PHYSICS, "train.py": TRAIN})
+    files = [str(root / "physics.py"), str(root / "train.py")]
+    monkeypatch.setattr(index_module, "_summary_key", lambda *a: pytest.fail("keyed"))
+    monkeypatch.setattr(index_module.json, "dumps", lambda *a, **k: pytest.fail("stored"))
+    index = ProjectIndex.build(str(root), files)
+    assert index.facts_for(files[0]).traces  # limiter is traced from train.step
+
+
 def test_a_build_served_by_the_cache_reads_a_summary_only_when_asked(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
     """A warm run needs its files' facts, cached too, not their summaries: they are read from their
     records the first time a field is asked for, and are then what was summarised."""
