@@ -34,15 +34,27 @@ class ProcessingError(Exception):
 def wanted_codemods(source: bytes, codemods: Iterable[type[Codemod]]) -> list[type[Codemod]]:
     """The cheap pre-filter: codemods whose trigger words all appear somewhere in the raw bytes (each
     word searched for once: rules share many)."""
-    present: dict[bytes, bool] = {}
+    words = TriggerWords(source)
+    return [cm for cm in codemods if words.wanted(cm)]
 
-    def has(word: bytes) -> bool:
-        found = present.get(word)
+
+class TriggerWords:
+    """Which rules' trigger words one file's bytes hold, each word searched for once and only when
+    asked: a word the file lacks costs a search of all of it (rewriter/survey.py asks only of the rules
+    the ast pre-filter lets through)."""
+
+    def __init__(self, source: bytes) -> None:
+        self.source = source
+        self.present: dict[bytes, bool] = {}
+
+    def has(self, word: bytes) -> bool:
+        found = self.present.get(word)
         if found is None:
-            found = present[word] = word in source
+            found = self.present[word] = word in self.source
         return found
 
-    return [cm for cm in codemods if any(all(map(has, group)) for group in _trigger_bytes(cm))]
+    def wanted(self, codemod: type[Codemod]) -> bool:
+        return any(all(map(self.has, group)) for group in _trigger_bytes(codemod))
 
 
 _TRIGGER_BYTES: dict[type, tuple[tuple[bytes, ...], ...]] = {}

@@ -18,7 +18,7 @@ from typing import Sequence
 from .analysis.facts import FileFacts
 from .analysis.positions import statement_outline
 from .codemod import Codemod
-from .engine import wanted_codemods
+from .engine import TriggerWords
 from .notebooks import is_notebook
 from .prefilter import has_gate, parse, syntax_of
 from .project.index import summarize_file
@@ -61,13 +61,17 @@ def survey(job: tuple[str, bytes, Sequence[type[Codemod]] | None]) -> Survey:
     summary = summarize_file(path, source, tree, kids)
     if codemods is None or tree is None:
         return Survey(summary)
-    wanted = wanted_codemods(source, codemods)
-    if not any(map(has_gate, wanted)):
+    words = TriggerWords(source)
+    if not any(words.wanted(c) for c in codemods if has_gate(c)):
         # As filter_codemods: nothing to judge, so no walk (a file given factories is judged again).
+        wanted = [c for c in codemods if words.wanted(c)]
         return Survey(summary, tuple(c.CODE for c in wanted), outline=statement_outline(tree.body) if wanted else None)
     syntax = syntax_of(source, None, tree, kids=kids)
-    passed = tuple(c.CODE for c in wanted if c.ast_gate(syntax))
-    by_factories = [c for c in codemods if "factories" in c.PROJECT_FACTS and c not in wanted]
-    factory_pass = tuple(c.CODE for c in by_factories if c.ast_gate(syntax))
+    # The rules whose words and pre-filter the file passes: the words asked last, of the few the
+    # pre-filter lets through (the walk is paid already; most of a file's words are absent, and each
+    # absent word is a search of the whole file).
+    passed = tuple(c.CODE for c in codemods if c.ast_gate(syntax) and words.wanted(c))
+    factory_pass = tuple(c.CODE for c in codemods if "factories" in c.PROJECT_FACTS and c.ast_gate(syntax)
+                         and not words.wanted(c))
     return Survey(summary, passed, factory_pass, syntax.factory_sensitive,
                   statement_outline(tree.body) if passed or factory_pass else None)

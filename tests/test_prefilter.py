@@ -99,3 +99,21 @@ def test_the_pre_filter_walks_the_branches_the_summary_read():
     alone = prefilter.syntax_of(source)
     assert shared.candidates == alone.candidates and shared.candidates
     assert shared.identifiers == alone.identifiers
+
+
+def test_the_survey_searches_the_words_of_the_rules_its_pre_filter_lets_through(monkeypatch):
+    """A word a file lacks costs a search of the whole file: once one rule's words show (so the file
+    is walked), the survey asks for words only of the rules the ast pre-filter lets through; what it
+    lets through is what the words and the pre-filter say together."""
+    from rewriter import engine, survey
+
+    source = b"import jax\n\n@jax.jit\ndef f(x):\n    if x > 0:\n        return x\n    return -x\n"
+    codemods = list(all_codemods())
+    searched = []
+    has = engine.TriggerWords.has
+    monkeypatch.setattr(engine.TriggerWords, "has", lambda self, word: searched.append(word) or has(self, word))
+    found = survey.survey(("m.py", source, codemods))
+    every = {w for c in codemods for group in engine._trigger_bytes(c) for w in group}
+    assert len(set(searched)) < len(every) / 2
+    wanted = engine.wanted_codemods(source, codemods)
+    assert found.first_pass == tuple(c.CODE for c in filter_codemods(source, wanted)) and "PML201" in found.first_pass
