@@ -113,3 +113,25 @@ def test_a_cell_that_times_out_is_the_runs_failure_named_by_cell(tmp_path, monke
     path = _notebook(tmp_path / "nb.ipynb", "import time\ntime.sleep(60)")
     assert notebook_runner.main(str(path)) == 1
     assert f"{path}: cell 3 raised CellTimeoutError: " in capsys.readouterr().err
+
+
+def test_the_kernel_exits_on_its_own_and_leaves_nothing_behind(tmp_path, monkeypatch):
+    """The kernel is asked to exit, not killed: its exit handlers run (tensorflow's autograph deletes
+    the modules it wrote to the temporary directory there, 157 files for the demo notebook), and the
+    folder of its sockets goes with it."""
+    import shutil
+    import tempfile
+
+    from rewriter.verify import notebook_runner
+
+    (tmp_path / f"{notebook_runner.RUNTIME}.py").write_text("def instrument_notebook(shell, path): pass\ndef flush(): pass\n")
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join(filter(None, [str(tmp_path), os.environ.get("PYTHONPATH")])))
+    scratch = Path(tempfile.mkdtemp())  # the system's: a socket's path has a length limit
+    monkeypatch.setattr(tempfile, "tempdir", str(scratch))
+    marker = tmp_path / "exited"
+    path = _notebook(tmp_path / "nb.ipynb", f"import atexit, pathlib\natexit.register(pathlib.Path({str(marker)!r}).touch)")
+    try:
+        assert notebook_runner.main(str(path)) == 0
+        assert marker.exists() and list(scratch.iterdir()) == []
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)

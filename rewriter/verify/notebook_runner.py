@@ -19,6 +19,7 @@ TIMEOUT = float(os.environ.get("PHIML_REWRITE_CELL_TIMEOUT", "900"))
 
 
 def main(path: str) -> int:
+    import shutil
     import tempfile
 
     import nbformat
@@ -38,7 +39,8 @@ def main(path: str) -> int:
     notebook.cells = [setup, *[cell for _, cell in code_cells], finish]
     # IPC sockets: the kernel is local, and over TCP it warns about the unencrypted transport. An
     # asynchronous manager, as nbclient makes its own: with a blocking one its cell timeout never fires.
-    manager = AsyncKernelManager(kernel_name="python3", transport="ipc", ip=os.path.join(tempfile.mkdtemp(), "kernel"))
+    sockets = tempfile.mkdtemp()  # (a short path: a socket's path has a length limit)
+    manager = AsyncKernelManager(kernel_name="python3", transport="ipc", ip=os.path.join(sockets, "kernel"))
     client = NotebookClient(notebook, km=manager, timeout=TIMEOUT, allow_errors=False,
                             resources={"metadata": {"path": os.path.dirname(absolute)}})
     current = 0
@@ -64,7 +66,11 @@ def main(path: str) -> int:
                 return 1
     finally:
         if manager.has_kernel:  # a kernel manager given to nbclient is ours to shut down
-            run_sync(manager.shutdown_kernel)(now=True)
+            # Asked to exit, not killed: the kernel's exit handlers run (tensorflow's autograph removes the
+            # modules it wrote to the temporary directory, 157 files for the demo notebook); one that does
+            # not exit within jupyter_client's wait is killed all the same.
+            run_sync(manager.shutdown_kernel)(now=False)
+        shutil.rmtree(sockets, ignore_errors=True)
     return 0
 
 
