@@ -67,11 +67,17 @@ def survey(job: tuple[str, bytes, Sequence[type[Codemod]] | None]) -> Survey:
         wanted = [c for c in codemods if words.wanted(c)]
         return Survey(summary, tuple(c.CODE for c in wanted), outline=statement_outline(tree.body) if wanted else None)
     syntax = syntax_of(source, None, tree, kids=kids)
-    # The rules whose words and pre-filter the file passes: the words asked last, of the few the
-    # pre-filter lets through (the walk is paid already; most of a file's words are absent, and each
-    # absent word is a search of the whole file).
-    passed = tuple(c.CODE for c in codemods if c.ast_gate(syntax) and words.wanted(c))
-    factory_pass = tuple(c.CODE for c in codemods if "factories" in c.PROJECT_FACTS and c.ast_gate(syntax)
-                         and not words.wanted(c))
-    return Survey(summary, passed, factory_pass, syntax.factory_sensitive,
+    # Each rule's pre-filter first, its words only if that lets it through (the walk is paid already;
+    # most of a file's words are absent, and each absent word is a search of the whole file): with
+    # them, the rule passes; without, one that facts of factories elsewhere could enable waits for them.
+    passed: list[str] = []
+    factory_pass: list[str] = []
+    for c in codemods:
+        if not c.ast_gate(syntax):
+            continue
+        if words.wanted(c):
+            passed.append(c.CODE)
+        elif "factories" in c.PROJECT_FACTS:
+            factory_pass.append(c.CODE)
+    return Survey(summary, tuple(passed), tuple(factory_pass), syntax.factory_sensitive,
                   statement_outline(tree.body) if passed or factory_pass else None)

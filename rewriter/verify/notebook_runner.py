@@ -65,12 +65,14 @@ def main(path: str) -> int:
                         pass
                 return 1
     finally:
-        if manager.has_kernel:  # a kernel manager given to nbclient is ours to shut down
-            # Asked to exit, not killed: the kernel's exit handlers run (tensorflow's autograph removes the
-            # modules it wrote to the temporary directory, 157 files for the demo notebook); one that does
-            # not exit within jupyter_client's wait is killed all the same.
-            run_sync(manager.shutdown_kernel)(now=False)
-        shutil.rmtree(sockets, ignore_errors=True)
+        try:
+            if manager.has_kernel:  # a kernel manager given to nbclient is ours to shut down
+                # Asked to exit, not killed: the kernel's exit handlers run (tensorflow's autograph removes
+                # the modules it wrote to the temporary directory, 157 files for the demo notebook); one
+                # that does not exit within jupyter_client's wait is killed all the same.
+                run_sync(manager.shutdown_kernel)(now=False)
+        finally:
+            shutil.rmtree(sockets, ignore_errors=True)
     return 0
 
 
