@@ -70,6 +70,15 @@ def _trigger_bytes(codemod: type[Codemod]) -> tuple[tuple[bytes, ...], ...]:
         return found
 
 
+def warm(codemods: Iterable[type[Codemod]]) -> None:
+    """Build the tables a file's processing builds on first use (cst_tree.warm: every node class's
+    child readers, and the hooks of the syntax index and of `codemods`), before worker processes are
+    forked to process files: each inherits them instead of building its own."""
+    from .analysis.syntax import SyntaxIndex
+
+    cst_tree.warm([SyntaxIndex, *codemods])
+
+
 def parse(source: bytes) -> cst.Module:
     """libcst's parse, with CPython's own words for why a file cannot be read."""
     return parse_with_note(source)[0]

@@ -142,6 +142,9 @@ def process_files(
             # Largest first, small chunks: one big module started last would otherwise be the tail.
             todo.sort(key=lambda item: -len(item[1][1]))
             chunk = max(1, min(16, len(todo) // (workers * 16)))
+            from .engine import warm
+
+            warm({c: None for _, (_, _, settings) in todo for c in settings.codemods})  # (before the fork)
             try:
                 with _pool(workers) as pool:
                     for (i, _), result in zip(todo, pool.map(_process_in_worker, [job for _, job in todo], chunksize=chunk)):

@@ -204,3 +204,54 @@ def test_parse_module_builds_libcsts_tree_and_keeps_validation_for_later_nodes()
     assert compared > 100
     with pytest.raises(cst.CSTValidationError):
         cst.SimpleWhitespace("not whitespace")
+
+
+def _node_classes() -> set[type]:
+    found: set[type] = set()
+    stack = [cst.CSTNode]
+    while stack:
+        for sub in stack.pop().__subclasses__():
+            if sub not in found:
+                found.add(sub)
+                stack.append(sub)
+    return found
+
+
+def test_a_node_class_visiting_method_is_read_as_inspect_reads_it():
+    """The fields libcst visits are read from `_visit_and_replace_children`'s own lines, without the
+    tokenizer inspect.getsource uses: the same syntax for every node class libcst defines."""
+    import ast
+    import inspect
+    import textwrap
+
+    read = 0
+    for cls in _node_classes():
+        method = cls._visit_and_replace_children
+        try:
+            expected = ast.dump(ast.parse(textwrap.dedent(inspect.getsource(method))))
+        except (OSError, TypeError):
+            continue
+        assert ast.dump(cst_tree._method_tree(method)) == expected, cls
+        read += 1
+    assert read > 150
+
+
+def test_warm_builds_what_a_walk_would(monkeypatch):
+    """What the runner builds before it forks the workers that process files: a reader of every class a
+    parse builds (the same a walk builds on first use), and the visitors' hooks."""
+    for table in ("_CHILDREN", "_BRANCHES", "_METHOD_NAMES"):
+        monkeypatch.setattr(cst_tree, table, {})
+    cst_tree.warm([_Other])
+    met = set()
+    stack: list[cst.CSTNode] = [cst.parse_module(SYNTAX), *(m for _, m in _modules())]
+    while stack:  # libcst's own children: no reader is built on the way
+        node = stack.pop()
+        met.add(type(node))
+        stack.extend(node.children)
+    assert met - cst_tree._CHILDREN.keys() == set() and met - cst_tree._BRANCHES.keys() == set()
+    assert len(met) > 100
+    assert ("leave", "Module", "leave_Module") in cst_tree._METHOD_NAMES[_Other]
+    built = dict(cst_tree._CHILDREN)
+    module = cst.parse_module(SYNTAX)
+    assert all(cst_tree.children(node) == list(node.children) for node in cst_tree.walk(module))
+    assert cst_tree._CHILDREN == built  # nothing left to build

@@ -167,12 +167,16 @@ def test_process_pool_gives_the_same_results_as_in_process(tmp_path, monkeypatch
             pools.append(kwargs.get("max_workers"))
             super().__init__(*args, **kwargs)
 
+    from rewriter import engine
+
+    warm = engine.warm
+    monkeypatch.setattr(engine, "warm", lambda codemods: (pools.append("warmed"), warm(codemods)))
     monkeypatch.setattr(runner, "POOL_MIN_FILES", 2)
     monkeypatch.setattr(concurrent.futures, "ProcessPoolExecutor", SpyPool)
     serial = runner.process_files(paths, settings_for, jobs=1)
     assert pools == []
     parallel = runner.process_files(paths, settings_for, jobs=3)
-    assert pools == [3]
+    assert pools == ["warmed", 3]  # the tables are built once, before the workers are forked
     assert _comparable(parallel) == _comparable(serial)
     assert [r.path for r in parallel] == paths
 
