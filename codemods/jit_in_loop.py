@@ -498,7 +498,7 @@ class JitInLoop(Codemod):
                 if node is None or enclosing_function(names, node) is not home:
                     return None, f"`{f.node.value}` is also bound in another function (`nonlocal`/`global`)"
                 statement = enclosing_statement(names, node)
-                if names.parent(statement) is not names.parent(anchor) or names.start(node) > names.start(anchor):
+                if names.parent(statement) is not names.parent(anchor) or names.starts_after(node, anchor):
                     return None, f"`{f.node.value}` is not bound unconditionally before the loop"
         return _Plan(anchor, "out of the loop"), ""
 

@@ -64,8 +64,8 @@ def survey(job: tuple[str, bytes, Sequence[type[Codemod]] | None]) -> Survey:
     words = TriggerWords(source)
     if not any(words.wanted(c) for c in codemods if has_gate(c)):
         # As filter_codemods: nothing to judge, so no walk (a file given factories is judged again).
-        wanted = [c for c in codemods if words.wanted(c)]
-        return Survey(summary, tuple(c.CODE for c in wanted), outline=statement_outline(tree.body) if wanted else None)
+        wanted = tuple(c.CODE for c in codemods if words.wanted(c))
+        return Survey(summary, wanted, outline=_outline(tree, wanted))
     syntax = syntax_of(source, None, tree, kids=kids)
     # Each rule's pre-filter first, its words only if that lets it through (the walk is paid already;
     # most of a file's words are absent, and each absent word is a search of the whole file): with
@@ -79,5 +79,9 @@ def survey(job: tuple[str, bytes, Sequence[type[Codemod]] | None]) -> Survey:
             passed.append(c.CODE)
         elif "factories" in c.PROJECT_FACTS:
             factory_pass.append(c.CODE)
-    return Survey(summary, tuple(passed), tuple(factory_pass), syntax.factory_sensitive,
-                  statement_outline(tree.body) if passed or factory_pass else None)
+    return Survey(summary, tuple(passed), tuple(factory_pass), syntax.factory_sensitive, _outline(tree, passed or factory_pass))
+
+
+def _outline(tree, rules) -> tuple | None:
+    """Where the statements start, for a file some rule may fire in (`Survey.outline`)."""
+    return statement_outline(tree.body) if rules else None

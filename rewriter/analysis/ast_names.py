@@ -87,15 +87,6 @@ def own_nodes(fn: ast.AST) -> Iterator[ast.AST]:
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
 
 
-def walk(node: ast.AST) -> Iterator[ast.AST]:
-    """Every node below `node` and itself, in no particular order (`ast.walk` without its order)."""
-    stack = [node]
-    while stack:
-        current = stack.pop()
-        yield current
-        stack.extend(children(current))
-
-
 # The fields that hold statements, except handlers or match cases (lists of them, where they are lists).
 _BLOCK_FIELDS = frozenset({"body", "orelse", "finalbody", "handlers", "cases"})
 _BLOCK_FIELDS_OF: dict[type, tuple[str, ...]] = {}

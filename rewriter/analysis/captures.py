@@ -96,7 +96,7 @@ def captures(resolver: NameResolver, fn: cst.Lambda | cst.FunctionDef, *, rebind
         if any(is_inside(resolver, free.node, d) for d in outer_defaults):
             return Captures((), f"a default value or annotation reads the local `{name}` (evaluated once at module level)")
         rebound = [a for a in free.assignments if late_binding and getattr(a, "node", None) is not None
-                   and resolver.start(a.node) > resolver.start(late) and not is_inside(resolver, a.node, fn)]
+                   and resolver.starts_after(a.node, late) and not is_inside(resolver, a.node, fn)]
         if rebound:
             return Captures((), f"`{name}` is assigned again after it is captured: a closure reads the new value",
                             related=((rebound[0].node, f"`{name}` is assigned again here"),))

@@ -108,12 +108,14 @@ class NameResolver:
                             out.append(mod)
         return out
 
-    def start(self, node: cst.CSTNode) -> tuple[int, int]:
-        """A key that orders nodes by where they start (document pre-order); cheap when tracked."""
-        if self.tracked_order is not None and id(node) in self.tracked_order:
-            return (self.tracked_order[id(node)], 0)
-        pos = self.positions[node].start
-        return pos.line, pos.column
+    def starts_after(self, node: cst.CSTNode, other: cst.CSTNode) -> bool:
+        """Whether `node` starts after `other` (document pre-order): by the shared traversal's order when
+        it has met both (cheap), else by both positions (an order and a position do not compare)."""
+        order = self.tracked_order
+        if order is not None and id(node) in order and id(other) in order:
+            return order[id(node)] > order[id(other)]
+        a, b = self.positions[node].start, self.positions[other].start
+        return (a.line, a.column) > (b.line, b.column)
 
     def parent(self, node: cst.CSTNode) -> cst.CSTNode | None:
         if self.tracked(node):
