@@ -144,7 +144,7 @@ def process_files(
             chunk = max(1, min(16, len(todo) // (workers * 16)))
             from .engine import warm
 
-            warm({c: None for _, (_, _, settings) in todo for c in settings.codemods})  # (before the fork)
+            warm(dict.fromkeys(c for _, (_, _, settings) in todo for c in settings.codemods))  # (before the fork)
             try:
                 with _pool(workers) as pool:
                     for (i, _), result in zip(todo, pool.map(_process_in_worker, [job for _, job in todo], chunksize=chunk)):

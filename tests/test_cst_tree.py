@@ -255,3 +255,16 @@ def test_warm_builds_what_a_walk_would(monkeypatch):
     module = cst.parse_module(SYNTAX)
     assert all(cst_tree.children(node) == list(node.children) for node in cst_tree.walk(module))
     assert cst_tree._CHILDREN == built  # nothing left to build
+
+
+def test_warm_leaves_an_unsupported_visitor_to_the_walk():
+    """A visitor with an attribute hook fails each file it is asked to visit (that file's error), not the
+    whole run: building the tables before the workers are forked does not raise for it."""
+
+    class AttributeHook(cst.BatchableCSTVisitor):
+        def visit_Name_value(self, node) -> None:
+            pass
+
+    cst_tree.warm([AttributeHook])
+    with pytest.raises(NotImplementedError):
+        cst_tree.visit_batched(cst.parse_module("x = 1\n"), [AttributeHook()])
