@@ -142,9 +142,12 @@ def process_files(
             # Largest first, small chunks: one big module started last would otherwise be the tail.
             todo.sort(key=lambda item: -len(item[1][1]))
             chunk = max(1, min(16, len(todo) // (workers * 16)))
-            from .engine import warm
+            import multiprocessing
 
-            warm(dict.fromkeys(c for _, (_, _, settings) in todo for c in settings.codemods))  # (before the fork)
+            if multiprocessing.get_start_method() == "fork":  # (spawned workers would build their own)
+                from .engine import warm
+
+                warm(dict.fromkeys(c for _, (_, _, settings) in todo for c in settings.codemods))
             try:
                 with _pool(workers) as pool:
                     for (i, _), result in zip(todo, pool.map(_process_in_worker, [job for _, job in todo], chunksize=chunk)):
