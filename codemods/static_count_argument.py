@@ -8,7 +8,7 @@ from rewriter.analysis.apis import Kind
 from rewriter.analysis.callsites import ParamRole, Role
 from rewriter.analysis.jit import JitContext
 from rewriter.analysis.names import last_name
-from rewriter.analysis.static_names import JAX_SHAPES
+from rewriter.analysis.static_names import JAX_SHAPES, is_size_argument
 from rewriter.analysis.traced import FunctionFlow, all_params
 from rewriter.analysis.transforms import match_transform
 from rewriter.codemod import Codemod, Example, Replace, Unchanged, dedented
@@ -186,8 +186,18 @@ class StaticCountArgument(Codemod):
                 how = "a shape"
             else:
                 continue
+            keywords = frozenset(a.keyword.value for a in node.args if a.keyword is not None)
+            position: int | None = 0  # among the positional arguments; None from a `*`/`**` argument on
             for arg in node.args:
-                if arg.keyword is not None and arg.keyword.value in ("dtype", "device"):
+                keyword = arg.keyword.value if arg.keyword is not None else None
+                if arg.star:
+                    position = None
+                at = position if keyword is None else None
+                if position is not None and keyword is None:
+                    position += 1
+                if how == "a shape" and not is_size_argument(last_name(node.func), at, keyword, keywords):
+                    continue  # data (`jnp.full(shape, fill_value)`'s value): jit traces it
+                if how != "a shape" and keyword in ("dtype", "device"):
                     continue
                 value = traced.value_anywhere(arg.value)
                 for name in config_sources(value):

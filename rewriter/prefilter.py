@@ -562,7 +562,7 @@ class _Finder(ast.NodeVisitor):
         """PML204's question: may a condition, a trip count or (`shapes`) a jax shape call's argument
         derive from a root's parameter that may be configuration (traced.TracedAnalysis.is_config)?"""
         with self._configuration_flows() as flows:
-            return any(f.traced_test() for f in flows) or shapes and any(f.traced_argument(_JAX_SHAPES, _NOT_SIZES) for f in flows)
+            return any(f.traced_test() for f in flows) or shapes and any(f.traced_shape_argument() for f in flows)
 
     @contextlib.contextmanager
     def _configuration_flows(self) -> Iterator[list[ast_traced.Function]]:
@@ -789,7 +789,6 @@ _NETWORKS = frozenset({"mlp", "u_net", "conv_net", "res_net", "conv_classifier",
 _NETWORK_CALLS = frozenset({"native_call", "update_weights"})
 _GRADIENTS = frozenset({"gradient", "jacobian", "hessian"})
 _JAX_SHAPES = frozenset(q.rsplit(".", 1)[1] for q in JAX_SHAPES)
-_NOT_SIZES = frozenset({"dtype", "device"})  # keywords of a shape call that are no size
 # The decorators whose nested defs PML101 lifts (custom_derivative._DERIVATIVES): bare, not called.
 _DERIVATIVES = frozenset({"jax.custom_vjp", "jax.custom_jvp"})
 

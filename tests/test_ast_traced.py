@@ -12,7 +12,7 @@ import pytest
 
 from codemods._control_flow import own_nodes
 from rewriter.analysis import ModuleAnalysis
-from rewriter.analysis.static_names import JAX_SHAPES
+from rewriter.analysis.static_names import JAX_SHAPES, is_size_argument
 from rewriter.engine import process_source
 from rewriter.prefilter import filter_codemods, syntax_of
 from rewriter.registry import by_code
@@ -97,13 +97,28 @@ def test_every_configuration_value_is_a_maybe(path: Path):
                 test = node.iter if isinstance(node, cst.For) else node.test
                 values.append((test, flow.value_of(test)))
             elif isinstance(node, cst.Call) and names.qualified_names(node.func) & JAX_SHAPES:
-                values += [(a.value, traced.value_anywhere(a.value)) for a in node.args]
+                values += [(a.value, traced.value_anywhere(a.value)) for a in _size_arguments(node)]
             for expr, value in values:
                 if value is None or not value.traced or not value.sources or not all(map(traced.is_config, value.sources)):
                     continue
                 maybe = maybe if maybe is not None else _configuration_maybe_by_line(source)
                 line = names.positions[expr].start.line
                 assert any(maybe.get(line, ())), f"{path.name}:{line}: `{module.code_for_node(expr)}` is configuration"
+
+
+def _size_arguments(call: cst.Call) -> list[cst.Arg]:
+    """The arguments of a jax shape call that PML204 reads as sizes (static_names.is_size_argument)."""
+    function = call.func.attr.value if isinstance(call.func, cst.Attribute) else getattr(call.func, "value", "")
+    keywords = frozenset(a.keyword.value for a in call.args if a.keyword is not None)
+    out, position = [], 0
+    for arg in call.args:
+        keyword = arg.keyword.value if arg.keyword is not None else None
+        position = None if arg.star or position is None else position
+        if is_size_argument(function, position if keyword is None else None, keyword, keywords):
+            out.append(arg)
+        if position is not None and keyword is None:
+            position += 1
+    return out
 
 
 def _passes(code: str, source: str) -> bool:
@@ -175,6 +190,14 @@ GATE_CASES = [
     ("PML204", JIT + "@jax.jit\ndef f(x, n):\n    return x + jnp.zeros(n)\n", False),  # no call: n is no configuration
     ("PML204", JIT + "@jax.jit\ndef f(x, n=3):\n    return x + jnp.zeros(n)\n", True),
     ("PML204", JIT + "@jax.jit\ndef f(x):\n    return x + jnp.zeros(3, dtype=x.dtype)\nf(1.)\n", False),
+    # a shape call's data is no size: `fill_value`, `linspace`'s ends, `repeat`'s counts with their total
+    ("PML204", JIT + "@jax.jit\ndef f(x, fill=0.0):\n    return x + jnp.full((3,), fill)\nf(1., 2.)\n", False),
+    ("PML204", JIT + "@jax.jit\ndef f(x, n=3):\n    return x + jnp.full((n,), 0.0)\n", True),
+    ("PML204", JIT + "@jax.jit\ndef f(x, stop=1.0):\n    return x + jnp.linspace(0.0, stop, 5)\n", False),
+    ("PML204", JIT + "@jax.jit\ndef f(x, num=5):\n    return x + jnp.linspace(0.0, 1.0, num)\n", True),
+    ("PML204", JIT + "@jax.jit\ndef f(x, r=2):\n    return jnp.repeat(x, r, total_repeat_length=4)\n", False),
+    ("PML204", JIT + "@jax.jit\ndef f(x, r=2):\n    return jnp.repeat(x, r)\n", True),
+    ("PML204", JIT + "@jax.jit\ndef f(x, s=(2, 2)):\n    return jnp.reshape(x, *s)\n", True),
     ("PML204", JIT + "@jax.jit\ndef f(x, n: int):\n    if n > 2:\n        return x\n    return -x\n", True),
     ("PML204", JIT + "@jax.jit\ndef f(x, n: 'Literal[2, 3]'):\n    if n > 2:\n        return x\n    return -x\n", False),
     ("PML204", JIT + "def h(x, n):\n    return jnp.zeros(n)\n@jax.jit\ndef f(x, n=2):\n    return h(x, n)\n", True),

@@ -34,6 +34,35 @@ STATIC_FUNCTION_NAMES = frozenset(
 # jax functions whose arguments are sizes or shapes: a parameter passed to one must be static (PML204).
 JAX_SHAPES = frozenset(f"jax.numpy.{n}" for n in "zeros ones full empty arange linspace eye identity tri reshape "
                                                  "broadcast_to tile repeat".split())
+# Their arguments that are data, not sizes, by last name: (positions, keywords). jit traces these
+# (`jnp.full((3,), x)`, `jnp.linspace(0, x, 5)`, `jnp.eye(3, k=x)` run with `x` traced; jax 0.10.2),
+# and `repeat`'s counts too once `total_repeat_length=` gives the size.
+_SHAPE_DATA: dict[str, tuple[tuple[int, ...], frozenset[str]]] = {
+    "full": ((1,), frozenset({"fill_value"})),
+    "linspace": ((0, 1), frozenset({"start", "stop"})),
+    "eye": ((2,), frozenset({"k"})),
+    "tri": ((2,), frozenset({"k"})),
+    "reshape": ((0,), frozenset({"a"})),
+    "broadcast_to": ((0,), frozenset({"array"})),
+    "tile": ((0,), frozenset({"A"})),
+    "repeat": ((0,), frozenset({"a"})),
+}
+_REPEAT_SIZED = ((0, 1), frozenset({"a", "repeats"}))
+_NOT_SIZES = frozenset({"dtype", "device"})
+
+
+def is_size_argument(function: str, position: int | None, keyword: str | None, keywords: frozenset[str]) -> bool:
+    """Whether an argument of the jax shape function `function` (its last name, one of JAX_SHAPES) must
+    be a Python value. It is given at `position` among the positional arguments (None: a `*` argument
+    or one after it, whose position cannot be told: a size), or by `keyword` (None for `**`: a size);
+    `keywords`: the keywords the call passes."""
+    if keyword in _NOT_SIZES:
+        return False
+    positions, names = _REPEAT_SIZED if function == "repeat" and "total_repeat_length" in keywords \
+        else _SHAPE_DATA.get(function, ((), frozenset()))
+    if keyword is not None:
+        return keyword not in names
+    return position is None or position not in positions
 # Attributes of a traced tensor that are tensors themselves. Any other attribute of a traced value
 # may be a static field of a dataclass / pytree: UNKNOWN.
 TENSOR_ATTRIBUTES = frozenset("all any T mT real imag values vector mean sum max min prod abs sign at data grad".split())
