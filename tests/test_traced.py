@@ -71,6 +71,35 @@ def test_traced_through_assignments_unpacking_and_comprehensions():
                      "math.any(a > 1)": "traced"}
 
 
+def test_a_helpers_returned_pair_is_unpacked_element_by_element():
+    """Every `return` gives a pair: each target gets its element's value (joined over the returns), not
+    the whole pair's. A pair returned once and something else elsewhere, or a starred target, keeps the
+    whole value."""
+    found = verdicts("""
+        def checked(key):
+            if isinstance(key, int):
+                return jnp.asarray(key), True
+            return key, False
+
+        def mixed(key):
+            if isinstance(key, int):
+                return key, True
+            return key
+
+        @jax.jit
+        def f(key):
+            typed, wrapped = checked(key)
+            first, *rest = checked(key)
+            a, b = mixed(key)
+            if wrapped: pass
+            if typed.sum() > 0: pass
+            if rest: pass
+            if b: pass
+    """)
+    assert found == {"isinstance(key, int)": "static", "wrapped": "static", "typed.sum() > 0": "traced", "rest": "traced",
+                     "b": "traced"}
+
+
 def test_one_line_suites_are_part_of_the_flow():
     found = verdicts("""
         @math.jit_compile(auxiliary_args='flag')

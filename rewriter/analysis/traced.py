@@ -180,11 +180,14 @@ class FunctionFlow:
 class _Flow:
     """Evaluates one function body; `env` maps local names to values."""
 
-    def __init__(self, resolver: NameResolver, flow: FunctionFlow, calls: list, returns_of=None) -> None:
+    def __init__(self, resolver: NameResolver, flow: FunctionFlow, calls: list, returns_of=None, returned_parts_of=None) -> None:
         self.resolver = resolver
         self.flow = flow
         self.returns_of = returns_of  # (callee Name, Call, argument values) -> value a module helper returns
+        # A helper's call, once evaluated -> the values of the tuple it returns, element by element (or None)
+        self.returned_parts_of = returned_parts_of
         self.returned: list[Value] = []
+        self.returned_parts: list[list[Value] | None] = []  # each `return`'s tuple elements (None: not a tuple)
         self.calls = calls  # (callee Name, Call, [argument values]) of module functions, for helpers
 
     # -- statements ----------------------------------------------------------------------
@@ -269,7 +272,15 @@ class _Flow:
         elif isinstance(small, cst.Expr):
             self.expr(small.value, env)
         elif isinstance(small, cst.Return) and small.value is not None:
-            self.returned.append(self.expr(small.value, env))
+            returned = small.value
+            if isinstance(returned, cst.Tuple) and returned.elements \
+                    and not any(isinstance(e, cst.StarredElement) for e in returned.elements):
+                parts = [self.expr(e.value, env) for e in returned.elements]  # (a tuple's value joins them)
+                self.returned.append(join(*parts))
+                self.returned_parts.append(parts)
+            else:
+                self.returned.append(self.expr(returned, env))
+                self.returned_parts.append(None)
         elif isinstance(small, (cst.Global, cst.Nonlocal)):
             for item in small.names:
                 declared = f"`{item.name.value}` is declared {type(small).__name__.lower()}"
@@ -288,14 +299,28 @@ class _Flow:
             elements = source.elements if isinstance(source, (cst.Tuple, cst.List)) and len(source.elements) == len(target.elements) else None
             flattened = isinstance(source, cst.Call) and last_name(source.func) in ("tree_flatten", "flatten") \
                 and len(target.elements) == 2  # leaves, treedef: the tree definition is static
+            returned = self._returned_parts(source, target)
             for i, el in enumerate(target.elements):
-                part = self.expr(elements[i].value, env) if elements is not None and not isinstance(elements[i], cst.StarredElement) else value
+                part = self.expr(elements[i].value, env) if elements is not None and not isinstance(elements[i], cst.StarredElement) \
+                    else returned[i] if returned is not None else value
                 self.bind(el.value, STATIC if flattened and i == 1 else part, env, stmt)
         elif isinstance(target, cst.StarredElement):
             self.bind(target.value, value, env, stmt)
         elif isinstance(target, cst.Subscript) and isinstance(target.value, cst.Name):
             name = target.value.value  # arr[i] = v: the container now holds v
             env[name] = join(env.get(name, STATIC), value)
+
+    def _returned_parts(self, source: cst.CSTNode | None, target: cst.Tuple | cst.List) -> list[Value] | None:
+        """`a, b = helper(...)`: the values of the tuple literal every `return` of the module helper gives,
+        element by element (`return jnp.asarray(k), True` makes `b` a Python value), when they match the
+        targets; None otherwise (each target then gets the value of the whole)."""
+        if not isinstance(source, cst.Call) or not isinstance(source.func, cst.Name) or self.returned_parts_of is None \
+                or any(isinstance(e, cst.StarredElement) for e in target.elements):
+            return None
+        parts = self.returned_parts_of(source)
+        if parts is None or len(parts) != len(target.elements):
+            return None
+        return [p.via(f"returned by `{source.func.value}()`") for p in parts]
 
     def record(self, node: cst.CSTNode, value: Value, env: dict[str, Value]) -> None:
         previous = self.flow.tests.get(id(node))
@@ -603,6 +628,8 @@ class TracedAnalysis:
         self.callsites = CallSites(resolver, project)
         self.flows: dict[int, FunctionFlow] = {}
         self._returns: dict[tuple, Value | None] = {}
+        self._returned_parts: dict[tuple, list[Value] | None] = {}  # by the same key: each tuple element joined
+        self._parts_by_call: dict[int, list[Value] | None] = {}  # id of a helper's call -> its last evaluation's parts
         self._returning: list[int] = []
         self._roles: dict[int, dict[str, ParamRole]] = {}
         self._config: dict[tuple[int, str], ParamRole] = {}  # (id of jitted function, parameter) -> its role
@@ -621,18 +648,23 @@ class TracedAnalysis:
         params = _bind_call(fn, call, args)
         key = (id(fn), tuple(sorted((k, v.trace) for k, v in params.items())))
         if key in self._returns:
+            self._parts_by_call[id(call)] = self._returned_parts.get(key)
             return self._returns[key]
         if id(fn) in self._returning or len(self._returning) >= 3 or self._generator(fn):
             return None
         self._returning.append(id(fn))
         try:
             shadow = FunctionFlow(flow.context, flow.framework, params)
-            walker = _Flow(self.resolver, shadow, [], lambda *a: self.returns_of(shadow, *a))
+            walker = _Flow(self.resolver, shadow, [], lambda *a: self.returns_of(shadow, *a), lambda call: self._parts_by_call.get(id(call)))
             walker.block(walker._body(fn), dict(params))
             value = join(*walker.returned) if walker.returned else STATIC
+            parts = walker.returned_parts
+            sizes = {len(p) if p is not None else None for p in parts}
+            elements = [join(*(p[i] for p in parts)) for i in range(len(parts[0]))] if parts and len(sizes) == 1 and None not in sizes else None
         finally:
             self._returning.pop()
         self._returns[key] = value
+        self._returned_parts[key] = self._parts_by_call[id(call)] = elements
         return value
 
     def _generator(self, fn: cst.FunctionDef) -> bool:
@@ -849,7 +881,7 @@ class TracedAnalysis:
         fn = context.function
         config = {name: role for (owner, name), role in self._config.items() if owner == id(fn)}
         flow = FunctionFlow(context, context.framework, params, config=config)
-        walker = _Flow(self.resolver, flow, flow.calls, lambda *a: self.returns_of(flow, *a))
+        walker = _Flow(self.resolver, flow, flow.calls, lambda *a: self.returns_of(flow, *a), lambda call: self._parts_by_call.get(id(call)))
         env = {**self._closure(fn), **params}
         if isinstance(fn, cst.Lambda):
             walker.expr(fn.body, env)
