@@ -188,6 +188,7 @@ class _Flow:
         self.returned_parts_of = returned_parts_of
         self.returned: list[Value] = []
         self.returned_parts: list[list[Value] | None] = []  # each `return`'s tuple elements (None: not a tuple)
+        self.call_parts: dict[int, list[Value] | None] = {}  # id of a helper's call -> its elements, as last evaluated
         self.calls = calls  # (callee Name, Call, [argument values]) of module functions, for helpers
 
     # -- statements ----------------------------------------------------------------------
@@ -317,7 +318,7 @@ class _Flow:
         if not isinstance(source, cst.Call) or not isinstance(source.func, cst.Name) or self.returned_parts_of is None \
                 or any(isinstance(e, cst.StarredElement) for e in target.elements):
             return None
-        parts = self.returned_parts_of(source)
+        parts = self.call_parts.get(id(source))
         if parts is None or len(parts) != len(target.elements):
             return None
         return [p.via(f"returned by `{source.func.value}()`") for p in parts]
@@ -417,6 +418,7 @@ class _Flow:
 
     def _Call(self, node: cst.Call, env) -> Value:
         func = node.func
+        self.call_parts.pop(id(node), None)  # (what an earlier evaluation of this call returned)
         args = [self.expr(a.value, env) for a in node.args]
         if last_name(func) in _PRIMITIVE_NAMES:
             primitive = self._qualified(func) & _PRIMITIVES
@@ -456,6 +458,8 @@ class _Flow:
             returned = self.returns_of(func, node, args) if self.returns_of is not None else None
             if returned is not None:  # a helper of this module: what it returns for these arguments
                 self.calls.append((func, node, args))
+                if self.returned_parts_of is not None:
+                    self.call_parts[id(node)] = self.returned_parts_of(node)
                 return returned.via(f"returned by `{func.value}()`")
             if func.value.startswith(("is_", "has_")) and not any(q.startswith(_ARRAY_LIBRARIES) for q in qualified) \
                     and not all(a.static for a in args):
@@ -647,6 +651,7 @@ class TracedAnalysis:
             return None  # a nested def also reads its enclosing function's locals: not analysed alone
         params = _bind_call(fn, call, args)
         key = (id(fn), tuple(sorted((k, v.trace) for k, v in params.items())))
+        self._parts_by_call.pop(id(call), None)
         if key in self._returns:
             self._parts_by_call[id(call)] = self._returned_parts.get(key)
             return self._returns[key]
