@@ -180,12 +180,12 @@ class FunctionFlow:
 class _Flow:
     """Evaluates one function body; `env` maps local names to values."""
 
-    def __init__(self, resolver: NameResolver, flow: FunctionFlow, calls: list, returns_of=None, returned_parts_of=None) -> None:
+    def __init__(self, resolver: NameResolver, flow: FunctionFlow, calls: list, returns_of=None) -> None:
         self.resolver = resolver
         self.flow = flow
-        self.returns_of = returns_of  # (callee Name, Call, argument values) -> value a module helper returns
-        # A helper's call, once evaluated -> the values of the tuple it returns, element by element (or None)
-        self.returned_parts_of = returned_parts_of
+        # (callee Name, Call, argument values) -> what a module helper returns: its value, and the values of
+        # the tuple every `return` gives, element by element (None: not such a tuple); None: not known
+        self.returns_of = returns_of
         self.returned: list[Value] = []
         self.returned_parts: list[list[Value] | None] = []  # each `return`'s tuple elements (None: not a tuple)
         self.call_parts: dict[int, list[Value] | None] = {}  # id of a helper's call -> its elements, as last evaluated
@@ -315,7 +315,7 @@ class _Flow:
         """`a, b = helper(...)`: the values of the tuple literal every `return` of the module helper gives,
         element by element (`return jnp.asarray(k), True` makes `b` a Python value), when they match the
         targets; None otherwise (each target then gets the value of the whole)."""
-        if not isinstance(source, cst.Call) or not isinstance(source.func, cst.Name) or self.returned_parts_of is None \
+        if not isinstance(source, cst.Call) or not isinstance(source.func, cst.Name) \
                 or any(isinstance(e, cst.StarredElement) for e in target.elements):
             return None
         parts = self.call_parts.get(id(source))
@@ -455,11 +455,10 @@ class _Flow:
             kept = _structure_kept(node, qualified, args)
             if kept is not None:
                 return kept
-            returned = self.returns_of(func, node, args) if self.returns_of is not None else None
-            if returned is not None:  # a helper of this module: what it returns for these arguments
+            found = self.returns_of(func, node, args) if self.returns_of is not None else None
+            if found is not None:  # a helper of this module: what it returns for these arguments
+                returned, self.call_parts[id(node)] = found
                 self.calls.append((func, node, args))
-                if self.returned_parts_of is not None:
-                    self.call_parts[id(node)] = self.returned_parts_of(node)
                 return returned.via(f"returned by `{func.value}()`")
             if func.value.startswith(("is_", "has_")) and not any(q.startswith(_ARRAY_LIBRARIES) for q in qualified) \
                     and not all(a.static for a in args):
@@ -631,18 +630,18 @@ class TracedAnalysis:
         self.facts = facts or {}  # qualified function name -> ((parameter, ParamRole), ...), from outside
         self.callsites = CallSites(resolver, project)
         self.flows: dict[int, FunctionFlow] = {}
-        self._returns: dict[tuple, Value | None] = {}
-        self._returned_parts: dict[tuple, list[Value] | None] = {}  # by the same key: each tuple element joined
-        self._parts_by_call: dict[int, list[Value] | None] = {}  # id of a helper's call -> its last evaluation's parts
+        self._returns: dict[tuple, tuple[Value, list[Value] | None]] = {}  # (its value, each tuple element joined)
         self._returning: list[int] = []
         self._roles: dict[int, dict[str, ParamRole]] = {}
         self._config: dict[tuple[int, str], ParamRole] = {}  # (id of jitted function, parameter) -> its role
         self._generators: dict[int, bool] = {}  # id of a def -> whether it yields or awaits (`_yields`)
         self._run()
 
-    def returns_of(self, flow: FunctionFlow, name: cst.Name, call: cst.Call, args: list[Value]) -> Value | None:
-        """What a def of this module returns when called with these argument values (None: not known:
-        not a single plain def, a generator, recursion, or nested deeper than 3 helpers)."""
+    def returns_of(self, flow: FunctionFlow, name: cst.Name, call: cst.Call,
+                   args: list[Value]) -> tuple[Value, list[Value] | None] | None:
+        """What a def of this module returns when called with these argument values, and the values of the
+        tuple each of its `return`s gives, element by element, when they all give one of one length (None:
+        not known: not a single plain def, a generator, recursion, or nested deeper than 3 helpers)."""
         functions = self.jit.functions_denoted(name)
         if len(functions) != 1 or not isinstance(functions[0], cst.FunctionDef):
             return None
@@ -651,16 +650,14 @@ class TracedAnalysis:
             return None  # a nested def also reads its enclosing function's locals: not analysed alone
         params = _bind_call(fn, call, args)
         key = (id(fn), tuple(sorted((k, v.trace) for k, v in params.items())))
-        self._parts_by_call.pop(id(call), None)
         if key in self._returns:
-            self._parts_by_call[id(call)] = self._returned_parts.get(key)
             return self._returns[key]
         if id(fn) in self._returning or len(self._returning) >= 3 or self._generator(fn):
             return None
         self._returning.append(id(fn))
         try:
             shadow = FunctionFlow(flow.context, flow.framework, params)
-            walker = _Flow(self.resolver, shadow, [], lambda *a: self.returns_of(shadow, *a), lambda call: self._parts_by_call.get(id(call)))
+            walker = _Flow(self.resolver, shadow, [], lambda *a: self.returns_of(shadow, *a))
             walker.block(walker._body(fn), dict(params))
             value = join(*walker.returned) if walker.returned else STATIC
             parts = walker.returned_parts
@@ -668,9 +665,8 @@ class TracedAnalysis:
             elements = [join(*(p[i] for p in parts)) for i in range(len(parts[0]))] if parts and len(sizes) == 1 and None not in sizes else None
         finally:
             self._returning.pop()
-        self._returns[key] = value
-        self._returned_parts[key] = self._parts_by_call[id(call)] = elements
-        return value
+        self._returns[key] = value, elements
+        return value, elements
 
     def _generator(self, fn: cst.FunctionDef) -> bool:
         """`_yields(fn)`, once per def: a helper is asked about at each of its calls."""
@@ -886,7 +882,7 @@ class TracedAnalysis:
         fn = context.function
         config = {name: role for (owner, name), role in self._config.items() if owner == id(fn)}
         flow = FunctionFlow(context, context.framework, params, config=config)
-        walker = _Flow(self.resolver, flow, flow.calls, lambda *a: self.returns_of(flow, *a), lambda call: self._parts_by_call.get(id(call)))
+        walker = _Flow(self.resolver, flow, flow.calls, lambda *a: self.returns_of(flow, *a))
         env = {**self._closure(fn), **params}
         if isinstance(fn, cst.Lambda):
             walker.expr(fn.body, env)
