@@ -8,7 +8,7 @@ from rewriter.analysis.apis import Kind
 from rewriter.analysis.callsites import ParamRole, Role
 from rewriter.analysis.jit import JitContext
 from rewriter.analysis.names import last_name
-from rewriter.analysis.static_names import JAX_SHAPES, is_size_argument
+from rewriter.analysis.static_names import JAX_SHAPE_NAMES, JAX_SHAPES, size_arguments
 from rewriter.analysis.traced import FunctionFlow, all_params
 from rewriter.analysis.transforms import match_transform
 from rewriter.codemod import Codemod, Example, Replace, Unchanged, dedented
@@ -181,24 +181,17 @@ class StaticCountArgument(Codemod):
             if flow.framework == "phiml" and last_name(node.func) in _DIMENSION_TYPES \
                     and names.qualified_names(node.func) & _SHAPE_CONSTRUCTORS:
                 how = "a dimension size"
-            elif flow.framework == "jax" and last_name(node.func) in {q.rsplit(".", 1)[1] for q in JAX_SHAPES} \
+            elif flow.framework == "jax" and last_name(node.func) in JAX_SHAPE_NAMES \
                     and names.qualified_names(node.func) & JAX_SHAPES:
                 how = "a shape"
             else:
                 continue
-            keywords = frozenset(a.keyword.value for a in node.args if a.keyword is not None)
-            position: int | None = 0  # among the positional arguments; None from a `*`/`**` argument on
-            for arg in node.args:
-                keyword = arg.keyword.value if arg.keyword is not None else None
-                if arg.star:
-                    position = None
-                at = position if keyword is None else None
-                if position is not None and keyword is None:
-                    position += 1
-                if how == "a shape" and not is_size_argument(last_name(node.func), at, keyword, keywords):
-                    continue  # data (`jnp.full(shape, fill_value)`'s value): jit traces it
-                if how != "a shape" and keyword in ("dtype", "device"):
-                    continue
+            keywords = [a.keyword.value if a.keyword is not None else None for a in node.args]
+            sizes = size_arguments(last_name(node.func), [(bool(a.star), k) for a, k in zip(node.args, keywords)]) \
+                if how == "a shape" else [k not in ("dtype", "device") for k in keywords]
+            for arg, size in zip(node.args, sizes):
+                if not size:
+                    continue  # no size: a dtype, a device, a shape call's data (`jnp.full(shape, fill_value)`'s value)
                 value = traced.value_anywhere(arg.value)
                 for name in config_sources(value):
                     out.setdefault(name, (node, how))

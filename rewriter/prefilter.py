@@ -18,7 +18,7 @@ from functools import cached_property
 from .analysis.apis import TEMPORARY_FUNCTION_APIS, TEMPORARY_FUNCTION_BUILDERS, Kind, spelled_apis
 from .analysis import ast_traced
 from .analysis.ast_names import branches, dotted, own_nodes, parse, statements
-from .analysis.static_names import CONFIGURATION_ANNOTATIONS, JAX_SHAPES, STORING
+from .analysis.static_names import CONFIGURATION_ANNOTATIONS, JAX_SHAPE_NAMES, STORING
 from .codemod import Codemod
 
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
@@ -415,7 +415,7 @@ class _Finder(ast.NodeVisitor):
         if self.functions:
             if not callees.isdisjoint(_DIMENSIONS):
                 self.dimension_calls.update(keys)
-            if not callees.isdisjoint(_JAX_SHAPES):
+            if not callees.isdisjoint(JAX_SHAPE_NAMES):
                 self.shape_calls.update(keys)
             # functions it calls, or hands to a call (`lax.scan(step, ...)`)
             called = {a.id for a in [func, *node.args] if type(a) is ast.Name}
@@ -788,7 +788,6 @@ _MAY_BE_FUNCTIONS = frozenset({ast.Lambda, ast.Name, ast.Call})  # arguments tha
 _NETWORKS = frozenset({"mlp", "u_net", "conv_net", "res_net", "conv_classifier", "invertible_net"})
 _NETWORK_CALLS = frozenset({"native_call", "update_weights"})
 _GRADIENTS = frozenset({"gradient", "jacobian", "hessian"})
-_JAX_SHAPES = frozenset(q.rsplit(".", 1)[1] for q in JAX_SHAPES)
 # The decorators whose nested defs PML101 lifts (custom_derivative._DERIVATIVES): bare, not called.
 _DERIVATIVES = frozenset({"jax.custom_vjp", "jax.custom_jvp"})
 

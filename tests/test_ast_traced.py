@@ -12,7 +12,7 @@ import pytest
 
 from codemods._control_flow import own_nodes
 from rewriter.analysis import ModuleAnalysis
-from rewriter.analysis.static_names import JAX_SHAPES, is_size_argument
+from rewriter.analysis.static_names import JAX_SHAPES, size_arguments
 from rewriter.engine import process_source
 from rewriter.prefilter import filter_codemods, syntax_of
 from rewriter.registry import by_code
@@ -107,18 +107,10 @@ def test_every_configuration_value_is_a_maybe(path: Path):
 
 
 def _size_arguments(call: cst.Call) -> list[cst.Arg]:
-    """The arguments of a jax shape call that PML204 reads as sizes (static_names.is_size_argument)."""
+    """The arguments of a jax shape call that PML204 reads as sizes (static_names.size_arguments)."""
     function = call.func.attr.value if isinstance(call.func, cst.Attribute) else getattr(call.func, "value", "")
-    keywords = frozenset(a.keyword.value for a in call.args if a.keyword is not None)
-    out, position = [], 0
-    for arg in call.args:
-        keyword = arg.keyword.value if arg.keyword is not None else None
-        position = None if arg.star or position is None else position
-        if is_size_argument(function, position if keyword is None else None, keyword, keywords):
-            out.append(arg)
-        if position is not None and keyword is None:
-            position += 1
-    return out
+    sizes = size_arguments(function, [(bool(a.star), a.keyword.value if a.keyword is not None else None) for a in call.args])
+    return [arg for arg, size in zip(call.args, sizes) if size]
 
 
 def _passes(code: str, source: str) -> bool:

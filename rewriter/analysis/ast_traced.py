@@ -34,11 +34,9 @@ from .annotations import is_python_value, static_fields
 from .apis import canonical
 from .installed import is_type_predicate
 from .installed import static_fields as installed_static_fields
-from .static_names import (JAX_PRIMITIVES, JAX_SHAPES, JAX_STAGED, PHIML_STATIC_ANNOTATIONS, PYTHON_CALLS, PYTHON_SCALAR_ANNOTATIONS,
+from .static_names import (JAX_PRIMITIVES, JAX_SHAPE_NAMES, JAX_STAGED, PHIML_STATIC_ANNOTATIONS, PYTHON_CALLS, PYTHON_SCALAR_ANNOTATIONS,
                            PYTREE_LISTS, STATIC_ATTRIBUTES, STATIC_CALLS, TENSOR_ATTRIBUTES, STATIC_FUNCTION_NAMES, STATIC_METHODS, STATIC_MODULES, STORING,
-                           STRUCTURE_KEEPING, is_dtype_parameter, is_size_argument)
-
-_JAX_SHAPE_NAMES = frozenset(q.rsplit(".", 1)[1] for q in JAX_SHAPES)  # (traced_shape_argument)
+                           STRUCTURE_KEEPING, is_dtype_parameter, size_arguments)
 
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
 _NESTED = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
@@ -737,23 +735,17 @@ class Function:
             self._taint = taint
 
     def traced_shape_argument(self) -> bool:
-        """A size argument of a jax shape call here (`jnp.zeros(n)`, by last name; static_names.is_size_argument)
+        """A size argument of a jax shape call here (`jnp.zeros(n)`, by last name; static_names.size_arguments)
         is passed something that may be traced."""
         for call in self.calls:
             func = call.func
             function = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else None
-            if function not in _JAX_SHAPE_NAMES:
+            if function not in JAX_SHAPE_NAMES:
                 continue
-            keywords = frozenset(k.arg for k in call.keywords if k.arg is not None)
-            position: int | None = 0  # among the positional arguments; None from a `*` argument on
-            for arg in call.args:
-                if isinstance(arg, ast.Starred):
-                    position = None
-                if is_size_argument(function, position, None, keywords) \
-                        and self.maybe_at(arg.value if isinstance(arg, ast.Starred) else arg, _NONE):
-                    return True
-                position = None if position is None else position + 1
-            if any(is_size_argument(function, None, k.arg, keywords) and self.maybe_at(k.value, _NONE) for k in call.keywords):
+            values = [a.value if isinstance(a, ast.Starred) else a for a in call.args] + [k.value for k in call.keywords]
+            sizes = size_arguments(function, [(isinstance(a, ast.Starred), None) for a in call.args]
+                                   + [(k.arg is None, k.arg) for k in call.keywords])
+            if any(size and self.maybe_at(value, _NONE) for value, size in zip(values, sizes)):
                 return True
         return False
 

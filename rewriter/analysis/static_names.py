@@ -5,6 +5,8 @@ Shared by the traced-value analysis (traced.py, on libcst) and the project summa
 """
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 # Static by construction, whatever they are read from.
 STATIC_ATTRIBUTES = frozenset(
     "shape ndim dtype rank available size device is_tensor_like backend default_backend batch_rank "
@@ -34,6 +36,7 @@ STATIC_FUNCTION_NAMES = frozenset(
 # jax functions whose arguments are sizes or shapes: a parameter passed to one must be static (PML204).
 JAX_SHAPES = frozenset(f"jax.numpy.{n}" for n in "zeros ones full empty arange linspace eye identity tri reshape "
                                                  "broadcast_to tile repeat".split())
+JAX_SHAPE_NAMES = frozenset(q.rsplit(".", 1)[1] for q in JAX_SHAPES)  # their last names
 # Their arguments that are data, not sizes, by last name: (positions, keywords). jit traces these
 # (`jnp.full((3,), x)`, `jnp.linspace(0, x, 5)`, `jnp.eye(3, k=x)` run with `x` traced; jax 0.10.2),
 # and `repeat`'s counts too once `total_repeat_length=` gives the size.
@@ -51,18 +54,27 @@ _REPEAT_SIZED = ((0, 1), frozenset({"a", "repeats"}))
 _NOT_SIZES = frozenset({"dtype", "device"})
 
 
-def is_size_argument(function: str, position: int | None, keyword: str | None, keywords: frozenset[str]) -> bool:
-    """Whether an argument of the jax shape function `function` (its last name, one of JAX_SHAPES) must
-    be a Python value. It is given at `position` among the positional arguments (None: a `*` argument
-    or one after it, whose position cannot be told: a size), or by `keyword` (None for `**`: a size);
-    `keywords`: the keywords the call passes."""
-    if keyword in _NOT_SIZES:
-        return False
+def size_arguments(function: str, arguments: Sequence[tuple[bool, str | None]]) -> list[bool]:
+    """Which arguments of a call of the jax shape function `function` (its last name, one of JAX_SHAPES)
+    must be Python values: its sizes. `arguments`: each as (whether it is a `*`/`**` argument, its
+    keyword or None), in the call's order. A `*` argument, and a positional one after it, whose position
+    cannot be told, counts as a size; so does a `**` argument."""
+    keywords = frozenset(keyword for _, keyword in arguments if keyword is not None)
     positions, names = _REPEAT_SIZED if function == "repeat" and "total_repeat_length" in keywords \
         else _SHAPE_DATA.get(function, ((), frozenset()))
-    if keyword is not None:
-        return keyword not in names
-    return position is None or position not in positions
+    out = []
+    position: int | None = 0  # among the positional arguments; None from a `*`/`**` argument on
+    for starred, keyword in arguments:
+        if starred:
+            position = None
+        if keyword is not None:
+            out.append(keyword not in _NOT_SIZES and keyword not in names)
+        else:
+            out.append(position is None or position not in positions)
+            position = None if position is None else position + 1
+    return out
+
+
 # Attributes of a traced tensor that are tensors themselves. Any other attribute of a traced value
 # may be a static field of a dataclass / pytree: UNKNOWN.
 TENSOR_ATTRIBUTES = frozenset("all any T mT real imag values vector mean sum max min prod abs sign at data grad".split())
