@@ -137,6 +137,20 @@ GATE_CASES = [
     ("PML201", JIT + "def h(a):\n    yield a\n@jax.jit\ndef f(x):\n    if h(1):\n        return x\n    return x\n", True),  # a generator
     ("PML201", JIT + "import numpy as np\n@jax.jit\ndef f(x):\n    if np.ones(3).sum() > 0:\n        return x\n    return x\n", False),
     ("PML201", JIT + "@jax.jit\ndef f(x):\n    y = x * 2\n    z = y\n    return z if z > 0 else -z\n", True),
+    # a tuple target, element by element (traced._Flow.bind): a tuple literal's parts, a tree definition,
+    # the parts of the tuples every `return` of a module helper gives; the whole value otherwise
+    ("PML201", JIT + "@jax.jit\ndef f(x):\n    y, n = x, 3\n    return y if n > 2 else -y\n", False),
+    ("PML201", JIT + "@jax.jit\ndef f(x):\n    y, n = 3, x\n    return y if n > 2 else -y\n", True),
+    ("PML201", JIT + "@jax.jit\ndef f(x):\n    y, *n = x, 3\n    return y if n else -y\n", True),
+    ("PML201", JIT + "@jax.jit\ndef f(x):\n    leaves, tree = jax.tree_util.tree_flatten(x)\n    return x if tree else -x\n", False),
+    ("PML201", JIT + "def h(k):\n    if isinstance(k, int):\n        return jnp.asarray(k), True\n    return k, False\n"
+               "@jax.jit\ndef f(x):\n    y, w = h(x)\n    return y + 1 if w else y * 2\n", False),
+    ("PML201", JIT + "def h(k):\n    if isinstance(k, int):\n        return jnp.asarray(k), True\n    return k, False\n"
+               "@jax.jit\ndef f(x):\n    w, y = h(x)\n    return y + 1 if w else y * 2\n", True),
+    ("PML201", JIT + "def h(k):\n    if isinstance(k, int):\n        return jnp.asarray(k), True\n    return (k, False, 1)\n"
+               "@jax.jit\ndef f(x):\n    y, w = h(x)\n    return y + 1 if w else y * 2\n", True),  # not always a pair
+    ("PML201", JIT + "def h(k):\n    return k, False\n@jax.jit\ndef f(x):\n    def h(k):\n        return k, k\n"
+               "    y, w = h(x)\n    return y + 1 if w else y * 2\n", True),  # a local `h`, not the module's
     # a name the module binds by assignment is a local to the scope analysis, not followed as an alias:
     # jax's own `zip, unsafe_zip = safe_zip, zip` is no jax operation; `jax` bound so and spelled as one is
     ("PML202", JIT + "from helpers import safe_zip\nzip, unsafe_zip = safe_zip, zip\n"
@@ -211,6 +225,8 @@ GATE_CASES = [
     ("PML206", JIT + "@jax.jit\ndef f(x):\n    n = x.shape[0]\n    for i in range(n):\n        x = x + 1\n    return x\n", True),
     ("PML206", JIT + "@jax.jit\ndef f(xs):\n    for row in xs:\n        xs = xs + row\n    return xs\n", True),
     ("PML206", JIT + "@jax.jit\ndef f(x):\n    for k in (1, 2):\n        x = x + k\n    return x\n", False),
+    ("PML206", JIT + "@jax.jit\ndef f(*xs):\n    for row in xs:\n        xs = xs + row\n    return xs\n", False),  # a tuple of arguments
+    ("PML206", JIT + "@jax.jit\ndef f(ys, *xs):\n    for a, b in zip(xs, ys):\n        ys = a + b\n    return ys\n", True),
     # side effects: stores outside, global/nonlocal, print of what may be traced
     ("PML501", JIT + "LOG = []\n@jax.jit\ndef f(x):\n    LOG.append(x)\n    return x\n", True),
     ("PML501", JIT + "@jax.jit\ndef f(x):\n    ys = []\n    ys.append(x)\n    return ys\n", False),

@@ -176,7 +176,8 @@ class Function:
         self.node, self.outer, self.module = node, outer, module
         args = node.args
         self.params = {a.arg for a in (*args.posonlyargs, *args.args, *args.kwonlyargs)}
-        self.params |= {a.arg for a in (args.vararg, args.kwarg) if a is not None}
+        self.packed = {a.arg for a in (args.vararg, args.kwarg) if a is not None}  # `*args`, `**kwargs`
+        self.params |= self.packed
         self.maybe_params: frozenset[str] = frozenset(self.params)
         self.fields: dict[str, frozenset[str]] = {}  # parameter -> Python-valued fields (filter_jit roots: Flows)
         self._memo: tuple | None = None
@@ -204,7 +205,7 @@ class Function:
         self.must_params: frozenset[str] = frozenset()  # parameters traced.py certainly calls TRACED (Flows)
         self._must_memo: tuple | None = None
         self.yields = False  # a generator (or coroutine): traced.returns_of does not read its result
-        self._returns_memo: dict[frozenset[str], bool] = {}
+        self._returns_memo: dict[tuple[frozenset[str], int | None], bool] = {}
         positional = [*args.posonlyargs, *args.args]
         for a, d in zip(positional[len(positional) - len(args.defaults):], args.defaults):
             self._default(a.arg, d)
@@ -239,7 +240,7 @@ class Function:
                 self._must_element(node.target, node.iter)
             elif cls is ast.Assign:
                 for target in node.targets:
-                    self._bind(target, (node.value,))
+                    self._bind_assigned(target, node.value)
                     self._must_bind(target, node.value)
             elif cls is ast.AugAssign:
                 self._bind(node.target, (node.target, node.value))
@@ -290,6 +291,17 @@ class Function:
                     stack.extend((d, narrowed) for d in node.args.kw_defaults if d is not None)
                 continue  # its body is its own Function
             stack.extend((child, narrowed) for child in branches(node))
+
+    def _bind_assigned(self, target: ast.AST, value: ast.AST) -> None:
+        """`target = value`, a tuple target element by element as traced._Flow.bind does: each element
+        gets its `_Part` of the value (the part of a tuple literal, of a module helper's returned tuple,
+        a tree definition); a starred target gets the whole value."""
+        if type(target) in (ast.Tuple, ast.List) and not any(type(e) is ast.Starred for e in target.elts):
+            size = len(target.elts)
+            for index, element in enumerate(target.elts):
+                self._bind(element, (_Part(value, index, size),))
+            return
+        self._bind(target, (value,))
 
     def _bind_element(self, target: ast.AST, iterable: ast.AST, local: bool = True) -> None:
         """A loop target, element-wise for `zip(a, b)` and `enumerate(a)` (whose index is static), as
@@ -577,11 +589,13 @@ class Function:
                     changed = True
         return frozenset(names)
 
-    def returns_maybe(self, params: frozenset[str]) -> bool:
+    def returns_maybe(self, params: frozenset[str], index: int | None = None) -> bool:
         """traced.returns_of: may this module-level def return a tracer when the parameters `params`
-        may be one? Undecided (a generator, recursion, helpers nested 3 deep): yes."""
-        if params in self._returns_memo:
-            return self._returns_memo[params]
+        may be one? `index`: only element `index` of the tuples its returns give (`returned_size`).
+        Undecided (a generator, recursion, helpers nested 3 deep): yes."""
+        key = (params, index)
+        if key in self._returns_memo:
+            return self._returns_memo[key]
         module = self.module
         if self.yields or id(self.node) in module.returning or len(module.returning) >= 3:
             return True
@@ -589,12 +603,21 @@ class Function:
         saved = self._taint
         try:
             self._taint_from(set(params))
-            found = any(self.maybe(value) for value in self.returns)
+            values = self.returns if index is None else [value.elts[index] for value in self.returns]
+            found = any(self.maybe(value) for value in values)
         finally:
             self._taint = saved
             module.returning.pop()
-        self._returns_memo[params] = found
+        self._returns_memo[key] = found
         return found
+
+    @cached_property
+    def returned_size(self) -> int | None:
+        """The length of the tuple literal every `return` gives, none starred (traced.returns_of reads
+        its elements one by one then); None otherwise."""
+        sizes = {len(v.elts) if type(v) is ast.Tuple and v.elts and not any(type(e) is ast.Starred for e in v.elts)
+                 else None for v in self.returns}
+        return sizes.pop() if len(sizes) == 1 else None
 
     # -- the evaluator --------------------------------------------------------------------
     def maybe(self, node: ast.AST) -> bool:
@@ -624,6 +647,8 @@ class Function:
                 return False
             finally:
                 self._taint = saved
+        if cls is _Part:
+            return self._maybe_part(node)
         if cls is ast.Compare:
             if all(type(op) in (ast.Is, ast.IsNot) for op in node.ops):
                 return False  # identity is decided at trace time
@@ -657,6 +682,32 @@ class Function:
                 return name in self._taint or helper.returns_maybe(frozenset(self.bound_at(node, helper)))
             return name in self._taint or any(map(self.maybe, args)) or name in self.module.defs or self.module.staged(func)
         return self.maybe(func) or any(map(self.maybe, args))
+
+    def _maybe_part(self, part: "_Part") -> bool:
+        """traced._Flow.bind's value for one element of a tuple target: the element of a tuple literal
+        of the same length, static for a tree definition (`leaves, treedef = tree_flatten(x)`), the
+        element of the tuples every `return` of a module helper gives when they have the target's
+        length (traced.returns_of's elements); otherwise the value of the whole."""
+        whole = part.whole
+        cls = type(whole)
+        if cls is ast.Tuple or cls is ast.List:
+            if len(whole.elts) == part.size and type(whole.elts[part.index]) is not ast.Starred:
+                return self.maybe(whole.elts[part.index])
+            return self.maybe(whole)
+        if cls is not ast.Call:
+            return self.maybe(whole)
+        func = whole.func
+        last = func.attr if type(func) is ast.Attribute else func.id if type(func) is ast.Name else None
+        if last in ("tree_flatten", "flatten") and part.size == 2 and part.index == 1:
+            return False
+        found = self._maybe_call(whole)
+        if not found or type(func) is not ast.Name or self.module.parameters_only or last in self._taint \
+                or last in self.visible and last not in self.module.imported or last not in self.module.defs:
+            return found
+        helper = self.module.helper(last)  # (as `_maybe_call` reads a helper's result)
+        if helper is None or helper.returned_size != part.size:
+            return found
+        return helper.returns_maybe(frozenset(self.bound_at(whole, helper)), part.index)
 
     def _kept_fields(self, name: str) -> frozenset[str]:
         """The fields `name` keeps all through the function: those of its parameter's class, when every
@@ -756,10 +807,10 @@ class Function:
 
     def _long(self, iterable: ast.AST) -> bool:
         args = _range_args(iterable)
-        if args is None:  # unrolled_loop._count: rows of (a slice of) a parameter, all of them maybe traced
-            sources = _zip_parts(iterable) or _enumerated(iterable) or [iterable]
+        if args is None:  # unrolled_loop._count: rows of (a slice of) a named parameter, all of them maybe
+            sources = _zip_parts(iterable) or _enumerated(iterable) or [iterable]  # traced (`*args` is a tuple)
             return all(self.maybe(s) for s in sources) and any(
-                isinstance(b := _base(s), ast.Name) and b.id in self.params for s in sources)
+                isinstance(b := _base(s), ast.Name) and b.id in self.params and b.id not in self.packed for s in sources)
         values = [_int(a) for a in args]
         if all(v is not None for v in values):
             try:
@@ -837,7 +888,10 @@ def may_be_python(expr: ast.AST, caller: "Function | None", depth: int = 0) -> b
 
 def _binds_python(value: ast.AST, caller: "Function", depth: int) -> bool:
     """A binding to `value` may give its name a Python value (callsites.ArgumentKinds._binding): the
-    value may be one, one of its elements may be (`a, n = x, 3`), or it is a loop over `range`."""
+    value may be one, one of its elements may be (`a, n = x, 3`: any element, for either name), or it
+    is a loop over `range`."""
+    if type(value) is _Part:
+        value = value.whole
     if may_be_python(value, caller, depth):
         return True
     if type(value) in (ast.Tuple, ast.List):
@@ -963,6 +1017,18 @@ def _annotation(node: ast.expr | None) -> str | None:
     if isinstance(node, ast.Constant) and isinstance(node.value, str):
         return node.value
     return "?"
+
+
+class _Part:
+    """Element `index` of `whole` bound to a tuple target of `size` elements (`a, b = helper(x)`):
+    `Function.maybe` reads it as traced._Flow.bind does. Its one branch is the whole value, so walks
+    that read a binding's syntax (`_length_read`) see what they saw before."""
+
+    __slots__ = ("whole", "index", "size")
+    _fields = ("whole",)
+
+    def __init__(self, whole: ast.AST, index: int, size: int) -> None:
+        self.whole, self.index, self.size = whole, index, size
 
 
 class Flows:
