@@ -46,7 +46,8 @@ class TracedIf(Codemod):
 
     Conditions on static values — shapes, `static_argnums`/`auxiliary_args`, `is None`,
     `isinstance`, `.available` (and `x.available and ...`, whose right side never runs while
-    tracing), `math.always_close`, module constants, configuration read through `self` — are never
+    tracing), `math.always_close`, module constants, configuration read through `self`, the truth
+    of a list of tracers built in the function (`if leaves:`, its length) — are never
     touched: see `phiml-rewrite explain-trace FILE:LINE` for why a condition is considered traced
     (it names the lines of the derivation). A condition whose traced-ness cannot be decided (an
     attribute that may be a static field, a type predicate defined elsewhere) is reported as info,

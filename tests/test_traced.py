@@ -93,10 +93,10 @@ def test_a_helpers_returned_pair_is_unpacked_element_by_element():
             a, b = mixed(key)
             if wrapped: pass
             if typed.sum() > 0: pass
-            if rest: pass
+            if rest[0]: pass
             if b: pass
     """)
-    assert found == {"isinstance(key, int)": "static", "wrapped": "static", "typed.sum() > 0": "traced", "rest": "traced",
+    assert found == {"isinstance(key, int)": "static", "wrapped": "static", "typed.sum() > 0": "traced", "rest[0]": "traced",
                      "b": "traced"}
 
 
@@ -242,3 +242,55 @@ def test_explain_trace_gives_the_derivation(tmp_path):
     assert "not inside a jit-compiled function" in result.output
     result = CliRunner().invoke(main, ["explain-trace", "nowhere"])
     assert result.exit_code != 0 and "FILE:LINE" in result.output
+
+
+def test_a_containers_length_and_truth_are_python_values():
+    """A list, tuple, set or dict built in the function holds tracers but is no tracer: iterating it runs
+    as often as it holds, and its truth is its length. It stays one where it is the same object (a name,
+    a helper's parameter, `xs.append(v)`, a starred target, a tree's leaves) and not where an operation
+    makes something else of it (an element, a comparison)."""
+    found = verdicts("""
+        def helper(lst):
+            if not lst: pass
+            return lst
+
+        @jax.jit
+        def f(x, ys, v):
+            out = []
+            for y in ys:
+                out.append(x * y)
+            if out: pass
+            parts = [x * i for i in range(3)]
+            for p in parts: pass
+            pair = (v.a, v.b)
+            for q in pair: pass
+            if helper(parts): pass
+            leaves, tree = jax.tree_util.tree_flatten(x)
+            if leaves: pass
+            if leaves and tree: pass  # (`and` joins its sides' values: not read side by side)
+            first, *rest = x, x, x
+            if rest: pass
+            if parts[0]: pass
+            if parts == out: pass
+            if not parts: pass
+            maybe = parts if v else x
+            if maybe: pass
+    """)
+    assert found == {"ys": "static", "out": "static", "parts": "static", "pair": "static", "helper(parts)": "static",
+                     "not lst": "static", "leaves": "static", "leaves and tree": "traced", "rest": "static",
+                     "parts[0]": "traced", "parts == out": "traced", "not parts": "static", "v": "traced",
+                     "maybe": "traced"}
+
+
+def test_a_dict_filled_by_key_is_still_a_dict():
+    found = verdicts("""
+        @jax.jit
+        def f(x):
+            out = {}
+            out["a"] = x * 2
+            if out: pass
+            arr = x
+            arr[0] = x
+            if arr: pass
+    """)
+    assert found == {"out": "static", "arr": "traced"}

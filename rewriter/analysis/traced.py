@@ -7,6 +7,9 @@ methods, `.available`, `math.always_close`. Everything else (module constants, l
 arguments, `self` configuration) is a Python value at trace time: a program cannot branch on a
 tracer without going through a parameter.
 
+A list, tuple, set or dict built in the function (`Value.container`) may hold tracers, but its length
+and its truth are Python values: iterating it and `if xs:` are static.
+
 The lattice has three points: STATIC < UNKNOWN < TRACED. UNKNOWN means "cannot tell" (an attribute
 of a traced container may be a static field; a parameter whose static-ness cannot be read; a type
 predicate defined elsewhere) and is never rewritten: the codemods report it with the reason.
@@ -34,7 +37,7 @@ from .installed import is_type_predicate
 from .installed import static_fields as installed_static_fields
 from .jit import JitAnalysis, JitContext
 from .static_names import (JAX_PRIMITIVES, JAX_STAGED, PHIML_STATIC_ANNOTATIONS, PYTHON_SCALAR_ANNOTATIONS, PYTREE_LISTS, STATIC_ATTRIBUTES,
-                           STATIC_CALLS, STATIC_FUNCTION_NAMES, STATIC_METHODS, STATIC_MODULES, STRUCTURE_KEEPING,
+                           STATIC_CALLS, STATIC_FUNCTION_NAMES, STATIC_METHODS, STATIC_MODULES, STORING, STRUCTURE_KEEPING,
                            TENSOR_ATTRIBUTES, is_dtype_parameter)
 from .names import NameResolver, last_name
 from .transforms import positional_params
@@ -93,6 +96,11 @@ class Value:
     # Fields of the value class it is declared as that hold Python values (under filter_jit:
     # annotations.py); kept by calls that keep a pytree's structure (`eqx.tree_at`), dropped by all else
     fields: frozenset[str] = frozenset()
+    # A list, tuple, set or dict built in the function (a display, a comprehension, a pytree's leaves):
+    # its length and its truth are Python values while tracing, whatever its elements are. Kept where
+    # it is the same object (a name bound to it, a helper's parameter or result, `xs.append(v)`),
+    # dropped by every operation on it
+    container: bool = False
 
     @property
     def traced(self) -> bool:
@@ -102,11 +110,13 @@ class Value:
     def static(self) -> bool:
         return self.trace is Trace.STATIC
 
-    def via(self, step, same_object: bool = False) -> "Value":
-        """Derived from this value by `step`; `same_object`: it is this very object (a name bound to it)."""
+    def via(self, step, same_object: bool = False, same_container: bool = False) -> "Value":
+        """Derived from this value by `step`; `same_object`: it is this very object (a name bound to it);
+        `same_container`: a container stays one (a helper's parameter or result is the object passed or returned)."""
         if self.trace is Trace.STATIC:
             return self if self.const is None else STATIC
-        return Value(self.trace, (*self.why, step)[-6:], self.sources, fields=self.fields if same_object else frozenset())
+        return Value(self.trace, (*self.why, step)[-6:], self.sources, fields=self.fields if same_object else frozenset(),
+                     container=self.container and (same_object or same_container))
 
     def explain(self) -> str:
         """The derivation, each step with its line (`y` (line 12)): for explain-trace, never a finding."""
@@ -129,11 +139,34 @@ class Value:
 
 
 STATIC = Value(Trace.STATIC)
+STATIC_CONTAINER = Value(Trace.STATIC, container=True)  # `xs = []`: a list, of Python values so far
 FALSE_WHILE_TRACING = Value(Trace.STATIC, const=False)
 
 
+def contained(value: Value) -> Value:
+    """`value` as a container's (`Value.container`): its elements' join, whose length and truth are static."""
+    if value.container:
+        return value
+    if value.trace is Trace.STATIC:
+        return STATIC_CONTAINER
+    return Value(value.trace, value.why, value.sources, container=True)
+
+
+def truth(value: Value) -> Value:
+    """What `bool(x)` gives for a value `x` of this kind: a container's truth is its length's."""
+    return STATIC if value.container else value
+
+
+def merge(*values: Value) -> Value:
+    """The value a name has where branches that bound it differently meet: `join`, a container if
+    every branch bound one."""
+    joined = join(*values)
+    return contained(joined) if values and all(v.container for v in values) else joined
+
+
 def join(*values: Value) -> Value:
-    """The value that may be any of `values` (branches that merge) or derives from all of them."""
+    """The value that may be any of `values` (branches that merge) or derives from all of them
+    (never a container: `merge` keeps that where the value is one object)."""
     top = STATIC
     sources: set[tuple[int, str]] = set()
     for v in values:
@@ -209,7 +242,7 @@ class _Flow:
                 env = self.small(small, env)
             return env
         if isinstance(stmt, cst.If):
-            self.record(stmt.test, self.expr(stmt.test, env), env)
+            self.record(stmt.test, truth(self.expr(stmt.test, env)), env)
             taken = self.block(self._body(stmt), {**env, **dict.fromkeys(_narrowed(stmt.test), STATIC)})
             other = self.statement(stmt.orelse, dict(env)) if isinstance(stmt.orelse, cst.If) else \
                 self.block(self._body(stmt.orelse), dict(env))
@@ -230,13 +263,13 @@ class _Flow:
         if isinstance(stmt, cst.While):
             loop_env = dict(env)
             for _ in range(4):
-                self.record(stmt.test, self.expr(stmt.test, loop_env), loop_env)
+                self.record(stmt.test, truth(self.expr(stmt.test, loop_env)), loop_env)
                 after = self.block(self._body(stmt), dict(loop_env))
                 joined = _join_env(loop_env, after)
                 if joined == loop_env:
                     break
                 loop_env = joined
-            self.record(stmt.test, self.expr(stmt.test, loop_env), loop_env)
+            self.record(stmt.test, truth(self.expr(stmt.test, loop_env)), loop_env)
             return self.block(self._body(stmt.orelse), loop_env)
         if isinstance(stmt, cst.With):
             for item in stmt.items:
@@ -268,7 +301,7 @@ class _Flow:
         elif isinstance(small, cst.AnnAssign) and small.value is not None:
             self.bind(small.target, self.expr(small.value, env), env, small, small.value)
         elif isinstance(small, cst.AugAssign):
-            value = join(self.expr(small.target, env), self.expr(small.value, env))
+            value = merge(self.expr(small.target, env), self.expr(small.value, env))  # (`xs += [v]`: a list still)
             self.bind(small.target, value, env, small)
         elif isinstance(small, cst.Expr):
             self.expr(small.value, env)
@@ -277,7 +310,7 @@ class _Flow:
             if isinstance(returned, cst.Tuple) and returned.elements \
                     and not any(isinstance(e, cst.StarredElement) for e in returned.elements):
                 parts = [self.expr(e.value, env) for e in returned.elements]  # (a tuple's value joins them)
-                self.returned.append(join(*parts))
+                self.returned.append(contained(join(*parts)))
                 self.returned_parts.append(parts)
             else:
                 self.returned.append(self.expr(returned, env))
@@ -295,7 +328,7 @@ class _Flow:
             env[target.value] = value.via(step, same_object=True) \
                 if not value.static else value
             previous = self.flow.bound.get(target.value)
-            self.flow.bound[target.value] = env[target.value] if previous is None else join(previous, env[target.value])
+            self.flow.bound[target.value] = env[target.value] if previous is None else merge(previous, env[target.value])
         elif isinstance(target, (cst.Tuple, cst.List)):
             elements = source.elements if isinstance(source, (cst.Tuple, cst.List)) and len(source.elements) == len(target.elements) else None
             flattened = isinstance(source, cst.Call) and last_name(source.func) in ("tree_flatten", "flatten") \
@@ -304,12 +337,15 @@ class _Flow:
             for i, el in enumerate(target.elements):
                 part = self.expr(elements[i].value, env) if elements is not None and not isinstance(elements[i], cst.StarredElement) \
                     else returned[i] if returned is not None else value
+                if flattened and i == 0 and last_name(source.func) == "tree_flatten" and not isinstance(el, cst.StarredElement):
+                    part = contained(part)  # the leaves: a list
                 self.bind(el.value, STATIC if flattened and i == 1 else part, env, stmt)
         elif isinstance(target, cst.StarredElement):
-            self.bind(target.value, value, env, stmt)
+            self.bind(target.value, contained(value), env, stmt)  # `*rest`: a list
         elif isinstance(target, cst.Subscript) and isinstance(target.value, cst.Name):
             name = target.value.value  # arr[i] = v: the container now holds v
-            env[name] = join(env.get(name, STATIC), value)
+            held = env.get(name, STATIC)
+            env[name] = contained(join(held, value)) if held.container else join(held, value)  # (`d[k] = v`: a dict still)
 
     def _returned_parts(self, source: cst.CSTNode | None, target: cst.Tuple | cst.List) -> list[Value] | None:
         """`a, b = helper(...)`: the values of the tuple literal every `return` of the module helper gives,
@@ -321,7 +357,7 @@ class _Flow:
         parts = self.call_parts.get(id(source))
         if parts is None or len(parts) != len(target.elements):
             return None
-        return [p.via(f"returned by `{source.func.value}()`") for p in parts]
+        return [p.via(f"returned by `{source.func.value}()`", same_container=True) for p in parts]
 
     def record(self, node: cst.CSTNode, value: Value, env: dict[str, Value]) -> None:
         previous = self.flow.tests.get(id(node))
@@ -345,6 +381,8 @@ class _Flow:
         args = self._range_args(iterable)
         if args is not None:
             return join(*(self.expr(a.value, env) for a in args))
+        if iterated.container:
+            return STATIC  # a list or tuple built here: as many as it holds
         if iterated.traced:
             return STATIC  # iterating over a traced array or list: its length is part of its shape
         if isinstance(iterable, cst.Call) and self._qualified(iterable.func) & _PYTREE_LISTS:
@@ -430,7 +468,10 @@ class _Flow:
             if func.attr.value in STATIC_METHODS:
                 return STATIC
             if isinstance(func.value, cst.Name) and func.value.value in env and any(a.traced for a in args):
-                env[func.value.value] = join(env[func.value.value], *args)  # xs.append(tracer)
+                held = env[func.value.value]
+                env[func.value.value] = join(held, *args)  # xs.append(tracer)
+                if held.container and func.attr.value in STORING:
+                    env[func.value.value] = contained(env[func.value.value])  # still the list it was
             qualified = self._qualified(func) if receiver.static else set()
             if qualified & STATIC_CALLS or func.attr.value in STATIC_FUNCTION_NAMES or _numpy(qualified) \
                     or any(map(is_type_predicate, qualified)):
@@ -459,7 +500,7 @@ class _Flow:
             if found is not None:  # a helper of this module: what it returns for these arguments
                 returned, self.call_parts[id(node)] = found
                 self.calls.append((func, node, args))
-                return returned.via(f"returned by `{func.value}()`")
+                return returned.via(f"returned by `{func.value}()`", same_container=True)
             if func.value.startswith(("is_", "has_")) and not any(q.startswith(_ARRAY_LIBRARIES) for q in qualified) \
                     and not all(a.static for a in args):
                 return Value(Trace.UNKNOWN, (f"`{func.value}()` is a predicate defined elsewhere (often about types)",))
@@ -508,10 +549,12 @@ class _Flow:
         value = self.expr(node.expression, env)
         if isinstance(node.operator, cst.Not) and value.const is not None:
             return Value(Trace.STATIC, const=not value.const)
-        return value if value.const is None else STATIC
+        if isinstance(node.operator, cst.Not):
+            value = truth(value)  # `not xs`: a container's length decides
+        return join(value) if value.const is None else STATIC
 
     def _IfExp(self, node: cst.IfExp, env) -> Value:
-        test = self.expr(node.test, env)
+        test = truth(self.expr(node.test, env))
         self.record(node.test, test, env)
         narrowed = {**env, **dict.fromkeys(_narrowed(node.test), STATIC)}
         return join(test, self.expr(node.body, narrowed), self.expr(node.orelse, env))
@@ -533,12 +576,20 @@ class _Flow:
         return join(*(self.expr(p, inner) for p in parts))
 
     def _ListComp(self, node, env) -> Value:
+        return contained(self._comprehension(node, env, [node.elt]))
+
+    _SetComp = _ListComp
+
+    def _GeneratorExp(self, node, env) -> Value:  # (iterating it runs the loops: their counts decide)
         return self._comprehension(node, env, [node.elt])
 
-    _SetComp = _GeneratorExp = _ListComp
-
     def _DictComp(self, node, env) -> Value:
-        return self._comprehension(node, env, [node.key, node.value])
+        return contained(self._comprehension(node, env, [node.key, node.value]))
+
+    def _List(self, node, env) -> Value:
+        return contained(join(*self._parts(node, env)))
+
+    _Tuple = _Set = _Dict = _List
 
 
 def transform_static_default(context: JitContext) -> bool:
@@ -576,7 +627,7 @@ def _narrowed(test: cst.BaseExpression) -> list[str]:
 def _join_env(a: dict[str, Value], b: dict[str, Value]) -> dict[str, Value]:
     out = dict(a)
     for name, value in b.items():
-        out[name] = join(out[name], value) if name in out else value
+        out[name] = merge(out[name], value) if name in out else value
     return out
 
 
@@ -659,10 +710,10 @@ class TracedAnalysis:
             shadow = FunctionFlow(flow.context, flow.framework, params)
             walker = _Flow(self.resolver, shadow, [], lambda *a: self.returns_of(shadow, *a))
             walker.block(walker._body(fn), dict(params))
-            value = join(*walker.returned) if walker.returned else STATIC
+            value = merge(*walker.returned) if walker.returned else STATIC
             parts = walker.returned_parts
             sizes = {len(p) if p is not None else None for p in parts}
-            elements = [join(*(p[i] for p in parts)) for i in range(len(parts[0]))] if parts and len(sizes) == 1 and None not in sizes else None
+            elements = [merge(*(p[i] for p in parts)) for i in range(len(parts[0]))] if parts and len(sizes) == 1 and None not in sizes else None
         finally:
             self._returning.pop()
         self._returns[key] = value, elements
@@ -932,5 +983,5 @@ def _bind_call(fn: cst.FunctionDef, call: cst.Call, values: list[Value]) -> dict
             out[positional[i]] = value
         i += 1
     params = {p.name.value: p for p in all_params(fn)}
-    return {k: (v.via(_parameter(params[k], f"`{k}`: parameter of helper `{fn.name.value}`")) if not v.static else v)
+    return {k: (v.via(_parameter(params[k], f"`{k}`: parameter of helper `{fn.name.value}`"), same_container=True) if not v.static else v)
             for k, v in out.items()}
