@@ -151,6 +151,16 @@ GATE_CASES = [
                "@jax.jit\ndef f(x):\n    y, w = h(x)\n    return y + 1 if w else y * 2\n", True),  # not always a pair
     ("PML201", JIT + "def h(k):\n    return k, False\n@jax.jit\ndef f(x):\n    def h(k):\n        return k, k\n"
                "    y, w = h(x)\n    return y + 1 if w else y * 2\n", True),  # a local `h`, not the module's
+    # a list, tuple, set or dict built here: iterating it and its truth are static (traced.Value.container)
+    ("PML201", JIT + "@jax.jit\ndef f(x):\n    ys = [x * i for i in range(3)]\n    return x if ys else -x\n", False),
+    ("PML201", JIT + "@jax.jit\ndef f(x):\n    ys = []\n    ys.append(x)\n    ys += [x]\n    if not ys:\n        return x\n    return -x\n", False),
+    ("PML202", JIT + "@jax.jit\ndef f(x):\n    ys = (x.a, x.b)\n    for y in ys:\n        x = x + y\n    return x\n", False),
+    ("PML202", JIT + "@jax.jit\ndef f(x):\n    for y in [x.a, x.b]:\n        x = x + y\n    return x\n", False),
+    ("PML201", JIT + "@jax.jit\ndef f(x):\n    ys = []\n    ys = x\n    return x if ys else -x\n", True),  # not always one
+    ("PML201", JIT + "@jax.jit\ndef f(x):\n    ys = [x]\n    ys.index(x)\n    return x if ys else -x\n", True),
+    ("PML201", JIT + "@jax.jit\ndef f(x, ys=()):\n    return x if ys else -x\n", True),  # a parameter
+    ("PML201", JIT + "@jax.jit\ndef f(x):\n    ys = [x]\n    return x if ys[0] else -x\n", True),  # an element
+    ("PML202", JIT + "@jax.jit\ndef f(x):\n    for ys in [[x.a], [x.b]]:\n        for y in ys:\n            x = x + y\n    return x\n", True),
     # a name the module binds by assignment is a local to the scope analysis, not followed as an alias:
     # jax's own `zip, unsafe_zip = safe_zip, zip` is no jax operation; `jax` bound so and spelled as one is
     ("PML202", JIT + "from helpers import safe_zip\nzip, unsafe_zip = safe_zip, zip\n"

@@ -294,3 +294,24 @@ def test_a_dict_filled_by_key_is_still_a_dict():
             if arr: pass
     """)
     assert found == {"out": "static", "arr": "traced"}
+
+
+def test_what_a_container_holds_is_no_container():
+    """Iterating or unpacking a container gives its elements: `for y in [x, 1]` makes `y` a tracer,
+    whose truth is traced."""
+    found = verdicts("""
+        @jax.jit
+        def f(x):
+            for y in [x, 1]:
+                if y: pass
+            pair = (x, x)
+            a, b = pair
+            if a: pass
+            for i, z in enumerate([x]):
+                if z: pass
+            for u, w in zip([x], (x,)):
+                if u: pass
+            [v for v in [x] if v]
+    """)
+    assert found == {"[x, 1]": "static", "y": "traced", "a": "traced", "enumerate([x])": "static", "z": "traced",
+                     "zip([x], (x,))": "static", "u": "traced"}

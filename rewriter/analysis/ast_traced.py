@@ -41,6 +41,8 @@ from .static_names import (JAX_PRIMITIVES, JAX_SHAPE_NAMES, JAX_STAGED, PHIML_ST
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
 _NESTED = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
 _COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
+# What builds a list, tuple, set or dict (traced.Value.container; not a generator, whose loops run on iterating it).
+_CONTAINERS = frozenset({ast.List, ast.Tuple, ast.Set, ast.Dict, ast.ListComp, ast.SetComp, ast.DictComp})
 # Builtins traced.py treats as static through their qualified names (`builtins.len`, ...).
 _STATIC_BUILTINS = frozenset(q.split(".", 1)[1] for q in STATIC_CALLS if q.startswith("builtins."))
 # jax's loop and branch primitives, by last name.
@@ -205,6 +207,12 @@ class Function:
         self.must_params: frozenset[str] = frozenset()  # parameters traced.py certainly calls TRACED (Flows)
         self._must_memo: tuple | None = None
         self.yields = False  # a generator (or coroutine): traced.returns_of does not read its result
+        # How many bindings each name has here, and how many of them are `name = <a display or comprehension>`
+        # (also `+=`, `: T =`); names some method other than `append`-like is called on with arguments:
+        # what `containers` reads.
+        self._binds: dict[str, int] = {}
+        self._container_binds: dict[str, int] = {}
+        self._unkept: set[str] = set()
         self._returns_memo: dict[tuple[frozenset[str], int | None], bool] = {}
         positional = [*args.posonlyargs, *args.args]
         for a, d in zip(positional[len(positional) - len(args.defaults):], args.defaults):
@@ -242,14 +250,17 @@ class Function:
                 for target in node.targets:
                     self._bind_assigned(target, node.value)
                     self._must_bind(target, node.value)
+                    self._note_container(target, node.value)
             elif cls is ast.AugAssign:
                 self._bind(node.target, (node.target, node.value))
+                self._note_container(node.target, node.value)
                 if type(node.target) is ast.Name:
                     self._must_record(node.target.id, ("any", (node.target, node.value)), node)
             elif cls is ast.AnnAssign:
                 self._bind(node.target, (node.value,) if node.value is not None else ())
                 if node.value is not None:
                     self._must_bind(node.target, node.value)
+                    self._note_container(node.target, node.value)
             elif cls is ast.NamedExpr:
                 self._bind(node.target, (node.value,))
                 self._must_bind(node.target, node.value)
@@ -266,6 +277,7 @@ class Function:
             elif cls in (ast.Import, ast.ImportFrom):
                 for alias in node.names:  # bound, but not a value traced.py follows (its env skips imports)
                     self.bound.add((alias.asname or alias.name).split(".")[0])
+                    self._binds[(alias.asname or alias.name).split(".")[0]] = -1  # (never a container here)
                     self._must_record((alias.asname or alias.name).split(".")[0], None, node)
             elif cls is ast.ExceptHandler and node.name:
                 self._bind_name(node.name, ())
@@ -331,6 +343,8 @@ class Function:
         if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name):
             values = (*node.args, *(k.value for k in node.keywords))
             self.receivers.append((func.value.id, values))  # `xs.append(tracer)`: a local xs now holds a tracer
+            if values and func.attr not in STORING:
+                self._unkept.add(func.value.id)  # (traced.py: no container after `xs.f(tracer)`)
             if func.attr in STORING:
                 self.stores.append(func.value.id)
         elif isinstance(func, ast.Name) and func.id == "print":
@@ -526,7 +540,27 @@ class Function:
                 self.stores.append(base.id)
                 self.bindings.append(((base.id,), values))  # `arr[i] = tracer`
 
+    def _note_container(self, target: ast.AST, value: ast.AST) -> None:
+        if type(target) is ast.Name and type(value) in _CONTAINERS:
+            self._container_binds[target.id] = self._container_binds.get(target.id, 0) + 1
+
+    @cached_property
+    def containers(self) -> frozenset[str]:
+        """The local names traced.py certainly holds a container in (traced.Value.container: a list,
+        tuple, set or dict whose length and truth are static): every binding of them here builds one
+        (a display or a comprehension, also by `+=`), none is a parameter, a declared name or another
+        kind of binding, and no method but the `append`-like ones is called on them with arguments."""
+        return frozenset(name for name, count in self._container_binds.items()
+                         if self._binds.get(name) == count and name not in self.params and name not in self.declared
+                         and name not in self._unkept)
+
+    def _container(self, node: ast.AST) -> bool:
+        """`node` is a container where traced.py reads it (see `containers`)."""
+        cls = type(node)
+        return cls in _CONTAINERS or cls is ast.Name and node.id in self.containers
+
     def _bind_name(self, name: str, values: tuple, local: bool = True) -> None:
+        self._binds[name] = self._binds.get(name, 0) + 1
         self.bound.add(name)
         self.env.add(name)
         if local:
@@ -760,9 +794,12 @@ class Function:
 
     # -- what the gates ask ---------------------------------------------------------------
     def traced_test(self) -> bool:
-        """A condition or trip count here may be a tracer (PML201-PML204)."""
+        """A condition or trip count here may be a tracer (PML201-PML204). Not iterating a container,
+        nor its truth (`if xs:`, `not xs`): traced.truth and traced._Flow.trip_count call them static."""
         return any(self.maybe_at(test, narrowed) for test, narrowed in self.tests
-                   if not (id(test) in self.iterables and (self._leaves(test) or self._must_iterate(test, narrowed))))
+                   if not (id(test) in self.iterables and (self._leaves(test) or self._must_iterate(test, narrowed)))
+                   and not self._container(test.operand if type(test) is ast.UnaryOp and type(test.op) is ast.Not
+                                           and id(test) not in self.iterables else test))
 
     def _must_iterate(self, iterable: ast.AST, narrowed: frozenset[str]) -> bool:
         """Iterating what traced.py certainly calls a tracer: its length is part of its shape, a static

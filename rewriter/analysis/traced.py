@@ -157,6 +157,11 @@ def truth(value: Value) -> Value:
     return STATIC if value.container else value
 
 
+def element_of(value: Value) -> Value:
+    """What iterating or unpacking `value` gives: its value, but no container (`for y in [x, 1]`: `y` is `x` or 1)."""
+    return join(value) if value.container else value
+
+
 def merge(*values: Value) -> Value:
     """The value a name has where branches that bound it differently meet: `join`, a container if
     every branch bound one."""
@@ -336,9 +341,9 @@ class _Flow:
             returned = self._returned_parts(source, target)
             for i, el in enumerate(target.elements):
                 part = self.expr(elements[i].value, env) if elements is not None and not isinstance(elements[i], cst.StarredElement) \
-                    else returned[i] if returned is not None else value
-                if flattened and i == 0 and last_name(source.func) == "tree_flatten" and not isinstance(el, cst.StarredElement):
-                    part = contained(part)  # the leaves: a list
+                    else returned[i] if returned is not None else element_of(value)
+                if isinstance(el, cst.StarredElement) or flattened and i == 0 and last_name(source.func) == "tree_flatten":
+                    part = contained(part)  # `*rest` is a list; so are a tree's leaves
                 self.bind(el.value, STATIC if flattened and i == 1 else part, env, stmt)
         elif isinstance(target, cst.StarredElement):
             self.bind(target.value, contained(value), env, stmt)  # `*rest`: a list
@@ -401,9 +406,9 @@ class _Flow:
         if parts is not None and isinstance(target, (cst.Tuple, cst.List)) and len(target.elements) == len(parts) \
                 and not any(isinstance(e, cst.StarredElement) for e in target.elements):
             for element, part in zip(target.elements, parts):
-                self.bind(element.value, part, env, stmt)
+                self.bind(element.value, element_of(part), env, stmt)
             return
-        self.bind(target, iterated, env, stmt)
+        self.bind(target, element_of(iterated), env, stmt)
 
     # -- expressions ----------------------------------------------------------------------
     def expr(self, node: cst.CSTNode, env: dict[str, Value]) -> Value:
