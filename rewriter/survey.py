@@ -42,8 +42,9 @@ class Survey:
     def passed_with(self, facts: FileFacts | None) -> tuple[str, ...] | None:
         """The rules the pre-filter lets through given the facts other modules give the file
         (engine._candidates), when the survey already knows: with no facts, or with factories only,
-        none of them named where a gate could notice. None: the file must be judged again."""
-        if self.first_pass is None or not facts:
+        none of them named where a gate could notice. None: the file must be judged again. (No gate
+        reads `python_results`: they only make traced.py call static what a gate may call a tracer.)"""
+        if self.first_pass is None or not facts or not (facts.traces or facts.calls or facts.factories):
             return self.first_pass
         if facts.traces or facts.calls or self.factory_pass is None:
             return None

@@ -108,6 +108,83 @@ def test_factories_are_recognised():
     assert not summary.functions["not_a_factory"].returns_new_function
 
 
+
+PREDICATES = """
+import functools
+import numpy as np
+import jax.numpy as jnp
+
+LIMIT = 3
+
+
+def scalar_like(x):
+    return isinstance(x, (int, float)) or np.isscalar(x)
+
+
+def has_rows(x):
+    if x is None:
+        return False
+    return x.ndim >= 1 and type(x) in (list, tuple) or len(x.shape) > LIMIT
+
+
+def rank_is(x, rank):
+    return x.ndim == rank
+
+
+def positive(x):
+    return x > 0
+
+
+def through_local(x):
+    y = x
+    return isinstance(y, int) and y > 0
+
+
+def staged(x):
+    return jnp.isscalar(x) or jnp.all(x)
+
+
+def none_only(x):
+    print(x)
+
+
+def generator(x):
+    yield isinstance(x, int)
+    return True
+
+
+@functools.cache
+def decorated(x):
+    return isinstance(x, int)
+
+
+def local_call(x):
+    def isinstance(a, b):
+        return a
+    return isinstance(x, int)
+"""
+
+
+def test_functions_returning_python_values_for_any_argument_are_recognised():
+    """summary.Function.returns_python: what traced.py calls static whatever the arguments hold."""
+    summary = summarize(PREDICATES.encode(), "m")
+    found = {name for name, f in summary.functions.items() if f.returns_python}
+    assert found == {"scalar_like", "has_rows"}
+    assert Summary.from_json(summary.to_json()).functions["has_rows"].returns_python
+
+
+def test_a_predicate_imported_from_another_module_is_a_fact_of_the_importer(tmp_path: Path):
+    root = _project(tmp_path, {
+        "checks.py": PREDICATES,
+        "main.py": "from checks import scalar_like, positive, has_rows as rows\nimport checks\n",
+        "other.py": "from checks import rank_is\n",
+    })
+    index = _index(root)
+    assert index.facts_for(str(root / "main.py")).python_results == ("rows", "scalar_like")
+    assert not index.facts_for(str(root / "other.py"))
+    assert index.facts_for(str(root / "main.py")).sources == ("checks.py",)
+
+
 # -- resolution ----------------------------------------------------------------------------------
 
 def test_names_resolve_through_imports_aliases_and_re_exports(tmp_path: Path):

@@ -71,10 +71,13 @@ class FileFacts:
     traces: tuple[RemoteTrace, ...] = ()
     calls: tuple[RemoteCall, ...] = ()
     factories: tuple[RemoteFactory, ...] = ()
+    # Names of this file bound to a function of another module that returns a Python value whatever it is
+    # passed (`_arraylike`: `isinstance(x, Array) or np.isscalar(x)`; summary.Function.returns_python)
+    python_results: tuple[str, ...] = ()
     sources: tuple[str, ...] = ()  # the files these facts were read from
 
     def __bool__(self) -> bool:
-        return bool(self.traces or self.calls or self.factories)
+        return bool(self.traces or self.calls or self.factories or self.python_results)
 
     def kinds(self) -> frozenset[str]:
         """Which of the facts a rule may need (`Codemod.PROJECT_FACTS`) are there: "traces", "factories"."""
@@ -100,7 +103,7 @@ class FileFacts:
         return cls(traces=tuple(trace(t) for t in data["traces"]),
                    calls=tuple(RemoteCall(**{**c, "args": tuple(RemoteArg(**a) for a in c["args"])}) for c in data["calls"]),
                    factories=tuple(RemoteFactory(**f) for f in data["factories"]),
-                   sources=tuple(data["sources"]))
+                   python_results=tuple(data["python_results"]), sources=tuple(data["sources"]))
 
     def calls_of(self, function: str) -> list[RemoteCall]:
         return [c for c in self.calls if c.function == function]

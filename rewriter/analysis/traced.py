@@ -218,9 +218,13 @@ class FunctionFlow:
 class _Flow:
     """Evaluates one function body; `env` maps local names to values."""
 
-    def __init__(self, resolver: NameResolver, flow: FunctionFlow, calls: list, returns_of=None) -> None:
+    def __init__(self, resolver: NameResolver, flow: FunctionFlow, calls: list, returns_of=None,
+                 python_results: frozenset[str] = frozenset()) -> None:
         self.resolver = resolver
         self.flow = flow
+        # Names of the module bound to a function of another module that returns a Python value for any
+        # arguments (facts.FileFacts.python_results: `_arraylike = isinstance(...) or np.isscalar(...)`)
+        self.python_results = python_results
         # (callee Name, Call, argument values) -> what a module helper returns: its value, and the values of
         # the tuple every `return` gives, element by element (None: not such a tuple); None: not known
         self.returns_of = returns_of
@@ -494,6 +498,8 @@ class _Flow:
             if func.value in env:
                 self.calls.append((func, node, args))  # a local def: analysed as a helper with these arguments
                 return join(env[func.value], *args)
+            if func.value in self.python_results:
+                return STATIC  # another module's function that returns a Python value whatever it is given
             qualified = self._qualified(func)
             if qualified & STATIC_CALLS or func.value in STATIC_FUNCTION_NAMES or _numpy(qualified) \
                     or any(map(is_type_predicate, qualified)):
@@ -685,6 +691,7 @@ class TracedAnalysis:
         self.jit = jit
         self.facts = facts or {}  # qualified function name -> ((parameter, ParamRole), ...), from outside
         self.callsites = CallSites(resolver, project)
+        self.python_results = frozenset(project.python_results) if project else frozenset()
         self.flows: dict[int, FunctionFlow] = {}
         self._returns: dict[tuple, tuple[Value, list[Value] | None]] = {}  # (its value, each tuple element joined)
         self._returning: list[int] = []
@@ -692,6 +699,9 @@ class TracedAnalysis:
         self._config: dict[tuple[int, str], ParamRole] = {}  # (id of jitted function, parameter) -> its role
         self._generators: dict[int, bool] = {}  # id of a def -> whether it yields or awaits (`_yields`)
         self._run()
+
+    def _walker(self, flow: FunctionFlow, calls: list, returns_of=None) -> "_Flow":
+        return _Flow(self.resolver, flow, calls, returns_of, self.python_results)
 
     def returns_of(self, flow: FunctionFlow, name: cst.Name, call: cst.Call,
                    args: list[Value]) -> tuple[Value, list[Value] | None] | None:
@@ -713,7 +723,7 @@ class TracedAnalysis:
         self._returning.append(id(fn))
         try:
             shadow = FunctionFlow(flow.context, flow.framework, params)
-            walker = _Flow(self.resolver, shadow, [], lambda *a: self.returns_of(shadow, *a))
+            walker = self._walker(shadow, [], lambda *a: self.returns_of(shadow, *a))
             walker.block(walker._body(fn), dict(params))
             value = merge(*walker.returned) if walker.returned else STATIC
             parts = walker.returned_parts
@@ -737,7 +747,7 @@ class TracedAnalysis:
         if flow is None or id(anchor) not in flow.envs:
             return Value(Trace.UNKNOWN, ("not inside an analysed traced function",))
         shadow = FunctionFlow(flow.context, flow.framework, flow.params)
-        return _Flow(self.resolver, shadow, []).expr(expr, dict(flow.envs[id(anchor)]))
+        return self._walker(shadow, []).expr(expr, dict(flow.envs[id(anchor)]))
 
     def value_anywhere(self, expr: cst.CSTNode) -> Value | None:
         """The value of `expr` in the traced function whose body contains it, each local name taken
@@ -746,7 +756,7 @@ class TracedAnalysis:
         if flow is None:
             return None
         shadow = FunctionFlow(flow.context, flow.framework, flow.params)
-        return _Flow(self.resolver, shadow, []).expr(expr, {**flow.params, **flow.bound})
+        return self._walker(shadow, []).expr(expr, {**flow.params, **flow.bound})
 
     def flow_containing(self, node: cst.CSTNode) -> FunctionFlow | None:
         """The flow of the traced function whose own body (not a nested def's) contains `node`."""
@@ -938,7 +948,7 @@ class TracedAnalysis:
         fn = context.function
         config = {name: role for (owner, name), role in self._config.items() if owner == id(fn)}
         flow = FunctionFlow(context, context.framework, params, config=config)
-        walker = _Flow(self.resolver, flow, flow.calls, lambda *a: self.returns_of(flow, *a))
+        walker = self._walker(flow, flow.calls, lambda *a: self.returns_of(flow, *a))
         env = {**self._closure(fn), **params}
         if isinstance(fn, cst.Lambda):
             walker.expr(fn.body, env)

@@ -34,6 +34,7 @@ class _Local:
     roots: list = field(default_factory=list)  # Jitted: its jit functions (decorated defs, jit bindings)
     evidence: dict = field(default_factory=dict)  # module of a jit def elsewhere -> [RemoteCall] this module makes
     factories: list = field(default_factory=list)  # (RemoteFactory, the module that defines the factory)
+    python_results: list = field(default_factory=list)  # (local name, the module of the def): summary.Function.returns_python
     python: list = field(default_factory=list)  # (callee key, parameter, where): a Python literal passed
     reads: set = field(default_factory=set)  # the (module, name) pairs its resolution read
 
@@ -177,6 +178,8 @@ class Propagation:
             out.reads.add((found.module, found.name.partition(".")[0]))
             if function is None or function.decorated:
                 continue
+            if function.returns_python:
+                out.python_results.append((name, found.module))
             if function.returns_jit is not None:
                 api, framework = function.returns_jit
             elif function.returns_new_function:
@@ -237,12 +240,13 @@ class Propagation:
                 if made:
                     sources.setdefault(module, set()).add(display(caller))
             factories = [f for f, _ in self.locals[module].factories]
-            for _, origin in self.locals[module].factories:
+            for _, origin in (*self.locals[module].factories, *self.locals[module].python_results):
                 sources.setdefault(module, set()).add(display(origin))
             facts = FileFacts(
                 traces=tuple(sorted(traces.get(module, ()), key=_order)),
                 calls=tuple(sorted(calls, key=lambda c: (c.function, c.where, repr(c.args)))),
                 factories=tuple(sorted(factories, key=lambda f: f.name)),
+                python_results=tuple(sorted({name for name, _ in self.locals[module].python_results})),
                 sources=tuple(sorted(sources.get(module, ()))),
             )
             if facts:

@@ -5,8 +5,9 @@ What other modules may need to know about this one, and nothing else:
   applications (`step = jax.jit(physics.forward)`, `jax.jit(make(meta))`), calls and aliases;
 - per module-level def: its parameters, its jit decorator with the parameters it keeps static, the
   calls it makes of other functions (each argument classified: a Python literal, an array, a value
-  derived from its own parameters, or unknown), and whether it is a factory (returns a def or lambda
-  it creates, or a jit function it creates);
+  derived from its own parameters, or unknown), whether it is a factory (returns a def or lambda
+  it creates, or a jit function it creates), and whether it returns a Python value for any arguments
+  (a predicate about types: `isinstance(x, Array) or np.isscalar(x)`);
 - calls made at module level, with the same classification.
 
 Callees are recorded as absolute dotted names through the module's own imports (`physics.limiter`
@@ -22,8 +23,9 @@ import marshal
 from dataclasses import dataclass, field, fields
 
 from ..analysis.apis import Kind, spelled_apis
-from ..analysis.ast_names import LOOPS, branches, children, dotted, parse
-from ..analysis.static_names import STATIC_ATTRIBUTES, STATIC_CALLS, STATIC_FUNCTION_NAMES, TENSOR_ATTRIBUTES
+from ..analysis.ast_names import LOOPS, branches, children, dotted, own_nodes, parse
+from ..analysis.static_names import (STATIC_ATTRIBUTES, STATIC_CALLS, STATIC_FUNCTION_NAMES, STATIC_METHODS, STATIC_MODULES,
+                                     TENSOR_ATTRIBUTES)
 
 # Argument kinds at a call site. "params": derived from the caller's own parameters (named).
 PYTHON, ARRAY, PARAMS, UNKNOWN = "python", "array", "params", "unknown"
@@ -35,6 +37,8 @@ _EXTERNAL = frozenset({"jax", "jaxlib", "numpy", "torch", "tensorflow", "phiml",
 _BUILTINS = frozenset(dir(builtins))
 _PYTHON_CALLS = frozenset({"len", "int", "float", "bool", "str", "round", "range", "isinstance", "type"})
 _JSON_LITERALS = (bool, int, float, str, type(None))
+# The builtins traced.py calls static by their qualified names (`builtins.isinstance`, ...).
+_STATIC_BUILTINS = frozenset(q.split(".", 1)[1] for q in STATIC_CALLS if q.startswith("builtins."))
 
 
 @dataclass
@@ -61,6 +65,9 @@ class Function:
     decorated: bool = False  # other decorators (`functools.cache` may hand out the same object again)
     nested: dict = field(default_factory=dict)  # name -> Function: defs nested one level (returned by factories)
     annotations: dict = field(default_factory=dict)  # parameter -> the last name of its annotation (`Shape`, `int`)
+    # Every `return` gives a Python value whatever the arguments are, tracers included: a predicate about
+    # types (`isinstance(x, Array) or np.isscalar(x)`), what traced.py calls static by construction
+    returns_python: bool = False
 
 
 @dataclass
@@ -82,7 +89,8 @@ class Summary:
             return {"name": f.name, "line": f.line, "params": f.params, "positional": f.positional, "defaults": f.defaults,
                     "jit": f.jit, "calls": [call(c) for c in f.calls], "returns_new_function": f.returns_new_function,
                     "returns_jit": f.returns_jit, "decorated": f.decorated,
-                    "nested": {k: function(v) for k, v in f.nested.items()}, "annotations": f.annotations}
+                    "nested": {k: function(v) for k, v in f.nested.items()}, "annotations": f.annotations,
+                    "returns_python": f.returns_python}
 
         return {"module": self.module, "package": self.package, "bindings": self.bindings,
                 "functions": {k: function(v) for k, v in self.functions.items()},
@@ -118,7 +126,7 @@ class Summary:
         def function(d: dict) -> Function:
             return Function(d["name"], d["line"], d["params"], d["positional"], d["defaults"], d["jit"],
                             [call(c) for c in d["calls"]], d["returns_new_function"], d["returns_jit"], d["decorated"],
-                            {k: function(v) for k, v in d["nested"].items()}, d["annotations"])
+                            {k: function(v) for k, v in d["nested"].items()}, d["annotations"], d["returns_python"])
 
         return cls(module=data["module"], package=data["package"], bindings=data["bindings"],
                    functions={k: function(v) for k, v in data["functions"].items()},
@@ -428,7 +436,59 @@ class _Reader:
             if recorded is not None:
                 function.calls.append(recorded)
         self._factory(body, function)
+        function.returns_python = not function.decorated and function.jit is None and type(node) is ast.FunctionDef \
+            and self._returns_python(node, body, body.local | enclosing)
         return function
+
+    def _returns_python(self, node: ast.FunctionDef, body: "_Body", local: set[str]) -> bool:
+        """`Function.returns_python`: some `return` gives a value, each gives one that is a Python value
+        for any arguments (`_python_valued`), and it is no generator or coroutine."""
+        returns = body.returns
+        if not returns or all(r.value is None for r in returns):
+            return False
+        if not all(r.value is None or self._python_valued(r.value, local) for r in returns):
+            return False
+        return not any(type(n) in (ast.Yield, ast.YieldFrom, ast.Await) for n in own_nodes(node))
+
+    def _python_valued(self, expr: ast.expr, local: set[str]) -> bool:
+        """traced.py calls `expr` static whatever the parameters hold (a conservative reading of it):
+        literals, names not bound in the function (globals, imports: constants at trace time),
+        `.shape`-like attributes, identity tests, calls it calls static by their names (`isinstance`,
+        `hasattr`, `np.isscalar`: static_names.STATIC_FUNCTION_NAMES and the builtins of STATIC_CALLS),
+        NumPy's, and `not`/`and`/`or`/comparisons of such values."""
+        cls = type(expr)
+        if cls is ast.Constant:
+            return True
+        if cls is _NAME:
+            return expr.id not in local
+        if cls is _ATTRIBUTE:
+            return expr.attr in STATIC_ATTRIBUTES or self._python_valued(expr.value, local)
+        if cls is ast.BoolOp:
+            return all(self._python_valued(v, local) for v in expr.values)
+        if cls is ast.Tuple or cls is ast.List or cls is ast.Set:
+            return all(self._python_valued(e, local) for e in expr.elts)
+        if cls is ast.UnaryOp:
+            return type(expr.op) is ast.Not and self._python_valued(expr.operand, local)
+        if cls is ast.Compare:
+            return all(type(op) in (ast.Is, ast.IsNot) for op in expr.ops) \
+                or all(self._python_valued(e, local) for e in (expr.left, *expr.comparators))
+        if cls is not ast.Call:
+            return False
+        func = expr.func
+        if type(func) is _NAME:
+            if func.id in local:
+                return False  # a local function: its result is what it is given
+            return func.id in STATIC_FUNCTION_NAMES \
+                or func.id in _STATIC_BUILTINS and func.id not in self.module_names and not self.out.stars
+        if type(func) is not _ATTRIBUTE:
+            return False
+        if func.attr in STATIC_FUNCTION_NAMES or func.attr in STATIC_METHODS:
+            return True
+        root = func
+        while type(root) is _ATTRIBUTE:
+            root = root.value
+        return type(root) is _NAME and root.id not in local and bool(self.imported.get(root.id)) \
+            and all(f"{q}.".startswith(STATIC_MODULES) for q in self.imported[root.id])  # NumPy's
 
     def _factory(self, body: "_Body", function: Function) -> None:
         returns = body.returns
