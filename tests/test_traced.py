@@ -315,3 +315,32 @@ def test_what_a_container_holds_is_no_container():
     """)
     assert found == {"[x, 1]": "static", "y": "traced", "a": "traced", "enumerate([x])": "static", "z": "traced",
                      "zip([x], (x,))": "static", "u": "traced"}
+
+
+def test_a_def_nested_in_the_caller_returns_what_its_body_gives_there():
+    """A def nested in a traced function and called there is read with the caller's locals at the call:
+    its pair's string half stays a Python value. Called from elsewhere, or bound to another name, the
+    result is the join of what it is given, as before."""
+    found = verdicts("""
+        @jax.jit
+        def f(x):
+            scale = 2.0
+
+            def strip(a, names):
+                if names:
+                    a = a * scale
+                    names = names[1:]
+                return a, names
+
+            def scaled(a):
+                return a * x
+
+            y, rest = strip(x, "ab")
+            if rest == 'b': pass
+            z = scaled(1.0)
+            if z > 0: pass
+            other = strip
+            u, v = other(x, "a")
+            if v: pass
+    """)
+    assert found == {"names": "static", "rest == 'b'": "static", "z > 0": "traced", "v": "traced"}

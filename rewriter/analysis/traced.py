@@ -16,8 +16,8 @@ predicate defined elsewhere) and is never rewritten: the codemods report it with
 Branches join, loops iterate to a fixpoint, `isinstance(i, int)` makes `i` static where it holds,
 and `zip`/`enumerate` targets bind element-wise. Helpers of the module called from a traced body are
 analysed with the join of their call sites' argument values (a nested def also sees its enclosing
-function's locals), and a call of a module-level helper has the value the helper returns for those
-arguments. Functions handed to jax's loop and branch primitives (`lax.scan(body, ...)`) have every
+function's locals), and a call of a module-level helper, or of a def nested in the calling function
+(read with the caller's locals at the call), has the value it returns for those arguments. Functions handed to jax's loop and branch primitives (`lax.scan(body, ...)`) have every
 parameter traced.
 """
 from __future__ import annotations
@@ -40,6 +40,7 @@ from .static_names import (JAX_PRIMITIVES, JAX_STAGED, PHIML_STATIC_ANNOTATIONS,
                            STATIC_CALLS, STATIC_FUNCTION_NAMES, STATIC_METHODS, STATIC_MODULES, STORING, STRUCTURE_KEEPING,
                            TENSOR_ATTRIBUTES, is_dtype_parameter)
 from .names import NameResolver, last_name
+from .structure import enclosing_function
 from .transforms import positional_params
 
 Function = cst.FunctionDef | cst.Lambda
@@ -497,6 +498,10 @@ class _Flow:
         if isinstance(func, cst.Name):
             if func.value in env:
                 self.calls.append((func, node, args))  # a local def: analysed as a helper with these arguments
+                found = self.returns_of(func, node, args, env) if self.returns_of is not None else None
+                if found is not None:  # a def nested here, called here: what it returns, reading these locals
+                    returned, self.call_parts[id(node)] = found
+                    return returned.via(f"returned by `{func.value}()`", same_container=True)
                 return join(env[func.value], *args)
             if func.value in self.python_results:
                 return STATIC  # another module's function that returns a Python value whatever it is given
@@ -703,19 +708,28 @@ class TracedAnalysis:
     def _walker(self, flow: FunctionFlow, calls: list, returns_of=None) -> "_Flow":
         return _Flow(self.resolver, flow, calls, returns_of, self.python_results)
 
-    def returns_of(self, flow: FunctionFlow, name: cst.Name, call: cst.Call,
-                   args: list[Value]) -> tuple[Value, list[Value] | None] | None:
+    def returns_of(self, flow: FunctionFlow, name: cst.Name, call: cst.Call, args: list[Value],
+                   env: dict[str, Value] | None = None) -> tuple[Value, list[Value] | None] | None:
         """What a def of this module returns when called with these argument values, and the values of the
         tuple each of its `return`s gives, element by element, when they all give one of one length (None:
-        not known: not a single plain def, a generator, recursion, or nested deeper than 3 helpers)."""
+        not known: not a single plain def, a generator, recursion, or nested deeper than 3 helpers).
+        `env`: the caller's names where it calls a def of its own (`name` is local there): a def nested
+        directly in the function that calls it reads that function's locals as they are at the call."""
         functions = self.jit.functions_denoted(name)
         if len(functions) != 1 or not isinstance(functions[0], cst.FunctionDef):
             return None
         fn = functions[0]
-        if self.resolver.parent(fn) is not self.resolver.wrapper.module:
-            return None  # a nested def also reads its enclosing function's locals: not analysed alone
+        closure: dict[str, Value] = {}
+        if env is not None:
+            if self.resolver.parent(fn) is self.resolver.wrapper.module \
+                    or enclosing_function(self.resolver, fn) is not enclosing_function(self.resolver, call):
+                return None  # (a local name bound to a module def, or a def nested elsewhere)
+            closure = env
+        elif self.resolver.parent(fn) is not self.resolver.wrapper.module:
+            return None  # a nested def also reads its enclosing function's locals: read where it is called
         params = _bind_call(fn, call, args)
-        key = (id(fn), tuple(sorted((k, v.trace) for k, v in params.items())))
+        key = (id(fn), tuple(sorted((k, v.trace) for k, v in params.items())),
+               tuple(sorted((k, v.trace, v.container) for k, v in closure.items() if k not in params)))
         if key in self._returns:
             return self._returns[key]
         if id(fn) in self._returning or len(self._returning) >= 3 or self._generator(fn):
@@ -724,7 +738,7 @@ class TracedAnalysis:
         try:
             shadow = FunctionFlow(flow.context, flow.framework, params)
             walker = self._walker(shadow, [], lambda *a: self.returns_of(shadow, *a))
-            walker.block(walker._body(fn), dict(params))
+            walker.block(walker._body(fn), {**closure, **params})
             value = merge(*walker.returned) if walker.returned else STATIC
             parts = walker.returned_parts
             sizes = {len(p) if p is not None else None for p in parts}
