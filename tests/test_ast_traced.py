@@ -151,6 +151,11 @@ GATE_CASES = [
                "@jax.jit\ndef f(x):\n    y, w = h(x)\n    return y + 1 if w else y * 2\n", True),  # not always a pair
     ("PML201", JIT + "def h(k):\n    return k, False\n@jax.jit\ndef f(x):\n    def h(k):\n        return k, k\n"
                "    y, w = h(x)\n    return y + 1 if w else y * 2\n", True),  # a local `h`, not the module's
+    # a def nested in the caller is read with the caller's locals (traced.returns_of): a closure may hold a tracer
+    ("PML201", JIT + "@jax.jit\ndef f(x):\n    def scaled(a):\n        return a * x\n    return x if scaled(1.0) > 0 else -x\n", True),
+    ("PML201", JIT + "@jax.jit\ndef f(x):\n    def const(a):\n        return a * 2\n    return x if const(1.0) > 0 else -x\n", False),
+    ("PML201", JIT + "@jax.jit\ndef f(x):\n    def staged():\n        return jnp.ones(3).sum()\n    return x if staged() > 0 else -x\n", True),
+    ("PML201", JIT + "@jax.jit\ndef f(x):\n    k = 1\n    def pick(t):\n        return t[k]\n    return x if pick((1, 2)) > 0 else -x\n", False),
     # a list, tuple, set or dict built here: iterating it and its truth are static (traced.Value.container)
     ("PML201", JIT + "@jax.jit\ndef f(x):\n    ys = [x * i for i in range(3)]\n    return x if ys else -x\n", False),
     ("PML201", JIT + "@jax.jit\ndef f(x):\n    ys = []\n    ys.append(x)\n    ys += [x]\n    if not ys:\n        return x\n    return -x\n", False),

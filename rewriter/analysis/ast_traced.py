@@ -213,7 +213,8 @@ class Function:
         self._binds: dict[str, int] = {}
         self._container_binds: dict[str, int] = {}
         self._unkept: set[str] = set()
-        self._returns_memo: dict[tuple[frozenset[str], int | None], bool] = {}
+        self.nested_defs: dict[str, list[ast.AST]] = {}  # defs directly in its body, by name
+        self._returns_memo: dict[tuple[frozenset[str], int | None, bool], bool] = {}
         positional = [*args.posonlyargs, *args.args]
         for a, d in zip(positional[len(positional) - len(args.defaults):], args.defaults):
             self._default(a.arg, d)
@@ -296,6 +297,8 @@ class Function:
             if cls in _NESTED:
                 if cls is not ast.Lambda:
                     self._bind_name(node.name, ())
+                    if cls is not ast.ClassDef:
+                        self.nested_defs.setdefault(node.name, []).append(node)
                     self._must_record(node.name, None, node)
                     stack.extend((d, narrowed) for d in node.decorator_list)
                 if cls is not ast.ClassDef:
@@ -627,7 +630,7 @@ class Function:
         """traced.returns_of: may this module-level def return a tracer when the parameters `params`
         may be one? `index`: only element `index` of the tuples its returns give (`returned_size`).
         Undecided (a generator, recursion, helpers nested 3 deep): yes."""
-        key = (params, index)
+        key = (params, index, self.module.parameters_only)
         if key in self._returns_memo:
             return self._returns_memo[key]
         module = self.module
@@ -704,7 +707,7 @@ class Function:
         if isinstance(func, ast.Name):
             name = func.id
             if name in self.visible and name not in self.module.imported:  # a local: its value joined with the arguments
-                return name in self._taint or any(map(self.maybe, args))
+                return name in self._taint or any(map(self.maybe, args)) or self._nested_returns_maybe(name, node)
             if name in STATIC_FUNCTION_NAMES or name in _STATIC_BUILTINS and self.module.builtin(name):
                 return False
             if self._module_callee(func) and self.module.static_callee(func):
@@ -742,6 +745,19 @@ class Function:
         if helper is None or helper.returned_size != part.size:
             return found
         return helper.returns_maybe(frozenset(self.bound_at(whole, helper)), part.index)
+
+    def _nested_returns_maybe(self, name: str, call: ast.Call) -> bool:
+        """May a def nested here, called here as `name`, return a tracer? traced.returns_of reads it with
+        this function's locals at the call: its parameters this call may pass a tracer and every name
+        that may hold one here are its sources."""
+        nodes = self.nested_defs.get(name, ())
+        if nodes and self.module.function_of is None:
+            return True
+        for node in nodes:
+            inner = self.module.function_of(node)
+            if inner.returns_maybe(frozenset(self.bound_at(call, inner)) | self._taint):
+                return True
+        return False
 
     def _kept_fields(self, name: str) -> frozenset[str]:
         """The fields `name` keeps all through the function: those of its parameter's class, when every
