@@ -569,14 +569,14 @@ class _Finder(ast.NodeVisitor):
         """The flows read again from the roots' parameters that may be configuration alone
         (ast_traced.Module.parameters_only); every function's parameters are put back afterwards, as
         the other gates read them."""
-        saved = {key: function.maybe_params for key, function in self._functions.items()}
+        saved = {key: (function.maybe_params, function.closure) for key, function in self._functions.items()}
         self._module.parameters_only = True
         try:
             yield self._flows(configuration=True).analysed()
         finally:
             self._module.parameters_only = False
             for key, function in list(self._functions.items()):  # (reading a helper's result may read more defs)
-                function.maybe_params = saved.get(key, frozenset(function.params))
+                function.maybe_params, function.closure = saved.get(key, (frozenset(function.params), True))
                 function.tainted  # noqa: B018 (the taint the other gates read)
 
     def _configurable(self, node: ast.AST) -> frozenset[str]:

@@ -151,6 +151,10 @@ GATE_CASES = [
                "@jax.jit\ndef f(x):\n    y, w = h(x)\n    return y + 1 if w else y * 2\n", True),  # not always a pair
     ("PML201", JIT + "def h(k):\n    return k, False\n@jax.jit\ndef f(x):\n    def h(k):\n        return k, k\n"
                "    y, w = h(x)\n    return y + 1 if w else y * 2\n", True),  # a local `h`, not the module's
+    # a jit def nested in a function no flow reaches reads Python values from it (traced._closure: none)
+    ("PML201", JIT + "def make(flag):\n    @jax.jit\n    def f(x):\n        return x if flag else -x\n    return f\n", False),
+    ("PML201", JIT + "@jax.jit\ndef g(y):\n    def make(flag):\n        @jax.jit\n        def f(x):\n            return x if flag else -x\n"
+               "        return f\n    return make(y)(y)\n", True),
     # a def nested in the caller is read with the caller's locals (traced.returns_of): a closure may hold a tracer
     ("PML201", JIT + "@jax.jit\ndef f(x):\n    def scaled(a):\n        return a * x\n    return x if scaled(1.0) > 0 else -x\n", True),
     ("PML201", JIT + "@jax.jit\ndef f(x):\n    def const(a):\n        return a * 2\n    return x if const(1.0) > 0 else -x\n", False),

@@ -181,6 +181,9 @@ class Function:
         self.packed = {a.arg for a in (args.vararg, args.kwarg) if a is not None}  # `*args`, `**kwargs`
         self.params |= self.packed
         self.maybe_params: frozenset[str] = frozenset(self.params)
+        # The names of the function around it may hold tracers here: traced._closure reads them only from
+        # a function it analyses (`Flows` clears it for a function whose outer one no flow reaches)
+        self.closure = True
         self.fields: dict[str, frozenset[str]] = {}  # parameter -> Python-valued fields (filter_jit roots: Flows)
         self._memo: tuple | None = None
         self._taint: frozenset[str] = frozenset()
@@ -602,7 +605,7 @@ class Function:
         unless `Flows` knows better), names declared global/nonlocal (unknown to traced.py), what the
         enclosing functions taint, and every name bound to a value that may be a tracer, iterated to a
         fixpoint. Recomputed only when the parameters or the enclosing function's names change."""
-        outer = self.outer.tainted if self.outer is not None else frozenset()
+        outer = self.outer.tainted if self.outer is not None and self.closure else frozenset()
         key = (self.maybe_params, outer, self.module.parameters_only)
         if self._memo is not None and self._memo[0] == key:
             self._taint = self._memo[1]
@@ -1137,6 +1140,9 @@ class Flows:
                          and f not in queue)
         for key, function in self.functions.items():
             function.maybe_params = self.params[key]
+            # traced._closure: a function no flow reaches is never analysed; what is nested in it reads
+            # none of its names (a closure over Python values, or over arrays captured as constants)
+            function.closure = function.outer is None or id(function.outer.node) in self.functions
         self._must_helpers(roots)
 
     def _must_helpers(self, roots: dict) -> None:
