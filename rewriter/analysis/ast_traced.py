@@ -8,9 +8,12 @@ value at trace time. This module answers the weaker question "may it be?" from t
 flow-insensitively (a name is tainted if any of its bindings may be), and keeps only the rules that
 make a value static by construction that need no resolution: identity and string comparisons,
 `.shape`-like attributes, `len()`/`isinstance()` and the other names static_names.py lists,
-`isinstance` narrowing, `zip`/`enumerate` element-wise. `Flows` follows traced.py across functions:
-which parameters a jit transform may trace (its static arguments as written), which a helper's call
-sites may pass a tracer. So it says "maybe" wherever traced.py could say traced or unknown, and "no"
+`isinstance` narrowing, `zip`/`enumerate` element-wise, tuple targets part by part (`_Part`), and
+the length and truth of a list, tuple, set or dict every binding of a name builds (`containers`).
+`Flows` follows traced.py across functions: which parameters a jit transform may trace (its static
+arguments as written), which a helper's call sites may pass a tracer; a def nested in its caller is
+read with the caller's names, and a function nested in one no flow reaches reads none of its names
+(`Function.closure`). So it says "maybe" wherever traced.py could say traced or unknown, and "no"
 only where traced.py says static: a rule gated on it sees every file it could report in.
 
 Two more readings serve the gates. `Module.parameters_only` reads taint from parameters alone (PML204
