@@ -344,3 +344,20 @@ def test_a_def_nested_in_the_caller_returns_what_its_body_gives_there():
             if v: pass
     """)
     assert found == {"names": "static", "rest == 'b'": "static", "z > 0": "traced", "v": "traced"}
+
+
+def test_a_helpers_result_is_a_container_only_for_calls_that_pass_one():
+    """What a helper returns is read again when a call passes a container where another passed an array
+    of the same trace: `h([x])` returns a list, `h(x)` the array itself."""
+    found = verdicts("""
+        def h(xs):
+            return xs
+
+        @jax.jit
+        def f(x):
+            a = h([x])
+            b = h(x)
+            if a: pass
+            if b: pass
+    """)
+    assert found == {"a": "static", "b": "traced"}

@@ -728,7 +728,7 @@ class TracedAnalysis:
         elif self.resolver.parent(fn) is not self.resolver.wrapper.module:
             return None  # a nested def also reads its enclosing function's locals: read where it is called
         params = _bind_call(fn, call, args)
-        key = (id(fn), tuple(sorted((k, v.trace) for k, v in params.items())),
+        key = (id(fn), tuple(sorted((k, v.trace, v.container) for k, v in params.items())),
                tuple(sorted((k, v.trace, v.container) for k, v in closure.items() if k not in params)))
         if key in self._returns:
             return self._returns[key]
