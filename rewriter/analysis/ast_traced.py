@@ -38,7 +38,7 @@ from .apis import canonical
 from .installed import is_type_predicate
 from .installed import static_fields as installed_static_fields
 from .static_names import (JAX_PRIMITIVES, JAX_SHAPE_NAMES, JAX_STAGED, PHIML_STATIC_ANNOTATIONS, PYTHON_CALLS, PYTHON_SCALAR_ANNOTATIONS,
-                           PYTREE_LISTS, STATIC_ATTRIBUTES, STATIC_CALLS, TENSOR_ATTRIBUTES, STATIC_FUNCTION_NAMES, STATIC_METHODS, STATIC_MODULES, STORING,
+                           PYTREE_LISTS, STATIC_ATTRIBUTES, STATIC_BUILTINS, STATIC_CALLS, TENSOR_ATTRIBUTES, STATIC_FUNCTION_NAMES, STATIC_METHODS, STATIC_MODULES, STORING,
                            STRUCTURE_KEEPING, is_dtype_parameter, size_arguments)
 
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
@@ -46,8 +46,6 @@ _NESTED = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
 _COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
 # What builds a list, tuple, set or dict (traced.Value.container; not a generator, whose loops run on iterating it).
 _CONTAINERS = frozenset({ast.List, ast.Tuple, ast.Set, ast.Dict, ast.ListComp, ast.SetComp, ast.DictComp})
-# Builtins traced.py treats as static through their qualified names (`builtins.len`, ...).
-_STATIC_BUILTINS = frozenset(q.split(".", 1)[1] for q in STATIC_CALLS if q.startswith("builtins."))
 # jax's loop and branch primitives, by last name.
 _PRIMITIVES = frozenset(q.rsplit(".", 1)[1] for q in JAX_PRIMITIVES)
 # The most functions a file's flows may have for helpers' certain parameters to be read: traced.py's
@@ -522,7 +520,7 @@ class Function:
         if head in self.visible:
             return type(func) is ast.Name and head in self.env  # a local def: join(its value, arguments)
         if type(func) is ast.Name:
-            if head in self.module.defs or head in _STATIC_BUILTINS:
+            if head in self.module.defs or head in STATIC_BUILTINS:
                 return False
             if head not in self.module.imported:
                 return True  # a builtin or a module-level name bound by an assignment: no qualified API
@@ -714,7 +712,7 @@ class Function:
             name = func.id
             if name in self.visible and name not in self.module.imported:  # a local: its value joined with the arguments
                 return name in self._taint or any(map(self.maybe, args)) or self._nested_returns_maybe(name, node)
-            if name in STATIC_FUNCTION_NAMES or name in _STATIC_BUILTINS and self.module.builtin(name):
+            if name in STATIC_FUNCTION_NAMES or name in STATIC_BUILTINS and self.module.builtin(name):
                 return False
             if self._module_callee(func) and self.module.static_callee(func):
                 return False

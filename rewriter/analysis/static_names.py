@@ -25,6 +25,8 @@ STATIC_CALLS = frozenset({
     "jax.numpy.dtype", "jax.numpy.isscalar", "numpy.shape", "numpy.ndim", "numpy.result_type", "numpy.issubdtype",
     "numpy.dtype", "jax.core.is_concrete", "torch.is_tensor", "tensorflow.is_tensor",
 })
+# Their builtins by bare name (`isinstance`, `len`): static where no binding of the module shadows them.
+STATIC_BUILTINS = frozenset(q.split(".", 1)[1] for q in STATIC_CALLS if q.startswith("builtins."))
 # Functions that answer questions about dtypes, ranks and shapes, by name (jax's private helpers
 # included): their results are Python values whatever their arguments.
 STATIC_FUNCTION_NAMES = frozenset(

@@ -17,8 +17,9 @@ Branches join, loops iterate to a fixpoint, `isinstance(i, int)` makes `i` stati
 and `zip`/`enumerate` targets bind element-wise. Helpers of the module called from a traced body are
 analysed with the join of their call sites' argument values (a nested def also sees its enclosing
 function's locals), and a call of a module-level helper, or of a def nested in the calling function
-(read with the caller's locals at the call), has the value it returns for those arguments. Functions handed to jax's loop and branch primitives (`lax.scan(body, ...)`) have every
-parameter traced.
+(read with the caller's locals at the call), has the value it returns for those arguments.
+Functions handed to jax's loop and branch primitives (`lax.scan(body, ...)`) have every parameter
+traced.
 """
 from __future__ import annotations
 
@@ -500,8 +501,7 @@ class _Flow:
                 self.calls.append((func, node, args))  # a local def: analysed as a helper with these arguments
                 found = self.returns_of(func, node, args, env) if self.returns_of is not None else None
                 if found is not None:  # a def nested here, called here: what it returns, reading these locals
-                    returned, self.call_parts[id(node)] = found
-                    return returned.via(f"returned by `{func.value}()`", same_container=True)
+                    return self._returned(func, node, found)
                 return join(env[func.value], *args)
             if func.value in self.python_results:
                 return STATIC  # another module's function that returns a Python value whatever it is given
@@ -514,9 +514,8 @@ class _Flow:
                 return kept
             found = self.returns_of(func, node, args) if self.returns_of is not None else None
             if found is not None:  # a helper of this module: what it returns for these arguments
-                returned, self.call_parts[id(node)] = found
                 self.calls.append((func, node, args))
-                return returned.via(f"returned by `{func.value}()`", same_container=True)
+                return self._returned(func, node, found)
             if func.value.startswith(("is_", "has_")) and not any(q.startswith(_ARRAY_LIBRARIES) for q in qualified) \
                     and not all(a.static for a in args):
                 return Value(Trace.UNKNOWN, (f"`{func.value}()` is a predicate defined elsewhere (often about types)",))
@@ -526,6 +525,12 @@ class _Flow:
             self.calls.append((func, node, args))
             return join(*args).via(f"`{func.value}()`")
         return join(self.expr(func, env), *args)
+
+    def _returned(self, func: cst.Name, node: cst.Call, found: tuple[Value, list[Value] | None]) -> Value:
+        """The value of a call whose result `returns_of` read (`found`); its tuple elements are kept for
+        the targets it is unpacked into (`_returned_parts`)."""
+        returned, self.call_parts[id(node)] = found
+        return returned.via(f"returned by `{func.value}()`", same_container=True)
 
     def _staged(self, func: cst.CSTNode, qualified: set[str]) -> Value:
         """Under `jax.jit` every jax operation is staged out: `jnp.zeros(3)` is a tracer, not a constant."""

@@ -24,8 +24,8 @@ from dataclasses import dataclass, field, fields
 
 from ..analysis.apis import Kind, spelled_apis
 from ..analysis.ast_names import LOOPS, branches, children, dotted, own_nodes, parse
-from ..analysis.static_names import (STATIC_ATTRIBUTES, STATIC_CALLS, STATIC_FUNCTION_NAMES, STATIC_METHODS, STATIC_MODULES,
-                                     TENSOR_ATTRIBUTES)
+from ..analysis.static_names import (STATIC_ATTRIBUTES, STATIC_BUILTINS, STATIC_CALLS, STATIC_FUNCTION_NAMES,
+                                     STATIC_METHODS, STATIC_MODULES, TENSOR_ATTRIBUTES)
 
 # Argument kinds at a call site. "params": derived from the caller's own parameters (named).
 PYTHON, ARRAY, PARAMS, UNKNOWN = "python", "array", "params", "unknown"
@@ -37,8 +37,6 @@ _EXTERNAL = frozenset({"jax", "jaxlib", "numpy", "torch", "tensorflow", "phiml",
 _BUILTINS = frozenset(dir(builtins))
 _PYTHON_CALLS = frozenset({"len", "int", "float", "bool", "str", "round", "range", "isinstance", "type"})
 _JSON_LITERALS = (bool, int, float, str, type(None))
-# The builtins traced.py calls static by their qualified names (`builtins.isinstance`, ...).
-_STATIC_BUILTINS = frozenset(q.split(".", 1)[1] for q in STATIC_CALLS if q.startswith("builtins."))
 
 
 @dataclass
@@ -479,7 +477,7 @@ class _Reader:
             if func.id in local:
                 return False  # a local function: its result is what it is given
             return func.id in STATIC_FUNCTION_NAMES \
-                or func.id in _STATIC_BUILTINS and func.id not in self.module_names and not self.out.stars
+                or func.id in STATIC_BUILTINS and func.id not in self.module_names and not self.out.stars
         if type(func) is not _ATTRIBUTE:
             return False
         if func.attr in STATIC_FUNCTION_NAMES or func.attr in STATIC_METHODS:
