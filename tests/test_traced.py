@@ -267,7 +267,7 @@ def test_a_containers_length_and_truth_are_python_values():
             if helper(parts): pass
             leaves, tree = jax.tree_util.tree_flatten(x)
             if leaves: pass
-            if leaves and tree: pass  # (`and` joins its sides' values: not read side by side)
+            if leaves and tree: pass  # (one of the two: a list or a tree definition)
             first, *rest = x, x, x
             if rest: pass
             if parts[0]: pass
@@ -277,9 +277,46 @@ def test_a_containers_length_and_truth_are_python_values():
             if maybe: pass
     """)
     assert found == {"ys": "static", "out": "static", "parts": "static", "pair": "static", "helper(parts)": "static",
-                     "not lst": "static", "leaves": "static", "leaves and tree": "traced", "rest": "static",
+                     "not lst": "static", "leaves": "static", "leaves and tree": "static", "rest": "static",
                      "parts[0]": "traced", "parts == out": "traced", "not parts": "static", "v": "traced",
                      "maybe": "traced"}
+
+
+def test_and_or_give_one_of_their_objects():
+    """`a and b` / `a or b` is `a` or `b`: lists (or a list and a Python value) have Python truth, but
+    the truth of a tracer on either side is traced, and it is asked while the expression runs. A name
+    bound to a list in one branch and to `None` in the other is still one of them; `arr += [x]` of a
+    NumPy array is no list. `tree_leaves` returns a new list of the tree's leaves."""
+    found = verdicts("""
+        import numpy as np
+
+        @jax.jit
+        def f(x, ys, v):
+            parts = [x * i for i in range(3)]
+            if parts and [x]: pass
+            if parts or None: pass
+            if x and parts: pass
+            if parts and x: pass
+            zs = ys or [x]
+            if zs: pass
+            out = None
+            if v.shape[0] > 1:
+                out = [x]
+            if out: pass
+            arr = np.zeros(3)
+            arr += [x]
+            if arr: pass
+            acc = []
+            acc += [x]
+            if acc: pass
+            leaves = jax.tree_util.tree_leaves(ys)
+            if leaves: pass
+            for leaf in leaves:
+                if leaf: pass
+    """)
+    assert found == {"parts and [x]": "static", "parts or None": "static", "x and parts": "traced",
+                     "parts and x": "traced", "zs": "traced", "v.shape[0] > 1": "static", "out": "static",
+                     "arr": "traced", "acc": "static", "leaves": "static", "leaf": "traced"}
 
 
 def test_a_dict_filled_by_key_is_still_a_dict():

@@ -8,7 +8,8 @@ arguments, `self` configuration) is a Python value at trace time: a program cann
 tracer without going through a parameter.
 
 A list, tuple, set or dict built in the function (`Value.container`) may hold tracers, but its length
-and its truth are Python values: iterating it and `if xs:` are static.
+and its truth are Python values: iterating it and `if xs:` are static. So is `if leaves and extra:` of
+two lists, or of a name bound to a list in one branch and to `None` in another (`merge`).
 
 The lattice has three points: STATIC < UNKNOWN < TRACED. UNKNOWN means "cannot tell" (an attribute
 of a traced container may be a static field; a parameter whose static-ness cannot be read; a type
@@ -165,10 +166,13 @@ def element_of(value: Value) -> Value:
 
 
 def merge(*values: Value) -> Value:
-    """The value a name has where branches that bound it differently meet: `join`, a container if
-    every branch bound one."""
+    """The value a name has where branches that bound it differently meet, or that of `a and b` (one of
+    the two objects): `join`, but a container if one branch bound a container and every other one a
+    container or a Python value (`None`, a tree definition), whose truth and length are Python values too."""
     joined = join(*values)
-    return contained(joined) if values and all(v.container for v in values) else joined
+    if any(v.container for v in values) and all(v.container or v.static for v in values):
+        return contained(joined)
+    return joined
 
 
 def join(*values: Value) -> Value:
@@ -312,7 +316,8 @@ class _Flow:
         elif isinstance(small, cst.AnnAssign) and small.value is not None:
             self.bind(small.target, self.expr(small.value, env), env, small, small.value)
         elif isinstance(small, cst.AugAssign):
-            value = merge(self.expr(small.target, env), self.expr(small.value, env))  # (`xs += [v]`: a list still)
+            held, added = self.expr(small.target, env), self.expr(small.value, env)
+            value = merge(held, added) if held.container else join(held, added)  # (`xs += [v]`: a list still)
             self.bind(small.target, value, env, small)
         elif isinstance(small, cst.Expr):
             self.expr(small.value, env)
@@ -490,6 +495,8 @@ class _Flow:
             kept = _structure_kept(node, qualified, args)
             if kept is not None:
                 return kept
+            if qualified and qualified <= _PYTREE_LISTS:
+                return _leaves_of(func.attr.value, args)
             if receiver.static and func.attr.value.startswith(("is_", "has_")) and not all(a.static for a in args) \
                     and not any(q.startswith(_ARRAY_LIBRARIES) for q in qualified):
                 return Value(Trace.UNKNOWN, (f"`{func.attr.value}()` is a predicate defined elsewhere (often about types)",))
@@ -512,6 +519,8 @@ class _Flow:
             kept = _structure_kept(node, qualified, args)
             if kept is not None:
                 return kept
+            if qualified and qualified <= _PYTREE_LISTS:
+                return _leaves_of(func.value, args)
             found = self.returns_of(func, node, args) if self.returns_of is not None else None
             if found is not None:  # a helper of this module: what it returns for these arguments
                 self.calls.append((func, node, args))
@@ -564,7 +573,7 @@ class _Flow:
         right = self.expr(node.right, env)
         if left.const is not None and right.static:
             return right  # `True and <static>` is that static value
-        return join(left, right)
+        return merge(left, right)  # one of the two objects: `leaves and extra` of two lists is a list
 
     def _UnaryOperation(self, node: cst.UnaryOperation, env) -> Value:
         value = self.expr(node.expression, env)
@@ -626,6 +635,12 @@ _STATIC_MODULES = STATIC_MODULES
 def _numpy(qualified: set[str]) -> bool:
     """The callee belongs to a module that cannot produce a tracer (NumPy, jax's tracing machinery)."""
     return bool(qualified) and all(q.startswith(_STATIC_MODULES) for q in qualified)
+
+
+def _leaves_of(name: str, args: list[Value]) -> Value:
+    """`jtu.tree_leaves(tree)`: a new list (a tuple for `tree_flatten_one_level`) of the tree's leaves,
+    tracers or not; its length and truth are the tree structure's, Python values under any jit."""
+    return contained(join(*args).via(f"`{name}()`"))
 
 
 def _narrowed(test: cst.BaseExpression) -> list[str]:
