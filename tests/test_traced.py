@@ -319,6 +319,58 @@ def test_and_or_give_one_of_their_objects():
                      "arr": "traced", "acc": "static", "leaves": "static", "leaf": "traced"}
 
 
+def test_a_property_of_the_methods_class_is_read_for_its_self():
+    """`self.d` where `d` is a property of the method's class is what the property returns for that
+    `self`: a Python value for a shape (also through another property), still "cannot tell" for
+    anything else, and not read where the class binds the name otherwise or the name is not `self`."""
+    found = verdicts("""
+        import functools
+
+        class A:
+            e = 3
+
+            @property
+            def e(self):
+                return self.x.shape[0]
+
+            @jax.jit
+            def f(self):
+                if self.e: pass
+
+        class B:
+            @property
+            def d(self):
+                return self.x.shape[0]
+
+            @functools.cached_property
+            def n(self):
+                return self.d + 1
+
+            @property
+            def total(self):
+                return self.x.sum()
+
+            @jax.jit
+            def f(self, other):
+                if self.d: pass
+                if self.n: pass
+                if self.total: pass
+                if other.d: pass
+
+            @staticmethod
+            @jax.jit
+            def s(obj):
+                if obj.d: pass
+
+        class C(B):
+            @jax.jit
+            def g(this):
+                if this.d: pass
+    """)
+    assert found == {"self.e": "unknown", "self.d": "static", "self.n": "static", "self.total": "unknown",
+                     "other.d": "unknown", "obj.d": "unknown", "this.d": "unknown"}, found
+
+
 def test_a_dict_filled_by_key_is_still_a_dict():
     found = verdicts("""
         @jax.jit

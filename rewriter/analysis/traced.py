@@ -10,6 +10,8 @@ tracer without going through a parameter.
 A list, tuple, set or dict built in the function (`Value.container`) may hold tracers, but its length
 and its truth are Python values: iterating it and `if xs:` are static. So is `if leaves and extra:` of
 two lists, or of a name bound to a list in one branch and to `None` in another (`merge`).
+`self.n`, where `n` is a property of the method's own class, is what the property returns for that
+`self` when that is a Python value (`return self.x.shape[0]`); otherwise it stays "cannot tell".
 
 The lattice has three points: STATIC < UNKNOWN < TRACED. UNKNOWN means "cannot tell" (an attribute
 of a traced container may be a static field; a parameter whose static-ness cannot be read; a type
@@ -225,7 +227,7 @@ class _Flow:
     """Evaluates one function body; `env` maps local names to values."""
 
     def __init__(self, resolver: NameResolver, flow: FunctionFlow, calls: list, returns_of=None,
-                 python_results: frozenset[str] = frozenset()) -> None:
+                 python_results: frozenset[str] = frozenset(), property_of=None) -> None:
         self.resolver = resolver
         self.flow = flow
         # Names of the module bound to a function of another module that returns a Python value for any
@@ -234,6 +236,8 @@ class _Flow:
         # (callee Name, Call, argument values) -> what a module helper returns: its value, and the values of
         # the tuple every `return` gives, element by element (None: not such a tuple); None: not known
         self.returns_of = returns_of
+        # (`self` Name, attribute, its value) -> what a property of the method's class returns for it
+        self.property_of = property_of
         self.returned: list[Value] = []
         self.returned_parts: list[list[Value] | None] = []  # each `return`'s tuple elements (None: not a tuple)
         self.call_parts: dict[int, list[Value] | None] = {}  # id of a helper's call -> its elements, as last evaluated
@@ -456,6 +460,10 @@ class _Flow:
             return STATIC
         if attr in base.fields:
             return STATIC  # a Python-valued field of a declared value class, under filter_jit
+        if attr not in TENSOR_ATTRIBUTES and isinstance(node.value, cst.Name) and self.property_of is not None:
+            found = self.property_of(node.value, attr, base)
+            if found is not None and found.static:
+                return STATIC  # `self.n`, a property of the method's class that returns `self.x.shape[0]`
         if base.trace is Trace.TRACED and attr not in TENSOR_ATTRIBUTES:
             return Value(Trace.UNKNOWN, (*base.why, f"`.{attr}` (may be a static field)"), base.sources)
         return base.via(f"`.{attr}`")
@@ -637,6 +645,41 @@ def _numpy(qualified: set[str]) -> bool:
     return bool(qualified) and all(q.startswith(_STATIC_MODULES) for q in qualified)
 
 
+_PROPERTIES = frozenset({"property", "cached_property"})
+_ACCESSORS = frozenset({"setter", "getter", "deleter"})
+
+
+def _property_def(cls: cst.ClassDef, attr: str) -> cst.FunctionDef | None:
+    """The def of the property `attr` in the body of `cls` (`@property`, `@functools.cached_property`),
+    when nothing else there binds that name (its `.setter` aside)."""
+    found = None
+    for stmt in cls.body.body if isinstance(cls.body, cst.IndentedBlock) else ():
+        if isinstance(stmt, cst.FunctionDef) and stmt.name.value == attr:
+            names = [last_name(d.decorator) for d in stmt.decorators]
+            if len(stmt.decorators) == 1 and names[0] in _ACCESSORS:
+                continue  # `@n.setter`
+            if found is not None or len(stmt.decorators) != 1 or names[0] not in _PROPERTIES:
+                return None
+            found = stmt
+        elif not isinstance(stmt, cst.FunctionDef) and not _bound_names(stmt).isdisjoint({attr, "*"}):
+            return None
+    return found
+
+
+def _bound_names(stmt: cst.CSTNode) -> set[str]:
+    """Names a class-body statement other than a def binds at the top (`n = 3`, `n: int`, a nested class)."""
+    if isinstance(stmt, cst.ClassDef):
+        return {stmt.name.value}
+    out: set[str] = set()
+    for small in stmt.body if isinstance(stmt, cst.SimpleStatementLine) else ():
+        targets = [t.target for t in small.targets] if isinstance(small, cst.Assign) else \
+            [small.target] if isinstance(small, (cst.AnnAssign, cst.AugAssign)) else []
+        out.update(t.value for t in targets if isinstance(t, cst.Name))
+    if not isinstance(stmt, (cst.SimpleStatementLine, cst.ClassDef)):
+        return {"*"}  # (an `if` or `for` in a class body: whatever it binds is not read here)
+    return out
+
+
 def _leaves_of(name: str, args: list[Value]) -> Value:
     """`jtu.tree_leaves(tree)`: a new list (a tuple for `tree_flatten_one_level`) of the tree's leaves,
     tracers or not; its length and truth are the tree structure's, Python values under any jit."""
@@ -726,7 +769,7 @@ class TracedAnalysis:
         self._run()
 
     def _walker(self, flow: FunctionFlow, calls: list, returns_of=None) -> "_Flow":
-        return _Flow(self.resolver, flow, calls, returns_of, self.python_results)
+        return _Flow(self.resolver, flow, calls, returns_of, self.python_results, lambda *a: self.property_of(flow, *a))
 
     def returns_of(self, flow: FunctionFlow, name: cst.Name, call: cst.Call, args: list[Value],
                    env: dict[str, Value] | None = None) -> tuple[Value, list[Value] | None] | None:
@@ -747,7 +790,30 @@ class TracedAnalysis:
             closure = env
         elif self.resolver.parent(fn) is not self.resolver.wrapper.module:
             return None  # a nested def also reads its enclosing function's locals: read where it is called
-        params = _bind_call(fn, call, args)
+        return self._returned_by(flow, fn, _bind_call(fn, call, args), closure)
+
+    def property_of(self, flow: FunctionFlow, base: cst.Name, attr: str, value: Value) -> Value | None:
+        """What `base.attr` is when `base` is the `self` of a method and `attr` a property of its class
+        (`@property def n(self): return self.x.shape[0]`): what the property returns for that `self`.
+        None when that is not known: not a method's first parameter, no single plain property of the
+        class by that name, or a property that cannot be read (see `returns_of`)."""
+        method = enclosing_function(self.resolver, base)
+        if not isinstance(method, cst.FunctionDef) or positional_params(method)[:1] != [base.value] \
+                or any(last_name(d.decorator) in ("staticmethod", "classmethod") for d in method.decorators):
+            return None
+        block = self.resolver.parent(method)
+        owner = self.resolver.parent(block) if block is not None else None
+        if not isinstance(owner, cst.ClassDef):
+            return None
+        prop = _property_def(owner, attr)
+        if prop is None or not positional_params(prop):
+            return None
+        found = self._returned_by(flow, prop, {positional_params(prop)[0]: value}, {})
+        return found[0] if found is not None else None
+
+    def _returned_by(self, flow: FunctionFlow, fn: cst.FunctionDef, params: dict[str, Value],
+                     closure: dict[str, Value]) -> tuple[Value, list[Value] | None] | None:
+        """`returns_of` of the def `fn`, its parameters bound to `params`, reading `closure` for other names."""
         key = (id(fn), tuple(sorted((k, v.trace, v.container) for k, v in params.items())),
                tuple(sorted((k, v.trace, v.container) for k, v in closure.items() if k not in params)))
         if key in self._returns:
