@@ -185,6 +185,35 @@ def test_a_predicate_imported_from_another_module_is_a_fact_of_the_importer(tmp_
     assert index.facts_for(str(root / "main.py")).sources == ("checks.py",)
 
 
+def test_a_predicate_built_on_predicates_and_one_called_through_its_module_are_facts(tmp_path: Path):
+    """`Function.python_if`: a function whose returns are Python values but for calls of other
+    functions returns one if each of them does, followed through the index (across modules, not
+    around a cycle). A call through an imported module (`checks.batched(x)`) is a fact under its
+    spelling there."""
+    root = _project(tmp_path, {
+        "shapes.py": "import numpy as np\n\n\ndef is_scalar(x):\n    return isinstance(x, float) or np.isscalar(x)\n",
+        "checks.py": (
+            "from shapes import is_scalar\n\n\n"
+            "def batched(x):\n    return not is_scalar(x) and x.ndim > 1\n\n\n"
+            "def either(x):\n    return batched(x) or is_scalar(x)\n\n\n"
+            "def doubled(x):\n    return x * 2\n\n\n"
+            "def uses_doubled(x):\n    return doubled(x) > 0\n\n\n"
+            "def ping(x):\n    return pong(x)\n\n\n"
+            "def pong(x):\n    return ping(x)\n"),
+        "main.py": (
+            "import checks\nfrom checks import either, uses_doubled, ping\n\n\n"
+            "def f(x):\n    return checks.batched(x), checks.doubled(x), checks.uses_doubled(x), either(x)\n"),
+    })
+    checks = summarize((root / "checks.py").read_bytes(), "checks")
+    assert checks.functions["batched"].python_if == ["checks.is_scalar"]
+    assert not checks.functions["batched"].returns_python
+    assert checks.functions["either"].python_if == ["checks.batched", "checks.is_scalar"]
+    assert checks.functions["doubled"].python_if == []
+    assert Summary.from_json(checks.to_json()).functions["batched"].python_if == ["checks.is_scalar"]
+    index = _index(root)
+    assert index.facts_for(str(root / "main.py")).python_results == ("checks.batched", "either")
+
+
 # -- resolution ----------------------------------------------------------------------------------
 
 def test_names_resolve_through_imports_aliases_and_re_exports(tmp_path: Path):

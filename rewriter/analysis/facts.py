@@ -72,7 +72,8 @@ class FileFacts:
     calls: tuple[RemoteCall, ...] = ()
     factories: tuple[RemoteFactory, ...] = ()
     # Names of this file bound to a function of another module that returns a Python value whatever it is
-    # passed (`_arraylike`: `isinstance(x, Array) or np.isscalar(x)`; summary.Function.returns_python)
+    # passed (`_arraylike`: `isinstance(x, Array) or np.isscalar(x)`; summary.Function.returns_python and
+    # python_if), and the dotted spellings of such functions it calls through a module (`checks.is_scalar`)
     python_results: tuple[str, ...] = ()
     sources: tuple[str, ...] = ()  # the files these facts were read from
 

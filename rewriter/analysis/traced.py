@@ -43,7 +43,7 @@ from .jit import JitAnalysis, JitContext
 from .static_names import (JAX_PRIMITIVES, JAX_STAGED, PHIML_STATIC_ANNOTATIONS, PYTHON_SCALAR_ANNOTATIONS, PYTREE_LISTS, STATIC_ATTRIBUTES,
                            STATIC_CALLS, STATIC_FUNCTION_NAMES, STATIC_METHODS, STATIC_MODULES, STORING, STRUCTURE_KEEPING,
                            TENSOR_ATTRIBUTES, is_dtype_parameter)
-from .names import NameResolver, last_name
+from .names import NameResolver, dotted, last_name
 from .structure import enclosing_function
 from .transforms import positional_params
 
@@ -231,7 +231,8 @@ class _Flow:
         self.resolver = resolver
         self.flow = flow
         # Names of the module bound to a function of another module that returns a Python value for any
-        # arguments (facts.FileFacts.python_results: `_arraylike = isinstance(...) or np.isscalar(...)`)
+        # arguments (facts.FileFacts.python_results: `_arraylike = isinstance(...) or np.isscalar(...)`), and
+        # the dotted spellings of such functions called through an imported module (`helpers.is_scalar`)
         self.python_results = python_results
         # (callee Name, Call, argument values) -> what a module helper returns: its value, and the values of
         # the tuple every `return` gives, element by element (None: not such a tuple); None: not known
@@ -491,6 +492,9 @@ class _Flow:
             receiver = self.expr(func.value, env)
             if func.attr.value in STATIC_METHODS:
                 return STATIC
+            if receiver.static and self.python_results and dotted(func) in self.python_results \
+                    and _root_name(func) not in env:
+                return STATIC  # `helpers.is_scalar(x)`: another module's function that returns a Python value
             if isinstance(func.value, cst.Name) and func.value.value in env and any(a.traced for a in args):
                 held = env[func.value.value]
                 env[func.value.value] = join(held, *args)  # xs.append(tracer)
@@ -643,6 +647,13 @@ _STATIC_MODULES = STATIC_MODULES
 def _numpy(qualified: set[str]) -> bool:
     """The callee belongs to a module that cannot produce a tracer (NumPy, jax's tracing machinery)."""
     return bool(qualified) and all(q.startswith(_STATIC_MODULES) for q in qualified)
+
+
+def _root_name(node: cst.CSTNode) -> str | None:
+    """`a` for `a.b.c`."""
+    while isinstance(node, cst.Attribute):
+        node = node.value
+    return node.value if isinstance(node, cst.Name) else None
 
 
 _PROPERTIES = frozenset({"property", "cached_property"})

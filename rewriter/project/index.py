@@ -33,7 +33,7 @@ from .denotations import Fn, Jitted
 from .propagation import Propagation
 from .summary import Function, Summary, static_from_spec, summarize
 
-SUMMARY_SCHEMA = 2  # 2: Function.returns_python
+SUMMARY_SCHEMA = 3  # 2: Function.returns_python; 3: Function.python_if
 _MAX_DEPTH = 12  # re-export chains and factory nesting followed at most this far
 
 

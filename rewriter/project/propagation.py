@@ -138,6 +138,7 @@ class Propagation:
                     found = resolve(f"{bare}.{name}", binding[0] + 1)
                     if isinstance(found, Jitted) and found.function is not None:
                         out.roots.append(found)
+        python: dict = {}  # Fn -> whether it returns a Python value (`_returns_python`), for this module's reads
         for call, line, caller in _calls_with_callers(module, summary):
             callee = resolve(call.target, line)
             jitted = callee if isinstance(callee, Jitted) else None
@@ -148,6 +149,9 @@ class Propagation:
             out.reads.add((fn.module, fn.name.partition(".")[0]))
             if target is None:
                 continue
+            spelled = call.target[len(bare) + 1:] if call.target.startswith(bare + ".") else ""
+            if jitted is None and "." in spelled and self._returns_python(fn, target, out.reads, python):
+                out.python_results.append((spelled, fn.module))  # `helpers.is_scalar(x)`: its spelling here
             out.edges.append((caller, call, fn))
             positional = target.params[: target.positional]
             for key, kind, _ in call.args:
@@ -178,7 +182,7 @@ class Propagation:
             out.reads.add((found.module, found.name.partition(".")[0]))
             if function is None or function.decorated:
                 continue
-            if function.returns_python:
+            if self._returns_python(found, function, out.reads, python):
                 out.python_results.append((name, found.module))
             if function.returns_jit is not None:
                 api, framework = function.returns_jit
@@ -189,6 +193,30 @@ class Propagation:
             out.factories.append((RemoteFactory(name, api, framework, index.where(found.module, function.line), found.name,
                                                 index.paths.get(found.module, ""), function.line), found.module))
         return out
+
+    def _returns_python(self, fn: Fn, function: Function, reads: set, known: dict, seen: frozenset = frozenset()) -> bool:
+        """`function` (the def `fn` denotes) returns a Python value whatever it is given: its summary
+        says so (`Function.returns_python`), or says so of its returns but for calls of other functions
+        (`Function.python_if`), each of which does too (followed through the index; a cycle does not).
+        What it reads goes into `reads`; `known` remembers the answers of one module's reading."""
+        if function.returns_python:
+            return True
+        if not function.python_if or function.decorated or fn in seen:
+            return False
+        found = known.get(fn)
+        if found is None:
+            found = True
+            for target in function.python_if:
+                callee, trail = self.index.resolved_trail(target, None, self.index.near(fn.module))
+                reads |= trail
+                inner = self.index.function(callee) if isinstance(callee, Fn) else None
+                if isinstance(callee, Fn):
+                    reads.add((callee.module, callee.name.partition(".")[0]))
+                if inner is None or not self._returns_python(callee, inner, reads, known, seen | {fn}):
+                    found = False
+                    break
+            known[fn] = found
+        return found
 
     # -- the whole project -----------------------------------------------------------------------
     def run(self) -> dict[str, FileFacts]:

@@ -66,6 +66,10 @@ class Function:
     # Every `return` gives a Python value whatever the arguments are, tracers included: a predicate about
     # types (`isinstance(x, Array) or np.isscalar(x)`), what traced.py calls static by construction
     returns_python: bool = False
+    # Otherwise, when each `return` is such a value but for calls of other functions (absolute targets,
+    # as Call.target): it returns a Python value if each of them does (`return _is_scalar(x) or ...`).
+    # The index reads them (propagation.Propagation._returns_python).
+    python_if: list = field(default_factory=list)
 
 
 @dataclass
@@ -88,7 +92,7 @@ class Summary:
                     "jit": f.jit, "calls": [call(c) for c in f.calls], "returns_new_function": f.returns_new_function,
                     "returns_jit": f.returns_jit, "decorated": f.decorated,
                     "nested": {k: function(v) for k, v in f.nested.items()}, "annotations": f.annotations,
-                    "returns_python": f.returns_python}
+                    "returns_python": f.returns_python, "python_if": f.python_if}
 
         return {"module": self.module, "package": self.package, "bindings": self.bindings,
                 "functions": {k: function(v) for k, v in self.functions.items()},
@@ -124,7 +128,8 @@ class Summary:
         def function(d: dict) -> Function:
             return Function(d["name"], d["line"], d["params"], d["positional"], d["defaults"], d["jit"],
                             [call(c) for c in d["calls"]], d["returns_new_function"], d["returns_jit"], d["decorated"],
-                            {k: function(v) for k, v in d["nested"].items()}, d["annotations"], d["returns_python"])
+                            {k: function(v) for k, v in d["nested"].items()}, d["annotations"], d["returns_python"],
+                            d["python_if"])
 
         return cls(module=data["module"], package=data["package"], bindings=data["bindings"],
                    functions={k: function(v) for k, v in data["functions"].items()},
@@ -434,50 +439,57 @@ class _Reader:
             if recorded is not None:
                 function.calls.append(recorded)
         self._factory(body, function)
-        function.returns_python = not function.decorated and function.jit is None and type(node) is ast.FunctionDef \
-            and self._returns_python(node, body, body.local | enclosing)
+        if not function.decorated and function.jit is None and type(node) is ast.FunctionDef:
+            callees: set[str] = set()
+            if self._returns_python(node, body, body.local | enclosing, callees):
+                function.returns_python = not callees
+                function.python_if = sorted(callees)
         return function
 
-    def _returns_python(self, node: ast.FunctionDef, body: "_Body", local: set[str]) -> bool:
+    def _returns_python(self, node: ast.FunctionDef, body: "_Body", local: set[str], callees: set[str]) -> bool:
         """`Function.returns_python`: some `return` gives a value, each gives one that is a Python value
-        for any arguments (`_python_valued`), and it is no generator or coroutine."""
+        for any arguments (`_python_valued`, `callees` collecting the calls that must give one too), and
+        it is no generator or coroutine."""
         returns = body.returns
         if not returns or all(r.value is None for r in returns):
             return False
-        if not all(r.value is None or self._python_valued(r.value, local) for r in returns):
+        if not all(r.value is None or self._python_valued(r.value, local, callees) for r in returns):
             return False
         return not any(type(n) in (ast.Yield, ast.YieldFrom, ast.Await) for n in own_nodes(node))
 
-    def _python_valued(self, expr: ast.expr, local: set[str]) -> bool:
+    def _python_valued(self, expr: ast.expr, local: set[str], callees: set[str]) -> bool:
         """traced.py calls `expr` static whatever the parameters hold (a conservative reading of it):
         literals, names not bound in the function (globals, imports: constants at trace time),
         `.shape`-like attributes, identity tests, calls it calls static by their names (`isinstance`,
         `hasattr`, `np.isscalar`: static_names.STATIC_FUNCTION_NAMES and the builtins of STATIC_CALLS),
-        NumPy's, and `not`/`and`/`or`/comparisons of such values."""
+        NumPy's, and `not`/`and`/`or`/comparisons of such values. A call of a module-level or imported
+        function counts if that function returns a Python value too: its target goes into `callees`."""
         cls = type(expr)
         if cls is ast.Constant:
             return True
         if cls is _NAME:
             return expr.id not in local
         if cls is _ATTRIBUTE:
-            return expr.attr in STATIC_ATTRIBUTES or self._python_valued(expr.value, local)
+            return expr.attr in STATIC_ATTRIBUTES or self._python_valued(expr.value, local, callees)
         if cls is ast.BoolOp:
-            return all(self._python_valued(v, local) for v in expr.values)
+            return all(self._python_valued(v, local, callees) for v in expr.values)
         if cls is ast.Tuple or cls is ast.List or cls is ast.Set:
-            return all(self._python_valued(e, local) for e in expr.elts)
+            return all(self._python_valued(e, local, callees) for e in expr.elts)
         if cls is ast.UnaryOp:
-            return type(expr.op) is ast.Not and self._python_valued(expr.operand, local)
+            return type(expr.op) is ast.Not and self._python_valued(expr.operand, local, callees)
         if cls is ast.Compare:
             return all(type(op) in (ast.Is, ast.IsNot) for op in expr.ops) \
-                or all(self._python_valued(e, local) for e in (expr.left, *expr.comparators))
+                or all(self._python_valued(e, local, callees) for e in (expr.left, *expr.comparators))
         if cls is not ast.Call:
             return False
         func = expr.func
         if type(func) is _NAME:
             if func.id in local:
                 return False  # a local function: its result is what it is given
-            return func.id in STATIC_FUNCTION_NAMES \
-                or func.id in STATIC_BUILTINS and func.id not in self.module_names and not self.out.stars
+            if func.id in STATIC_FUNCTION_NAMES \
+                    or func.id in STATIC_BUILTINS and func.id not in self.module_names and not self.out.stars:
+                return True
+            return self._python_if(func, local, callees)
         if type(func) is not _ATTRIBUTE:
             return False
         if func.attr in STATIC_FUNCTION_NAMES or func.attr in STATIC_METHODS:
@@ -485,8 +497,19 @@ class _Reader:
         root = func
         while type(root) is _ATTRIBUTE:
             root = root.value
-        return type(root) is _NAME and root.id not in local and bool(self.imported.get(root.id)) \
-            and all(f"{q}.".startswith(STATIC_MODULES) for q in self.imported[root.id])  # NumPy's
+        if type(root) is _NAME and root.id not in local and bool(self.imported.get(root.id)) \
+                and all(f"{q}.".startswith(STATIC_MODULES) for q in self.imported[root.id]):
+            return True  # NumPy's
+        return self._python_if(func, local, callees)
+
+    def _python_if(self, func: ast.expr, local: set[str], callees: set[str]) -> bool:
+        """A call of a function bound at module level (a def or an import; `helpers.is_scalar` through an
+        imported module): a Python value if that function returns one, which the index tells."""
+        target = self._target(func, local)
+        if target is None or not target.startswith(f"{self.out.module}."):
+            return False  # (a name imported inside a function: not followed)
+        callees.add(target)
+        return True
 
     def _factory(self, body: "_Body", function: Function) -> None:
         returns = body.returns
