@@ -214,6 +214,53 @@ def test_a_predicate_built_on_predicates_and_one_called_through_its_module_are_f
     assert index.facts_for(str(root / "main.py")).python_results == ("checks.batched", "either")
 
 
+def test_a_predicate_bound_twice_is_no_fact_and_long_chains_are_cut(tmp_path: Path):
+    """A name bound more than once (`try: import fast as checks` / `except: import checks`; a `def`
+    beside a `from ... import` of the same name) may be either binding: no fact. A chain of predicates
+    longer than MAX_PREDICATE_DEPTH is not followed to its end (no RecursionError)."""
+    chain = "".join(f"def f{i}(x):\n    return f{i + 1}(x)\n\n\n" for i in range(1000)) + "def f1000(x):\n    return isinstance(x, int)\n"
+    root = _project(tmp_path, {
+        "checks.py": "def batched(x):\n    return isinstance(x, tuple)\n",
+        "fast.py": "import jax.numpy as jnp\n\n\ndef batched(x):\n    return jnp.any(x > 0)\n",
+        "either.py": "try:\n    from fast import batched\nexcept ImportError:\n    def batched(x):\n        return isinstance(x, tuple)\n",
+        "main.py": "try:\n    import fast as checks\nexcept ImportError:\n    import checks\nfrom either import batched\n\n\n"
+                   "def f(x):\n    return checks.batched(x), batched(x)\n",
+        "plain.py": "import checks\nfrom chain import f0, f995\n\n\ndef f(x):\n    return checks.batched(x), f0(x), f995(x)\n",
+        "chain.py": chain,
+    })
+    index = _index(root)
+    assert not index.facts_for(str(root / "main.py")).python_results
+    assert index.facts_for(str(root / "plain.py")).python_results == ("checks.batched", "f995")
+
+
+def test_a_predicate_fact_is_not_applied_where_its_name_is_bound_in_the_function(tmp_path: Path):
+    """traced.py applies a predicate fact only where the name reads the module's one binding: an import
+    of another module under that name inside the jitted function is a call of the other module's."""
+    root = _project(tmp_path, {
+        "checks.py": "def batched(x):\n    return isinstance(x, tuple)\n",
+        "fast.py": "import jax.numpy as jnp\n\n\ndef batched(x):\n    return jnp.any(x > 0)\n",
+        "main.py": "import jax\nimport checks\n\n\n@jax.jit\ndef f(x):\n    import fast as checks\n    if checks.batched(x):\n"
+                   "        return x\n    return -x\n\n\n@jax.jit\ndef g(x):\n    if checks.batched(x):\n        return x\n    return -x\n",
+    })
+    report = runner.run([str(root)], Config(root=str(root)), write=False, jobs=1)
+    assert [(f.code, f.span.line) for r in report.results for f in r.findings] == [("PML201", 8)]
+
+
+def test_an_edited_predicate_updates_the_facts_of_who_calls_it(tmp_path: Path):
+    """A predicate's summary is part of what other modules see of it (index._surface): an edit that
+    makes it return an array takes it out of the facts of the modules that call it, through others."""
+    root = _project(tmp_path, {
+        "shapes.py": "def is_scalar(x):\n    return isinstance(x, float)\n",
+        "checks.py": "from shapes import is_scalar\n\n\ndef batched(x):\n    return not is_scalar(x)\n",
+        "main.py": "import checks\nfrom checks import batched\n\n\ndef f(x):\n    return checks.batched(x)\n",
+    })
+    sources = {str(p): p.read_bytes() for p in sorted(root.glob("*.py"))}
+    index = ProjectIndex.build(str(root), list(sources), sources=sources)
+    assert index.facts_for(str(root / "main.py")).python_results == ("batched", "checks.batched")
+    index.update(str(root / "shapes.py"), b"def is_scalar(x):\n    return x > 0\n")
+    assert not index.facts_for(str(root / "main.py"))
+
+
 # -- resolution ----------------------------------------------------------------------------------
 
 def test_names_resolve_through_imports_aliases_and_re_exports(tmp_path: Path):

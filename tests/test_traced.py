@@ -371,6 +371,98 @@ def test_a_property_of_the_methods_class_is_read_for_its_self():
                      "other.d": "unknown", "obj.d": "unknown", "this.d": "unknown"}, found
 
 
+def test_a_property_is_not_read_where_self_may_hold_another_class_or_name():
+    """A subclass of the module that binds the name again, a `@n.getter`, `self` rebound in the method
+    or a comprehension's variable called `self`, and a class defined in a function (its property may
+    read the function's locals): each keeps "cannot tell"."""
+    found = verdicts("""
+        class Base:
+            @property
+            def n(self):
+                return self.x.shape[0]
+
+            @jax.jit
+            def f(self):
+                if self.n: pass
+
+        class Sub(Base):
+            @property
+            def n(self):
+                return jnp.sum(self.x)
+
+        class Get:
+            @property
+            def g(self):
+                return self.x.shape[0]
+
+            @g.getter
+            def g(self):
+                return self.x.sum()
+
+            @jax.jit
+            def f(self, other):
+                if self.g: pass
+
+        class Rebound:
+            @property
+            def r(self):
+                return self.x.shape[0]
+
+            @jax.jit
+            def f(self, other):
+                self = other
+                if self.r: pass
+
+        class Comp:
+            @property
+            def c(self):
+                return self.x.shape[0]
+
+            @jax.jit
+            def f(self, others):
+                if [self.c for self in others][0]: pass
+
+        def make(x):
+            class Local:
+                @property
+                def p(self):
+                    return x > 0
+
+                @jax.jit
+                def f(self):
+                    if self.p: pass
+            return Local
+    """)
+    assert found == {"self.n": "unknown", "self.g": "unknown", "self.r": "unknown",
+                     "[self.c for self in others][0]": "unknown", "self.p": "unknown"}, found
+
+
+def test_a_helpers_reading_depends_on_the_static_fields_of_what_it_is_given():
+    """traced.py's helper results are remembered per argument trace, container and static fields: a
+    property read for an equinox module whose field is declared static is not reused for a `self`
+    without declared fields."""
+    found = verdicts("""
+        import equinox as eqx
+
+        class Model(eqx.Module):
+            w: jax.Array
+            n: int
+
+            @property
+            def k(self):
+                return self.n
+
+            @eqx.filter_jit
+            def a(this: Model, x):
+                if this.k > 1: pass
+
+            @jax.jit
+            def b(self, x):
+                if self.k > 1: pass
+    """)
+    assert found["self.k > 1"] != "static", found
+
+
 def test_a_dict_filled_by_key_is_still_a_dict():
     found = verdicts("""
         @jax.jit

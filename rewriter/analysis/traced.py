@@ -10,8 +10,9 @@ tracer without going through a parameter.
 A list, tuple, set or dict built in the function (`Value.container`) may hold tracers, but its length
 and its truth are Python values: iterating it and `if xs:` are static. So is `if leaves and extra:` of
 two lists, or of a name bound to a list in one branch and to `None` in another (`merge`).
-`self.n`, where `n` is a property of the method's own class, is what the property returns for that
-`self` when that is a Python value (`return self.x.shape[0]`); otherwise it stays "cannot tell".
+`self.n`, where `n` is a property of the method's own module-level class, is what the property returns
+for that `self` when that is a Python value (`return self.x.shape[0]`); otherwise it stays "cannot tell".
+Not where a class of the module derived from it binds `n` again; one in another module is not seen.
 
 The lattice has three points: STATIC < UNKNOWN < TRACED. UNKNOWN means "cannot tell" (an attribute
 of a traced container may be a static field; a parameter whose static-ness cannot be read; a type
@@ -44,6 +45,7 @@ from .static_names import (JAX_PRIMITIVES, JAX_STAGED, PHIML_STATIC_ANNOTATIONS,
                            STATIC_CALLS, STATIC_FUNCTION_NAMES, STATIC_METHODS, STATIC_MODULES, STORING, STRUCTURE_KEEPING,
                            TENSOR_ATTRIBUTES, is_dtype_parameter)
 from .names import NameResolver, dotted, last_name
+from .scopes import GlobalScope
 from .structure import enclosing_function
 from .transforms import positional_params
 
@@ -493,7 +495,7 @@ class _Flow:
             if func.attr.value in STATIC_METHODS:
                 return STATIC
             if receiver.static and self.python_results and dotted(func) in self.python_results \
-                    and _root_name(func) not in env:
+                    and self._module_bound(_root_name(func)):
                 return STATIC  # `helpers.is_scalar(x)`: another module's function that returns a Python value
             if isinstance(func.value, cst.Name) and func.value.value in env and any(a.traced for a in args):
                 held = env[func.value.value]
@@ -522,7 +524,7 @@ class _Flow:
                 if found is not None:  # a def nested here, called here: what it returns, reading these locals
                     return self._returned(func, node, found)
                 return join(env[func.value], *args)
-            if func.value in self.python_results:
+            if func.value in self.python_results and self._module_bound(func):
                 return STATIC  # another module's function that returns a Python value whatever it is given
             qualified = self._qualified(func)
             if qualified & STATIC_CALLS or func.value in STATIC_FUNCTION_NAMES or _numpy(qualified) \
@@ -546,6 +548,15 @@ class _Flow:
             self.calls.append((func, node, args))
             return join(*args).via(f"`{func.value}()`")
         return join(self.expr(func, env), *args)
+
+    def _module_bound(self, name: cst.Name | None) -> bool:
+        """`name` reads the one module-level binding of its name (the import the project's facts are
+        about): not a local, a parameter, a comprehension's variable, an import inside the function, or
+        a name the module binds twice (`try: import fast as checks` / `except: import checks`)."""
+        if name is None:
+            return False
+        found = self.resolver.assignments(name)
+        return len(found) == 1 and isinstance(next(iter(found)).scope, GlobalScope)
 
     def _returned(self, func: cst.Name, node: cst.Call, found: tuple[Value, list[Value] | None]) -> Value:
         """The value of a call whose result `returns_of` read (`found`); its tuple elements are kept for
@@ -649,15 +660,38 @@ def _numpy(qualified: set[str]) -> bool:
     return bool(qualified) and all(q.startswith(_STATIC_MODULES) for q in qualified)
 
 
-def _root_name(node: cst.CSTNode) -> str | None:
+def _root_name(node: cst.CSTNode) -> cst.Name | None:
     """`a` for `a.b.c`."""
     while isinstance(node, cst.Attribute):
         node = node.value
-    return node.value if isinstance(node, cst.Name) else None
+    return node if isinstance(node, cst.Name) else None
+
+
+def _value_key(values: dict[str, Value]) -> tuple:
+    """What of these values a function's result depends on, by name: trace, container, static fields."""
+    return tuple(sorted((k, v.trace, v.container, tuple(sorted(v.fields))) for k, v in values.items()))
+
+
+def _class_defs(module: cst.Module) -> list[cst.ClassDef]:
+    """Every class of the module, at any depth."""
+    out, stack = [], [module]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, cst.ClassDef):
+            out.append(node)
+        stack.extend(node.children)
+    return out
+
+
+def _binds(cls: cst.ClassDef, attr: str) -> bool:
+    """The body of `cls` binds `attr` (a def, an assignment, anything `_property_def` refuses)."""
+    body = cls.body.body if isinstance(cls.body, cst.IndentedBlock) else ()
+    return any(isinstance(s, cst.FunctionDef) and s.name.value == attr
+               or not isinstance(s, cst.FunctionDef) and not _bound_names(s).isdisjoint({attr, "*"}) for s in body)
 
 
 _PROPERTIES = frozenset({"property", "cached_property"})
-_ACCESSORS = frozenset({"setter", "getter", "deleter"})
+_ACCESSORS = frozenset({"setter", "deleter"})  # (`@n.getter` replaces the body: refused)
 
 
 def _property_def(cls: cst.ClassDef, attr: str) -> cst.FunctionDef | None:
@@ -777,6 +811,7 @@ class TracedAnalysis:
         self._roles: dict[int, dict[str, ParamRole]] = {}
         self._config: dict[tuple[int, str], ParamRole] = {}  # (id of jitted function, parameter) -> its role
         self._generators: dict[int, bool] = {}  # id of a def -> whether it yields or awaits (`_yields`)
+        self._subclasses: dict[int, list[cst.ClassDef]] = {}  # id of a class -> the classes of the module derived from it
         self._run()
 
     def _walker(self, flow: FunctionFlow, calls: list, returns_of=None) -> "_Flow":
@@ -806,27 +841,42 @@ class TracedAnalysis:
     def property_of(self, flow: FunctionFlow, base: cst.Name, attr: str, value: Value) -> Value | None:
         """What `base.attr` is when `base` is the `self` of a method and `attr` a property of its class
         (`@property def n(self): return self.x.shape[0]`): what the property returns for that `self`.
-        None when that is not known: not a method's first parameter, no single plain property of the
-        class by that name, or a property that cannot be read (see `returns_of`)."""
+        None when that is not known: not the method's first parameter wherever it is read (rebound, a
+        comprehension's variable), a class defined in a function, no single plain property of the class
+        by that name (a `getter` replaces it), one a subclass of the module binds again, or a property
+        that cannot be read (see `returns_of`)."""
         method = enclosing_function(self.resolver, base)
         if not isinstance(method, cst.FunctionDef) or positional_params(method)[:1] != [base.value] \
                 or any(last_name(d.decorator) in ("staticmethod", "classmethod") for d in method.decorators):
             return None
+        first = [*method.params.posonly_params, *method.params.params][0]
+        if {id(getattr(a, "node", None)) for a in self.resolver.assignments(base)} != {id(first)}:
+            return None  # `self` rebound in the method, or a comprehension's variable of that name
         block = self.resolver.parent(method)
         owner = self.resolver.parent(block) if block is not None else None
-        if not isinstance(owner, cst.ClassDef):
-            return None
+        if not isinstance(owner, cst.ClassDef) or self.resolver.parent(owner) is not self.resolver.wrapper.module:
+            return None  # (a class defined in a function: its property may read the function's locals)
         prop = _property_def(owner, attr)
-        if prop is None or not positional_params(prop):
+        if prop is None or not positional_params(prop) or self._overridden(owner, attr):
             return None
         found = self._returned_by(flow, prop, {positional_params(prop)[0]: value}, {})
         return found[0] if found is not None else None
 
+    def _overridden(self, cls: cst.ClassDef, attr: str) -> bool:
+        """A class of this module derived from `cls` binds `attr` again (a subclass's `self` is read with
+        its own property). Subclasses in other modules are not seen: a property they override is read
+        as the base class's (a documented limit)."""
+        found = self._subclasses.get(id(cls))
+        if found is None:
+            found = self._subclasses[id(cls)] = [
+                c for c in _class_defs(self.resolver.wrapper.module)
+                if c is not cls and any(last_name(b.value) == cls.name.value for b in c.bases)]
+        return any(_property_def(c, attr) is not None or _binds(c, attr) for c in found)
+
     def _returned_by(self, flow: FunctionFlow, fn: cst.FunctionDef, params: dict[str, Value],
                      closure: dict[str, Value]) -> tuple[Value, list[Value] | None] | None:
         """`returns_of` of the def `fn`, its parameters bound to `params`, reading `closure` for other names."""
-        key = (id(fn), tuple(sorted((k, v.trace, v.container) for k, v in params.items())),
-               tuple(sorted((k, v.trace, v.container) for k, v in closure.items() if k not in params)))
+        key = (id(fn), flow.framework, _value_key(params), _value_key({k: v for k, v in closure.items() if k not in params}))
         if key in self._returns:
             return self._returns[key]
         if id(fn) in self._returning or len(self._returning) >= 3 or self._generator(fn):

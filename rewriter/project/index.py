@@ -397,7 +397,7 @@ def _surface(summary: Summary) -> dict[str, str]:
     def signature(f: Function) -> tuple:
         line = f.line if (f.returns_jit or f.returns_new_function) else 0
         return (f.params, f.positional, f.annotations, f.jit, f.returns_jit, f.returns_new_function, f.decorated, line,
-                tuple((k, signature(v)) for k, v in sorted(f.nested.items())))
+                f.returns_python, f.python_if, tuple((k, signature(v)) for k, v in sorted(f.nested.items())))
 
     out = {name: repr(tuple((b[1], *b[2:]) for b in found)) for name, found in summary.bindings.items()}
     for name, function in summary.functions.items():

@@ -24,6 +24,7 @@ _ORDER = {STATIC: 0, UNKNOWN: 1, TRACED: 2}
 # depends on what each call passes, which the per-file analysis reads from the calls it sees.
 _PER_VALUE_TRACES = frozenset({"equinox.filter_jit", "tensorflow.function"})
 MAX_HOPS = 3  # calls followed from a jit function: the per-file analysis follows helpers about as deep
+MAX_PREDICATE_DEPTH = 20  # predicates built on predicates followed this deep (Function.python_if)
 
 
 @dataclass
@@ -150,7 +151,9 @@ class Propagation:
             if target is None:
                 continue
             spelled = call.target[len(bare) + 1:] if call.target.startswith(bare + ".") else ""
-            if jitted is None and "." in spelled and self._returns_python(fn, target, out.reads, python):
+            if jitted is None and "." in spelled and len(summary.bindings.get(spelled.partition(".")[0], ())) == 1 \
+                    and self._single(index.resolved_trail(call.target, None, near)[1]) \
+                    and self._returns_python(fn, target, out.reads, python):
                 out.python_results.append((spelled, fn.module))  # `helpers.is_scalar(x)`: its spelling here
             out.edges.append((caller, call, fn))
             positional = target.params[: target.positional]
@@ -182,7 +185,7 @@ class Propagation:
             out.reads.add((found.module, found.name.partition(".")[0]))
             if function is None or function.decorated:
                 continue
-            if self._returns_python(found, function, out.reads, python):
+            if self._single(index.resolved_trail(detail[0], None, near)[1]) and self._returns_python(found, function, out.reads, python):
                 out.python_results.append((name, found.module))
             if function.returns_jit is not None:
                 api, framework = function.returns_jit
@@ -201,7 +204,7 @@ class Propagation:
         What it reads goes into `reads`; `known` remembers the answers of one module's reading."""
         if function.returns_python:
             return True
-        if not function.python_if or function.decorated or fn in seen:
+        if not function.python_if or function.decorated or fn in seen or len(seen) >= MAX_PREDICATE_DEPTH:
             return False
         found = known.get(fn)
         if found is None:
@@ -212,11 +215,18 @@ class Propagation:
                 inner = self.index.function(callee) if isinstance(callee, Fn) else None
                 if isinstance(callee, Fn):
                     reads.add((callee.module, callee.name.partition(".")[0]))
-                if inner is None or not self._returns_python(callee, inner, reads, known, seen | {fn}):
+                if inner is None or not self._single(trail) \
+                        or not self._returns_python(callee, inner, reads, known, seen | {fn}):
                     found = False
                     break
             known[fn] = found
         return found
+
+    def _single(self, trail) -> bool:
+        """Every name a resolution read is bound once in its module (`try: from fast import f` / `except:
+        def f` may be either)."""
+        modules = self.index.modules
+        return all(len(modules[module].bindings.get(name, ())) <= 1 for module, name in trail if module in modules)
 
     # -- the whole project -----------------------------------------------------------------------
     def run(self) -> dict[str, FileFacts]:
