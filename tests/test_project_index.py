@@ -246,6 +246,25 @@ def test_a_predicate_fact_is_not_applied_where_its_name_is_bound_in_the_function
     assert [(f.code, f.span.line) for r in report.results for f in r.findings] == [("PML201", 8)]
 
 
+def test_a_star_import_may_rebind_a_predicate_and_packages_imported_twice_are_one(tmp_path: Path):
+    """A module with a star import may rebind any name (no predicate facts); `import pkg.checks` and
+    `import pkg.other` both bind `pkg` to the package: `pkg.checks.batched(x)` keeps its fact."""
+    root = _project(tmp_path, {
+        "pkg/__init__.py": "",
+        "pkg/checks.py": "def batched(x):\n    return isinstance(x, tuple)\n",
+        "pkg/other.py": "",
+        "fast.py": "import jax.numpy as jnp\n\n\ndef batched(x):\n    return jnp.any(x > 0)\n",
+        "starred.py": "from pkg.checks import batched\nfrom fast import *\n\n\ndef f(x):\n    return batched(x)\n",
+        "both.py": "import jax\nimport pkg.checks\nimport pkg.other\n\n\n@jax.jit\ndef f(x):\n    if pkg.checks.batched(x):\n"
+                   "        return x\n    return -x\n",
+    })
+    index = _index(root)
+    assert not index.facts_for(str(root / "starred.py")).python_results
+    assert index.facts_for(str(root / "both.py")).python_results == ("pkg.checks.batched",)
+    report = runner.run([str(root / "both.py")], Config(root=str(root)), write=False, jobs=1)
+    assert not [f for r in report.results for f in r.findings]
+
+
 def test_an_edited_predicate_updates_the_facts_of_who_calls_it(tmp_path: Path):
     """A predicate's summary is part of what other modules see of it (index._surface): an edit that
     makes it return an array takes it out of the facts of the modules that call it, through others."""

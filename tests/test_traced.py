@@ -319,148 +319,38 @@ def test_and_or_give_one_of_their_objects():
                      "arr": "traced", "acc": "static", "leaves": "static", "leaf": "traced"}
 
 
-def test_a_property_of_the_methods_class_is_read_for_its_self():
-    """`self.d` where `d` is a property of the method's class is what the property returns for that
-    `self`: a Python value for a shape (also through another property), still "cannot tell" for
-    anything else, and not read where the class binds the name otherwise or the name is not `self`."""
+def test_a_helpers_result_is_kept_only_for_what_it_was_read_with():
+    """A helper's result is reused only for arguments of the same trace, container, static fields and
+    constant (`pick(x.available, x)` is False while tracing, `pick(True, x)` is not), and not where its
+    reading met a helper cut off by depth (`h2` read three helpers deep could not read `h3`)."""
     found = verdicts("""
-        import functools
+        def pick(a, x):
+            return a and (x > 0).all
 
-        class A:
-            e = 3
+        def h3():
+            return jnp.ones(3).sum() > 0
 
-            @property
-            def e(self):
-                return self.x.shape[0]
+        def h2():
+            return h3()
 
-            @jax.jit
-            def f(self):
-                if self.e: pass
+        def h1():
+            return h2()
 
-        class B:
-            @property
-            def d(self):
-                return self.x.shape[0]
+        def h0():
+            return h1()
 
-            @functools.cached_property
-            def n(self):
-                return self.d + 1
+        @math.jit_compile
+        def f(x):
+            if pick(x.available, x): pass
+            if pick(True, x): pass
 
-            @property
-            def total(self):
-                return self.x.sum()
-
-            @jax.jit
-            def f(self, other):
-                if self.d: pass
-                if self.n: pass
-                if self.total: pass
-                if other.d: pass
-
-            @staticmethod
-            @jax.jit
-            def s(obj):
-                if obj.d: pass
-
-        class C(B):
-            @jax.jit
-            def g(this):
-                if this.d: pass
+        @jax.jit
+        def g(x):
+            if h0(): pass
+            if h2(): pass
     """)
-    assert found == {"self.e": "unknown", "self.d": "static", "self.n": "static", "self.total": "unknown",
-                     "other.d": "unknown", "obj.d": "unknown", "this.d": "unknown"}, found
-
-
-def test_a_property_is_not_read_where_self_may_hold_another_class_or_name():
-    """A subclass of the module that binds the name again, a `@n.getter`, `self` rebound in the method
-    or a comprehension's variable called `self`, and a class defined in a function (its property may
-    read the function's locals): each keeps "cannot tell"."""
-    found = verdicts("""
-        class Base:
-            @property
-            def n(self):
-                return self.x.shape[0]
-
-            @jax.jit
-            def f(self):
-                if self.n: pass
-
-        class Sub(Base):
-            @property
-            def n(self):
-                return jnp.sum(self.x)
-
-        class Get:
-            @property
-            def g(self):
-                return self.x.shape[0]
-
-            @g.getter
-            def g(self):
-                return self.x.sum()
-
-            @jax.jit
-            def f(self, other):
-                if self.g: pass
-
-        class Rebound:
-            @property
-            def r(self):
-                return self.x.shape[0]
-
-            @jax.jit
-            def f(self, other):
-                self = other
-                if self.r: pass
-
-        class Comp:
-            @property
-            def c(self):
-                return self.x.shape[0]
-
-            @jax.jit
-            def f(self, others):
-                if [self.c for self in others][0]: pass
-
-        def make(x):
-            class Local:
-                @property
-                def p(self):
-                    return x > 0
-
-                @jax.jit
-                def f(self):
-                    if self.p: pass
-            return Local
-    """)
-    assert found == {"self.n": "unknown", "self.g": "unknown", "self.r": "unknown",
-                     "[self.c for self in others][0]": "unknown", "self.p": "unknown"}, found
-
-
-def test_a_helpers_reading_depends_on_the_static_fields_of_what_it_is_given():
-    """traced.py's helper results are remembered per argument trace, container and static fields: a
-    property read for an equinox module whose field is declared static is not reused for a `self`
-    without declared fields."""
-    found = verdicts("""
-        import equinox as eqx
-
-        class Model(eqx.Module):
-            w: jax.Array
-            n: int
-
-            @property
-            def k(self):
-                return self.n
-
-            @eqx.filter_jit
-            def a(this: Model, x):
-                if this.k > 1: pass
-
-            @jax.jit
-            def b(self, x):
-                if self.k > 1: pass
-    """)
-    assert found["self.k > 1"] != "static", found
+    assert found["pick(x.available, x)"] == "static" and found["pick(True, x)"] != "static", found
+    assert found["h2()"] == "traced", found
 
 
 def test_a_dict_filled_by_key_is_still_a_dict():

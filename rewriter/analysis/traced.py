@@ -10,9 +10,6 @@ tracer without going through a parameter.
 A list, tuple, set or dict built in the function (`Value.container`) may hold tracers, but its length
 and its truth are Python values: iterating it and `if xs:` are static. So is `if leaves and extra:` of
 two lists, or of a name bound to a list in one branch and to `None` in another (`merge`).
-`self.n`, where `n` is a property of the method's own module-level class, is what the property returns
-for that `self` when that is a Python value (`return self.x.shape[0]`); otherwise it stays "cannot tell".
-Not where a class of the module derived from it binds `n` again; one in another module is not seen.
 
 The lattice has three points: STATIC < UNKNOWN < TRACED. UNKNOWN means "cannot tell" (an attribute
 of a traced container may be a static field; a parameter whose static-ness cannot be read; a type
@@ -229,7 +226,7 @@ class _Flow:
     """Evaluates one function body; `env` maps local names to values."""
 
     def __init__(self, resolver: NameResolver, flow: FunctionFlow, calls: list, returns_of=None,
-                 python_results: frozenset[str] = frozenset(), property_of=None) -> None:
+                 python_results: frozenset[str] = frozenset()) -> None:
         self.resolver = resolver
         self.flow = flow
         # Names of the module bound to a function of another module that returns a Python value for any
@@ -239,8 +236,6 @@ class _Flow:
         # (callee Name, Call, argument values) -> what a module helper returns: its value, and the values of
         # the tuple every `return` gives, element by element (None: not such a tuple); None: not known
         self.returns_of = returns_of
-        # (`self` Name, attribute, its value) -> what a property of the method's class returns for it
-        self.property_of = property_of
         self.returned: list[Value] = []
         self.returned_parts: list[list[Value] | None] = []  # each `return`'s tuple elements (None: not a tuple)
         self.call_parts: dict[int, list[Value] | None] = {}  # id of a helper's call -> its elements, as last evaluated
@@ -463,10 +458,6 @@ class _Flow:
             return STATIC
         if attr in base.fields:
             return STATIC  # a Python-valued field of a declared value class, under filter_jit
-        if attr not in TENSOR_ATTRIBUTES and isinstance(node.value, cst.Name) and self.property_of is not None:
-            found = self.property_of(node.value, attr, base)
-            if found is not None and found.static:
-                return STATIC  # `self.n`, a property of the method's class that returns `self.x.shape[0]`
         if base.trace is Trace.TRACED and attr not in TENSOR_ATTRIBUTES:
             return Value(Trace.UNKNOWN, (*base.why, f"`.{attr}` (may be a static field)"), base.sources)
         return base.via(f"`.{attr}`")
@@ -556,7 +547,9 @@ class _Flow:
         if name is None:
             return False
         found = self.resolver.assignments(name)
-        return len(found) == 1 and isinstance(next(iter(found)).scope, GlobalScope)
+        if not found or not all(isinstance(a.scope, GlobalScope) for a in found):
+            return False
+        return len(found) == 1 or all(_imports_package(getattr(a, "node", None), name.value) for a in found)
 
     def _returned(self, func: cst.Name, node: cst.Call, found: tuple[Value, list[Value] | None]) -> Value:
         """The value of a call whose result `returns_of` read (`found`); its tuple elements are kept for
@@ -667,62 +660,16 @@ def _root_name(node: cst.CSTNode) -> cst.Name | None:
     return node if isinstance(node, cst.Name) else None
 
 
+def _imports_package(node: cst.CSTNode | None, name: str) -> bool:
+    """`node` is an `import pkg.a` that binds `name` to the package `pkg` (not `import x as pkg`)."""
+    return isinstance(node, cst.Import) and any(
+        alias.asname is None and (dotted(alias.name) or "").split(".")[0] == name for alias in node.names)
+
+
 def _value_key(values: dict[str, Value]) -> tuple:
-    """What of these values a function's result depends on, by name: trace, container, static fields."""
-    return tuple(sorted((k, v.trace, v.container, tuple(sorted(v.fields))) for k, v in values.items()))
-
-
-def _class_defs(module: cst.Module) -> list[cst.ClassDef]:
-    """Every class of the module, at any depth."""
-    out, stack = [], [module]
-    while stack:
-        node = stack.pop()
-        if isinstance(node, cst.ClassDef):
-            out.append(node)
-        stack.extend(node.children)
-    return out
-
-
-def _binds(cls: cst.ClassDef, attr: str) -> bool:
-    """The body of `cls` binds `attr` (a def, an assignment, anything `_property_def` refuses)."""
-    body = cls.body.body if isinstance(cls.body, cst.IndentedBlock) else ()
-    return any(isinstance(s, cst.FunctionDef) and s.name.value == attr
-               or not isinstance(s, cst.FunctionDef) and not _bound_names(s).isdisjoint({attr, "*"}) for s in body)
-
-
-_PROPERTIES = frozenset({"property", "cached_property"})
-_ACCESSORS = frozenset({"setter", "deleter"})  # (`@n.getter` replaces the body: refused)
-
-
-def _property_def(cls: cst.ClassDef, attr: str) -> cst.FunctionDef | None:
-    """The def of the property `attr` in the body of `cls` (`@property`, `@functools.cached_property`),
-    when nothing else there binds that name (its `.setter` aside)."""
-    found = None
-    for stmt in cls.body.body if isinstance(cls.body, cst.IndentedBlock) else ():
-        if isinstance(stmt, cst.FunctionDef) and stmt.name.value == attr:
-            names = [last_name(d.decorator) for d in stmt.decorators]
-            if len(stmt.decorators) == 1 and names[0] in _ACCESSORS:
-                continue  # `@n.setter`
-            if found is not None or len(stmt.decorators) != 1 or names[0] not in _PROPERTIES:
-                return None
-            found = stmt
-        elif not isinstance(stmt, cst.FunctionDef) and not _bound_names(stmt).isdisjoint({attr, "*"}):
-            return None
-    return found
-
-
-def _bound_names(stmt: cst.CSTNode) -> set[str]:
-    """Names a class-body statement other than a def binds at the top (`n = 3`, `n: int`, a nested class)."""
-    if isinstance(stmt, cst.ClassDef):
-        return {stmt.name.value}
-    out: set[str] = set()
-    for small in stmt.body if isinstance(stmt, cst.SimpleStatementLine) else ():
-        targets = [t.target for t in small.targets] if isinstance(small, cst.Assign) else \
-            [small.target] if isinstance(small, (cst.AnnAssign, cst.AugAssign)) else []
-        out.update(t.value for t in targets if isinstance(t, cst.Name))
-    if not isinstance(stmt, (cst.SimpleStatementLine, cst.ClassDef)):
-        return {"*"}  # (an `if` or `for` in a class body: whatever it binds is not read here)
-    return out
+    """What of these values a function's result depends on, by name: trace, container, static fields,
+    and a constant (`pick(x.available, x)` reads `a and ...` as False while tracing; `pick(True, x)` not)."""
+    return tuple(sorted((k, v.trace, v.container, tuple(sorted(v.fields)), repr(v.const)) for k, v in values.items()))
 
 
 def _leaves_of(name: str, args: list[Value]) -> Value:
@@ -808,14 +755,14 @@ class TracedAnalysis:
         self.flows: dict[int, FunctionFlow] = {}
         self._returns: dict[tuple, tuple[Value, list[Value] | None]] = {}  # (its value, each tuple element joined)
         self._returning: list[int] = []
+        self._cut = False  # the read under way met a helper it could not read (depth, recursion)
         self._roles: dict[int, dict[str, ParamRole]] = {}
         self._config: dict[tuple[int, str], ParamRole] = {}  # (id of jitted function, parameter) -> its role
         self._generators: dict[int, bool] = {}  # id of a def -> whether it yields or awaits (`_yields`)
-        self._subclasses: dict[int, list[cst.ClassDef]] = {}  # id of a class -> the classes of the module derived from it
         self._run()
 
     def _walker(self, flow: FunctionFlow, calls: list, returns_of=None) -> "_Flow":
-        return _Flow(self.resolver, flow, calls, returns_of, self.python_results, lambda *a: self.property_of(flow, *a))
+        return _Flow(self.resolver, flow, calls, returns_of, self.python_results)
 
     def returns_of(self, flow: FunctionFlow, name: cst.Name, call: cst.Call, args: list[Value],
                    env: dict[str, Value] | None = None) -> tuple[Value, list[Value] | None] | None:
@@ -838,50 +785,19 @@ class TracedAnalysis:
             return None  # a nested def also reads its enclosing function's locals: read where it is called
         return self._returned_by(flow, fn, _bind_call(fn, call, args), closure)
 
-    def property_of(self, flow: FunctionFlow, base: cst.Name, attr: str, value: Value) -> Value | None:
-        """What `base.attr` is when `base` is the `self` of a method and `attr` a property of its class
-        (`@property def n(self): return self.x.shape[0]`): what the property returns for that `self`.
-        None when that is not known: not the method's first parameter wherever it is read (rebound, a
-        comprehension's variable), a class defined in a function, no single plain property of the class
-        by that name (a `getter` replaces it), one a subclass of the module binds again, or a property
-        that cannot be read (see `returns_of`)."""
-        method = enclosing_function(self.resolver, base)
-        if not isinstance(method, cst.FunctionDef) or positional_params(method)[:1] != [base.value] \
-                or any(last_name(d.decorator) in ("staticmethod", "classmethod") for d in method.decorators):
-            return None
-        first = [*method.params.posonly_params, *method.params.params][0]
-        if {id(getattr(a, "node", None)) for a in self.resolver.assignments(base)} != {id(first)}:
-            return None  # `self` rebound in the method, or a comprehension's variable of that name
-        block = self.resolver.parent(method)
-        owner = self.resolver.parent(block) if block is not None else None
-        if not isinstance(owner, cst.ClassDef) or self.resolver.parent(owner) is not self.resolver.wrapper.module:
-            return None  # (a class defined in a function: its property may read the function's locals)
-        prop = _property_def(owner, attr)
-        if prop is None or not positional_params(prop) or self._overridden(owner, attr):
-            return None
-        found = self._returned_by(flow, prop, {positional_params(prop)[0]: value}, {})
-        return found[0] if found is not None else None
-
-    def _overridden(self, cls: cst.ClassDef, attr: str) -> bool:
-        """A class of this module derived from `cls` binds `attr` again (a subclass's `self` is read with
-        its own property). Subclasses in other modules are not seen: a property they override is read
-        as the base class's (a documented limit)."""
-        found = self._subclasses.get(id(cls))
-        if found is None:
-            found = self._subclasses[id(cls)] = [
-                c for c in _class_defs(self.resolver.wrapper.module)
-                if c is not cls and any(last_name(b.value) == cls.name.value for b in c.bases)]
-        return any(_property_def(c, attr) is not None or _binds(c, attr) for c in found)
-
     def _returned_by(self, flow: FunctionFlow, fn: cst.FunctionDef, params: dict[str, Value],
                      closure: dict[str, Value]) -> tuple[Value, list[Value] | None] | None:
         """`returns_of` of the def `fn`, its parameters bound to `params`, reading `closure` for other names."""
         key = (id(fn), flow.framework, _value_key(params), _value_key({k: v for k, v in closure.items() if k not in params}))
         if key in self._returns:
             return self._returns[key]
-        if id(fn) in self._returning or len(self._returning) >= 3 or self._generator(fn):
+        if id(fn) in self._returning or len(self._returning) >= 3:
+            self._cut = True  # (what is read around this call is not kept: read shallower, it may differ)
+            return None
+        if self._generator(fn):
             return None
         self._returning.append(id(fn))
+        outer_cut, self._cut = self._cut, False
         try:
             shadow = FunctionFlow(flow.context, flow.framework, params)
             walker = self._walker(shadow, [], lambda *a: self.returns_of(shadow, *a))
@@ -892,7 +808,9 @@ class TracedAnalysis:
             elements = [merge(*(p[i] for p in parts)) for i in range(len(parts[0]))] if parts and len(sizes) == 1 and None not in sizes else None
         finally:
             self._returning.pop()
-        self._returns[key] = value, elements
+            cut, self._cut = self._cut, outer_cut or self._cut
+        if not cut:  # (a result that read a helper cut off by depth or recursion is read again next time)
+            self._returns[key] = value, elements
         return value, elements
 
     def _generator(self, fn: cst.FunctionDef) -> bool:

@@ -151,7 +151,7 @@ class Propagation:
             if target is None:
                 continue
             spelled = call.target[len(bare) + 1:] if call.target.startswith(bare + ".") else ""
-            if jitted is None and "." in spelled and len(summary.bindings.get(spelled.partition(".")[0], ())) == 1 \
+            if jitted is None and "." in spelled and not summary.stars and _one(summary.bindings.get(spelled.partition(".")[0], ())) \
                     and self._single(index.resolved_trail(call.target, None, near)[1]) \
                     and self._returns_python(fn, target, out.reads, python):
                 out.python_results.append((spelled, fn.module))  # `helpers.is_scalar(x)`: its spelling here
@@ -185,7 +185,8 @@ class Propagation:
             out.reads.add((found.module, found.name.partition(".")[0]))
             if function is None or function.decorated:
                 continue
-            if self._single(index.resolved_trail(detail[0], None, near)[1]) and self._returns_python(found, function, out.reads, python):
+            if not summary.stars and self._single(index.resolved_trail(detail[0], None, near)[1]) \
+                    and self._returns_python(found, function, out.reads, python):
                 out.python_results.append((name, found.module))
             if function.returns_jit is not None:
                 api, framework = function.returns_jit
@@ -224,9 +225,10 @@ class Propagation:
 
     def _single(self, trail) -> bool:
         """Every name a resolution read is bound once in its module (`try: from fast import f` / `except:
-        def f` may be either)."""
+        def f` may be either), and no star import there may bind it again."""
         modules = self.index.modules
-        return all(len(modules[module].bindings.get(name, ())) <= 1 for module, name in trail if module in modules)
+        return all(not modules[module].stars and _one(modules[module].bindings.get(name, ()))
+                   for module, name in trail if module in modules)
 
     # -- the whole project -----------------------------------------------------------------------
     def run(self) -> dict[str, FileFacts]:
@@ -441,6 +443,12 @@ class _TracedState:
 def _framework(api: str) -> str:
     found = lookup(api)
     return found.framework if found is not None else api
+
+
+def _one(bindings) -> bool:
+    """A name's bindings in a module denote one thing: one binding, or `import pkg.a` and `import pkg.b`
+    (each binds `pkg` to the package)."""
+    return len(bindings) <= 1 or all(b[1] == "import" for b in bindings) and len({tuple(b[1:]) for b in bindings}) == 1
 
 
 def _calls_with_callers(module: str, summary):
