@@ -263,6 +263,11 @@ def test_a_star_import_may_rebind_a_predicate_and_packages_imported_twice_are_on
     assert index.facts_for(str(root / "both.py")).python_results == ("pkg.checks.batched",)
     report = runner.run([str(root / "both.py")], Config(root=str(root)), write=False, jobs=1)
     assert not [f for r in report.results for f in r.findings]
+    rebound = (root / "both.py").read_text().replace("import pkg.other\n", "import pkg.other\n\n\ndef setup():\n"
+                                                      "    global pkg\n    import pkg.other, fast as pkg\n")
+    (root / "rebound.py").write_text(rebound)  # (`pkg` may be `fast` once setup() ran)
+    report = runner.run([str(root / "rebound.py")], Config(root=str(root)), write=False, jobs=1)
+    assert [f.code for r in report.results for f in r.findings] == ["PML201"]
 
 
 def test_an_edited_predicate_updates_the_facts_of_who_calls_it(tmp_path: Path):

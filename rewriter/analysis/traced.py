@@ -198,6 +198,8 @@ _ARRAY_LIBRARIES = ("phiml.math.", "jax.numpy.", "torch.", "tensorflow.")
 _PYTREE_LISTS = PYTREE_LISTS
 # The most function analyses one module gets (roots, then helpers again whenever their call sites pass more).
 MAX_ANALYSES = 50
+# Helpers read inside helpers this deep at most; a call below that is "cannot tell".
+MAX_HELPER_DEPTH = 3
 
 
 @dataclass
@@ -549,6 +551,8 @@ class _Flow:
         found = self.resolver.assignments(name)
         if not found or not all(isinstance(a.scope, GlobalScope) for a in found):
             return False
+        if any(enclosing_function(self.resolver, getattr(a, "node", None) or name) is not None for a in found):
+            return False  # (`global pkg` and an import in a function: the project's facts do not see it)
         return len(found) == 1 or all(_imports_package(getattr(a, "node", None), name.value) for a in found)
 
     def _returned(self, func: cst.Name, node: cst.Call, found: tuple[Value, list[Value] | None]) -> Value:
@@ -661,9 +665,14 @@ def _root_name(node: cst.CSTNode) -> cst.Name | None:
 
 
 def _imports_package(node: cst.CSTNode | None, name: str) -> bool:
-    """`node` is an `import pkg.a` that binds `name` to the package `pkg` (not `import x as pkg`)."""
-    return isinstance(node, cst.Import) and any(
-        alias.asname is None and (dotted(alias.name) or "").split(".")[0] == name for alias in node.names)
+    """`node` is an `import pkg.a` whose every alias that binds `name` binds it to the package `pkg`
+    (not `import x as pkg`, also not beside it: `import pkg.a, fast as pkg`)."""
+    if not isinstance(node, cst.Import):
+        return False
+    binding = [a for a in node.names if (a.asname is not None and isinstance(a.asname.name, cst.Name)
+                                         and a.asname.name.value == name)
+               or a.asname is None and (dotted(a.name) or "").split(".")[0] == name]
+    return bool(binding) and all(a.asname is None for a in binding)
 
 
 def _value_key(values: dict[str, Value]) -> tuple:
@@ -756,6 +765,7 @@ class TracedAnalysis:
         self._returns: dict[tuple, tuple[Value, list[Value] | None]] = {}  # (its value, each tuple element joined)
         self._returning: list[int] = []
         self._cut = False  # the read under way met a helper it could not read (depth, recursion)
+        self._returns_cut: dict[tuple, tuple[Value, list[Value] | None]] = {}  # such reads, by key and depth
         self._roles: dict[int, dict[str, ParamRole]] = {}
         self._config: dict[tuple[int, str], ParamRole] = {}  # (id of jitted function, parameter) -> its role
         self._generators: dict[int, bool] = {}  # id of a def -> whether it yields or awaits (`_yields`)
@@ -768,7 +778,8 @@ class TracedAnalysis:
                    env: dict[str, Value] | None = None) -> tuple[Value, list[Value] | None] | None:
         """What a def of this module returns when called with these argument values, and the values of the
         tuple each of its `return`s gives, element by element, when they all give one of one length (None:
-        not known: not a single plain def, a generator, recursion, or nested deeper than 3 helpers).
+        not known: not a single plain def, a generator, recursion; "cannot tell" for a helper nested deeper
+        than MAX_HELPER_DEPTH helpers).
         `env`: the caller's names where it calls a def of its own (`name` is local there): a def nested
         directly in the function that calls it reads that function's locals as they are at the call."""
         functions = self.jit.functions_denoted(name)
@@ -791,9 +802,16 @@ class TracedAnalysis:
         key = (id(fn), flow.framework, _value_key(params), _value_key({k: v for k, v in closure.items() if k not in params}))
         if key in self._returns:
             return self._returns[key]
-        if id(fn) in self._returning or len(self._returning) >= 3:
-            self._cut = True  # (what is read around this call is not kept: read shallower, it may differ)
+        stacked = (key, len(self._returning))  # a reading that met a cut gives the same at the same depth
+        if stacked in self._returns_cut:
+            return self._returns_cut[stacked]
+        if id(fn) in self._returning:
+            self._cut = True  # recursion: the call reads as a call of an unknown function (`_Call`)
             return None
+        if len(self._returning) >= MAX_HELPER_DEPTH:
+            self._cut = True
+            why = f"`{fn.name.value}()` is called more than {MAX_HELPER_DEPTH} helpers deep: not followed"
+            return Value(Trace.UNKNOWN, (why,)), None
         if self._generator(fn):
             return None
         self._returning.append(id(fn))
@@ -809,7 +827,10 @@ class TracedAnalysis:
         finally:
             self._returning.pop()
             cut, self._cut = self._cut, outer_cut or self._cut
-        if not cut:  # (a result that read a helper cut off by depth or recursion is read again next time)
+        if cut:  # (it read a helper cut off by depth or recursion: read shallower, it may differ;
+            # a recursion's cut may differ by path too, as it always could: the cut call reads as unknown's)
+            self._returns_cut[stacked] = value, elements
+        else:
             self._returns[key] = value, elements
         return value, elements
 
