@@ -268,6 +268,9 @@ def test_a_star_import_may_rebind_a_predicate_and_packages_imported_twice_are_on
     (root / "rebound.py").write_text(rebound)  # (`pkg` may be `fast` once setup() ran)
     report = runner.run([str(root / "rebound.py")], Config(root=str(root)), write=False, jobs=1)
     assert [f.code for r in report.results for f in r.findings] == ["PML201"]
+    (root / "aliased.py").write_text((root / "both.py").read_text().replace("import pkg.other\n", "import pkg.other, fast as pkg\n"))
+    report = runner.run([str(root / "aliased.py")], Config(root=str(root)), write=False, jobs=1)
+    assert [f.code for r in report.results for f in r.findings] == ["PML201"]  # (the last alias binds `pkg`)
 
 
 def test_an_edited_predicate_updates_the_facts_of_who_calls_it(tmp_path: Path):

@@ -108,20 +108,20 @@ class ModuleGlobals:
         global_scope = self.resolver.scope(module.body[0]) if module.body else None
         if isinstance(global_scope, GlobalScope):
             for assignment in global_scope.assignments:
-                values.setdefault(assignment.name, set()).add(_bound_module(assignment) or id(assignment))
+                values.setdefault(assignment.name, set()).add(bound_module(assignment) or id(assignment))
         top_level_bindings = {name: len(bound) for name, bound in values.items()}
         declared_global: set[str] = set()
         mutated: set[str] = set()
         changed_paths: dict[str, set[str]] = {}  # module name -> attribute paths changed in place
 
         def changed(chain: cst.BaseExpression, receiver: bool) -> None:
-            root = _root_node(chain)
+            root = root_node(chain)
             if root is None:
                 return
             assignments = self.resolver.assignments(root)
             if assignments and not any(isinstance(a.scope, GlobalScope) for a in assignments):
                 return  # a local of some function (a parameter `jax`): not the global
-            modules = {_bound_module(a) for a in assignments}
+            modules = {bound_module(a) for a in assignments}
             if not assignments or None in modules:
                 mutated.add(root.value)
                 return
@@ -176,12 +176,13 @@ def read_path(resolver: NameResolver, name: cst.Name) -> str:
     return dotted(node) or name.value
 
 
-def _bound_module(assignment) -> str | None:
+def bound_module(assignment) -> str | None:
     """The module an import binds to the assignment's name (`import jax.numpy` binds `jax` to jax),
-    or None if it is not an import of a module."""
+    or None if it is not an import of a module. Of aliases binding the same name in one statement the
+    last one counts (`import pkg.a, fast as pkg` binds `pkg` to fast)."""
     node = getattr(assignment, "node", None)
     if isinstance(node, cst.Import):
-        for alias in node.names:
+        for alias in reversed(node.names):
             full = dotted(alias.name)
             if alias.asname is not None and alias.asname.name.value == assignment.name:
                 return full
@@ -191,7 +192,7 @@ def _bound_module(assignment) -> str | None:
     if isinstance(node, cst.ImportFrom) and not node.relative and node.module is not None \
             and not isinstance(node.names, cst.ImportStar):
         module = dotted(node.module)
-        for alias in node.names:
+        for alias in reversed(node.names):
             local = alias.asname.name.value if alias.asname else dotted(alias.name)
             if local == assignment.name:
                 full = canonical(f"{module}.{dotted(alias.name)}")
@@ -206,11 +207,12 @@ def _is_installed_module(path: str, root: str, modules: set[str]) -> bool:
 
 
 def _root_name(node: cst.CSTNode) -> str | None:
-    root = _root_node(node)
+    root = root_node(node)
     return root.value if root is not None else None
 
 
-def _root_node(node: cst.CSTNode) -> cst.Name | None:
+def root_node(node: cst.CSTNode) -> cst.Name | None:
+    """`a` for `a.b[i].c`."""
     while isinstance(node, (cst.Attribute, cst.Subscript)):
         node = node.value
     return node if isinstance(node, cst.Name) else None

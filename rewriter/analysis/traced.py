@@ -41,6 +41,7 @@ from .jit import JitAnalysis, JitContext
 from .static_names import (JAX_PRIMITIVES, JAX_STAGED, PHIML_STATIC_ANNOTATIONS, PYTHON_SCALAR_ANNOTATIONS, PYTREE_LISTS, STATIC_ATTRIBUTES,
                            STATIC_CALLS, STATIC_FUNCTION_NAMES, STATIC_METHODS, STATIC_MODULES, STORING, STRUCTURE_KEEPING,
                            TENSOR_ATTRIBUTES, is_dtype_parameter)
+from .bindings import bound_module, root_node
 from .names import NameResolver, dotted, last_name
 from .scopes import GlobalScope
 from .structure import enclosing_function
@@ -488,7 +489,7 @@ class _Flow:
             if func.attr.value in STATIC_METHODS:
                 return STATIC
             if receiver.static and self.python_results and dotted(func) in self.python_results \
-                    and self._module_bound(_root_name(func)):
+                    and self._module_bound(root_node(func)):
                 return STATIC  # `helpers.is_scalar(x)`: another module's function that returns a Python value
             if isinstance(func.value, cst.Name) and func.value.value in env and any(a.traced for a in args):
                 held = env[func.value.value]
@@ -553,7 +554,7 @@ class _Flow:
             return False
         if any(enclosing_function(self.resolver, getattr(a, "node", None) or name) is not None for a in found):
             return False  # (`global pkg` and an import in a function: the project's facts do not see it)
-        return len(found) == 1 or all(_imports_package(getattr(a, "node", None), name.value) for a in found)
+        return len(found) == 1 or {bound_module(a) for a in found} == {name.value}  # `import pkg.a`, `import pkg.b`
 
     def _returned(self, func: cst.Name, node: cst.Call, found: tuple[Value, list[Value] | None]) -> Value:
         """The value of a call whose result `returns_of` read (`found`); its tuple elements are kept for
@@ -655,24 +656,6 @@ _STATIC_MODULES = STATIC_MODULES
 def _numpy(qualified: set[str]) -> bool:
     """The callee belongs to a module that cannot produce a tracer (NumPy, jax's tracing machinery)."""
     return bool(qualified) and all(q.startswith(_STATIC_MODULES) for q in qualified)
-
-
-def _root_name(node: cst.CSTNode) -> cst.Name | None:
-    """`a` for `a.b.c`."""
-    while isinstance(node, cst.Attribute):
-        node = node.value
-    return node if isinstance(node, cst.Name) else None
-
-
-def _imports_package(node: cst.CSTNode | None, name: str) -> bool:
-    """`node` is an `import pkg.a` whose every alias that binds `name` binds it to the package `pkg`
-    (not `import x as pkg`, also not beside it: `import pkg.a, fast as pkg`)."""
-    if not isinstance(node, cst.Import):
-        return False
-    binding = [a for a in node.names if (a.asname is not None and isinstance(a.asname.name, cst.Name)
-                                         and a.asname.name.value == name)
-               or a.asname is None and (dotted(a.name) or "").split(".")[0] == name]
-    return bool(binding) and all(a.asname is None for a in binding)
 
 
 def _value_key(values: dict[str, Value]) -> tuple:
