@@ -9,9 +9,11 @@ Every tool runs as a subprocess over the same copy; libcst and phiml-rewrite wit
 jobs, Fixit (in its own venv, `make bench` makes it) with its own default parallelism, on the dense
 corpus only (it takes minutes). CPU time is the getrusage(RUSAGE_CHILDREN) delta of each run
 (children and their pool workers). Figures of merit, ratios measured in one run:
-- libcst_cpu / ours_cpu, cold (empty cache): target >= 3 on the dense corpus, >= 5 on the whole;
+- libcst_cpu / ours_cpu, ours being `phiml-rewrite --check --no-cache` (the command issue 21 names):
+  target >= 3 on the dense corpus, >= 5 on the whole;
 - fixit_cpu / ours_cpu: target >= 30;
-- ours_cold / ours_warm (the same tree again, result cache filled): target >= 20 (CPU);
+- ours_cold / ours_warm: a run that fills an empty result cache, then the same tree again with it
+  filled: target >= 20 (CPU);
 - lines per CPU second, and the CPU of `phiml-rewrite --version` (start-up).
 A ratio below its target is reported as a problem. No absolute timing thresholds.
 
@@ -97,7 +99,7 @@ def measure_corpus(name: str, tmp: Path, jobs: int, rounds: int, limit: int | No
     files = build_corpus(name, target, limit)
     out: dict = {"files": len(files), "lines": count_lines(files), "packages": list(CORPORA[name]) + list(OWN_FOLDERS)}
     env = quiet_env()
-    samples: dict[str, list] = {"libcst": [], "fixit": [], "ours": [], "ours_warm": []}
+    samples: dict[str, list] = {"libcst": [], "fixit": [], "ours": [], "ours_cold": [], "ours_warm": []}
     cli_ok = cli_command() is not None
     for r in range(rounds):
         order = ["ours", "libcst", "fixit"] if r % 2 == 0 else ["fixit", "libcst", "ours"]
@@ -105,14 +107,17 @@ def measure_corpus(name: str, tmp: Path, jobs: int, rounds: int, limit: int | No
             if tool == "ours":
                 if not cli_ok:
                     continue
+                uncached = run_child(ours_command(target, jobs), cwd=tmp, env=env)
+                _check_ours(uncached, problems)
                 cache_dir = tmp / f"cache-{name}-{r}"  # empty: a cold run, which also fills the cache
                 cold = run_child(ours_command(target, jobs, cache_dir), cwd=tmp, env=env)
                 _check_ours(cold, problems)
                 warm = run_child(ours_command(target, jobs, cache_dir), cwd=tmp, env=env)
                 _check_ours(warm, problems)
-                if warm.stdout != cold.stdout:
-                    problems.append(f"{name}: the warm run's report differs from the cold run's")
-                samples["ours"].append(cold)
+                if not warm.stdout == cold.stdout == uncached.stdout:
+                    problems.append(f"{name}: the reports of the runs without, filling and with a cache differ")
+                samples["ours"].append(uncached)
+                samples["ours_cold"].append(cold)
                 samples["ours_warm"].append(warm)
             elif tool == "fixit":
                 cmd = fixit_command(target)
@@ -136,7 +141,7 @@ def measure_corpus(name: str, tmp: Path, jobs: int, rounds: int, limit: int | No
                 samples["libcst"].append(child)
     for tool, runs in samples.items():
         out[tool] = _summary(runs, out["lines"])
-    ours, warm, libcst, fixit = out["ours"], out["ours_warm"], out["libcst"], out["fixit"]
+    ours, cold, warm, libcst, fixit = out["ours"], out["ours_cold"], out["ours_warm"], out["libcst"], out["fixit"]
     if ours and libcst:
         out["ratio_libcst_cpu_over_ours_cpu"] = ratio = round(libcst["cpu_s"] / ours["cpu_s"], 2)
         if ratio < LIBCST_TARGET[name]:
@@ -148,9 +153,9 @@ def measure_corpus(name: str, tmp: Path, jobs: int, rounds: int, limit: int | No
         out["ratio_fixit_cpu_over_ours_cpu"] = ratio = round(fixit["cpu_s"] / ours["cpu_s"], 1)
         if ratio < FIXIT_TARGET:
             problems.append(f"{name}: Fixit / phiml-rewrite CPU = {ratio}, target >= {FIXIT_TARGET:g}")
-    if ours and warm:
-        out["ratio_cold_over_warm_cpu"] = ratio = round(ours["cpu_s"] / warm["cpu_s"], 1)
-        out["ratio_cold_over_warm_wall"] = round(ours["wall_s"] / warm["wall_s"], 1)
+    if cold and warm:
+        out["ratio_cold_over_warm_cpu"] = ratio = round(cold["cpu_s"] / warm["cpu_s"], 1)
+        out["ratio_cold_over_warm_wall"] = round(cold["wall_s"] / warm["wall_s"], 1)
         if name == "dense" and ratio < WARM_OVER_COLD_TARGET:
             problems.append(f"{name}: a warm run costs 1/{ratio} of a cold one, target 1/{WARM_OVER_COLD_TARGET:g} or less")
     return out
@@ -212,7 +217,8 @@ def report(res: dict) -> str:
         lines.append(f"\n{name} corpus ({', '.join(c['packages'])}): {c['files']} files, {c['lines']} lines")
         rows = []
         for tool, label in (("libcst", "libcst noop codemod"), ("fixit", "fixit lint (default rules)"),
-                            ("ours", "phiml-rewrite --check, cold"), ("ours_warm", "phiml-rewrite --check, warm")):
+                            ("ours", "phiml-rewrite --check --no-cache"), ("ours_cold", "phiml-rewrite --check, cold (fills the cache)"),
+                            ("ours_warm", "phiml-rewrite --check, warm")):
             s = c.get(tool)
             rows.append([label, f"{s['cpu_s']:.2f}", f"{s['wall_s']:.2f}", f"{s['lines_per_cpu_s']}", f"{s['cpu_over_wall']}"]
                         if s else [label, "-", "-", "-", "-"])

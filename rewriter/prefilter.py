@@ -15,9 +15,9 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import cached_property
 
-from .analysis.apis import TEMPORARY_FUNCTION_APIS, TEMPORARY_FUNCTION_BUILDERS, Kind, spelled_apis
+from .analysis.apis import TEMPORARY_FUNCTION_APIS, TEMPORARY_FUNCTION_BUILDERS, Kind, may_denote_an_api, spelled_apis
 from .analysis import ast_traced
-from .analysis.ast_names import branches, dotted, own_nodes, parse, statements
+from .analysis.ast_names import LOOPS, branches, dotted, own_nodes, parse, statements
 from .analysis.static_names import CONFIGURATION_ANNOTATIONS, JAX_SHAPE_NAMES, STORING
 from .codemod import Codemod
 
@@ -851,14 +851,48 @@ class _IdentifierSink:
 _IDENTIFYING = frozenset({ast.Name, ast.Attribute, ast.Import, ast.ImportFrom, ast.keyword})
 
 
+def _factory_sensitive_of(kids: dict) -> frozenset[str]:
+    """`_Finder.factory_sensitive` without its walk, from the branches the summary's walk computed
+    (`kids`, breadth first): the names called anywhere below a loop or a comprehension (the walk's
+    `loops`), and the callees whose results `x = f(...)` binds to them."""
+    assigned: dict[str, set[str]] = {}
+    loops: list[ast.AST] = []
+    for found in kids.values():
+        for node in found:
+            cls = type(node)
+            if cls is ast.Assign:
+                value = node.value
+                if type(value) is ast.Call and type(value.func) is ast.Name:
+                    for target in node.targets:
+                        if type(target) is ast.Name:
+                            assigned.setdefault(target.id, set()).add(value.func.id)
+            elif cls in LOOPS:
+                loops.append(node)
+    called: set[str] = set()
+    inner: set[int] = set()  # loops met below another: read with it (breadth first, outer loops come first)
+    for loop in loops:
+        if id(loop) in inner:
+            continue
+        stack = list(kids.get(id(loop), ()))
+        while stack:
+            node = stack.pop()
+            cls = type(node)
+            if cls is ast.Call and type(node.func) is ast.Name:
+                called.add(node.func.id)
+            elif cls in LOOPS:
+                inner.add(id(node))
+            stack.extend(kids.get(id(node), ()))
+    return frozenset(called.union(*(assigned.get(name, ()) for name in called)))
+
+
 class Syntax:
     """What a rule's gate (`Codemod.ast_gate`) may ask of a file: the candidates found, and its
     identifiers (computed only if some gate reads them)."""
 
     def __init__(self, tree: ast.Module, spelling: _Spelling, project=None, roles_given: bool = False,
-                 kids: dict | None = None) -> None:
+                 kids: dict | None = None, source: bytes | None = None) -> None:
         self._tree, self._spelling, self._project, self._roles_given = tree, spelling, project, roles_given
-        self._kids = kids
+        self._kids, self._source = kids, source
 
     @cached_property
     def _walked(self) -> _Finder:
@@ -868,15 +902,37 @@ class Syntax:
 
     @cached_property
     def candidates(self) -> frozenset[str]:
-        return frozenset(self._walked.conclude())
+        return frozenset() if self.spells_no_api else frozenset(self._walked.conclude())
+
+    @cached_property
+    def spells_no_api(self) -> bool:
+        """No candidate can be found without a walk: every candidate starts from a spelling that
+        denotes an API of the table (apis.may_denote_an_api: none of the file's imports reaches one),
+        from `.with_preprocessing(...)`, or from the traces and factories of other modules."""
+        project = self._project
+        return self._source is not None and b"with_preprocessing" not in self._source \
+            and not (project is not None and (project.traces or project.factories)) \
+            and not may_denote_an_api(self._spelling.imported, self._spelling.stars)
 
     @property
-    def factory_sensitive(self) -> frozenset[str]:
-        """The names whose being a jit factory of another module could change a gate (_Finder.factory_sensitive)."""
-        return self._walked.factory_sensitive()
+    def factory_sensitive(self) -> frozenset[str] | None:
+        """The names whose being a jit factory of another module could change a gate
+        (_Finder.factory_sensitive); None: any name might (not walked, and no branches at hand)."""
+        if not self.spells_no_api:
+            return self._walked.factory_sensitive()
+        return _factory_sensitive_of(self._kids) if self._kids else None
 
     @cached_property
     def identifiers(self) -> Identifiers:
+        if self.spells_no_api and self._kids:
+            # Not walked for candidates: read off the branches the summary's walk computed, each
+            # node after its parent (breadth first), as `_IdentifierSink` needs them.
+            sink = _IdentifierSink(self._spelling)
+            for branches_of_one in self._kids.values():
+                for node in branches_of_one:
+                    if type(node) in _IDENTIFYING:
+                        sink.see(node)
+            return sink.identifiers()
         return self._walked.identifiers.identifiers()  # collected by the same walk
 
     @property
@@ -918,7 +974,7 @@ def syntax_of(source: bytes, project=None, tree: ast.Module | None = None, roles
     """None when `ast` cannot parse it (libcst reports why). `tree`: its ast, when the caller has it;
     `kids`: the branches of its nodes by id, when a walk of it has them (project.summary.summarize)."""
     tree = tree if tree is not None else parse(source)
-    return None if tree is None else Syntax(tree, _Spelling(tree), project, roles_given, kids)
+    return None if tree is None else Syntax(tree, _Spelling(tree), project, roles_given, kids, source)
 
 
 def has_candidates(source: bytes) -> bool:

@@ -32,9 +32,10 @@ class Survey:
     first_pass: tuple[str, ...] | None = None
     # When the file's own rules were judged: the rules that facts of factories elsewhere would add to
     # them (`Codemod.PROJECT_FACTS`) and whose pre-filters it passes without those facts, and the
-    # names such a factory must bear to change any pre-filter (prefilter.Syntax.factory_sensitive).
+    # names such a factory must bear to change any pre-filter (prefilter.Syntax.factory_sensitive; None:
+    # any name, for a file the pre-filter did not walk).
     factory_pass: tuple[str, ...] | None = None
-    factory_sensitive: frozenset[str] = frozenset()
+    factory_sensitive: frozenset[str] | None = frozenset()
     # Where the statements of a file some rule may fire in start (positions.statement_outline): the
     # file's processing reads its findings' positions from it instead of parsing the file again.
     outline: tuple | None = None
@@ -48,7 +49,7 @@ class Survey:
             return self.first_pass
         if facts.traces or facts.calls or self.factory_pass is None:
             return None
-        if not self.factory_sensitive.isdisjoint(f.name for f in facts.factories):
+        if self.factory_sensitive is None or not self.factory_sensitive.isdisjoint(f.name for f in facts.factories):
             return None
         return self.first_pass + self.factory_pass
 
@@ -71,9 +72,14 @@ def survey(job: tuple[str, bytes, Sequence[type[Codemod]] | None]) -> Survey:
     # Each rule's pre-filter first, its words only if that lets it through (the walk is paid already;
     # most of a file's words are absent, and each absent word is a search of the whole file): with
     # them, the rule passes; without, one that facts of factories elsewhere could enable waits for them.
+    # In a file whose imports reach no API the walk is not paid (Syntax.spells_no_api): the words come
+    # first there, or a gate that reads the identifiers (the migration rules') would walk it for nothing.
+    unwalked = syntax.spells_no_api
     passed: list[str] = []
     factory_pass: list[str] = []
     for c in codemods:
+        if unwalked and not words.wanted(c) and "factories" not in c.PROJECT_FACTS:
+            continue
         if not c.ast_gate(syntax):
             continue
         if words.wanted(c):

@@ -1,11 +1,12 @@
 """The ast pre-filter may only skip files in which no rule can fire."""
 from __future__ import annotations
 
+import ast
 from pathlib import Path
 
 import pytest
 
-from rewriter.engine import Settings, process_source
+from rewriter.engine import Settings, process_source, wanted_codemods
 from rewriter.prefilter import filter_codemods, has_candidates
 from rewriter.registry import all_codemods
 
@@ -41,6 +42,9 @@ def test_files_with_findings_pass_the_prefilter(path: Path):
     (b"def f(field, u):\n    return field.solve_linear(lambda x: x, u)\n", False),
     (b"from phi.field import jit_compile, functional_gradient as fg\nstep = jit_compile(fg(loss))\n", True),
     (b"def f(:\n", True),  # libcst reports the syntax error
+    # no import reaches an API, but `.with_preprocessing(...)` is a solver call by its own name
+    (b"import numpy as np\ndef f(x, g):\n    return g.with_preprocessing(lambda y: y)\n", True),
+    (b"import numpy as np\ndef f(x, g):\n    return g.preprocessed(lambda y: y)\n", False),
 ])
 def test_prefilter_decisions(source: bytes, expected: bool):
     assert has_candidates(source) is expected
@@ -60,6 +64,8 @@ def test_factories_elsewhere_change_nothing_under_names_no_gate_reads(path: Path
     alone = syntax_of(source)
     if alone is None:
         return
+    if alone.factory_sensitive is None:
+        return  # not walked (Syntax.spells_no_api): any factory elsewhere has the file judged again
     names = {n.id for n in ast.walk(alone.tree) if isinstance(n, ast.Name)} - alone.factory_sensitive
     facts = FileFacts(factories=tuple(RemoteFactory(n, "jax.jit", "jax", "m.py:1", n) for n in sorted(names)))
     codemods = list(all_codemods())
@@ -117,3 +123,107 @@ def test_the_survey_searches_the_words_of_the_rules_its_pre_filter_lets_through(
     assert len(set(searched)) < len(every) / 2
     wanted = engine.wanted_codemods(source, codemods)
     assert found.first_pass == tuple(c.CODE for c in filter_codemods(source, wanted)) and "PML201" in found.first_pass
+
+
+@pytest.mark.parametrize("imports, stars, expected", [
+    ({"np": {"numpy"}}, [], False),
+    ({"partial": {"functools.partial"}}, [], False),  # applies nothing by itself
+    ({"jax": {"jax"}}, [], True),
+    ({"J": {"jax.jit"}}, [], True),
+    ({"jnp": {"jax.numpy"}}, [], False),
+    ({"lax": {"jax.lax"}}, [], True),  # lax.cond
+    ({"api": {"jax._src.api"}}, [], True),  # a private module's spelling of jax.jit
+    ({"cf": {"jax._src.lax.control_flow"}}, [], True),  # cf.conditionals.cond
+    ({"tfc": {"tensorflow.compat"}}, [], True),  # tfc.v2.function is tensorflow.function
+    ({"F": {"phi.flow"}}, [], True),  # F.math.jit_compile, through phi.flow's binding of math
+    ({"api": {"api.jit"}}, [], False),  # `from .api import jit`: a module of the project's own
+    ({}, ["phi.flow"], True),
+    ({}, ["os"], False),
+])
+def test_which_imports_may_spell_an_api(imports, stars, expected):
+    from rewriter.analysis.apis import may_denote_an_api
+
+    assert may_denote_an_api(imports, stars) is expected
+
+
+def test_a_file_whose_imports_reach_no_api_is_not_walked(monkeypatch):
+    """Its candidates are none without a walk, and a rule that reads its identifiers (a migration rule)
+    reads them off the summary's walk; a factory elsewhere called here in a loop has it judged again,
+    walked, one under another name does not."""
+    from rewriter import prefilter, survey
+    from rewriter.analysis.facts import FileFacts, RemoteFactory
+
+    walks = []
+    visit = prefilter._Finder.visit
+    monkeypatch.setattr(prefilter._Finder, "visit", lambda self, node: (walks.append(node) if node.__class__ is ast.Module else None) or visit(self, node))
+    source = b"import numpy as np\n\ndef f(x):\n    for i in range(3):\n        x = step(x)  # jit\n    return x\n"
+    codemods = list(all_codemods())
+    found = survey.survey(("m.py", source, codemods))
+    assert walks == [] and found.first_pass == () and found.factory_sensitive == {"range", "step"}
+    assert found.passed_with(FileFacts(factories=(RemoteFactory("step", "jax.jit", "jax", "m.py:1", "step"),))) is None
+    assert found.passed_with(FileFacts(factories=(RemoteFactory("np", "jax.jit", "jax", "m.py:1", "np"),))) == ()
+    wanted = wanted_codemods(source, codemods)  # as the engine judges a file (its words first)
+    assert "PML401" in [c.CODE for c in wanted] and filter_codemods(source, wanted) == [] and walks == []
+    # judged again with the factory: walked, and PML401 may fire
+    facts = FileFacts(factories=(RemoteFactory("step", "jax.jit", "jax", "m.py:1", "step"),))
+    assert "PML401" in [c.CODE for c in filter_codemods(source, wanted, facts)] and len(walks) == 1
+    migrating = b"import jax.numpy as jnp\n\ny = jnp.NINF\n"
+    assert survey.survey(("m.py", migrating, codemods)).first_pass == ("PML604",) and len(walks) == 1
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("package", ["phiml", "phi", "equinox", "diffrax", "jax"])
+def test_files_whose_imports_reach_no_api_have_no_candidate(package):
+    """Syntax.spells_no_api's promise, on every file of the installed packages: a full walk of such a
+    file resolves no spelling to an API (other than functools.partial) and concludes no candidate."""
+    import importlib.util
+
+    from rewriter.analysis.apis import Kind
+    from rewriter.prefilter import syntax_of
+
+    spec = importlib.util.find_spec(package)
+    if spec is None or not spec.submodule_search_locations:
+        pytest.skip(f"{package} is not installed")
+    unwalked = 0
+    for path in sorted(Path(spec.submodule_search_locations[0]).rglob("*.py")):
+        syntax = syntax_of(path.read_bytes())
+        if syntax is None or not syntax.spells_no_api:
+            continue
+        unwalked += 1
+        finder = syntax._walked
+        assert finder.conclude() == set(), path
+        resolved = [t for t, apis in finder.s._apis.items() if any(a.kind is not Kind.PARTIAL for a in apis)]
+        assert resolved == [], path
+    assert unwalked
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("package", ["phiml", "phi", "jax"])
+def test_identifiers_without_a_walk_are_those_of_the_walk(package):
+    """A file whose imports reach no API is not walked; its identifiers (the migration rules' gates)
+    and the names a factory elsewhere must bear to matter are read off the branches the summary's
+    walk computed (rewriter/survey.py), and must be the pre-filter walk's own."""
+    import importlib.util
+
+    from rewriter.prefilter import syntax_of
+    from rewriter.project.summary import summarize
+
+    spec = importlib.util.find_spec(package)
+    if spec is None or not spec.submodule_search_locations:
+        pytest.skip(f"{package} is not installed")
+    compared = 0
+    for path in sorted(Path(spec.submodule_search_locations[0]).rglob("*.py")):
+        source = path.read_bytes()
+        try:
+            tree = ast.parse(source)
+        except SyntaxError:
+            continue
+        kids: dict = {}
+        summarize(source, "m", False, tree, kids=kids)
+        shared = syntax_of(source, None, tree, kids=kids)
+        if not shared.spells_no_api:
+            continue
+        compared += 1
+        assert shared.identifiers == shared._walked.identifiers.identifiers(), path
+        assert shared.factory_sensitive == shared._walked.factory_sensitive(), path
+    assert compared

@@ -6,9 +6,11 @@ qualified names (names.py) and look them up here.
 from __future__ import annotations
 
 import enum
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from functools import lru_cache
 
+from .installed import aliases
 from .installed import canonical as installed_canonical
 from .installed import is_module, public_modules, star_exports
 
@@ -144,3 +146,52 @@ def spelled_apis(text: str, imported: dict[str, set[str]], star_modules) -> list
         if target:
             candidates.add(target + suffix)
     return [api for api in map(lookup, candidates) if api is not None]
+
+
+def may_denote_an_api(imported: Mapping[str, Iterable[str]], star_modules: Iterable[str]) -> bool:
+    """Whether any spelling through a file's imports (`imported`: local name -> qualified names, and
+    its star-imported modules, as `spelled_apis` takes them) may denote an API of the table other
+    than `functools.partial`, which applies nothing by itself. False lets the pre-filter conclude
+    without walking the file (prefilter.Syntax): a spelling resolves only from an imported name, and
+    only if that name begins or canonicalizes to one of `_reaching_names`."""
+    reach = _reaching_names()
+    if any(q in reach or canonical(q) in reach for names in imported.values() for q in names):
+        return True
+    return any(_star_may_denote(module) for module in star_modules)
+
+
+@lru_cache(maxsize=None)
+def _star_may_denote(module: str) -> bool:
+    reach = _reaching_names()
+    return any(t in reach or canonical(t) in reach for t in STAR_EXPORTS.get(module, {}).values())
+
+
+@lru_cache(maxsize=1)
+def _reaching_names() -> frozenset[str]:
+    """The dotted names some spelling beginning with them (`q`, `q.rest`) may canonicalize into an API
+    of the table: each API's name and its prefixes; every name the packages bind to one of those,
+    with its prefixes (`phi.flow` for `phi.flow.math` -> `phiml.math`); the spellings under
+    `_OUTSIDE_ALIASES` (`tensorflow.compat`); again until nothing is added. 60 ms, once a process."""
+    reach: set[str] = set()
+
+    def add(name: str) -> bool:
+        if name in reach:
+            return False
+        parts = name.split(".")
+        reach.update(".".join(parts[:i]) for i in range(1, len(parts) + 1))
+        return True
+
+    for name, api in TABLE.items():
+        if api.kind is not Kind.PARTIAL:
+            add(name)
+    edges = [(alias, target, canonical(alias)) for alias, target in aliases()]
+    changed = True
+    while changed:
+        changed = False
+        for alias, target, resolved in edges:
+            if alias not in reach and (target in reach or resolved in reach):
+                changed |= add(alias)
+        for old, new in _OUTSIDE_ALIASES:
+            for name in [r for r in reach if r.startswith(new) and not r.startswith(old)]:
+                changed |= add(old + name[len(new):])
+    return frozenset(reach)

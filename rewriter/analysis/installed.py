@@ -88,6 +88,13 @@ def star_exports(module: str) -> dict[str, str] | None:
     return {n: canonical(f"{module}.{n}") for n in names}
 
 
+def aliases() -> list[tuple[str, str]]:
+    """Every (`module.name`, its canonical spelling's next step) the packages bind: the edges
+    `canonical` follows, for questions about what can reach a given name (apis.may_denote_an_api)."""
+    modules = sorted({*data().NAMES, *data().ORIGINS})
+    return [(f"{module}.{name}", target) for module in modules for name, target in (_bindings(module) or {}).items()]
+
+
 def has_attribute(module: str, name: str) -> bool | None:
     """`hasattr(module, name)` right after `import module`, on the installed version; None when
     that cannot be told from the sources (a submodule, which is an attribute only once imported; a
