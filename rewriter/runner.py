@@ -474,6 +474,10 @@ def surveyed_index(config: Config, paths: Sequence[str], cache: ResultCache | No
     def summarize(files: list[tuple[str, bytes]]) -> list:
         work = [(path, source, config.codemods_for(path) if _files.real_path(path) in processed else None)
                 for path, source in files]
+        if any(codemods for _, _, codemods in work):
+            from .survey import warm
+
+            warm()  # (before the pool forks its workers: each inherits it)
         surveys = _map(_surveyed, work, jobs)
         for (path, source, _), found in zip(work, surveys):
             if found.first_pass is not None:

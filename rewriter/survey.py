@@ -15,6 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Sequence
 
+from .analysis.apis import may_denote_an_api
 from .analysis.facts import FileFacts
 from .analysis.positions import statement_outline
 from .codemod import Codemod
@@ -87,6 +88,13 @@ def survey(job: tuple[str, bytes, Sequence[type[Codemod]] | None]) -> Survey:
         elif "factories" in c.PROJECT_FACTS:
             factory_pass.append(c.CODE)
     return Survey(summary, tuple(passed), tuple(factory_pass), syntax.factory_sensitive, _outline(tree, passed or factory_pass))
+
+
+def warm() -> None:
+    """Build what the pre-filter reads of every file whose imports reach no API (the names that can
+    reach one: apis.may_denote_an_api) once, before worker processes are forked to survey files:
+    each inherits it instead of building its own (0.04 CPU s a process)."""
+    may_denote_an_api({}, ())
 
 
 def _outline(tree, rules) -> tuple | None:
