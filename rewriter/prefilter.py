@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import ast
 import contextlib
+import io
+import tokenize
 import weakref
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -910,9 +912,23 @@ class Syntax:
         denotes an API of the table (apis.may_denote_an_api: none of the file's imports reaches one),
         from `.with_preprocessing(...)`, or from the traces and factories of other modules."""
         project = self._project
-        return self._source is not None and b"with_preprocessing" not in self._source \
-            and not (project is not None and (project.traces or project.factories)) \
-            and not may_denote_an_api(self._spelling.imported, self._spelling.stars)
+        return self._source is not None and not (project is not None and (project.traces or project.factories)) \
+            and not may_denote_an_api(self._spelling.imported, self._spelling.stars) \
+            and not self._may_call_with_preprocessing()
+
+    def _may_call_with_preprocessing(self) -> bool:
+        """`x.with_preprocessing(...)`, a solver call by its own name (`_Finder.visit_Call`). The bytes
+        answer where the tree's identifiers are spelled as they are: ASCII (CPython reads `ｗ` as `w`) in
+        UTF-8 (a `# coding: utf-7` file spells `_` as `+AF8-`); elsewhere the branches the summary's
+        walk computed do, or, without them, the walk."""
+        if b"with_preprocessing" in self._source:
+            return True
+        if self._source.isascii() and _declared_encoding(self._source) == "utf-8":
+            return False
+        if not self._kids:
+            return True
+        return any(type(node) is ast.Attribute and node.attr == "with_preprocessing"
+                   for found in self._kids.values() for node in found)
 
     @property
     def factory_sensitive(self) -> frozenset[str] | None:
@@ -967,6 +983,14 @@ class Syntax:
     def imported(self) -> dict[str, set[str]]:
         """Local name -> the qualified names its imports bind it to (`jnp` -> {`jax.numpy`})."""
         return self._spelling.imported
+
+
+def _declared_encoding(source: bytes) -> str | None:
+    """The encoding CPython reads `source` in (a coding declaration, else UTF-8); None if unreadable."""
+    try:
+        return tokenize.detect_encoding(io.BytesIO(source).readline)[0]
+    except SyntaxError:
+        return None
 
 
 def syntax_of(source: bytes, project=None, tree: ast.Module | None = None, roles_given: bool = False,

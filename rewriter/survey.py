@@ -61,9 +61,20 @@ def survey(job: tuple[str, bytes, Sequence[type[Codemod]] | None]) -> Survey:
     path, source, codemods = job
     tree = parse(source) if not is_notebook(path) and b"\x00" not in source else None
     kids: dict = {}  # each node's branches, computed by the summary's walk, read by the pre-filter's
-    summary = summarize_file(path, source, tree, kids)
+    try:
+        summary = summarize_file(path, source, tree, kids)
+    except RecursionError:
+        return Survey(None)  # nested too deep to read here: the file's own processing says so
     if codemods is None or tree is None:
         return Survey(summary)
+    try:
+        return _first_pass(source, codemods, tree, kids, summary)
+    except RecursionError:
+        return Survey(summary)  # no first pass: judged again where it is processed, and reported there
+
+
+def _first_pass(source: bytes, codemods: Sequence[type[Codemod]], tree, kids: dict, summary) -> Survey:
+    """The rules `codemods` the file's bytes and syntax let through (`survey`)."""
     words = TriggerWords(source)
     if not any(words.wanted(c) for c in codemods if has_gate(c)):
         # As filter_codemods: nothing to judge, so no walk (a file given factories is judged again).

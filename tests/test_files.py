@@ -172,3 +172,28 @@ def test_unreadable_directory_is_an_error(tree):
         (tree / "locked").chmod(0o755)
     assert result.files == ["a.py"]
     assert [p for p, _ in result.errors] == ["locked"]
+
+
+def test_real_path_is_os_realpath_through_links_of_folders_and_files(tmp_path, monkeypatch):
+    """files.real_path reads a path that is no link itself as its folder's real path and its name:
+    the same answer as os.path.realpath, through links to folders, to files, relative links, `..`
+    after a link, missing files, and relative paths."""
+    import os
+
+    from rewriter.files import forget_real_paths, real_path
+
+    d = str(tmp_path)
+    os.makedirs(f"{d}/a/b")
+    (tmp_path / "a" / "b" / "f.py").write_text("")
+    os.symlink(f"{d}/a", f"{d}/link")
+    os.symlink(f"{d}/a/b/f.py", f"{d}/a/flink.py")
+    os.symlink("b", f"{d}/a/rel")
+    monkeypatch.chdir(tmp_path)
+    cases = [f"{d}/a/b/f.py", f"{d}/link/b/f.py", f"{d}/a/flink.py", f"{d}/link/flink.py", f"{d}/a/rel/f.py",
+             f"{d}/link/../a/b/f.py", f"{d}/a/b/missing.py", f"{d}/nope/x/y.py", "link/b/f.py", "a/rel/f.py", "x.py",
+             f"{d}/a/b/", f"{d}//a//b//f.py", f"{d}/a/./b/f.py", ".", ".."]
+    for path in cases:
+        forget_real_paths()
+        assert real_path(path) == os.path.realpath(path), path
+    forget_real_paths()
+    assert [real_path(p) for p in cases] == [os.path.realpath(p) for p in cases]  # with the folders remembered

@@ -227,3 +227,23 @@ def test_identifiers_without_a_walk_are_those_of_the_walk(package):
         assert shared.identifiers == shared._walked.identifiers.identifiers(), path
         assert shared.factory_sensitive == shared._walked.factory_sensitive(), path
     assert compared
+
+
+@pytest.mark.parametrize("source", [
+    "def f(g):  # jit\n    return g.ｗith_preprocessing(lambda y: y)\n".encode(),  # CPython reads `ｗ` as `w`
+    b"# coding: utf-7\ndef f(g, jit):\n    return g.with+AF8-preprocessing(lambda y: y)\n",  # `+AF8-` is `_`
+])
+def test_with_preprocessing_is_read_off_the_tree_where_the_bytes_spell_it_otherwise(source):
+    """`.with_preprocessing(...)` makes a candidate without any import (a solver's method): a file whose
+    bytes do not hold the word may still call it, and must be walked (found in review)."""
+    from rewriter import survey
+    from rewriter.prefilter import syntax_of
+    from rewriter.project.summary import summarize
+
+    tree = ast.parse(source)
+    kids: dict = {}
+    summarize(source, "m", False, tree, kids=kids)
+    assert not syntax_of(source, None, tree, kids=kids).spells_no_api
+    assert not syntax_of(source).spells_no_api
+    assert "PML101" in [c.CODE for c in filter_codemods(source, list(all_codemods()))]
+    assert "PML101" in survey.survey(("m.py", source, list(all_codemods()))).first_pass

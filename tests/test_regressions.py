@@ -99,3 +99,21 @@ def test_stdin_json_keeps_stderr_parseable():
     assert result.exit_code == 2
     document = json.loads(result.stderr)
     assert document["errors"][0]["path"] == "x.py"
+
+
+def test_a_file_nested_too_deep_for_the_pre_filter_is_an_error_and_the_run_goes_on(tmp_path):
+    """An expression CPython parses but the pre-filter's recursive walk cannot (a 1,500-term sum) in a
+    file that imports jax: the survey crashed the whole run with RecursionError; now that file is an
+    error of its own and the others are still read."""
+    from rewriter import runner
+    from rewriter.config import Config
+
+    (tmp_path / "deep.py").write_bytes(b"import jax\n# jit\nx = " + b"+".join([b"a"] * 1500) + b"\n")
+    (tmp_path / "fine.py").write_bytes(b"import jax\n\n\ndef f(x):\n    return jax.jit(abs)(x)\n")
+    for i in range(8):  # enough files for the survey's process pool (runner.POOL_MIN_FILES)
+        (tmp_path / f"other{i}.py").write_bytes(b"import jax\n# jit\ny = 1\n")
+    for jobs in (1, 2):
+        report = runner.run([str(tmp_path)], Config(root=str(tmp_path)), jobs=jobs, rewrite=False)
+        by_name = {os.path.basename(r.path): r for r in report.results}
+        assert by_name["deep.py"].error == "too deeply nested to process"
+        assert by_name["fine.py"].error is None and [f.code for f in by_name["fine.py"].findings] == ["PML302"]
