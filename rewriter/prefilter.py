@@ -10,8 +10,6 @@ from __future__ import annotations
 
 import ast
 import contextlib
-import io
-import tokenize
 import weakref
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -19,7 +17,7 @@ from functools import cached_property
 
 from .analysis.apis import TEMPORARY_FUNCTION_APIS, TEMPORARY_FUNCTION_BUILDERS, Kind, may_denote_an_api, spelled_apis
 from .analysis import ast_traced
-from .analysis.ast_names import LOOPS, branches, dotted, own_nodes, parse, statements
+from .analysis.ast_names import LOOPS, as_python_reads, branches, dotted, own_nodes, parse, statements
 from .analysis.static_names import CONFIGURATION_ANNOTATIONS, JAX_SHAPE_NAMES, STORING
 from .codemod import Codemod
 
@@ -917,18 +915,10 @@ class Syntax:
             and not self._may_call_with_preprocessing()
 
     def _may_call_with_preprocessing(self) -> bool:
-        """`x.with_preprocessing(...)`, a solver call by its own name (`_Finder.visit_Call`). The bytes
-        answer where the tree's identifiers are spelled as they are: ASCII (CPython reads `ｗ` as `w`) in
-        UTF-8 (a `# coding: utf-7` file spells `_` as `+AF8-`); elsewhere the branches the summary's
-        walk computed do, or, without them, the walk."""
-        if b"with_preprocessing" in self._source:
-            return True
-        if self._source.isascii() and _declared_encoding(self._source) == "utf-8":
-            return False
-        if not self._kids:
-            return True
-        return any(type(node) is ast.Attribute and node.attr == "with_preprocessing"
-                   for found in self._kids.values() for node in found)
+        """`x.with_preprocessing(...)`, a solver call by its own name (`_Finder.visit_Call`), in the
+        source as CPython reads its names (CPython reads `ｗ` as `w`; a `# coding: utf-7` file spells
+        `_` as `+AF8-`)."""
+        return b"with_preprocessing" in self._source or b"with_preprocessing" in as_python_reads(self._source)
 
     @property
     def factory_sensitive(self) -> frozenset[str] | None:
@@ -983,14 +973,6 @@ class Syntax:
     def imported(self) -> dict[str, set[str]]:
         """Local name -> the qualified names its imports bind it to (`jnp` -> {`jax.numpy`})."""
         return self._spelling.imported
-
-
-def _declared_encoding(source: bytes) -> str | None:
-    """The encoding CPython reads `source` in (a coding declaration, else UTF-8); None if unreadable."""
-    try:
-        return tokenize.detect_encoding(io.BytesIO(source).readline)[0]
-    except SyntaxError:
-        return None
 
 
 def syntax_of(source: bytes, project=None, tree: ast.Module | None = None, roles_given: bool = False,

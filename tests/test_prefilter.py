@@ -247,3 +247,19 @@ def test_with_preprocessing_is_read_off_the_tree_where_the_bytes_spell_it_otherw
     assert not syntax_of(source).spells_no_api
     assert "PML101" in [c.CODE for c in filter_codemods(source, list(all_codemods()))]
     assert "PML101" in survey.survey(("m.py", source, list(all_codemods()))).first_pass
+
+
+@pytest.mark.parametrize("source, found", [
+    # CPython reads `ｊit` as `jit`; libcst keeps the name as written, and its rules do not match it
+    ("import jax\n\n\ndef f(x):\n    return jax.ｊit(abs)(x)\n".encode(), []),
+    (b"# coding: utf-7\nimport jax\n\n\ndef f(x):\n    return jax.+AGo-it(abs)(x)\n", ["PML302"]),  # `+AGo-` is `j`
+])
+def test_trigger_words_are_found_where_cpython_reads_names_otherwise_than_the_bytes(source, found):
+    """A rule's words are searched in the source as CPython reads its names too (found in review: the
+    bytes alone missed `jit`, and PML302 never ran on working code that builds a jit per call)."""
+    from rewriter.engine import TriggerWords, wanted_codemods
+    from rewriter.registry import by_code
+
+    assert TriggerWords(source).wanted(by_code("PML302"))
+    result = process_source(source, "m.py", Settings(wanted_codemods(source, list(all_codemods()))))
+    assert [f.code for f in result.findings] == found

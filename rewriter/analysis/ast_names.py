@@ -4,6 +4,9 @@ and walks of it that cost less than `ast.walk`/`ast.iter_child_nodes` (a generat
 from __future__ import annotations
 
 import ast
+import io
+import tokenize
+import unicodedata
 import warnings
 from typing import Iterator
 
@@ -17,6 +20,23 @@ def parse(source: bytes) -> ast.Module | None:
             return ast.parse(source)
     except (SyntaxError, ValueError, UnicodeDecodeError, MemoryError, RecursionError):
         return None
+
+
+def as_python_reads(source: bytes) -> bytes:
+    """`source` spelled as CPython reads its names, for searching words in: decoded in its declared
+    encoding and NFKC-normalized (a full-width `ｊit` is `jit`; in a `# coding: utf-7` file `+AF8-` is
+    `_`), then UTF-8. ASCII in UTF-8 (nearly every file) is returned as it is; so is a source that
+    cannot be decoded (its parse says why)."""
+    try:
+        encoding = tokenize.detect_encoding(io.BytesIO(source).readline)[0]
+    except SyntaxError:
+        return source
+    if encoding == "utf-8" and source.isascii():
+        return source
+    try:
+        return unicodedata.normalize("NFKC", source.decode(encoding)).encode("utf-8", "surrogatepass")
+    except (UnicodeDecodeError, LookupError):
+        return source
 
 
 _AST = ast.AST
