@@ -18,7 +18,7 @@ import libcst as cst
 from . import cst_tree, newer_syntax
 from .boundaries import split_leading_lines
 from .codemod import Codemod, FileContext, InsertBefore, ProposedFix, Replace
-from .analysis.ast_names import as_python_reads, parse as python_parse
+from .analysis.ast_names import parse as python_parse, words_text
 from .analysis.positions import statement_outline
 from .findings import FileResult, Finding
 from .prefilter import filter_codemods, has_gate
@@ -44,10 +44,9 @@ class TriggerWords:
     the ast pre-filter lets through)."""
 
     def __init__(self, source: bytes) -> None:
-        # The bytes, and where CPython reads names otherwise (a full-width `ｊit`, a utf-7 file), also
-        # the source as it reads them (ast_names.as_python_reads): a rule's word in a name is found.
-        read = as_python_reads(source)
-        self.source = source if read is source else source + b"\n" + read
+        # The bytes, and the source as CPython reads its names where that differs (a full-width `ｊit`,
+        # a utf-7 file: ast_names.words_text): a rule's word in a name is found.
+        self.source = words_text(source)
         self.present: dict[bytes, bool] = {}
 
     def has(self, word: bytes) -> bool:

@@ -17,7 +17,7 @@ from functools import cached_property
 
 from .analysis.apis import TEMPORARY_FUNCTION_APIS, TEMPORARY_FUNCTION_BUILDERS, Kind, may_denote_an_api, spelled_apis
 from .analysis import ast_traced
-from .analysis.ast_names import LOOPS, as_python_reads, branches, dotted, own_nodes, parse, statements
+from .analysis.ast_names import LOOPS, branches, dotted, own_nodes, parse, statements, words_text
 from .analysis.static_names import CONFIGURATION_ANNOTATIONS, JAX_SHAPE_NAMES, STORING
 from .codemod import Codemod
 
@@ -918,7 +918,7 @@ class Syntax:
         """`x.with_preprocessing(...)`, a solver call by its own name (`_Finder.visit_Call`), in the
         source as CPython reads its names (CPython reads `ｗ` as `w`; a `# coding: utf-7` file spells
         `_` as `+AF8-`)."""
-        return b"with_preprocessing" in self._source or b"with_preprocessing" in as_python_reads(self._source)
+        return b"with_preprocessing" in words_text(self._source)
 
     @property
     def factory_sensitive(self) -> frozenset[str] | None:

@@ -22,11 +22,12 @@ def parse(source: bytes) -> ast.Module | None:
         return None
 
 
-def as_python_reads(source: bytes) -> bytes:
-    """`source` spelled as CPython reads its names, for searching words in: decoded in its declared
-    encoding and NFKC-normalized (a full-width `ｊit` is `jit`; in a `# coding: utf-7` file `+AF8-` is
-    `_`), then UTF-8. ASCII in UTF-8 (nearly every file) is returned as it is; so is a source that
-    cannot be decoded (its parse says why)."""
+def words_text(source: bytes) -> bytes:
+    """What to search a word of a name in: the bytes, followed, where CPython reads names otherwise
+    than they are spelled, by the source as it reads them (decoded in its declared encoding and
+    NFKC-normalized: a full-width `ｊit` is `jit`; in a `# coding: utf-7` file `+AF8-` is `_`), in
+    UTF-8. ASCII in UTF-8 (nearly every file) is the bytes alone; so is a source that cannot be
+    decoded (its parse says why)."""
     try:
         encoding = tokenize.detect_encoding(io.BytesIO(source).readline)[0]
     except SyntaxError:
@@ -34,9 +35,10 @@ def as_python_reads(source: bytes) -> bytes:
     if encoding == "utf-8" and source.isascii():
         return source
     try:
-        return unicodedata.normalize("NFKC", source.decode(encoding)).encode("utf-8", "surrogatepass")
+        read = unicodedata.normalize("NFKC", source.decode(encoding)).encode("utf-8", "surrogatepass")
     except (UnicodeDecodeError, LookupError):
         return source
+    return source + b"\n" + read
 
 
 _AST = ast.AST
