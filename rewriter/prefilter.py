@@ -15,7 +15,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import cached_property
 
-from .analysis.apis import TEMPORARY_FUNCTION_APIS, TEMPORARY_FUNCTION_BUILDERS, Kind, may_denote_an_api, spelled_apis
+from .analysis.apis import (TEMPORARY_FUNCTION_APIS, TEMPORARY_FUNCTION_BUILDERS, Kind, may_spell_an_api, reaching_roots,
+                            spelled_apis)
 from .analysis import ast_traced
 from .analysis.ast_names import LOOPS, branches, dotted, own_nodes, parse, statements, words_text
 from .analysis.static_names import CONFIGURATION_ANNOTATIONS, JAX_SHAPE_NAMES, STORING
@@ -890,9 +891,9 @@ class Syntax:
     identifiers (computed only if some gate reads them)."""
 
     def __init__(self, tree: ast.Module, spelling: _Spelling, project=None, roles_given: bool = False,
-                 kids: dict | None = None, source: bytes | None = None) -> None:
+                 kids: dict | None = None, source: bytes | None = None, loads: list | None = None) -> None:
         self._tree, self._spelling, self._project, self._roles_given = tree, spelling, project, roles_given
-        self._kids, self._source = kids, source
+        self._kids, self._source, self._loads = kids, source, loads
 
     @cached_property
     def _walked(self) -> _Finder:
@@ -907,12 +908,35 @@ class Syntax:
     @cached_property
     def spells_no_api(self) -> bool:
         """No candidate can be found without a walk: every candidate starts from a spelling that
-        denotes an API of the table (apis.may_denote_an_api: none of the file's imports reaches one),
-        from `.with_preprocessing(...)`, or from the traces and factories of other modules."""
+        denotes an API of the table (`_may_spell_an_api`: none of the file's imports reaches one, or
+        none of its reads spells one), from `.with_preprocessing(...)`, or from the traces and
+        factories of other modules."""
         project = self._project
         return self._source is not None and not (project is not None and (project.traces or project.factories)) \
-            and not may_denote_an_api(self._spelling.imported, self._spelling.stars) \
-            and not self._may_call_with_preprocessing()
+            and not self._may_spell_an_api() and not self._may_call_with_preprocessing()
+
+    def _may_spell_an_api(self) -> bool:
+        """Whether a spelling of the file may denote an API: its imports reach one (apis.reaching_roots)
+        and, when the summary's walk listed its reads (`loads`), one of them may spell it
+        (apis.may_spell_an_api). Every spelling the walk resolves is the outermost of a chain of reads
+        (a callee, an argument, a decorator, a value bound), resolved from the name at its root."""
+        imported, stars = self._spelling.imported, self._spelling.stars
+        roots = reaching_roots(imported, stars)
+        if not roots or self._loads is None:
+            return bool(roots)
+        asked: set[str] = set()
+        name, attribute = ast.Name, ast.Attribute
+        for node in self._loads:
+            root = node
+            while type(root) is attribute:
+                root = root.value
+            if type(root) is name and root.id in roots:
+                text = root.id if root is node else dotted(node)
+                if text not in asked:
+                    asked.add(text)
+                    if may_spell_an_api(text, imported, stars):
+                        return True
+        return False
 
     def _may_call_with_preprocessing(self) -> bool:
         """`x.with_preprocessing(...)`, a solver call by its own name (`_Finder.visit_Call`), in the
@@ -976,11 +1000,12 @@ class Syntax:
 
 
 def syntax_of(source: bytes, project=None, tree: ast.Module | None = None, roles_given: bool = False,
-              kids: dict | None = None) -> Syntax | None:
+              kids: dict | None = None, loads: list | None = None) -> Syntax | None:
     """None when `ast` cannot parse it (libcst reports why). `tree`: its ast, when the caller has it;
-    `kids`: the branches of its nodes by id, when a walk of it has them (project.summary.summarize)."""
+    `kids`, `loads`: the branches of its nodes by id and its reads, when a walk of it has them
+    (project.summary.summarize)."""
     tree = tree if tree is not None else parse(source)
-    return None if tree is None else Syntax(tree, _Spelling(tree), project, roles_given, kids, source)
+    return None if tree is None else Syntax(tree, _Spelling(tree), project, roles_given, kids, source, loads)
 
 
 def has_candidates(source: bytes) -> bool:

@@ -61,26 +61,27 @@ def survey(job: tuple[str, bytes, Sequence[type[Codemod]] | None]) -> Survey:
     path, source, codemods = job
     tree = parse(source) if not is_notebook(path) and b"\x00" not in source else None
     kids: dict = {}  # each node's branches, computed by the summary's walk, read by the pre-filter's
+    loads: list = []  # and the reads it met (prefilter.Syntax.spells_no_api)
     try:
-        summary = summarize_file(path, source, tree, kids)
+        summary = summarize_file(path, source, tree, kids, loads)
     except RecursionError:
         return Survey(None)  # nested too deep to read here: the file's own processing says so
     if codemods is None or tree is None:
         return Survey(summary)
     try:
-        return _first_pass(source, codemods, tree, kids, summary)
+        return _first_pass(source, codemods, tree, kids, summary, loads)
     except RecursionError:
         return Survey(summary)  # no first pass: judged again where it is processed, and reported there
 
 
-def _first_pass(source: bytes, codemods: Sequence[type[Codemod]], tree, kids: dict, summary) -> Survey:
+def _first_pass(source: bytes, codemods: Sequence[type[Codemod]], tree, kids: dict, summary, loads: list) -> Survey:
     """The rules `codemods` the file's bytes and syntax let through (`survey`)."""
     words = TriggerWords(source)
     if not any(words.wanted(c) for c in codemods if has_gate(c)):
         # As filter_codemods: nothing to judge, so no walk (a file given factories is judged again).
         wanted = tuple(c.CODE for c in codemods if words.wanted(c))
         return Survey(summary, wanted, outline=_outline(tree, wanted))
-    syntax = syntax_of(source, None, tree, kids=kids)
+    syntax = syntax_of(source, None, tree, kids=kids, loads=loads)
     # Each rule's pre-filter first, its words only if that lets it through (the walk is paid already;
     # most of a file's words are absent, and each absent word is a search of the whole file): with
     # them, the rule passes; without, one that facts of factories elsewhere could enable waits for them.

@@ -108,7 +108,7 @@ def test_a_file_nested_too_deep_for_the_pre_filter_is_an_error_and_the_run_goes_
     from rewriter import runner
     from rewriter.config import Config
 
-    (tmp_path / "deep.py").write_bytes(b"import jax\n# jit\nx = " + b"+".join([b"a"] * 1500) + b"\n")
+    (tmp_path / "deep.py").write_bytes(b"import jax\n# jit\nf = jax.jit(abs)\nx = " + b"+".join([b"a"] * 1500) + b"\n")
     (tmp_path / "fine.py").write_bytes(b"import jax\n\n\ndef f(x):\n    return jax.jit(abs)(x)\n")
     # One job: the survey's code is the same in a pool's worker (a fork here, after a test imported jax,
     # would draw jax's warning that forking it may deadlock).

@@ -138,6 +138,11 @@ def spelled_apis(text: str, imported: dict[str, set[str]], star_modules) -> list
     """The APIs a dotted spelling (`m.jit_compile`) can denote through a file's imports
     (`imported`: local name -> qualified names) and star-imported modules. Shared by both
     pre-filter stages (libcst and CPython ast) so they cannot disagree; not a resolution."""
+    return [api for api in map(lookup, _spelled_names(text, imported, star_modules)) if api is not None]
+
+
+def _spelled_names(text: str, imported: Mapping[str, Iterable[str]], star_modules: Iterable[str]) -> set[str]:
+    """The qualified names a dotted spelling may stand for through a file's imports and star imports."""
     root, _, rest = text.partition(".")
     suffix = "." + rest if rest else ""
     candidates = {q + suffix for q in imported.get(root, ())}
@@ -145,7 +150,7 @@ def spelled_apis(text: str, imported: dict[str, set[str]], star_modules) -> list
         target = STAR_EXPORTS.get(module, {}).get(root)
         if target:
             candidates.add(target + suffix)
-    return [api for api in map(lookup, candidates) if api is not None]
+    return candidates
 
 
 def may_denote_an_api(imported: Mapping[str, Iterable[str]], star_modules: Iterable[str]) -> bool:
@@ -154,16 +159,34 @@ def may_denote_an_api(imported: Mapping[str, Iterable[str]], star_modules: Itera
     than `functools.partial`, which applies nothing by itself. False lets the pre-filter conclude
     without walking the file (prefilter.Syntax): a spelling resolves only from an imported name, and
     only if that name begins or canonicalizes to one of `_reaching_names`."""
+    return bool(reaching_roots(imported, star_modules))
+
+
+def reaching_roots(imported: Mapping[str, Iterable[str]], star_modules: Iterable[str]) -> frozenset[str]:
+    """The names of a file a spelling of an API may start at (`may_denote_an_api`): those its imports
+    bind to a name that begins or canonicalizes to one of `_reaching_names`, and those its star
+    imports may bind so."""
     reach = _reaching_names()
-    if any(q in reach or canonical(q) in reach for names in imported.values() for q in names):
-        return True
-    return any(_star_may_denote(module) for module in star_modules)
+    roots = {name for name, names in imported.items() if any(q in reach or canonical(q) in reach for q in names)}
+    for module in star_modules:
+        roots |= _star_roots(module)
+    return frozenset(roots)
 
 
 @lru_cache(maxsize=None)
-def _star_may_denote(module: str) -> bool:
+def _star_roots(module: str) -> frozenset[str]:
     reach = _reaching_names()
-    return any(t in reach or canonical(t) in reach for t in STAR_EXPORTS.get(module, {}).values())
+    return frozenset(name for name, t in STAR_EXPORTS.get(module, {}).items() if t in reach or canonical(t) in reach)
+
+
+def may_spell_an_api(text: str, imported: Mapping[str, Iterable[str]], star_modules: Iterable[str]) -> bool:
+    """Whether a dotted spelling (a read, outermost of its chain) may denote an API of the table
+    other than `functools.partial` through a file's imports, as `spelled_apis` reads it, or a prefix
+    of one (`jax.lax`, bound to a name and called as `L.cond`). Finer than `may_denote_an_api`: a
+    file that imports `jax` but only reads `jax.numpy.zeros` spells none. Only a spelling that starts
+    at one of `reaching_roots` may."""
+    reach = _reaching_names()
+    return any(q in reach or canonical(q) in reach for q in _spelled_names(text, imported, star_modules))
 
 
 @lru_cache(maxsize=1)

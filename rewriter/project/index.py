@@ -471,12 +471,13 @@ def _summarize_each(files: list[tuple[str, bytes]]) -> list[Summary | None]:
     return [_summarize_file(path, source) for path, source in files]
 
 
-def summarize_file(path: str, source: bytes, tree: ast.Module | None = None, kids: dict | None = None) -> Summary | None:
+def summarize_file(path: str, source: bytes, tree: ast.Module | None = None, kids: dict | None = None,
+                   loads: list | None = None) -> Summary | None:
     """The summary of the file at `path` holding `source`; `tree`: its ast, when the caller has it
-    (`kids`: project.summary.summarize)."""
+    (`kids`, `loads`: project.summary.summarize)."""
     name, package = _module_of_file(path)
     if tree is not None and not path.endswith(".ipynb"):
-        return summarize(source, name, package, tree=tree, kids=kids)
+        return summarize(source, name, package, tree=tree, kids=kids, loads=loads)
     return _summarize_file(path, source)
 
 

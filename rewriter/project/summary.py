@@ -147,15 +147,17 @@ def _unmarshalled(data: bytes) -> Summary:
 
 
 def summarize(source: bytes, module: str, package: bool = False, tree: ast.Module | None = None,
-              kids: dict | None = None) -> Summary | None:
+              kids: dict | None = None, loads: list | None = None) -> Summary | None:
     """The summary of one module, or None when CPython cannot parse it (the file's own run says why).
     `tree`: the module's ast, when the caller has parsed it already; `kids`: a dict the summary fills
     with each node's `ast_names.branches` by id (the pre-filter's walk of the same tree reads them
-    instead of computing them again: rewriter/survey.py)."""
+    instead of computing them again: rewriter/survey.py); `loads`: a list it fills with every
+    Name/Attribute read, outermost of its chain (what the pre-filter asks of a file's spellings
+    before it walks it: prefilter.Syntax.spells_no_api)."""
     tree = tree if tree is not None else parse(source)
     if tree is None:
         return None
-    return _Reader(module, package, kids if kids is not None else {}).read(tree)
+    return _Reader(module, package, kids if kids is not None else {}).read(tree, loads)
 
 
 class _Reader:
@@ -171,8 +173,10 @@ class _Reader:
         self.recorded_funcs: set[int] = set()  # ids of the callee expressions of the calls recorded
 
     # -- the module ----------------------------------------------------------------------------
-    def read(self, tree: ast.Module) -> Summary:
+    def read(self, tree: ast.Module, reads: list | None = None) -> Summary:
         declared_global, loads = _globals_and_loads(tree, self.kids)
+        if reads is not None:
+            reads.extend(loads)
         module_body = _Body(tree, self.kids)
         self.module_names = module_body.local
         for name, values in module_body.values.items():
