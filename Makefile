@@ -18,6 +18,22 @@ $(STAMP): pyproject.toml
 	$(BIN)/pip install --quiet -e ".[backends,notebooks,dev]"
 	touch $(STAMP)
 
+# The package as users install it: a wheel, whose hot modules are compiled (rewriter/_build.py), in a
+# venv of its own with the versions of its dependencies that .venv has. `make bench` measures it and
+# tests/test_compiled.py holds it to the checkout's output; rebuilt when the sources change.
+WHEEL_VENV := .venv-wheel
+WHEEL_STAMP := $(WHEEL_VENV)/.installed
+SOURCES := $(shell find rewriter codemods -name '*.py')
+
+$(WHEEL_STAMP): $(STAMP) pyproject.toml $(SOURCES)
+	test -x $(WHEEL_VENV)/bin/python || $(PY) -m venv $(WHEEL_VENV)
+	rm -rf $(WHEEL_VENV)/dist
+	$(BIN)/pip wheel --quiet --no-deps -w $(WHEEL_VENV)/dist .
+	$(BIN)/pip freeze --exclude-editable > $(WHEEL_VENV)/constraints.txt
+	$(WHEEL_VENV)/bin/pip install --quiet -c $(WHEEL_VENV)/constraints.txt $(WHEEL_VENV)/dist/*.whl
+	$(WHEEL_VENV)/bin/pip install --quiet --force-reinstall --no-deps $(WHEEL_VENV)/dist/*.whl
+	touch $(WHEEL_STAMP)
+
 # Findings and the diff phiml-rewrite would apply to examples/ (writes nothing; exit 1 = findings).
 demo: $(STAMP)
 	$(BIN)/phiml-rewrite --no-progress --unsafe-fixes examples; test $$? -le 1
@@ -30,7 +46,7 @@ demo: $(STAMP)
 	$(BIN)/phiml-rewrite profile -- python examples/jax_training.py; test $$? -le 1
 
 # --dist loadgroup: every batch of golden executions (tests/golden_batches.py) runs on one worker.
-test: $(STAMP)
+test: $(STAMP) $(WHEEL_STAMP)
 	$(BIN)/python -m pytest -n 2 --dist loadgroup tests
 
 # The quick inner loop: every test that runs no program on a backend, starts no language server and
@@ -59,9 +75,9 @@ fuzz: $(STAMP)
 # fixit, the linter the throughput benchmark compares with, gets a venv of its own: it pins an older
 # click than phiml-rewrite's.
 FIXIT_VENV := .venv-fixit
-bench: $(STAMP)
+bench: $(STAMP) $(WHEEL_STAMP)
 	test -x $(FIXIT_VENV)/bin/fixit || ($(PY) -m venv $(FIXIT_VENV) && $(FIXIT_VENV)/bin/pip install --quiet "fixit==2.2.1")
 	$(BIN)/python -m benchmarks
 
 clean:
-	rm -rf $(VENV) $(FIXIT_VENV) .pytest_cache build *.egg-info
+	rm -rf $(VENV) $(FIXIT_VENV) $(WHEEL_VENV) .pytest_cache build *.egg-info

@@ -16,6 +16,9 @@ corpus only (it takes minutes). CPU time is the getrusage(RUSAGE_CHILDREN) delta
   filled: target >= 20 (CPU);
 - lines per CPU second, and the CPU of `phiml-rewrite --version` (start-up).
 A ratio below its target is reported as a problem. No absolute timing thresholds.
+"Ours" is the package as users install it: the wheel `make bench` builds into .venv-wheel (its hot
+modules compiled, rewriter/_build.py), and the checkout's Python where there is none (the report says
+which).
 
 Run alone: python -m benchmarks throughput [--jobs N] [--rounds R] [--corpus dense|whole ...]
 """
@@ -55,8 +58,20 @@ def libcst_command(target: Path, jobs: int) -> list[str]:
     ]
 
 
+WHEEL_CLI = REPO / ".venv-wheel" / "bin" / "phiml-rewrite"
+
+
+def ours_cli() -> list[str] | None:
+    """The installed wheel's console script (`make bench` builds it), else the checkout's."""
+    return [str(WHEEL_CLI)] if WHEEL_CLI.exists() else cli_command()
+
+
+def ours_build() -> str:
+    return "the wheel in .venv-wheel (hot modules compiled)" if WHEEL_CLI.exists() else "the checkout (Python)"
+
+
 def ours_command(target: Path, jobs: int, cache_dir: Path | None = None) -> list[str] | None:
-    cmd = cli_command()
+    cmd = ours_cli()
     cache = ["--no-cache"] if cache_dir is None else ["--cache-dir", str(cache_dir)]
     return None if cmd is None else [*cmd, "--check", "--no-progress", *cache, "--jobs", str(jobs), str(target)]
 
@@ -100,7 +115,7 @@ def measure_corpus(name: str, tmp: Path, jobs: int, rounds: int, limit: int | No
     out: dict = {"files": len(files), "lines": count_lines(files), "packages": list(CORPORA[name]) + list(OWN_FOLDERS)}
     env = quiet_env()
     samples: dict[str, list] = {"libcst": [], "fixit": [], "ours": [], "ours_cold": [], "ours_warm": []}
-    cli_ok = cli_command() is not None
+    cli_ok = ours_cli() is not None
     for r in range(rounds):
         order = ["ours", "libcst", "fixit"] if r % 2 == 0 else ["fixit", "libcst", "ours"]
         for tool in order:
@@ -163,7 +178,7 @@ def measure_corpus(name: str, tmp: Path, jobs: int, rounds: int, limit: int | No
 
 def startup(rounds: int = 5) -> dict | None:
     """CPU of `phiml-rewrite --version`: what every run pays before it reads a file."""
-    cmd = cli_command()
+    cmd = ours_cli()
     if cmd is None:
         return None
     runs = [run_child([*cmd, "--version"], env=quiet_env()) for _ in range(rounds)]
@@ -172,7 +187,8 @@ def startup(rounds: int = 5) -> dict | None:
 
 def run(jobs: int | None = None, rounds: int = 1, corpora=tuple(CORPORA), limit: int | None = None) -> dict:
     jobs = jobs or os.cpu_count() or 1
-    result: dict = {"name": NAME, "jobs": jobs, "rounds": rounds, "ok": False, "problems": [], "corpora": {}}
+    result: dict = {"name": NAME, "jobs": jobs, "rounds": rounds, "ok": False, "problems": [], "corpora": {},
+                    "ours": ours_build()}
     cli_ok, why = cli_status()
     if not cli_ok:
         result["problems"].append(f"phiml-rewrite not measured: {why}")
@@ -212,7 +228,7 @@ def _check_ours(child, problems: list[str]) -> None:
 
 
 def report(res: dict) -> str:
-    lines = [f"throughput: jobs={res['jobs']}, rounds={res['rounds']}"]
+    lines = [f"throughput: jobs={res['jobs']}, rounds={res['rounds']}; phiml-rewrite: {res.get('ours', '?')}"]
     for name, c in res["corpora"].items():
         lines.append(f"\n{name} corpus ({', '.join(c['packages'])}): {c['files']} files, {c['lines']} lines")
         rows = []
