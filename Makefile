@@ -27,7 +27,8 @@ SOURCES := $(shell find rewriter codemods -name '*.py')
 
 $(WHEEL_STAMP): $(STAMP) pyproject.toml $(SOURCES)
 	test -x $(WHEEL_VENV)/bin/python || $(PY) -m venv $(WHEEL_VENV)
-	rm -rf $(WHEEL_VENV)/dist
+	# (build/lib holds what earlier builds staged, modules since removed or no longer compiled among them)
+	rm -rf $(WHEEL_VENV)/dist build/lib.* build/bdist.*
 	$(BIN)/pip wheel --quiet --no-deps -w $(WHEEL_VENV)/dist .
 	$(BIN)/pip freeze --exclude-editable > $(WHEEL_VENV)/constraints.txt
 	$(WHEEL_VENV)/bin/pip install --quiet -c $(WHEEL_VENV)/constraints.txt $(WHEEL_VENV)/dist/*.whl

@@ -58,6 +58,12 @@ class TriggerWords:
     def wanted(self, codemod: type[Codemod]) -> bool:
         return any(all(map(self.has, group)) for group in _trigger_bytes(codemod))
 
+    def any_wanted(self, codemods: Iterable[type[Codemod]]) -> bool:
+        """Whether some of `codemods` is wanted, asked of those with the fewest words first: the same
+        answer in any order, and a word the file lacks costs a search of all of it (a migration rule
+        has dozens of words, a jit rule one or two)."""
+        return any(map(self.wanted, sorted(codemods, key=_word_count)))
+
 
 _TRIGGER_BYTES: dict[type, tuple[tuple[bytes, ...], ...]] = {}
 
@@ -70,6 +76,10 @@ def _trigger_bytes(codemod: type[Codemod]) -> tuple[tuple[bytes, ...], ...]:
         groups = codemod.TRIGGERS or ((),)
         found = _TRIGGER_BYTES[codemod] = tuple(tuple(w.encode() for w in ((g,) if isinstance(g, str) else g)) for g in groups)
         return found
+
+
+def _word_count(codemod: type[Codemod]) -> int:
+    return sum(map(len, _trigger_bytes(codemod)))
 
 
 def warm(codemods: Iterable[type[Codemod]]) -> None:

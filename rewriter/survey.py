@@ -77,7 +77,7 @@ def survey(job: tuple[str, bytes, Sequence[type[Codemod]] | None]) -> Survey:
 def _first_pass(source: bytes, codemods: Sequence[type[Codemod]], tree, kids: dict, summary, loads: list) -> Survey:
     """The rules `codemods` the file's bytes and syntax let through (`survey`)."""
     words = TriggerWords(source)
-    if not any(words.wanted(c) for c in codemods if has_gate(c)):
+    if not words.any_wanted([c for c in codemods if has_gate(c)]):
         # As filter_codemods: nothing to judge, so no walk (a file given factories is judged again).
         wanted = tuple(c.CODE for c in codemods if words.wanted(c))
         return Survey(summary, wanted, outline=_outline(tree, wanted))
@@ -85,14 +85,18 @@ def _first_pass(source: bytes, codemods: Sequence[type[Codemod]], tree, kids: di
     # Each rule's pre-filter first, its words only if that lets it through (the walk is paid already;
     # most of a file's words are absent, and each absent word is a search of the whole file): with
     # them, the rule passes; without, one that facts of factories elsewhere could enable waits for them.
-    # In a file whose imports reach no API the walk is not paid (Syntax.spells_no_api): the words come
-    # first there, or a gate that reads the identifiers (the migration rules') would walk it for nothing.
+    # In a file whose imports reach no API the walk is not paid (Syntax.spells_no_api): a gate on
+    # candidates alone fails there, whatever the words; the words of the others come first, or a gate
+    # that reads the identifiers (the migration rules') would walk it for nothing.
     unwalked = syntax.spells_no_api
     passed: list[str] = []
     factory_pass: list[str] = []
     for c in codemods:
-        if unwalked and not words.wanted(c) and "factories" not in c.PROJECT_FACTS:
-            continue
+        if unwalked:
+            if c.GATE and c.ast_gate.__func__ is Codemod.ast_gate.__func__:
+                continue  # a gate on candidates alone: none without a walk, whatever the words
+            if not words.wanted(c) and "factories" not in c.PROJECT_FACTS:
+                continue
         if not c.ast_gate(syntax):
             continue
         if words.wanted(c):

@@ -125,6 +125,24 @@ def test_the_survey_searches_the_words_of_the_rules_its_pre_filter_lets_through(
     assert found.first_pass == tuple(c.CODE for c in filter_codemods(source, wanted)) and "PML201" in found.first_pass
 
 
+def test_the_survey_searches_no_word_of_a_candidate_gated_rule_in_a_file_it_does_not_walk(monkeypatch):
+    """A file whose reads spell no API has no candidate: a rule whose gate is candidates alone (PML507:
+    `lax.cond` under `vmap`) cannot pass there, and its words are not searched (`switch`, after `vmap`
+    is found and `cond` is not); what passes is what the words and the pre-filter say together."""
+    from rewriter import engine, survey
+
+    source = b"import numpy as np\n\n\ndef f(x, auxiliary_args=None):  # vmap\n    return np.sum(x)\n"
+    codemods = list(all_codemods())
+    searched = []
+    has = engine.TriggerWords.has
+    monkeypatch.setattr(engine.TriggerWords, "has", lambda self, word: searched.append(word) or has(self, word))
+    found = survey.survey(("m.py", source, codemods))
+    assert b"auxiliary_args" in searched and b"switch" not in searched
+    wanted = engine.wanted_codemods(source, codemods)
+    assert "PML205" in {c.CODE for c in wanted} and b"switch" in searched  # (asked of every rule here)
+    assert found.first_pass == tuple(c.CODE for c in filter_codemods(source, wanted))
+
+
 @pytest.mark.parametrize("imports, stars, expected", [
     ({"np": {"numpy"}}, [], False),
     ({"partial": {"functools.partial"}}, [], False),  # applies nothing by itself
