@@ -48,6 +48,7 @@ class TriggerWords:
         # a utf-7 file: ast_names.words_text): a rule's word in a name is found.
         self.source = words_text(source)
         self.present: dict[bytes, bool] = {}
+        self._wanted: dict[type, bool] = {}  # by rule: the survey asks of a rule more than once
 
     def has(self, word: bytes) -> bool:
         found = self.present.get(word)
@@ -56,7 +57,10 @@ class TriggerWords:
         return found
 
     def wanted(self, codemod: type[Codemod]) -> bool:
-        return any(all(map(self.has, group)) for group in _trigger_bytes(codemod))
+        found = self._wanted.get(codemod)
+        if found is None:
+            found = self._wanted[codemod] = any(all(map(self.has, group)) for group in _trigger_bytes(codemod))
+        return found
 
     def any_wanted(self, codemods: Iterable[type[Codemod]]) -> bool:
         """Whether some of `codemods` is wanted, asked of those with the fewest words first: the same
