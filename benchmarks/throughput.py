@@ -67,7 +67,10 @@ def ours_cli() -> list[str] | None:
 
 
 def ours_build() -> str:
-    return "the wheel in .venv-wheel (hot modules compiled)" if WHEEL_CLI.exists() else "the checkout (Python)"
+    if not WHEEL_CLI.exists():
+        return "the checkout (Python)"
+    compiled = list((WHEEL_CLI.parent.parent / "lib").glob("python3*/site-packages/rewriter/**/*.so"))
+    return f"the wheel in .venv-wheel ({len(compiled)} modules compiled)"
 
 
 def ours_command(target: Path, jobs: int, cache_dir: Path | None = None) -> list[str] | None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import importlib.util
 import os
+import shutil
 import subprocess
 import sys
 import tomllib
@@ -41,7 +42,10 @@ def _run(bin_dir: Path, *args: str) -> subprocess.CompletedProcess:
 
 def test_the_wheel_runs_its_listed_modules_compiled():
     """Each module pyproject.toml lists is an extension module in the wheel's install, and the checkout
-    imports its Python source: the comparison below compares the two."""
+    imports its Python source: the comparison below compares the two. (Without a C compiler the wheel
+    keeps them as Python, as rewriter/_build.py means it to.)"""
+    if not (shutil.which("cc") or shutil.which("gcc")):
+        pytest.skip("no C compiler: the wheel is pure Python")
     modules = _compiled_modules()
     assert len(modules) >= 10
     code = "import importlib.util, sys; print('\\n'.join(importlib.util.find_spec(m).origin for m in sys.argv[1:]))"
