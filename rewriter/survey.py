@@ -85,9 +85,9 @@ def _first_pass(source: bytes, codemods: Sequence[type[Codemod]], tree, kids: di
     # Each rule's pre-filter first, its words only if that lets it through (the walk is paid already;
     # most of a file's words are absent, and each absent word is a search of the whole file): with
     # them, the rule passes; without, one that facts of factories elsewhere could enable waits for them.
-    # In a file whose imports reach no API the walk is not paid (Syntax.spells_no_api): a gate on
-    # candidates alone fails there, whatever the words; the words of the others come first, or a gate
-    # that reads the identifiers (the migration rules') would walk it for nothing.
+    # In a file whose imports or reads spell no API the walk is not paid (Syntax.spells_no_api): a
+    # gate on candidates alone fails there, whatever the words; the words of the others come first,
+    # or a gate that reads the identifiers (the migration rules') would walk it for nothing.
     unwalked = syntax.spells_no_api
     passed: list[str] = []
     factory_pass: list[str] = []
