@@ -44,6 +44,3 @@ class CompileWhereBuilt(build_ext):
             super().build_extension(ext)
         except Exception as e:  # noqa: BLE001 (that module stays Python)
             print(f"phiml-rewrite: {ext.name} not compiled ({type(e).__name__}: {e})", file=sys.stderr)
-
-    def get_outputs(self) -> list[str]:
-        return super().get_outputs() if self.extensions else []

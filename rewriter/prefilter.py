@@ -1028,4 +1028,13 @@ def filter_codemods(source: bytes, codemods: list, project=None, tree: ast.Modul
 
 
 def has_gate(codemod) -> bool:
-    return bool(codemod.GATE) or codemod.ast_gate.__func__ is not Codemod.ast_gate.__func__
+    return bool(codemod.GATE) or _own_gate(codemod)
+
+
+def gates_on_candidates_alone(codemod) -> bool:
+    """Its gate is the default one on GATE: a file with no candidate (one not walked) fails it."""
+    return bool(codemod.GATE) and not _own_gate(codemod)
+
+
+def _own_gate(codemod) -> bool:
+    return codemod.ast_gate.__func__ is not Codemod.ast_gate.__func__

@@ -21,7 +21,7 @@ from .analysis.positions import statement_outline
 from .codemod import Codemod
 from .engine import TriggerWords
 from .notebooks import is_notebook
-from .prefilter import has_gate, parse, syntax_of
+from .prefilter import gates_on_candidates_alone, has_gate, parse, syntax_of
 from .project.index import summarize_file
 from .project.summary import Summary
 
@@ -93,8 +93,8 @@ def _first_pass(source: bytes, codemods: Sequence[type[Codemod]], tree, kids: di
     factory_pass: list[str] = []
     for c in codemods:
         if unwalked:
-            if c.GATE and c.ast_gate.__func__ is Codemod.ast_gate.__func__:
-                continue  # a gate on candidates alone: none without a walk, whatever the words
+            if gates_on_candidates_alone(c):
+                continue  # no candidate without a walk, whatever the words
             if not words.wanted(c) and "factories" not in c.PROJECT_FACTS:
                 continue
         if not c.ast_gate(syntax):

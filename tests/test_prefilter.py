@@ -107,7 +107,18 @@ def test_the_pre_filter_walks_the_branches_the_summary_read():
     assert shared.identifiers == alone.identifiers
 
 
-def test_the_survey_searches_the_words_of_the_rules_its_pre_filter_lets_through(monkeypatch):
+@pytest.fixture
+def searched(monkeypatch) -> list[bytes]:
+    """The trigger words TriggerWords.has is asked about, in order."""
+    from rewriter import engine
+
+    asked: list[bytes] = []
+    has = engine.TriggerWords.has
+    monkeypatch.setattr(engine.TriggerWords, "has", lambda self, word: asked.append(word) or has(self, word))
+    return asked
+
+
+def test_the_survey_searches_the_words_of_the_rules_its_pre_filter_lets_through(searched):
     """A word a file lacks costs a search of the whole file: once one rule's words show (so the file
     is walked), the survey asks for words only of the rules the ast pre-filter lets through; what it
     lets through is what the words and the pre-filter say together."""
@@ -115,9 +126,6 @@ def test_the_survey_searches_the_words_of_the_rules_its_pre_filter_lets_through(
 
     source = b"import jax\n\n@jax.jit\ndef f(x):\n    if x > 0:\n        return x\n    return -x\n"
     codemods = list(all_codemods())
-    searched = []
-    has = engine.TriggerWords.has
-    monkeypatch.setattr(engine.TriggerWords, "has", lambda self, word: searched.append(word) or has(self, word))
     found = survey.survey(("m.py", source, codemods))
     every = {w for c in codemods for group in engine._trigger_bytes(c) for w in group}
     assert len(set(searched)) < len(every) / 2
@@ -125,7 +133,7 @@ def test_the_survey_searches_the_words_of_the_rules_its_pre_filter_lets_through(
     assert found.first_pass == tuple(c.CODE for c in filter_codemods(source, wanted)) and "PML201" in found.first_pass
 
 
-def test_the_survey_searches_no_word_of_a_candidate_gated_rule_in_a_file_it_does_not_walk(monkeypatch):
+def test_the_survey_searches_no_word_of_a_candidate_gated_rule_in_a_file_it_does_not_walk(searched):
     """A file whose reads spell no API has no candidate: a rule whose gate is candidates alone (PML507:
     `lax.cond` under `vmap`) cannot pass there, and its words are not searched (`switch`, after `vmap`
     is found and `cond` is not); what passes is what the words and the pre-filter say together."""
@@ -133,9 +141,6 @@ def test_the_survey_searches_no_word_of_a_candidate_gated_rule_in_a_file_it_does
 
     source = b"import numpy as np\n\n\ndef f(x, auxiliary_args=None):  # vmap\n    return np.sum(x)\n"
     codemods = list(all_codemods())
-    searched = []
-    has = engine.TriggerWords.has
-    monkeypatch.setattr(engine.TriggerWords, "has", lambda self, word: searched.append(word) or has(self, word))
     found = survey.survey(("m.py", source, codemods))
     assert b"auxiliary_args" in searched and b"switch" not in searched
     wanted = engine.wanted_codemods(source, codemods)

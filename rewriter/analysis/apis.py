@@ -166,8 +166,7 @@ def reaching_roots(imported: Mapping[str, Iterable[str]], star_modules: Iterable
     """The names of a file a spelling of an API may start at (`may_denote_an_api`): those its imports
     bind to a name that begins or canonicalizes to one of `_reaching_names`, and those its star
     imports may bind so."""
-    reach = _reaching_names()
-    roots = {name for name, names in imported.items() if any(q in reach or canonical(q) in reach for q in names)}
+    roots = {name for name, names in imported.items() if any(map(_reaches, names))}
     for module in star_modules:
         roots |= _star_roots(module)
     return frozenset(roots)
@@ -175,8 +174,7 @@ def reaching_roots(imported: Mapping[str, Iterable[str]], star_modules: Iterable
 
 @lru_cache(maxsize=None)
 def _star_roots(module: str) -> frozenset[str]:
-    reach = _reaching_names()
-    return frozenset(name for name, t in STAR_EXPORTS.get(module, {}).items() if t in reach or canonical(t) in reach)
+    return frozenset(name for name, target in STAR_EXPORTS.get(module, {}).items() if _reaches(target))
 
 
 def may_spell_an_api(text: str, imported: Mapping[str, Iterable[str]], star_modules: Iterable[str]) -> bool:
@@ -185,8 +183,13 @@ def may_spell_an_api(text: str, imported: Mapping[str, Iterable[str]], star_modu
     of one (`jax.lax`, bound to a name and called as `L.cond`). Finer than `may_denote_an_api`: a
     file that imports `jax` but only reads `jax.numpy.zeros` spells none. Only a spelling that starts
     at one of `reaching_roots` may."""
+    return any(map(_reaches, _spelled_names(text, imported, star_modules)))
+
+
+def _reaches(name: str) -> bool:
+    """`name`, or what it canonicalizes to, is one of `_reaching_names`."""
     reach = _reaching_names()
-    return any(q in reach or canonical(q) in reach for q in _spelled_names(text, imported, star_modules))
+    return name in reach or canonical(name) in reach
 
 
 @lru_cache(maxsize=1)
