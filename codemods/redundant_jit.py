@@ -136,28 +136,30 @@ class RedundantJit(Codemod):
 
     def __init__(self, file) -> None:
         super().__init__(file)
-        self._deferred: list = []  # candidates that need the whole file's syntax index
+        # candidates that need the whole file's syntax index, each with its check (a function, not a bound
+        # method: a method of the rule held by the rule is a cycle that keeps the file's tree for the collector)
+        self._deferred: list = []
 
     def visit_Call(self, node: cst.Call) -> None:
         first = spelled_application(self.file.analysis.names, node)
         if first is not None:
-            self._deferred.append((self._check_call, node, tuple(self.file.syntax.functions), first))
+            self._deferred.append((RedundantJit._check_call, node, tuple(self.file.syntax.functions), first))
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         names = self.file.analysis.names
         spelled = sum(spelled_transform(names, d.decorator) for d in node.decorators)
         if spelled >= 2 or spelled == 1 and len(self.file.syntax.functions) > 1:
-            self._deferred.append((self._check_def, node, tuple(self.file.syntax.functions[:-1]), None))
+            self._deferred.append((RedundantJit._check_def, node, tuple(self.file.syntax.functions[:-1]), None))
 
     def leave_Module(self, original_node: cst.Module) -> None:
         syntax = self.file.syntax
         for check, node, functions, first in self._deferred:
-            if check == self._check_call and not (syntax.may_be_jitted(first) or syntax.may_be_traced(functions)):
+            if check is RedundantJit._check_call and not (syntax.may_be_jitted(first) or syntax.may_be_traced(functions)):
                 continue
-            if check == self._check_def and len(node.decorators) and functions and not syntax.may_be_traced(functions) \
+            if check is RedundantJit._check_def and len(node.decorators) and functions and not syntax.may_be_traced(functions) \
                     and sum(spelled_transform(self.file.analysis.names, d.decorator) for d in node.decorators) < 2:
                 continue
-            check(node)
+            check(self, node)
 
     def _check_call(self, node: cst.Call) -> None:
         analysis = self.file.analysis

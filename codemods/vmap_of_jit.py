@@ -84,21 +84,23 @@ class VmapOfJit(Codemod):
 
     def __init__(self, file) -> None:
         super().__init__(file)
-        self._deferred: list = []  # judged at leave_Module, when the traversal's facts are complete
+        # judged at leave_Module, when the traversal's facts are complete; each with its check (a function:
+        # a bound method of the rule held by the rule is a cycle, redundant_jit.py)
+        self._deferred: list = []
 
     def visit_Call(self, node: cst.Call) -> None:
         names = self.file.analysis.names
         inner_call = spelled_application(names, node, VMAP)
         if isinstance(inner_call, cst.Call) and spelled_application(names, inner_call) is not None:
             syntax = self.file.syntax
-            self._deferred.append((self._check_call, node, bool(syntax.functions or syntax.loop_depth)))
+            self._deferred.append((VmapOfJit._check_call, node, bool(syntax.functions or syntax.loop_depth)))
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
-        self._deferred.append((self._check_def, node, None))
+        self._deferred.append((VmapOfJit._check_def, node, None))
 
     def leave_Module(self, original_node: cst.Module) -> None:
         for check, node, in_function in self._deferred:
-            check(node, in_function)
+            check(self, node, in_function)
 
     def _check_call(self, node: cst.Call, in_function: bool) -> None:
         names = self.file.analysis.names

@@ -164,6 +164,12 @@ class FileContext:
     def code(self, node: cst.CSTNode) -> str:
         return self.module.code_for_node(node)
 
+    def release(self) -> None:
+        """The pass is over (its findings and fixes are read): free what the analysis holds in cycles
+        (ModuleAnalysis.release). Nothing may be asked of the analysis after."""
+        if "analysis" in self.__dict__:
+            self.analysis.release()
+
 
 class Codemod(cst.BatchableCSTVisitor):
     """One rule: what it finds, why it matters, and how it fixes it.

@@ -285,12 +285,15 @@ def _fixpoint(
     changed = False
     for _ in range(MAX_PASSES):
         context = _run_codemods(module, path, codemods, settings, source, outline)
-        _place_in_cells(context)
-        if not settings.apply_fixes or not context.fixes:
-            done = {id(f) for f in applied}
-            return applied + [f for f in context.findings if id(f) not in done], module if changed else None
-        accepted = _accept_non_conflicting(context)
-        module = _apply(context.wrapper, accepted, context.analysis.names)
+        try:
+            _place_in_cells(context)
+            if not settings.apply_fixes or not context.fixes:
+                done = {id(f) for f in applied}
+                return applied + [f for f in context.findings if id(f) not in done], module if changed else None
+            accepted = _accept_non_conflicting(context)
+            module = _apply(context.wrapper, accepted, context.analysis.names)
+        finally:
+            context.release()
         for fix in accepted:
             fix.finding.applied = True
             applied.append(fix.finding)
@@ -309,11 +312,14 @@ def _findings_in_original(module: cst.Module, path: str, codemods, settings: Set
     """One report-only pass over the original: what ruff's check mode shows. A finding whose fix is
     enabled is marked applied ("would be fixed"); findings that only later passes reveal are not shown."""
     context = _run_codemods(module, path, codemods, settings, source, outline)
-    _place_in_cells(context)
-    enabled = {id(fix.finding) for fix in context.fixes}
-    for finding in context.findings:
-        finding.applied = id(finding) in enabled
-    return context.findings
+    try:
+        _place_in_cells(context)
+        enabled = {id(fix.finding) for fix in context.fixes}
+        for finding in context.findings:
+            finding.applied = id(finding) in enabled
+        return context.findings
+    finally:
+        context.release()
 
 
 def _place_in_cells(context: FileContext) -> None:

@@ -308,3 +308,35 @@ def test_ast_walks_meet_the_nodes_ast_walk_meets():
         assert all(ast_names.children(n) == list(ast.iter_child_nodes(n)) for n in expected)
         assert all(ast_names.branches(n) == [c for c in ast.iter_child_nodes(n) if not isinstance(c, singletons)]
                    for n in expected)
+
+
+def test_literal_value_is_literal_eval():
+    """ast_names.literal_value gives what ast.literal_eval gives, and refuses what it refuses, on every
+    expression of the golden cases and examples and on literal_eval's own corner cases."""
+    import ast
+    from pathlib import Path
+
+    from rewriter.analysis.ast_names import literal_value
+
+    corners = ("1", "-1", "+2.5", "--1", "-True", "1+2j", "1-2j", "-1+2j", "2j+1", "1+2", "(1, [2, {3}], {'a': (4,)})",
+               "set()", "set(x)", "{1: 2, **d}", "{[1]: 2}", "{[1], 2}", "b'xy'", "...", "None",
+               "-'a'", "x", "f(1)", "(1, x)", "[*a]", "1 if a else 2", "-(1+2j)", "1e400", "not 1", "frozenset()")
+    roots = [Path(__file__).resolve().parent.parent / name for name in ("golden", "examples")]
+    sources = [*corners, *(p.read_bytes() for root in roots for p in sorted(root.rglob("*.py")))]
+    checked = 0
+    for source in sources:
+        tree = ast.parse(source)
+        for node in ast.walk(tree):
+            if not isinstance(node, ast.expr):
+                continue
+            try:
+                expected = ("value", ast.literal_eval(node))
+            except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError) as e:
+                expected = ("refused", type(e) is RecursionError)
+            try:
+                got = ("value", literal_value(node))
+            except (ValueError, TypeError, RecursionError) as e:
+                got = ("refused", type(e) is RecursionError)
+            assert got == expected and type(got[1]) is type(expected[1]), ast.unparse(node)
+            checked += 1
+    assert checked > 10_000

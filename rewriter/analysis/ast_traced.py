@@ -32,7 +32,7 @@ from __future__ import annotations
 import ast
 from functools import cached_property
 
-from .ast_names import branches, dotted, statements
+from .ast_names import branches, dotted, literal_value, statements
 from .annotations import is_python_value, static_fields
 from .apis import canonical
 from .installed import is_type_predicate
@@ -1038,7 +1038,7 @@ def _static_arguments(fn: ast.AST, api, keywords: dict[str, ast.expr]) -> frozen
         if value is None:
             continue
         try:
-            parsed = ast.literal_eval(value)
+            parsed = literal_value(value)
         except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
             return None
         items = tuple(parsed) if isinstance(parsed, (tuple, list)) else (parsed,)

@@ -27,6 +27,10 @@ class ModuleAnalysis:
         self.names = NameResolver(wrapper)
         self._reserved: set[str] = set()  # names handed out by fresh_name during this pass
 
+    def release(self) -> None:
+        """The pass over the file is over: let its trees go without the garbage collector (NameResolver.release)."""
+        self.names.release()
+
     @cached_property
     def jit(self) -> JitAnalysis:
         return JitAnalysis(self.names, self.project)

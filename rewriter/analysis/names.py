@@ -68,6 +68,14 @@ class NameResolver:
     def _provider(self, provider):
         return self.wrapper.resolve(provider)
 
+    def release(self) -> None:
+        """Once nothing more will be asked: break the cycles the resolver is part of (its scopes'
+        bindings and reads, scopes.Scopes.release; the syntax index and the positions that point back
+        at it), so that the file's tree is freed when the pass lets it go, not by the collector."""
+        if "scopes" in self.__dict__:
+            self.scopes.release()
+        self.__dict__.clear()
+
     @cached_property
     def parents(self):
         return self._provider(ParentNodeProvider)

@@ -494,6 +494,25 @@ class Scopes:
     def __getitem__(self, node: cst.CSTNode) -> Scope:
         return self._by_id[id(node)]
 
+    def release(self) -> None:
+        """Forget every binding and read. A scope holds its bindings and reads, and each of them its
+        scope and the reads or bindings it sees: cycles through which the file's tree stays alive
+        until the garbage collector traverses all of it (runner._one_file: 0.43 CPU s after the
+        files of the whole benchmark corpus, 0.06 s once they are released). The engine calls it
+        once a file's pass is over; nothing may be asked of these scopes after."""
+        scopes = {id(s): s for s in self._by_id.values()}
+        scopes.update({id(s.parent): s.parent for s in list(scopes.values())})  # the builtins' too
+        for scope in scopes.values():
+            for bindings in scope._assignments.values():
+                for binding in bindings:
+                    binding._references = set()
+            for reads in scope._accesses_by_name.values():
+                for read in reads:
+                    read._referents = set()
+            scope._assignments, scope._accesses_by_name, scope._accesses_by_node = {}, {}, {}
+            scope.parent = scope.globals = None  # (the module's and the builtins' point at each other)
+        self._by_id = {}
+
 
 def module_scopes(module: cst.Module) -> Scopes:
     """Every scope of `module`, its bindings and reads, and the scope of each node."""

@@ -23,7 +23,7 @@ import marshal
 from dataclasses import dataclass, field, fields
 
 from ..analysis.apis import Kind, spelled_apis
-from ..analysis.ast_names import LOOPS, branches, children, dotted, own_nodes, parse
+from ..analysis.ast_names import LOOPS, branches, children, dotted, literal_value, own_nodes, parse
 from ..analysis.static_names import (STATIC_ATTRIBUTES, STATIC_BUILTINS, STATIC_CALLS, STATIC_FUNCTION_NAMES,
                                      STATIC_METHODS, STATIC_MODULES, TENSOR_ATTRIBUTES)
 
@@ -186,12 +186,12 @@ class _Reader:
                 continue
             kind = type(values[0])
             if kind is ast.Constant:
-                value = values[0].value  # what literal_eval returns for it
+                value = values[0].value  # what literal_value returns for it
             elif kind not in _MAYBE_LITERAL:
-                continue  # (literal_eval would refuse it, after building four closures in a cycle)
+                continue  # (literal_value would refuse it)
             else:
                 try:
-                    value = ast.literal_eval(values[0])
+                    value = literal_value(values[0])
                 except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
                     continue
             if isinstance(value, _JSON_LITERALS):
@@ -723,7 +723,7 @@ def _kind(node: ast.expr, kinds: _LocalKinds | None, reader: _Reader) -> list:
         return [UNKNOWN, None]
     if kind in (ast.Tuple, ast.List, ast.UnaryOp, ast.Set, ast.Dict):
         try:
-            value = ast.literal_eval(node)
+            value = literal_value(node)
             return [PYTHON, value if isinstance(value, _JSON_LITERALS) else None]
         except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
             pass
@@ -786,7 +786,7 @@ def _static_spec(api, keywords) -> dict | None:
             return None
         if keyword.arg in api.static_keywords:
             try:
-                value = ast.literal_eval(keyword.value)
+                value = literal_value(keyword.value)
             except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
                 return None
             if isinstance(value, (set, frozenset)):  # jax accepts a set of names or numbers
@@ -872,7 +872,7 @@ def _children(node: ast.AST, kids: dict) -> list:
 
 
 _NAME, _CONSTANT, _LOAD, _ATTRIBUTE = ast.Name, ast.Constant, ast.Load, ast.Attribute
-# The nodes `ast.literal_eval` may accept at the top (`set()` is a call, `1+2j` an operation).
+# The nodes `literal_value` (`ast.literal_eval`) may accept at the top (`set()` is a call, `1+2j` an operation).
 _MAYBE_LITERAL = frozenset({ast.Constant, ast.Tuple, ast.List, ast.Set, ast.Dict, ast.Call, ast.UnaryOp, ast.BinOp})
 
 
