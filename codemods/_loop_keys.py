@@ -172,7 +172,7 @@ def walk(node: cst.CSTNode):
 def _statements(body: cst.CSTNode):
     """Statements of a loop body, not looking into nested functions or classes."""
     for node in walk(body):
-        if isinstance(node, (cst.Assign, cst.AugAssign)):
+        if type(node) is cst.Assign or type(node) is cst.AugAssign:  # (exact: cst_tree.concrete)
             yield node
 
 

@@ -96,13 +96,14 @@ class SideEffectInJit(Codemod):
         trace = f"once per trace of `{context.root.name}`, not per call"
         related = trace_related(self.file, context)
         for node in own_nodes(context.function):
-            if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and node.func.attr.value in STORING \
+            kind = type(node)  # (exact classes: cst_tree.concrete)
+            if kind is cst.Call and isinstance(node.func, cst.Attribute) and node.func.attr.value in STORING \
                     and isinstance(node.func.value, cst.Name):
                 owner = self._outside(node.func.value, context)
                 if owner:
                     self.report(node, f"`{node.func.value.value}.{node.func.attr.value}(...)` stores a value in `{owner}` {trace}",
                                 hint=RETURN_IT, related=related)
-            elif isinstance(node, (cst.Assign, cst.AugAssign, cst.AnnAssign)):
+            elif kind is cst.Assign or kind is cst.AugAssign or kind is cst.AnnAssign:
                 targets = [t.target for t in node.targets] if isinstance(node, cst.Assign) else [node.target]
                 for target in targets:
                     if isinstance(target, (cst.Attribute, cst.Subscript)) and isinstance(target.value, cst.Name):
@@ -110,7 +111,7 @@ class SideEffectInJit(Codemod):
                         if owner:
                             self.report(target, f"`{self.file.code(target)}` writes into `{owner}` {trace}",
                                         hint=RETURN_IT, related=related)
-            elif isinstance(node, (cst.Global, cst.Nonlocal)):
+            elif kind is cst.Global or kind is cst.Nonlocal:
                 declared = ", ".join(n.name.value for n in node.names)
                 keyword = "global" if isinstance(node, cst.Global) else "nonlocal"
                 self.report(node, f"`{keyword} {declared}` rebinds a name outside the function {trace}",

@@ -420,9 +420,10 @@ class TemporaryFunction(Codemod):
         built: set[str] = set()
         returns: list[cst.BaseExpression | None] = []
         for node in own_nodes(fn):
-            if isinstance(node, cst.Assign) and isinstance(node.value, cst.Call) and _is_custom_gradient(names, node.value.func):
+            kind = type(node)  # (exact classes: cst_tree.concrete)
+            if kind is cst.Assign and type(node.value) is cst.Call and _is_custom_gradient(names, node.value.func):
                 built.update(t.target.value for t in node.targets if isinstance(t.target, cst.Name))
-            elif isinstance(node, cst.Return):
+            elif kind is cst.Return:
                 returns.append(node.value)
         return bool(returns) and all(
             isinstance(r, cst.Call) and _is_custom_gradient(names, r.func) or isinstance(r, cst.Name) and r.value in built

@@ -185,8 +185,10 @@ def walk(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
 Hook = Callable[[cst.CSTNode], None]
 
 
-def _concrete(*bases: type) -> frozenset[type]:
-    """The node classes libcst exports that derive from `bases`."""
+def concrete(*bases: type) -> frozenset[type]:
+    """The node classes libcst exports that derive from `bases`: `type(node) in concrete(...)` says what
+    `isinstance(node, bases)` says of a node libcst built, without ABCMeta's Python-level check
+    (SCOPES; libcst's other classes of those names are the ones `add_slots` replaced, never built)."""
     found = (getattr(cst, name) for name in dir(cst))
     return frozenset(c for c in found if isinstance(c, type) and issubclass(c, bases) and not inspect.isabstract(c))
 
@@ -198,7 +200,7 @@ _TOKEN_BASES = (
     cst.Comma, cst.Dot, cst.Colon, cst.Semicolon, cst.AssignEqual, cst.LeftParen, cst.RightParen,
     cst.LeftSquareBracket, cst.RightSquareBracket, cst.LeftCurlyBrace, cst.RightCurlyBrace,
     cst.BaseBinaryOp, cst.BaseBooleanOp, cst.BaseCompOp, cst.BaseUnaryOp, cst.BaseAugOp)
-TOKENS = _concrete(*_TOKEN_BASES)
+TOKENS = concrete(*_TOKEN_BASES)
 
 
 def visit_batched(
@@ -289,7 +291,7 @@ def warm(visitor_classes: Sequence[type] = ()) -> None:
     """Build now what walks build on first use: every node class's child readers, and the hook names
     of `visitor_classes`. The runner calls it before it forks the workers that process files, which
     then inherit the tables instead of each building its own (0.1-0.2 CPU s per worker)."""
-    for cls in _concrete(cst.CSTNode):  # every class a parse can build
+    for cls in concrete(cst.CSTNode):  # every class a parse can build
         if cls not in _CHILDREN:
             _CHILDREN[cls] = _reader(cls, tokens=True)
         if cls not in _BRANCHES:

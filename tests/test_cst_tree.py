@@ -268,3 +268,26 @@ def test_warm_leaves_an_unsupported_visitor_to_the_walk():
     cst_tree.warm([AttributeHook])
     with pytest.raises(NotImplementedError):
         cst_tree.visit_batched(cst.parse_module("x = 1\n"), [AttributeHook()])
+
+
+def test_exact_class_tests_say_what_isinstance_says():
+    """`type(node) in cst_tree.concrete(bases)` and scopes.full_name_for, which the hot walks use to
+    avoid ABCMeta's Python-level `isinstance`, agree with `isinstance` and libcst's
+    get_full_name_for_node on every node of the golden cases and examples."""
+    from libcst.helpers import get_full_name_for_node
+
+    from rewriter.analysis.scopes import full_name_for
+
+    bases = [(cst.BaseCompoundStatement,), (cst.BaseCompoundStatement, cst.Else, cst.ExceptHandler, cst.Finally),
+             (cst.IndentedBlock, cst.Else, cst.ExceptHandler, cst.Finally, cst.BaseCompoundStatement),
+             (cst.BaseExpression,), (cst.BaseSmallStatement,), (cst.CSTNode,)]
+    exact = [(b, cst_tree.concrete(*b)) for b in bases]
+    root = Path(__file__).resolve().parent.parent
+    seen = 0
+    for path in sorted([*root.glob("golden/**/*.py"), *root.glob("examples/*.py")]):
+        for node in cst_tree.walk(cst_tree.parse_module(path.read_bytes())):
+            for b, classes in exact:
+                assert (type(node) in classes) == isinstance(node, b), (type(node), b)
+            assert full_name_for(node) == get_full_name_for_node(node)
+            seen += 1
+    assert seen > 100_000

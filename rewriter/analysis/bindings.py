@@ -58,11 +58,11 @@ def _is_load(resolver: NameResolver, name: cst.Name) -> bool:
 
 def free_names(resolver: NameResolver, expr: cst.CSTNode) -> list[FreeName]:
     """Names read inside `expr` and bound outside it, each classified by where its binding lives."""
-    inner_scopes = {id(resolver.scope(n)) for n in _walk(expr) if isinstance(n, (cst.Lambda, cst.FunctionDef))}
+    inner_scopes = {id(resolver.scope(n)) for n in _walk(expr) if type(n) is cst.Lambda or type(n) is cst.FunctionDef}
     inner_nodes = {id(n) for n in _walk(expr)}
     out = []
     for node in _walk(expr):
-        if not isinstance(node, cst.Name) or not _is_load(resolver, node):
+        if type(node) is not cst.Name or not _is_load(resolver, node):  # (exact: cst_tree.concrete)
             continue
         scope = resolver.scope(node)
         if scope is None:

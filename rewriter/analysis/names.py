@@ -13,7 +13,7 @@ from typing import Callable
 import libcst as cst
 from libcst.metadata import ParentNodeProvider
 
-from ..cst_tree import children, track_subtree
+from ..cst_tree import children, concrete, track_subtree
 from .apis import STAR_EXPORTS, Api, canonical, lookup, spelled_apis
 from .positions import StatementPositions
 from .scopes import GlobalScope, Scope, Scopes, module_scopes
@@ -38,6 +38,12 @@ def last_name(node: cst.CSTNode) -> str | None:
     if isinstance(node, cst.Attribute):
         return node.attr.value
     return None
+
+
+# The statements `NameResolver.imported` looks into, and the parts of them it walks (exact classes:
+# cst_tree.concrete).
+_HOLDS_BLOCKS = concrete(cst.BaseCompoundStatement, cst.Else, cst.ExceptHandler, cst.Finally)
+_BLOCKS = concrete(cst.IndentedBlock, cst.Else, cst.ExceptHandler, cst.Finally, cst.BaseCompoundStatement)
 
 
 class NameResolver:
@@ -164,22 +170,23 @@ class NameResolver:
         stack: list[cst.CSTNode] = [self.wrapper.module]
         while stack:
             node = stack.pop()
-            if isinstance(node, cst.SimpleStatementLine):
+            kind = type(node)
+            if kind is cst.SimpleStatementLine:
                 for small in node.body:
-                    if isinstance(small, cst.Import):
+                    if type(small) is cst.Import:
                         for alias in small.names:
                             full = dotted(alias.name)
                             local = alias.asname.name.value if alias.asname else full.split(".")[0]
                             out.setdefault(local, set()).add(full if alias.asname else local)
-                    elif isinstance(small, cst.ImportFrom) and not isinstance(small.names, cst.ImportStar):
+                    elif type(small) is cst.ImportFrom and type(small.names) is not cst.ImportStar:
                         module = dotted(small.module) if small.module is not None else ""
                         for alias in small.names:
                             local = alias.asname.name.value if alias.asname else dotted(alias.name)
                             out.setdefault(local, set()).add(f"{module}.{dotted(alias.name)}")
-            elif isinstance(node, (cst.Module, cst.IndentedBlock)):
+            elif kind is cst.Module or kind is cst.IndentedBlock:
                 stack.extend(node.body)
-            elif isinstance(node, (cst.BaseCompoundStatement, cst.Else, cst.ExceptHandler, cst.Finally)):
-                stack.extend(c for c in children(node) if isinstance(c, (cst.IndentedBlock, cst.Else, cst.ExceptHandler, cst.Finally, cst.BaseCompoundStatement)))
+            elif kind in _HOLDS_BLOCKS:
+                stack.extend(c for c in children(node) if type(c) in _BLOCKS)
         return out
 
     def could_be_api(self, node: cst.CSTNode, kinds=None) -> bool:

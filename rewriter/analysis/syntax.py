@@ -34,9 +34,10 @@ def spelled_application(resolver: NameResolver, call: cst.Call, kinds=JIT) -> cs
     first = next((a.value for a in call.args if a.keyword is None and not a.star), None)
     if first is None:
         return None
-    if isinstance(call.func, (cst.Name, cst.Attribute)) and resolver.could_be_api(call.func, kinds):
+    kind = type(call.func)  # (exact classes: cst_tree.concrete)
+    if (kind is cst.Name or kind is cst.Attribute) and resolver.could_be_api(call.func, kinds):
         return first
-    if isinstance(call.func, cst.Call) and spelled_transform(resolver, call.func, kinds):
+    if kind is cst.Call and spelled_transform(resolver, call.func, kinds):
         return first
     return None
 
@@ -154,9 +155,9 @@ class SyntaxIndex(cst.BatchableCSTVisitor):
         if first is not None:
             self.wrapped_by[id(first)] = id(node)
         wrapped = spelled_application(self.resolver, node) if first is not None else None
-        if isinstance(wrapped, cst.Name):
+        if type(wrapped) is cst.Name:
             self.jit_wrapped.add(wrapped.value)
-        elif isinstance(wrapped, cst.Lambda):
+        elif type(wrapped) is cst.Lambda:
             self.jit_lambdas.add(id(wrapped))
 
     def visit_Assign(self, node: cst.Assign) -> None:

@@ -9,7 +9,7 @@ import libcst as cst
 from ..analysis.structure import defined_before, top_level_statement
 from ..analysis.traced import FunctionFlow
 from ..codemod import InsertBefore
-from ..cst_tree import children
+from ..cst_tree import SCOPES, children
 from .agreement import branch_agreement
 from .branches import Refused, effect, reads_any
 from .frameworks import Emitter
@@ -27,24 +27,23 @@ def _bound_names(node: cst.CSTNode, out: list[str]) -> None:
         _bound_names(node.value, out)
 
 
+# The nodes whose `target` binds names (assigned_names).
+_BINDING_TARGETS = frozenset({cst.AssignTarget, cst.AnnAssign, cst.AugAssign, cst.For, cst.CompFor, cst.NamedExpr})
+
+
 def assigned_names(statements) -> list[str]:
     """Names the statements bind (in order), not looking into nested functions."""
     out: list[str] = []
     stack = list(reversed(list(statements)))
     while stack:
         node = stack.pop()
-        if isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+        kind = type(node)  # (exact classes: cst_tree.concrete)
+        if kind in SCOPES:
             continue
-        if isinstance(node, cst.AssignTarget):
+        if kind in _BINDING_TARGETS:
             _bound_names(node.target, out)
-        elif isinstance(node, (cst.AnnAssign, cst.AugAssign)):
-            _bound_names(node.target, out)
-        elif isinstance(node, (cst.For, cst.CompFor)):
-            _bound_names(node.target, out)
-        elif isinstance(node, cst.AsName):
+        elif kind is cst.AsName:
             _bound_names(node.name, out)
-        elif isinstance(node, cst.NamedExpr):
-            _bound_names(node.target, out)
         stack.extend(reversed(children(node)))
     return out
 
