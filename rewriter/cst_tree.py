@@ -21,6 +21,8 @@ from typing import Callable, Iterator, Sequence
 import libcst as cst
 from libcst import MaybeSentinel as _Sentinel
 
+from . import node_init
+
 # libcst's helpers, by what the field holds: a sequence of nodes, a node, or a node or nothing.
 _SEQUENCE, _NODE, _MAYBE = "sequence", "node", "maybe"
 _VISIT_HELPERS = {
@@ -81,14 +83,18 @@ SCOPES = frozenset({cst.FunctionDef, cst.Lambda, cst.ClassDef})
 
 
 def parse_module(source: bytes | str) -> cst.Module:
-    """`libcst.parse_module`, without validating each node the parser builds: the parser's output is
-    valid by construction, and the checks (a regular expression per whitespace node among them) cost
-    a tenth of a parse. libcst's own note on `CSTNode.__post_init__` says validation belongs elsewhere.
-    Nodes built after the parse (by the rules' fixes) are validated as always."""
+    """`libcst.parse_module`, with cheaper node constructors (node_init.py) and without validating each
+    node the parser builds: the parser's output is valid by construction, and the checks (a regular
+    expression per whitespace node among them) cost a tenth of a parse. libcst's own note on
+    `CSTNode.__post_init__` says validation belongs elsewhere. Nodes built after the parse (by the
+    rules' fixes) are validated as always."""
+    if not node_init.installed:
+        node_init.install(concrete(cst.CSTNode))
     post_init = cst.CSTNode.__post_init__
-    cst.CSTNode.__post_init__ = _not_validated
+    cst.CSTNode.__post_init__ = _not_validated  # (the classes node_init leaves alone)
     try:
-        return cst.parse_module(source)
+        with node_init.unvalidated():
+            return cst.parse_module(source)
     finally:
         cst.CSTNode.__post_init__ = post_init
 
@@ -291,6 +297,8 @@ def warm(visitor_classes: Sequence[type] = ()) -> None:
     """Build now what walks build on first use: every node class's child readers, and the hook names
     of `visitor_classes`. The runner calls it before it forks the workers that process files, which
     then inherit the tables instead of each building its own (0.1-0.2 CPU s per worker)."""
+    if not node_init.installed:
+        node_init.install(concrete(cst.CSTNode))
     for cls in concrete(cst.CSTNode):  # every class a parse can build
         if cls not in _CHILDREN:
             _CHILDREN[cls] = _reader(cls, tokens=True)
