@@ -88,8 +88,7 @@ def parse_module(source: bytes | str) -> cst.Module:
     expression per whitespace node among them) cost a tenth of a parse. libcst's own note on
     `CSTNode.__post_init__` says validation belongs elsewhere. Nodes built after the parse (by the
     rules' fixes) are validated as always."""
-    if not node_init.installed:
-        node_init.install(concrete(cst.CSTNode))
+    node_init.install(_node_classes)
     post_init = cst.CSTNode.__post_init__
     cst.CSTNode.__post_init__ = _not_validated  # (the classes node_init leaves alone)
     try:
@@ -209,6 +208,11 @@ _TOKEN_BASES = (
 TOKENS = concrete(*_TOKEN_BASES)
 
 
+def _node_classes() -> frozenset[type]:
+    """Every class a parse can build."""
+    return concrete(cst.CSTNode)
+
+
 def visit_batched(
     root: cst.CSTNode,
     visitors: Sequence[cst.BatchableCSTVisitor],
@@ -297,9 +301,8 @@ def warm(visitor_classes: Sequence[type] = ()) -> None:
     """Build now what walks build on first use: every node class's child readers, and the hook names
     of `visitor_classes`. The runner calls it before it forks the workers that process files, which
     then inherit the tables instead of each building its own (0.1-0.2 CPU s per worker)."""
-    if not node_init.installed:
-        node_init.install(concrete(cst.CSTNode))
-    for cls in concrete(cst.CSTNode):  # every class a parse can build
+    node_init.install(_node_classes)
+    for cls in _node_classes():  # every class a parse can build
         if cls not in _CHILDREN:
             _CHILDREN[cls] = _reader(cls, tokens=True)
         if cls not in _BRANCHES:

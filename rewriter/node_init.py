@@ -19,7 +19,7 @@ import contextlib
 import dataclasses
 import inspect
 import types
-from typing import Iterator
+from typing import Callable, Iterable, Iterator
 
 import libcst as cst
 
@@ -27,13 +27,16 @@ import libcst as cst
 # of its own, and whether nodes are validated (`unvalidated`).
 _NAMESPACE: dict = {"_validating": True}
 installed: dict[type, object] = {}  # each class given one -> the `__init__` it had
+_tried: list[bool] = []  # install ran (whatever it found: a libcst it reads none of is not read again)
 
 
-def install(classes) -> None:
-    """Give each of `classes` (libcst node classes) its cheaper `__init__`, once per process."""
-    if installed:
+def install(classes: Callable[[], Iterable[type]]) -> None:
+    """Give each of the libcst node classes `classes()` names its cheaper `__init__`, once per process:
+    every call after the first returns at once (a parse makes one)."""
+    if _tried:
         return
-    for index, cls in enumerate(sorted(classes, key=lambda c: c.__qualname__)):
+    _tried.append(True)
+    for index, cls in enumerate(sorted(classes(), key=lambda c: c.__qualname__)):
         init = _init_of(cls, f"_{index}")
         if init is not None:
             installed[cls] = cls.__init__
