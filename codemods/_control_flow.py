@@ -4,37 +4,24 @@ from __future__ import annotations
 
 import libcst as cst
 
+from rewriter.analysis import compilers
 from rewriter.analysis.traced import FunctionFlow, Trace, Value
-from rewriter.analysis.transforms import literal
 from rewriter.cst_tree import SCOPES, branches
 from rewriter.emit import Emitter, Spelling
 from rewriter.findings import Severity
 
 _LIBRARIES = ("phiml.math.", "jax.numpy.", "jax.lax.", "jax.nn.", "torch.", "tensorflow.", "numpy.")
 
-# What a Python `if`/loop on a tracer does under each framework's jit (measured on every backend), in a
-# few words for a message; `{what}` is "branch" or "trip count". The rules' explain pages say it in full.
-CONSEQUENCE = {
-    "phiml": "fails on jax, bakes in one {what} on torch",
-    "jax": "raises under `jax.jit`",
-    "torch": "bakes in the example's {what} under `torch.jit.trace`",
-    "tensorflow": "raises in `tf.function` without autograph",
-}
+def consequence(flow: FunctionFlow, what: str) -> str:
+    """What a Python `if`/loop on a tracer does under this flow's compiler, in a few words (measured on
+    every backend: rewriter/analysis/compilers.py); `what` is "branch" or "trip count"."""
+    return compilers.of(flow.context.transform).consequence.format(what=what)
 
 
 def rewritable(flow: FunctionFlow) -> bool:
     """Is Python control flow on tracers a problem in this context? Not under autograph
     (`tf.function` converts it), `torch.compile` (graph breaks) or `torch.jit.script` (compiles it)."""
-    transform = flow.context.transform
-    if flow.framework == "tensorflow":
-        autograph = transform.keyword("autograph")
-        try:
-            return autograph is not None and literal(autograph) is False
-        except ValueError:
-            return False
-    if flow.framework == "torch":
-        return transform.api.name == "torch.jit.trace"
-    return flow.framework in ("phiml", "jax")
+    return compilers.of(flow.context.transform).fails_on_control_flow
 
 
 def emitter(file, flow: FunctionFlow) -> tuple[Emitter, Spelling]:
@@ -62,6 +49,8 @@ def deferred_to_static_argument(file, value: Value) -> bool:
     """The value is traced only through configuration parameters (flags, counts, modes: see
     `rewriter.analysis.callsites`) -> PML204 declares them static and the control flow stays."""
     traced = file.analysis.traced
+    if value.staged:
+        return False  # computed by a jax operation: still a tracer once its parameters are static
     return bool(value.sources) and all(traced.is_config(source) for source in value.sources)
 
 
@@ -73,7 +62,7 @@ def traced_message(file, flow: FunctionFlow, what: str, node: cst.CSTNode, value
     chain, places = value.derivation()
     shown = f"`{code}`" if chain == f"`{code}`" else f"`{code}` (from {chain})"
     kind = "branch" if what.startswith(("`if`", "conditional")) else "trip count"
-    return f"{what} {CONSEQUENCE[flow.framework].format(what=kind)}: {shown}", places
+    return f"{what} {consequence(flow, kind)}: {shown}", places
 
 
 def block_statements(node) -> list:
@@ -128,6 +117,12 @@ def traced_nodes(file, types):
                     yield flow, node
 
 
+# Why a condition that goes through `int(x)` / `x.item()` of an array is reported, not rewritten: the
+# conversion raises under jit (or reads the value once) before any selection or loop primitive runs.
+CONCRETIZED = ("it goes through a conversion of an array to a Python value (`int()`, `.item()`), which raises "
+               "under jit before a selection or loop primitive could run: compute it with array operations")
+
+
 def needs_conversion(codemod, flow: FunctionFlow, test: cst.CSTNode) -> Value | None:
     """The value of `test` when it is traced and this rule handles it; None otherwise. An undecidable
     value is reported (info, no fix); one traced only through Python int/bool parameters is PML204's."""
@@ -138,7 +133,7 @@ def needs_conversion(codemod, flow: FunctionFlow, test: cst.CSTNode) -> Value | 
         chain, places = value.derivation()
         kind = "trip count" if isinstance(codemod.parent(test), (cst.For, cst.While)) else "branch"
         codemod.report(test, f"cannot tell whether `{codemod.file.code(test).strip()}` is traced (from {chain})",
-                       note=f"not rewritten; if it is, it {CONSEQUENCE[flow.framework].format(what=kind)}",
+                       note=f"not rewritten; if it is, it {consequence(flow, kind)}",
                        hint="if it is a Python value, declare it static; if it is an array, rewrite this by hand",
                        related=places, severity=Severity.INFO)
         return None

@@ -17,7 +17,7 @@ import libcst as cst
 from rewriter.analysis.names import dotted
 from rewriter.codemod import Codemod, Replace
 from rewriter.emit.spelling import Spelling
-from rewriter.findings import Safety
+from rewriter.findings import Safety, Severity
 
 from ._migration_rows import MODULE_ALIASES, STAR, Migration, Status
 from ._shared import replacement_in_place
@@ -129,11 +129,45 @@ def module_node(dotted_name: str) -> cst.Attribute | cst.Name:
 
 # --- the table-driven codemod ---------------------------------------------------------------------
 
+# How messages name the libraries whose releases a fix needs.
+DISTRIBUTION = {"phi": "PhiFlow", "phiml": "PhiML", "jax": "jax", "equinox": "equinox", "diffrax": "diffrax"}
+# What the tables' resolution of a star import or a `phi.<backend>.flow.math` spelling rests on: PhiFlow 3's
+# `phi.flow` (its `math` is phiml.math). A project on PhiFlow 2 has its own `phi.math` there.
+PHIFLOW_3 = (("phi", "3.0"),)
+
+
+def unavailable(file, requires) -> str:
+    """Why the project may not run a release the fix needs ("" when it provably does, or nothing says
+    otherwise): the evidence of what it runs (a pin, its own copy), and the release needed."""
+    world = getattr(file, "world", None)
+    if world is None:
+        return ""
+    for root, version in requires:
+        why = world.targets.at_least(root, version)
+        if why:
+            return f"{why}; the fix needs {DISTRIBUTION.get(root, root)} {version} or newer"
+    return ""
+
+
 class CallCollector(Codemod):
     """Keeps in `self._calls` the calls that may be of a function whose last name is in CALLS: by
-    spelling, or through an import alias (no metadata needed; the subclass resolves them later)."""
+    spelling, or through an import alias (no metadata needed; the subclass resolves them later).
+
+    A migration's fix is made for the library releases the project runs: `report(..., requires=...)`
+    keeps a finding whose fix needs a release the project may not have, without the fix (`unavailable`)."""
 
     CALLS: ClassVar[frozenset[str]] = frozenset()
+
+    def report(self, node, message, *, edits=(), requires=(), **kwargs):
+        if edits and requires:
+            why = unavailable(self.file, requires)
+            if why:
+                hint = kwargs.pop("fix_description", "") or kwargs.get("hint", "")
+                kwargs.pop("safety", None)
+                kwargs.pop("imports", None)
+                kwargs.update(hint=hint, note=f"not rewritten: {why}", severity=Severity.INFO)
+                return super().report(node, message, **kwargs)
+        return super().report(node, message, edits=edits, **kwargs)
 
     def __init__(self, file) -> None:
         super().__init__(file)
@@ -304,7 +338,20 @@ class TableMigration(CallCollector):
             return
         self.report(node, message, edits=[Replace(node, self.in_place(parent, node, new))], safety=migration.safety,
                     imports=imports, severity=migration.severity, note=migration.why if migration.safety is Safety.UNSAFE else "",
-                    fix_description=f"use `{self.file.module.code_for_node(new)}`")
+                    fix_description=f"use `{self.file.module.code_for_node(new)}`",
+                    requires=self.requirements(migration, via_star or self._through_phiflow_3(node)))
+
+    def requirements(self, migration, phiflow_3: bool = False) -> tuple[tuple[str, str], ...]:
+        """What the fix needs of the project's releases: the row's, and PhiFlow 3 where the name was read
+        through a table of PhiFlow 3's (a star import of `phi.flow`, `phi.flow.math`)."""
+        return (*migration.requires, *(PHIFLOW_3 if phiflow_3 else ()))
+
+    def _through_phiflow_3(self, node: cst.BaseExpression) -> bool:
+        """`node` resolves through a spelling that PhiFlow 3 alone makes `phiml.math` (`phi.flow.math`)."""
+        names = self.file.analysis.names
+        scope = names.scope(node)
+        found = {q.name for q in scope.get_qualified_names_for(node)} if scope is not None else set()
+        return any(normalise(name) != name for name in found)
 
     def in_place(self, parent, node, new: cst.BaseExpression) -> cst.BaseExpression:
         if isinstance(new, cst.UnaryOperation) and (
@@ -377,9 +424,10 @@ class TableMigration(CallCollector):
         target_module, target_name = migration.target.rsplit(".", 1)
         new_alias = import_alias(target_name, local).with_changes(comma=alias.comma)
         caveat = migration.why if migration.safety is Safety.UNSAFE else ""
+        requires = self.requirements(migration, normalise(module + ".x") != module + ".x")
         if normalise(target_module + ".x") == normalise(module + ".x"):
             self.report(alias, message, edits=[Replace(alias, new_alias)], safety=migration.safety, severity=migration.severity,
-                        fix_description=f"import `{target_name}` as `{local}`", note=caveat)
+                        fix_description=f"import `{target_name}` as `{local}`", note=caveat, requires=requires)
             return
         line = self.parent(node)
         if not isinstance(line, cst.SimpleStatementLine) or len(line.body) != 1 or isinstance(node.names, cst.ImportStar):
@@ -407,7 +455,9 @@ class TableMigration(CallCollector):
         )
         statements.append(new_line)
         rows = [self._by_source[normalise(f"{module}.{dotted(a.name)}")] for a in moved]
+        requires = tuple(dict.fromkeys(r for m in rows for r in self.requirements(m, normalise(module + ".x") != module + ".x")))
         self.report(alias, message, edits=[Replace(line, cst.FlattenSentinel(statements))], safety=min_safety([m.safety for m in rows]),
+                    requires=requires,
                     severity=migration.severity,
                     note="; ".join(dict.fromkeys(m.why for m in rows if m.safety is Safety.UNSAFE)),
                     fix_description=f"import {', '.join(f'`{self.file.module.code_for_node(a)}`' for a in new_names)} from `{target_module}`")

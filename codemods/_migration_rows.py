@@ -32,6 +32,10 @@ class Migration:
     value: tuple[str, str] | None = None  # the replacement is a value: ("neg_attr", "inf") / ("literal", "-0.0")
     annotation_only: bool = False  # the fix is only offered where the reference is a type annotation
     module: bool = False  # the source is a whole module: reported at its imports
+    # What the fix needs of the project's libraries: (import root, the first release whose target has the
+    # meaning `why` gives it). A project that may run an older one (a pin, a copy of its own) keeps the
+    # finding without the fix (rewriter/project/targets.py).
+    requires: tuple[tuple[str, str], ...] = ()
 
     @property
     def name(self) -> str:
@@ -393,6 +397,7 @@ class KeywordMigration:
     new: str | None  # the installed keyword (None: passed positionally)
     since: str
     why: str
+    requires: tuple[tuple[str, str], ...] = ()  # as Migration.requires: the releases that take the new form
 
 
 REMOVED_KEYWORDS: tuple[KeywordMigration, ...] = (

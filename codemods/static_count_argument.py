@@ -55,8 +55,10 @@ class StaticCountArgument(Codemod):
         "Safe when the parameter is annotated `bool`/`int`/`float`/`str`, when every call in the file passes a "
         "Python value, or when every call leaves it at its default: those calls compute what the eager code "
         "computes, with one trace per distinct value (a count that changes every call re-traces every call — "
-        "PML401 territory). Unsafe when only a literal default says it is a Python value: a caller elsewhere "
-        "passing an array would then have it hashed as a static key (PhiML) or rejected as unhashable (jax)."
+        "PML401 territory). Unsafe when only a literal default says it is a Python value, or when the function "
+        "has callers no call in the project shows: it is passed to another function, returned, stored, handed "
+        "to a registering decorator, or public in a package others install. A caller there passing an array "
+        "would have it hashed as a static key (PhiML) or rejected as unhashable (jax); the note names the escape."
     )
     EXAMPLES = (
         Example(
@@ -165,6 +167,8 @@ class StaticCountArgument(Codemod):
         def config_sources(value) -> list[str]:
             if value is None or not value.traced or not value.sources or not all(traced.is_config(s) for s in value.sources):
                 return []
+            if value.staged:
+                return []  # a jax operation's result: a tracer even of static arguments, so declaring them static fixes nothing
             return sorted(name for fid, name in value.sources if fid == owner)
 
         for node in own_nodes(flow.context.function):
@@ -232,15 +236,18 @@ class StaticCountArgument(Codemod):
             self.report(first.name, message, hint=f"add {listed} to `{keyword}`", related=related, severity=severity,
                         note="not rewritten: the transform's arguments cannot be edited faithfully here")
             return
-        safe = all(_proven(roles.get(n)) for n in ordered)
-        if safe:
+        unproven = [n for n in ordered if not _proven(roles.get(n))]
+        if not unproven:
             self.report(first.name, message, edits=[edit], imports=imports, related=related, note="one trace per value",
                         fix_description=f"name {listed} in `{keyword}`", severity=severity, invalidates=fn)
-        else:
-            self.report(first.name, message, edits=[edit], imports=imports, safety=Safety.UNSAFE, related=related,
-                        note="one trace per value; unsafe: only a literal default says it is a Python value",
-                        fix_description=f"name {listed} in `{keyword}` (unsafe: the type is inferred from a default)",
-                        severity=severity, invalidates=fn)
+            return
+        opened = next((roles[n].open for n in unproven if roles.get(n) is not None and roles[n].open), "")
+        why = f"unsafe: {opened}, so the calls seen may not be all" if opened else \
+            "unsafe: only a literal default says it is a Python value"
+        self.report(first.name, message, edits=[edit], imports=imports, safety=Safety.UNSAFE, related=related,
+                    note=f"one trace per value; {why}",
+                    fix_description=f"name {listed} in `{keyword}` (unsafe: {'its callers are not all seen' if opened else 'the type is inferred from a default'})",
+                    severity=severity, invalidates=fn)
 
     def _edit(self, context: JitContext, names: tuple[str, ...]):
         """The edit declaring `names` static where the transform is applied, and the imports it needs."""
@@ -267,8 +274,9 @@ class StaticCountArgument(Codemod):
 
 
 def _proven(role: ParamRole | None) -> bool:
-    """The role rests on an annotation, on the calls in this file, or on every call leaving it at its default."""
-    return role is not None and (role.role is Role.DEFAULTED or not role.why.startswith("defaults to"))
+    """The role rests on an annotation, or on calls that are all the calls (every use of the function is a
+    visible call) passing Python values or leaving it at its default."""
+    return role is not None and role.proven and (role.role is Role.DEFAULTED or not role.why.startswith("defaults to"))
 
 
 def _with_keyword(call: cst.Call, transform, keyword: str, value) -> cst.Call | None:

@@ -11,7 +11,8 @@ from rewriter.emit.loops import (bound_constant, carried, carry_agreement, check
                      names_read_after)
 from rewriter.findings import Safety, Severity
 
-from ._control_flow import block_statements, emitter, needs_conversion, traced_message, traced_nodes, traced_test_inside
+from ._control_flow import (CONCRETIZED, block_statements, emitter, needs_conversion, traced_message, traced_nodes,
+                            traced_test_inside)
 
 
 class TracedFor(Codemod):
@@ -167,10 +168,22 @@ class TracedFor(Codemod):
             return
         head, places = traced_message(self.file, flow, "`for` over a traced trip count", loop.iter, value)
         try:
+            if value.concretized and not self._drops_concretization(loop):
+                raise Refused(CONCRETIZED)
             self._rewrite(flow, loop, head, places)
         except Refused as why:
             self.report(loop.iter, head, hint=_HINT.get(flow.framework, _HINT[None]), note=f"not rewritten: {why}",
                         related=places)
+
+    def _drops_concretization(self, loop: cst.For) -> bool:
+        """`range(int(n))`: the rewrite bounds the loop by `n` itself (`_strip_int`), so the conversion goes
+        with it; a count converted before the loop (`k = int(n)`) would stay."""
+        call = loop.iter
+        if not isinstance(call, cst.Call) or not call.args:
+            return False
+        traced = self.file.analysis.traced
+        values = [traced.value_anywhere(_strip_int(a.value)) for a in call.args]
+        return all(v is not None and not v.concretized for v in values)
 
     def _range(self, loop: cst.For) -> tuple[cst.BaseExpression, cst.BaseExpression]:
         call = loop.iter

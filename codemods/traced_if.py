@@ -16,7 +16,8 @@ from rewriter.emit.frameworks import Emitter, atom
 from rewriter.emit.safety import guardable, guarded, has_work, risks
 from rewriter.findings import Safety, Severity
 
-from ._control_flow import block_statements, emitter, library_call, needs_conversion, traced_message, traced_nodes
+from ._control_flow import (CONCRETIZED, block_statements, emitter, library_call, needs_conversion, traced_message,
+                            traced_nodes)
 
 
 @dataclass
@@ -186,6 +187,8 @@ class TracedIf(Codemod):
                         note=f"not rewritten: a later `elif` condition cannot be decided: {chain_text}")
             return
         try:
+            if any(v is not None and v.concretized for v in values[first:]):
+                raise Refused(CONCRETIZED)
             self._rewrite(flow, chain, first, head, places)
         except (Refused, NotConvertible) as why:
             self.report(target.test, head, hint=_hint(flow), note=f"not rewritten: {why}", related=places)
@@ -328,6 +331,8 @@ class TracedIf(Codemod):
         emit, spelling = emitter(self.file, flow)
         pure = library_call(self.file)
         try:
+            if value.concretized:
+                raise Refused(CONCRETIZED)
             condition = tensor_condition(node.test, emit, lambda e: self.file.analysis.traced.value_at(node.test, e))
             doubt = branch_agreement(self.file, flow, node, [[node.body], [node.orelse]])
         except (NotConvertible, Refused) as why:

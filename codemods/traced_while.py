@@ -13,7 +13,8 @@ from rewriter.emit.loops import (bound_constant, carried, carry_agreement, check
                      names_read_after)
 from rewriter.findings import Safety, Severity
 
-from ._control_flow import block_statements, emitter, needs_conversion, traced_message, traced_nodes, traced_test_inside
+from ._control_flow import (CONCRETIZED, block_statements, emitter, needs_conversion, traced_message, traced_nodes,
+                            traced_test_inside)
 
 
 class TracedWhile(Codemod):
@@ -143,6 +144,8 @@ class TracedWhile(Codemod):
             return
         head, places = traced_message(self.file, flow, "`while` on a traced condition", loop.test, value)
         try:
+            if value.concretized:
+                raise Refused(CONCRETIZED)
             self._rewrite(flow, loop, head, places)
         except (Refused, NotConvertible) as why:
             self.report(loop.test, head, hint=_HINT.get(flow.framework, _HINT[None]), note=f"not rewritten: {why}",

@@ -73,16 +73,17 @@ def settings_key(settings: Settings) -> str | None:
         return None
     return key_of([c.CODE for c in settings.codemods], unsafe_fixes=settings.unsafe_fixes, apply_fixes=settings.apply_fixes,
                   original_positions=settings.original_positions, ast_prefilter=settings.ast_prefilter,
-                  rewrite=settings.rewrite, project=settings.project)
+                  rewrite=settings.rewrite, project=settings.project, world=settings.world)
 
 
 def key_of(codes: Iterable[str], *, unsafe_fixes: bool, apply_fixes: bool, original_positions: bool,
-           ast_prefilter: bool, rewrite: bool, project) -> str:
+           ast_prefilter: bool, rewrite: bool, project, world=None) -> str:
     """The settings key from its parts (the runner has the codes before it imports any rule)."""
     # What other modules tell the file (rewriter/analysis/facts.py): a file is analysed again exactly
-    # when those facts change, not when any other file does.
+    # when those facts change, not when any other file does; likewise what its project targets.
     facts = project.digest() if project else ""
-    return json.dumps([sorted(codes), unsafe_fixes, apply_fixes, original_positions, ast_prefilter, rewrite, facts])
+    targets = world.digest() if world is not None else ""
+    return json.dumps([sorted(codes), unsafe_fixes, apply_fixes, original_positions, ast_prefilter, rewrite, facts, targets])
 
 
 def file_key(source: bytes, settings: str) -> str:

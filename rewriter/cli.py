@@ -75,6 +75,17 @@ class ConfigFileError(click.ClickException):
     exit_code = 2
 
 
+def _check_interpreter(config) -> None:
+    """`--python PATH` / `python = ...` must run: its packages are read from it (ConfigError if not)."""
+    if config.python:
+        from .project.targets import TargetError, interpreter_targets
+
+        try:
+            interpreter_targets(config.python)
+        except TargetError as e:
+            raise ConfigError(str(e)) from None
+
+
 @main.command("check")
 @click.argument("paths", nargs=-1, type=click.Path(path_type=str))
 @click.option("--in-place", "in_place", is_flag=True, help="Write the fixes into the files.")
@@ -96,6 +107,9 @@ class ConfigFileError(click.ClickException):
 @click.option("--no-progress", is_flag=True, help="Never show a progress bar.")
 @click.option("--quiet", "-q", is_flag=True, help="Print findings and errors only: no summary, no progress bar.")
 @click.option("--verify", "verify_run", metavar="COMMAND", help="With --in-place: run COMMAND on every backend first (see `verify`); unsafe fixes are written only where it agrees.")
+@click.option("--target-version", "target_versions", multiple=True, metavar="LIBRARY=VERSION",
+              help="The version of a library the project runs (e.g. phiflow=3.4), over what its files declare; repeatable.")
+@click.option("--python", "python", metavar="PATH", help="The project's interpreter: the library versions installed for it are the project's.")
 @click.pass_context
 def check(
     ctx: click.Context,
@@ -118,6 +132,8 @@ def check(
     verify_run: str | None,
     no_cache: bool,
     cache_dir: str | None,
+    target_versions: tuple[str, ...] = (),
+    python: str | None = None,
 ) -> None:
     """Report (and with --in-place, fix) jit problems in PATHS (default: the current directory)."""
     if in_place + diff_only + check_only > 1:
@@ -137,7 +153,10 @@ def check(
             extend_exclude=extend_exclude or None,
             extend_include=extend_include or None,
             unsafe_fixes=unsafe_fixes,
+            target_versions=target_versions,
+            python=python,
         )
+        _check_interpreter(config)
     except ConfigError as e:
         raise ConfigFileError(str(e)) from None
 

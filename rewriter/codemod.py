@@ -91,6 +91,7 @@ class FileContext:
     callsite_facts: dict = field(default_factory=dict)  # function -> its parameters' roles (engine.Settings)
     cells: bool = False  # the module is a notebook's code cells joined (rewriter/notebooks)
     project: object = None  # FileFacts: what the rest of the project tells this file (engine.Settings)
+    world: object = None  # project.world.World: the library versions its project runs, callers outside the run
     source: bytes | None = None  # the bytes the module was parsed from, when at hand
     outline: tuple | None = None  # positions.statement_outline of CPython's parse of `source`, when at hand
 
@@ -154,7 +155,7 @@ class FileContext:
     def analysis(self) -> "ModuleAnalysis":
         from .analysis.module import ModuleAnalysis
 
-        analysis = ModuleAnalysis(self.wrapper, self.path, self.callsite_facts, self.project)
+        analysis = ModuleAnalysis(self.wrapper, self.path, self.callsite_facts, self.project, self.world)
         analysis.names.source = self.source
         analysis.names.outline = self.outline
         if self.cells:

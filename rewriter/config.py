@@ -16,6 +16,9 @@ extend-include = ["*.pyw"]         # more files to check besides *.py, *.pyi and
 project-root = "."                 # the project indexed for cross-module facts (default: nearest pyproject.toml or VCS root)
 project = true                     # false: analyse every file alone
 unsafe-fixes = false
+python = ".venv/bin/python"        # the project's interpreter: the library versions it has are the project's
+[tool.phiml-rewrite.target-versions]  # the library versions the project runs (as Ruff's target-version)
+phiflow = "3.4"
 [tool.phiml-rewrite.per-file-ignores]
 "tests/**" = ["PML5"]
 ```
@@ -59,6 +62,10 @@ class Config:
     # directory with a pyproject.toml or a version-control root; `project = false`: files alone.
     project_root: str | None = None
     project: bool = True
+    # The library versions the project runs (rewriter/project/targets.py): (distribution, version) pairs,
+    # and an interpreter whose installed packages are the project's.
+    target_versions: tuple[tuple[str, str], ...] = ()
+    python: str | None = None
     _cache: dict = field(default_factory=dict, init=False, compare=False, repr=False)
 
     def override(
@@ -70,6 +77,8 @@ class Config:
         extend_exclude: Sequence[str] | None = None,
         extend_include: Sequence[str] | None = None,
         unsafe_fixes: bool | None = None,
+        target_versions: Sequence[str] | None = None,
+        python: str | None = None,
     ) -> "Config":
         """Layer command-line flags (None: not given) on top, the way ruff layers them.
 
@@ -90,13 +99,32 @@ class Config:
             changes["extend_include"] = (*self.extend_include, *extend_include)
         if unsafe_fixes is not None:
             changes["unsafe_fixes"] = unsafe_fixes
+        if target_versions:
+            given = dict(self.target_versions)
+            given.update(_version_pair(text, "--target-version", "the command line") for text in target_versions)
+            changes["target_versions"] = tuple(given.items())
+        if python is not None:
+            changes["python"] = python
         config = replace(self, **changes)
         config.validate()
         return config
 
+    def target_setting(self):
+        """The user's word on the project's library versions (rewriter/project/targets.Setting)."""
+        from .project.targets import Setting
+
+        where = f"{os.path.basename(self.path)} target-versions" if self.path and self.target_versions else "--target-version"
+        return Setting(self.target_versions, self.python, where)
+
     def validate(self) -> None:
         """Unknown rule names raise ConfigError (select/ignore flags are checked by the caller too)."""
         where = f" in {self.path}" if self.path else ""
+        from .project.targets import root_of
+
+        for name, _ in self.target_versions:
+            if root_of(name) is None:
+                raise ConfigError(f"target-versions{where}: unknown library {name!r} (known: phiflow, phiml, jax, "
+                                  "equinox, diffrax, torch, tensorflow)")
         for key, selectors in (("select", self.select or ()), ("ignore", self.ignore)):
             try:
                 registry.check_selectors(selectors)
@@ -245,7 +273,31 @@ _KEYS = {
     "project-root": ("project_root", lambda value, key, path: os.path.normpath(
         os.path.join(os.path.dirname(os.path.abspath(path)), _string(value, key, path)))),
     "project": ("project", _bool),
+    "target-versions": ("target_versions", lambda value, key, path: _versions(value, key, path)),
+    "python": ("python", lambda value, key, path: os.path.normpath(
+        os.path.join(os.path.dirname(os.path.abspath(path)), _string(value, key, path)))),
 }
+
+
+def _versions(value: Any, key: str, path: str) -> tuple[tuple[str, str], ...]:
+    if not isinstance(value, dict) or not all(isinstance(v, str) for v in value.values()):
+        raise ConfigError(f"{path}: [tool.{SECTION}] {key} must be a table of library = \"version\", got {value!r}")
+    return tuple(_version_pair(f"{name}={version}", key, path) for name, version in value.items())
+
+
+def _version_pair(text: str, key: str, where: str) -> tuple[str, str]:
+    """`phiflow=3.4` -> ("phiflow", "3.4"); ConfigError naming `key` otherwise."""
+    from packaging.version import InvalidVersion, Version
+
+    name, sep, version = text.partition("=")
+    version = version.lstrip("=").strip()
+    try:
+        Version(version)
+    except InvalidVersion:
+        sep = ""
+    if not sep or not name.strip():
+        raise ConfigError(f"{where}: {key} takes LIBRARY=VERSION (e.g. phiflow=3.4), got {text!r}")
+    return name.strip(), version
 
 
 def _string(value: Any, key: str, path: str) -> str:

@@ -353,6 +353,7 @@ def _run_codemods(module: cst.Module, path: str, codemods: Sequence[type[Codemod
         callsite_facts=dict(settings.callsite_facts),
         cells=settings.cells,
         project=settings.project,
+        world=settings.world,
         outline=outline,
     )
     parents: dict[int, cst.CSTNode] = {}

@@ -415,6 +415,7 @@ class FileSettings:
     def __init__(self, config: Config, apply_fixes: bool, original_positions: bool, index, rewrite: bool) -> None:
         self.config, self.apply_fixes, self.original_positions = config, apply_fixes, original_positions
         self.index, self.rewrite = index, rewrite
+        self.world = world_reader(config, index)
 
     def __call__(self, path: str) -> Settings:
         return Settings(
@@ -424,19 +425,28 @@ class FileSettings:
             original_positions=self.original_positions,
             rewrite=self.rewrite,
             project=project_facts(self.index, path),
+            world=self.world(path, self.config.project_root),
         )
 
     def key(self, path: str) -> str:
         """`cache.settings_key(self(path))`."""
         return _cache.key_of(self.config.codes_for(path), unsafe_fixes=self.config.unsafe_fixes,
                              apply_fixes=self.apply_fixes, original_positions=self.original_positions,
-                             ast_prefilter=True, rewrite=self.rewrite, project=project_facts(self.index, path))
+                             ast_prefilter=True, rewrite=self.rewrite, project=project_facts(self.index, path),
+                             world=self.world(path, self.config.project_root))
 
 
 def settings_for(config: Config, apply_fixes: bool = True, original_positions: bool = False, index=None,
                  rewrite: bool = True) -> FileSettings:
     """Settings per file (FileSettings)."""
     return FileSettings(config, apply_fixes, original_positions, index, rewrite)
+
+
+def world_reader(config: Config, index=None):
+    """Each file's World (rewriter/project/world.py): what its project targets, and who may call it."""
+    from .project.world import WorldReader
+
+    return WorldReader(config.target_setting(), index)
 
 
 def project_facts(index, path: str):

@@ -41,6 +41,10 @@ class Settings:
     # What the project index found in the other modules about this one (rewriter/project): functions
     # they trace, calls they make of its jit functions, factories it imports. None: analysed alone.
     project: FileFacts | None = None
+    # The user's world beyond the file (rewriter/project/world.py): the library versions its project runs,
+    # and whether code outside the run may call its functions. None: nothing known (the installed versions
+    # are assumed, and every caller is one the file or the index shows).
+    world: object = None  # rewriter.project.world.World (not imported: the project layer sits above this one)
     # The rules the runner's survey of this file (rewriter/survey.py) let through, judged exactly as the
     # pre-filters here would judge the original: its one ast parse served the project index too.
     # None: judged here. Later fixpoint passes, on rewritten code, are always judged here.

@@ -24,6 +24,9 @@ from .names import NameResolver, dotted
 from .static_names import CONFIGURATION_ANNOTATIONS, PYTHON_CALLS
 from .transforms import positional_params
 
+# Decorators that wrap or describe a function without keeping it where others call it.
+_PLAIN_DECORATORS = frozenset({"staticmethod", "classmethod", "property", "wraps", "lru_cache", "cache", "cached_property",
+                               "overload", "override", "abstractmethod", "final", "no_type_check"})
 _ARRAY_LIBRARIES = ("jax.numpy.", "jax.random.", "jax.lax.", "jax.nn.", "numpy.", "phiml.math.", "torch.", "tensorflow.")
 # Calls of those libraries that do not return an array (a shape, a dtype, a Python number).
 _NOT_ARRAYS = frozenset({
@@ -76,6 +79,19 @@ class CallEvidence:
     params: dict[str, ParamEvidence]
     complete: bool  # every use of the callable in this module is a direct call we could bind
     remote: list[str] = field(default_factory=list)  # calls in other modules (`train.py:41`), from the project index
+    # Why the callable has callers no call here shows (it escapes): passed, returned, stored, registered by
+    # a decorator, public in a module that code outside the run imports. Empty: every use is a visible call.
+    escapes: list[str] = field(default_factory=list)
+
+    def escape(self, why: str) -> None:
+        self.complete = False
+        if why and why not in self.escapes:
+            self.escapes.append(why)
+
+    @property
+    def open(self) -> str:
+        """Why call-site evidence proves nothing about this callable ("" when every use is a visible call)."""
+        return "; ".join(self.escapes[:2])
 
 
 def _literal_value(node: cst.BaseExpression):
@@ -287,10 +303,12 @@ def _has_float(value) -> bool:
 class CallSites:
     """Calls of jitted callables in a module, and what they pass (computed per function on demand)."""
 
-    def __init__(self, resolver: NameResolver, project=None) -> None:
+    def __init__(self, resolver: NameResolver, project=None, open_module: str = "") -> None:
         self.resolver = resolver
         self.kinds = ArgumentKinds(resolver)
         self.project = project  # FileFacts from the project index, or None
+        # Why the module's public functions may be called by code not in the run ("" when every caller is seen)
+        self.open_module = open_module
         self._cache: dict[int, CallEvidence] = {}
 
     def of(self, fn: cst.FunctionDef | cst.Lambda, how: str, application: cst.Call | None = None) -> CallEvidence:
@@ -312,7 +330,7 @@ class CallSites:
         for call in self.project.calls_of(name) if name else ():
             evidence.remote.append(call.where)
             if not call.complete:  # passed on, aliased, `*args`: used where what it is given cannot be seen
-                evidence.complete = False
+                evidence.escape(f"`{name}` is passed on or aliased at {call.where}")
                 for param in evidence.params.values():
                     param.passed.append(Passed(ArgKind.UNKNOWN, None, None, None, where=call.where))
                 continue
@@ -331,10 +349,15 @@ class CallSites:
         params = _parameters(fn)
         evidence = CallEvidence([], {p: ParamEvidence(p) for p in params}, complete=True)
         uses: list[cst.CSTNode] = []
+        shown = f"`{fn.name.value}`" if isinstance(fn, cst.FunctionDef) else "the function"
         if how == "decorator" and isinstance(fn, cst.FunctionDef):
             uses = self._reads_of_binding(fn.name, fn)
             if self._in_class(fn):
-                evidence.complete = False  # called as `self.f(...)` / `obj.f(...)`: not found by name
+                evidence.escape(f"{shown} is a method: its calls through `self` or an instance are not followed")
+            for decorator in self._registering(fn):
+                evidence.escape(f"{shown} is handed to the decorator `@{_code(decorator)}`")
+            if self.open_module and not fn.name.value.startswith("_") and self._at_module_level(fn):
+                evidence.escape(f"{shown} is public: {self.open_module}")
         elif how == "wrapped" and application is not None:
             parent = self.resolver.parent(application)
             if isinstance(parent, cst.Call) and parent.func is application:
@@ -342,22 +365,66 @@ class CallSites:
             else:
                 target = _assigned_name(self.resolver, application)
                 if target is None:
-                    evidence.complete = False
+                    evidence.escape(f"the jitted `{_code(application)}` is stored or passed where its calls are not seen")
                 else:
                     uses = self._reads_of_binding(target, target)
+                    shown = f"`{target.value}`"
+                    if self.open_module and not target.value.startswith("_") and self._at_module_level(target):
+                        evidence.escape(f"{shown} is public: {self.open_module}")
         else:
-            evidence.complete = False
+            evidence.escape("")
         for use in uses:
             if use is None:
-                evidence.complete = False
+                evidence.escape(f"{shown} is bound more than once: some calls may be of another function")
                 continue
             parent = self.resolver.parent(use)
             if not (isinstance(parent, cst.Call) and parent.func is use):
-                evidence.complete = False  # passed on, stored, wrapped again: called where we cannot see
+                evidence.escape(self._escape_of(use, parent, shown))  # passed on, stored, wrapped again
                 continue
             if not self._bind(fn, parent, evidence):
                 evidence.complete = False
         return evidence
+
+    def _escape_of(self, use: cst.CSTNode, parent: cst.CSTNode | None, shown: str) -> str:
+        """How a read that is not a call lets the function out: "`step` is passed to `run`"."""
+        if isinstance(parent, cst.Arg):
+            call = self.resolver.parent(parent)
+            callee = _code(call.func) if isinstance(call, cst.Call) else "a call"
+            return f"{shown} is passed to `{callee}`"
+        if isinstance(parent, cst.Return):
+            return f"{shown} is returned"
+        if isinstance(parent, (cst.Element, cst.DictElement, cst.StarredElement)):
+            return f"{shown} is stored in a container"
+        if isinstance(parent, (cst.Assign, cst.AnnAssign, cst.AugAssign)):
+            targets = parent.targets if isinstance(parent, cst.Assign) else [parent]
+            where = ", ".join(f"`{_code(t.target)}`" for t in targets)
+            return f"{shown} is assigned to {where}"
+        if isinstance(parent, cst.Decorator):
+            return f"{shown} is used as a decorator"
+        return f"{shown} is used other than by a call"
+
+    def _registering(self, fn: cst.FunctionDef) -> list[cst.BaseExpression]:
+        """The decorators of `fn` that receive the function object and are no transform the table knows
+        (`@register`, `@app.route(...)`): each may keep it and call it where no call here shows."""
+        from .apis import Kind
+        from .transforms import match_transform
+
+        out = []
+        for decorator in fn.decorators:
+            expr = decorator.decorator
+            if match_transform(self.resolver, expr, tuple(Kind)) is not None:
+                continue
+            name = dotted(expr.func if isinstance(expr, cst.Call) else expr) or ""
+            if name.rsplit(".", 1)[-1] in _PLAIN_DECORATORS:
+                continue
+            out.append(expr)
+        return out
+
+    def _at_module_level(self, node: cst.CSTNode) -> bool:
+        parent = self.resolver.parent(node)
+        while parent is not None and not isinstance(parent, (cst.Module, cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+            parent = self.resolver.parent(parent)
+        return isinstance(parent, cst.Module)
 
     def _reads_of_binding(self, name: cst.Name, binding_node: cst.CSTNode) -> list[cst.CSTNode | None]:
         """Reads of the name bound at `binding_node` that see that binding (flow-sensitively)."""
@@ -474,6 +541,19 @@ class ParamRole:
     literals: tuple = ()  # the number each of those arrays wraps (`jnp.int32(5)`), None where unknown
     shapes: tuple = ()  # the shape label of each of those arrays (ArgumentKinds.shape_label), None where unknown
     default: object = None  # the literal default, if any
+    # Why the calls seen are not all the calls (CallEvidence.open): evidence read from them (values, arrays,
+    # defaults left alone) proves nothing about callers elsewhere. "" when every use is a visible call.
+    open: str = ""
+
+    @property
+    def from_calls(self) -> bool:
+        """The role rests on the calls seen (not on a declaration: `static_argnames`, an annotation)."""
+        return self.role in (Role.DEFAULTED, Role.DATA) or self.role is Role.CONFIG and not self.why.startswith("annotated")
+
+    @property
+    def proven(self) -> bool:
+        """What the calls say of the parameter holds for every caller: declared, or every use is a visible call."""
+        return not (self.open and self.from_calls)
 
 
 
@@ -502,6 +582,7 @@ def param_role(param: cst.Param, static: frozenset[str] | None, evidence: CallEv
     the whole buffer while lines move (rewriter/lsp/incremental.py)."""
     name = param.name.value
     seen = evidence.params.get(name) if evidence is not None else None
+    open_ = evidence.open if evidence is not None else ""
     values = tuple(p.value for p in seen.passed if p.kind is ArgKind.PYTHON) if seen is not None else ()
     if static is not None and name in static:
         return ParamRole(Role.STATIC, "declared static", values if seen is not None and seen.only_python else ())
@@ -513,12 +594,13 @@ def param_role(param: cst.Param, static: frozenset[str] | None, evidence: CallEv
         shapes = tuple(p.shape for p in seen.passed) if only_arrays else (None,)
         shown = f"at {first.where}" if first.where else f"`{_code(first.expr)}`"
         return ParamRole(Role.DATA, f"an array is passed ({shown})", arrays=arrays, literals=literals,
-                         shapes=shapes)
+                         shapes=shapes, open=open_)
     if seen is not None and seen.never_passed and param.default is not None and (evidence.calls or evidence.remote):
         if evidence.remote:
             return ParamRole(Role.DEFAULTED, f"every call ({len(evidence.calls)} in this file, and at "
-                                             f"{_places(evidence.remote)}) leaves it at its default")
-        return ParamRole(Role.DEFAULTED, f"every call in this file ({len(evidence.calls)}) leaves it at its default")
+                                             f"{_places(evidence.remote)}) leaves it at its default", open=open_)
+        return ParamRole(Role.DEFAULTED, f"every call in this file ({len(evidence.calls)}) leaves it at its default",
+                         open=open_)
     ann = annotation_name(param)
     if ann in CONFIGURATION_ANNOTATIONS:
         return ParamRole(Role.CONFIG, f"annotated `{ann}`", values)
@@ -527,14 +609,14 @@ def param_role(param: cst.Param, static: frozenset[str] | None, evidence: CallEv
         shown = ", ".join(f"`{text}`" for text in distinct[:3]) + (", ..." if len(distinct) > 3 else "")
         remote = [p.where for p in seen.passed if p.where]
         elsewhere = f" (at {_places(remote)})" if remote else ""
-        return ParamRole(Role.CONFIG, f"passed only as Python values: {shown}{elsewhere}", values)
+        return ParamRole(Role.CONFIG, f"passed only as Python values: {shown}{elsewhere}", values, open=open_)
     if ann is None and param.default is not None and not (seen is not None and seen.passed and not seen.only_python):
         try:
             default = _literal_value(param.default)
         except ValueError:
             default = None
         if isinstance(default, (bool, int, float, str)):
-            return ParamRole(Role.CONFIG, f"defaults to `{default!r}`", values)
+            return ParamRole(Role.CONFIG, f"defaults to `{default!r}`", values, open=open_)
     return ParamRole(Role.UNKNOWN, "")
 
 

@@ -112,6 +112,11 @@ def has_attribute(module: str, name: str) -> bool | None:
     return False
 
 
+def version(root: str) -> str | None:
+    """The installed version of the package `root` (`phi`, `jax`) the facts were read from; None if not read."""
+    return data().VERSIONS.get(root)
+
+
 def oldest_python() -> tuple[int, ...]:
     """The oldest Python every installed package accepts: code running on them runs on no older one."""
     return tuple(data().OLDEST_PYTHON)

@@ -19,11 +19,12 @@ from .traced import TracedAnalysis
 
 class ModuleAnalysis:
     def __init__(self, wrapper: cst.MetadataWrapper, path: str = "", callsite_facts: dict | None = None,
-                 project=None) -> None:
+                 project=None, world=None) -> None:
         self.wrapper = wrapper
         self.path = path
         self.callsite_facts = callsite_facts or {}
         self.project = project  # what the rest of the project tells this file (rewriter/analysis/facts.py)
+        self.world = world  # the user's world beyond the file (rewriter/project/world.py), or None
         self.names = NameResolver(wrapper)
         self._reserved: set[str] = set()  # names handed out by fresh_name during this pass
 
@@ -37,11 +38,12 @@ class ModuleAnalysis:
 
     @cached_property
     def traced(self) -> TracedAnalysis:
-        return TracedAnalysis(self.names, self.jit, self.callsite_facts, self.project)
+        return TracedAnalysis(self.names, self.jit, self.callsite_facts, self.project,
+                              open_module=self.world.open_module if self.world is not None else "")
 
     @cached_property
     def reachability(self) -> Reachability:
-        return Reachability(self.names)
+        return Reachability(self.names, self.world.targets if self.world is not None else None)
 
     @cached_property
     def globals(self) -> ModuleGlobals:

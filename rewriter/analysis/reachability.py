@@ -27,7 +27,7 @@ from __future__ import annotations
 import libcst as cst
 from libcst.metadata import QualifiedNameSource
 
-from .installed import has_attribute, is_module, module_exists, oldest_python
+from .installed import has_attribute, is_module, module_exists, oldest_python, version
 from .names import NameResolver, dotted
 from .scopes import BuiltinScope
 
@@ -35,10 +35,24 @@ _IMPORT_ERRORS = frozenset({"ImportError", "ModuleNotFoundError"})
 
 
 class Reachability:
-    def __init__(self, resolver: NameResolver) -> None:
+    def __init__(self, resolver: NameResolver, targets=None) -> None:
         self.resolver = resolver
+        # What the project runs (rewriter/project/targets.Targets), or None: the installed versions. Where a
+        # library's version differs, what its installed source binds decides nothing.
+        self.targets = targets
         self._conditions: dict[int, bool | None] = {}
         self._tries: dict[int, tuple[int | None, bool]] = {}
+
+    def _holds(self, module: str) -> bool:
+        """The facts read from the installed package of `module` hold for the version the project runs."""
+        root = module.split(".")[0]
+        return self.targets is None or not self.targets.differs(root, version(root))
+
+    def _has_attribute(self, module: str, name: str) -> bool | None:
+        return has_attribute(module, name) if self._holds(module) else None
+
+    def _module_exists(self, module: str) -> bool | None:
+        return module_exists(module) if self._holds(module) else None
 
     def may_run(self, node: cst.CSTNode) -> bool:
         """False when some enclosing branch provably cannot run on the installed versions."""
@@ -99,7 +113,7 @@ class Reachability:
             return None  # a `hasattr` of the file's own
         module = self.imported_module(args[0].value)
         name = args[1].value.evaluated_value
-        return has_attribute(module, name) if module is not None and isinstance(name, str) else None
+        return self._has_attribute(module, name) if module is not None and isinstance(name, str) else None
 
     def imported_module(self, expr: cst.BaseExpression) -> str | None:
         """The installed module `expr` denotes when its root name is only ever bound by imports
@@ -147,8 +161,8 @@ class Reachability:
     def _version_part(self, expr: cst.BaseExpression):
         """The oldest accepted value of `sys.version_info` (tuple), `[:n]` (tuple), `[0]`/`.major` (int)."""
         oldest = oldest_python()
-        if not oldest:
-            return None
+        if not oldest or self.targets is not None and any(not self._holds(t.root) for t in self.targets.found):
+            return None  # the project runs other releases of the packages, which may accept older Pythons
         if isinstance(expr, cst.Attribute) and expr.attr.value == "major" and self._is_version_info(expr.value):
             return oldest[0]
         if isinstance(expr, cst.Subscript) and self._is_version_info(expr.value) and len(expr.slice) == 1:
@@ -181,7 +195,7 @@ class Reachability:
         if key not in self._tries:
             failing, all_exist = None, True
             for i, statement in enumerate(node.body.body):
-                outcome = _import_outcome(statement)
+                outcome = _import_outcome(statement, self._module_exists, self._has_attribute)
                 if outcome is False:
                     failing, all_exist = i, False
                     break
@@ -207,7 +221,7 @@ def _index(body, child) -> int:
     return -1
 
 
-def _import_outcome(statement: cst.BaseStatement) -> bool | None:
+def _import_outcome(statement: cst.BaseStatement, module_exists, has_attribute) -> bool | None:
     """True: only imports that exist in the installed packages; False: an import that cannot
     succeed; None: anything else, or not known."""
     if not isinstance(statement, cst.SimpleStatementLine):

@@ -14,6 +14,11 @@ STATIC_ATTRIBUTES = frozenset(
     # PhiFlow `Field` properties that ask what kind of geometry it has: isinstance checks, Python bools
     "is_grid is_mesh is_graph is_point_cloud is_centered is_staggered".split()
 )
+# Concretizations: a tracer raises in them (jax, tensorflow) or is read once (torch.jit.trace), so what
+# they return is a Python or NumPy value while tracing: `int(n)`, `x.item()`, `x.tolist()`, `x.numpy()`.
+# (traced.py; the ast mirror and the summaries leave them to their general reading, a superset.)
+CONCRETIZING_METHODS = frozenset("item tolist numpy".split())
+CONCRETIZING_CALLS = frozenset({"builtins.int", "builtins.float", "builtins.bool", "builtins.complex"})
 STATIC_METHODS = frozenset("size dim numel get_shape".split())
 STATIC_CALLS = frozenset({
     "builtins.len", "builtins.isinstance", "builtins.issubclass", "builtins.type", "builtins.hasattr",

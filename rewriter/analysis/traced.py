@@ -34,11 +34,12 @@ import libcst as cst
 from ..cst_tree import SCOPES, branches
 from ..findings import Related
 from .annotations import annotation_of, is_python_value, static_fields
+from . import compilers
 from .callsites import CallSites, ParamRole, Role, param_role
 from .installed import is_type_predicate
 from .installed import static_fields as installed_static_fields
 from .jit import JitAnalysis, JitContext
-from .static_names import (JAX_PRIMITIVES, JAX_STAGED, PHIML_STATIC_ANNOTATIONS, PYTHON_SCALAR_ANNOTATIONS, PYTREE_LISTS, STATIC_ATTRIBUTES,
+from .static_names import (CONCRETIZING_CALLS, CONCRETIZING_METHODS, JAX_PRIMITIVES, JAX_STAGED, PHIML_STATIC_ANNOTATIONS, PYTHON_SCALAR_ANNOTATIONS, PYTREE_LISTS, STATIC_ATTRIBUTES,
                            STATIC_CALLS, STATIC_FUNCTION_NAMES, STATIC_METHODS, STATIC_MODULES, STORING, STRUCTURE_KEEPING,
                            TENSOR_ATTRIBUTES, is_dtype_parameter)
 from .bindings import bound_module, root_node
@@ -106,6 +107,12 @@ class Value:
     # it is the same object (a name bound to it, a helper's parameter or result, `xs.append(v)`),
     # dropped by every operation on it
     container: bool = False
+    # Made by a staged operation (a jax operation, which gives a tracer under jit even of constants):
+    # a tracer whatever its sources are, so declaring them static does not make it a Python value (PML204)
+    staged: bool = False
+    # Derived through a concretization (`int(x)`, `x.item()`) of a value that is certainly an array: the
+    # conversion itself raises under jit (or reads the value once), so a selection of the result fixes nothing
+    concretized: bool = False
 
     @property
     def traced(self) -> bool:
@@ -121,7 +128,8 @@ class Value:
         if self.trace is Trace.STATIC:
             return self if self.const is None else STATIC
         return Value(self.trace, (*self.why, step)[-6:], self.sources, fields=self.fields if same_object else frozenset(),
-                     container=self.container and (same_object or same_container))
+                     container=self.container and (same_object or same_container), staged=self.staged,
+                     concretized=self.concretized)
 
     def explain(self) -> str:
         """The derivation, each step with its line (`y` (line 12)): for explain-trace, never a finding."""
@@ -154,7 +162,7 @@ def contained(value: Value) -> Value:
         return value
     if value.trace is Trace.STATIC:
         return STATIC_CONTAINER
-    return Value(value.trace, value.why, value.sources, container=True)
+    return Value(value.trace, value.why, value.sources, container=True, staged=value.staged, concretized=value.concretized)
 
 
 def truth(value: Value) -> Value:
@@ -182,14 +190,25 @@ def join(*values: Value) -> Value:
     (never a container: `merge` keeps that where the value is one object)."""
     top = STATIC
     sources: set[tuple[int, str]] = set()
+    staged = concretized = False
     for v in values:
         if v.trace > top.trace:
             top = v
         sources |= v.sources
+        staged = staged or v.staged and v.trace is not Trace.STATIC
+        concretized = concretized or v.concretized and v.trace is not Trace.STATIC
     if top.trace is Trace.STATIC:
         return STATIC
     fields = frozenset.intersection(*(v.fields for v in values)) if values else frozenset()
-    return Value(top.trace, top.why, frozenset(sources), fields=fields)
+    return Value(top.trace, top.why, frozenset(sources), fields=fields, staged=staged, concretized=concretized)
+
+
+def staged(value: Value) -> Value:
+    """`value` as the result of a staged operation: a tracer under jit whatever its sources are."""
+    if value.trace is Trace.STATIC or value.staged:
+        return value
+    return Value(value.trace, value.why, value.sources, fields=value.fields, container=value.container, staged=True,
+                 concretized=value.concretized)
 
 
 # jax primitives whose function arguments run traced: every parameter of those functions is a tracer.
@@ -229,9 +248,10 @@ class _Flow:
     """Evaluates one function body; `env` maps local names to values."""
 
     def __init__(self, resolver: NameResolver, flow: FunctionFlow, calls: list, returns_of=None,
-                 python_results: frozenset[str] = frozenset()) -> None:
+                 python_results: frozenset[str] = frozenset(), data: set | frozenset = frozenset()) -> None:
         self.resolver = resolver
         self.flow = flow
+        self.data = data  # traced parameters the calls pass arrays to, as (id of the jitted function, name)
         # Names of the module bound to a function of another module that returns a Python value for any
         # arguments (facts.FileFacts.python_results: `_arraylike = isinstance(...) or np.isscalar(...)`), and
         # the dotted spellings of such functions called through an imported module (`helpers.is_scalar`)
@@ -488,6 +508,8 @@ class _Flow:
             receiver = self.expr(func.value, env)
             if func.attr.value in STATIC_METHODS:
                 return STATIC
+            if func.attr.value in CONCRETIZING_METHODS and not node.args:
+                return self._concretized(receiver, f"`.{func.attr.value}()`")
             if receiver.static and self.python_results and dotted(func) in self.python_results \
                     and self._module_bound(root_node(func)):
                 return STATIC  # `helpers.is_scalar(x)`: another module's function that returns a Python value
@@ -510,7 +532,8 @@ class _Flow:
                 return Value(Trace.UNKNOWN, (f"`{func.attr.value}()` is a predicate defined elsewhere (often about types)",))
             if receiver.static and all(a.static for a in args):
                 return self._staged(func, qualified)
-            return join(receiver, *args).via(f"`.{func.attr.value}()`")
+            result = join(receiver, *args).via(f"`.{func.attr.value}()`")
+            return staged(result) if _jax_operation(qualified) else result
         if isinstance(func, cst.Name):
             if func.value in env:
                 self.calls.append((func, node, args))  # a local def: analysed as a helper with these arguments
@@ -521,6 +544,8 @@ class _Flow:
             if func.value in self.python_results and self._module_bound(func):
                 return STATIC  # another module's function that returns a Python value whatever it is given
             qualified = self._qualified(func)
+            if qualified and qualified <= CONCRETIZING_CALLS:
+                return self._concretized(join(*args), f"`{func.value}()`")
             if qualified & STATIC_CALLS or func.value in STATIC_FUNCTION_NAMES or _numpy(qualified) \
                     or any(map(is_type_predicate, qualified)):
                 return STATIC  # an installed function that asks about types (predicates.py)
@@ -540,8 +565,21 @@ class _Flow:
                 self.calls.append((func, node, args))
                 return self._staged(func, qualified)
             self.calls.append((func, node, args))
-            return join(*args).via(f"`{func.value}()`")
+            result = join(*args).via(f"`{func.value}()`")
+            return staged(result) if _jax_operation(qualified) else result
         return join(self.expr(func, env), *args)
+
+    def _concretized(self, value: Value, step: str) -> Value:
+        """What a conversion to a Python value (`int(x)`, `x.item()`) gives: a Python value while tracing,
+        for had `x` been a tracer it would have raised (jax, tensorflow) or been read once (torch.jit.trace);
+        unless `x` is certainly an array (made by a jax operation, or a parameter the calls pass arrays to):
+        then the program fails right there, and the value stays traced, marked `concretized`."""
+        if compilers.of(self.flow.context.transform).concretization == "bakes":
+            return value.via(f"{step} (reads the example's value)")  # torch.jit.trace: what follows is baked in
+        if not value.traced or not (value.staged or not value.sources.isdisjoint(self.data)):
+            return STATIC
+        return Value(Trace.TRACED, (*value.why, f"{step} (raises on a tracer)")[-6:], value.sources, staged=value.staged,
+                     concretized=True)
 
     def _module_bound(self, name: cst.Name | None) -> bool:
         """`name` reads the one module-level binding of its name (the import the project's facts are
@@ -567,7 +605,7 @@ class _Flow:
         if self.flow.framework == "jax" and qualified and all(q.startswith(JAX_STAGED) for q in qualified):
             name = sorted(qualified)[0]
             return Value(Trace.TRACED, (f"`{name}(...)` inside `{self.flow.context.name}`: jax operations are staged "
-                                        "out under jit (a tracer even for constant arguments)",))
+                                        "out under jit (a tracer even for constant arguments)",), staged=True)
         return STATIC
 
     def _qualified(self, func: cst.CSTNode) -> set[str]:
@@ -653,6 +691,11 @@ def transform_static_default(context: JitContext) -> bool:
 _STATIC_MODULES = STATIC_MODULES
 
 
+def _jax_operation(qualified: set[str]) -> bool:
+    """The callee is a jax operation: its result is staged out under jit, a tracer even of Python values."""
+    return bool(qualified) and all(q.startswith(JAX_STAGED) for q in qualified)
+
+
 def _numpy(qualified: set[str]) -> bool:
     """The callee belongs to a module that cannot produce a tracer (NumPy, jax's tracing machinery)."""
     return bool(qualified) and all(q.startswith(_STATIC_MODULES) for q in qualified)
@@ -708,8 +751,8 @@ def _structure_kept(node: cst.Call, qualified: set[str], args: list[Value]) -> V
     if not tree.fields:
         return None
     joined = join(*args)
-    return Value(joined.trace, (*tree.why, f"`{last_name(node.func)}()`"), joined.sources, fields=tree.fields) \
-        if joined.trace is not Trace.STATIC else STATIC
+    return Value(joined.trace, (*tree.why, f"`{last_name(node.func)}()`"), joined.sources, fields=tree.fields,
+                 staged=joined.staged) if joined.trace is not Trace.STATIC else STATIC
 
 
 def _annotation(param: cst.Param) -> str | None:
@@ -738,11 +781,12 @@ def all_params(fn: Function) -> list[cst.Param]:
 class TracedAnalysis:
     """Flows of every traced function in a module, computed once."""
 
-    def __init__(self, resolver: NameResolver, jit: JitAnalysis, facts: dict | None = None, project=None) -> None:
+    def __init__(self, resolver: NameResolver, jit: JitAnalysis, facts: dict | None = None, project=None,
+                 open_module: str = "") -> None:
         self.resolver = resolver
         self.jit = jit
         self.facts = facts or {}  # qualified function name -> ((parameter, ParamRole), ...), from outside
-        self.callsites = CallSites(resolver, project)
+        self.callsites = CallSites(resolver, project, open_module)
         self.python_results = frozenset(project.python_results) if project else frozenset()
         self.flows: dict[int, FunctionFlow] = {}
         self._returns: dict[tuple, tuple[Value, list[Value] | None]] = {}  # (its value, each tuple element joined)
@@ -751,11 +795,12 @@ class TracedAnalysis:
         self._returns_cut: dict[tuple, tuple[Value, list[Value] | None]] = {}  # such reads, by key and depth
         self._roles: dict[int, dict[str, ParamRole]] = {}
         self._config: dict[tuple[int, str], ParamRole] = {}  # (id of jitted function, parameter) -> its role
+        self._data: set[tuple[int, str]] = set()  # traced parameters some call passes an array to
         self._generators: dict[int, bool] = {}  # id of a def -> whether it yields or awaits (`_yields`)
         self._run()
 
     def _walker(self, flow: FunctionFlow, calls: list, returns_of=None) -> "_Flow":
-        return _Flow(self.resolver, flow, calls, returns_of, self.python_results)
+        return _Flow(self.resolver, flow, calls, returns_of, self.python_results, self._data)
 
     def returns_of(self, flow: FunctionFlow, name: cst.Name, call: cst.Call, args: list[Value],
                    env: dict[str, Value] | None = None) -> tuple[Value, list[Value] | None] | None:
@@ -894,6 +939,7 @@ class TracedAnalysis:
         fn = context.function
         framework = context.framework
         api = context.transform.api.name
+        semantics = compilers.of(context.transform)
         static = context.static_params
         roles = self.roles(context) if static is not None else {}
         out: dict[str, Value] = {}
@@ -920,13 +966,12 @@ class TracedAnalysis:
                 out[name] = STATIC  # a dtype cannot be traced: jit requires it static (or None)
             elif framework == "phiml" and ann in PHIML_STATIC_ANNOTATIONS:
                 out[name] = STATIC  # PhiML keeps non-tensor, non-number arguments static (auxiliary)
-            elif framework == "tensorflow" and (ann in PYTHON_SCALAR_ANNOTATIONS or is_python_value(self._annotation_ast(param))):
-                out[name] = STATIC  # tf.function keys traces on Python values instead of tracing them
-            elif api == "equinox.filter_jit" and (ann in PYTHON_SCALAR_ANNOTATIONS or is_python_value(self._annotation_ast(param))):
-                out[name] = STATIC  # `tuple[int, int]`, `bool | None`: Python values, part of the cache key
-            elif name in roles and roles[name].role in (Role.CONFIG, Role.DEFAULTED) \
-                    and (framework == "tensorflow" or api == "equinox.filter_jit"):
-                out[name] = STATIC  # tf.function and filter_jit keep Python values Python (one trace per value)
+            elif not semantics.traces_scalars and (ann in PYTHON_SCALAR_ANNOTATIONS or is_python_value(self._annotation_ast(param))):
+                # tf.function, filter_jit, torch.compile key traces on Python values instead of tracing them
+                # (`tuple[int, int]`, `bool | None` too); torch.jit.script compiles them as typed values
+                out[name] = STATIC
+            elif name in roles and roles[name].role in (Role.CONFIG, Role.DEFAULTED) and not semantics.traces_scalars:
+                out[name] = STATIC  # a Python value stays one: one trace (or compilation) per value
             elif api == "equinox.filter_jit" and roles.get(name) is not None and roles[name].role is not Role.DATA:
                 out[name] = Value(Trace.UNKNOWN, (_parameter(param, f"`{name}`: `equinox.filter_jit` traces only the arrays in it, "
                                                              "and no call in this file shows whether it holds any"),),
@@ -938,6 +983,8 @@ class TracedAnalysis:
                 if role is not None and role.role in (Role.CONFIG, Role.DEFAULTED):
                     self._config[(id(fn), name)] = role
                     extra += f"; a configuration value: {role.why}"
+                elif role is not None and role.role is Role.DATA:
+                    self._data.add((id(fn), name))
                 out[name] = Value(Trace.TRACED, (_parameter(param, f"`{name}`: parameter of `{context.name}`, traced by `{api}`{extra}"),),
                                   frozenset({(id(fn), name)}),
                                   fields=self._static_fields(param) if api == "equinox.filter_jit" else frozenset())

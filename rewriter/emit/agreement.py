@@ -41,6 +41,8 @@ def param_forms(file, flow: FunctionFlow, depth: int = 0) -> dict[str, Form]:
     if flow.context.how != "called":
         out = {}
         for name, role in file.analysis.traced.roles(flow.context).items():
+            if not role.proven:
+                continue  # the calls seen are not all the calls: what they pass proves nothing
             kinds = {type(v) for v in role.values}
             if role.values and kinds <= {int, float, bool}:
                 out[name] = Form("scalar", dtype="float" if float in kinds else "int" if int in kinds else "bool")

@@ -217,7 +217,7 @@ def masked_bound(file, flow: FunctionFlow, count: cst.BaseExpression | None, tes
         if param is not None and flow.context.how != "called":
             role = file.analysis.traced.roles(flow.context).get(param)
             literals = [v for v in (role.literals if role is not None else ()) if isinstance(v, int)]
-            if literals and role is not None and len(literals) == len(role.literals):
+            if literals and role is not None and role.proven and len(literals) == len(role.literals):
                 return max(literals), f"the largest `{param}` the calls in this file pass"
     if test is not None:
         counter = counter_condition(file, flow, test, body)

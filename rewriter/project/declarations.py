@@ -1,0 +1,289 @@
+"""The dependencies a project declares, read from the files that declare them (never executed).
+
+`requirements*.txt` (and `-r` includes), `pyproject.toml` (`[project]` dependencies and extras, PEP 735
+groups, Poetry's table), `setup.py` (`install_requires`/`extras_require` literals, read with `ast`),
+`setup.cfg`, conda environment files, and a notebook's own `%pip install` / `!pip install` lines. Each
+declaration keeps where it was written (`requirements.txt:3`), for the messages that rest on it.
+"""
+from __future__ import annotations
+
+import ast
+import configparser
+import json
+import os
+import shlex
+import tomllib
+from dataclasses import dataclass
+from typing import Iterable, Iterator
+
+from packaging.requirements import InvalidRequirement, Requirement
+from packaging.specifiers import InvalidSpecifier, SpecifierSet
+
+
+@dataclass(frozen=True)
+class Declaration:
+    name: str  # the distribution, normalized (`phiflow`, `tensorflow-cpu`)
+    spec: str  # its PEP 440 specifier set ("" : any version)
+    where: str  # `requirements.txt:3`, relative to the folder the file was read from
+    text: str  # the requirement as written there (`phiflow==2.1.4`)
+
+
+def normalized(name: str) -> str:
+    return name.lower().replace("_", "-").replace(".", "-")
+
+
+def in_folder(folder: str) -> list[Declaration]:
+    """The declarations of the dependency files in `folder` itself (not its subfolders)."""
+    try:
+        entries = sorted(os.listdir(folder))
+    except OSError:
+        return []
+    out: list[Declaration] = []
+    for entry in entries:
+        path = os.path.join(folder, entry)
+        lower = entry.lower()
+        if not os.path.isfile(path):
+            if lower == "requirements" and os.path.isdir(path):  # requirements/base.txt, requirements/dev.txt
+                out += [d for f in sorted(os.listdir(path)) if f.endswith(".txt")
+                        for d in _requirements(os.path.join(path, f), f"{entry}/{f}")]
+            continue
+        if lower.startswith("requirements") and lower.endswith((".txt", ".in")):
+            out += _requirements(path, entry)
+        elif lower == "pyproject.toml":
+            out += _pyproject(path, entry)
+        elif lower == "setup.py":
+            out += _setup_py(path, entry)
+        elif lower == "setup.cfg":
+            out += _setup_cfg(path, entry)
+        elif lower.endswith((".yml", ".yaml")) and ("env" in lower or lower.startswith("conda")):
+            out += _conda(path, entry)
+    return out
+
+
+def in_notebook(path: str) -> list[Declaration]:
+    """`%pip install phiflow==2.2.2` / `!pip install ...` in a notebook's code cells: what it runs with."""
+    try:
+        with open(path, "rb") as f:
+            data = json.loads(f.read() or b"{}")
+    except (OSError, ValueError):
+        return []
+    cells = data.get("cells") if isinstance(data, dict) else None
+    out: list[Declaration] = []
+    for number, cell in enumerate(cells if isinstance(cells, list) else [], start=1):
+        if not isinstance(cell, dict) or cell.get("cell_type") != "code":
+            continue
+        source = cell.get("source", "")
+        text = "".join(source) if isinstance(source, list) else str(source)
+        for line_number, line in enumerate(text.splitlines(), start=1):
+            out += _pip_line(line, f"{os.path.basename(path)}: cell {number}, line {line_number}")
+    return out
+
+
+def _pip_line(line: str, where: str) -> list[Declaration]:
+    stripped = line.strip()
+    if not stripped.startswith(("!", "%")):
+        return []
+    try:
+        words = shlex.split(stripped.lstrip("!%"), comments=True)
+    except ValueError:
+        return []
+    while words and words[0] in ("python", "python3", "-m", "sudo"):
+        words = words[1:]
+    if len(words) < 2 or words[0] not in ("pip", "pip3", "uv") or "install" not in words[1:3]:
+        return []
+    args = words[words.index("install") + 1:]
+    return [d for arg in args if not arg.startswith("-") for d in _parsed(arg, where)]
+
+
+def _parsed(text: str, where: str) -> list[Declaration]:
+    text = text.strip()
+    if not text or text.startswith(("-", "#", "git+", "http:", "https:", "file:", ".", "/")):
+        return []
+    try:
+        requirement = Requirement(text)
+    except InvalidRequirement:
+        return []
+    if requirement.url:
+        return []
+    return [Declaration(normalized(requirement.name), str(requirement.specifier), where, text)]
+
+
+def _requirements(path: str, shown: str, depth: int = 0) -> list[Declaration]:
+    out: list[Declaration] = []
+    for number, line in _lines(path):
+        line = line.split(" #", 1)[0].strip()
+        if line.startswith(("-r ", "--requirement ", "-c ", "--constraint ")) and depth < 4:
+            included = line.split(None, 1)[1].strip()
+            target = os.path.join(os.path.dirname(path), included)
+            out += _requirements(target, os.path.join(os.path.dirname(shown), included).lstrip("/"), depth + 1)
+            continue
+        out += _parsed(line, f"{shown}:{number}")
+    return out
+
+
+def _lines(path: str) -> Iterator[tuple[int, str]]:
+    try:
+        with open(path, encoding="utf-8", errors="replace") as f:
+            lines = f.read().splitlines()
+    except OSError:
+        return
+    joined, start = "", 0
+    for number, line in enumerate(lines, start=1):
+        if not joined:
+            start = number
+        if line.endswith("\\"):
+            joined += line[:-1]
+            continue
+        yield start, joined + line
+        joined = ""
+
+
+def _pyproject(path: str, shown: str) -> list[Declaration]:
+    try:
+        with open(path, "rb") as f:
+            data = tomllib.load(f)
+    except (OSError, tomllib.TOMLDecodeError):
+        return []
+    texts: list[str] = []
+    project = data.get("project", {})
+    if isinstance(project, dict):
+        texts += _strings(project.get("dependencies"))
+        for group in (project.get("optional-dependencies") or {}).values() if isinstance(project.get("optional-dependencies"), dict) else ():
+            texts += _strings(group)
+    groups = data.get("dependency-groups")
+    for group in groups.values() if isinstance(groups, dict) else ():
+        texts += _strings(group)
+    out = [d for text in texts for d in _parsed(text, _line_of(path, shown, text))]
+    poetry = data.get("tool", {}).get("poetry", {}) if isinstance(data.get("tool"), dict) else {}
+    tables = [poetry.get("dependencies")] + [g.get("dependencies") for g in (poetry.get("group") or {}).values()
+                                             if isinstance(g, dict)] if isinstance(poetry, dict) else []
+    for table in tables:
+        for name, value in (table or {}).items() if isinstance(table, dict) else ():
+            version = value.get("version") if isinstance(value, dict) else value
+            spec = _poetry_spec(version) if isinstance(version, str) else None
+            if spec is not None and name.lower() != "python":
+                out.append(Declaration(normalized(name), spec, _line_of(path, shown, name), f"{name} = {version!r}"))
+    return out
+
+
+def _poetry_spec(version: str) -> str | None:
+    """Poetry's `^2.1` / `~2.1` / `2.1.4` / `*` as a PEP 440 specifier set (None: not understood)."""
+    version = version.strip()
+    if version in ("", "*"):
+        return ""
+    if version[0] in "^~" and version[1:2] != "=":
+        parts = version[1:].split(".")
+        if not all(p.isdigit() for p in parts):
+            return None
+        numbers = [int(p) for p in parts]
+        if version[0] == "^":
+            bump = next((i for i, n in enumerate(numbers) if n), len(numbers) - 1)
+        else:
+            bump = min(1, len(numbers) - 1) if len(numbers) > 1 else 0
+        upper = numbers[:bump] + [numbers[bump] + 1]
+        return f">={version[1:]},<{'.'.join(map(str, upper))}"
+    spec = version if version[0] in "<>=!~" else f"=={version}"
+    try:
+        return str(SpecifierSet(spec))
+    except InvalidSpecifier:
+        return None
+
+
+def _strings(value) -> list[str]:
+    return [v for v in value if isinstance(v, str)] if isinstance(value, list) else []
+
+
+def _line_of(path: str, shown: str, text: str) -> str:
+    """`pyproject.toml:12`: the first line of the file that holds `text` (the file itself if none does)."""
+    for number, line in _lines(path):
+        if text in line:
+            return f"{shown}:{number}"
+    return shown
+
+
+def _setup_py(path: str, shown: str) -> list[Declaration]:
+    """`install_requires=[...]` and `extras_require={...: [...]}` of a `setup(...)` call, where they are
+    literals or names bound to literals at module level (the file is read, never run)."""
+    try:
+        with open(path, "rb") as f:
+            tree = ast.parse(f.read())
+    except (OSError, SyntaxError, ValueError):
+        return []
+    bound: dict[str, ast.AST] = {}
+    for statement in tree.body:
+        if isinstance(statement, ast.Assign) and len(statement.targets) == 1 and isinstance(statement.targets[0], ast.Name):
+            bound[statement.targets[0].id] = statement.value
+    out: list[Declaration] = []
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Call) or not (isinstance(node.func, ast.Name) and node.func.id == "setup"
+                                                  or isinstance(node.func, ast.Attribute) and node.func.attr == "setup"):
+            continue
+        for keyword in node.keywords:
+            if keyword.arg not in ("install_requires", "extras_require", "tests_require"):
+                continue
+            value = bound.get(keyword.value.id, keyword.value) if isinstance(keyword.value, ast.Name) else keyword.value
+            for element in _requirement_literals(value, bound):
+                out += _parsed(element.value, f"{shown}:{element.lineno}")
+    return out
+
+
+def _requirement_literals(value: ast.AST, bound: dict[str, ast.AST], depth: int = 0) -> Iterable[ast.Constant]:
+    if depth > 3:
+        return
+    if isinstance(value, ast.Name) and value.id in bound:
+        yield from _requirement_literals(bound[value.id], bound, depth + 1)
+    elif isinstance(value, (ast.List, ast.Tuple, ast.Set)):
+        for element in value.elts:
+            if isinstance(element, ast.Constant) and isinstance(element.value, str):
+                yield element
+    elif isinstance(value, ast.Dict):
+        for element in value.values:
+            yield from _requirement_literals(element, bound, depth + 1)
+    elif isinstance(value, ast.BinOp):  # base + extra
+        yield from _requirement_literals(value.left, bound, depth + 1)
+        yield from _requirement_literals(value.right, bound, depth + 1)
+
+
+def _setup_cfg(path: str, shown: str) -> list[Declaration]:
+    parser = configparser.ConfigParser(interpolation=None)
+    try:
+        parser.read(path, encoding="utf-8")
+    except (configparser.Error, OSError, UnicodeDecodeError):
+        return []
+    texts: list[str] = []
+    if parser.has_option("options", "install_requires"):
+        texts += parser.get("options", "install_requires").splitlines()
+    if parser.has_section("options.extras_require"):
+        for _, value in parser.items("options.extras_require"):
+            texts += value.splitlines()
+    return [d for text in texts if text.strip() for d in _parsed(text, _line_of(path, shown, text.strip()))]
+
+
+def _conda(path: str, shown: str) -> list[Declaration]:
+    """A conda environment file: `dependencies:` of `name=1.2` (conda's "1.2.*"), `name==1.2`, and its `pip:` list."""
+    import yaml
+
+    try:
+        with open(path, encoding="utf-8", errors="replace") as f:
+            data = yaml.safe_load(f)
+    except (OSError, yaml.YAMLError):
+        return []
+    dependencies = data.get("dependencies") if isinstance(data, dict) else None
+    out: list[Declaration] = []
+    for item in dependencies if isinstance(dependencies, list) else ():
+        if isinstance(item, dict):
+            for text in _strings(item.get("pip")):
+                out += _parsed(text, _line_of(path, shown, text))
+        elif isinstance(item, str):
+            out += _parsed(_conda_spec(item), _line_of(path, shown, item))
+    return out
+
+
+def _conda_spec(text: str) -> str:
+    """conda's `jax=0.4.6` (0.4.6.*) and `jax=0.4.6=py39_0` (a build) as pip's `jax==0.4.6.*`."""
+    text = text.split("::")[-1].strip()
+    name, sep, rest = text.partition("=")
+    if not sep or rest.startswith("="):
+        return text.replace(" ", "")
+    version = rest.split("=")[0].strip()
+    return f"{name.strip()}=={version}" + ("" if version.endswith("*") else ".*")

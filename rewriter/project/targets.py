@@ -1,0 +1,292 @@
+"""The library versions a project targets, which are not the ones installed next to this tool.
+
+The API facts (`rewriter/analysis/_installed.py`) and the migration table describe the versions the
+tool was built against. A project may ship its own copy of a library (a vendored `phi/` shadows the
+installed PhiFlow for every module of the project), pin an older release (`phiflow==2.1.4`), run in an
+interpreter of its own, or say what it targets (`target-versions`). A decision that rests on a
+version-specific fact holds only where the project provably runs a version that has it; elsewhere it
+is "cannot tell", and the finding names the evidence (`requirements.txt:1 pins phiflow==2.1.4`).
+
+Evidence, strongest first: an explicit setting; a copy of the library inside the project; the
+interpreter named with `--python`; the nearest declaration above the file (a notebook's own
+`%pip install` first); the activated environment (`$VIRTUAL_ENV`, `$CONDA_PREFIX`). With none, the
+versions the facts were read from are assumed.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import subprocess
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Mapping
+
+from packaging.specifiers import InvalidSpecifier, SpecifierSet
+from packaging.version import InvalidVersion, Version
+
+from . import declarations
+
+# Import roots of the libraries whose versions matter -> the distributions that install them.
+DISTRIBUTIONS: dict[str, tuple[str, ...]] = {
+    "phi": ("phiflow",),
+    "phiml": ("phiml",),
+    "jax": ("jax",),
+    "equinox": ("equinox",),
+    "diffrax": ("diffrax",),
+    "torch": ("torch",),
+    "tensorflow": ("tensorflow", "tensorflow-cpu", "tensorflow-gpu", "tf-nightly", "tensorflow-macos", "intel-tensorflow"),
+}
+_ROOT_OF = {dist: root for root, dists in DISTRIBUTIONS.items() for dist in dists}
+# Folders never searched for a project's own copy of a library, nor for declarations.
+_SKIPPED = frozenset({".git", ".hg", ".svn", "node_modules", "site-packages", "dist-packages", "__pycache__", ".tox",
+                      ".nox", ".mypy_cache", ".pytest_cache", ".phiml-rewrite-cache", "build", "dist"})
+_LOCAL_DEPTH = 3  # a project's own copy of a library: `phi/`, `src/phi/`, `PhiFlow/phi/`
+
+
+def root_of(name: str) -> str | None:
+    """`phi` for `phiflow` or `phi`; None for a library this module does not know."""
+    name = declarations.normalized(name)
+    return name if name in DISTRIBUTIONS else _ROOT_OF.get(name)
+
+
+@dataclass(frozen=True)
+class Target:
+    """What the project runs of one library."""
+
+    root: str  # import root: "phi"
+    spec: str  # PEP 440 specifier set of the versions it may run ("" : any, or a local copy)
+    evidence: str  # "requirements.txt:1 pins phiflow==2.1.4"
+    local: bool = False  # the project ships its own copy, which shadows any installed one
+
+
+@dataclass(frozen=True)
+class Targets:
+    """The targets of one file's project: at most one per import root (the strongest evidence)."""
+
+    found: tuple[Target, ...] = ()
+
+    def of(self, root: str) -> Target | None:
+        return next((t for t in self.found if t.root == root), None)
+
+    def at_least(self, root: str, version: str) -> str:
+        """"" when every version of `root` the project may run is `version` or newer (or nothing says
+        otherwise: the versions the facts were read from are assumed); else why that cannot be told."""
+        target = self.of(root)
+        if target is None:
+            return ""
+        if target.local:
+            return target.evidence
+        low, high = _bounds(target.spec)
+        wanted = Version(version)
+        if low is not None and low >= wanted:
+            return ""
+        if low is None and high is None:
+            return ""  # any version: what an install picks today
+        return f"{target.evidence}, older than {version}" if high is not None and high <= wanted else target.evidence
+
+    def differs(self, root: str, installed: str | None) -> str:
+        """Why the facts read from the installed `root` (`installed`) may not hold for the project ("" when they do)."""
+        if installed is None:
+            return ""
+        release = Version(installed).release
+        return self.at_least(root, ".".join(map(str, release[:2])))
+
+    def digest(self) -> str:
+        return hashlib.sha256(json.dumps([list(t.__dict__.values()) for t in self.found]).encode()).hexdigest()[:16]
+
+
+def _bounds(spec: str) -> tuple[Version | None, Version | None]:
+    """The lowest version a specifier set admits, and the version below which every admitted one lies
+    (None: unbounded on that side)."""
+    try:
+        specifiers = SpecifierSet(spec)
+    except InvalidSpecifier:
+        return None, None
+    low = high = None
+    for s in specifiers:
+        text = s.version.removesuffix(".*")
+        try:
+            v = Version(text)
+        except InvalidVersion:
+            continue
+        if s.operator in ("==", "===", ">=", ">", "~="):
+            low = v if low is None or v > low else low
+        if s.operator in ("==", "==="):
+            high = v if high is None or v < high else high
+        if s.operator in ("<", "<="):
+            high = v if high is None or v < high else high
+    return low, high
+
+
+@dataclass(frozen=True)
+class Setting:
+    """What the user says of the project's targets: `target-versions` / `--target-version`, `python` / `--python`."""
+
+    versions: tuple[tuple[str, str], ...] = ()  # (distribution or import root, version)
+    python: str | None = None  # an interpreter whose installed packages are the project's
+    where: str = "--target-version"
+
+
+class TargetReader:
+    """Reads, once per folder, the evidence for the files of one project."""
+
+    def __init__(self, root: str, setting: Setting = Setting(), environ: Mapping[str, str] | None = None) -> None:
+        self.root = os.path.abspath(root)
+        self.setting = setting
+        self.environ = os.environ if environ is None else environ
+        self._folders: dict[str, tuple[Target, ...]] = {}
+        self._fixed: tuple[Target, ...] | None = None
+        self._activated: tuple[Target, ...] | None = None
+
+    def for_file(self, path: str) -> Targets:
+        found = {t.root: t for t in self._weakest()}
+        folder = os.path.dirname(os.path.abspath(path))
+        for target in self._declared(folder):
+            found[target.root] = target
+        if path.endswith(".ipynb"):
+            for target in _targets(declarations.in_notebook(path), "installs"):
+                found[target.root] = target
+        for target in self._strongest():
+            found[target.root] = target
+        return Targets(tuple(found[k] for k in sorted(found)))
+
+    # -- evidence -------------------------------------------------------------------------------
+    def _strongest(self) -> tuple[Target, ...]:
+        """The explicit setting, the project's own copies, the named interpreter (weakest of the three first)."""
+        if self._fixed is None:
+            found: dict[str, Target] = {}
+            if self.setting.python:
+                for target in interpreter_targets(self.setting.python):
+                    found[target.root] = target
+            for target in local_copies(self.root):
+                found[target.root] = target
+            for name, version in self.setting.versions:
+                root = root_of(name)
+                if root is not None:
+                    found[root] = Target(root, f"=={version}", f"{self.setting.where} {name}={version}")
+            self._fixed = tuple(found.values())
+        return self._fixed
+
+    def _weakest(self) -> tuple[Target, ...]:
+        """The activated environment's versions, when the user activated one."""
+        if self._activated is None:
+            prefix = self.environ.get("VIRTUAL_ENV") or self.environ.get("CONDA_PREFIX")
+            self._activated = environment_targets(prefix, "the activated environment") if prefix else ()
+        return self._activated
+
+    def _declared(self, folder: str) -> tuple[Target, ...]:
+        """The nearest declaration of each library, from `folder` up to the project's root."""
+        if folder in self._folders:
+            return self._folders[folder]
+        inside = folder == self.root or folder.startswith(self.root + os.sep)
+        parent = os.path.dirname(folder)
+        above = self._declared(parent) if inside and folder != self.root and parent != folder else ()
+        here = {t.root: t for t in above}
+        if inside:
+            for target in _targets(declarations.in_folder(folder), "pins", os.path.relpath(folder, self.root)):
+                here[target.root] = target
+        self._folders[folder] = tuple(here.values())
+        return self._folders[folder]
+
+
+def _targets(found: list[declarations.Declaration], verb: str, folder: str = ".") -> list[Target]:
+    """One target per library from a folder's (or notebook's) declarations: where a library is declared
+    more than once (a base list and an extra), every version any of them admits."""
+    by_root: dict[str, list[declarations.Declaration]] = {}
+    for declaration in found:
+        root = root_of(declaration.name)
+        if root is not None:
+            by_root.setdefault(root, []).append(declaration)
+    out = []
+    for root, group in by_root.items():
+        constrained = [d for d in group if d.spec]
+        if not constrained:
+            continue  # declared without a version: what an install picks today
+        lows = [_bounds(d.spec)[0] for d in constrained]
+        weakest = constrained[0] if any(v is None for v in lows) else constrained[lows.index(min(lows))]
+        where = weakest.where if folder == "." else os.path.join(folder, weakest.where)
+        out.append(Target(root, weakest.spec, f"{where} {verb} {weakest.text}"))
+    return out
+
+
+@lru_cache(maxsize=None)
+def local_copies(root: str) -> tuple[Target, ...]:
+    """The libraries the project ships a copy of: a package folder named like one (`phi/__init__.py`),
+    up to three folders deep, outside virtual environments. Python finds it before the installed one
+    wherever the project runs (its folder on `sys.path`), so every fact about the installed library is moot."""
+    found: dict[str, Target] = {}
+    stack = [(root, 0)]
+    while stack:
+        folder, depth = stack.pop()
+        try:
+            entries = sorted(os.scandir(folder), key=lambda e: e.name)
+        except OSError:
+            continue
+        if any(e.name == "pyvenv.cfg" for e in entries):
+            continue  # a virtual environment inside the project: its packages are installed ones
+        for entry in entries:
+            if not entry.is_dir(follow_symlinks=False) or entry.name in _SKIPPED or entry.name.startswith("."):
+                continue
+            if entry.name in DISTRIBUTIONS and entry.name not in found \
+                    and os.path.isfile(os.path.join(entry.path, "__init__.py")):
+                shown = os.path.relpath(entry.path, root)
+                version = _version_file(entry.path)
+                evidence = f"the project ships its own `{entry.name}` ({shown}/{f', version {version}' if version else ''})"
+                # Its version file says which release it is (PhiFlow's own repository, or a copy of one):
+                # that release's facts are what the project runs. Without one, nothing can be told.
+                found[entry.name] = Target(entry.name, f"=={version}", evidence) if version \
+                    else Target(entry.name, "", evidence, local=True)
+            elif depth + 1 < _LOCAL_DEPTH:
+                stack.append((entry.path, depth + 1))
+    return tuple(found[k] for k in sorted(found))
+
+
+def _version_file(package: str) -> str:
+    """PhiFlow keeps its version in `phi/VERSION` (others in `__init__.py`'s `__version__`, not read); "" if
+    there is none, or it is no version."""
+    try:
+        with open(os.path.join(package, "VERSION"), encoding="utf-8") as f:
+            text = f.read().strip()[:40]
+        Version(text)
+        return text
+    except (OSError, InvalidVersion):
+        return ""
+
+
+def environment_targets(prefix: str, shown: str) -> tuple[Target, ...]:
+    """The versions installed in an environment, read from its `*.dist-info` metadata (nothing imported)."""
+    import glob
+
+    folders = glob.glob(os.path.join(prefix, "lib", "python*", "site-packages")) + \
+        glob.glob(os.path.join(prefix, "Lib", "site-packages"))
+    return _installed_in(tuple(folders), shown)
+
+
+@lru_cache(maxsize=None)
+def interpreter_targets(python: str) -> tuple[Target, ...]:
+    """The versions installed for the interpreter `python` (its `sys.path`, asked of it once)."""
+    try:
+        done = subprocess.run([python, "-c", "import json, sys; print(json.dumps(sys.path))"], capture_output=True,
+                              text=True, timeout=60, check=True)
+        paths = tuple(p for p in json.loads(done.stdout) if p and os.path.isdir(p))
+    except (OSError, subprocess.SubprocessError, ValueError):
+        raise TargetError(f"--python {python}: cannot run it to read its packages") from None
+    return _installed_in(paths, f"the interpreter {python}")
+
+
+class TargetError(Exception):
+    """A setting about the project's targets that cannot be used; the message names it."""
+
+
+@lru_cache(maxsize=None)
+def _installed_in(paths: tuple[str, ...], shown: str) -> tuple[Target, ...]:
+    from importlib.metadata import distributions
+
+    found: dict[str, Target] = {}
+    for distribution in distributions(path=list(paths)):
+        name = distribution.metadata["Name"] or ""
+        root = root_of(name)
+        if root is not None and root not in found:
+            found[root] = Target(root, f"=={distribution.version}", f"{shown} has {name} {distribution.version}")
+    return tuple(found[k] for k in sorted(found))

@@ -1,0 +1,83 @@
+"""What one file's analysis must know of the user's world beyond its own code.
+
+Two things a file cannot say about itself: which versions of the libraries its project runs
+(targets.py), and whether code outside the run may call its functions. A public function of a module
+in a package the project distributes (a `pyproject.toml` with `[project]`, a `setup.py`, a
+`setup.cfg`) is importable by code nobody handed us, and so is one of a package analysed without the
+project index: what the calls we see pass it proves nothing about those others
+(analysis/callsites.py). A script, a notebook, or a package of a project that is not installable has
+no callers but the ones in the project, which the index reads.
+"""
+from __future__ import annotations
+
+import hashlib
+import os
+import tomllib
+from dataclasses import dataclass, field
+
+from .targets import Setting, TargetReader, Targets
+
+
+@dataclass(frozen=True)
+class World:
+    targets: Targets = field(default_factory=Targets)
+    # Why the module's public functions may have callers outside the run ("" : every caller is in the project)
+    open_module: str = ""
+
+    def digest(self) -> str:
+        return hashlib.sha256(f"{self.targets.digest()}|{self.open_module}".encode()).hexdigest()[:16]
+
+
+class WorldReader:
+    """Each file's World, for one run: readers and answers are kept per project root and folder."""
+
+    def __init__(self, setting: Setting = Setting(), index=None, environ=None) -> None:
+        self.setting = setting
+        self.index = index
+        self.environ = environ
+        self._readers: dict[str, TargetReader] = {}
+        self._distributed: dict[str, str] = {}
+        self._worlds: dict[tuple[str, str | None], World] = {}
+
+    def __call__(self, path: str, root: str | None = None) -> World:
+        found = self._worlds.get((path, root))
+        if found is None:
+            found = self._worlds[(path, root)] = self._read(path, root)
+        return found
+
+    def _read(self, path: str, root: str | None) -> World:
+        from .index import module_name, project_root
+
+        root = os.path.abspath(root or (self.index.root if self.index is not None else project_root(path)))
+        reader = self._readers.get(root)
+        if reader is None:
+            reader = self._readers[root] = TargetReader(root, self.setting, self.environ)
+        return World(reader.for_file(path), self._open_module(path, root, module_name))
+
+    def _open_module(self, path: str, root: str, module_name) -> str:
+        if path.endswith(".ipynb"):
+            return ""
+        module, package = module_name(path)
+        if "." not in module and not package:
+            return ""  # a script: imported only by name, from its own folder, by files the index reads
+        if self.index is None:
+            return f"`{module}` is part of a package, analysed without the project index"
+        if root not in self._distributed:
+            self._distributed[root] = _distribution(root)
+        found = self._distributed[root]
+        return f"`{module}` is in a package that {found} makes installable" if found else ""
+
+
+def _distribution(root: str) -> str:
+    """The file that makes the project installable (`pyproject.toml`'s `[project]`, `setup.py`, `setup.cfg`),
+    as messages name it; "" when there is none."""
+    for name in ("setup.py", "setup.cfg"):
+        if os.path.isfile(os.path.join(root, name)):
+            return name
+    try:
+        with open(os.path.join(root, "pyproject.toml"), "rb") as f:
+            data = tomllib.load(f)
+    except (OSError, tomllib.TOMLDecodeError):
+        return ""
+    tool = data.get("tool") if isinstance(data.get("tool"), dict) else {}
+    return "pyproject.toml" if "project" in data or "poetry" in tool else ""
