@@ -131,9 +131,9 @@ def module_node(dotted_name: str) -> cst.Attribute | cst.Name:
 
 # How messages name the libraries whose releases a fix needs.
 DISTRIBUTION = {"phi": "PhiFlow", "phiml": "PhiML", "jax": "jax", "equinox": "equinox", "diffrax": "diffrax"}
-# What the tables' resolution of a star import or a `phi.<backend>.flow.math` spelling rests on: PhiFlow 3's
-# `phi.flow` (its `math` is phiml.math). A project on PhiFlow 2 has its own `phi.math` there.
-PHIFLOW_3 = (("phi", "3.0"),)
+# What the tables' resolution of a star import or a `phi.<backend>.flow.math` spelling rests on: PhiFlow 3.4's
+# `phi.flow` (its `math` is phiml.math). A project on an older PhiFlow has `phi.math` there.
+PHIFLOW_3 = (("phi", "3.4.0"),)  # `math` of `phi.flow` is phiml.math from 3.4 (phi.math before)
 
 
 def unavailable(file, requires) -> str:

@@ -57,6 +57,7 @@ FUNCTIONAL_GRADIENT: tuple[Migration, ...] = (
         status=Status.REMOVED,
         since="PhiML 1.0-1.16: never part of phiml.math",
         why=_FG_WHY,
+        requires=(("phiml", "1.0.0"),),
     ),
     Migration(
         source="phi.math.functional_gradient",
@@ -65,14 +66,17 @@ FUNCTIONAL_GRADIENT: tuple[Migration, ...] = (
         status=Status.ALIAS,
         since="phiflow 3.4: `functional_gradient = gradient`",
         why=_FG_WHY,
+        # PhiFlow 1.x's `math.gradient` is the spatial gradient of a grid; 2.2-2.4's is `jacobian`
+        requires=(("phi", "2.5.0"),),
     ),
     Migration(
         source="phiml.functional_gradient",
         target="phiml.gradient",
         safety=Safety.SAFE,
         status=Status.ALIAS,
-        since="phiml 1.16: `gradient as functional_gradient`",
+        since="phiml 1.13: `gradient as functional_gradient`",
         why=_FG_WHY,
+        requires=(("phiml", "1.13.0"),),
     ),
     *(Migration(
           source=f"{m}.functional_gradient",
@@ -81,9 +85,12 @@ FUNCTIONAL_GRADIENT: tuple[Migration, ...] = (
           status=Status.ALIAS,
           since="phiflow 3.4 re-exports phiml's alias",
           why=_FG_WHY,
+          requires=(("phi", "3.0.0"),),  # `phi.flow` exports `gradient` from 3.0
       )
       for m in ("phi.flow", "phi.jax.flow", "phi.torch.flow", "phi.tf.flow")),
 )
+# `wrt` given by parameter names: PhiFlow from 2.2.1 (positions only before), every phiml.
+WRT_BY_NAME_SINCE = (("phi", "2.2.1"),)
 # Gradient functions whose `wrt` given by position is deprecated in the installed phiml (SyntaxWarning
 # "Specifying wrt by position is deprecated"): positions are mapped to parameter names.
 GRADIENT_FUNCTIONS = frozenset({
@@ -92,6 +99,9 @@ GRADIENT_FUNCTIONS = frozenset({
 })
 
 # --- PML602 phi-math-alias ------------------------------------------------------------------------
+# The first PhiFlow whose `phi.math` has each target with the meaning the alias gives it (read in every release's
+# source): before 2.4 `divide_no_nan` was its own function and `safe_div` absent; likewise 2.2 for `is_finite`.
+_PHI_TARGET_SINCE = {"safe_div": "2.4.0", "is_finite": "2.2.0", "vec_length": "2.1.0"}
 _ALIASES = {  # phi.math 3.4 keeps these four names as aliases of phiml.math functions (phi/math/__init__.py)
     "divide_no_nan": "safe_div",
     "isfinite": "is_finite",
@@ -105,6 +115,7 @@ PHI_MATH: tuple[Migration, ...] = (
           status=Status.REMOVED,
           since="PhiML 1.0-1.16: a PhiFlow 2 name phiml.math never had",
           why=f"phiflow 3.4 defines `phi.math.{old} = {new}`: the same function",
+          requires=(("phiml", "1.0.0"),),
       ) for old, new in _ALIASES.items()),
     *(Migration(
           source=f"phi.math.{old}",
@@ -113,6 +124,7 @@ PHI_MATH: tuple[Migration, ...] = (
           status=Status.ALIAS,
           since=f"phiflow 3.4: `{old} = {new}`",
           why=f"phiflow 3.4 defines `phi.math.{old} = {new}`: the same function",
+          requires=(("phi", _PHI_TARGET_SINCE[new]),),
       ) for old, new in _ALIASES.items()),
     *(Migration(
           source=f"{m}.unpack_dims",
@@ -122,22 +134,24 @@ PHI_MATH: tuple[Migration, ...] = (
           since="PhiFlow 2.3",
           why="PhiFlow 2.2 exported `unpack_dim as unpack_dims` (the same function); PhiFlow 2.0-2.1 had a separate "
               "`unpack_dims(value, dim, unpacked_dims)` whose Shape argument `unpack_dim` also accepts",
+          requires=(("phiml", "1.0.0"),) if m == "phiml.math" else (("phi", "2.2.0"),),
       ) for m in ("phiml.math", "phi.math")),
     *(Migration(
           source=f"{m}.degrees",
           target=f"{m}.degrees_to_radians",
           safety=Safety.UNSAFE,
           status=Status.REMOVED,
-          since="PhiFlow 2.5",
-          why="PhiFlow 2.1-2.4 `degrees(deg)` converted degrees to radians with pi = 3.1415; `degrees_to_radians` uses "
-              "the exact pi (results differ by ~3e-5 relative)",
+          since="phiml 1.1",
+          why="PhiFlow 2.1-2.4 and phiml 1.0 `degrees(deg)` converted degrees to radians with pi = 3.1415; "
+              "`degrees_to_radians` uses the exact pi (results differ by ~3e-5 relative)",
+          requires=(("phiml", "1.1.0"),) if m == "phiml.math" else (("phi", "3.0.0"),),
       ) for m in ("phiml.math", "phi.math")),
     *(Migration(
           source=f"{m}.transpose",
           target=None,
           safety=Safety.DISPLAY,
           status=Status.REMOVED,
-          since="PhiFlow 2.5",
+          since="phiml 1.10",
           why="PhiFlow 2 `transpose(x, axes)` reordered a native tensor (a no-op for PhiML tensors): use the backend's "
               "transpose on native tensors, or nothing (PhiML dims are named)",
       ) for m in ("phiml.math", "phi.math")),
@@ -172,6 +186,7 @@ JAX_TREE: tuple[Migration, ...] = (
           status=Status.REMOVED,
           since="jax 0.6.0",
           why=_TREE_WHY.format(old=old, util=old, new=new),
+          requires=(("jax", "0.4.31" if new == "transpose" else "0.4.25"),),  # the `jax.tree` module
       )
       for old, new in (("tree_map", "map"), ("tree_leaves", "leaves"), ("tree_flatten", "flatten"),
                        ("tree_unflatten", "unflatten"), ("tree_structure", "structure"), ("tree_transpose", "transpose"))),
@@ -191,6 +206,7 @@ JAX_TREE: tuple[Migration, ...] = (
         status=Status.REMOVED,
         since="jax 0.3.16",
         why="`tree_multimap` was a deprecated alias forwarding to `tree_map` (CHANGELOG 0.3.16: \"a direct replacement\")",
+        requires=(("jax", "0.4.25"),),
     ),
     Migration(
         source="jax.tree_util.tree_multimap",
@@ -199,13 +215,14 @@ JAX_TREE: tuple[Migration, ...] = (
         status=Status.REMOVED,
         since="jax 0.3.16",
         why="`tree_multimap` was a deprecated alias forwarding to `tree_map` (CHANGELOG 0.3.16: \"a direct replacement\")",
+        requires=(("jax", "0.2.13"),),  # `tree_map` of several trees
     ),
     Migration(
         source="jax.tree_util.build_tree",
         target=None,
         safety=Safety.DISPLAY,
         status=Status.REMOVED,
-        since="jax 0.6.0 deprecated, removed by 0.10",
+        since="jax 0.6.0 deprecated, removed 0.7.0",
         why="`build_tree(treedef, xs)` took a nested structure of children: rebuild with `jax.tree.unflatten(treedef, leaves)`",
     ),
     Migration(
@@ -274,6 +291,7 @@ JAX_REMOVED: tuple[Migration, ...] = (
         safety=Safety.UNSAFE,
         status=Status.REMOVED,
         since="jax 0.4.24",
+        requires=(("jax", "0.4.26"),),
         why="a separate implementation of the same trapezoid rule (same parameters y, x, dx, axis): results may differ in rounding",
     ),
     Migration(
@@ -301,6 +319,7 @@ JAX_REMOVED: tuple[Migration, ...] = (
         why="`jax.Array` is the array type (use it in annotations; "
             "`isinstance` differs: `jax.Array` also matches tracers)",
         annotation_only=True,
+        requires=(("jax", "0.3.19"),),
     ),
     *(Migration(
           source=f"jax.random.{old}",
@@ -311,13 +330,14 @@ JAX_REMOVED: tuple[Migration, ...] = (
           why="CHANGELOG 0.4.16: \"Use jax.Array for annotations, and jax.dtypes.issubdtype(arr.dtype, jax.dtypes.prng_key) "
               "for runtime detection of typed prng keys\"",
           annotation_only=True,
+          requires=(("jax", "0.3.19"),),
       ) for old in ("KeyArray", "PRNGKeyArray")),
     Migration(
         source="jax.abstract_arrays.ShapedArray",
         target="jax.core.ShapedArray",
         safety=Safety.SAFE,
         status=Status.REMOVED,
-        since="jax 0.4.17",
+        since="jax 0.4.16",
         why="`jax.abstract_arrays.ShapedArray` was `jax._src.core.ShapedArray`, which `jax.core.ShapedArray` is",
     ),
     *(Migration(
@@ -327,6 +347,7 @@ JAX_REMOVED: tuple[Migration, ...] = (
           status=Status.REMOVED,
           since="jax 0.8.2 deprecated, removed 0.10.0",
           why=f"`jax.ad_checkpoint.{old}` was `jax._src.ad_checkpoint.checkpoint`, which `jax.checkpoint` is",
+          requires=(("jax", "0.3.17"),),  # the same implementation from 0.3.17
       ) for old in ("checkpoint", "remat")),
     Migration(
         source="jax.lax.tie_in",
@@ -345,6 +366,7 @@ JAX_REMOVED: tuple[Migration, ...] = (
         since="jax 0.8.0 (\"Please use jax.jit instead\")",
         why="both build the same jit wrapper, but `pjit` also picks up shardings from an enclosing `with mesh:` "
             "(`use_resource_env=True`), and `jax.jit` takes everything after the function by keyword only",
+        requires=(("jax", "0.4.36"),),  # every pjit keyword (`compiler_options` last) is also `jax.jit`'s
     ),
     Migration(
         source="jax.experimental.host_callback",
@@ -360,7 +382,7 @@ JAX_REMOVED: tuple[Migration, ...] = (
         target=None,
         safety=Safety.DISPLAY,
         status=Status.REMOVED,
-        since="jax 0.4.17",
+        since="jax 0.4.17 (its `ShapedArray` in 0.4.16)",
         why="use `jax.core.ShapedArray`",
         module=True,
     ),
@@ -383,7 +405,9 @@ JAX_REMOVED: tuple[Migration, ...] = (
     ),
 )
 
-# Positional parameters of the deprecated pjit after `fun`, in order: `jax.jit` takes them by keyword only.
+# Positional parameters of the deprecated pjit after `fun`, in order (from jax 0.8.2: before it, the 11th was
+# `abstracted_axes`): `jax.jit` takes them by keyword only.
+PJIT_POSITIONS_SINCE = (("jax", "0.8.2"),)
 PJIT_PARAMETERS = ("in_shardings", "out_shardings", "static_argnums", "static_argnames", "donate_argnums",
                    "donate_argnames", "keep_unused", "device", "backend", "inline", "compiler_options")
 
@@ -408,6 +432,7 @@ REMOVED_KEYWORDS: tuple[KeywordMigration, ...] = (
         since="PhiFlow 2.3",
         why="PhiFlow 2.0-2.2 documented both as the tolerance max(relative_tolerance * norm(y), absolute_tolerance); "
             "the installed `Solve` documents rel_tol/abs_tol with the same formula",
+        requires=(("phi", "2.3.0"),),
     ),
     KeywordMigration(
         function="phiml.math.Solve",
@@ -416,6 +441,7 @@ REMOVED_KEYWORDS: tuple[KeywordMigration, ...] = (
         since="PhiFlow 2.3",
         why="PhiFlow 2.0-2.2 documented both as the tolerance max(relative_tolerance * norm(y), absolute_tolerance); "
             "the installed `Solve` documents rel_tol/abs_tol with the same formula",
+        requires=(("phi", "2.3.0"),),
     ),
     KeywordMigration(
         function="phiml.math.solve_linear",
@@ -426,6 +452,7 @@ REMOVED_KEYWORDS: tuple[KeywordMigration, ...] = (
             "`*f_args` and unpacks a single tuple argument (`f_args[0] if len(f_args) == 1 and isinstance(f_args[0], "
             "tuple)`), so the same tuple passed by position calls `f(x, *f_args)` again; by keyword it would be "
             "handed to `f` as a keyword argument named `f_args`",
+        requires=(("phi", "2.3.0"),),
     ),
     KeywordMigration(
         function="phiml.math.iterate",
@@ -433,6 +460,7 @@ REMOVED_KEYWORDS: tuple[KeywordMigration, ...] = (
         new="map_function",
         since="PhiML 1.6",
         why="the parameter was renamed; position and meaning are unchanged",
+        requires=(("phiml", "1.6.0"), ("phi", "3.0.0")),
     ),
 )
 # Functions whose old and installed signatures were compared and have no removed keyword at all.

@@ -9,8 +9,8 @@ from rewriter.analysis.ast_names import dotted
 from rewriter.codemod import Example, Replace, Unchanged, dedented
 from rewriter.findings import Safety, Severity
 
-from ._migration import TableMigration, int_literal, resolve, unpacks
-from ._migration_rows import FUNCTIONAL_GRADIENT, GRADIENT_FUNCTIONS
+from ._migration import PHIFLOW_3, TableMigration, int_literal, resolve, unpacks
+from ._migration_rows import FUNCTIONAL_GRADIENT, GRADIENT_FUNCTIONS, WRT_BY_NAME_SINCE
 
 
 class FunctionalGradient(TableMigration):
@@ -145,7 +145,8 @@ class FunctionalGradient(TableMigration):
             return
         new = _named(wrt_arg.value, params)
         self.report(wrt_arg.value, message, edits=[Replace(wrt_arg.value, new)], severity=Severity.INFO,
-                    fix_description=f"name the parameters it selects: `wrt={self.file.module.code_for_node(new)}`")
+                    fix_description=f"name the parameters it selects: `wrt={self.file.module.code_for_node(new)}`",
+                    requires=(*WRT_BY_NAME_SINCE, *(PHIFLOW_3 if self._through_phiflow_3(call.func) else ())))
 
     def _parameters(self, expr: cst.BaseExpression) -> list[str] | None:
         """The positional parameter names of an undecorated def or lambda `expr` denotes, in order."""

@@ -7,7 +7,7 @@ from rewriter.codemod import Example, Replace, Unchanged, dedented
 from rewriter.findings import Safety, Severity
 
 from ._migration import TableMigration, resolve
-from ._migration_rows import JAX_REMOVED, PJIT_PARAMETERS
+from ._migration_rows import JAX_REMOVED, PJIT_PARAMETERS, PJIT_POSITIONS_SINCE
 from ._shared import replacement_in_place
 
 _PURE = (cst.Name, cst.Integer, cst.Float, cst.Imaginary, cst.SimpleString)
@@ -166,4 +166,5 @@ class JaxRemovedApi(TableMigration):
                  for i, a in enumerate(extra)]
         names = ", ".join(f"`{n}`" for n in PJIT_PARAMETERS[: len(extra)])
         self.report(call, "`pjit` options given by position, which `jax.jit` accepts only by keyword", edits=edits,
-                    safety=Safety.SAFE, severity=Severity.WARNING, fix_description=f"pass {names} by keyword (the same call)")
+                    safety=Safety.SAFE, severity=Severity.WARNING, fix_description=f"pass {names} by keyword (the same call)",
+                    requires=PJIT_POSITIONS_SINCE)

@@ -124,7 +124,7 @@ class RemovedKeyword(CallCollector):
                             note=f"not rewritten: `{m.new}` is passed too")
                 continue
             self.report(arg.keyword, message, edits=[Replace(arg.keyword, cst.Name(m.new))],
-                        fix_description=f"rename `{m.old}=` to `{m.new}=`")
+                        fix_description=f"rename `{m.old}=` to `{m.new}=`", requires=m.requires)
 
     def _solve(self, call: cst.Call) -> None:
         self._rename(call, "phiml.math.Solve")
@@ -174,7 +174,8 @@ class RemovedKeyword(CallCollector):
                 comma = last_comma
             args.append(a.with_changes(comma=comma))
         self.report(arg, message, edits=[Replace(call, call.with_changes(args=args))],
-                    fix_description="pass `f_args` by position, unpacked into `f(x, *f_args)` as in PhiFlow 2")
+                    fix_description="pass `f_args` by position, unpacked into `f(x, *f_args)` as in PhiFlow 2",
+                    requires=m.requires)
 
     def _builtin_tuple(self, node: cst.CSTNode) -> bool:
         scope = self.file.analysis.names.scope(node)

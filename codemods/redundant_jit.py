@@ -275,8 +275,11 @@ class RedundantJit(Codemod):
         if carried:
             return f"a jit with arguments is more than a compilation: {carried}"
         effect = next((e for e in map(_effects, functions) if e), "")
+        if effect == "print":
+            return "it calls `print`, which runs once per trace: the inner jit's cached trace prints fewer times"
         if effect:
-            return f"it calls `{effect}`, which runs once per trace: a separately compiled, cached inner trace runs it fewer times"
+            return (f"it calls `{effect}`: effects may be ordered or eliminated otherwise once its jit is inlined "
+                    "into the outer program")
         if statement:
             return "its result is not used: the call is made for what compiling it does"
         traced = self.file.analysis.traced
@@ -284,8 +287,8 @@ class RedundantJit(Codemod):
             for arg in call.args:
                 value = traced.value_anywhere(arg.value)
                 if value is None or not value.traced:
-                    return (f"`{self.file.code(arg.value).strip()}` may be a Python value here: the inner jit traces it "
-                            "(a trace per value, computed in the array's precision), the plain function computes with it as it is")
+                    return (f"`{self.file.code(arg.value).strip()}` may be a Python value here: the inner jit makes it a "
+                            "tracer, the plain function would compute with the Python value")
         return ""
 
     def _only_called(self, fn: cst.FunctionDef) -> bool:

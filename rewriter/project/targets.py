@@ -83,7 +83,7 @@ class Targets:
             return ""
         if low is None and high is None:
             return ""  # any version: what an install picks today
-        return f"{target.evidence}, older than {version}" if high is not None and high <= wanted else target.evidence
+        return target.evidence
 
     def differs(self, root: str, installed: str | None) -> str:
         """Why the facts read from the installed `root` (`installed`) may not hold for the project ("" when they do)."""
