@@ -14,6 +14,7 @@ from typing import ClassVar, Sequence
 
 import libcst as cst
 
+from rewriter.analysis.compilers import LIBRARY_NAMES
 from rewriter.analysis.names import dotted
 from rewriter.codemod import Codemod, Replace
 from rewriter.emit.spelling import Spelling
@@ -129,8 +130,6 @@ def module_node(dotted_name: str) -> cst.Attribute | cst.Name:
 
 # --- the table-driven codemod ---------------------------------------------------------------------
 
-# How messages name the libraries whose releases a fix needs.
-DISTRIBUTION = {"phi": "PhiFlow", "phiml": "PhiML", "jax": "jax", "equinox": "equinox", "diffrax": "diffrax"}
 # What the tables' resolution of a star import or a `phi.<backend>.flow.math` spelling rests on: PhiFlow 3.4's
 # `phi.flow` (its `math` is phiml.math). A project on an older PhiFlow has `phi.math` there.
 PHIFLOW_3 = (("phi", "3.4.0"),)  # `math` of `phi.flow` is phiml.math from 3.4 (phi.math before)
@@ -145,7 +144,7 @@ def unavailable(file, requires) -> str:
     for root, version in requires:
         why = world.targets.at_least(root, version)
         if why:
-            return f"{why}; the fix needs {DISTRIBUTION.get(root, root)} {version} or newer"
+            return f"{why}; the fix needs {LIBRARY_NAMES.get(root, root)} {version} or newer"
     return ""
 
 
@@ -157,6 +156,7 @@ class CallCollector(Codemod):
     keeps a finding whose fix needs a release the project may not have, without the fix (`unavailable`)."""
 
     CALLS: ClassVar[frozenset[str]] = frozenset()
+    RELEASES_CHECKED = True  # each row says which release its fix needs (`requires`)
 
     def report(self, node, message, *, edits=(), requires=(), **kwargs):
         if edits and requires:

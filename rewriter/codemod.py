@@ -188,6 +188,9 @@ class Codemod(cst.BatchableCSTVisitor):
     # Some rules offer a safe fix in some forms and an unsafe one in others (PML201: `lax.cond` vs a
     # `where` that evaluates a division); SAFETY is then the usual case and FIX_SAFETY the split.
     SAFETY_VARIES: ClassVar[bool] = False
+    # The rule checks itself that its fixes exist in the library releases the project runs (the migrations:
+    # each row says which release it needs); otherwise `report` checks the libraries the fix's code names.
+    RELEASES_CHECKED: ClassVar[bool] = False
     EXAMPLES: ClassVar[Sequence[Example | Unchanged]] = ()  # before/after pairs, and counter-examples
     # The guidance this rule implements, in the words of PhiML's and PhiFlow's "What to avoid" pages and
     # of the JAX development patterns it comes from ("Avoid side effects (Jax)"): the rule's origin.
@@ -259,6 +262,11 @@ class Codemod(cst.BatchableCSTVisitor):
             safety = Safety.UNSAFE
             note = "; ".join(filter(None, (note, "unsafe in test code: tests observe the names, frames and trace caches the move changes")))
             fix_description = f"{fix_description or 'apply the fix'} (unsafe in test code)"
+        if edits and (safety or self.SAFETY) is Safety.SAFE and not self.RELEASES_CHECKED:
+            doubt = self._release_doubt(edits, imports)
+            if doubt:
+                safety = Safety.UNSAFE
+                note = "; ".join(filter(None, (note, f"unsafe: {doubt}")))
         if edits or safety is Safety.DISPLAY:
             fix = Fix(safety or self.SAFETY, fix_description)
         finding = Finding(
@@ -278,6 +286,32 @@ class Codemod(cst.BatchableCSTVisitor):
         if edits and fix is not None and self.file.fix_enabled(fix.safety, span.line):
             self.file.fixes.append(ProposedFix(finding, tuple(edits), tuple(imports), invalidates))
         return finding
+
+    def _release_doubt(self, edits: Sequence[Edit], imports) -> str:
+        """Why the fix's code may not run on the library releases the project runs ("" when it does): the
+        code it writes names a library (through the file's imports, or one it adds) older than the
+        releases the fixes were checked against (analysis.compilers.FIXES_NEED)."""
+        world = self.file.world
+        if world is None or not world.targets.found:
+            return ""
+        from .analysis.compilers import FIXES_NEED, LIBRARY_NAMES
+
+        roots = {module.split(".", 1)[0] for module, *_ in imports if module}
+        imported = self.file.analysis.names.imported
+        for edit in edits:
+            new = getattr(edit, "new", None)
+            stack = [*(new.nodes if isinstance(new, cst.FlattenSentinel) else [new]), *getattr(edit, "statements", ())]
+            stack = [n for n in stack if isinstance(n, cst.CSTNode)]
+            while stack:
+                node = stack.pop()
+                if type(node) is cst.Name:
+                    roots |= {q.split(".", 1)[0] for q in imported.get(node.value, ())}
+                stack.extend(node.children)
+        for root in sorted(roots & FIXES_NEED.keys()):
+            why = world.targets.at_least(root, FIXES_NEED[root])
+            if why:
+                return f"{why}, and the fix's code was checked against {LIBRARY_NAMES[root]} {FIXES_NEED[root]} or newer"
+        return ""
 
     # -- metadata helpers shared by all codemods -----------------------------------------------
     def parent(self, node: cst.CSTNode) -> cst.CSTNode | None:

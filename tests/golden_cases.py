@@ -73,3 +73,18 @@ def discover(root: Path) -> list[GoldenCase]:
             continue
         cases.append(GoldenCase(path.parent.name, path.stem, path, read_spec(path.read_text())))
     return cases
+
+
+def project_config(folder: Path, spec: dict, **changes):
+    """A golden project's configuration: its own pyproject.toml's [tool.phiml-rewrite] table when it has one
+    (the project's word on what it targets), with the harness's root, project and excludes."""
+    from dataclasses import replace
+
+    from rewriter.config import Config, from_file
+
+    own = folder / "pyproject.toml"
+    base = from_file(str(own)) if own.exists() else Config(root=str(folder))
+    settings = dict(root=str(folder), project_root=str(folder), unsafe_fixes=bool(spec.get("unsafe_fixes")),
+                    extend_exclude=("*.expected.py",))
+    settings.update(changes)
+    return replace(base, **settings)

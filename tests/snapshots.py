@@ -20,12 +20,11 @@ from pathlib import Path
 from typing import Callable
 
 from rewriter import runner
-from rewriter.config import Config
 from rewriter.engine import Settings, process_source
 from rewriter.findings import Finding, format_text
 from rewriter.notebooks import process_notebook
 from rewriter.registry import all_codemods
-from tests.golden_cases import discover, read_spec
+from tests.golden_cases import discover, project_config, read_spec
 
 ROOT = Path(__file__).resolve().parent.parent
 GOLDEN = ROOT / "golden"
@@ -74,8 +73,7 @@ def _notebook(path: Path) -> Callable[[], list[Finding]]:
 def _project(folder: Path) -> Callable[[], list[Finding]]:
     def findings() -> list[Finding]:
         spec = read_spec((folder / "main.py").read_text())
-        config = Config(root=str(folder), project_root=str(folder), unsafe_fixes=bool(spec.get("unsafe_fixes")),
-                        extend_exclude=("*.expected.py",))
+        config = project_config(folder, spec)
         report = runner.run([str(folder)], config, write=False, jobs=1)
         def relative(path: str) -> str:
             return Path(path).resolve().relative_to(folder.resolve()).as_posix()

@@ -17,6 +17,7 @@ import pytest
 
 from rewriter.engine import Settings
 from rewriter.notebooks import process_notebook
+from rewriter.project.world import WorldReader
 from rewriter.registry import all_codemods
 from rewriter.verify.values import compare
 from tests.golden_checks import check_runs
@@ -63,7 +64,9 @@ CASES = _cases()
 
 
 def _rewrite(case: Case, source: bytes | None = None):
-    settings = Settings(all_codemods(), unsafe_fixes=bool(case.spec.get("unsafe_fixes")))
+    # (the world of a notebook beside the others: its own `%pip install` lines say what it runs)
+    world = WorldReader()(str(case.path), root=str(DIRECTORY))
+    settings = Settings(all_codemods(), unsafe_fixes=bool(case.spec.get("unsafe_fixes")), world=world)
     return process_notebook(case.path.read_bytes() if source is None else source, case.path.name, settings)
 
 

@@ -19,7 +19,7 @@ from rewriter import runner
 from rewriter.config import Config
 from rewriter.findings import format_text
 from rewriter.verify.run import Run
-from tests.golden_cases import read_spec
+from tests.golden_cases import project_config, read_spec
 from tests.golden_batches import Batcher, Key, Request, grouped, shared_folder
 from tests.golden_checks import check_runs
 
@@ -48,6 +48,11 @@ class Project:
     def modules(self) -> list[Path]:
         return sorted(p for p in self.folder.rglob("*.py") if not p.name.endswith(".expected.py"))
 
+    def other_files(self) -> list[Path]:
+        """What the project holds besides its modules (requirements.txt, pyproject.toml, phi/VERSION): part of
+        its world, copied beside the rewrite."""
+        return sorted(p for p in self.folder.rglob("*") if p.is_file() and p.suffix not in (".py", ".snap"))
+
     def expected(self, module: Path) -> bytes:
         rewritten = module.with_name(module.stem + ".expected.py")
         return (rewritten if rewritten.exists() else module).read_bytes()
@@ -60,6 +65,10 @@ class Project:
                 out = target / module.relative_to(self.folder)
                 out.parent.mkdir(parents=True, exist_ok=True)
                 out.write_bytes(self.expected(module))
+            for other in self.other_files():
+                out = target / other.relative_to(self.folder)
+                out.parent.mkdir(parents=True, exist_ok=True)
+                out.write_bytes(other.read_bytes())
         return target
 
 
@@ -72,10 +81,12 @@ _EXPECTED = ("*.expected.py",)  # the rewrites beside the modules are not part o
 RUNNABLE = [(case, backend) for case in CASES for backend in case.backends]
 
 
+def _config(folder: Path, spec: dict, **changes) -> Config:
+    return project_config(folder, spec, **changes)
+
+
 def _run(folder: Path, spec: dict) -> runner.Report:
-    config = Config(root=str(folder), project_root=str(folder), unsafe_fixes=bool(spec.get("unsafe_fixes")),
-                    extend_exclude=_EXPECTED)
-    return runner.run([str(folder)], config, write=False, jobs=1)
+    return runner.run([str(folder)], _config(folder, spec), write=False, jobs=1)
 
 
 def _relative(case_folder: Path, path: str) -> str:
@@ -118,12 +129,13 @@ def test_idempotent(case: Project, tmp_path: Path):
 def test_each_module_alone_misses_what_the_project_shows(case: Project):
     """The facts come from the other modules: with the index off, the cross-module findings are gone, or
     (a case whose `GOLDEN` says `"alone_also"`) findings the other modules disprove are back."""
-    config = Config(root=str(case.folder), project=False, unsafe_fixes=bool(case.spec.get("unsafe_fixes")),
-                    extend_exclude=_EXPECTED)
+    config = _config(case.folder, case.spec, project=False, project_root=None)
     report = runner.run([str(case.folder)], config, write=False, jobs=1)
     alone = {f"{_relative(case.folder, r.path)}:{f.code}:{f.span.line}" for r in report.results for f in r.findings}
     disproved = set(case.spec.get("alone_also", ()))
-    if disproved:
+    if case.spec.get("world"):  # what the project targets is read from its files, with the index or without
+        assert alone == set(case.spec["findings"]), f"{case.id}: alone: {sorted(alone)}"
+    elif disproved:
         assert alone == set(case.spec["findings"]) | disproved, f"{case.id}: alone: {sorted(alone)}"
     else:
         assert not set(case.spec["findings"]) <= alone, f"{case.id}: every finding is found without the index"
@@ -166,8 +178,7 @@ def test_the_pre_filter_keeps_every_cross_module_finding(case: Project):
     """With the project's facts, the `ast` pre-filter lets through what the rules find without it."""
     from dataclasses import replace
 
-    config = Config(root=str(case.folder), project_root=str(case.folder), unsafe_fixes=bool(case.spec.get("unsafe_fixes")),
-                    extend_exclude=_EXPECTED)
+    config = _config(case.folder, case.spec)
     files = [str(m) for m in case.modules()]
     index = runner.project_index(config, files)
     settings = runner.settings_for(config, index=index)

@@ -105,3 +105,12 @@ def of(transform) -> Compiler:
 def table() -> list[Compiler]:
     """Every compiler described, in the order of docs/compilers.md."""
     return [*_TABLE.values(), _TF_WITHOUT_AUTOGRAPH]
+
+
+# The oldest release of each library whose API the fixes' code was checked against (every keyword and
+# form the emitters and lifts write exists there: PhiFlow's `@jit_compile(auxiliary_args=...)` decorator
+# form, `forget_traces` and `solve_linear(f, y, solve, *f_args)` from 2.3; jax's `static_argnames` from
+# 0.2.13 and `lax.cond(pred, true_fun, false_fun, *operands)` from 0.2.26; read in each release's source).
+# A project that may run an older one gets the fix as unsafe, with the evidence (Codemod.report).
+FIXES_NEED = {"phi": "2.3.0", "phiml": "1.0.0", "jax": "0.2.26"}
+LIBRARY_NAMES = {"phi": "PhiFlow", "phiml": "PhiML", "jax": "jax", "equinox": "equinox", "diffrax": "diffrax"}

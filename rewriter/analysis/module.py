@@ -26,6 +26,8 @@ class ModuleAnalysis:
         self.project = project  # what the rest of the project tells this file (rewriter/analysis/facts.py)
         self.world = world  # the user's world beyond the file (rewriter/project/world.py), or None
         self.names = NameResolver(wrapper)
+        if world is not None:
+            self.names.own_copies = world.targets.own_copies()
         self._reserved: set[str] = set()  # names handed out by fresh_name during this pass
 
     def release(self) -> None:

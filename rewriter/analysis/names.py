@@ -70,6 +70,13 @@ class NameResolver:
         self.source: bytes | None = None
         self.outline: tuple | None = None  # positions.statement_outline of CPython's parse of `source`, if at hand
         self._blocks: dict[int, tuple] = {}  # id(owner) -> `_block_index(owner)`
+        # Libraries the project ships its own copy of, of a release the installed facts do not describe
+        # (rewriter/project/targets.Targets.own_copies): names through them are the project's code, so
+        # they are neither canonicalized through the installed re-exports nor taken for the table's APIs.
+        self.own_copies: frozenset[str] = frozenset()
+
+    def _canonical(self, name: str) -> str:
+        return name if self.own_copies and name.split(".", 1)[0] in self.own_copies else canonical(name)
 
     def _provider(self, provider):
         return self.wrapper.resolve(provider)
@@ -143,7 +150,7 @@ class NameResolver:
 
     def qualified_names(self, node: cst.CSTNode) -> set[str]:
         scope = self.scope(node)  # the scope answers directly: no QualifiedNameProvider pass
-        names = {canonical(q.name) for q in scope.get_qualified_names_for(node)} if scope is not None else set()
+        names = {self._canonical(q.name) for q in scope.get_qualified_names_for(node)} if scope is not None else set()
         if names or not self.star_modules:
             return names
         text = dotted(node)
@@ -154,6 +161,8 @@ class NameResolver:
         if scope is not None and scope.assignments[head]:
             return names  # bound in the file: not from the star import
         for mod in reversed(self.star_modules):  # a later star import shadows an earlier one
+            if self.own_copies and mod.split(".", 1)[0] in self.own_copies:
+                return names  # the project's own copy: its exports are not the installed ones
             target = STAR_EXPORTS.get(mod, {}).get(head)
             if target:
                 return {canonical(target + ("." + rest if rest else ""))}
@@ -213,7 +222,8 @@ class NameResolver:
         if not self.could_be_api(node, kinds):
             return None
         # Every binding the name may have must be the same API (a conditional rebinding is not).
-        apis = {lookup(name) for name in self.qualified_names(node)}
+        apis = {None if self.own_copies and name.split(".", 1)[0] in self.own_copies else lookup(name)
+                for name in self.qualified_names(node)}
         if len(apis) != 1:
             return None
         api = apis.pop()

@@ -41,7 +41,10 @@ _ROOT_OF = {dist: root for root, dists in DISTRIBUTIONS.items() for dist in dist
 # Folders never searched for a project's own copy of a library, nor for declarations.
 _SKIPPED = frozenset({".git", ".hg", ".svn", "node_modules", "site-packages", "dist-packages", "__pycache__", ".tox",
                       ".nox", ".mypy_cache", ".pytest_cache", ".phiml-rewrite-cache", "build", "dist"})
-_LOCAL_DEPTH = 3  # a project's own copy of a library: `phi/`, `src/phi/`, `PhiFlow/phi/`
+_LOCAL_DEPTH = 2  # a project's own copy of a library: `phi/`, `src/phi/`, `PhiFlow/phi/`
+# What makes a folder a project's root (beyond index.project_root's markers): only there is the project
+# searched for copies of libraries; a folder that is merely where a lone script lives is not.
+_ROOT_MARKERS = ("pyproject.toml", ".git", ".hg", "setup.py", "setup.cfg")
 
 
 def root_of(name: str) -> str | None:
@@ -75,25 +78,38 @@ class Targets:
         target = self.of(root)
         if target is None:
             return ""
-        if target.local:
+        if target.local and not target.spec:
             return target.evidence
         low, high = _bounds(target.spec)
-        wanted = Version(version)
-        if low is not None and low >= wanted:
+        if low is not None and low >= Version(version):
             return ""
-        if low is None and high is None:
+        if low is None and high is None and not target.local:
             return ""  # any version: what an install picks today
         return target.evidence
 
     def differs(self, root: str, installed: str | None) -> str:
         """Why the facts read from the installed `root` (`installed`) may not hold for the project ("" when they do)."""
         if installed is None:
-            return ""
+            return "" if (t := self.of(root)) is None or not t.local else t.evidence
         release = Version(installed).release
         return self.at_least(root, ".".join(map(str, release[:2])))
 
+    def own_copies(self) -> frozenset[str]:
+        """The libraries the project ships a copy of whose release the installed facts do not describe:
+        their names denote the project's own code, never the installed API (nothing is canonicalized
+        through them)."""
+        from_facts = _facts_versions()
+        return frozenset(t.root for t in self.found if t.local and self.differs(t.root, from_facts.get(t.root)))
+
     def digest(self) -> str:
         return hashlib.sha256(json.dumps([list(t.__dict__.values()) for t in self.found]).encode()).hexdigest()[:16]
+
+
+def _facts_versions() -> dict[str, str]:
+    """The versions the installed facts were read from (rewriter/analysis/_installed.py)."""
+    from ..analysis.installed import data
+
+    return dict(data().VERSIONS)
 
 
 def _bounds(spec: str) -> tuple[Version | None, Version | None]:
@@ -136,6 +152,7 @@ class TargetReader:
         self.setting = setting
         self.environ = os.environ if environ is None else environ
         self._folders: dict[str, tuple[Target, ...]] = {}
+        self._near: dict[str, tuple[Target, ...]] = {}
         self._fixed: tuple[Target, ...] | None = None
         self._activated: tuple[Target, ...] | None = None
 
@@ -149,7 +166,28 @@ class TargetReader:
                 found[target.root] = target
         for target in self._strongest():
             found[target.root] = target
+        for target in self._beside(folder):
+            found.setdefault(target.root, target) if target.root in self._explicit() else found.update({target.root: target})
         return Targets(tuple(found[k] for k in sorted(found)))
+
+    def _explicit(self) -> frozenset[str]:
+        return frozenset(r for name, _ in self.setting.versions if (r := root_of(name)) is not None)
+
+    def _beside(self, folder: str) -> tuple[Target, ...]:
+        """Copies of a library in the file's folder or a folder above it (up to the root): what `import phi`
+        finds first when the program runs from there."""
+        if folder in self._near:
+            return self._near[folder]
+        found: dict[str, Target] = {}
+        current = folder
+        while current == self.root or current.startswith(self.root + os.sep):
+            for target in _copies_in(current, self.root):
+                found.setdefault(target.root, target)
+            if current == self.root:
+                break
+            current = os.path.dirname(current)
+        self._near[folder] = tuple(found.values())
+        return self._near[folder]
 
     # -- evidence -------------------------------------------------------------------------------
     def _strongest(self) -> tuple[Target, ...]:
@@ -159,8 +197,9 @@ class TargetReader:
             if self.setting.python:
                 for target in interpreter_targets(self.setting.python):
                     found[target.root] = target
-            for target in local_copies(self.root):
-                found[target.root] = target
+            if any(os.path.exists(os.path.join(self.root, m)) for m in _ROOT_MARKERS):
+                for target in local_copies(self.root):
+                    found[target.root] = target
             for name, version in self.setting.versions:
                 root = root_of(name)
                 if root is not None:
@@ -184,7 +223,7 @@ class TargetReader:
         above = self._declared(parent) if inside and folder != self.root and parent != folder else ()
         here = {t.root: t for t in above}
         if inside:
-            for target in _targets(declarations.in_folder(folder), "pins", os.path.relpath(folder, self.root)):
+            for target in _targets(declarations.in_folder(folder), "", os.path.relpath(folder, self.root)):
                 here[target.root] = target
         self._folders[folder] = tuple(here.values())
         return self._folders[folder]
@@ -206,6 +245,7 @@ def _targets(found: list[declarations.Declaration], verb: str, folder: str = "."
         lows = [_bounds(d.spec)[0] for d in constrained]
         weakest = constrained[0] if any(v is None for v in lows) else constrained[lows.index(min(lows))]
         where = weakest.where if folder == "." else os.path.join(folder, weakest.where)
+        verb = verb or ("pins" if weakest.spec.startswith("==") else "requires")
         out.append(Target(root, weakest.spec, f"{where} {verb} {weakest.text}"))
     return out
 
@@ -213,7 +253,7 @@ def _targets(found: list[declarations.Declaration], verb: str, folder: str = "."
 @lru_cache(maxsize=None)
 def local_copies(root: str) -> tuple[Target, ...]:
     """The libraries the project ships a copy of: a package folder named like one (`phi/__init__.py`),
-    up to three folders deep, outside virtual environments. Python finds it before the installed one
+    at the root or one folder below it, outside virtual environments. Python finds it before the installed one
     wherever the project runs (its folder on `sys.path`), so every fact about the installed library is moot."""
     found: dict[str, Target] = {}
     stack = [(root, 0)]
@@ -225,21 +265,30 @@ def local_copies(root: str) -> tuple[Target, ...]:
             continue
         if any(e.name == "pyvenv.cfg" for e in entries):
             continue  # a virtual environment inside the project: its packages are installed ones
+        for target in _copies_in(folder, root, entries):
+            found.setdefault(target.root, target)
         for entry in entries:
-            if not entry.is_dir(follow_symlinks=False) or entry.name in _SKIPPED or entry.name.startswith("."):
-                continue
-            if entry.name in DISTRIBUTIONS and entry.name not in found \
-                    and os.path.isfile(os.path.join(entry.path, "__init__.py")):
-                shown = os.path.relpath(entry.path, root)
-                version = _version_file(entry.path)
-                evidence = f"the project ships its own `{entry.name}` ({shown}/{f', version {version}' if version else ''})"
-                # Its version file says which release it is (PhiFlow's own repository, or a copy of one):
-                # that release's facts are what the project runs. Without one, nothing can be told.
-                found[entry.name] = Target(entry.name, f"=={version}", evidence) if version \
-                    else Target(entry.name, "", evidence, local=True)
-            elif depth + 1 < _LOCAL_DEPTH:
+            if entry.is_dir(follow_symlinks=False) and entry.name not in _SKIPPED and not entry.name.startswith(".") \
+                    and entry.name not in DISTRIBUTIONS and depth + 1 < _LOCAL_DEPTH:
                 stack.append((entry.path, depth + 1))
     return tuple(found[k] for k in sorted(found))
+
+
+def _copies_in(folder: str, root: str, entries=None) -> list[Target]:
+    """The copies of libraries directly in `folder` (`folder/phi/__init__.py`)."""
+    out = []
+    for name in DISTRIBUTIONS:
+        package = os.path.join(folder, name)
+        if entries is not None and not any(e.name == name for e in entries):
+            continue
+        if os.path.isfile(os.path.join(package, "__init__.py")):
+            shown = os.path.relpath(package, root)
+            version = _version_file(package)
+            evidence = f"the project ships its own `{name}` ({shown}/{f', version {version}' if version else ''})"
+            # Its version file says which release it is (PhiFlow's own repository, or a copy of one):
+            # the facts of that release hold. Without one, nothing can be told.
+            out.append(Target(name, f"=={version}" if version else "", evidence, local=True))
+    return out
 
 
 def _version_file(package: str) -> str:
