@@ -1,12 +1,12 @@
-"""`int(k)` of a parameter the calls pass arrays to raises under jit before any `if` runs: a `where` on
-the result would fix nothing. Reported, not rewritten; the note says to compute it with array operations."""
+"""Must not change (for PML201): `m = int(k)` of a parameter the calls pass arrays to fails under jit at the
+conversion, before any `if` runs; wherever the program gets past it, `m` is a Python int. The `if` on `m`
+is not the failure, and a `where` there would fix nothing."""
 import jax
 import jax.numpy as jnp
 
 GOLDEN = {
-    "findings": ["PML201:16"],
+    "findings": [],
     "framework": "jax",
-    "original_broken": {"jax": "ConcretizationTypeError"},
 }
 
 

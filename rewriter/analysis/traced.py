@@ -110,7 +110,7 @@ class Value:
     # Made by a staged operation (a jax operation, which gives a tracer under jit even of constants):
     # a tracer whatever its sources are, so declaring them static does not make it a Python value (PML204)
     staged: bool = False
-    # Derived through a concretization (`int(x)`, `x.item()`) of a value that is certainly an array: the
+    # Derived through a concretization (`int(x)`, `x.item()`) of a parameter calls pass arrays to: the
     # conversion itself raises under jit (or reads the value once), so a selection of the result fixes nothing
     concretized: bool = False
 
@@ -365,6 +365,8 @@ class _Flow:
     def bind(self, target: cst.CSTNode, value: Value, env: dict[str, Value], stmt: cst.CSTNode,
              source: cst.CSTNode | None = None) -> None:
         if isinstance(target, cst.Name):
+            if value.concretized:
+                value = STATIC  # `n = int(x)`: wherever the program gets past the conversion, `n` is a Python value
             step = _Step(f"`{target.value}`", f"`{target.value}` is assigned here", target, self.resolver)
             env[target.value] = value.via(step, same_object=True) \
                 if not value.static else value
@@ -571,12 +573,15 @@ class _Flow:
 
     def _concretized(self, value: Value, step: str) -> Value:
         """What a conversion to a Python value (`int(x)`, `x.item()`) gives: a Python value while tracing,
-        for had `x` been a tracer it would have raised (jax, tensorflow) or been read once (torch.jit.trace);
-        unless `x` is certainly an array (made by a jax operation, or a parameter the calls pass arrays to):
-        then the program fails right there, and the value stays traced, marked `concretized`."""
+        for had `x` been a tracer it would have raised (jax, tensorflow) or been read once (torch.jit.trace).
+        A jax operation's result is no proof: a function jitted on some paths runs eagerly on others (jax-md's
+        `neighbor_fn` allocates with `int(occupancy)` outside jit). Only a parameter some call passes an array
+        to is certainly a tracer there, and only in the test that converts it (`range(int(n))`, `if float(x) > 0`):
+        that test fails at the conversion, so it stays traced, marked `concretized`; a name bound to a
+        conversion is a Python value wherever the program gets that far (`bind`)."""
         if compilers.of(self.flow.context.transform).concretization == "bakes":
             return value.via(f"{step} (reads the example's value)")  # torch.jit.trace: what follows is baked in
-        if not value.traced or not (value.staged or not value.sources.isdisjoint(self.data)):
+        if not value.traced or value.sources.isdisjoint(self.data):
             return STATIC
         return Value(Trace.TRACED, (*value.why, f"{step} (raises on a tracer)")[-6:], value.sources, staged=value.staged,
                      concretized=True)
