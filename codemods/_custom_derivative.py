@@ -1,9 +1,12 @@
 """PML101 for jax: a `@jax.custom_vjp` / `@jax.custom_jvp` function defined inside a function.
 
-jax caches what it traces of a custom-derivative function by the function object: defined (and
-given its rules with `defvjp` / `defjvp`) on every call of the enclosing function, it is traced
-again on every call. The definition is a group of statements — the decorated def, its rule
-functions and the `defvjp`/`defjvp` call — and the group moves to module level together.
+Built and used where it is defined (called, given its rules), a new custom-derivative function per
+call costs only its construction: eager calls, `jax.grad` and an enclosing `jax.jit` trace it no more
+often than one defined once (docs/benchmarks.md). It matters where the function leaves the one that
+builds it: returned (a factory), passed on or stored, it may be handed to `jax.jit`, whose cache is
+keyed by the function object, so each new one is traced anew. Such a definition is a group of
+statements — the decorated def, its rule functions and the `defvjp`/`defjvp` call — and the group
+moves to module level together.
 """
 from __future__ import annotations
 
@@ -43,7 +46,9 @@ def plan(file, fn: cst.FunctionDef, outer: cst.FunctionDef) -> Plan | None:
         return None
     rule = _DERIVATIVES[api]
     name = fn.name.value
-    message = f"`{name}` is a new `@{api}` function on each call of `{outer.name.value}`: `jax.jit` traces it anew"
+    if only_used_locally(names, fn.name, rule):
+        return None  # built, given its rules and called here: no cache keyed on it misses (module docstring)
+    message = f"`{name}` is a new `@{api}` function on each call of `{outer.name.value}`: a `jax.jit` of it traces it anew"
     if names.parent(fn) is not outer.body:
         return Plan(message, "it is defined under a condition or in a loop")
     scope = names.scope(fn)
@@ -100,6 +105,24 @@ def plan(file, fn: cst.FunctionDef, outer: cst.FunctionDef) -> Plan | None:
     from rewriter.codemod import InsertBefore, Replace
 
     return Plan(message, None, (InsertBefore(anchor, (*lifted, rule_line)), Replace(outer.body, body)), renamed[name])
+
+
+def only_used_locally(names, target: cst.Name, rule: str) -> bool:
+    """Every read of the name `target` binds (whatever else its other bindings give it: `if ...: f =
+    jax.custom_vjp(g) else: f = h`) calls it or gives it its rules (`f(x)`, `f.defvjp(...)`, `@f.defjvp`):
+    the function never leaves the one that builds it."""
+    scope = names.scope(target)
+    assignments = [a for a in scope.assignments[target.value]] if scope is not None else []
+    if not assignments:
+        return False
+    for access in (r for a in assignments for r in a.references):
+        parent = names.parent(access.node)
+        if isinstance(parent, cst.Call) and parent.func is access.node:
+            continue
+        if isinstance(parent, cst.Attribute) and parent.value is access.node and parent.attr.value.startswith(rule):
+            continue
+        return False
+    return True
 
 
 def factory_advice(outer: cst.FunctionDef, built: str, api: str) -> tuple[str, str]:

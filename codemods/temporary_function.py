@@ -85,7 +85,9 @@ class TemporaryFunction(Codemod):
     Transforms that return a new function with its own trace cache — `math.custom_gradient(f, g)`,
     `math.gradient` / `jacobian` / `hessian` of a function — built on every call are built once at
     module level, their functions lifted with them; a `@jax.custom_vjp` / `@jax.custom_jvp` def in a
-    function moves to module level with its rule functions and its `defvjp` / `defjvp` statement.
+    function that leaves it (passed on, stored) moves to module level with its rule functions and its
+    `defvjp` / `defjvp` statement. One built, given its rules and called where it is defined is left
+    alone: nothing keyed on it is traced again (measured: docs/benchmarks.md).
 
     Where lifting does not make a trace cache hit, nothing is lifted. Measured on jax 0.10.2 with a
     counter in the function, over eager calls of the enclosing function: `jax.scipy.sparse.linalg.cg`
@@ -384,7 +386,12 @@ class TemporaryFunction(Codemod):
         enclosing = enclosing_function(names, call)
         if enclosing is None or isinstance(enclosing, cst.Lambda):
             return
-        head = f"`{api}(...)` builds a new function on each call of `{enclosing.name.value}`: `jax.jit` traces it anew"
+        target = names.parent(call)
+        bound = target.targets[0].target if isinstance(target, cst.Assign) and len(target.targets) == 1 \
+            and isinstance(target.targets[0].target, cst.Name) else None
+        if bound is not None and custom_derivative.only_used_locally(names, bound, "def"):
+            return  # built, given its rules and called here: no cache keyed on it misses (_custom_derivative.py)
+        head = f"`{api}(...)` builds a new function on each call of `{enclosing.name.value}`: a `jax.jit` of it traces it anew"
         wrapped = call.args[0].value if call.args and call.args[0].keyword is None else None
         params = {p.name.value for p in (*enclosing.params.posonly_params, *enclosing.params.params, *enclosing.params.kwonly_params)}
         if isinstance(wrapped, cst.Name) and wrapped.value in params:  # it wraps what it is given: a factory

@@ -1,9 +1,11 @@
-"""Raw jax: a custom_vjp function and its rules defined inside the function that uses them."""
+"""Must not change: a raw jax custom_vjp function and its rules defined inside the function that uses
+them. Built per call, it costs its construction only: eager calls, `jax.grad` and a `jax.jit` around the
+caller trace it no more often than one defined once (measured: docs/benchmarks.md)."""
 import jax
 import jax.numpy as jnp
 
 GOLDEN = {
-    "findings": ["PML101:15"],
+    "findings": [],
     "framework": "jax",
     "backends": ["jax"],
 }

@@ -49,6 +49,8 @@ class WorldReader:
         from .index import module_name, project_root
 
         root = os.path.abspath(root or (self.index.root if self.index is not None else project_root(path)))
+        if not os.path.abspath(path).startswith(root + os.sep):
+            root = project_root(path)  # a file outside the run's project (`phiml-rewrite repo_a repo_b`): its own
         reader = self._readers.get(root)
         if reader is None:
             reader = self._readers[root] = TargetReader(root, self.setting, self.environ)

@@ -1,8 +1,9 @@
-"""Raw jax, reported only: custom_jvp rules given with the decorator form and reading a local;
-the call form `jax.custom_vjp(f)` built per call."""
+"""Must not change: raw jax custom derivatives built and used inside one function (the decorator form
+reading a local, with `@f.defjvp`; the call form `jax.custom_vjp(f)`): nothing keyed on them is traced
+again (see jax_custom_vjp.py)."""
 import jax
 
-GOLDEN = {"findings": ["PML101:10", "PML101:21"]}
+GOLDEN = {"findings": []}
 
 
 def scaled(x, k):
