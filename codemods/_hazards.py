@@ -6,7 +6,7 @@ from typing import Iterator
 
 import libcst as cst
 
-from rewriter.analysis.apis import Api, Kind
+from rewriter.analysis.apis import STAR_BACKENDS, Api, Kind
 from rewriter.analysis.jit import JitContext
 from rewriter.cst_tree import SCOPES, branches
 
@@ -70,3 +70,16 @@ def api_calls(file, context: JitContext, kinds) -> Iterator[tuple[cst.Call, Api]
             api = call_api(file, node, kinds)
             if api is not None:
                 yield node, api
+
+
+def selected_backends(file) -> frozenset[str] | None:
+    """The PhiML backends the module selects for the whole program by a star import of PhiFlow's
+    backend module (`from phi.torch.flow import *`: torch); None when it selects none (any may run)."""
+    found = frozenset(STAR_BACKENDS[m] for m in file.analysis.names.star_modules if m in STAR_BACKENDS)
+    return found or None
+
+
+def may_run_on(file, backend: str) -> bool:
+    """A hazard of `backend` alone can happen in this module: it selects no backend, or that one."""
+    selected = selected_backends(file)
+    return selected is None or backend in selected

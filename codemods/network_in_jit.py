@@ -9,7 +9,7 @@ from rewriter.analysis.jit import bound_value
 from rewriter.codemod import Codemod, Example, Unchanged, dedented
 from rewriter.findings import Safety
 
-from ._hazards import call_api, contexts, own_nodes, trace_related, traced
+from ._hazards import call_api, contexts, may_run_on, own_nodes, trace_related, traced
 
 CONSTRUCTORS = frozenset({"phiml.nn.mlp", "phiml.nn.u_net", "phiml.nn.conv_net", "phiml.nn.res_net",
                           "phiml.nn.conv_classifier", "phiml.nn.invertible_net"})
@@ -27,7 +27,8 @@ class NetworkInJit(Codemod):
     step on (measured 0.11 after 2 steps, 0.34 after 4).
 
     Reported only. The portable form calls the network and `update_weights` outside jit, with a plain
-    loss function.
+    loss function. A module that selects torch or tensorflow for the program (`from phi.torch.flow
+    import *`) has no stale weights to report.
     """
 
     CODE = "PML503"
@@ -92,7 +93,8 @@ class NetworkInJit(Codemod):
                     inside.add(id(node))
                     self.report(node, f"`nn.update_weights` inside {traced(context)} fails on jax and torch",
                                 hint="train outside jit, with a plain loss function", related=trace_related(self.file, context))
-                elif api is not None and api.name == "phiml.math.native_call" or self._network(node.func):
+                elif (api is not None and api.name == "phiml.math.native_call" or self._network(node.func)) \
+                        and may_run_on(self.file, "jax"):
                     self.report(node, f"a network called inside {traced(context)} keeps its first weights on jax",
                                 hint="call the network outside the jit-compiled function",
                                 related=trace_related(self.file, context))
@@ -103,7 +105,7 @@ class NetworkInJit(Codemod):
             loss = next((a.value for a in call.args if a.keyword is not None and a.keyword.value == "loss_function"), None)
             if loss is None and len(call.args) >= 3 and call.args[2].keyword is None:
                 loss = call.args[2].value
-            if loss is not None and jit.jitted_value(loss) is not None:
+            if loss is not None and jit.jitted_value(loss) is not None and may_run_on(self.file, "jax"):
                 self.report(call, "`nn.update_weights` with a jit-compiled loss function: the weights drift on jax",
                             hint="pass the plain loss function")
 
