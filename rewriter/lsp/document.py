@@ -39,6 +39,7 @@ class DocumentAnalysis:
     # None: analysed alone. Fix-all and provisional slices use the same facts.
     project: FileFacts | None = None
     project_key: str | None = None  # their digest: an analysis is reused only for the same text and facts
+    world: object = None  # rewriter.project.world.World: what the file's project targets, who may call it
 
     @classmethod
     def of(cls, text: str, path: str, config: _config.Config | None = None, facts: tuple = (),
@@ -53,8 +54,9 @@ class DocumentAnalysis:
                               base=config.root, respect_gitignore=False):
             doc.excluded = True
             return doc
+        doc.world = world_of(path, config)
         settings = Settings(codemods=config.codemods_for(path), unsafe_fixes=True, callsite_facts=facts, cells=cells,
-                            project=project)
+                            project=project, world=doc.world)
         try:
             doc._pass = report_pass(encode(text), path, settings)
         except ProcessingError as e:
@@ -113,7 +115,7 @@ class DocumentAnalysis:
         if self._pass is None or not self._pass.fixes:
             return None
         settings = Settings(codemods=self.config.codemods_for(self.path), unsafe_fixes=self.config.unsafe_fixes,
-                            cells=self.cells, project=self.project)
+                            cells=self.cells, project=self.project, world=self.world)
         result = process_source(encode(self.text), self.path, settings)
         if result.new_source is None or result.error:
             return None
@@ -145,3 +147,18 @@ def encode(text: str) -> bytes:
         return text.encode(encoding)
     except (LookupError, UnicodeEncodeError):
         return raw  # the parser names the problem
+
+
+_WORLDS: dict = {}
+
+
+def world_of(path: str, config: _config.Config):
+    """The file's World (rewriter/project/world.py), read by one reader per configuration: an editor asks
+    for every keystroke, and the project's declarations are read once per folder."""
+    from ..project.world import WorldReader
+
+    key = (config.root, config.project_root, config.target_versions, config.python)
+    reader = _WORLDS.get(key)
+    if reader is None:
+        reader = _WORLDS[key] = WorldReader(config.target_setting())
+    return reader(path, config.project_root)

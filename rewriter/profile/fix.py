@@ -50,11 +50,12 @@ def apply(functions: list[FunctionProfile], config: Config, root: str) -> list[F
     paths = sorted({path for path, _, _ in found})
 
     index = runner.project_index(config, paths) if paths else None  # factories of other modules count (PML401)
+    world = runner.world_reader(config, index)
 
     def settings(path: str) -> Settings:
         codemods = tuple(c for c in config.codemods_for(path) if c.CODE == RULE)
         return Settings(codemods=codemods, runtime_evidence=found, ast_prefilter=False,
-                        project=runner.project_facts(index, path))
+                        project=runner.project_facts(index, path), world=world(path, config.project_root))
 
     results = runner.process_files(paths, settings)
     for result in results:

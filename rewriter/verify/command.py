@@ -74,9 +74,11 @@ def _rewrite_into(ws: workspace.Workspace, options: Options, config: Config) -> 
                              extend_include=config.extend_include)
     unsafe = options.unsafe_fixes or config.unsafe_fixes
     index = runner.project_index(config, found.files) if found.files else None
+    world = runner.world_reader(config, index)
 
     def settings(path: str) -> Settings:
-        return Settings(codemods=config.codemods_for(path), unsafe_fixes=unsafe, project=runner.project_facts(index, path))
+        return Settings(codemods=config.codemods_for(path), unsafe_fixes=unsafe, project=runner.project_facts(index, path),
+                        world=world(path, config.project_root))
 
     results = runner.process_files(found.files, settings)
     for result in results:
@@ -181,6 +183,7 @@ def apply_verified(options: Options, config: Config, verification: report.Verifi
                              extend_include=config.extend_include)
     root = Path.cwd().resolve()
     index = runner.project_index(config, found.files) if found.files else None  # the same facts as the rewrite verified
+    world = runner.world_reader(config, index)
 
     def settings(path: str) -> Settings:
         rel = str(Path(os.path.abspath(path)).resolve().relative_to(root))
@@ -190,6 +193,7 @@ def apply_verified(options: Options, config: Config, verification: report.Verifi
             unsafe_units=frozenset(unit for file, unit in verified if file == rel),
             withheld_units=frozenset(unit for file, unit in bad if file == rel),
             project=runner.project_facts(index, path),
+            world=world(path, config.project_root),
         )
 
     results = runner.process_files(found.files, settings)
