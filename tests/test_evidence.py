@@ -231,3 +231,56 @@ def test_calls_meant_to_fail_reach_the_jitted_function():
                 self.assertRaises(TypeError, fast_g, 1)
     """)
     assert analysis.expected_to_fail(_def(analysis, "f")) and analysis.expected_to_fail(_def(analysis, "g"))
+
+
+# -- callers that are not seen --------------------------------------------------------------------
+def _role_of(source: str, function: str, param: str, world=None):
+    analysis = ModuleAnalysis(cst.MetadataWrapper(cst.parse_module(textwrap.dedent(source)), unsafe_skip_copy=True),
+                              "module.py", world=world)
+    context = analysis.jit.context_of(_def(analysis, function))
+    return analysis.traced.roles(context)[param]
+
+
+_STEP = textwrap.dedent("""
+    import jax
+
+    @jax.jit
+    def step(x, n):
+        for _ in range(n):
+            x = x * 2
+        return x
+
+    step(1.0, 3)
+""")
+
+
+@pytest.mark.parametrize("use, escape", [
+    ("run(step)", "`step` is passed to `run`"),
+    ("def make():\n    return step", "`step` is returned"),
+    ("table = [step]", "`step` is stored in a container"),
+    ("alias = step", "`step` is assigned to `alias`"),
+])
+def test_a_function_used_other_than_by_calls_has_callers_not_seen(use: str, escape: str):
+    role = _role_of(_STEP + use + "\n", "step", "n")
+    assert role.role is Role.CONFIG and not role.proven and escape in role.open
+
+
+def test_every_use_a_visible_call_proves_the_role():
+    role = _role_of(_STEP, "step", "n")
+    assert role.proven and role.open == ""
+
+
+def test_a_registering_decorator_and_a_public_function_of_a_distributed_package_escape():
+    registered = _STEP.replace("@jax.jit", "@register\n@jax.jit").replace("import jax", "import jax\nregister = print")
+    assert "handed to the decorator `@register`" in _role_of(registered, "step", "n").open
+    from rewriter.project.world import World
+
+    public = _role_of(_STEP, "step", "n", world=World(open_module="`pkg.mod` is in a package that setup.py makes installable"))
+    assert not public.proven and "`step` is public: `pkg.mod`" in public.open
+    private = _role_of(_STEP.replace("step", "_step"), "_step", "n", world=World(open_module="`pkg.mod` ..."))
+    assert private.proven
+
+
+def test_an_annotation_is_proof_whoever_calls():
+    role = _role_of(_STEP.replace("def step(x, n)", "def step(x, n: int)") + "run(step)\n", "step", "n")
+    assert role.proven and role.why == "annotated `int`"

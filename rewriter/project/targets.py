@@ -245,8 +245,8 @@ def _targets(found: list[declarations.Declaration], verb: str, folder: str = "."
         lows = [_bounds(d.spec)[0] for d in constrained]
         weakest = constrained[0] if any(v is None for v in lows) else constrained[lows.index(min(lows))]
         where = weakest.where if folder == "." else os.path.join(folder, weakest.where)
-        verb = verb or ("pins" if weakest.spec.startswith("==") else "requires")
-        out.append(Target(root, weakest.spec, f"{where} {verb} {weakest.text}"))
+        said = verb or ("pins" if weakest.spec.startswith("==") else "requires")
+        out.append(Target(root, weakest.spec, f"{where} {said} {weakest.text}"))
     return out
 
 

@@ -1,0 +1,136 @@
+"""What a project targets (rewriter/project/targets.py, declarations.py, world.py): each kind of
+evidence, its order, and what a specifier proves."""
+from __future__ import annotations
+
+import json
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from rewriter.project import declarations
+from rewriter.project.targets import Setting, TargetError, TargetReader, Targets, Target, interpreter_targets
+from rewriter.project.world import WorldReader
+
+
+def _write(root: Path, files: dict[str, str]) -> Path:
+    for name, text in files.items():
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(textwrap.dedent(text))
+    return root
+
+
+def _targets(root: Path, file: str = "main.py", **setting) -> Targets:
+    return TargetReader(str(root), Setting(**setting), environ={}).for_file(str(root / file))
+
+
+def test_requirements_pyproject_setup_setup_cfg_and_conda_are_read(tmp_path):
+    _write(tmp_path, {
+        "requirements.txt": "numpy\n-r more.txt\nphiflow==2.1.4  # the paper's\n",
+        "more.txt": "jax>=0.4.13,<0.5\n",
+        "a/pyproject.toml": '[project]\ndependencies = ["phiml>=1.10"]\n[tool.poetry.dependencies]\nequinox = "^0.10"\n',
+        "b/setup.py": "REQ = ['diffrax==0.4.1']\nfrom setuptools import setup\nsetup(install_requires=REQ, extras_require={'x': ['jax==0.3.25']})\n",
+        "c/setup.cfg": "[options]\ninstall_requires =\n    torch>=1.12\n",
+        "d/environment.yml": "name: e\ndependencies:\n  - tensorflow=2.9\n  - pip:\n    - phiflow==2.2.2\n",
+    })
+    top = _targets(tmp_path)
+    assert top.of("phi").spec == "==2.1.4" and top.of("phi").evidence == "requirements.txt:3 pins phiflow==2.1.4"
+    assert top.of("jax").evidence.startswith("more.txt:1 requires jax")
+    a = _targets(tmp_path, "a/x.py")
+    assert a.of("phiml").spec == ">=1.10" and a.of("equinox").spec == ">=0.10,<0.11"
+    assert a.of("phi").spec == "==2.1.4"  # the nearest declaration of each library, from the file up
+    b = _targets(tmp_path, "b/x.py")
+    assert b.of("diffrax").spec == "==0.4.1" and b.of("jax").spec == "==0.3.25"
+    assert _targets(tmp_path, "c/x.py").of("torch").spec == ">=1.12"
+    d = _targets(tmp_path, "d/x.py")
+    assert d.of("tensorflow").spec == "==2.9.*" and d.of("phi").spec == "==2.2.2"
+
+
+def test_what_a_specifier_proves():
+    def at_least(spec: str, version: str) -> str:
+        return Targets((Target("jax", spec, "the pin"),)).at_least("jax", version)
+
+    assert at_least("==0.4.30", "0.4.25") == ""
+    assert at_least(">=0.4.25", "0.4.25") == ""
+    assert at_least("~=0.4.26", "0.4.25") == ""
+    assert at_least("==0.4.6", "0.4.25") == "the pin"
+    assert at_least(">=0.4.13", "0.4.25") == "the pin"  # 0.4.13 is admitted
+    assert at_least("<0.5", "0.4.25") == "the pin"  # no lower bound, an upper one: old releases admitted
+    assert at_least("!=0.4.1", "0.4.25") == ""  # any version: what an install picks today
+    assert Targets().at_least("jax", "9.0") == ""  # nothing known: the installed facts are assumed
+
+
+def test_a_copy_of_a_library_in_the_project_is_its_own_code(tmp_path):
+    _write(tmp_path, {"pyproject.toml": "", "phi/__init__.py": "", "vendor/jax/__init__.py": "",
+                      "phi/VERSION": "1.5.1\n", "scripts/run.py": ""})
+    found = _targets(tmp_path, "scripts/run.py")
+    assert found.of("phi").local and found.of("phi").spec == "==1.5.1"
+    assert found.of("jax").local and found.of("jax").spec == "" and found.at_least("jax", "0.1") != ""
+    assert found.own_copies() == {"phi", "jax"}  # neither is the installed release
+
+
+def test_a_copy_beside_a_script_counts_where_there_is_no_project(tmp_path):
+    _write(tmp_path, {"work/phi/__init__.py": "", "work/sim.py": "", "other/deep/er/phi/__init__.py": ""})
+    assert _targets(tmp_path / "work", "sim.py").of("phi").local
+    assert _targets(tmp_path, "main.py").of("phi") is None  # not a marked project root: not searched below
+
+
+def test_a_virtual_environment_inside_the_project_holds_installed_packages(tmp_path):
+    _write(tmp_path, {"pyproject.toml": "", "venv/pyvenv.cfg": "", "venv/jax/__init__.py": ""})
+    assert _targets(tmp_path).of("jax") is None
+
+
+def test_a_notebooks_own_install_line_wins_over_the_folders(tmp_path):
+    cells = [{"cell_type": "markdown", "source": "pip install phiflow==1.0"},
+             {"cell_type": "code", "source": ["%pip install -q phiflow==3.4 tqdm\n", "from phi import math"]}]
+    (tmp_path / "book.ipynb").write_text(json.dumps({"cells": cells}))
+    (tmp_path / "requirements.txt").write_text("phiflow==2.1.4\n")
+    found = _targets(tmp_path, "book.ipynb")
+    assert found.of("phi").spec == "==3.4" and found.of("phi").evidence == "book.ipynb: cell 2, line 1 installs phiflow==3.4"
+
+
+def test_the_explicit_setting_wins_and_names_itself(tmp_path):
+    _write(tmp_path, {"requirements.txt": "phiflow==2.1.4\n", "phi/__init__.py": "", "pyproject.toml": ""})
+    found = _targets(tmp_path, versions=(("phiflow", "3.4"),), where="pyproject.toml target-versions")
+    assert found.of("phi").spec == "==3.4" and found.of("phi").evidence == "pyproject.toml target-versions phiflow=3.4"
+
+
+def test_the_activated_environment_is_the_weakest_evidence(tmp_path):
+    site = tmp_path / "env" / "lib" / "python3.11" / "site-packages" / "jax-0.4.20.dist-info"
+    site.mkdir(parents=True)
+    (site / "METADATA").write_text("Metadata-Version: 2.1\nName: jax\nVersion: 0.4.20\n")
+    project = _write(tmp_path / "p", {"main.py": ""})
+    reader = TargetReader(str(project), environ={"VIRTUAL_ENV": str(tmp_path / "env")})
+    assert reader.for_file(str(project / "main.py")).of("jax").evidence == "the activated environment has jax 0.4.20"
+    (project / "requirements.txt").write_text("jax==0.4.30\n")
+    reader = TargetReader(str(project), environ={"VIRTUAL_ENV": str(tmp_path / "env")})
+    assert reader.for_file(str(project / "main.py")).of("jax").spec == "==0.4.30"
+
+
+def test_the_named_interpreter_is_read_and_one_that_does_not_run_is_an_error(tmp_path):
+    found = interpreter_targets(sys.executable)
+    assert any(t.root == "jax" for t in found)  # the test environment has jax
+    with pytest.raises(TargetError):
+        interpreter_targets(str(tmp_path / "no-python"))
+
+
+def test_pip_lines_and_requirement_forms_that_declare_no_version(tmp_path):
+    assert declarations._pip_line("!pip install git+https://github.com/x/y", "w") == []
+    assert declarations._pip_line("!python -m pip install 'jax==0.4.1' -U", "w")[0].spec == "==0.4.1"
+    assert declarations._pip_line("import pip", "w") == []
+    assert declarations._parsed("phiflow @ https://example.com/p.zip", "w") == []
+    assert declarations._poetry_spec("^1.2.3") == ">=1.2.3,<2" and declarations._poetry_spec("~2.1") == ">=2.1,<2.2"
+    assert declarations._poetry_spec("*") == "" and declarations._poetry_spec("0.4.6") == "==0.4.6"
+
+
+def test_a_public_function_of_an_installable_package_has_callers_outside_the_run(tmp_path):
+    _write(tmp_path, {"setup.py": "", "pkg/__init__.py": "", "pkg/mod.py": "", "script.py": "", "nb.ipynb": "{}"})
+    reader = WorldReader(index=object())  # (with the project index: the callers in the project are read)
+    assert "setup.py makes installable" in reader(str(tmp_path / "pkg" / "mod.py"), str(tmp_path)).open_module
+    assert reader(str(tmp_path / "script.py"), str(tmp_path)).open_module == ""
+    assert reader(str(tmp_path / "nb.ipynb"), str(tmp_path)).open_module == ""
+    (tmp_path / "setup.py").unlink()
+    assert WorldReader(index=object())(str(tmp_path / "pkg" / "mod.py"), str(tmp_path)).open_module == ""
+    assert "without the project index" in WorldReader()(str(tmp_path / "pkg" / "mod.py"), str(tmp_path)).open_module
