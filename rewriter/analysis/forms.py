@@ -30,7 +30,7 @@ from dataclasses import dataclass
 
 import libcst as cst
 
-from .apis import STAR_EXPORTS, canonical
+from .apis import star_target
 from .names import NameResolver, dotted
 from .transforms import literal
 
@@ -226,7 +226,7 @@ class Forms:
             elif isinstance(node, cst.ClassDef):
                 forms.add(Form("other", what="a class"))
             elif isinstance(node, (cst.Import, cst.ImportFrom)):
-                qualified = {canonical(q) for q in self.resolver.imported.get(name, ())}
+                qualified = {self.resolver.resolved(q) for q in self.resolver.imported.get(name, ())}
                 if any(q.rsplit(".", 1)[-1] in _CONSTANTS for q in qualified):
                     forms.add(Form("scalar", dtype="float"))
                 else:
@@ -404,12 +404,12 @@ def _spelled(resolver: NameResolver, node: cst.BaseExpression) -> set[str]:
         return set()
     root, _, rest = text.partition(".")
     suffix = "." + rest if rest else ""
-    out = {canonical(q + suffix) for q in resolver.imported.get(root, ())}
+    out = {resolver.resolved(q + suffix) for q in resolver.imported.get(root, ())}
     if not out:
         for module in resolver.star_modules:
-            target = STAR_EXPORTS.get(module, {}).get(root)
+            target = star_target(module, root, resolver.aliases)
             if target:
-                out.add(canonical(target + suffix))
+                out.add(resolver.resolved(target + suffix))
     return out
 
 

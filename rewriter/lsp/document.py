@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from .. import config as _config
 from .. import files as _files
 from ..analysis.facts import FileFacts
+from ..project.world import World, file_package
 from ..engine import Pass, ProcessingError, Settings, process_source, report_pass
 from ..findings import Finding, Safety
 from ..runner import decode
@@ -54,7 +55,7 @@ class DocumentAnalysis:
             doc.excluded = True
             return doc
         settings = Settings(codemods=config.codemods_for(path), unsafe_fixes=True, callsite_facts=facts, cells=cells,
-                            project=project)
+                            project=project, world=_world(path, cells))
         try:
             doc._pass = report_pass(encode(text), path, settings)
         except ProcessingError as e:
@@ -113,7 +114,7 @@ class DocumentAnalysis:
         if self._pass is None or not self._pass.fixes:
             return None
         settings = Settings(codemods=self.config.codemods_for(self.path), unsafe_fixes=self.config.unsafe_fixes,
-                            cells=self.cells, project=self.project)
+                            cells=self.cells, project=self.project, world=_world(self.path, self.cells))
         result = process_source(encode(self.text), self.path, settings)
         if result.new_source is None or result.error:
             return None
@@ -145,3 +146,9 @@ def encode(text: str) -> bytes:
         return text.encode(encoding)
     except (LookupError, UnicodeEncodeError):
         return raw  # the parser names the problem
+
+
+def _world(path: str, cells: bool) -> World:
+    """What the editor's analysis knows of the file's world: the package its relative imports start
+    from (a notebook's cells have none)."""
+    return World(package="" if cells else file_package(path))

@@ -12,6 +12,7 @@ from .. import runner
 from ..config import Config
 from ..engine import Settings
 from ..findings import FileResult
+from ..project.world import World, file_package
 from ..notebooks import LineMap, NotebookError, is_notebook, module_of
 from .report import FunctionProfile
 
@@ -54,7 +55,7 @@ def apply(functions: list[FunctionProfile], config: Config, root: str) -> list[F
     def settings(path: str) -> Settings:
         codemods = tuple(c for c in config.codemods_for(path) if c.CODE == RULE)
         return Settings(codemods=codemods, runtime_evidence=found, ast_prefilter=False,
-                        project=runner.project_facts(index, path))
+                        project=runner.project_facts(index, path), world=World(package=file_package(path)))
 
     results = runner.process_files(paths, settings)
     for result in results:

@@ -20,6 +20,7 @@ from .. import runner
 from ..config import Config
 from ..engine import Settings
 from ..findings import FileResult
+from ..project.world import World, file_package
 from . import report, session, workspace
 
 
@@ -76,7 +77,8 @@ def _rewrite_into(ws: workspace.Workspace, options: Options, config: Config) -> 
     index = runner.project_index(config, found.files) if found.files else None
 
     def settings(path: str) -> Settings:
-        return Settings(codemods=config.codemods_for(path), unsafe_fixes=unsafe, project=runner.project_facts(index, path))
+        return Settings(codemods=config.codemods_for(path), unsafe_fixes=unsafe, project=runner.project_facts(index, path),
+                        world=World(package=file_package(path)))
 
     results = runner.process_files(found.files, settings)
     for result in results:
@@ -190,6 +192,7 @@ def apply_verified(options: Options, config: Config, verification: report.Verifi
             unsafe_units=frozenset(unit for file, unit in verified if file == rel),
             withheld_units=frozenset(unit for file, unit in bad if file == rel),
             project=runner.project_facts(index, path),
+            world=World(package=file_package(path)),
         )
 
     results = runner.process_files(found.files, settings)
