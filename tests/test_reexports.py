@@ -1,5 +1,6 @@
 """Relative imports and the project's own re-exports of an installed API (rewriter/analysis/aliases.py):
-what a file's names denote, read alike by the libcst analysis and both stages of the pre-filter."""
+what a file's names denote, read alike by the libcst analysis and both stages of the pre-filter; and
+what is static by construction (a PhiML Shape, a Python container)."""
 from __future__ import annotations
 
 import ast
@@ -325,6 +326,59 @@ def test_the_pre_filter_reads_the_facts_aliases():
     assert filter_codemods(source, codemods, facts) == codemods
     assert filter_codemods(source, codemods) == []
     assert not syntax_of(source, facts).spells_no_api
+
+
+# -- static by construction: Shapes and containers ---------------------------------------------------
+
+def _verdicts(source: str, package: str = "") -> dict[str, str]:
+    a = _analysis(source, package)
+    out = {}
+    for flow in a.traced.flows.values():
+        stack = [flow.context.function.body]
+        while stack:
+            node = stack.pop()
+            stack.extend(node.children)
+            test = node.test if isinstance(node, (cst.If, cst.While, cst.IfExp)) else None
+            value = flow.value_of(test) if test is not None else None
+            if value is not None:
+                out[a.wrapper.module.code_for_node(test)] = value.trace.name.lower()
+    return out
+
+
+def test_a_shape_and_what_its_methods_and_operators_give_are_static():
+    found = _verdicts("""
+        from typing import Optional, Sequence
+        import jax
+        from phiml import math
+        from phiml.math import Shape, batch, channel
+
+        def helper(x, dims: Shape):
+            if dims: pass
+            return x
+
+        @math.jit_compile
+        def f(x, y, idx):
+            s = batch(x) & batch(y)
+            if s: pass
+            if s.without('b'): pass
+            if x.shape.after_gather({'i': idx}): pass
+            if x.shape.only(channel).with_dim_size('vector', idx): pass
+            if channel(x) + batch(y): pass
+            if x.shape.non_batch.spatial: pass
+            if (x > 0).all: pass
+            if s.get_size(idx): pass
+            return helper(x, batch(idx))
+
+        @jax.jit
+        def g(x, xs: list, d: dict, t: Sequence[jax.Array], o: Optional[tuple] = None, u: list | None = None, n: 'list' = None):
+            if xs: pass
+            if not d: pass
+            if t and o: pass
+            if u: pass
+            if n: pass
+            if xs[0]: pass
+    """)
+    assert {k for k, v in found.items() if v != "static"} == {"(x > 0).all", "s.get_size(idx)", "xs[0]", "n"}, found
 
 
 def test_a_jit_through_the_projects_re_export_traces_helpers_of_other_modules(tmp_path):
