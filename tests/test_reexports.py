@@ -1,6 +1,6 @@
 """Relative imports and the project's own re-exports of an installed API (rewriter/analysis/aliases.py):
 what a file's names denote, read alike by the libcst analysis and both stages of the pre-filter; and
-what is static by construction (a PhiML Shape, a Python container)."""
+what is static by construction (a PhiML Shape, a Python container) or never an array (forms.py)."""
 from __future__ import annotations
 
 import ast
@@ -15,6 +15,7 @@ from rewriter.analysis import ModuleAnalysis
 from rewriter.analysis.aliases import NO_ALIASES, Aliases, absolute_module, absolute_name, package_of, spelled_module
 from rewriter.analysis.apis import canonical, may_denote_an_api, spelled_apis, star_target
 from rewriter.analysis.facts import FileFacts, Reexport
+from rewriter.analysis.forms import Forms
 from rewriter.config import Config
 from rewriter.prefilter import _Spelling, filter_codemods, syntax_of
 from rewriter.project.index import ProjectIndex
@@ -379,6 +380,36 @@ def test_a_shape_and_what_its_methods_and_operators_give_are_static():
             if xs[0]: pass
     """)
     assert {k for k, v in found.items() if v != "static"} == {"(x > 0).all", "s.get_size(idx)", "xs[0]", "n"}, found
+
+
+def test_forms_call_shapes_containers_and_objects_no_arrays():
+    source = textwrap.dedent("""
+        import dataclasses
+        from phiml import math
+        from phiml.math import Solve, Shape, batch, copy_with
+
+        class Box:
+            pass
+
+        def f(x, solve: Solve, dims: Shape, xs: list, name: str):
+            pass
+    """)
+    a = _analysis(source)
+    fn = next(n for n in a.wrapper.module.body if isinstance(n, cst.FunctionDef))
+    forms = Forms(a.names, fn, fn.body.body[0])
+
+    def form(code: str):
+        return forms.of(cst.parse_expression(code))
+
+    for code, what in [("solve", "a `Solve`"), ("dims", "a Shape"), ("batch(x)", "a Shape"), ("batch(x) & dims", "a Shape"),
+                       ("dims.without('b')", "a Shape"), ("x.shape", "a Shape"), ("copy_with(solve, x0=x)", "an update of a `Solve`"),
+                       ("dataclasses.replace(solve, x0=x)", "an update of a `Solve`"), ("solve.with_defaults('x')", "an update of a `Solve`"),
+                       ("Solve('CG', x0=x)", "a `Solve` object"), ("Box()", "a `Box` object"), ("name", "a string")]:
+        assert (form(code).kind, form(code).what) == ("other", what), code
+    assert form("x").kind == "array" and form("copy_with(x, y=1)").kind == "unknown"
+    assert "declared a Python container" in forms.condition(cst.parse_expression("xs"))
+    assert "a Shape" in forms.condition(cst.parse_expression("batch(x)"))
+    assert forms.condition(cst.parse_expression("x > 0")) == ""
 
 
 def test_a_jit_through_the_projects_re_export_traces_helpers_of_other_modules(tmp_path):

@@ -222,9 +222,10 @@ def matters(name: str) -> bool:
 @lru_cache(maxsize=1)
 def _relevant_roots() -> frozenset[str]:
     from .installed import data
-    from .static_names import CONCRETIZING_CALLS, JAX_STAGED, PYTREE_LISTS, STATIC_CALLS, STATIC_MODULES, STRUCTURE_KEEPING
+    from .static_names import (CONCRETIZING_CALLS, JAX_STAGED, OBJECT_UPDATES, PYTREE_LISTS, STATIC_CALLS, STATIC_MODULES,
+                               STRUCTURE_KEEPING)
 
-    names = [*TABLE, *STATIC_CALLS, *CONCRETIZING_CALLS, *PYTREE_LISTS, *STRUCTURE_KEEPING, *STATIC_MODULES,
+    names = [*TABLE, *STATIC_CALLS, *CONCRETIZING_CALLS, *OBJECT_UPDATES, *PYTREE_LISTS, *STRUCTURE_KEEPING, *STATIC_MODULES,
              *JAX_STAGED, *data().VERSIONS, *(old for old, _ in _OUTSIDE_ALIASES), "numpy", "torch", "tensorflow"]
     return frozenset(name.partition(".")[0] for name in names)
 

@@ -137,6 +137,10 @@ PYTREE_LISTS = frozenset(f"jax.{m}.{n}" for m in ("tree_util", "tree") for n in 
 # Modules whose functions cannot produce a tracer (NumPy, jax's tracing machinery).
 STATIC_MODULES = ("numpy.", "jax._src.interpreters.", "jax._src.linear_util.", "jax._src.api_util.",
                   "jax.extend.linear_util.", "jax.api_util.", "jax.interpreters.")
+# Functions that return their first argument with some attributes replaced: an object of its class
+# (forms.py: never an array when that argument is none).
+OBJECT_UPDATES = frozenset({"phiml.math.copy_with", "phiml.math.replace", "phiml.dataclasses.replace",
+                            "dataclasses.replace", "copy.copy", "copy.deepcopy"})
 # Calls that return their pytree argument (at this position) with some leaves replaced: its class,
 # and so its Python-valued fields, are kept (`eqx.tree_at(where, saveat, ...)` is still a SaveAt).
 STRUCTURE_KEEPING = {"equinox.tree_at": 1, "jax.tree_util.tree_map": 1, "jax.tree.map": 1}
