@@ -226,7 +226,8 @@ class TracedIf(Codemod):
             [b.effect.returned] if returning else [b.effect.values.get(n, cst.Name(n)) for n in names]
             for b in branches
         ]
-        doubt = branch_agreement(self.file, flow, target, per_branch)
+        traced_tests = [b.test for b in branches if b.test is not None and not getattr(flow.value_of(b.test), "static", True)]
+        doubt = branch_agreement(self.file, flow, target, per_branch, traced_tests)
         emit, spelling = emitter(self.file, flow)
         pure = library_call(self.file)
         values_flat = [v for vs in per_branch for v in vs]
@@ -334,7 +335,7 @@ class TracedIf(Codemod):
             if value.concretized:
                 raise Refused(CONCRETIZED)
             condition = tensor_condition(node.test, emit, lambda e: self.file.analysis.traced.value_at(node.test, e))
-            doubt = branch_agreement(self.file, flow, node, [[node.body], [node.orelse]])
+            doubt = branch_agreement(self.file, flow, node, [[node.body], [node.orelse]], [node.test])
         except (NotConvertible, Refused) as why:
             self.report(node.test, head, hint=_hint(flow), note=f"not rewritten: {why}", related=places)
             return

@@ -163,7 +163,7 @@ class TracedWhile(Codemod):
         test = tensor_condition(loop.test, emit, lambda e: self.file.analysis.traced.value_at(loop.test, e))
         if flow.framework == "jax":
             names = carried(self.file, flow, loop, body, loop.test)
-            doubt = carry_agreement(self.file, flow, loop, body, names)
+            doubt = carry_agreement(self.file, flow, loop, body, names, [loop.test])
             cond_name = self.file.analysis.fresh_name("loop_condition")
             body_name = self.file.analysis.fresh_name("loop_body")
             statements = jax_while(emit, names, cond_name, body_name, test, body)
@@ -197,7 +197,7 @@ class TracedWhile(Codemod):
         test = tensor_condition(counter.rest, emit, lambda e: self.file.analysis.traced.value_at(loop.test, e))
         names = carried(self.file, flow, loop, body, loop.test, exclude=(counter.name,))
         count, source = counter.bound, counter.source
-        doubt = carry_agreement(self.file, flow, loop, body, names)
+        doubt = carry_agreement(self.file, flow, loop, body, names, [counter.rest])
         bound, constant = bound_constant(self.file, flow, count)
         index = counter.name
         statements = masked_loop(self.file, flow, emit, loop, body, test, index, bound)

@@ -314,6 +314,7 @@ def explain_trace_command(location: str, output_format: str) -> None:
     from dataclasses import asdict, replace
 
     from .explain_trace import explain_trace
+    from .project.world import World, file_package
 
     from . import notebooks
 
@@ -341,7 +342,7 @@ def explain_trace_command(location: str, output_format: str) -> None:
         if at is None:
             raise click.ClickException(f"{path}: cell {cell} is not analysed (not a code cell, not Python, or it does not parse)")
     try:
-        explanations, note = explain_trace(source, at, label)
+        explanations, note = explain_trace(source, at, label, World(package=file_package(path)))
     except Exception as e:  # libcst's ParserSyntaxError and friends: name the file
         raise click.ClickException(f"{path}: cannot parse: {str(e).splitlines()[0] if str(e) else type(e).__name__}") from None
     if label is not None:  # back to the cell's own lines

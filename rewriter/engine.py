@@ -262,7 +262,8 @@ def _judged(source: bytes, settings: Settings) -> tuple[list[type[Codemod]], tup
     if codemods and settings.ast_prefilter:
         if any(map(has_gate, codemods)):
             tree = python_parse(source)
-        codemods = filter_codemods(source, codemods, settings.project, tree=tree, roles_given=bool(settings.callsite_facts))
+        codemods = filter_codemods(source, codemods, settings.project, tree=tree, roles_given=bool(settings.callsite_facts),
+                                   package=getattr(settings.world, "package", ""))
     return codemods, statement_outline(tree.body) if tree is not None else None
 
 
@@ -273,6 +274,8 @@ def enabled_by_project(settings: Settings) -> list[type[Codemod]]:
     if not settings.project:
         return []
     kinds = settings.project.kinds()
+    if "renames" in kinds:  # an API under a name the words of the file may not spell: its pre-filter judges
+        return [c for c in settings.codemods if not c.PROJECT_FACTS.isdisjoint(kinds) or has_gate(c)]
     return [c for c in settings.codemods if not c.PROJECT_FACTS.isdisjoint(kinds)]
 
 

@@ -32,11 +32,13 @@ class Explanation:
                 f"{self.verdict.upper()} - {self.why}")
 
 
-def explain_trace(source: str, line: int, line_label: Callable[[int], str] | None = None) -> tuple[list[Explanation], str | None]:
+def explain_trace(source: str, line: int, line_label: Callable[[int], str] | None = None,
+                  world=None) -> tuple[list[Explanation], str | None]:
     """The explanations for `line`, and a note when there is nothing to explain there. `line_label`
-    names lines in derivations (`cell 3, line 4` in a notebook's joined cells)."""
+    names lines in derivations (`cell 3, line 4` in a notebook's joined cells); `world`: the file's
+    (project.world.World: the package its relative imports start from)."""
     wrapper = cst.MetadataWrapper(cst.parse_module(source))
-    analysis = ModuleAnalysis(wrapper)
+    analysis = ModuleAnalysis(wrapper, world=world)
     if line_label is not None:
         analysis.names.line_label = line_label
     positions = analysis.names.positions

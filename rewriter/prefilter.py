@@ -15,6 +15,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import cached_property
 
+from .analysis.aliases import NO_ALIASES, Aliases, spelled_module
 from .analysis.apis import (TEMPORARY_FUNCTION_APIS, TEMPORARY_FUNCTION_BUILDERS, Kind, may_spell_an_api, reaching_roots,
                             spelled_apis)
 from .analysis import ast_traced
@@ -57,20 +58,25 @@ CANDIDATES = frozenset({JIT_DEF_IN_LOOP, JIT_BUILT_PER_CALL, JIT_OF_JITTED, NEST
 
 
 class _Spelling:
-    def __init__(self, tree: ast.Module) -> None:
+    def __init__(self, tree: ast.Module, package: str = "", aliases: Aliases = NO_ALIASES) -> None:
         self.imported: dict[str, set[str]] = {}
         self.stars: list[str] = []
+        # The package relative imports start from, and the project's re-exports (analysis/aliases.py), as
+        # the libcst analysis reads them (names.NameResolver)
+        self.package, self.aliases = package, aliases
         for node in statements(tree):
             if isinstance(node, ast.Import):
                 for a in node.names:
                     local = a.asname or a.name.split(".")[0]
                     self.imported.setdefault(local, set()).add(a.name if a.asname else local)
             elif isinstance(node, ast.ImportFrom):
+                module = spelled_module(node.module, node.level, package)
                 for a in node.names:
                     if a.name == "*":
-                        self.stars.append(node.module or "")
+                        self.stars.append(module)
                     else:
-                        self.imported.setdefault(a.asname or a.name, set()).add(f"{node.module or ''}.{a.name}")
+                        self.imported.setdefault(a.asname or a.name, set()).add(
+                            f"{module}{a.name}" if module.endswith(".") else f"{module}.{a.name}" if module else a.name)
 
         # Per spelling (one file: few of them): the APIs it may denote, their names, and its last names.
         self._apis: dict[str | None, list] = {None: []}
@@ -93,7 +99,7 @@ class _Spelling:
         try:
             return self._apis[text]
         except KeyError:
-            found = self._apis[text] = spelled_apis(text, self.imported, self.stars)
+            found = self._apis[text] = spelled_apis(text, self.imported, self.stars, self.aliases)
             return found
 
     def names(self, node: ast.AST) -> frozenset[str]:
@@ -721,7 +727,7 @@ class _Finder(ast.NodeVisitor):
 
     @cached_property
     def _module(self) -> ast_traced.Module:
-        module = ast_traced.Module(self.tree, self.s.imported, self.s.stars)
+        module = ast_traced.Module(self.tree, self.s.imported, self.s.stars, self.s.package, self.s.aliases)
         # Helpers' results (ast_traced.Function.returns_maybe). Through a weak reference: the finder
         # holds the module, and a cycle would keep the file's whole tree alive until the collector's
         # next pass found it (runner._one_file).
@@ -920,8 +926,8 @@ class Syntax:
         and, when the summary's walk listed its reads (`loads`), one of them may spell it
         (apis.may_spell_an_api). Every spelling the walk resolves is the outermost of a chain of reads
         (a callee, an argument, a decorator, a value bound), resolved from the name at its root."""
-        imported, stars = self._spelling.imported, self._spelling.stars
-        roots = reaching_roots(imported, stars)
+        imported, stars, aliases = self._spelling.imported, self._spelling.stars, self._spelling.aliases
+        roots = reaching_roots(imported, stars, aliases)
         if not roots or self._loads is None:
             return bool(roots)
         asked: set[str] = set()
@@ -934,7 +940,7 @@ class Syntax:
                 text = root.id if root is node else dotted(node)
                 if text not in asked:
                     asked.add(text)
-                    if may_spell_an_api(text, imported, stars):
+                    if may_spell_an_api(text, imported, stars, aliases):
                         return True
         return False
 
@@ -1000,12 +1006,16 @@ class Syntax:
 
 
 def syntax_of(source: bytes, project=None, tree: ast.Module | None = None, roles_given: bool = False,
-              kids: dict | None = None, loads: list | None = None) -> Syntax | None:
+              kids: dict | None = None, loads: list | None = None, package: str = "") -> Syntax | None:
     """None when `ast` cannot parse it (libcst reports why). `tree`: its ast, when the caller has it;
     `kids`, `loads`: the branches of its nodes by id and its reads, when a walk of it has them
-    (project.summary.summarize)."""
+    (project.summary.summarize); `package`: the one its relative imports start from (World.package),
+    and `project`'s aliases: the names its imports denote, as the libcst analysis reads them."""
     tree = tree if tree is not None else parse(source)
-    return None if tree is None else Syntax(tree, _Spelling(tree), project, roles_given, kids, source, loads)
+    if tree is None:
+        return None
+    spelling = _Spelling(tree, package, project.alias_map() if hasattr(project, "alias_map") else NO_ALIASES)
+    return Syntax(tree, spelling, project, roles_given, kids, source, loads)
 
 
 def has_candidates(source: bytes) -> bool:
@@ -1014,14 +1024,15 @@ def has_candidates(source: bytes) -> bool:
 
 
 def filter_codemods(source: bytes, codemods: list, project=None, tree: ast.Module | None = None,
-                    roles_given: bool = False) -> list:
+                    roles_given: bool = False, package: str = "") -> list:
     """The codemods whose gate holds on `source` (rules without a gate always pass). `project`: the
     facts other modules give the file (functions they trace, factories of theirs it imports);
     `tree`: its ast, when the caller has parsed it already; `roles_given`: the jitted functions'
-    parameters have roles read elsewhere (an editor's slice of a buffer: Settings.callsite_facts)."""
+    parameters have roles read elsewhere (an editor's slice of a buffer: Settings.callsite_facts);
+    `package`: the one its relative imports start from (World.package)."""
     if not any(has_gate(c) for c in codemods):
         return codemods
-    syntax = syntax_of(source, project, tree, roles_given)
+    syntax = syntax_of(source, project, tree, roles_given, package=package)
     if syntax is None:
         return codemods
     return [c for c in codemods if c.ast_gate(syntax)]

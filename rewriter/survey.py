@@ -23,6 +23,7 @@ from .engine import TriggerWords
 from .notebooks import is_notebook
 from .prefilter import gates_on_candidates_alone, has_gate, parse, syntax_of
 from .project.index import summarize_file
+from .project.world import file_package
 from .project.summary import Summary
 
 
@@ -45,8 +46,16 @@ class Survey:
         """The rules the pre-filter lets through given the facts other modules give the file
         (engine._candidates), when the survey already knows: with no facts, or with factories only,
         none of them named where a gate could notice. None: the file must be judged again. (No gate
-        reads `python_results`: they only make traced.py call static what a gate may call a tracer.)"""
-        if self.first_pass is None or not facts or not (facts.traces or facts.calls or facts.factories):
+        reads `python_results` or `classes`: they only make traced.py call static what a gate may call a
+        tracer, and forms.py refuse a selection. `aliases` and `reexports` change what the file's names
+        denote, for the gates as for the rules: judged again, unless they can only make the gates find
+        less (FileFacts.widens_a_gate: NumPy's functions under the project's names), where the first
+        judgement is a superset of the second.)"""
+        if self.first_pass is None or not facts:
+            return self.first_pass
+        if (facts.aliases or facts.reexports) and facts.widens_a_gate():
+            return None
+        if not (facts.traces or facts.calls or facts.factories):
             return self.first_pass
         if facts.traces or facts.calls or self.factory_pass is None:
             return None
@@ -69,19 +78,21 @@ def survey(job: tuple[str, bytes, Sequence[type[Codemod]] | None]) -> Survey:
     if codemods is None or tree is None:
         return Survey(summary)
     try:
-        return _first_pass(source, codemods, tree, kids, summary, loads)
+        return _first_pass(source, codemods, tree, kids, summary, loads, file_package(path))
     except RecursionError:
         return Survey(summary)  # no first pass: judged again where it is processed, and reported there
 
 
-def _first_pass(source: bytes, codemods: Sequence[type[Codemod]], tree, kids: dict, summary, loads: list) -> Survey:
-    """The rules `codemods` the file's bytes and syntax let through (`survey`)."""
+def _first_pass(source: bytes, codemods: Sequence[type[Codemod]], tree, kids: dict, summary, loads: list,
+                package: str = "") -> Survey:
+    """The rules `codemods` the file's bytes and syntax let through (`survey`); `package`: the one its
+    relative imports start from (World.package, as the file's processing reads them)."""
     words = TriggerWords(source)
     if not words.any_wanted([c for c in codemods if has_gate(c)]):
         # As filter_codemods: nothing to judge, so no walk (a file given factories is judged again).
         wanted = tuple(c.CODE for c in codemods if words.wanted(c))
         return Survey(summary, wanted, outline=_outline(tree, wanted))
-    syntax = syntax_of(source, None, tree, kids=kids, loads=loads)
+    syntax = syntax_of(source, None, tree, kids=kids, loads=loads, package=package)
     # Each rule's pre-filter first, its words only if that lets it through (the walk is paid already;
     # most of a file's words are absent, and each absent word is a search of the whole file): with
     # them, the rule passes; without, one that facts of factories elsewhere could enable waits for them.

@@ -529,7 +529,16 @@ _VARIANTS = {
         "import jax\nfrom physics import limiter\nhelper = limiter\nlimiter = jax.jit(limiter)\n",
         "import jax\nfrom physics import limiter\nlimiter = jax.jit(limiter)\nhelper = limiter\n",
     ],
+    "mathlib.py": [  # a module re-exporting PhiML's math, whole or in part, or binding its names itself
+        "from phiml.math import *\n",
+        "from phiml.math import *\n\ndef batch(x):\n    return x\n",
+        "from phiml.math import batch as spatial, jit_compile\nfrom physics import *\n",
+        "import jax\nbatch = jax.jit\n\nclass Box:\n    pass\n",
+        "",
+    ],
     "run.py": [
+        "import mathlib\nfrom mathlib import batch, Box\n\n@mathlib.jit_compile\ndef go(v):\n    return batch(v), Box()\n",
+        "from mathlib import *\n\ndef go(v):\n    return batch(v), spatial(v), limiter(v, 1)\n",
         "from train import helper\n\ndef go(v):\n    return helper(v, 1.0)\n",
         "from train import step\nimport jax.numpy as jnp\n\ndef go(v):\n    return step(v, 2), step(jnp.ones(2), s=3)\n",
         "from physics import limiter\nr = limiter(1., 2.)\n",
@@ -539,7 +548,8 @@ _VARIANTS = {
 _VARIANTS.update({
     "pkg/__init__.py": ["", "from .physics import limiter\n", "from .physics import *\n"],
     **{f"pkg/{name}": [t.replace("from physics", "from .physics").replace("import physics", "from . import physics")
-                        .replace("from util", "from .util").replace("from train", "from .train") for t in texts]
+                        .replace("from util", "from .util").replace("from train", "from .train")
+                        .replace("from mathlib", "from .mathlib").replace("import mathlib", "from . import mathlib") for t in texts]
        for name, texts in _VARIANTS.items()},
 })
 

@@ -10,6 +10,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from functools import lru_cache
 
+from .aliases import NO_ALIASES, Aliases
 from .installed import aliases
 from .installed import canonical as installed_canonical
 from .installed import is_module, public_modules, star_exports
@@ -134,42 +135,75 @@ def lookup(name: str) -> Api | None:
     return TABLE.get(canonical(name))
 
 
-def spelled_apis(text: str, imported: dict[str, set[str]], star_modules) -> list[Api]:
+def spelled_apis(text: str, imported: dict[str, set[str]], star_modules, aliases: Aliases = NO_ALIASES) -> list[Api]:
     """The APIs a dotted spelling (`m.jit_compile`) can denote through a file's imports
-    (`imported`: local name -> qualified names) and star-imported modules. Shared by both
-    pre-filter stages (libcst and CPython ast) so they cannot disagree; not a resolution."""
-    return [api for api in map(lookup, _spelled_names(text, imported, star_modules)) if api is not None]
+    (`imported`: local name -> absolute qualified names), star-imported modules and the project's
+    re-exports of them (`aliases`: analysis/aliases.py). Shared by both pre-filter stages (libcst and
+    CPython ast) so they cannot disagree; not a resolution."""
+    return [api for api in map(lookup, _spelled_names(text, imported, star_modules, aliases)) if api is not None]
 
 
-def _spelled_names(text: str, imported: Mapping[str, Iterable[str]], star_modules: Iterable[str]) -> set[str]:
+def star_target(module: str, name: str, aliases: Aliases = NO_ALIASES) -> str | None:
+    """What `name` denotes when `from module import *` binds it (None: that import binds no such name,
+    or one of the project's own): through the project's re-exports for a module of the project the
+    aliases speak for (a package of the project shadows an installed one of its name), else the
+    installed module's exports."""
+    if aliases:
+        known, target = aliases.star(module, name, STAR_EXPORTS.get)
+        if known:
+            return target
+    return STAR_EXPORTS.get(module, {}).get(name)
+
+
+def _spelled_names(text: str, imported: Mapping[str, Iterable[str]], star_modules: Iterable[str],
+                   aliases: Aliases = NO_ALIASES) -> set[str]:
     """The qualified names a dotted spelling may stand for through a file's imports and star imports."""
     root, _, rest = text.partition(".")
     suffix = "." + rest if rest else ""
-    candidates = {q + suffix for q in imported.get(root, ())}
+    candidates = {aliases.realias(q + suffix) for q in imported.get(root, ())}
     for module in star_modules:
-        target = STAR_EXPORTS.get(module, {}).get(root)
+        target = star_target(module, root, aliases)
         if target:
             candidates.add(target + suffix)
     return candidates
 
 
-def may_denote_an_api(imported: Mapping[str, Iterable[str]], star_modules: Iterable[str]) -> bool:
+def may_denote_an_api(imported: Mapping[str, Iterable[str]], star_modules: Iterable[str],
+                      aliases: Aliases = NO_ALIASES) -> bool:
     """Whether any spelling through a file's imports (`imported`: local name -> qualified names, and
     its star-imported modules, as `spelled_apis` takes them) may denote an API of the table other
     than `functools.partial`, which applies nothing by itself. False lets the pre-filter conclude
     without walking the file (prefilter.Syntax): a spelling resolves only from an imported name, and
     only if that name begins or canonicalizes to one of `_reaching_names`."""
-    return bool(reaching_roots(imported, star_modules))
+    return bool(reaching_roots(imported, star_modules, aliases))
 
 
-def reaching_roots(imported: Mapping[str, Iterable[str]], star_modules: Iterable[str]) -> frozenset[str]:
+def reaching_roots(imported: Mapping[str, Iterable[str]], star_modules: Iterable[str],
+                   aliases: Aliases = NO_ALIASES) -> frozenset[str]:
     """The names of a file a spelling of an API may start at (`may_denote_an_api`): those its imports
-    bind to a name that begins or canonicalizes to one of `_reaching_names`, and those its star
-    imports may bind so."""
+    bind to a name that begins or canonicalizes to one of `_reaching_names`, or through the project's
+    re-exports (`aliases`) to one that does, and those its star imports may bind so."""
     roots = {name for name, names in imported.items() if any(map(_reaches, names))}
+    if aliases:
+        roots |= {name for name, names in imported.items()
+                  if name not in roots and any(_reaches(t) for q in names for t in aliases.under(q))}
     for module in star_modules:
         roots |= _star_roots(module)
+        if aliases:
+            roots |= _aliased_star_roots(module, aliases)
     return frozenset(roots)
+
+
+def _aliased_star_roots(module: str, aliases: Aliases) -> set[str]:
+    """The names `from module import *` may bind to one of `_reaching_names` through the project's
+    re-exports (a module of the project: `_star_roots` knows installed ones only)."""
+    prefix = module + "."
+    out = {key[len(prefix):] for key, target in aliases.exact.items()
+           if key.startswith(prefix) and "." not in key[len(prefix):] and _reaches(target)}
+    found = aliases.modules.get(module)
+    if found is not None:
+        out |= _star_roots(found[0]) - found[1]
+    return out
 
 
 @lru_cache(maxsize=None)
@@ -177,13 +211,44 @@ def _star_roots(module: str) -> frozenset[str]:
     return frozenset(name for name, target in STAR_EXPORTS.get(module, {}).items() if _reaches(target))
 
 
-def may_spell_an_api(text: str, imported: Mapping[str, Iterable[str]], star_modules: Iterable[str]) -> bool:
-    """Whether a dotted spelling (a read, outermost of its chain) may denote an API of the table
-    other than `functools.partial` through a file's imports, as `spelled_apis` reads it, or a prefix
+def matters(name: str) -> bool:
+    """Whether what `name` denotes may matter to some rule: it is under a package the rules' tables name
+    (the APIs of the table, the installed packages whose re-exports are read, the calls, modules and
+    libraries static_names.py and the traced-value and form analyses name). A name elsewhere (`jaxlib.`,
+    `typing.`) is what its own spelling says to every rule: no alias needs to say what it denotes."""
+    return name.partition(".")[0] in _relevant_roots()
+
+
+@lru_cache(maxsize=1)
+def _relevant_roots() -> frozenset[str]:
+    from .installed import data
+    from .static_names import (CONCRETIZING_CALLS, JAX_STAGED, OBJECT_UPDATES, PYTREE_LISTS, STATIC_CALLS, STATIC_MODULES,
+                               STRUCTURE_KEEPING)
+
+    names = [*TABLE, *STATIC_CALLS, *CONCRETIZING_CALLS, *OBJECT_UPDATES, *PYTREE_LISTS, *STRUCTURE_KEEPING, *STATIC_MODULES,
+             *JAX_STAGED, *data().VERSIONS, *(old for old, _ in _OUTSIDE_ALIASES), "numpy", "torch", "tensorflow"]
+    return frozenset(name.partition(".")[0] for name in names)
+
+
+def only_narrows(name: str) -> bool:
+    """Whether reading a name as `name` (an alias's target) can only make the pre-filter's gates find
+    less: `name` is no API of the table nor leads to one (`_reaches`), and a call of it gives a Python
+    value (static_names.STATIC_CALLS, a concretization, a function of NumPy or another of STATIC_MODULES):
+    a value the gates would otherwise read as a call of an unknown function, which may give a tracer."""
+    from .static_names import CONCRETIZING_CALLS, STATIC_CALLS, STATIC_MODULES
+
+    return lookup(name) is None and not _reaches(name) \
+        and (name in STATIC_CALLS or name in CONCRETIZING_CALLS or (name + ".").startswith(STATIC_MODULES))
+
+
+def may_spell_an_api(text: str, imported: Mapping[str, Iterable[str]], star_modules: Iterable[str],
+                     aliases: Aliases = NO_ALIASES) -> bool:
+    """Whether a dotted spelling (a read, outermost of its chain) may denote an API of the table other
+    than `functools.partial` through a file's imports, as `spelled_apis` reads it, or a prefix
     of one (`jax.lax`, bound to a name and called as `L.cond`). Finer than `may_denote_an_api`: a
     file that imports `jax` but only reads `jax.numpy.zeros` spells none. Only a spelling that starts
     at one of `reaching_roots` may."""
-    return any(map(_reaches, _spelled_names(text, imported, star_modules)))
+    return any(map(_reaches, _spelled_names(text, imported, star_modules, aliases)))
 
 
 def _reaches(name: str) -> bool:

@@ -34,6 +34,7 @@ from functools import cached_property
 
 from .ast_names import branches, dotted, literal_value, statements
 from .annotations import is_python_value, static_fields
+from .aliases import NO_ALIASES, Aliases, absolute_name, spelled_module
 from .apis import canonical
 from .installed import is_type_predicate
 from .installed import static_fields as installed_static_fields
@@ -58,8 +59,12 @@ MIN_ITERATIONS = 50
 class Module:
     """What the evaluator needs of the whole file: how names are imported, and what the module binds."""
 
-    def __init__(self, tree: ast.Module, imported: dict[str, set[str]], stars: list[str]) -> None:
+    def __init__(self, tree: ast.Module, imported: dict[str, set[str]], stars: list[str], package: str = "",
+                 aliases: Aliases = NO_ALIASES) -> None:
         self.imported, self.stars = imported, stars
+        # The package relative imports start from and the project's re-exports (analysis/aliases.py): names
+        # read as names.NameResolver reads them
+        self.package, self.aliases = package, aliases
         # Read taint from parameters alone: jax operations, helpers' results and globals are no
         # sources (PML204 asks what derives from configuration parameters: traced.py gives those no
         # sources).
@@ -105,7 +110,8 @@ class Module:
             return False
         head, _, rest = text.partition(".")
         if head in self.imported:  # traced._staged: every name it may denote is under jax.numpy, jax.lax, ...
-            return any(canonical(full + "." + rest if rest else full).startswith(JAX_STAGED) for full in self.imported[head])
+            return any(canonical(self.aliases.realias(full + "." + rest if rest else full)).startswith(JAX_STAGED)
+                       for full in self.imported[head])
         # A name the module binds otherwise (`zip, unsafe_zip = safe_zip, zip`, `jnp = jax.numpy`) is a
         # local to the scope analysis: its qualified name is its own spelling (scopes.Assignment), an
         # alias is not followed, so it is staged only when spelled as a jax operation.
@@ -118,7 +124,7 @@ class Module:
                 local = alias.asname or alias.name.split(".")[0]
                 self.module_imports.setdefault(local, set()).add(alias.name if alias.asname else local)
             return
-        module = "." * (stmt.level or 0) + (stmt.module or "")
+        module = spelled_module(stmt.module, stmt.level or 0, self.package)
         for alias in stmt.names:
             if alias.name != "*":
                 real = f"{module}{alias.name}" if module.endswith(".") else f"{module}.{alias.name}" if module else alias.name
@@ -126,12 +132,14 @@ class Module:
 
     def qualified(self, func: ast.AST) -> set[str]:
         """What a module-level name or attribute chain denotes through the module's own imports, a
-        subset of what the scope analysis answers there (`jtu.tree_leaves` -> `jax.tree_util.tree_leaves`)."""
+        subset of what the scope analysis answers there (`jtu.tree_leaves` -> `jax.tree_util.tree_leaves`),
+        read as names.NameResolver reads it (relative imports absolute, through the project's re-exports)."""
         text = dotted(func)
         if text is None:
             return set()
         head, _, rest = text.partition(".")
-        return {canonical(full + ("." + rest if rest else "")) for full in self.module_imports.get(head, ())}
+        return {canonical(self.aliases.realias(absolute_name(full + ("." + rest if rest else ""), self.package)))
+                for full in self.module_imports.get(head, ())}
 
     def static_fields(self, annotation: ast.AST | None) -> frozenset[str]:
         """traced._static_fields: the Python-valued fields of the value class a parameter is declared

@@ -11,6 +11,8 @@ import hashlib
 import json
 from dataclasses import asdict, dataclass
 
+from .aliases import NO_ALIASES, Aliases
+
 
 @dataclass(frozen=True)
 class ParamFact:
@@ -67,6 +69,17 @@ class RemoteFactory:
 
 
 @dataclass(frozen=True)
+class Reexport:
+    """A module of the project that re-exports an installed module whole (`from phiml.math import *` in
+    its `__init__.py`, as PhiFlow's `phi/math` does): `module.x` is `installed.x` for every name `x` but
+    those it binds itself (`own`) and its submodules."""
+
+    module: str
+    installed: str
+    own: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
 class FileFacts:
     traces: tuple[RemoteTrace, ...] = ()
     calls: tuple[RemoteCall, ...] = ()
@@ -75,14 +88,52 @@ class FileFacts:
     # passed (`_arraylike`: `isinstance(x, Array) or np.isscalar(x)`; summary.Function.returns_python and
     # python_if), and the dotted spellings of such functions it calls through a module (`checks.is_scalar`)
     python_results: tuple[str, ...] = ()
+    # What the names this file imports from modules of the project denote, where those modules re-export
+    # them from outside the project (analysis/aliases.py): (absolute name as the file's imports spell it,
+    # what it denotes: `mypkg.math.batch` -> `phiml.math.batch`), for the names it imports and the
+    # attributes it reads through an imported module; and the imported modules that re-export an
+    # installed one whole. A name of a module the file star-imports may be aliased to itself: the
+    # project's own, not what an earlier star import binds.
+    aliases: tuple[tuple[str, str], ...] = ()
+    reexports: tuple[Reexport, ...] = ()
+    # Absolute names (as its imports spell them) of classes defined elsewhere in the project: a call of
+    # one makes an object, never an array (analysis/forms.py)
+    classes: tuple[str, ...] = ()
     sources: tuple[str, ...] = ()  # the files these facts were read from
 
     def __bool__(self) -> bool:
-        return bool(self.traces or self.calls or self.factories or self.python_results)
+        return bool(self.traces or self.calls or self.factories or self.python_results or self.aliases
+                    or self.reexports or self.classes)
+
+    def alias_map(self) -> Aliases:
+        """The aliases as the name resolution reads them (analysis/aliases.py)."""
+        if not (self.aliases or self.reexports):
+            return NO_ALIASES
+        return Aliases(dict(self.aliases), {r.module: (r.installed, frozenset(r.own)) for r in self.reexports})
 
     def kinds(self) -> frozenset[str]:
-        """Which of the facts a rule may need (`Codemod.PROJECT_FACTS`) are there: "traces", "factories"."""
-        return frozenset(k for k, present in (("traces", self.traces), ("factories", self.factories)) if present)
+        """Which of the facts a rule may need (`Codemod.PROJECT_FACTS`) are there: "traces", "factories";
+        and "renames" when an alias gives an API of the table under another name (`compile_fn = jit_compile`
+        in a module of the project): the file's words need not spell the API then (engine.enabled_by_project)."""
+        found = {k for k, present in (("traces", self.traces), ("factories", self.factories)) if present}
+        if self.renames_an_api():
+            found.add("renames")
+        return frozenset(found)
+
+    def widens_a_gate(self) -> bool:
+        """The aliases may make a pre-filter gate find more than it finds without them (Survey.passed_with):
+        a module re-exporting an installed one whole, or an alias that does not only narrow (apis.only_narrows:
+        NumPy's functions and the like, which the gates read as static, never as a tracer or an API)."""
+        from .apis import only_narrows
+
+        return bool(self.reexports) or not all(only_narrows(target) for _, target in self.aliases)
+
+    def renames_an_api(self) -> bool:
+        """Some alias gives an API of the table (apis.py) under a last name that is not the API's own."""
+        from .apis import lookup
+
+        return any(key.rpartition(".")[2] != target.rpartition(".")[2] and lookup(target) is not None
+                   for key, target in self.aliases)
 
     def digest(self) -> str:
         """A hash of the facts (not of the files they came from: an edit elsewhere that tells this file
@@ -104,7 +155,10 @@ class FileFacts:
         return cls(traces=tuple(trace(t) for t in data["traces"]),
                    calls=tuple(RemoteCall(**{**c, "args": tuple(RemoteArg(**a) for a in c["args"])}) for c in data["calls"]),
                    factories=tuple(RemoteFactory(**f) for f in data["factories"]),
-                   python_results=tuple(data["python_results"]), sources=tuple(data["sources"]))
+                   python_results=tuple(data["python_results"]),
+                   aliases=tuple(tuple(pair) for pair in data.get("aliases", ())),
+                   reexports=tuple(Reexport(r["module"], r["installed"], tuple(r["own"])) for r in data.get("reexports", ())),
+                   classes=tuple(data.get("classes", ())), sources=tuple(data["sources"]))
 
     def calls_of(self, function: str) -> list[RemoteCall]:
         return [c for c in self.calls if c.function == function]

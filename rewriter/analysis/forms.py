@@ -11,7 +11,11 @@ it cannot: each branch value is given a *form* —
                        into `root`'s shape, so `x - math.mean(x)` is shaped like `x`
   scalar(dtype)        a 0-d value: a number literal, a Python-number parameter, a full reduction
   tuple(parts)         a Python tuple/list: `where` would stack it into one array
-  other(what)          a function, module, class, string or None: not an array at all
+  other(what)          a function, module, class, string or None, a PhiML Shape, an object a class makes
+                       (`Solve(...)`, a class of the module, of the project or of the installed packages),
+                       or an update of such an object (`copy_with(solve, x0=...)`, `dataclasses.replace`,
+                       `obj.with_values(...)`), a parameter PhiML keeps static for not being a tensor
+                       (declared `Shape`, `Solve`, `str`, `Callable`): not an array at all
   unknown              anything else
 
 — and `agreement` compares the forms of one result across branches: AGREE (provably the same
@@ -30,8 +34,12 @@ from dataclasses import dataclass
 
 import libcst as cst
 
-from .apis import STAR_EXPORTS, canonical
+from .apis import star_target
+from .installed import canonical as installed_canonical
+from .installed import is_class
 from .names import NameResolver, dotted
+from .static_names import OBJECT_UPDATES, SHAPE_ATTRIBUTES, SHAPE_CALLS, SHAPE_METHODS
+from .traced import declared_kind
 from .transforms import literal
 
 _LIBRARIES = ("phiml.math.", "jax.numpy.", "jax.lax.", "jax.nn.", "jax.scipy.", "numpy.", "torch.", "tensorflow.",
@@ -61,6 +69,11 @@ _FULL_REDUCTIONS = frozenset("sum mean max min prod std var all any norm amax am
 _CONSTANTS = frozenset("pi e inf nan euler_gamma PINF NINF".split())
 _CONSTRUCTORS = frozenset("zeros ones empty full".split())
 _SCALAR_ANNOTATIONS = {"int": "int", "float": "float", "bool": "bool"}
+# Parameters PhiML keeps static because they are no tensors (static_names.PHIML_STATIC_ANNOTATIONS, but
+# `Extrapolation`, which `math.where` selects), by the last name of their annotation: what they hold.
+_NOT_ARRAYS = {"Shape": "a Shape", "Solve": "a `Solve`", "str": "a string", "Callable": "a function"}
+_OBJECT_UPDATES = OBJECT_UPDATES
+SHAPE = "a Shape"
 
 
 class Agreement(enum.Enum):
@@ -112,6 +125,7 @@ class Forms:
         # What is known of parameters from the calls (numbers; float arrays; a helper's arguments):
         # by default a parameter is an array shaped like itself, of its own dtype.
         self.param_forms = params or {}
+        self.classes = resolver.classes  # the project's classes the file imports (facts.FileFacts.classes)
         self._names: dict[str, Form] = {}
 
     # -- forms ---------------------------------------------------------------------------
@@ -178,6 +192,9 @@ class Forms:
         bindings = [a for a in self.scope[name] if a.scope is self.scope and not isinstance(getattr(a, "node", None), cst.Param)] \
             if self.scope is not None and name in self.scope else []
         if name in self.params:
+            declared = self._declared(name)
+            if declared is not None:
+                return declared
             seed = [self.param_forms.get(name, Form("array", name, "same"))]
         elif bindings:
             seed = []
@@ -193,6 +210,37 @@ class Forms:
         self._names[name] = candidate
         again = [self._binding(a, depth) for a in bindings]
         return candidate if agreement([candidate, *again]).agreement is Agreement.AGREE else UNKNOWN
+
+    def _declared(self, name: str) -> Form | None:
+        """The form a parameter's annotation proves: one PhiML keeps static for not being a tensor
+        (`Shape`, `Solve`, `str`, `Callable`: `_NOT_ARRAYS`)."""
+        ann = self._annotation(name)
+        last = ann.attr.value if isinstance(ann, cst.Attribute) else ann.value if isinstance(ann, cst.Name) else None
+        return Form("other", what=_NOT_ARRAYS[last]) if last in _NOT_ARRAYS else None
+
+    def _annotation(self, name: str) -> cst.BaseExpression | None:
+        p = self.fn.params
+        for param in (*p.posonly_params, *p.params, *p.kwonly_params):
+            if param.name.value == name:
+                return param.annotation.annotation if param.annotation is not None else None
+        return None
+
+    def condition(self, expr: cst.BaseExpression) -> str:
+        """Why a condition is provably no array a selection could take ("" when nothing proves that): a
+        Shape, a Python container (a display, a parameter declared a list, tuple or dict), an object:
+        its truth is a Python value while tracing, and `where`/`cond` cannot take it."""
+        if isinstance(expr, cst.Name) and expr.value in self.params and self.scope is not None \
+                and not any(a.scope is self.scope and not isinstance(getattr(a, "node", None), cst.Param)
+                            for a in (self.scope[expr.value] if expr.value in self.scope else ())):
+            ann = self._annotation(expr.value)
+            if ann is not None and declared_kind(ann) == "container":
+                return f"`{expr.value}` is declared a Python container: its truth is its length, a Python value"
+        form = self.of(expr)
+        if form.kind == "other":
+            return f"the condition is {form.what}: its truth is a Python value, not an array a selection can take"
+        if form.kind == "tuple":
+            return "the condition is a Python tuple or list: its truth is its length, a Python value"
+        return ""
 
     def _binding(self, assignment, depth: int) -> Form:
         """The form a local binding gives its name: `y = <expr>`, `y += <expr>`, `y: T = <expr>`."""
@@ -226,7 +274,7 @@ class Forms:
             elif isinstance(node, cst.ClassDef):
                 forms.add(Form("other", what="a class"))
             elif isinstance(node, (cst.Import, cst.ImportFrom)):
-                qualified = {canonical(q) for q in self.resolver.imported.get(name, ())}
+                qualified = {self.resolver.resolved(q) for q in self.resolver.imported.get(name, ())}
                 if any(q.rsplit(".", 1)[-1] in _CONSTANTS for q in qualified):
                     forms.add(Form("scalar", dtype="float"))
                 else:
@@ -254,11 +302,15 @@ class Forms:
         attr = expr.attr.value
         if base.kind == "array" and attr in ("real", "imag"):
             return Form("array", base.root, "float")
+        if attr == "shape" or base.what == SHAPE and attr in SHAPE_ATTRIBUTES:
+            return Form("other", what=SHAPE)  # (jax's `.shape` is a tuple of ints: no array either)
         return UNKNOWN
 
     def _binary(self, expr: cst.BinaryOperation, depth: int) -> Form:
         left, right = self.of(expr.left, depth + 1), self.of(expr.right, depth + 1)
         op = type(expr.operator).__name__
+        if left.what == SHAPE and right.what == SHAPE:
+            return left  # `a & b`, `a + b` of Shapes: a Shape
         if op == "MatrixMultiply":
             return UNKNOWN
         if op == "Power" and not isinstance(expr.right, cst.Integer):
@@ -333,6 +385,30 @@ class Forms:
         if isinstance(func, cst.Attribute) and not library and name in ("sum", "mean", "max", "min", "prod") \
                 and not call.args and self.of(func.value, depth + 1).kind == "array":
             return Form("scalar", dtype="?")  # x.sum(): every axis
+        return self._object(call, func, name, qualified, positional, depth)
+
+    def _object(self, call: cst.Call, func, name: str | None, qualified: set[str], positional: list, depth: int) -> Form:
+        """A call that provably makes no array: a Shape (`batch(x)`, `shape.without('x')`), an object of a
+        class (defined in the module, or imported: one of the project's or the installed packages'), an
+        update of an object that is no array (`copy_with(solve, ...)`, `obj.with_values(...)`); else unknown."""
+        if qualified and qualified & SHAPE_CALLS:
+            return Form("other", what=SHAPE)
+        if isinstance(func, cst.Attribute):
+            receiver = self.of(func.value, depth + 1)
+            if receiver.what == SHAPE and name in SHAPE_METHODS:
+                return receiver
+            if receiver.kind == "other" and name is not None and (name.startswith("with_") or name == "_replace"):
+                return Form("other", what=f"an update of {receiver.what}")
+        if qualified and {installed_canonical(q) for q in qualified} & _OBJECT_UPDATES and positional:
+            base = self.of(positional[0], depth + 1)
+            if base.kind == "other":
+                return Form("other", what=f"an update of {base.what}")
+        if qualified and all(is_class(q) or q in self.classes for q in qualified):
+            return Form("other", what=f"a `{name}` object")
+        if isinstance(func, cst.Name) and self.scope is not None and func.value in self.scope:
+            bindings = self.scope[func.value]
+            if bindings and all(isinstance(getattr(a, "node", None), cst.ClassDef) for a in bindings):
+                return Form("other", what=f"a `{func.value}` object")
         return UNKNOWN
 
 
@@ -404,13 +480,14 @@ def _spelled(resolver: NameResolver, node: cst.BaseExpression) -> set[str]:
         return set()
     root, _, rest = text.partition(".")
     suffix = "." + rest if rest else ""
-    out = {canonical(q + suffix) for q in resolver.imported.get(root, ())}
+    out = {resolver.resolved(q + suffix) for q in resolver.imported.get(root, ())}
     if not out:
         for module in resolver.star_modules:
-            target = STAR_EXPORTS.get(module, {}).get(root)
+            target = star_target(module, root, resolver.aliases)
             if target:
-                out.add(canonical(target + suffix))
+                out.add(resolver.resolved(target + suffix))
     return out
+
 
 
 def agreement(forms: list[Form]) -> Verdict:

@@ -157,3 +157,14 @@ def _predicates() -> frozenset[tuple[str, str]]:
 @lru_cache(maxsize=1)
 def _canonical_predicates() -> frozenset[str]:
     return frozenset(canonical(f"{module}.{name}") for module, name in _predicates())
+
+
+def is_class(dotted: str) -> bool:
+    """`dotted` (any spelling) denotes a class of the installed packages: a call of it makes an object
+    of that class, never an array (forms.py)."""
+    return canonical(dotted) in _classes()
+
+
+@lru_cache(maxsize=1)
+def _classes() -> frozenset[str]:
+    return frozenset(f"{module}.{name}" for module, names in data().CLASSES.items() for name in names.split())

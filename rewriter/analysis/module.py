@@ -7,6 +7,7 @@ from functools import cached_property
 import libcst as cst
 
 from ..cst_tree import children
+from .aliases import NO_ALIASES
 from .apis import Kind
 from .bindings import ModuleGlobals
 from .jit import JitAnalysis, assigned_value
@@ -25,7 +26,9 @@ class ModuleAnalysis:
         self.callsite_facts = callsite_facts or {}
         self.project = project  # what the rest of the project tells this file (rewriter/analysis/facts.py)
         self.world = world  # the user's world beyond the file (rewriter/project/world.py), or None
-        self.names = NameResolver(wrapper)
+        self.names = NameResolver(wrapper, getattr(world, "package", ""),
+                                  project.alias_map() if hasattr(project, "alias_map") else NO_ALIASES,
+                                  frozenset(getattr(project, "classes", ())))
         if world is not None:
             self.names.own_copies = world.targets.own_copies()
         self._reserved: set[str] = set()  # names handed out by fresh_name during this pass

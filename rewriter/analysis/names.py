@@ -11,10 +11,11 @@ from functools import cached_property
 from typing import Callable
 
 import libcst as cst
-from libcst.metadata import ParentNodeProvider
+from libcst.metadata import ParentNodeProvider, QualifiedName, QualifiedNameSource
 
 from ..cst_tree import children, concrete, track_subtree
-from .apis import STAR_EXPORTS, Api, canonical, lookup, spelled_apis
+from .aliases import NO_ALIASES, Aliases, absolute_module, absolute_name, spelled_module
+from .apis import Api, canonical, lookup, spelled_apis, star_target
 from .positions import StatementPositions
 from .scopes import GlobalScope, Scope, Scopes, module_scopes
 
@@ -47,8 +48,15 @@ _BLOCKS = concrete(cst.IndentedBlock, cst.Else, cst.ExceptHandler, cst.Finally, 
 
 
 class NameResolver:
-    def __init__(self, wrapper: cst.MetadataWrapper) -> None:
+    def __init__(self, wrapper: cst.MetadataWrapper, package: str = "", aliases: Aliases = NO_ALIASES,
+                 classes: frozenset[str] = frozenset()) -> None:
         self.wrapper = wrapper
+        # The package the module's relative imports start from ("" : not known, and they stay relative),
+        # the project's re-exports of the names it imports (analysis/aliases.py), and the names it imports
+        # of the project's classes (facts.FileFacts.classes)
+        self.package = package
+        self.aliases = aliases
+        self.classes = classes
         # Filled by the engine's shared traversal (before_visit hook): saves a ParentNodeProvider
         # pass and a PositionProvider pass in every file that has candidates but no finding.
         self.tracked_parents: dict[int, cst.CSTNode] | None = None
@@ -118,16 +126,23 @@ class NameResolver:
 
     @cached_property
     def star_modules(self) -> list[str]:
-        """Modules imported with `*` at module level, in import order."""
+        """Modules imported with `*` at module level, in import order (absolute: `from .math import *`
+        in package `mypkg` is `mypkg.math`)."""
         out = []
         for stmt in self.wrapper.module.body:
             if isinstance(stmt, cst.SimpleStatementLine):
                 for small in stmt.body:
                     if isinstance(small, cst.ImportFrom) and isinstance(small.names, cst.ImportStar):
                         mod = dotted(small.module) if small.module is not None else None
+                        mod = absolute_module(mod, len(small.relative), self.package) if small.relative else mod
                         if mod:
                             out.append(mod)
         return out
+
+    def resolved(self, name: str) -> str:
+        """What an absolute name a file's import binds (`mypkg.math.batch`) denotes: read through the
+        project's re-exports and the installed packages' (`phiml.math.batch`)."""
+        return canonical(self.aliases.realias(name))
 
     def starts_after(self, node: cst.CSTNode, other: cst.CSTNode) -> bool:
         """Whether `node` starts after `other` (document pre-order): by the shared traversal's order when
@@ -150,7 +165,7 @@ class NameResolver:
 
     def qualified_names(self, node: cst.CSTNode) -> set[str]:
         scope = self.scope(node)  # the scope answers directly: no QualifiedNameProvider pass
-        names = {self._canonical(q.name) for q in scope.get_qualified_names_for(node)} if scope is not None else set()
+        names = {self._denoted(q) for q in scope.get_qualified_names_for(node)} if scope is not None else set()
         if names or not self.star_modules:
             return names
         text = dotted(node)
@@ -163,10 +178,18 @@ class NameResolver:
         for mod in reversed(self.star_modules):  # a later star import shadows an earlier one
             if self.own_copies and mod.split(".", 1)[0] in self.own_copies:
                 return names  # the project's own copy: its exports are not the installed ones
-            target = STAR_EXPORTS.get(mod, {}).get(head)
+            target = star_target(mod, head, self.aliases)
             if target:
                 return {canonical(target + ("." + rest if rest else ""))}
         return names
+
+    def _denoted(self, q: QualifiedName) -> str:
+        """A qualified name of the scope analysis, canonical: an import's made absolute (a relative one
+        in the module's package) and read through the project's re-exports."""
+        if q.source is not QualifiedNameSource.IMPORT:
+            return canonical(q.name)
+        name = absolute_name(q.name, self.package) if q.name.startswith(".") else q.name
+        return self._canonical(self.aliases.realias(name))
 
     @cached_property
     def imported(self) -> dict[str, set[str]]:
@@ -189,9 +212,12 @@ class NameResolver:
                             out.setdefault(local, set()).add(full if alias.asname else local)
                     elif type(small) is cst.ImportFrom and type(small.names) is not cst.ImportStar:
                         module = dotted(small.module) if small.module is not None else ""
+                        if small.relative:  # `from ..math import batch`: absolute in the module's package
+                            module = spelled_module(module or None, len(small.relative), self.package)
                         for alias in small.names:
                             local = alias.asname.name.value if alias.asname else dotted(alias.name)
-                            out.setdefault(local, set()).add(f"{module}.{dotted(alias.name)}")
+                            out.setdefault(local, set()).add(f"{module}{dotted(alias.name)}" if module.endswith(".")
+                                                             else f"{module}.{dotted(alias.name)}" if module else dotted(alias.name))
             elif kind is cst.Module or kind is cst.IndentedBlock:
                 stack.extend(node.body)
             elif kind in _HOLDS_BLOCKS:
@@ -214,7 +240,7 @@ class NameResolver:
         """`spelled_apis` through the file's imports, once per spelling (a file has few of them)."""
         found = self._apis_by_spelling.get(text)
         if found is None:
-            found = self._apis_by_spelling[text] = spelled_apis(text, self.imported, self.star_modules)
+            found = self._apis_by_spelling[text] = spelled_apis(text, self.imported, self.star_modules, self.aliases)
         return found
 
     def api(self, node: cst.CSTNode, kinds=None) -> Api | None:

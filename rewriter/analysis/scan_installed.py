@@ -169,7 +169,7 @@ def facts(installed: Installed) -> dict:
             getattr_names[module] = source.getattr_names
         if source.open:
             open_modules.append(module)
-    value_classes, predicates = {}, {}
+    value_classes, predicates, classes = {}, {}, {}
     for module in sorted(sources):
         tree = _tree(installed.files[module][0])
         if tree is None:
@@ -177,6 +177,12 @@ def facts(installed: Installed) -> dict:
         for stmt in tree.body:
             if isinstance(stmt, ast.ClassDef) and (fields := static_fields(stmt)):
                 value_classes[f"{module}.{stmt.name}"] = " ".join(fields)
+            if isinstance(stmt, ast.ClassDef) and sources[module] is not None \
+                    and sources[module].bindings.get(stmt.name, frozenset()) - {UNBOUND} == {DEFINED}:
+                name = canonical.get(Target("object", f"{module}.{stmt.name}"), f"{module}.{stmt.name}")
+                if _public(name):  # (a class bound once, by its class statement, with a public spelling)
+                    owner, _, last = name.rpartition(".")
+                    classes.setdefault(owner, []).append(last)
         if found := type_predicates(tree):
             predicates[module] = " ".join(found)
     return {
@@ -191,6 +197,7 @@ def facts(installed: Installed) -> dict:
         "OPEN": open_modules,
         "STATIC_FIELDS": value_classes,
         "TYPE_PREDICATES": predicates,
+        "CLASSES": {module: " ".join(sorted(names)) for module, names in sorted(classes.items())},
     }
 
 
@@ -243,6 +250,8 @@ STATIC_FIELDS  value class (equinox.Module, dataclass; where it is defined) -> i
           values or are declared static (annotations.py): static under `equinox.filter_jit`
 TYPE_PREDICATES  module -> its functions that answer questions about types, never values
           (predicates.py): a Python bool at trace time whatever they are given
+CLASSES   module -> the classes it is the canonical spelling of (a `class` statement the name is bound
+          by alone): a call of one makes an object, never an array (forms.py)
 """
 # fmt: off
 '''

@@ -30,6 +30,22 @@ STATIC_CALLS = frozenset({
     "jax.numpy.dtype", "jax.numpy.isscalar", "numpy.shape", "numpy.ndim", "numpy.result_type", "numpy.issubdtype",
     "numpy.dtype", "jax.core.is_concrete", "torch.is_tensor", "tensorflow.is_tensor",
 })
+# PhiML's functions that give a `Shape` (a Python object while tracing, whatever tensors they read: its
+# sizes, names and truth are Python values), the attributes of a Shape that are Shapes, and its methods
+# that give one (traced.Value.shape): `(batch(a) & batch(b)).without('x')` is a Shape whatever `a` is.
+SHAPE_CALLS = frozenset(f"phiml.math.{n}" for n in "shape batch spatial channel instance dual non_batch non_spatial "
+                                                    "non_channel non_instance non_dual primal non_primal merge_shapes "
+                                                    "concat_shapes".split())
+SHAPE_ATTRIBUTES = frozenset("shape batch non_batch spatial non_spatial instance non_instance channel non_channel dual "
+                             "non_dual primal non_primal non_singleton singleton non_uniform_shape".split())
+SHAPE_METHODS = frozenset("without only after_gather after_pad with_size with_sizes with_dim_size without_sizes replace "
+                          "replace_selection as_batch as_spatial as_instance as_channel as_dual as_type".split())
+STATIC_CALLS = STATIC_CALLS | SHAPE_CALLS
+# Annotations (last names) of a Python list, tuple, set or dict: a parameter declared so is one (its length
+# and truth are Python values while tracing, whatever it holds: traced.Value.container), as is one
+# declared `Optional[...]` or `... | None` of one.
+CONTAINER_ANNOTATIONS = frozenset("list tuple dict set frozenset List Tuple Dict Set FrozenSet Sequence Mapping "
+                                  "MutableSequence MutableMapping AbstractSet".split())
 # Their builtins by bare name (`isinstance`, `len`): static where no binding of the module shadows them.
 STATIC_BUILTINS = frozenset(q.split(".", 1)[1] for q in STATIC_CALLS if q.startswith("builtins."))
 # Functions that answer questions about dtypes, ranks and shapes, by name (jax's private helpers
@@ -121,6 +137,10 @@ PYTREE_LISTS = frozenset(f"jax.{m}.{n}" for m in ("tree_util", "tree") for n in 
 # Modules whose functions cannot produce a tracer (NumPy, jax's tracing machinery).
 STATIC_MODULES = ("numpy.", "jax._src.interpreters.", "jax._src.linear_util.", "jax._src.api_util.",
                   "jax.extend.linear_util.", "jax.api_util.", "jax.interpreters.")
+# Functions that return their first argument with some attributes replaced: an object of its class
+# (forms.py: never an array when that argument is none).
+OBJECT_UPDATES = frozenset({"phiml.math.copy_with", "phiml.math.replace", "phiml.dataclasses.replace",
+                            "dataclasses.replace", "copy.copy", "copy.deepcopy"})
 # Calls that return their pytree argument (at this position) with some leaves replaced: its class,
 # and so its Python-valued fields, are kept (`eqx.tree_at(where, saveat, ...)` is still a SaveAt).
 STRUCTURE_KEEPING = {"equinox.tree_at": 1, "jax.tree_util.tree_map": 1, "jax.tree.map": 1}

@@ -7,9 +7,12 @@ methods, `.available`, `math.always_close`. Everything else (module constants, l
 arguments, `self` configuration) is a Python value at trace time: a program cannot branch on a
 tracer without going through a parameter.
 
-A list, tuple, set or dict built in the function (`Value.container`) may hold tracers, but its length
+A list, tuple, set or dict built in the function, or a parameter declared one (`xs: list`,
+`Sequence[Tensor]`, `Optional[dict]`: `declared`), may hold tracers (`Value.container`), but its length
 and its truth are Python values: iterating it and `if xs:` are static. So is `if leaves and extra:` of
-two lists, or of a name bound to a list in one branch and to `None` in another (`merge`).
+two lists, or of a name bound to a list in one branch and to `None` in another (`merge`). A PhiML
+`Shape` (`Value.shape`: `batch(x)`, `x.shape`, `(a & b).without('x')`, `s.after_gather(indices)`, a
+parameter declared `Shape`) is a Python object while tracing, whatever tensors it was read from.
 
 The lattice has three points: STATIC < UNKNOWN < TRACED. UNKNOWN means "cannot tell" (an attribute
 of a traced container may be a static field; a parameter whose static-ness cannot be read; a type
@@ -39,8 +42,9 @@ from .callsites import CallSites, ParamRole, Role, param_role
 from .installed import is_type_predicate
 from .installed import static_fields as installed_static_fields
 from .jit import JitAnalysis, JitContext
-from .static_names import (CONCRETIZING_CALLS, CONCRETIZING_METHODS, JAX_PRIMITIVES, JAX_STAGED, PHIML_STATIC_ANNOTATIONS, PYTHON_SCALAR_ANNOTATIONS, PYTREE_LISTS, STATIC_ATTRIBUTES,
-                           STATIC_CALLS, STATIC_FUNCTION_NAMES, STATIC_METHODS, STATIC_MODULES, STORING, STRUCTURE_KEEPING,
+from .static_names import (CONCRETIZING_CALLS, CONCRETIZING_METHODS, CONTAINER_ANNOTATIONS, JAX_PRIMITIVES, JAX_STAGED,
+                           PHIML_STATIC_ANNOTATIONS, PYTHON_SCALAR_ANNOTATIONS, PYTREE_LISTS, SHAPE_ATTRIBUTES, SHAPE_CALLS,
+                           SHAPE_METHODS, STATIC_ATTRIBUTES, STATIC_CALLS, STATIC_FUNCTION_NAMES, STATIC_METHODS, STATIC_MODULES, STORING, STRUCTURE_KEEPING,
                            TENSOR_ATTRIBUTES, is_dtype_parameter)
 from .bindings import bound_module, root_node
 from .names import NameResolver, dotted, last_name
@@ -113,6 +117,11 @@ class Value:
     # Derived through a concretization (`int(x)`, `x.item()`) of a parameter calls pass arrays to: the
     # conversion itself raises under jit (or reads the value once), so a selection of the result fixes nothing
     concretized: bool = False
+    # A PhiML `Shape` (`x.shape`, `batch(x)`, `a & b` of Shapes, `s.without('x')`, a parameter declared
+    # `Shape`): a Python object while tracing whatever tensors it was read from, its truth (has it any
+    # dimension?) and sizes included; its Shape-valued attributes and methods give Shapes again, whatever
+    # their arguments (static_names.SHAPE_CALLS, SHAPE_ATTRIBUTES, SHAPE_METHODS). Always STATIC.
+    shape: bool = False
 
     @property
     def traced(self) -> bool:
@@ -153,6 +162,7 @@ class Value:
 
 STATIC = Value(Trace.STATIC)
 STATIC_CONTAINER = Value(Trace.STATIC, container=True)  # `xs = []`: a list, of Python values so far
+SHAPE = Value(Trace.STATIC, shape=True)  # a PhiML Shape
 FALSE_WHILE_TRACING = Value(Trace.STATIC, const=False)
 
 
@@ -198,7 +208,7 @@ def join(*values: Value) -> Value:
         staged = staged or v.staged and v.trace is not Trace.STATIC
         concretized = concretized or v.concretized and v.trace is not Trace.STATIC
     if top.trace is Trace.STATIC:
-        return STATIC
+        return SHAPE if values and all(v.shape for v in values) else STATIC  # (`a & b` of two Shapes is one)
     fields = frozenset.intersection(*(v.fields for v in values)) if values else frozenset()
     return Value(top.trace, top.why, frozenset(sources), fields=fields, staged=staged, concretized=concretized)
 
@@ -479,6 +489,8 @@ class _Flow:
         attr = node.attr.value
         if attr == "available" and base.traced and self.flow.framework == "phiml":
             return FALSE_WHILE_TRACING  # PhiML: the values of a tracer are not available
+        if attr == "shape" or base.shape and attr in SHAPE_ATTRIBUTES:
+            return SHAPE  # (jax's `.shape` is a tuple of ints: a Python value as well)
         if attr in STATIC_ATTRIBUTES or base.static:
             return STATIC
         if attr in base.fields:
@@ -508,6 +520,8 @@ class _Flow:
                     self.flow.bodies.append((arg.value, sorted(primitive)[0]))
         if isinstance(func, cst.Attribute):
             receiver = self.expr(func.value, env)
+            if receiver.shape and func.attr.value in SHAPE_METHODS:
+                return SHAPE  # `shape.without(...)`, `shape.after_gather(indices)`: a Shape whatever its arguments
             if func.attr.value in STATIC_METHODS:
                 return STATIC
             if func.attr.value in CONCRETIZING_METHODS and not node.args:
@@ -521,6 +535,8 @@ class _Flow:
                 if held.container and func.attr.value in STORING:
                     env[func.value.value] = contained(env[func.value.value])  # still the list it was
             qualified = self._qualified(func) if receiver.static else set()
+            if qualified & SHAPE_CALLS:
+                return SHAPE  # `math.batch(x)`
             if qualified & STATIC_CALLS or func.attr.value in STATIC_FUNCTION_NAMES or _numpy(qualified) \
                     or any(map(is_type_predicate, qualified)):
                 return STATIC  # an installed function that asks about types (predicates.py)
@@ -548,6 +564,8 @@ class _Flow:
             qualified = self._qualified(func)
             if qualified and qualified <= CONCRETIZING_CALLS:
                 return self._concretized(join(*args), f"`{func.value}()`")
+            if qualified & SHAPE_CALLS:
+                return SHAPE  # `batch(x)`
             if qualified & STATIC_CALLS or func.value in STATIC_FUNCTION_NAMES or _numpy(qualified) \
                     or any(map(is_type_predicate, qualified)):
                 return STATIC  # an installed function that asks about types (predicates.py)
@@ -709,7 +727,7 @@ def _numpy(qualified: set[str]) -> bool:
 def _value_key(values: dict[str, Value]) -> tuple:
     """What of these values a function's result depends on, by name: trace, container, static fields,
     and a constant (`pick(x.available, x)` reads `a and ...` as False while tracing; `pick(True, x)` not)."""
-    return tuple(sorted((k, v.trace, v.container, tuple(sorted(v.fields)), repr(v.const)) for k, v in values.items()))
+    return tuple(sorted((k, v.trace, v.container, v.shape, tuple(sorted(v.fields)), repr(v.const)) for k, v in values.items()))
 
 
 def _leaves_of(name: str, args: list[Value]) -> Value:
@@ -993,6 +1011,7 @@ class TracedAnalysis:
                 out[name] = Value(Trace.TRACED, (_parameter(param, f"`{name}`: parameter of `{context.name}`, traced by `{api}`{extra}"),),
                                   frozenset({(id(fn), name)}),
                                   fields=self._static_fields(param) if api == "equinox.filter_jit" else frozenset())
+            out[name] = declared(param, out[name])
         return out
 
     def _annotation_ast(self, param: cst.Param):
@@ -1035,7 +1054,7 @@ class TracedAnalysis:
                     for fact in trace.params:
                         if fact.name in values:
                             param = next(p for p in all_params(context.function) if p.name.value == fact.name)
-                            values[fact.name] = join(values[fact.name], _remote_value(fact, param))
+                            values[fact.name] = declared(param, join(values[fact.name], _remote_value(fact, param)))
                 helper_args[id(context.function)] = values
                 pending[id(context.function)] = (context, values)
                 order.append(context)
@@ -1133,5 +1152,46 @@ def _bind_call(fn: cst.FunctionDef, call: cst.Call, values: list[Value]) -> dict
             out[positional[i]] = value
         i += 1
     params = {p.name.value: p for p in all_params(fn)}
-    return {k: (v.via(_parameter(params[k], f"`{k}`: parameter of helper `{fn.name.value}`"), same_container=True) if not v.static else v)
+    return {k: declared(params[k], v.via(_parameter(params[k], f"`{k}`: parameter of helper `{fn.name.value}`"), same_container=True)
+                        if not v.static else v)
             for k, v in out.items()}
+
+
+def declared(param: cst.Param, value: Value) -> Value:
+    """A parameter's value as its annotation declares its kind: one declared `Shape` is a Shape (SHAPE:
+    a Python object while tracing); one declared a list, tuple, set or dict (`Sequence[Tensor]`,
+    `Optional[list]`, `dict | None`) is a container: its length and truth are Python values, whatever it
+    holds (static_names.CONTAINER_ANNOTATIONS)."""
+    if param.annotation is None:
+        return value
+    kind = declared_kind(param.annotation.annotation)
+    if kind == "shape":
+        return SHAPE
+    if kind == "container":
+        return contained(value)
+    return value
+
+
+def declared_kind(ann: cst.BaseExpression, depth: int = 0) -> str | None:
+    """"shape", "container", "none" (the annotation `None`) or None (anything else) for an annotation:
+    its last name, a subscript's (`List[int]`), and an `Optional[...]`/`Union[...]`/`a | b` of one kind
+    and `None`."""
+    if depth > 4:
+        return None
+    if isinstance(ann, cst.Name) and ann.value == "None":
+        return "none"
+    if isinstance(ann, (cst.Name, cst.Attribute)):
+        last = last_name(ann)
+        return "shape" if last == "Shape" else "container" if last in CONTAINER_ANNOTATIONS else None
+    if isinstance(ann, cst.Subscript):
+        last = last_name(ann.value)
+        if last in ("Optional", "Union"):
+            kinds = {declared_kind(e.slice.value, depth + 1) if isinstance(e.slice, cst.Index) else None for e in ann.slice}
+        else:
+            return "container" if last in CONTAINER_ANNOTATIONS else None
+    elif isinstance(ann, cst.BinaryOperation) and isinstance(ann.operator, cst.BitOr):
+        kinds = {declared_kind(ann.left, depth + 1), declared_kind(ann.right, depth + 1)}
+    else:
+        return None
+    kinds.discard("none")
+    return kinds.pop() if len(kinds) == 1 and None not in kinds else None

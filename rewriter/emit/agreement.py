@@ -10,11 +10,18 @@ from ..analysis.traced import FunctionFlow
 from .branches import Refused
 
 
-def branch_agreement(file, flow: FunctionFlow, anchor: cst.CSTNode, per_branch: list[list[cst.BaseExpression]]) -> str:
+def branch_agreement(file, flow: FunctionFlow, anchor: cst.CSTNode, per_branch: list[list[cst.BaseExpression]],
+                     conditions: list[cst.BaseExpression] = ()) -> str:
     """Why merging these branch values (one list per branch, one value per result) may change what
     the code computes ("" when every result provably has one shape, dtype and structure); raises
-    Refused when it provably does (a function, string or None selected; structures that differ)."""
+    Refused when it provably does (a function, string, None, a Shape or an object selected;
+    structures that differ), or when one of the `conditions` the selection would take is provably no
+    array (a Shape, a Python container: forms.Forms.condition)."""
     forms = Forms(file.analysis.names, flow.context.function, anchor, param_forms(file, flow))
+    for condition in conditions:
+        why = forms.condition(condition)
+        if why:
+            raise Refused(why)
     for results in zip(*per_branch):
         verdict = agreement([forms.of(value) for value in results])
         if verdict.agreement is Agreement.CLASH:

@@ -186,7 +186,8 @@ def bound_constant(file, flow: FunctionFlow, bound: int) -> tuple[str, InsertBef
     return name, InsertBefore(anchor, (assign(name, cst.Integer(str(bound)), before=anchor),))
 
 
-def carry_agreement(file, flow: FunctionFlow, loop: cst.CSTNode, body, names: list[str]) -> str:
+def carry_agreement(file, flow: FunctionFlow, loop: cst.CSTNode, body, names: list[str],
+                    conditions: list[cst.BaseExpression] = ()) -> str:
     """Why a loop primitive (or a masked loop's `where`) may see a carried value change shape, dtype or
     structure between iterations ("" when the body provably keeps them); raises Refused when it
     provably does not (`lax.fori_loop` and `while_loop` reject that, `where` would broadcast it)."""
@@ -196,7 +197,7 @@ def carry_agreement(file, flow: FunctionFlow, loop: cst.CSTNode, body, names: li
         return "what the body does to the carried values cannot be read as expressions"
     before = [cst.Name(n) for n in names]
     after = [result.values.get(n, cst.Name(n)) for n in names]
-    return branch_agreement(file, flow, loop, [before, after])
+    return branch_agreement(file, flow, loop, [before, after], conditions)
 
 
 def masked_bound(file, flow: FunctionFlow, count: cst.BaseExpression | None, test: cst.BaseExpression | None,

@@ -52,21 +52,26 @@ class Spelling:
     def _existing(self, module: str, name: str) -> str | None:
         full = f"{module}.{name}"
         found: list[str] = []
+        resolved = self.resolver.resolved  # (through the project's re-exports: a package's own `math` may be PhiML's)
         for local, qualified in sorted(self.resolver.imported.items()):
-            targets = {canonical(q) for q in qualified}
+            targets = {resolved(q) for q in qualified}
             if len(targets) != 1:
                 continue  # bound to different things in different places: not a safe spelling
             target = targets.pop()
             if target == full:
                 return local
-            if target == module:
+            if target == module and {resolved(f"{q}.{name}") for q in qualified} == {full}:
                 found.insert(0, f"{local}.{name}")
-            elif module.startswith(target + "."):
+            elif module.startswith(target + ".") and {resolved(f"{q}{module[len(target):]}.{name}") for q in qualified} == {full}:
                 found.append(f"{local}{module[len(target):]}.{name}")
         if found:
             return found[0]
         for star in reversed(self.resolver.star_modules):
-            for local, target in STAR_EXPORTS.get(star, {}).items():
+            exports = STAR_EXPORTS.get(star, {})
+            whole = self.resolver.aliases.modules.get(star)  # a module of the project re-exporting an installed one
+            if whole is not None:
+                exports = {n: t for n, t in STAR_EXPORTS.get(whole[0], {}).items() if n not in whole[1]}
+            for local, target in exports.items():
                 if canonical(target) == module and local not in self.resolver.imported:
                     return f"{local}.{name}"
         return None

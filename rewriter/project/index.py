@@ -27,13 +27,15 @@ import dataclasses
 from dataclasses import dataclass, field
 from typing import Callable, Iterable
 
+from ..analysis.apis import canonical
 from ..analysis.facts import FileFacts
+from ..analysis.installed import star_exports
 from ..files import forget_real_paths, real_path
 from .denotations import Fn, Jitted
 from .propagation import Propagation
 from .summary import Function, Summary, static_from_spec, summarize
 
-SUMMARY_SCHEMA = 3  # 2: Function.returns_python; 3: Function.python_if
+SUMMARY_SCHEMA = 4  # 2: Function.returns_python; 3: Function.python_if; 4: Function.maybe_jit
 _MAX_DEPTH = 12  # re-export chains and factory nesting followed at most this far
 
 
@@ -299,7 +301,7 @@ class ProjectIndex:
         """`module` changed, and what other modules see of it changed only for `names` (_changed_names):
         the answers that read those names, its own module-level answers (their lines may have moved)
         and the contributions that rest on them are computed again; nothing else."""
-        for name in names:
+        for name in (*names, "") if names else ():  # ("": what reads the names a module binds, all of them)
             for key in self._readers.pop((module, name), ()):
                 self._memo.pop(key, None)
         bare = module.partition("@")[0]
@@ -376,6 +378,115 @@ class ProjectIndex:
             factory = self.resolve(detail[0], line if _is_local(detail[0], module) else None, depth + 1, near)
             return ("built", factory) if isinstance(factory, Fn) else None
         return None
+
+    # -- re-exports from outside the project ----------------------------------------------------
+    def reexport_trail(self, target: str, near: str = ""):
+        """`reexport`, and the (module, name) pairs the answer read; remembered as `resolved_trail`'s
+        answers are (an update forgets those that read what it changed)."""
+        key = ("reexport", target, near)
+        found = self._memo.get(key)
+        if found is None:
+            self._trail = set()
+            try:
+                result = self.reexport(target, near)
+            finally:
+                trail, self._trail = self._trail, None
+            found = self._memo[key] = (result, frozenset(trail))
+            for read in trail:
+                self._readers.setdefault(read, set()).add(key)
+        return found
+
+    def reexport(self, target: str, near: str = "", depth: int = 0, seen: set | None = None):
+        """What an absolute dotted name that starts in a module of the project denotes, where the
+        project's modules bind it by importing it from outside (`from phiml.math import *` in a package's
+        `__init__.py`, `from X import a as b`, `b = a`, through other modules of the project): ("outside",
+        its canonical name); ("class", its name) for a class the project defines; ("own", its name) for
+        another binding of the project (a def, a value); None when no module of the project holds it,
+        or it cannot be told (bound differently on different paths, a star import of an unread module)."""
+        if depth > _MAX_DEPTH or target in self.modules:
+            return None  # (a module of the project is itself, whatever it re-exports)
+        parts = target.split(".")
+        for i in range(len(parts) - 1, 0, -1):
+            module = ".".join(parts[:i])
+            found = f"{module}@{near}" if near and f"{module}@{near}" in self.modules else module if module in self.modules else None
+            if found is not None:
+                return self._reexport_in(found, parts[i:], near, depth, seen if seen is not None else set())
+        return None
+
+    def _reexport_in(self, module: str, rest: list[str], near: str, depth: int, seen: set):
+        summary = self.modules[module]
+        name = rest[0]
+        if self._trail is not None:
+            self._trail.add((module, name))
+        bare = module.partition("@")[0]
+        bindings = summary.bindings.get(name)
+        if not bindings:
+            submodule = f"{bare}.{name}"
+            if submodule in self.modules:
+                return self._reexport_in(submodule, rest[1:], near, depth + 1, seen) if len(rest) > 1 else None
+            if (module, name) in seen:
+                return None
+            seen.add((module, name))
+            for star in reversed(summary.stars):  # a later star import binds over an earlier one
+                if self._in_project(star, near):
+                    found = self.reexport(f"{star}.{'.'.join(rest)}", near, depth + 1, seen)
+                    if found is not None:
+                        return found
+                    if self._binds(star, name, near):
+                        return None  # the project's own, or what it cannot tell
+                    continue
+                exports = star_exports(star)
+                if exports is None:
+                    return None  # a module the installed packages' facts do not cover: it may bind anything
+                if name in exports:
+                    return "outside", canonical(".".join([exports[name], *rest[1:]]))
+            return None
+        answers = {self._binding(module, bare, name, rest, binding, near, depth, seen) for binding in bindings}
+        return answers.pop() if len(answers) == 1 else None
+
+    def _binding(self, module: str, bare: str, name: str, rest: list[str], binding: list, near: str, depth: int, seen: set):
+        kind, detail = binding[1], binding[2:]
+        if kind in ("import", "alias") and detail:
+            dotted_name = ".".join([detail[0], *rest[1:]])
+            if self._in_project(detail[0], near):
+                return self.reexport(dotted_name, near, depth + 1, seen)
+            return "outside", canonical(dotted_name)
+        if len(rest) != 1:
+            return None
+        return ("class" if kind == "class" else "own"), f"{bare}.{name}"
+
+    def _in_project(self, dotted_name: str, near: str) -> bool:
+        """`dotted_name` is a module of the project, or a name in one."""
+        parts = dotted_name.split(".")
+        return any(".".join(parts[:i]) in self.modules or near and f"{'.'.join(parts[:i])}@{near}" in self.modules
+                   for i in range(len(parts), 0, -1))
+
+    def _binds(self, module: str, name: str, near: str) -> bool:
+        """The module of the project binds `name` itself (or may: a star import of its own)."""
+        found = f"{module}@{near}" if near and f"{module}@{near}" in self.modules else module
+        summary = self.modules.get(found)
+        return summary is not None and (name in summary.bindings or bool(summary.stars))
+
+    def whole_reexport(self, module: str) -> tuple[str, tuple[str, ...]] | None:
+        """(the installed module, the names of its own) for a module of the project that re-exports an
+        installed one whole: its only star import is of a module the installed packages' facts cover
+        (`from phiml.math import *`); every other name of it is that module's. Its own names are those
+        it binds and its submodules."""
+        key = ("whole", module)
+        if key in self._memo:  # (remembered as `resolve`'s answers are; any name that comes or goes forgets it)
+            return self._memo[key][0]
+        found = None
+        summary = self.modules.get(module)
+        if summary is not None and len(summary.stars) == 1:
+            star = summary.stars[0]
+            if not self._in_project(star, self.near(module)) and star_exports(star) is not None:
+                prefix = module.partition("@")[0] + "."
+                own = set(summary.bindings) | {m[len(prefix):].partition(".")[0].partition("@")[0]
+                                               for m in self.modules if m.startswith(prefix)}
+                found = canonical(star), tuple(sorted(own))
+        self._memo[key] = (found, frozenset({(module, "")}))
+        self._readers.setdefault((module, ""), set()).add(key)
+        return found
 
     def function(self, fn: Fn) -> Function | None:
         if self._trail is not None:

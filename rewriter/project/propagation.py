@@ -12,11 +12,12 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, field
 
-from ..analysis.apis import lookup
-from ..analysis.facts import FileFacts, ParamFact, RemoteArg, RemoteCall, RemoteFactory, RemoteTrace
+from ..analysis.apis import Kind, canonical, is_module, lookup, matters
+from ..analysis.facts import FileFacts, ParamFact, Reexport, RemoteArg, RemoteCall, RemoteFactory, RemoteTrace
+from ..analysis.installed import star_exports, version
 from ..analysis.static_names import static_by_declaration
 from .denotations import Fn, Jitted
-from .summary import ARRAY, PARAMS, PYTHON, Call, Function
+from .summary import ARRAY, PARAMS, PYTHON, Call, Function, static_from_spec
 
 TRACED, STATIC, UNKNOWN = "traced", "static", "unknown"
 _ORDER = {STATIC: 0, UNKNOWN: 1, TRACED: 2}
@@ -37,6 +38,10 @@ class _Local:
     factories: list = field(default_factory=list)  # (RemoteFactory, the module that defines the factory)
     python_results: list = field(default_factory=list)  # (local name, the module of the def): summary.Function.returns_python
     python: list = field(default_factory=list)  # (callee key, parameter, where): a Python literal passed
+    aliases: dict = field(default_factory=dict)  # absolute name it imports or reads -> what it denotes outside the project
+    reexports: dict = field(default_factory=dict)  # module of the project it imports -> (installed module, own names)
+    classes: set = field(default_factory=set)  # absolute names it imports or reads of classes of the project
+    alias_sources: set = field(default_factory=set)  # the modules those were read from
     reads: set = field(default_factory=set)  # the (module, name) pairs its resolution read
 
 
@@ -73,6 +78,8 @@ class Propagation:
             stale = {module}
             for name in names:
                 stale |= self.readers.pop((module, name), set())
+            if names:  # a name that came or went changes the own names of a module re-exporting another whole
+                stale |= self.readers.pop((module, ""), set())
         for name in stale:
             local = self.locals.pop(name, None)
             if local is not None:
@@ -124,8 +131,9 @@ class Propagation:
             return result
 
         for name, function in summary.functions.items():
-            if function.jit is not None:
-                api, framework, static = function.jit
+            jit = function.jit if function.jit is not None else self._reexported_jit(function, near, out)
+            if jit is not None:
+                api, framework, static = jit
                 out.roots.append(Jitted(Fn(module, name), api, framework, _tuple(static), module, name, function.line, False))
             for inner_name, inner in function.nested.items():
                 if inner.jit is not None:
@@ -196,7 +204,115 @@ class Propagation:
                 continue
             out.factories.append((RemoteFactory(name, api, framework, index.where(found.module, function.line), found.name,
                                                 index.paths.get(found.module, ""), function.line), found.module))
+        self._reexported(module, summary, near, out)
         return out
+
+    def _reexported_jit(self, function: Function, near: str, out: _Local) -> list | None:
+        """[api, framework, static parameters] of a def whose decorator is a jit transform through the
+        project's re-exports (Function.maybe_jit: `@math.jit_compile` with the package's own `math`)."""
+        if function.maybe_jit is None:
+            return None
+        target, spec = function.maybe_jit
+        found, trail = self.index.reexport_trail(target, near)
+        out.reads |= trail
+        api = lookup(found[1]) if found is not None and found[0] == "outside" else None
+        if api is None or api.kind is not Kind.JIT:
+            return None
+        positional = function.params[: function.positional]
+        spec = {k: v for k, v in spec.items() if k in api.static_keywords} if spec is not None else None
+        static = static_from_spec(spec, positional, function.params)
+        if static is not None and api.name == "phiml.math.jit_compile_linear" and "auxiliary_args" not in spec:
+            static = sorted(set(static) | set(function.params[1:]))  # every parameter after the first is auxiliary
+        return [api.name, api.framework, static]
+
+    def _reexported(self, module: str, summary, near: str, out: _Local) -> None:
+        """What the names the module imports from modules of the project denote where those modules
+        re-export them from outside the project (analysis/aliases.py): each imported name, each attribute
+        chain it reads through an imported module, each name it reads that a star import of a module of
+        the project may bind; and the imported modules that re-export an installed one whole."""
+        index = self.index
+        bare = module.partition("@")[0]
+        chains = {call.target for call, _, _ in _calls_with_callers(module, summary)}
+        chains.update(target for target, _ in summary.references)
+        imported = {b[2] for bindings in summary.bindings.values() for b in bindings if b[1] == "import" and len(b) > 2}
+        # A read is spelled through the module's own names (`pkg.sim.kernel.math.batch`): through an import's
+        # target when the name is bound by imports of one target alone (`pkg.math.batch`)
+        by_import = {}
+        for name, bindings in summary.bindings.items():
+            targets = {b[2] if b[1] == "import" and len(b) > 2 else None for b in bindings}
+            if len(targets) == 1 and None not in targets:
+                by_import[name] = targets.pop()
+        reads = set()
+        for chain in chains:
+            local, _, rest = chain[len(bare) + 1:].partition(".") if chain.startswith(bare + ".") else ("", "", "")
+            if local in by_import and rest:
+                reads.add(f"{by_import[local]}.{rest}")
+            elif not local:
+                reads.add(chain)
+
+        def denote(name: str, star: bool = False) -> bool:
+            """Record what `name` denotes; whether it is settled (a name of the project or outside it)."""
+            found, trail = index.reexport_trail(name, near)
+            out.reads |= trail
+            if found is None:
+                return False
+            kind, target = found
+            if kind == "outside":
+                # (a package of the project that is an installed one says so already; a name no rule reads
+                # anything of, `jaxlib.xla_client`, is what its spelling says)
+                if canonical(name) != target and matters(target):
+                    out.aliases[name] = target
+            else:
+                if kind == "class":
+                    out.classes.add(name)
+                if star and not is_module(name.rpartition(".")[0]) and len(summary.stars) > 1:
+                    out.aliases[name] = name  # the project's own: not what an earlier star import binds
+            out.alias_sources.add(target.rpartition(".")[0] if kind != "outside" else name.rpartition(".")[0])
+            return True
+
+        def whole(name: str) -> None:
+            found = index.modules.get(name) if name in index.modules else None
+            if found is None or name in out.reexports:
+                return
+            out.reads.add((name, ""))
+            reexported = index.whole_reexport(name)
+            if reexported is not None and not is_module(name) and matters(reexported[0]):  # (an installed module's names canonicalize already)
+                out.reexports[name] = reexported
+                out.alias_sources.add(name)
+
+        for target in imported:
+            if not index._in_project(target, near) or target.startswith(bare + ".") or version(target.partition(".")[0]):
+                continue  # (in a package the installed facts were read from, installed.canonical knows its re-exports)
+            if not denote(target):
+                whole(target)
+                for chain in reads:
+                    if chain.startswith(target + "."):
+                        parts = chain.split(".")
+                        for i in range(target.count(".") + 2, len(parts) + 1):
+                            prefix = ".".join(parts[:i])
+                            if prefix in index.modules:
+                                whole(prefix)
+                            elif denote(prefix):
+                                break
+        stars = [star for star in summary.stars if index._in_project(star, near) and not version(star.partition(".")[0])]
+        for star in stars:
+            whole(star)
+        if stars:
+            own = set(summary.bindings)
+            for chain in chains:
+                if not chain.startswith(bare + "."):
+                    continue
+                name = chain[len(bare) + 1:].partition(".")[0]
+                if name in own:
+                    continue
+                for star in reversed(summary.stars):
+                    if star in stars:
+                        if denote(f"{star}.{name}", star=True) or index._binds(star, name, near):
+                            break
+                    else:
+                        exports = star_exports(star)
+                        if exports is None or name in exports:
+                            break  # (the file's own analysis reads the installed module's exports)
 
     def _returns_python(self, fn: Fn, function: Function, reads: set, known: dict, seen: frozenset = frozenset()) -> bool:
         """`function` (the def `fn` denotes) returns a Python value whatever it is given: its summary
@@ -282,11 +398,18 @@ class Propagation:
             factories = [f for f, _ in self.locals[module].factories]
             for _, origin in (*self.locals[module].factories, *self.locals[module].python_results):
                 sources.setdefault(module, set()).add(display(origin))
+            local = self.locals[module]
+            for origin in local.alias_sources:
+                if origin in self.index.modules:
+                    sources.setdefault(module, set()).add(display(origin))
             facts = FileFacts(
                 traces=tuple(sorted(traces.get(module, ()), key=_order)),
                 calls=tuple(sorted(calls, key=lambda c: (c.function, c.where, repr(c.args)))),
                 factories=tuple(sorted(factories, key=lambda f: f.name)),
-                python_results=tuple(sorted({name for name, _ in self.locals[module].python_results})),
+                python_results=tuple(sorted({name for name, _ in local.python_results})),
+                aliases=tuple(sorted(local.aliases.items())),
+                reexports=tuple(Reexport(name, installed, own) for name, (installed, own) in sorted(local.reexports.items())),
+                classes=tuple(sorted(local.classes)),
                 sources=tuple(sorted(sources.get(module, ()))),
             )
             if facts:

@@ -22,6 +22,7 @@ import json
 import marshal
 from dataclasses import dataclass, field, fields
 
+from ..analysis.aliases import absolute_module, package_of
 from ..analysis.apis import Kind, spelled_apis
 from ..analysis.ast_names import LOOPS, branches, children, dotted, literal_value, own_nodes, parse
 from ..analysis.static_names import (STATIC_ATTRIBUTES, STATIC_BUILTINS, STATIC_CALLS, STATIC_FUNCTION_NAMES,
@@ -70,6 +71,11 @@ class Function:
     # as Call.target): it returns a Python value if each of them does (`return _is_scalar(x) or ...`).
     # The index reads them (propagation.Propagation._returns_python).
     python_if: list = field(default_factory=list)
+    # A decorator no API of the table is spelled by, that may be a jit transform through the project's
+    # re-exports (`@math.jit_compile` where `math` is a package of the project re-exporting PhiML's):
+    # [its absolute target, its static keywords as given ({auxiliary_args/static_argnums/static_argnames:
+    # value}; None: unreadable)]. The index resolves the target (propagation.Propagation._local).
+    maybe_jit: list | None = None
 
 
 @dataclass
@@ -92,7 +98,7 @@ class Summary:
                     "jit": f.jit, "calls": [call(c) for c in f.calls], "returns_new_function": f.returns_new_function,
                     "returns_jit": f.returns_jit, "decorated": f.decorated,
                     "nested": {k: function(v) for k, v in f.nested.items()}, "annotations": f.annotations,
-                    "returns_python": f.returns_python, "python_if": f.python_if}
+                    "returns_python": f.returns_python, "python_if": f.python_if, "maybe_jit": f.maybe_jit}
 
         return {"module": self.module, "package": self.package, "bindings": self.bindings,
                 "functions": {k: function(v) for k, v in self.functions.items()},
@@ -129,7 +135,7 @@ class Summary:
             return Function(d["name"], d["line"], d["params"], d["positional"], d["defaults"], d["jit"],
                             [call(c) for c in d["calls"]], d["returns_new_function"], d["returns_jit"], d["decorated"],
                             {k: function(v) for k, v in d["nested"].items()}, d["annotations"], d["returns_python"],
-                            d["python_if"])
+                            d["python_if"], d.get("maybe_jit"))
 
         return cls(module=data["module"], package=data["package"], bindings=data["bindings"],
                    functions={k: function(v) for k, v in data["functions"].items()},
@@ -164,7 +170,7 @@ class _Reader:
     def __init__(self, module: str, package: bool, kids: dict) -> None:
         self.out = Summary(module, package)
         self.kids = kids  # id(node) -> ast_names.branches(node), filled by the breadth-first walk
-        self.package = module if package else module.rpartition(".")[0]
+        self.package = package_of(module, package)
         self.imported: dict[str, set[str]] = {}  # local name -> absolute names (for API spellings)
         self.targets: dict[str, str] = {}  # local name -> absolute target of its import (last one)
         self.module_literals: dict[str, object] = {}  # module-level names bound once to a Python literal
@@ -327,13 +333,7 @@ class _Reader:
                 self._bind(local, [node.lineno, "import", target])
 
     def _absolute(self, module: str | None, level: int) -> str | None:
-        if not level:
-            return module or ""
-        parts = self.package.split(".") if self.package else []
-        if level - 1 > len(parts):
-            return None
-        base = parts[: len(parts) - (level - 1)]
-        return ".".join([*base, *([module] if module else [])])
+        return absolute_module(module, level, self.package)  # (as the per-file analyses read it: analysis/aliases.py)
 
     # -- names ---------------------------------------------------------------------------------
     def _target(self, node: ast.expr, local: set[str] = frozenset()) -> str | None:
@@ -410,6 +410,27 @@ class _Reader:
             return api.name, api.framework, _static_spec(api, keywords), call.args[0]
         return None
 
+    def _maybe_jit(self, decorator: ast.expr) -> list | None:
+        """Function.maybe_jit of a decorator no API of the table is spelled by: a name or attribute chain
+        (`@math.jit_compile`), a call of one without positional arguments (`@jit(auxiliary_args='n')`),
+        or `partial(<one>, ...)`; bound at module level (the index reads where it comes from)."""
+        node, keywords = decorator, []
+        if isinstance(node, ast.Call):
+            func = node.func
+            api = self._api(func) if isinstance(func, (ast.Name, ast.Attribute)) else None
+            if api is not None and api.kind is Kind.PARTIAL and node.args:
+                node, keywords = node.args[0], node.keywords
+            elif not node.args:
+                node, keywords = func, node.keywords
+            else:
+                return None
+        if not isinstance(node, (ast.Name, ast.Attribute)) or self._api(node) is not None:
+            return None
+        target = self._target(node)
+        if target is None or not target.startswith(self.out.module + "."):
+            return None
+        return [target, _static_spec(_AnyJit, keywords)]
+
     # -- functions -----------------------------------------------------------------------------
     def _function(self, node: ast.FunctionDef | ast.AsyncFunctionDef, enclosing: frozenset = frozenset()) -> Function:
         """`enclosing`: the locals of the function a nested def is in (they shadow module-level names)."""
@@ -433,6 +454,8 @@ class _Reader:
                 function.jit = [api.name, api.framework, static]
             else:
                 function.decorated = True
+                if function.maybe_jit is None:
+                    function.maybe_jit = self._maybe_jit(decorator)
         body = _Body(node, self.kids)
         for imported in body.imports:
             self._import(imported, record=False)
@@ -775,6 +798,12 @@ def _combined(parts: list) -> list:
     if PARAMS in tags:
         return [PARAMS, sorted({n for p in parts if p[0] == PARAMS for n in p[1]})]
     return [ARRAY, None]
+
+
+class _AnyJit:
+    """The static keywords of every jit transform of the table: a decorator's that may be one (Function.maybe_jit)."""
+
+    static_keywords = ("auxiliary_args", "static_argnums", "static_argnames")
 
 
 def _static_spec(api, keywords) -> dict | None:

@@ -15,6 +15,7 @@ import os
 import tomllib
 from dataclasses import dataclass, field
 
+from ..analysis.aliases import package_of
 from .targets import Setting, TargetReader, Targets
 
 
@@ -23,9 +24,12 @@ class World:
     targets: Targets = field(default_factory=Targets)
     # Why the module's public functions may have callers outside the run ("" : every caller is in the project)
     open_module: str = ""
+    # The package its relative imports start from (analysis/aliases.py): `phi.physics` for
+    # `phi/physics/fluid.py`, `phi.math` for `phi/math/__init__.py`; "" for a script or a notebook
+    package: str = ""
 
     def digest(self) -> str:
-        return hashlib.sha256(f"{self.targets.digest()}|{self.open_module}".encode()).hexdigest()[:16]
+        return hashlib.sha256(f"{self.targets.digest()}|{self.open_module}|{self.package}".encode()).hexdigest()[:16]
 
 
 class WorldReader:
@@ -54,7 +58,7 @@ class WorldReader:
         reader = self._readers.get(root)
         if reader is None:
             reader = self._readers[root] = TargetReader(root, self.setting, self.environ)
-        return World(reader.for_file(path), self._open_module(path, root, module_name))
+        return World(reader.for_file(path), self._open_module(path, root, module_name), file_package(path))
 
     def _open_module(self, path: str, root: str, module_name) -> str:
         if path.endswith(".ipynb"):
@@ -68,6 +72,16 @@ class WorldReader:
             self._distributed[root] = _distribution(root)
         found = self._distributed[root]
         return f"`{module}` is in a package that {found} makes installable" if found else ""
+
+
+def file_package(path: str) -> str:
+    """The package relative imports in the file at `path` start from ("" for a notebook, which is never
+    imported, and for a script outside any package)."""
+    from .index import module_name
+
+    if path.lower().endswith(".ipynb"):
+        return ""
+    return package_of(*module_name(path))
 
 
 def _distribution(root: str) -> str:
