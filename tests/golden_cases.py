@@ -88,3 +88,20 @@ def project_config(folder: Path, spec: dict, **changes):
                     extend_exclude=("*.expected.py",))
     settings.update(changes)
     return replace(base, **settings)
+
+
+def notebook_paths(directory: Path) -> list[Path]:
+    """The golden notebooks (not their rewrites), in subfolders too: a case that needs files beside it (a
+    copy of a library) has a folder of its own."""
+    return sorted(p for p in directory.rglob("*.ipynb") if not p.name.endswith(".expected.ipynb"))
+
+
+def notebook_settings(path: Path, spec: dict, directory: Path):
+    """A golden notebook's settings: every rule, its spec's unsafe fixes, and its world (its own `%pip
+    install` lines, a copy of a library beside it), read with the notebooks' folder as the project root."""
+    from rewriter.engine import Settings
+    from rewriter.project.world import WorldReader
+    from rewriter.registry import all_codemods
+
+    return Settings(all_codemods(), unsafe_fixes=bool(spec.get("unsafe_fixes")),
+                    world=WorldReader()(str(path), root=str(directory)))

@@ -24,7 +24,7 @@ from rewriter.engine import Settings, process_source
 from rewriter.findings import Finding, format_text
 from rewriter.notebooks import process_notebook
 from rewriter.registry import all_codemods
-from tests.golden_cases import discover, project_config, read_spec
+from tests.golden_cases import discover, notebook_paths, notebook_settings, project_config, read_spec
 
 ROOT = Path(__file__).resolve().parent.parent
 GOLDEN = ROOT / "golden"
@@ -66,7 +66,7 @@ def _module(path: Path) -> Callable[[], list[Finding]]:
 def _notebook(path: Path) -> Callable[[], list[Finding]]:
     def findings() -> list[Finding]:
         spec = json.loads(path.read_text())["metadata"]["phiml_rewrite_golden"]
-        return process_notebook(path.read_bytes(), path.name, _settings(spec)).findings
+        return process_notebook(path.read_bytes(), path.name, notebook_settings(path, spec, GOLDEN / "notebooks")).findings
     return findings
 
 
@@ -86,9 +86,8 @@ def _project(folder: Path) -> Callable[[], list[Finding]]:
 
 def snapshots() -> list[Snapshot]:
     out = [Snapshot(case.id, case.path.with_suffix(".snap"), _module(case.path)) for case in discover(GOLDEN)]
-    for path in sorted((GOLDEN / "notebooks").glob("*.ipynb")):
-        if not path.name.endswith(".expected.ipynb"):
-            out.append(Snapshot(f"notebooks/{path.stem}", path.with_suffix(".snap"), _notebook(path)))
+    for path in notebook_paths(GOLDEN / "notebooks"):
+        out.append(Snapshot(f"notebooks/{path.stem}", path.with_suffix(".snap"), _notebook(path)))
     for main in sorted((GOLDEN / "projects").glob("*/main.py")):
         out.append(Snapshot(f"projects/{main.parent.name}", main.parent / "findings.snap", _project(main.parent)))
     return out

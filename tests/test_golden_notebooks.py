@@ -15,11 +15,9 @@ from pathlib import Path
 
 import pytest
 
-from rewriter.engine import Settings
 from rewriter.notebooks import process_notebook
-from rewriter.project.world import WorldReader
-from rewriter.registry import all_codemods
 from rewriter.verify.values import compare
+from tests.golden_cases import notebook_paths, notebook_settings
 from tests.golden_checks import check_runs
 from tests.notebook_kernel import NotebookRun, run_notebooks
 
@@ -52,9 +50,7 @@ class Case:
 
 def _cases() -> list[Case]:
     out = []
-    for path in sorted(DIRECTORY.glob("*.ipynb")):
-        if path.name.endswith(".expected.ipynb"):
-            continue
+    for path in notebook_paths(DIRECTORY):
         spec = json.loads(path.read_text())["metadata"]["phiml_rewrite_golden"]
         out.append(Case(path.stem, path, spec))
     return out
@@ -64,9 +60,7 @@ CASES = _cases()
 
 
 def _rewrite(case: Case, source: bytes | None = None):
-    # (the world of a notebook beside the others: its own `%pip install` lines say what it runs)
-    world = WorldReader()(str(case.path), root=str(DIRECTORY))
-    settings = Settings(all_codemods(), unsafe_fixes=bool(case.spec.get("unsafe_fixes")), world=world)
+    settings = notebook_settings(case.path, case.spec, DIRECTORY)
     return process_notebook(case.path.read_bytes() if source is None else source, case.path.name, settings)
 
 

@@ -88,7 +88,7 @@ def test_a_notebooks_own_install_line_wins_over_the_folders(tmp_path):
     (tmp_path / "book.ipynb").write_text(json.dumps({"cells": cells}))
     (tmp_path / "requirements.txt").write_text("phiflow==2.1.4\n")
     found = _targets(tmp_path, "book.ipynb")
-    assert found.of("phi").spec == "==3.4" and found.of("phi").evidence == "book.ipynb: cell 2, line 1 installs phiflow==3.4"
+    assert found.of("phi").spec == "==3.4" and found.of("phi").evidence == "cell 2 of book.ipynb installs phiflow==3.4"
 
 
 def test_the_explicit_setting_wins_and_names_itself(tmp_path):

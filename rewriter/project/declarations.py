@@ -74,8 +74,8 @@ def in_notebook(path: str) -> list[Declaration]:
             continue
         source = cell.get("source", "")
         text = "".join(source) if isinstance(source, list) else str(source)
-        for line_number, line in enumerate(text.splitlines(), start=1):
-            out += _pip_line(line, f"{os.path.basename(path)}: cell {number}, line {line_number}")
+        for line in text.splitlines():
+            out += _pip_line(line, f"cell {number} of {os.path.basename(path)}")
     return out
 
 
