@@ -138,7 +138,7 @@ PHIFLOW_3 = (("phi", "3.4.0"),)  # `math` of `phi.flow` is phiml.math from 3.4 (
 def unavailable(file, requires) -> str:
     """Why the project may not run a release the fix needs ("" when it provably does, or nothing says
     otherwise): the evidence of what it runs (a pin, its own copy), and the release needed."""
-    world = getattr(file, "world", None)
+    world = file.world
     if world is None:
         return ""
     for root, version in requires:

@@ -5,6 +5,7 @@ import libcst as cst
 
 from rewriter import prefilter
 from rewriter.analysis.apis import Kind
+from rewriter.analysis.names import dotted
 from rewriter.analysis.syntax import spelled_application, spelled_transform
 from rewriter.analysis.transforms import Transform, match_application, match_transform
 from rewriter.codemod import Codemod, Example, Replace, Unchanged, dedented
@@ -38,11 +39,6 @@ def _remove_decorator(decorators: list[cst.Decorator], drop: cst.Decorator) -> l
         Replace(drop, cst.RemovalSentinel.REMOVE),
         Replace(following, following.with_changes(leading_lines=[*moved, *following.leading_lines])),
     ]
-
-
-def _donates(transform: Transform) -> bool:
-    """Buffer donation only happens at the outermost jit: removing a wrapper around it turns it on."""
-    return any(transform.keyword(k) is not None for k in ("donate_argnums", "donate_argnames"))
 
 
 # What a jit's arguments do, in a few words: a jit that carries any is more than a compilation, and
@@ -87,8 +83,6 @@ def _effects(fn: cst.CSTNode | None) -> str:
     """The first call in `fn`'s body that has an effect a separate compilation makes observable ("" if none)."""
     if fn is None:
         return ""
-    from rewriter.analysis.names import dotted
-
     stack = [fn.body] if isinstance(fn, (cst.FunctionDef, cst.Lambda)) else []
     while stack:
         node = stack.pop()

@@ -295,7 +295,11 @@ class Codemod(cst.BatchableCSTVisitor):
         if world is None or not world.targets.found:
             return ""
         from .analysis.compilers import FIXES_NEED, LIBRARY_NAMES
+        from .cst_tree import branches
 
+        older = {root: why for root, version in FIXES_NEED.items() if (why := world.targets.at_least(root, version))}
+        if not older:
+            return ""  # (the usual case: nothing to read in the fix's code)
         roots = {module.split(".", 1)[0] for module, *_ in imports if module}
         imported = self.file.analysis.names.imported
         for edit in edits:
@@ -306,12 +310,12 @@ class Codemod(cst.BatchableCSTVisitor):
                 node = stack.pop()
                 if type(node) is cst.Name:
                     roots |= {q.split(".", 1)[0] for q in imported.get(node.value, ())}
-                stack.extend(node.children)
-        for root in sorted(roots & FIXES_NEED.keys()):
-            why = world.targets.at_least(root, FIXES_NEED[root])
-            if why:
-                return f"{why}, and the fix's code was checked against {LIBRARY_NAMES[root]} {FIXES_NEED[root]} or newer"
-        return ""
+                stack.extend(branches(node))
+        named = sorted(roots & older.keys())
+        if not named:
+            return ""
+        root = named[0]
+        return f"{older[root]}, and the fix's code was checked against {LIBRARY_NAMES[root]} {FIXES_NEED[root]} or newer"
 
     # -- metadata helpers shared by all codemods -----------------------------------------------
     def parent(self, node: cst.CSTNode) -> cst.CSTNode | None:

@@ -22,6 +22,7 @@ import libcst as cst
 
 from .names import NameResolver, dotted
 from .static_names import CONFIGURATION_ANNOTATIONS, PYTHON_CALLS
+from .structure import ancestors
 from .transforms import positional_params
 
 # Decorators that wrap or describe a function without keeping it where others call it.
@@ -421,10 +422,8 @@ class CallSites:
         return out
 
     def _at_module_level(self, node: cst.CSTNode) -> bool:
-        parent = self.resolver.parent(node)
-        while parent is not None and not isinstance(parent, (cst.Module, cst.FunctionDef, cst.ClassDef, cst.Lambda)):
-            parent = self.resolver.parent(parent)
-        return isinstance(parent, cst.Module)
+        """Bound outside every function and class: a module's own name, which others import."""
+        return not any(isinstance(a, (cst.FunctionDef, cst.ClassDef, cst.Lambda)) for a in ancestors(self.resolver, node))
 
     def _reads_of_binding(self, name: cst.Name, binding_node: cst.CSTNode) -> list[cst.CSTNode | None]:
         """Reads of the name bound at `binding_node` that see that binding (flow-sensitively)."""
@@ -546,14 +545,10 @@ class ParamRole:
     open: str = ""
 
     @property
-    def from_calls(self) -> bool:
-        """The role rests on the calls seen (not on a declaration: `static_argnames`, an annotation)."""
-        return self.role in (Role.DEFAULTED, Role.DATA) or self.role is Role.CONFIG and not self.why.startswith("annotated")
-
-    @property
     def proven(self) -> bool:
-        """What the calls say of the parameter holds for every caller: declared, or every use is a visible call."""
-        return not (self.open and self.from_calls)
+        """What the calls say of the parameter holds for every caller: declared (only roles read from calls
+        carry `open`), or every use is a visible call."""
+        return not self.open
 
 
 

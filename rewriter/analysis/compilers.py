@@ -73,6 +73,9 @@ _TABLE = {c.api: c for c in (
 # tf.function(autograph=False): Python control flow on a tensor raises.
 _TF_WITHOUT_AUTOGRAPH = Compiler("tensorflow.function", ControlFlow.RAISES, Scalars.KEYED, "raises",
                                  "raises in `tf.function` without autograph")
+# tf.function(autograph=<not a literal>): converted or not, it cannot be told; its default (on) is assumed.
+_TF_AUTOGRAPH_UNREAD = Compiler("tensorflow.function", ControlFlow.CONVERTS, Scalars.KEYED, "raises",
+                                "raises in `tf.function` unless autograph is on")
 # A jit transform the table does not describe: assume the strictest tracer.
 _UNKNOWN = Compiler("", ControlFlow.RAISES, Scalars.TRACED, "raises", "fails under jit")
 
@@ -95,11 +98,8 @@ def of(transform) -> Compiler:
         try:
             autograph = literal(value)
         except ValueError:
-            autograph = None  # not a literal: converted or not, it cannot be told
-    if autograph is None:
-        return Compiler("tensorflow.function", ControlFlow.CONVERTS, Scalars.KEYED, "raises",
-                        "raises in `tf.function` unless autograph is on")
-    return compiler(transform.api.name, autograph)
+            autograph = None  # not a literal
+    return _TF_AUTOGRAPH_UNREAD if autograph is None else compiler(transform.api.name, autograph)
 
 
 def table() -> list[Compiler]:

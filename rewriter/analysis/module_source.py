@@ -17,6 +17,8 @@ import warnings
 from dataclasses import dataclass, field
 from typing import Callable, Iterable
 
+from .aliases import package_of
+
 
 @dataclass(frozen=True)
 class Ref:
@@ -123,7 +125,7 @@ class _Reader:
 
     @property
     def package(self) -> str:
-        return self.result.name if self.result.is_package else self.result.name.rpartition(".")[0]
+        return package_of(self.result.name, self.result.is_package)
 
     def absolute(self, module: str | None, level: int) -> str:
         if not level:

@@ -83,8 +83,12 @@ class NameResolver:
         # they are neither canonicalized through the installed re-exports nor taken for the table's APIs.
         self.own_copies: frozenset[str] = frozenset()
 
+    def _own(self, name: str) -> bool:
+        """`name` is spelled through a library the project ships its own copy of (`own_copies`)."""
+        return bool(self.own_copies) and name.split(".", 1)[0] in self.own_copies
+
     def _canonical(self, name: str) -> str:
-        return name if self.own_copies and name.split(".", 1)[0] in self.own_copies else canonical(name)
+        return name if self._own(name) else canonical(name)
 
     def _provider(self, provider):
         return self.wrapper.resolve(provider)
@@ -176,7 +180,7 @@ class NameResolver:
         if scope is not None and scope.assignments[head]:
             return names  # bound in the file: not from the star import
         for mod in reversed(self.star_modules):  # a later star import shadows an earlier one
-            if self.own_copies and mod.split(".", 1)[0] in self.own_copies:
+            if self._own(mod):
                 return names  # the project's own copy: its exports are not the installed ones
             target = star_target(mod, head, self.aliases)
             if target:
@@ -248,8 +252,7 @@ class NameResolver:
         if not self.could_be_api(node, kinds):
             return None
         # Every binding the name may have must be the same API (a conditional rebinding is not).
-        apis = {None if self.own_copies and name.split(".", 1)[0] in self.own_copies else lookup(name)
-                for name in self.qualified_names(node)}
+        apis = {None if self._own(name) else lookup(name) for name in self.qualified_names(node)}
         if len(apis) != 1:
             return None
         api = apis.pop()

@@ -625,7 +625,7 @@ class _Flow:
 
     def _staged(self, func: cst.CSTNode, qualified: set[str]) -> Value:
         """Under `jax.jit` every jax operation is staged out: `jnp.zeros(3)` is a tracer, not a constant."""
-        if self.flow.framework == "jax" and qualified and all(q.startswith(JAX_STAGED) for q in qualified):
+        if self.flow.framework == "jax" and _jax_operation(qualified):
             name = sorted(qualified)[0]
             return Value(Trace.TRACED, (f"`{name}(...)` inside `{self.flow.context.name}`: jax operations are staged "
                                         "out under jit (a tracer even for constant arguments)",), staged=True)

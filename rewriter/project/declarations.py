@@ -153,7 +153,8 @@ def _pyproject(path: str, shown: str) -> list[Declaration]:
     groups = data.get("dependency-groups")
     for group in groups.values() if isinstance(groups, dict) else ():
         texts += _strings(group)
-    out = [d for text in texts for d in _parsed(text, _line_of(path, shown, text))]
+    where = _place(path, shown)
+    out = [d for text in texts for d in _parsed(text, where(text))]
     poetry = data.get("tool", {}).get("poetry", {}) if isinstance(data.get("tool"), dict) else {}
     tables = [poetry.get("dependencies")] + [g.get("dependencies") for g in (poetry.get("group") or {}).values()
                                              if isinstance(g, dict)] if isinstance(poetry, dict) else []
@@ -162,7 +163,7 @@ def _pyproject(path: str, shown: str) -> list[Declaration]:
             version = value.get("version") if isinstance(value, dict) else value
             spec = _poetry_spec(version) if isinstance(version, str) else None
             if spec is not None and name.lower() != "python":
-                out.append(Declaration(normalized(name), spec, _line_of(path, shown, name), f"{name} = {version!r}"))
+                out.append(Declaration(normalized(name), spec, where(name), f"{name} = {version!r}"))
     return out
 
 
@@ -193,12 +194,17 @@ def _strings(value) -> list[str]:
     return [v for v in value if isinstance(v, str)] if isinstance(value, list) else []
 
 
-def _line_of(path: str, shown: str, text: str) -> str:
-    """`pyproject.toml:12`: the first line of the file that holds `text` (the file itself if none does)."""
-    for number, line in _lines(path):
-        if text in line:
-            return f"{shown}:{number}"
-    return shown
+def _place(path: str, shown: str):
+    """`where(text)`: `pyproject.toml:12`, the first line of the file at `path` that holds `text` (the file
+    itself if none does); its lines read once, when first asked."""
+    lines: list[tuple[int, str]] = []
+
+    def where(text: str) -> str:
+        if not lines:
+            lines.extend(_lines(path))
+        return next((f"{shown}:{number}" for number, line in lines if text in line), shown)
+
+    return where
 
 
 def _setup_py(path: str, shown: str) -> list[Declaration]:
@@ -256,7 +262,8 @@ def _setup_cfg(path: str, shown: str) -> list[Declaration]:
     if parser.has_section("options.extras_require"):
         for _, value in parser.items("options.extras_require"):
             texts += value.splitlines()
-    return [d for text in texts if text.strip() for d in _parsed(text, _line_of(path, shown, text.strip()))]
+    where = _place(path, shown)
+    return [d for text in texts if text.strip() for d in _parsed(text, where(text.strip()))]
 
 
 def _conda(path: str, shown: str) -> list[Declaration]:
@@ -270,12 +277,13 @@ def _conda(path: str, shown: str) -> list[Declaration]:
         return []
     dependencies = data.get("dependencies") if isinstance(data, dict) else None
     out: list[Declaration] = []
+    where = _place(path, shown)
     for item in dependencies if isinstance(dependencies, list) else ():
         if isinstance(item, dict):
             for text in _strings(item.get("pip")):
-                out += _parsed(text, _line_of(path, shown, text))
+                out += _parsed(text, where(text))
         elif isinstance(item, str):
-            out += _parsed(_conda_spec(item), _line_of(path, shown, item))
+            out += _parsed(_conda_spec(item), where(item))
     return out
 
 

@@ -19,7 +19,7 @@ import json
 import os
 import subprocess
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from typing import Mapping
 
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
@@ -153,25 +153,17 @@ class TargetReader:
         self.environ = os.environ if environ is None else environ
         self._folders: dict[str, tuple[Target, ...]] = {}
         self._near: dict[str, tuple[Target, ...]] = {}
-        self._fixed: tuple[Target, ...] | None = None
         self._activated: tuple[Target, ...] | None = None
 
     def for_file(self, path: str) -> Targets:
-        found = {t.root: t for t in self._weakest()}
+        """Each library's strongest evidence for the file at `path` (later layers win)."""
         folder = os.path.dirname(os.path.abspath(path))
-        for target in self._declared(folder):
-            found[target.root] = target
+        layers = [self._weakest(), self._declared(folder)]
         if path.endswith(".ipynb"):
-            for target in _targets(declarations.in_notebook(path), "installs"):
-                found[target.root] = target
-        for target in self._strongest():
-            found[target.root] = target
-        for target in self._beside(folder):
-            found.setdefault(target.root, target) if target.root in self._explicit() else found.update({target.root: target})
+            layers.append(tuple(_targets(declarations.in_notebook(path), "installs")))
+        layers += [self._interpreter(), self._root_copies(), self._beside(folder), self._explicit]
+        found = {t.root: t for layer in layers for t in layer}
         return Targets(tuple(found[k] for k in sorted(found)))
-
-    def _explicit(self) -> frozenset[str]:
-        return frozenset(r for name, _ in self.setting.versions if (r := root_of(name)) is not None)
 
     def _beside(self, folder: str) -> tuple[Target, ...]:
         """Copies of a library in the file's folder or a folder above it (up to the root): what `import phi`
@@ -189,23 +181,22 @@ class TargetReader:
         self._near[folder] = tuple(found.values())
         return self._near[folder]
 
-    # -- evidence -------------------------------------------------------------------------------
-    def _strongest(self) -> tuple[Target, ...]:
-        """The explicit setting, the project's own copies, the named interpreter (weakest of the three first)."""
-        if self._fixed is None:
-            found: dict[str, Target] = {}
-            if self.setting.python:
-                for target in interpreter_targets(self.setting.python):
-                    found[target.root] = target
-            if any(os.path.exists(os.path.join(self.root, m)) for m in _ROOT_MARKERS):
-                for target in local_copies(self.root):
-                    found[target.root] = target
-            for name, version in self.setting.versions:
-                root = root_of(name)
-                if root is not None:
-                    found[root] = Target(root, f"=={version}", f"{self.setting.where} {name}={version}")
-            self._fixed = tuple(found.values())
-        return self._fixed
+    # -- evidence, read once per reader -----------------------------------------------------------
+    @cached_property
+    def _explicit(self) -> tuple[Target, ...]:
+        """The user's word: `--target-version` / `target-versions`."""
+        return tuple(Target(root, f"=={version}", f"{self.setting.where} {name}={version}")
+                     for name, version in self.setting.versions if (root := root_of(name)) is not None)
+
+    def _root_copies(self) -> tuple[Target, ...]:
+        """The project's own copies of libraries, searched at a marked project root only."""
+        if any(os.path.exists(os.path.join(self.root, m)) for m in _ROOT_MARKERS):
+            return local_copies(self.root)
+        return ()
+
+    def _interpreter(self) -> tuple[Target, ...]:
+        """The named interpreter's installed versions (`--python`)."""
+        return interpreter_targets(self.setting.python) if self.setting.python else ()
 
     def _weakest(self) -> tuple[Target, ...]:
         """The activated environment's versions, when the user activated one."""
