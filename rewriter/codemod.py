@@ -262,6 +262,10 @@ class Codemod(cst.BatchableCSTVisitor):
             safety = Safety.UNSAFE
             note = "; ".join(filter(None, (note, "unsafe in test code: tests observe the names, frames and trace caches the move changes")))
             fix_description = f"{fix_description or 'apply the fix'} (unsafe in test code)"
+        if edits and (elsewhere := self._jitted_elsewhere(node)):
+            edits, imports, safety = (), (), None
+            note = f"not rewritten: {elsewhere}"  # (the rule's note was about the fix)
+            hint = hint or "rewrite it by hand, or jit a function of that module's own that selects with `where`/`cond`"
         if edits and (safety or self.SAFETY) is Safety.SAFE and not self.RELEASES_CHECKED:
             doubt = self._release_doubt(edits, imports)
             if doubt:
@@ -286,6 +290,22 @@ class Codemod(cst.BatchableCSTVisitor):
         if edits and fix is not None and self.file.fix_enabled(fix.safety, span.line):
             self.file.fixes.append(ProposedFix(finding, tuple(edits), tuple(imports), invalidates))
         return finding
+
+    def _jitted_elsewhere(self, node: cst.CSTNode) -> str:
+        """Why a fix inside the function around `node` is not written ("" when it may be): another module
+        applies a jit to it (`step = jax.jit(physics.limiter)`). The jit wraps that module's own
+        callable; the def stays what every other caller runs eagerly, and a module-level jit elsewhere
+        never makes its body a jit context to rewrite (issue: one run reaches the fixpoint)."""
+        project = self.file.project
+        if not project or not any(t.how == "wrapped" for t in project.traces):
+            return ""
+        context = self.file.analysis.jit.enclosing_context(node)
+        root = context.root if context is not None else None
+        trace = getattr(root, "remote", None)
+        if trace is None or trace.how != "wrapped":
+            return ""
+        return (f"`{root.name}` is jitted in {trace.where}, not where it is defined; its other callers may run "
+                f"it eagerly, and a rewrite of its body changes it for them too")
 
     def _release_doubt(self, edits: Sequence[Edit], imports) -> str:
         """Why the fix's code may not run on the library releases the project runs ("" when it does): the

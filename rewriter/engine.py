@@ -511,7 +511,8 @@ def _apply(wrapper: cst.MetadataWrapper, fixes: Sequence[ProposedFix], names=Non
         from libcst.codemod.visitors import AddImportsVisitor
 
         ctx = CodemodContext()
-        for mod, obj, asname in imports:
+        # Once each: libcst merges an aliased import into an existing `from jax import ...` as often as it is asked.
+        for mod, obj, asname in dict.fromkeys(imports):
             AddImportsVisitor.add_needed_import(ctx, mod, obj, asname)
         module = AddImportsVisitor(ctx).transform_module(module)
     return module

@@ -539,6 +539,10 @@ def run(
             # Without --in-place the file on disk stays the original: report positions in it.
             settings = settings_for(config, original_positions=not write, index=index, rewrite=write or rewrite)
             results = process_files(found.files, settings, jobs=jobs, progress=progress, cache=cache, first_pass=first_pass)
+            if write or rewrite:  # (a run that computes no rewrite has no rewritten text to read)
+                from .project.settle import settle
+
+                results = settle(results, index, lambda path, text: _process_in_worker((path, text, settings(path))))
     if write:
         for result in results:
             write_result(result)

@@ -215,3 +215,24 @@ def test_a_place_in_another_module_is_a_related_location_in_every_output(monkeyp
     assert related["physicalLocation"]["artifactLocation"]["uri"] == (folder / "main.py").as_uri()
     assert related["physicalLocation"]["region"]["startLine"] == 19
     assert here["physicalLocation"]["artifactLocation"]["uri"] == "physics.py"
+
+
+@pytest.mark.parametrize("case", CASES, ids=lambda c: c.id)
+def test_a_files_findings_do_not_depend_on_which_other_files_are_in_the_run(case: Project):
+    """Same file, same code: same findings, whether the run names the whole project or that file alone. The
+    index reads every file under the project root either way; what other files tell a file is evidence the
+    finding names (`related`), never an accident of the command line."""
+    from rewriter.project.settle import BECAUSE_REWRITTEN
+
+    because = BECAUSE_REWRITTEN.split("`")[0]
+    whole = _run(case.folder, case.spec)
+    # (A finding that only this run's rewrite of another file brings says so: alone, that file is not rewritten.)
+    by_file = {_relative(case.folder, r.path): sorted(format_text(f) for f in r.findings
+                                                      if not any(x.message.startswith(because) for x in f.related))
+               for r in whole.results}
+    config = _config(case.folder, case.spec)
+    for module in case.modules():
+        name = module.relative_to(case.folder).as_posix()
+        alone = runner.run([str(module)], config, write=False, jobs=1)
+        found = sorted(format_text(f) for r in alone.results for f in r.findings)
+        assert found == by_file.get(name, []), f"{case.id}: {name} run alone"

@@ -116,3 +116,21 @@ def test_a_file_nested_too_deep_for_the_pre_filter_is_an_error_and_the_run_goes_
     by_name = {os.path.basename(r.path): r for r in report.results}
     assert by_name["deep.py"].error == "too deeply nested to process"
     assert by_name["fine.py"].error is None and [f.code for f in by_name["fine.py"].findings] == ["PML302"]
+
+
+def test_an_aliased_import_many_fixes_need_is_added_once():
+    """Three conversions need `jax.lax` where `lax` is another module's: one `from jax import lax as lax_2`,
+    not the same alias three times (libcst merges an aliased import as often as it is asked)."""
+    import ast
+
+    source = (
+        b"from jax import jit\nimport jax.numpy as jnp\nfrom mylib import lax\n\n\n@jit\ndef f(x, y):\n"
+        b"    if jnp.sum(y) > 0:\n        y = lax.foo(y)\n    else:\n        y = y / 2\n"
+        b"    z = jnp.sum(x) if jnp.sum(y) > 3 else jnp.sum(y) / jnp.sum(x)\n"
+        b"    while jnp.sum(x) < 10:\n        x = x * 2\n    return y, z\n"
+    )
+    result = process_source(source, "m.py", Settings(all_codemods(), unsafe_fixes=True))
+    tree = ast.parse(result.new_source)
+    imported = [(node.module, a.name, a.asname) for node in tree.body if isinstance(node, ast.ImportFrom) for a in node.names]
+    assert imported.count(("jax", "lax", "lax_2")) == 1, imported
+    assert result.new_source.count(b"lax_2.") == 3
