@@ -6,8 +6,10 @@ from dataclasses import dataclass
 import libcst as cst
 
 from rewriter import prefilter
+from rewriter.analysis import compilers
 from rewriter.analysis.callsites import Role
 from rewriter.analysis.forms import Agreement, Form, Forms, agreement
+from rewriter.analysis.jit import assigned_value
 from rewriter.analysis.traced import FunctionFlow
 from rewriter.codemod import Codemod, Example, Replace, Unchanged, dedented
 from rewriter.cst_tree import children
@@ -16,7 +18,7 @@ from rewriter.emit.branches import Refused, effect
 from rewriter.emit.loops import _pack, _unpack, carried, carry_agreement, check_body, jax_fori, names_read_after
 from rewriter.findings import Safety, Severity
 
-from ._control_flow import block_statements, emitter, traced_nodes, traced_test_inside
+from ._control_flow import block_statements, emitter, own_nodes, rewritable, traced_nodes, traced_test_inside
 from ._loop_keys import walk
 
 # A literal trip count from which a loop is reported. Measured on jax 0.10.2 (a 9-operation body
@@ -69,6 +71,17 @@ class UnrolledLoop(Codemod):
     loop index is unused or only indexes arrays (inside `scan` it is a tracer), a stacked value is one
     array of one type in every iteration, and a scan over rows runs at least once (the calls give the
     length). Otherwise it is unsafe with the reason, or only reported.
+
+    Counts set where the object or the module is configured are read where they are set: `range(self.nt)`
+    in a jitted method, where `__init__` binds `self.nt` to a literal or to a parameter that every call of
+    the class in the module passes literally (or leaves at its literal default), and `range(N_STEPS)` over a
+    module constant. The report names the values and, as related places, where each is set; a count
+    another method changes, or that a call sets from a variable, is not known here and not reported.
+
+    Every tracing compiler unrolls such a loop, not only `jax.jit` (docs/compilers.md): under `tf.function`
+    a Python `range` loop runs in Python while tracing (autograph makes a `tf.while_loop` only of a loop
+    over `tf.range`), and `torch.compile` and `torch.jit.trace` record every iteration; `torch.jit.script`
+    compiles the loop as a loop. Those are reported with the compiler's way out, never rewritten.
 
     PhiML has no loop primitive: `math.iterate` and `math.map` are Python loops too, and the
     backends' `while_loop` is internal (stops gradients). Measured on jax: a
@@ -176,10 +189,12 @@ class UnrolledLoop(Codemod):
         """), "a count from `x.ndim`"),
     )
     GATE = frozenset({prefilter.LONG_TRACED_LOOP})
-    TRIGGERS = (("for", "jit"),)
+    TRIGGERS = (("for", "jit"), ("for", "function"), ("for", "compile"))
 
     def leave_Module(self, original_node: cst.Module) -> None:
         for flow, loop in traced_nodes(self.file, cst.For):
+            self._check(flow, loop)
+        for flow, loop in _other_unrolling_loops(self.file):  # tf.function (autograph), torch.compile
             self._check(flow, loop)
 
     # -- what is unrolled ---------------------------------------------------------------------
@@ -189,23 +204,29 @@ class UnrolledLoop(Codemod):
             return  # a traced or unknown trip count is PML202's
         if self.file.analysis.expected_to_fail(flow.context.function):
             return
+        self._evidence: list = []  # where a configured count's values come from (`_configured_count`)
         count = self._count(flow, loop)
         if count is None or not _has_work(block_statements(loop)):
             return
         how_many, literal = count
         head = f"loop unrolled into the trace of `{flow.context.name}`: {how_many}, each a copy of its body"
         if flow.framework == "phiml":
-            self.report(loop.iter, head, hint="jit the loop's step and loop outside, unless the function runs often enough "
+            self.report(loop.iter, head, related=self._evidence, hint="jit the loop's step and loop outside, unless the function runs often enough "
                                               "to repay the compile",
                         note="not rewritten: PhiML has no loop primitive; compile time grows with the count (measured: "
                              "1.6 s for 300 steps)")
             return
         if flow.framework != "jax":
+            compiler = compilers.of(flow.context.root.transform)
+            api = flow.context.root.transform.api.name
+            self.report(loop.iter, head, related=self._evidence, hint=compiler.loop_hint or "loop with the framework's loop primitive by hand",
+                        note=f"not rewritten: `{_short_api(api)}` records every iteration of a Python loop; its graph "
+                             f"grows with the count")
             return
         try:
             self._rewrite(flow, loop, head, literal)
         except Refused as why:
-            self.report(loop.iter, head, note=f"not rewritten: {why}",
+            self.report(loop.iter, head, related=self._evidence, note=f"not rewritten: {why}",
                         hint="loop with `jax.lax.scan` by hand, or keep the unroll if the count stays small")
 
     def _count(self, flow: FunctionFlow, loop: cst.For) -> tuple[str, int | None] | None:
@@ -225,6 +246,15 @@ class UnrolledLoop(Codemod):
                     and param is not None and param.default is not None else None
                 if default is not None and default >= MIN_ITERATIONS:  # a static count, long by default
                     return f"`{range_args[0].value}` iterations ({default} by default)", None
+            if len(range_args) == 1:
+                configured = _configured_count(self.file, flow, range_args[0])
+                if configured is not None:
+                    counts, evidence = configured
+                    if min(counts) < MIN_ITERATIONS:
+                        return None
+                    self._evidence = evidence
+                    shown = " or ".join(str(n) for n in sorted(set(counts)))
+                    return f"`{self.file.code(range_args[0]).strip()}` iterations ({shown} as configured)", None
             for arg in range_args:
                 source = _length_source(arg, lambda name: self._alias(flow, loop, name))
                 if source is not None and traced.value_at(iterable, source).traced:
@@ -387,10 +417,10 @@ class UnrolledLoop(Codemod):
 
     def _fix(self, loop: cst.For, message: str, title: str, doubts: list[str], edits, spelling) -> None:
         if doubts:
-            self.report(loop.iter, message, edits=edits, imports=spelling.imports, safety=Safety.UNSAFE,
+            self.report(loop.iter, message, related=self._evidence, edits=edits, imports=spelling.imports, safety=Safety.UNSAFE,
                         fix_description=f"{title} (unsafe: see the note)", note=f"unsafe: {'; '.join(doubts)}")
             return
-        self.report(loop.iter, message, edits=edits, imports=spelling.imports, fix_description=title)
+        self.report(loop.iter, message, related=self._evidence, edits=edits, imports=spelling.imports, fix_description=title)
 
     def _array_valued(self, flow: FunctionFlow, loop: cst.For, expr: cst.BaseExpression, carried_names: list[str],
                       depth: int = 0) -> bool:
@@ -606,6 +636,150 @@ def _params(fn) -> list[cst.Param]:
 
 def _param_names(fn) -> set[str]:
     return {x.name.value for x in _params(fn)}
+
+
+def _other_unrolling_loops(file):
+    """(flow, loop) for every `for` of a traced function whose compiler records each iteration of a Python
+    loop but for which control flow on tracers is no hazard, so `traced_nodes` passes it by (tf.function
+    with autograph: `range` is a Python loop, only `tf.range` becomes a `tf.while_loop`; torch.compile)."""
+    if not file.analysis.jit.contexts:
+        return
+    for flow in list(file.analysis.traced.flows.values()):
+        compiler = compilers.of(flow.context.root.transform)
+        if rewritable(flow) or not compiler.unrolls_loops or file.analysis.expected_to_fail(flow.context.root.function):
+            continue
+        for node in own_nodes(flow.context.function):
+            if type(node) is cst.For:
+                yield flow, node
+
+
+def _configured_count(file, flow: FunctionFlow, count: cst.BaseExpression):
+    """The values a count set where the object or the module is configured takes, and where each is set:
+    `self.nt` of a method, bound in `__init__` to a literal or to a parameter the class's constructor calls
+    in this module pass literally (or leave at its literal default), or a class attribute; `N_STEPS`,
+    bound at module level to a literal. None when any value is not such a literal (the count is then
+    not known here: a call from another module may set it to anything)."""
+    names = file.analysis.names
+    if isinstance(count, cst.Name):
+        values = []
+        for binding in names.assignments(count):
+            node = getattr(binding, "node", None)
+            value = assigned_value(names, node) if node is not None else None
+            if value is None or _int(value) is None or not _module_level(names, node):
+                return None
+            values.append((_int(value), node))
+        return ([v for v, _ in values], [(n, f"`{count.value}` is set to {v} here") for v, n in values]) if values else None
+    if not (isinstance(count, cst.Attribute) and isinstance(count.value, cst.Name)):
+        return None
+    method = flow.context.function
+    params = _params(method) if isinstance(method, cst.FunctionDef) else []
+    if not params or params[0].name.value != count.value.value:
+        return None
+    owner = names.parent(method)
+    while owner is not None and not isinstance(owner, cst.ClassDef):
+        owner = names.parent(owner)
+    if owner is None or names.parent(method) is not owner.body:
+        return None
+    found = _attribute_values(file, owner, count.attr.value)
+    if found is None:
+        return None
+    values, evidence = found
+    return values, sorted(evidence, key=lambda e: (names.positions[e[0]].start.line, names.positions[e[0]].start.column))
+
+
+def _attribute_values(file, cls: cst.ClassDef, attr: str):
+    """`_configured_count` of `self.<attr>` in the methods of `cls`."""
+    names = file.analysis.names
+    values: list[int] = []
+    evidence: list = []
+    for stmt in cls.body.body:
+        if isinstance(stmt, cst.SimpleStatementLine):  # a class attribute: `nt = 500`
+            for small in stmt.body:
+                if isinstance(small, cst.Assign) and any(isinstance(t.target, cst.Name) and t.target.value == attr for t in small.targets):
+                    if _int(small.value) is None:
+                        return None
+                    values.append(_int(small.value))
+                    evidence.append((small, f"`{attr}` is set to {_int(small.value)} here"))
+            continue
+        if not isinstance(stmt, cst.FunctionDef):
+            continue
+        params = _params(stmt)
+        me = params[0].name.value if params else None
+        for node in _walk_statements(stmt):
+            if not isinstance(node, (cst.Assign, cst.AugAssign, cst.AnnAssign)):
+                continue
+            targets = [t.target for t in node.targets] if isinstance(node, cst.Assign) else [node.target]
+            if not any(isinstance(t, cst.Attribute) and isinstance(t.value, cst.Name) and t.value.value == me
+                       and t.attr.value == attr for t in targets):
+                continue
+            if stmt.name.value != "__init__" or not isinstance(node, cst.Assign) or node.value is None:
+                return None  # set again by another method, or added to: not a configuration
+            if _int(node.value) is not None:
+                values.append(_int(node.value))
+                evidence.append((node, f"`self.{attr}` is set to {_int(node.value)} here"))
+                continue
+            if not isinstance(node.value, cst.Name):
+                return None
+            given = _constructor_values(file, cls, stmt, node.value.value)
+            if given is None:
+                return None
+            values += [v for v, _ in given]
+            evidence += [(call, f"`{cls.name.value}(...)` sets `{attr}` to {v} here") for v, call in given]
+    return (values, evidence) if values else None
+
+
+def _constructor_values(file, cls: cst.ClassDef, init: cst.FunctionDef, param: str):
+    """What every call of `cls` in this module passes for `__init__`'s parameter `param` (its literal default
+    where a call leaves it out), with the call; None unless each is an int literal and there is a call."""
+    names = file.analysis.names
+    params = _params(init)
+    index = next((i for i, p in enumerate(params) if p.name.value == param), None)
+    if index is None or index == 0:
+        return None
+    default = _int(params[index].default) if params[index].default is not None else None
+    out = []
+    for call in _calls_of_class(file, cls):
+        if any(a.star for a in call.args):
+            return None
+        positional = [a for a in call.args if a.keyword is None]
+        given = next((a.value for a in call.args if a.keyword is not None and a.keyword.value == param), None)
+        if given is None and index - 1 < len(positional):
+            given = positional[index - 1].value
+        value = _int(given) if given is not None else default
+        if value is None:
+            return None
+        out.append((value, call))
+    return out or None
+
+
+def _module_level(names, node: cst.CSTNode) -> bool:
+    """`node` (a binding) is in a statement of the module itself, not of a def or class."""
+    current = names.parent(node)
+    while current is not None and not isinstance(current, (cst.FunctionDef, cst.ClassDef, cst.Lambda, cst.Module)):
+        current = names.parent(current)
+    return isinstance(current, cst.Module)
+
+
+def _calls_of_class(file, cls: cst.ClassDef) -> list[cst.Call]:
+    names = file.analysis.names
+    out = []
+    for node in _walk_statements(file.analysis.names.wrapper.module):
+        if isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and node.func.value == cls.name.value:
+            if any(getattr(a, "node", None) is cls for a in names.assignments(node.func)):
+                out.append(node)
+    return out
+
+
+def _walk_statements(node: cst.CSTNode):
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        yield current
+        stack.extend(children(current))
+
+
+def _short_api(api: str) -> str:
+    return {"tensorflow.function": "tf.function"}.get(api, api)
 
 
 def _range_args(iterable: cst.BaseExpression) -> list[cst.BaseExpression] | None:

@@ -884,6 +884,8 @@ class Function:
                 return True
         if len(args) == 1 and isinstance(args[0], ast.Name) and self._long_default(args[0].id):
             return True
+        if len(args) == 1 and _configured(args[0], self):  # unrolled_loop._configured_count decides
+            return True
         return any(self._length_read(a) for a in args)
 
     def _long_default(self, name: str) -> bool:
@@ -1274,6 +1276,15 @@ def _base(sequence: ast.AST) -> ast.AST:
     while isinstance(sequence, ast.Subscript):
         sequence = sequence.value
     return sequence
+
+
+def _configured(count: ast.AST, function: "Function") -> bool:
+    """A count that may be set where the object or the module is configured: `self.n`, or a name the
+    module binds (`N_STEPS`); unrolled_loop reads its values off the constructor calls and bindings."""
+    if isinstance(count, ast.Attribute) and isinstance(count.value, ast.Name) and count.value.id == "self":
+        return True
+    return isinstance(count, ast.Name) and count.id not in function.params and count.id not in function.bound \
+        and count.id in function.module.bound
 
 
 def _range_args(iterable: ast.AST) -> list | None:

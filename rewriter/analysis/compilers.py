@@ -43,6 +43,10 @@ class Compiler:
     # graph break)
     concretization: str
     consequence: str  # what a Python `if`/loop on a tracer does, for messages; `{what}`: "branch" / "trip count"
+    # A Python `for` over a static count (`range(500)`): copied into the trace once per iteration (every
+    # tracing compiler), or compiled as one loop (torch.jit.script); and how to keep it one loop (PML206).
+    unrolls_loops: bool = True
+    loop_hint: str = ""
 
     @property
     def fails_on_control_flow(self) -> bool:
@@ -56,26 +60,31 @@ class Compiler:
 
 
 _PHIML = "fails on jax, bakes in one {what} on torch"
+# autograph converts a `for` over `tf.range(n)` into one `tf.while_loop`; over a Python `range` it runs in Python.
+_TF_LOOP = ("iterate over `tf.range(...)`: autograph compiles that as one `tf.while_loop` (the loop's values must "
+            "keep their shapes and dtypes, and a list it appends to becomes a `tf.TensorArray`)")
+# Dynamo and torch.jit.trace run the Python loop and record every iteration; torch has no public loop primitive.
+_TORCH_LOOP = "compile the loop's step and loop outside, unless the function runs often enough to repay the compile"
 _TABLE = {c.api: c for c in (
     Compiler("jax.jit", ControlFlow.RAISES, Scalars.TRACED, "raises", "raises under `jax.jit`"),
     Compiler("equinox.filter_jit", ControlFlow.RAISES, Scalars.KEYED, "raises", "raises under `equinox.filter_jit`"),
     Compiler("phiml.math.jit_compile", ControlFlow.PER_BACKEND, Scalars.TRACED, "per-backend", _PHIML),
     Compiler("phiml.math.jit_compile_linear", ControlFlow.PER_BACKEND, Scalars.TRACED, "per-backend", _PHIML),
     Compiler("tensorflow.function", ControlFlow.CONVERTS, Scalars.KEYED, "raises",
-             "raises in `tf.function` without autograph"),
+             "raises in `tf.function` without autograph", loop_hint=_TF_LOOP),
     Compiler("torch.compile", ControlFlow.GRAPH_BREAK, Scalars.KEYED, "works",
-             "breaks the graph under `torch.compile` (slower, not wrong)"),
+             "breaks the graph under `torch.compile` (slower, not wrong)", loop_hint=_TORCH_LOOP),
     Compiler("torch.jit.trace", ControlFlow.BAKES, Scalars.KEYED, "bakes",
-             "bakes in the example's {what} under `torch.jit.trace`"),
+             "bakes in the example's {what} under `torch.jit.trace`", loop_hint=_TORCH_LOOP),
     Compiler("torch.jit.script", ControlFlow.COMPILES, Scalars.TYPED, "works",
-             "is compiled by `torch.jit.script`"),
+             "is compiled by `torch.jit.script`", unrolls_loops=False),
 )}
 # tf.function(autograph=False): Python control flow on a tensor raises.
 _TF_WITHOUT_AUTOGRAPH = Compiler("tensorflow.function", ControlFlow.RAISES, Scalars.KEYED, "raises",
-                                 "raises in `tf.function` without autograph")
+                                 "raises in `tf.function` without autograph", loop_hint="write it as a `tf.while_loop`, or trace the loop's step and loop outside")
 # tf.function(autograph=<not a literal>): converted or not, it cannot be told; its default (on) is assumed.
 _TF_AUTOGRAPH_UNREAD = Compiler("tensorflow.function", ControlFlow.CONVERTS, Scalars.KEYED, "raises",
-                                "raises in `tf.function` unless autograph is on")
+                                "raises in `tf.function` unless autograph is on", loop_hint=_TF_LOOP)
 # A jit transform the table does not describe: assume the strictest tracer.
 _UNKNOWN = Compiler("", ControlFlow.RAISES, Scalars.TRACED, "raises", "fails under jit")
 
