@@ -539,6 +539,7 @@ def run(
             # Without --in-place the file on disk stays the original: report positions in it.
             settings = settings_for(config, original_positions=not write, index=index, rewrite=write or rewrite)
             results = process_files(found.files, settings, jobs=jobs, progress=progress, cache=cache, first_pass=first_pass)
+    _hold_pairs(results)
     if write:
         for result in results:
             write_result(result)
@@ -571,7 +572,17 @@ def run_stdin(source: bytes, filename: str, config: Config, *, write: bool = Tru
     index = project_index(config, [filename], sources={filename: source}) if os.path.exists(filename) else None
     settings = settings_for(config, original_positions=not write, index=index, rewrite=write or rewrite)
     result = _process_in_worker((filename, source, settings(filename)))
+    _hold_pairs([result])
     return conclude([result], written=write)
+
+
+def _hold_pairs(results: Sequence[FileResult]) -> None:
+    """Files paired by jupytext are left alone (rewriter/notebooks/pairs.py): after the cache, as
+    whether the twin exists is not in the file's bytes."""
+    if any(r.changed or any(f.applied for f in r.findings) for r in results):
+        from .notebooks.pairs import hold_pairs
+
+        hold_pairs(results)
 
 
 # -- showing a change -------------------------------------------------------------------------
