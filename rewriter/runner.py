@@ -167,7 +167,9 @@ def process_files(
     if cache is not None:
         fresh = {keys[i]: record for i in keys if keys[i] not in hits and (record := _cache.to_record(results[i])) is not None}
         cache.put_many(fresh)
-    return [r for r in results if r is not None]
+    done = [r for r in results if r is not None]
+    _hold_pairs(done)
+    return done
 
 
 # A run allocates millions of short-lived nodes (two syntax trees per file) and almost no cycles:
@@ -539,7 +541,6 @@ def run(
             # Without --in-place the file on disk stays the original: report positions in it.
             settings = settings_for(config, original_positions=not write, index=index, rewrite=write or rewrite)
             results = process_files(found.files, settings, jobs=jobs, progress=progress, cache=cache, first_pass=first_pass)
-    _hold_pairs(results)
     if write:
         for result in results:
             write_result(result)
@@ -577,8 +578,8 @@ def run_stdin(source: bytes, filename: str, config: Config, *, write: bool = Tru
 
 
 def _hold_pairs(results: Sequence[FileResult]) -> None:
-    """Files paired by jupytext are left alone (rewriter/notebooks/pairs.py): after the cache, as
-    whether the twin exists is not in the file's bytes."""
+    """Files paired by jupytext are left alone (rewriter/notebooks/pairs.py), whoever writes them
+    (check, verify, profile --fix): after the cache, as whether the twin exists is not in the bytes."""
     if any(r.changed or any(f.applied for f in r.findings) for r in results):
         from .notebooks.pairs import hold_pairs
 

@@ -541,3 +541,14 @@ def test_a_script_with_a_jupytext_header_but_no_notebook_beside_it_is_rewritten(
 def test_the_jupytext_header_is_read_as_comment_lines(text, formats):
     from rewriter.notebooks.pairs import formats_of_text
     assert formats_of_text(text.encode(), ".py") == formats
+
+
+def test_a_pair_is_held_back_when_served_from_the_cache_and_in_a_dry_run(tmp_path):
+    path, twin = _pair(tmp_path, "ipynb,py:percent", "nb.py")
+    args = ["--cache-dir", str(tmp_path / "cache"), str(path), str(twin)]
+    for _ in range(2):
+        result = CliRunner().invoke(main, args)
+        assert result.output.count("note: paired by jupytext") == 2 and "0 fixable; 0 files would change" in result.output
+    assert "from the cache" in result.output
+    diff = CliRunner().invoke(main, ["--no-cache", "--diff", str(path), str(twin)])
+    assert "+++" not in diff.output
