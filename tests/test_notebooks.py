@@ -394,7 +394,7 @@ def test_what_leaves_no_code_to_read_is_still_refused_naming_the_file(tmp_path, 
 
 
 @pytest.mark.parametrize("content,held", [(b"", "0 bytes"), (b"  \n\t\n", "only whitespace"), (b"\xef\xbb\xbf\n", "only whitespace")])
-def test_an_empty_file_is_an_empty_notebook_noted_and_the_run_goes_on(tmp_path, content, held):
+def test_an_empty_file_is_an_empty_notebook_noted_and_the_run_goes_on(tmp_path, monkeypatch, content, held):
     good = write(tmp_path / "good.ipynb", jax_notebook())
     empty = tmp_path / "empty.ipynb"
     empty.write_bytes(content)
@@ -405,6 +405,9 @@ def test_an_empty_file_is_an_empty_notebook_noted_and_the_run_goes_on(tmp_path, 
     assert module_of(content) == ("", [])  # the other readers of a notebook's code: no cells, no error
     explained = CliRunner().invoke(main, ["explain-trace", f"{empty}:cell 1:1"])
     assert "cell 1 is not analysed" in explained.output and "Traceback" not in explained.output
+    monkeypatch.chdir(tmp_path)
+    verified = CliRunner().invoke(main, ["verify", empty.name, "--backend", "numpy"])
+    assert verified.exit_code == 0 and "nothing to verify" in verified.output, verified.output
 
 
 def test_a_cell_that_does_not_parse_is_named_and_the_others_are_processed(tmp_path):
@@ -552,3 +555,16 @@ def test_a_pair_is_held_back_when_served_from_the_cache_and_in_a_dry_run(tmp_pat
     assert "from the cache" in result.output
     diff = CliRunner().invoke(main, ["--no-cache", "--diff", str(path), str(twin)])
     assert "+++" not in diff.output
+
+
+def test_twins_resolve_folders_and_name_what_they_cannot_resolve(tmp_path):
+    from rewriter.notebooks.pairs import twins
+    (tmp_path / "nb").mkdir()
+    (tmp_path / "py").mkdir()
+    (tmp_path / "py" / "a.py").write_text("")
+    (tmp_path / "nb" / "a.md").write_text("")
+    notebook_path = str(tmp_path / "nb" / "a.ipynb")
+    assert twins(notebook_path, "nb/ipynb,py/py:percent") == [str(tmp_path / "py" / "a.py")]
+    assert twins(notebook_path, "ipynb,md,py:percent") == [str(tmp_path / "nb" / "a.md")]  # no a.py beside it
+    assert twins(notebook_path, "notebooks//ipynb,scripts//py:percent") == ["scripts//py"]  # root prefixes: may exist
+    assert twins(notebook_path, "py:percent,md") == []  # the formats do not name this file

@@ -88,30 +88,31 @@ def _entries(formats: str) -> list[tuple[str, str]]:
     return out
 
 
+def _resolvable(prefix: str) -> bool:
+    """A prefix read here: none, or a relative folder ("scripts/", "../py/"); not jupytext's
+    root-relative "notebooks//" nor a file-name prefix."""
+    return not prefix or prefix.endswith("/") and "//" not in prefix
+
+
 def twins(path: str, formats: str) -> list[str]:
-    """The files paired with `path` by `formats` that exist (or whose place cannot be resolved:
-    given as the format entry itself)."""
+    """The files paired with `path` by `formats` that exist; an entry whose place is not resolved
+    here is given as written ("scripts//py"), as a twin that may exist."""
     entries = _entries(formats)
     own = [e for e in entries if path.endswith(e[1])]
     if not own:
         return []
     own_prefix, own_ext = max(own, key=lambda e: len(e[1]))  # ".pct.py" over ".py"
-    base = path[: len(path) - len(own_ext)]
-    directory, stem = os.path.split(base)
-    if own_prefix:
-        if "//" in own_prefix or not own_prefix.endswith("/"):
-            return [f for p, e in entries if (p, e) != (own_prefix, own_ext) for f in [p + e.lstrip(".")]]
-        directory = os.path.normpath(os.path.join(directory, *[".."] * own_prefix.rstrip("/").count("/"), ".."))
+    others = [e for e in entries if e != (own_prefix, own_ext)]
+    if not _resolvable(own_prefix) or any(not _resolvable(prefix) for prefix, _ in others):
+        return [prefix + ext.lstrip(".") for prefix, ext in others]
+    directory, stem = os.path.split(path[: len(path) - len(own_ext)])
+    root = os.path.normpath(os.path.join(directory, *[".."] * own_prefix.count("/")))  # where the prefixes start
     found = []
-    for prefix, ext in entries:
-        if (prefix, ext) == (own_prefix, own_ext):
-            continue
-        if prefix and ("//" in prefix or not prefix.endswith("/")):
-            found.append(prefix + ext.lstrip("."))  # jupytext's root prefixes: not resolved here
-            continue
-        candidate = os.path.join(directory, prefix, stem + ext) if prefix else os.path.join(directory, stem + ext)
+    for prefix, ext in others:
+        candidate = os.path.join(directory, stem + ext) if not prefix and not own_prefix else \
+            os.path.normpath(os.path.join(root, prefix, stem + ext))
         if os.path.exists(candidate):
-            found.append(os.path.normpath(candidate) if prefix else candidate)
+            found.append(candidate)
     return found
 
 
