@@ -144,6 +144,27 @@ def test_lifted_code_goes_to_the_top_of_the_cell_that_uses_it_never_to_a_later_c
     assert cells[3] == "diffuse(u0, DT)"
 
 
+def test_code_inserted_at_the_top_of_a_cell_goes_below_its_colab_form_header():
+    """Colab reads `#@title` only on a cell's first line: an import, a hoisted wrapper or a lifted def
+    put above it would hide the form's title."""
+    nb = notebook("#@title Data\nN = 3", "import jax\nimport jax.numpy as jnp",
+                  "#@title Model\n@jax.jit\ndef features(v, flat):\n    if flat:\n        return v.reshape(-1)\n    return v[:, None]",
+                  "features(jnp.arange(3.), True)", "def smooth(x):\n    return 0.5 * x",
+                  "# @title Run { display-mode: \"form\" }\n#@markdown Three steps.\nfor _ in range(3):\n"
+                  "    y = jax.jit(smooth)(jnp.arange(3.))")
+    result = process(nbformat.writes(nb).encode())
+    cells = [reading.source_text(c["source"]) for c in json.loads(result.new_source)["cells"]]
+    assert cells[0] == "#@title Data\nimport functools\n\nN = 3"
+    assert cells[5].startswith("# @title Run { display-mode: \"form\" }\n#@markdown Three steps.\nsmooth_jit = jax.jit(smooth)\n")
+
+
+@pytest.mark.parametrize("comment,header", [("#@title Setup", True), ("# @title", True), ("#@markdown *text*", True),
+                                            ("#@titles", False), ("# title", False), ("#@param {type: 'number'}", False)])
+def test_colab_form_headers(comment, header):
+    from rewriter.boundaries import is_colab_form_header
+    assert is_colab_form_header(comment) is header
+
+
 # -- positions and output formats ------------------------------------------------------------------
 
 
