@@ -20,7 +20,6 @@ from . import json_edit, magics
 from .reading import Notebook, NotebookError, read, source_text
 
 
-
 def empty_note(source: bytes) -> str:
     """What a notebook file with nothing in it is (Jupyter opens it as a notebook without cells)."""
     held = "0 bytes" if not source else "only whitespace"
