@@ -102,7 +102,7 @@ GRADIENT_FUNCTIONS = frozenset({
 # The first PhiFlow whose `phi.math` has each target with the meaning the alias gives it (read in every release's
 # source): before 2.4 `divide_no_nan` was its own function and `safe_div` absent; likewise 2.2 for `is_finite`.
 _PHI_TARGET_SINCE = {"safe_div": "2.4.0", "is_finite": "2.2.0", "vec_length": "2.1.0"}
-_ALIASES = {  # phi.math 3.4 keeps these four names as aliases of phiml.math functions (phi/math/__init__.py)
+PHI_MATH_ALIASES = {  # phi.math 3.4 keeps these four names as aliases of phiml.math functions (phi/math/__init__.py)
     "divide_no_nan": "safe_div",
     "isfinite": "is_finite",
     "vec_abs": "vec_length",
@@ -116,7 +116,7 @@ PHI_MATH: tuple[Migration, ...] = (
           since="PhiML 1.0-1.16: a PhiFlow 2 name phiml.math never had",
           why=f"phiflow 3.4 defines `phi.math.{old} = {new}`: the same function",
           requires=(("phiml", "1.0.0"),),
-      ) for old, new in _ALIASES.items()),
+      ) for old, new in PHI_MATH_ALIASES.items()),
     *(Migration(
           source=f"phi.math.{old}",
           target=f"phi.math.{new}",
@@ -125,7 +125,7 @@ PHI_MATH: tuple[Migration, ...] = (
           since=f"phiflow 3.4: `{old} = {new}`",
           why=f"phiflow 3.4 defines `phi.math.{old} = {new}`: the same function",
           requires=(("phi", _PHI_TARGET_SINCE[new]),),
-      ) for old, new in _ALIASES.items()),
+      ) for old, new in PHI_MATH_ALIASES.items()),
     *(Migration(
           source=f"{m}.unpack_dims",
           target=f"{m}.unpack_dim",
@@ -484,9 +484,9 @@ STAR: dict[str, dict[str, str]] = {
     "phiml": _PHIML_STAR,
     **{m: {"math": "phiml.math", "functional_gradient": f"{m}.functional_gradient", "gradient": f"{m}.gradient"}
        for m in ("phi.flow", "phi.jax.flow", "phi.torch.flow", "phi.tf.flow")},
-    "phi.math": {**{n: f"phi.math.{n}" for n in (*_ALIASES, *_ALIASES.values())},
+    "phi.math": {**{n: f"phi.math.{n}" for n in (*PHI_MATH_ALIASES, *PHI_MATH_ALIASES.values())},
                  "functional_gradient": "phi.math.functional_gradient", "gradient": "phi.math.gradient"},
-    "phiml.math": {n: f"phiml.math.{n}" for n in (*_ALIASES.values(), "gradient")},
+    "phiml.math": {n: f"phiml.math.{n}" for n in (*PHI_MATH_ALIASES.values(), "gradient")},
 }
 # Modules that are another module under a second name (checked by the tests): normalised before lookup.
 MODULE_ALIASES = tuple((f"{m}.math.", "phiml.math.") for m in ("phi.flow", "phi.jax.flow", "phi.torch.flow", "phi.tf.flow"))

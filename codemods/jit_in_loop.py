@@ -177,7 +177,8 @@ class JitInLoop(Codemod):
             return  # returned or stored (a factory, a table of variants): built on purpose
         if self.file.analysis.jit.enclosing_context(node, direct_only=True) is not None:
             return  # inside a traced body: PML303's business
-        where = "inside a loop" if loops else f"on every call of `{_name(function)}`"
+        called, label = _function_words(names, function) if function is not None else ("", "loop")
+        where = "inside a loop" if loops else f"on every call of {called}"
         base = f"`{app.transform.api.name}` wrapper built {where} {self._cost(app)}"
         if app.transform.api.name in _EAGER:
             self.report(node, base, hint="build it once, by hand",
@@ -203,7 +204,7 @@ class JitInLoop(Codemod):
         new_name = self._existing_binding(unit, plan) if plan.level == "at module level" else None
         edits = []
         if new_name is None:
-            label = function_label(app.function) or f"{_name(function) if function else 'loop'}_lambda"
+            label = function_label(app.function) or f"{label}_lambda"
             new_name = self.file.analysis.fresh_name(f"{label}_jit")
             edits.append(InsertBefore(plan.anchor, (assign(new_name, unit, plan.anchor),)))
             if plan.level == "at module level":
@@ -640,3 +641,43 @@ def _name(node) -> str | None:
     if isinstance(node, (cst.FunctionDef, cst.ClassDef)):
         return node.name.value
     return None
+
+
+def _function_words(names, function: cst.FunctionDef | cst.Lambda) -> tuple[str, str]:
+    """How a message names the function a wrapper is built in (`` `run` ``, ``the lambda `ops[1]` ``,
+    ``a lambda in `run` ``), and a label for a name made from it (`run`, `ops_1`)."""
+    if isinstance(function, cst.FunctionDef):
+        return f"`{function.name.value}`", function.name.value
+    place = _lambda_place(names, function)
+    outer = enclosing_function(names, function)
+    inside = f" in {_function_words(names, outer)[0].removeprefix('the lambda ')}" if outer is not None else ""
+    if place is not None:
+        return f"the lambda `{place[0]}`{inside}", place[1]
+    return f"a lambda{inside}", _function_words(names, outer)[1] if outer is not None else "lambda"
+
+
+def _lambda_place(names, function: cst.Lambda) -> tuple[str, str] | None:
+    """(`handler`, `handler`) for `handler = lambda ...`; (`ops[1]`, `ops_1`) for the second lambda of
+    `ops = [..., lambda ...]`; (`ops['a']`, `ops_a`) in a dict: where the lambda is kept, if named."""
+    parent, index = names.parent(function), None
+    if isinstance(parent, cst.Element):
+        container = names.parent(parent)
+        if not isinstance(container, (cst.List, cst.Tuple)):
+            return None
+        index = next(i for i, e in enumerate(container.elements) if e is parent)
+        spelled, suffix, parent = f"[{index}]", f"_{index}", names.parent(container)
+    elif isinstance(parent, cst.DictElement) and parent.value is function and isinstance(parent.key, cst.SimpleString):
+        key = parent.key.evaluated_value
+        if not isinstance(key, str):
+            return None
+        spelled, suffix = f"[{parent.key.value}]", f"_{key}" if key.isidentifier() else ""
+        parent = names.parent(names.parent(parent))
+    else:
+        spelled, suffix = "", ""
+    if isinstance(parent, cst.Assign) and len(parent.targets) == 1 and isinstance(parent.targets[0].target, cst.Name):
+        target = parent.targets[0].target.value
+    elif isinstance(parent, cst.AnnAssign) and isinstance(parent.target, cst.Name):
+        target = parent.target.value
+    else:
+        return None
+    return target + spelled, target + suffix

@@ -4,8 +4,8 @@ from __future__ import annotations
 from rewriter.codemod import Example, Unchanged, dedented
 from rewriter.findings import Safety, Severity
 
-from ._migration import TableMigration
-from ._migration_rows import PHI_MATH
+from ._migration import TableMigration, describe
+from ._migration_rows import PHI_MATH, PHI_MATH_ALIASES, Migration, Status
 
 
 class PhiMathAlias(TableMigration):
@@ -64,3 +64,19 @@ class PhiMathAlias(TableMigration):
     TRIGGERS = tuple(("math", name) for name in ("divide_no_nan", "isfinite", "vec_abs", "unpack_dims", "degrees",
                                                   "transpose", "hessian", "gradients"))
     MIGRATIONS = PHI_MATH
+
+    def message(self, migration: Migration, spelled: str) -> str:
+        """The alias names say which `math` they are read from: the same `math.vec_abs` is an alias
+        through `from phi import math` and missing through `from phi.flow import *` (whose `math` is
+        `phiml.math`), and the two findings must say why they differ."""
+        module, _, name = migration.source.rpartition(".")
+        if name not in PHI_MATH_ALIASES or module not in ("phi.math", "phiml.math"):
+            return describe(migration, spelled)
+        new = PHI_MATH_ALIASES[name]
+        written = spelled.rpartition(".")[0]
+        if migration.status is Status.REMOVED:
+            which = f"this `{written}` is `phiml.math`, which" if written not in ("", "phiml.math") else "`phiml.math`"
+            return (f"`{spelled}` does not exist: {which} never had this PhiFlow 2 name (PhiML 1.0-1.16); "
+                    f"only `phi.math` keeps it, as an alias of `{new}`")
+        where = "" if written == "phi.math" else " in `phi.math`"
+        return f"`{spelled}` is only a compatibility alias{where} (phiflow 3.4: `{name} = {new}`)"

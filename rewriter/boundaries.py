@@ -7,6 +7,8 @@ A boundary is a comment line of its own; the engine needs to know one when it in
 before a cell's first statement: libcst keeps the comment in that statement's leading lines, so
 the insertion would land above the marker, in the cell before. `split_leading_lines` moves the
 marker (and what precedes it) onto the inserted code, which keeps it in the cell that needs it.
+A Colab form header right below the marker (`#@title ...`, `#@markdown ...`) moves with it: Colab
+reads a form's title only from a cell's first line, so code inserted above it would hide the form.
 """
 from __future__ import annotations
 
@@ -33,14 +35,27 @@ def cell_of_marker(line: str) -> int | None:
 
 
 def split_leading_lines(lines: Sequence[cst.EmptyLine]) -> tuple[Sequence[cst.EmptyLine], Sequence[cst.EmptyLine]]:
-    """(the lines up to and including the last cell marker, the rest); ((), lines) without a marker."""
+    """(the lines up to and including the last cell marker and the cell's Colab form header, the
+    rest); ((), lines) without a marker."""
     last = None
     for i, line in enumerate(lines):
         if line.comment is not None and not line.whitespace.value and cell_of_marker(line.comment.value) is not None:
             last = i
     if last is None:
         return (), lines
+    while last + 1 < len(lines) and lines[last + 1].comment is not None and is_colab_form_header(lines[last + 1].comment.value):
+        last += 1
     return lines[:last + 1], lines[last + 1:]
+
+
+COLAB_FORM_HEADERS = ("@title", "@markdown")
+
+
+def is_colab_form_header(comment: str) -> bool:
+    """`#@title Setup`, `# @title ...`, `#@markdown text`: a line Colab shows as the cell's form."""
+    text = comment.lstrip("#").lstrip()
+    return any(text == h or text.startswith(h) and not (text[len(h)].isalnum() or text[len(h)] == "_")
+               for h in COLAB_FORM_HEADERS)
 
 
 def python_lines(text: str, keepends: bool = True) -> list[str]:

@@ -167,7 +167,9 @@ def process_files(
     if cache is not None:
         fresh = {keys[i]: record for i in keys if keys[i] not in hits and (record := _cache.to_record(results[i])) is not None}
         cache.put_many(fresh)
-    return [r for r in results if r is not None]
+    done = [r for r in results if r is not None]
+    _hold_pairs(done)
+    return done
 
 
 # A run allocates millions of short-lived nodes (two syntax trees per file) and almost no cycles:
@@ -575,7 +577,17 @@ def run_stdin(source: bytes, filename: str, config: Config, *, write: bool = Tru
     index = project_index(config, [filename], sources={filename: source}) if os.path.exists(filename) else None
     settings = settings_for(config, original_positions=not write, index=index, rewrite=write or rewrite)
     result = _process_in_worker((filename, source, settings(filename)))
+    _hold_pairs([result])
     return conclude([result], written=write)
+
+
+def _hold_pairs(results: Sequence[FileResult]) -> None:
+    """Files paired by jupytext are left alone (rewriter/notebooks/pairs.py), whoever writes them
+    (check, verify, profile --fix): after the cache, as whether the twin exists is not in the bytes."""
+    if any(r.changed or any(f.applied for f in r.findings) for r in results):
+        from .notebooks.pairs import hold_pairs
+
+        hold_pairs(results)
 
 
 # -- showing a change -------------------------------------------------------------------------

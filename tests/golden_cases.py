@@ -96,6 +96,17 @@ def notebook_paths(directory: Path) -> list[Path]:
     return sorted(p for p in directory.rglob("*.ipynb") if not p.name.endswith(".expected.ipynb"))
 
 
+def notebook_spec(path: Path) -> dict:
+    """A golden notebook's spec: its metadata's `phiml_rewrite_golden`, or `<name>.golden.json` beside a
+    notebook that cannot hold one (an empty file)."""
+    import json
+
+    beside = path.with_name(path.stem + ".golden.json")
+    if beside.exists():
+        return json.loads(beside.read_text())
+    return json.loads(path.read_text())["metadata"]["phiml_rewrite_golden"]
+
+
 def notebook_settings(path: Path, spec: dict, directory: Path):
     """A golden notebook's settings: every rule, its spec's unsafe fixes, and its world (its own `%pip
     install` lines, a copy of a library beside it), read with the notebooks' folder as the project root."""

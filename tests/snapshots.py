@@ -12,7 +12,6 @@ snapshot file (its GOLDEN spec pins that already).
 """
 from __future__ import annotations
 
-import json
 import sys
 from dataclasses import dataclass, replace
 from functools import cached_property
@@ -24,7 +23,7 @@ from rewriter.engine import Settings, process_source
 from rewriter.findings import Finding, format_text
 from rewriter.notebooks import process_notebook
 from rewriter.registry import all_codemods
-from tests.golden_cases import discover, notebook_paths, notebook_settings, project_config, read_spec
+from tests.golden_cases import discover, notebook_paths, notebook_settings, notebook_spec, project_config, read_spec
 
 ROOT = Path(__file__).resolve().parent.parent
 GOLDEN = ROOT / "golden"
@@ -65,7 +64,7 @@ def _module(path: Path) -> Callable[[], list[Finding]]:
 
 def _notebook(path: Path) -> Callable[[], list[Finding]]:
     def findings() -> list[Finding]:
-        spec = json.loads(path.read_text())["metadata"]["phiml_rewrite_golden"]
+        spec = notebook_spec(path)
         return process_notebook(path.read_bytes(), path.name, notebook_settings(path, spec, GOLDEN / "notebooks")).findings
     return findings
 

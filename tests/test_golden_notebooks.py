@@ -1,29 +1,31 @@
 """Golden notebooks (golden/notebooks/): one per rule family, and one that must not change.
 
 A case is `<name>.ipynb` with `<name>.expected.ipynb` (absent: the notebook must stay byte-identical);
-what to check is in the notebook's metadata under `phiml_rewrite_golden`, as in golden .py cases
-(tests/golden_cases.py), with findings as `CODE:cell N:line`. Each case is checked for its exact
+what to check is in the notebook's metadata under `phiml_rewrite_golden` (or `<name>.golden.json` for an
+empty file), as in golden .py cases (tests/golden_cases.py), with findings as `CODE:cell N:line` and
+`notes` the notes the run must give (substrings). The rewrite is the CLI's: a notebook paired by jupytext
+with a file beside it is held back (rewriter/notebooks/pairs.py). Each case is checked for its exact
 output, for idempotence, and executed with nbclient in a real kernel on each backend it names: the
 original and the rewrite, jitted and eager, compared with the original's eager result.
 """
 from __future__ import annotations
 
 import functools
-import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import pytest
 
 from rewriter.notebooks import process_notebook
+from rewriter.notebooks.pairs import hold_pairs
 from rewriter.verify.values import compare
-from tests.golden_cases import notebook_paths, notebook_settings
+from tests.golden_cases import notebook_paths, notebook_settings, notebook_spec
 from tests.golden_checks import check_runs
 from tests.notebook_kernel import NotebookRun, run_notebooks
 
 ROOT = Path(__file__).resolve().parent.parent
 DIRECTORY = ROOT / "golden" / "notebooks"
-FAMILIES = ("lift", "control_flow", "hoist", "retracing", "migration", "must_not_change")
+FAMILIES = ("lift", "control_flow", "hoist", "retracing", "migration", "must_not_change", "lenient", "empty", "paired")
 
 
 @dataclass(frozen=True)
@@ -51,8 +53,7 @@ class Case:
 def _cases() -> list[Case]:
     out = []
     for path in notebook_paths(DIRECTORY):
-        spec = json.loads(path.read_text())["metadata"]["phiml_rewrite_golden"]
-        out.append(Case(path.stem, path, spec))
+        out.append(Case(path.stem, path, notebook_spec(path)))
     return out
 
 
@@ -61,7 +62,10 @@ CASES = _cases()
 
 def _rewrite(case: Case, source: bytes | None = None):
     settings = notebook_settings(case.path, case.spec, DIRECTORY)
-    return process_notebook(case.path.read_bytes() if source is None else source, case.path.name, settings)
+    result = process_notebook(case.path.read_bytes() if source is None else source, case.path.name, settings)
+    named = replace(result, path=str(case.path))  # the pair's twin is found beside the file
+    hold_pairs([named])
+    return replace(named, path=result.path)
 
 
 def test_every_family_has_a_case():
@@ -77,6 +81,8 @@ def test_rewrite(case: Case):
     assert produced.decode() == case.expected.decode()
     found = sorted(f"{f.code}:cell {f.cell}:{f.span.line}" for f in result.findings)
     assert found == sorted(case.spec["findings"]), [f.message for f in result.findings]
+    for note in case.spec.get("notes", ()):
+        assert any(note in n for n in result.notes), result.notes
     if not case.expected_path.exists():
         assert result.new_source is None, "a must-not-change notebook was rewritten"
 

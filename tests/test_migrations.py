@@ -112,7 +112,7 @@ def test_phi_math_aliases_are_the_phiml_functions():
     import phi.math
     import phiml.math
 
-    for old, new in table._ALIASES.items():
+    for old, new in table.PHI_MATH_ALIASES.items():
         assert getattr(phi.math, old) is getattr(phiml.math, new)
         assert not hasattr(phiml.math, old)
     assert phi.math.functional_gradient is phiml.math.gradient

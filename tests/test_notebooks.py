@@ -17,7 +17,7 @@ from rewriter.cli import main
 from rewriter.config import load
 from rewriter.engine import Settings
 from rewriter.notebooks import cells as _cells
-from rewriter.notebooks import json_edit, magics, process_notebook, reading
+from rewriter.notebooks import json_edit, magics, module_of, process_notebook, reading
 from rewriter.registry import all_codemods
 
 TRACED_IF = "@jax.jit\ndef step(x):\n    if x.sum() > 0:\n        return x * 2\n    return -x"
@@ -142,6 +142,27 @@ def test_lifted_code_goes_to_the_top_of_the_cell_that_uses_it_never_to_a_later_c
     assert cells[:2] == ["from phiml import math\nfrom phiml.math import Solve, spatial", "DT = 0.1"]
     assert cells[2].startswith("u0 = math.tensor([0., 1., 3.], spatial('x'))\n@math.jit_compile_linear\ndef _diffuse_operator(x, dt):")
     assert cells[3] == "diffuse(u0, DT)"
+
+
+def test_code_inserted_at_the_top_of_a_cell_goes_below_its_colab_form_header():
+    """Colab reads `#@title` only on a cell's first line: an import, a hoisted wrapper or a lifted def
+    put above it would hide the form's title."""
+    nb = notebook("#@title Data\nN = 3", "import jax\nimport jax.numpy as jnp",
+                  "#@title Model\n@jax.jit\ndef features(v, flat):\n    if flat:\n        return v.reshape(-1)\n    return v[:, None]",
+                  "features(jnp.arange(3.), True)", "def smooth(x):\n    return 0.5 * x",
+                  "# @title Run { display-mode: \"form\" }\n#@markdown Three steps.\nfor _ in range(3):\n"
+                  "    y = jax.jit(smooth)(jnp.arange(3.))")
+    result = process(nbformat.writes(nb).encode())
+    cells = [reading.source_text(c["source"]) for c in json.loads(result.new_source)["cells"]]
+    assert cells[0] == "#@title Data\nimport functools\n\nN = 3"
+    assert cells[5].startswith("# @title Run { display-mode: \"form\" }\n#@markdown Three steps.\nsmooth_jit = jax.jit(smooth)\n")
+
+
+@pytest.mark.parametrize("comment,header", [("#@title Setup", True), ("# @title", True), ("#@markdown *text*", True),
+                                            ("#@titles", False), ("# title", False), ("#@param {type: 'number'}", False)])
+def test_colab_form_headers(comment, header):
+    from rewriter.boundaries import is_colab_form_header
+    assert is_colab_form_header(comment) is header
 
 
 # -- positions and output formats ------------------------------------------------------------------
@@ -335,21 +356,79 @@ def test_bad_notebooks_get_one_line_naming_the_file(tmp_path, name, content, mes
     assert len(lines) == 1 and f"{bad}: error: " in lines[0] and message in lines[0], output
 
 
+def _lenient(tmp_path: Path, name: str, edit) -> tuple[str, Path, bytes]:
+    """A notebook Jupyter opens but nbformat's schema rejects (edited by `edit`), fixed in place."""
+    data = json.loads(nbformat.writes(jax_notebook()))
+    edit(data)
+    path = tmp_path / name
+    path.write_bytes(json.dumps(data, indent=1).encode())
+    before = path.read_bytes()
+    result = CliRunner().invoke(main, ["--no-cache", "--in-place", str(path)])
+    assert result.exit_code == 0, result.output
+    return result.output, path, before
+
+
+def _only_sources_changed(before: bytes, after: bytes, positions: set[int]) -> None:
+    """Every byte outside the `source` values of the cells at `positions` is as it was."""
+    old, new = before.decode(), after.decode()
+    old_spans, new_spans = json_edit.source_spans(old), json_edit.source_spans(new)
+    cut = lambda text, spans: [text[a:b] for a, b in zip([0] + [spans[p][1] for p in sorted(positions)],  # noqa: E731
+                                                         [spans[p][0] for p in sorted(positions)] + [len(text)])]
+    assert cut(old, old_spans) == cut(new, new_spans)
+
+
 @pytest.mark.parametrize("metadata", [{"kernelspec": "python3"}, {"language_info": ["python"]}])
-def test_metadata_of_the_wrong_shape_is_a_schema_note_not_an_internal_error(tmp_path, metadata):
-    data = json.loads(nbformat.writes(jax_notebook()))
-    data["metadata"] = metadata
-    output, bad = _bad(tmp_path, "metadata.ipynb", json.dumps(data, indent=1).encode())
-    assert f"{bad}: note: not a valid notebook (nbformat schema) at metadata/" in output and "internal error" not in output
-    assert f"{bad}:cell 3:3:8: PML201" in output
+def test_metadata_of_the_wrong_shape_is_read_as_python_and_written(tmp_path, metadata):
+    output, path, before = _lenient(tmp_path, "metadata.ipynb", lambda data: data.update(metadata=metadata))
+    assert "internal error" not in output and "schema" not in output
+    assert code_cells(path)[1] == TRACED_IF_FIXED
+    _only_sources_changed(before, path.read_bytes(), {2})
 
 
-def test_a_notebook_the_schema_rejects_is_checked_but_not_written(tmp_path):
-    data = json.loads(nbformat.writes(jax_notebook()))
-    data["cells"][0]["execution_count"] = 1  # on a markdown cell: Jupyter opens it, the schema says no
-    output, bad = _bad(tmp_path, "schema.ipynb", json.dumps(data, indent=1).encode())
-    assert f"{bad}: note: not a valid notebook (nbformat schema) at cell 1: Additional properties are not allowed" in output
-    assert f"{bad}:cell 3:3:8: PML201" in output
+@pytest.mark.parametrize("name,edit", [
+    ("markdown_count.ipynb", lambda data: data["cells"][0].update(execution_count=1)),  # on a markdown cell
+    ("ids_in_4_4.ipynb", lambda data: data.update(nbformat_minor=4)),  # cell ids came with 4.5
+    ("unknown_fields.ipynb", lambda data: (data.update({"x-tool": {"k": [1, None]}}),
+                                           data["cells"][2].update({"x-cell": "kept", "attachments": {}}))),
+    ("future_minor.ipynb", lambda data: data.update(nbformat_minor=99)),
+])
+def test_a_notebook_jupyter_opens_is_written_keeping_every_other_byte(tmp_path, name, edit):
+    output, path, before = _lenient(tmp_path, name, edit)
+    assert "1 finding, 1 fixed in 1 file" in output and "note:" not in output, output
+    assert code_cells(path)[1] == TRACED_IF_FIXED
+    _only_sources_changed(before, path.read_bytes(), {2})
+    again = CliRunner().invoke(main, ["--no-cache", "--in-place", str(path)])
+    assert again.exit_code == 0 and "0 fixed" in again.output
+
+
+@pytest.mark.parametrize("name,content,message", [
+    ("nocells.ipynb", json.dumps({"nbformat": 4, "nbformat_minor": 5, "metadata": {}}).encode(), "no `cells` list"),
+    ("notype.ipynb", json.dumps({"nbformat": 4, "nbformat_minor": 5, "metadata": {}, "cells": [{"source": "x"}]}).encode(),
+     "cell 1 has no `cell_type`"),
+    ("nosource.ipynb", json.dumps({"nbformat": 4, "nbformat_minor": 5, "metadata": {}, "cells": [
+        {"cell_type": "code", "metadata": {}, "outputs": []}]}).encode(), "code cell 1 has no `source`"),
+])
+def test_what_leaves_no_code_to_read_is_still_refused_naming_the_file(tmp_path, name, content, message):
+    output, bad = _bad(tmp_path, name, content)
+    lines = [line for line in output.splitlines() if str(bad) in line]
+    assert len(lines) == 1 and f"{bad}: error: not a valid notebook: {message}" in lines[0], output
+
+
+@pytest.mark.parametrize("content,held", [(b"", "0 bytes"), (b"  \n\t\n", "only whitespace"), (b"\xef\xbb\xbf\n", "only whitespace")])
+def test_an_empty_file_is_an_empty_notebook_noted_and_the_run_goes_on(tmp_path, monkeypatch, content, held):
+    good = write(tmp_path / "good.ipynb", jax_notebook())
+    empty = tmp_path / "empty.ipynb"
+    empty.write_bytes(content)
+    result = CliRunner().invoke(main, ["--no-cache", "--in-place", str(tmp_path)])
+    assert result.exit_code == 0, result.output
+    assert f"{empty}: note: an empty notebook ({held}): nothing to check" in result.output
+    assert empty.read_bytes() == content and code_cells(good)[1] == TRACED_IF_FIXED
+    assert module_of(content) == ("", [])  # the other readers of a notebook's code: no cells, no error
+    explained = CliRunner().invoke(main, ["explain-trace", f"{empty}:cell 1:1"])
+    assert "cell 1 is not analysed" in explained.output and "Traceback" not in explained.output
+    monkeypatch.chdir(tmp_path)
+    verified = CliRunner().invoke(main, ["verify", empty.name, "--backend", "numpy"])
+    assert verified.exit_code == 0 and "nothing to verify" in verified.output, verified.output
 
 
 def test_a_cell_that_does_not_parse_is_named_and_the_others_are_processed(tmp_path):
@@ -416,3 +495,97 @@ def test_a_cell_holding_the_cell_marker_is_left_out_not_mis_split(tmp_path):
     result = CliRunner().invoke(main, ["--no-cache", "--in-place", str(path)])
     assert f"{path}: note: cell 4: holds the comment phiml-rewrite marks cells with; this cell is left out" in result.output
     assert code_cells(path)[1:] == [TRACED_IF_FIXED, "# phiml-rewrite: notebook cell 2\nprint(1)"]
+
+
+# -- notebooks paired by jupytext -----------------------------------------------------------------
+
+PERCENT_HEADER = ("# ---\n# jupyter:\n#   jupytext:\n#     formats: {formats}\n#     text_representation:\n"
+                  "#       extension: .py\n#       format_name: percent\n# ---\n\n")
+
+
+def _pair(tmp_path: Path, formats: str, twin: str | None, text_formats: str | None = None, metadata: bool = True) -> tuple[Path, Path | None]:
+    nb = jax_notebook()
+    if metadata:
+        nb.metadata["jupytext"] = {"formats": formats}
+    path = write(tmp_path / "nb.ipynb", nb)
+    if twin is None:
+        return path, None
+    other = tmp_path / twin
+    other.parent.mkdir(parents=True, exist_ok=True)
+    header = PERCENT_HEADER.format(formats=text_formats or formats)
+    other.write_text(header + "# %%\nimport jax\nimport jax.numpy as jnp\n\n# %%\n" + TRACED_IF + "\n" if twin.endswith(".py")
+                     else "---\njupytext:\n  formats: " + (text_formats or formats) + "\n---\n\n```{code-cell}\nimport jax\n```\n")
+    return path, other
+
+
+@pytest.mark.parametrize("formats,twin,text_formats,metadata", [
+    ("ipynb,py:percent", "nb.py", None, True),
+    ("ipynb,md:myst", "nb.md", None, True),
+    ("ipynb,.pct.py:percent", "nb.pct.py", None, True),
+    ("ipynb,auto:light", "nb.py", None, True),
+    ("notebooks/ipynb,scripts/py:percent", None, None, True),  # resolved below, in its own layout
+    ("", "nb.py", "ipynb,py:percent", False),  # only the twin's header says so (formats in a config file)
+])
+def test_a_pair_is_left_alone_both_sides_with_a_note_naming_the_twin(tmp_path, formats, twin, text_formats, metadata):
+    if twin is None:  # notebooks/nb.ipynb <-> scripts/nb.py
+        tmp_path = tmp_path / "notebooks"
+        tmp_path.mkdir()
+        twin = "../scripts/nb.py"
+    path, other = _pair(tmp_path, formats, twin, text_formats, metadata)
+    before, twin_before = path.read_bytes(), other.read_bytes()
+    result = CliRunner().invoke(main, ["--no-cache", "--in-place", str(path.parent.parent if ".." in twin else path.parent)])
+    assert path.read_bytes() == before and other.read_bytes() == twin_before, result.output
+    name = os.path.relpath(other, path.parent)
+    assert f"{path}: note: paired by jupytext with `{name}`" in result.output, result.output
+    assert "neither file is rewritten" in result.output and "PML201" in result.output
+    if other.suffix == ".py":  # the script is held back from its side too, naming the notebook
+        assert f"{other.resolve()}: note: paired by jupytext with `{os.path.relpath(path, other.resolve().parent)}`" in result.output
+    assert result.exit_code == 1  # the findings remain
+
+
+def test_a_pairing_whose_twin_does_not_exist_is_no_pair(tmp_path):
+    path, _ = _pair(tmp_path, "ipynb,py:percent", None)
+    result = CliRunner().invoke(main, ["--no-cache", "--in-place", str(path)])
+    assert "paired" not in result.output and code_cells(path)[1] == TRACED_IF_FIXED
+
+
+def test_a_script_with_a_jupytext_header_but_no_notebook_beside_it_is_rewritten(tmp_path):
+    script = tmp_path / "nb.py"
+    script.write_text(PERCENT_HEADER.format(formats="ipynb,py:percent") + "import jax\nimport jax.numpy as jnp\n\n\n" + TRACED_IF + "\n")
+    result = CliRunner().invoke(main, ["--no-cache", "--in-place", str(script)])
+    assert "paired" not in result.output and "jnp.where" in script.read_text()
+
+
+@pytest.mark.parametrize("text,formats", [
+    ("#!/usr/bin/env python\n# ---\n# jupyter:\n#   jupytext:\n#     formats: 'ipynb,py:light'\n# ---\nx = 1\n", "ipynb,py:light"),
+    ("# ---\n# title: not jupytext\n# ---\n", None),
+    ("x = 1\n# ---\n# jupyter:\n#   jupytext:\n#     formats: ipynb,py\n# ---\n", None),  # not a header: code above it
+    ("# ---\n# jupyter:\n#   jupytext:\n#     formats: ipynb,py\n", None),  # never closed
+])
+def test_the_jupytext_header_is_read_as_comment_lines(text, formats):
+    from rewriter.notebooks.pairs import formats_of_text
+    assert formats_of_text(text.encode(), ".py") == formats
+
+
+def test_a_pair_is_held_back_when_served_from_the_cache_and_in_a_dry_run(tmp_path):
+    path, twin = _pair(tmp_path, "ipynb,py:percent", "nb.py")
+    args = ["--cache-dir", str(tmp_path / "cache"), str(path), str(twin)]
+    for _ in range(2):
+        result = CliRunner().invoke(main, args)
+        assert result.output.count("note: paired by jupytext") == 2 and "0 fixable; 0 files would change" in result.output
+    assert "from the cache" in result.output
+    diff = CliRunner().invoke(main, ["--no-cache", "--diff", str(path), str(twin)])
+    assert "+++" not in diff.output
+
+
+def test_twins_resolve_folders_and_name_what_they_cannot_resolve(tmp_path):
+    from rewriter.notebooks.pairs import twins
+    (tmp_path / "nb").mkdir()
+    (tmp_path / "py").mkdir()
+    (tmp_path / "py" / "a.py").write_text("")
+    (tmp_path / "nb" / "a.md").write_text("")
+    notebook_path = str(tmp_path / "nb" / "a.ipynb")
+    assert twins(notebook_path, "nb/ipynb,py/py:percent") == [str(tmp_path / "py" / "a.py")]
+    assert twins(notebook_path, "ipynb,md,py:percent") == [str(tmp_path / "nb" / "a.md")]  # no a.py beside it
+    assert twins(notebook_path, "notebooks//ipynb,scripts//py:percent") == ["scripts//py"]  # root prefixes: may exist
+    assert twins(notebook_path, "py:percent,md") == []  # the formats do not name this file

@@ -1,5 +1,6 @@
-"""Jupyter notebooks (`.ipynb`): read with nbformat, analysed as one module of their code cells,
-written back cell by cell. `process_notebook` is engine.process_source for a notebook's bytes.
+"""Jupyter notebooks (`.ipynb`): read as Jupyter reads them, analysed as one module of their code
+cells, written back cell by cell (only the changed cells' `source`). `process_notebook` is
+engine.process_source for a notebook's bytes.
 
 The names that need the engine (and libcst) are imported when first asked for: a warm run, served
 from the cache, only asks `is_notebook`."""

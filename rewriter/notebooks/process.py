@@ -1,6 +1,6 @@
 """One notebook: read it, analyse its code cells as one module, write back the cells a fix changed.
 
-The steps: read and validate (reading.py); mask each code cell's IPython syntax (magics.py); leave
+The steps: read (reading.py); mask each code cell's IPython syntax (magics.py); leave
 out cells that still do not parse, with a note naming them; join the rest into one module
 (cells.py) and run the engine on it exactly as on a `.py` file; give every finding its cell and its
 line in the cell; split the rewritten module at the cell markers, restore the IPython lines, and
@@ -20,6 +20,12 @@ from . import json_edit, magics
 from .reading import Notebook, NotebookError, read, source_text
 
 
+def empty_note(source: bytes) -> str:
+    """What a notebook file with nothing in it is (Jupyter opens it as a notebook without cells)."""
+    held = "0 bytes" if not source else "only whitespace"
+    return f"an empty notebook ({held}): nothing to check"
+
+
 def process_notebook(source: bytes, path: str, settings: Settings) -> FileResult:
     """Like engine.process_source, for a `.ipynb` file's bytes. Never raises for bad input."""
     result = FileResult(path=path, old_source=source)
@@ -27,6 +33,10 @@ def process_notebook(source: bytes, path: str, settings: Settings) -> FileResult
         notebook = read(source)
     except NotebookError as e:
         result.error = str(e)
+        return result
+    if notebook.empty:
+        result.skipped = True
+        result.notes.append(empty_note(source))
         return result
     if not notebook.is_python:
         result.skipped = True
@@ -46,11 +56,6 @@ def process_notebook(source: bytes, path: str, settings: Settings) -> FileResult
     new_text = inner.new_source.decode("utf-8") if inner.changed else None
     result.findings = inner.findings  # placed in their cells by the engine, each against its own pass's module
     if new_text is None:
-        return result
-    if notebook.invalid:
-        result.notes.append(f"{notebook.invalid}: findings are reported, nothing is written")
-        for finding in result.findings:
-            finding.applied = False
         return result
     written = _rewrite(notebook, joined, masked, new_text)
     if isinstance(written, str):  # why the rewrite cannot be put back into the cells

@@ -1,13 +1,16 @@
 """A `.ipynb` file's bytes -> its code cells, or one clear reason why it cannot be used.
 
-nbformat decides what a valid notebook is (its JSON schema for the file's own minor version); the
-JSON text itself is kept as read, so that writing changes only the cells a fix changed
-(rewriter/notebooks/json_edit.py).
+What is read is what Jupyter opens, not what nbformat's strict schema accepts: real notebooks carry
+fields the schema of their minor version does not list (`execution_count` on a markdown cell, cell
+`id`s in an nbformat 4.4 file, keys of other tools), and Jupyter opens them. Only the `source` of
+code cells is ever edited, in the JSON text as read (rewriter/notebooks/json_edit.py), so every
+other field is kept byte for byte, understood or not. Refused is only what leaves no code cells to
+read: not JSON, not nbformat 4, no `cells` list, a cell without a type, a code cell without text.
+An empty file (nothing, or only whitespace) is an empty notebook, as Jupyter opens it.
 """
 from __future__ import annotations
 
 import json
-import warnings
 from dataclasses import dataclass, field
 
 MAX_BYTES = 256 * 1024 * 1024  # outputs of this size are not a notebook to edit in place but an archive
@@ -31,9 +34,7 @@ class Notebook:
     bom: bool
     data: dict
     language: str  # the kernel's language, "python" when the notebook does not say
-    # What nbformat's schema rejects in a notebook whose cells can still be read (Jupyter opens it
-    # with a warning): such a notebook is checked, but never written.
-    invalid: str | None = None
+    empty: bool = False  # the file holds nothing, or only whitespace
     cells: list[CodeCell] = field(default_factory=list)
 
     @property
@@ -50,6 +51,8 @@ def read(source: bytes) -> Notebook:
         text = source[3:].decode("utf-8") if bom else source.decode("utf-8")
     except UnicodeDecodeError as e:
         raise NotebookError(f"not UTF-8, as a notebook must be (byte {e.start})") from None
+    if not text.strip():
+        return Notebook(text, bom, {"cells": []}, "python", empty=True)
     try:
         data = json.loads(text)
     except json.JSONDecodeError as e:
@@ -65,7 +68,7 @@ def read(source: bytes) -> Notebook:
                                 "(convert it: `jupyter nbconvert --to notebook --nbformat 4 --inplace`)")
         raise NotebookError(f"nbformat {major!r} is not supported (only nbformat 4)")
     _structure(data)
-    notebook = Notebook(text, bom, data, _language(data), invalid=_schema_error(data))
+    notebook = Notebook(text, bom, data, _language(data))
     for position, cell in enumerate(data["cells"]):
         if cell.get("cell_type") == "code":
             notebook.cells.append(CodeCell(position + 1, position, source_text(cell["source"])))
@@ -81,7 +84,7 @@ def _language(data: dict) -> str:
     metadata = data.get("metadata")
     for key, field_name in (("kernelspec", "language"), ("language_info", "name")):
         section = metadata.get(key) if isinstance(metadata, dict) else None
-        value = section.get(field_name) if isinstance(section, dict) else None  # the schema check names a wrong shape
+        value = section.get(field_name) if isinstance(section, dict) else None  # a wrong shape says nothing
         if isinstance(value, str) and value:
             return value
     return "python"
@@ -91,11 +94,13 @@ def _structure(data: dict) -> None:
     """What reading and writing cells needs, whatever the schema says: else one line naming the cell."""
     cells = data.get("cells")
     if not isinstance(cells, list):
-        raise NotebookError("not a valid notebook: `cells` is not a list")
+        raise NotebookError("not a valid notebook: " + ("`cells` is not a list" if "cells" in data else "no `cells` list"))
     for position, cell in enumerate(cells, 1):
         if not isinstance(cell, dict) or not isinstance(cell.get("cell_type"), str):
             raise NotebookError(f"not a valid notebook: cell {position} has no `cell_type`")
         source = cell.get("source")
+        if cell["cell_type"] == "code" and "source" not in cell:
+            raise NotebookError(f"not a valid notebook: code cell {position} has no `source`")
         if cell["cell_type"] == "code" and not (isinstance(source, str) or (
                 isinstance(source, list) and all(isinstance(line, str) for line in source))):
             raise NotebookError(f"not a valid notebook: the `source` of cell {position} is neither text nor a list of lines")
@@ -105,25 +110,3 @@ def _structure(data: dict) -> None:
             except UnicodeEncodeError as e:  # a lone surrogate, legal in JSON's `\ud800` escapes
                 raise NotebookError(f"cell {position} holds a character that is not Unicode text "
                                     f"({source_text(source)[e.start]!r}, a lone surrogate)") from None
-
-
-def _schema_error(data: dict) -> str | None:
-    """The first schema error nbformat finds, as one line: what is wrong and where."""
-    from nbformat import validator
-
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # missing cell ids and the like: nbformat repairs them on its own reads
-        try:
-            error = next(iter(validator.iter_validate(nbdict=data)), None)
-        except Exception as e:  # noqa: BLE001 - an unknown minor version, a schema nbformat lacks
-            return f"nbformat cannot validate it: {str(e).splitlines()[0]}"
-    if error is not None:
-        path = list(getattr(error, "absolute_path", ()) or ())
-        if len(path) >= 2 and path[0] == "cells" and isinstance(path[1], int):
-            path[:2] = [f"cell {path[1] + 1}"]  # numbered as in check's output
-        where = "/".join(str(p) for p in path)
-        message = str(getattr(error, "message", error)).splitlines()[0]
-        if len(message) > 160:
-            message = message[:157] + "..."
-        return f"not a valid notebook (nbformat schema) at {where or 'the top level'}: {message}"
-    return None
