@@ -544,7 +544,7 @@ def run(
             if write or rewrite:  # (a run that computes no rewrite has no rewritten text to read)
                 from .project.settle import settle
 
-                results = settle(results, index, lambda path, text: _process_in_worker((path, text, settings(path))))
+                results = settle(results, index, lambda path, text: _held(_process_in_worker((path, text, settings(path)))))
     if write:
         for result in results:
             write_result(result)
@@ -579,6 +579,11 @@ def run_stdin(source: bytes, filename: str, config: Config, *, write: bool = Tru
     result = _process_in_worker((filename, source, settings(filename)))
     _hold_pairs([result])
     return conclude([result], written=write)
+
+
+def _held(result: FileResult) -> FileResult:
+    _hold_pairs([result])
+    return result
 
 
 def _hold_pairs(results: Sequence[FileResult]) -> None:
