@@ -296,7 +296,7 @@ class TemporaryFunction(Codemod):
 
     def _check_derivatives(self) -> None:
         for node, outer in self._derivatives:
-            if not isinstance(outer, cst.FunctionDef) or self.file.analysis.jit.enclosing_context(node) is not None:
+            if not isinstance(outer, cst.FunctionDef) or self.file.analysis.jit.runs_only_traced(node):
                 continue
             plan = custom_derivative.plan(self.file, node, outer)
             if plan is None:
@@ -316,7 +316,7 @@ class TemporaryFunction(Codemod):
                            or isinstance(c.func, cst.Name) and self._custom_gradient_factory(c.func)]
         self._check_derivatives()
         for node in self._deferred:
-            if analysis.jit.enclosing_context(node) is not None:
+            if analysis.jit.runs_only_traced(node):
                 continue  # created and consumed inside a traced body: traced once
             api = analysis.names.api(node.func, (Kind.SOLVER, Kind.CUSTOM_GRADIENT, Kind.GRAD)) \
                 if isinstance(node.func, (cst.Name, cst.Attribute)) else None

@@ -266,6 +266,11 @@ class Codemod(cst.BatchableCSTVisitor):
             edits, imports, safety = (), (), None
             note = f"not rewritten: {elsewhere}"  # (the rule's note was about the fix)
             hint = hint or "rewrite it by hand, or jit a function of that module's own that selects with `where`/`cond`"
+        if edits and (eager := self._eagerly_callable(node)):
+            if (safety or self.SAFETY) is Safety.SAFE:
+                safety = Safety.UNSAFE
+                fix_description = f"{fix_description or 'apply the fix'} (unsafe: see the note)"
+            note = "; ".join(filter(None, (note, f"unsafe: {eager}")))
         if edits and (safety or self.SAFETY) is Safety.SAFE and not self.RELEASES_CHECKED:
             doubt = self._release_doubt(edits, imports)
             if doubt:
@@ -306,6 +311,16 @@ class Codemod(cst.BatchableCSTVisitor):
             return ""
         return (f"`{root.name}` is jitted in {trace.where}, not where it is defined; its other callers may run "
                 f"it eagerly, and a rewrite of its body changes it for them too")
+
+    def _eagerly_callable(self, node: cst.CSTNode) -> str:
+        """Why the traced function around `node` may also run eagerly ("" when it may not): the project
+        traces it only through callers in other modules, and it is public in an installable package."""
+        project = self.file.project
+        if not project or not project.traces:
+            return ""
+        jit = self.file.analysis.jit
+        context = jit.enclosing_context(node)
+        return jit.eagerly_callable(context) if context is not None else ""
 
     def _release_doubt(self, edits: Sequence[Edit], imports) -> str:
         """Why the fix's code may not run on the library releases the project runs ("" when it does): the

@@ -107,9 +107,11 @@ def _collect(resolver: NameResolver) -> _Collected:
 
 
 class JitAnalysis:
-    def __init__(self, resolver: NameResolver, project=None) -> None:
+    def __init__(self, resolver: NameResolver, project=None, open_module: str = "") -> None:
         self.resolver = resolver
         self.project = project  # FileFacts from the project index, or None
+        # Why the module's public functions may have callers outside the project ("": none; project/world.py)
+        self.open_module = open_module
         self._collected = _collect(resolver)
         self.contexts: list[JitContext] = []
         self._by_function: dict[int, JitContext] = {}
@@ -183,6 +185,22 @@ class JitAnalysis:
             if any(f is fn for f in self.functions_denoted(app.function)):
                 return app
         return None
+
+    def runs_only_traced(self, node: cst.CSTNode) -> bool:
+        """`node` is in a traced function that never runs eagerly: not one that is traced only because traced
+        callers elsewhere in the project call it, while it is public in a package others install, whose
+        callers outside the project may run it eagerly (`eagerly_callable`)."""
+        context = self.enclosing_context(node)
+        return context is not None and not self.eagerly_callable(context)
+
+    def eagerly_callable(self, context: JitContext) -> str:
+        """Why the function of `context` may run eagerly although the project traces it ("" if it may not):
+        its trace comes from callers in other modules, and it is public in an installable package."""
+        root = context.root
+        remote = root.remote
+        if remote is None or remote.how != "called" or not self.open_module or root.name.startswith("_"):
+            return ""
+        return f"`{root.name}` is public: {self.open_module}, so callers outside the project may run it eagerly"
 
     def context_of(self, fn: cst.CSTNode) -> JitContext | None:
         return self._by_function.get(id(fn))

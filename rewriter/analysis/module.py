@@ -39,7 +39,7 @@ class ModuleAnalysis:
 
     @cached_property
     def jit(self) -> JitAnalysis:
-        return JitAnalysis(self.names, self.project)
+        return JitAnalysis(self.names, self.project, self.world.open_module if self.world is not None else "")
 
     @cached_property
     def traced(self) -> TracedAnalysis:

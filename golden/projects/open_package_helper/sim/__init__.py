@@ -1,0 +1,1 @@
+"""A package others install."""
