@@ -85,6 +85,7 @@ class UnrolledLoop(Codemod):
     NAME = "unrolled-loop"
     SUMMARY = "a long or data-length Python loop inside jit unrolls into the trace: jax.lax.scan"
     SAFETY = Safety.SAFE
+    REMOVES_ERRORS = True
     SAFETY_VARIES = True
     SEVERITY = Severity.WARNING
     FIX_SAFETY = (
@@ -187,8 +188,6 @@ class UnrolledLoop(Codemod):
         value = flow.value_of(loop.iter)
         if value is None or not value.static:
             return  # a traced or unknown trip count is PML202's
-        if self.file.analysis.expected_to_fail(flow.context.function):
-            return
         count = self._count(flow, loop)
         if count is None or not _has_work(block_statements(loop)):
             return
