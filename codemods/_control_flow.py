@@ -108,7 +108,7 @@ def traced_nodes(file, types):
     if not file.analysis.jit.contexts:
         return
     for flow in list(file.analysis.traced.flows.values()):
-        if rewritable(flow) and not file.analysis.expected_to_fail(flow.context.root.function):
+        if rewritable(flow):
             if flow.nodes is None:  # walked once, shared by every control-flow rule
                 flow.nodes = [n for n in own_nodes(flow.context.function)
                               if type(n) in _CONTROL_FLOW_OR_CALL]

@@ -29,6 +29,7 @@ class AuxiliaryArgsMismatch(Codemod):
     NAME = "auxiliary-args-mismatch"
     SUMMARY = "an `auxiliary_args` name that is not a parameter is silently ignored: fix the spelling"
     SAFETY = Safety.UNSAFE
+    REMOVES_ERRORS = True
     SEVERITY = Severity.ERROR
     FIX_SAFETY = (
         "Safe when the meant parameter steers Python control flow (`if flag:`, `range(n)`) in the function: that "

@@ -83,6 +83,7 @@ class JitInLoop(Codemod):
     NAME = "jit-in-loop"
     SUMMARY = "a jit wrapper built inside a loop or on every call is hoisted so its traces are reused"
     SAFETY = Safety.SAFE
+    CHANGES_STRUCTURE = ("jit", "cache")
     FIX_SAFETY = (
         "Hoisting only moves the construction of the wrapper, which is lazy for every hoisted API "
         "(`jax.jit`, `math.jit_compile`, `tf.function`, `torch.compile`). It is applied only when all "

@@ -34,6 +34,7 @@ class MapOfJit(Codemod):
     NAME = "map-of-jit"
     SUMMARY = "`math.map` of a jitted function over batch dims: call it on the batched tensor instead"
     SAFETY = Safety.UNSAFE
+    CHANGES_STRUCTURE = ("map", "jit")
     FIX_SAFETY = (
         "Unsafe: the result is the same only if the function is batch-agnostic, i.e. treats every "
         "batch dimension element-wise (true of PhiML code that does not reduce over, index or branch on "

@@ -35,6 +35,7 @@ class NestedCustomGradient(Codemod):
     NAME = "nested-custom-gradient"
     SUMMARY = "a custom-gradient forward calls another custom-gradient function: call its `.f` (fails under jit on torch)"
     SAFETY = Safety.SAFE
+    REMOVES_ERRORS = True
     SAFETY_VARIES = True
     FIX_SAFETY = (
         "Safe when the forward function is only used through `custom_gradient`: its own gradient replaces the "

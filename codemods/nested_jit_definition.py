@@ -40,6 +40,7 @@ class NestedJitDefinition(Codemod):
     NAME = "nested-jit-definition"
     SUMMARY = "a jit-compiled def nested in a function re-traces on every call: it is lifted to module level"
     SAFETY = Safety.SAFE
+    CHANGES_STRUCTURE = ("jit", "nested", "closure")
     FIX_SAFETY = (
         "Safe when the def captures nothing: the lifted function is the same code reading the same module "
         "globals, and its traces are now shared by all calls of the outer function, which is the point; its "

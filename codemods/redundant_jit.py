@@ -120,6 +120,7 @@ class RedundantJit(Codemod):
     NAME = "redundant-jit"
     SUMMARY = "jit of an already-jitted function, or jit inside a jitted body, is removed"
     SAFETY = Safety.SAFE
+    CHANGES_STRUCTURE = ("jit", "pjit", "nested", "inner", "double", "stage", "staged")
     SEVERITY = Severity.INFO
     FIX_SAFETY = (
         "Inside a trace, a bare inner jit given traced values is inlined, so calling the plain function computes "

@@ -49,6 +49,7 @@ class StaticCountArgument(Codemod):
     NAME = "static-count-argument"
     SUMMARY = "a parameter used as a count, flag or size is traced by jit: declare it static (auxiliary_args / static_argnames)"
     SAFETY = Safety.SAFE
+    REMOVES_ERRORS = True
     SAFETY_VARIES = True
     SEVERITY = Severity.ERROR
     FIX_SAFETY = (
@@ -145,8 +146,7 @@ class StaticCountArgument(Codemod):
                 uses.setdefault(id(root.function), {}).setdefault(name, use)
         for context in self.file.analysis.jit.contexts:
             found = uses.get(id(context.function))
-            if found and context.how != "called" and not self._jitted_twice(context) \
-                    and not self.file.analysis.expected_to_fail(context.function):
+            if found and context.how != "called" and not self._jitted_twice(context):
                 self._check(context, found)
 
     def _jitted_twice(self, context: JitContext) -> bool:

@@ -131,6 +131,7 @@ class TemporaryFunction(Codemod):
     NAME = "temporary-function"
     SUMMARY = "a lambda or nested def passed to a solver or jit function is lifted to module level"
     SAFETY = Safety.SAFE
+    CHANGES_STRUCTURE = ("jit", "cache")
     FIX_SAFETY = (
         "The lifted function computes the same values: it only reads module globals (as before) and "
         "values passed at the moment it is used, which are the ones its closure would have read — the "

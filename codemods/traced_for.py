@@ -42,6 +42,7 @@ class TracedFor(Codemod):
     NAME = "traced-for"
     SUMMARY = "a `for` loop over a traced trip count fails or silently keeps one count under jit: use fori_loop / a masked loop"
     SAFETY = Safety.SAFE
+    REMOVES_ERRORS = True
     SAFETY_VARIES = True
     SEVERITY = Severity.ERROR
     FIX_SAFETY = (

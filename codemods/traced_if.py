@@ -65,6 +65,7 @@ class TracedIf(Codemod):
     NAME = "traced-if"
     SUMMARY = "a Python `if` on a traced value fails or silently bakes in one branch under jit: select with where/cond"
     SAFETY = Safety.SAFE
+    REMOVES_ERRORS = True
     SAFETY_VARIES = True
     SEVERITY = Severity.ERROR
     FIX_SAFETY = (

@@ -41,6 +41,7 @@ class TracedWhile(Codemod):
     NAME = "traced-while"
     SUMMARY = "a `while` on a traced condition fails or silently repeats one count under jit: use while_loop / a masked loop"
     SAFETY = Safety.SAFE
+    REMOVES_ERRORS = True
     SAFETY_VARIES = True
     SEVERITY = Severity.ERROR
     FIX_SAFETY = (

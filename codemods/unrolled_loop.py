@@ -98,6 +98,7 @@ class UnrolledLoop(Codemod):
     NAME = "unrolled-loop"
     SUMMARY = "a long or data-length Python loop inside jit unrolls into the trace: jax.lax.scan"
     SAFETY = Safety.SAFE
+    REMOVES_ERRORS = True
     SAFETY_VARIES = True
     SEVERITY = Severity.WARNING
     FIX_SAFETY = (
@@ -202,8 +203,6 @@ class UnrolledLoop(Codemod):
         value = flow.value_of(loop.iter)
         if value is None or not value.static:
             return  # a traced or unknown trip count is PML202's
-        if self.file.analysis.expected_to_fail(flow.context.function):
-            return
         self._evidence: list = []  # where a configured count's values come from (`_configured_count`)
         count = self._count(flow, loop)
         if count is None or not _has_work(block_statements(loop)):
@@ -646,7 +645,7 @@ def _other_unrolling_loops(file):
         return
     for flow in list(file.analysis.traced.flows.values()):
         compiler = compilers.of(flow.context.root.transform)
-        if rewritable(flow) or not compiler.unrolls_loops or file.analysis.expected_to_fail(flow.context.root.function):
+        if rewritable(flow) or not compiler.unrolls_loops:
             continue
         for node in own_nodes(flow.context.function):
             if type(node) is cst.For:

@@ -32,6 +32,7 @@ class VmapOfJit(Codemod):
     NAME = "vmap-of-jit"
     SUMMARY = "jit should be the outermost transform: `vmap(jit(f))` becomes `jit(vmap(f))`"
     SAFETY = Safety.SAFE
+    CHANGES_STRUCTURE = ("vmap", "jit")
     FIX_SAFETY = (
         "The result values are identical: vmap of a function traces it with batched tracers either way. "
         "A nested call inside a function body is only rewritten when the wrapped function is created "

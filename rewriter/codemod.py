@@ -90,6 +90,7 @@ class FileContext:
     evidence: dict[int, str] = field(default_factory=dict)  # line of a def -> what a profile run saw
     callsite_facts: dict = field(default_factory=dict)  # function -> its parameters' roles (engine.Settings)
     cells: bool = False  # the module is a notebook's code cells joined (rewriter/notebooks)
+    error_cells: frozenset[int] = frozenset()  # of those, the cells whose stored outputs hold an error
     project: object = None  # FileFacts: what the rest of the project tells this file (engine.Settings)
     world: object = None  # project.world.World: the library versions its project runs, callers outside the run
     source: bytes | None = None  # the bytes the module was parsed from, when at hand
@@ -160,6 +161,7 @@ class FileContext:
         analysis.names.outline = self.outline
         if self.cells:
             analysis.names.line_label = self.line_label
+            analysis.error_cells = self.error_cells
         return analysis
 
     def code(self, node: cst.CSTNode) -> str:
@@ -198,6 +200,16 @@ class Codemod(cst.BatchableCSTVisitor):
     # The fix moves code out of where it is (lifts a function, hoists a jit): in test code that changes
     # what tests observe (names, frames, trace caches shared between tests), so it is unsafe there.
     MOVES_CODE: ClassVar[bool] = False
+    # The fix can make code that raises run (a traced `if` made a `where`, a parameter made static, a
+    # removed API spelled the new way): code meant to fail (under `pytest.raises`, `assertRaises`, a
+    # `try` whose handler reads the error, a notebook cell that shows an error, and the functions such
+    # code calls: rewriter/analysis/testcode.py) keeps the error it is there to show. Reported, not fixed.
+    REMOVES_ERRORS: ClassVar[bool] = False
+    # The fix changes the program's structure (jit nesting, the order of transforms, where a function is
+    # defined), which a test can read (`make_jaxpr`, a lowering's text, trace counts, names, frames):
+    # the words a test's name would use for that structure (`("jit",)`). In test code that reads it, the
+    # fix is reported, not applied; nor is it applied in code meant to fail (errors come from structure too).
+    CHANGES_STRUCTURE: ClassVar[tuple[str, ...]] = ()
     # Cheap pre-filter: the file is parsed for this codemod only if its bytes contain every word of
     # at least one group, e.g. `(("vmap", "jit"), ("vmap", "compile"))`. Empty: always parsed.
     TRIGGERS: ClassVar[tuple[tuple[str, ...], ...]] = ()
@@ -258,6 +270,12 @@ class Codemod(cst.BatchableCSTVisitor):
         if not self.file.analysis.reachability.may_run(node):
             return None
         fix = None
+        refused = self._refusal(node, edits) if edits and (self.REMOVES_ERRORS or self.CHANGES_STRUCTURE) else None
+        if refused is not None:
+            why, where = refused
+            edits, fix_description = (), ""
+            note = "; ".join(filter(None, (why, note)))
+            related = (*related, where)
         if edits and self.MOVES_CODE and (safety or self.SAFETY) is Safety.SAFE and self.file.analysis.testcode.in_test(node):
             safety = Safety.UNSAFE
             note = "; ".join(filter(None, (note, "unsafe in test code: tests observe the names, frames and trace caches the move changes")))
@@ -321,6 +339,22 @@ class Codemod(cst.BatchableCSTVisitor):
         jit = self.file.analysis.jit
         context = jit.enclosing_context(node)
         return jit.eagerly_callable(context) if context is not None else ""
+
+    def _refusal(self, node: cst.CSTNode, edits: Sequence[Edit]) -> tuple[str, tuple[cst.CSTNode, str]] | None:
+        """Why the fix must not be applied here, and the place that says so: code meant to fail (for rules
+        that remove errors or change structure), or a test that reads the structure the fix changes."""
+        analysis = self.file.analysis
+        places = [node, *(getattr(edit, "target", None) or edit.anchor for edit in edits)]
+        for place in places:
+            expecting = analysis.expected_failure(place)
+            if expecting is not None:
+                return f"not fixed: this code is expected to fail: {expecting.how}", (expecting.anchor, "expected to fail here")
+        if self.CHANGES_STRUCTURE and analysis.testcode.in_test(node):
+            read = analysis.testcode.structure_read(node, self.CHANGES_STRUCTURE)
+            if read is not None:
+                who = "this test inspects" if read.test else "the tests of this module inspect"
+                return f"not fixed: {who} the structure the fix changes: {read.what}", (read.node, "read here")
+        return None
 
     def _release_doubt(self, edits: Sequence[Edit], imports) -> str:
         """Why the fix's code may not run on the library releases the project runs ("" when it does): the

@@ -355,6 +355,7 @@ def _run_codemods(module: cst.Module, path: str, codemods: Sequence[type[Codemod
         evidence=_evidence_for(path, settings.runtime_evidence),
         callsite_facts=dict(settings.callsite_facts),
         cells=settings.cells,
+        error_cells=settings.error_cells,
         project=settings.project,
         world=settings.world,
         outline=outline,

@@ -38,6 +38,8 @@ class Settings:
     callsite_facts: tuple = ()
     # The module is a notebook's code cells joined (rewriter/notebooks): messages name lines by cell.
     cells: bool = False
+    # Of those cells, the ones whose stored outputs hold an error: run to show it (analysis/testcode.py).
+    error_cells: frozenset[int] = frozenset()
     # What the project index found in the other modules about this one (rewriter/project): functions
     # they trace, calls they make of its jit functions, factories it imports. None: analysed alone.
     project: FileFacts | None = None

@@ -2,17 +2,16 @@
 file: a file none of whose nodes could name a relevant API never pays for scope resolution."""
 from __future__ import annotations
 
+from collections import deque
 from functools import cached_property
 
 import libcst as cst
 
 from ..cst_tree import children
 from .aliases import NO_ALIASES
-from .apis import Kind
 from .bindings import ModuleGlobals
 from .jit import JitAnalysis, assigned_value
-from .testcode import TestCode, collectable
-from .transforms import match_application
+from .testcode import Expecting, TestCode, collectable
 from .names import NameResolver
 from .reachability import Reachability
 from .traced import TracedAnalysis
@@ -32,6 +31,7 @@ class ModuleAnalysis:
         if world is not None:
             self.names.own_copies = world.targets.own_copies()
         self._reserved: set[str] = set()  # names handed out by fresh_name during this pass
+        self.error_cells: frozenset[int] = frozenset()  # a notebook's cells whose stored outputs hold an error
 
     def release(self) -> None:
         """The pass over the file is over: let its trees go without the garbage collector (NameResolver.release)."""
@@ -56,26 +56,96 @@ class ModuleAnalysis:
 
     @cached_property
     def testcode(self) -> TestCode:
-        return TestCode(self.names, self.path)
+        return TestCode(self.names, self.path, self.error_cells)
+
+    # -- code meant to fail (testcode.py): the places that say so, and the functions they reach --------
+    @cached_property
+    def _expected_to_fail(self) -> dict[int, Expecting]:
+        """id of each place meant to fail (a region of testcode.Expecting) and of each function the calls
+        made there reach, in this module and through calls made in those functions -> the Expecting."""
+        out: dict[int, Expecting] = {}
+        work: deque[tuple[cst.CSTNode, Expecting]] = deque()
+        for expecting in reversed(self.testcode.expecting):  # the innermost first: it names a function's reason
+            out.setdefault(id(expecting.region), expecting)
+            work += [(callee, expecting) for callee in self.testcode.callees(expecting.region)]
+        seen: set[int] = set()
+        while work:
+            callee, expecting = work.popleft()
+            for fn in self._functions_called(callee, seen):
+                if id(fn) not in out:
+                    out[id(fn)] = expecting
+                    work += [(inner, expecting) for inner in self.testcode.callees(fn)]
+        return out
+
+    def _functions_called(self, expr: cst.CSTNode, seen: set[int]) -> list[cst.CSTNode]:
+        """The module's functions a call of `expr` (or a call through it) may run: a lambda, the defs a
+        name denotes or the values it is bound to (`g = jax.jit(f)`), the function a transform or
+        `partial` is applied to (`jax.jit(f)(x)`), a factory's def, a method of that name (`self.f(x)`)."""
+        if id(expr) in seen:
+            return []
+        seen.add(id(expr))
+        if isinstance(expr, cst.Lambda):
+            return [expr]
+        if isinstance(expr, cst.Call):
+            out = self._functions_called(expr.func, seen)
+            for arg in expr.args:
+                out += self._functions_called(arg.value, seen)
+            return out
+        if isinstance(expr, cst.Attribute):
+            out = list(self.testcode.methods_named.get(expr.attr.value, ()))
+            for value in self._attribute_values.get(expr.attr.value, ()):
+                out += self._functions_called(value, seen)
+            return out
+        if not isinstance(expr, cst.Name):
+            return []
+        out = list(self.jit.functions_denoted(expr))
+        if out:
+            return out
+        try:
+            bindings = self.names.reaching(expr)
+        except Exception:  # noqa: BLE001 - a name the scope analysis does not know
+            return []
+        for binding in bindings:
+            node = getattr(binding, "node", None)
+            if isinstance(node, cst.FunctionDef):
+                out.append(node)
+                continue
+            value = assigned_value(self.names, node)
+            if value is not None:
+                out += self._functions_called(value, seen)
+        return out
 
     @cached_property
-    def _expected_to_fail(self) -> frozenset[int]:
-        """Ids of the jitted functions some call meant to fail reaches (see testcode.py)."""
-        out: set[int] = set()
-        for callee in self.testcode.expected_failures:
-            if not isinstance(callee, cst.Name):
-                continue
-            out |= {id(fn) for fn in self.jit.functions_denoted(callee)}
-            for binding in self.names.reaching(callee):
-                value = assigned_value(self.names, getattr(binding, "node", None))
-                application = match_application(self.names, value, (Kind.JIT,)) if isinstance(value, cst.Call) else None
-                if application is not None:
-                    out |= {id(fn) for fn in self.jit.functions_denoted(application.function)}
-        return frozenset(out)
+    def _attribute_values(self) -> dict[str, list[cst.BaseExpression]]:
+        """Values assigned to an attribute anywhere in the module, by its name (`self.f = jax.jit(g)`)."""
+        out: dict[str, list[cst.BaseExpression]] = {}
+        stack: list[cst.CSTNode] = [self.wrapper.module]
+        while stack:
+            node = stack.pop()
+            if isinstance(node, cst.Assign):
+                for target in node.targets:
+                    if isinstance(target.target, cst.Attribute):
+                        out.setdefault(target.target.attr.value, []).append(node.value)
+            stack.extend(children(node))
+        return out
+
+    def expected_failure(self, node: cst.CSTNode) -> Expecting | None:
+        """What says `node` is meant to fail: it is in a place that expects an error, or in a function a
+        call made there reaches (see testcode.py). None for the usual code."""
+        expected = self._expected_to_fail
+        if not expected:
+            return None
+        current = node
+        while current is not None:
+            found = expected.get(id(current))
+            if found is not None:
+                return found
+            current = self.names.parent(current)
+        return None
 
     def expected_to_fail(self, fn: cst.CSTNode) -> bool:
-        """A test calls the jitted function `fn` expecting it to fail: rules that would make it work leave it alone."""
-        return bool(self._expected_to_fail) and id(fn) in self._expected_to_fail
+        """A call meant to fail reaches the function `fn` (or `fn` is in a place meant to fail)."""
+        return self.expected_failure(fn) is not None
 
     def imported_factory(self, func: cst.BaseExpression):
         """The project's fact (RemoteFactory) about the function a callee names, when it is a name

@@ -48,7 +48,8 @@ def process_notebook(source: bytes, path: str, settings: Settings) -> FileResult
         return result
     joined = _cells.join([(index, m.text) for index, m in masked.items()])
     # Always rewritten: whether a fix can be put back into the cells is only known from the rewrite.
-    inner = process_source(joined.source.encode("utf-8"), path, replace(settings, cells=True, rewrite=True))
+    shown = frozenset(cell.index for cell in notebook.cells if cell.shows_error)
+    inner = process_source(joined.source.encode("utf-8"), path, replace(settings, cells=True, rewrite=True, error_cells=shown))
     result.skipped, result.notes = inner.skipped, result.notes + inner.notes
     if inner.error:
         result.error = inner.error

@@ -26,6 +26,7 @@ class CodeCell:
     index: int  # 1-based position among all cells, as a notebook editor numbers them
     position: int  # 0-based position in the JSON `cells` array
     code: str
+    shows_error: bool = False  # its stored outputs hold an error: it was run to show one (analysis/testcode.py)
 
 
 @dataclass
@@ -71,7 +72,9 @@ def read(source: bytes) -> Notebook:
     notebook = Notebook(text, bom, data, _language(data))
     for position, cell in enumerate(data["cells"]):
         if cell.get("cell_type") == "code":
-            notebook.cells.append(CodeCell(position + 1, position, source_text(cell["source"])))
+            outputs = cell.get("outputs")
+            error = isinstance(outputs, list) and any(isinstance(o, dict) and o.get("output_type") == "error" for o in outputs)
+            notebook.cells.append(CodeCell(position + 1, position, source_text(cell["source"]), error))
     return notebook
 
 
