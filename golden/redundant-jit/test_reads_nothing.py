@@ -4,7 +4,7 @@ import jax
 import jax.numpy as jnp
 
 GOLDEN = {
-    "findings": ["PML303:19", "PML302:27", "PML303:27", "PML302:33", "PML303:33"],
+    "findings": ["PML303:19", "PML302:27", "PML303:27"],
     "framework": "jax",
     "backends": ["jax"],
 }
@@ -30,4 +30,4 @@ def test_wrapped_values():
 
 def golden_run():
     x = jnp.arange(3.)
-    return [outer(x), outer(x + 1), jax.jit(jax.jit(square))(x)]
+    return [outer(x), outer(x + 1)]
