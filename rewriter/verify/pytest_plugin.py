@@ -2,8 +2,9 @@
 
 Standalone use: `PHIML_REWRITE_BACKEND=torch pytest -p rewriter.verify.pytest_plugin` runs a suite
 with PhiML's default backend set to torch. Under `phiml-rewrite verify --pytest`, the copy of this
-file next to the runtime also writes each test's outcome (passed / failed / skipped) to the run's
-output directory, and the runtime files each recorded call under the test that made it.
+file next to the runtime also writes each test's outcome (passed / failed / skipped) and the
+function it runs (file and qualified name: a changed test function is verified by its outcome) to
+the run's output directory, and the runtime files each recorded call under the test that made it.
 """
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ import sys
 import pytest
 
 OUTCOMES: dict[str, str] = {}
+FUNCTIONS: dict[str, list[str]] = {}  # node id -> [absolute file, "Class.test_name" or "test_name"]
 
 
 def _state():
@@ -22,7 +24,23 @@ def _state():
     return runtime.state if runtime is not None else None
 
 
+def _instrument_before_assertion_rewriting() -> None:
+    """pytest's assertion rewriting imports test files through its own finder, put first on
+    `sys.meta_path`: the changed functions of a test file would never be recorded. The runtime's
+    finder goes first again; it claims only the changed files (which then lose pytest's detailed
+    assertion messages, not their outcomes)."""
+    instrument = sys.modules.get("_phiml_rewrite_verify.instrument")
+    if instrument is None:
+        return
+    ours = [f for f in sys.meta_path if isinstance(f, instrument.Finder)]
+    for finder in ours:
+        sys.meta_path.remove(finder)
+    sys.meta_path[:0] = ours
+
+
 def pytest_configure(config) -> None:
+    if _state() is not None:
+        _instrument_before_assertion_rewriting()
     backend = os.environ.get("PHIML_REWRITE_BACKEND")
     if backend and backend != "numpy":
         try:
@@ -30,6 +48,15 @@ def pytest_configure(config) -> None:
         except ImportError:
             return
         math.use(backend)
+
+
+def pytest_collection_modifyitems(session, config, items) -> None:
+    for item in items:
+        name = getattr(item, "originalname", None)
+        path = getattr(item, "path", None)
+        if name and path is not None:
+            cls = getattr(item, "cls", None)
+            FUNCTIONS[item.nodeid] = [str(path), f"{cls.__qualname__}.{name}" if cls is not None else name]
 
 
 @pytest.hookimpl(hookwrapper=True)
@@ -56,4 +83,4 @@ def pytest_sessionfinish(session, exitstatus) -> None:
     if out:
         path = os.path.join(out, f"tests-{os.getpid()}.json")
         with open(path, "w") as f:
-            json.dump(OUTCOMES, f)
+            json.dump({"outcomes": OUTCOMES, "functions": FUNCTIONS}, f)

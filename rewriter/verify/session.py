@@ -21,6 +21,7 @@ from .. import runtime
 from .workspace import PYTEST_PLUGIN, RUNTIME_MODULE, Workspace
 
 PHIML_BACKENDS = ("numpy", "jax", "torch", "tensorflow")
+RETURNED = "/returned"  # the calls of the functions a unit returns: "m.py:f/returned" (runtime.recording)
 OUTPUT_TAIL = 4000
 
 
@@ -55,6 +56,7 @@ class RunResult:
     jax_compiles: dict[str, int] = field(default_factory=dict)
     tf_traces: dict[str, int] = field(default_factory=dict)  # tf.function traces of the program's functions
     tests: dict[str, str] = field(default_factory=dict)  # pytest node id -> outcome
+    test_functions: dict[str, str] = field(default_factory=dict)  # pytest node id -> "tests/test_x.py:TestA.test_b"
     leaked: list[str] = field(default_factory=list)  # modules imported from the real tree, not the copy
     backend_requests: list[str] = field(default_factory=list)  # backends the program chose itself (overridden)
 
@@ -138,7 +140,7 @@ def execute(ws: Workspace, spec: RunSpec, argvs: list[list[str]], cwd_rel: Path,
         if exit_code != 0:
             break
     result = RunResult(spec, exit_code, output.decode(errors="replace")[-OUTPUT_TAIL:], time.perf_counter() - start)
-    _collect(result, out_dir)
+    _collect(result, out_dir, tree)
     return result
 
 
@@ -166,9 +168,13 @@ def replay(ws: Workspace, reference: RunResult, cwd_rel: Path, timeout: float, a
             continue  # a notebook's functions live in a kernel: they are compared through its runs only
         for call in calls:
             inputs = call.get("inputs")
-            if inputs and not inputs.startswith("!") and "value" in call:
-                items.append({"file": str(ws.rewritten / file_id), "unit": unit, "key": key,
-                              "index": call["index"], "inputs": inputs})
+            if not (inputs and not inputs.startswith("!") and "value" in call):
+                continue
+            item = {"file": str(ws.rewritten / file_id), "unit": unit, "key": key, "index": call["index"], "inputs": inputs}
+            if RETURNED in unit:
+                item = _returned_item(item, call, reference.calls)
+            if item is not None:
+                items.append(item)
     if not items:
         in_kernels = reference.calls and all(k.rsplit("::", 1)[-1].split(":", 1)[0].endswith(".ipynb") for k in reference.calls)
         return {}, "not replayed: a notebook's functions live in its kernel" if in_kernels else ""
@@ -189,7 +195,23 @@ def replay(ws: Workspace, reference: RunResult, cwd_rel: Path, timeout: float, a
     return json.loads((out_dir / "out.json").read_text()), ""
 
 
-def _collect(result: RunResult, out_dir: Path) -> None:
+def _returned_item(item: dict, call: dict, calls: dict[str, list[dict]]) -> dict | None:
+    """Replay of a call of a function a unit returned: the unit, on the inputs of the call that made
+    that function, makes it anew; it is then called on the recorded inputs. Only a function's first
+    call is replayed (a later one may depend on what the earlier calls left in its closure), and only
+    one level deep."""
+    origin = call.get("origin") or {}
+    unit, _, pick = item["unit"].partition(RETURNED)
+    if origin.get("nth") != 0 or RETURNED in pick:
+        return None
+    parent = next((c for c in calls.get(origin.get("parent", ""), []) if c["index"] == origin.get("parent_index")), None)
+    parent_inputs = (parent or {}).get("inputs")
+    if not parent_inputs or parent_inputs.startswith("!"):
+        return None
+    return {**item, "unit": unit, "parent_inputs": parent_inputs, "pick": int(pick[1:-1]) if pick else None}
+
+
+def _collect(result: RunResult, out_dir: Path, tree: Path) -> None:
     """Merge what every process of the run recorded (a command may start several)."""
     for path in sorted(out_dir.glob("records-*.json"), key=lambda p: int(p.stem.split("-")[1])):
         data = json.loads(path.read_text())
@@ -206,7 +228,14 @@ def _collect(result: RunResult, out_dir: Path) -> None:
         result.leaked += data.get("leaked", [])
         result.backend_requests += [b for b in data.get("backend_requests", []) if b not in result.backend_requests]
     for path in out_dir.glob("tests-*.json"):
-        result.tests.update(json.loads(path.read_text()))
+        data = json.loads(path.read_text())
+        result.tests.update(data["outcomes"])
+        for test, (file, function) in data["functions"].items():
+            try:
+                rel = Path(file).resolve().relative_to(tree.resolve())
+            except ValueError:
+                continue  # a test outside the mirror
+            result.test_functions[test] = f"{rel.as_posix()}:{function}"
 
 
 def run_all(ws: Workspace, specs: list[RunSpec], argvs: list[list[str]], cwd_rel: Path, *, timeout: float, jobs: int,
