@@ -7,6 +7,7 @@ import json
 import os
 import pickle
 import sys
+import weakref
 
 from . import generators
 from .state import state
@@ -51,6 +52,8 @@ class Recorder:
         self.tf_traces: dict[str, int] = {}
         self.user_functions: set[str] = set()
         self.backend_requests: list[str] = []  # backends the program selected itself (overridden)
+        # (unit, id of a returned function) -> its wrapper, which holds the function: the id stays its own
+        self.returned_wrappers: weakref.WeakValueDictionary = weakref.WeakValueDictionary()
         self.inputs_dir = os.path.join(config["out"], f"inputs-{os.getpid()}") if config.get("record_inputs") else None
 
     def wrap(self, unit: str, obj):
@@ -114,11 +117,22 @@ class Recorder:
 
     def wrap_returned(self, unit: str, function, parent: str, parent_index: int | None):
         """Plain functions get a function wrapper (as units do); jit-compiled ones a proxy that keeps
-        their attributes (`.lower`, `.traces`)."""
-        import types
-
+        their attributes (`.lower`, `.traces`). One wrapper per function object while it lives."""
         if hasattr(function, "__phiml_rewrite_unit__"):  # a recorded unit: its calls are recorded already
             return function
+        known = self.returned_wrappers.get((unit, id(function)))
+        if known is not None:  # the same function returned again (a cache): the same wrapper, `is` holds
+            return known
+        wrapper = self._wrapper(unit, function, parent, parent_index)
+        try:
+            self.returned_wrappers[(unit, id(function))] = wrapper
+        except TypeError:  # no weak references to it: a new wrapper next time
+            pass
+        return wrapper
+
+    def _wrapper(self, unit: str, function, parent: str, parent_index: int | None):
+        import types
+
         recorder, calls = self, [0]
 
         def record(args, kwargs):

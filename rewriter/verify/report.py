@@ -27,6 +27,7 @@ from dataclasses import dataclass, field, replace
 from .session import RunResult, RunSpec
 from .values import compare
 
+CUT_SHORT = "cut short by --timeout"  # a run killed at the timeout proves nothing either way
 RETURNED = "/returned"  # the calls of the functions a unit returns: "m.py:f/returned" (runtime.recording)
 
 # Check statuses, worst last: what "the rewrite disagrees" means is `BAD`.
@@ -203,9 +204,13 @@ class Verification:
             return 1
         if not self.backends or any(b.problems for b in self.backends):
             return 2
-        if self.not_compared():
+        if self.not_compared() or self.cut_short():
             return 3
         return 0
+
+    def cut_short(self) -> list[str]:
+        """The runs the timeout killed (labels): what they would have shown is unknown."""
+        return [label for b in self.backends for label, run in b.runs.items() if run["exit_code"] is None]
 
     def not_compared(self) -> dict[tuple[str, str], str]:
         """(file, unit) -> why it was not compared on some backend that ran: never called, only called
@@ -238,6 +243,8 @@ class Verification:
     def to_dict(self) -> dict:
         return {"exit_code": self.exit_code, "files": self.files, "skipped_backends": self.skipped,
                 "program_level_changes": self.program_level,
+                "not_compared": [{"file": f, "unit": u, "why": why} for (f, u), why in sorted(self.not_compared().items())],
+                "cut_short": self.cut_short(),
                 "backends": [b.to_dict() for b in self.backends], "units": [u.to_dict() for u in self.units]}
 
 
@@ -269,7 +276,7 @@ def _program(result: RunResult | None) -> str:
     if result is None:
         return "did not run"
     if result.exit_code is None:
-        return "fails (timed out)"
+        return CUT_SHORT
     return "ok" if result.ok else f"fails (exit {result.exit_code})"
 
 
@@ -440,6 +447,9 @@ def _unit_checks(name: str, backend: str, reference: RunResult | None, repeat: R
             calls, count, traced = _calls(run, key)
             if run is None:
                 continue
+            if run.exit_code is None:
+                checks[label].append(Check(NOT_COMPARABLE, f"its run was {CUT_SHORT}"))
+                continue
             checks[label].append(_unseeded(compare_calls(ref_calls, calls, ref_count, count, ref_traced + traced), unpinned))
         replayed = (replays or {}).get(backend, {}).get(key)
         if replayed is not None:
@@ -477,6 +487,9 @@ def _outcome_checks(tests: list[str], reference: RunResult | None,
         run = runs[key]
         if run is None:
             found[label] = None
+            continue
+        if run.exit_code is None:
+            found[label] = Check(NOT_COMPARABLE, f"its run was {CUT_SHORT}")
             continue
         checks = []
         for test in tests:
@@ -516,7 +529,7 @@ def describe(check: Check) -> str:
     if check.status == CALLS_DIFFER:
         return f"calls differ ({check.detail})"
     if check.status == EQUAL and check.functions:
-        return "equal, through the functions it returns"
+        return "equal (via returned functions)"
     if check.status == NOT_COMPARABLE and check.functions:
         return f"not comparable ({check.detail})"
     return check.status
