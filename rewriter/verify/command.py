@@ -66,7 +66,7 @@ def _inside(path: Path, root: Path) -> bool:
         return False
 
 
-def _state(result: session.RunResult, timeout: float) -> str:
+def _state(result: session.RunResult) -> str:
     if result.exit_code is None:
         return "cut short by --timeout"
     return "ok" if result.ok else f"exit {result.exit_code}"
@@ -80,10 +80,10 @@ def _part(spec: session.RunSpec) -> str:
     return ("eager" if spec.eager else "jit") + (" repeat" if spec.repeat else "")
 
 
-def _reporting(progress: Progress, timeout: float) -> dict:
+def _reporting(progress: Progress) -> dict:
     """`run_all`'s callbacks, telling `progress` about each run."""
     return {"on_start": lambda spec: progress.start(spec.backend, _tree(spec), _part(spec)),
-            "on_done": lambda r: progress.finish(r.spec.backend, _tree(r.spec), _part(r.spec), _state(r, timeout), r.seconds)}
+            "on_done": lambda r: progress.finish(r.spec.backend, _tree(r.spec), _part(r.spec), _state(r), r.seconds)}
 
 
 def _replay(ws: workspace.Workspace, run: session.RunResult, options: Options, progress: Progress,
@@ -163,7 +163,7 @@ def verify(options: Options, config: Config, on_event: Callable[[str], None] = l
         progress.plan(lines)
         replays: dict[str, dict] = {}
         with session.Jobs(options.jobs) as jobs:
-            reporting = _reporting(progress, options.timeout)
+            reporting = _reporting(progress)
 
             def done(result: session.RunResult) -> None:  # replay starts as soon as its inputs are recorded
                 reporting["on_done"](result)
@@ -201,7 +201,7 @@ def _repeat_references(ws: workspace.Workspace, runs: list[session.RunResult], v
     progress.note(f"{len(specs)} reference runs repeated, to tell differences from unseeded random numbers")
     progress.plan({(s.backend, _tree(s)): [_part(s)] for s in specs})
     repeated = session.run_all(ws, specs, argvs, Path("."), timeout=options.timeout, jobs=options.jobs,
-                               **_reporting(progress, options.timeout))
+                               **_reporting(progress))
     return {r.spec.backend: r for r in repeated}
 
 

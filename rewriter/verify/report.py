@@ -27,6 +27,7 @@ from dataclasses import dataclass, field, replace
 from .session import RunResult, RunSpec
 from .values import compare
 
+ONLY_FUNCTIONS = "returns a function"  # every call returned functions only: nothing else to compare
 CUT_SHORT = "cut short by --timeout"  # a run killed at the timeout proves nothing either way
 RETURNED = "/returned"  # the calls of the functions a unit returns: "m.py:f/returned" (runtime.recording)
 
@@ -112,7 +113,7 @@ def compare_calls(reference: list[dict] | None, actual: list[dict] | None, ref_c
     if compared:
         return Check(EQUAL, "", worst.max_abs, worst.max_rel, compared, functions=functions)
     if functions:
-        return Check(NOT_COMPARABLE, "returns a function", functions=True)
+        return Check(NOT_COMPARABLE, ONLY_FUNCTIONS, functions=True)
     return worst
 
 
@@ -122,10 +123,10 @@ def with_returned(own: Check, returned: list[Check]) -> Check:
         return own
     called = [c for c in returned if c.status != NOT_EXERCISED]
     if not called:
-        if own.status == NOT_COMPARABLE and own.detail != "returns a function":
+        if own.status == NOT_COMPARABLE and own.detail != ONLY_FUNCTIONS:
             return own
         return Check(NOT_COMPARABLE, "returns a function that the program never calls", calls=own.calls, functions=True)
-    parts = [own] if own.calls or own.status != NOT_COMPARABLE or own.detail != "returns a function" else []
+    parts = [] if own.status == NOT_COMPARABLE and own.detail == ONLY_FUNCTIONS else [own]
     worst = _combine(parts + called)
     worst = replace(worst, functions=True)
     if worst.status == EQUAL:
@@ -251,14 +252,12 @@ class Verification:
 def _why_not(v: UnitVerdict) -> str:
     """The reason a unit verdict verified nothing, from its most telling check."""
     checks = [c for c in (v.rewritten, v.rewritten_eager, v.replay) if c is not None]
-    for status in (UNSEEDED, NOT_COMPARABLE, EQUAL, NOT_EXERCISED):
+    for status in (UNSEEDED, NOT_COMPARABLE, NOT_EXERCISED):
         check = next((c for c in checks if c.status == status), None)
         if check is None:
             continue
         if status == NOT_EXERCISED:
-            return "not called by the command"
-        if status == EQUAL:  # equal, with another check unseeded: handled above; kept for completeness
-            continue
+            return "not called by the command" if check.detail in ("never called", "did not run") else check.detail
         return f"{status}: {check.detail}" if check.detail else status
     return "not compared"
 

@@ -152,6 +152,8 @@ def run_process(argv: list[str], cwd: Path, env: dict[str, str], timeout: float)
     workers, a multiprocessing pool) would otherwise hold its output open, or run on, orphaned."""
     proc = subprocess.Popen(argv, cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                             stdin=subprocess.DEVNULL, start_new_session=True)
+    with _LIVE_LOCK:
+        _LIVE.add(proc)
     try:
         out, _ = proc.communicate(timeout=max(timeout, 0.1))
         return proc.returncode, out
@@ -162,9 +164,24 @@ def run_process(argv: list[str], cwd: Path, env: dict[str, str], timeout: float)
         except subprocess.TimeoutExpired:  # a grandchild that left the group still holds the pipe
             out = b""
         return None, out or b""
-    except BaseException:  # interrupted (Ctrl-C): take the whole group down with us
+    except BaseException:
         _kill_group(proc)
         raise
+    finally:
+        with _LIVE_LOCK:
+            _LIVE.discard(proc)
+
+
+_LIVE: set[subprocess.Popen] = set()  # the runs' processes now running, killed if verify is interrupted
+_LIVE_LOCK = threading.Lock()
+
+
+def kill_running() -> None:
+    """Interrupted (Ctrl-C in the main thread): the workers' processes go down with their groups."""
+    with _LIVE_LOCK:
+        running = list(_LIVE)
+    for proc in running:
+        _kill_group(proc)
 
 
 def _kill_group(proc: subprocess.Popen) -> None:
@@ -307,9 +324,10 @@ class Jobs:
         return self
 
     def __exit__(self, *exc) -> None:
-        if exc[0] is not None:
+        if exc[0] is not None:  # interrupted or failed: nothing more starts, what runs is killed
             for future in self.futures:
                 future.cancel()
+            kill_running()
         self.pool.shutdown(wait=True)
 
 
