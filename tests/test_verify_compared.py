@@ -307,27 +307,39 @@ def test_double():
 
 
 class TestSums:
-    def test_sum(self):
-        assert sum([1, 2]) == 3
+    def test_sum(self, offset):
+        assert sum([1, 2]) + offset == 3
 
     def test_other(self):
         assert True
 '''
+CONFTEST = '''
+import pytest
+
+
+@pytest.fixture
+def offset():
+    return 0
+'''
 
 
 def test_changed_test_functions_are_verified_by_their_outcome(tmp_path, monkeypatch):
-    _write(tmp_path, {"proj/tests/test_ops.py": TESTS,
-                      "same/test_ops.py": TESTS.replace("sum([1, 2]) == 3", "sum([2, 1]) == 3").replace("x * 2", "2 * x"),
-                      "wrong/test_ops.py": TESTS.replace("sum([1, 2]) == 3", "sum([1, 2]) == 4")})
+    """The test function by its outcome, a helper of the test file by its values (recorded though
+    pytest imports test files itself), a changed fixture by the value pytest made for each test."""
+    _write(tmp_path, {"proj/tests/test_ops.py": TESTS, "proj/tests/conftest.py": CONFTEST,
+                      "same/test_ops.py": TESTS.replace("sum([1, 2])", "sum([2, 1])").replace("x * 2", "2 * x"),
+                      "same/conftest.py": CONFTEST.replace("return 0", "return 1 - 1"),
+                      "wrong/test_ops.py": TESTS.replace("sum([1, 2])", "sum([1, 3])"), "wrong/conftest.py": CONFTEST})
     monkeypatch.chdir(tmp_path / "proj")
-    code, data = _verify(["tests/test_ops.py", "--rewritten", "../same/test_ops.py", "--pytest", "tests"])
+    code, data = _verify(["tests", "--rewritten", "../same", "--pytest", "tests"])
     units = _units(data)
     assert code == 0, data
-    assert set(units) == {"double", "TestSums.test_sum"}  # recorded despite pytest's assertion rewriting
+    assert set(units) == {"double", "TestSums.test_sum", "offset"}
     assert units["TestSums.test_sum"]["rewritten"] == {**units["TestSums.test_sum"]["rewritten"], "status": EQUAL, "by_outcome": True}
     assert units["double"]["rewritten"]["calls"] == 1 and units["double"]["verified"]
+    assert units["offset"]["rewritten"]["calls"] == 1 and units["offset"]["verified"]
 
-    code, data = _verify(["tests/test_ops.py", "--rewritten", "../wrong/test_ops.py", "--pytest", "tests"])
+    code, data = _verify(["tests", "--rewritten", "../wrong", "--pytest", "tests"])
     verdict = _units(data)["TestSums.test_sum"]
     assert code == 1
     assert verdict["rewritten"]["status"] == FAILS

@@ -61,7 +61,7 @@ class Recorder:
         if hasattr(obj, "__phiml_rewrite_unit__") or not callable(obj) or isinstance(obj, type):
             return obj
         if (type(obj).__module__ or "").split(".")[0] in ("_pytest", "pytest"):
-            return obj  # a fixture: pytest must still recognise it
+            return obj  # a fixture: pytest must still recognise it (its value: `record_result`)
         recorder = self
 
         if isinstance(obj, (staticmethod, classmethod)):
@@ -101,6 +101,31 @@ class Recorder:
                 entry["unrecordable"] = describe(e)
             self.calls.setdefault(key, []).append(entry)
         return self._returned(unit, result, key, index)
+
+    def record_result(self, filename: str, qualname: str, context: str, value=None, error: BaseException | None = None) -> None:
+        """A result produced outside a recorded call (a pytest fixture's value, which pytest makes by
+        calling the function itself): recorded as a call of the unit `qualname` in `filename`, if that
+        is a unit being recorded."""
+        real = os.path.realpath(filename)
+        target = next((t for p, t in self.config.get("instrument", {}).items() if os.path.realpath(p) == real), None)
+        if target is None or qualname not in target["units"]:
+            return
+        key = f"{context}::{target['id']}:{qualname}" if context else f"{target['id']}:{qualname}"
+        index = self.counts.get(key, 0)
+        self.counts[key] = index + 1
+        if index >= MAX_VALUES:
+            return
+        entry: dict = {"index": index, "inputs": None}
+        if error is not None:
+            entry["error"] = describe(error)
+        else:
+            try:
+                entry["value"] = to_plain(value)
+            except NotConcrete as e:
+                entry["not_concrete"] = str(e)
+            except Exception as e:
+                entry["unrecordable"] = describe(e)
+        self.calls.setdefault(key, []).append(entry)
 
     def _returned(self, unit: str, result, key: str, index: int | None):
         """A returned function (alone or in a tuple) recorded as "unit/returned" ("unit/returned[i]"):

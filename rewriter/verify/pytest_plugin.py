@@ -4,7 +4,8 @@ Standalone use: `PHIML_REWRITE_BACKEND=torch pytest -p rewriter.verify.pytest_pl
 with PhiML's default backend set to torch. Under `phiml-rewrite verify --pytest`, the copy of this
 file next to the runtime also writes each test's outcome (passed / failed / skipped) and the
 function it runs (file and qualified name: a changed test function is verified by its outcome) to
-the run's output directory, and the runtime files each recorded call under the test that made it.
+the run's output directory, records the values of changed fixtures, and the runtime files each
+recorded call under the test that made it.
 """
 from __future__ import annotations
 
@@ -36,6 +37,12 @@ def _instrument_before_assertion_rewriting() -> None:
     for finder in ours:
         sys.meta_path.remove(finder)
     sys.meta_path[:0] = ours
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_load_initial_conftests(early_config, parser, args) -> None:
+    if _state() is not None:  # before the first conftest.py is imported
+        _instrument_before_assertion_rewriting()
 
 
 def pytest_configure(config) -> None:
@@ -70,6 +77,22 @@ def pytest_runtest_call(item):
     finally:
         if recorder is not None:
             recorder.context = ""
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_fixture_setup(fixturedef, request):
+    """A changed fixture is not wrapped (pytest must still see a fixture): its value, as pytest
+    made it for the test (or module, or session) that asked, is recorded as a call of it."""
+    outcome = yield
+    state = _state()
+    function = getattr(fixturedef, "func", None)
+    code = getattr(function, "__code__", None)
+    if state is None or state.recorder is None or code is None:
+        return
+    excinfo = outcome.excinfo
+    node = getattr(request, "node", None)
+    state.recorder.record_result(code.co_filename, function.__qualname__, getattr(node, "nodeid", ""),
+                                 value=None if excinfo else outcome.get_result(), error=excinfo[1] if excinfo else None)
 
 
 def pytest_runtest_logreport(report) -> None:
