@@ -2,7 +2,9 @@
 
 Every run is a fresh process with the bootstrap on PYTHONPATH: its `sitecustomize` installs the
 runtime, which selects the backend, disables jit for eager runs, records the changed units and
-counts traces. The runs are independent, so they go to a thread pool of subprocesses.
+counts traces. The runs are independent, so they go to a thread pool of subprocesses (`Jobs`),
+which replays join as soon as their inputs are recorded; each subprocess leads a process group of
+its own, killed whole at the timeout.
 """
 from __future__ import annotations
 
