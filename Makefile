@@ -38,7 +38,8 @@ $(WHEEL_STAMP): $(STAMP) pyproject.toml $(SOURCES)
 # Findings and the diff phiml-rewrite would apply to examples/ (writes nothing; exit 1 = findings).
 demo: $(STAMP)
 	$(BIN)/phiml-rewrite --no-progress --unsafe-fixes examples; test $$? -le 1
-	$(BIN)/phiml-rewrite verify examples --unsafe-fixes --run "python examples/phiml_diffusion.py"
+	# exit 3 = the rewrite agrees where compared; functions of the other examples are not called by this program.
+	$(BIN)/phiml-rewrite verify examples --unsafe-fixes --run "python examples/phiml_diffusion.py"; test $$? -eq 0 -o $$? -eq 3
 	# A notebook runs itself in a Jupyter kernel: the original fails on jax and tensorflow (PML201), the rewrite agrees.
 	$(BIN)/phiml-rewrite verify examples/phiml_notebook.ipynb --unsafe-fixes
 	# Re-tracing, measured by running the programs (exit 1 = some function re-traces, as it should here).

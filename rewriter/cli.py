@@ -376,8 +376,8 @@ BACKENDS = ("numpy", "jax", "torch", "tensorflow")
 @click.option("--select", multiple=True, metavar="RULES", help="Rules to enable.")
 @click.option("--ignore", multiple=True, metavar="RULES", help="Rules to disable.")
 @click.option("--output-format", type=click.Choice(("text", "json")), default="text", show_default=True)
-@click.option("--jobs", "-j", type=click.IntRange(min=1), default=None, help="Runs at a time (default: one per CPU).")
-@click.option("--timeout", type=click.FloatRange(min=1), default=900, show_default=True, help="Seconds per run.")
+@click.option("--jobs", "-j", type=click.IntRange(min=1), default=None, help="Runs at a time: backends, trees, eager and jitted, replays (default: one per CPU).")
+@click.option("--timeout", type=click.FloatRange(min=1), default=900, show_default=True, help="Seconds per run; a run cut short is reported as such, never as passed.")
 @click.option("--no-replay", is_flag=True, help="Do not call the rewritten functions on the recorded inputs.")
 @click.option("--keep", is_flag=True, help="Keep the temporary trees and run logs (their directory is printed).")
 @click.pass_context
@@ -395,8 +395,13 @@ def verify_command(
     The current directory is mirrored twice into a temporary directory; the files under PATH are
     rewritten in one mirror (or replaced by --rewritten). The command runs in both, once per
     backend, and the functions the rewrite changed are recorded and compared with the original's
-    eager result. Exit 0: the rewrite agrees everywhere it ran; 1: it fails or differs somewhere;
-    2: nothing could be verified (the reference run fails, or a usage error).
+    eager result; a function that returns functions is compared through what those return when the
+    program calls them, and a changed test function under --pytest by its outcome. Runs go --jobs
+    at a time, each cut short after --timeout seconds. Exit 0: every changed function agrees on
+    every backend that ran; 1: the rewrite fails or differs somewhere; 2: nothing could be verified
+    (the reference run fails, or a usage error); 3: it agrees wherever it was compared, but some
+    changed function was not (never called, values that cannot be compared, unseeded random
+    numbers) or a run was cut short: they are listed, and nothing is claimed for them.
     """
     import shlex
 
@@ -422,11 +427,14 @@ def verify_command(
     )
     from rich.console import Console
 
+    from .verify.progress import Lines, Live, Progress
+
     err = Console(stderr=True, highlight=False)
     show = output_format == "text"
+    progress = (Live(err) if err.is_terminal else Lines(lambda m: err.print(f"[dim]{m}[/dim]"))) if show else Progress()
     try:
-        with err.status("verifying...", spinner="dots") if show and err.is_terminal else contextlib.nullcontext():
-            outcome = command.verify(options, config, on_event=(lambda m: err.print(f"[dim]{m}[/dim]")) if show else (lambda m: None))
+        with progress:
+            outcome = command.verify(options, config, progress=progress)
     except command.VerifyError as e:
         click.echo(f"error: {e}", err=True)
         ctx.exit(2)

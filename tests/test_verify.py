@@ -267,7 +267,8 @@ def test_in_place_verify_applies_unsafe_fixes_only_where_verified(tmp_path, monk
     '''})
     monkeypatch.chdir(tmp_path / "proj")
     code, data = _verify(["energy.py", "--run", "python energy.py", "--in-place", "--backend", "numpy", "--backend", "jax"])
-    assert code == 0, data
+    assert code == 3, data  # `unused` was not compared
+    assert data["verification"]["not_compared"] == [{"file": "energy.py", "unit": "unused", "why": "not called by the command"}]
     text = (tmp_path / "proj" / "energy.py").read_text()
     assert "def used():" in text and "    return energy(u)\n" in text  # verified on numpy and jax
     assert "def unused(u):\n    return math.map(energy, u, dims=batch)" in text  # never ran: stays a finding

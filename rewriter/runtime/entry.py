@@ -130,7 +130,9 @@ def replay(spec_path: str, out_path: str) -> None:
     """Call units of one tree on inputs recorded in the reference run; record what they return.
 
     Each call starts from the random-generator states the recorded call started from.
-    spec: {"root": tree, "items": [{"file", "unit", "key", "index", "inputs"}]}. A module is
+    spec: {"root": tree, "items": [{"file", "unit", "key", "index", "inputs"}]}; an item of a function
+    that `unit` returned also has "parent_inputs" (of the call that returned it) and "pick" (its
+    index in the returned tuple, or null). A module is
     imported by its path under the tree (as a package module where it is one); `__main__` is aliased
     to it so that objects the program pickled from its main script can be loaded.
     """
@@ -150,9 +152,13 @@ def replay(spec_path: str, out_path: str) -> None:
                 function = getattr(function, part)
             function = getattr(function, "__wrapped__", function) if hasattr(function, "__phiml_rewrite_unit__") else function
             sys.modules["__main__"] = module
-            with open(item["inputs"], "rb") as f:
-                args, kwargs = pickle.load(f)
-                states = pickle.load(f)
+            if item.get("parent_inputs"):  # a returned function: made anew by its maker, from the same inputs
+                args, kwargs, states = _inputs(item["parent_inputs"])
+                generators.restore(states)
+                function = function(*args, **kwargs)
+                if item.get("pick") is not None:
+                    function = function[item["pick"]]
+            args, kwargs, states = _inputs(item["inputs"])
             generators.restore(states)  # last: loading the module or the inputs may draw numbers
             result = function(*args, **kwargs)
             entry["value"] = to_plain(result)
@@ -163,6 +169,12 @@ def replay(spec_path: str, out_path: str) -> None:
         out.setdefault(item["key"], []).append(entry)
     with open(out_path, "w") as f:
         json.dump(out, f)
+
+
+def _inputs(path: str):
+    with open(path, "rb") as f:
+        args, kwargs = pickle.load(f)
+        return args, kwargs, pickle.load(f)
 
 
 def _load_for_replay(path: str, root: str, number: int):

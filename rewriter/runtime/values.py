@@ -38,7 +38,47 @@ def to_plain(value):
     fields = _value_fields(value)
     if fields is not None:  # PhiFlow fields and geometries, dataclasses: their values, by name
         return {"__object__": type(value).__name__, "__dict__": {name: to_plain(getattr(value, name)) for name in fields}}
+    if is_function(value):  # compared through what it returns when called (`Recorder` records those calls)
+        return {"__callable__": _function_name(value)}
+    opaque = _opaque(value)
+    if opaque:
+        return {"__opaque__": type(value).__name__, "why": opaque}
     return {"__repr__": repr(value)}
+
+
+def is_function(value) -> bool:
+    """Functions, lambdas, bound methods, partials and jit-compiled functions: values whose meaning is
+    what they return. Classes and callable objects with state of their own (a torch Module) are not."""
+    import functools
+    import types
+
+    if isinstance(value, (types.FunctionType, types.MethodType, types.BuiltinFunctionType, functools.partial)):
+        return True
+    if not callable(value) or isinstance(value, type):
+        return False
+    top = (type(value).__module__ or "").split(".")[0]
+    if top in ("jax", "jaxlib", "tensorflow"):  # jax.jit, tf.function: they keep the function as `__wrapped__`
+        return hasattr(value, "__wrapped__")
+    return top == "phiml" and type(value).__name__.endswith("Function")  # JitFunction, LinearFunction...
+
+
+def _function_name(value) -> str:
+    inner = getattr(value, "func", None) or getattr(value, "__wrapped__", None) or getattr(value, "f", None) or value
+    return getattr(inner, "__qualname__", None) or getattr(inner, "__name__", None) or type(value).__name__
+
+
+def _opaque(value) -> str:
+    """Why a value cannot be compared between two processes ("" if it can be, by its repr)."""
+    import types
+
+    if isinstance(value, (types.GeneratorType, types.AsyncGeneratorType, types.CoroutineType)):
+        return "a generator yields its values only when its caller iterates it; verify does not consume it"
+    if type(value).__repr__ is object.__repr__:
+        return f"{type(value).__name__} defines no value of its own to compare (its repr is only its address)"
+    text = repr(value)
+    if " at 0x" in text or " object at " in text:
+        return f"the repr of {type(value).__name__} shows a memory address, which differs in every process"
+    return ""
 
 
 def _value_fields(value):

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import functools
 import os
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
@@ -21,6 +22,7 @@ from ..config import Config
 from ..engine import Settings
 from ..findings import FileResult
 from . import report, session, workspace
+from .progress import Lines, Progress
 
 
 @dataclass(frozen=True)
@@ -64,8 +66,35 @@ def _inside(path: Path, root: Path) -> bool:
         return False
 
 
-def _reporter(on_event: Callable[[str], None]) -> Callable[[session.RunResult], None]:
-    return lambda r: on_event(f"{r.spec.label}: {'ok' if r.ok else f'exit {r.exit_code}'} ({r.seconds:.1f} s)")
+def _state(result: session.RunResult) -> str:
+    if result.exit_code is None:
+        return "cut short by --timeout"
+    return "ok" if result.ok else f"exit {result.exit_code}"
+
+
+def _tree(spec: session.RunSpec) -> str:
+    return spec.version
+
+
+def _part(spec: session.RunSpec) -> str:
+    return ("eager" if spec.eager else "jit") + (" repeat" if spec.repeat else "")
+
+
+def _reporting(progress: Progress) -> dict:
+    """`run_all`'s callbacks, telling `progress` about each run."""
+    return {"on_start": lambda spec: progress.start(spec.backend, _tree(spec), _part(spec)),
+            "on_done": lambda r: progress.finish(r.spec.backend, _tree(r.spec), _part(r.spec), _state(r), r.seconds)}
+
+
+def _replay(ws: workspace.Workspace, run: session.RunResult, options: Options, progress: Progress,
+            again: bool = False) -> tuple[dict, str]:
+    part = "replay again" if again else "replay"
+    progress.start(run.spec.backend, "rewritten", part)
+    start = time.perf_counter()
+    replayed, problem = session.replay(ws, run, Path("."), options.timeout, again=again)
+    state = problem or (f"{sum(len(v) for v in replayed.values())} calls" if not again else "done")
+    progress.finish(run.spec.backend, "rewritten", part, state, time.perf_counter() - start)
+    return replayed, problem
 
 
 def _rewrite_into(ws: workspace.Workspace, options: Options, config: Config) -> list[FileResult]:
@@ -88,7 +117,10 @@ def _rewrite_into(ws: workspace.Workspace, options: Options, config: Config) -> 
     return results + [FileResult(path=p, error=reason) for p, reason in found.errors]
 
 
-def verify(options: Options, config: Config, on_event: Callable[[str], None] = lambda message: None) -> Outcome:
+def verify(options: Options, config: Config, on_event: Callable[[str], None] = lambda message: None,
+           progress: Progress | None = None) -> Outcome:
+    """`progress` is told about every run (default: a line per finished run, through `on_event`)."""
+    progress = progress or Lines(on_event)
     real_root = Path.cwd().resolve()
     if not Path(options.path).exists():
         raise VerifyError(f"{options.path}: no such file or directory")
@@ -119,24 +151,38 @@ def verify(options: Options, config: Config, on_event: Callable[[str], None] = l
         if not ws.changed:
             return Outcome(None, results, message="nothing to verify: the rewritten tree is identical to the original")
         specs, skipped = session.plan(ws, options.backends)
-        on_event(f"{len(specs)} runs on {', '.join(sorted({s.backend for s in specs})) or 'no backend'}")
-        runs = session.run_all(ws, specs, argvs, Path("."), timeout=options.timeout, jobs=options.jobs,
-                               on_done=_reporter(on_event))
+        specs = session.ordered(specs)
+        progress.note(f"{len(specs)} runs on {', '.join(sorted({s.backend for s in specs})) or 'no backend'}, "
+                      f"{options.jobs} at a time")
+        lines: dict[tuple[str, str], list[str]] = {}
+        for spec in specs:
+            lines.setdefault((spec.backend, _tree(spec)), []).append(_part(spec))
+        for spec in specs:
+            if options.replay and spec.records_inputs:
+                lines[(spec.backend, "rewritten")].append("replay")
+        progress.plan(lines)
         replays: dict[str, dict] = {}
-        if options.replay:
-            for run in runs:
-                if run.spec.version == "original" and run.spec.eager and run.ok:
-                    replayed, problem = session.replay(ws, run, Path("."), options.timeout)
-                    replays[run.spec.backend] = replayed
-                    on_event(f"{run.spec.backend}/replay: {problem or f'{sum(len(v) for v in replayed.values())} calls'}")
+        with session.Jobs(options.jobs) as jobs:
+            reporting = _reporting(progress)
+
+            def done(result: session.RunResult) -> None:  # replay starts as soon as its inputs are recorded
+                reporting["on_done"](result)
+                if options.replay and result.spec.records_inputs:
+                    if result.ok:
+                        jobs.submit(lambda: replays.__setitem__(result.spec.backend, _replay(ws, result, options, progress)[0]))
+                    else:
+                        progress.finish(result.spec.backend, "rewritten", "replay", "no inputs: the reference failed", 0.0)
+
+            runs = session.run_all(ws, specs, argvs, Path("."), timeout=options.timeout, jobs=jobs,
+                                   on_start=reporting["on_start"], on_done=done)
         changed = [(c.rel, c.units) for c in ws.changed]
         program_level = [f"{c.rel}:{u}" for c in ws.changed for u in c.program_level]
         judge = functools.partial(report.verdicts, runs, changed, skipped, program_level, replays)
         verification = judge()
-        repeats = _repeat_references(ws, runs, verification, argvs, options, on_event)
+        repeats = _repeat_references(ws, runs, verification, argvs, options, progress)
         if repeats:
             verification = judge(repeats)
-            replays_again = _replay_again(ws, runs, verification, options, on_event)
+            replays_again = _replay_again(ws, runs, verification, options, progress)
             if replays_again:
                 verification = judge(repeats, replays_again)
         return Outcome(verification, results, workspace=str(ws.root) if options.keep else "")
@@ -146,31 +192,37 @@ def verify(options: Options, config: Config, on_event: Callable[[str], None] = l
 
 
 def _repeat_references(ws: workspace.Workspace, runs: list[session.RunResult], verification: report.Verification,
-                       argvs: list[list[str]], options: Options, on_event: Callable[[str], None]) -> dict[str, session.RunResult]:
+                       argvs: list[list[str]], options: Options, progress: Progress) -> dict[str, session.RunResult]:
     """Where a rewrite disagrees, the reference once more: does the original reproduce itself?
     (backend of the reference -> its repeat; see `report` on unseeded random numbers)."""
     specs = report.references_to_repeat(runs, verification)
     if not specs:
         return {}
-    on_event(f"{len(specs)} reference runs repeated, to tell differences from unseeded random numbers")
+    progress.note(f"{len(specs)} reference runs repeated, to tell differences from unseeded random numbers")
+    progress.plan({(s.backend, _tree(s)): [_part(s)] for s in specs})
     repeated = session.run_all(ws, specs, argvs, Path("."), timeout=options.timeout, jobs=options.jobs,
-                               on_done=_reporter(on_event))
+                               **_reporting(progress))
     return {r.spec.backend: r for r in repeated}
 
 
 def _replay_again(ws: workspace.Workspace, runs: list[session.RunResult], verification: report.Verification,
-                  options: Options, on_event: Callable[[str], None]) -> dict[str, dict]:
+                  options: Options, progress: Progress) -> dict[str, dict]:
     """Where a replayed call differs from a reference that does not reproduce itself, replay once
     more: a rewrite giving other numbers from the same inputs and generator states draws unseeded
     ones; one that reproduces itself really differs (the randomness came in with its inputs)."""
     backends = report.replays_to_repeat(verification)
+    wanted = [run for run in runs if run.spec.backend in backends and run.spec.records_inputs and run.ok]
+    if not wanted:
+        return {}
+    progress.plan({(run.spec.backend, "rewritten"): ["replay again"] for run in wanted})
     out = {}
-    for run in runs:
-        if run.spec.backend in backends and run.spec.records_inputs and run.ok:
-            replayed, problem = session.replay(ws, run, Path("."), options.timeout, again=True)
-            if not problem:
-                out[run.spec.backend] = replayed
-            on_event(f"{run.spec.backend}/replay again: {problem or 'done'}")
+    with session.Jobs(options.jobs) as jobs:
+        futures = {run.spec.backend: jobs.submit(_replay, ws, run, options, progress, True) for run in wanted}
+        jobs.wait()
+    for backend, future in futures.items():
+        replayed, problem = future.result()
+        if not problem:
+            out[backend] = replayed
     return out
 
 

@@ -5,7 +5,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from .report import (CALLS_DIFFER, DIFFERS, EQUAL, FAILS, NOT_COMPARABLE, NOT_EXERCISED, UNSEEDED, Check, Verification,
+from .report import (CUT_SHORT, CALLS_DIFFER, DIFFERS, EQUAL, FAILS, NOT_COMPARABLE, NOT_EXERCISED, UNSEEDED, Check, Verification,
                      describe)
 
 STYLE = {EQUAL: "green", DIFFERS: "bold red", CALLS_DIFFER: "bold red", FAILS: "bold red",
@@ -75,17 +75,17 @@ def render(verification: Verification, console: Console) -> None:
             return text
         table.add_row("tests", *(tests(by_backend[b]) for b in backends), *skipped_cells)
     console.print(table)
-    if idle:
-        console.print("[yellow]·[/yellow] not called by the command, so not verified: "
-                      + ", ".join(f"{unit} ({file})" for file, unit in sorted(idle)))
-    unseeded = sorted({(u.file, u.unit) for u in verification.units
-                       if any(c is not None and c.status == UNSEEDED for c in (u.rewritten, u.rewritten_eager, u.replay))})
-    if unseeded:
-        console.print("[yellow]·[/yellow] draws unseeded random numbers (the original, run twice from the same seeds, "
-                      "disagrees with itself), so not verified: " + ", ".join(f"{unit} ({file})" for file, unit in unseeded))
+    cut = verification.cut_short()
+    if cut:
+        console.print(f"[yellow]·[/yellow] {CUT_SHORT}, so what they would have shown is not known: {', '.join(cut)}")
+    not_compared = verification.not_compared()
+    if not_compared:
+        console.print("[yellow]·[/yellow] not compared, so not verified:")
+        for (file, unit), why in sorted(not_compared.items()):
+            console.print(Text(f"    {unit} ({file}): {why}", style="yellow"))
     shown = set()
     for b in verification.backends:  # why the reference failed: the end of its output, once per distinct output
-        failed = [run for label, run in b.runs.items() if label.endswith("original/eager") and run["exit_code"] != 0]
+        failed = [run for label, run in b.runs.items() if label.endswith("original/eager") and run["exit_code"] not in (0, None)]
         for run in failed:
             tail = "\n".join(run["output"].strip().splitlines()[-8:])
             if tail not in shown:
@@ -108,6 +108,12 @@ def _summary(v: Verification) -> Text:
         return Text(f"✗ the rewrite fails or differs from the original's eager result: {', '.join(bad)}", style="bold red")
     if v.exit_code == 2:
         return Text(f"! nothing could be verified on {ran}{skipped}", style="bold yellow")
+    if v.exit_code == 3:  # never a ✓ over what was not compared
+        n, cut = len(v.not_compared()), len(v.cut_short())
+        missing = [f"{n} changed function{'s were' if n != 1 else ' was'} not compared" if n else "",
+                   f"{cut} run{'s were' if cut != 1 else ' was'} {CUT_SHORT}" if cut else ""]
+        return Text(f"· the rewrite agrees with the original's eager result where it was compared, on {ran}{skipped}; "
+                    f"{' and '.join(m for m in missing if m)} (listed above)", style="bold yellow")
     broken = sorted({u.backend for u in v.units if u.original.bad} | {b.backend for b in v.backends if b.program.get("original_jit", "ok") != "ok"})
     text = Text(f"✓ the rewrite agrees with the original's eager result on {ran}{skipped}", style="bold green")
     if broken:

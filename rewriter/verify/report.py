@@ -27,6 +27,10 @@ from dataclasses import dataclass, field, replace
 from .session import RunResult, RunSpec
 from .values import compare
 
+ONLY_FUNCTIONS = "returns a function"  # every call returned functions only: nothing else to compare
+CUT_SHORT = "cut short by --timeout"  # a run killed at the timeout proves nothing either way
+RETURNED = "/returned"  # the calls of the functions a unit returns: "m.py:f/returned" (runtime.recording)
+
 # Check statuses, worst last: what "the rewrite disagrees" means is `BAD`.
 EQUAL, NOT_EXERCISED, NOT_COMPARABLE, UNSEEDED, DIFFERS, CALLS_DIFFER, FAILS = (
     "equal", "not exercised", "not comparable", "draws unseeded random numbers", "differs", "calls differ", "fails")
@@ -43,6 +47,8 @@ class Check:
     max_rel: float = 0.0
     calls: int = 0  # calls compared
     as_before: bool = False  # fails exactly as the original does (the rewrite did not cause it)
+    functions: bool = False  # returns functions: compared through their calls (`with_returned`)
+    outcome: bool = False  # a test function, judged by its pytest outcome (`calls`: tests)
 
     @property
     def bad(self) -> bool:
@@ -50,7 +56,8 @@ class Check:
 
     def to_dict(self) -> dict:
         return {"status": self.status, "detail": self.detail, "max_abs": self.max_abs, "max_rel": self.max_rel,
-                "calls": self.calls, "as_before": self.as_before}
+                "calls": self.calls, "as_before": self.as_before, "returns_functions": self.functions,
+                "by_outcome": self.outcome}
 
 
 def compare_calls(reference: list[dict] | None, actual: list[dict] | None, ref_count: int, count: int,
@@ -59,7 +66,9 @@ def compare_calls(reference: list[dict] | None, actual: list[dict] | None, ref_c
 
     `traced`: calls made while being traced, by either run. Under jit a function called from traced
     code (a jitted caller, `lax.scan`) runs once per trace with symbolic values: its calls cannot be
-    lined up with the eager run's, and only replay can check it.
+    lined up with the eager run's, and only replay can check it. A call returning a function counts
+    as compared only for the data beside it (`Check.functions`: its calls decide, `with_returned`);
+    one returning a generator or an object without a value is not comparable.
     """
     reference, actual = reference or [], actual or []
     if not reference and not actual and not ref_count and not count:
@@ -72,6 +81,8 @@ def compare_calls(reference: list[dict] | None, actual: list[dict] | None, ref_c
     by_index = {c["index"]: c for c in actual}
     worst = Check(NOT_COMPARABLE, "values are symbolic or not recordable")
     compared = 0
+    uncomparable = ""
+    functions = False
     for ref in reference:  # in call order: the first failure or difference is the one to report
         got = by_index.get(ref["index"])
         if got is None:
@@ -86,14 +97,40 @@ def compare_calls(reference: list[dict] | None, actual: list[dict] | None, ref_c
         if "value" not in ref or "value" not in got:
             continue
         verdict = compare(ref["value"], got["value"])
-        compared += 1
+        functions = functions or bool(verdict.functions)
+        if verdict.uncomparable:
+            uncomparable = uncomparable or verdict.uncomparable
+            continue
         if not verdict.equal:
-            return Check(DIFFERS, verdict.reason, verdict.max_abs, verdict.max_rel, compared)
+            return Check(DIFFERS, verdict.reason, verdict.max_abs, verdict.max_rel, compared + 1)
+        if verdict.data:
+            compared += 1
         worst.max_abs, worst.max_rel = max(worst.max_abs, verdict.max_abs), max(worst.max_rel, verdict.max_rel)
     if ref_count != count:
         return Check(CALLS_DIFFER, f"called {count} times, the reference {ref_count} times", calls=compared)
+    if uncomparable:
+        return Check(NOT_COMPARABLE, uncomparable, calls=compared, functions=functions)
     if compared:
-        return Check(EQUAL, "", worst.max_abs, worst.max_rel, compared)
+        return Check(EQUAL, "", worst.max_abs, worst.max_rel, compared, functions=functions)
+    if functions:
+        return Check(NOT_COMPARABLE, ONLY_FUNCTIONS, functions=True)
+    return worst
+
+
+def with_returned(own: Check, returned: list[Check]) -> Check:
+    """A unit that returns functions, judged with what they returned when the program called them."""
+    if not own.functions or own.bad or own.status == UNSEEDED:
+        return own
+    called = [c for c in returned if c.status != NOT_EXERCISED]
+    if not called:
+        if own.status == NOT_COMPARABLE and own.detail != ONLY_FUNCTIONS:
+            return own
+        return Check(NOT_COMPARABLE, "returns a function that the program never calls", calls=own.calls, functions=True)
+    parts = [] if own.status == NOT_COMPARABLE and own.detail == ONLY_FUNCTIONS else [own]
+    worst = _combine(parts + called)
+    worst = replace(worst, functions=True)
+    if worst.status == EQUAL:
+        worst.detail = f"through {sum(c.calls for c in called)} calls of the functions it returns"
     return worst
 
 
@@ -161,12 +198,40 @@ class Verification:
 
     @property
     def exit_code(self) -> int:
-        """1: the rewrite fails or disagrees somewhere; 2: nothing could be verified; 0: agrees everywhere."""
+        """1: the rewrite fails or disagrees somewhere; 2: nothing could be verified; 3: it agrees
+        wherever it was compared, but some changed function was not compared (`not_compared`);
+        0: every changed function agrees on every backend that ran."""
         if any(u.bad for u in self.units) or any(b.bad for b in self.backends):
             return 1
         if not self.backends or any(b.problems for b in self.backends):
             return 2
+        if self.not_compared() or self.cut_short():
+            return 3
         return 0
+
+    def cut_short(self) -> list[str]:
+        """The runs the timeout killed (labels): what they would have shown is unknown."""
+        return [label for b in self.backends for label, run in b.runs.items() if run["exit_code"] is None]
+
+    def not_compared(self) -> dict[tuple[str, str], str]:
+        """(file, unit) -> why it was not compared on some backend that ran: never called, only called
+        while traced, values that cannot be compared, unseeded random numbers. Its agreement elsewhere
+        proves nothing there, so no verdict may claim it."""
+        out: dict[tuple[str, str], str] = {}
+        by_unit: dict[tuple[str, str], list[UnitVerdict]] = {}
+        for u in self.units:
+            by_unit.setdefault((u.file, u.unit), []).append(u)
+        for key, verdicts in by_unit.items():
+            missing = [v for v in verdicts if not v.verified and not v.bad]
+            if not missing:
+                continue
+            reasons: dict[str, list[str]] = {}
+            for v in missing:
+                reasons.setdefault(_why_not(v), []).append(v.backend)
+            ran = {v.backend for v in verdicts}
+            out[key] = "; ".join(reason + ("" if set(backends) == ran else f" (on {', '.join(backends)})")
+                                 for reason, backends in reasons.items())
+        return out
 
     def verified_units(self) -> set[tuple[str, str]]:
         """(file, unit) equal to the reference on every backend that ran."""
@@ -179,7 +244,22 @@ class Verification:
     def to_dict(self) -> dict:
         return {"exit_code": self.exit_code, "files": self.files, "skipped_backends": self.skipped,
                 "program_level_changes": self.program_level,
+                "not_compared": [{"file": f, "unit": u, "why": why} for (f, u), why in sorted(self.not_compared().items())],
+                "cut_short": self.cut_short(),
                 "backends": [b.to_dict() for b in self.backends], "units": [u.to_dict() for u in self.units]}
+
+
+def _why_not(v: UnitVerdict) -> str:
+    """The reason a unit verdict verified nothing, from its most telling check."""
+    checks = [c for c in (v.rewritten, v.rewritten_eager, v.replay) if c is not None]
+    for status in (UNSEEDED, NOT_COMPARABLE, NOT_EXERCISED):
+        check = next((c for c in checks if c.status == status), None)
+        if check is None:
+            continue
+        if status == NOT_EXERCISED:
+            return "not called by the command" if check.detail in ("never called", "did not run") else check.detail
+        return f"{status}: {check.detail}" if check.detail else status
+    return "not compared"
 
 
 def all_runs_of(reference: RunResult | None, runs: dict) -> list[RunResult]:
@@ -195,7 +275,7 @@ def _program(result: RunResult | None) -> str:
     if result is None:
         return "did not run"
     if result.exit_code is None:
-        return "fails (timed out)"
+        return CUT_SHORT
     return "ok" if result.ok else f"fails (exit {result.exit_code})"
 
 
@@ -330,33 +410,16 @@ def verdicts(
             continue
         for file, units in changed:
             for unit in units:
-                checks: dict[str, list[Check]] = {"original": [], "rewritten": [], "eager": [], "replay": []}
-                unpinned_keys = 0
-                for key in _keys(all_runs, f"{file}:{unit}"):
-                    ref_calls, ref_count, ref_traced = _calls(reference, key)
-                    unpinned = _self_disagreement(reference, repeat, key)
-                    unpinned_keys += unpinned is not None
-                    for name, run in (("original", original_jit), ("rewritten", rewritten_jit), ("eager", rewritten_eager)):
-                        calls, count, traced = _calls(run, key)
-                        if run is None:
-                            continue
-                        checks[name].append(_unseeded(compare_calls(ref_calls, calls, ref_count, count, ref_traced + traced), unpinned))
-                    replayed = (replays or {}).get(backend, {}).get(key)
-                    if replayed is not None:
-                        by_index = {c["index"]: c for c in ref_calls}
-                        wanted = [by_index[c["index"]] for c in replayed if c["index"] in by_index]
-                        again = (replays_again or {}).get(backend, {}).get(key)
-                        draws = again is not None and compare_calls(replayed, again, len(replayed), len(again)).bad
-                        checks["replay"].append(_unseeded(compare_calls(wanted, replayed, len(wanted), len(replayed)),
-                                                          unpinned if draws else None))
+                tests = _tests_of([reference, *all_runs], f"{file}:{unit}")
+                if tests:  # a test function: its outcome is what it returns
+                    found, unpinned_keys = _outcome_checks(tests, reference, runs), 0
+                else:
+                    found, unpinned_keys = _unit_checks(f"{file}:{unit}", backend, reference, repeat, runs, all_runs,
+                                                        replays, replays_again)
                 none = Check(NOT_EXERCISED, "did not run")
                 verdict = UnitVerdict(
-                    file, unit, backend,
-                    _combine(checks["original"]) if checks["original"] else none,
-                    _combine(checks["rewritten"]) if checks["rewritten"] else none,
-                    _combine(checks["eager"]) if checks["eager"] else none,
-                    _combine(checks["replay"]) if checks["replay"] else None,
-                    unpinned=bool(unpinned_keys),
+                    file, unit, backend, found["original"] or none, found["rewritten"] or none, found["eager"] or none,
+                    found["replay"], unpinned=bool(unpinned_keys),
                 )
                 if verdict.rewritten.status == verdict.original.status == FAILS and \
                         verdict.rewritten.detail.split(":")[0] == verdict.original.detail.split(":")[0]:
@@ -366,12 +429,106 @@ def verdicts(
     return Verification(unit_verdicts, backend_verdicts, skipped, program_level, files)
 
 
+def _unit_checks(name: str, backend: str, reference: RunResult | None, repeat: RunResult | None,
+                 runs: dict[tuple[str, bool], RunResult | None], all_runs: list[RunResult],
+                 replays: dict | None, replays_again: dict | None) -> tuple[dict[str, Check | None], int]:
+    """A unit's checks (original / rewritten / eager / replay, None where nothing ran), over its keys
+    (one per test in test mode), with the functions it returns (`RETURNED` keys) judged as part of it;
+    and how many of its keys the reference, run again, disagreed with itself on."""
+    original_jit, rewritten_jit, rewritten_eager = (runs[k] for k in (("original", False), ("rewritten", False), ("rewritten", True)))
+    checks: dict[str, list[Check]] = {"original": [], "rewritten": [], "eager": [], "replay": []}
+    unpinned_keys = 0
+    for key in _keys(all_runs, name):
+        ref_calls, ref_count, ref_traced = _calls(reference, key)
+        unpinned = _self_disagreement(reference, repeat, key)
+        unpinned_keys += unpinned is not None
+        for label, run in (("original", original_jit), ("rewritten", rewritten_jit), ("eager", rewritten_eager)):
+            calls, count, traced = _calls(run, key)
+            if run is None:
+                continue
+            if run.exit_code is None:
+                checks[label].append(Check(NOT_COMPARABLE, f"its run was {CUT_SHORT}"))
+                continue
+            checks[label].append(_unseeded(compare_calls(ref_calls, calls, ref_count, count, ref_traced + traced), unpinned))
+        replayed = (replays or {}).get(backend, {}).get(key)
+        if replayed is not None:
+            by_index = {c["index"]: c for c in ref_calls}
+            wanted = [by_index[c["index"]] for c in replayed if c["index"] in by_index]
+            again = (replays_again or {}).get(backend, {}).get(key)
+            draws = again is not None and compare_calls(replayed, again, len(replayed), len(again)).bad
+            checks["replay"].append(_unseeded(compare_calls(wanted, replayed, len(wanted), len(replayed)),
+                                              unpinned if draws else None))
+    found = {label: _combine(c) if c else None for label, c in checks.items()}
+    returned = []
+    for child in _returned_names(all_runs, name):
+        sub, n = _unit_checks(child, backend, reference, repeat, runs, all_runs, replays, replays_again)
+        returned.append(sub)
+        unpinned_keys += n
+    for label, check in found.items():
+        if check is not None:
+            judged = with_returned(check, [sub[label] for sub in returned if sub[label] is not None])
+            found[label] = None if label == "replay" and judged.status == NOT_COMPARABLE and not judged.calls \
+                and judged.functions else judged  # replay calls no returned function: it adds nothing
+    return found, unpinned_keys
+
+
+def _tests_of(results: list[RunResult | None], name: str) -> list[str]:
+    """The pytest node ids that run the test function `name` ("tests/test_x.py:TestA.test_b")."""
+    return sorted({test for r in results if r is not None for test, function in r.test_functions.items() if function == name})
+
+
+def _outcome_checks(tests: list[str], reference: RunResult | None,
+                    runs: dict[tuple[str, bool], RunResult | None]) -> dict[str, Check | None]:
+    """A changed test function, judged by its outcomes against the reference's: it passed there and
+    passes here (verified by its outcome), or passed there and fails here (named by test id)."""
+    found: dict[str, Check | None] = {"replay": None}
+    for label, key in (("original", ("original", False)), ("rewritten", ("rewritten", False)), ("eager", ("rewritten", True))):
+        run = runs[key]
+        if run is None:
+            found[label] = None
+            continue
+        if run.exit_code is None:
+            found[label] = Check(NOT_COMPARABLE, f"its run was {CUT_SHORT}")
+            continue
+        checks = []
+        for test in tests:
+            was, now = (reference.tests.get(test) if reference else None), run.tests.get(test)
+            if was is None or now is None:
+                checks.append(Check(NOT_EXERCISED, f"{test} did not run"))
+            elif was == "passed" and now == "passed":
+                checks.append(Check(EQUAL, "passes, as with the original", calls=1, outcome=True))
+            elif was == "passed":
+                checks.append(Check(FAILS, f"{test} passed with the original, {now} here", outcome=True))
+            elif was == "skipped" or now == "skipped":
+                checks.append(Check(NOT_EXERCISED, f"{test} skipped"))
+            else:
+                checks.append(Check(NOT_COMPARABLE, f"{test} {was} with the original too", outcome=True))
+        found[label] = _combine(checks)
+        if found[label].status == EQUAL:
+            found[label].outcome = True
+            found[label].detail = f"passes, as with the original ({found[label].calls} test{'s' if found[label].calls != 1 else ''})"
+    return found
+
+
+def _returned_names(results: list[RunResult], name: str) -> list[str]:
+    """"m.py:f/returned", "m.py:f/returned[0]"...: the functions `name` returned that were called."""
+    prefix = name + RETURNED
+    names = {k.rsplit("::", 1)[-1] for r in results for k in (*r.counts, *r.traced, *r.calls)}
+    return sorted(n for n in names if n.startswith(prefix) and RETURNED not in n[len(prefix):])
+
+
 def describe(check: Check) -> str:
     """One short cell: `equal`, `differs (max abs 2.1)`, `fails: TracerBoolConversionError`."""
     if check.status == DIFFERS and (check.max_abs or check.max_rel):
         return f"differs (max abs {check.max_abs:.3g}, rel {check.max_rel:.3g})"
+    if check.outcome:
+        return "passes" if check.status == EQUAL else f"{check.status}: {check.detail}"
     if check.status == FAILS:
         return "fails: " + check.detail.split(":")[0] + (", as before" if check.as_before else "")
     if check.status == CALLS_DIFFER:
         return f"calls differ ({check.detail})"
+    if check.status == EQUAL and check.functions:
+        return "equal (via returned functions)"
+    if check.status == NOT_COMPARABLE and check.functions:
+        return f"not comparable ({check.detail})"
     return check.status

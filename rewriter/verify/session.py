@@ -2,7 +2,9 @@
 
 Every run is a fresh process with the bootstrap on PYTHONPATH: its `sitecustomize` installs the
 runtime, which selects the backend, disables jit for eager runs, records the changed units and
-counts traces. The runs are independent, so they go to a thread pool of subprocesses.
+counts traces. The runs are independent, so they go to a thread pool of subprocesses (`Jobs`),
+which replays join as soon as their inputs are recorded; each subprocess leads a process group of
+its own, killed whole at the timeout.
 """
 from __future__ import annotations
 
@@ -10,10 +12,12 @@ import importlib.util
 import json
 import os
 import shlex
+import signal
 import subprocess
 import sys
 import time
-from concurrent.futures import ThreadPoolExecutor
+import threading
+from concurrent.futures import Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -21,6 +25,7 @@ from .. import runtime
 from .workspace import PYTEST_PLUGIN, RUNTIME_MODULE, Workspace
 
 PHIML_BACKENDS = ("numpy", "jax", "torch", "tensorflow")
+RETURNED = "/returned"  # the calls of the functions a unit returns: "m.py:f/returned" (runtime.recording)
 OUTPUT_TAIL = 4000
 
 
@@ -55,6 +60,7 @@ class RunResult:
     jax_compiles: dict[str, int] = field(default_factory=dict)
     tf_traces: dict[str, int] = field(default_factory=dict)  # tf.function traces of the program's functions
     tests: dict[str, str] = field(default_factory=dict)  # pytest node id -> outcome
+    test_functions: dict[str, str] = field(default_factory=dict)  # pytest node id -> "tests/test_x.py:TestA.test_b"
     leaked: list[str] = field(default_factory=list)  # modules imported from the real tree, not the copy
     backend_requests: list[str] = field(default_factory=list)  # backends the program chose itself (overridden)
 
@@ -127,19 +133,64 @@ def execute(ws: Workspace, spec: RunSpec, argvs: list[list[str]], cwd_rel: Path,
     start = time.perf_counter()
     exit_code, output = 0, b""
     for argv in argvs:  # the first failing command ends the run
+        remaining = timeout - (time.perf_counter() - start)
         try:
-            proc = subprocess.run(argv, cwd=tree / cwd_rel, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                                  stdin=subprocess.DEVNULL, timeout=timeout)
-            exit_code, output = proc.returncode, output + proc.stdout
-        except subprocess.TimeoutExpired as e:
-            exit_code, output = None, output + (e.stdout or b"") + f"\n[timed out after {timeout:.0f} s]".encode()
+            exit_code, out = run_process(argv, tree / cwd_rel, env, remaining)
+            output += out
         except OSError as e:
             exit_code, output = 127, output + f"cannot run {argv[0]}: {e}".encode()
+        if exit_code is None:
+            output += f"\n[cut short: --timeout {timeout:.0f} s reached while running {shlex.join(argv)}]".encode()
         if exit_code != 0:
             break
     result = RunResult(spec, exit_code, output.decode(errors="replace")[-OUTPUT_TAIL:], time.perf_counter() - start)
-    _collect(result, out_dir)
+    _collect(result, out_dir, tree)
     return result
+
+
+def run_process(argv: list[str], cwd: Path, env: dict[str, str], timeout: float) -> tuple[int | None, bytes]:
+    """(exit code, or None if cut short by the timeout; stdout and stderr). The process gets a group
+    of its own, killed whole at the timeout: a command's own children (a Jupyter kernel, pytest-xdist
+    workers, a multiprocessing pool) would otherwise hold its output open, or run on, orphaned."""
+    proc = subprocess.Popen(argv, cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                            stdin=subprocess.DEVNULL, start_new_session=True)
+    with _LIVE_LOCK:
+        _LIVE.add(proc)
+    try:
+        out, _ = proc.communicate(timeout=max(timeout, 0.1))
+        return proc.returncode, out
+    except subprocess.TimeoutExpired:
+        _kill_group(proc)
+        try:
+            out, _ = proc.communicate(timeout=10)
+        except subprocess.TimeoutExpired:  # a grandchild that left the group still holds the pipe
+            out = b""
+        return None, out or b""
+    except BaseException:
+        _kill_group(proc)
+        raise
+    finally:
+        with _LIVE_LOCK:
+            _LIVE.discard(proc)
+
+
+_LIVE: set[subprocess.Popen] = set()  # the runs' processes now running, killed if verify is interrupted
+_LIVE_LOCK = threading.Lock()
+
+
+def kill_running() -> None:
+    """Interrupted (Ctrl-C in the main thread): the workers' processes go down with their groups."""
+    with _LIVE_LOCK:
+        running = list(_LIVE)
+    for proc in running:
+        _kill_group(proc)
+
+
+def _kill_group(proc: subprocess.Popen) -> None:
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        proc.kill()
 
 
 def _environment(ws: Workspace, config: dict, config_path: Path) -> dict[str, str]:
@@ -166,9 +217,13 @@ def replay(ws: Workspace, reference: RunResult, cwd_rel: Path, timeout: float, a
             continue  # a notebook's functions live in a kernel: they are compared through its runs only
         for call in calls:
             inputs = call.get("inputs")
-            if inputs and not inputs.startswith("!") and "value" in call:
-                items.append({"file": str(ws.rewritten / file_id), "unit": unit, "key": key,
-                              "index": call["index"], "inputs": inputs})
+            if not (inputs and not inputs.startswith("!") and "value" in call):
+                continue
+            item = {"file": str(ws.rewritten / file_id), "unit": unit, "key": key, "index": call["index"], "inputs": inputs}
+            if RETURNED in unit:
+                item = _returned_item(item, call, reference.calls)
+            if item is not None:
+                items.append(item)
     if not items:
         in_kernels = reference.calls and all(k.rsplit("::", 1)[-1].split(":", 1)[0].endswith(".ipynb") for k in reference.calls)
         return {}, "not replayed: a notebook's functions live in its kernel" if in_kernels else ""
@@ -179,17 +234,31 @@ def replay(ws: Workspace, reference: RunResult, cwd_rel: Path, timeout: float, a
     env = _environment(ws, config, out_dir / "config.json")
     (out_dir / "spec.json").write_text(json.dumps({"root": str(ws.rewritten), "items": items}))
     argv = [sys.executable, "-m", RUNTIME_MODULE, "--replay", str(out_dir / "spec.json"), str(out_dir / "out.json")]
-    try:
-        proc = subprocess.run(argv, cwd=ws.rewritten / cwd_rel, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                              stdin=subprocess.DEVNULL, timeout=timeout)
-    except subprocess.TimeoutExpired:
-        return {}, f"replay timed out after {timeout:.0f} s"
+    exit_code, output = run_process(argv, ws.rewritten / cwd_rel, env, timeout)
+    if exit_code is None:
+        return {}, f"replay cut short: --timeout {timeout:.0f} s reached"
     if not (out_dir / "out.json").exists():
-        return {}, f"replay failed (exit {proc.returncode}): {proc.stdout.decode(errors='replace')[-1000:]}"
+        return {}, f"replay failed (exit {exit_code}): {output.decode(errors='replace')[-1000:]}"
     return json.loads((out_dir / "out.json").read_text()), ""
 
 
-def _collect(result: RunResult, out_dir: Path) -> None:
+def _returned_item(item: dict, call: dict, calls: dict[str, list[dict]]) -> dict | None:
+    """Replay of a call of a function a unit returned: the unit, on the inputs of the call that made
+    that function, makes it anew; it is then called on the recorded inputs. Only a function's first
+    call is replayed (a later one may depend on what the earlier calls left in its closure), and only
+    one level deep."""
+    origin = call.get("origin") or {}
+    unit, _, pick = item["unit"].partition(RETURNED)
+    if origin.get("nth") != 0 or RETURNED in pick:
+        return None
+    parent = next((c for c in calls.get(origin.get("parent", ""), []) if c["index"] == origin.get("parent_index")), None)
+    parent_inputs = (parent or {}).get("inputs")
+    if not parent_inputs or parent_inputs.startswith("!"):
+        return None
+    return {**item, "unit": unit, "parent_inputs": parent_inputs, "pick": int(pick[1:-1]) if pick else None}
+
+
+def _collect(result: RunResult, out_dir: Path, tree: Path) -> None:
     """Merge what every process of the run recorded (a command may start several)."""
     for path in sorted(out_dir.glob("records-*.json"), key=lambda p: int(p.stem.split("-")[1])):
         data = json.loads(path.read_text())
@@ -206,17 +275,79 @@ def _collect(result: RunResult, out_dir: Path) -> None:
         result.leaked += data.get("leaked", [])
         result.backend_requests += [b for b in data.get("backend_requests", []) if b not in result.backend_requests]
     for path in out_dir.glob("tests-*.json"):
-        result.tests.update(json.loads(path.read_text()))
+        data = json.loads(path.read_text())
+        result.tests.update(data["outcomes"])
+        for test, (file, function) in data["functions"].items():
+            try:
+                rel = Path(file).resolve().relative_to(tree.resolve())
+            except ValueError:
+                continue  # a test outside the mirror
+            result.test_functions[test] = f"{rel.as_posix()}:{function}"
 
 
-def run_all(ws: Workspace, specs: list[RunSpec], argvs: list[list[str]], cwd_rel: Path, *, timeout: float, jobs: int,
-            on_done=None) -> list[RunResult]:
-    """All runs, `jobs` at a time. The eager original records its inputs: replay feeds them back."""
+BACKEND_COST = ("tensorflow", "jax", "torch", "numpy")  # slowest to start first: the pool drains evenly
+
+
+def ordered(specs: list[RunSpec]) -> list[RunSpec]:
+    """The eager originals first (replay waits for them), each group slowest backend first."""
+    def cost(spec: RunSpec) -> tuple:
+        slowest = min((BACKEND_COST.index(f) for f in spec.backend.split("+") if f in BACKEND_COST), default=len(BACKEND_COST))
+        return (not spec.records_inputs, slowest, spec.version != "original", spec.eager)
+
+    return sorted(specs, key=cost)
+
+
+class Jobs:
+    """A pool of `jobs` threads, each waiting on one subprocess; a finished job may submit more."""
+
+    def __init__(self, jobs: int) -> None:
+        self.pool = ThreadPoolExecutor(max_workers=max(1, jobs))
+        self.futures: list[Future] = []
+        self.lock = threading.Lock()
+
+    def submit(self, fn, *args) -> Future:
+        with self.lock:
+            future = self.pool.submit(fn, *args)
+            self.futures.append(future)
+            return future
+
+    def wait(self) -> None:
+        """Until every job, including those submitted meanwhile, is done; the first error is raised."""
+        while True:
+            with self.lock:
+                pending = [f for f in self.futures if not f.done()]
+            if not pending:
+                break
+            wait(pending)
+        for future in self.futures:
+            future.result()
+
+    def __enter__(self) -> Jobs:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        if exc[0] is not None:  # interrupted or failed: nothing more starts, what runs is killed
+            for future in self.futures:
+                future.cancel()
+            kill_running()
+        self.pool.shutdown(wait=True)
+
+
+def run_all(ws: Workspace, specs: list[RunSpec], argvs: list[list[str]], cwd_rel: Path, *, timeout: float, jobs: int | Jobs,
+            on_start=None, on_done=None) -> list[RunResult]:
+    """All runs, `jobs` at a time (or in a pool the caller shares), in the order of `specs`. The
+    eager original records its inputs: replay feeds them back."""
     def one(spec: RunSpec) -> RunResult:
+        if on_start:
+            on_start(spec)
         result = execute(ws, spec, argvs, cwd_rel, timeout, record_inputs=spec.records_inputs)
         if on_done:
             on_done(result)
         return result
 
-    with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
-        return list(pool.map(one, specs))
+    if isinstance(jobs, Jobs):
+        futures = [jobs.submit(one, spec) for spec in specs]
+        jobs.wait()
+        return [f.result() for f in futures]
+    with Jobs(jobs) as pool:
+        return run_all(ws, specs, argvs, cwd_rel, timeout=timeout, jobs=pool, on_start=on_start, on_done=on_done)

@@ -16,13 +16,28 @@ class Comparison:
     max_abs: float = 0.0
     max_rel: float = 0.0
     reason: str = ""
+    uncomparable: str = ""  # why a part of the values cannot be compared (then `equal` is False)
+    functions: tuple[str, ...] = ()  # where the values hold functions: compared through their calls
+    data: bool = True  # something besides functions was compared
 
 
 def compare(expected: Any, actual: Any) -> Comparison:
-    """Structural equality, with arrays compared numerically (shape must match)."""
+    """Structural equality, with arrays compared numerically (shape must match).
+
+    Functions (`{"__callable__"}`) match functions: what they return is compared where the program
+    calls them (the recorder's "unit/returned" calls). A value recorded as `{"__opaque__"}` (a
+    generator, an object whose only identity is its address) matches nothing: not comparable."""
     worst = [0.0, 0.0]
+    functions: list[str] = []
+    opaque: list[str] = []
+    leaves = [0]
 
     def walk(a, b, where: str) -> str:
+        if isinstance(a, dict) and ("__callable__" in a or "__opaque__" in a) or \
+                isinstance(b, dict) and ("__callable__" in b or "__opaque__" in b):
+            return special(a, b, where)
+        if not (isinstance(a, dict) and ("__seq__" in a or "__dict__" in a)):  # containers hold the leaves
+            leaves[0] += 1
         if isinstance(a, dict) and "__summary__" in a:  # a large array: sum, sum of |x|, min, max
             if not (isinstance(b, dict) and "__summary__" in b) or a["shape"] != b["shape"]:
                 return f"{where}: expected an array of shape {a['shape']}, got {_describe(b)}"
@@ -73,9 +88,28 @@ def compare(expected: Any, actual: Any) -> Comparison:
             return ""
         return "" if a == b else f"{where}: {_describe(a)} != {_describe(b)}"
 
+    def special(a, b, where: str) -> str:
+        kinds = [("function" if "__callable__" in v else "opaque") if isinstance(v, dict) and
+                 ("__callable__" in v or "__opaque__" in v) else "value" for v in (a, b)]
+        if kinds == ["function", "function"]:
+            functions.append(where)
+            return ""
+        if "opaque" in kinds:
+            v = a if kinds[0] == "opaque" else b
+            opaque.append(f"{where} is a {v['__opaque__']}: {v['why']}")
+            return ""
+        return f"{where}: expected {_describe(a)}, got {_describe(b)}"
+
     reason = walk(expected, actual, "result")
-    return Comparison(not reason, worst[0], worst[1], reason)
+    if opaque and not reason:
+        return Comparison(False, worst[0], worst[1], opaque[0], uncomparable=opaque[0], functions=tuple(functions),
+                          data=bool(leaves[0]))
+    return Comparison(not reason, worst[0], worst[1], reason, functions=tuple(functions), data=bool(leaves[0]))
 
 
 def _describe(v: Any) -> str:
+    if isinstance(v, dict) and "__callable__" in v:
+        return f"a function ({v['__callable__']})"
+    if isinstance(v, dict) and "__opaque__" in v:
+        return f"a {v['__opaque__']}"
     return "an array" if isinstance(v, dict) and "__array__" in v else repr(v)[:60]
