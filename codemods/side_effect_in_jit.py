@@ -39,6 +39,10 @@ class SideEffectInJit(Codemod):
     A function that returns the container it writes into already has the functional form; it is
     reported only where a call in the module drops that result and keeps the stale dict.
 
+    A store of a value that is the same in every trace — a constant, or one computed from static
+    data only (`self.index = np.arange(self.n)` on a static `self`, a flag) — is a cache, and not
+    reported; appending one (`calls.append(x.shape)`) still counts traces instead of calls.
+
     `torch.compile` is not reported: dynamo replays side effects on Python objects after its graph
     (measured: module lists, the caller's dict and `self` are updated on every call, as eagerly).
 
@@ -165,14 +169,18 @@ class SideEffectInJit(Codemod):
                 root = _root(node.func.value)
                 if isinstance(root, cst.Name):
                     shown = f"`{self.file.code(node.func.value)}.{node.func.attr.value}(...)`"
-                    self._store(node, root, shown, node.func.attr.value, node.func.value, context)
+                    values = [a.value for a in node.args]
+                    self._store(node, root, shown, node.func.attr.value, node.func.value, context, values,
+                                node.func.attr.value not in IDEMPOTENT)
             elif kind is cst.Assign or kind is cst.AugAssign or kind is cst.AnnAssign:
                 targets = [t.target for t in node.targets] if isinstance(node, cst.Assign) else [node.target]
                 for target in targets:
                     root = _root(target)
                     if isinstance(target, (cst.Attribute, cst.Subscript)) and isinstance(root, cst.Name):
                         operator = f"{self.file.code(node.operator).strip()}" if kind is cst.AugAssign else "="
-                        self._store(target, root, f"`{self.file.code(target)} {operator} ...`", None, target, context)
+                        values = [node.value] if node.value is not None else []
+                        self._store(target, root, f"`{self.file.code(target)} {operator} ...`", None, target, context, values,
+                                    kind is cst.AugAssign)
             elif kind is cst.Global or kind is cst.Nonlocal:
                 declared = ", ".join(n.name.value for n in node.names)
                 keyword = "global" if isinstance(node, cst.Global) else "nonlocal"
@@ -183,12 +191,16 @@ class SideEffectInJit(Codemod):
                 self._check_print(node, context)
 
     def _store(self, node: cst.CSTNode, root: cst.Name, shown: str, method: str | None, written: cst.CSTNode,
-               context: JitContext) -> None:
-        """A write (`written` is the object written into: `self`, `state`, `self.log`) rooted at the name `root`."""
+               context: JitContext, values: list[cst.BaseExpression], accumulates: bool) -> None:
+        """A write (`written` is the object written into: `self`, `state`, `self.log`) rooted at the name `root`,
+        of `values` (the assigned value, or the method's arguments); `accumulates`: repeating it changes
+        the container again (`append`, `+=`)."""
         evidence = _container_write(written, method)
         related = trace_related(self.file, context)
         trace = _per_trace(context)
         owner = self._outside(root, context, evidence)
+        if owner and not accumulates and self._static(values):
+            return  # the same value stored in every trace (a cache of static data, a flag): nothing escapes
         if owner == "self":
             attribute = _first_attribute(written)
             direct = isinstance(written, cst.Name) or not method and isinstance(written.value, cst.Name)  # `self.x = v`
@@ -237,6 +249,46 @@ class SideEffectInJit(Codemod):
         jit = "`jax.jit`" if context.framework == "jax" else "`jit_compile`"
         self.report(node, f"{shown} writes into the argument `{name}`, which {jit} passes as a copy: {lost}",
                     hint=hint, related=related)
+
+    def _static(self, values: list[cst.BaseExpression]) -> bool:
+        """Every stored value is a Python constant, or a value the traced analysis proves static (from
+        static data only: `np.arange(n)`, `self.indices`); unknown (a helper it did not analyse) is not."""
+        traced = self.file.analysis.traced
+        for value in values:
+            if isinstance(value, (cst.Integer, cst.Float, cst.SimpleString, cst.ConcatenatedString)) \
+                    or isinstance(value, cst.Name) and value.value in ("True", "False", "None"):
+                continue
+            found = traced.value_anywhere(value)
+            if found is None and not self._may_trace(value, 0):
+                continue  # a helper the analysis did not follow (`self.find_neighbors()`): read syntactically
+            if found is None or not found.static:
+                return False
+        return bool(values)
+
+    def _may_trace(self, expr: cst.CSTNode, depth: int) -> bool:
+        """In a helper the traced analysis did not analyse: may `expr` be a tracer? It may when it reads a
+        parameter other than `self`, calls an array library other than NumPy (a staged operation gives a
+        tracer even of constants), or reads a local bound to such a value; `self.indices`, NumPy and
+        Python calls on them are the same in every trace."""
+        names = self.file.analysis.names
+        if depth > 4:
+            return True
+        for node in _walk(expr):
+            if isinstance(node, cst.Call) and isinstance(node.func, (cst.Name, cst.Attribute)):
+                qualified = names.qualified_names(node.func)
+                if any(q.startswith(TRACING_LIBRARIES) for q in qualified):
+                    return True
+            elif isinstance(node, cst.Name) and node.value != "self":
+                bindings = names.reaching(node)
+                for binding in bindings:
+                    bound = getattr(binding, "node", None)
+                    if isinstance(bound, cst.Param) or isinstance(names.parent(bound), cst.Param):
+                        return True
+                    if isinstance(bound, cst.Name) and names.scope(bound) is names.scope(node):
+                        value = assigned_value(names, bound)
+                        if value is None or self._may_trace(value, depth + 1):
+                            return True
+        return False
 
     def _parameter(self, root: cst.Name, context: JitContext) -> cst.Param | None:
         """The parameter of `context`'s function that `root` denotes (also through a local alias `d = state`)."""
@@ -321,6 +373,23 @@ class SideEffectInJit(Codemod):
         hint = "use `jax.debug.print`" if context.framework == "jax" else "return the value and print it outside"
         self.report(call, f"`print` of a traced value prints a tracer, once per trace of `{context.root.name}`",
                     hint=hint, related=trace_related(self.file, context))
+
+
+# Storing methods that give the same container when repeated with the same value: a static value
+# stored by them once per trace is what every call would store. `append` and the like count calls.
+IDEMPOTENT = frozenset({"update", "setdefault", "add"})
+# Libraries whose operations give a tracer under jit (NumPy's do not: they run on static data).
+TRACING_LIBRARIES = ("jax.", "phiml.", "phi.", "tensorflow.", "torch.")
+
+
+def _walk(node: cst.CSTNode):
+    """`node` and every node below it, not entering lambdas (they run when called)."""
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        yield current
+        if not isinstance(current, cst.Lambda):
+            stack.extend(current.children)
 
 
 def _per_trace(context: JitContext) -> str:
