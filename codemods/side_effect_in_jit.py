@@ -37,7 +37,10 @@ class SideEffectInJit(Codemod):
     annotation says so (`dict`, `List[...]`), or a call in the module passes one. `buf[i] = v` alone
     is not: on a jax array it raises both ways, on a torch tensor it is in place and traced alike.
     A function that returns the container it writes into already has the functional form; it is
-    reported only where a call in the module drops that result and keeps the stale dict.
+    reported only where a call in the module drops that result and keeps the stale dict. Scratch is
+    not reported: a work list the function also takes items out of (`xs.pop()`), or a container no
+    visible caller can read after the call (`return f([])`, a local not read again); a function
+    with no visible call may have callers that do, and is reported.
 
     A store of a value that is the same in every trace — a constant, or one computed from static
     data only (`self.index = np.arange(self.n)` on a static `self`, a flag) — is a cache, and not
@@ -228,6 +231,10 @@ class SideEffectInJit(Codemod):
         kind = evidence or _annotated_container(param) or next((k for _c, _e, k in calls if k), "")
         if not kind:
             return  # `buf[i] = v` on what may be an array (torch: in place, traced alike)
+        if _consumed(context.function, name):
+            return  # a work list (`xs.pop()` too): the caller hands it over, as library code does
+        if calls and not any(self._observed(c, e) for c, e, _k in calls):
+            return  # scratch: no visible caller reads its container after the call (`return f(xs)`)
         positions = self.file.analysis.names.positions
         related = trace_related(self.file, context) + [
             (c, f"the caller's `{self.file.code(e)}`, which the write does not reach under jit") for c, e, _k in calls if c in positions][:2]
@@ -327,6 +334,33 @@ class SideEffectInJit(Codemod):
             out.append((passed.call, passed.expr, _container_kind(value)))
         return out
 
+    def _observed(self, call: cst.Call, given: cst.BaseExpression) -> bool:
+        """May the caller read the container it passed as `given` after `call`? Not a new display
+        (`f([])`), nor a local name read nowhere after the call (`return f(xs)`, no later read, no loop)."""
+        names = self.file.analysis.names
+        if isinstance(given, (cst.List, cst.Dict, cst.Set, cst.ListComp, cst.DictComp, cst.SetComp)):
+            return False
+        if not isinstance(given, cst.Name):
+            return True  # `self.state`, `cfg["log"]`: an object others hold
+        bindings = names.reaching(given)
+        scope = names.scope(given)
+        if not bindings or any(isinstance(getattr(b, "node", None), cst.Param) or getattr(b, "scope", scope) is not scope
+                               for b in bindings):
+            return True  # the caller's own parameter, or a name of an enclosing scope: its caller may read it
+        statement, looped = call, False
+        for ancestor in _ancestors(names, call):
+            if isinstance(ancestor, (cst.For, cst.While)):
+                looped = True
+            if isinstance(ancestor, (cst.FunctionDef, cst.Lambda)):
+                break
+            if isinstance(ancestor, cst.BaseSmallStatement):
+                statement = ancestor
+        if isinstance(statement, cst.Return) and not looped:
+            return False
+        line = self.span(call).end_line
+        reads = [a.node for b in bindings for a in b.references if a.node is not given]
+        return looped and bool(reads) or any(self.span(r).line > line for r in reads)
+
     def _returned(self, function, name: str) -> bool:
         """`return state` or `return x, state`: the function hands the written container back."""
         for node in own_nodes(function):
@@ -390,6 +424,32 @@ def _walk(node: cst.CSTNode):
         yield current
         if not isinstance(current, cst.Lambda):
             stack.extend(current.children)
+
+
+def _consumed(function, name: str) -> bool:
+    """The function also takes items out of the parameter `name` (`pop`, `remove`, `clear`, `del xs[i]`)."""
+    for node in own_nodes(function):
+        if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and isinstance(node.func.value, cst.Name) \
+                and node.func.value.value == name and node.func.attr.value in ("pop", "popitem", "popleft", "remove", "clear"):
+            return True
+        if isinstance(node, cst.Del) and any(isinstance(_root(t), cst.Name) and _root(t).value == name
+                                            for t in _deleted(node.target)):
+            return True
+        if isinstance(node, cst.Call) and any(isinstance(a.value, cst.Attribute) and isinstance(a.value.value, cst.Name)
+                                              and a.value.value.value == name and a.value.attr.value == "pop" for a in node.args):
+            return True  # `map(operands.pop, indices)`
+    return False
+
+
+def _deleted(target: cst.BaseExpression) -> list[cst.BaseExpression]:
+    return [e.value for e in target.elements] if isinstance(target, cst.Tuple) else [target]
+
+
+def _ancestors(names, node: cst.CSTNode):
+    current = names.parent(node)
+    while current is not None:
+        yield current
+        current = names.parent(current)
 
 
 def _per_trace(context: JitContext) -> str:
