@@ -209,9 +209,10 @@ class SideEffectInJit(Codemod):
             direct = isinstance(written, cst.Name) or not method and isinstance(written.value, cst.Name)  # `self.x = v`
             where = "`self`" if direct or not attribute else f"`self.{attribute}`"
             stored = f"`self.{attribute}`" if attribute else "it"
-            self.report(node, f"{shown} stores a value {'on' if where == '`self`' else 'in'} {where}, which outlives the trace, {trace}",
-                        hint=f"return the value as an extra output and set {stored} outside the jit-compiled `{context.root.name}`",
-                        related=related)
+            preposition = "on" if where == "`self`" else "in"
+            self.report(node, f"{shown} stores a value {preposition} {where}, which outlives the trace, {trace}",
+                        hint=f"return the value as an extra output and set {stored} outside the jit-compiled "
+                             f"`{context.root.name}`", related=related)
         elif owner:
             self.report(node, f"{shown} stores a value in `{owner}` {trace}", hint=RETURN_IT, related=related)
         else:
@@ -221,7 +222,7 @@ class SideEffectInJit(Codemod):
                        context: JitContext, evidence: str) -> None:
         """A write into the container a caller passed to the jit-compiled function itself: jax and PhiML
         pass a rebuilt copy (the caller's object never changes), `tf.function` refuses the write."""
-        if context.how == "called" or context.framework not in ("jax", "phiml") and context.root.transform.api.name != "tensorflow.function":
+        if context.how == "called" or context.framework not in ("jax", "phiml", "tensorflow"):
             return  # a helper's argument may be its caller's local; torch.jit takes no containers
         param = self._parameter(root, context)
         if param is None or context.static_params is not None and param.name.value in context.static_params:
@@ -237,7 +238,8 @@ class SideEffectInJit(Codemod):
             return  # scratch: no visible caller reads its container after the call (`return f(xs)`)
         positions = self.file.analysis.names.positions
         related = trace_related(self.file, context) + [
-            (c, f"the caller's `{self.file.code(e)}`, which the write does not reach under jit") for c, e, _k in calls if c in positions][:2]
+            (c, f"the caller's `{self.file.code(e)}`, which the write does not reach under jit")
+            for c, e, _k in calls if c in positions][:2]
         hint = _functional(name, method, written, kind)
         lost = f"the caller's {kind} is never updated (eagerly it is)"
         if self._returned(context.function, name):
@@ -247,7 +249,8 @@ class SideEffectInJit(Codemod):
             call, given = discarded[0]
             related = [(call, f"this call discards the returned `{name}`")]
             lost = f"only the returned copy has the write, the caller's {kind} is never updated (eagerly it is)"
-            hint = f"the function returns `{name}` already: keep the result (`{self.file.code(given)} = {self.file.code(call)}`)"
+            keep = f"{self.file.code(given)} = {self.file.code(call)}"
+            hint = f"the function returns `{name}` already: keep the result (`{keep}`)"
         if context.framework == "tensorflow":
             self.report(node, f"{shown} writes into the argument `{name}`: `tf.function` raises `ValueError` (a traced "
                               f"function must not modify its Python arguments); eagerly the caller's {kind} is updated",

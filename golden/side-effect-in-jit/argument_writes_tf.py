@@ -1,7 +1,7 @@
 """`tf.function` refuses a write into a Python container argument while tracing (`ValueError`: it
 "should not modify its Python input arguments"); with `tf.config.run_functions_eagerly(True)` the write
-updates the caller's dict. Not executed here: the harness's tensorflow batches cannot switch a
-`tf.function` to eager after their jitted runs, and the eager run raises the same `ValueError`."""
+updates the caller's dict. Not executed here: in the golden harness the eager run of this case still
+traced the `tf.function` and raised the same `ValueError`, so it has no eager result to compare."""
 import tensorflow as tf
 
 GOLDEN = {
