@@ -59,7 +59,7 @@ class SideEffectInJit(Codemod):
 
     CODE = "PML501"
     NAME = "side-effect-in-jit"
-    SUMMARY = "a jit-compiled function stores a value outside itself or prints a traced value: it happens once per trace"
+    SUMMARY = "a jit-compiled function stores a value outside itself, writes into its caller's container, or prints a traced value: once per trace, or lost"
     SAFETY = Safety.DISPLAY
     FIX_SAFETY = "Reported only: moving a value out as an extra return value changes the function's signature and every caller."
     EXAMPLES = (
