@@ -12,33 +12,54 @@ from rewriter.findings import Safety
 
 from ._hazards import contexts, own_nodes, trace_related
 
-# Methods that store their argument in the container they are called on.
 RETURN_IT = "return the value as an extra output instead"
 
 
 class SideEffectInJit(Codemod):
     """A jit-compiled function is run once per trace with symbolic values, and afterwards its trace
     is replayed without running the Python body. A value stored outside the function during the
-    trace — appended to a global list, written into an attribute or an argument's container, bound
-    with `global` / `nonlocal` — is therefore a tracer (jax: `UnexpectedTracerError` when used), a
-    symbolic tensor out of its graph (tensorflow: `TypeError`), or on torch the first call's value,
+    trace — appended to a global list, written into a container of an enclosing function, stored on
+    `self` (in the jitted method, or in a method it calls through `self`), bound with `global` /
+    `nonlocal` — is therefore a tracer (jax: `UnexpectedTracerError` when used), a symbolic tensor
+    out of its graph (tensorflow: `TypeError` when used), or on torch the first call's value,
     silently never updated (measured: the side effect ran 2x for 3 calls, logging stale values).
-    Under a PhiML `jit_compile` each of these happens on the matching backend; under `jax.jit`,
-    using the stored tracer later raises `UnexpectedTracerError`; under `tf.function` the stored
-    symbolic tensor is out of scope after the trace (`TypeError` when used); under `torch.jit` the
-    side effect runs only while tracing, and later calls replay the trace without it.
-    `print` of a traced value likewise prints once per trace, and prints a tracer, not the values
-    of any call.
+    This holds under PhiML's `jit_compile` on each backend, `jax.jit` (also of a bound method,
+    `jax.jit(self.step)`), `tf.function` and `torch.jit.trace`. `print` of a traced value likewise
+    prints once per trace, and prints a tracer, not the values of any call.
+
+    A write into a container the caller passed (`state["u"] += dt`, `log.append(x)`) diverges the
+    other way: `jax.jit` and PhiML's `jit_compile` (jax, torch and tensorflow) trace the function
+    with a rebuilt copy of every container argument, so the caller's dict or list is never updated,
+    while an eager run updates it (measured on calls 1, 2 and 3). A write meant as an output is
+    silently lost. `tf.function` refuses the write while tracing (`ValueError`: it "should not modify
+    its Python input arguments"). Such a write is reported when the parameter is a Python container:
+    the write shows it (a string key, `append`/`extend`/`insert`/`update`/`setdefault`), its
+    annotation says so (`dict`, `List[...]`), or a call in the module passes one. `buf[i] = v` alone
+    is not: on a jax array it raises both ways, on a torch tensor it is in place and traced alike.
+    A function that returns the container it writes into already has the functional form; it is
+    reported only where a call in the module drops that result and keeps the stale dict. Scratch is
+    not reported: a work list the function also takes items out of (`xs.pop()`), or a container no
+    visible caller can read after the call (`return f([])`, a local not read again); a function
+    with no visible call may have callers that do, and is reported.
+
+    A store of a value that is the same in every trace — a constant, or one computed from static
+    data only (`self.index = np.arange(self.n)` on a static `self`, a flag) — is a cache, and not
+    reported; appending one (`calls.append(x.shape)`) still counts traces instead of calls.
+
+    `torch.compile` is not reported: dynamo replays side effects on Python objects after its graph
+    (measured: module lists, the caller's dict and `self` are updated on every call, as eagerly).
 
     The portable fix is to return the value as an extra output (`return y + 1, y`), which works on
-    every backend; for printing, `jax.debug.print` under `jax.jit`. PhiML's `math.when_available`
-    is not a safe replacement in phiml 1.16 (it breaks on re-trace and on torch). Containers created
-    inside the function (`out = []; out.append(x)`) are local and fine.
+    every backend, and to store it outside the jitted function; for a state argument, build the new
+    state and return it (`state = {**state, "u": u}`); for printing, `jax.debug.print` under
+    `jax.jit`. PhiML's `math.when_available` is not a safe replacement in phiml 1.16 (it breaks on
+    re-trace and on torch). Containers created inside the function (`out = []; out.append(x)`,
+    `work = dict(state)`) are local and fine.
     """
 
     CODE = "PML501"
     NAME = "side-effect-in-jit"
-    SUMMARY = "a jit-compiled function stores a value outside itself or prints a traced value: it happens once per trace"
+    SUMMARY = "a jit-compiled function stores a value outside itself, writes into its caller's container, or prints a traced value: once per trace, or lost"
     SAFETY = Safety.DISPLAY
     FIX_SAFETY = "Reported only: moving a value out as an extra return value changes the function's signature and every caller."
     EXAMPLES = (
@@ -76,6 +97,57 @@ class SideEffectInJit(Codemod):
                 out.append(x * 2)
                 return out[0] + 1
         """), "a container created inside the function"),
+        Example(
+            dedented("""
+                @jax.jit
+                def advance(state, dt):
+                    state["u"] += dt * state["v"]
+                    return jnp.sum(state["u"])
+            """),
+            None,
+            note="the caller's `state` is never updated under jit",
+            by_hand=dedented("""
+                @jax.jit
+                def advance(state, dt):
+                    state = {**state, "u": state["u"] + dt * state["v"]}
+                    return jnp.sum(state["u"]), state
+
+
+                energy, state = advance(state, dt)
+            """),
+        ),
+        Example(
+            dedented("""
+                class Simulation:
+                    def __init__(self):
+                        self.step = jax.jit(self._step)
+
+                    def _step(self, u):
+                        self.residual = jnp.max(jnp.abs(u))
+                        return u * 0.5
+            """),
+            None,
+            note="`self.residual` keeps a tracer",
+            by_hand=dedented("""
+                class Simulation:
+                    def __init__(self):
+                        self.step = jax.jit(self._step)
+
+                    def _step(self, u):
+                        return u * 0.5, jnp.max(jnp.abs(u))
+
+                    def advance(self, u):
+                        u, self.residual = self.step(u)  # outside the trace: the real value
+                        return u
+            """),
+        ),
+        Unchanged(dedented("""
+            @jax.jit
+            def step(state, x):
+                work = dict(state)
+                work["u"] = work["u"] + x
+                return work
+        """), "a copy of the argument, made inside"),
         Unchanged(dedented("""
             @jax.jit
             def loss(x):
@@ -89,44 +161,226 @@ class SideEffectInJit(Codemod):
 
     def leave_Module(self, original_node: cst.Module) -> None:
         for context in contexts(self.file):
-            self._check(context)
+            if context.root.transform.api.name != "torch.compile":  # dynamo replays side effects: no divergence
+                self._check(context)
 
     def _check(self, context: JitContext) -> None:
         names = self.file.analysis.names
-        trace = f"once per trace of `{context.root.name}`, not per call"
-        related = trace_related(self.file, context)
         for node in own_nodes(context.function):
             kind = type(node)  # (exact classes: cst_tree.concrete)
-            if kind is cst.Call and isinstance(node.func, cst.Attribute) and node.func.attr.value in STORING \
-                    and isinstance(node.func.value, cst.Name):
-                owner = self._outside(node.func.value, context)
-                if owner:
-                    self.report(node, f"`{node.func.value.value}.{node.func.attr.value}(...)` stores a value in `{owner}` {trace}",
-                                hint=RETURN_IT, related=related)
+            if kind is cst.Call and isinstance(node.func, cst.Attribute) and node.func.attr.value in STORING:
+                root = _root(node.func.value)
+                if isinstance(root, cst.Name):
+                    shown = f"`{self.file.code(node.func.value)}.{node.func.attr.value}(...)`"
+                    values = [a.value for a in node.args]
+                    self._store(node, root, shown, node.func.attr.value, node.func.value, context, values,
+                                node.func.attr.value not in IDEMPOTENT)
             elif kind is cst.Assign or kind is cst.AugAssign or kind is cst.AnnAssign:
                 targets = [t.target for t in node.targets] if isinstance(node, cst.Assign) else [node.target]
                 for target in targets:
-                    if isinstance(target, (cst.Attribute, cst.Subscript)) and isinstance(target.value, cst.Name):
-                        owner = self._outside(target.value, context)
-                        if owner:
-                            self.report(target, f"`{self.file.code(target)}` writes into `{owner}` {trace}",
-                                        hint=RETURN_IT, related=related)
+                    root = _root(target)
+                    if isinstance(target, (cst.Attribute, cst.Subscript)) and isinstance(root, cst.Name):
+                        operator = f"{self.file.code(node.operator).strip()}" if kind is cst.AugAssign else "="
+                        values = [node.value] if node.value is not None else []
+                        self._store(target, root, f"`{self.file.code(target)} {operator} ...`", None, target, context, values,
+                                    kind is cst.AugAssign)
             elif kind is cst.Global or kind is cst.Nonlocal:
                 declared = ", ".join(n.name.value for n in node.names)
                 keyword = "global" if isinstance(node, cst.Global) else "nonlocal"
-                self.report(node, f"`{keyword} {declared}` rebinds a name outside the function {trace}",
-                            hint="return the value instead", related=related)
+                self.report(node, f"`{keyword} {declared}` rebinds a name outside the function {_per_trace(context)}",
+                            hint="return the value instead", related=trace_related(self.file, context))
             elif isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and node.func.value == "print" \
                     and _builtin(names.assignments(node.func)):
                 self._check_print(node, context)
 
-    def _outside(self, name: cst.Name, context: JitContext) -> str:
+    def _store(self, node: cst.CSTNode, root: cst.Name, shown: str, method: str | None, written: cst.CSTNode,
+               context: JitContext, values: list[cst.BaseExpression], accumulates: bool) -> None:
+        """A write (`written` is the object written into: `self`, `state`, `self.log`) rooted at the name `root`,
+        of `values` (the assigned value, or the method's arguments); `accumulates`: repeating it changes
+        the container again (`append`, `+=`)."""
+        evidence = _container_write(written, method)
+        related = trace_related(self.file, context)
+        trace = _per_trace(context)
+        owner = self._outside(root, context, evidence)
+        if owner and not accumulates and self._static(values):
+            return  # the same value stored in every trace (a cache of static data, a flag): nothing escapes
+        if owner == "self":
+            attribute = _first_attribute(written)
+            direct = isinstance(written, cst.Name) or not method and isinstance(written.value, cst.Name)  # `self.x = v`
+            where = "`self`" if direct or not attribute else f"`self.{attribute}`"
+            stored = f"`self.{attribute}`" if attribute else "it"
+            preposition = "on" if where == "`self`" else "in"
+            self.report(node, f"{shown} stores a value {preposition} {where}, which outlives the trace, {trace}",
+                        hint=f"return the value as an extra output and set {stored} outside the jit-compiled "
+                             f"`{context.root.name}`", related=related)
+        elif owner:
+            self.report(node, f"{shown} stores a value in `{owner}` {trace}", hint=RETURN_IT, related=related)
+        else:
+            self._into_argument(node, root, shown, method, written, context, evidence)
+
+    def _into_argument(self, node, root: cst.Name, shown: str, method: str | None, written: cst.CSTNode,
+                       context: JitContext, evidence: str) -> None:
+        """A write into the container a caller passed to the jit-compiled function itself: jax and PhiML
+        pass a rebuilt copy (the caller's object never changes), `tf.function` refuses the write."""
+        if context.how == "called" or context.framework not in ("jax", "phiml", "tensorflow"):
+            return  # a helper's argument may be its caller's local; torch.jit takes no containers
+        param = self._parameter(root, context)
+        if param is None or context.static_params is not None and param.name.value in context.static_params:
+            return
+        name = param.name.value
+        calls = self._calls(context, name)
+        kind = evidence or _annotated_container(param) or next((k for _c, _e, k in calls if k), "")
+        if not kind:
+            return  # `buf[i] = v` on what may be an array (torch: in place, traced alike)
+        if _consumed(context.function, name):
+            return  # a work list (`xs.pop()` too): the caller hands it over, as library code does
+        if calls and not any(self._observed(c, e) for c, e, _k in calls):
+            return  # scratch: no visible caller reads its container after the call (`return f(xs)`)
+        positions = self.file.analysis.names.positions
+        related = trace_related(self.file, context) + [
+            (c, f"the caller's `{self.file.code(e)}`, which the write does not reach under jit")
+            for c, e, _k in calls if c in positions][:2]
+        hint = _functional(name, method, written, kind)
+        lost = f"the caller's {kind} is never updated (eagerly it is)"
+        if self._returned(context.function, name):
+            discarded = [(c, e) for c, e, _k in calls if isinstance(self.file.analysis.names.parent(c), cst.Expr)]
+            if not discarded:
+                return  # the container is returned: a caller that keeps the result sees the same either way
+            call, given = discarded[0]
+            related = [(call, f"this call discards the returned `{name}`")]
+            lost = f"only the returned copy has the write, the caller's {kind} is never updated (eagerly it is)"
+            keep = f"{self.file.code(given)} = {self.file.code(call)}"
+            hint = f"the function returns `{name}` already: keep the result (`{keep}`)"
+        if context.framework == "tensorflow":
+            self.report(node, f"{shown} writes into the argument `{name}`: `tf.function` raises `ValueError` (a traced "
+                              f"function must not modify its Python arguments); eagerly the caller's {kind} is updated",
+                        hint=hint, related=related)
+            return
+        jit = "`jax.jit`" if context.framework == "jax" else "`jit_compile`"
+        self.report(node, f"{shown} writes into the argument `{name}`, which {jit} passes as a copy: {lost}",
+                    hint=hint, related=related)
+
+    def _static(self, values: list[cst.BaseExpression]) -> bool:
+        """Every stored value is a Python constant, or a value the traced analysis proves static (from
+        static data only: `np.arange(n)`, `self.indices`); unknown (a helper it did not analyse) is not."""
+        traced = self.file.analysis.traced
+        for value in values:
+            if isinstance(value, (cst.Integer, cst.Float, cst.SimpleString, cst.ConcatenatedString)) \
+                    or isinstance(value, cst.Name) and value.value in ("True", "False", "None"):
+                continue
+            found = traced.value_anywhere(value)
+            if found is None and not self._may_trace(value, 0):
+                continue  # a helper the analysis did not follow (`self.find_neighbors()`): read syntactically
+            if found is None or not found.static:
+                return False
+        return bool(values)
+
+    def _may_trace(self, expr: cst.CSTNode, depth: int) -> bool:
+        """In a helper the traced analysis did not analyse: may `expr` be a tracer? It may when it reads a
+        parameter other than `self`, calls an array library other than NumPy (a staged operation gives a
+        tracer even of constants), or reads a local bound to such a value; `self.indices`, NumPy and
+        Python calls on them are the same in every trace."""
+        names = self.file.analysis.names
+        if depth > 4:
+            return True
+        for node in _walk(expr):
+            if isinstance(node, cst.Call) and isinstance(node.func, (cst.Name, cst.Attribute)):
+                qualified = names.qualified_names(node.func)
+                if any(q.startswith(TRACING_LIBRARIES) for q in qualified):
+                    return True
+            elif isinstance(node, cst.Name) and node.value != "self":
+                bindings = names.reaching(node)
+                for binding in bindings:
+                    bound = getattr(binding, "node", None)
+                    if isinstance(bound, cst.Param) or isinstance(names.parent(bound), cst.Param):
+                        return True
+                    if isinstance(bound, cst.Name) and names.scope(bound) is names.scope(node):
+                        value = assigned_value(names, bound)
+                        if value is None or self._may_trace(value, depth + 1):
+                            return True
+        return False
+
+    def _parameter(self, root: cst.Name, context: JitContext) -> cst.Param | None:
+        """The parameter of `context`'s function that `root` denotes (also through a local alias `d = state`)."""
+        names = self.file.analysis.names
+        bindings = names.reaching(root)  # flow-sensitive: `state = dict(state)` before the write is a copy
+        params = [p for p in (*context.function.params.posonly_params, *context.function.params.params,
+                              *context.function.params.kwonly_params)]
+        for _ in range(3):
+            if len(bindings) != 1:
+                return None
+            node = getattr(next(iter(bindings)), "node", None)
+            if isinstance(node, cst.Name) and isinstance(names.parent(node), cst.Param):
+                node = names.parent(node)
+            if isinstance(node, cst.Param):
+                return node if any(node is p for p in params) else None
+            alias = assigned_value(names, node)  # `d = state`: the same object
+            if not isinstance(alias, cst.Name):
+                return None
+            bindings = names.reaching(alias)
+        return None
+
+    def _calls(self, context: JitContext, name: str) -> list[tuple[cst.Call, cst.BaseExpression, str]]:
+        """The visible calls of the jit-compiled function and what each passes for parameter `name`, with
+        "dict"/"list" when that is a container display or a name bound to one ("" otherwise)."""
+        if not isinstance(context.function, cst.FunctionDef):
+            return []
+        evidence = self.file.analysis.traced.callsites.of(context.function, context.how, context.application)
+        param = evidence.params.get(name)
+        out = []
+        for passed in param.passed if param else ():
+            if passed.call is None or passed.expr is None:
+                continue
+            value = passed.expr
+            if isinstance(value, cst.Name):
+                value = assigned_value(self.file.analysis.names, _only_binding(self.file.analysis.names, value))
+            out.append((passed.call, passed.expr, _container_kind(value)))
+        return out
+
+    def _observed(self, call: cst.Call, given: cst.BaseExpression) -> bool:
+        """May the caller read the container it passed as `given` after `call`? Not a new display
+        (`f([])`), nor a local name read nowhere after the call (`return f(xs)`, no later read, no loop)."""
+        names = self.file.analysis.names
+        if isinstance(given, (cst.List, cst.Dict, cst.Set, cst.ListComp, cst.DictComp, cst.SetComp)):
+            return False
+        if not isinstance(given, cst.Name):
+            return True  # `self.state`, `cfg["log"]`: an object others hold
+        bindings = names.reaching(given)
+        scope = names.scope(given)
+        if not bindings or any(isinstance(getattr(b, "node", None), cst.Param) or getattr(b, "scope", scope) is not scope
+                               for b in bindings):
+            return True  # the caller's own parameter, or a name of an enclosing scope: its caller may read it
+        statement, looped = call, False
+        for ancestor in _ancestors(names, call):
+            if isinstance(ancestor, (cst.For, cst.While)):
+                looped = True
+            if isinstance(ancestor, (cst.FunctionDef, cst.Lambda)):
+                break
+            if isinstance(ancestor, cst.BaseSmallStatement):
+                statement = ancestor
+        if isinstance(statement, cst.Return) and not looped:
+            return False
+        line = self.span(call).end_line
+        reads = [a.node for b in bindings for a in b.references if a.node is not given]
+        return looped and bool(reads) or any(self.span(r).line > line for r in reads)
+
+    def _returned(self, function, name: str) -> bool:
+        """`return state` or `return x, state`: the function hands the written container back."""
+        for node in own_nodes(function):
+            if isinstance(node, cst.Return) and node.value is not None:
+                values = [e.value for e in node.value.elements] if isinstance(node.value, cst.Tuple) else [node.value]
+                if any(isinstance(v, cst.Name) and v.value == name for v in values):
+                    return True
+        return False
+
+    def _outside(self, name: cst.Name, context: JitContext, evidence: str = "") -> str:
         """`name`'s own name if it denotes a container that outlives the traced call ("" otherwise).
 
-        Parameters are not: jit rebuilds containers passed in (a write into one is lost, not leaked),
-        and library code uses them as scratch. Only `self`, and module or closure names bound to a
-        container (`LOG = []`, `CACHE = dict()`), count: a name bound to a module, a function or an
-        object of unknown kind (a Pallas `Ref`) is left alone.
+        `self` (the object of a jitted method, or of a method a jitted method calls), and module or
+        closure names bound to a container (`LOG = []`, `CACHE = dict()`) or, when the write itself
+        shows a container (`log.append(v)`, `log["k"] = v`), a parameter of an enclosing function. A
+        name bound to a module, a function or an object of unknown kind (a Pallas `Ref`) is left alone;
+        the jitted function's own parameters are `_into_argument`'s.
         """
         names = self.file.analysis.names
         scope = names.scope(name)
@@ -141,9 +395,11 @@ class SideEffectInJit(Codemod):
         bindings = names.assignments(name)
         if not bindings or _builtin(bindings):
             return ""
-        values = [assigned_value(names, getattr(a, "node", None)) for a in bindings]
-        if all(_container(v) for v in values):
+        nodes = [getattr(a, "node", None) for a in bindings]
+        if all(_container(assigned_value(names, n)) for n in nodes):
             return name.value  # lives outside the function
+        if evidence and all(isinstance(n, cst.Param) or isinstance(names.parent(n), cst.Param) for n in nodes if n is not None):
+            return name.value  # a container the enclosing function was given: its caller's
         return ""
 
     def _check_print(self, call: cst.Call, context: JitContext) -> None:
@@ -154,6 +410,127 @@ class SideEffectInJit(Codemod):
         hint = "use `jax.debug.print`" if context.framework == "jax" else "return the value and print it outside"
         self.report(call, f"`print` of a traced value prints a tracer, once per trace of `{context.root.name}`",
                     hint=hint, related=trace_related(self.file, context))
+
+
+# Storing methods that give the same container when repeated with the same value: a static value
+# stored by them once per trace is what every call would store. `append` and the like count calls.
+IDEMPOTENT = frozenset({"update", "setdefault", "add"})
+# Libraries whose operations give a tracer under jit (NumPy's do not: they run on static data).
+TRACING_LIBRARIES = ("jax.", "phiml.", "phi.", "tensorflow.", "torch.")
+
+
+def _walk(node: cst.CSTNode):
+    """`node` and every node below it, not entering lambdas (they run when called)."""
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        yield current
+        if not isinstance(current, cst.Lambda):
+            stack.extend(current.children)
+
+
+def _consumed(function, name: str) -> bool:
+    """The function also takes items out of the parameter `name` (`pop`, `remove`, `clear`, `del xs[i]`)."""
+    for node in own_nodes(function):
+        if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and isinstance(node.func.value, cst.Name) \
+                and node.func.value.value == name and node.func.attr.value in ("pop", "popitem", "popleft", "remove", "clear"):
+            return True
+        if isinstance(node, cst.Del) and any(isinstance(_root(t), cst.Name) and _root(t).value == name
+                                            for t in _deleted(node.target)):
+            return True
+        if isinstance(node, cst.Call) and any(isinstance(a.value, cst.Attribute) and isinstance(a.value.value, cst.Name)
+                                              and a.value.value.value == name and a.value.attr.value == "pop" for a in node.args):
+            return True  # `map(operands.pop, indices)`
+    return False
+
+
+def _deleted(target: cst.BaseExpression) -> list[cst.BaseExpression]:
+    return [e.value for e in target.elements] if isinstance(target, cst.Tuple) else [target]
+
+
+def _ancestors(names, node: cst.CSTNode):
+    current = names.parent(node)
+    while current is not None:
+        yield current
+        current = names.parent(current)
+
+
+def _per_trace(context: JitContext) -> str:
+    return f"once per trace of `{context.root.name}`, not per call"
+
+
+def _root(expr: cst.BaseExpression) -> cst.BaseExpression:
+    """The object at the start of a chain of attributes and subscripts (`self` of `self.log["k"]`)."""
+    while isinstance(expr, (cst.Attribute, cst.Subscript)):
+        expr = expr.value
+    return expr
+
+
+def _first_attribute(expr: cst.BaseExpression) -> str:
+    """`info` of `self.info["k"]`: the attribute read directly on the chain's root."""
+    attribute = ""
+    while isinstance(expr, (cst.Attribute, cst.Subscript)):
+        if isinstance(expr, cst.Attribute):
+            attribute = expr.attr.value
+        expr = expr.value
+    return attribute
+
+
+# Methods only Python's containers have among the storing ones (`add` and `put` are also array methods).
+CONTAINER_METHODS = {"append": "list", "extend": "list", "insert": "list", "appendleft": "deque",
+                     "update": "dict", "setdefault": "dict"}
+
+
+def _container_write(written: cst.CSTNode, method: str | None) -> str:
+    """The kind of container the write itself shows ("dict", "list"; "" when it may be an array): a
+    container-only method, or an item written under a string key."""
+    if method:
+        return CONTAINER_METHODS.get(method, "")
+    if isinstance(written, cst.Subscript) and len(written.slice) == 1 and isinstance(written.slice[0].slice, cst.Index) \
+            and isinstance(written.slice[0].slice.value, (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString)):
+        return "dict"
+    return ""
+
+
+CONTAINER_ANNOTATIONS = {"dict": "dict", "Dict": "dict", "MutableMapping": "dict", "defaultdict": "dict",
+                         "OrderedDict": "dict", "list": "list", "List": "list", "MutableSequence": "list",
+                         "deque": "deque", "set": "set", "Set": "set", "MutableSet": "set"}
+
+
+def _annotated_container(param: cst.Param) -> str:
+    from rewriter.analysis.callsites import annotation_name
+
+    return CONTAINER_ANNOTATIONS.get(annotation_name(param) or "", "")
+
+
+def _container_kind(value) -> str:
+    if isinstance(value, (cst.Dict, cst.DictComp)):
+        return "dict"
+    if isinstance(value, (cst.List, cst.ListComp)):
+        return "list"
+    if isinstance(value, cst.Call) and isinstance(value.func, (cst.Name, cst.Attribute)):
+        last = getattr(value.func, "attr", value.func).value
+        return {"dict": "dict", "defaultdict": "dict", "OrderedDict": "dict", "list": "list", "deque": "deque"}.get(last, "")
+    return ""
+
+
+def _only_binding(names, name: cst.Name):
+    bindings = names.reaching(name)
+    return getattr(next(iter(bindings)), "node", None) if len(bindings) == 1 else None
+
+
+def _functional(name: str, method: str | None, written: cst.CSTNode, kind: str) -> str:
+    """The functional form of the write, for `help:`: build the new container and return it."""
+    if isinstance(written, cst.Subscript) and written.value is not None and isinstance(written.value, cst.Name) \
+            and kind == "dict" and not method:
+        key = cst.Module([]).code_for_node(written.slice[0].slice.value)
+        return f"return the new {kind} instead: `{name} = {{**{name}, {key}: ...}}`, and return `{name}`"
+    if method in ("append", "extend") and isinstance(written, cst.Name):
+        items = "value" if method == "append" else "*values"
+        return f"return the new list instead: `{name} = [*{name}, {items}]`, and return `{name}`"
+    if method == "update" and isinstance(written, cst.Name):
+        return f"return the new dict instead: `{name} = {{**{name}, **new}}`, and return `{name}`"
+    return f"build a new {kind or 'container'} from `{name}` and return it"
 
 
 def _builtin(assignments) -> bool:

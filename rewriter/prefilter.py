@@ -426,6 +426,8 @@ class _Finder(ast.NodeVisitor):
                 self.shape_calls.update(keys)
             # functions it calls, or hands to a call (`lax.scan(step, ...)`)
             called = {a.id for a in [func, *node.args] if type(a) is ast.Name}
+            if func_type is ast.Attribute and type(func.value) is ast.Name and func.value.id == "self":
+                called.add(func.attr)  # `self.helper(x)`: a method of the class (jit.method_denoted)
             for key in keys:
                 self.calls_by.setdefault(key, set()).update(called)
         if not node.args and node.keywords and spelled and func_kind is Kind.VMAP:
@@ -457,6 +459,8 @@ class _Finder(ast.NodeVisitor):
             if isinstance(first, ast.Name):
                 self.jit_wrapped.add(first.id)
                 self.applications.append((first.id, self._application(node)))
+            elif isinstance(first, ast.Attribute) and isinstance(first.value, ast.Name) and first.value.id == "self":
+                self.jit_wrapped.add(first.attr)  # `jax.jit(self.step)`: the method (jit.method_denoted)
             elif isinstance(first, ast.Lambda):
                 self.jit_lambdas.add(id(first))
                 self.transforms.setdefault(id(first), (first, []))[1].append(self._application(node))

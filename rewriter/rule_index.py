@@ -18,7 +18,7 @@ RULES = (
     ('PML303', 'redundant-jit', 'safe', 'info', 'jit of an already-jitted function, or jit inside a jitted body, is removed'),
     ('PML304', 'map-of-jit', 'unsafe', 'warning', '`math.map` of a jitted function over batch dims: call it on the batched tensor instead'),
     ('PML401', 'retracing', 'safe', 'warning', 'a jit function called in a loop with a key that changes every iteration: re-traced every call'),
-    ('PML501', 'side-effect-in-jit', 'display', 'warning', 'a jit-compiled function stores a value outside itself or prints a traced value: it happens once per trace'),
+    ('PML501', 'side-effect-in-jit', 'display', 'warning', "a jit-compiled function stores a value outside itself, writes into its caller's container, or prints a traced value: once per trace, or lost"),
     ('PML502', 'nested-custom-gradient', 'safe/unsafe', 'warning', 'a custom-gradient forward calls another custom-gradient function: call its `.f` (fails under jit on torch)'),
     ('PML503', 'network-in-jit', 'display', 'warning', 'a PhiML network called or trained inside a jit-compiled function: stale weights on jax'),
     ('PML504', 'gradient-in-jit', 'display', 'warning', '`math.gradient` inside a jit-compiled function, or jit of a gradient function: fails on tensorflow'),

@@ -11,6 +11,8 @@ def check_runs(spec: dict, framework: str, backend: str, reference: dict, record
     broken = spec.get("original_broken", {}).get(backend)  # the bug the rewrite fixes
     for label in ("original", "rewritten", "rewritten_eager"):
         record = records[label]
+        if label == "rewritten" and broken is not None and record is records["original"]:
+            continue  # a report-only case: its jitted run is the original's, broken as stated above
         if label == "original" and broken is not None:
             if broken == "differs":
                 assert "error" not in record, f"original fails on {backend} instead of silently differing: {record['error']}"

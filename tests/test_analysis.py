@@ -173,6 +173,41 @@ def test_helpers_called_from_traced_functions_are_traced():
     assert "unused" not in found
 
 
+def test_bound_methods_jitted_and_methods_called_through_self_are_traced():
+    found = contexts(
+        """
+        import jax
+        from phiml import math
+        class Sim:
+            def __init__(self):
+                self.fast = jax.jit(self.step)
+                self.slow = math.jit_compile(self.other)
+            def step(self, x): return self.helper(x)
+            def helper(self, x): return x
+            def other(self, x): return x
+            def unused(self, x): return x
+            @staticmethod
+            def free(x): return x
+        class Elsewhere:
+            def helper(self, x): return x
+        """
+    )
+    assert found["step"] == ("wrapped", "jax.jit", None)  # bound: its argnums do not count `self`
+    assert found["other"][:2] == ("wrapped", "phiml.math.jit_compile")
+    assert found["helper"][0] == "called" and "unused" not in found
+    helpers = [c for c in analyse(textwrap.dedent('''
+        import jax
+        class Sim:
+            def __init__(self):
+                self.fast = jax.jit(self.step)
+            def step(self, x): return self.helper(x)
+            def helper(self, x): return x
+        class Elsewhere:
+            def helper(self, x): return x
+        ''')).jit.contexts if c.name == "helper"]
+    assert len(helpers) == 1  # the class's own method, not a namesake of another class
+
+
 def test_jitted_value_through_names():
     a = analyse(
         """

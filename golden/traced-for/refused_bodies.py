@@ -2,7 +2,7 @@
 import jax
 
 GOLDEN = {
-    "findings": ["PML202:11", "PML202:20", "PML202:29", "PML202:36"],
+    "findings": ["PML202:11", "PML202:20", "PML501:22", "PML202:29", "PML202:36"],
 }
 
 

@@ -2,7 +2,7 @@
 from phiml import math
 
 GOLDEN = {
-    "findings": ["PML201:11", "PML201:21"],
+    "findings": ["PML201:11", "PML501:12", "PML201:21"],
 }
 
 

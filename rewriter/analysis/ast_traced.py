@@ -362,6 +362,8 @@ class Function:
                 self._unkept.add(func.value.id)  # (traced.py: no container after `xs.f(tracer)`)
             if func.attr in STORING:
                 self.stores.append(func.value.id)
+        elif isinstance(func, ast.Attribute) and func.attr in STORING and type(root := _root(func.value)) is ast.Name:
+            self.stores.append(root.id)  # `self.history.append(v)`
         elif isinstance(func, ast.Name) and func.id == "print":
             self.prints.append(node)
 
@@ -554,6 +556,8 @@ class Function:
             if isinstance(base, ast.Name):
                 self.stores.append(base.id)
                 self.bindings.append(((base.id,), values))  # `arr[i] = tracer`
+            elif type(root := _root(base)) is ast.Name:
+                self.stores.append(root.id)  # `self.info["k"] = v`, `state.fields[i] = v`
 
     def _note_container(self, target: ast.AST, value: ast.AST) -> None:
         if type(target) is ast.Name and type(value) in _CONTAINERS:
@@ -912,11 +916,12 @@ class Function:
         return False
 
     def side_effect(self) -> bool:
-        """A write into a container that outlives the call, a `global`/`nonlocal`, or a `print` of a
-        value that may be traced (PML501)."""
+        """A write into a container that outlives the call or into a parameter's, a `global`/`nonlocal`,
+        or a `print` of a value that may be traced (PML501)."""
         if self.declared or self.outside_stores:
             return True
-        if any(name == "self" or name not in self.local and self._may_be_container(name) for name in self.stores):
+        if any(name == "self" or name in self.params or name not in self.local and self._may_be_container(name)
+               for name in self.stores):
             return True
         self.tainted  # noqa: B018
         return any(self.maybe(a) for call in self.prints for a in (*call.args, *(k.value for k in call.keywords)))
@@ -1270,6 +1275,13 @@ def _enumerated(iterable: ast.AST) -> list | None:
             and len(iterable.args) == 1 and not iterable.keywords and not isinstance(iterable.args[0], ast.Starred):
         return [iterable.args[0]]
     return None
+
+
+def _root(expr: ast.AST) -> ast.AST:
+    """The object at the start of a chain of attributes and subscripts (`self` of `self.a["k"].b`)."""
+    while isinstance(expr, (ast.Attribute, ast.Subscript)):
+        expr = expr.value
+    return expr
 
 
 def _base(sequence: ast.AST) -> ast.AST:

@@ -122,6 +122,8 @@ class JitAnalysis:
         for app in self._collected.applications:
             for fn in self.functions_denoted(app.function):
                 self._add(JitContext(fn, app.transform, "wrapped", static_params(app.transform, fn), application=app.call))
+            for fn in self.method_denoted(app.function):  # `jax.jit(self.step)`: bound, its argnums shift
+                self._add(JitContext(fn, app.transform, "wrapped", None, application=app.call))
         self._add_remote()
         self._add_called_helpers()
 
@@ -159,9 +161,9 @@ class JitAnalysis:
         while work:
             context = work.pop()
             for call in self._collected.calls_by_function.get(id(context.function), ()):
-                if not isinstance(call.func, cst.Name):
+                if not isinstance(call.func, (cst.Name, cst.Attribute)):
                     continue
-                for fn in self.functions_denoted(call.func):
+                for fn in self.functions_denoted(call.func) or self.method_denoted(call.func):
                     if id(fn) not in self._by_function:
                         helper = JitContext(fn, context.transform, "called", None, context)
                         self._add(helper)
@@ -178,6 +180,26 @@ class JitAnalysis:
         assignments = self.resolver.reaching(expr)
         defs = [a.node for a in assignments if isinstance(getattr(a, "node", None), cst.FunctionDef)]
         return defs if defs and len(defs) == len(assignments) else []
+
+    def method_denoted(self, expr: cst.BaseExpression) -> list[cst.FunctionDef]:
+        """`self.step` read in a method: the def `step` of that class's own body (not inherited, not
+        rebound there), when `self` is the method's first parameter and never rebound."""
+        if not isinstance(expr, cst.Attribute) or not isinstance(expr.value, cst.Name) or expr.value.value != "self":
+            return []
+        bindings = self.resolver.assignments(expr.value)
+        if len(bindings) != 1:
+            return []
+        param = getattr(next(iter(bindings)), "node", None)
+        method = self.resolver.parent(self.resolver.parent(param)) if isinstance(param, cst.Param) else None
+        if not isinstance(method, cst.FunctionDef) or not method.params.params or method.params.params[0] is not param \
+                or any(_decorator_name(d) in ("staticmethod", "classmethod") for d in method.decorators):
+            return []
+        block = self.resolver.parent(method)
+        cls = self.resolver.parent(block) if isinstance(block, cst.IndentedBlock) else None
+        if not isinstance(cls, cst.ClassDef):
+            return []
+        named = [s for s in block.body if _binds(s, expr.attr.value)]
+        return named if len(named) == 1 and isinstance(named[0], cst.FunctionDef) else []
 
     def application_of(self, fn: cst.CSTNode) -> Application | None:
         """The jit application that wraps `fn` (`step = math.jit_compile(f)`), if any."""
@@ -238,6 +260,30 @@ class JitAnalysis:
                 return None
             found = transform
         return found
+
+
+def _decorator_name(decorator: cst.Decorator) -> str:
+    expr = decorator.decorator
+    return expr.value if isinstance(expr, cst.Name) else expr.attr.value if isinstance(expr, cst.Attribute) else ""
+
+
+def _binds(statement: cst.CSTNode, name: str) -> bool:
+    """A class-body statement that binds `name`: a def, or an assignment whose targets spell it."""
+    if isinstance(statement, cst.FunctionDef):
+        return statement.name.value == name
+    if isinstance(statement, cst.SimpleStatementLine):
+        for small in statement.body:
+            targets = [t.target for t in small.targets] if isinstance(small, cst.Assign) else \
+                [small.target] if isinstance(small, (cst.AnnAssign, cst.AugAssign)) else []
+            if any(isinstance(n, cst.Name) and n.value == name for t in targets for n in _names_in(t)):
+                return True
+    return False
+
+
+def _names_in(target: cst.BaseExpression) -> list[cst.BaseExpression]:
+    if isinstance(target, (cst.Tuple, cst.List)):
+        return [n for e in target.elements for n in _names_in(e.value)]
+    return [target]
 
 
 def module_function(module: cst.Module, name: str) -> cst.FunctionDef | None:

@@ -157,6 +157,8 @@ class SyntaxIndex(cst.BatchableCSTVisitor):
         wrapped = spelled_application(self.resolver, node) if first is not None else None
         if type(wrapped) is cst.Name:
             self.jit_wrapped.add(wrapped.value)
+        elif type(wrapped) is cst.Attribute and isinstance(wrapped.value, cst.Name) and wrapped.value.value == "self":  # `jax.jit(self.step)`: the method's name (jit.method_denoted)
+            self.jit_wrapped.add(wrapped.attr.value)
         elif type(wrapped) is cst.Lambda:
             self.jit_lambdas.add(id(wrapped))
 
