@@ -43,7 +43,8 @@ class TracedIf(Codemod):
     `jax.lax.cond` (branches with real work: only one runs, gradients stay clean) for jax,
     `torch.where` under `torch.jit.trace`, `tf.where` / `tf.cond` for `tf.function(autograph=False)`.
     `elif` chains nest, `if` without `else` keeps the old value, `and`/`or`/`not` become tensor
-    logic and PhiML's `t.all`/`t.any` become `math.all(t)`/`math.any(t)`.
+    logic and PhiML's `t.all`/`t.any` become `math.all(t, dim=math.shape)`/`math.any(t, dim=math.shape)`
+    (every dimension, batch ones included, as the properties reduce).
 
     Conditions on static values — shapes, `static_argnums`/`auxiliary_args`, `is None`,
     `isinstance`, `.available` (and `x.available and ...`, whose right side never runs while
@@ -100,7 +101,7 @@ class TracedIf(Codemod):
 
                 @math.jit_compile
                 def relu_or_flip(x):
-                    return math.where(math.all(x > 0), x * 2, -x)
+                    return math.where(math.all(x > 0, dim=math.shape), x * 2, -x)
             """),
         ),
         Example(

@@ -107,7 +107,7 @@ class TracedWhile(Codemod):
                 def halve(x):
                     it = 0
                     for it in range(HALVE_MAX_ITERATIONS):
-                        active = math.any(x > 1)
+                        active = math.any(x > 1, dim=math.shape)
                         x = math.where(active, x / 2, x)
                     return x
             """),

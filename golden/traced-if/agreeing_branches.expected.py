@@ -14,7 +14,7 @@ GOLDEN = {
 
 @math.jit_compile
 def damp(x):
-    y = math.where(math.any(x > 1), x * 0.5, -x)
+    y = math.where(math.any(x > 1, dim=math.shape), x * 0.5, -x)
     return y
 
 

@@ -12,8 +12,8 @@ GOLDEN = {
 @math.jit_compile
 def classify(x, y):
     # pick the regime from the data
-    condition = (math.sum(x) > 0) & math.any(y > 0)
-    condition_2 = math.all(x < -1)
+    condition = (math.sum(x) > 0) & math.any(y > 0, dim=math.shape)
+    condition_2 = math.all(x < -1, dim=math.shape)
     scale = math.where(condition, x * 2, math.where(condition_2, x, -x))
     offset = math.where(condition, y, math.where(condition_2, -y, y * 3))
     return scale + offset

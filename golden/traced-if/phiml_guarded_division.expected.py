@@ -13,7 +13,7 @@ GOLDEN = {
 
 @math.jit_compile
 def normalise(x, norm):
-    condition = math.all(norm != 0)
+    condition = math.all(norm != 0, dim=math.shape)
     return math.where(condition, x / math.where(condition, norm, 1), x)
 
 

@@ -10,7 +10,7 @@ GOLDEN = {
 
 
 def limiter(v, strength):
-    return math.where(math.all(v > 0), v * strength, v)
+    return math.where(math.all(v > 0, dim=math.shape), v * strength, v)
 
 
 @math.jit_compile(auxiliary_args='strength')

@@ -13,7 +13,7 @@ GOLDEN = {
 def clamp_mean(x):
     m = math.mean(x)
     y = x - m
-    y = math.where(math.any(y > 1), y * 0.5, y)
+    y = math.where(math.any(y > 1, dim=math.shape), y * 0.5, y)
     return y
 
 

@@ -11,7 +11,7 @@ GOLDEN = {
 
 @math.jit_compile
 def nested(x):
-    y = math.where(math.all(x > 0), math.where(math.any(x > 10), x / 10, x), -x)
+    y = math.where(math.all(x > 0, dim=math.shape), math.where(math.any(x > 10, dim=math.shape), x / 10, x), -x)
     return y
 
 

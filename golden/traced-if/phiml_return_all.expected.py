@@ -11,7 +11,7 @@ GOLDEN = {
 
 @math.jit_compile
 def double_or_flip(x):
-    return math.where(math.all(x > 0), x * 2, -x)
+    return math.where(math.all(x > 0, dim=math.shape), x * 2, -x)
 
 
 def golden_run():

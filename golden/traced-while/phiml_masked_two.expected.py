@@ -18,7 +18,7 @@ def settle(x):
     steps = math.zeros_like(x)
     it = 0
     for it in range(SETTLE_MAX_ITERATIONS):
-        active = math.any(x > 1)
+        active = math.any(x > 1, dim=math.shape)
         x, steps = math.where(active, x * 0.5, x), math.where(active, steps + math.cast((x * 0.5) > 0.5, float), steps)
     return x, steps
 

@@ -3,7 +3,8 @@
 `a and b` / `a or b` / `not a` call `bool()` on a tracer: they become the framework's logical
 operations. A static left operand keeps Python's short circuit (`x is not None and (x > 0).all`
 must not evaluate the right side when `x` is None). PhiML's `t.all` / `t.any` give a native bool
-(a tracer under jit): they become `math.all(t)` / `math.any(t)`, which stay PhiML Tensors.
+(a tracer under jit): they become `math.all(t, dim=math.shape)` / `math.any(t, dim=math.shape)`, which
+stay PhiML Tensors and, like the properties, reduce the batch dimensions too.
 """
 from __future__ import annotations
 

@@ -61,10 +61,18 @@ class Emitter:
         return cst.Call(self._array("where"), _args(condition, if_true, if_false))
 
     def all(self, value) -> cst.Call:
-        return cst.Call(self._array("all"), _args(value))
+        return cst.Call(self._array("all"), self._every_dimension(_args(value)))
 
     def any(self, value) -> cst.Call:
-        return cst.Call(self._array("any"), _args(value))
+        return cst.Call(self._array("any"), self._every_dimension(_args(value)))
+
+    def _every_dimension(self, args: list) -> list:
+        """PhiML's `t.all` / `t.any` reduce every dimension, `math.all(t)` / `math.any(t)` all but the batch
+        ones: `dim=math.shape` keeps the property's meaning when `t` has a batch dimension."""
+        if self.framework != "phiml":
+            return args
+        return [*args, cst.Arg(self._array("shape"), keyword=cst.Name("dim"),
+                               equal=cst.AssignEqual(cst.SimpleWhitespace(""), cst.SimpleWhitespace("")))]
 
     def logical(self, op: str, left, right=None) -> cst.BaseExpression:
         """op in and / or / not, on traced booleans (a Python bool operand works too)."""

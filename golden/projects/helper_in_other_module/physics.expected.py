@@ -3,4 +3,4 @@ from phiml import math
 
 
 def limiter(v, strength):
-    return math.where(math.all(v > 0), v * strength, v)
+    return math.where(math.all(v > 0, dim=math.shape), v * strength, v)

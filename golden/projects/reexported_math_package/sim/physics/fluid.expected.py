@@ -10,5 +10,5 @@ from ..math import batch
 def damp(u, v):
     if (batch(u) & batch(v)).without('b'):  # batch dimensions besides `b`: a Shape, known while tracing
         v = math.mean(v, batch(v).without('b'))
-    u = math.where(math.any(u > 1), u * 0.5, u)
+    u = math.where(math.any(u > 1, dim=math.shape), u * 0.5, u)
     return u + v
