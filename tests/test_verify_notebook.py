@@ -96,7 +96,7 @@ def test_verify_in_place_writes_the_verified_unsafe_fix_into_the_cell(tmp_path, 
     result = CliRunner().invoke(main, ["verify", "nb.ipynb", "--in-place", "--backend", "numpy", "--backend", "jax"])
     assert result.exit_code == 0, result.output
     cells = json.loads(path.read_text())["cells"]
-    assert "".join(cells[2]["source"]) == "@math.jit_compile\ndef damp(x):\n    y = math.where(math.any(x > 1), x * 0.5, -x)\n    return y"
+    assert "".join(cells[2]["source"]) == "@math.jit_compile\ndef damp(x):\n    y = math.where(math.any(x > 1, dim=math.shape), x * 0.5, -x)\n    return y"
     assert "".join(cells[3]["source"]) == CALLS  # IPython lines and the other cells as they were
 
 
