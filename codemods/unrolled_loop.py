@@ -688,7 +688,6 @@ def _configured_count(file, flow: FunctionFlow, count: cst.BaseExpression):
 
 def _attribute_values(file, cls: cst.ClassDef, attr: str):
     """`_configured_count` of `self.<attr>` in the methods of `cls`."""
-    names = file.analysis.names
     values: list[int] = []
     evidence: list = []
     for stmt in cls.body.body:
@@ -704,7 +703,7 @@ def _attribute_values(file, cls: cst.ClassDef, attr: str):
             continue
         params = _params(stmt)
         me = params[0].name.value if params else None
-        for node in _walk_statements(stmt):
+        for node in walk(stmt):
             if not isinstance(node, (cst.Assign, cst.AugAssign, cst.AnnAssign)):
                 continue
             targets = [t.target for t in node.targets] if isinstance(node, cst.Assign) else [node.target]
@@ -730,7 +729,6 @@ def _attribute_values(file, cls: cst.ClassDef, attr: str):
 def _constructor_values(file, cls: cst.ClassDef, init: cst.FunctionDef, param: str):
     """What every call of `cls` in this module passes for `__init__`'s parameter `param` (its literal default
     where a call leaves it out), with the call; None unless each is an int literal and there is a call."""
-    names = file.analysis.names
     params = _params(init)
     index = next((i for i, p in enumerate(params) if p.name.value == param), None)
     if index is None or index == 0:
@@ -762,19 +760,11 @@ def _module_level(names, node: cst.CSTNode) -> bool:
 def _calls_of_class(file, cls: cst.ClassDef) -> list[cst.Call]:
     names = file.analysis.names
     out = []
-    for node in _walk_statements(file.analysis.names.wrapper.module):
+    for node in walk(names.wrapper.module):
         if isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and node.func.value == cls.name.value:
             if any(getattr(a, "node", None) is cls for a in names.assignments(node.func)):
                 out.append(node)
     return out
-
-
-def _walk_statements(node: cst.CSTNode):
-    stack = [node]
-    while stack:
-        current = stack.pop()
-        yield current
-        stack.extend(children(current))
 
 
 def _short_api(api: str) -> str:

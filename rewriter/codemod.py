@@ -315,30 +315,24 @@ class Codemod(cst.BatchableCSTVisitor):
         return finding
 
     def _jitted_elsewhere(self, node: cst.CSTNode) -> str:
-        """Why a fix inside the function around `node` is not written ("" when it may be): another module
-        applies a jit to it (`step = jax.jit(physics.limiter)`). The jit wraps that module's own
-        callable; the def stays what every other caller runs eagerly, and a module-level jit elsewhere
-        never makes its body a jit context to rewrite (issue: one run reaches the fixpoint)."""
-        project = self.file.project
-        if not project or not any(t.how == "wrapped" for t in project.traces):
-            return ""
-        context = self.file.analysis.jit.enclosing_context(node)
-        root = context.root if context is not None else None
-        trace = getattr(root, "remote", None)
-        if trace is None or trace.how != "wrapped":
-            return ""
-        return (f"`{root.name}` is jitted in {trace.where}, not where it is defined; its other callers may run "
-                f"it eagerly, and a rewrite of its body changes it for them too")
+        """Why a fix inside the function around `node` is not written ("" when it may be): a module-level jit
+        elsewhere never makes its body a jit context to rewrite (JitAnalysis.jitted_elsewhere)."""
+        context = self._remote_context(node, "wrapped")
+        return self.file.analysis.jit.jitted_elsewhere(context) if context is not None else ""
 
     def _eagerly_callable(self, node: cst.CSTNode) -> str:
         """Why the traced function around `node` may also run eagerly ("" when it may not): the project
         traces it only through callers in other modules, and it is public in an installable package."""
+        context = self._remote_context(node, "called")
+        return self.file.analysis.jit.eagerly_callable(context) if context is not None else ""
+
+    def _remote_context(self, node: cst.CSTNode, how: str):
+        """The jit context around `node`, when another module traces a function of this file `how` (cheap
+        when none does: most files are told nothing)."""
         project = self.file.project
-        if not project or not project.traces:
-            return ""
-        jit = self.file.analysis.jit
-        context = jit.enclosing_context(node)
-        return jit.eagerly_callable(context) if context is not None else ""
+        if not project or not any(t.how == how for t in project.traces):
+            return None
+        return self.file.analysis.jit.enclosing_context(node)
 
     def _refusal(self, node: cst.CSTNode, edits: Sequence[Edit]) -> tuple[str, tuple[cst.CSTNode, str]] | None:
         """Why the fix must not be applied here, and the place that says so: code meant to fail (for rules

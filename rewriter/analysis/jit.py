@@ -215,6 +215,16 @@ class JitAnalysis:
         context = self.enclosing_context(node)
         return context is not None and not self.eagerly_callable(context)
 
+    def jitted_elsewhere(self, context: JitContext) -> str:
+        """Why the body of the function of `context` is not rewritten ("" when it may be): another module
+        applies a jit to it (`step = jax.jit(physics.limiter)`). That jit wraps its own callable; the def
+        stays what every other caller runs eagerly."""
+        root = context.root
+        if root.remote is None or root.remote.how != "wrapped":
+            return ""
+        return (f"`{root.name}` is jitted in {root.remote.where}, not where it is defined; its other callers may "
+                f"run it eagerly, and a rewrite of its body changes it for them too")
+
     def eagerly_callable(self, context: JitContext) -> str:
         """Why the function of `context` may run eagerly although the project traces it ("" if it may not):
         its trace comes from callers in other modules, and it is public in an installable package."""
