@@ -33,12 +33,12 @@ import enum
 from dataclasses import dataclass
 
 import libcst as cst
-from libcst.metadata import GlobalScope
 
 from .apis import star_target
 from .installed import canonical as installed_canonical
 from .installed import is_class
 from .names import NameResolver, dotted
+from .scopes import GlobalScope
 from .static_names import OBJECT_UPDATES, SHAPE_ATTRIBUTES, SHAPE_CALLS, SHAPE_METHODS
 from .traced import declared_kind
 from .transforms import literal
@@ -245,9 +245,13 @@ class Forms:
     def _shadowed(self) -> set[str]:
         """Names of builtins the module rebinds (`float = ...`): their annotations prove nothing."""
         scope = self.scope
-        while scope is not None and not isinstance(scope, GlobalScope):
+        for _ in range(64):  # a builtin scope is its own parent
+            if scope is None or isinstance(scope, GlobalScope) or scope.parent is scope:
+                break
             scope = scope.parent
-        return {n for n in _SCALAR_ANNOTATIONS if scope is not None and any(a.scope is scope for a in scope[n])}
+        if not isinstance(scope, GlobalScope):
+            return set(_SCALAR_ANNOTATIONS)
+        return {n for n in _SCALAR_ANNOTATIONS if any(a.scope is scope for a in scope.assignments[n])}
 
     def _annotation(self, name: str) -> cst.BaseExpression | None:
         p = self.fn.params
