@@ -1,6 +1,6 @@
 """`err` comes from a jax operation on `tol`: under jit it is a tracer even when `tol` is a Python float
 (omnistaging), so declaring `tol` static would not fix `while err > tol:` (one trace per value, the same
-error). The loop itself is converted (PML203, unsafe: `while_loop`), and runs under jit."""
+error). The loop itself is converted (PML203: `err` and `err / 2` are one 0-d float type), and runs under jit."""
 import jax
 import jax.numpy as jnp
 

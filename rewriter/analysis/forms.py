@@ -38,6 +38,7 @@ from .apis import star_target
 from .installed import canonical as installed_canonical
 from .installed import is_class
 from .names import NameResolver, dotted
+from .scopes import GlobalScope
 from .static_names import OBJECT_UPDATES, SHAPE_ATTRIBUTES, SHAPE_CALLS, SHAPE_METHODS
 from .traced import declared_kind
 from .transforms import literal
@@ -69,6 +70,16 @@ _FULL_REDUCTIONS = frozenset("sum mean max min prod std var all any norm amax am
 _CONSTANTS = frozenset("pi e inf nan euler_gamma PINF NINF".split())
 _CONSTRUCTORS = frozenset("zeros ones empty full".split())
 _SCALAR_ANNOTATIONS = {"int": "int", "float": "float", "bool": "bool"}
+# Dtypes by name, as `astype(jnp.float32)`, `astype("float32")` or `tf.cast(x, tf.float32)` spell them.
+_DTYPE_NAMES = frozenset("float16 float32 float64 bfloat16 int8 int16 int32 int64 uint8 uint16 uint32 uint64 "
+                         "complex64 complex128".split())
+# jaxtyping's dtype annotations (`Float[Array, "n"]`): the dtype they declare.
+_JAXTYPING = {"Float": "float", "Float16": "float16", "Float32": "float32", "Float64": "float64",
+              "BFloat16": "bfloat16", "Bool": "bool", "Int8": "int8", "Int16": "int16", "Int32": "int32",
+              "Int64": "int64", "UInt8": "uint8", "Complex64": "complex64", "Complex128": "complex128"}
+# Full reductions whose 0-d result keeps the dtype of any input; the others keep a float's only (an
+# integer sum widens to int64 in numpy and torch, an integer mean is float64 in numpy and raises in torch).
+_REDUCTIONS_KEEPING = frozenset("max min amax amin".split())
 # Parameters PhiML keeps static because they are no tensors (static_names.PHIML_STATIC_ANNOTATIONS, but
 # `Extrapolation`, which `math.where` selects), by the last name of their annotation: what they hold.
 _NOT_ARRAYS = {"Shape": "a Shape", "Solve": "a `Solve`", "str": "a string", "Callable": "a function"}
@@ -162,7 +173,7 @@ class Forms:
             merged = _broadcast(parts)
             if merged.kind == "array":
                 return Form("array", merged.root, "bool")
-            return Form("scalar", dtype="bool") if merged.kind == "scalar" else UNKNOWN
+            return Form("scalar", merged.root, "bool") if merged.kind == "scalar" else UNKNOWN
         if isinstance(expr, cst.IfExp):
             body, orelse = self.of(expr.body, depth + 1), self.of(expr.orelse, depth + 1)
             return body if agreement([body, orelse]).agreement is Agreement.AGREE else UNKNOWN
@@ -213,10 +224,34 @@ class Forms:
 
     def _declared(self, name: str) -> Form | None:
         """The form a parameter's annotation proves: one PhiML keeps static for not being a tensor
-        (`Shape`, `Solve`, `str`, `Callable`: `_NOT_ARRAYS`)."""
+        (`Shape`, `Solve`, `str`, `Callable`: `_NOT_ARRAYS`), a Python number (`float`, `int`, `bool`),
+        or an array of the dtype a jaxtyping annotation declares (`Float[Array, "n"]`, `Float32[...]`).
+        An annotation is the function's contract with every caller, so it holds where call sites
+        cannot (a function that escapes). jaxtyping's shape strings are not read: only the dtype."""
         ann = self._annotation(name)
         last = ann.attr.value if isinstance(ann, cst.Attribute) else ann.value if isinstance(ann, cst.Name) else None
-        return Form("other", what=_NOT_ARRAYS[last]) if last in _NOT_ARRAYS else None
+        if last in _NOT_ARRAYS:
+            return Form("other", what=_NOT_ARRAYS[last])
+        if isinstance(ann, cst.Name) and ann.value in _SCALAR_ANNOTATIONS and ann.value not in self._shadowed():
+            return Form("scalar", dtype=_SCALAR_ANNOTATIONS[ann.value])
+        if isinstance(ann, cst.Subscript) and isinstance(ann.value, (cst.Name, cst.Attribute)):
+            qualified = _spelled(self.resolver, ann.value)
+            if qualified and all(q.startswith("jaxtyping.") and q.rsplit(".", 1)[-1] in _JAXTYPING for q in qualified):
+                dtype = _JAXTYPING[next(iter(qualified)).rsplit(".", 1)[-1]]
+                known = self.param_forms.get(name)
+                return Form("array", known.root if known is not None and known.kind == "array" else name, dtype)
+        return None
+
+    def _shadowed(self) -> set[str]:
+        """Names of builtins the module rebinds (`float = ...`): their annotations prove nothing."""
+        scope = self.scope
+        for _ in range(64):  # a builtin scope is its own parent
+            if scope is None or isinstance(scope, GlobalScope) or scope.parent is scope:
+                break
+            scope = scope.parent
+        if not isinstance(scope, GlobalScope):
+            return set(_SCALAR_ANNOTATIONS)
+        return {n for n in _SCALAR_ANNOTATIONS if any(a.scope is scope for a in scope.assignments[n])}
 
     def _annotation(self, name: str) -> cst.BaseExpression | None:
         p = self.fn.params
@@ -315,28 +350,17 @@ class Forms:
             return UNKNOWN
         if op == "Power" and not isinstance(expr.right, cst.Integer):
             out = self._combine(left, right, "Multiply")
-            return Form("array", out.root, "float") if out.kind == "array" else out
+            return Form(out.kind, out.root, _floating(out.dtype)) if out.kind == "array" or out.root else out
         return self._combine(left, right, op)
 
     def _combine(self, left: Form, right: Form, op: str) -> Form:
         merged = _broadcast([left, right])
-        if merged.kind not in ("array", "scalar"):
-            return merged if merged.kind != "reduced" else Form("reduced", merged.root, "?")
         division = op in ("Divide", "DivideAssign")
-        dtypes = {f.dtype if f.kind in ("array", "reduced") else _scalar_as_array(f.dtype) for f in (left, right)}
-        if merged.kind == "scalar":
-            dtype = "float" if division or "float" in {left.dtype, right.dtype} else \
-                "?" if "?" in {left.dtype, right.dtype} else left.dtype
-            return Form("scalar", dtype=dtype)
-        if division or "float" in dtypes:
-            dtype = "float"
-        elif "?" in dtypes:
-            dtype = "?"
-        elif dtypes <= {"same", "int-weak"}:
-            dtype = "same"
-        else:
-            dtype = "?"
-        return Form("array", merged.root, dtype)
+        if merged.kind == "reduced":
+            return Form("reduced", merged.root, merge_dtypes([left, right], division))
+        if merged.kind not in ("array", "scalar"):
+            return merged
+        return Form(merged.kind, merged.root, merge_dtypes([left, right], division))
 
     def _call(self, call: cst.Call, depth: int) -> Form:
         func = call.func
@@ -360,32 +384,88 @@ class Forms:
         if library and name in _ELEMENTWISE and positional and not keywords - {"out"}:
             forms = [self.of(p, depth + 1) for p in positional]
             merged = _broadcast(forms)
-            if merged.kind != "array":
-                return merged if merged.kind == "scalar" else UNKNOWN
+            if merged.kind not in ("array", "scalar") or merged.kind == "scalar" and merged.root == "?":
+                return UNKNOWN
             if name in _BOOLEAN:
-                return Form("array", merged.root, "bool")
+                return Form(merged.kind, merged.root, "bool")
             if name in _FLOATING:
-                return Form("array", merged.root, "float")
-            if name == "where":
-                return Form("array", merged.root, _merged_dtype(forms[1:]))
-            return Form("array", merged.root, _merged_dtype(forms))
+                dtype = _floating(merge_dtypes(forms))
+            else:
+                dtype = merge_dtypes(forms[1:] if name == "where" else forms)
+            return Form(merged.kind, merged.root, dtype)
         if library and name in _FULL_REDUCTIONS and positional:
             base = self.of(positional[0], depth + 1)
-            if len(positional) == 1 and not keywords and not any(q.startswith("phiml.") for q in qualified):
-                return Form("scalar", dtype="?")  # jnp.sum(x): every axis
-            if base.kind == "array":  # some axes (PhiML: the non-batch ones): broadcasts back into `root`
+            phiml = any(q.startswith("phiml.") for q in qualified)
+            if len(positional) == 1 and not keywords and not phiml:
+                return self._reduced(name, base)  # jnp.sum(x): every axis
+            if base.kind == "array" and (phiml or _keeps_dims(call)):
+                # some axes (PhiML: the non-batch ones), or `keepdims=True`: broadcasts back into `root`
                 return Form("reduced", base.root, "float" if name in ("mean", "std", "var", "nanmean") else
                             "bool" if name in ("all", "any") else base.dtype)
-            return UNKNOWN
+            return UNKNOWN  # `jnp.sum(x, axis=0)`: a shape of its own
         if isinstance(func, cst.Attribute) and name in _AT_UPDATES and isinstance(func.value, cst.Subscript) \
                 and isinstance(func.value.value, cst.Attribute) and func.value.value.attr.value == "at" \
                 and "mode" not in keywords and "indices_are_sorted" not in keywords:
             base = self.of(func.value.value.value, depth + 1)  # jax's `x.at[i].set(v)`: x's shape and dtype
             return Form("array", base.root, base.dtype) if base.kind == "array" else UNKNOWN
-        if isinstance(func, cst.Attribute) and not library and name in ("sum", "mean", "max", "min", "prod") \
-                and not call.args and self.of(func.value, depth + 1).kind == "array":
-            return Form("scalar", dtype="?")  # x.sum(): every axis
+        if isinstance(func, cst.Attribute) and not library and name in _FULL_REDUCTIONS and not call.args:
+            base = self.of(func.value, depth + 1)
+            if base.kind == "array":
+                return self._reduced(name, base)  # x.sum(): every axis
+        cast = self._cast(call, func, name, qualified, library, positional, keywords, depth)
+        if cast is not None:
+            return cast
+        reshaped = self._reshaped(call, func, name, library, positional, keywords, depth)
+        if reshaped is not None:
+            return reshaped
         return self._object(call, func, name, qualified, positional, depth)
+
+    @staticmethod
+    def _reduced(name: str, base: Form) -> Form:
+        """A reduction over every axis: a 0-d array, of `base`'s dtype where every backend keeps it."""
+        if base.kind != "array":
+            return Form("scalar", dtype="?")
+        return Form("scalar", base.root, _reduction_dtype(name, base.dtype))
+
+    def _cast(self, call, func, name, qualified, library, positional, keywords, depth) -> Form | None:
+        """`x.astype(jnp.float32)`, `tf.cast(x, tf.float32)`, torch's `x.to(torch.float64)`, `x.float()`,
+        `x.double()`: `x`'s shape (or 0-d form) with the dtype spelled; None when the call is no cast."""
+        if isinstance(func, cst.Attribute) and not library and name in ("astype", "to") and len(call.args) == 1 \
+                and positional:
+            base, spelled = self.of(func.value, depth + 1), _dtype_spelled(positional[0])
+            if name == "to" and spelled is None:
+                return None  # `x.to(device)`
+        elif isinstance(func, cst.Attribute) and not library and name in ("float", "double") and not call.args:
+            base, spelled = self.of(func.value, depth + 1), "float32" if name == "float" else "float64"
+        elif library and name == "cast" and len(positional) == 2 and not keywords:
+            base, spelled = self.of(positional[0], depth + 1), _dtype_spelled(positional[1])
+        else:
+            return None
+        if base.kind == "array" or base.kind == "scalar" and base.root:
+            return Form(base.kind, base.root, spelled or "?")
+        return UNKNOWN
+
+    def _reshaped(self, call, func, name, library, positional, keywords, depth) -> Form | None:
+        """`x.reshape((3, 2))`, `x.reshape(3, 2)`, `jnp.reshape(x, (3, 2))` with a literal shape: `x`'s dtype,
+        and a shape named by the literal and `x` (two reshapes of one value to one shape agree; a reshape
+        to another shape, or with `-1`, does not)."""
+        if name != "reshape" or keywords:
+            return None
+        if isinstance(func, cst.Attribute) and not library and positional:
+            base, dims = self.of(func.value, depth + 1), positional
+        elif library and len(positional) == 2:
+            base, dims = self.of(positional[0], depth + 1), positional[1:]
+        else:
+            return None
+        try:
+            shape = tuple(literal(d) for d in dims)
+        except ValueError:
+            return UNKNOWN
+        if len(shape) == 1 and isinstance(shape[0], tuple):
+            shape = shape[0]
+        if base.kind != "array" or not all(isinstance(n, int) and not isinstance(n, bool) and n >= 0 for n in shape):
+            return UNKNOWN
+        return Form("array", f"{base.root} reshaped to {shape}", base.dtype)
 
     def _object(self, call: cst.Call, func, name: str | None, qualified: set[str], positional: list, depth: int) -> Form:
         """A call that provably makes no array: a Shape (`batch(x)`, `shape.without('x')`), an object of a
@@ -410,6 +490,34 @@ class Forms:
             if bindings and all(isinstance(getattr(a, "node", None), cst.ClassDef) for a in bindings):
                 return Form("other", what=f"a `{func.value}` object")
         return UNKNOWN
+
+
+def _reduction_dtype(name: str, dtype: str) -> str:
+    """The dtype of a reduction of values of `dtype` (`_REDUCTIONS_KEEPING`; `all`/`any` make booleans)."""
+    if name in ("all", "any"):
+        return "bool"
+    if name in _REDUCTIONS_KEEPING and dtype != "?":
+        return dtype
+    return dtype if _float_like(dtype) or dtype.startswith("complex") else "?"
+
+
+def _keeps_dims(call: cst.Call) -> bool:
+    return any(a.keyword is not None and a.keyword.value == "keepdims" and isinstance(a.value, cst.Name)
+               and a.value.value == "True" for a in call.args)
+
+
+def _dtype_spelled(expr: cst.BaseExpression) -> str | None:
+    """`float32` for `jnp.float32`, `np.float32`, `torch.float32`, `tf.float32` or `"float32"`; torch's
+    `torch.float`/`torch.double` too. None for anything else (`float` is float64 in numpy, float32 in jax)."""
+    text = expr.evaluated_value if isinstance(expr, cst.SimpleString) else dotted(expr)
+    if not isinstance(text, str):
+        return None
+    root, _, last = text.rpartition(".")
+    if root.split(".")[0] == "torch" and last in ("float", "double"):
+        return "float32" if last == "float" else "float64"
+    if last in ("bool", "bool_") and root:
+        return "bool"
+    return last if last in _DTYPE_NAMES else None
 
 
 def _constructed(name: str, positional: list[cst.BaseExpression], call: cst.Call) -> Form:
@@ -444,29 +552,72 @@ def _param_names(fn) -> set[str]:
     return out
 
 
-def _scalar_as_array(dtype: str) -> str:
-    """How a scalar operand moves an array's dtype: an int or bool keeps it (weak typing), a float makes floats."""
-    return "int-weak" if dtype in ("int", "bool") else dtype
+def _spelled_dtype(dtype: str) -> bool:
+    """A dtype spelled out (`float32`, `int64`: from `astype` or an annotation), the same for every root."""
+    return dtype in _DTYPE_NAMES
 
 
-def _merged_dtype(forms: list[Form]) -> str:
-    dtypes = {f.dtype if f.kind in ("array", "reduced") else _scalar_as_array(f.dtype) for f in forms}
-    if "float" in dtypes:
-        return "float"
-    if dtypes <= {"same", "int-weak"}:
-        return "same"
-    return "?"
+def _float_like(dtype: str) -> bool:
+    """A floating dtype: `float` (the root's own, when it is floating) or a spelled one (`float32`)."""
+    return dtype == "float" or dtype.startswith(("float", "bfloat"))
+
+
+def _floating(dtype: str) -> str:
+    """The dtype of a floating function of a value of `dtype` (`sin`, a true division): a float keeps its
+    precision in every backend; anything else becomes some float (`float`)."""
+    return dtype if _float_like(dtype) else "float" if dtype in ("same", "bool") else "?"
+
+
+def merge_dtypes(forms: list[Form], division: bool = False) -> str:
+    """The dtype of an elementwise combination of these forms (`a * b`, `jnp.maximum(a, b)`).
+
+    Arrays, reductions and 0-d arrays (a rooted scalar: `jnp.sum(x)`) are strong: they decide the dtype.
+    A Python number is weak in jax, numpy (NEP 50), torch, tensorflow and PhiML: an int or bool keeps an
+    array's dtype, a float keeps a floating array's (float32 * 0.5 is float32 everywhere) but turns an
+    integer array into a float whose precision differs per backend (float32 in jax and torch, float64 in
+    numpy; tensorflow raises): `?` unless the array is floating. Two strong dtypes agree only when equal,
+    or (as before) `same` and `float` of one root, which is `float`."""
+    strong = [f for f in forms if f.kind in ("array", "reduced") or f.kind == "scalar" and f.root]
+    weak = [f.dtype for f in forms if f.kind == "scalar" and not f.root]
+    if not strong:  # Python arithmetic (or 0-d values of unknown origin)
+        if "?" in weak:
+            return "?"
+        if division or "float" in weak:
+            return "float"
+        return "int" if "int" in weak else weak[0] if weak else "?"
+    labels = {f.dtype for f in strong}
+    roots = {f.root for f in strong}
+    if len(labels) == 1:
+        dtype = labels.pop()
+        if len(roots) > 1 and not (_spelled_dtype(dtype) or dtype == "bool"):
+            return "?"  # `same`/`float` of two roots: their own dtypes, which may differ
+    elif len(roots) == 1 and labels <= {"same", "float", "bool"} and "float" in labels:
+        dtype = "float"
+    else:
+        return "?"
+    if dtype == "?":
+        return "?"
+    for number in weak:
+        if number == "?":
+            return "?"
+        if number == "float":
+            dtype = dtype if _float_like(dtype) else "float" if dtype in ("same", "bool") else "?"
+        elif number == "int" and dtype == "bool":
+            return "?"
+    return _floating(dtype) if division else dtype
 
 
 def _broadcast(forms: list[Form]) -> Form:
     """The form of an elementwise combination: one array root (the others scalars, or reductions of
-    that root, which broadcast back into its shape), or unknown."""
+    that root, which broadcast back into its shape), or unknown. Its dtype is `merge_dtypes`'s to say;
+    a combination of scalars keeps the root their 0-d arrays share (a Python number has none)."""
     roots = {f.root for f in forms if f.kind == "array"}
     reduced = {f.root for f in forms if f.kind == "reduced"}
     if any(f.kind not in ("array", "scalar", "reduced") for f in forms) or reduced - roots:
         return UNKNOWN if roots or len(reduced) != 1 else Form("reduced", reduced.pop(), "?")
     if not roots:
-        return Form("scalar", dtype="?")
+        scalar_roots = {f.root for f in forms if f.kind == "scalar" and f.root}
+        return Form("scalar", scalar_roots.pop() if len(scalar_roots) == 1 else "?" if scalar_roots else None, "?")
     if len(roots) > 1:
         return Form("unknown", what="a broadcast of " + " and ".join(f"`{r}`" for r in sorted(roots)))
     return Form("array", roots.pop(), "?")
@@ -522,9 +673,13 @@ def agreement(forms: list[Form]) -> Verdict:
         return Verdict(Agreement.DOUBT, "a number would be broadcast to the array's shape")
     if not arrays:
         dtypes = {f.dtype for f in forms}
-        if len(dtypes) == 1 and "?" not in dtypes:
-            return AGREE
-        return Verdict(Agreement.DOUBT, "the numbers may differ in type")
+        if len(dtypes) != 1 or "?" in dtypes:
+            return Verdict(Agreement.DOUBT, "the numbers may differ in type")
+        dtype = dtypes.pop()
+        if len({f.root for f in forms}) > 1 and not (_spelled_dtype(dtype) or dtype == "bool"):
+            # a Python number beside a 0-d array (`jnp.sum(x)`), or 0-d arrays of two values: their own dtypes
+            return Verdict(Agreement.DOUBT, "the numbers may differ in type")
+        return AGREE
     roots = {f.root for f in arrays}
     if len(roots) > 1:
         return Verdict(Agreement.DOUBT, "they are shaped like different values, which a selection would broadcast")

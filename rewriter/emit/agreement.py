@@ -61,6 +61,8 @@ def param_forms(file, flow: FunctionFlow, depth: int = 0) -> dict[str, Form]:
     if depth > 3 or not isinstance(flow.context.function, cst.FunctionDef):
         return {}
     fn = flow.context.function
+    if _escapes(file, fn):
+        return {}  # called from code this module does not show: what the calls here pass proves nothing
     jit = file.analysis.jit
     seen: dict[str, list[Form]] = {}
     calls = 0
@@ -78,6 +80,21 @@ def param_forms(file, flow: FunctionFlow, depth: int = 0) -> dict[str, Form]:
         if len(forms) == calls and agreement(forms).agreement is Agreement.AGREE:
             out[name] = forms[0]
     return out
+
+
+def _escapes(file, fn: cst.FunctionDef) -> str:
+    """Why a helper has callers beyond the traced calls in this module ("" when it has none that can be
+    told): public in a module that code outside the run imports, or called from the project's other
+    modules (the open-world rule of callsites.CallEvidence.open)."""
+    from ..analysis.jit import qualified_def_name
+
+    callsites = file.analysis.traced.callsites
+    name = qualified_def_name(callsites.resolver, fn)
+    if callsites.open_module and not fn.name.value.startswith("_") and name is not None and "." not in name:
+        return f"`{fn.name.value}` is public: {callsites.open_module}"
+    if callsites.project and name and callsites.project.calls_of(name):
+        return f"`{fn.name.value}` is called from other modules"
+    return ""
 
 
 def bound_arguments(fn: cst.FunctionDef, call: cst.Call) -> dict[str, cst.BaseExpression]:
