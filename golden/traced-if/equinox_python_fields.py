@@ -2,13 +2,14 @@
 value class declares as Python values (`dense: bool`, `eqx.field(static=True)`), parameters
 annotated `tuple[int, int]`, type predicates of the installed packages (`eqx.is_array`) and the
 number of a pytree's leaves are Python values at trace time, even after `eqx.tree_at` replaced
-some leaves. A field declared as anything else is still "cannot tell" (line 44)."""
+some leaves. A field declared as anything else is still "cannot tell" (line 45)."""
 import equinox as eqx
 import jax
 import jax.numpy as jnp
 
 GOLDEN = {
-    "findings": ["PML201:44"],
+    "findings": ["PML201:45"],
+    "framework": "jax",
     "backends": ["jax"],
 }
 

@@ -18,14 +18,17 @@ def to_plain(value):
         return {"__seq__": [to_plain(v) for v in value]}
     if value is None or isinstance(value, (bool, str)):
         return value
-    if isinstance(value, (int, float, complex, np.number)):
+    if isinstance(value, (int, float, complex)):  # a Python number: no dtype of its own (weak)
         return {"__array__": np.asarray(value).tolist(), "shape": []}
+    if isinstance(value, np.number):
+        return {"__array__": np.asarray(value).tolist(), "shape": [], "dtype": str(value.dtype)}
     array = _native_array(value)
     if array is not None:
         try:
             array = np.asarray(array)
         except Exception as e:
             raise NotConcrete(type(e).__name__) from None
+        dtype = str(array.dtype)
         if array.dtype.kind == "c":
             array = np.stack([array.real, array.imag], -1)
         if array.dtype == object:
@@ -33,8 +36,8 @@ def to_plain(value):
         if array.size > MAX_ELEMENTS:
             a = array.astype(float)
             return {"__summary__": [float(a.sum()), float(np.abs(a).sum()), float(a.min()), float(a.max())],
-                    "shape": list(array.shape)}
-        return {"__array__": array.tolist(), "shape": list(array.shape)}
+                    "shape": list(array.shape), "dtype": dtype}
+        return {"__array__": array.tolist(), "shape": list(array.shape), "dtype": dtype}
     fields = _value_fields(value)
     if fields is not None:  # PhiFlow fields and geometries, dataclasses: their values, by name
         return {"__object__": type(value).__name__, "__dict__": {name: to_plain(getattr(value, name)) for name in fields}}

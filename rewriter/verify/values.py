@@ -22,7 +22,7 @@ class Comparison:
 
 
 def compare(expected: Any, actual: Any) -> Comparison:
-    """Structural equality, with arrays compared numerically (shape must match).
+    """Structural equality, with arrays compared numerically (shape and dtype must match).
 
     Functions (`{"__callable__"}`) match functions: what they return is compared where the program
     calls them (the recorder's "unit/returned" calls). A value recorded as `{"__opaque__"}` (a
@@ -41,6 +41,8 @@ def compare(expected: Any, actual: Any) -> Comparison:
         if isinstance(a, dict) and "__summary__" in a:  # a large array: sum, sum of |x|, min, max
             if not (isinstance(b, dict) and "__summary__" in b) or a["shape"] != b["shape"]:
                 return f"{where}: expected an array of shape {a['shape']}, got {_describe(b)}"
+            if _dtypes_differ(a, b):
+                return f"{where}: dtype {a['dtype']} != {b['dtype']}"
             x, y = np.asarray(a["__summary__"]), np.asarray(b["__summary__"])
             size = max(1, int(np.prod(a["shape"])))
             worst[0] = max(worst[0], float(np.abs(x - y).max()))  # of the statistics, not per element
@@ -54,6 +56,8 @@ def compare(expected: Any, actual: Any) -> Comparison:
             x, y = np.asarray(a["__array__"], dtype=float), np.asarray(b["__array__"], dtype=float)
             if x.shape != y.shape:
                 return f"{where}: shape {list(x.shape)} != {list(y.shape)}"
+            if _dtypes_differ(a, b):
+                return f"{where}: dtype {a['dtype']} != {b['dtype']}"
             if x.size:
                 diff = np.abs(x - y)
                 finite = np.isfinite(x) & np.isfinite(y)
@@ -105,6 +109,12 @@ def compare(expected: Any, actual: Any) -> Comparison:
         return Comparison(False, worst[0], worst[1], opaque[0], uncomparable=opaque[0], functions=tuple(functions),
                           data=bool(leaves[0]))
     return Comparison(not reason, worst[0], worst[1], reason, functions=tuple(functions), data=bool(leaves[0]))
+
+
+def _dtypes_differ(a: dict, b: dict) -> bool:
+    """Both recorded from arrays (a Python number has no dtype: jit turns it into a 0-d array of the
+    backend's default type, which is jit's doing, not the rewrite's) and of different dtypes."""
+    return "dtype" in a and "dtype" in b and a["dtype"] != b["dtype"]
 
 
 def _describe(v: Any) -> str:
