@@ -170,7 +170,7 @@ class SideEffectInJit(Codemod):
             kind = type(node)  # (exact classes: cst_tree.concrete)
             if kind is cst.Call and isinstance(node.func, cst.Attribute) and node.func.attr.value in STORING:
                 root = _root(node.func.value)
-                if isinstance(root, cst.Name):
+                if isinstance(root, cst.Name) and not self._no_container_method(node, root):
                     shown = f"`{self.file.code(node.func.value)}.{node.func.attr.value}(...)`"
                     values = [a.value for a in node.args]
                     self._store(node, root, shown, node.func.attr.value, node.func.value, context, values,
@@ -299,6 +299,29 @@ class SideEffectInJit(Codemod):
                         if value is None or self._may_trace(value, depth + 1):
                             return True
         return False
+
+    def _no_container_method(self, call: cst.Call, root: cst.Name) -> bool:
+        """Whether the call provably is no write into a Python container: its result is used although
+        every container's method of that name returns None (`updates, state = optimizer.update(g, s)`,
+        a NamedTuple's `flags.update(...)` that returns a new one), `update` with two positional
+        arguments (`dict.update` takes one), or a method of a name annotated with a class of its own."""
+        method = call.func.attr.value
+        names = self.file.analysis.names
+        if method in RETURNS_NONE and not isinstance(names.parent(call), cst.Expr):
+            return True
+        if method == "update" and sum(1 for a in call.args if a.keyword is None and not a.star) > 1:
+            return True
+        if call.func.value is not root:
+            return False
+        bindings = names.reaching(root)
+        node = getattr(next(iter(bindings)), "node", None) if len(bindings) == 1 else None
+        param = names.parent(node) if isinstance(node, cst.Name) else node
+        if not isinstance(param, cst.Param) or param.annotation is None:
+            return False
+        from rewriter.analysis.callsites import annotation_name
+
+        annotated = annotation_name(param) or ""
+        return bool(annotated) and annotated not in CONTAINER_ANNOTATIONS and annotated not in LOOSE_ANNOTATIONS
 
     def _parameter(self, root: cst.Name, context: JitContext) -> cst.Param | None:
         """The parameter of `context`'s function that `root` denotes (also through a local alias `d = state`)."""
@@ -474,6 +497,13 @@ def _first_attribute(expr: cst.BaseExpression) -> str:
             attribute = expr.attr.value
         expr = expr.value
     return attribute
+
+
+# Storing methods that return None on every Python container (list, dict, set, deque, queue).
+RETURNS_NONE = frozenset({"append", "extend", "insert", "add", "update", "appendleft", "put"})
+# Annotations that say nothing about the class of the value.
+LOOSE_ANNOTATIONS = frozenset({"Any", "object", "Mapping", "Sequence", "Iterable", "Collection", "MutableMapping",
+                               "MutableSequence", "Optional", "Union", "PyTree", "Callable"})
 
 
 # Methods only Python's containers have among the storing ones (`add` and `put` are also array methods).

@@ -257,7 +257,7 @@ class UnrolledLoop(Codemod):
             for arg in range_args:
                 source = _length_source(arg, lambda name: self._alias(flow, loop, name))
                 if source is not None and traced.value_at(iterable, source).traced:
-                    if self._short(flow, source):
+                    if self._short(flow, source) or self._a_list(flow, source):
                         return None
                     code = _range_length(self.file, range_args)
                     return f"`{code}` iterations, set by the length of `{self.file.code(source).strip()}`", None
@@ -311,6 +311,13 @@ class UnrolledLoop(Codemod):
         base = _base(sequence)
         dims = _literal_dims(param_forms(self.file, flow).get(base.value) if isinstance(base, cst.Name) else None)
         return int(dims[0]) if dims and dims[0].isdigit() else None
+
+    def _a_list(self, flow: FunctionFlow, sequence: cst.BaseExpression) -> bool:
+        """`sequence` is a parameter that nothing shows to be an array: its length may be a list's (one
+        gradient per variable, the layers of a network), small and fixed, as in `for x in sequence`."""
+        base = _base(sequence)
+        return isinstance(base, cst.Name) and base.value in _param_names(flow.context.function) \
+            and not self._an_array(flow, sequence)
 
     def _an_array(self, flow: FunctionFlow, sequence: cst.BaseExpression) -> bool:
         """`sequence` is (a slice of) a parameter that the calls pass an array, or declared one: a

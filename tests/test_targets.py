@@ -134,3 +134,28 @@ def test_a_public_function_of_an_installable_package_has_callers_outside_the_run
     (tmp_path / "setup.py").unlink()
     assert WorldReader(index=object())(str(tmp_path / "pkg" / "mod.py"), str(tmp_path)).open_module == ""
     assert "without the project index" in WorldReader()(str(tmp_path / "pkg" / "mod.py"), str(tmp_path)).open_module
+
+
+def test_a_copy_without_a_repository_is_rooted_at_its_requirements(tmp_path):
+    """A "Download ZIP" copy has no `.git`: the folders that declare requirements, one inside the next,
+    make its root, so a pin above a subproject's own requirements file still holds (one file or all)."""
+    from click.testing import CliRunner
+
+    from rewriter.cli import main
+    from rewriter.project.roots import project_root
+
+    _write(tmp_path, {
+        "zip/requirements.txt": "jax==0.4.6\n",
+        "zip/sim/requirements.txt": "numpy\n",
+        "zip/sim/utils/count.py": "import jax\n\n\ndef count(params):\n    return sum(jax.tree_leaves(params))\n",
+        "lone/deep/script.py": "",
+        "repo/.git/HEAD": "", "repo/setup.py": "", "repo/sub/requirements.txt": "",
+    })
+    zip_root = str(tmp_path / "zip")
+    assert project_root(str(tmp_path / "zip/sim/utils/count.py")) == zip_root
+    assert project_root(str(tmp_path / "zip/sim")) == zip_root
+    assert project_root(str(tmp_path / "lone/deep/script.py")) == str(tmp_path / "lone/deep")  # nothing marks one
+    assert project_root(str(tmp_path / "repo/sub")) == str(tmp_path / "repo")  # a repository wins
+    for target in (tmp_path / "zip/sim/utils/count.py", tmp_path / "zip"):
+        out = CliRunner().invoke(main, ["--check", "--no-cache", "--no-progress", str(target)]).output
+        assert "requirements.txt:1 pins jax==0.4.6" in out and "[*]" not in out, out

@@ -33,6 +33,7 @@ from ..analysis.installed import star_exports
 from ..files import forget_real_paths, real_path
 from .denotations import Fn, Jitted
 from .propagation import Propagation
+from .roots import project_root  # noqa: F401  (where the index is rooted; imported from here by its users)
 from .summary import Function, Summary, static_from_spec, summarize
 
 SUMMARY_SCHEMA = 4  # 2: Function.returns_python; 3: Function.python_if; 4: Function.maybe_jit
@@ -70,18 +71,6 @@ def _packages_of(directory: str) -> tuple[str, ...]:
         found = (name,) if parent == directory else (*_packages_of(parent), name)
     _PACKAGES[directory] = found
     return found
-
-
-def project_root(start: str) -> str:
-    """The nearest directory at or above `start` holding a `pyproject.toml` or a version-control root."""
-    current = os.path.abspath(start if os.path.isdir(start) else os.path.dirname(start) or ".")
-    while True:
-        if any(os.path.exists(os.path.join(current, marker)) for marker in ("pyproject.toml", ".git", ".hg")):
-            return current
-        parent = os.path.dirname(current)
-        if parent == current:
-            return os.path.abspath(start if os.path.isdir(start) else os.path.dirname(start) or ".")
-        current = parent
 
 
 @dataclass

@@ -26,6 +26,7 @@ from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.version import InvalidVersion, Version
 
 from . import declarations
+from .roots import STRONG_ROOT_MARKERS, WEAK_ROOT_MARKERS
 
 # Import roots of the libraries whose versions matter -> the distributions that install them.
 DISTRIBUTIONS: dict[str, tuple[str, ...]] = {
@@ -44,7 +45,7 @@ _SKIPPED = frozenset({".git", ".hg", ".svn", "node_modules", "site-packages", "d
 _LOCAL_DEPTH = 2  # a project's own copy of a library: `phi/`, `src/phi/`, `PhiFlow/phi/`
 # What makes a folder a project's root (beyond index.project_root's markers): only there is the project
 # searched for copies of libraries; a folder that is merely where a lone script lives is not.
-_ROOT_MARKERS = ("pyproject.toml", ".git", ".hg", "setup.py", "setup.cfg")
+_ROOT_MARKERS = STRONG_ROOT_MARKERS + WEAK_ROOT_MARKERS
 
 
 def root_of(name: str) -> str | None:
