@@ -41,6 +41,29 @@ def test_every_codemod_has_golden_cases():
         assert any(not c.expected_path.exists() for c in own), f"{codemod.NAME}: no must-not-change case"
 
 
+# The backends each framework's code runs on: a branch merge written as safe must run on all of them.
+FRAMEWORK_BACKENDS = {"phiml": {"numpy", "jax", "torch", "tensorflow"}, "jax": {"jax"}, "torch": {"torch"},
+                      "tensorflow": {"tensorflow"}}
+MERGES = frozenset({"PML201", "PML202", "PML203"})  # where/cond selections and loop primitives: values merged
+
+
+def test_every_branch_merge_called_safe_runs_on_every_backend_it_applies_to():
+    """No proof of agreement that execution has not checked: a case whose rewrite merges branches or
+    loop carries with a fix applied is executed on each backend its framework runs on (equal values,
+    shapes and dtypes: verify.values.compare)."""
+    checked = 0
+    for case in CASES:
+        if not case.expected_path.exists():
+            continue
+        merged = [f for f in _rewrite(case).findings if f.code in MERGES and f.fix is not None and f.applied]
+        if not merged:
+            continue
+        checked += 1
+        missing = FRAMEWORK_BACKENDS[case.framework] - set(case.backends)
+        assert not missing, f"{case.id}: a merge is written but never run on {sorted(missing)}"
+    assert checked >= 20
+
+
 @pytest.mark.parametrize("case", CASES, ids=lambda c: c.id)
 def test_rewrite(case: GoldenCase):
     by_code(case.codemod)  # the directory names a real codemod
