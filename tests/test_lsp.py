@@ -15,6 +15,8 @@ from pathlib import Path
 import pytest
 import pytest_lsp
 from lsprotocol import types
+
+from rewriter.lsp.server import SETTLED
 from click.testing import CliRunner
 from pytest_lsp import ClientServerConfig, LanguageClient
 
@@ -43,12 +45,17 @@ def _client_with_versions() -> LanguageClient:
 
     client = LanguageClient(converter_factory=default_converter)
     client.diagnostic_versions = {}
+    client.settled = {}  # uri -> the version whose findings the server says are final
 
     def published(client: LanguageClient, params: types.PublishDiagnosticsParams):
         client.diagnostics[params.uri] = params.diagnostics
         client.diagnostic_versions[params.uri] = params.version
 
-    register_lsp_features(client, {**DEFAULT_CLIENT_FEATURES, types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS: published})
+    def settled(client: LanguageClient, params):
+        client.settled[params.uri] = params.version
+
+    register_lsp_features(client, {**DEFAULT_CLIENT_FEATURES, types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS: published,
+                                   SETTLED: settled})
     return client
 
 
@@ -148,10 +155,9 @@ async def diagnostics_for(client: LanguageClient, uri: str, version: int, timeou
     loop = asyncio.get_running_loop()
     deadline = loop.time() + timeout
     while loop.time() < deadline:
-        if client.diagnostic_versions.get(uri) == version and uri in client.diagnostics:
-            await asyncio.sleep(0.3)  # a provisional result is followed by the exact one
-            if client.diagnostic_versions.get(uri) == version:
-                return client.diagnostics[uri]
+        if client.settled.get(uri) == version and client.diagnostic_versions.get(uri) == version \
+                and uri in client.diagnostics:
+            return client.diagnostics[uri]  # the server said the exact analysis of `version` is shown
         await asyncio.sleep(0.05)
     raise AssertionError(f"no diagnostics for {uri} version {version}")
 

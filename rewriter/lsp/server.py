@@ -36,6 +36,7 @@ from .textedits import TextEdit
 
 log = logging.getLogger(__name__)
 DEFAULT_DEBOUNCE = 0.025  # seconds between the last keystroke and an analysis (coalesces bursts)
+SETTLED = "phiml-rewrite/settled"  # a notification: {"uri", "version"} whose findings are final
 DEFAULT_IDLE = 0.3  # seconds without a keystroke before a whole file is analysed after a provisional result
 
 
@@ -199,6 +200,7 @@ class PhimlLanguageServer(LanguageServer):
                 self._report_error(uri, analysis)
             else:  # an excluded file has no findings: what it showed before it was excluded goes
                 self.publish(uri, version, analysis.text, analysis.findings)
+            self.settled(uri, version)
         except asyncio.CancelledError:
             raise
         except Exception as e:  # a bug must not take the server down: say it, keep serving
@@ -207,6 +209,11 @@ class PhimlLanguageServer(LanguageServer):
         finally:
             if self._pending.get(uri) is asyncio.current_task():
                 del self._pending[uri]
+
+    def settled(self, uri: str, version: int | None) -> None:
+        """Tell the client that what is shown for `version` is final: the exact analysis is done, no
+        provisional result will replace it. A client (and our tests) waits on this, not on a pause."""
+        self.protocol.notify(SETTLED, {"uri": uri, "version": version})
 
     def _current(self, uri: str, version: int | None) -> bool:
         return self.workspace.get_text_document(uri).version == version
@@ -307,6 +314,7 @@ class PhimlLanguageServer(LanguageServer):
             for cell in cells:
                 version = self.workspace.get_text_document(cell.key).version
                 self.publish(cell.key, version, cell.text, analysis.findings.get(cell.key, []), cell_uris)
+                self.settled(cell.key, version)
             sent.clear()
             sent.update(c.key for c in cells)
         except asyncio.CancelledError:
