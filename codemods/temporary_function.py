@@ -11,7 +11,7 @@ from rewriter.analysis.bindings import free_names, function_globals, read_path
 from rewriter.analysis.captures import captures
 from rewriter.analysis.jit import bound_value
 from rewriter.analysis.structure import ancestors, enclosing_function, is_inside, top_level_statement
-from rewriter.analysis.transforms import literal
+from rewriter.analysis.transforms import literal, match_application
 from rewriter.codemod import Codemod, Example, InsertBefore, Replace, Unchanged, dedented
 from rewriter.emit.statements import assign
 from rewriter.findings import Safety, Severity
@@ -95,6 +95,9 @@ class TemporaryFunction(Codemod):
     lifted); and a `jit_compile_linear` operator created once and used in a loop that changes a value
     it captures is traced on its first use only, so later iterations reuse that matrix: a bug of the
     code as it is, reported, since a lift (the cure) would change the results.
+    `math.jit_compile_linear(fn)` of a module-level `fn`, written at the solve, is a new operator on
+    every call too: it is built once at module level, after `fn` (not when its options are computed at
+    run time, or `fn` reads a global that is assigned again: its matrix would keep the first value).
     Where an API has no such channel (`minimize`, `solve_nonlinear`, arguments of a jit-compiled
     function, jax's `custom_root` equation), only functions that capture nothing are lifted; the
     finding says which values to pass instead.
@@ -598,7 +601,7 @@ class TemporaryFunction(Codemod):
         enclosing_name = enclosing.name.value.lstrip("_") or "function"
         found = temporary_at(names, arg.value, slot.role, enclosing_name, shown=enclosing.name.value)
         if found is None:
-            return None
+            return self._hoist_operator(call, arg, enclosing, passed, cost, severity)
         what = found.label if isinstance(found, Temporary) else f"the local function `{dotted_text(arg.value)}`"
         message = f"{what} {passed} is new on each call of `{enclosing.name.value}`{cost}"
 
@@ -662,6 +665,51 @@ class TemporaryFunction(Codemod):
                         "for that value keeps it, and a later call with an equal value fails instead of tracing anew; " + note)
         self.report(arg.value, message, severity=severity, edits=edits, note=note, safety=safety,
                     fix_description=f"lift it to module level as `{name}`{passed_as}")
+        return "fixed"
+
+    def _hoist_operator(self, call: cst.Call, arg: cst.Arg, enclosing: cst.FunctionDef, passed: str, cost: str,
+                        severity: Severity | None) -> str | None:
+        """`math.jit_compile_linear(fn)` of a module-level `fn`, built at the call: a new operator, with an
+        empty matrix cache, on every call. Built once at module level, right after `fn` is bound (or
+        before the function that uses it, if `fn` is bound earlier)."""
+        names = self.file.analysis.names
+        value = arg.value
+        app = match_application(names, value, (Kind.JIT,)) if isinstance(value, cst.Call) else None
+        if app is None or app.transform.api.name != "phiml.math.jit_compile_linear" or not isinstance(app.function, cst.Name):
+            return None
+        wrapped = app.function
+        assignments = list(names.assignments(wrapped))
+        node = getattr(assignments[0], "node", None) if len(assignments) == 1 else None
+        if node is None or not at_module_level(names, node) or not isinstance(node, (cst.FunctionDef, cst.Import, cst.ImportFrom)):
+            return None
+        message = f"`{dotted_text(value)}` {passed} is a new operator on each call of `{enclosing.name.value}`{cost}"
+        configured = [*app.transform.keywords, *(a for a in value.args if a.value is not wrapped and a.keyword is None)]
+        if any(not _constant(a.value) for a in configured):
+            self.report(value, message, severity=severity, note="not built once: its options are computed at run time")
+            return "reported"
+        why = self.file.analysis.globals.unstable_reason(wrapped.value) or (
+            self._unstable_globals(node) if isinstance(node, cst.FunctionDef) else None)
+        if why:
+            self.report(value, message, severity=severity,
+                        note=f"not built once: a per-call operator is traced with the globals it reads as they are then, "
+                             f"a module-level one keeps the matrix of its first trace: {why}")
+            return "reported"
+        module = names.wrapper.module
+        anchor = top_level_statement(names, call)
+        bound_at = top_level_statement(names, node)
+        body = list(module.body)
+        index = next(i for i, x in enumerate(body) if x is bound_at)
+        if index < next(i for i, x in enumerate(body) if x is anchor):
+            place = anchor
+        elif index + 1 < len(body):
+            place = body[index + 1]
+        else:
+            return None
+        name = self.file.analysis.fresh_name(f"_{wrapped.value.lstrip('_')}_operator")
+        statement = assign(name, value, place)
+        self.report(value, message, severity=severity,
+                    edits=[InsertBefore(place, (statement,)), Replace(value, cst.Name(name))],
+                    fix_description=f"build it once at module level as `{name}`")
         return "fixed"
 
     def _unstable_globals(self, fn: cst.CSTNode) -> str | None:
