@@ -7,7 +7,7 @@ import libcst as cst
 
 from rewriter.analysis.apis import Kind
 from rewriter.analysis.names import NameResolver
-from rewriter.analysis.structure import ancestors
+from rewriter.analysis.structure import ancestors, is_inside
 from rewriter.analysis.transforms import match_application
 
 
@@ -23,19 +23,22 @@ class Temporary:
     wrapper: cst.Call | None = None  # `math.jit_compile_linear(<it>)` at the site: becomes a decorator
 
 
-def temporary_at(resolver: NameResolver, expr: cst.BaseExpression, role: str, enclosing: str) -> Temporary | str | None:
+def temporary_at(resolver: NameResolver, expr: cst.BaseExpression, role: str, enclosing: str,
+                 shown: str | None = None) -> Temporary | str | None:
     """What `expr` (an argument at a use site) creates per call; a refusal reason; or None (stable).
 
     Recognised: a lambda; `jit_compile_linear(<lambda or nested def>)`; a name bound once, in an
-    enclosing function, to a def or to a lambda, and used only here.
+    enclosing function, to a def or to a lambda, and used only here. `enclosing` names the lifted
+    def; `shown` is the enclosing function's own name, for messages (default: `enclosing`).
     """
+    shown = shown or enclosing
     if isinstance(expr, cst.Lambda):
         return Temporary(expr, "a lambda", f"_{enclosing}_{role}")
     if isinstance(expr, cst.Call):
         app = match_application(resolver, expr, (Kind.JIT,))
         if app is None or app.transform.api.name != "phiml.math.jit_compile_linear" or app.transform.keywords:
             return None
-        inner = temporary_at(resolver, app.function, role, enclosing)
+        inner = temporary_at(resolver, app.function, role, enclosing, shown)
         if not isinstance(inner, Temporary):
             return inner
         decorator = cst.Decorator(app.transform.expr)
@@ -54,7 +57,7 @@ def temporary_at(resolver: NameResolver, expr: cst.BaseExpression, role: str, en
         return "it calls itself through the enclosing scope"
     if isinstance(node, cst.FunctionDef):
         if len(outside) != 1:
-            return f"it is also used elsewhere in `{enclosing}`"
+            return f"it is also used elsewhere in `{shown}`"
         eager = eager_decorator(resolver, node)
         if eager:
             return eager
@@ -65,14 +68,14 @@ def temporary_at(resolver: NameResolver, expr: cst.BaseExpression, role: str, en
         return None
     statement, assigned = value
     if isinstance(assigned, cst.Call):  # op = math.jit_compile_linear(lambda ...)
-        inner = temporary_at(resolver, assigned, expr.value, enclosing)
+        inner = temporary_at(resolver, assigned, expr.value, enclosing, shown)
         if not isinstance(inner, Temporary) or inner.remove is not None:
             return None if inner is None or isinstance(inner, Temporary) else inner
         if len(outside) != 1:
-            return f"it is also used elsewhere in `{enclosing}`"
+            return f"it is also used elsewhere in `{shown}`"
         return Temporary(inner.function, f"`{expr.value}`", f"_{enclosing}_{expr.value}", statement, inner.decorators)
     if len(outside) != 1:
-        return f"it is also used elsewhere in `{enclosing}`"
+        return f"it is also used elsewhere in `{shown}`"
     return Temporary(assigned, f"the lambda `{expr.value}`", f"_{enclosing}_{expr.value}", statement)
 
 
@@ -125,13 +128,24 @@ def _assigned_alone(resolver: NameResolver, target: cst.CSTNode | None) -> tuple
 
 
 def lifted_def(temporary: Temporary, name: str, captured: tuple[str, ...], spacing: cst.BaseStatement,
-               imports: tuple[cst.SimpleStatementLine, ...] = ()) -> cst.FunctionDef:
+               imports: tuple[cst.SimpleStatementLine, ...] = (), after_first: bool = False) -> cst.FunctionDef:
     """The module-level def: the function's own parameters, then one per captured value; the
     comments above the statement it is deleted from move with it. `imports` made inside the
-    enclosing function that it reads are repeated at the top of its body (captures.Captures)."""
+    enclosing function that it reads are repeated at the top of its body (captures.Captures).
+
+    `after_first`: the captured values come right after the first parameter instead, for APIs that
+    call `f(x, *args, **kwargs)`: the values passed first keep the function's own further
+    parameters bound as the call site binds them (positionally, by keyword, or to their defaults)."""
     fn = temporary.function
     extra = [cst.Param(cst.Name(c)) for c in captured]
-    params = fn.params.with_changes(params=[*fn.params.params, *extra])
+    if after_first and fn.params.posonly_params:
+        first, *rest = fn.params.posonly_params
+        params = fn.params.with_changes(posonly_params=[first, *extra, *rest])
+    elif after_first and fn.params.params:
+        first, *rest = fn.params.params
+        params = fn.params.with_changes(params=[first, *extra, *rest])
+    else:
+        params = fn.params.with_changes(params=[*fn.params.params, *extra])
     if isinstance(params.star_arg, cst.ParamStar):
         params = params.with_changes(star_arg=cst.MaybeSentinel.DEFAULT)
     params = _comma_free(params)
@@ -230,3 +244,86 @@ def leading_comments(statement: cst.BaseStatement | None) -> list[cst.EmptyLine]
     if statement is None:
         return []
     return [line for line in statement.leading_lines if line.comment is not None]
+
+
+# -- loops and late binding ---------------------------------------------------------------------
+_LOOPS = (cst.For, cst.While, cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp)
+
+
+def loops_repeating(resolver: NameResolver, node: cst.CSTNode, once: cst.CSTNode | None = None) -> list[cst.CSTNode]:
+    """The loops of `node`'s function that run `node` again, innermost first; with `once`, only those
+    that do not run `once` again too (a function created in the same iteration is new each time)."""
+    out = []
+    child = node
+    for a in ancestors(resolver, node):
+        if isinstance(a, (cst.FunctionDef, cst.Lambda, cst.ClassDef)):
+            break
+        if isinstance(a, cst.For):
+            repeats = child is a.body
+        elif isinstance(a, cst.While):
+            repeats = child is a.body or child is a.test
+        elif isinstance(a, _LOOPS):  # a comprehension: everything but its first iterable runs per item
+            repeats = not is_inside(resolver, node, a.for_in.iter)
+        else:
+            repeats = False
+        if repeats and (once is None or not any(x is a for x in ancestors(resolver, once))):
+            out.append(a)
+        child = a
+    return out
+
+
+def bindings_of(resolver: NameResolver, fn: cst.CSTNode, names: tuple[str, ...]) -> dict[str, list[cst.CSTNode]]:
+    """Where each of `names` (values `fn` captures) is bound outside `fn`: the binding nodes."""
+    from rewriter.analysis.bindings import free_names
+
+    out: dict[str, list[cst.CSTNode]] = {n: [] for n in names}
+    for free in free_names(resolver, fn):
+        if free.node.value in out:
+            for a in free.assignments:
+                node = getattr(a, "node", None)
+                if node is not None and all(node is not x for x in out[free.node.value]):
+                    out[free.node.value].append(node)
+    return out
+
+
+def rebound_in_loop(resolver: NameResolver, bindings: dict[str, list[cst.CSTNode]],
+                    loops: list[cst.CSTNode]) -> tuple[str, cst.CSTNode, cst.CSTNode] | None:
+    """A captured name some loop of `loops` binds (its target or a store in its body): (name, binding, loop)."""
+    for loop in loops:
+        for name, nodes in bindings.items():
+            for node in nodes:
+                if is_inside(resolver, node, loop):
+                    return name, node, loop
+    return None
+
+
+def written_elsewhere(resolver: NameResolver, fn: cst.CSTNode,
+                      bindings: dict[str, list[cst.CSTNode]]) -> tuple[str, cst.CSTNode] | None:
+    """A captured name another function in its scope declares `nonlocal` (it may change while the API runs)."""
+    for name, nodes in bindings.items():
+        owners = {id(o): o for o in (next((a for a in ancestors(resolver, n) if isinstance(a, (cst.FunctionDef, cst.Lambda))), None)
+                                     for n in nodes) if o is not None}
+        for owner in owners.values():
+            stack = [owner.body]
+            while stack:
+                node = stack.pop()
+                if node is fn:
+                    continue
+                if isinstance(node, cst.Nonlocal) and any(n.name.value == name for n in node.names):
+                    return name, node
+                stack.extend(node.children)
+    return None
+
+
+def assigned_within(resolver: NameResolver, node: cst.CSTNode, names: tuple[str, ...], skip: cst.CSTNode) -> tuple[str, cst.CSTNode] | None:
+    """`(name := ...)` for a captured name inside `node` (outside `skip`, the function itself)."""
+    wanted = set(names)
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        if current is skip:
+            continue
+        if isinstance(current, cst.NamedExpr) and isinstance(current.target, cst.Name) and current.target.value in wanted:
+            return current.target.value, current
+        stack.extend(current.children)
+    return None

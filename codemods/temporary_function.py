@@ -1,23 +1,25 @@
 """PML101 temporary-function."""
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import libcst as cst
 
 from rewriter import prefilter
 from rewriter.analysis.apis import TEMPORARY_FUNCTION_APIS, Kind
+from rewriter.analysis.bindings import free_names, function_globals, read_path
 from rewriter.analysis.captures import captures
 from rewriter.analysis.jit import bound_value
 from rewriter.analysis.structure import ancestors, enclosing_function, is_inside, top_level_statement
-from rewriter.analysis.transforms import literal
+from rewriter.analysis.transforms import literal, match_application
 from rewriter.codemod import Codemod, Example, InsertBefore, Replace, Unchanged, dedented
 from rewriter.emit.statements import assign
 from rewriter.findings import Safety, Severity
 
 from . import _custom_derivative as custom_derivative
 from ._hazards import own_nodes
-from ._lift import COMMA, NO_SPACE_EQUAL, Temporary, at_module_level, lifted_def, rewrite_function_body, temporary_at
+from ._lift import (COMMA, NO_SPACE_EQUAL, Temporary, assigned_within, at_module_level, bindings_of, lifted_def, loops_repeating,
+                    rebound_in_loop, rewrite_function_body, temporary_at, written_elsewhere)
 
 
 @dataclass(frozen=True)
@@ -30,6 +32,7 @@ class Slot:
     channel: str | None = None  # "f_args": appended positionally; "preprocess_y_args": a tuple keyword
     stored: bool = False  # kept and called later (a captured name rebound meanwhile would differ)
     positional_before: int = 3  # "f_args": positional arguments that must precede the appended values
+    positional_names: tuple[str, ...] = ()  # their parameter names: given by keyword, they are made positional
     # Lifting makes the API's trace cache hit (measured). jax's `cg`/`gmres`/`bicgstab`,
     # `custom_linear_solve`, and `custom_root`'s `solve`/`tangent_solve` trace the function on
     # every eager call however it is defined (they wrap it in a new closure or `partial` first).
@@ -37,7 +40,7 @@ class Slot:
 
 
 _SLOTS: dict[str, tuple[Slot, ...]] = {
-    "phiml.math.solve_linear": (Slot(0, "f", "operator", "f_args"),),
+    "phiml.math.solve_linear": (Slot(0, "f", "operator", "f_args", positional_names=("f", "y", "solve")),),
     "phiml.math.Solve": (Slot(None, "preprocess_y", "preprocess_y", "preprocess_y_args", stored=True),),
     # `solve.with_preprocessing(f, *args)`: a method of a Solve instance, recognised by its name
     "phiml.math.Solve.with_preprocessing": (Slot(0, "preprocess_y", "preprocess_y", "f_args", stored=True, positional_before=1),),
@@ -76,8 +79,25 @@ class TemporaryFunction(Codemod):
 
     The function is lifted to module level under a name that says where it came from
     (`_diffuse_operator`); `jit_compile_linear` stays as its decorator. Values it read from the
-    enclosing function become parameters and are passed through the API's own channel:
-    `solve_linear(f, y, solve, *f_args)` and `Solve(preprocess_y=f, preprocess_y_args=(...))`.
+    enclosing function become parameters right after its first one and are passed through the API's
+    own channel: `solve_linear(f, y, solve, *f_args)` (`y=` and `solve=` given by keyword become
+    positional for them, where that keeps the order arguments are evaluated in) and
+    `Solve(preprocess_y=f, preprocess_y_args=(...))`. For a `jit_compile_linear` operator they are
+    auxiliary arguments, part of its cache key, so it gets `forget_traces=True`: a per-call operator
+    kept no matrix beyond its call, and a module-level one whose captured value changes on every call
+    (a time, a velocity field) would keep one per value, warning from the fourth.
+
+    A solver runs the function during the call, so the closure reads its captured names then, as the
+    values passed at the call are: how they were assigned before does not matter, in a loop or not.
+    Three things still do: a function kept for later (`Solve(preprocess_y=...)`) built in a loop that
+    assigns a value it captures reads the last value when the solves run (not lifted); another function
+    writing the name through `nonlocal`, or `:=` inside the call, could change it in between (not
+    lifted); and a `jit_compile_linear` operator created once and used in a loop that changes a value
+    it captures is traced on its first use only, so later iterations reuse that matrix: a bug of the
+    code as it is, reported, since a lift (the cure) would change the results.
+    `math.jit_compile_linear(fn)` of a module-level `fn`, written at the solve, is a new operator on
+    every call too: it is built once at module level, after `fn` (not when its options are computed at
+    run time, or `fn` reads a global that is assigned again: its matrix would keep the first value).
     Where an API has no such channel (`minimize`, `solve_nonlinear`, arguments of a jit-compiled
     function, jax's `custom_root` equation), only functions that capture nothing are lifted; the
     finding says which values to pass instead.
@@ -119,8 +139,10 @@ class TemporaryFunction(Codemod):
     `jax.grad` calls, so the report-only ones are infos; what they cost more is in anything that
     caches on the function (`jax.jit` of it).
 
-    It is left alone, with the reason, when lifting could change what it computes: it reads a
-    captured name that is assigned again later (late binding), writes `nonlocal`/`global`, is a
+    It is left alone, with the reason, when lifting could change what it computes: a function kept
+    for later reads a captured name that is assigned again later (late binding), it writes
+    `nonlocal`/`global`, its `jit_compile_linear(auxiliary_args=...)` would not list the new
+    parameters, the call passes `*args`/`**kwargs`, or it is a
     generator, calls itself or another local function, reads `self`/`cls` or a class body, has
     defaults or decorators that read locals, or is used elsewhere too. A lambda created inside a
     traced body is traced once and costs nothing: it is not reported.
@@ -141,7 +163,10 @@ class TemporaryFunction(Codemod):
         "work; decorators that act when the def runs (`torch.jit.script`, unknown ones) are never moved. "
         "Captured values passed as `f_args` to a `jit_compile_linear` operator: under jit on jax or tensorflow, a "
         "Tensor among them needs `Solve(..., rank_deficiency=0)`; the fix notes it but does not add it, since it "
-        "changes the result of a singular system."
+        "changes the result of a singular system. They are auxiliary arguments of the module-level operator, so "
+        "its cached matrix holds them: with `grad_for_f`, a differentiated one would stay in it, and a later call "
+        "with an equal value fails on torch and jax instead of tracing anew, so that fix is unsafe (without "
+        "`grad_for_f` the solve passes no gradient to them either way)."
     )
     EXAMPLES = (
         Example(
@@ -156,7 +181,7 @@ class TemporaryFunction(Codemod):
                 from phiml import math
 
 
-                @math.jit_compile_linear
+                @math.jit_compile_linear(forget_traces=True)
                 def _diffuse_operator(x, dt):
                     return x - dt * math.laplace(x)
 
@@ -574,9 +599,9 @@ class TemporaryFunction(Codemod):
         if enclosing is None:
             return None
         enclosing_name = enclosing.name.value.lstrip("_") or "function"
-        found = temporary_at(names, arg.value, slot.role, enclosing_name)
+        found = temporary_at(names, arg.value, slot.role, enclosing_name, shown=enclosing.name.value)
         if found is None:
-            return None
+            return self._hoist_operator(call, arg, enclosing, passed, cost, severity)
         what = found.label if isinstance(found, Temporary) else f"the local function `{dotted_text(arg.value)}`"
         message = f"{what} {passed} is new on each call of `{enclosing.name.value}`{cost}"
 
@@ -586,22 +611,40 @@ class TemporaryFunction(Codemod):
 
         if isinstance(found, str):
             return refuse(found)
-        inline = isinstance(found.function, cst.Lambda) and found.remove is None
-        # An inline lambda the API calls right away reads its captures at the call: nothing to rebind.
+        # A function the API calls during the call reads its captured names then, and so do explicit
+        # arguments evaluated at the call: how the names were assigned before does not matter. One the API
+        # keeps (`Solve(preprocess_y=...)`) runs later: a name assigned again after the call would differ.
         result = captures(names, found.function, rebinding_after=call if slot.stored else None,
-                          late_binding=slot.stored or not inline, module_level=tuple(d.decorator for d in found.decorators))
+                          late_binding=slot.stored, module_level=tuple(d.decorator for d in found.decorators))
         if result.refusal is not None:
             return refuse(result.refusal, result.related)
         values = ", ".join(f"`{n}`" for n in result.names)
         if result.names and slot.channel is None:
             return refuse(f"it captures {values}, which {callee} cannot pass on to a module-level function")
+        linear = any(_is_linear_jit(names, d.decorator) for d in found.decorators)
+        if result.names and any(isinstance(d.decorator, cst.Call) and _is_linear_jit(names, d.decorator)
+                                and any(a.keyword is not None and a.keyword.value == "auxiliary_args" for a in d.decorator.args)
+                                for d in found.decorators):
+            return refuse(f"its `auxiliary_args` name the parameters it is not linear in: {values} would be traced as "
+                          "linear inputs (add them to `auxiliary_args` by hand)")
+        if linear and (why := self._unstable_globals(found.function)):
+            return refuse(f"a per-call operator is traced with the globals it reads as they are then, a module-level one "
+                          f"keeps the matrix of its first trace: {why}")
+        hazard = self._binding_hazard(call, found, slot, result.names, linear)
+        if hazard is not None:
+            kind, reason, related = hazard
+            if kind == "stale":
+                self._report_stale(arg, found, slot, reason, related)
+                return "reported"
+            return refuse(reason, related)
         new_call = _with_channel(call, arg, slot, result.names, cst.Name("__lifted__"))
-        if new_call is None:
-            return refuse(f"`{slot.channel}` is given in a form that cannot be extended")
+        if isinstance(new_call, str):
+            return refuse(new_call)
         anchor = top_level_statement(names, call)
         name = self.file.analysis.fresh_name(found.base_name)
         new_call = _with_channel(call, arg, slot, result.names, cst.Name(name))
-        lifted = lifted_def(found, name, result.names, anchor, result.imports)
+        lifted = lifted_def(_forgetting(names, found) if linear and result.names else found, name, result.names, anchor,
+                            result.imports, after_first=slot.channel is not None)
         if found.remove is None:
             change = Replace(call, new_call)
         else:  # one edit for the deletion and the call, so the gap the def leaves closes cleanly
@@ -611,13 +654,132 @@ class TemporaryFunction(Codemod):
             change = Replace(owner.body, rewrite_function_body(owner, {id(call): new_call}, found.remove))
         edits = [InsertBefore(anchor, (lifted,)), change]
         passed_as = f", passing {values} as `{slot.channel}`" if result.names else ""
-        note = ""
-        if result.names and slot.channel == "f_args" and any(_is_linear_jit(names, d.decorator) for d in lifted.decorators):
+        note, safety = "", None
+        if result.names and slot.channel == "f_args" and linear:
             note = ("under jit on jax or tensorflow, a Tensor among the `f_args` needs `Solve(..., rank_deficiency=0)`: add it "
                     "if the system has full rank — not added automatically, since it changes the result of a singular one")
-        self.report(arg.value, message, severity=severity, edits=edits, note=note,
+            if _asks_gradient_for_f(call):
+                safety = Safety.UNSAFE
+                held = f"{values} holds" if len(result.names) == 1 else f"one of {values} is"
+                note = (f"unsafe: with `grad_for_f`, if {held} a tensor being differentiated, the matrix the operator caches "
+                        "for that value keeps it, and a later call with an equal value fails instead of tracing anew; " + note)
+        self.report(arg.value, message, severity=severity, edits=edits, note=note, safety=safety,
                     fix_description=f"lift it to module level as `{name}`{passed_as}")
         return "fixed"
+
+    def _hoist_operator(self, call: cst.Call, arg: cst.Arg, enclosing: cst.FunctionDef, passed: str, cost: str,
+                        severity: Severity | None) -> str | None:
+        """`math.jit_compile_linear(fn)` of a module-level `fn`, built at the call: a new operator, with an
+        empty matrix cache, on every call. Built once at module level, right after `fn` is bound (or
+        before the function that uses it, if `fn` is bound earlier)."""
+        names = self.file.analysis.names
+        value = arg.value
+        app = match_application(names, value, (Kind.JIT,)) if isinstance(value, cst.Call) else None
+        if app is None or app.transform.api.name != "phiml.math.jit_compile_linear" or not isinstance(app.function, cst.Name):
+            return None
+        wrapped = app.function
+        assignments = list(names.assignments(wrapped))
+        node = getattr(assignments[0], "node", None) if len(assignments) == 1 else None
+        if node is None or not at_module_level(names, node) or not isinstance(node, (cst.FunctionDef, cst.Import, cst.ImportFrom)):
+            return None
+        message = f"`{dotted_text(value)}` {passed} is a new operator on each call of `{enclosing.name.value}`{cost}"
+        configured = [*app.transform.keywords, *(a for a in value.args if a.value is not wrapped and a.keyword is None)]
+        if any(not _constant(a.value) for a in configured):
+            self.report(value, message, severity=severity, note="not built once: its options are computed at run time")
+            return "reported"
+        why = self.file.analysis.globals.unstable_reason(wrapped.value) or (
+            self._unstable_globals(node) if isinstance(node, cst.FunctionDef) else None)
+        if why:
+            self.report(value, message, severity=severity,
+                        note=f"not built once: a per-call operator is traced with the globals it reads as they are then, "
+                             f"a module-level one keeps the matrix of its first trace: {why}")
+            return "reported"
+        module = names.wrapper.module
+        anchor = top_level_statement(names, call)
+        bound_at = top_level_statement(names, node)
+        body = list(module.body)
+        index = next(i for i, x in enumerate(body) if x is bound_at)
+        if index < next(i for i, x in enumerate(body) if x is anchor):
+            place = anchor
+        elif index + 1 < len(body):
+            place = body[index + 1]
+        else:
+            return None
+        name = self.file.analysis.fresh_name(f"_{wrapped.value.lstrip('_')}_operator")
+        statement = assign(name, value, place)
+        self.report(value, message, severity=severity,
+                    edits=[InsertBefore(place, (statement,)), Replace(value, cst.Name(name))],
+                    fix_description=f"build it once at module level as `{name}`")
+        return "fixed"
+
+    def _unstable_globals(self, fn: cst.CSTNode) -> str | None:
+        """A global `fn` reads (directly, or through a module function it calls) that may not hold the same
+        value at every call (jit_in_loop reads its hoists the same way)."""
+        names = self.file.analysis.names
+        stable = self.file.analysis.globals
+        for f in free_names(names, fn):
+            if f.where != "global":
+                continue
+            reason = stable.unstable_reason(f.node.value, read_path(names, f.node))
+            if reason:
+                return reason
+            for a in f.assignments:
+                node = getattr(a, "node", None)
+                if isinstance(node, cst.FunctionDef):
+                    for g in function_globals(names, node):
+                        reason = stable.unstable_reason(g.node.value, read_path(names, g.node))
+                        if reason:
+                            return f"`{node.name.value}` reads the global `{g.node.value}`, and {reason}"
+        return None
+
+    def _binding_hazard(self, call: cst.Call, found: Temporary, slot: Slot, captured: tuple[str, ...],
+                        linear: bool) -> tuple[str, str, tuple] | None:
+        """Why values passed explicitly could differ from what the closure reads: ("refuse", why,
+        related), or ("stale", why, related) for a `jit_compile_linear` operator that already computes
+        with old values (its matrix is traced once per function object, keyed on its arguments only)."""
+        if not captured:
+            return None
+        names = self.file.analysis.names
+        bindings = bindings_of(names, found.function, captured)
+        other = written_elsewhere(names, found.function, bindings)
+        if other is not None:
+            return ("refuse", f"`{other[0]}` is written through `nonlocal` in another function: it may change "
+                              "between the call and the moment the function reads it", ((other[1], "written here"),))
+        if slot.stored:
+            hit = rebound_in_loop(names, bindings, loops_repeating(names, call))
+            if hit is not None:
+                name, node, _ = hit
+                return ("refuse", f"`{name}` is assigned again in the loop the function is created in: a function kept "
+                                  f"for later reads the value `{name}` has when it runs, an explicit argument the value of "
+                                  "its own iteration", ((node, f"`{name}` is assigned here"),))
+            return None
+        walrus = assigned_within(names, call, captured, found.function)
+        if walrus is not None:
+            return ("refuse", f"`{walrus[0]}` is assigned inside the call, after the values passed to it would be read",
+                    ((walrus[1], "assigned here"),))
+        if linear and found.remove is not None:
+            hit = rebound_in_loop(names, bindings, loops_repeating(names, call, once=found.remove))
+            if hit is not None:
+                name, node, _ = hit
+                return ("stale", name, ((node, f"`{name}` is assigned again here"),))
+        return None
+
+    def _report_stale(self, arg: cst.Arg, found: Temporary, slot: Slot, name: str,
+                      related) -> None:
+        """A `jit_compile_linear` operator created once and used in a loop that assigns a value it
+        captures: it is traced on its first use only, so later solves reuse the first value's matrix.
+        Lifting with the value as an argument fixes that, but changes the results: report only."""
+        fn = found.function
+        shown = f"`{fn.name.value}`" if isinstance(fn, cst.FunctionDef) else found.label
+        message = (f"{found.label} is traced once, on its first use in the loop: later iterations reuse that matrix although "
+                   f"`{name}`, which it captures, changes")
+        if slot.channel == "f_args":
+            hint = (f"make `{name}` a parameter of {shown} after its first one and pass it at each solve, "
+                    f"`solve_linear(..., solve, {name})`: each value then gets its own matrix")
+        else:
+            hint = f"make `{name}` a parameter of {shown} and pass it at each use: each value then gets its own matrix"
+        self.report(arg.value, message, severity=Severity.ERROR, hint=hint, related=related,
+                    note="not lifted: the lift would change the results (to what the loop means)")
 
 
 def _constant(expr: cst.BaseExpression) -> bool:
@@ -653,8 +815,48 @@ def dotted_text(node: cst.CSTNode) -> str:
 
 
 def _is_linear_jit(names, expr: cst.BaseExpression) -> bool:
+    """`math.jit_compile_linear`, bare or called with its options (`@jit_compile_linear(forget_traces=True)`)."""
+    if isinstance(expr, cst.Call):
+        expr = expr.func
     api = names.api(expr, (Kind.JIT,)) if isinstance(expr, (cst.Name, cst.Attribute)) else None
     return api is not None and api.name == "phiml.math.jit_compile_linear"
+
+
+def _forgetting(names, found: Temporary) -> Temporary:
+    """The operator with `forget_traces=True` on its `jit_compile_linear`: its captured values become
+    auxiliary arguments, part of its cache key. A per-call operator kept no matrix beyond its call; at
+    module level, one that captures a value that changes on every call (a time, a velocity field)
+    would keep a matrix per value. Forgetting, it keeps the latest, which calls with equal values reuse."""
+    def forgetting(decorator: cst.Decorator) -> cst.Decorator:
+        expr = decorator.decorator
+        if not _is_linear_jit(names, expr):
+            return decorator
+        if isinstance(expr, cst.Call):
+            if any(a.keyword is not None and a.keyword.value == "forget_traces" for a in expr.args):
+                return decorator
+            args = [*expr.args[:-1], expr.args[-1].with_changes(comma=COMMA)] if expr.args else []
+            return decorator.with_changes(decorator=expr.with_changes(args=[*args, _FORGET]))
+        return decorator.with_changes(decorator=cst.Call(expr, [_FORGET]))
+
+    new = {id(d): forgetting(d) for d in found.decorators}
+    fn = found.function
+    if isinstance(fn, cst.FunctionDef):
+        fn = fn.with_changes(decorators=[new.get(id(d), d) for d in fn.decorators])
+        own = {id(d) for d in found.function.decorators}
+        kept = [d for d in fn.decorators] + [new[id(d)] for d in found.decorators if id(d) not in own]
+        return replace(found, function=fn, decorators=tuple(kept))
+    return replace(found, decorators=tuple(new[id(d)] for d in found.decorators))
+
+
+_FORGET = cst.Arg(cst.Name("True"), keyword=cst.Name("forget_traces"), equal=NO_SPACE_EQUAL)
+
+
+def _asks_gradient_for_f(call: cst.Call) -> bool:
+    """`grad_for_f=` given, and not a literal False."""
+    for a in call.args:
+        if a.keyword is not None and a.keyword.value == "grad_for_f":
+            return not (isinstance(a.value, cst.Name) and a.value.value in ("False", "None"))
+    return False
 
 
 def _module_level_name(names, expr: cst.BaseExpression) -> bool:
@@ -693,18 +895,22 @@ def _slot_arg(call: cst.Call, slot: Slot) -> cst.Arg | None:
     return None
 
 
-def _with_channel(call: cst.Call, arg: cst.Arg, slot: Slot, captured: tuple[str, ...], name: cst.Name) -> cst.Call | None:
-    """The call with the lifted function in the slot and the captured values in the channel."""
+def _with_channel(call: cst.Call, arg: cst.Arg, slot: Slot, captured: tuple[str, ...], name: cst.Name) -> cst.Call | str:
+    """The call with the lifted function in the slot and the captured values in the channel, first
+    (the lifted def takes them right after its first parameter); or why the call cannot take them."""
     args = [a.with_changes(value=name) if a is arg else a for a in call.args]
     if not captured:
         return call.with_changes(args=args)
     values = [cst.Name(c) for c in captured]
     if slot.channel == "f_args":
-        positional = [i for i, a in enumerate(args) if a.keyword is None]
-        if any(a.star for a in args) or len(positional) < slot.positional_before:
-            return None  # e.g. f, y and solve must all be positional for *f_args to follow them
-        last = positional[-1]
-        return call.with_changes(args=_insert_after(args, last, [cst.Arg(v) for v in values]))
+        if any(a.star for a in args):
+            return f"`{dotted_text(call.func)}` is given `*` or `**` arguments: where its values go is not known"
+        positional = [a for a in args if a.keyword is None]
+        if len(positional) < slot.positional_before:
+            args = _made_positional(args, slot)
+            if isinstance(args, str):
+                return args
+        return call.with_changes(args=_insert_after(args, slot.positional_before - 1, [cst.Arg(v) for v in values]))
     if slot.channel == "preprocess_y_args":
         existing = next((a for a in args if a.keyword is not None and a.keyword.value == "preprocess_y_args"), None)
         if existing is None:
@@ -713,12 +919,47 @@ def _with_channel(call: cst.Call, arg: cst.Arg, slot: Slot, captured: tuple[str,
                               equal=NO_SPACE_EQUAL)
             return call.with_changes(args=_insert_after(args, len(args) - 1, [keyword]))
         if not isinstance(existing.value, cst.Tuple):
-            return None
+            return "`preprocess_y_args` is not written as a tuple"
         old = [e.with_changes(comma=COMMA) for e in existing.value.elements]
-        elements = [*old, *(cst.Element(v, comma=COMMA) for v in values[:-1]), cst.Element(values[-1])]
-        new_tuple = existing.value.with_changes(elements=elements)
+        new = [cst.Element(v, comma=COMMA) for v in values] + old
+        new[-1] = new[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
+        new_tuple = existing.value.with_changes(elements=new)
         return call.with_changes(args=[a.with_changes(value=new_tuple) if a is existing else a for a in args])
-    return None
+    return f"`{slot.channel}` is given in a form that cannot be extended"
+
+
+def _made_positional(args: list[cst.Arg], slot: Slot) -> list[cst.Arg] | str:
+    """`solve_linear(op, y=field, solve=solve, ...)` as `solve_linear(op, field, solve, ...)`, so values
+    can follow `solve`. Refused when that would change the order the arguments are evaluated in
+    (unless they are names or literals, which reading earlier or later cannot change)."""
+    positional = [a for a in args if a.keyword is None]
+    needed = slot.positional_names[len(positional):slot.positional_before]
+    if len(positional) + len(needed) < slot.positional_before:
+        return "its leading arguments are not all given"
+    moved = []
+    for wanted in needed:
+        given = next((a for a in args if a.keyword is not None and a.keyword.value == wanted), None)
+        if given is None:
+            return f"`{wanted}` is not given: the values cannot follow it"
+        moved.append(given)
+    rest = [a for a in args if a.keyword is not None and all(a is not m for m in moved)]
+    ordered = positional + moved + rest
+    if any(a is not b for a, b in zip(ordered, args)) and not all(_plain(a.value) for a in args if a.keyword is not None):
+        return (f"making {', '.join(f'`{n}=`' for n in needed)} positional would evaluate the keyword arguments in "
+                "another order")
+    out = [a.with_changes(keyword=None, equal=cst.MaybeSentinel.DEFAULT) if any(a is m for m in moved) else a
+           for a in ordered]
+    if any(a is not b for a, b in zip(ordered, args)):  # reordered: one separator, the call's last comma at the end
+        separator = next((a.comma for a in args if isinstance(a.comma, cst.Comma)), COMMA)
+        out = [a.with_changes(comma=separator) for a in out[:-1]] + [out[-1].with_changes(comma=args[-1].comma)]
+    return out
+
+
+def _plain(expr: cst.BaseExpression) -> bool:
+    """A name or a literal: evaluating it has no effect another argument could see."""
+    if isinstance(expr, cst.Name):
+        return True
+    return _constant(expr)
 
 
 def _insert_after(args: list[cst.Arg], index: int, new: list[cst.Arg]) -> list[cst.Arg]:

@@ -140,7 +140,7 @@ def test_lifted_code_goes_to_the_top_of_the_cell_that_uses_it_never_to_a_later_c
     result = process(nbformat.writes(nb).encode())
     cells = [reading.source_text(c["source"]) for c in json.loads(result.new_source)["cells"]]
     assert cells[:2] == ["from phiml import math\nfrom phiml.math import Solve, spatial", "DT = 0.1"]
-    assert cells[2].startswith("u0 = math.tensor([0., 1., 3.], spatial('x'))\n@math.jit_compile_linear\ndef _diffuse_operator(x, dt):")
+    assert cells[2].startswith("u0 = math.tensor([0., 1., 3.], spatial('x'))\n@math.jit_compile_linear(forget_traces=True)\ndef _diffuse_operator(x, dt):")
     assert cells[3] == "diffuse(u0, DT)"
 
 

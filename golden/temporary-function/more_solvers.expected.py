@@ -30,9 +30,9 @@ def _scaled_operator(x):
     return 2 * x
 
 
-def _scaled_preprocess_y(v, k, s):
+def _scaled_preprocess_y(v, s, k):
     return v * k * s
 
 
 def scaled(solve, y, s):
-    return math.solve_linear(_scaled_operator, y, solve.with_preprocessing(_scaled_preprocess_y, 1., s))
+    return math.solve_linear(_scaled_operator, y, solve.with_preprocessing(_scaled_preprocess_y, s, 1.))

@@ -9,7 +9,7 @@ GOLDEN = {
 }
 
 
-@math.jit_compile_linear
+@math.jit_compile_linear(forget_traces=True)
 def _implicit_step_operator(x, dt, nu):
     # both captured values become f_args
     return x - dt * nu * math.laplace(x)

@@ -12,7 +12,7 @@ GOLDEN = {
 }
 
 
-@jit_compile_linear
+@jit_compile_linear(forget_traces=True)
 def _diffuse_operator(x, dt):
     return x - dt * math.laplace(x)
 

@@ -9,7 +9,7 @@ GOLDEN = {
 }
 
 
-@field.jit_compile_linear
+@field.jit_compile_linear(forget_traces=True)
 def _diffuse_operator(x, dt):
     return x - dt * math.laplace(x)
 

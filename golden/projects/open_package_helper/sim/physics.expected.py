@@ -7,7 +7,7 @@ Users of the package may call them eagerly: `implicit` builds its operator anew 
 from phiml import math
 
 
-@math.jit_compile_linear
+@math.jit_compile_linear(forget_traces=True)
 def _implicit_sharpen(x, dt):
     return x - dt * math.laplace(x)
 
