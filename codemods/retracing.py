@@ -18,8 +18,11 @@ from rewriter.findings import Related, Safety, Severity
 from ._hazards import own_nodes
 from ._lift import COMMA, NO_SPACE_EQUAL, is_called
 from ._loop_keys import NEW_EACH_TIME, STABLE, VARIES, Loop, read_names, walk
+from ._python_numbers import is_python_number
 
 FORGETTING = frozenset({"phiml.math.jit_compile", "phiml.math.jit_compile_linear"})  # take forget_traces=
+# Keep every argument that is not an array static: a Python number is a compile key.
+KEEPS_NUMBERS_STATIC = frozenset({"equinox.filter_jit"})
 # Reading these means the program relies on what the trace cache remembers.
 CACHE_ATTRIBUTES = frozenset({"traces", "recorded_mappings", "forget_traces", "matrices_and_biases"})
 
@@ -60,6 +63,7 @@ class Cause:
     spelling: str
     detail: str = ""  # "instance": the class; "reallocated": the argument as written
     place: cst.CSTNode | None = field(default=None, compare=False)  # where the key changes: an assignment in the loop
+    sometimes: bool = False  # never repeats, but changes only on some iterations (`if plateau: n += 1`)
 
 
 class Retracing(Codemod):
@@ -78,7 +82,13 @@ class Retracing(Codemod):
     `phiml-rewrite profile` is how to see the re-tracing that remains. It does not save the tracing time: the message
     names the stable key that would (pass the value as a tensor instead of an auxiliary argument, pad
     the shape, define the function once). Keys that may come back (`schedule[i]`, `i % 2`) are
-    reported at info level and left alone: there the cache serves the repeats. Batches cut with a
+    reported at info level and left alone: there the cache serves the repeats. A counter raised only
+    under a condition (`if plateau: level += 1`) never comes back either: it re-traces each time it
+    changes, and gets the same fix. A Python number that is neither auxiliary (PhiML makes it a tensor)
+    nor static (jax traces it as a weak-typed scalar) is no key; `equinox.filter_jit` keeps every
+    argument that is not an array static, so there a number that changes is reported — only where it is
+    certainly a Python number (a counter, `int(...)`, arithmetic on those, names bound only to them):
+    `t += dt` with a `dt` of unknown type may be an array after the first step. Batches cut with a
     fixed width (`x[i:i + size]`) are not reported: only the last, partial one has another shape.
     A function called with changing keys at several places of a loop gets its fix with the first of
     those findings; the others point to it.
@@ -391,7 +401,8 @@ class Retracing(Codemod):
             return
         finding = self.report(call, message, edits=[edit], related=related,
                               fix_description="add `forget_traces=True`: PhiML keeps only the latest trace",
-                              note="; ".join(filter(None, (why, f"each call still traces; stable key: {cure}"))))
+                              note="; ".join(filter(None, (why, f"each {'change' if cause.sometimes else 'call'} still traces; "
+                                                                f"stable key: {cure}"))))
         if finding is not None:
             fixed[id(jitted.function)] = call
 
@@ -435,7 +446,9 @@ class Retracing(Codemod):
         if framework not in ("phiml", "jax", "tensorflow"):
             return None
         found: list[Cause] = []
+        given: dict[str, cst.BaseExpression] = {}
         for parameter, arg in _bound_arguments(call, jitted.function):
+            given[parameter] = arg.value
             spelling = self.file.code(arg.value).strip()
             place = None
             if isinstance(arg.value, cst.Name) and loop.value_of(arg.value.value) is not None:
@@ -469,6 +482,11 @@ class Retracing(Codemod):
                 found.append(Cause(parameter, "value", key == VARIES, spelling, place=place))
             elif key == NEW_EACH_TIME and framework == "tensorflow" and _is_number(arg.value):
                 found.append(Cause(parameter, "number", False, spelling, place=place))
+            elif key != STABLE and jitted.transform.api.name in KEEPS_NUMBERS_STATIC \
+                    and is_python_number(self.file.analysis.names, arg.value):
+                found.append(Cause(parameter, "number", key == VARIES, spelling, place=place))
+        found = [c if c.repeats or loop.every_iteration(given[c.parameter]) else
+                 Cause(c.parameter, c.what, c.repeats, c.spelling, c.detail, c.place, sometimes=True) for c in found]
         order = ("auxiliary", "static", "instance", "shape", "function", "value", "number", "objects", "reallocated")
         found.sort(key=lambda c: (c.repeats, order.index(c.what)))
         return found[0] if found else None
@@ -480,6 +498,8 @@ class Retracing(Codemod):
         verb = "re-compiles" if framework == "jax" else "re-traces"
         changes = "changes with the iteration" if cause.repeats else "is new each iteration"
         per = "once per distinct value" if cause.repeats else "on every call"
+        if cause.sometimes:
+            changes, per = "changes on some iterations, never back to an earlier value", f"each time `{p}` changes"
         if jitted.phiml and not cause.repeats:
             per += " and keeps every trace"
         if cause.what in ("auxiliary", "static"):
@@ -516,8 +536,14 @@ class Retracing(Codemod):
         if cause.what == "value":
             return (f"`{name}` {verb} {per}: its non-tensor argument `{p}` {changes}",
                     "keep it to a few values, or pass numbers as tensors", "")
-        return (f"`{name}` {verb} on every call: `{p}` is a new Python number each iteration", "pass `tf.constant(...)`",
-                "`tf.function` traces once per Python value")
+        if framework == "tensorflow":
+            return (f"`{name}` {verb} {per}: `{p}` is a new Python number "
+                    f"{'each time it changes' if cause.sometimes else 'each iteration'}", "pass `tf.constant(...)`",
+                    "`tf.function` traces once per Python value")
+        return (f"`{name}` {verb} {per}: `{p}` is a Python number that {changes}",
+                f"pass `{p}` as an array (`jnp.asarray(...)`) if `{name}` only computes with it; a trip count or a shape "
+                f"must stay a Python number, and then each new value compiles",
+                f"`{jitted.transform.api.name}` keeps every argument that is not an array static: one compile per value")
 
     def _new_instance(self, expr: cst.BaseExpression, loop: Loop) -> str | None:
         """The class of `expr` when it creates, every iteration, an instance of a class of this file
