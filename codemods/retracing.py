@@ -36,6 +36,7 @@ class Jitted:
     holder: cst.CSTNode  # the decorator expression or the application call that gets `forget_traces=True`
     called_as: str = ""  # the name the loop calls it by (`advance = jit_compile(_advance)`)
     factory: str = ""  # `step = make_step(...)`: the function of this file that built it
+    bound: int = 0  # leading parameters the call does not pass: `self` of a method called as `self.step(...)`
 
     @property
     def name(self) -> str:
@@ -88,7 +89,9 @@ class Retracing(Codemod):
     nor static (jax traces it as a weak-typed scalar) is no key; `equinox.filter_jit` keeps every
     argument that is not an array static, so there a number that changes is reported — only where it is
     certainly a Python number (a counter, `int(...)`, arithmetic on those, names bound only to them):
-    `t += dt` with a `dt` of unknown type may be an array after the first step. Batches cut with a
+    `t += dt` with a `dt` of unknown type may be an array after the first step. A method called as
+    `self.step(...)` is judged by the class's own jit-decorated `step` (jax and tensorflow: PhiML's
+    `jit_compile` does not bind `self`). Batches cut with a
     fixed width (`x[i:i + size]`) are not reported: only the last, partial one has another shape.
     A function called with changing keys at several places of a loop gets its fix with the first of
     those findings; the others point to it.
@@ -213,7 +216,7 @@ class Retracing(Codemod):
         """), "`forget_traces=True` set already: the author chose"),
     )
     HAZARDS = ("Avoid repeated tracing", "Memory Leaks")
-    GATE = frozenset({prefilter.JIT_DEF_IN_LOOP, prefilter.JIT_CALLED_IN_LOOP})
+    GATE = frozenset({prefilter.JIT_DEF_IN_LOOP, prefilter.JIT_CALLED_IN_LOOP, prefilter.JITTED_METHOD})
     PROJECT_FACTS = frozenset({"factories"})
     TRIGGERS = (("jit",), ("function",))
 
@@ -223,7 +226,7 @@ class Retracing(Codemod):
         self._defs_in_loops: list[cst.FunctionDef] = []
 
     def visit_Call(self, node: cst.Call) -> None:
-        if isinstance(node.func, cst.Name) and self.file.syntax.loop_depth:
+        if self.file.syntax.loop_depth and (isinstance(node.func, cst.Name) or _on_self(node.func)):
             self._calls.append(node)
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
@@ -235,7 +238,10 @@ class Retracing(Codemod):
         for node in self._defs_in_loops:
             self._check_def_in_loop(node)
         for call in self._calls:
-            if self._factory(call.func) is not None or self._remote_factory(call.func) is not None:
+            if isinstance(call.func, cst.Attribute):
+                if self._method(call) is not None:
+                    self._check_call(call, fixed)
+            elif self._factory(call.func) is not None or self._remote_factory(call.func) is not None:
                 self._check_factory_call(call)
             elif self.file.syntax.may_be_jitted(call.func) or self._built_by_factory(call.func):
                 self._check_call(call, fixed)
@@ -366,7 +372,7 @@ class Retracing(Codemod):
         loops = enclosing_loops(names, call)
         if not loops:
             return
-        jitted = self._jitted(call.func)
+        jitted = self._method(call) if isinstance(call.func, cst.Attribute) else self._jitted(call.func)
         if jitted is None or _forgets(jitted):
             return  # with `forget_traces=True` memory is bounded already: the author chose
         if jitted.factory and any(is_inside(names, a.node, loops[0]) for a in names.assignments(call.func)
@@ -430,6 +436,27 @@ class Retracing(Codemod):
         functions = self.file.analysis.jit.functions_denoted(app.function)
         return Jitted(functions[0], app.transform, app.call, func.value) if len(functions) == 1 else None
 
+    def _method(self, call: cst.Call) -> Jitted | None:
+        """`self.step(...)` in a method of a class whose own `step` is jit-decorated (jax, tensorflow,
+        equinox: PhiML's `jit_compile` does not bind `self`). Judged by the class's own def: a subclass
+        that overrides it is not seen."""
+        names = self.file.analysis.names
+        function = enclosing_function(names, call)
+        if not isinstance(function, cst.FunctionDef) or not _on_self(call.func):
+            return None
+        first = positional_params(function)[:1]
+        block = names.parent(function)
+        owner = names.parent(block) if block is not None else None
+        if first != [call.func.value.value] or not isinstance(owner, cst.ClassDef) or _not_plain_method(function):
+            return None
+        defs = [n for n in owner.body.body if isinstance(n, cst.FunctionDef) and n.name.value == call.func.attr.value]
+        if len(defs) != 1 or _not_plain_method(defs[0]) or not positional_params(defs[0]):
+            return None
+        jitted = self._decorated(defs[0])
+        if jitted is None or jitted.phiml:
+            return None
+        return Jitted(defs[0], jitted.transform, jitted.holder, f"{call.func.value.value}.{call.func.attr.value}", bound=1)
+
     def _decorated(self, node: cst.FunctionDef) -> Jitted | None:
         for decorator in node.decorators:
             transform = match_transform(self.file.analysis.names, decorator.decorator, (Kind.JIT,))
@@ -447,7 +474,7 @@ class Retracing(Codemod):
             return None
         found: list[Cause] = []
         given: dict[str, cst.BaseExpression] = {}
-        for parameter, arg in _bound_arguments(call, jitted.function):
+        for parameter, arg in _bound_arguments(call, jitted.function, jitted.bound):
             given[parameter] = arg.value
             spelling = self.file.code(arg.value).strip()
             place = None
@@ -623,6 +650,15 @@ class Retracing(Codemod):
                         fix_description="add `forget_traces=True`: PhiML keeps only the latest trace")
 
 
+def _on_self(func: cst.BaseExpression) -> bool:
+    """`self.step`: an attribute of a plain name (the method's first parameter is checked later)."""
+    return isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name)
+
+
+def _not_plain_method(function: cst.FunctionDef) -> bool:
+    return any(last_name(d.decorator) in ("staticmethod", "classmethod", "property") for d in function.decorators)
+
+
 def _few_values(loop: cst.CSTNode) -> bool:
     """`for mode in ("a", "b")`, `for backend in BACKENDS`: a few fixed configurations, one trace each
     (what the loop asks for)."""
@@ -710,9 +746,10 @@ def _first_lines(codemod: Codemod, function: cst.CSTNode) -> set[int]:
     return lines
 
 
-def _bound_arguments(call: cst.Call, function: cst.FunctionDef | cst.Lambda):
-    """(parameter, argument) pairs for the plain positional and keyword arguments of `call`."""
-    positional = positional_params(function)
+def _bound_arguments(call: cst.Call, function: cst.FunctionDef | cst.Lambda, bound: int = 0):
+    """(parameter, argument) pairs for the plain positional and keyword arguments of `call`; the first
+    `bound` parameters are not passed (`self`)."""
+    positional = positional_params(function)[bound:]
     index = 0
     for arg in call.args:
         if arg.star:
