@@ -8,7 +8,7 @@ with the loop or a lambda created per iteration, so each call traces and no trac
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import libcst as cst
 
@@ -69,6 +69,11 @@ class Loop:
         sometimes = (accumulating - others) - _unconditional_accumulators(body)
         return cls(node, frozenset(counters), frozenset(changed - counters), frozenset(growing), _single_values(body),
                    frozenset(sometimes))
+
+    def without(self, names: frozenset[str] | set[str]) -> "Loop":
+        """This loop, blind to `names` (what inner loops assign: judged per inner loop)."""
+        return replace(self, counters=self.counters - names, changed=self.changed - names, growing=self.growing - names,
+                       values=tuple((n, v) for n, v in self.values if n not in names), sometimes=self.sometimes - names)
 
     def value_of(self, name: str) -> cst.BaseExpression | None:
         return next((value for n, value in self.values if n == name), None)
@@ -171,6 +176,13 @@ def _integer_value(expr: cst.BaseExpression, values: dict[str, int]) -> int | No
             return None
         return _INTEGER_OPERATORS[type(expr.operator)](left, right)
     return None
+
+
+def bound_names(loop: cst.CSTNode) -> set[str]:
+    """Every name a loop binds: its target and what its body assigns, constant or not."""
+    header = loop.for_in if hasattr(loop, "for_in") else loop
+    out = {n.value for n in walk(header.target) if isinstance(n, cst.Name)} if isinstance(header, (cst.For, cst.CompFor)) else set()
+    return out | set(assigned_names([loop.body if isinstance(loop, (cst.For, cst.While)) else loop]))
 
 
 def walk(node: cst.CSTNode):

@@ -1,7 +1,7 @@
 """PML401 retracing."""
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 
 import libcst as cst
@@ -17,7 +17,7 @@ from rewriter.findings import Related, Safety, Severity
 
 from ._hazards import own_nodes
 from ._lift import COMMA, NO_SPACE_EQUAL, is_called
-from ._loop_keys import NEW_EACH_TIME, STABLE, VARIES, Loop, read_names, walk
+from ._loop_keys import NEW_EACH_TIME, STABLE, VARIES, Loop, bound_names, read_names, walk
 from ._python_numbers import is_python_number
 
 FORGETTING = frozenset({"phiml.math.jit_compile", "phiml.math.jit_compile_linear"})  # take forget_traces=
@@ -65,6 +65,7 @@ class Cause:
     detail: str = ""  # "instance": the class; "reallocated": the argument as written
     place: cst.CSTNode | None = field(default=None, compare=False)  # where the key changes: an assignment in the loop
     sometimes: bool = False  # never repeats, but changes only on some iterations (`if plateau: n += 1`)
+    outer: bool = False  # stable in the innermost loop, changes with an outer one
 
 
 class Retracing(Codemod):
@@ -382,6 +383,17 @@ class Retracing(Codemod):
             return  # defined anew in the loop: reported at the def
         loop = Loop.of(loops[0])
         cause = self._cause(call, jitted, loop)
+        inner = bound_names(loops[0])
+        for outer in loops[1:]:
+            if cause is not None:
+                break
+            # stable within the inner loop, the key may change between its runs: then it traces once per
+            # change (the names the inner loops assign are judged there, not here)
+            loop = Loop.of(outer).without(inner)
+            inner |= bound_names(outer)
+            cause = self._cause(call, jitted, loop)
+            if cause is not None and not cause.repeats:
+                cause = replace(cause, sometimes=True, outer=True)
         if cause is None:
             return
         message, cure, why = self._message(call, jitted, cause, loop)
@@ -527,6 +539,8 @@ class Retracing(Codemod):
         per = "once per distinct value" if cause.repeats else "on every call"
         if cause.sometimes:
             changes, per = "changes on some iterations, never back to an earlier value", f"each time `{p}` changes"
+            if cause.outer:
+                changes = "changes with an outer loop, never back to an earlier value"
         if jitted.phiml and not cause.repeats:
             per += " and keeps every trace"
         if cause.what in ("auxiliary", "static"):
