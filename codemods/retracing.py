@@ -173,6 +173,35 @@ class Retracing(Codemod):
             None,
             "jax compiles once per shape: reported with the stable key to use",
         ),
+        Example(
+            dedented("""
+                import equinox as eqx
+
+
+                @eqx.filter_jit
+                def relax(x, level):
+                    return x * level / (level + 1)
+
+
+                def train(x, epochs):
+                    for epoch in range(epochs):
+                        x = relax(x, epoch + 1)
+                    return x
+            """),
+            None,
+            "`equinox.filter_jit` keeps Python numbers static: reported with the stable key",
+        ),
+        Unchanged(dedented("""
+            @jax.jit
+            def decay(x, lr):
+                return x * (1 - lr)
+
+
+            def train(x, epochs, lr0):
+                for epoch in range(epochs):
+                    x = decay(x, lr0 * 0.9 ** epoch)  # not static: traced as a weak-typed scalar
+                return x
+        """), "jax traces a Python number that is not static: one compile"),
         Unchanged(dedented("""
             @math.jit_compile(auxiliary_args='mode')
             def step(x, k, mode: str):
