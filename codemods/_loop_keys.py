@@ -185,6 +185,15 @@ def bound_names(loop: cst.CSTNode) -> set[str]:
     return out | set(assigned_names([loop.body if isinstance(loop, (cst.For, cst.While)) else loop]))
 
 
+def bound_names_in(statement: cst.CSTNode) -> set[str]:
+    """Names a statement binds anywhere in it: assignments, and the targets of the loops in it."""
+    out = set(assigned_names([statement]))
+    for node in walk(statement):
+        if isinstance(node, (cst.For, cst.CompFor)):
+            out |= {n.value for n in walk(node.target) if isinstance(n, cst.Name)}
+    return out
+
+
 def walk(node: cst.CSTNode):
     """Every node under `node`, itself included."""
     stack = [node]

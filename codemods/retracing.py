@@ -10,14 +10,14 @@ from rewriter import prefilter
 from rewriter.analysis.apis import Kind
 from rewriter.analysis.jit import assigned_value, bound_value
 from rewriter.analysis.names import last_name
-from rewriter.analysis.structure import enclosing_function, enclosing_loops, is_inside
+from rewriter.analysis.structure import ancestors, enclosing_function, enclosing_loops, is_inside
 from rewriter.analysis.transforms import Transform, match_application, match_transform, positional_params, static_params
 from rewriter.codemod import Codemod, Example, Replace, Unchanged, dedented
 from rewriter.findings import Related, Safety, Severity
 
 from ._hazards import own_nodes
 from ._lift import COMMA, NO_SPACE_EQUAL, is_called
-from ._loop_keys import NEW_EACH_TIME, STABLE, VARIES, Loop, bound_names, read_names, walk
+from ._loop_keys import NEW_EACH_TIME, STABLE, VARIES, Loop, bound_names, bound_names_in, read_names, walk
 from ._python_numbers import is_python_number
 
 FORGETTING = frozenset({"phiml.math.jit_compile", "phiml.math.jit_compile_linear"})  # take forget_traces=
@@ -86,7 +86,9 @@ class Retracing(Codemod):
     the shape, define the function once). Keys that may come back (`schedule[i]`, `i % 2`) are
     reported at info level and left alone: there the cache serves the repeats. A counter raised only
     under a condition (`if plateau: level += 1`) never comes back either: it re-traces each time it
-    changes, and gets the same fix. A Python number that is neither auxiliary (PhiML makes it a tensor)
+    changes, and gets the same fix. A key stable in the innermost loop is judged by the loops around it
+    (a level raised per epoch, passed in the batch loop); a name reset at the top of the body before
+    the call (`level = START`) is the reset value there. A Python number that is neither auxiliary (PhiML makes it a tensor)
     nor static (jax traces it as a weak-typed scalar) is no key; `equinox.filter_jit` keeps every
     argument that is not an array static, so there a number that changes is reported — only where it is
     certainly a Python number (a counter, `int(...)`, arithmetic on those, names bound only to them):
@@ -517,6 +519,8 @@ class Retracing(Codemod):
         given: dict[str, cst.BaseExpression] = {}
         for parameter, arg in _bound_arguments(call, jitted.function, jitted.bound):
             given[parameter] = arg.value
+            if isinstance(arg.value, cst.Name) and self._reset_before(loop, arg.value.value, call):
+                continue
             spelling = self.file.code(arg.value).strip()
             place = None
             if isinstance(arg.value, cst.Name) and loop.value_of(arg.value.value) is not None:
@@ -614,6 +618,28 @@ class Retracing(Codemod):
                 f"pass `{p}` as an array (`jnp.asarray(...)`) if `{name}` only computes with it; a trip count or a shape "
                 f"must stay a Python number, and then each new value compiles",
                 f"`{jitted.transform.api.name}` keeps every argument that is not an array static: one compile per value")
+
+    def _reset_before(self, loop: Loop, name: str, call: cst.Call) -> bool:
+        """`level = START` at the top of the loop body, before the statement of the call, and nothing
+        between rebinds it: whatever the rest of the body does to `level`, the call sees `START`."""
+        body = getattr(getattr(loop.node, "body", None), "body", None)
+        if not isinstance(body, (list, tuple)):
+            return False
+        names = self.file.analysis.names
+        statement = next((a for a in [call, *ancestors(names, call)] if any(a is s for s in body)), None)
+        if statement is None:
+            return False
+        before = body[:next(i for i, s in enumerate(body) if s is statement)]
+        for earlier in reversed(before):
+            if name not in bound_names_in(earlier):
+                continue
+            small = earlier.body[0] if isinstance(earlier, cst.SimpleStatementLine) and len(earlier.body) == 1 else None
+            if isinstance(small, cst.Assign) and len(small.targets) == 1 and isinstance(small.targets[0].target, cst.Name) \
+                    and small.targets[0].target.value == name:
+                value = small.value
+                return name not in read_names(value) and loop.key(value) == STABLE
+            return False
+        return False
 
     def _new_instance(self, expr: cst.BaseExpression, loop: Loop) -> str | None:
         """The class of `expr` when it creates, every iteration, an instance of a class of this file
