@@ -462,6 +462,8 @@ class Retracing(Codemod):
             return None
         assignments = names.assignments(func)
         if len(assignments) != 1:
+            assignments = names.reaching(func)  # redefined (a notebook's later cell): the def the call sees
+        if len(assignments) != 1:
             return None
         node = getattr(next(iter(assignments)), "node", None)
         if isinstance(node, cst.FunctionDef):
