@@ -8,7 +8,7 @@ with the loop or a lambda created per iteration, so each call traces and no trac
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import libcst as cst
 
@@ -42,6 +42,9 @@ class Loop:
     # names the body assigns exactly once, from an expression not reading themselves: `k = 0.5 + i`
     # then `step(x, k)` is judged by `0.5 + i`
     values: tuple[tuple[str, cst.BaseExpression], ...] = ()
+    # counters updated only under an `if` or `try` of the body (`if plateau: n += 1`): they never take a
+    # value twice, but change only on some iterations, so a call re-traces each time they change
+    sometimes: frozenset[str] = frozenset()
 
     @classmethod
     def of(cls, node: cst.CSTNode) -> "Loop":
@@ -63,7 +66,14 @@ class Loop:
                 others |= set(assigned_names([statement]))
             growing |= _grown(statement)
         counters |= accumulating - others  # `k = 1.0; k = k + 0.5` restarts every iteration: not a counter
-        return cls(node, frozenset(counters), frozenset(changed - counters), frozenset(growing), _single_values(body))
+        sometimes = (accumulating - others) - _unconditional_accumulators(body)
+        return cls(node, frozenset(counters), frozenset(changed - counters), frozenset(growing), _single_values(body),
+                   frozenset(sometimes))
+
+    def without(self, names: frozenset[str] | set[str]) -> "Loop":
+        """This loop, blind to `names` (what inner loops assign: judged per inner loop)."""
+        return replace(self, counters=self.counters - names, changed=self.changed - names, growing=self.growing - names,
+                       values=tuple((n, v) for n, v in self.values if n not in names), sometimes=self.sometimes - names)
 
     def value_of(self, name: str) -> cst.BaseExpression | None:
         return next((value for n, value in self.values if n == name), None)
@@ -93,6 +103,14 @@ class Loop:
         if isinstance(expr, cst.Call) and last_name(expr.func) in _CONVERSIONS and len(expr.args) >= 1:
             return self.key(expr.args[0].value)
         return VARIES if self._reads_changing(expr) else STABLE
+
+    def every_iteration(self, expr: cst.BaseExpression) -> bool:
+        """Whether a key that never repeats changes on every iteration, not only on some (a counter
+        updated under a condition)."""
+        if isinstance(expr, cst.Name) and expr.value not in self.counters and self.value_of(expr.value) is not None:
+            return self.every_iteration(self.value_of(expr.value))
+        read = read_names(expr)
+        return bool(read & (self.counters - self.sometimes)) or not read & self.sometimes
 
     def _reads_changing(self, expr: cst.CSTNode) -> bool:
         return bool(read_names(expr) & (self.counters | self.changed))
@@ -158,6 +176,22 @@ def _integer_value(expr: cst.BaseExpression, values: dict[str, int]) -> int | No
             return None
         return _INTEGER_OPERATORS[type(expr.operator)](left, right)
     return None
+
+
+def bound_names(loop: cst.CSTNode) -> set[str]:
+    """Every name a loop binds: its target and what its body assigns, constant or not."""
+    header = loop.for_in if hasattr(loop, "for_in") else loop
+    out = {n.value for n in walk(header.target) if isinstance(n, cst.Name)} if isinstance(header, (cst.For, cst.CompFor)) else set()
+    return out | set(assigned_names([loop.body if isinstance(loop, (cst.For, cst.While)) else loop]))
+
+
+def bound_names_in(statement: cst.CSTNode) -> set[str]:
+    """Names a statement binds anywhere in it: assignments, and the targets of the loops in it."""
+    out = set(assigned_names([statement]))
+    for node in walk(statement):
+        if isinstance(node, (cst.For, cst.CompFor)):
+            out |= {n.value for n in walk(node.target) if isinstance(n, cst.Name)}
+    return out
 
 
 def walk(node: cst.CSTNode):
@@ -235,6 +269,21 @@ def _accumulators(statement: cst.CSTNode) -> set[str]:
                 and isinstance(value.right, (cst.Integer, cst.Float, cst.Name)):
             return {name}
     return set()
+
+
+def _unconditional_accumulators(body: cst.CSTNode) -> set[str]:
+    """Accumulators updated by a statement of the body that runs on every iteration: one not inside
+    an `if`, `try` or nested loop of the body (nor in a nested function or class)."""
+    out: set[str] = set()
+    stack = [body]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (cst.If, cst.Try, cst.TryStar, cst.For, cst.While, cst.FunctionDef, cst.ClassDef, cst.Match)):
+            continue
+        if type(node) is cst.Assign or type(node) is cst.AugAssign:
+            out |= _accumulators(node)
+        stack.extend(children(node))
+    return out
 
 
 def _grown(statement: cst.CSTNode) -> set[str]:

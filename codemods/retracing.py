@@ -1,7 +1,7 @@
 """PML401 retracing."""
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 
 import libcst as cst
@@ -10,16 +10,19 @@ from rewriter import prefilter
 from rewriter.analysis.apis import Kind
 from rewriter.analysis.jit import assigned_value, bound_value
 from rewriter.analysis.names import last_name
-from rewriter.analysis.structure import enclosing_function, enclosing_loops, is_inside
+from rewriter.analysis.structure import ancestors, enclosing_function, enclosing_loops, is_inside
 from rewriter.analysis.transforms import Transform, match_application, match_transform, positional_params, static_params
 from rewriter.codemod import Codemod, Example, Replace, Unchanged, dedented
 from rewriter.findings import Related, Safety, Severity
 
 from ._hazards import own_nodes
 from ._lift import COMMA, NO_SPACE_EQUAL, is_called
-from ._loop_keys import NEW_EACH_TIME, STABLE, VARIES, Loop, read_names, walk
+from ._loop_keys import NEW_EACH_TIME, STABLE, VARIES, Loop, bound_names, bound_names_in, read_names, walk
+from ._python_numbers import is_python_number
 
 FORGETTING = frozenset({"phiml.math.jit_compile", "phiml.math.jit_compile_linear"})  # take forget_traces=
+# Keep every argument that is not an array static: a Python number is a compile key.
+KEEPS_NUMBERS_STATIC = frozenset({"equinox.filter_jit"})
 # Reading these means the program relies on what the trace cache remembers.
 CACHE_ATTRIBUTES = frozenset({"traces", "recorded_mappings", "forget_traces", "matrices_and_biases"})
 
@@ -33,6 +36,7 @@ class Jitted:
     holder: cst.CSTNode  # the decorator expression or the application call that gets `forget_traces=True`
     called_as: str = ""  # the name the loop calls it by (`advance = jit_compile(_advance)`)
     factory: str = ""  # `step = make_step(...)`: the function of this file that built it
+    bound: int = 0  # leading parameters the call does not pass: `self` of a method called as `self.step(...)`
 
     @property
     def name(self) -> str:
@@ -60,6 +64,8 @@ class Cause:
     spelling: str
     detail: str = ""  # "instance": the class; "reallocated": the argument as written
     place: cst.CSTNode | None = field(default=None, compare=False)  # where the key changes: an assignment in the loop
+    sometimes: bool = False  # never repeats, but changes only on some iterations (`if plateau: n += 1`)
+    outer: bool = False  # stable in the innermost loop, changes with an outer one
 
 
 class Retracing(Codemod):
@@ -78,7 +84,17 @@ class Retracing(Codemod):
     `phiml-rewrite profile` is how to see the re-tracing that remains. It does not save the tracing time: the message
     names the stable key that would (pass the value as a tensor instead of an auxiliary argument, pad
     the shape, define the function once). Keys that may come back (`schedule[i]`, `i % 2`) are
-    reported at info level and left alone: there the cache serves the repeats. Batches cut with a
+    reported at info level and left alone: there the cache serves the repeats. A counter raised only
+    under a condition (`if plateau: level += 1`) never comes back either: it re-traces each time it
+    changes, and gets the same fix. A key stable in the innermost loop is judged by the loops around it
+    (a level raised per epoch, passed in the batch loop); a name reset at the top of the body before
+    the call (`level = START`) is the reset value there. A Python number that is neither auxiliary (PhiML makes it a tensor)
+    nor static (jax traces it as a weak-typed scalar) is no key; `equinox.filter_jit` keeps every
+    argument that is not an array static, so there a number that changes is reported — only where it is
+    certainly a Python number (a counter, `int(...)`, arithmetic on those, names bound only to them):
+    `t += dt` with a `dt` of unknown type may be an array after the first step. A method called as
+    `self.step(...)` is judged by the class's own jit-decorated `step` (jax and tensorflow: PhiML's
+    `jit_compile` does not bind `self`). Batches cut with a
     fixed width (`x[i:i + size]`) are not reported: only the last, partial one has another shape.
     A function called with changing keys at several places of a loop gets its fix with the first of
     those findings; the others point to it.
@@ -159,6 +175,35 @@ class Retracing(Codemod):
             None,
             "jax compiles once per shape: reported with the stable key to use",
         ),
+        Example(
+            dedented("""
+                import equinox as eqx
+
+
+                @eqx.filter_jit
+                def relax(x, level):
+                    return x * level / (level + 1)
+
+
+                def train(x, epochs):
+                    for epoch in range(epochs):
+                        x = relax(x, epoch + 1)
+                    return x
+            """),
+            None,
+            "`equinox.filter_jit` keeps Python numbers static: reported with the stable key",
+        ),
+        Unchanged(dedented("""
+            @jax.jit
+            def decay(x, lr):
+                return x * (1 - lr)
+
+
+            def train(x, epochs, lr0):
+                for epoch in range(epochs):
+                    x = decay(x, lr0 * 0.9 ** epoch)  # not static: traced as a weak-typed scalar
+                return x
+        """), "jax traces a Python number that is not static: one compile"),
         Unchanged(dedented("""
             @math.jit_compile(auxiliary_args='mode')
             def step(x, k, mode: str):
@@ -203,7 +248,7 @@ class Retracing(Codemod):
         """), "`forget_traces=True` set already: the author chose"),
     )
     HAZARDS = ("Avoid repeated tracing", "Memory Leaks")
-    GATE = frozenset({prefilter.JIT_DEF_IN_LOOP, prefilter.JIT_CALLED_IN_LOOP})
+    GATE = frozenset({prefilter.JIT_DEF_IN_LOOP, prefilter.JIT_CALLED_IN_LOOP, prefilter.JITTED_METHOD})
     PROJECT_FACTS = frozenset({"factories"})
     TRIGGERS = (("jit",), ("function",))
 
@@ -213,7 +258,7 @@ class Retracing(Codemod):
         self._defs_in_loops: list[cst.FunctionDef] = []
 
     def visit_Call(self, node: cst.Call) -> None:
-        if isinstance(node.func, cst.Name) and self.file.syntax.loop_depth:
+        if self.file.syntax.loop_depth and (isinstance(node.func, cst.Name) or _on_self(node.func)):
             self._calls.append(node)
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
@@ -225,7 +270,10 @@ class Retracing(Codemod):
         for node in self._defs_in_loops:
             self._check_def_in_loop(node)
         for call in self._calls:
-            if self._factory(call.func) is not None or self._remote_factory(call.func) is not None:
+            if isinstance(call.func, cst.Attribute):
+                if self._method(call) is not None:
+                    self._check_call(call, fixed)
+            elif self._factory(call.func) is not None or self._remote_factory(call.func) is not None:
                 self._check_factory_call(call)
             elif self.file.syntax.may_be_jitted(call.func) or self._built_by_factory(call.func):
                 self._check_call(call, fixed)
@@ -356,7 +404,7 @@ class Retracing(Codemod):
         loops = enclosing_loops(names, call)
         if not loops:
             return
-        jitted = self._jitted(call.func)
+        jitted = self._method(call) if isinstance(call.func, cst.Attribute) else self._jitted(call.func)
         if jitted is None or _forgets(jitted):
             return  # with `forget_traces=True` memory is bounded already: the author chose
         if jitted.factory and any(is_inside(names, a.node, loops[0]) for a in names.assignments(call.func)
@@ -366,6 +414,17 @@ class Retracing(Codemod):
             return  # defined anew in the loop: reported at the def
         loop = Loop.of(loops[0])
         cause = self._cause(call, jitted, loop)
+        inner = bound_names(loops[0])
+        for outer in loops[1:]:
+            if cause is not None:
+                break
+            # stable within the inner loop, the key may change between its runs: then it traces once per
+            # change (the names the inner loops assign are judged there, not here)
+            loop = Loop.of(outer).without(inner)
+            inner |= bound_names(outer)
+            cause = self._cause(call, jitted, loop)
+            if cause is not None and not cause.repeats:
+                cause = replace(cause, sometimes=True, outer=True)
         if cause is None:
             return
         message, cure, why = self._message(call, jitted, cause, loop)
@@ -391,7 +450,8 @@ class Retracing(Codemod):
             return
         finding = self.report(call, message, edits=[edit], related=related,
                               fix_description="add `forget_traces=True`: PhiML keeps only the latest trace",
-                              note="; ".join(filter(None, (why, f"each call still traces; stable key: {cure}"))))
+                              note="; ".join(filter(None, (why, f"each {'change' if cause.sometimes else 'call'} still traces; "
+                                                                f"stable key: {cure}"))))
         if finding is not None:
             fixed[id(jitted.function)] = call
 
@@ -401,6 +461,8 @@ class Retracing(Codemod):
         if not isinstance(func, cst.Name):
             return None
         assignments = names.assignments(func)
+        if len(assignments) != 1:
+            assignments = names.reaching(func)  # redefined (a notebook's later cell): the def the call sees
         if len(assignments) != 1:
             return None
         node = getattr(next(iter(assignments)), "node", None)
@@ -419,6 +481,27 @@ class Retracing(Codemod):
         functions = self.file.analysis.jit.functions_denoted(app.function)
         return Jitted(functions[0], app.transform, app.call, func.value) if len(functions) == 1 else None
 
+    def _method(self, call: cst.Call) -> Jitted | None:
+        """`self.step(...)` in a method of a class whose own `step` is jit-decorated (jax, tensorflow,
+        equinox: PhiML's `jit_compile` does not bind `self`). Judged by the class's own def: a subclass
+        that overrides it is not seen."""
+        names = self.file.analysis.names
+        function = enclosing_function(names, call)
+        if not isinstance(function, cst.FunctionDef) or not _on_self(call.func):
+            return None
+        first = positional_params(function)[:1]
+        block = names.parent(function)
+        owner = names.parent(block) if block is not None else None
+        if first != [call.func.value.value] or not isinstance(owner, cst.ClassDef) or _not_plain_method(function):
+            return None
+        defs = [n for n in owner.body.body if isinstance(n, cst.FunctionDef) and n.name.value == call.func.attr.value]
+        if len(defs) != 1 or _not_plain_method(defs[0]) or not positional_params(defs[0]):
+            return None
+        jitted = self._decorated(defs[0])
+        if jitted is None or jitted.phiml:
+            return None
+        return Jitted(defs[0], jitted.transform, jitted.holder, f"{call.func.value.value}.{call.func.attr.value}", bound=1)
+
     def _decorated(self, node: cst.FunctionDef) -> Jitted | None:
         for decorator in node.decorators:
             transform = match_transform(self.file.analysis.names, decorator.decorator, (Kind.JIT,))
@@ -435,7 +518,11 @@ class Retracing(Codemod):
         if framework not in ("phiml", "jax", "tensorflow"):
             return None
         found: list[Cause] = []
-        for parameter, arg in _bound_arguments(call, jitted.function):
+        given: dict[str, cst.BaseExpression] = {}
+        for parameter, arg in _bound_arguments(call, jitted.function, jitted.bound):
+            given[parameter] = arg.value
+            if isinstance(arg.value, cst.Name) and self._reset_before(loop, arg.value.value, call):
+                continue
             spelling = self.file.code(arg.value).strip()
             place = None
             if isinstance(arg.value, cst.Name) and loop.value_of(arg.value.value) is not None:
@@ -469,6 +556,11 @@ class Retracing(Codemod):
                 found.append(Cause(parameter, "value", key == VARIES, spelling, place=place))
             elif key == NEW_EACH_TIME and framework == "tensorflow" and _is_number(arg.value):
                 found.append(Cause(parameter, "number", False, spelling, place=place))
+            elif key != STABLE and jitted.transform.api.name in KEEPS_NUMBERS_STATIC \
+                    and is_python_number(self.file.analysis.names, arg.value):
+                found.append(Cause(parameter, "number", key == VARIES, spelling, place=place))
+        found = [c if c.repeats or loop.every_iteration(given[c.parameter]) else
+                 Cause(c.parameter, c.what, c.repeats, c.spelling, c.detail, c.place, sometimes=True) for c in found]
         order = ("auxiliary", "static", "instance", "shape", "function", "value", "number", "objects", "reallocated")
         found.sort(key=lambda c: (c.repeats, order.index(c.what)))
         return found[0] if found else None
@@ -480,6 +572,10 @@ class Retracing(Codemod):
         verb = "re-compiles" if framework == "jax" else "re-traces"
         changes = "changes with the iteration" if cause.repeats else "is new each iteration"
         per = "once per distinct value" if cause.repeats else "on every call"
+        if cause.sometimes:
+            changes, per = "changes on some iterations, never back to an earlier value", f"each time `{p}` changes"
+            if cause.outer:
+                changes = "changes with an outer loop, never back to an earlier value"
         if jitted.phiml and not cause.repeats:
             per += " and keeps every trace"
         if cause.what in ("auxiliary", "static"):
@@ -516,8 +612,36 @@ class Retracing(Codemod):
         if cause.what == "value":
             return (f"`{name}` {verb} {per}: its non-tensor argument `{p}` {changes}",
                     "keep it to a few values, or pass numbers as tensors", "")
-        return (f"`{name}` {verb} on every call: `{p}` is a new Python number each iteration", "pass `tf.constant(...)`",
-                "`tf.function` traces once per Python value")
+        if framework == "tensorflow":
+            return (f"`{name}` {verb} {per}: `{p}` is a new Python number "
+                    f"{'each time it changes' if cause.sometimes else 'each iteration'}", "pass `tf.constant(...)`",
+                    "`tf.function` traces once per Python value")
+        return (f"`{name}` {verb} {per}: `{p}` is a Python number that {changes}",
+                f"pass `{p}` as an array (`jnp.asarray(...)`) if `{name}` only computes with it; a trip count or a shape "
+                f"must stay a Python number, and then each new value compiles",
+                f"`{jitted.transform.api.name}` keeps every argument that is not an array static: one compile per value")
+
+    def _reset_before(self, loop: Loop, name: str, call: cst.Call) -> bool:
+        """`level = START` at the top of the loop body, before the statement of the call, and nothing
+        between rebinds it: whatever the rest of the body does to `level`, the call sees `START`."""
+        body = getattr(getattr(loop.node, "body", None), "body", None)
+        if not isinstance(body, (list, tuple)):
+            return False
+        names = self.file.analysis.names
+        statement = next((a for a in [call, *ancestors(names, call)] if any(a is s for s in body)), None)
+        if statement is None:
+            return False
+        before = body[:next(i for i, s in enumerate(body) if s is statement)]
+        for earlier in reversed(before):
+            if name not in bound_names_in(earlier):
+                continue
+            small = earlier.body[0] if isinstance(earlier, cst.SimpleStatementLine) and len(earlier.body) == 1 else None
+            if isinstance(small, cst.Assign) and len(small.targets) == 1 and isinstance(small.targets[0].target, cst.Name) \
+                    and small.targets[0].target.value == name:
+                value = small.value
+                return name not in read_names(value) and loop.key(value) == STABLE
+            return False
+        return False
 
     def _new_instance(self, expr: cst.BaseExpression, loop: Loop) -> str | None:
         """The class of `expr` when it creates, every iteration, an instance of a class of this file
@@ -595,6 +719,15 @@ class Retracing(Codemod):
                 continue
             self.report(target, message, edits=[edit], note="each new key still traces",
                         fix_description="add `forget_traces=True`: PhiML keeps only the latest trace")
+
+
+def _on_self(func: cst.BaseExpression) -> bool:
+    """`self.step`: an attribute of a plain name (the method's first parameter is checked later)."""
+    return isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name)
+
+
+def _not_plain_method(function: cst.FunctionDef) -> bool:
+    return any(last_name(d.decorator) in ("staticmethod", "classmethod", "property") for d in function.decorators)
 
 
 def _few_values(loop: cst.CSTNode) -> bool:
@@ -684,9 +817,10 @@ def _first_lines(codemod: Codemod, function: cst.CSTNode) -> set[int]:
     return lines
 
 
-def _bound_arguments(call: cst.Call, function: cst.FunctionDef | cst.Lambda):
-    """(parameter, argument) pairs for the plain positional and keyword arguments of `call`."""
-    positional = positional_params(function)
+def _bound_arguments(call: cst.Call, function: cst.FunctionDef | cst.Lambda, bound: int = 0):
+    """(parameter, argument) pairs for the plain positional and keyword arguments of `call`; the first
+    `bound` parameters are not passed (`self`)."""
+    positional = positional_params(function)[bound:]
     index = 0
     for arg in call.args:
         if arg.star:

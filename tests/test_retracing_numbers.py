@@ -1,0 +1,106 @@
+"""PML401's proofs that an argument is a plain Python number (what `equinox.filter_jit` keeps
+static), and which loop counters change only on some iterations."""
+import textwrap
+
+import libcst as cst
+import pytest
+
+from codemods._loop_keys import Loop
+from codemods._python_numbers import is_python_number
+from rewriter.analysis.names import NameResolver
+
+
+def _arguments(source: str):
+    module = cst.parse_module(textwrap.dedent(source))
+    names = NameResolver(cst.MetadataWrapper(module, unsafe_skip_copy=True))
+    found = {}
+
+    class Calls(cst.CSTVisitor):
+        def visit_Call(self, node):
+            if isinstance(node.func, cst.Name) and node.func.value == "f":
+                found[module.code_for_node(node.args[0].value)] = node.args[0].value
+
+    module.visit(Calls())
+    return names, found
+
+
+SOURCE = """
+    import jax.numpy as jnp
+    LEVEL, STEP = 1, 2
+    RATE = 0.5
+
+    def run(x, n, dt, lr: float, k: int, data):
+        t = 0.0
+        level = LEVEL
+        y = jnp.zeros(3)
+        w = 1.0
+        for i in range(n):
+            f(i)
+            f(t)
+            f(level)
+            f(RATE * 0.9 ** i)
+            f(lr * 2)
+            f(k // 2)
+            f(int(x.sum()))
+            f(min(level + STEP, 10))
+            f(len(data))
+            f(x)
+            f(dt)
+            f(y)
+            f(w)
+            f(jnp.asarray(i))
+            f(round(x))
+            t += 0.25
+            w += dt
+            if i % 3 == 0:
+                level += STEP
+        for j, item in enumerate(data):
+            f(j)
+            f(item)
+"""
+
+
+@pytest.mark.parametrize("expr, number", [
+    ("i", True), ("t", True), ("level", True), ("RATE * 0.9 ** i", True), ("lr * 2", True), ("k // 2", True),
+    ("int(x.sum())", True), ("min(level + STEP, 10)", True), ("len(data)", True), ("j", True),
+    ("x", False),  # a parameter without a number annotation: callers pass anything
+    ("dt", False), ("y", False), ("jnp.asarray(i)", False), ("item", False),
+    ("w", False),  # `w += dt`, `dt` unknown: an array after the first step
+    ("round(x)", False),  # round of an array is an array
+])
+def test_python_numbers(expr, number):
+    names, found = _arguments(SOURCE)
+    assert is_python_number(names, found[expr]) is number
+
+
+def test_a_shadowed_builtin_proves_nothing():
+    names, found = _arguments("""
+        def int(v):
+            return v
+
+        def run(x):
+            for _ in range(3):
+                f(int(x))
+    """)
+    assert not is_python_number(names, found["int(x)"])
+
+
+def test_counters_raised_under_a_condition_change_only_sometimes():
+    loop = cst.parse_module(textwrap.dedent("""
+        for epoch in range(n):
+            t += dt
+            if plateau(epoch):
+                level += 1
+            try:
+                tries += 1
+            except ValueError:
+                pass
+            for batch in data:
+                seen += 1
+    """)).body[0]
+    keys = Loop.of(loop)
+    assert {"epoch", "t", "level", "tries", "seen"} <= keys.counters
+    assert keys.sometimes == {"level", "tries", "seen"}
+    assert keys.every_iteration(cst.parse_expression("t * 2")) and keys.every_iteration(cst.parse_expression("epoch"))
+    assert not keys.every_iteration(cst.parse_expression("level + 1"))
+    assert keys.every_iteration(cst.parse_expression("level + epoch"))  # the counter changes every time
