@@ -178,6 +178,14 @@ def test_draws_reach_the_edges():
     assert find(strategies.inputs([sig]), lambda d: math.isnan(d[1]["k"]), **kw)
 
 
+def test_without_edges_the_sizes_are_the_calls():
+    sig = _signature("def f(x): pass\nf(jnp.zeros((3,)))", "f")
+    with pytest.raises(NoSuchExample):
+        find(strategies.inputs([sig], edges=False), lambda d: d[1]["x"].shape != (3,),
+             settings=settings(database=None, derandomize=True, max_examples=200))
+    assert strategies.sizes("#3") == [3, 1, 0, 4] and strategies.sizes("#1") == [1, 0, 2]
+
+
 def test_draws_never_change_a_dtype_the_sources_give():
     sig = _signature("def f(x): pass\nf(jnp.array([1, 2]))", "f")
     with pytest.raises(NoSuchExample):

@@ -121,7 +121,8 @@ def synthesize(options: _verify.Options, config: Config, budget: Budget,
                     r = per_job[job.id]
                     rel = job.id.rsplit(":", 1)[0]
                     synthesis.results.append(Result(rel, job.name, backend, r["status"], r.get("examples", 0),
-                                                    r.get("inputs", ""), r.get("reason", ""), bool(r.get("cut_short"))))
+                                                    r.get("inputs", ""), r.get("reason", ""), bool(r.get("cut_short")),
+                                                    bool(r.get("beyond_calls"))))
         order = {key: i for i, key in enumerate((c.rel, u) for c in ws.changed for u in c.units)}
         backend_order = {b: i for i, b in enumerate(synthesis.backends)}
         synthesis.results.sort(key=lambda r: (order.get(r.key, 0), backend_order.get(r.backend, -1)))

@@ -14,7 +14,8 @@ def cell(r: Result) -> Text:
         return Text(f"✓ verified on {r.examples} input{'s' if r.examples != 1 else ''}{cut}",
                     style="yellow" if cut else "green")
     if r.status == FALSIFIED:
-        return Text(f"✗ falsified: {r.inputs}\n", style="bold red") + Text(r.reason, style="red")
+        where = " at sizes no call passes" if r.beyond_calls else ""
+        return Text(f"✗ falsified{where}: {r.inputs}\n", style="bold red") + Text(r.reason, style="red")
     return Text(f"· {'not synthesizable' if r.status == UNSYNTHESIZABLE else 'not checked'}: {r.reason}", style="yellow")
 
 

@@ -16,6 +16,7 @@ class Result:
     inputs: str = ""  # the shrunk counterexample (falsified)
     reason: str = ""  # how it differs (falsified), why nothing was compared (unsynthesizable, error)
     cut_short: bool = False  # the time budget ended the search before --max-examples
+    beyond_calls: bool = False  # falsified only at sizes no call site passes (an empty or length-1 axis...)
 
     @property
     def key(self) -> tuple[str, str]:

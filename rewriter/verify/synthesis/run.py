@@ -12,6 +12,8 @@ from typing import Callable
 
 from ... import runtime
 
+PACKAGE_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
+
 
 @dataclass(frozen=True)
 class Job:
@@ -33,6 +35,8 @@ def run_backend(backend: str, framework: str, jobs: list[Job], seed: int, max_ex
             json.dump({"backend": backend, "framework": framework, "seed": seed, "max_examples": max_examples,
                        "budget": budget, "functions": [j.__dict__ for j in jobs]}, f)
         env = runtime.select_environment(backend if framework == "phiml" else None, False)
+        # the worker imports the rewriter this process runs (a checkout may differ from an installed copy)
+        env["PYTHONPATH"] = os.pathsep.join([PACKAGE_ROOT, *filter(None, [env.get("PYTHONPATH")])])
         problem = ""
         try:
             proc = subprocess.run([sys.executable, "-m", "rewriter.verify.synthesis.worker", spec_path, out_path],

@@ -3,7 +3,9 @@
 Dtypes and ranks are the sources' (a rule's safety argument may rest on them: every call passes
 floats); sizes and values vary. Each axis symbol draws one size per example, its own size first (so
 shrinking returns to the shape the source gave), then the edges 1 and 0, then one more. Values
-include 0, negatives and NaN. A draw is (signature, {parameter: numpy array or Python number}).
+include 0, negatives and NaN. A search first keeps the sizes the calls give (`edges=False`: a
+counterexample there is one the program could meet), then varies them. A draw is
+(signature, {parameter: numpy array or Python number}).
 """
 from __future__ import annotations
 
@@ -17,11 +19,11 @@ EDGE_FLOATS = [0.0, -1.0, 1.0, 0.5, -0.5, math.nan]
 NAMED_SIZES = [2, 1, 0, 3]  # an annotation's named axis (`"n"`): no size of its own
 
 
-def sizes(symbol: str) -> list[int]:
+def sizes(symbol: str, edges: bool = True) -> list[int]:
     if symbol.startswith("#"):
         own = int(symbol[1:])
-        return list(dict.fromkeys([own, 1, 0, own + 1]))
-    return NAMED_SIZES
+        return list(dict.fromkeys([own, 1, 0, own + 1])) if edges else [own]
+    return NAMED_SIZES if edges else NAMED_SIZES[:1]
 
 
 def numpy_dtype(name: str) -> np.dtype:
@@ -48,7 +50,7 @@ def scalar(desc: dict) -> st.SearchStrategy:
     return st.one_of(st.sampled_from([float(v) for v in seen] + EDGE_FLOATS), st.floats(-100, 100))
 
 
-def signature(sig: dict[str, dict]) -> st.SearchStrategy:
+def signature(sig: dict[str, dict], edges: bool = True) -> st.SearchStrategy:
     symbols = list(dict.fromkeys(s for d in sig.values() if d["kind"] == "array" for s in d["symbols"]))
 
     def values(drawn_sizes: dict[str, int]) -> st.SearchStrategy:
@@ -61,12 +63,12 @@ def signature(sig: dict[str, dict]) -> st.SearchStrategy:
                 parts[p] = hnp.arrays(dtype, tuple(drawn_sizes[s] for s in d["symbols"]), elements=elements(dtype))
         return st.fixed_dictionaries(parts)
 
-    drawn = st.fixed_dictionaries({s: st.sampled_from(sizes(s)) for s in symbols})
+    drawn = st.fixed_dictionaries({s: st.sampled_from(sizes(s, edges)) for s in symbols})
     return drawn.flatmap(values).map(lambda raw: (sig, raw))
 
 
-def inputs(signatures: list[dict[str, dict]]) -> st.SearchStrategy:
-    return st.one_of(*(signature(s) for s in signatures))
+def inputs(signatures: list[dict[str, dict]], edges: bool = True) -> st.SearchStrategy:
+    return st.one_of(*(signature(s, edges) for s in signatures))
 
 
 def example(sig: dict[str, dict]) -> tuple[dict, dict]:

@@ -5,6 +5,8 @@ The original runs eagerly (the author's meaning: PhiML's jit calls the function,
 `jax.jit` (Python numbers static, as a jitted caller's literals are) or PhiML's `jit_compile`.
 An input on which the original itself fails is outside the function's domain: rejected, not held
 against the rewrite. Hypothesis shrinks a disagreement; the last disagreement seen is the smallest.
+The sizes the calls give are searched first, then edge sizes (`strategies`): a disagreement found
+only there is reported as beyond the calls.
 
 Usage: python -m rewriter.verify.synthesis.worker SPEC.json OUT.json
 """
@@ -136,21 +138,30 @@ def check(original, rewritten, plan: dict, framework: str, backend: str | None, 
             raise Disagreement()
         state["compared"] += 1
 
-    prop = given(strategies.inputs(plan["signatures"]))(test)
-    for sig in plan["examples"]:
-        prop = example(strategies.example(sig))(prop)
-    prop = settings(max_examples=max_examples, deadline=None, database=None, print_blob=False, derandomize=False,
-                    suppress_health_check=list(HealthCheck))(prop)
-    prop = fixed_seed(seed)(prop)
-    error = ""
-    try:
-        prop()
-    except Disagreement:
-        pass
-    except Exception as e:  # Unsatisfiable, or a replay cut short by the budget (Flaky): the state says what happened
-        error = runtime.describe(e)
+    def search(edges: bool, examples: int, explicit: list[dict]) -> str:
+        prop = given(strategies.inputs(plan["signatures"], edges))(test)
+        for sig in explicit:
+            prop = example(strategies.example(sig))(prop)
+        prop = settings(max_examples=examples, deadline=None, database=None, print_blob=False,
+                        suppress_health_check=list(HealthCheck))(prop)
+        try:
+            fixed_seed(seed)(prop)()
+        except Disagreement:
+            pass
+        except Exception as e:  # Unsatisfiable, or a replay cut short by the budget (Flaky): the state says what happened
+            return runtime.describe(e)
+        return ""
+
+    # the sizes the calls give first: a counterexample there is one the program could meet
+    first = max(1, max_examples // 2)
+    error = search(False, first, plan["examples"])
+    beyond = False
+    if not state["failure"] and max_examples > first:
+        error = search(True, max_examples - first, []) or error
+        beyond = bool(state["failure"])
     if state["failure"]:
-        return {"status": "falsified", **state["failure"], "examples": state["compared"], "cut_short": state["cut"]}
+        return {"status": "falsified", **state["failure"], "beyond_calls": beyond, "examples": state["compared"],
+                "cut_short": state["cut"]}
     if state["compared"]:
         return {"status": "verified", "examples": state["compared"], "rejected": state["rejected"], "cut_short": state["cut"]}
     if state["rejected"]:
