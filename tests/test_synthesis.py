@@ -41,7 +41,8 @@ def test_array_constructors_with_literal_shapes(expr, framework, dtype, shape):
 
 def test_phiml_dimensions_and_literal_values_are_kept():
     d = _describe("math.tensor([[1., 2.]], batch('b'), spatial('x'))")
-    assert d is None  # two shape arguments: not the literal form this slice reads
+    assert d["dims"] == [["b", "batch"], ["x", "spatial"]] and d["shape"] == [1, 2]
+    assert _describe("math.tensor([[1., 2.]], spatial('x'))") is None  # a rank the dimensions do not match
     d = _describe("math.tensor([1., 2.], spatial('x'))")
     assert d["dims"] == [["x", "spatial"]] and d["value"] == [1.0, 2.0]
     assert _describe("jnp.float32(-0.3)")["value"] == -0.3

@@ -193,11 +193,14 @@ def _call(node: ast.Call, env: dict[str, ast.expr], depth: int) -> dict | None:
     # PhiML
     if function in ("tensor", "wrap") and len(node.args) >= 2:
         nested = _nested(node.args[0])
-        dims = phiml_dims(node.args[1]) if len(node.args) == 2 else None
-        if nested is None or dims is None or len(dims[0]) != len(nested[0]):
+        parts = [phiml_dims(a) for a in node.args[1:]]  # `batch('b'), spatial('s')`: one per axis group
+        if nested is None or None in parts:
+            return None
+        dims = [d for part in parts for d in part[0]]
+        if len(dims) != len(nested[0]):
             return None
         shape, flat, value = nested
-        return array("phiml", DEFAULT["phiml"][_literal_kind(flat) or "float"], shape, value, dims[0])
+        return array("phiml", DEFAULT["phiml"][_literal_kind(flat) or "float"], shape, value, dims)
     if function in ("zeros", "ones", "random_normal", "random_uniform") and node.args:
         dims = phiml_dims(node.args[0])
         if dims is None or None in dims[1]:
