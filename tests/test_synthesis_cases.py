@@ -103,3 +103,11 @@ def test_cli_refuses_in_place_without_a_program(monkeypatch):
     monkeypatch.chdir(ROOT / "golden" / "verify-synthesis" / "negative_branch")
     result = CliRunner().invoke(main, ["verify", "original.py", "--in-place"])
     assert result.exit_code == 2 and "--in-place needs --run or --pytest" in result.output
+
+
+def test_a_spent_budget_is_reported_not_passed(monkeypatch):
+    case = ROOT / "golden" / "verify-synthesis" / "sqrt_sign"
+    outcome = _run(case, monkeypatch, budget=synthesis.Budget(max_examples=EXAMPLES, seconds=0))
+    [result] = outcome.synthesis.results
+    assert result.status != VERIFIED and "cut short by the time budget" in result.reason
+    assert outcome.synthesis.exit_code == 2
