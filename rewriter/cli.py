@@ -380,13 +380,23 @@ BACKENDS = ("numpy", "jax", "torch", "tensorflow")
 @click.option("--timeout", type=click.FloatRange(min=1), default=900, show_default=True, help="Seconds per run; a run cut short is reported as such, never as passed.")
 @click.option("--no-replay", is_flag=True, help="Do not call the rewritten functions on the recorded inputs.")
 @click.option("--keep", is_flag=True, help="Keep the temporary trees and run logs (their directory is printed).")
+@click.option("--seed", type=int, default=0, show_default=True, help="Without --run/--pytest: the seed of the synthesized inputs.")
+@click.option("--max-examples", type=click.IntRange(min=1), default=100, show_default=True, help="Without --run/--pytest: inputs drawn per function and backend.")
+@click.option("--budget", type=click.FloatRange(min=1), default=20, show_default=True, help="Without --run/--pytest: seconds per function and backend; what it cuts short is reported.")
 @click.pass_context
 def verify_command(
     ctx: click.Context, path: str, run_commands: tuple[str, ...], pytest_args: str | None, rewritten: str | None,
     backends: tuple[str, ...], in_place: bool, unsafe_fixes: bool | None, select: tuple[str, ...], ignore: tuple[str, ...],
-    output_format: str, jobs: int | None, timeout: float, no_replay: bool, keep: bool,
+    output_format: str, jobs: int | None, timeout: float, no_replay: bool, keep: bool, seed: int = 0,
+    max_examples: int = 100, budget: float = 20,
 ) -> None:
     """Run the original and the rewritten code on every backend, eager and jitted, and compare.
+
+    With neither --run nor --pytest, each changed function is called on synthesized inputs instead
+    (from its call sites, its annotations, and Hypothesis over the shapes and dtypes they give; see
+    the README): the original eagerly, the rewrite jitted, on every backend its framework runs
+    on. Exit 0: all verified; 1: one falsified (the shrunk counterexample is shown); 3: some could
+    not be synthesized or were cut short by --budget; 2: none could.
 
     A notebook PATH (`verify nb.ipynb`) runs itself: the original and the rewritten notebook are
     executed top to bottom in a Jupyter kernel (nbclient + ipykernel), and the functions its cells
@@ -411,8 +421,11 @@ def verify_command(
 
     if not run_commands and not pytest_args and is_notebook(path):  # the notebook itself, top to bottom
         run_commands = (command.notebook_command(path),)
-    if bool(run_commands) == bool(pytest_args):
-        raise click.UsageError("give exactly one of --run COMMAND and --pytest TESTS (a notebook PATH runs itself)")
+    if run_commands and pytest_args:
+        raise click.UsageError("give one of --run COMMAND and --pytest TESTS (or neither: synthesized inputs)")
+    synthesized = not run_commands and not pytest_args
+    if synthesized and in_place:
+        raise click.UsageError("--in-place needs --run or --pytest: fixes are not yet written on synthesized verdicts")
     if in_place and rewritten:
         raise click.UsageError("--in-place writes phiml-rewrite's own fixes: it cannot be used with --rewritten")
     try:
@@ -425,6 +438,10 @@ def verify_command(
         backends=backends or None, unsafe_fixes=in_place or bool(config.unsafe_fixes),
         jobs=jobs or os.cpu_count() or 1, timeout=timeout, replay=not no_replay, keep=keep,
     )
+    if synthesized:
+        from .verify.synthesis import command as synthesis, entry
+
+        ctx.exit(entry.run(options, config, synthesis.Budget(seed, max_examples, budget), output_format))
     from rich.console import Console
 
     from .verify.progress import Lines, Live, Progress

@@ -1,0 +1,16 @@
+"""One branch returns a length-1 array: under `where` it broadcasts to `x`'s shape, so whenever
+that branch is taken the shape changes. The program's call always takes the other branch."""
+import jax
+import jax.numpy as jnp
+
+SYNTHESIS = {"verdicts": {"peak": "falsified"}, "reasons": {"peak": "shape [1] != [2]"}, "inputs": {"peak": "x=float32[2]"}}
+
+
+@jax.jit
+def peak(x):
+    y = jnp.where(x.max() > 1, x / x.max(), jnp.ones(1))
+    return y
+
+
+def main():
+    return peak(jnp.array([2.0, 4.0]))

@@ -1,0 +1,44 @@
+"""The CLI's side of verify-by-synthesis: run it, print the table (or JSON), return the exit code."""
+from __future__ import annotations
+
+import json
+import os
+import sys
+
+import click
+from rich.console import Console
+
+from ...config import Config
+from .. import command as _verify
+from . import display
+from .command import Budget, synthesize
+
+
+def console() -> Console:
+    """The terminal's width; piped, the COLUMNS asked for or a width that keeps each verdict on a few lines."""
+    if sys.stdout.isatty():
+        return Console(highlight=False)
+    return Console(width=int(os.environ.get("COLUMNS", "120")), no_color=True, highlight=False)
+
+
+def run(options: _verify.Options, config: Config, budget: Budget, output_format: str) -> int:
+    err = Console(stderr=True, highlight=False)
+    show = output_format == "text"
+    try:
+        outcome = synthesize(options, config, budget, on_event=(lambda m: err.print(f"[dim]{m}[/dim]")) if show else
+                             (lambda m: None))
+    except _verify.VerifyError as e:
+        click.echo(f"error: {e}", err=True)
+        return 2
+    errors = [r for r in outcome.rewrite_results if r.error]
+    for r in errors:
+        click.echo(f"{r.path}: error: {r.error}", err=True)
+    synthesis = outcome.synthesis
+    if output_format == "json":
+        click.echo(json.dumps({"synthesis": synthesis.to_dict() if synthesis else None, "message": outcome.message}, indent=2))
+    elif synthesis is None:
+        click.echo(outcome.message)
+    else:
+        display.render(synthesis, console())
+    code = synthesis.exit_code if synthesis is not None else 0
+    return 2 if code == 0 and errors else code

@@ -1,0 +1,114 @@
+"""What to draw for one changed function: the signatures its sources describe, or why there are none.
+
+A signature maps each parameter to a description (`values`), or leaves it out to keep its default.
+Call sites come first: each complete one is a signature, and one whose arguments are all literal is
+also an explicit example. Annotations fill what a call site leaves unknown, or describe the whole
+call when there is no call site. Array axes carry a symbol: axes of one size at a call site share
+a size when drawn, so the shapes stay compatible (`x + y`) while the sizes vary.
+"""
+from __future__ import annotations
+
+import ast
+import json
+from dataclasses import dataclass, field
+
+from . import annotations as _annotations
+from .callsites import call_sites
+
+
+@dataclass
+class Plan:
+    name: str
+    params: list[str] = field(default_factory=list)
+    signatures: list[dict[str, dict]] = field(default_factory=list)
+    examples: list[dict[str, dict]] = field(default_factory=list)
+    sources: list[str] = field(default_factory=list)  # where the signatures came from: "call sites", "annotations"
+    reason: str = ""  # not synthesizable: why
+
+    def to_dict(self) -> dict:
+        return self.__dict__.copy()
+
+
+def _function(tree: ast.Module, name: str) -> ast.FunctionDef | None:
+    found = None
+    for stmt in tree.body:  # the last definition is the one the module keeps
+        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)) and stmt.name == name:
+            found = stmt
+    return found
+
+
+def _with_symbols(desc: dict) -> dict:
+    if desc["kind"] != "array" or "symbols" in desc:
+        return desc
+    return {**desc, "symbols": [None] * len(desc["shape"])}
+
+
+def _symbolic(desc: dict) -> dict:
+    """Axes named by annotation keep their name; the others are named by their size (`#3`)."""
+    desc = _with_symbols(desc)
+    if desc["kind"] != "array":
+        return desc
+    return {**desc, "symbols": [s or f"#{n}" for s, n in zip(desc["symbols"], desc["shape"])]}
+
+
+def plan(source: str, name: str, project_sources: list[str]) -> Plan:
+    """`source`: the original module; `project_sources`: the modules whose calls are read (it included)."""
+    result = Plan(name)
+    if "." in name:
+        result.reason = "a method or nested function: synthesis calls module-level functions only"
+        return result
+    function = _function(ast.parse(source), name)
+    if function is None:
+        result.reason = "not a function defined at module level (an assignment)"
+        return result
+    if isinstance(function, ast.AsyncFunctionDef):
+        result.reason = "an async function"
+        return result
+    args = function.args
+    positional = args.posonlyargs + args.args
+    params = [a.arg for a in positional + args.kwonlyargs]
+    defaults = {a.arg for a in positional[len(positional) - len(args.defaults):]} if args.defaults else set()
+    defaults |= {a.arg for a, d in zip(args.kwonlyargs, args.kw_defaults) if d is not None}
+    annotated = {a.arg: _annotations.describe(a.annotation) for a in positional + args.kwonlyargs}
+    result.params = params
+    missing: dict[str, str] = {}
+
+    def complete(given: dict[str, dict | None]) -> dict[str, dict] | None:
+        signature = {}
+        for p in params:
+            desc = given.get(p) or annotated.get(p)
+            if desc is None and p in given:
+                missing.setdefault(p, "an argument whose source does not say its type or shape")
+            if desc is None and p not in defaults:
+                missing.setdefault(p, "no literal call site and no annotation")
+                return None
+            if desc is not None:
+                signature[p] = _symbolic(desc)
+        return signature
+
+    sites = call_sites(project_sources, name, params)
+    seen = set()
+    for site in sites:
+        signature = complete(site)
+        if signature is None:
+            continue
+        key = json.dumps({p: {k: v for k, v in d.items() if k != "value"} for p, d in signature.items()}, sort_keys=True)
+        if key not in seen:
+            seen.add(key)
+            result.signatures.append(signature)
+        if all(d.get("value") is not None for d in signature.values()) and \
+                all(p in site or p not in annotated or annotated[p] is None for p in signature):
+            result.examples.append(signature)
+    if result.signatures:
+        result.sources.append("call sites")
+    if not result.signatures or any(annotated[p] for p in params):
+        signature = complete({})
+        if signature is not None and (signature or not params):
+            key = json.dumps({p: {k: v for k, v in d.items() if k != "value"} for p, d in signature.items()}, sort_keys=True)
+            if key not in seen:
+                result.signatures.append(signature)
+                result.sources.append("annotations")
+    if not result.signatures:
+        result.reason = "; ".join(f"argument `{p}` of unknown type ({why})" for p, why in missing.items()) or \
+            "no call site or annotation describes its arguments"
+    return result

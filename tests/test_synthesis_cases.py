@@ -1,0 +1,113 @@
+"""Verify-by-synthesis, run: the cases under golden/verify-synthesis/ (`<case>/original.py` with its
+`rewritten.py`; a `SYNTHESIS` literal in the original says the verdict per function, and what the
+reason and the shrunk counterexample must contain, and whether it lies beyond the calls' sizes),
+and the command line."""
+from __future__ import annotations
+
+import ast
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from rewriter.cli import main
+from rewriter.config import load
+from rewriter.verify import command
+from rewriter.verify.synthesis import command as synthesis
+from rewriter.verify.synthesis.report import FALSIFIED, VERIFIED
+
+pytestmark = pytest.mark.backends
+
+ROOT = Path(__file__).resolve().parent.parent
+CASES = sorted(p.parent for p in (ROOT / "golden" / "verify-synthesis").glob("*/original.py"))
+EXAMPLES = 30
+
+
+def _spec(case: Path) -> dict:
+    for node in ast.parse((case / "original.py").read_text()).body:
+        if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "SYNTHESIS" for t in node.targets):
+            return ast.literal_eval(node.value)
+    raise AssertionError(f"{case.name}: no SYNTHESIS literal")
+
+
+def _run(folder: Path, monkeypatch, rewritten: str | None = "rewritten.py", path: str = "original.py",
+         budget: synthesis.Budget = synthesis.Budget(max_examples=EXAMPLES), **options):
+    monkeypatch.chdir(folder)
+    opts = command.Options(path=path, rewritten=rewritten, jobs=2, **options)
+    return synthesis.synthesize(opts, load([path]).override(unsafe_fixes=options.get("unsafe_fixes")), budget)
+
+
+def test_every_case_states_a_verdict_for_each_function():
+    assert len(CASES) >= 8
+    for case in CASES:
+        spec = _spec(case)
+        assert (case / "rewritten.py").exists() and spec["verdicts"], case.name
+        assert {FALSIFIED, VERIFIED} >= set(spec["verdicts"].values()) - {"unsynthesizable"}, case.name
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
+def test_case(case: Path, monkeypatch):
+    spec = _spec(case)
+    outcome = _run(case, monkeypatch)
+    results = outcome.synthesis.results
+    assert {r.function for r in results} == set(spec["verdicts"])
+    for r in results:
+        assert r.status == spec["verdicts"][r.function], (r.function, r.backend, r.reason, r.inputs)
+        if r.status == VERIFIED:
+            assert r.examples >= EXAMPLES // 2 and not r.cut_short, r
+        assert spec.get("reasons", {}).get(r.function, "") in r.reason, r
+        assert spec.get("inputs", {}).get(r.function, "") in r.inputs, r
+        if r.status == FALSIFIED:  # at the sizes the calls give, unless the case says the search had to go beyond
+            assert r.beyond_calls == spec.get("beyond_calls", {}).get(r.function, False), r
+    if "phiml" in (case / "original.py").read_text():  # on every installed PhiML backend
+        assert len({r.backend for r in results}) == len(outcome.synthesis.backends) >= 2
+
+
+def test_same_seed_same_counterexample_and_other_seeds_still_falsify(monkeypatch):
+    case = ROOT / "golden" / "verify-synthesis" / "broadcast_shape"
+    first, again = (_run(case, monkeypatch).synthesis.results[0] for _ in range(2))
+    assert first.status == FALSIFIED and (first.inputs, first.reason) == (again.inputs, again.reason)
+    other = _run(case, monkeypatch, budget=synthesis.Budget(seed=7, max_examples=EXAMPLES)).synthesis.results[0]
+    assert other.status == FALSIFIED and "shape [1] != [2]" in other.reason
+
+
+def test_the_rewriters_own_fix_is_verified(tmp_path, monkeypatch):
+    """No --rewritten: the tree is rewritten by the rules, as `verify --run` does (traced-if's piecewise case)."""
+    shutil.copyfile(ROOT / "golden" / "traced-if" / "jax_piecewise_scalar.py", tmp_path / "piecewise.py")
+    outcome = _run(tmp_path, monkeypatch, rewritten=None, path="piecewise.py")
+    [result] = outcome.synthesis.results
+    assert (result.function, result.backend, result.status) == ("ease", "jax", VERIFIED)
+
+
+def test_cli_prints_the_counterexample_and_exits_1(monkeypatch):
+    monkeypatch.chdir(ROOT / "golden" / "verify-synthesis" / "negative_branch")
+    result = CliRunner().invoke(main, ["verify", "original.py", "--rewritten", "rewritten.py", "--max-examples", "20"],
+                                env={"COLUMNS": "72"})
+    assert result.exit_code == 1, result.output
+    assert "falsified: x=float32[] -" in result.output and "values differ" in result.output
+    table = [line for line in result.output.splitlines() if line.startswith(("┃", "│", "┏", "└"))]
+    assert table and max(len(line) for line in table) <= 72
+
+
+def test_cli_json_and_unsynthesizable_exit_2(monkeypatch):
+    monkeypatch.chdir(ROOT / "golden" / "verify-synthesis" / "unknown_argument")
+    result = CliRunner().invoke(main, ["verify", "original.py", "--rewritten", "rewritten.py", "--output-format", "json"])
+    assert result.exit_code == 2, result.output
+    data = json.loads(result.output)["synthesis"]
+    assert data["counts"]["unsynthesizable"] == 1 and "`f` of unknown type" in data["results"][0]["reason"]
+
+
+def test_cli_refuses_in_place_without_a_program(monkeypatch):
+    monkeypatch.chdir(ROOT / "golden" / "verify-synthesis" / "negative_branch")
+    result = CliRunner().invoke(main, ["verify", "original.py", "--in-place"])
+    assert result.exit_code == 2 and "--in-place needs --run or --pytest" in result.output
+
+
+def test_a_spent_budget_is_reported_not_passed(monkeypatch):
+    case = ROOT / "golden" / "verify-synthesis" / "sqrt_sign"
+    outcome = _run(case, monkeypatch, budget=synthesis.Budget(max_examples=EXAMPLES, seconds=0))
+    [result] = outcome.synthesis.results
+    assert result.status != VERIFIED and "cut short by the time budget" in result.reason
+    assert outcome.synthesis.exit_code == 2
