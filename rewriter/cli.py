@@ -106,7 +106,7 @@ def _check_interpreter(config) -> None:
 @click.option("--force-exclude", is_flag=True, help="Apply the excludes to files named explicitly too (for pre-commit).")
 @click.option("--no-progress", is_flag=True, help="Never show a progress bar.")
 @click.option("--quiet", "-q", is_flag=True, help="Print findings and errors only: no summary, no progress bar.")
-@click.option("--verify", "verify_run", metavar="COMMAND", help="With --in-place: run COMMAND on every backend first (see `verify`); unsafe fixes are written only where it agrees.")
+@click.option("--verify", "verify_run", metavar="COMMAND", help="With --in-place: run COMMAND on every backend first (see `verify`); unsafe fixes are written only where it agrees. `auto`: call each changed function on synthesized inputs instead.")
 @click.option("--target-version", "target_versions", multiple=True, metavar="LIBRARY=VERSION",
               help="The version of a library the project runs (e.g. phiflow=3.4), over what its files declare; repeatable.")
 @click.option("--python", "python", metavar="PATH", help="The project's interpreter: the library versions installed for it are the project's.")
@@ -141,8 +141,8 @@ def check(
     if verify_run is not None:
         if not in_place or len(paths) != 1 or stdin_filename is not None:
             raise click.UsageError("--verify COMMAND goes with --in-place and one PATH")
-        ctx.invoke(verify_command, path=paths[0], run_commands=(verify_run,), select=select, ignore=ignore,
-                   in_place=True, jobs=jobs)
+        ctx.invoke(verify_command, path=paths[0], run_commands=() if verify_run == "auto" else (verify_run,),
+                   select=select, ignore=ignore, in_place=True, jobs=jobs)
     if stdin_filename is not None and paths:
         raise click.UsageError("--stdin-filename reads standard input: give no PATHS with it")
     try:
@@ -424,8 +424,6 @@ def verify_command(
     if run_commands and pytest_args:
         raise click.UsageError("give one of --run COMMAND and --pytest TESTS (or neither: synthesized inputs)")
     synthesized = not run_commands and not pytest_args
-    if synthesized and in_place:
-        raise click.UsageError("--in-place needs --run or --pytest: fixes are not yet written on synthesized verdicts")
     if in_place and rewritten:
         raise click.UsageError("--in-place writes phiml-rewrite's own fixes: it cannot be used with --rewritten")
     try:
@@ -441,7 +439,7 @@ def verify_command(
     if synthesized:
         from .verify.synthesis import command as synthesis, entry
 
-        ctx.exit(entry.run(options, config, synthesis.Budget(seed, max_examples, budget), output_format))
+        ctx.exit(entry.run(options, config, synthesis.Budget(seed, max_examples, budget), output_format, in_place))
     from rich.console import Console
 
     from .verify.progress import Lines, Live, Progress

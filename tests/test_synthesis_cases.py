@@ -99,10 +99,18 @@ def test_cli_json_and_unsynthesizable_exit_2(monkeypatch):
     assert data["counts"]["unsynthesizable"] == 1 and "`f` of unknown type" in data["results"][0]["reason"]
 
 
-def test_cli_refuses_in_place_without_a_program(monkeypatch):
-    monkeypatch.chdir(ROOT / "golden" / "verify-synthesis" / "negative_branch")
-    result = CliRunner().invoke(main, ["verify", "original.py", "--in-place"])
-    assert result.exit_code == 2 and "--in-place needs --run or --pytest" in result.output
+def test_verify_auto_writes_only_the_unsafe_fixes_synthesis_proves(tmp_path, monkeypatch):
+    """`--in-place --verify auto`: of four unsafe branch merges, the piecewise scalar one that every input
+    agrees on is written; the three the synthesis falsifies (a dtype, a shape, an empty axis) are not."""
+    shutil.copyfile(ROOT / "golden" / "traced-if" / "unproven_dtypes.py", tmp_path / "dtypes.py")
+    (tmp_path / "pyproject.toml").write_text("")
+    monkeypatch.chdir(tmp_path)
+    result = CliRunner().invoke(main, ["--in-place", "--verify", "auto", "dtypes.py"], catch_exceptions=False)
+    assert result.exit_code == 1, result.output  # something was falsified
+    assert "unsafe fixes: 1 written as proven, 3 skipped as falsified, 0 skipped as unverifiable" in result.output
+    text = (tmp_path / "dtypes.py").read_text()
+    assert "y = jnp.where(t < 0.5, 4 * t * t * t, 0.5 * (2 * t - 2) ** 3 + 1)" in text  # shared_ease
+    assert text.count("jnp.where") == 1 and "if jnp.any(x > 2):" in text  # halve and the others untouched
 
 
 def test_a_spent_budget_is_reported_not_passed(monkeypatch):

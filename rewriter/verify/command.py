@@ -229,8 +229,14 @@ def _replay_again(ws: workspace.Workspace, runs: list[session.RunResult], verifi
 def apply_verified(options: Options, config: Config, verification: report.Verification) -> list[FileResult]:
     """`--in-place --verify`: every safe fix, and the unsafe ones in units verified on every backend
     that ran; no fix in a unit whose rewrite was seen to fail or differ."""
-    verified = verification.verified_units()
-    bad = {(u.file, u.unit) for u in verification.units if u.bad}
+    return apply_units(options, config, verification.verified_units(),
+                       {(u.file, u.unit) for u in verification.units if u.bad})
+
+
+def apply_units(options: Options, config: Config, verified: set[tuple[str, str]],
+                bad: set[tuple[str, str]]) -> list[FileResult]:
+    """Write every safe fix and the unsafe ones in the `verified` (file, unit)s; none in the `bad` ones.
+    Files are named relative to the current directory, as verify's workspace names them."""
     found = _files.discover([options.path], exclude=config.exclude, extend_exclude=config.extend_exclude, base=config.root,
                              extend_include=config.extend_include)
     root = Path.cwd().resolve()

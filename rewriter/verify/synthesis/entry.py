@@ -11,6 +11,7 @@ from rich.console import Console
 from ...config import Config
 from .. import command as _verify
 from . import display
+from .apply import apply_proven
 from .command import Budget, synthesize
 
 
@@ -21,7 +22,8 @@ def console() -> Console:
     return Console(width=int(os.environ.get("COLUMNS", "120")), no_color=True, highlight=False)
 
 
-def run(options: _verify.Options, config: Config, budget: Budget, output_format: str) -> int:
+def run(options: _verify.Options, config: Config, budget: Budget, output_format: str, in_place: bool = False) -> int:
+    """Synthesize, show the verdicts; with `in_place`, then write the fixes the verdicts allow (apply.py)."""
     err = Console(stderr=True, highlight=False)
     show = output_format == "text"
     try:
@@ -34,11 +36,24 @@ def run(options: _verify.Options, config: Config, budget: Budget, output_format:
     for r in errors:
         click.echo(f"{r.path}: error: {r.error}", err=True)
     synthesis = outcome.synthesis
+    written, counts = apply_proven(options, config, synthesis) if in_place and synthesis is not None else ([], {})
     if output_format == "json":
-        click.echo(json.dumps({"synthesis": synthesis.to_dict() if synthesis else None, "message": outcome.message}, indent=2))
+        data = {"synthesis": synthesis.to_dict() if synthesis else None, "message": outcome.message}
+        if in_place:
+            data["written"] = [{"path": r.path, "applied": [f"{f.code}:{f.span.line}" for f in r.findings if f.applied]}
+                               for r in written if r.changed]
+            data["unsafe_fixes"] = counts
+        click.echo(json.dumps(data, indent=2))
     elif synthesis is None:
         click.echo(outcome.message)
     else:
-        display.render(synthesis, console())
+        out = console()
+        display.render(synthesis, out)
+        for r in written:
+            if r.changed:
+                fixed = sum(1 for f in r.findings if f.applied)
+                out.print(f"{r.path}: wrote {fixed} fix{'es' if fixed != 1 else ''}")
+        if in_place:
+            out.print("unsafe fixes: " + ", ".join(f"{n} {what}" for what, n in counts.items()))
     code = synthesis.exit_code if synthesis is not None else 0
     return 2 if code == 0 and errors else code

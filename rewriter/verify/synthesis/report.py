@@ -44,6 +44,19 @@ class Synthesis:
             return 2
         return 0 if all(s == VERIFIED for s in statuses) and not any(r.cut_short for r in self.results) else 3
 
+    def verified_units(self) -> set[tuple[str, str]]:
+        """(file, function) verified on every backend that ran, none cut short by the budget: the units
+        whose unsafe fixes `--in-place` writes as proven."""
+        by_key: dict[tuple[str, str], list[Result]] = {}
+        for r in self.results:
+            by_key.setdefault(r.key, []).append(r)
+        return {key for key, rs in by_key.items()
+                if all(r.status == VERIFIED and not r.cut_short for r in rs)}
+
+    def falsified_units(self) -> set[tuple[str, str]]:
+        """(file, function) falsified on some backend: no fix is written there."""
+        return {r.key for r in self.results if r.status == FALSIFIED}
+
     def counts(self) -> dict[str, int]:
         """Functions by their worst verdict over the backends."""
         order = [FALSIFIED, ERROR, UNSYNTHESIZABLE, VERIFIED]
