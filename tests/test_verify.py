@@ -309,8 +309,10 @@ def test_nothing_to_verify_and_usage_errors(tmp_path, monkeypatch):
     code, data = _verify(["clean.py", "--run", "python clean.py"])
     assert (code, data["verification"]) == (0, None)
     assert "nothing to verify" in data["message"]
-    result = CliRunner().invoke(main, ["verify", "clean.py"])
-    assert result.exit_code == 2 and "--run" in result.output
+    result = CliRunner().invoke(main, ["verify", "clean.py"])  # neither --run nor --pytest: synthesized inputs
+    assert result.exit_code == 0 and "nothing to verify" in result.output
+    result = CliRunner().invoke(main, ["verify", "clean.py", "--run", "python clean.py", "--pytest", "tests"])
+    assert result.exit_code == 2 and "give one of --run COMMAND and --pytest TESTS" in result.output
     result = CliRunner().invoke(main, ["verify", "/", "--run", "python x.py"])
     assert result.exit_code == 2 and "outside the current directory" in result.output
 

@@ -21,8 +21,9 @@ class Comparison:
     data: bool = True  # something besides functions was compared
 
 
-def compare(expected: Any, actual: Any) -> Comparison:
-    """Structural equality, with arrays compared numerically (shape and dtype must match).
+def compare(expected: Any, actual: Any, dtypes: bool = True) -> Comparison:
+    """Structural equality, with arrays compared numerically (shape and dtype must match; `dtypes=False`
+    for a reference computed another way, whose dtypes are its own).
 
     Functions (`{"__callable__"}`) match functions: what they return is compared where the program
     calls them (the recorder's "unit/returned" calls). A value recorded as `{"__opaque__"}` (a
@@ -41,7 +42,7 @@ def compare(expected: Any, actual: Any) -> Comparison:
         if isinstance(a, dict) and "__summary__" in a:  # a large array: sum, sum of |x|, min, max
             if not (isinstance(b, dict) and "__summary__" in b) or a["shape"] != b["shape"]:
                 return f"{where}: expected an array of shape {a['shape']}, got {_describe(b)}"
-            if _dtypes_differ(a, b):
+            if dtypes and _dtypes_differ(a, b):
                 return f"{where}: dtype {a['dtype']} != {b['dtype']}"
             x, y = np.asarray(a["__summary__"]), np.asarray(b["__summary__"])
             size = max(1, int(np.prod(a["shape"])))
@@ -56,7 +57,7 @@ def compare(expected: Any, actual: Any) -> Comparison:
             x, y = np.asarray(a["__array__"], dtype=float), np.asarray(b["__array__"], dtype=float)
             if x.shape != y.shape:
                 return f"{where}: shape {list(x.shape)} != {list(y.shape)}"
-            if _dtypes_differ(a, b):
+            if dtypes and _dtypes_differ(a, b):
                 return f"{where}: dtype {a['dtype']} != {b['dtype']}"
             if x.size:
                 diff = np.abs(x - y)
