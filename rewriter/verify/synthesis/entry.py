@@ -52,8 +52,8 @@ def run(options: _verify.Options, config: Config, budget: Budget, output_format:
         for r in written:
             if r.changed:
                 fixed = sum(1 for f in r.findings if f.applied)
-                out.print(f"{r.path}: wrote {fixed} fix{'es' if fixed != 1 else ''}")
-        if in_place:
-            out.print("unsafe fixes: " + ", ".join(f"{n} {what}" for what, n in counts.items()))
+                out.print(f"{r.path}: wrote {fixed} fix{'es' if fixed != 1 else ''}", soft_wrap=True)
+        if in_place:  # one line whatever the width: scripts read it
+            out.print("unsafe fixes: " + ", ".join(f"{n} {what}" for what, n in counts.items()), soft_wrap=True)
     code = synthesis.exit_code if synthesis is not None else 0
     return 2 if code == 0 and errors else code
