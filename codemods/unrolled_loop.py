@@ -505,7 +505,6 @@ class UnrolledLoop(Codemod):
         """The loop's target names, what scan iterates (`None` for a counted loop) and the doubts."""
         doubts: list[str] = []
         target = loop.target
-        fn = flow.context.function
         range_args = _range_args(loop.iter)
         if range_args is not None:
             if not isinstance(target, cst.Name):

@@ -9,7 +9,6 @@ left unfixed); 2 usage error, or some file could not be processed (all others st
 """
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 import sys

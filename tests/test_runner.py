@@ -248,7 +248,6 @@ def test_the_survey_lets_through_the_rules_the_engine_would(tmp_path):
     from pathlib import Path
 
     from rewriter.engine import _candidates
-    from rewriter.registry import all_codemods
 
     root = Path(__file__).resolve().parent.parent
     files = sorted(str(p) for d in ("traced-if", "functional-gradient") for p in (root / "golden" / d).glob("*.py"))

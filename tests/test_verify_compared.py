@@ -9,7 +9,6 @@ from __future__ import annotations
 import ast
 import functools
 import json
-import sys
 import textwrap
 import time
 from pathlib import Path
@@ -21,7 +20,7 @@ from rewriter import runtime
 from rewriter.cli import main
 from rewriter.verify import report, session
 from rewriter.verify.progress import Lines, Live
-from rewriter.verify.report import (DIFFERS, EQUAL, FAILS, NOT_COMPARABLE, NOT_EXERCISED, UNSEEDED, compare_calls,
+from rewriter.verify.report import (DIFFERS, EQUAL, FAILS, NOT_COMPARABLE, compare_calls,
                                     verdicts)
 from rewriter.verify.session import RunResult, RunSpec
 from rewriter.verify.values import compare

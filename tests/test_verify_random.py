@@ -7,7 +7,6 @@ and a function drawing from a source no seed reaches must be reported as such, n
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 import textwrap

@@ -209,7 +209,6 @@ def masked_bound(file, flow: FunctionFlow, count: cst.BaseExpression | None, tes
     calls in this file pass (`smooth(u, math.tensor(5))`); a `while` conjunct `i < K` on a counter the
     body increments by one and that starts at 0.
     """
-    names = file.analysis.names
     if count is not None:
         capped = _min_literal(count)
         if capped is not None:

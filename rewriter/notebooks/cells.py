@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..boundaries import CELL_MARKER, LineMap, cell_of_marker, python_lines
+from ..boundaries import CELL_MARKER, LineMap, cell_of_marker, python_lines  # noqa: F401  (LineMap: re-exported)
 
 
 @dataclass(frozen=True)

@@ -8,7 +8,6 @@ annotations, and run in a worker per backend: PhiML's installed backends for Phi
 from __future__ import annotations
 
 import importlib.util
-import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
