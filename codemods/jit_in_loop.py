@@ -7,7 +7,7 @@ import libcst as cst
 
 from rewriter import prefilter
 from rewriter.analysis.apis import Kind
-from rewriter.analysis.bindings import free_names, function_globals, possibly_mutated_in, read_path
+from rewriter.analysis.bindings import free_names, possibly_mutated_in
 from rewriter.analysis.names import last_name
 from rewriter.analysis.scopes import GlobalScope
 from rewriter.analysis.structure import (
@@ -451,7 +451,7 @@ class JitInLoop(Codemod):
         for f in free:
             if f.where == "unknown":
                 return None, f"`{f.node.value}` is not defined in this file"
-        reason = self._unstable_globals(free)
+        reason = self.file.analysis.globals.unstable_among(free)
         if reason:
             return None, reason
         local = [f for f in free if f.where == "local"]
@@ -515,26 +515,6 @@ class JitInLoop(Codemod):
                     return f.node.value
             if not all(_is_definition(a) for a in f.assignments) and possibly_mutated_in(names, f.node.value, loop, unit):
                 return f.node.value
-        return None
-
-    def _unstable_globals(self, free) -> str | None:
-        """A global that may not hold the same value at every call, read directly or by a module
-        function the wrapper traces (transitively): a shared trace would bake in a stale value."""
-        names = self.file.analysis.names
-        stable = self.file.analysis.globals
-        for f in free:
-            if f.where != "global":
-                continue
-            reason = stable.unstable_reason(f.node.value, read_path(names, f.node))
-            if reason:
-                return reason
-            for a in f.assignments:
-                node = getattr(a, "node", None)
-                if isinstance(node, cst.FunctionDef):
-                    for g in function_globals(names, node):
-                        reason = stable.unstable_reason(g.node.value, read_path(names, g.node))
-                        if reason:
-                            return f"`{node.name.value}` reads the global `{g.node.value}`, and {reason}"
         return None
 
     def _module_level_anchor(self, unit: cst.Call, free) -> tuple[cst.BaseStatement | None, str | None]:

@@ -7,7 +7,7 @@ import libcst as cst
 
 from rewriter import prefilter
 from rewriter.analysis.apis import TEMPORARY_FUNCTION_APIS, Kind
-from rewriter.analysis.bindings import free_names, function_globals, read_path
+from rewriter.analysis.bindings import free_names
 from rewriter.analysis.captures import captures
 from rewriter.analysis.jit import bound_value
 from rewriter.analysis.structure import ancestors, enclosing_function, is_inside, top_level_statement
@@ -714,23 +714,8 @@ class TemporaryFunction(Codemod):
 
     def _unstable_globals(self, fn: cst.CSTNode) -> str | None:
         """A global `fn` reads (directly, or through a module function it calls) that may not hold the same
-        value at every call (jit_in_loop reads its hoists the same way)."""
-        names = self.file.analysis.names
-        stable = self.file.analysis.globals
-        for f in free_names(names, fn):
-            if f.where != "global":
-                continue
-            reason = stable.unstable_reason(f.node.value, read_path(names, f.node))
-            if reason:
-                return reason
-            for a in f.assignments:
-                node = getattr(a, "node", None)
-                if isinstance(node, cst.FunctionDef):
-                    for g in function_globals(names, node):
-                        reason = stable.unstable_reason(g.node.value, read_path(names, g.node))
-                        if reason:
-                            return f"`{node.name.value}` reads the global `{g.node.value}`, and {reason}"
-        return None
+        value at every call: a module-level operator keeps the matrix of its first trace."""
+        return self.file.analysis.globals.unstable_among(free_names(self.file.analysis.names, fn))
 
     def _binding_hazard(self, call: cst.Call, found: Temporary, slot: Slot, captured: tuple[str, ...],
                         linear: bool) -> tuple[str, str, tuple] | None:

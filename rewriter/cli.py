@@ -460,8 +460,7 @@ def verify_command(
     if output_format == "json":
         data = {"verification": verification.to_dict() if verification else None, "message": outcome.message,
                 "workspace": outcome.workspace or None,
-                "written": [{"path": r.path, "applied": [f"{f.code}:{f.span.line}" for f in r.findings if f.applied]}
-                            for r in written if r.changed],
+                "written": [{"path": r.path, "applied": r.applied_codes()} for r in written if r.changed],
                 "remaining": [f.to_dict() for f in _remaining(written)]}
         click.echo(json.dumps(data, indent=2))
     else:
@@ -472,8 +471,7 @@ def verify_command(
             display.render(verification, console)
         for r in written:
             if r.changed:
-                fixed = sum(1 for f in r.findings if f.applied)
-                console.print(f"{r.path}: wrote {fixed} fix{'es' if fixed != 1 else ''}")
+                console.print(r.wrote())
         for finding in _remaining(written):  # unverified unsafe fixes, and what has no fix
             click.echo(format_text(finding))
         if outcome.workspace:
@@ -541,8 +539,8 @@ def profile_command(ctx: click.Context, command: tuple[str, ...], pytest_args: s
         except ConfigError as e:
             raise ConfigFileError(str(e)) from None
         written = profile_fix.apply(functions, config, os.getcwd())
-        data["written"] = [{"path": r.path, "applied": [f"{f.code}:{f.span.line}" for f in r.findings if f.applied],
-                            "error": r.error} for r in written if r.changed or r.error]
+        data["written"] = [{"path": r.path, "applied": r.applied_codes(), "error": r.error}
+                           for r in written if r.changed or r.error]
     if json_path:
         Path(json_path).write_text(json.dumps(data, indent=2))
     if output_format == "json":
@@ -554,8 +552,7 @@ def profile_command(ctx: click.Context, command: tuple[str, ...], pytest_args: s
             if r.error:
                 console.print(f"{r.path}: {r.error}")
             elif r.changed:
-                fixed = sum(1 for f in r.findings if f.applied)
-                console.print(f"{r.path}: wrote {fixed} fix{'es' if fixed != 1 else ''} (forget_traces=True)")
+                console.print(f"{r.wrote()} (forget_traces=True)")
     if not any(r.exit_code == 0 for r in runs):
         ctx.exit(2)
     ctx.exit(1 if report.retracing(functions) else 0)

@@ -149,6 +149,15 @@ class FileResult:
     def remaining(self) -> list[Finding]:
         return [f for f in self.findings if not f.applied]
 
+    def applied_codes(self) -> list[str]:
+        """`PML201:12` for each fix written into the file (machine-readable output)."""
+        return [f"{f.code}:{f.span.line}" for f in self.findings if f.applied]
+
+    def wrote(self) -> str:
+        """`path: wrote 2 fixes`, as the commands that write fixes say it."""
+        fixed = sum(1 for f in self.findings if f.applied)
+        return f"{self.path}: wrote {fixed} fix{'es' if fixed != 1 else ''}"
+
 
 def _fix_marker(finding: Finding) -> str:
     if finding.applied:

@@ -166,6 +166,25 @@ class ModuleGlobals:
                 return f"`{path}` is changed in place"
         return None
 
+    def unstable_among(self, free: list[FreeName]) -> str | None:
+        """Why one of the globals among `free` (read directly, or by a module function it reads,
+        transitively) may not hold the same value at every call, or None: what a shared trace or a
+        hoisted jit would bake in stale."""
+        for f in free:
+            if f.where != "global":
+                continue
+            reason = self.unstable_reason(f.node.value, read_path(self.resolver, f.node))
+            if reason:
+                return reason
+            for a in f.assignments:
+                node = getattr(a, "node", None)
+                if isinstance(node, cst.FunctionDef):
+                    for g in function_globals(self.resolver, node):
+                        reason = self.unstable_reason(g.node.value, read_path(self.resolver, g.node))
+                        if reason:
+                            return f"`{node.name.value}` reads the global `{g.node.value}`, and {reason}"
+        return None
+
 
 def read_path(resolver: NameResolver, name: cst.Name) -> str:
     """The attribute path read where `name` is: `jax.numpy.sin` for the `jax` of `jax.numpy.sin(x)`."""

@@ -40,8 +40,7 @@ def run(options: _verify.Options, config: Config, budget: Budget, output_format:
     if output_format == "json":
         data = {"synthesis": synthesis.to_dict() if synthesis else None, "message": outcome.message}
         if in_place:
-            data["written"] = [{"path": r.path, "applied": [f"{f.code}:{f.span.line}" for f in r.findings if f.applied]}
-                               for r in written if r.changed]
+            data["written"] = [{"path": r.path, "applied": r.applied_codes()} for r in written if r.changed]
             data["unsafe_fixes"] = counts
         click.echo(json.dumps(data, indent=2))
     elif synthesis is None:
@@ -51,8 +50,7 @@ def run(options: _verify.Options, config: Config, budget: Budget, output_format:
         display.render(synthesis, out)
         for r in written:
             if r.changed:
-                fixed = sum(1 for f in r.findings if f.applied)
-                out.print(f"{r.path}: wrote {fixed} fix{'es' if fixed != 1 else ''}", soft_wrap=True)
+                out.print(r.wrote(), soft_wrap=True)
         if in_place:  # one line whatever the width: scripts read it
             out.print("unsafe fixes: " + ", ".join(f"{n} {what}" for what, n in counts.items()), soft_wrap=True)
     code = synthesis.exit_code if synthesis is not None else 0
