@@ -36,6 +36,9 @@ class SideEffectInJit(Codemod):
     the write shows it (a string key, `append`/`extend`/`insert`/`update`/`setdefault`), its
     annotation says so (`dict`, `List[...]`), or a call in the module passes one. `buf[i] = v` alone
     is not: on a jax array it raises both ways, on a torch tensor it is in place and traced alike.
+    Nor is a method call that cannot be a container's: its result is used although every container
+    method of that name returns None (`updates, state = optimizer.update(grads, state)`), `update`
+    with two positional arguments, or a method of a name annotated with a class of its own.
     A function that returns the container it writes into already has the functional form; it is
     reported only where a call in the module drops that result and keeps the stale dict. Scratch is
     not reported: a work list the function also takes items out of (`xs.pop()`), or a container no

@@ -51,8 +51,8 @@ class UnrolledLoop(Codemod):
 
     Reported: literal counts of 50 or more (below that an unroll is cheap and often what the author
     wants: `range(3)`; at 50 the unroll costs about 4x the compile of the loop primitive and grows
-    linearly), and every count read from a traced array's length. Rows of a traced parameter count
-    only when it is shown to be an array (a call passes one, it is annotated one, or the function
+    linearly), and every count read from a traced array's length. Rows of a traced parameter (`for x in p`,
+    `range(len(p))`) count only when it is shown to be an array (a call passes one, it is annotated one, or the function
     reads `x.shape`/`.ndim`/`.dtype`/`.at`): a traced list of layers or a pytree's leaves has a small
     static length. Consecutive pairs of a traced parameter (`zip(ts, ts[1:])`) are reported even
     without that evidence (a time grid; a list would be unrolled alike). Not reported: static Python
