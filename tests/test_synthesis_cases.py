@@ -119,3 +119,11 @@ def test_a_spent_budget_is_reported_not_passed(monkeypatch):
     [result] = outcome.synthesis.results
     assert result.status != VERIFIED and "cut short by the time budget" in result.reason
     assert outcome.synthesis.exit_code == 2
+
+
+def test_changed_module_level_code_is_reported_not_dropped(tmp_path, monkeypatch):
+    (tmp_path / "original.py").write_text("import jax.numpy as jnp\n\nfor i in range(2):\n    print(jnp.sqrt(4.0))\n")
+    (tmp_path / "rewritten.py").write_text("import jax.numpy as jnp\n\nfor i in range(2):\n    print(jnp.sqrt(9.0))\n")
+    results = _run(tmp_path, monkeypatch).synthesis.results
+    assert [(r.function, r.status) for r in results] == [("<module>", "unsynthesizable")]
+    assert "--run" in results[0].reason

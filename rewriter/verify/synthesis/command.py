@@ -14,6 +14,7 @@ from typing import Callable
 
 from ...config import Config
 from ...findings import FileResult
+from ...units import MODULE
 from .. import command as _verify, session, workspace
 from . import plan as _plan
 from .report import UNSYNTHESIZABLE, Result, Synthesis
@@ -95,6 +96,10 @@ def synthesize(options: _verify.Options, config: Config, budget: Budget,
             if changed.rel.endswith(".ipynb"):
                 framework = None
             source = (ws.original / changed.rel).read_text(encoding="utf-8")
+            for unit in changed.program_level:  # no function to call: only the program runs it
+                why = "module-level code: only the program runs it (verify with --run or --pytest)" \
+                    if unit == MODULE else "a class body: only the program runs it (verify with --run or --pytest)"
+                synthesis.results.append(Result(changed.rel, unit, "", UNSYNTHESIZABLE, reason=why))
             for unit in changed.units:
                 if framework is None:
                     why = "a notebook: synthesis runs modules only" if changed.rel.endswith(".ipynb") else \
@@ -122,7 +127,7 @@ def synthesize(options: _verify.Options, config: Config, budget: Budget,
                     synthesis.results.append(Result(rel, job.name, backend, r["status"], r.get("examples", 0),
                                                     r.get("inputs", ""), r.get("reason", ""), bool(r.get("cut_short")),
                                                     bool(r.get("beyond_calls"))))
-        order = {key: i for i, key in enumerate((c.rel, u) for c in ws.changed for u in c.units)}
+        order = {key: i for i, key in enumerate((c.rel, u) for c in ws.changed for u in c.program_level + c.units)}
         backend_order = {b: i for i, b in enumerate(synthesis.backends)}
         synthesis.results.sort(key=lambda r: (order.get(r.key, 0), backend_order.get(r.backend, -1)))
         return Outcome(synthesis, results)
