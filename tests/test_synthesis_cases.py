@@ -17,6 +17,7 @@ from rewriter.config import load
 from rewriter.verify import command
 from rewriter.verify.synthesis import command as synthesis
 from rewriter.verify.synthesis.report import FALSIFIED, VERIFIED
+from rewriter.verify.synthesis.testcases import PASSES
 
 pytestmark = pytest.mark.backends
 
@@ -55,7 +56,7 @@ def test_case(case: Path, monkeypatch):
     assert {r.function for r in results} == set(spec["verdicts"])
     for r in results:
         assert r.status == spec["verdicts"][r.function], (r.function, r.backend, r.reason, r.inputs)
-        if r.status == VERIFIED:
+        if r.status == VERIFIED and r.reason != PASSES:  # a test runs once, as written
             assert r.examples >= EXAMPLES // 2 and not r.cut_short, r
         assert spec.get("reasons", {}).get(r.function, "") in r.reason, r
         assert spec.get("inputs", {}).get(r.function, "") in r.inputs, r

@@ -16,7 +16,7 @@ from ...config import Config
 from ...findings import FileResult
 from ...units import MODULE
 from .. import command as _verify, session, workspace
-from . import plan as _plan
+from . import plan as _plan, testcases
 from .report import UNSYNTHESIZABLE, Result, Synthesis
 from .run import Job, run_all
 
@@ -41,10 +41,10 @@ def _framework(frameworks: set[str]) -> str | None:
 
 
 def _backends(framework: str, wanted: tuple[str, ...] | None) -> tuple[list[str], dict[str, str]]:
-    if framework == "jax":
-        if wanted and "jax" not in wanted:
-            return [], {"jax": "not selected by --backend"}
-        return (["jax"], {}) if importlib.util.find_spec("jax") else ([], {"jax": "not installed"})
+    if framework != "phiml":  # jax code, or the tests of torch and tensorflow code (testcases.py)
+        if wanted and framework not in wanted:
+            return [], {framework: "not selected by --backend"}
+        return ([framework], {}) if importlib.util.find_spec(framework) else ([], {framework: "not installed"})
     installed = session.available_backends()
     chosen = [b for b in session.PHIML_BACKENDS if (not wanted or b in wanted) and installed[b]]
     return chosen, {b: "not installed" for b in session.PHIML_BACKENDS if (not wanted or b in wanted) and not installed[b]}
@@ -101,16 +101,21 @@ def synthesize(options: _verify.Options, config: Config, budget: Budget,
                     if unit == MODULE else "a class body: only the program runs it (verify with --run or --pytest)"
                 synthesis.results.append(Result(changed.rel, unit, "", UNSYNTHESIZABLE, reason=why))
             for unit in changed.units:
-                if framework is None:
-                    why = "a notebook: synthesis runs modules only" if changed.rel.endswith(".ipynb") else \
+                notebook = changed.rel.endswith(".ipynb")
+                planned = None if notebook else _plan.plan(source, unit, _sources(ws, options.path, changed.rel))
+                unit_framework = framework
+                if framework is None and planned is not None and planned.test:  # a test runs as written, in any framework
+                    unit_framework = next((f for f in ("jax", "torch", "tensorflow") if f in changed.frameworks), None)
+                if unit_framework is None or planned is None:
+                    why = "a notebook: synthesis runs modules only" if notebook else planned.reason \
+                        if planned.reason in (testcases.ASYNC, testcases.WITH_PYTEST) else \
                         "synthesis covers PhiML and jax modules so far"
                     synthesis.results.append(Result(changed.rel, unit, "", UNSYNTHESIZABLE, reason=why))
                     continue
-                planned = _plan.plan(source, unit, _sources(ws, options.path, changed.rel))
                 if planned.reason:
                     synthesis.results.append(Result(changed.rel, unit, "", UNSYNTHESIZABLE, reason=planned.reason))
                     continue
-                jobs.setdefault(framework, []).append(Job(
+                jobs.setdefault(unit_framework, []).append(Job(
                     f"{changed.rel}:{unit}", unit, str(ws.original / changed.rel), str(ws.rewritten / changed.rel),
                     str(ws.original), str(ws.rewritten), planned.to_dict()))
         for framework, framework_jobs in jobs.items():

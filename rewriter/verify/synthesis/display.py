@@ -5,13 +5,17 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+from .testcases import PASSES
 from .report import ERROR, FALSIFIED, UNSYNTHESIZABLE, VERIFIED, Result, Synthesis
 
 
 def cell(r: Result) -> Text:
+    if r.status == VERIFIED and r.reason == PASSES:  # a test run as written
+        return Text(f"✓ verified: {r.reason}", style="green")
     if r.status == VERIFIED:
         cut = " (time budget reached)" if r.cut_short else ""
-        return Text(f"✓ verified on {r.examples} input{'s' if r.examples != 1 else ''}{cut}",
+        how = f"; {r.reason}" if r.reason else ""
+        return Text(f"✓ verified on {r.examples} input{'s' if r.examples != 1 else ''}{cut}{how}",
                     style="yellow" if cut else "green")
     if r.status == FALSIFIED:
         where = " at sizes no call passes" if r.beyond_calls else ""

@@ -12,7 +12,7 @@ import ast
 import json
 from dataclasses import dataclass, field
 
-from . import annotations as _annotations
+from . import annotations as _annotations, testcases
 from .callsites import call_sites
 
 
@@ -24,6 +24,7 @@ class Plan:
     examples: list[dict[str, dict]] = field(default_factory=list)
     sources: list[str] = field(default_factory=list)  # where the signatures came from: "call sites", "annotations"
     reason: str = ""  # not synthesizable: why
+    test: str = ""  # a test that needs no inputs: "unittest" | "pytest" (testcases.py)
 
     def to_dict(self) -> dict:
         return self.__dict__.copy()
@@ -54,6 +55,10 @@ def _symbolic(desc: dict) -> dict:
 def plan(source: str, name: str, project_sources: list[str]) -> Plan:
     """`source`: the original module; `project_sources`: the modules whose calls are read (it included)."""
     result = Plan(name)
+    result.test, result.reason = testcases.kind(ast.parse(source), name)
+    if result.test or result.reason:
+        result.signatures = [{}] if result.test else []
+        return result
     if "." in name:
         result.reason = "a method or nested function: synthesis calls module-level functions only"
         return result
