@@ -31,9 +31,11 @@ class Disagreement(Exception):
 
 @contextlib.contextmanager
 def _tree(root: str, path: str):
-    """The module's tree is importable while it loads; its modules are forgotten afterwards, so the
-    other version imports its own."""
+    """The module's tree (and its `src/`) is importable while it loads; its modules are forgotten
+    afterwards, so the other version imports its own."""
     folders = [os.path.dirname(os.path.abspath(path)), root]
+    if os.path.isdir(os.path.join(root, "src")):  # the "src layout": the project's package lives there
+        folders.append(os.path.join(root, "src"))
     sys.path[:0] = folders
     try:
         yield
