@@ -21,8 +21,6 @@ from typing import Callable, Iterator, Sequence
 import libcst as cst
 from libcst import MaybeSentinel as _Sentinel
 
-from . import node_init
-
 # libcst's helpers, by what the field holds: a sequence of nodes, a node, or a node or nothing.
 _SEQUENCE, _NODE, _MAYBE = "sequence", "node", "maybe"
 _VISIT_HELPERS = {
@@ -80,26 +78,6 @@ def _method_tree(method) -> ast.Module:
 # `isinstance` test goes through ABCMeta; these classes have no subclasses, and a `type(node) in`
 # test of a walk's every node is several times cheaper.
 SCOPES = frozenset({cst.FunctionDef, cst.Lambda, cst.ClassDef})
-
-
-def parse_module(source: bytes | str) -> cst.Module:
-    """`libcst.parse_module`, with cheaper node constructors (node_init.py) and without validating each
-    node the parser builds: the parser's output is valid by construction, and the checks (a regular
-    expression per whitespace node among them) cost a tenth of a parse. libcst's own note on
-    `CSTNode.__post_init__` says validation belongs elsewhere. Nodes built after the parse (by the
-    rules' fixes) are validated as always."""
-    node_init.install(_node_classes)
-    post_init = cst.CSTNode.__post_init__
-    cst.CSTNode.__post_init__ = _not_validated  # (the classes node_init leaves alone)
-    try:
-        with node_init.unvalidated():
-            return cst.parse_module(source)
-    finally:
-        cst.CSTNode.__post_init__ = post_init
-
-
-def _not_validated(self) -> None:
-    pass
 
 
 def children(node: cst.CSTNode) -> list[cst.CSTNode]:
@@ -301,7 +279,6 @@ def warm(visitor_classes: Sequence[type] = ()) -> None:
     """Build now what walks build on first use: every node class's child readers, and the hook names
     of `visitor_classes`. The runner calls it before it forks the workers that process files, which
     then inherit the tables instead of each building its own (0.1-0.2 CPU s per worker)."""
-    node_init.install(_node_classes)
     for cls in _node_classes():  # every class a parse can build
         if cls not in _CHILDREN:
             _CHILDREN[cls] = _reader(cls, tokens=True)

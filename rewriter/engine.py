@@ -137,7 +137,7 @@ def parse_with_note(source: bytes, python_parsed: bool = False) -> tuple[cst.Mod
         module, construct = found
         return module, newer_syntax.note(construct)
     try:
-        return cst_tree.parse_module(source), None
+        return cst.parse_module(source), None
     except (cst.ParserSyntaxError, SyntaxError, ValueError) as e:
         raise ProcessingError(f"libcst cannot parse this file: {str(e).splitlines()[0]}") from None
 
