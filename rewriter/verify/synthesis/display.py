@@ -11,7 +11,8 @@ from .report import ERROR, FALSIFIED, UNSYNTHESIZABLE, VERIFIED, Result, Synthes
 def cell(r: Result) -> Text:
     if r.status == VERIFIED:
         cut = " (time budget reached)" if r.cut_short else ""
-        return Text(f"✓ verified on {r.examples} input{'s' if r.examples != 1 else ''}{cut}",
+        recorded = f", {r.recorded} recorded" if r.recorded else ""
+        return Text(f"✓ verified on {r.examples} input{'s' if r.examples != 1 else ''}{recorded}{cut}",
                     style="yellow" if cut else "green")
     if r.status == FALSIFIED:
         where = " at sizes no call passes" if r.beyond_calls else ""
