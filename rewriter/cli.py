@@ -393,10 +393,11 @@ def verify_command(
     """Run the original and the rewritten code on every backend, eager and jitted, and compare.
 
     With neither --run nor --pytest, each changed function is called on synthesized inputs instead
-    (from its call sites, its annotations, and Hypothesis over the shapes and dtypes they give; see
-    the README): the original eagerly, the rewrite jitted, on every backend its framework runs
-    on. Exit 0: all verified; 1: one falsified (the shrunk counterexample is shown); 3: some could
-    not be synthesized or were cut short by --budget; 2: none could.
+    (from the calls an earlier --run or --pytest recorded, its call sites, its annotations, and
+    Hypothesis over the shapes and dtypes they give; see the README): the original eagerly, the
+    rewrite jitted, on every backend its framework runs on. Exit 0: all verified; 1: one falsified
+    (the shrunk counterexample is shown); 3: some could not be synthesized or were cut short by
+    --budget; 2: none could.
 
     A notebook PATH (`verify nb.ipynb`) runs itself: the original and the rewritten notebook are
     executed top to bottom in a Jupyter kernel (nbclient + ipykernel), and the functions its cells

@@ -108,9 +108,8 @@ def _array(framework: str, data, dims: list | None) -> dict | None:
         data = data.astype(np.float32)
     elif dtype not in DTYPES:
         return None
-    data = np.ascontiguousarray(data)
     return {"kind": "array", "framework": framework, "dtype": dtype, "shape": list(data.shape), "value": None,
-            "dims": dims, "data": base64.b64encode(data.astype(data.dtype.newbyteorder("<")).tobytes()).decode(),
+            "dims": dims, "data": base64.b64encode(data.astype(data.dtype.newbyteorder("<")).tobytes(order="C")).decode(),
             "stored": data.dtype.name}
 
 
