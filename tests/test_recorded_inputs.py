@@ -136,6 +136,28 @@ def test_recorded_calls_are_bound_to_parameters(tmp_path):
     assert recorded.preferred(["tensorflow", "numpy", "jax"]) == "numpy" and recorded.preferred([]) is None
 
 
+def test_a_run_keeps_its_recordings_once(tmp_path, monkeypatch):
+    """`save` converts the pickles in a process of its own; the same recordings again start none."""
+    (tmp_path / "m.py").write_text(SOURCE)
+    pickled = tmp_path / "0.pkl"
+    with open(pickled, "wb") as f:
+        pickle.dump(((np.arange(3.0),), {}), f)
+    calls = {"m.py:scale": [{"index": 0, "inputs": str(pickled), "value": 1}]}
+    s = Store(tmp_path / "store")
+    assert recorded.save(calls, tmp_path, s, None, 60) == (1, "")
+    [call], _ = s.read("m.py", "scale", SOURCE)
+    np.testing.assert_array_equal(store.decode(call["x"]), np.arange(3.0))
+
+    def no_process(*args, **kwargs):
+        raise AssertionError("converted again")
+
+    monkeypatch.setattr(recorded.subprocess, "run", no_process)
+    assert recorded.save(calls, tmp_path, s, None, 60) == (0, "")
+    (tmp_path / "m.py").write_text(SOURCE.replace("-x)", "x)"))  # an edited function: its recordings are new again
+    with pytest.raises(AssertionError, match="converted again"):
+        recorded.save(calls, tmp_path, s, None, 60)
+
+
 def test_the_plan_tries_recorded_calls_first():
     call = _call(np.ones((2, 3), np.float32))
     source = SOURCE + "\n\nscale(np.zeros((4,)))\n"
@@ -161,9 +183,15 @@ PROGRAM = textwrap.dedent("""\
         return jnp.where(x > 0, x * factor, -x)
 
 
+    def halve(x):
+        return jnp.where(x > 0, x / 2, x)
+
+
     if __name__ == "__main__":
-        print(scale(make()), scale(make() * 3, factor=0.5))
+        print(scale(make()), scale(make() * 3, factor=0.5), halve(make()))
 """)
+REWRITTEN = PROGRAM.replace("jnp.where(x > 0, x * factor, -x)", "jnp.abs(x) * jnp.where(x > 0, factor, 1.0)") \
+    .replace("jnp.where(x > 0, x / 2, x)", "x / 2")  # wrong for negative x
 
 
 def _verify(*args: str) -> dict:
@@ -178,25 +206,28 @@ def test_verify_without_a_program_replays_what_verify_run_recorded(tmp_path, mon
     --run` records its calls; then it is verified on them, and on inputs drawn like them."""
     (tmp_path / "pyproject.toml").write_text("")
     (tmp_path / "original.py").write_text(PROGRAM)
-    (tmp_path / "rewritten.py").write_text(PROGRAM.replace("jnp.where(x > 0, x * factor, -x)",
-                                                           "jnp.abs(x) * jnp.where(x > 0, factor, 1.0)"))
+    (tmp_path / "rewritten.py").write_text(REWRITTEN)
     monkeypatch.chdir(tmp_path)
     monkeypatch.delenv("PHIML_REWRITE_CACHE_DIR", raising=False)
-    [before] = _verify("--max-examples", "10")["synthesis"]["results"]
-    assert before["status"] == "unsynthesizable" and "argument `x` of unknown type" in before["reason"]
+    before = _verify("--max-examples", "10")["synthesis"]["results"]
+    assert [r["status"] for r in before] == ["unsynthesizable"] * 2
+    assert "argument `x` of unknown type" in before[0]["reason"]
 
     ran = _verify("--run", "python original.py")
-    assert ran["verification"]["exit_code"] == 0
-    assert len(list((tmp_path / ".phiml-rewrite-cache" / "inputs").glob("*.json"))) == 1
+    assert ran["verification"]["exit_code"] == 1  # halve differs
+    assert len(list((tmp_path / ".phiml-rewrite-cache" / "inputs").glob("*.json"))) == 2
 
-    [after] = _verify("--max-examples", "10")["synthesis"]["results"]
-    assert after["status"] == "verified" and after["recorded"] == 2 and after["examples"] > 2, after
-    [ignored] = _verify("--max-examples", "10", "--no-cache")["synthesis"]["results"]
-    assert ignored["status"] == "unsynthesizable"
+    scale, halve = _verify("--max-examples", "10")["synthesis"]["results"]
+    assert scale["status"] == "verified" and scale["recorded"] == 2 and scale["examples"] > 2, scale
+    assert halve["status"] == "falsified" and halve["recorded"] == 1, halve  # on the call the program made
+    assert halve["inputs"].startswith("x=float32[5] [-1. , -0.5,"), halve
+    ignored = _verify("--max-examples", "10", "--no-cache")["synthesis"]["results"]
+    assert [r["status"] for r in ignored] == ["unsynthesizable"] * 2
 
-    (tmp_path / "original.py").write_text(PROGRAM.replace("-x)", "-1 * x)"))  # edited since the recording
-    [stale] = _verify("--max-examples", "10")["synthesis"]["results"]
+    (tmp_path / "original.py").write_text(PROGRAM.replace("-x)", "-1 * x)"))  # scale edited since the recording
+    stale, halve = _verify("--max-examples", "10")["synthesis"]["results"]
     assert stale["status"] == "unsynthesizable" and "earlier version of it" in stale["reason"]
+    assert halve["status"] == "falsified"  # its recorded calls still hold
 
 
 @pytest.mark.backends

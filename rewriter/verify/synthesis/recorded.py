@@ -3,7 +3,8 @@
 The run's recorder pickles the arguments of the changed units' first calls (`runtime.recording`),
 for replay within the run. After the run, one process per verify (`save`, on the backend cheapest
 to import) loads those pickles, names the arguments after the function's parameters and writes the
-portable ones to the store. It runs outside the project's trees: a pickle that names one of the
+portable ones to the store; recordings converted before (the same pickled bytes: a seeded
+program run again) are not converted again, and start no process. It runs outside the project's trees: a pickle that names one of the
 program's own modules fails to load (that call is not kept) rather than running the program's code.
 
 Usage: python -m rewriter.verify.synthesis.recorded SPEC.json OUT.json
@@ -11,6 +12,7 @@ Usage: python -m rewriter.verify.synthesis.recorded SPEC.json OUT.json
 from __future__ import annotations
 
 import ast
+import hashlib
 import json
 import os
 import pickle
@@ -48,14 +50,35 @@ def items(calls: dict[str, list[dict]], original_root: Path, key=lambda rel: rel
             for (file_id, unit), paths in by_unit.items() if paths]
 
 
+def fingerprint(path: str) -> str:
+    """A recording's pickle, by its bytes (a seeded program records the same bytes each run)."""
+    try:
+        return hashlib.sha256(Path(path).read_bytes()).hexdigest()[:24]
+    except OSError:
+        return ""
+
+
+def new(todo: list[dict], store: Store) -> list[dict]:
+    """The items with a recording not converted before for the function as it is now."""
+    out = []
+    for item in todo:
+        try:
+            source = Path(item["source"]).read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError):
+            continue
+        if not {fingerprint(p) for p in item["inputs"]} <= store.converted(item["file"], item["unit"], source):
+            out.append(item)
+    return out
+
+
 def save(calls: dict[str, list[dict]], original_root: Path, store: Store, backend: str | None, timeout: float,
          key=lambda rel: rel) -> tuple[int, str]:
     """Write the portable inputs among `calls` (a run's records) to `store`: (functions kept, problem).
     `key`: a recorded file's name in the store (`store.project_path`)."""
     from ... import runtime
 
-    todo = items(calls, original_root, key)
-    if not todo:
+    todo = new(items(calls, original_root, key), store)
+    if not todo:  # none, or the same as an earlier run's: no process
         return 0, ""
     with tempfile.TemporaryDirectory(prefix="phiml-rewrite-recorded-") as tmp:
         spec_path, out_path = os.path.join(tmp, "spec.json"), os.path.join(tmp, "out.json")
@@ -129,7 +152,7 @@ def main(spec_path: str, out_path: str) -> None:
         if node is None:
             continue
         calls = [c for c in (convert(p, node) for p in item["inputs"]) if c]
-        if calls and store.write(item["file"], item["unit"], source, calls):
+        if store.write(item["file"], item["unit"], source, calls, [fingerprint(p) for p in item["inputs"]]):
             functions += 1
     with open(out_path, "w") as f:
         json.dump({"functions": functions}, f)

@@ -159,13 +159,24 @@ class Store:
             return [], True
         return [c for c in entry["calls"] if _valid(c)], False
 
-    def write(self, file: str, name: str, source: str, calls: list[dict[str, dict]]) -> int:
-        """Add `calls` (parameter -> portable description) to what is kept for `name`; the number kept."""
+    def converted(self, file: str, name: str, source: str) -> set[str]:
+        """The recordings (hashes of their pickles, `recorded`) already converted for this definition,
+        kept or not: a run that records the same calls again has nothing to add."""
+        entry = self._entry(file, name)
+        if entry is None or entry.get("source") != source_key(source, name) or not isinstance(entry.get("seen"), list):
+            return set()
+        return {h for h in entry["seen"] if isinstance(h, str)}
+
+    def write(self, file: str, name: str, source: str, calls: list[dict[str, dict]], converted: list[str] = ()) -> int:
+        """Add `calls` (parameter -> portable description) to what is kept for `name`; the number kept.
+        `converted`: the recordings these calls were converted from (`converted`)."""
         key = source_key(source, name)
         if key is None:
             return 0
         entry = self._entry(file, name)
-        kept = entry["calls"] if entry is not None and entry.get("source") == key else []
+        current = entry is not None and entry.get("source") == key
+        kept = entry["calls"] if current else []
+        done = self.converted(file, name, source) if current else set()
         seen = {json.dumps(c, sort_keys=True) for c in kept}
         for call in calls:
             text = json.dumps(call, sort_keys=True)
@@ -173,10 +184,11 @@ class Store:
                 seen.add(text)
                 kept.append(call)
         kept = kept[-MAX_CALLS:]  # the newest
-        if not kept:
+        done = sorted(done | set(converted))[-4 * MAX_CALLS:]
+        if not kept and not done:
             return 0
         data = {"schema": SCHEMA, "file": file, "function": name, "source": key, "written": time.time(),
-                "calls": kept}
+                "calls": kept, "seen": done}
         path = self._path(file, name)
         try:
             self.directory.mkdir(parents=True, exist_ok=True)

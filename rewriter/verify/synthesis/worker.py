@@ -114,6 +114,7 @@ def check(original, rewritten, plan: dict, framework: str, backend: str | None, 
 
     def test(drawn):
         sig, raw = drawn
+        recorded = any(d.get("recorded") for d in sig.values())  # a call an earlier run recorded, as it was
         if time.monotonic() > deadline:
             state["cut"] = True
             return
@@ -129,7 +130,8 @@ def check(original, rewritten, plan: dict, framework: str, backend: str | None, 
         try:
             actual = runtime.to_plain(jitted(**args(sig, raw)))
         except Exception as e:
-            state["failure"] = {"inputs": strategies.show(sig, raw), "reason": f"the rewrite fails: {runtime.describe(e)}"}
+            state["failure"] = {"inputs": strategies.show(sig, raw), "reason": f"the rewrite fails: {runtime.describe(e)}",
+                                "recorded": int(recorded)}
             raise Disagreement() from None
         verdict = compare(expected, actual)
         if verdict.uncomparable:
@@ -137,10 +139,10 @@ def check(original, rewritten, plan: dict, framework: str, backend: str | None, 
             state["reject"] = state["reject"] or verdict.uncomparable
             assume(False)
         if not verdict.equal:
-            state["failure"] = {"inputs": strategies.show(sig, raw), "reason": verdict.reason}
+            state["failure"] = {"inputs": strategies.show(sig, raw), "reason": verdict.reason, "recorded": int(recorded)}
             raise Disagreement()
         state["compared"] += 1
-        state["recorded"] += any(d.get("recorded") for d in sig.values())
+        state["recorded"] += recorded
 
     def search(edges: bool, examples: int, explicit: list[dict]) -> str:
         prop = given(strategies.inputs(plan["signatures"], edges))(test)
