@@ -3,7 +3,8 @@
 The trees are prepared as for a program's verify (`verify.command`): a mirror of the current
 directory, rewritten under PATH (or replaced by --rewritten). Then every changed module-level
 function of a PhiML or jax module is planned from the calls earlier runs recorded (`store`), the
-calls in the files under PATH and its annotations, and run in a worker per backend: PhiML's installed backends for PhiML code, jax for jax.
+calls in the files under PATH and its annotations, and run in a worker per backend: PhiML's
+installed backends for PhiML code, jax for jax.
 """
 from __future__ import annotations
 
