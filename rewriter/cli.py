@@ -141,7 +141,7 @@ def check(
         if not in_place or len(paths) != 1 or stdin_filename is not None:
             raise click.UsageError("--verify COMMAND goes with --in-place and one PATH")
         ctx.invoke(verify_command, path=paths[0], run_commands=() if verify_run == "auto" else (verify_run,),
-                   select=select, ignore=ignore, in_place=True, jobs=jobs)
+                   select=select, ignore=ignore, in_place=True, jobs=jobs, no_cache=no_cache)
     if stdin_filename is not None and paths:
         raise click.UsageError("--stdin-filename reads standard input: give no PATHS with it")
     try:
@@ -382,20 +382,22 @@ BACKENDS = ("numpy", "jax", "torch", "tensorflow")
 @click.option("--seed", type=int, default=0, show_default=True, help="Without --run/--pytest: the seed of the synthesized inputs.")
 @click.option("--max-examples", type=click.IntRange(min=1), default=100, show_default=True, help="Without --run/--pytest: inputs drawn per function and backend.")
 @click.option("--budget", type=click.FloatRange(min=1), default=20, show_default=True, help="Without --run/--pytest: seconds per function and backend; what it cuts short is reported.")
+@click.option("--no-cache", is_flag=True, help="Neither keep the inputs a run records nor read those kept before (stored next to the result cache).")
 @click.pass_context
 def verify_command(
     ctx: click.Context, path: str, run_commands: tuple[str, ...], pytest_args: str | None, rewritten: str | None,
     backends: tuple[str, ...], in_place: bool, unsafe_fixes: bool | None, select: tuple[str, ...], ignore: tuple[str, ...],
     output_format: str, jobs: int | None, timeout: float, no_replay: bool, keep: bool, seed: int = 0,
-    max_examples: int = 100, budget: float = 20,
+    max_examples: int = 100, budget: float = 20, no_cache: bool = False,
 ) -> None:
     """Run the original and the rewritten code on every backend, eager and jitted, and compare.
 
     With neither --run nor --pytest, each changed function is called on synthesized inputs instead
-    (from its call sites, its annotations, and Hypothesis over the shapes and dtypes they give; see
-    the README): the original eagerly, the rewrite jitted, on every backend its framework runs
-    on. Exit 0: all verified; 1: one falsified (the shrunk counterexample is shown); 3: some could
-    not be synthesized or were cut short by --budget; 2: none could.
+    (from the calls an earlier --run or --pytest recorded, its call sites, its annotations, and
+    Hypothesis over the shapes and dtypes they give; see the README): the original eagerly, the
+    rewrite jitted, on every backend its framework runs on. Exit 0: all verified; 1: one falsified
+    (the shrunk counterexample is shown); 3: some could not be synthesized or were cut short by
+    --budget; 2: none could.
 
     A notebook PATH (`verify nb.ipynb`) runs itself: the original and the rewritten notebook are
     executed top to bottom in a Jupyter kernel (nbclient + ipykernel), and the functions its cells
@@ -415,6 +417,7 @@ def verify_command(
     import shlex
 
     from .verify import command, display
+    from .verify.synthesis.store import default_directory as recorded_inputs_directory
 
     from .notebooks import is_notebook
 
@@ -434,6 +437,7 @@ def verify_command(
         path=path, runs=run_commands, pytest_args=tuple(shlex.split(pytest_args or "")), rewritten=rewritten,
         backends=backends or None, unsafe_fixes=in_place or bool(config.unsafe_fixes),
         jobs=jobs or os.cpu_count() or 1, timeout=timeout, replay=not no_replay, keep=keep,
+        inputs_store=None if no_cache else str(recorded_inputs_directory(config.root)),
     )
     if synthesized:
         from .verify.synthesis import command as synthesis, entry

@@ -5,7 +5,8 @@ the `--rewritten` tree there); find the units that differ; run the command (or t
 per backend, original and rewritten, eager and jitted, recording those units; replay the recorded
 inputs on the rewritten units; compare everything with the original's eager result; where a rewrite
 disagrees, run that reference (and, if need be, replay) again, to tell a wrong rewrite from unseeded
-random numbers.
+random numbers. The recorded inputs are also kept for a later verify without a program
+(`synthesis.recorded`).
 """
 from __future__ import annotations
 
@@ -22,6 +23,7 @@ from ..config import Config
 from ..engine import Settings
 from ..findings import FileResult
 from . import report, session, workspace
+from .synthesis import recorded, store
 from .progress import Lines, Progress
 
 
@@ -37,6 +39,7 @@ class Options:
     timeout: float = 900.0
     replay: bool = True
     keep: bool = False  # keep the temporary trees (their path is printed)
+    inputs_store: str | None = None  # where recorded inputs are kept for synthesis (None: neither read nor written)
 
 
 @dataclass
@@ -162,11 +165,15 @@ def verify(options: Options, config: Config, on_event: Callable[[str], None] = l
                 lines[(spec.backend, "rewritten")].append("replay")
         progress.plan(lines)
         replays: dict[str, dict] = {}
+        kept: list[tuple[int, str]] = []
+        keeping = recorded.preferred([s.backend for s in specs if s.records_inputs]) if options.inputs_store else None
         with session.Jobs(options.jobs) as jobs:
             reporting = _reporting(progress)
 
             def done(result: session.RunResult) -> None:  # replay starts as soon as its inputs are recorded
                 reporting["on_done"](result)
+                if result.spec.records_inputs and result.spec.backend == keeping:
+                    jobs.submit(lambda: kept.append(_keep_inputs(ws, result, options, config)))
                 if options.replay and result.spec.records_inputs:
                     if result.ok:
                         jobs.submit(lambda: replays.__setitem__(result.spec.backend, _replay(ws, result, options, progress)[0]))
@@ -175,6 +182,8 @@ def verify(options: Options, config: Config, on_event: Callable[[str], None] = l
 
             runs = session.run_all(ws, specs, argvs, Path("."), timeout=options.timeout, jobs=jobs,
                                    on_start=reporting["on_start"], on_done=done)
+        if kept and kept[0][1]:
+            progress.note(kept[0][1])
         changed = [(c.rel, c.units) for c in ws.changed]
         program_level = [f"{c.rel}:{u}" for c in ws.changed for u in c.program_level]
         judge = functools.partial(report.verdicts, runs, changed, skipped, program_level, replays)
@@ -189,6 +198,17 @@ def verify(options: Options, config: Config, on_event: Callable[[str], None] = l
     finally:
         if not options.keep:
             ws.cleanup()
+
+
+def _keep_inputs(ws: workspace.Workspace, run: session.RunResult, options: Options, config: Config) -> tuple[int, str]:
+    """The inputs `run` recorded, into the store synthesis reads: (functions kept, problem). The store
+    failing is no failure of the verification."""
+    try:
+        return recorded.save(run.calls, ws.original, store.Store(options.inputs_store),
+                             run.spec.backend if run.spec.phiml else None, min(options.timeout, 300.0),
+                             key=lambda rel: store.project_path(config.root, ws.real_root, rel))
+    except Exception as e:
+        return 0, f"recorded inputs not kept: {type(e).__name__}: {e}"
 
 
 def _repeat_references(ws: workspace.Workspace, runs: list[session.RunResult], verification: report.Verification,

@@ -2,8 +2,9 @@
 
 The trees are prepared as for a program's verify (`verify.command`): a mirror of the current
 directory, rewritten under PATH (or replaced by --rewritten). Then every changed module-level
-function of a PhiML or jax module is planned from the calls in the files under PATH and its
-annotations, and run in a worker per backend: PhiML's installed backends for PhiML code, jax for jax.
+function of a PhiML or jax module is planned from the calls earlier runs recorded (`store`), the
+calls in the files under PATH and its annotations, and run in a worker per backend: PhiML's
+installed backends for PhiML code, jax for jax.
 """
 from __future__ import annotations
 
@@ -16,7 +17,7 @@ from ...config import Config
 from ...findings import FileResult
 from ...units import MODULE
 from .. import command as _verify, session, workspace
-from . import plan as _plan, testcases
+from . import plan as _plan, store, testcases
 from .report import UNSYNTHESIZABLE, Result, Synthesis
 from .run import Job, run_all
 
@@ -90,6 +91,7 @@ def synthesize(options: _verify.Options, config: Config, budget: Budget,
         if not ws.changed:
             return Outcome(None, results, "nothing to verify: the rewritten tree is identical to the original")
         synthesis = Synthesis(seed=budget.seed)
+        inputs = store.Store(options.inputs_store) if options.inputs_store else None
         jobs: dict[str, list[Job]] = {}
         for changed in ws.changed:
             framework = _framework(changed.frameworks)
@@ -102,7 +104,10 @@ def synthesize(options: _verify.Options, config: Config, budget: Budget,
                 synthesis.results.append(Result(changed.rel, unit, "", UNSYNTHESIZABLE, reason=why))
             for unit in changed.units:
                 notebook = changed.rel.endswith(".ipynb")
-                planned = None if notebook else _plan.plan(source, unit, _sources(ws, options.path, changed.rel))
+                recorded, stale = inputs.read(store.project_path(config.root, ws.real_root, changed.rel), unit, source) \
+                    if inputs is not None and "." not in unit and not notebook else ([], False)
+                planned = None if notebook else \
+                    _plan.plan(source, unit, _sources(ws, options.path, changed.rel), recorded, stale)
                 unit_framework = framework
                 if framework is None and planned is not None and planned.test:  # a test runs as written, in any framework
                     unit_framework = next((f for f in ("jax", "torch", "tensorflow") if f in changed.frameworks), None)
@@ -131,7 +136,7 @@ def synthesize(options: _verify.Options, config: Config, budget: Budget,
                     rel = job.id.rsplit(":", 1)[0]
                     synthesis.results.append(Result(rel, job.name, backend, r["status"], r.get("examples", 0),
                                                     r.get("inputs", ""), r.get("reason", ""), bool(r.get("cut_short")),
-                                                    bool(r.get("beyond_calls"))))
+                                                    bool(r.get("beyond_calls")), r.get("recorded", 0)))
         order = {key: i for i, key in enumerate((c.rel, u) for c in ws.changed for u in c.program_level + c.units)}
         backend_order = {b: i for i, b in enumerate(synthesis.backends)}
         synthesis.results.sort(key=lambda r: (order.get(r.key, 0), backend_order.get(r.backend, -1)))

@@ -14,11 +14,12 @@ def cell(r: Result) -> Text:
         return Text(f"✓ verified: {r.reason}", style="green")
     if r.status == VERIFIED:
         cut = " (time budget reached)" if r.cut_short else ""
+        recorded = f", {r.recorded} recorded" if r.recorded else ""
         how = f"; {r.reason}" if r.reason else ""
-        return Text(f"✓ verified on {r.examples} input{'s' if r.examples != 1 else ''}{cut}{how}",
+        return Text(f"✓ verified on {r.examples} input{'s' if r.examples != 1 else ''}{recorded}{cut}{how}",
                     style="yellow" if cut else "green")
     if r.status == FALSIFIED:
-        where = " at sizes no call passes" if r.beyond_calls else ""
+        where = " on a recorded call" if r.recorded else " at sizes no call passes" if r.beyond_calls else ""
         return Text(f"✗ falsified{where}: {r.inputs}\n", style="bold red") + Text(r.reason, style="red")
     return Text(f"· {'not synthesizable' if r.status == UNSYNTHESIZABLE else 'not checked'}: {r.reason}", style="yellow")
 

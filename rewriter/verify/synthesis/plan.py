@@ -1,7 +1,8 @@
 """What to draw for one changed function: the signatures its sources describe, or why there are none.
 
 A signature maps each parameter to a description (`values`), or leaves it out to keep its default.
-Call sites come first: each complete one is a signature, and one whose arguments are all literal is
+Calls recorded by earlier runs (`store`) come first: each is an explicit example, tried as it was,
+and its dtypes and shapes a signature. Call sites come next: each complete one is a signature, and one whose arguments are all literal is
 also an explicit example. Annotations fill what a call site leaves unknown, or describe the whole
 call when there is no call site. Array axes carry a symbol: axes of one size at a call site share
 a size when drawn, so the shapes stay compatible (`x + y`) while the sizes vary.
@@ -22,7 +23,7 @@ class Plan:
     params: list[str] = field(default_factory=list)
     signatures: list[dict[str, dict]] = field(default_factory=list)
     examples: list[dict[str, dict]] = field(default_factory=list)
-    sources: list[str] = field(default_factory=list)  # where the signatures came from: "call sites", "annotations"
+    sources: list[str] = field(default_factory=list)  # where the signatures came from: "recorded calls", "call sites", "annotations"
     reason: str = ""  # not synthesizable: why
     test: str = ""  # a test that needs no inputs: "unittest" | "pytest" (testcases.py)
 
@@ -52,8 +53,19 @@ def _symbolic(desc: dict) -> dict:
     return {**desc, "symbols": [s or f"#{n}" for s, n in zip(desc["symbols"], desc["shape"])]}
 
 
-def plan(source: str, name: str, project_sources: list[str]) -> Plan:
-    """`source`: the original module; `project_sources`: the modules whose calls are read (it included)."""
+def _shape_only(desc: dict) -> dict:
+    return {k: v for k, v in desc.items() if k not in ("value", "data", "stored", "recorded", "items")}
+
+
+def _key(signature: dict[str, dict]) -> str:
+    return json.dumps({p: _shape_only(d) for p, d in signature.items()}, sort_keys=True)
+
+
+def plan(source: str, name: str, project_sources: list[str], recorded: list[dict[str, dict]] = (),
+         stale: bool = False) -> Plan:
+    """`source`: the original module; `project_sources`: the modules whose calls are read (it included);
+    `recorded`: calls an earlier run recorded of this very definition; `stale`: there were some, of
+    an earlier definition (said where nothing else describes the arguments)."""
     result = Plan(name)
     result.test, result.reason = testcases.kind(ast.parse(source), name)
     if result.test or result.reason:
@@ -91,29 +103,41 @@ def plan(source: str, name: str, project_sources: list[str]) -> Plan:
                 signature[p] = _symbolic(desc)
         return signature
 
-    sites = call_sites(project_sources, name, params)
     seen = set()
+    for call in recorded:
+        if not set(call) <= set(params) or any(p not in call and p not in defaults for p in params):
+            continue
+        example = {p: {**call[p], "recorded": True} for p in params if p in call}
+        signature = {p: _symbolic(_shape_only(d)) for p, d in example.items()}
+        result.examples.append(example)
+        if _key(signature) not in seen:
+            seen.add(_key(signature))
+            result.signatures.append(signature)
+    if result.signatures:
+        result.sources.append("recorded calls")
+    from_sites = len(result.signatures)
+    sites = call_sites(project_sources, name, params)
     for site in sites:
         signature = complete(site)
         if signature is None:
             continue
-        key = json.dumps({p: {k: v for k, v in d.items() if k != "value"} for p, d in signature.items()}, sort_keys=True)
-        if key not in seen:
-            seen.add(key)
+        if _key(signature) not in seen:
+            seen.add(_key(signature))
             result.signatures.append(signature)
         if all(d.get("value") is not None for d in signature.values()) and \
                 all(p in site or p not in annotated or annotated[p] is None for p in signature):
             result.examples.append(signature)
-    if result.signatures:
+    if len(result.signatures) > from_sites:
         result.sources.append("call sites")
     if not result.signatures or any(annotated[p] for p in params):
         signature = complete({})
         if signature is not None and (signature or not params):
-            key = json.dumps({p: {k: v for k, v in d.items() if k != "value"} for p, d in signature.items()}, sort_keys=True)
-            if key not in seen:
+            if _key(signature) not in seen:
                 result.signatures.append(signature)
                 result.sources.append("annotations")
     if not result.signatures:
         result.reason = "; ".join(f"argument `{p}` of unknown type ({why})" for p, why in missing.items()) or \
             "no call site or annotation describes its arguments"
+        if stale:
+            result.reason += "; the calls recorded by an earlier run are of an earlier version of it"
     return result

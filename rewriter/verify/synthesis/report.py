@@ -17,6 +17,7 @@ class Result:
     reason: str = ""  # how it differs (falsified), why nothing was compared (unsynthesizable, error)
     cut_short: bool = False  # the time budget ended the search before --max-examples
     beyond_calls: bool = False  # falsified only at sizes no call site passes (an empty or length-1 axis...)
+    recorded: int = 0  # of the inputs compared, calls recorded by an earlier run (verified); 1: the counterexample is one (falsified)
 
     @property
     def key(self) -> tuple[str, str]:

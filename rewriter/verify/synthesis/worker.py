@@ -3,6 +3,7 @@
 The original runs eagerly (the author's meaning: PhiML's jit calls the function, jax under
 `disable_jit`); the rewrite runs jitted: through its own decorator, or, undecorated, through
 `jax.jit` (Python numbers static, as a jitted caller's literals are) or PhiML's `jit_compile`.
+Calls recorded by earlier runs (`store`) are tried first, as they were; then the calls' literal ones.
 An input on which the original itself fails is outside the function's domain: rejected, not held
 against the rewrite. Hypothesis shrinks a disagreement; the last disagreement seen is the smallest.
 The sizes the calls give are searched first, then edge sizes (`strategies`): a disagreement found
@@ -70,7 +71,9 @@ def _native(desc: dict, raw, backend: str | None):
         return jnp.asarray(raw, dtype=desc["dtype"])
     from phiml import math
 
-    shape = [getattr(math, kind)(name) for name, kind in desc["dims"]]
+    items = desc.get("items") or [None] * len(desc["dims"])  # item names, as a recorded tensor had them
+    shape = [getattr(math, kind)(**{name: ",".join(i)}) if i else getattr(math, kind)(name)
+             for (name, kind), i in zip(desc["dims"], items)]
     return math.tensor(np.array(raw), *shape, convert=backend not in (None, "numpy"))
 
 
@@ -129,7 +132,7 @@ def check(original, rewritten, plan: dict, framework: str, backend: str | None, 
 
     scalars = sorted({p for sig in plan["signatures"] for p, d in sig.items() if d["kind"] == "scalar"})
     jitted = _jitted(rewritten, framework, scalars)
-    state = {"compared": 0, "rejected": 0, "reject": "", "failure": None, "cut": False}
+    state = {"compared": 0, "recorded": 0, "rejected": 0, "reject": "", "failure": None, "cut": False}
     deadline = time.monotonic() + budget
 
     def args(sig, raw):
@@ -137,6 +140,7 @@ def check(original, rewritten, plan: dict, framework: str, backend: str | None, 
 
     def test(drawn):
         sig, raw = drawn
+        recorded = any(d.get("recorded") for d in sig.values())  # a call an earlier run recorded, as it was
         if time.monotonic() > deadline:
             state["cut"] = True
             return
@@ -153,7 +157,8 @@ def check(original, rewritten, plan: dict, framework: str, backend: str | None, 
             actual = runtime.to_plain(jitted(**args(sig, raw)))
         except Exception as e:
             if not _harness_jit_fails(original, jitted is not rewritten, framework, scalars, args(sig, raw), e):
-                state["failure"] = {"inputs": strategies.show(sig, raw), "reason": f"the rewrite fails: {runtime.describe(e)}"}
+                state["failure"] = {"inputs": strategies.show(sig, raw), "reason": f"the rewrite fails: {runtime.describe(e)}",
+                                    "recorded": int(recorded)}
                 raise Disagreement() from None
             # neither version can be jitted as a whole: compare the rewrite as the program calls it
             said = runtime.describe(e)
@@ -162,7 +167,8 @@ def check(original, rewritten, plan: dict, framework: str, backend: str | None, 
             try:
                 actual = runtime.to_plain(rewritten(**args(sig, raw)))
             except Exception as e2:
-                state["failure"] = {"inputs": strategies.show(sig, raw), "reason": f"the rewrite fails: {runtime.describe(e2)}"}
+                state["failure"] = {"inputs": strategies.show(sig, raw), "reason": f"the rewrite fails: {runtime.describe(e2)}",
+                                    "recorded": int(recorded)}
                 raise Disagreement() from None
         if _returns_function(expected):
             state["rejected"] += 1
@@ -174,14 +180,15 @@ def check(original, rewritten, plan: dict, framework: str, backend: str | None, 
             state["reject"] = state["reject"] or verdict.uncomparable
             assume(False)
         if not verdict.equal:
-            state["failure"] = {"inputs": strategies.show(sig, raw), "reason": verdict.reason}
+            state["failure"] = {"inputs": strategies.show(sig, raw), "reason": verdict.reason, "recorded": int(recorded)}
             raise Disagreement()
         state["compared"] += 1
+        state["recorded"] += recorded
 
     def search(edges: bool, examples: int, explicit: list[dict]) -> str:
         prop = given(strategies.inputs(plan["signatures"], edges))(test)
-        for sig in explicit:
-            prop = example(strategies.example(sig))(prop)
+        for sig in reversed(explicit):  # Hypothesis tries the last one added first
+            prop = example(_explicit(sig))(prop)
         prop = settings(max_examples=examples, deadline=None, database=None, print_blob=False,
                         suppress_health_check=list(HealthCheck))(prop)
         try:
@@ -203,12 +210,21 @@ def check(original, rewritten, plan: dict, framework: str, backend: str | None, 
         return {"status": "falsified", **state["failure"], "beyond_calls": beyond, "examples": state["compared"],
                 "cut_short": state["cut"]}
     if state["compared"]:
-        return {"status": "verified", "examples": state["compared"], "rejected": state["rejected"], "cut_short": state["cut"],
-                "reason": state.get("unjitted", "")}
+        return {"status": "verified", "examples": state["compared"], "recorded": state["recorded"],
+                "rejected": state["rejected"], "cut_short": state["cut"], "reason": state.get("unjitted", "")}
     if state["rejected"]:
         return {"status": "unsynthesizable", "reason": f"the original fails on every input drawn ({state['reject']})"}
     return {"status": "unsynthesizable", "reason": "cut short by the time budget before any input was compared"
             if state["cut"] else error or "no input was drawn"}
+
+
+def _explicit(sig: dict[str, dict]) -> tuple[dict, dict]:
+    """An explicit example as a draw: a recorded call's stored values, or a call site's literals."""
+    from . import store, strategies
+
+    if any(d.get("recorded") for d in sig.values()):
+        return sig, {p: store.decode(d) for p, d in sig.items()}
+    return strategies.example(sig)
 
 
 def _warm_up(backend: str) -> None:
