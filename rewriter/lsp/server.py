@@ -26,7 +26,9 @@ from .. import files as _files
 from ..analysis.facts import FileFacts
 from ..config import Config, ConfigError
 from ..findings import Finding
+from ..units import unit_at
 from . import protocol
+from . import verify as _verify
 from .document import DocumentAnalysis, config_for, encode, project_key
 from .incremental import provisional_findings
 from .notebook import Cell as NotebookCell
@@ -77,6 +79,7 @@ class PhimlLanguageServer(LanguageServer):
         self.notebook_analyses: dict[str, NotebookAnalysis] = {}  # the last analysis of each open notebook
         self._notebook_published: dict[str, set[str]] = {}  # notebook -> cells that were sent diagnostics
         self.projects = Projects(changed=self._facts_changed, built=self._index_built)
+        self.verifier = _verify.Verifier()  # "verify this fix": its thread and the verdicts shown
 
     # -- analysing ---------------------------------------------------------------------------
     def path_of(self, uri: str) -> str:
@@ -220,12 +223,17 @@ class PhimlLanguageServer(LanguageServer):
 
     def publish(self, uri: str, version: int | None, text: str, findings: list[Finding],
                 cell_uris: dict[int, str] | None = None) -> None:
-        keys = [(protocol.finding_key(f), f.message, f.note, f.related) for f in findings]
+        verdicts = self.verifier.for_text(uri, text)
+        keys = [(protocol.finding_key(f), f.message, f.note, f.related,
+                 verdicts.get(tuple(protocol.finding_key(f)))) for f in findings]
         if self._published.get(uri) == (version, keys):
             return  # the exact analysis confirmed the provisional findings
         self._published[uri] = (version, keys)
         positions = protocol.Positions(text, self.workspace.get_text_document(uri).position_codec)
         diagnostics = [protocol.diagnostic(f, positions, uri, cell_uris) for f in findings]
+        for diagnostic, (*_, kept) in zip(diagnostics, keys):
+            if kept is not None:  # the verdict of "verify this fix", while the text is the one verified
+                diagnostic.message += f"\nfix {kept.message}"
         self.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=uri, diagnostics=diagnostics, version=version))
 
     def _report_error(self, uri: str, analysis: DocumentAnalysis) -> None:
@@ -243,6 +251,7 @@ class PhimlLanguageServer(LanguageServer):
         if uri.startswith("file:"):  # the other modules see the file on disk again
             self.projects.close(closed.config if closed is not None else self.config_of(self.path_of(uri)), self.path_of(uri))
         self._published.pop(uri, None)
+        self.verifier.forget(uri)
         self.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
 
     def _show_once(self, message: str) -> None:
@@ -366,6 +375,90 @@ class PhimlLanguageServer(LanguageServer):
         support = action.resolve_support if action else None
         return bool(support and "edit" in support.properties)
 
+    # -- verify this fix -----------------------------------------------------------------------
+    async def verify_fix(self, uri: str, version: int | None, key: tuple) -> dict:
+        """Synthesize inputs for the function the finding's fix changes, that fix alone applied to the
+        buffer's text; show the verdict and keep it on the diagnostic (rewriter/lsp/verify.py)."""
+        answer = {"uri": uri, "version": version, "key": list(key)}
+        if uri not in self.python or self.notebook_of(uri) is not None:
+            return self._verdict(answer, "error", "verify this fix works on Python files (not notebooks)")
+        if not self._current(uri, version):
+            return self._verdict(answer, "stale", "the buffer changed since the fix was offered: ask again")
+        if uri in self.verifier.running:
+            return self._verdict(answer, "busy", f"already verifying {self.verifier.running[uri]} in this document")
+        self.verifier.running[uri] = "a fix"  # before the first await: a second request finds it
+        try:
+            return await self._verify_fix(uri, version, key, answer)
+        finally:
+            self.verifier.running.pop(uri, None)
+
+    async def _verify_fix(self, uri: str, version: int | None, key: tuple, answer: dict) -> dict:
+        analysis = await self.analysis(uri)
+        finding = None if analysis is None else next(
+            (f for f in analysis.findings if tuple(protocol.finding_key(f)) == key), None)
+        if finding is None or not self._current(uri, version):
+            return self._verdict(answer, "stale", "the finding is gone: ask again")
+        loop = asyncio.get_running_loop()
+        fixed = await loop.run_in_executor(self._exact, analysis.fixed_text, finding)
+        if fixed is None:
+            return self._verdict(answer, "error", "the fix does not apply")
+        function = unit_at(analysis.text, finding.span.line)
+        self.verifier.running[uri] = f"the fix of `{function}`"
+        progress = await self._begin_progress(f"Verifying the fix of `{function}`")
+
+        def on_event(message: str) -> None:  # from the verifying thread
+            if progress is not None:
+                loop.call_soon_threadsafe(lambda: self.work_done_progress.report(
+                    progress, types.WorkDoneProgressReport(message=message)))
+        try:
+            verdict = await asyncio.wrap_future(self.verifier.submit(
+                analysis.text, fixed, analysis.path, finding.span.line, self._import_root(analysis), on_event))
+        except Exception as e:  # a bug must not take the server down
+            log.exception("verifying a fix in %s failed", uri)
+            message = f"internal error: {type(e).__name__}: {e}"
+            self._end_progress(progress, message)
+            return self._verdict(answer, "error", message)
+        self.verifier.keep(uri, key, analysis.text, verdict)
+        document = self.workspace.get_text_document(uri)
+        if document.source == analysis.text and self.analyses.get(uri) is analysis:
+            self.publish(uri, document.version, analysis.text, analysis.findings)
+        self._end_progress(progress, verdict.message())
+        return self._verdict({**answer, **verdict.to_dict()}, verdict.status, f"`{verdict.function}`: fix {verdict.message()}")
+
+    def _verdict(self, answer: dict, status: str, message: str) -> dict:
+        """Show the verdict, tell the client it is there (`phiml-rewrite/verdict`), return it."""
+        kind = types.MessageType.Info if status == "verified" else types.MessageType.Warning
+        self.window_show_message(types.ShowMessageParams(kind, f"phiml-rewrite: {message}"))
+        answer = {**answer, "status": status, "message": answer.get("message", message)}
+        self.protocol.notify(_verify.VERDICT, answer)
+        return answer
+
+    def _import_root(self, analysis: DocumentAnalysis) -> str | None:
+        """The folder the function's imports resolve from: its workspace folder, else its project's."""
+        path = os.path.abspath(analysis.path)
+        folders = [to_fs_path(f.uri) for f in self.workspace.folders.values()] + [self.workspace.root_path]
+        inside = [f for f in folders if f and path.startswith(os.path.abspath(f) + os.sep)]
+        if inside:
+            return max(inside, key=len)
+        return analysis.config.project_root
+
+    async def _begin_progress(self, title: str) -> str | None:
+        window = self.client_capabilities.window
+        if not (window and window.work_done_progress):
+            return None
+        self._progress_count = getattr(self, "_progress_count", 0) + 1
+        token = f"phiml-rewrite-verify-{self._progress_count}"
+        try:
+            await asyncio.wait_for(self.work_done_progress.create_async(token), 5)
+        except Exception:  # the client refused or did not answer: no progress, the verdict still comes
+            return None
+        self.work_done_progress.begin(token, types.WorkDoneProgressBegin(title=title, cancellable=False))
+        return token
+
+    def _end_progress(self, token: str | None, message: str) -> None:
+        if token is not None:
+            self.work_done_progress.end(token, types.WorkDoneProgressEnd(message=message))
+
 
 server = PhimlLanguageServer()
 
@@ -381,6 +474,7 @@ def initialize(ls: PhimlLanguageServer, params: types.InitializeParams) -> None:
         ls.idle = max(0.0, options["idleMs"] / 1000)
     if isinstance(options.get("incremental"), bool):
         ls.incremental = options["incremental"]
+    ls.verifier.configure(options)
 
 
 @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
@@ -432,6 +526,13 @@ def did_close(ls: PhimlLanguageServer, params: types.DidCloseTextDocumentParams)
         ls.forget(params.text_document.uri)
 
 
+@server.command(_verify.COMMAND)
+async def verify_fix(ls: PhimlLanguageServer, *args) -> dict:
+    """`phiml-rewrite.verifyFix {uri, version, key}`: the argument the "Verify this fix" action carries."""
+    request = args[0] if args and isinstance(args[0], dict) else {}
+    return await ls.verify_fix(str(request.get("uri")), request.get("version"), tuple(request.get("key") or ()))
+
+
 def _wants(only: list[str] | None, kind: str) -> bool:
     """LSP's kind filter: `only=["source"]` asks for `source.fixAll.phiml-rewrite` too."""
     return only is None or any(kind == k or kind.startswith(k + ".") for k in only)
@@ -440,7 +541,8 @@ def _wants(only: list[str] | None, kind: str) -> bool:
 @server.feature(
     types.TEXT_DOCUMENT_CODE_ACTION,
     types.CodeActionOptions(
-        code_action_kinds=[types.CodeActionKind.QuickFix, types.CodeActionKind.SourceFixAll, protocol.FIX_ALL_KIND],
+        code_action_kinds=[types.CodeActionKind.QuickFix, types.CodeActionKind.SourceFixAll, protocol.FIX_ALL_KIND,
+                           _verify.KIND],
         resolve_provider=True,
     ),
 )
@@ -458,9 +560,12 @@ async def code_action(ls: PhimlLanguageServer, params: types.CodeActionParams) -
     positions = protocol.Positions(analysis.text, document.position_codec)
     only = [str(k.value if hasattr(k, "value") else k) for k in params.context.only] if params.context.only else None
     actions: list[types.CodeAction] = []
-    if _wants(only, types.CodeActionKind.QuickFix.value):
+    if _wants(only, types.CodeActionKind.QuickFix.value) or _wants(only, _verify.KIND):
+        verdicts = ls.verifier.for_text(uri, analysis.text)
         for finding, diagnostic in _findings_in(analysis, params, positions):
-            actions.extend(_quick_fixes(ls, uri, document.version, analysis, finding, diagnostic, positions))
+            for action in _quick_fixes(ls, uri, document.version, analysis, finding, diagnostic, positions, verdicts):
+                if _wants(only, str(getattr(action.kind, "value", action.kind))):
+                    actions.append(action)
     if _wants(only, protocol.FIX_ALL_KIND) and any(analysis.has_fix(f) for f in analysis.findings):
         action = types.CodeAction(
             title="phiml-rewrite: fix all auto-fixable problems",
@@ -502,18 +607,29 @@ def _findings_in(analysis: DocumentAnalysis, params: types.CodeActionParams, pos
     return _matching(analysis.findings, params, positions)
 
 
-def _quick_fixes(ls, uri, version, analysis: DocumentAnalysis, finding: Finding, diagnostic, positions):
+def _quick_fixes(ls, uri, version, analysis: DocumentAnalysis, finding: Finding, diagnostic, positions,
+                 verdicts: dict | None = None):
     edits = analysis.fix_edits(finding)
     if edits:
         unsafe = analysis.unsafe(finding)
         label = f"{protocol.fix_title(finding)} ({finding.code})"
+        key = protocol.finding_key(finding)
+        tags = ", ".join(filter(None, ["unsafe fix" if unsafe else "", _verify.label((verdicts or {}).get(tuple(key)))]))
         yield types.CodeAction(
-            title=f"{label} [unsafe fix]" if unsafe else label,
+            title=f"{label} [{tags}]" if tags else label,
             kind=types.CodeActionKind.QuickFix,
             diagnostics=[diagnostic],
             is_preferred=not unsafe,
             edit=ls.workspace_edit(uri, version, [positions.text_edit(e) for e in edits]),
         )
+        if _verify.offered(finding):  # compares the function before and after on synthesized inputs
+            yield types.CodeAction(
+                title=_verify.TITLE,
+                kind=_verify.KIND,
+                diagnostics=[diagnostic],
+                command=types.Command(title=_verify.TITLE, command=_verify.COMMAND,
+                                  arguments=[{"uri": uri, "version": version, "key": key}]),
+            )
     suppression = analysis.suppression_edit(finding)
     if suppression is not None:
         yield types.CodeAction(
