@@ -485,6 +485,9 @@ async def test_verify_this_fix_verifies_a_right_merge(client: LanguageClient):
     assert verdict.status == "verified" and verdict.function == "clipped"
     assert verdict.message.startswith("verified on jax (") and verdict.complete
     assert any("`clipped`: fix verified on jax" in m.message for m in client.messages)
+    (progress,) = [values for values in client.progress_reports.values()
+                   if values and getattr(values[0], "title", "") == "Verifying the fix of `clipped`"]
+    assert progress[0].kind == "begin" and progress[-1].kind == "end" and progress[-1].message == verdict.message
     await published(client, uri, lambda found: any("\nfix verified on jax (" in d.message for d in found))
     assert not path.exists()  # the buffer was verified, the file was never written
 

@@ -420,8 +420,10 @@ class PhimlLanguageServer(LanguageServer):
             return self._verdict(answer, "error", message)
         self.verifier.keep(uri, key, analysis.text, verdict)
         document = self.workspace.get_text_document(uri)
-        if document.source == analysis.text and self.analyses.get(uri) is analysis:
-            self.publish(uri, document.version, analysis.text, analysis.findings)
+        if document.source == analysis.text:  # the verdict on the diagnostic now (an analysis since has the text)
+            current = self.analyses.get(uri)
+            findings = current.findings if current is not None and current.text == analysis.text else analysis.findings
+            self.publish(uri, document.version, analysis.text, findings)
         self._end_progress(progress, verdict.message())
         return self._verdict({**answer, **verdict.to_dict()}, verdict.status, f"`{verdict.function}`: fix {verdict.message()}")
 

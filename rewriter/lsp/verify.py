@@ -16,7 +16,6 @@ from typing import Callable
 
 from ..findings import Finding, Safety
 from ..verify.synthesis.command import Budget
-from ..verify.synthesis.report import FALSIFIED, VERIFIED
 from ..verify.synthesis.single import FixVerdict, verify_fix
 
 COMMAND = "phiml-rewrite.verifyFix"
@@ -32,7 +31,8 @@ DEFAULT_SECONDS = 5.0  # per backend
 class Kept:
     text: str  # the buffer's text the verdict is about
     status: str
-    message: str
+    message: str  # the verdict's line (`FixVerdict.message`)
+    short: str  # a few words for the quick fix's title (`FixVerdict.short`)
 
 
 def offered(finding: Finding) -> bool:
@@ -42,9 +42,7 @@ def offered(finding: Finding) -> bool:
 
 def label(kept: Kept | None) -> str:
     """The quick fix title's suffix once the fix was verified: `verified on jax`, `falsified on jax`."""
-    if kept is None or kept.status not in (VERIFIED, FALSIFIED):
-        return ""
-    return kept.message.split(" (", 1)[0].split(":", 1)[0]
+    return "" if kept is None else kept.short
 
 
 class Verifier:
@@ -73,7 +71,7 @@ class Verifier:
         return self._pool.submit(verify_fix, text, fixed, path, line, root, budget, self.backends, self.jobs, on_event)
 
     def keep(self, uri: str, key: tuple, text: str, verdict: FixVerdict) -> None:
-        self.kept.setdefault(uri, {})[key] = Kept(text, verdict.status, verdict.message())
+        self.kept.setdefault(uri, {})[key] = Kept(text, verdict.status, verdict.message(), verdict.short())
 
     def for_text(self, uri: str, text: str) -> dict[tuple, Kept]:
         """The verdicts about this text of the buffer; those about an older text are dropped."""

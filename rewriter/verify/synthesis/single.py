@@ -63,6 +63,14 @@ class FixVerdict:
             return f"not synthesizable: {self.reason}"
         return f"not verified: {self.reason}"
 
+    def short(self) -> str:
+        """A few words for a title: `verified on numpy, jax`, `falsified on jax`; empty when neither."""
+        if self.status == FALSIFIED:
+            return "falsified on " + ", ".join(r.backend for r in self.results if r.status == FALSIFIED)
+        if self.status == VERIFIED:
+            return f"verified on {', '.join(r.backend for r in self.results)}" + ("" if self.complete else ", cut short")
+        return ""
+
     def to_dict(self) -> dict:
         return {"status": self.status, "function": self.function, "message": self.message(),
                 "complete": self.complete, "seconds": round(self.seconds, 2), "skipped": self.skipped,
