@@ -26,7 +26,6 @@ from .. import files as _files
 from ..analysis.facts import FileFacts
 from ..config import Config, ConfigError
 from ..findings import Finding
-from ..units import unit_at
 from . import protocol
 from . import verify as _verify
 from .document import DocumentAnalysis, config_for, encode, project_key
@@ -375,92 +374,6 @@ class PhimlLanguageServer(LanguageServer):
         support = action.resolve_support if action else None
         return bool(support and "edit" in support.properties)
 
-    # -- verify this fix -----------------------------------------------------------------------
-    async def verify_fix(self, uri: str, version: int | None, key: tuple) -> dict:
-        """Synthesize inputs for the function the finding's fix changes, that fix alone applied to the
-        buffer's text; show the verdict and keep it on the diagnostic (rewriter/lsp/verify.py)."""
-        answer = {"uri": uri, "version": version, "key": list(key)}
-        if uri not in self.python or self.notebook_of(uri) is not None:
-            return self._verdict(answer, "error", "verify this fix works on Python files (not notebooks)")
-        if not self._current(uri, version):
-            return self._verdict(answer, "stale", "the buffer changed since the fix was offered: ask again")
-        if uri in self.verifier.running:
-            return self._verdict(answer, "busy", f"already verifying {self.verifier.running[uri]} in this document")
-        self.verifier.running[uri] = "a fix"  # before the first await: a second request finds it
-        try:
-            return await self._verify_fix(uri, version, key, answer)
-        finally:
-            self.verifier.running.pop(uri, None)
-
-    async def _verify_fix(self, uri: str, version: int | None, key: tuple, answer: dict) -> dict:
-        analysis = await self.analysis(uri)
-        finding = None if analysis is None else next(
-            (f for f in analysis.findings if tuple(protocol.finding_key(f)) == key), None)
-        if finding is None or not self._current(uri, version):
-            return self._verdict(answer, "stale", "the finding is gone: ask again")
-        loop = asyncio.get_running_loop()
-        fixed = await loop.run_in_executor(self._exact, analysis.fixed_text, finding)
-        if fixed is None:
-            return self._verdict(answer, "error", "the fix does not apply")
-        function = unit_at(analysis.text, finding.span.line)
-        self.verifier.running[uri] = f"the fix of `{function}`"
-        progress = await self._begin_progress(f"Verifying the fix of `{function}`")
-
-        def on_event(message: str) -> None:  # from the verifying thread
-            if progress is not None:
-                loop.call_soon_threadsafe(lambda: self.work_done_progress.report(
-                    progress, types.WorkDoneProgressReport(message=message)))
-        try:
-            verdict = await asyncio.wrap_future(self.verifier.submit(
-                analysis.text, fixed, analysis.path, finding.span.line, self._import_root(analysis), on_event))
-        except Exception as e:  # a bug must not take the server down
-            log.exception("verifying a fix in %s failed", uri)
-            message = f"internal error: {type(e).__name__}: {e}"
-            self._end_progress(progress, message)
-            return self._verdict(answer, "error", message)
-        self.verifier.keep(uri, key, analysis.text, verdict)
-        document = self.workspace.get_text_document(uri)
-        if document.source == analysis.text:  # the verdict on the diagnostic now (an analysis since has the text)
-            current = self.analyses.get(uri)
-            findings = current.findings if current is not None and current.text == analysis.text else analysis.findings
-            self.publish(uri, document.version, analysis.text, findings)
-        self._end_progress(progress, verdict.message())
-        return self._verdict({**answer, **verdict.to_dict()}, verdict.status, f"`{verdict.function}`: fix {verdict.message()}")
-
-    def _verdict(self, answer: dict, status: str, message: str) -> dict:
-        """Show the verdict, tell the client it is there (`phiml-rewrite/verdict`), return it."""
-        kind = types.MessageType.Info if status == "verified" else types.MessageType.Warning
-        self.window_show_message(types.ShowMessageParams(kind, f"phiml-rewrite: {message}"))
-        answer = {**answer, "status": status, "message": answer.get("message", message)}
-        self.protocol.notify(_verify.VERDICT, answer)
-        return answer
-
-    def _import_root(self, analysis: DocumentAnalysis) -> str | None:
-        """The folder the function's imports resolve from: its workspace folder, else its project's."""
-        path = os.path.abspath(analysis.path)
-        folders = [to_fs_path(f.uri) for f in self.workspace.folders.values()] + [self.workspace.root_path]
-        inside = [f for f in folders if f and path.startswith(os.path.abspath(f) + os.sep)]
-        if inside:
-            return max(inside, key=len)
-        return analysis.config.project_root
-
-    async def _begin_progress(self, title: str) -> str | None:
-        window = self.client_capabilities.window
-        if not (window and window.work_done_progress):
-            return None
-        self._progress_count = getattr(self, "_progress_count", 0) + 1
-        token = f"phiml-rewrite-verify-{self._progress_count}"
-        try:
-            await asyncio.wait_for(self.work_done_progress.create_async(token), 5)
-        except Exception:  # the client refused or did not answer: no progress, the verdict still comes
-            return None
-        self.work_done_progress.begin(token, types.WorkDoneProgressBegin(title=title, cancellable=False))
-        return token
-
-    def _end_progress(self, token: str | None, message: str) -> None:
-        if token is not None:
-            self.work_done_progress.end(token, types.WorkDoneProgressEnd(message=message))
-
 
 server = PhimlLanguageServer()
 
@@ -532,7 +445,7 @@ def did_close(ls: PhimlLanguageServer, params: types.DidCloseTextDocumentParams)
 async def verify_fix(ls: PhimlLanguageServer, *args) -> dict:
     """`phiml-rewrite.verifyFix {uri, version, key}`: the argument the "Verify this fix" action carries."""
     request = args[0] if args and isinstance(args[0], dict) else {}
-    return await ls.verify_fix(str(request.get("uri")), request.get("version"), tuple(request.get("key") or ()))
+    return await _verify.execute(ls, str(request.get("uri")), request.get("version"), tuple(request.get("key") or ()))
 
 
 def _wants(only: list[str] | None, kind: str) -> bool:

@@ -9,13 +9,21 @@ diagnostic and its quick fix's title for as long as the buffer has the text that
 """
 from __future__ import annotations
 
+import asyncio
 import concurrent.futures
+import logging
 import os
 from dataclasses import dataclass
 from typing import Callable
 
+from lsprotocol import types
+from pygls.uris import to_fs_path
+
 from ..findings import Finding, Safety
+from ..units import unit_at
+from . import protocol
 from ..verify.synthesis.command import Budget
+from ..verify.synthesis.report import VERIFIED
 from ..verify.synthesis.single import FixVerdict, verify_fix
 
 COMMAND = "phiml-rewrite.verifyFix"
@@ -25,6 +33,7 @@ TITLE = "Verify this fix (phiml-rewrite)"
 MERGES = {"PML201"}  # rules whose safe fixes merge branches: verifying those is offered too
 DEFAULT_MAX_EXAMPLES = 30
 DEFAULT_SECONDS = 5.0  # per backend
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -54,7 +63,8 @@ class Verifier:
         self.backends: tuple[str, ...] | None = None  # PhiML's installed backends unless restricted
         self.jobs = max(1, min(4, (os.cpu_count() or 2) // 2))  # backends at a time
         self._pool = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="phiml-verify")
-        self.running: dict[str, str] = {}  # uri -> the function being verified
+        self.running: dict[str, str] = {}  # uri -> what is being verified there
+        self.progress_tokens = 0
         self.kept: dict[str, dict[tuple, Kept]] = {}
 
     def configure(self, options: dict) -> None:
@@ -85,3 +95,97 @@ class Verifier:
 
     def forget(self, uri: str) -> None:
         self.kept.pop(uri, None)
+
+
+# -- the command (`ls`: the PhimlLanguageServer) ---------------------------------------------------
+async def execute(ls, uri: str, version: int | None, key: tuple) -> dict:
+    """Synthesize inputs for the function the finding's fix changes, that fix alone applied to the
+    buffer's text; show the verdict, keep it on the diagnostic, return it."""
+    answer = {"uri": uri, "version": version, "key": list(key)}
+    verifier: Verifier = ls.verifier
+    if uri not in ls.python or ls.notebook_of(uri) is not None:
+        return _verdict(ls, answer, "error", "verify this fix works on Python files (not notebooks)")
+    if not ls._current(uri, version):
+        return _verdict(ls, answer, "stale", "the buffer changed since the fix was offered: ask again")
+    if uri in verifier.running:
+        return _verdict(ls, answer, "busy", f"already verifying {verifier.running[uri]} in this document")
+    verifier.running[uri] = "a fix"  # before the first await: a second request finds it
+    try:
+        return await _execute(ls, verifier, uri, version, key, answer)
+    finally:
+        verifier.running.pop(uri, None)
+
+
+async def _execute(ls, verifier: Verifier, uri: str, version: int | None, key: tuple, answer: dict) -> dict:
+    analysis = await ls.analysis(uri)
+    finding = None if analysis is None else next(
+        (f for f in analysis.findings if tuple(protocol.finding_key(f)) == key), None)
+    if finding is None or not ls._current(uri, version):
+        return _verdict(ls, answer, "stale", "the finding is gone: ask again")
+    loop = asyncio.get_running_loop()
+    fixed = await loop.run_in_executor(ls._exact, analysis.fixed_text, finding)
+    if fixed is None:
+        return _verdict(ls, answer, "error", "the fix does not apply")
+    function = unit_at(analysis.text, finding.span.line)
+    verifier.running[uri] = f"the fix of `{function}`"
+    progress = await _begin_progress(ls, verifier, f"Verifying the fix of `{function}`")
+
+    def on_event(message: str) -> None:  # from the verifying thread
+        if progress is not None:
+            loop.call_soon_threadsafe(lambda: ls.work_done_progress.report(
+                progress, types.WorkDoneProgressReport(message=message)))
+    try:
+        verdict = await asyncio.wrap_future(verifier.submit(
+            analysis.text, fixed, analysis.path, finding.span.line, _import_root(ls, analysis), on_event))
+    except Exception as e:  # a bug must not take the server down
+        log.exception("verifying a fix in %s failed", uri)
+        message = f"internal error: {type(e).__name__}: {e}"
+        _end_progress(ls, progress, message)
+        return _verdict(ls, answer, "error", message)
+    if uri in ls.python:  # still open: the verdict goes on the diagnostic while the text is this one
+        verifier.keep(uri, key, analysis.text, verdict)
+        document = ls.workspace.get_text_document(uri)
+        if document.source == analysis.text:
+            current = ls.analyses.get(uri)  # an analysis since (a save) of the same text
+            findings = current.findings if current is not None and current.text == analysis.text else analysis.findings
+            ls.publish(uri, document.version, analysis.text, findings)
+    _end_progress(ls, progress, verdict.message())
+    return _verdict(ls, {**answer, **verdict.to_dict()}, verdict.status, f"`{verdict.function}`: fix {verdict.message()}")
+
+
+def _verdict(ls, answer: dict, status: str, message: str) -> dict:
+    """Show the verdict, tell the client it is there (`phiml-rewrite/verdict`), return it."""
+    kind = types.MessageType.Info if status == VERIFIED else types.MessageType.Warning
+    ls.window_show_message(types.ShowMessageParams(kind, f"phiml-rewrite: {message}"))
+    answer = {**answer, "status": status, "message": answer.get("message", message)}
+    ls.protocol.notify(VERDICT, answer)
+    return answer
+
+
+def _import_root(ls, analysis) -> str | None:
+    """The folder the function's imports resolve from: its workspace folder, else its project's."""
+    path = os.path.abspath(analysis.path)
+    folders = [to_fs_path(f.uri) for f in ls.workspace.folders.values()] + [ls.workspace.root_path]
+    inside = [f for f in folders if f and path.startswith(os.path.abspath(f) + os.sep)]
+    if inside:
+        return max(inside, key=len)
+    return analysis.config.project_root
+
+
+async def _begin_progress(ls, verifier: Verifier, title: str) -> str | None:
+    window = ls.client_capabilities.window
+    if not (window and window.work_done_progress):
+        return None
+    verifier.progress_tokens += 1
+    token = f"phiml-rewrite-verify-{verifier.progress_tokens}"
+    try:
+        await asyncio.wait_for(ls.work_done_progress.create_async(token), 5)
+    except Exception:  # the client refused or did not answer: no progress, the verdict still comes
+        return None
+    ls.work_done_progress.begin(token, types.WorkDoneProgressBegin(title=title, cancellable=False))
+    return token
+
+
+def _end_progress(ls, token: str | None, message: str) -> None:
+    if token is not None:
+        ls.work_done_progress.end(token, types.WorkDoneProgressEnd(message=message))
