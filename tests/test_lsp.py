@@ -529,3 +529,22 @@ async def test_one_verification_per_document_and_the_server_answers_meanwhile(cl
     stale = {**command.arguments[0], "version": 99}
     answer = await client.workspace_execute_command_async(types.ExecuteCommandParams(command.command, [stale]))
     assert answer["status"] == "stale"
+
+
+@pytest.mark.backends
+async def test_closing_the_document_cancels_its_verification(client: LanguageClient):
+    path = client.root / "closed.py"
+    uri = await open_document(client, path, RIGHT_MERGE.replace("clipped", "closed_soon"))
+    (diagnostic,) = [d for d in client.diagnostics[uri] if d.code == "PML201"]
+    command = _verify_action(await actions_for(client, uri, diagnostic)).command
+    answer = asyncio.wrap_future(client.workspace_execute_command(
+        types.ExecuteCommandParams(command.command, command.arguments)))
+    title = "Verifying the fix of `closed_soon`"
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + 30
+    while not any(values and getattr(values[0], "title", "") == title for values in client.progress_reports.values()):
+        assert loop.time() < deadline, "the verification never began"
+        await asyncio.sleep(0.05)
+    client.text_document_did_close(types.DidCloseTextDocumentParams(types.TextDocumentIdentifier(uri)))
+    result = await answer
+    assert result["status"] == "cancelled" and "`closed_soon`" in result["message"]

@@ -96,7 +96,8 @@ def test_the_verdict_in_one_line():
     assert falsified.short() == "falsified on jax"
     error = FixVerdict(ERROR, "f", reason="jax: the worker failed")
     assert error.message() == "not verified: jax: the worker failed" and error.short() == ""
-    assert FixVerdict(VERIFIED, "f").to_dict()["status"] == VERIFIED
+    again = FixVerdict.from_dict(falsified.to_dict())  # what the editor's process hands back
+    assert again.message() == falsified.message() and again.results == falsified.results
 
 
 @pytest.mark.backends

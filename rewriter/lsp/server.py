@@ -441,6 +441,11 @@ def did_close(ls: PhimlLanguageServer, params: types.DidCloseTextDocumentParams)
         ls.forget(params.text_document.uri)
 
 
+@server.feature(types.SHUTDOWN)
+def shutdown(ls: PhimlLanguageServer, *args) -> None:
+    ls.verifier.cancel_all()  # their processes are in groups of their own: they would outlive the server
+
+
 @server.command(_verify.COMMAND)
 async def verify_fix(ls: PhimlLanguageServer, *args) -> dict:
     """`phiml-rewrite.verifyFix {uri, version, key}`: the argument the "Verify this fix" action carries."""

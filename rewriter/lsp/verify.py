@@ -2,18 +2,26 @@
 
 The code action carries a workspace command; executing it takes the buffer's current text (unsaved
 edits included), applies that fix alone, and compares both versions of its function on inputs
-synthesized for it (rewriter/verify/synthesis/single.py) in worker processes, one verification at
-a time (they are CPU-bound) and one per document. The verdict is shown (`window/showMessage`), sent
-as a `phiml-rewrite/verdict` notification, returned as the command's result, and kept on the finding's
-diagnostic and its quick fix's title for as long as the buffer has the text that was verified.
+synthesized for it (rewriter/verify/synthesis/single.py) in a process of its own and its workers,
+one verification at a time (they are CPU-bound) and one per document. Cancelling the progress, closing
+the document or shutting the server down kills that process group. The verdict is shown
+(`window/showMessage`), sent as a `phiml-rewrite/verdict` notification, returned as the command's
+result, and kept on the finding's diagnostic and its quick fix's title for as long as the buffer has
+the text that was verified.
 """
 from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import json
 import logging
 import os
-from dataclasses import dataclass
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+from dataclasses import dataclass, field
 from typing import Callable
 
 from lsprotocol import types
@@ -23,8 +31,9 @@ from ..findings import Finding, Safety
 from ..units import unit_at
 from . import protocol
 from ..verify.synthesis.command import Budget
-from ..verify.synthesis.report import VERIFIED
-from ..verify.synthesis.single import FixVerdict, verify_fix
+from ..verify.synthesis.report import ERROR, VERIFIED
+from ..verify.synthesis.run import PACKAGE_ROOT
+from ..verify.synthesis.single import FixVerdict
 
 COMMAND = "phiml-rewrite.verifyFix"
 KIND = "quickfix.phiml-rewrite.verify"  # a quick fix's subkind: shown with the finding's fixes
@@ -33,6 +42,7 @@ TITLE = "Verify this fix (phiml-rewrite)"
 MERGES = {"PML201"}  # rules whose safe fixes merge branches: verifying those is offered too
 DEFAULT_MAX_EXAMPLES = 30
 DEFAULT_SECONDS = 5.0  # per backend
+CANCELLED = "cancelled"
 log = logging.getLogger(__name__)
 
 
@@ -54,6 +64,24 @@ def label(kept: Kept | None) -> str:
     return "" if kept is None else kept.short
 
 
+@dataclass
+class Run:
+    """One verification: what it verifies, whether it was cancelled, its process once started."""
+    what: str = "a fix"
+    cancelled: bool = False
+    process: subprocess.Popen | None = None
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def cancel(self) -> None:
+        with self.lock:
+            self.cancelled = True
+            if self.process is not None and self.process.poll() is None:
+                try:
+                    os.killpg(self.process.pid, signal.SIGKILL)  # the workers too: they share its group
+                except ProcessLookupError:
+                    pass
+
+
 class Verifier:
     """The verdicts kept per document and finding, and the one thread the verifications run on."""
 
@@ -63,7 +91,7 @@ class Verifier:
         self.backends: tuple[str, ...] | None = None  # PhiML's installed backends unless restricted
         self.jobs = max(1, min(4, (os.cpu_count() or 2) // 2))  # backends at a time
         self._pool = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="phiml-verify")
-        self.running: dict[str, str] = {}  # uri -> what is being verified there
+        self.running: dict[str, Run] = {}  # uri -> the verification under way there
         self.progress_tokens = 0
         self.kept: dict[str, dict[tuple, Kept]] = {}
 
@@ -75,10 +103,22 @@ class Verifier:
         if isinstance(options.get("verifyBackends"), list) and options["verifyBackends"]:
             self.backends = tuple(str(b) for b in options["verifyBackends"])
 
-    def submit(self, text: str, fixed: str, path: str, line: int, root: str | None,
-               on_event: Callable[[str], None]) -> concurrent.futures.Future[FixVerdict]:
+    def submit(self, run: Run, text: str, fixed: str, path: str, line: int, root: str | None,
+               on_event: Callable[[str], None]) -> concurrent.futures.Future[FixVerdict | None]:
+        """The verdict, or None if `run` was cancelled."""
         budget = Budget(max_examples=self.max_examples, seconds=self.seconds)
-        return self._pool.submit(verify_fix, text, fixed, path, line, root, budget, self.backends, self.jobs, on_event)
+        request = {"text": text, "fixed": fixed, "path": path, "line": line, "root": root,
+                   "budget": budget.__dict__, "backends": list(self.backends or ()), "jobs": self.jobs}
+        return self._pool.submit(_run, run, request, on_event)
+
+    def cancel(self, uri: str) -> None:
+        run = self.running.get(uri)
+        if run is not None:
+            run.cancel()
+
+    def cancel_all(self) -> None:
+        for run in list(self.running.values()):
+            run.cancel()
 
     def keep(self, uri: str, key: tuple, text: str, verdict: FixVerdict) -> None:
         self.kept.setdefault(uri, {})[key] = Kept(text, verdict.status, verdict.message(), verdict.short())
@@ -95,6 +135,41 @@ class Verifier:
 
     def forget(self, uri: str) -> None:
         self.kept.pop(uri, None)
+        self.cancel(uri)
+
+
+def _run(run: Run, request: dict, on_event: Callable[[str], None]) -> FixVerdict | None:
+    """`python -m rewriter.verify.synthesis.single` on `request`, in a process group of its own."""
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join([PACKAGE_ROOT, *filter(None, [env.get("PYTHONPATH")])])
+    with tempfile.TemporaryFile("w+") as errors:
+        with run.lock:
+            if run.cancelled:
+                return None
+            run.process = subprocess.Popen(
+                [sys.executable, "-m", "rewriter.verify.synthesis.single"], stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE, stderr=errors, text=True, env=env, start_new_session=True)
+        process = run.process
+        verdict = None
+        try:
+            process.stdin.write(json.dumps(request))
+            process.stdin.close()
+            for line in process.stdout:
+                message = json.loads(line)
+                if "event" in message:
+                    on_event(message["event"])
+                else:
+                    verdict = FixVerdict.from_dict(message["verdict"])
+        except (BrokenPipeError, ValueError):
+            pass  # killed, or it failed before answering: said below
+        process.wait()
+        if run.cancelled:
+            return None
+        if verdict is None:
+            errors.seek(0)
+            last = (errors.read().strip().splitlines() or [f"exit {process.returncode}"])[-1]
+            return FixVerdict(ERROR, "", reason=f"the verification failed: {last}")
+        return verdict
 
 
 # -- the command (`ls`: the PhimlLanguageServer) ---------------------------------------------------
@@ -108,15 +183,16 @@ async def execute(ls, uri: str, version: int | None, key: tuple) -> dict:
     if not ls._current(uri, version):
         return _verdict(ls, answer, "stale", "the buffer changed since the fix was offered: ask again")
     if uri in verifier.running:
-        return _verdict(ls, answer, "busy", f"already verifying {verifier.running[uri]} in this document")
-    verifier.running[uri] = "a fix"  # before the first await: a second request finds it
+        return _verdict(ls, answer, "busy", f"already verifying {verifier.running[uri].what} in this document")
+    run = verifier.running[uri] = Run()  # before the first await: a second request finds it
     try:
-        return await _execute(ls, verifier, uri, version, key, answer)
+        return await _execute(ls, verifier, run, uri, version, key, answer)
     finally:
         verifier.running.pop(uri, None)
 
 
-async def _execute(ls, verifier: Verifier, uri: str, version: int | None, key: tuple, answer: dict) -> dict:
+async def _execute(ls, verifier: Verifier, run: Run, uri: str, version: int | None, key: tuple,
+                   answer: dict) -> dict:
     analysis = await ls.analysis(uri)
     finding = None if analysis is None else next(
         (f for f in analysis.findings if tuple(protocol.finding_key(f)) == key), None)
@@ -127,8 +203,8 @@ async def _execute(ls, verifier: Verifier, uri: str, version: int | None, key: t
     if fixed is None:
         return _verdict(ls, answer, "error", "the fix does not apply")
     function = unit_at(analysis.text, finding.span.line)
-    verifier.running[uri] = f"the fix of `{function}`"
-    progress = await _begin_progress(ls, verifier, f"Verifying the fix of `{function}`")
+    run.what = f"the fix of `{function}`"
+    progress = await _begin_progress(ls, verifier, f"Verifying the fix of `{function}`", run)
 
     def on_event(message: str) -> None:  # from the verifying thread
         if progress is not None:
@@ -136,12 +212,16 @@ async def _execute(ls, verifier: Verifier, uri: str, version: int | None, key: t
                 progress, types.WorkDoneProgressReport(message=message)))
     try:
         verdict = await asyncio.wrap_future(verifier.submit(
-            analysis.text, fixed, analysis.path, finding.span.line, _import_root(ls, analysis), on_event))
+            run, analysis.text, fixed, analysis.path, finding.span.line, _import_root(ls, analysis), on_event))
     except Exception as e:  # a bug must not take the server down
         log.exception("verifying a fix in %s failed", uri)
         message = f"internal error: {type(e).__name__}: {e}"
         _end_progress(ls, progress, message)
         return _verdict(ls, answer, "error", message)
+    if verdict is None:
+        _end_progress(ls, progress, "cancelled")
+        return _verdict(ls, {**answer, "function": function}, CANCELLED, f"the verification of `{function}` was cancelled")
+    verdict.function = verdict.function or function  # a process that failed does not know it
     if uri in ls.python:  # still open: the verdict goes on the diagnostic while the text is this one
         verifier.keep(uri, key, analysis.text, verdict)
         document = ls.workspace.get_text_document(uri)
@@ -155,7 +235,7 @@ async def _execute(ls, verifier: Verifier, uri: str, version: int | None, key: t
 
 def _verdict(ls, answer: dict, status: str, message: str) -> dict:
     """Show the verdict, tell the client it is there (`phiml-rewrite/verdict`), return it."""
-    kind = types.MessageType.Info if status == VERIFIED else types.MessageType.Warning
+    kind = types.MessageType.Info if status in (VERIFIED, CANCELLED) else types.MessageType.Warning
     ls.window_show_message(types.ShowMessageParams(kind, f"phiml-rewrite: {message}"))
     answer = {**answer, "status": status, "message": answer.get("message", message)}
     ls.protocol.notify(VERDICT, answer)
@@ -172,7 +252,8 @@ def _import_root(ls, analysis) -> str | None:
     return analysis.config.project_root
 
 
-async def _begin_progress(ls, verifier: Verifier, title: str) -> str | None:
+async def _begin_progress(ls, verifier: Verifier, title: str, run: Run) -> str | None:
+    """A `$/progress` the user can cancel (which cancels `run`); None if the client shows none."""
     window = ls.client_capabilities.window
     if not (window and window.work_done_progress):
         return None
@@ -182,10 +263,12 @@ async def _begin_progress(ls, verifier: Verifier, title: str) -> str | None:
         await asyncio.wait_for(ls.work_done_progress.create_async(token), 5)
     except Exception:  # the client refused or did not answer: no progress, the verdict still comes
         return None
-    ls.work_done_progress.begin(token, types.WorkDoneProgressBegin(title=title, cancellable=False))
+    ls.work_done_progress.begin(token, types.WorkDoneProgressBegin(title=title, cancellable=True))
+    ls.work_done_progress.tokens[token].add_done_callback(lambda future: future.cancelled() and run.cancel())
     return token
 
 
 def _end_progress(ls, token: str | None, message: str) -> None:
     if token is not None:
         ls.work_done_progress.end(token, types.WorkDoneProgressEnd(message=message))
+        ls.work_done_progress.tokens.pop(token, None)

@@ -1,17 +1,20 @@
 """Verify one fix of one buffer by synthesis: the function containing it, that fix alone applied.
 
-The editor's "verify this fix" (rewriter/lsp/verify.py) calls `verify_fix` with the buffer's text as
-the original and the text with the fix as the rewrite. The pieces are `command.synthesize`'s (plan,
-backends, workers); only the trees differ: the CLI mirrors the current directory by copying it, an
-editor asks for one function of a possibly large project many times, so each version's tree is made
-of symbolic links to the project's entries, with real folders only along the path to the buffer's
-file, which is written there. Sibling modules and packages import as they do in the project, and
-the user's file is never touched.
+`verify_fix` takes the buffer's text as the original and the text with the fix as the rewrite; the
+editor's "verify this fix" (rewriter/lsp/verify.py) runs it as `python -m rewriter.verify.synthesis.single`
+(a request as JSON on stdin; events, then the verdict, as JSON lines on stdout), a process it can kill,
+workers and all, to cancel. The pieces are `command.synthesize`'s (plan, backends, workers); only the
+trees differ: the CLI mirrors the current directory by copying it, an editor asks for one function of
+a possibly large project many times, so each version's tree is made of symbolic links to the
+project's entries, with real folders only along the path to the buffer's file, which is written
+there. Sibling modules and packages import as they do in the project; the user's file is untouched.
 """
 from __future__ import annotations
 
+import json
 import os
 import shutil
+import sys
 import tempfile
 import time
 from dataclasses import dataclass, field
@@ -72,9 +75,14 @@ class FixVerdict:
         return ""
 
     def to_dict(self) -> dict:
-        return {"status": self.status, "function": self.function, "message": self.message(),
+        return {"status": self.status, "function": self.function, "message": self.message(), "reason": self.reason,
                 "complete": self.complete, "seconds": round(self.seconds, 2), "skipped": self.skipped,
                 "results": [r.__dict__ for r in self.results]}
+
+    @classmethod
+    def from_dict(cls, data: dict) -> "FixVerdict":
+        return cls(data["status"], data["function"], [Result(**r) for r in data["results"]], data["skipped"],
+                   data["reason"], data["seconds"])
 
 
 def _function(text: str, fixed: str, line: int) -> tuple[str, str]:
@@ -176,3 +184,20 @@ def verify_fix(text: str, fixed: str, path: str, line: int, root: str | None = N
         UNSYNTHESIZABLE if statuses == {UNSYNTHESIZABLE} else ERROR
     reason = "; ".join(f"{r.backend}: {r.reason}" for r in results if r.status not in (VERIFIED, FALSIFIED))
     return verdict(status, reason, results=results, skipped=skipped)
+
+
+def main() -> None:
+    """stdin: {"text", "fixed", "path", "line", "root", "budget": {...}, "backends", "jobs"}."""
+    request = json.load(sys.stdin)
+
+    def say(message: str) -> None:
+        print(json.dumps({"event": message}), flush=True)
+
+    backends = tuple(request["backends"]) if request.get("backends") else None
+    verdict = verify_fix(request["text"], request["fixed"], request["path"], request["line"], request.get("root"),
+                         Budget(**request.get("budget", {})), backends, request.get("jobs", 1), say)
+    print(json.dumps({"verdict": verdict.to_dict()}), flush=True)
+
+
+if __name__ == "__main__":
+    main()
