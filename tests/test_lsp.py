@@ -548,3 +548,32 @@ async def test_closing_the_document_cancels_its_verification(client: LanguageCli
     client.text_document_did_close(types.DidCloseTextDocumentParams(types.TextDocumentIdentifier(uri)))
     result = await answer
     assert result["status"] == "cancelled" and "`closed_soon`" in result["message"]
+
+
+def _gone(pid: int) -> bool:
+    """The process ended (a zombie nobody has reaped yet counts: it runs nothing)."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] == "Z"
+    except FileNotFoundError:
+        return True
+
+
+@pytest.mark.skipif(not Path("/proc").is_dir(), reason="reads /proc")
+async def test_cancelling_a_verification_kills_its_workers_too():
+    """The verifying process starts worker processes: a cancel ends them all, not only the first."""
+    code = ("import subprocess, sys, time\n"
+            "worker = subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(60)'])\n"
+            "print(worker.pid, flush=True)\n"
+            "time.sleep(60)\n")
+    run = lsp_verify.Run()
+    run.process = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True,
+                                   start_new_session=True)
+    worker = int(run.process.stdout.readline())
+    run.cancel()
+    assert run.process.wait(timeout=10) < 0 and run.cancelled
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + 10
+    while not _gone(worker):
+        assert loop.time() < deadline, "the worker outlived the cancel"
+        await asyncio.sleep(0.05)
