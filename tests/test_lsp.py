@@ -532,23 +532,30 @@ async def test_one_verification_per_document_and_the_server_answers_meanwhile(cl
 
 
 @pytest.mark.backends
-async def test_closing_the_document_cancels_its_verification(client: LanguageClient):
-    path = client.root / "closed.py"
-    uri = await open_document(client, path, RIGHT_MERGE.replace("clipped", "closed_soon"))
+@pytest.mark.parametrize("how", ["close the document", "cancel the progress"])
+async def test_a_verification_can_be_cancelled(client: LanguageClient, how: str):
+    name = "closed_soon" if how == "close the document" else "cancelled_soon"
+    path = client.root / f"{name}.py"
+    uri = await open_document(client, path, RIGHT_MERGE.replace("clipped", name))
     (diagnostic,) = [d for d in client.diagnostics[uri] if d.code == "PML201"]
     command = _verify_action(await actions_for(client, uri, diagnostic)).command
     answer = asyncio.wrap_future(client.workspace_execute_command(
         types.ExecuteCommandParams(command.command, command.arguments)))
-    title = "Verifying the fix of `closed_soon`"
+    title = f"Verifying the fix of `{name}`"
     loop = asyncio.get_running_loop()
     deadline = loop.time() + 30
-    while not any(values and getattr(values[0], "title", "") == title for values in client.progress_reports.values()):
+    while not (tokens := [token for token, values in client.progress_reports.items()
+                          if values and getattr(values[0], "title", "") == title]):
         assert loop.time() < deadline, "the verification never began"
         await asyncio.sleep(0.05)
-    client.text_document_did_close(types.DidCloseTextDocumentParams(types.TextDocumentIdentifier(uri)))
+    assert client.progress_reports[tokens[0]][0].cancellable
+    if how == "close the document":
+        client.text_document_did_close(types.DidCloseTextDocumentParams(types.TextDocumentIdentifier(uri)))
+    else:  # the cancel button of the editor's progress notification
+        client.window_work_done_progress_cancel(types.WorkDoneProgressCancelParams(tokens[0]))
     result = await answer
-    assert result["status"] == "cancelled" and "`closed_soon`" in result["message"]
-
+    assert result["status"] == "cancelled" and f"`{name}`" in result["message"]
+    assert client.progress_reports[tokens[0]][-1].kind == "end"
 
 def _gone(pid: int) -> bool:
     """The process ended (a zombie nobody has reaped yet counts: it runs nothing)."""
