@@ -152,16 +152,19 @@ def _run(run: Run, request: dict, on_event: Callable[[str], None]) -> FixVerdict
         process = run.process
         verdict = None
         try:
-            process.stdin.write(json.dumps(request))
+            process.stdin.write(json.dumps(request))  # ASCII: whatever the locale's encoding
             process.stdin.close()
-            for line in process.stdout:
+        except BrokenPipeError:
+            pass  # killed, or it failed before reading: said below
+        for line in process.stdout:
+            try:
                 message = json.loads(line)
-                if "event" in message:
-                    on_event(message["event"])
-                else:
-                    verdict = FixVerdict.from_dict(message["verdict"])
-        except (BrokenPipeError, ValueError):
-            pass  # killed, or it failed before answering: said below
+            except ValueError:
+                continue  # not ours: a library printing on import
+            if isinstance(message, dict) and "event" in message:
+                on_event(str(message["event"]))
+            elif isinstance(message, dict) and "verdict" in message:
+                verdict = FixVerdict.from_dict(message["verdict"])
         process.wait()
         if run.cancelled:
             return None
