@@ -11,12 +11,14 @@ import json
 import subprocess
 import sys
 from pathlib import Path
+from typing import Union
 
 import pytest
 import pytest_lsp
 from lsprotocol import types
 
 from rewriter.lsp.server import SETTLED
+from rewriter.lsp import verify as lsp_verify
 from click.testing import CliRunner
 from pytest_lsp import ClientServerConfig, LanguageClient
 
@@ -43,9 +45,21 @@ def _client_with_versions() -> LanguageClient:
     """pytest-lsp's client, also keeping the version each diagnostics list was published for."""
     from pytest_lsp.client import DEFAULT_CLIENT_FEATURES, default_converter, register_lsp_features
 
-    client = LanguageClient(converter_factory=default_converter)
+    def converter():
+        # lsprotocol takes any code action with a `command` for a Command, also a CodeAction whose
+        # `command` is a Command object ("Verify this fix"): tell them apart by the field's type
+        out = default_converter()
+
+        def action_or_command(obj, _):
+            return out.structure(obj, types.Command if isinstance(obj.get("command"), str) else types.CodeAction)
+
+        out.register_structure_hook(Union[types.Command, types.CodeAction], action_or_command)
+        return out
+
+    client = LanguageClient(converter_factory=converter)
     client.diagnostic_versions = {}
     client.settled = {}  # uri -> the version whose findings the server says are final
+    client.verdicts = []  # the `phiml-rewrite/verdict` notifications of "verify this fix"
 
     def published(client: LanguageClient, params: types.PublishDiagnosticsParams):
         client.diagnostics[params.uri] = params.diagnostics
@@ -54,8 +68,11 @@ def _client_with_versions() -> LanguageClient:
     def settled(client: LanguageClient, params):
         client.settled[params.uri] = params.version
 
+    def verdict(client: LanguageClient, params):
+        client.verdicts.append(params)
+
     register_lsp_features(client, {**DEFAULT_CLIENT_FEATURES, types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS: published,
-                                   SETTLED: settled})
+                                   SETTLED: settled, lsp_verify.VERDICT: verdict})
     return client
 
 
@@ -255,7 +272,7 @@ async def test_each_quick_fix_of_a_file_is_the_cli_fix_of_that_finding_alone(cli
         fixes = []
         for diagnostic in client.diagnostics[uri]:
             actions = await actions_for(client, uri, diagnostic, only=[types.CodeActionKind.QuickFix])
-            fixes += [(diagnostic, a) for a in actions if "ignore" not in a.title]
+            fixes += [(diagnostic, a) for a in actions if "ignore" not in a.title and a.edit is not None]
         for diagnostic, action in fixes:
             after_one = apply_edits(text, edits_of(action, uri))
             assert after_one != text
@@ -394,3 +411,176 @@ async def test_positions_are_utf16(client: LanguageClient):
     assert edits_of(ignore, uri)[0].range.start.character == len(condition_end) + 3  # after the colon
     (fix,) = [a for a in actions if a.kind == types.CodeActionKind.QuickFix and not a.title.startswith("Ignore")]
     assert apply_edits(text, edits_of(fix, uri)) == cli_fixed(text, path, "--unsafe-fixes")
+
+
+# -- verify this fix -----------------------------------------------------------------------------
+
+RIGHT_MERGE = """import jax
+import jax.numpy as jnp
+
+
+@jax.jit
+def clipped(x):
+    if jnp.abs(x).max() > 1.0:
+        y = jnp.clip(x, -1.0, 1.0)
+    else:
+        y = x
+    return y
+
+
+def main():
+    return clipped(jnp.array([0.5, 2.0]))
+"""
+WRONG_MERGE = ROOT / "golden" / "verify-synthesis" / "where_int_dtype" / "original.py"  # falsified: dtype
+
+
+def _verify_action(actions) -> types.CodeAction:
+    (action,) = [a for a in actions if a.command is not None and a.command.command == lsp_verify.COMMAND]
+    return action
+
+
+async def verdict_for(client: LanguageClient, uri: str, timeout: float = 60):
+    """Wait for the server's `phiml-rewrite/verdict` notification about `uri` (a positive condition)."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while loop.time() < deadline:
+        found = [v for v in client.verdicts if v.uri == uri]
+        if found:
+            client.verdicts = [v for v in client.verdicts if v.uri != uri]
+            return found[-1]
+        await asyncio.sleep(0.05)
+    raise AssertionError(f"no verdict for {uri}")
+
+
+async def verify(client: LanguageClient, action: types.CodeAction):
+    """Execute the action's command as an editor does, and wait for the verdict the server announces."""
+    command = action.command
+    result = await client.workspace_execute_command_async(types.ExecuteCommandParams(command.command, command.arguments))
+    verdict = await verdict_for(client, command.arguments[0]["uri"])
+    assert result["status"] == verdict.status and result["message"] == verdict.message
+    return verdict
+
+
+@pytest.mark.backends
+async def test_verify_this_fix_is_offered_on_an_unsafe_fix(client: LanguageClient):
+    assert lsp_verify.COMMAND in client.init_result.capabilities.execute_command_provider.commands
+    path = client.root / "where_int_dtype.py"
+    uri = await open_document(client, path, WRONG_MERGE.read_text())
+    (diagnostic,) = [d for d in client.diagnostics[uri] if d.code == "PML201"]
+    assert diagnostic.data["fix"] == "unsafe"
+    action = _verify_action(await actions_for(client, uri, diagnostic))
+    assert action.title == "Verify this fix (phiml-rewrite)" and action.edit is None
+    assert action.kind == lsp_verify.KIND and list(action.diagnostics) == [diagnostic]
+    # a client asking for the verification alone gets it, and nothing else
+    only = await actions_for(client, uri, diagnostic, only=[lsp_verify.KIND])
+    assert [a.title for a in only] == [action.title]
+
+
+@pytest.mark.backends
+async def test_verify_this_fix_verifies_a_right_merge(client: LanguageClient):
+    path = client.root / "clipped.py"
+    uri = await open_document(client, path, RIGHT_MERGE)
+    (diagnostic,) = [d for d in client.diagnostics[uri] if d.code == "PML201"]
+    verdict = await verify(client, _verify_action(await actions_for(client, uri, diagnostic)))
+    assert verdict.status == "verified" and verdict.function == "clipped"
+    assert verdict.message.startswith("verified on jax (") and verdict.complete
+    assert any("`clipped`: fix verified on jax" in m.message for m in client.messages)
+    (progress,) = [values for values in client.progress_reports.values()
+                   if values and getattr(values[0], "title", "") == "Verifying the fix of `clipped`"]
+    assert progress[0].kind == "begin" and progress[-1].kind == "end" and progress[-1].message == verdict.message
+    await published(client, uri, lambda found: any("\nfix verified on jax (" in d.message for d in found))
+    assert not path.exists()  # the buffer was verified, the file was never written
+
+
+@pytest.mark.backends
+async def test_verify_this_fix_falsifies_a_wrong_merge_until_the_text_changes(client: LanguageClient):
+    text = WRONG_MERGE.read_text()
+    path = client.root / "halve.py"
+    uri = await open_document(client, path, text)
+    # Unsaved edits count: the buffer, not the file, is verified (the file does not even exist).
+    edited = text.replace("def main():", "def other():\n    return None\n\n\ndef main():")
+    await change(client, uri, 2, edited)
+    (diagnostic,) = [d for d in await diagnostics_for(client, uri, 2) if d.code == "PML201"]
+    verdict = await verify(client, _verify_action(await actions_for(client, uri, diagnostic)))
+    assert verdict.status == "falsified" and verdict.function == "halve_positive"
+    assert verdict.message.startswith("falsified on jax: x=int32[") and "dtype int32 != float32" in verdict.message
+    await published(client, uri, lambda found: any("\nfix falsified on jax: x=int32[" in d.message for d in found))
+    (diagnostic,) = [d for d in client.diagnostics[uri] if d.code == "PML201"]
+    (fix,) = [a for a in await actions_for(client, uri, diagnostic) if a.kind == types.CodeActionKind.QuickFix
+              and a.edit is not None and "ignore" not in a.title]
+    assert fix.title.endswith("[unsafe fix, falsified on jax]")
+    await change(client, uri, 3, edited + "\n")
+    diagnostics = await diagnostics_for(client, uri, 3)
+    assert [d for d in diagnostics if d.code == "PML201"] and not any("\nfix " in d.message for d in diagnostics)
+
+
+@pytest.mark.backends
+async def test_one_verification_per_document_and_the_server_answers_meanwhile(client: LanguageClient):
+    path = client.root / "busy.py"
+    uri = await open_document(client, path, RIGHT_MERGE)
+    (diagnostic,) = [d for d in client.diagnostics[uri] if d.code == "PML201"]
+    command = _verify_action(await actions_for(client, uri, diagnostic)).command
+    params = types.ExecuteCommandParams(command.command, command.arguments)
+    first = asyncio.wrap_future(client.workspace_execute_command(params))  # sent now, answered later
+    second = await client.workspace_execute_command_async(params)
+    assert second["status"] == "busy"
+    await barrier(client)  # another document is analysed while the first verification runs
+    assert (await first)["status"] == "verified"
+    stale = {**command.arguments[0], "version": 99}
+    answer = await client.workspace_execute_command_async(types.ExecuteCommandParams(command.command, [stale]))
+    assert answer["status"] == "stale"
+
+
+@pytest.mark.backends
+@pytest.mark.parametrize("how", ["close the document", "cancel the progress"])
+async def test_a_verification_can_be_cancelled(client: LanguageClient, how: str):
+    name = "closed_soon" if how == "close the document" else "cancelled_soon"
+    path = client.root / f"{name}.py"
+    uri = await open_document(client, path, RIGHT_MERGE.replace("clipped", name))
+    (diagnostic,) = [d for d in client.diagnostics[uri] if d.code == "PML201"]
+    command = _verify_action(await actions_for(client, uri, diagnostic)).command
+    answer = asyncio.wrap_future(client.workspace_execute_command(
+        types.ExecuteCommandParams(command.command, command.arguments)))
+    title = f"Verifying the fix of `{name}`"
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + 30
+    while not (tokens := [token for token, values in client.progress_reports.items()
+                          if values and getattr(values[0], "title", "") == title]):
+        assert loop.time() < deadline, "the verification never began"
+        await asyncio.sleep(0.05)
+    assert client.progress_reports[tokens[0]][0].cancellable
+    if how == "close the document":
+        client.text_document_did_close(types.DidCloseTextDocumentParams(types.TextDocumentIdentifier(uri)))
+    else:  # the cancel button of the editor's progress notification
+        client.window_work_done_progress_cancel(types.WorkDoneProgressCancelParams(tokens[0]))
+    result = await answer
+    assert result["status"] == "cancelled" and f"`{name}`" in result["message"]
+    assert client.progress_reports[tokens[0]][-1].kind == "end"
+
+def _gone(pid: int) -> bool:
+    """The process ended (a zombie nobody has reaped yet counts: it runs nothing)."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] == "Z"
+    except FileNotFoundError:
+        return True
+
+
+@pytest.mark.skipif(not Path("/proc").is_dir(), reason="reads /proc")
+async def test_cancelling_a_verification_kills_its_workers_too():
+    """The verifying process starts worker processes: a cancel ends them all, not only the first."""
+    code = ("import subprocess, sys, time\n"
+            "worker = subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(60)'])\n"
+            "print(worker.pid, flush=True)\n"
+            "time.sleep(60)\n")
+    run = lsp_verify.Run()
+    run.process = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True,
+                                   start_new_session=True)
+    worker = int(run.process.stdout.readline())
+    run.cancel()
+    assert run.process.wait(timeout=10) < 0 and run.cancelled
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + 10
+    while not _gone(worker):
+        assert loop.time() < deadline, "the worker outlived the cancel"
+        await asyncio.sleep(0.05)

@@ -27,6 +27,7 @@ from ..analysis.facts import FileFacts
 from ..config import Config, ConfigError
 from ..findings import Finding
 from . import protocol
+from . import verify as _verify
 from .document import DocumentAnalysis, config_for, encode, project_key
 from .incremental import provisional_findings
 from .notebook import Cell as NotebookCell
@@ -77,6 +78,7 @@ class PhimlLanguageServer(LanguageServer):
         self.notebook_analyses: dict[str, NotebookAnalysis] = {}  # the last analysis of each open notebook
         self._notebook_published: dict[str, set[str]] = {}  # notebook -> cells that were sent diagnostics
         self.projects = Projects(changed=self._facts_changed, built=self._index_built)
+        self.verifier = _verify.Verifier()  # "verify this fix": its thread and the verdicts shown
 
     # -- analysing ---------------------------------------------------------------------------
     def path_of(self, uri: str) -> str:
@@ -220,12 +222,17 @@ class PhimlLanguageServer(LanguageServer):
 
     def publish(self, uri: str, version: int | None, text: str, findings: list[Finding],
                 cell_uris: dict[int, str] | None = None) -> None:
-        keys = [(protocol.finding_key(f), f.message, f.note, f.related) for f in findings]
+        verdicts = self.verifier.for_text(uri, text)
+        keys = [(protocol.finding_key(f), f.message, f.note, f.related,
+                 verdicts.get(tuple(protocol.finding_key(f)))) for f in findings]
         if self._published.get(uri) == (version, keys):
             return  # the exact analysis confirmed the provisional findings
         self._published[uri] = (version, keys)
         positions = protocol.Positions(text, self.workspace.get_text_document(uri).position_codec)
         diagnostics = [protocol.diagnostic(f, positions, uri, cell_uris) for f in findings]
+        for diagnostic, (*_, kept) in zip(diagnostics, keys):
+            if kept is not None:  # the verdict of "verify this fix", while the text is the one verified
+                diagnostic.message += f"\nfix {kept.message}"
         self.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=uri, diagnostics=diagnostics, version=version))
 
     def _report_error(self, uri: str, analysis: DocumentAnalysis) -> None:
@@ -243,6 +250,7 @@ class PhimlLanguageServer(LanguageServer):
         if uri.startswith("file:"):  # the other modules see the file on disk again
             self.projects.close(closed.config if closed is not None else self.config_of(self.path_of(uri)), self.path_of(uri))
         self._published.pop(uri, None)
+        self.verifier.forget(uri)
         self.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
 
     def _show_once(self, message: str) -> None:
@@ -381,6 +389,7 @@ def initialize(ls: PhimlLanguageServer, params: types.InitializeParams) -> None:
         ls.idle = max(0.0, options["idleMs"] / 1000)
     if isinstance(options.get("incremental"), bool):
         ls.incremental = options["incremental"]
+    ls.verifier.configure(options)
 
 
 @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
@@ -432,6 +441,18 @@ def did_close(ls: PhimlLanguageServer, params: types.DidCloseTextDocumentParams)
         ls.forget(params.text_document.uri)
 
 
+@server.feature(types.SHUTDOWN)
+def shutdown(ls: PhimlLanguageServer, *args) -> None:
+    ls.verifier.cancel_all()  # their processes are in groups of their own: they would outlive the server
+
+
+@server.command(_verify.COMMAND)
+async def verify_fix(ls: PhimlLanguageServer, *args) -> dict:
+    """`phiml-rewrite.verifyFix {uri, version, key}`: the argument the "Verify this fix" action carries."""
+    request = args[0] if args and isinstance(args[0], dict) else {}
+    return await _verify.execute(ls, str(request.get("uri")), request.get("version"), tuple(request.get("key") or ()))
+
+
 def _wants(only: list[str] | None, kind: str) -> bool:
     """LSP's kind filter: `only=["source"]` asks for `source.fixAll.phiml-rewrite` too."""
     return only is None or any(kind == k or kind.startswith(k + ".") for k in only)
@@ -440,7 +461,8 @@ def _wants(only: list[str] | None, kind: str) -> bool:
 @server.feature(
     types.TEXT_DOCUMENT_CODE_ACTION,
     types.CodeActionOptions(
-        code_action_kinds=[types.CodeActionKind.QuickFix, types.CodeActionKind.SourceFixAll, protocol.FIX_ALL_KIND],
+        code_action_kinds=[types.CodeActionKind.QuickFix, types.CodeActionKind.SourceFixAll, protocol.FIX_ALL_KIND,
+                           _verify.KIND],
         resolve_provider=True,
     ),
 )
@@ -458,9 +480,12 @@ async def code_action(ls: PhimlLanguageServer, params: types.CodeActionParams) -
     positions = protocol.Positions(analysis.text, document.position_codec)
     only = [str(k.value if hasattr(k, "value") else k) for k in params.context.only] if params.context.only else None
     actions: list[types.CodeAction] = []
-    if _wants(only, types.CodeActionKind.QuickFix.value):
+    if _wants(only, types.CodeActionKind.QuickFix.value) or _wants(only, _verify.KIND):
+        verdicts = ls.verifier.for_text(uri, analysis.text)
         for finding, diagnostic in _findings_in(analysis, params, positions):
-            actions.extend(_quick_fixes(ls, uri, document.version, analysis, finding, diagnostic, positions))
+            for action in _quick_fixes(ls, uri, document.version, analysis, finding, diagnostic, positions, verdicts):
+                if _wants(only, str(getattr(action.kind, "value", action.kind))):
+                    actions.append(action)
     if _wants(only, protocol.FIX_ALL_KIND) and any(analysis.has_fix(f) for f in analysis.findings):
         action = types.CodeAction(
             title="phiml-rewrite: fix all auto-fixable problems",
@@ -502,18 +527,29 @@ def _findings_in(analysis: DocumentAnalysis, params: types.CodeActionParams, pos
     return _matching(analysis.findings, params, positions)
 
 
-def _quick_fixes(ls, uri, version, analysis: DocumentAnalysis, finding: Finding, diagnostic, positions):
+def _quick_fixes(ls, uri, version, analysis: DocumentAnalysis, finding: Finding, diagnostic, positions,
+                 verdicts: dict | None = None):
     edits = analysis.fix_edits(finding)
     if edits:
         unsafe = analysis.unsafe(finding)
         label = f"{protocol.fix_title(finding)} ({finding.code})"
+        key = protocol.finding_key(finding)
+        tags = ", ".join(filter(None, ["unsafe fix" if unsafe else "", _verify.label((verdicts or {}).get(tuple(key)))]))
         yield types.CodeAction(
-            title=f"{label} [unsafe fix]" if unsafe else label,
+            title=f"{label} [{tags}]" if tags else label,
             kind=types.CodeActionKind.QuickFix,
             diagnostics=[diagnostic],
             is_preferred=not unsafe,
             edit=ls.workspace_edit(uri, version, [positions.text_edit(e) for e in edits]),
         )
+        if _verify.offered(finding):  # compares the function before and after on synthesized inputs
+            yield types.CodeAction(
+                title=_verify.TITLE,
+                kind=_verify.KIND,
+                diagnostics=[diagnostic],
+                command=types.Command(title=_verify.TITLE, command=_verify.COMMAND,
+                                  arguments=[{"uri": uri, "version": version, "key": key}]),
+            )
     suppression = analysis.suppression_edit(finding)
     if suppression is not None:
         yield types.CodeAction(
