@@ -76,7 +76,7 @@ accept-snapshots: $(STAMP)
 
 # After a change of the rules: rewrite tests/real_code_expectations.json from a fresh real-code run,
 # keeping the verdicts of findings still there; new ones say "unreviewed" (and fail) until a person
-# writes "correct" or "false-positive (accepted: <why>)" (README, Hardening).
+# writes "correct" or "false-positive (accepted: <why>)" (docs/hardening.md).
 accept-real-code: $(STAMP)
 	$(BIN)/python -m tests.real_code --accept
 

@@ -394,7 +394,7 @@ def verify_command(
 
     With neither --run nor --pytest, each changed function is called on synthesized inputs instead
     (from the calls an earlier --run or --pytest recorded, its call sites, its annotations, and
-    Hypothesis over the shapes and dtypes they give; see the README): the original eagerly, the
+    Hypothesis over the shapes and dtypes they give; see docs/verify.md): the original eagerly, the
     rewrite jitted, on every backend its framework runs on. Exit 0: all verified; 1: one falsified
     (the shrunk counterexample is shown); 3: some could not be synthesized or were cut short by
     --budget; 2: none could.

@@ -1,5 +1,5 @@
 """Every golden case's findings, as the user reads them, are pinned in its snapshot (tests/snapshots.py):
-a change of a message, a fix title, a note (the refusal reasons the README promises) or a related
+a change of a message, a fix title, a note (the refusal reasons the rule pages promise) or a related
 place shows here, and `make accept-snapshots` takes it after review."""
 from __future__ import annotations
 
@@ -34,7 +34,7 @@ def test_no_snapshot_without_a_case():
 
 
 def test_refusal_reasons_are_pinned():
-    """The README promises why a fix is refused ("not hoisted: ...", "not rewritten: ..."): some
+    """The rule pages promise why a fix is refused ("not hoisted: ...", "not rewritten: ..."): some
     golden case must show each kind, so a change of them is a snapshot change."""
     text = "".join(s.stored() for s in SNAPSHOTS)
     for kind in ("not hoisted:", "not lifted:", "not rewritten:", "not fixed:"):
