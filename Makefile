@@ -6,7 +6,7 @@ STAMP := $(VENV)/.installed
 export TF_CPP_MIN_LOG_LEVEL := 3
 export OMP_NUM_THREADS := 1
 
-.PHONY: install demo test test-libcst-newest check lint accept-snapshots accept-real-code bench fuzz clean
+.PHONY: install demo test test-libcst-newest check lint types accept-snapshots accept-real-code bench fuzz clean
 
 install: $(STAMP)
 
@@ -48,7 +48,7 @@ demo: $(STAMP)
 	$(BIN)/phiml-rewrite profile -- python examples/jax_training.py; test $$? -le 1
 
 # --dist loadgroup: every batch of golden executions (tests/golden_batches.py) runs on one worker.
-test: $(STAMP) $(WHEEL_STAMP) lint
+test: $(STAMP) $(WHEEL_STAMP) lint types
 	$(BIN)/python -m pytest -n 2 --dist loadgroup tests
 
 # pyproject.toml bounds libcst to the releases `make test` has run on. This runs the quick suite against
@@ -64,9 +64,13 @@ test-libcst-newest: $(STAMP)
 lint: $(STAMP)
 	$(BIN)/ruff check rewriter codemods tests
 
+# mypy, at the strictness each module passes (pyproject.toml, [tool.mypy]).
+types: $(STAMP)
+	$(BIN)/mypy
+
 # The quick inner loop: every test that runs no program on a backend, starts no language server and
 # is not marked slow, with fewer fuzzing examples. `make test` runs everything.
-check: $(STAMP) lint
+check: $(STAMP) lint types
 	PHIML_FUZZ_EXAMPLES=20 $(BIN)/python -m pytest -n 2 -q -m "not backends and not slow and not lsp" tests
 
 # After a reviewed change of what the rules say: rewrite the golden cases' snapshots (golden/**/*.snap)

@@ -1,7 +1,11 @@
 """Every rule documents itself, and its documented examples are what the tool really does."""
 from __future__ import annotations
 
+import collections.abc
 import re
+import sys
+import types
+import typing
 from pathlib import Path
 
 import pytest
@@ -172,3 +176,31 @@ def test_work_per_file_does_not_grow_with_the_number_of_classes_or_bindings(monk
     assert sum(f.code == "PML506" for f in result.findings) == 6
     assert len(module_reads) == 1
     assert indexed and len(indexed) == len({id(o) for o in indexed})  # each block indexed once
+
+
+def _conforms(value, hint) -> bool:
+    """`value` is of the annotated type `hint` (the forms Codemod's class attributes use)."""
+    origin, args = typing.get_origin(hint), typing.get_args(hint)
+    if origin is typing.ClassVar:
+        return _conforms(value, args[0])
+    if origin in (typing.Union, types.UnionType):
+        return any(_conforms(value, a) for a in args)
+    if origin is tuple:
+        if len(args) == 2 and args[1] is Ellipsis:
+            return isinstance(value, tuple) and all(_conforms(v, args[0]) for v in value)
+        return isinstance(value, tuple) and len(value) == len(args) and all(map(_conforms, value, args))
+    if origin in (frozenset, collections.abc.Sequence):
+        return isinstance(value, origin) and not isinstance(value, str) and all(_conforms(v, args[0]) for v in value)
+    return isinstance(value, hint)
+
+
+@pytest.mark.parametrize("codemod", all_codemods(), ids=lambda c: c.CODE)
+def test_rule_attributes_have_their_declared_types(codemod):
+    """What a rule declares (CODE, SAFETY, EXAMPLES, TRIGGERS, GATE...) is of the type Codemod annotates:
+    a string where a tuple is meant (`TRIGGERS = ("jit",)` read as letters) fails here, not in a run."""
+    namespace = vars(sys.modules[Codemod.__module__])  # Codemod's own annotations, not its libcst bases'
+    hints = {name: eval(hint, namespace) if isinstance(hint, str) else hint for name, hint in Codemod.__annotations__.items()}
+    assert len(hints) >= 13
+    for name, hint in hints.items():
+        if typing.get_origin(hint) is typing.ClassVar:
+            assert _conforms(getattr(codemod, name), hint), f"{codemod.CODE}.{name} = {getattr(codemod, name)!r} is not {hint}"
