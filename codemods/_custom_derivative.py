@@ -130,9 +130,9 @@ def factory_advice(outer: cst.FunctionDef, built: str, api: str) -> tuple[str, s
     what it is given, so it cannot move to module level), and what to do by hand: keep its results;
     or the module-level form, with what it reads from the factory's parameters as `nondiff_argnums`.
 
-    Measured on jax 0.10.2: building the `custom_vjp` and its `defvjp` costs ~0.1 ms a call, and
-    eager or `jax.grad` calls trace the wrapped function no more often than those of one built once
-    (a `functools.partial` of a module-level `custom_vjp` costs the same as the per-call build)."""
+    Building the `custom_vjp` and its `defvjp` per call costs little, and eager or `jax.grad` calls
+    trace the wrapped function no more often than those of one built once (a `functools.partial` of
+    a module-level `custom_vjp` costs the same as the per-call build)."""
     factory = outer.name.value
     params = [p.name.value for p in (*outer.params.posonly_params, *outer.params.params, *outer.params.kwonly_params)]
     read = _read_in_nested(outer)

@@ -20,10 +20,9 @@ _MAP_OPTIONS = {"dims", "range", "unwrap_scalars", "expand_results", "simplify",
 class MapOfJit(Codemod):
     """PhiML vectorises every operation over batch dimensions, so a jitted function can take the
     batched tensor directly. `math.map(jit_f, x, dims=batch)` instead loops in Python over every
-    batch slice and calls the compiled function once per slice (measured on jax: 15 ms → 0.9 ms per
-    call for 64 slices; tensorflow 45 ms → 0.6 ms). The mirror image, `math.map` over batch
-    dimensions *inside* a jit-compiled function, unrolls the loop into the trace (first call 1.4 s on
-    jax, 19 s on tensorflow). Both are PhiML's face of "jit outermost, and prefer vectorised code".
+    batch slice and calls the compiled function once per slice, many times slower than one call on the
+    batch. The mirror image, `math.map` over batch dimensions *inside* a jit-compiled function,
+    unrolls the loop into the trace and makes the first call slow (figures: docs/benchmarks.md, "What the hazards cost"). Both are PhiML's face of "jit outermost, and prefer vectorised code".
 
     The fix calls the function on the batched arguments: `math.map(jit_f, x, dims=batch)` becomes
     `jit_f(x)`. Only maps whose `dims` are provably batch dimensions (`batch`, `batch('b')`,

@@ -73,14 +73,13 @@ class Retracing(Codemod):
     keys on auxiliary argument values, non-tensor arguments (strings, objects, functions by
     identity) and tensor shapes; jax on static arguments and shapes; `tf.function` on Python values
     and shapes. Called in a loop with a key that changes every iteration — an auxiliary `0.5 + i`,
-    a tensor that grows, a lambda created per iteration — it traces on every call: measured 20 traces
-    in 20 calls, 185 ms per call instead of 3 ms, and +119 MB on jax. PhiML keeps every trace, so
+    a tensor that grows, a lambda created per iteration — it traces on every call: each call pays a
+    whole trace, and memory grows on jax (figures: docs/benchmarks.md, "What the hazards cost"). PhiML keeps every trace, so
     memory grows with the loop; it warns only after ten traces, at run time.
 
     The fix adds `forget_traces=True` to the PhiML `jit_compile` / `jit_compile_linear` decorator
     where the key never comes back (a loop counter, a growing shape, a new function): PhiML then keeps
-    only the latest trace, which bounds memory on jax (measured over 20 traces: +32 MB -> +2 MB; torch's
-    TorchScript keeps its traces regardless). It also silences PhiML's ten-trace warning, so
+    only the latest trace, which bounds memory on jax (torch's TorchScript keeps its traces regardless). It also silences PhiML's ten-trace warning, so
     `phiml-rewrite profile` is how to see the re-tracing that remains. It does not save the tracing time: the message
     names the stable key that would (pass the value as a tensor instead of an auxiliary argument, pad
     the shape, define the function once). Keys that may come back (`schedule[i]`, `i % 2`) are

@@ -61,8 +61,7 @@ _TRANSFORM_SLOTS: dict[str, tuple[Slot, ...]] = {
     "phiml.math.hessian": (Slot(0, "f", "function"),),
 }
 # What a function created per call costs in each slot, in a few words (the why is the docstring's).
-# Measured on jax 0.10.2: `custom_root` keys the trace of `f` on the function object (a
-# module-level `f` is traced twice per eager call, a new one three times, ~10% of the call).
+# `custom_root` keys the trace of `f` on the function object: a new one is traced once more.
 _COST = {"jax.lax.custom_root": " and traced once more"}
 _RETRACED = " and re-traced"
 
@@ -70,8 +69,8 @@ _RETRACED = " and re-traced"
 class TemporaryFunction(Codemod):
     """PhiML caches traces per function object. A lambda or nested def handed to a solver or to a
     jit-compiled function is a new object every time the enclosing function runs, so its cache
-    entry is never reused: measured on jax, 11 traces in 11 calls and ~1000 ms per call instead of
-    ~0.5 ms, with memory growing on every call. `solve_linear` keys its linear-operator traces (and,
+    entry is never reused: every call traces again, orders of magnitude slower than a cached call,
+    with memory growing on every call (figures: docs/benchmarks.md, "What the hazards cost"). `solve_linear` keys its linear-operator traces (and,
     under jit, whole traces) on the function object; `minimize` and `solve_nonlinear` key the traces
     of the objective and of the equation on it; `Solve(preprocess_y=...)` and `with_preprocessing`
     cache traces per function object, so nothing traced for a new one is ever reused; a jit-compiled
@@ -112,12 +111,12 @@ class TemporaryFunction(Codemod):
     Where lifting does not make a trace cache hit, nothing is lifted. Measured on jax 0.10.2 with a
     counter in the function, over eager calls of the enclosing function: `jax.scipy.sparse.linalg.cg`
     / `gmres` / `bicgstab` trace their `A` (and `M`) 5 times a call and compile their loop again,
-    whether it is a nested def, a module-level def or a `functools.partial` of one (an 8-unknown `cg`
-    ~50 ms a call, `bicgstab` ~180 ms, `gmres` ~630 ms; `gmres` 0.2 ms under a jitted caller);
+    whether it is a nested def, a module-level def or a `functools.partial` of one (slow in eager
+    calls, cheap under a jitted caller);
     `lax.custom_linear_solve` wraps its functions in a new closure before tracing (one trace a call
-    however defined, ~0.5 ms; 0.03 ms under a jitted caller); `lax.custom_root` passes `partial(solve, f)` (its `solve` and `tangent_solve` are traced once a
+    however defined; far less under a jitted caller); `lax.custom_root` passes `partial(solve, f)` (its `solve` and `tangent_solve` are traced once a
     call however defined), but keys the trace of `f` on the function object: a module-level `f` is
-    traced twice a call, a new one three times (~10%; a jitted caller traces it once), so that one is
+    traced twice a call, a new one three times (a jitted caller traces it once), so that one is
     lifted when it captures nothing. The others get one info finding per call (the caller may be
     jitted in another module): jit the function that calls the solver; lifting would not help.
 
@@ -132,11 +131,11 @@ class TemporaryFunction(Codemod):
     module-level form is a `@functools.partial(jax.custom_vjp, nondiff_argnums=...)` def taking the
     factory's parameters its rules read (`self` included) first, with rules taking them first too,
     `defvjp` once, and the factory returning `functools.partial(lifted, ...)` (an array among them
-    stays a regular argument, with a zero cotangent). These cost little, measured: a
-    `math.custom_gradient` built per call builds its backend function again, which adds ~0.03 ms a
-    call on jax and ~0.08 ms on torch (its `f` runs once a call either way; under a jitted caller,
-    once per trace), a `jax.custom_vjp` ~0.1 ms and no extra trace in eager or
-    `jax.grad` calls, so the report-only ones are infos; what they cost more is in anything that
+    stays a regular argument, with a zero cotangent). These cost little: a
+    `math.custom_gradient` built per call builds its backend function again, a fraction of a
+    millisecond a call (its `f` runs once a call either way; under a jitted caller, once per trace),
+    a `jax.custom_vjp` about as much and no extra trace in eager or `jax.grad` calls (figures:
+    docs/benchmarks.md, "What the hazards cost"), so the report-only ones are infos; what they cost more is in anything that
     caches on the function (`jax.jit` of it).
 
     It is left alone, with the reason, when lifting could change what it computes: a function kept

@@ -21,9 +21,8 @@ from rewriter.findings import Safety, Severity
 from ._control_flow import block_statements, emitter, own_nodes, rewritable, traced_nodes, traced_test_inside
 from ._loop_keys import walk
 
-# A literal trip count from which a loop is reported. Measured on jax 0.10.2 (a 9-operation body
-# on 64 floats): 10 iterations compile in 74 ms unrolled vs 39 ms as `lax.scan`, 100 in 456 ms vs
-# 48 ms, 1000 in 2.1 s vs 54 ms (9,000 jaxpr equations vs 1); small unrolls are idiomatic and cheap.
+# A literal trip count from which a loop is reported: below it an unroll compiles about as fast as
+# `lax.scan` (docs/benchmarks.md, "What the hazards cost"); small unrolls are idiomatic and cheap.
 MIN_ITERATIONS = 50
 _STACKERS = frozenset({"jax.numpy.stack", "jax.numpy.array", "jax.numpy.asarray"})
 
@@ -42,9 +41,8 @@ class _Stacked:
 class UnrolledLoop(Codemod):
     """Inside a jit-compiled function a Python `for` loop whose trip count is static still runs in
     Python while tracing: every iteration is copied into the trace. Compile time and memory grow
-    with the count. Measured on jax 0.10.2 (a 9-operation body on 64 floats): 100 iterations compile
-    in 456 ms unrolled and 48 ms as `lax.scan`; 1000 in 2.1 s and 54 ms (9,000 jaxpr equations
-    against 1); the compiled loop also runs faster (0.29 ms vs 1.0 ms). A count taken from the data
+    with the count, while `lax.scan` compiles the body once and also runs faster (figures:
+    docs/benchmarks.md, "What the hazards cost"). A count taken from the data
     (`range(x.shape[0] - 1)`, also through a local `n = x.shape[0]`; `for a, b in zip(ts, ts[1:])`;
     `for row in xs`; `enumerate(xs)`) grows with the input, and each new length is a new trace of that
     size.
@@ -84,14 +82,11 @@ class UnrolledLoop(Codemod):
     compiles the loop as a loop. Those are reported with the compiler's way out, never rewritten.
 
     PhiML has no loop primitive: `math.iterate` and `math.map` are Python loops too, and the
-    backends' `while_loop` is internal (stops gradients). Measured on jax: a
-    `jit_compile` over 300 iterations of a step compiles in 1.6 s (100: 0.44 s), then runs in
-    0.19 ms; a jit-compiled step called 300 times compiles once (49 ms) and costs 0.12 ms of
-    dispatch per step (36 ms). The report says so: jit the step and loop outside when the function
-    runs a few times; keep the unroll when it runs often enough to repay the compile. On the golden
-    case `phiml_long_loop.py` (80 steps, jax backend): 483 jaxpr equations against 6 for the step
-    alone; first call 3.8 s against 0.1 s for the step jit-compiled alone and looped outside (same
-    result; a loaded 2-core machine).
+    backends' `while_loop` is internal (stops gradients). A `jit_compile` over
+    hundreds of iterations of a step compiles for seconds, then runs fast; a jit-compiled step
+    called as often compiles once and pays a little dispatch per step (figures:
+    docs/benchmarks.md, "What the hazards cost"). The report says so: jit the step and loop outside when the function
+    runs a few times; keep the unroll when it runs often enough to repay the compile.
     """
 
     CODE = "PML206"

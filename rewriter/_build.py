@@ -2,7 +2,7 @@
 
 A wheel (`pip install .`, `pip wheel .`) compiles the modules pyproject.toml lists as `ext-modules`
 with Cython, from their unchanged Python source: the same code, without the interpreter's dispatch
-(whole benchmark corpus: 12% fewer instructions, docs/benchmarks.md). Where that cannot be done (no
+(fewer instructions: docs/benchmarks.md). Where that cannot be done (no
 C compiler, a failing build) the wheel keeps the pure-Python modules, which behave the same; a
 checkout installed for development (`pip install -e .`, `make install`) is never compiled, or every
 edit of a listed module would be shadowed by its stale compiled twin. tests/test_compiled.py runs

@@ -51,8 +51,8 @@ def code_fingerprint(root: Path) -> str:
 
 
 def _libcst_version() -> str:
-    """What identifies the installed libcst, without importing it or `importlib.metadata` (40 ms, a
-    seventh of a run served from the cache): the bytes of the version module its build writes, found
+    """What identifies the installed libcst, without importing it or `importlib.metadata` (a large
+    share of a run served from the cache): the bytes of the version module its build writes, found
     by the import system's search alone. Its distribution's version where that module is missing."""
     import importlib.util
 

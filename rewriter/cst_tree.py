@@ -278,7 +278,7 @@ def _methods(visitors: Sequence[cst.BatchableCSTVisitor]) -> tuple[dict[str, lis
 def warm(visitor_classes: Sequence[type] = ()) -> None:
     """Build now what walks build on first use: every node class's child readers, and the hook names
     of `visitor_classes`. The runner calls it before it forks the workers that process files, which
-    then inherit the tables instead of each building its own (0.1-0.2 CPU s per worker)."""
+    then inherit the tables instead of each building its own."""
     for cls in _node_classes():  # every class a parse can build
         if cls not in _CHILDREN:
             _CHILDREN[cls] = _reader(cls, tokens=True)

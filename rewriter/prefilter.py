@@ -1,4 +1,4 @@
-"""Second pre-filter stage: CPython's `ast` (C speed, ~10x cheaper than a libcst parse).
+"""Second pre-filter stage: CPython's `ast` (C speed, an order of magnitude cheaper than a libcst parse).
 
 A file reaches libcst only if its syntax has a *candidate*: a call or decorator spelled like an API of
 the table through the file's own imports, in a position where some rule could fire. This is a

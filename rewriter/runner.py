@@ -173,8 +173,8 @@ def process_files(
 
 
 # A run allocates millions of short-lived nodes (two syntax trees per file) and almost no cycles:
-# at CPython's default (a young collection every 700 allocations) the collector took 15% of a run's
-# CPU on the dense benchmark corpus, at this threshold 4%, for 10% more memory.
+# at CPython's default (a young collection every 700 allocations) the collector takes a large share
+# of a run's CPU; this threshold cuts most of it for a little more memory (docs/benchmarks.md).
 _YOUNG_THRESHOLD = 50_000
 
 
@@ -192,7 +192,7 @@ def _fewer_collections():
 
 def _no_last_collection_at_exit() -> None:
     """At exit CPython collects the whole heap once more, the run's index, results and analyses
-    with it (0.85 CPU s after the whole benchmark corpus), only to hand the memory back. Frozen as
+    with it (most of a second after a large corpus: docs/benchmarks.md), only to hand the memory back. Frozen as
     the process exits (`gc.freeze`, registered once with `atexit`), the heap is left to the exit; a
     process that goes on after a run (tests, an editor) collects as before. Nothing of ours needs a
     finalizer at exit: the cache is closed and every file written by then."""
@@ -205,7 +205,7 @@ def _kept_to_the_end():
     """What is alive on entry (the project index, every file's survey) is out of the collector's reach
     until the end (`gc.freeze`). The surveys come back from the workers while young collections run,
     so they sit in the young generations; the next middle-generation collection traversed them all
-    for nothing (0.19 CPU s in the parent, whole benchmark corpus, during the propagation). Frozen
+    for nothing (docs/benchmarks.md, "Internal costs"). Frozen
     objects are still freed when their last reference goes; the heap is unfrozen after."""
     gc.freeze()
     try:
@@ -222,8 +222,8 @@ def _one_file():
     analyses that point back at their owner) still hold them after. A collection in mid-file
     traverses the live trees for nothing and promotes them, to be traversed again in an older
     generation; one after the file finds everything it allocated in the young generation, and
-    traverses only what cycles still hold (whole benchmark corpus, one job: the collector's CPU
-    1.8-1.9 s -> 0.6-0.75 s, with the survey's cycles broken; peak memory 334 -> 310 MB). Nested:
+    traverses only what cycles still hold: less collector time, and a lower peak of memory
+    (docs/benchmarks.md, "Internal costs"). Nested:
     the outermost file collects."""
     if not gc.isenabled():
         yield

@@ -120,7 +120,7 @@ def _first_pass(source: bytes, codemods: Sequence[type[Codemod]], tree, kids: di
 def warm() -> None:
     """Build what the pre-filter reads of every file whose imports reach no API (the names that can
     reach one: apis.may_denote_an_api) once, before worker processes are forked to survey files:
-    each inherits it instead of building its own (0.04 CPU s a process)."""
+    each inherits it instead of building its own."""
     may_denote_an_api({}, ())
 
 

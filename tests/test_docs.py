@@ -70,3 +70,31 @@ def test_the_readmes_finding_and_fix_are_what_the_tool_prints():
     diff = subprocess.run([*run, "--diff"], cwd=ROOT, capture_output=True, text=True).stdout.splitlines()
     for line in _block(readme, "diff", "## One finding"):
         assert line in diff, line
+
+
+FIGURE = re.compile(r"\b\d+(?:[.,]\d+)? ?(?:ms|µs|CPU s|MB|kB|GB|G instructions)\b|\b\d+\.\d+ s\b|\b\d+(?:\.\d+)?%|\b\d+(?:\.\d+)?x (?:faster|cheaper|slower|less|more)\b")
+
+
+def _prose(path: Path):
+    """(line, text) of each comment and docstring of a module."""
+    import ast
+    import io
+    import tokenize
+
+    source = path.read_text(encoding="utf-8")
+    for token in tokenize.generate_tokens(io.StringIO(source).readline):
+        if token.type == tokenize.COMMENT:
+            yield token.start[0], token.string
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
+            doc = ast.get_docstring(node, clean=False)
+            if doc:
+                yield node.body[0].lineno, doc
+
+
+def test_no_measured_figure_lives_in_a_docstring_or_comment():
+    """Figures go stale: they belong in docs/benchmarks.md, dated (CONTRIBUTING.md, Standards)."""
+    found = [f"{path.relative_to(ROOT)}:{line}: {match.group(0)}"
+             for folder in ("rewriter", "codemods") for path in sorted((ROOT / folder).rglob("*.py"))
+             for line, text in _prose(path) for match in FIGURE.finditer(text)]
+    assert not found, "\n".join(found)

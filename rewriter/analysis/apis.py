@@ -262,7 +262,7 @@ def _reaching_names() -> frozenset[str]:
     """The dotted names some spelling beginning with them (`q`, `q.rest`) may canonicalize into an API
     of the table: each API's name and its prefixes; every name the packages bind to one of those,
     with its prefixes (`phi.flow` for `phi.flow.math` -> `phiml.math`); the spellings under
-    `_OUTSIDE_ALIASES` (`tensorflow.compat`); again until nothing is added. 60 ms, once a process."""
+    `_OUTSIDE_ALIASES` (`tensorflow.compat`); again until nothing is added. Once a process."""
     reach: set[str] = set()
 
     def add(name: str) -> bool:

@@ -526,8 +526,8 @@ class Scopes:
     def release(self) -> None:
         """Forget every binding and read. A scope holds its bindings and reads, and each of them its
         scope and the reads or bindings it sees: cycles through which the file's tree stays alive
-        until the garbage collector traverses all of it (runner._one_file: 0.43 CPU s after the
-        files of the whole benchmark corpus, 0.008 s once they are released). The engine calls it
+        until the garbage collector traverses all of it (runner._one_file), which costs far more than
+        releasing them (docs/benchmarks.md). The engine calls it
         once a file's pass is over; nothing may be asked of these scopes after."""
         scopes = {id(s): s for s in self._by_id.values()}
         scopes.update({id(s.parent): s.parent for s in list(scopes.values())})  # the builtins' too

@@ -118,8 +118,7 @@ class ProjectIndex:
                 except OSError:
                     continue
             jobs.append((path, source))
-        # (Without a cache, no key and no stored form: JSON for every summary was 0.3-0.4 CPU s of a
-        # --no-cache run over the whole benchmark corpus, for nothing.)
+        # (Without a cache, no key and no stored form: JSON for every summary would be work for nothing.)
         keys = {path: _summary_key(path, source) for path, source in jobs} if cache is not None else {}
         found = cache.get_many(keys.values()) if cache is not None else {}
         missing = [(path, source) for path, source in jobs if keys.get(path) not in found]

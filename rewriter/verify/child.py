@@ -66,8 +66,8 @@ def _reset_phiml_torch_state() -> None:
 
 def leave_phiml_unconverted() -> None:
     """Autograph converts every function a `tf.function` calls, PhiML's own internals included, and
-    converting them is most of what a PhiML program costs on tensorflow (measured on the golden
-    cases: 64 of 76 CPU s). A harness that runs many programs may leave PhiML as it is, as autograph
+    converting them is most of what a PhiML program costs on tensorflow (on the golden cases:
+    docs/benchmarks.md). A harness that runs many programs may leave PhiML as it is, as autograph
     already leaves numpy and tensorflow: the programs' own functions are converted as before."""
     from tensorflow.python.autograph.core import config
 
