@@ -178,7 +178,8 @@ def check(original, rewritten, plan: dict, framework: str, backend: str | None, 
 
 def _prove(job: dict, module, rewritten, framework: str, deadline: float) -> dict | None:
     """The abstract proof (`abstract`) of the function's branch merges, before anything is drawn: on jax,
-    or PhiML's jax backend (PhiML's shapes and dtypes do not depend on the backend)."""
+    or PhiML's jax backend (PhiML decides shapes and precision alike on every backend; the draws on the
+    other backends can still falsify what it proves)."""
     from . import abstract
 
     scalars = sorted({p for sig in job["plan"]["signatures"] for p, d in sig.items() if d["kind"] == "scalar"})
