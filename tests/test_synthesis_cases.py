@@ -115,6 +115,17 @@ def test_cli_json_and_unsynthesizable_exit_2(monkeypatch):
     assert data["counts"]["unsynthesizable"] == 1 and "`f` of unknown type" in data["results"][0]["reason"]
 
 
+def test_cli_json_carries_the_abstract_disproof(monkeypatch):
+    monkeypatch.chdir(ROOT / "golden" / "verify-synthesis" / "broadcast_shape")
+    result = CliRunner().invoke(main, ["verify", "original.py", "--rewritten", "rewritten.py", "--max-examples", "10",
+                                       "--output-format", "json"])
+    assert result.exit_code == 1, result.output
+    data = json.loads(result.output)["synthesis"]
+    [r] = data["results"]
+    assert r["proof_verdict"] == "disproven" and "branch False gives float32[1]" in r["proof"]
+    assert data["counts"]["falsified"] == 1 and data["counts"]["proven"] == 0
+
+
 def test_verify_auto_writes_only_the_unsafe_fixes_synthesis_proves(tmp_path, monkeypatch):
     """`--in-place --verify auto`: of four unsafe branch merges, the piecewise scalar one that every input
     agrees on is written; the three the synthesis falsifies (a dtype, a shape, an empty axis) are not."""
