@@ -320,3 +320,16 @@ def test_phiml_tensors_are_built_from_the_abstract_arrays():
     assert proof["verdict"] == abstract.DISPROVEN
     assert proof["reason"] == ("at x=float32[x=4096]: branch True/True gives float32[x=4096], branch False gives float32[], "
                                "branch True/False gives float32[]; the rewrite gives float32[x=4096]")
+
+
+@pytest.mark.backends
+def test_no_proof_is_attempted_when_every_if_is_static():
+    assert _prove("""
+        def f(x, w):
+            if w > 0.5:
+                return x * w
+            return x
+    """, "f", """
+        def f(x, w):
+            return x * w if w > 0.5 else x
+    """, {"x": _array([3]), "w": {"kind": "scalar", "type": "float", "value": None}}) is None

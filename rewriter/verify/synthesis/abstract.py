@@ -196,7 +196,7 @@ def _judge(inputs: str, results: list[tuple[tuple, object]], rewrite) -> tuple[s
 def prove(source: str, path: str, name: str, globals_: dict, rewritten, plan: dict, deadline: float,
           path_limit: int = 32) -> dict | None:
     """{"verdict", "reason"} for the function `name` of the module (`source`, `globals_`) and its jitted
-    rewrite; None when the original has no `if` (nothing to prove)."""
+    rewrite; None when the original has no `if` on a traced value (no merge to prove)."""
     try:
         forced = branches.forced(source, name, path, globals_)
     except branches.NotForcible as e:
@@ -231,5 +231,5 @@ def prove(source: str, path: str, name: str, globals_: dict, rewritten, plan: di
         return {"verdict": INCONCLUSIVE, "reason": f"no abstract proof: the original fails abstractly on every path "
                                                    f"and input ({rejected})"}
     if not traced:
-        return {"verdict": INCONCLUSIVE, "reason": "no abstract proof: no traced branch at the described inputs"}
+        return None  # every `if` is static at these inputs: the rewrite merges no branch of them
     return {"verdict": PROVEN, "reason": f"shapes agree on {checked} signature{'s' if checked != 1 else ''}"}
