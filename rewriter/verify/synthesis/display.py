@@ -49,7 +49,7 @@ def render(synthesis: Synthesis, console: Console) -> None:
             table.add_column(b, overflow="fold", ratio=2)
         proofs = any(synthesis.proof(key) for key in by_key)
         if proofs:
-            table.add_column("abstract proof", overflow="fold", ratio=1, max_width=20)
+            table.add_column("abstract proof", overflow="fold", ratio=1, max_width=max(20, console.width // 4))
         for (file, function), cells in by_key.items():
             row = [cell(cells[b]) if b in cells else Text("-", style="dim") for b in backends]
             if proofs:
