@@ -309,7 +309,8 @@ class TracedIf(Codemod):
             return
         if doubt:
             self.report(target.test, head, edits=edits, safety=Safety.UNSAFE, imports=spelling.imports, related=places,
-                        fix_description=f"select with {how} (unsafe: the branches may not agree)", note=f"unsafe: {doubt}")
+                        fix_description=f"select with {how} (unsafe: the branches may not agree)", note=f"unsafe: {doubt}",
+                        provable=True)
             return
         self.report(target.test, head, edits=edits, imports=spelling.imports, related=places,
                     fix_description=f"select with {how}")
@@ -373,7 +374,7 @@ class TracedIf(Codemod):
         if doubt:
             self.report(node.test, head, edits=[*edits, Replace(node, new)], safety=Safety.UNSAFE, imports=spelling.imports,
                         related=places, fix_description=f"select with {how} (unsafe: the branches may not agree)",
-                        note=f"unsafe: {doubt}")
+                        note=f"unsafe: {doubt}", provable=True)
             return
         self.report(node.test, head, edits=[*edits, Replace(node, new)], imports=spelling.imports, related=places,
                     fix_description=f"select with {how}")

@@ -69,7 +69,8 @@ def _libcst_version() -> str:
 
 def settings_key(settings: Settings) -> str | None:
     """What of `settings` a result depends on; None when the result depends on more than the file."""
-    if settings.runtime_evidence or settings.unsafe_units is not None or settings.withheld_units:
+    if settings.runtime_evidence or settings.unsafe_units is not None or settings.withheld_units or \
+            settings.proven_units:
         return None
     return key_of([c.CODE for c in settings.codemods], unsafe_fixes=settings.unsafe_fixes, apply_fixes=settings.apply_fixes,
                   original_positions=settings.original_positions, ast_prefilter=settings.ast_prefilter,

@@ -395,9 +395,11 @@ def verify_command(
     With neither --run nor --pytest, each changed function is called on synthesized inputs instead
     (from the calls an earlier --run or --pytest recorded, its call sites, its annotations, and
     Hypothesis over the shapes and dtypes they give; see docs/verify.md): the original eagerly, the
-    rewrite jitted, on every backend its framework runs on. Exit 0: all verified; 1: one falsified
-    (the shrunk counterexample is shown); 3: some could not be synthesized or were cut short by
-    --budget; 2: none could.
+    rewrite jitted, on every backend its framework runs on; changed tests run as written. On jax, the
+    branches of each traced `if` are also evaluated abstractly (`jax.eval_shape`, any size) to prove
+    or disprove that a merge keeps shapes and dtypes. Exit 0: all verified or proven; 1: one
+    falsified or disproven (the shrunk counterexample, or how the shapes differ, is shown); 3: some
+    could not be synthesized or were cut short by --budget; 2: none could.
 
     A notebook PATH (`verify nb.ipynb`) runs itself: the original and the rewritten notebook are
     executed top to bottom in a Jupyter kernel (nbclient + ipykernel), and the functions its cells

@@ -87,6 +87,7 @@ class FileContext:
     fixes: list[ProposedFix] = field(default_factory=list)
     unsafe_units: frozenset[str] | None = None
     withheld_units: frozenset[str] = frozenset()
+    proven_units: frozenset[str] = frozenset()  # Settings.proven_units
     evidence: dict[int, str] = field(default_factory=dict)  # line of a def -> what a profile run saw
     callsite_facts: dict = field(default_factory=dict)  # function -> its parameters' roles (engine.Settings)
     cells: bool = False  # the module is a notebook's code cells joined (rewriter/notebooks)
@@ -119,16 +120,19 @@ class FileContext:
 
         return LineMap(self.module.code)
 
-    def fix_enabled(self, safety: Safety, line: int) -> bool:
-        """Safe fixes always, unsafe ones on request; both subject to the unit restrictions of verify."""
+    def fix_enabled(self, safety: Safety, line: int, provable: bool = False) -> bool:
+        """Safe fixes always, unsafe ones on request; both subject to the unit restrictions of verify
+        (`provable`: unsafe only because merged values may differ in shape, dtype or structure)."""
         if safety is Safety.UNSAFE and not self.unsafe_fixes or safety is Safety.DISPLAY:
             return False
-        if self.unsafe_units is None and not self.withheld_units:
+        if self.unsafe_units is None and not self.withheld_units and not self.proven_units:
             return True
         unit = self._unit_at(line)
         if unit in self.withheld_units:
             return False
-        return safety is Safety.SAFE or self.unsafe_units is None or unit in self.unsafe_units
+        if safety is Safety.SAFE or self.unsafe_units is None or unit in self.unsafe_units:
+            return True
+        return provable and unit in self.proven_units
 
     def _unit_at(self, line: int) -> str:
         from .units import unit_at
@@ -255,12 +259,14 @@ class Codemod(cst.BatchableCSTVisitor):
         imports: Sequence[tuple[str, str | None, str | None]] = (),
         severity: Severity | None = None,
         invalidates: cst.CSTNode | None = None,
+        provable: bool = False,
     ) -> Finding | None:
         """Record a finding at `node`; `edits` (if any) are its fix, titled `fix_description` (`help:`).
         `message` says what is wrong, in one glance; the why is the rule's explain page. Without a fix,
         `hint` is the fix by hand; `note` says why there is no automatic fix, or its caveat; `related`
         are the other places the finding refers to (a node or span of this file, and what it is there).
-        Returns None if suppressed, or
+        `provable`: an unsafe fix whose only doubt is that merged values may differ in shape, dtype or
+        structure, which an abstract proof (verify/synthesis/abstract.py) settles. Returns None if suppressed, or
         if `node` is in a branch that cannot run on the installed versions (`if hasattr(jax, ...)`:
         see rewriter/analysis/reachability.py), where a finding is noise and a fix would break the
         fallback for other releases."""
@@ -285,6 +291,7 @@ class Codemod(cst.BatchableCSTVisitor):
             note = f"not rewritten: {elsewhere}"  # (the rule's note was about the fix)
             hint = hint or "rewrite it by hand, or jit a function of that module's own that selects with `where`/`cond`"
         if edits and (eager := self._eagerly_callable(node)):
+            provable = False
             if (safety or self.SAFETY) is Safety.SAFE:
                 safety = Safety.UNSAFE
                 fix_description = f"{fix_description or 'apply the fix'} (unsafe: see the note)"
@@ -310,7 +317,7 @@ class Codemod(cst.BatchableCSTVisitor):
                           for r in related),
         )
         self.file.findings.append(finding)
-        if edits and fix is not None and self.file.fix_enabled(fix.safety, span.line):
+        if edits and fix is not None and self.file.fix_enabled(fix.safety, span.line, provable):
             self.file.fixes.append(ProposedFix(finding, tuple(edits), tuple(imports), invalidates))
         return finding
 

@@ -352,6 +352,7 @@ def _run_codemods(module: cst.Module, path: str, codemods: Sequence[type[Codemod
         unsafe_fixes=settings.unsafe_fixes,
         unsafe_units=settings.unsafe_units,
         withheld_units=settings.withheld_units,
+        proven_units=settings.proven_units,
         evidence=_evidence_for(path, settings.runtime_evidence),
         callsite_facts=dict(settings.callsite_facts),
         cells=settings.cells,

@@ -29,6 +29,9 @@ class Settings:
     # `withheld_units`, where running the rewrite showed a difference. None: no unit restriction.
     unsafe_units: frozenset[str] | None = None
     withheld_units: frozenset[str] = frozenset()
+    # `--verify auto`: units where an abstract proof showed the merged branches agree in shape, dtype and
+    # structure; there only the unsafe fixes whose sole doubt that was (`report(provable=True)`) are written.
+    proven_units: frozenset[str] = frozenset()
     # `profile --fix`: what running the program showed, as (real path, line of a def, summary); rules
     # that act on run-time evidence (PML401) read the entries of their file.
     runtime_evidence: tuple[tuple[str, int, str], ...] = ()

@@ -1,7 +1,8 @@
 """Verify-by-synthesis, run: the cases under golden/verify-synthesis/ (`<case>/original.py` with its
 `rewritten.py`; a `SYNTHESIS` literal in the original says the verdict per function, and what the
-reason and the shrunk counterexample must contain, and whether it lies beyond the calls' sizes),
-and the command line."""
+reason and the shrunk counterexample must contain, and whether it lies beyond the calls' sizes;
+verdict "proven"/"disproven" is the abstract proof's, whose reason `proofs` says, the draws then
+only not contradicting it), and the command line."""
 from __future__ import annotations
 
 import ast
@@ -15,6 +16,7 @@ from click.testing import CliRunner
 from rewriter.cli import main
 from rewriter.config import load
 from rewriter.verify import command
+from rewriter.verify.synthesis import abstract, entry
 from rewriter.verify.synthesis import command as synthesis
 from rewriter.verify.synthesis.report import FALSIFIED, VERIFIED
 from rewriter.verify.synthesis.testcases import PASSES
@@ -45,7 +47,8 @@ def test_every_case_states_a_verdict_for_each_function():
     for case in CASES:
         spec = _spec(case)
         assert (case / "rewritten.py").exists() and spec["verdicts"], case.name
-        assert {FALSIFIED, VERIFIED} >= set(spec["verdicts"].values()) - {"unsynthesizable"}, case.name
+        assert {FALSIFIED, VERIFIED, abstract.PROVEN, abstract.DISPROVEN} >= set(spec["verdicts"].values()) - \
+            {"unsynthesizable"}, case.name
 
 
 @pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
@@ -54,7 +57,20 @@ def test_case(case: Path, monkeypatch):
     outcome = _run(case, monkeypatch)
     results = outcome.synthesis.results
     assert {r.function for r in results} == set(spec["verdicts"])
+    synthesized = outcome.synthesis
+    for function, expected in spec["verdicts"].items():
+        key = ("original.py", function)
+        if function in spec.get("proofs", {}):  # what the abstract proof says, whatever the draws found
+            proof = synthesized.proof(key)
+            assert proof is not None and spec["proofs"][function] in proof.proof, proof
+        if expected in (abstract.PROVEN, abstract.DISPROVEN):
+            assert synthesized.proof(key).proof_verdict == expected
+            assert key in (synthesized.falsified_units() if expected == abstract.DISPROVEN else
+                           synthesized.proven_units() | synthesized.verified_units())
     for r in results:
+        if spec["verdicts"][r.function] in (abstract.PROVEN, abstract.DISPROVEN):
+            assert r.status != FALSIFIED or spec["verdicts"][r.function] == abstract.DISPROVEN, r
+            continue  # the draws, bounded by the budget, may stop anywhere short of a verdict
         assert r.status == spec["verdicts"][r.function], (r.function, r.backend, r.reason, r.inputs)
         if r.status == VERIFIED and r.reason != PASSES:  # a test runs once, as written
             assert r.examples >= EXAMPLES // 2 and not r.cut_short, r
@@ -100,6 +116,17 @@ def test_cli_json_and_unsynthesizable_exit_2(monkeypatch):
     assert data["counts"]["unsynthesizable"] == 1 and "`f` of unknown type" in data["results"][0]["reason"]
 
 
+def test_cli_json_carries_the_abstract_disproof(monkeypatch):
+    monkeypatch.chdir(ROOT / "golden" / "verify-synthesis" / "broadcast_shape")
+    result = CliRunner().invoke(main, ["verify", "original.py", "--rewritten", "rewritten.py", "--max-examples", "10",
+                                       "--output-format", "json"])
+    assert result.exit_code == 1, result.output
+    data = json.loads(result.output)["synthesis"]
+    [r] = data["results"]
+    assert r["proof_verdict"] == "disproven" and "branch False gives float32[1]" in r["proof"]
+    assert data["counts"]["falsified"] == 1 and data["counts"]["proven"] == 0
+
+
 def test_verify_auto_writes_only_the_unsafe_fixes_synthesis_proves(tmp_path, monkeypatch):
     """`--in-place --verify auto`: of four unsafe branch merges, the piecewise scalar one that every input
     agrees on is written; the three the synthesis falsifies (a dtype, a shape, an empty axis) are not."""
@@ -112,6 +139,26 @@ def test_verify_auto_writes_only_the_unsafe_fixes_synthesis_proves(tmp_path, mon
     text = (tmp_path / "dtypes.py").read_text()
     assert "y = jnp.where(t < 0.5, 4 * t * t * t, 0.5 * (2 * t - 2) ** 3 + 1)" in text  # shared_ease
     assert text.count("jnp.where") == 1 and "if jnp.any(x > 2):" in text  # halve and the others untouched
+
+
+def test_a_proof_alone_writes_the_merge_the_budget_kept_the_draws_from(tmp_path, monkeypatch, capsys):
+    """`--verify auto` on a 4096x4096 call: the draws are cut short by a one-second budget; the abstract
+    proof writes `centre`'s merge, and the disproof withholds `cap_rows`' (wrong only at 3000 rows and up)."""
+    for name in ("large_proven", "large_disproven"):
+        shutil.copyfile(ROOT / "golden" / "verify-synthesis" / name / "original.py", tmp_path / f"{name}.py")
+    (tmp_path / "pyproject.toml").write_text("")
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("COLUMNS", "400")
+    options = command.Options(path=".", jobs=1, unsafe_fixes=True)
+    code = entry.run(options, load(["."]).override(unsafe_fixes=True), synthesis.Budget(max_examples=EXAMPLES, seconds=1),
+                     "text", in_place=True)
+    output = capsys.readouterr().out
+    assert code == 1, output  # cap_rows is disproven
+    assert "unsafe fixes: 1 written as proven (1 by an abstract proof), 1 skipped as falsified, 0 skipped as " \
+           "unverifiable" in output
+    assert "y = jnp.where(jnp.any(x > 0), x - x.mean(axis=0), x)" in (tmp_path / "large_proven.py").read_text()
+    assert "if jnp.any(x < 0):" in (tmp_path / "large_disproven.py").read_text()
+    assert "✓ shapes agree on 4 signatures" in output and "✗ the rewrite fails at x=float32[4096,4096]" in output
 
 
 def test_a_spent_budget_is_reported_not_passed(monkeypatch):

@@ -254,8 +254,9 @@ def apply_verified(options: Options, config: Config, verification: report.Verifi
 
 
 def apply_units(options: Options, config: Config, verified: set[tuple[str, str]],
-                bad: set[tuple[str, str]]) -> list[FileResult]:
-    """Write every safe fix and the unsafe ones in the `verified` (file, unit)s; none in the `bad` ones.
+                bad: set[tuple[str, str]], proven: set[tuple[str, str]] = frozenset()) -> list[FileResult]:
+    """Write every safe fix and the unsafe ones in the `verified` (file, unit)s; none in the `bad` ones;
+    in the `proven` ones, the unsafe fixes an abstract proof of shapes and dtypes settles (`report(provable=)`).
     Files are named relative to the current directory, as verify's workspace names them."""
     found = _files.discover([options.path], exclude=config.exclude, extend_exclude=config.extend_exclude, base=config.root,
                              extend_include=config.extend_include)
@@ -270,6 +271,7 @@ def apply_units(options: Options, config: Config, verified: set[tuple[str, str]]
             unsafe_fixes=True,
             unsafe_units=frozenset(unit for file, unit in verified if file == rel),
             withheld_units=frozenset(unit for file, unit in bad if file == rel),
+            proven_units=frozenset(unit for file, unit in proven if file == rel),
             project=runner.project_facts(index, path),
             world=world(path, config.project_root),
         )

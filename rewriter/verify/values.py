@@ -48,7 +48,7 @@ def compare(expected: Any, actual: Any, dtypes: bool = True) -> Comparison:
             size = max(1, int(np.prod(a["shape"])))
             worst[0] = max(worst[0], float(np.abs(x - y).max()))  # of the statistics, not per element
             worst[1] = max(worst[1], float((np.abs(x - y) / np.maximum(np.abs(x), 1e-30)).max()))
-            if not np.allclose(y, x, rtol=RTOL, atol=ATOL * size):  # sums accumulate rounding
+            if not np.allclose(y, x, rtol=RTOL, atol=ATOL * size, equal_nan=True):  # sums accumulate rounding; NaN: both hold one
                 return f"{where}: summary statistics differ (array too large to record in full)"
             return ""
         if isinstance(a, dict) and "__array__" in a:

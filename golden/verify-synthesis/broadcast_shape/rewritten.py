@@ -3,7 +3,8 @@ that branch is taken the shape changes. The program's call always takes the othe
 import jax
 import jax.numpy as jnp
 
-SYNTHESIS = {"verdicts": {"peak": "falsified"}, "reasons": {"peak": "shape [1] != [2]"}, "inputs": {"peak": "x=float32[2]"}}
+SYNTHESIS = {"verdicts": {"peak": "falsified"}, "reasons": {"peak": "shape [1] != [2]"}, "inputs": {"peak": "x=float32[2]"},
+             "proofs": {"peak": "at x=float32[2]: branch True gives float32[2], branch False gives float32[1]"}}
 
 
 @jax.jit

@@ -3,7 +3,7 @@ empty and length-1 dimensions alike. Verified on every installed PhiML backend."
 from phiml import math
 from phiml.math import spatial
 
-SYNTHESIS = {"verdicts": {"normalise": "verified"}}
+SYNTHESIS = {"verdicts": {"normalise": "verified"}, "proofs": {"normalise": "shapes agree on 4 signatures"}}
 
 
 @math.jit_compile

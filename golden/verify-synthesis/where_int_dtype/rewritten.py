@@ -5,7 +5,8 @@ import jax
 import jax.numpy as jnp
 
 SYNTHESIS = {"verdicts": {"halve_positive": "falsified"}, "reasons": {"halve_positive": "dtype int32 != float32"},
-             "inputs": {"halve_positive": "int32"}}
+             "inputs": {"halve_positive": "int32"},
+             "proofs": {"halve_positive": "at x=int32[2]: branch True gives float32[2], branch False gives int32[2]"}}
 
 
 @jax.jit

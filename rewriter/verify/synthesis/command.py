@@ -65,6 +65,10 @@ def _sources(ws: workspace.Workspace, path: str, changed_rel: str) -> list[str]:
     return out
 
 
+def _proof(proof: dict | None) -> tuple[str, str]:
+    return (proof["reason"], proof["verdict"]) if proof else ("", "")
+
+
 def synthesize(options: _verify.Options, config: Config, budget: Budget,
                on_event: Callable[[str], None] = lambda message: None) -> Outcome:
     real_root = Path.cwd().resolve()
@@ -136,7 +140,8 @@ def synthesize(options: _verify.Options, config: Config, budget: Budget,
                     rel = job.id.rsplit(":", 1)[0]
                     synthesis.results.append(Result(rel, job.name, backend, r["status"], r.get("examples", 0),
                                                     r.get("inputs", ""), r.get("reason", ""), bool(r.get("cut_short")),
-                                                    bool(r.get("beyond_calls")), r.get("recorded", 0)))
+                                                    bool(r.get("beyond_calls")), r.get("recorded", 0),
+                                                    *_proof(r.get("proof"))))
         order = {key: i for i, key in enumerate((c.rel, u) for c in ws.changed for u in c.program_level + c.units)}
         backend_order = {b: i for i, b in enumerate(synthesis.backends)}
         synthesis.results.sort(key=lambda r: (order.get(r.key, 0), backend_order.get(r.backend, -1)))

@@ -11,7 +11,7 @@ from rich.console import Console
 from ...config import Config
 from .. import command as _verify
 from . import display
-from .apply import apply_proven
+from .apply import apply_proven, summary
 from .command import Budget, synthesize
 
 
@@ -52,6 +52,6 @@ def run(options: _verify.Options, config: Config, budget: Budget, output_format:
             if r.changed:
                 out.print(r.wrote(), soft_wrap=True)
         if in_place:  # one line whatever the width: scripts read it
-            out.print("unsafe fixes: " + ", ".join(f"{n} {what}" for what, n in counts.items()), soft_wrap=True)
+            out.print(summary(counts), soft_wrap=True)
     code = synthesis.exit_code if synthesis is not None else 0
     return 2 if code == 0 and errors else code

@@ -7,7 +7,9 @@ Calls recorded by earlier runs (`store`) are tried first, as they were; then the
 An input on which the original itself fails is outside the function's domain: rejected, not held
 against the rewrite. Hypothesis shrinks a disagreement; the last disagreement seen is the smallest.
 The sizes the calls give are searched first, then edge sizes (`strategies`): a disagreement found
-only there is reported as beyond the calls.
+only there is reported as beyond the calls. Before drawing, on jax (or PhiML's jax backend), the
+branches of the original are evaluated abstractly against the rewrite (`abstract`): a proof or
+disproof of its merges that costs no memory, whatever sizes the calls describe.
 
 Usage: python -m rewriter.verify.synthesis.worker SPEC.json OUT.json
 """
@@ -24,6 +26,10 @@ import warnings
 from ... import runtime
 from ..values import compare
 from . import testcases
+from .report import ORIGINAL_FAILS
+
+
+ABSTRACT_SECONDS = 5.0  # at most, of a function's budget, for its abstract proof (it takes a fraction of a second)
 
 
 class Disagreement(Exception):
@@ -213,7 +219,7 @@ def check(original, rewritten, plan: dict, framework: str, backend: str | None, 
         return {"status": "verified", "examples": state["compared"], "recorded": state["recorded"],
                 "rejected": state["rejected"], "cut_short": state["cut"], "reason": state.get("unjitted", "")}
     if state["rejected"]:
-        return {"status": "unsynthesizable", "reason": f"the original fails on every input drawn ({state['reject']})"}
+        return {"status": "unsynthesizable", "reason": f"{ORIGINAL_FAILS} ({state['reject']})"}
     return {"status": "unsynthesizable", "reason": "cut short by the time budget before any input was compared"
             if state["cut"] else error or "no input was drawn"}
 
@@ -225,6 +231,19 @@ def _explicit(sig: dict[str, dict]) -> tuple[dict, dict]:
     if any(d.get("recorded") for d in sig.values()):
         return sig, {p: store.decode(d) for p, d in sig.items()}
     return strategies.example(sig)
+
+
+def _prove(job: dict, module, rewritten, framework: str, deadline: float) -> dict | None:
+    """The abstract proof (`abstract`) of the function's branch merges, before anything is drawn: on jax,
+    or PhiML's jax backend (PhiML decides shapes and precision alike on every backend; the draws on the
+    other backends can still falsify what it proves)."""
+    from . import abstract
+
+    scalars = sorted({p for sig in job["plan"]["signatures"] for p, d in sig.items() if d["kind"] == "scalar"})
+    with open(job["original"], encoding="utf-8") as f:
+        source = f.read()
+    return abstract.prove(source, job["original"], job["name"], vars(module), _jitted(rewritten, framework, scalars),
+                          job["plan"], deadline)
 
 
 def _warm_up(backend: str) -> None:
@@ -248,6 +267,8 @@ def main(spec_path: str, out_path: str) -> None:
     runtime.install({"backend": backend, "eager": False, "instrument": {}})
     if backend:
         _warm_up(backend)
+    elif spec["framework"] == "jax":
+        import jax  # noqa: F401  (before any function's time budget starts)
     out = {}
     modules: dict[tuple[str, str], object] = {}
     for i, job in enumerate(spec["functions"]):
@@ -268,11 +289,21 @@ def main(spec_path: str, out_path: str) -> None:
             with open(out_path, "w") as f:
                 json.dump(out, f)
             continue
+        started = time.monotonic()
+        proof = None
+        if spec["framework"] == "jax" or backend == "jax":
+            try:
+                proof = _prove(job, modules[("original", job["original"])], rewritten, spec["framework"],
+                               started + min(spec["budget"], ABSTRACT_SECONDS))
+            except Exception as e:  # the harness, not the function: no proof
+                proof = {"verdict": "inconclusive", "reason": f"no abstract proof: {runtime.describe(e)}"}
         try:
             out[job["id"]] = check(original, rewritten, job["plan"], spec["framework"], backend, spec["seed"],
-                                   spec["max_examples"], spec["budget"])
+                                   spec["max_examples"], max(0.0, spec["budget"] - (time.monotonic() - started)))
         except Exception as e:  # the harness, not the function
             out[job["id"]] = {"status": "error", "reason": runtime.describe(e)}
+        if proof is not None:
+            out[job["id"]]["proof"] = proof
         with open(out_path, "w") as f:  # what is done survives a crash or a timeout of the process
             json.dump(out, f)
     with open(out_path, "w") as f:
