@@ -47,7 +47,7 @@ demo: $(STAMP)
 	$(BIN)/phiml-rewrite profile --backend torch -- python examples/phiml_diffusion.py torch; test $$? -le 1
 	$(BIN)/phiml-rewrite profile -- python examples/jax_training.py; test $$? -le 1
 
-# --dist loadgroup: every batch of golden executions (tests/golden_batches.py) runs on one worker.
+# --dist loadgroup: every batch of golden executions (tests/harness/golden_batches.py) runs on one worker.
 test: $(STAMP) $(WHEEL_STAMP) lint types
 	$(BIN)/python -m pytest -n 2 --dist loadgroup tests
 
@@ -74,15 +74,15 @@ check: $(STAMP) lint types
 	PHIML_FUZZ_EXAMPLES=20 $(BIN)/python -m pytest -n 2 -q -m "not backends and not slow and not lsp" tests
 
 # After a reviewed change of what the rules say: rewrite the golden cases' snapshots (golden/**/*.snap)
-# that differ; `git diff golden/` shows what changed (tests/snapshots.py).
+# that differ; `git diff golden/` shows what changed (tests/harness/snapshots.py).
 accept-snapshots: $(STAMP)
-	$(BIN)/python -m tests.snapshots --accept
+	$(BIN)/python -m tests.harness.snapshots --accept
 
 # After a change of the rules: rewrite tests/real_code_expectations.json from a fresh real-code run,
 # keeping the verdicts of findings still there; new ones say "unreviewed" (and fail) until a person
 # writes "correct" or "false-positive (accepted: <why>)" (docs/hardening.md).
 accept-real-code: $(STAMP)
-	$(BIN)/python -m tests.real_code --accept
+	$(BIN)/python -m tests.harness.real_code --accept
 
 # The fuzzing of tests/test_fuzz.py at length (CI runs 80 examples per strategy): generated programs
 # and mutated golden cases must not crash the tool, must give code that parses, a second run must

@@ -16,7 +16,7 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from tests.golden_cases import discover
+from tests.harness.golden_cases import discover
 from rewriter.verify.run import Run, run_backend
 
 from ._common import fmt_table

@@ -15,7 +15,7 @@ Reports wall time, lines per second, findings per code, and each changed file wi
 
 Importable: `run(sources=[Path(...)], limit=20, jobs=1)` checks a small subset (for tests);
 `rewrite_and_check(sources, root)` does the same and leaves the rewritten tree and the first run's JSON to the
-caller (the reviewed real-code check, tests/real_code.py, imports what changed).
+caller (the reviewed real-code check, tests/harness/real_code.py, imports what changed).
 Run alone: python -m benchmarks real_code [--packages jax phiml phi] [--limit N] [--keep DIR]
 """
 from __future__ import annotations
@@ -131,7 +131,7 @@ def rewrite_and_check(sources, root: Path, limit: int | None = None, jobs: int |
     """Copy `sources` to work_dir(root), rewrite them in place, and run every check of this benchmark.
 
     Returns the report and the first run's JSON document (None if there is none); the rewritten tree stays
-    in work_dir(root), for callers that check more (tests/real_code.py imports what changed).
+    in work_dir(root), for callers that check more (tests/harness/real_code.py imports what changed).
     """
     jobs = jobs or os.cpu_count() or 1
     sources = list(sources or [p for p in DEFAULT_PACKAGES if _installed(p)])

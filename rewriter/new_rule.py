@@ -115,7 +115,7 @@ def scaffold(root: Path, name: str, code: str, api: str, summary: str) -> list[P
 
 def regenerate(root: Path) -> None:
     """What follows from the rules: the index, the snapshots, the rule pages."""
-    for command in (["-m", "rewriter.registry"], ["-m", "tests.snapshots", "--accept"],
+    for command in (["-m", "rewriter.registry"], ["-m", "tests.harness.snapshots", "--accept"],
                     ["-m", "rewriter.cli", "rules", "--docs", "docs/rules"]):
         subprocess.run([sys.executable, *command], cwd=root, check=True)
 

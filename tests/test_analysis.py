@@ -9,6 +9,7 @@ import pytest
 from rewriter.analysis import ModuleAnalysis
 from rewriter.analysis.apis import canonical
 from rewriter.analysis.bindings import free_names
+from tests.harness.trees import function_defs
 
 
 def analyse(source: str) -> ModuleAnalysis:
@@ -19,17 +20,6 @@ def contexts(source: str) -> dict[str, tuple[str, str, frozenset | None]]:
     """function name -> (how, transform, static params)."""
     a = analyse(source)
     return {c.name: (c.how, c.transform.api.name, c.static_params) for c in a.jit.contexts}
-
-
-def defs(a: ModuleAnalysis) -> dict[str, cst.FunctionDef]:
-    out = {}
-    stack = [a.wrapper.module]
-    while stack:
-        node = stack.pop()
-        if isinstance(node, cst.FunctionDef):
-            out[node.name.value] = node
-        stack.extend(node.children)
-    return out
 
 
 @pytest.mark.parametrize(
@@ -246,7 +236,7 @@ def test_free_names_classification():
             return jax.jit(lambda p: p * lr * SCALE + local + len([p]) + undefined_thing)
         """
     )
-    call = defs(a)["outer"].body.body[1].body[0].value
+    call = function_defs(a)["outer"].body.body[1].body[0].value
     where = {f.node.value: f.where for f in free_names(a.names, call)}
     assert where == {"jax": "global", "lr": "local", "SCALE": "global", "local": "local", "len": "builtin", "undefined_thing": "unknown"}
 

@@ -12,7 +12,7 @@ from rewriter.cli import main
 from rewriter.engine import Settings
 from rewriter.registry import all_codemods, select
 
-from snippets import TRACED_IF
+from tests.harness.snippets import TRACED_IF
 
 
 

@@ -8,7 +8,7 @@ import pytest
 from rewriter import runner
 from rewriter.config import Config
 
-from snippets import TRACED_IF as _TRACED_IF
+from tests.harness.snippets import TRACED_IF as _TRACED_IF
 
 TRACED_IF = _TRACED_IF.replace("    if x.mean", "    # régime: double above one\n    if x.mean")
 

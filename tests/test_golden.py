@@ -9,10 +9,10 @@ import pytest
 from rewriter.engine import Settings, process_source
 from rewriter.findings import Safety, format_text
 from rewriter.registry import all_codemods, by_code
-from tests.golden_cases import GoldenCase, discover
+from tests.harness.golden_cases import GoldenCase, discover
 from rewriter.verify.run import Run
-from tests.golden_batches import Batcher, Key, Request, grouped, rewritten_file, shared_folder
-from tests.golden_checks import check_runs
+from tests.harness.golden_batches import Batcher, Key, Request, grouped, rewritten_file, shared_folder
+from tests.harness.golden_checks import check_runs
 
 ROOT = Path(__file__).resolve().parent.parent
 CASES = discover(ROOT / "golden")

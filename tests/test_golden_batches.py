@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from rewriter.verify.run import HarnessError, Run
-from tests.golden_batches import Batcher, Key, Request, changes_global_state
+from tests.harness.golden_batches import Batcher, Key, Request, changes_global_state
 
 pytestmark = pytest.mark.backends
 
@@ -68,7 +68,7 @@ def test_leaving_phiml_unconverted_by_autograph_changes_no_record():
     original fails under tf.function, and on its rewrite, every record is the same. (All 163 tensorflow
     runs of the golden cases agreed when this was introduced; a sample keeps the claim checked.)"""
     from rewriter.verify.run import run_backend
-    from tests.golden_cases import discover
+    from tests.harness.golden_cases import discover
 
     root = Path(__file__).resolve().parent.parent / "golden"
     cases = {c.id: c for c in discover(root)}

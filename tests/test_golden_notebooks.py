@@ -2,7 +2,7 @@
 
 A case is `<name>.ipynb` with `<name>.expected.ipynb` (absent: the notebook must stay byte-identical);
 what to check is in the notebook's metadata under `phiml_rewrite_golden` (or `<name>.golden.json` for an
-empty file), as in golden .py cases (tests/golden_cases.py), with findings as `CODE:cell N:line` and
+empty file), as in golden .py cases (tests/harness/golden_cases.py), with findings as `CODE:cell N:line` and
 `notes` the notes the run must give (substrings). The rewrite is the CLI's: a notebook paired by jupytext
 with a file beside it is held back (rewriter/notebooks/pairs.py). Each case is checked for its exact
 output, for idempotence, and executed with nbclient in a real kernel on each backend it names: the
@@ -19,9 +19,9 @@ import pytest
 from rewriter.notebooks import process_notebook
 from rewriter.notebooks.pairs import hold_pairs
 from rewriter.verify.values import compare
-from tests.golden_cases import notebook_paths, notebook_settings, notebook_spec
-from tests.golden_checks import check_runs
-from tests.notebook_kernel import NotebookRun, run_notebooks
+from tests.harness.golden_cases import notebook_paths, notebook_settings, notebook_spec
+from tests.harness.golden_checks import check_runs
+from tests.harness.notebook_kernel import NotebookRun, run_notebooks
 
 ROOT = Path(__file__).resolve().parent.parent
 DIRECTORY = ROOT / "golden" / "notebooks"

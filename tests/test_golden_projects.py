@@ -19,9 +19,9 @@ from rewriter import runner
 from rewriter.config import Config
 from rewriter.findings import format_text
 from rewriter.verify.run import Run
-from tests.golden_cases import project_config, read_spec
-from tests.golden_batches import Batcher, Key, Request, grouped, shared_folder
-from tests.golden_checks import check_runs
+from tests.harness.golden_cases import project_config, read_spec
+from tests.harness.golden_batches import Batcher, Key, Request, grouped, shared_folder
+from tests.harness.golden_checks import check_runs
 
 ROOT = Path(__file__).resolve().parent.parent
 PROJECTS = ROOT / "golden" / "projects"

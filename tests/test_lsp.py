@@ -26,7 +26,7 @@ from rewriter.cli import main
 from rewriter.findings import Finding
 from rewriter.lsp.protocol import diagnostic_message
 
-from snippets import TRACED_IF
+from tests.harness.snippets import TRACED_IF
 
 ROOT = Path(__file__).resolve().parent.parent
 CLI = [sys.executable, "-m", "rewriter.cli"]

@@ -17,7 +17,7 @@ from rewriter.lsp.document import DocumentAnalysis
 from rewriter.lsp.textedits import apply_edits, minimal_edits
 from rewriter.registry import all_codemods
 
-from snippets import TRACED_IF as _TRACED_IF
+from tests.harness.snippets import TRACED_IF as _TRACED_IF
 
 ROOT = Path(__file__).resolve().parent.parent
 CONFIG = Config(root=str(ROOT))

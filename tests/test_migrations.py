@@ -24,10 +24,10 @@ import pytest
 
 from codemods import _migration_rows as table
 from rewriter.findings import Safety
-from tests.golden_cases import discover
+from tests.harness.golden_cases import discover
 from rewriter.verify.run import Run
 from rewriter.verify.values import compare
-from tests.golden_batches import Batcher, Key, Request, grouped, rewritten_file
+from tests.harness.golden_batches import Batcher, Key, Request, grouped, rewritten_file
 
 ROOT = Path(__file__).resolve().parent.parent
 ALL = [m for rows in table.TABLES.values() for m in rows]

@@ -1,7 +1,7 @@
 """The precision benchmark's tally (benchmarks/precision.py, `python -m benchmarks precision`).
 
 Its claim, no PML201-PML203 fix in library code that runs under jit, is checked on every installed
-package by the real-code check (tests/real_code.py `run_problems`), which analyses those files anyway.
+package by the real-code check (tests/harness/real_code.py `run_problems`), which analyses those files anyway.
 """
 from __future__ import annotations
 

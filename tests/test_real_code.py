@@ -1,4 +1,4 @@
-"""The real-code check (tests/real_code.py) and the pieces it is made of.
+"""The real-code check (tests/harness/real_code.py) and the pieces it is made of.
 
 test_real_code_matches_the_reviewed_findings is the check itself: minutes of work, marked slow, part
 of `make test`. The rest show that each of its parts can fail: a new, vanished, moved or unreviewed
@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from tests import real_code
-from tests.real_code_expectations import Entry, Expectations, accept, differences, pair
-from tests.real_code_imports import FAILED, NOT_A_MODULE, NOT_IN_ORIGINAL, OK, AppliedFix, check_imports, \
+from tests.harness import real_code
+from tests.harness.real_code_expectations import Entry, Expectations, accept, differences, pair
+from tests.harness.real_code_imports import FAILED, NOT_A_MODULE, NOT_IN_ORIGINAL, OK, AppliedFix, check_imports, \
     enclosing_unit, module_name
 
 VERSIONS = {"jax": "0.10.2"}

@@ -1,4 +1,4 @@
-"""Every golden case's findings, as the user reads them, are pinned in its snapshot (tests/snapshots.py):
+"""Every golden case's findings, as the user reads them, are pinned in its snapshot (tests/harness/snapshots.py):
 a change of a message, a fix title, a note (the refusal reasons the rule pages promise) or a related
 place shows here, and `make accept-snapshots` takes it after review."""
 from __future__ import annotations
@@ -8,7 +8,7 @@ import re
 
 import pytest
 
-from tests.snapshots import GOLDEN, snapshots
+from tests.harness.snapshots import GOLDEN, snapshots
 
 SNAPSHOTS = snapshots()
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import sys
-import textwrap
 from pathlib import Path
 
 import pytest
@@ -12,14 +11,7 @@ import pytest
 from rewriter.project import declarations
 from rewriter.project.targets import Setting, TargetError, TargetReader, Targets, Target, interpreter_targets
 from rewriter.project.world import WorldReader
-
-
-def _write(root: Path, files: dict[str, str]) -> Path:
-    for name, text in files.items():
-        path = root / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(textwrap.dedent(text))
-    return root
+from tests.harness.projects import write_files
 
 
 def _targets(root: Path, file: str = "main.py", **setting) -> Targets:
@@ -27,7 +19,7 @@ def _targets(root: Path, file: str = "main.py", **setting) -> Targets:
 
 
 def test_requirements_pyproject_setup_setup_cfg_and_conda_are_read(tmp_path):
-    _write(tmp_path, {
+    write_files(tmp_path, {
         "requirements.txt": "numpy\n-r more.txt\nphiflow==2.1.4  # the paper's\n",
         "more.txt": "jax>=0.4.13,<0.5\n",
         "a/pyproject.toml": '[project]\ndependencies = ["phiml>=1.10"]\n[tool.poetry.dependencies]\nequinox = "^0.10"\n',
@@ -63,7 +55,7 @@ def test_what_a_specifier_proves():
 
 
 def test_a_copy_of_a_library_in_the_project_is_its_own_code(tmp_path):
-    _write(tmp_path, {"pyproject.toml": "", "phi/__init__.py": "", "vendor/jax/__init__.py": "",
+    write_files(tmp_path, {"pyproject.toml": "", "phi/__init__.py": "", "vendor/jax/__init__.py": "",
                       "phi/VERSION": "1.5.1\n", "scripts/run.py": ""})
     found = _targets(tmp_path, "scripts/run.py")
     assert found.of("phi").local and found.of("phi").spec == "==1.5.1"
@@ -72,13 +64,13 @@ def test_a_copy_of_a_library_in_the_project_is_its_own_code(tmp_path):
 
 
 def test_a_copy_beside_a_script_counts_where_there_is_no_project(tmp_path):
-    _write(tmp_path, {"work/phi/__init__.py": "", "work/sim.py": "", "other/deep/er/phi/__init__.py": ""})
+    write_files(tmp_path, {"work/phi/__init__.py": "", "work/sim.py": "", "other/deep/er/phi/__init__.py": ""})
     assert _targets(tmp_path / "work", "sim.py").of("phi").local
     assert _targets(tmp_path, "main.py").of("phi") is None  # not a marked project root: not searched below
 
 
 def test_a_virtual_environment_inside_the_project_holds_installed_packages(tmp_path):
-    _write(tmp_path, {"pyproject.toml": "", "venv/pyvenv.cfg": "", "venv/jax/__init__.py": ""})
+    write_files(tmp_path, {"pyproject.toml": "", "venv/pyvenv.cfg": "", "venv/jax/__init__.py": ""})
     assert _targets(tmp_path).of("jax") is None
 
 
@@ -92,7 +84,7 @@ def test_a_notebooks_own_install_line_wins_over_the_folders(tmp_path):
 
 
 def test_the_explicit_setting_wins_and_names_itself(tmp_path):
-    _write(tmp_path, {"requirements.txt": "phiflow==2.1.4\n", "phi/__init__.py": "", "pyproject.toml": ""})
+    write_files(tmp_path, {"requirements.txt": "phiflow==2.1.4\n", "phi/__init__.py": "", "pyproject.toml": ""})
     found = _targets(tmp_path, versions=(("phiflow", "3.4"),), where="pyproject.toml target-versions")
     assert found.of("phi").spec == "==3.4" and found.of("phi").evidence == "pyproject.toml target-versions phiflow=3.4"
 
@@ -101,7 +93,7 @@ def test_the_activated_environment_is_the_weakest_evidence(tmp_path):
     site = tmp_path / "env" / "lib" / "python3.11" / "site-packages" / "jax-0.4.20.dist-info"
     site.mkdir(parents=True)
     (site / "METADATA").write_text("Metadata-Version: 2.1\nName: jax\nVersion: 0.4.20\n")
-    project = _write(tmp_path / "p", {"main.py": ""})
+    project = write_files(tmp_path / "p", {"main.py": ""})
     reader = TargetReader(str(project), environ={"VIRTUAL_ENV": str(tmp_path / "env")})
     assert reader.for_file(str(project / "main.py")).of("jax").evidence == "the activated environment has jax 0.4.20"
     (project / "requirements.txt").write_text("jax==0.4.30\n")
@@ -126,7 +118,7 @@ def test_pip_lines_and_requirement_forms_that_declare_no_version(tmp_path):
 
 
 def test_a_public_function_of_an_installable_package_has_callers_outside_the_run(tmp_path):
-    _write(tmp_path, {"setup.py": "", "pkg/__init__.py": "", "pkg/mod.py": "", "script.py": "", "nb.ipynb": "{}"})
+    write_files(tmp_path, {"setup.py": "", "pkg/__init__.py": "", "pkg/mod.py": "", "script.py": "", "nb.ipynb": "{}"})
     reader = WorldReader(index=object())  # (with the project index: the callers in the project are read)
     assert "setup.py makes installable" in reader(str(tmp_path / "pkg" / "mod.py"), str(tmp_path)).open_module
     assert reader(str(tmp_path / "script.py"), str(tmp_path)).open_module == ""
@@ -144,7 +136,7 @@ def test_a_copy_without_a_repository_is_rooted_at_its_requirements(tmp_path):
     from rewriter.cli import main
     from rewriter.project.roots import project_root
 
-    _write(tmp_path, {
+    write_files(tmp_path, {
         "zip/requirements.txt": "jax==0.4.6\n",
         "zip/sim/requirements.txt": "numpy\n",
         "zip/sim/utils/count.py": "import jax\n\n\ndef count(params):\n    return sum(jax.tree_leaves(params))\n",

@@ -19,6 +19,7 @@ from rewriter.codemod import Codemod
 from rewriter.engine import Settings, process_source
 from rewriter.notebooks import process_notebook, reading
 from rewriter.registry import all_codemods, by_code
+from tests.harness.trees import function_defs
 from tests.test_notebooks import notebook, write
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -28,21 +29,10 @@ def _analysis(source: str, path: str = "test_module.py") -> ModuleAnalysis:
     return ModuleAnalysis(cst.MetadataWrapper(cst.parse_module(textwrap.dedent(source)), unsafe_skip_copy=True), path)
 
 
-def _defs(analysis: ModuleAnalysis) -> dict[str, cst.FunctionDef]:
-    out = {}
-    stack = [analysis.wrapper.module]
-    while stack:
-        node = stack.pop()
-        if isinstance(node, cst.FunctionDef):
-            out[node.name.value] = node
-        stack.extend(node.children)
-    return out
-
-
 def _failing(source: str, path: str = "test_module.py") -> dict[str, str]:
     """Each def of `source` -> how the code says it is meant to fail ("" : it is not)."""
     analysis = _analysis(source, path)
-    return {name: (found.how if (found := analysis.expected_failure(fn)) else "") for name, fn in _defs(analysis).items()}
+    return {name: (found.how if (found := analysis.expected_failure(fn)) else "") for name, fn in function_defs(analysis).items()}
 
 
 # -- the forms that say code is meant to fail -----------------------------------------------------
@@ -176,7 +166,7 @@ def test_xfail_marks_and_callees_of_every_shape():
             pass
     """
     analysis = _analysis(source)
-    defs = _defs(analysis)
+    defs = function_defs(analysis)
     how = {name: (found.how if (found := analysis.expected_failure(fn)) else "") for name, fn in defs.items()}
     assert how["by_helper"] == "`with self.assertRaises`"  # reached through `helper` (innermost first)
     assert how["helper"] == how["in_setup"] == how["factory"] == how["built"] == how["check"] == "`with self.assertRaises`"

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import ast
 import inspect
-import json
 import textwrap
 from pathlib import Path
 
@@ -22,6 +21,7 @@ from rewriter.registry import all_codemods
 from rewriter import runtime
 from rewriter.verify import session
 from rewriter.verify.report import CALLS_DIFFER, DIFFERS, EQUAL, FAILS, NOT_COMPARABLE, NOT_EXERCISED, compare_calls
+from tests.harness.projects import verify_json, write_files
 
 pytestmark = pytest.mark.backends
 
@@ -52,18 +52,6 @@ FIXED = TRACED_IF.replace('''    if (x > 0).all:
 DROPPED_BRANCH = TRACED_IF.replace('''    if (x > 0).all:
         return x * 2
     return x - 1''', '''    return x * 2''')
-
-
-def _write(root: Path, files: dict[str, str]) -> None:
-    for name, text in files.items():
-        path = root / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(textwrap.dedent(text))
-
-
-def _verify(args: list[str]) -> tuple[int, dict]:
-    result = CliRunner().invoke(main, ["verify", *args, "--output-format", "json"], catch_exceptions=False)
-    return result.exit_code, json.loads(result.output)
 
 
 def _by_backend(data: dict, unit: str) -> dict[str, dict]:
@@ -167,9 +155,9 @@ def test_dropped_branch_differs_where_the_original_runs_and_where_it_fails(tmp_p
     """A wrong rewrite is caught against the original's eager result: on numpy, where the original runs,
     and on jax, where it raises under jit (every backend's verdict is the same code path: the four-backend
     run is test_traced_if_is_wrong_before_and_fixed_after's)."""
-    _write(tmp_path, {"proj/model.py": TRACED_IF, "wrong/model.py": DROPPED_BRANCH})
+    write_files(tmp_path, {"proj/model.py": TRACED_IF, "wrong/model.py": DROPPED_BRANCH})
     monkeypatch.chdir(tmp_path / "proj")
-    code, data = _verify(["model.py", "--rewritten", "../wrong/model.py", "--run", "python model.py",
+    code, data = verify_json(["model.py", "--rewritten", "../wrong/model.py", "--run", "python model.py",
                           "--backend", "numpy", "--backend", "jax"])
     assert code == 1
     verdicts = _by_backend(data, "scale_or_shift")
@@ -183,9 +171,9 @@ def test_dropped_branch_differs_where_the_original_runs_and_where_it_fails(tmp_p
 
 
 def test_traced_if_is_wrong_before_and_fixed_after(tmp_path, monkeypatch):
-    _write(tmp_path, {"proj/model.py": TRACED_IF, "fixed/model.py": FIXED})
+    write_files(tmp_path, {"proj/model.py": TRACED_IF, "fixed/model.py": FIXED})
     monkeypatch.chdir(tmp_path / "proj")
-    code, data = _verify(["model.py", "--rewritten", "../fixed/model.py", "--run", "python model.py"])
+    code, data = verify_json(["model.py", "--rewritten", "../fixed/model.py", "--run", "python model.py"])
     assert code == 0, data
     verdicts = _by_backend(data, "scale_or_shift")
     original = {b: (v["original"]["status"], v["original"]["detail"].split(":")[0]) for b, v in verdicts.items()}
@@ -214,7 +202,7 @@ def test_pytest_mode_reports_tests_that_pass_before_and_fail_after(tmp_path, mon
         def total(x):
             return math.sum(shift(x))
     '''
-    _write(tmp_path, {
+    write_files(tmp_path, {
         "proj/pkg/__init__.py": "",
         "proj/pkg/ops.py": ops,
         "proj/tests/test_ops.py": '''
@@ -232,7 +220,7 @@ def test_pytest_mode_reports_tests_that_pass_before_and_fail_after(tmp_path, mon
         "wrong/ops.py": ops.replace("x - 1", "x + 1"),
     })
     monkeypatch.chdir(tmp_path / "proj")
-    code, data = _verify(["pkg/ops.py", "--rewritten", "../wrong/ops.py", "--pytest", "tests",
+    code, data = verify_json(["pkg/ops.py", "--rewritten", "../wrong/ops.py", "--pytest", "tests",
                           "--backend", "numpy", "--backend", "torch"])
     assert code == 1
     for backend in data["verification"]["backends"]:
@@ -242,7 +230,7 @@ def test_pytest_mode_reports_tests_that_pass_before_and_fail_after(tmp_path, mon
 
 
 def test_in_place_verify_applies_unsafe_fixes_only_where_verified(tmp_path, monkeypatch):
-    _write(tmp_path, {"proj/energy.py": '''
+    write_files(tmp_path, {"proj/energy.py": '''
         import numpy as np
         from phiml import math
         from phiml.math import batch, spatial
@@ -266,7 +254,7 @@ def test_in_place_verify_applies_unsafe_fixes_only_where_verified(tmp_path, monk
             print(used())
     '''})
     monkeypatch.chdir(tmp_path / "proj")
-    code, data = _verify(["energy.py", "--run", "python energy.py", "--in-place", "--backend", "numpy", "--backend", "jax"])
+    code, data = verify_json(["energy.py", "--run", "python energy.py", "--in-place", "--backend", "numpy", "--backend", "jax"])
     assert code == 3, data  # `unused` was not compared
     assert data["verification"]["not_compared"] == [{"file": "energy.py", "unit": "unused", "why": "not called by the command"}]
     text = (tmp_path / "proj" / "energy.py").read_text()
@@ -276,7 +264,7 @@ def test_in_place_verify_applies_unsafe_fixes_only_where_verified(tmp_path, monk
 
 
 def test_raw_jax_program_runs_on_its_own_framework(tmp_path, monkeypatch):
-    _write(tmp_path, {"proj/train.py": '''
+    write_files(tmp_path, {"proj/train.py": '''
         import jax
         import jax.numpy as jnp
 
@@ -295,7 +283,7 @@ def test_raw_jax_program_runs_on_its_own_framework(tmp_path, monkeypatch):
             print(train(jnp.ones(3), [jnp.full(3, i / 10) for i in range(6)]))
     '''})
     monkeypatch.chdir(tmp_path / "proj")
-    code, data = _verify(["train.py", "--run", "python train.py"])
+    code, data = verify_json(["train.py", "--run", "python train.py"])
     assert code == 0, data
     [backend] = data["verification"]["backends"]
     assert backend["backend"] == "jax"
@@ -304,9 +292,9 @@ def test_raw_jax_program_runs_on_its_own_framework(tmp_path, monkeypatch):
 
 
 def test_nothing_to_verify_and_usage_errors(tmp_path, monkeypatch):
-    _write(tmp_path, {"clean.py": "x = 1\n"})
+    write_files(tmp_path, {"clean.py": "x = 1\n"})
     monkeypatch.chdir(tmp_path)
-    code, data = _verify(["clean.py", "--run", "python clean.py"])
+    code, data = verify_json(["clean.py", "--run", "python clean.py"])
     assert (code, data["verification"]) == (0, None)
     assert "nothing to verify" in data["message"]
     result = CliRunner().invoke(main, ["verify", "clean.py"])  # neither --run nor --pytest: synthesized inputs

@@ -11,7 +11,6 @@ import functools
 import json
 import textwrap
 import time
-from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
@@ -24,6 +23,7 @@ from rewriter.verify.report import (DIFFERS, EQUAL, FAILS, NOT_COMPARABLE, compa
                                     verdicts)
 from rewriter.verify.session import RunResult, RunSpec
 from rewriter.verify.values import compare
+from tests.harness.projects import verify_json, write_files
 
 # -- the runtime: what a returned function and an opaque value are recorded as -----------------------
 
@@ -256,28 +256,16 @@ if __name__ == "__main__":
 '''
 
 
-def _write(root: Path, files: dict[str, str]) -> None:
-    for name, text in files.items():
-        path = root / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(textwrap.dedent(text))
-
-
-def _verify(args: list[str]) -> tuple[int, dict]:
-    result = CliRunner().invoke(main, ["verify", *args, "--output-format", "json"], catch_exceptions=False)
-    return result.exit_code, json.loads(result.output)
-
-
 def _units(data: dict) -> dict[str, dict]:
     return {u["unit"]: u for u in data["verification"]["units"]}
 
 
 def test_a_closure_factory_is_verified_through_its_closures_and_a_generator_is_not_comparable(tmp_path, monkeypatch):
-    _write(tmp_path, {"proj/model.py": CLOSURES,
+    write_files(tmp_path, {"proj/model.py": CLOSURES,
                       "same/model.py": CLOSURES.replace("v * k + 1", "k * v + 1").replace("yield i * 2", "yield 2 * i"),
                       "wrong/model.py": CLOSURES.replace("v * k + 1", "v * k - 1")})
     monkeypatch.chdir(tmp_path / "proj")
-    code, data = _verify(["model.py", "--rewritten", "../same/model.py", "--run", "python model.py"])
+    code, data = verify_json(["model.py", "--rewritten", "../same/model.py", "--run", "python model.py"])
     units = _units(data)
     assert {u["backend"] for u in units.values()} == {"python"}
     step = units["make_step"]
@@ -290,7 +278,7 @@ def test_a_closure_factory_is_verified_through_its_closures_and_a_generator_is_n
     assert "✓ the rewrite agrees" not in text
     assert "numbers (model.py): not comparable: result is a generator" in text
 
-    code, data = _verify(["model.py", "--rewritten", "../wrong/model.py", "--run", "python model.py"])
+    code, data = verify_json(["model.py", "--rewritten", "../wrong/model.py", "--run", "python model.py"])
     step = _units(data)["make_step"]
     assert code == 1
     assert (step["rewritten"]["status"], step["replay"]["status"]) == (DIFFERS, DIFFERS)
@@ -325,12 +313,12 @@ def offset():
 def test_changed_test_functions_are_verified_by_their_outcome(tmp_path, monkeypatch):
     """The test function by its outcome, a helper of the test file by its values (recorded though
     pytest imports test files itself), a changed fixture by the value pytest made for each test."""
-    _write(tmp_path, {"proj/tests/test_ops.py": TESTS, "proj/tests/conftest.py": CONFTEST,
+    write_files(tmp_path, {"proj/tests/test_ops.py": TESTS, "proj/tests/conftest.py": CONFTEST,
                       "same/test_ops.py": TESTS.replace("sum([1, 2])", "sum([2, 1])").replace("x * 2", "2 * x"),
                       "same/conftest.py": CONFTEST.replace("return 0", "return 1 - 1"),
                       "wrong/test_ops.py": TESTS.replace("sum([1, 2])", "sum([1, 3])"), "wrong/conftest.py": CONFTEST})
     monkeypatch.chdir(tmp_path / "proj")
-    code, data = _verify(["tests", "--rewritten", "../same", "--pytest", "tests"])
+    code, data = verify_json(["tests", "--rewritten", "../same", "--pytest", "tests"])
     units = _units(data)
     assert code == 0, data
     assert set(units) == {"double", "TestSums.test_sum", "offset"}
@@ -338,7 +326,7 @@ def test_changed_test_functions_are_verified_by_their_outcome(tmp_path, monkeypa
     assert units["double"]["rewritten"]["calls"] == 1 and units["double"]["verified"]
     assert units["offset"]["rewritten"]["calls"] == 1 and units["offset"]["verified"]
 
-    code, data = _verify(["tests", "--rewritten", "../wrong", "--pytest", "tests"])
+    code, data = verify_json(["tests", "--rewritten", "../wrong", "--pytest", "tests"])
     verdict = _units(data)["TestSums.test_sum"]
     assert code == 1
     assert verdict["rewritten"]["status"] == FAILS
@@ -346,11 +334,11 @@ def test_changed_test_functions_are_verified_by_their_outcome(tmp_path, monkeypa
 
 
 def test_parallel_jobs_give_the_verdict_of_one_job(tmp_path, monkeypatch):
-    _write(tmp_path, {"proj/model.py": CLOSURES, "wrong/model.py": CLOSURES.replace("v * k + 1", "v * k - 1")})
+    write_files(tmp_path, {"proj/model.py": CLOSURES, "wrong/model.py": CLOSURES.replace("v * k + 1", "v * k - 1")})
     monkeypatch.chdir(tmp_path / "proj")
 
     def verdict(jobs: str) -> tuple:
-        code, data = _verify(["model.py", "--rewritten", "../wrong/model.py", "--run", "python model.py", "--jobs", jobs])
+        code, data = verify_json(["model.py", "--rewritten", "../wrong/model.py", "--run", "python model.py", "--jobs", jobs])
         units = sorted((u["unit"], u["backend"], *(json.dumps(u[k], sort_keys=True) for k in ("original", "rewritten", "rewritten_eager", "replay")))
                        for u in data["verification"]["units"])
         return code, units, sorted(data["verification"]["backends"][0]["runs"])
@@ -381,9 +369,9 @@ if __name__ == "__main__":
 def test_a_factory_of_jit_compiled_functions_on_numpy_and_jax(tmp_path, monkeypatch):
     """The returned `jit_compile` function stays PhiML's own (a proxy records its calls): its calls
     are compared eagerly and jitted, and replayed from the factory's recorded inputs."""
-    _write(tmp_path, {"proj/model.py": PHIML_FACTORY, "new/model.py": PHIML_FACTORY.replace("x * k", "k * x")})
+    write_files(tmp_path, {"proj/model.py": PHIML_FACTORY, "new/model.py": PHIML_FACTORY.replace("x * k", "k * x")})
     monkeypatch.chdir(tmp_path / "proj")
-    code, data = _verify(["model.py", "--rewritten", "../new/model.py", "--run", "python model.py",
+    code, data = verify_json(["model.py", "--rewritten", "../new/model.py", "--run", "python model.py",
                           "--backend", "numpy", "--backend", "jax"])
     assert code == 0, data
     for u in data["verification"]["units"]:

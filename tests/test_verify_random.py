@@ -10,17 +10,15 @@ import json
 import subprocess
 import sys
 import textwrap
-from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
 
-from rewriter.cli import main
 from rewriter import runtime
 from rewriter.verify import workspace
 from rewriter.verify.report import (CALLS_DIFFER, DIFFERS, EQUAL, FAILS, UNSEEDED, references_to_repeat, replays_to_repeat,
                                     verdicts)
 from rewriter.verify.session import RunResult, RunSpec
+from tests.harness.projects import verify_json, write_files
 
 pytestmark = pytest.mark.backends
 
@@ -97,18 +95,6 @@ if __name__ == "__main__":
     print(w)
 '''
 RAW_JAX_REWRITTEN = RAW_JAX.replace("jnp.absolute(", "jnp.abs(")  # jax.numpy defines abs = absolute
-
-
-def _write(root: Path, files: dict[str, str]) -> None:
-    for name, text in files.items():
-        path = root / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(textwrap.dedent(text))
-
-
-def _verify(args: list[str]) -> tuple[int, dict]:
-    result = CliRunner().invoke(main, ["verify", *args, "--output-format", "json"], catch_exceptions=False)
-    return result.exit_code, json.loads(result.output)
 
 
 def _statuses(data: dict, unit: str) -> dict[str, tuple[str, ...]]:
@@ -239,9 +225,9 @@ def test_generators_are_seeded_at_start_and_restored_exactly(tmp_path):
 def test_exact_alias_of_code_drawing_random_numbers_is_equal_on_every_backend(tmp_path, monkeypatch):
     """PhiML's `random_normal` draws from numpy's, torch's and tensorflow's global generators and
     from the key PhiML's jax backend keeps: seeded, the runs agree; restored, replay agrees."""
-    _write(tmp_path, {"proj/model.py": NOISY})
+    write_files(tmp_path, {"proj/model.py": NOISY})
     monkeypatch.chdir(tmp_path / "proj")
-    code, data = _verify(["model.py", "--run", "python model.py"])
+    code, data = verify_json(["model.py", "--run", "python model.py"])
     assert code == 0, data
     statuses = _statuses(data, "noisy_half")
     assert set(statuses) == set(ALL)
@@ -255,10 +241,10 @@ def test_unseeded_random_numbers_are_reported_as_such_not_as_differences(tmp_pat
     """An unseeded generator of its own and os.urandom: "draws unseeded random numbers"; a real
     mistake next to them still "differs", and so does the replay of one given unseeded numbers (the
     same inputs, so a fair check); raw jax with numpy's global generator is restored, equal."""
-    _write(tmp_path, {"proj/src/noisy.py": UNSEEDED_SOURCES, "proj/src/raw.py": RAW_JAX,
+    write_files(tmp_path, {"proj/src/noisy.py": UNSEEDED_SOURCES, "proj/src/raw.py": RAW_JAX,
                       "rewrite/noisy.py": UNSEEDED_REWRITTEN, "rewrite/raw.py": RAW_JAX_REWRITTEN})
     monkeypatch.chdir(tmp_path / "proj")
-    code, data = _verify(["src", "--rewritten", "../rewrite", "--run", "python src/noisy.py", "--run", "python src/raw.py",
+    code, data = verify_json(["src", "--rewritten", "../rewrite", "--run", "python src/noisy.py", "--run", "python src/raw.py",
                           "--backend", "numpy"])
     assert code == 1, data  # `shift` and `scale` are wrong
     for unit in ("jitter", "salt"):

@@ -1,4 +1,4 @@
-"""Run by tests/real_code_imports.py in a fresh interpreter: import one module, look names up in it.
+"""Run by tests/harness/real_code_imports.py in a fresh interpreter: import one module, look names up in it.
 
 Usage: python import_probe.py MODULE [QUALNAME ...]  (a qualname is `f` or `Class.method`)
 Prints, as its last line, one JSON object: the module's __file__, the import error if any, and the

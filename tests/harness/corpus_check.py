@@ -4,8 +4,8 @@ The repositories are pinned by commit in tests/corpus_verdicts.json and fetched 
 (their code is never copied into it); only our verdicts are kept here: every finding phiml-rewrite
 reports on them with `--unsafe-fixes`, and a person's word on it.
 
-    python -m tests.corpus_check --corpus DIR            compare a run with the verdicts; the tallies
-    python -m tests.corpus_check --corpus DIR --accept   rewrite the verdicts from the run, keeping each
+    python -m tests.harness.corpus_check --corpus DIR            compare a run with the verdicts; the tallies
+    python -m tests.harness.corpus_check --corpus DIR --accept   rewrite the verdicts from the run, keeping each
                                                          verdict whose finding is still there
 
 DIR holds one folder per repository, named as in the verdicts file, at its pinned commit (or set
@@ -23,7 +23,7 @@ import sys
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
-VERDICTS = Path(__file__).with_name("corpus_verdicts.json")
+VERDICTS = Path(__file__).parent.parent / "corpus_verdicts.json"
 UNREVIEWED = "unreviewed"
 
 

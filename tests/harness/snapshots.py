@@ -5,7 +5,7 @@ holds every finding of the case as the text output prints it: place, code, fix m
 `help:` fix title, the `note:` and the related places. tests/test_snapshots.py compares; after a
 reviewed change of wording,
 
-    python -m tests.snapshots --accept        (make accept-snapshots)
+    python -m tests.harness.snapshots --accept        (make accept-snapshots)
 
 rewrites the files that differ, and `git diff golden/` is the review. A case without findings has no
 snapshot file (its GOLDEN spec pins that already).
@@ -23,9 +23,9 @@ from rewriter.engine import Settings, process_source
 from rewriter.findings import Finding, format_text
 from rewriter.notebooks import process_notebook
 from rewriter.registry import all_codemods
-from tests.golden_cases import discover, notebook_paths, notebook_settings, notebook_spec, project_config, read_spec
+from tests.harness.golden_cases import discover, notebook_paths, notebook_settings, notebook_spec, project_config, read_spec
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 GOLDEN = ROOT / "golden"
 HEADER = "# phiml-rewrite's findings on this golden case; `make accept-snapshots` rewrites it after a reviewed change.\n"
 
@@ -114,6 +114,6 @@ def accept() -> list[str]:
 
 if __name__ == "__main__":
     if sys.argv[1:] != ["--accept"]:
-        sys.exit("usage: python -m tests.snapshots --accept")
+        sys.exit("usage: python -m tests.harness.snapshots --accept")
     for name in accept():
         print(f"updated {name}")

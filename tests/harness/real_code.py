@@ -4,11 +4,11 @@ One `phiml-rewrite --in-place --unsafe-fixes --no-cache` run over copies of the 
 phi (PhiFlow), equinox and diffrax, through the real_code benchmark (no crash, every file parses,
 untouched files byte-identical, a second run changes nothing, the smoke programs print the same with
 the rewritten copies as with the originals); then, from that run's JSON, each applied fix's module
-and unit imported from the copies (tests/real_code_imports.py), and every finding compared with the
-reviewed ones of tests/real_code_expectations.json (tests/real_code_expectations.py).
+and unit imported from the copies (tests/harness/real_code_imports.py), and every finding compared with the
+reviewed ones of tests/real_code_expectations.json (tests/harness/real_code_expectations.py).
 
-    python -m tests.real_code            run it: the summary, and what differs from the reviewed file
-    python -m tests.real_code --accept   rewrite the reviewed file from the run (make accept-real-code)
+    python -m tests.harness.real_code            run it: the summary, and what differs from the reviewed file
+    python -m tests.harness.real_code --accept   rewrite the reviewed file from the run (make accept-real-code)
 """
 from __future__ import annotations
 
@@ -22,11 +22,11 @@ from pathlib import Path
 
 from benchmarks import real_code
 from benchmarks._common import fmt_table
-from tests.real_code_expectations import UNREVIEWED, Entry, Expectations, accept, differences, pair
-from tests.real_code_imports import FAILED, OK, AppliedFix, FixImport, check_imports, enclosing_unit
+from tests.harness.real_code_expectations import UNREVIEWED, Entry, Expectations, accept, differences, pair
+from tests.harness.real_code_imports import FAILED, OK, AppliedFix, FixImport, check_imports, enclosing_unit
 
 PACKAGES = {"jax": "jax", "phiml": "phiml", "phi": "phiflow", "equinox": "equinox", "diffrax": "diffrax"}  # -> dist
-EXPECTATIONS = Path(__file__).with_name("real_code_expectations.json")
+EXPECTATIONS = Path(__file__).parent.parent / "real_code_expectations.json"
 JOBS = 2
 
 
@@ -138,7 +138,7 @@ def _entry(finding: dict, root: Path, work: Path) -> Entry:
 
 
 def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m tests.real_code", description=__doc__.splitlines()[0])
+    ap = argparse.ArgumentParser(prog="python -m tests.harness.real_code", description=__doc__.splitlines()[0])
     ap.add_argument("--accept", action="store_true",
                     help=f"rewrite {EXPECTATIONS.name} from this run, keeping the verdicts of findings still there")
     ap.add_argument("--jobs", type=int, default=JOBS)

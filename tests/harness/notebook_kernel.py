@@ -47,7 +47,7 @@ import warnings as _w
 _w.filterwarnings("ignore")
 from rewriter import runtime as _rt
 _rt.install({{"backend": {backend!r}, "eager": False, "instrument": {{}}}})
-if {backend!r} == "tensorflow":  # as the golden batches do (tests/golden_batches.py, CONVERT_PHIML)
+if {backend!r} == "tensorflow":  # as the golden batches do (tests/harness/golden_batches.py, CONVERT_PHIML)
     from phiml import backend as _b
     _b.default_backend()
     from rewriter.verify.child import leave_phiml_unconverted as _unconverted
