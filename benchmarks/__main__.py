@@ -26,13 +26,13 @@ import sys
 import time
 from pathlib import Path
 
-from . import (golden_verify, jit_order, lsp_latency, notebooks, precision, project_index, real_code, retracing, throughput,
+from . import (domain, golden_verify, jit_order, lsp_latency, notebooks, precision, project_index, real_code, retracing, throughput,
                unrolled)
 from ._common import cli_status
 
 BENCHMARKS = {"throughput": throughput, "real_code": real_code, "jit_order": jit_order, "golden_verify": golden_verify,
               "precision": precision, "retracing": retracing, "lsp_latency": lsp_latency, "unrolled": unrolled,
-              "notebooks": notebooks, "project_index": project_index}
+              "notebooks": notebooks, "project_index": project_index, "domain": domain}
 
 
 def _versions() -> dict:
@@ -69,8 +69,8 @@ def main(argv=None) -> int:
         mod = BENCHMARKS[name]
         t0 = time.perf_counter()
         print(f"=== {name} " + "=" * (70 - len(name)), flush=True)
-        if name == "throughput":
-            res = mod.run(jobs=a.jobs, limit=limit)
+        if name in ("throughput", "domain"):
+            res = mod.run(jobs=a.jobs) if name == "domain" else mod.run(jobs=a.jobs, limit=limit)
         elif name in ("real_code", "precision", "project_index"):
             res = mod.run(jobs=a.jobs, limit=limit)
         elif name == "golden_verify":

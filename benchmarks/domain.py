@@ -1,0 +1,143 @@
+"""Domain code: phiml-rewrite --check against the cost of reading the same files (issue 45's targets).
+
+The corpus is research code that uses PhiML, PhiFlow and JAX, pinned by version and fetched from the
+package registry (`pip download`, the only network the benchmarks use; kept in bench-out/ for the
+next run): PhiFlow with its demos, PhiML, jax-cfd, jax-md and diffrax. Over the same copy, in one run:
+- CPython's `ast.parse` of every file (a subprocess that only parses): the floor for a Python tool;
+- `ruff check --select ALL --no-cache`;
+- libcst's no-op codemod;
+- ours, `phiml-rewrite --check --no-cache --output-format json`, whose summary also says how many
+  files reached libcst (neither skipped by the pre-filter nor served from the cache), and how many
+  of those had nothing to report (parsed for nothing).
+Figures of merit, CPU ratios: ours / ast.parse (target <= 3), ours / ruff (<= 2), libcst / ours
+(>= 10); and the files parsed by libcst for nothing (target 0). A miss is reported, not an error.
+
+Run alone: python -m benchmarks domain [--jobs N]
+"""
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+import tarfile
+import zipfile
+from pathlib import Path
+
+from ._common import REPO, count_lines, fmt_table, quiet_env, run_child
+from .throughput import libcst_command, ours_build, ours_command
+
+NAME = "domain"
+PINNED = ("phiflow==3.4.0", "phiml==1.16.1", "jax-cfd==0.2.1", "jax-md==0.2.29", "diffrax==0.7.2")
+TARGETS = {"ours_over_ast": 3.0, "ours_over_ruff": 2.0, "libcst_over_ours": 10.0}
+CACHE = REPO / "bench-out" / "domain-packages"
+
+PARSE_ALL = "import ast, sys\nfor path in sys.argv[1:]:\n    ast.parse(open(path, 'rb').read(), path)\n"
+
+
+def fetch(dest: Path) -> list[Path]:
+    """The pinned distributions, downloaded once into CACHE, their .py files copied under `dest`."""
+    CACHE.mkdir(parents=True, exist_ok=True)
+    missing = [spec for spec in PINNED if not list(CACHE.glob(_archive_glob(spec)))]
+    if missing:
+        subprocess.run([sys.executable, "-m", "pip", "download", "--quiet", "--no-deps", "-d", str(CACHE), *missing],
+                       check=True)
+    files: list[Path] = []
+    for spec in PINNED:
+        archive = sorted(CACHE.glob(_archive_glob(spec)))[0]
+        target = dest / spec.split("==")[0]
+        files += _extract_python(archive, target)
+    return files
+
+
+def _archive_glob(spec: str) -> str:
+    name, version = spec.split("==")
+    return f"{name.replace('-', '_')}-{version}*"
+
+
+def _extract_python(archive: Path, target: Path) -> list[Path]:
+    out = []
+    if archive.suffix == ".whl":
+        with zipfile.ZipFile(archive) as z:
+            members = [(m, z.read(m)) for m in z.namelist() if m.endswith(".py")]
+    else:
+        with tarfile.open(archive) as t:
+            members = [(m.name, t.extractfile(m).read()) for m in t.getmembers() if m.isfile() and m.name.endswith(".py")]
+    for name, data in members:
+        path = target / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(data)
+        out.append(path)
+    return out
+
+
+def _ruff() -> str | None:
+    exe = Path(sys.executable).parent / "ruff"
+    return str(exe) if exe.exists() else shutil.which("ruff")
+
+
+def run(jobs: int | None = None, work: Path | None = None) -> dict:
+    import os
+    import tempfile
+
+    jobs = jobs or os.cpu_count() or 1
+    problems: list[str] = []
+    with tempfile.TemporaryDirectory(prefix="phiml-rewrite-domain-") as tmp:
+        root = Path(work or tmp) / "corpus"
+        files = fetch(root)
+        lines = count_lines(files)
+        env = quiet_env()
+        runs = {"ast.parse": run_child([sys.executable, "-c", PARSE_ALL, *map(str, files)], env=env)}
+        ruff = _ruff()
+        if ruff:
+            runs["ruff --select ALL"] = run_child([ruff, "check", "--select", "ALL", "--no-cache", "--exit-zero", "--quiet",
+                                                   "--isolated", str(root)], env=env)
+        runs["libcst no-op"] = run_child(libcst_command(root, jobs), env=env)
+        ours = ours_command(root, jobs)
+        runs["phiml-rewrite --check"] = run_child([*ours, "--output-format", "json"], env=env)
+        report = json.loads(runs["phiml-rewrite --check"].stdout or "{}")
+    summary = report.get("summary", {})
+    with_findings = len({f["path"] for f in report.get("findings", [])})
+    parsed = summary.get("files", 0) - summary.get("skipped", 0) - summary.get("cached", 0)
+    cpu = {name: round(r.cpu, 2) for name, r in runs.items()}
+    ours_cpu = cpu["phiml-rewrite --check"]
+    ratios = {"ours_over_ast": ours_cpu / cpu["ast.parse"], "libcst_over_ours": cpu["libcst no-op"] / ours_cpu}
+    if "ruff --select ALL" in cpu:
+        ratios["ours_over_ruff"] = ours_cpu / cpu["ruff --select ALL"]
+    for key, target in TARGETS.items():
+        if key in ratios and (ratios[key] > target if key.startswith("ours_over") else ratios[key] < target):
+            problems.append(f"{key} {ratios[key]:.2f}, target {'<=' if key.startswith('ours_over') else '>='} {target}")
+    if parsed - with_findings:
+        problems.append(f"{parsed - with_findings} files parsed by libcst with nothing to report (target 0)")
+    for name, r in runs.items():
+        if r.returncode not in (0, 1):
+            problems.append(f"{name}: {r.brief()}: {r.stderr.strip()[-300:]}")
+    return {"name": NAME, "corpus": list(PINNED), "files": len(files), "lines": lines, "jobs": jobs, "ours": ours_build(),
+            "cpu_s": cpu, "ratios": {k: round(v, 2) for k, v in ratios.items()},
+            "libcst_parsed": parsed, "libcst_parsed_without_findings": parsed - with_findings, "problems": problems}
+
+
+def report(res: dict) -> str:
+    rows = [[name, f"{cpu:.2f}"] for name, cpu in res["cpu_s"].items()]
+    out = [f"{res['files']} files, {res['lines']:,} lines ({', '.join(res['corpus'])}); ours: {res['ours']}, {res['jobs']} jobs",
+           fmt_table(rows, ["tool", "CPU s"]),
+           "ratios: " + ", ".join(f"{k} {v}" for k, v in res["ratios"].items()),
+           f"files parsed by libcst: {res['libcst_parsed']}, of which with nothing to report: "
+           f"{res['libcst_parsed_without_findings']}"]
+    out += [f"PROBLEM: {p}" for p in res["problems"]]
+    return "\n".join(out)
+
+
+def main(argv=None) -> int:
+    import argparse
+
+    ap = argparse.ArgumentParser(prog="python -m benchmarks domain")
+    ap.add_argument("--jobs", type=int, default=None)
+    a = ap.parse_args(argv)
+    res = run(jobs=a.jobs)
+    print(report(res))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
