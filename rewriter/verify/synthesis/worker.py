@@ -67,7 +67,9 @@ def _native(desc: dict, raw, backend: str | None):
         return jnp.asarray(raw, dtype=desc["dtype"])
     from phiml import math
 
-    shape = [getattr(math, kind)(name) for name, kind in desc["dims"]]
+    items = desc.get("items") or [None] * len(desc["dims"])
+    shape = [getattr(math, kind)(**{name: ",".join(names)}) if names else getattr(math, kind)(name)
+             for (name, kind), names in zip(desc["dims"], items)]
     return math.tensor(np.array(raw), *shape, convert=backend not in (None, "numpy"))
 
 
