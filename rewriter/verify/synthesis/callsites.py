@@ -147,7 +147,7 @@ class Project:
                 elif info[0]:
                     envs = self.entries(i, scope, depth)
                 else:
-                    g = {n: v for n, v in self.globals(i).items() if n not in info[1]}
+                    g = {**self.globals(i), **{n: f"`{n}` is a variable of an enclosing function" for n in info[1]}}
                     envs = [({**g, **{a.arg: f"`{a.arg}` is a parameter of a nested function, lambda or method"
                                       for a in self._params_any(scope)}}, [])]
                 for env, notes in envs:

@@ -12,7 +12,8 @@ from __future__ import annotations
 import ast
 from typing import Callable
 
-from .values import Context, describe, iteration
+from .operators import iteration
+from .values import Context, describe
 
 OnCall = Callable[[ast.Call, dict, set], None]
 
