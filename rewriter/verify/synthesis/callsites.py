@@ -197,21 +197,25 @@ class Project:
     def _return_of(self, i: int):
         def hook(call: ast.Call, ctx, depth: int) -> dict | None:
             found = self.functions.get(call.func.id, [])
-            if len(found) != 1 or self._returning >= 2 or call.keywords or \
-                    any(isinstance(a, ast.Starred) for a in call.args):
+            if len(found) != 1 or self._returning >= 2:
                 return None
             j, fn = found[0]
+            name = f"`{fn.name}(...)`"
             if any(isinstance(n, (ast.Yield, ast.YieldFrom)) for n in ast.walk(fn)) or fn.args.vararg or \
                     fn.args.kwarg or not isinstance(fn.body[-1], ast.Return):
-                return None  # a generator, or a way through that returns None
-            params = [a.arg for a in fn.args.posonlyargs + fn.args.args]
-            if len(call.args) > len(params) or fn.args.kwonlyargs:
-                return None
+                return ctx.unknown(f"{name}: a generator, or a way through it that returns None")
+            params = [a.arg for a in self._params(fn)]
+            given = dict(zip(params, call.args))
+            given.update({kw.arg: kw.value for kw in call.keywords})
+            if any(isinstance(a, ast.Starred) for a in call.args) or \
+                    len(call.args) > len(fn.args.posonlyargs + fn.args.args) or \
+                    any(k is None or k not in params for k in given):
+                return ctx.unknown(f"{name}: arguments that do not match its parameters plainly")
             env = dict(self.globals(j))
             defaults = self._defaults(j, fn)
-            for k, p in enumerate(params):
-                if k < len(call.args):
-                    d = describe(call.args[k], ctx.env, depth, ctx.__class__(ctx.env, ctx.call))
+            for p in params:
+                if p in given:
+                    d = describe(given[p], ctx.env, depth, ctx.__class__(ctx.env, ctx.call))
                     env[p] = d if d is not None else f"`{p}` is unknown"
                 else:
                     env[p] = defaults.get(p, f"`{p}` is unknown")
@@ -223,7 +227,7 @@ class Project:
                 self._returning -= 1
             results = walker.returns
             if not results or None in results or any(_key(r) != _key(results[0]) for r in results):
-                return ctx.unknown(f"`{fn.name}(...)` returns something synthesis does not describe")
+                return ctx.unknown(f"{name} returns something synthesis does not describe (or differs between returns)")
             return {**results[0], "value": None} if "value" in results[0] else results[0]
 
         return hook
