@@ -34,6 +34,11 @@ def _key(desc) -> str:
     return json.dumps(desc, sort_keys=True, default=str)
 
 
+def _called(call: ast.Call) -> str | None:
+    func = call.func
+    return func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else None
+
+
 class Project:
     def __init__(self, sources: list[str]):
         self.trees = []
@@ -51,6 +56,7 @@ class Project:
         self._calls: dict[tuple, list] = {}
         self._entries: dict[tuple, list] = {}
         self._returning = 0
+        self._callers: dict[str, list] | None = None
 
     # the environment a function body starts from
     def globals(self, i: int) -> dict:
@@ -134,32 +140,53 @@ class Project:
         a = fn.args
         return a.posonlyargs + a.args + a.kwonlyargs + [x for x in (a.vararg, a.kwarg) if x is not None]
 
-    def calls(self, depth: int) -> list[tuple[ast.Call, list, dict, list[str]]]:
-        """Every call in the project with its described arguments: (call, [(desc, why)], {kw: (desc, why)}, notes)."""
-        if depth in self._calls:
-            return self._calls[depth]
-        self._calls[depth] = []
+    def _index(self) -> dict[str, list]:
+        """Called name -> the scopes whose own code calls it (a filter: only those are run through)."""
+        if self._callers is None:
+            self._callers = {}
+            for i in range(len(self.trees)):
+                for scope, info in self._scopes(i):
+                    todo = list(scope.body) if isinstance(scope.body, list) else [scope.body]
+                    names = set()
+                    while todo:
+                        node = todo.pop()
+                        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+                            continue
+                        if isinstance(node, ast.Call):
+                            names.add(_called(node))
+                        todo.extend(ast.iter_child_nodes(node))
+                    for n in names - {None}:
+                        self._callers.setdefault(n, []).append((i, scope, info))
+        return self._callers
+
+    def calls(self, name: str, depth: int) -> list[tuple[ast.Call, list, dict, list[str]]]:
+        """The calls of `name` with their described arguments: (call, [(desc, why)], {kw: (desc, why)}, notes)."""
+        key = (name, depth)
+        if key in self._calls:
+            return self._calls[key]
+        self._calls[key] = []  # a call of `name` met while its own calls are gathered: none yet
         out = []
-        for i in range(len(self.trees)):
-            for scope, info in self._scopes(i):
-                if info is None:  # the module
-                    envs = [({}, [])]
-                elif info[0]:
-                    envs = self.entries(i, scope, depth)
-                else:
-                    g = {**self.globals(i), **{n: f"`{n}` is a variable of an enclosing function" for n in info[1]}}
-                    envs = [({**g, **{a.arg: f"`{a.arg}` is a parameter of a nested function, lambda or method"
-                                      for a in self._params_any(scope)}}, [])]
-                for env, notes in envs:
-                    self._walk(i, scope, dict(env), notes, out)
-        self._calls[depth] = out
+        for i, scope, info in self._index().get(name, []):
+            if info is None:  # the module
+                envs = [({}, [])]
+            elif info[0]:
+                envs = self.entries(i, scope, depth)
+            else:
+                g = {**self.globals(i), **{n: f"`{n}` is a variable of an enclosing function" for n in info[1]}}
+                envs = [({**g, **{a.arg: f"`{a.arg}` is a parameter of a nested function, lambda or method"
+                                  for a in self._params_any(scope)}}, [])]
+            for env, notes in envs:
+                self._walk(i, scope, dict(env), notes, out, name)
+        self._calls[key] = out
         return out
 
-    def _walk(self, i: int, scope, env: dict, notes: list[str], out: list) -> None:
+    def _walk(self, i: int, scope, env: dict, notes: list[str], out: list, wanted: str) -> None:
         name = getattr(scope, "name", "the module") if not isinstance(scope, ast.Lambda) else "a lambda"
         walker = Walker(None, self._return_of(i))
 
         def on_call(call: ast.Call, at: dict, first: set) -> None:
+            if _called(call) != wanted:
+                return
             args = [walker.describe(a, at) for a in call.args if not isinstance(a, ast.Starred)]
             if any(isinstance(a, ast.Starred) for a in call.args) or any(kw.arg is None for kw in call.keywords):
                 args = None
@@ -177,10 +204,8 @@ class Project:
 
     def sites(self, name: str, params: list[str], depth: int = DEPTH) -> list[Site]:
         out = []
-        for call, args, keywords, notes in self.calls(depth):
-            func = call.func
-            called = func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else None
-            if called != name or args is None or len(args) > len(params) or any(k not in params for k in keywords):
+        for call, args, keywords, notes in self.calls(name, depth):
+            if args is None or len(args) > len(params) or any(k not in params for k in keywords):
                 continue
             pairs = list(zip(params, args)) + list(keywords.items())
             site = Site(notes=list(notes))
