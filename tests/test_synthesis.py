@@ -423,3 +423,9 @@ def test_a_loop_over_literal_rows_binds_the_first_row():
     [site] = call_sites([source], "f", ["x"])
     assert _short(site["x"]) == ("phiml", "float32", [2], X) and site["x"]["value"] == [1., 20.]
     assert call_sites([source.replace("[-1., 2.]", "[-1., 2., 3.]")], "f", ["x"])[0]["x"] is None  # rows differ
+
+
+def test_plan_says_when_a_description_is_a_loops_first_call():
+    p = plan(FLOW, "step", [FLOW])
+    assert p.reason == "" and any("before the loop" in n and "simulate" in n for n in p.notes)
+    assert {tuple(s["u"]["shape"]) for s in p.signatures} >= {(64,), (2, 64), (2, 4), (16,)}
