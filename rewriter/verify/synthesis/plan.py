@@ -24,6 +24,7 @@ class Plan:
     signatures: list[dict[str, dict]] = field(default_factory=list)
     examples: list[dict[str, dict]] = field(default_factory=list)
     sources: list[str] = field(default_factory=list)  # where the signatures came from: "recorded calls", "call sites", "annotations"
+    notes: list[str] = field(default_factory=list)  # what a call site's description rests on (a loop's first call)
     reason: str = ""  # not synthesizable: why
     test: str = ""  # a test that needs no inputs: "unittest" | "pytest" (testcases.py)
 
@@ -46,11 +47,13 @@ def _with_symbols(desc: dict) -> dict:
 
 
 def _symbolic(desc: dict) -> dict:
-    """Axes named by annotation keep their name; the others are named by their size (`#3`)."""
+    """Axes named by annotation keep their name; the others are named by their size (`#3`), or fixed
+    (`=2`) where PhiML item names give the size."""
     desc = _with_symbols(desc)
     if desc["kind"] != "array":
         return desc
-    return {**desc, "symbols": [s or f"#{n}" for s, n in zip(desc["symbols"], desc["shape"])]}
+    items = desc.get("items") or [None] * len(desc["shape"])
+    return {**desc, "symbols": [s or (f"={n}" if it else f"#{n}") for s, n, it in zip(desc["symbols"], desc["shape"], items)]}
 
 
 def _shape_only(desc: dict) -> dict:
@@ -95,7 +98,7 @@ def plan(source: str, name: str, project_sources: list[str], recorded: list[dict
         for p in params:
             desc = given.get(p) or annotated.get(p)
             if desc is None and p in given:
-                missing.setdefault(p, "an argument whose source does not say its type or shape")
+                missing.setdefault(p, getattr(given, "why", {}).get(p) or "an argument whose source does not say its type or shape")
             if desc is None and p not in defaults:
                 missing.setdefault(p, "no literal call site and no annotation")
                 return None
@@ -124,6 +127,7 @@ def plan(source: str, name: str, project_sources: list[str], recorded: list[dict
         if _key(signature) not in seen:
             seen.add(_key(signature))
             result.signatures.append(signature)
+            result.notes += [n for n in site.notes if n not in result.notes]
         if all(d.get("value") is not None for d in signature.values()) and \
                 all(p in site or p not in annotated or annotated[p] is None for p in signature):
             result.examples.append(signature)

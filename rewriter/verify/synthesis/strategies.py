@@ -20,6 +20,8 @@ NAMED_SIZES = [2, 1, 0, 3]  # an annotation's named axis (`"n"`): no size of its
 
 
 def sizes(symbol: str, edges: bool = True) -> list[int]:
+    if symbol.startswith("="):  # a PhiML axis with item names: its size is theirs
+        return [int(symbol[1:])]
     if symbol.startswith("#"):
         own = int(symbol[1:])
         return list(dict.fromkeys([own, 1, 0, own + 1])) if edges else [own]

@@ -89,7 +89,8 @@ def _jitted(function, framework: str, scalars: list[str]):
             return function
         from phiml import math
 
-        return math.jit_compile(function)
+        # Python numbers auxiliary, as the jax path keeps them static: a jitted caller's literals are
+        return math.jit_compile(function, auxiliary_args=",".join(scalars)) if scalars else math.jit_compile(function)
     if hasattr(function, "lower"):  # already `jax.jit`
         return function
     import jax
