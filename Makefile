@@ -40,6 +40,9 @@ demo: $(STAMP)
 	$(BIN)/phiml-rewrite --no-progress --unsafe-fixes examples; test $$? -le 1
 	# exit 3 = the rewrite agrees where compared; functions of the other examples are not called by this program.
 	$(BIN)/phiml-rewrite verify examples --unsafe-fixes --run "python examples/phiml_diffusion.py"; test $$? -eq 0 -o $$? -eq 3
+	# Without a program: each changed function on inputs synthesized from its call sites, values flowing in and
+	# annotations, and changed tests run as written (exit 3 = the rest has no inputs to draw: jit assignments, notebooks...).
+	$(BIN)/phiml-rewrite verify examples --unsafe-fixes --max-examples 30 --budget 10; test $$? -eq 0 -o $$? -eq 3
 	# A notebook runs itself in a Jupyter kernel: the original fails on jax and tensorflow (PML201), the rewrite agrees.
 	$(BIN)/phiml-rewrite verify examples/phiml_notebook.ipynb --unsafe-fixes
 	# Re-tracing, measured by running the programs (exit 1 = some function re-traces, as it should here).
