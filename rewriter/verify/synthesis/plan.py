@@ -27,6 +27,7 @@ class Plan:
     notes: list[str] = field(default_factory=list)  # what a call site's description rests on (a loop's first call)
     reason: str = ""  # not synthesizable: why
     test: str = ""  # a test that needs no inputs: "unittest" | "pytest" (testcases.py)
+    positional: list[str] = field(default_factory=list)  # the parameters a call may pass by position, in order
 
     def to_dict(self) -> dict:
         return self.__dict__.copy()
@@ -87,6 +88,7 @@ def plan(source: str, name: str, project_sources: list[str], recorded: list[dict
     args = function.args
     positional = args.posonlyargs + args.args
     params = [a.arg for a in positional + args.kwonlyargs]
+    result.positional = [a.arg for a in positional]
     defaults = {a.arg for a in positional[len(positional) - len(args.defaults):]} if args.defaults else set()
     defaults |= {a.arg for a, d in zip(args.kwonlyargs, args.kw_defaults) if d is not None}
     annotated = {a.arg: _annotations.describe(a.annotation) for a in positional + args.kwonlyargs}

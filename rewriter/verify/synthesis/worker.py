@@ -37,9 +37,10 @@ class Disagreement(Exception):
 
 
 @contextlib.contextmanager
-def _tree(root: str, path: str):
+def _tree(root: str, path: str, keep: bool = False):
     """The module's tree (and its `src/`) is importable while it loads; its modules are forgotten
-    afterwards, so the other version imports its own."""
+    afterwards, so the other version imports its own. `keep`: a process that runs one version only
+    (its tests) keeps the tree importable, for what the tests import late (`torch.compile` does)."""
     folders = [os.path.dirname(os.path.abspath(path)), root]
     if os.path.isdir(os.path.join(root, "src")):  # the "src layout": the project's package lives there
         folders.append(os.path.join(root, "src"))
@@ -47,16 +48,21 @@ def _tree(root: str, path: str):
     try:
         yield
     finally:
-        for folder in folders:
-            sys.path.remove(folder)
-        for name, module in list(sys.modules.items()):
-            file = getattr(module, "__file__", None) or ""
-            if file and os.path.abspath(file).startswith(os.path.abspath(root) + os.sep):
-                del sys.modules[name]
+        if not keep:
+            _forget(root, folders)
 
 
-def _load(path: str, root: str, label: str):
-    with _tree(root, path):
+def _forget(root: str, folders: list[str]) -> None:
+    for folder in folders:
+        sys.path.remove(folder)
+    for name, module in list(sys.modules.items()):
+        file = getattr(module, "__file__", None) or ""
+        if file and os.path.abspath(file).startswith(os.path.abspath(root) + os.sep):
+            del sys.modules[name]
+
+
+def _load(path: str, root: str, label: str, keep: bool = False):
+    with _tree(root, path, keep):
         spec = importlib.util.spec_from_file_location(label, path)
         module = importlib.util.module_from_spec(spec)
         sys.modules[label] = module
@@ -107,6 +113,21 @@ def _eager(framework: str):
     return contextlib.nullcontext()
 
 
+class Arguments:
+    """Drawn values, passed as a call site passes them: the leading positional parameters by position
+    (a PhiML linear function traces its positional tensor, not a keyword), the rest by keyword."""
+
+    def __init__(self, positional: list[str], values: dict):
+        self.args, self.kwargs = [], dict(values)
+        for name in positional:
+            if name not in self.kwargs:
+                break
+            self.args.append(self.kwargs.pop(name))
+
+    def apply(self, function):
+        return function(*self.args, **self.kwargs)
+
+
 def _returns_function(plain) -> bool:
     """`to_plain` names a returned function without calling it: equal names say nothing here."""
     if isinstance(plain, dict):
@@ -125,8 +146,8 @@ def _jit_alone_differs(original, rewritten, framework: str, arguments, twin, act
         return False
     try:
         with _eager(framework):
-            expected_eager = runtime.to_plain(original(**arguments()))
-            actual_eager = runtime.to_plain(rewritten(**arguments()))
+            expected_eager = runtime.to_plain(arguments().apply(original))
+            actual_eager = runtime.to_plain(arguments().apply(rewritten))
     except Exception:
         return False
     finally:
@@ -134,7 +155,7 @@ def _jit_alone_differs(original, rewritten, framework: str, arguments, twin, act
     return compare(expected_eager, actual_eager).equal
 
 
-def _harness_jit_fails(original, by_harness: bool, framework: str, scalars: list[str], arguments: dict,
+def _harness_jit_fails(original, by_harness: bool, framework: str, scalars: list[str], arguments: "Arguments",
                        error: Exception) -> bool:
     """The rewrite failed under the jit this harness added (the function has none of its own): does the
     original fail there the same way? Then the failure is the harness's (a function returning strings
@@ -142,7 +163,7 @@ def _harness_jit_fails(original, by_harness: bool, framework: str, scalars: list
     if not by_harness:
         return False
     try:
-        _jitted(original, framework, scalars)(**arguments)
+        arguments.apply(_jitted(original, framework, scalars))
     except Exception as e:
         return type(e) is type(error)
     return False
@@ -161,8 +182,8 @@ def check(original, rewritten, plan: dict, framework: str, backend: str | None, 
     state = {"compared": 0, "recorded": 0, "rejected": 0, "reject": "", "failure": None, "cut": False}
     deadline = time.monotonic() + budget
 
-    def args(sig, raw):
-        return {p: _native(sig[p], raw[p], backend) for p in sig}
+    def args(sig, raw) -> Arguments:
+        return Arguments(plan.get("positional", []), {p: _native(sig[p], raw[p], backend) for p in sig})
 
     def test(drawn):
         sig, raw = drawn
@@ -172,7 +193,7 @@ def check(original, rewritten, plan: dict, framework: str, backend: str | None, 
             return
         try:
             with _eager(framework):
-                expected = runtime.to_plain(original(**args(sig, raw)))
+                expected = runtime.to_plain(args(sig, raw).apply(original))
         except Exception as e:
             state["rejected"] += 1
             state["reject"] = state["reject"] or runtime.describe(e)
@@ -180,7 +201,7 @@ def check(original, rewritten, plan: dict, framework: str, backend: str | None, 
         finally:
             runtime.state.config["eager"] = False
         try:
-            actual = runtime.to_plain(jitted(**args(sig, raw)))
+            actual = runtime.to_plain(args(sig, raw).apply(jitted))
         except Exception as e:
             if not _harness_jit_fails(original, jitted is not rewritten, framework, scalars, args(sig, raw), e):
                 state["failure"] = {"inputs": strategies.show(sig, raw), "reason": f"the rewrite fails: {runtime.describe(e)}",
@@ -191,7 +212,7 @@ def check(original, rewritten, plan: dict, framework: str, backend: str | None, 
             said = said if len(said) <= 120 else said[:119] + "…"
             state["unjitted"] = f"compared unjitted: the original cannot be jitted as a whole either ({said})"
             try:
-                actual = runtime.to_plain(rewritten(**args(sig, raw)))
+                actual = runtime.to_plain(args(sig, raw).apply(rewritten))
             except Exception as e2:
                 state["failure"] = {"inputs": strategies.show(sig, raw), "reason": f"the rewrite fails: {runtime.describe(e2)}",
                                     "recorded": int(recorded)}
@@ -208,7 +229,7 @@ def check(original, rewritten, plan: dict, framework: str, backend: str | None, 
         twin = None
         if twin_jitted is not None:  # the original under the harness's jit, on every input alike
             try:
-                twin = runtime.to_plain(twin_jitted(**args(sig, raw)))
+                twin = runtime.to_plain(args(sig, raw).apply(twin_jitted))
             except Exception:
                 twin = None
         if not verdict.equal and not _jit_alone_differs(original, rewritten, framework, lambda: args(sig, raw), twin, actual):
@@ -298,7 +319,8 @@ def run_tests(spec: dict, out_path: str) -> None:
     for job in spec["functions"]:
         try:
             if job[version] not in modules:
-                modules[job[version]] = _load(job[version], job[f"{version}_root"], f"_synthesized_{version}_{len(modules)}")
+                modules[job[version]] = _load(job[version], job[f"{version}_root"], f"_synthesized_{version}_{len(modules)}",
+                                              keep=True)
             out[job["id"]] = {"outcome": list(testcases.run(modules[job[version]], job["name"], job["plan"]["test"]))}
         except Exception as e:
             out[job["id"]] = {"reason": f"cannot import it: {runtime.describe(e)}"}
