@@ -65,10 +65,6 @@ def _sources(ws: workspace.Workspace, path: str, changed_rel: str) -> list[str]:
     return out
 
 
-def _proof(proof: dict | None) -> tuple[str, str]:
-    return (proof["reason"], proof["verdict"]) if proof else ("", "")
-
-
 def synthesize(options: _verify.Options, config: Config, budget: Budget,
                on_event: Callable[[str], None] = lambda message: None) -> Outcome:
     real_root = Path.cwd().resolve()
@@ -98,20 +94,20 @@ def synthesize(options: _verify.Options, config: Config, budget: Budget,
         inputs = store.Store(options.inputs_store) if options.inputs_store else None
         jobs: dict[str, list[Job]] = {}
         for changed in ws.changed:
-            framework = _framework(changed.frameworks)
-            if changed.rel.endswith(".ipynb"):
-                framework = None
+            notebook = changed.rel.endswith(".ipynb")
+            framework = None if notebook else _framework(changed.frameworks)
             source = (ws.original / changed.rel).read_text(encoding="utf-8")
+            # the modules whose calls are read, once for every unit of the file
+            sources = [] if notebook else _sources(ws, options.path, changed.rel)
             for unit in changed.program_level:  # no function to call: only the program runs it
                 why = "module-level code: only the program runs it (verify with --run or --pytest)" \
                     if unit == MODULE else "a class body: only the program runs it (verify with --run or --pytest)"
                 synthesis.results.append(Result(changed.rel, unit, "", UNSYNTHESIZABLE, reason=why))
             for unit in changed.units:
-                notebook = changed.rel.endswith(".ipynb")
                 recorded, stale = inputs.read(store.project_path(config.root, ws.real_root, changed.rel), unit, source) \
                     if inputs is not None and "." not in unit and not notebook else ([], False)
                 planned = None if notebook else \
-                    _plan.plan(source, unit, _sources(ws, options.path, changed.rel), recorded, stale)
+                    _plan.plan(source, unit, sources, recorded, stale)
                 unit_framework = framework
                 if framework is None and planned is not None and planned.test:  # a test runs as written, in any framework
                     unit_framework = next((f for f in ("jax", "torch", "tensorflow") if f in changed.frameworks), None)
@@ -138,10 +134,7 @@ def synthesize(options: _verify.Options, config: Config, budget: Budget,
                 for job in framework_jobs:
                     r = per_job[job.id]
                     rel = job.id.rsplit(":", 1)[0]
-                    synthesis.results.append(Result(rel, job.name, backend, r["status"], r.get("examples", 0),
-                                                    r.get("inputs", ""), r.get("reason", ""), bool(r.get("cut_short")),
-                                                    bool(r.get("beyond_calls")), r.get("recorded", 0),
-                                                    *_proof(r.get("proof"))))
+                    synthesis.results.append(Result.from_worker(rel, job.name, backend, r))
         order = {key: i for i, key in enumerate((c.rel, u) for c in ws.changed for u in c.program_level + c.units)}
         backend_order = {b: i for i, b in enumerate(synthesis.backends)}
         synthesis.results.sort(key=lambda r: (order.get(r.key, 0), backend_order.get(r.backend, -1)))

@@ -71,14 +71,15 @@ def plan(source: str, name: str, project_sources: list[str], recorded: list[dict
     `recorded`: calls an earlier run recorded of this very definition; `stale`: there were some, of
     an earlier definition (said where nothing else describes the arguments)."""
     result = Plan(name)
-    result.test, result.reason = testcases.kind(ast.parse(source), name)
+    tree = ast.parse(source)
+    result.test, result.reason = testcases.kind(tree, name)
     if result.test or result.reason:
         result.signatures = [{}] if result.test else []
         return result
     if "." in name:
         result.reason = "a method or nested function: synthesis calls module-level functions only"
         return result
-    function = _function(ast.parse(source), name)
+    function = _function(tree, name)
     if function is None:
         result.reason = "not a function defined at module level (an assignment)"
         return result

@@ -41,6 +41,14 @@ class Result:
     def key(self) -> tuple[str, str]:
         return self.file, self.function
 
+    @classmethod
+    def from_worker(cls, file: str, function: str, backend: str, r: dict) -> "Result":
+        """The verdict a worker wrote for one function on one backend (`worker.check`, `testcases`)."""
+        proof = r.get("proof") or {}
+        return cls(file, function, backend, r["status"], r.get("examples", 0), r.get("inputs", ""), r.get("reason", ""),
+                   bool(r.get("cut_short")), bool(r.get("beyond_calls")), r.get("recorded", 0),
+                   proof.get("reason", ""), proof.get("verdict", ""))
+
 
 @dataclass
 class Synthesis:

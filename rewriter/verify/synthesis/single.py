@@ -177,8 +177,7 @@ def verify_fix(text: str, fixed: str, path: str, line: int, root: str | None = N
     results = []
     for backend in chosen:
         r = done[backend][job.id]
-        results.append(Result(rel.as_posix(), name, backend, r["status"], r.get("examples", 0), r.get("inputs", ""),
-                              r.get("reason", ""), bool(r.get("cut_short")), bool(r.get("beyond_calls"))))
+        results.append(Result.from_worker(rel.as_posix(), name, backend, r))
     statuses = {r.status for r in results}
     status = FALSIFIED if FALSIFIED in statuses else VERIFIED if statuses == {VERIFIED} else \
         UNSYNTHESIZABLE if statuses == {UNSYNTHESIZABLE} else ERROR

@@ -169,6 +169,11 @@ def _harness_jit_fails(original, by_harness: bool, framework: str, scalars: list
     return False
 
 
+def _scalars(plan: dict) -> list[str]:
+    """The parameters drawn as Python numbers: static (auxiliary) under the harness's jit."""
+    return sorted({p for sig in plan["signatures"] for p, d in sig.items() if d["kind"] == "scalar"})
+
+
 def check(original, rewritten, plan: dict, framework: str, backend: str | None, seed: int, max_examples: int,
           budget: float) -> dict:
     from hypothesis import HealthCheck, assume, example, given, settings
@@ -176,7 +181,7 @@ def check(original, rewritten, plan: dict, framework: str, backend: str | None, 
 
     from . import strategies
 
-    scalars = sorted({p for sig in plan["signatures"] for p, d in sig.items() if d["kind"] == "scalar"})
+    scalars = _scalars(plan)
     jitted = _jitted(rewritten, framework, scalars)
     twin_jitted = _jitted(original, framework, scalars) if jitted is not rewritten else None  # the harness's jit
     state = {"compared": 0, "recorded": 0, "rejected": 0, "reject": "", "failure": None, "cut": False}
@@ -210,7 +215,7 @@ def check(original, rewritten, plan: dict, framework: str, backend: str | None, 
             # neither version can be jitted as a whole: compare the rewrite as the program calls it
             said = runtime.describe(e)
             said = said if len(said) <= 120 else said[:119] + "…"
-            state["unjitted"] = f"compared unjitted: the original cannot be jitted as a whole either ({said})"
+            state["note"] = f"compared unjitted: the original cannot be jitted as a whole either ({said})"
             try:
                 actual = runtime.to_plain(args(sig, raw).apply(rewritten))
             except Exception as e2:
@@ -236,7 +241,7 @@ def check(original, rewritten, plan: dict, framework: str, backend: str | None, 
             state["failure"] = {"inputs": strategies.show(sig, raw), "reason": verdict.reason, "recorded": int(recorded)}
             raise Disagreement()
         if not verdict.equal:
-            state["unjitted"] = "the harness's jit alone changes the values on some inputs (the original jitted alike " \
+            state["note"] = "the harness's jit alone changes the values on some inputs (the original jitted alike " \
                                 "gives the same): there, compared jit for jit and eager for eager"
         state["compared"] += 1
         state["recorded"] += recorded
@@ -267,7 +272,7 @@ def check(original, rewritten, plan: dict, framework: str, backend: str | None, 
                 "cut_short": state["cut"]}
     if state["compared"]:
         return {"status": "verified", "examples": state["compared"], "recorded": state["recorded"],
-                "rejected": state["rejected"], "cut_short": state["cut"], "reason": state.get("unjitted", "")}
+                "rejected": state["rejected"], "cut_short": state["cut"], "reason": state.get("note", "")}
     if state["rejected"]:
         return {"status": "unsynthesizable", "reason": f"{ORIGINAL_FAILS} ({state['reject']})"}
     return {"status": "unsynthesizable", "reason": "cut short by the time budget before any input was compared"
@@ -289,11 +294,10 @@ def _prove(job: dict, module, rewritten, framework: str, deadline: float) -> dic
     other backends can still falsify what it proves)."""
     from . import abstract
 
-    scalars = sorted({p for sig in job["plan"]["signatures"] for p, d in sig.items() if d["kind"] == "scalar"})
     with open(job["original"], encoding="utf-8") as f:
         source = f.read()
-    return abstract.prove(source, job["original"], job["name"], vars(module), _jitted(rewritten, framework, scalars),
-                          job["plan"], deadline)
+    jitted = _jitted(rewritten, framework, _scalars(job["plan"]))
+    return abstract.prove(source, job["original"], job["name"], vars(module), jitted, job["plan"], deadline)
 
 
 def _warm_up(backend: str) -> None:
@@ -339,11 +343,11 @@ def main(spec_path: str, out_path: str) -> None:
         _warm_up(backend)
     elif spec["framework"] == "jax":
         import jax  # noqa: F401  (before any function's time budget starts)
-    out = {}
-    modules: dict[tuple[str, str], object] = {}
     if spec.get("version"):  # the changed tests of one version, as its test suite would run them
         run_tests(spec, out_path)
         return
+    out = {}
+    modules: dict[tuple[str, str], object] = {}
     for i, job in enumerate(spec["functions"]):
         try:
             for version in ("original", "rewritten"):
