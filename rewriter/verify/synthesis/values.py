@@ -15,6 +15,7 @@ import ast
 from dataclasses import dataclass, field
 from typing import Callable, Mapping
 
+from ...analysis import ast_names
 from . import shapes
 
 # The dtype a framework gives a list of Python numbers (jax without x64, PhiML's default precision).
@@ -99,12 +100,8 @@ def literal(node: ast.expr):
 
 
 def dotted(node: ast.expr) -> str:
-    if isinstance(node, ast.Name):
-        return node.id
-    if isinstance(node, ast.Attribute):
-        inner = dotted(node.value)
-        return f"{inner}.{node.attr}" if inner else ""
-    return ""
+    """`a.b.c` for a Name/Attribute chain, else "" (`ast_names.dotted`, which says None)."""
+    return ast_names.dotted(node) or ""
 
 
 def dtype_name(node: ast.expr | None) -> str | None:
