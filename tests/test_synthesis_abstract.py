@@ -23,6 +23,16 @@ class Traced:
     __lt__ = __gt__
 
 
+
+@pytest.fixture(autouse=True)
+def _jax_default_precision():
+    """A worker proves in a fresh process, at jax's default precision; an earlier test in this process
+    may have let PhiML's jax backend switch x64 on (float64 where the worker sees float32)."""
+    import jax
+
+    with jax.enable_x64(False):
+        yield
+
 def _decide(value):
     return None if isinstance(value, Traced) else bool(value)
 
