@@ -4,74 +4,87 @@ libcst has one traversal for visitors and transformers alike: every `visit` (and
 goes through the node's `_visit_and_replace_children`, which constructs a new copy of each node it
 passes (validation included) and calls two attribute hooks per field, even when the visitor only
 reads. Reading a tree that way costs about three times a plain walk. The analysis only reads, so
-it walks the fields itself, in the order libcst's own traversal visits them: that order is read
-once per node class from the class's `_visit_and_replace_children` (the field names it passes to
-libcst's `visit_*` helpers, in source order), so it follows the installed libcst and needs no
-hand-written table. `tests/test_cst_tree.py` checks it against `.children` on real code.
+it walks the fields itself, in the order libcst's own traversal visits them: that order is learnt
+once per node class by watching libcst's public traversal of a probe (`_child_fields`), so it follows
+the installed libcst and needs no hand-written table, nor a reading of libcst's private source. `tests/test_cst_tree.py` checks it against `.children` on real code.
 """
 from __future__ import annotations
 
-import ast
+import collections.abc
+import dataclasses
 import inspect
-import linecache
-import textwrap
 import typing
 from typing import Callable, Iterator, Sequence
 
 import libcst as cst
 from libcst import MaybeSentinel as _Sentinel
 
-# libcst's helpers, by what the field holds: a sequence of nodes, a node, or a node or nothing.
+# What a field holds: a sequence of nodes, a node, or a node or nothing (None, MaybeSentinel, or
+# ImportFrom.names' `*` or sequence).
 _SEQUENCE, _NODE, _MAYBE = "sequence", "node", "maybe"
-_VISIT_HELPERS = {
-    "visit_sequence": _SEQUENCE, "visit_body_sequence": _SEQUENCE, "visit_iterable": _SEQUENCE,
-    "visit_body_iterable": _SEQUENCE, "visit_required": _NODE, "visit_optional": _MAYBE, "visit_sentinel": _MAYBE,
-}
 _FIELDS: dict[type, tuple[tuple[str, str], ...] | None] = {}
 
 
 def _child_fields(cls: type) -> tuple[tuple[str, str], ...] | None:
-    """(field, what it holds) of the fields libcst visits for `cls`, in visiting order; None if its
-    source cannot be read."""
-    try:
-        tree = _method_tree(cls._visit_and_replace_children)
-    except (OSError, TypeError, SyntaxError):
+    """(field, what it holds) of the fields libcst visits for `cls`, in visiting order; None if they
+    cannot be learnt (libcst's own traversal is then used for this class).
+
+    The order is learnt from libcst's public traversal itself: a probe of the class, each field that
+    may hold nodes given a marker node of its own, is visited (`CSTNode.visit`) by a visitor that
+    enters the probe and records the markers it is shown, in order. The probe is never validated:
+    rebuilding it afterwards may fail, once the markers are recorded. What a field holds comes from
+    its annotation."""
+    hints = _annotations(cls)
+    if not hints or not dataclasses.is_dataclass(cls):
         return None
-    calls = [node for node in ast.walk(tree)
-             if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in _VISIT_HELPERS]
-    calls.sort(key=lambda node: (node.lineno, node.col_offset))
+    probe = object.__new__(cls)
+    markers: dict[int, str] = {}
     kinds: dict[str, str] = {}
-    for call in calls:
-        field = call.args[1] if len(call.args) > 1 else None
-        if not (isinstance(field, ast.Constant) and isinstance(field.value, str)):
-            return None  # not the shape this reads: use libcst's own traversal for this class
-        kind = _VISIT_HELPERS[call.func.id]
-        # a field visited in two alternative branches (ImportFrom.names: `*` or a sequence) counts once
-        kinds[field.value] = kind if kinds.get(field.value, kind) == kind else _MAYBE
-    return tuple(kinds.items())
-
-
-def _method_tree(method) -> ast.Module:
-    """The syntax of a method, read from its lines: its decorators and `def` line, and the lines after
-    them that are blank or indented deeper (libcst's `_visit_and_replace_children` are plain blocks).
-    inspect.getsource finds the same block with Python's tokenizer, which made reading every node
-    class's fields a quarter of a second per process; it is asked only when these lines do not parse."""
-    code = getattr(method, "__code__", None)
-    lines = linecache.getlines(code.co_filename) if code is not None else []
-    start = end = code.co_firstlineno - 1 if code is not None else -1
-    while 0 <= end < len(lines) and not lines[end].lstrip().startswith(("def ", "async def ")):
-        end += 1  # past the decorators
-    if not 0 <= end < len(lines):
-        return ast.parse(textwrap.dedent(inspect.getsource(method)))
-    indent = len(lines[end]) - len(lines[end].lstrip())
-    end += 1
-    while end < len(lines) and (not lines[end].strip() or lines[end].lstrip().startswith("#")
-                                or len(lines[end]) - len(lines[end].lstrip()) > indent):
-        end += 1  # (a comment, at any indentation, does not end the block)
+    for field in dataclasses.fields(cls):
+        annotation = hints.get(field.name)
+        classes = _classes_in(annotation) if annotation is not None else []
+        value: object = field.default if field.default is not dataclasses.MISSING else None
+        if any(isinstance(c, type) and issubclass(c, cst.CSTNode) for c in classes):
+            marker = cst.Name("probe")
+            markers[id(marker)] = field.name
+            kinds[field.name] = _kind(annotation, classes)
+            value = (marker,) if _admits_sequence(annotation) else marker
+        object.__setattr__(probe, field.name, value)  # a frozen dataclass: the probe alone is written
+    recorder = _Recorder(probe)
     try:
-        return ast.parse(textwrap.dedent("".join(lines[start:end])))
-    except SyntaxError:
-        return ast.parse(textwrap.dedent(inspect.getsource(method)))
+        probe.visit(recorder)
+    except Exception:  # noqa: BLE001, S110 (rebuilding the probe validates it; the markers are recorded by then)
+        pass
+    order = [markers[seen] for seen in recorder.seen if seen in markers]
+    if sorted(order) != sorted(kinds):  # a field not visited, or visited twice: not a shape this reads
+        return None
+    return tuple((name, kinds[name]) for name in order)
+
+
+class _Recorder(cst.CSTVisitor):
+    """Enters the probe, records each node it is shown below it, and enters none of them."""
+
+    def __init__(self, probe: cst.CSTNode) -> None:
+        super().__init__()
+        self.probe, self.seen = probe, []
+
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        if node is self.probe:
+            return True
+        self.seen.append(id(node))
+        return False
+
+
+def _admits_sequence(annotation) -> bool:
+    origin = typing.get_origin(annotation)
+    return origin is collections.abc.Sequence or any(map(_admits_sequence, typing.get_args(annotation)))
+
+
+def _kind(annotation, classes: list) -> str:
+    nothing = any(c in (_Sentinel, type(None)) for c in classes)
+    if typing.get_origin(annotation) is collections.abc.Sequence:
+        return _SEQUENCE
+    return _MAYBE if nothing or _admits_sequence(annotation) else _NODE
 
 
 # Nodes whose bodies run later, as scopes of their own. libcst's node classes are ABCs, so an

@@ -204,23 +204,31 @@ def _node_classes() -> set[type]:
     return found
 
 
-def test_a_node_class_visiting_method_is_read_as_inspect_reads_it():
-    """The fields libcst visits are read from `_visit_and_replace_children`'s own lines, without the
-    tokenizer inspect.getsource uses: the same syntax for every node class libcst defines."""
-    import ast
-    import inspect
-    import textwrap
+def test_every_node_class_has_its_fields_learnt_from_the_public_traversal():
+    """No class a parse builds falls back to libcst's own (rebuilding) traversal: the probe learns
+    the fields of each, every field whose annotation admits a node among them, once each."""
+    import dataclasses
 
-    read = 0
-    for cls in _node_classes():
-        method = cls._visit_and_replace_children
-        try:
-            expected = ast.dump(ast.parse(textwrap.dedent(inspect.getsource(method))))
-        except (OSError, TypeError):
-            continue
-        assert ast.dump(cst_tree._method_tree(method)) == expected, cls
-        read += 1
-    assert read > 150
+    for cls in cst_tree._node_classes():
+        fields = cst_tree._child_fields(cls)
+        assert fields is not None, cls
+        hints = cst_tree._annotations(cls)
+        may_hold_nodes = {f.name for f in dataclasses.fields(cls)
+                          if any(isinstance(c, type) and issubclass(c, cst.CSTNode) for c in cst_tree._classes_in(hints[f.name]))}
+        assert [name for name, _ in fields] != [] or not may_hold_nodes, cls
+        assert {name for name, _ in fields} == may_hold_nodes, cls
+
+
+def test_a_class_whose_fields_cannot_be_learnt_is_read_by_libcsts_traversal(monkeypatch):
+    """A class the probe cannot read (here: every probe fails) is walked with `.children`: the same
+    nodes, in the same order."""
+    monkeypatch.setattr(cst_tree, "_child_fields", lambda cls: None)
+    monkeypatch.setattr(cst_tree, "_CHILDREN", {})
+    monkeypatch.setattr(cst_tree, "_BRANCHES", {})
+    module = cst.parse_module(SYNTAX)
+    for node in cst_tree.walk(module):
+        assert cst_tree.children(node) == list(node.children)
+        assert cst_tree.branches(node) == [c for c in node.children if type(c) not in cst_tree.TOKENS]
 
 
 def test_warm_builds_what_a_walk_would(monkeypatch):
