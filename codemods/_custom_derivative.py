@@ -20,7 +20,7 @@ from rewriter.analysis.structure import top_level_statement
 
 from ._lift import Temporary, eager_decorator, is_called, lifted_def, rewrite_function_body
 
-_DERIVATIVES = {"jax.custom_vjp": "defvjp", "jax.custom_jvp": "defjvp"}
+DERIVATIVES = {"jax.custom_vjp": "defvjp", "jax.custom_jvp": "defjvp"}
 
 
 @dataclass(frozen=True)
@@ -40,11 +40,11 @@ def plan(file, fn: cst.FunctionDef, outer: cst.FunctionDef) -> Plan | None:
     for decorator in fn.decorators:
         expr = decorator.decorator.func if isinstance(decorator.decorator, cst.Call) else decorator.decorator
         found = names.api(expr, (Kind.CUSTOM_GRADIENT,)) if isinstance(expr, (cst.Name, cst.Attribute)) else None
-        if found is not None and found.name in _DERIVATIVES:
+        if found is not None and found.name in DERIVATIVES:
             api = found.name
     if api is None:
         return None
-    rule = _DERIVATIVES[api]
+    rule = DERIVATIVES[api]
     name = fn.name.value
     if only_used_locally(names, fn.name, rule):
         return None  # built, given its rules and called here: no cache keyed on it misses (module docstring)
@@ -143,7 +143,7 @@ def factory_advice(outer: cst.FunctionDef, built: str, api: str) -> tuple[str, s
         return reason, advice
     shown = ", ".join(captured)
     argnums = ", ".join(str(i) for i in range(len(captured))) + ("," if len(captured) == 1 else "")
-    rule = _DERIVATIVES.get(api, "defvjp")
+    rule = DERIVATIVES.get(api, "defvjp")
     lifted = f"_{factory.lstrip('_') or 'function'}_{built}"
     return reason, (f"{advice}; or define it once at module level: `@functools.partial({api}, nondiff_argnums=({argnums}))` "
                     f"on `def {lifted}({shown}, *args)`, its rules taking `{shown}` first too, `{lifted}.{rule}(...)` once, "

@@ -5,7 +5,6 @@ import ast
 
 import libcst as cst
 
-from rewriter import prefilter
 from rewriter.analysis.apis import Kind
 from rewriter.analysis.traced import all_params
 from rewriter.analysis.transforms import intended_parameter, match_transform
@@ -76,15 +75,17 @@ class AuxiliaryArgsMismatch(Codemod):
                 return x * 2
         """), "a name that may arrive through `**kwargs`"),
     )
-    GATE = frozenset({prefilter.AUXILIARY_ARGS})
+    READS_FACTS = True
     TRIGGERS = (("auxiliary_args",),)
 
     @classmethod
     def ast_gate(cls, syntax) -> bool:
         """Some `auxiliary_args=` of a decorator, or of a call wrapping a def of the file by name,
         names a string that is not a parameter of that def (`_check`'s condition, on CPython's ast)."""
-        if not super().ast_gate(syntax):
-            return False
+        facts = syntax.facts
+        if facts is None or "auxiliary_args" not in facts.call_keywords or not (
+                facts.jit_decorated or facts.jit_calls or facts.custom_gradients or facts.custom_gradient_decorated):
+            return False  # no `auxiliary_args=`, or nothing in the file a jit or custom gradient applies to
         for fn in syntax.decorated:
             for decorator in fn.decorator_list:
                 if isinstance(decorator, ast.Call) and _misnamed_on_ast(fn, _auxiliary_keyword(decorator)):

@@ -1,10 +1,12 @@
 """PML507 cond-under-vmap."""
 from __future__ import annotations
 
+import ast
+
 import libcst as cst
 
-from rewriter import prefilter
 from rewriter.analysis.apis import Kind
+from rewriter.analysis.ast_names import own_nodes as own_nodes_on_ast
 from rewriter.analysis.transforms import match_application, match_transform
 from rewriter.codemod import Codemod, Example, Unchanged, dedented
 from rewriter.findings import Safety, Severity
@@ -56,8 +58,36 @@ class CondUnderVmap(Codemod):
         """), "a `jnp.where` in a vmapped function"),
     )
     HAZARDS = ("`jax.lax.cond` combined with `jax.vmap`",)
-    GATE = frozenset({prefilter.VMAP_AND_BRANCH})
+    READS_FACTS = True
     TRIGGERS = (("vmap", "cond"), ("vmap", "switch"))
+
+    @classmethod
+    def ast_gate(cls, syntax) -> bool:
+        """A vmap and a `lax.cond`/`lax.switch` call in one file, the call in a vmapped function or in a
+        function it names (its helpers, the branches it hands on), as `leave_Module` follows them."""
+        facts = syntax.facts
+        if facts is None or not (facts.vmapped and facts.branches):
+            return False
+        if facts.vmap_by_keyword:
+            return True  # `vmap(fun=f)`: the function is not read here
+        work: list[ast.AST] = []
+        for target in facts.vmapped_functions:  # jit.functions_denoted: a lambda, or a name bound only to defs
+            if isinstance(target, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+                work.append(target)
+            elif isinstance(target, ast.Name):
+                work += facts.defs(target.id)
+        seen: set[int] = set()
+        while work:
+            fn = work.pop()
+            if id(fn) in seen:
+                continue
+            seen.add(id(fn))
+            for node in own_nodes_on_ast(fn):
+                if isinstance(node, ast.Name):
+                    work += facts.defs(node.id)
+                elif id(node) in facts.branch_calls:
+                    return True
+        return False
 
     def __init__(self, file) -> None:
         super().__init__(file)

@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import libcst as cst
 
-from rewriter import prefilter
 from rewriter.analysis.apis import Kind
 from rewriter.analysis.transforms import match_application
 from rewriter.codemod import Codemod, Example, Unchanged, dedented
@@ -12,6 +11,7 @@ from rewriter.findings import Safety
 from ._hazards import api_calls, contexts, trace_related, traced
 
 PHIML_GRADIENTS = frozenset({"phiml.math.gradient", "phiml.math.jacobian", "phiml.math.hessian"})
+_GRADIENT_NAMES = frozenset(name.rsplit(".", 1)[1] for name in PHIML_GRADIENTS)  # as the gate reads callees
 
 
 class GradientInJit(Codemod):
@@ -76,8 +76,18 @@ class GradientInJit(Codemod):
         """), "the gradient computed outside the jit-compiled function"),
     )
     HAZARDS = ("Do no compute gradients (PyTorch)",)
-    GATE = frozenset({prefilter.TRACED_GRADIENT})
+    READS_FACTS = True
     TRIGGERS = (("gradient",), ("jacobian",), ("hessian",))
+
+    @classmethod
+    def ast_gate(cls, syntax) -> bool:
+        """A function a jit traces (or one it calls) calls something named like a PhiML gradient, or a
+        jit is applied to the result of such a call."""
+        facts = syntax.facts
+        if facts is None:
+            return False
+        traced_callees = set().union(*(facts.callees_by.get(k, ()) for k in facts.traced_functions))
+        return not _GRADIENT_NAMES.isdisjoint(traced_callees) or not _GRADIENT_NAMES.isdisjoint(facts.jitted_results_of)
 
     def __init__(self, file) -> None:
         super().__init__(file)

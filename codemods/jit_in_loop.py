@@ -1,12 +1,13 @@
 """PML302 jit-in-loop."""
 from __future__ import annotations
 
+import ast
 from dataclasses import dataclass
 
 import libcst as cst
 
-from rewriter import prefilter
 from rewriter.analysis.apis import Kind
+from rewriter.analysis.ast_names import branches
 from rewriter.analysis.bindings import free_names, possibly_mutated_in
 from rewriter.analysis.names import last_name
 from rewriter.analysis.scopes import GlobalScope
@@ -149,9 +150,17 @@ class JitInLoop(Codemod):
                 return x
         """), "a wrapper built once and called in the loop"),
     )
-    GATE = frozenset({prefilter.JIT_BUILT_PER_CALL})
     PROJECT_FACTS = frozenset({"factories"})
+    READS_FACTS = True
     TRIGGERS = (("jit",), ("tensorflow", "function"), ("torch", "compile"))
+
+    @classmethod
+    def ast_gate(cls, syntax) -> bool:
+        """A jit applied in a function or a loop whose wrapper is used there: called right away, or
+        bound to a name the enclosing function only ever calls (`_used_per_call`, by spelling)."""
+        facts = syntax.facts
+        return facts is not None and any((functions or in_loop) and _used_per_call_on_ast(facts, call, functions)
+                                         for call, functions, in_loop in facts.jit_calls)
 
     def visit_Call(self, node: cst.Call) -> None:
         syntax = self.file.syntax
@@ -662,3 +671,38 @@ def _lambda_place(names, function: cst.Lambda) -> tuple[str, str] | None:
     else:
         return None
     return target + spelled, target + suffix
+
+
+def _used_per_call_on_ast(facts, node: ast.AST, functions: tuple = ()) -> bool:
+    """`_used_per_call` through the wrappers around `node`, by spelling: called right away, or bound to a
+    name the enclosing function only ever calls (a wrapper returned or handed on is a factory's)."""
+    key = id(node)
+    while key is not None:
+        if key in facts.called:
+            return True
+        if key in facts.assigned:
+            return _only_called_on_ast(facts, facts.assigned_names.get(key), functions[-1] if functions else None)
+        key = facts.wrapped_by.get(key)
+    return False
+
+
+def _only_called_on_ast(facts, name: str | None, fn: ast.AST | None) -> bool:
+    """The reads of `name` the enclosing function's own scope makes (the accesses libcst's scope
+    records: not those of nested functions or classes) all call it, and there is one. A read in a
+    comprehension may count or not (its own scope, its first iterable the function's): True if
+    either way says so. At module level: True."""
+    if name is None or fn is None:
+        return True
+    own, inner = [], []  # whether each read calls the name
+    stack = [(child, False) for child in ([fn.body] if isinstance(fn, ast.Lambda) else fn.body)]
+    while stack:
+        node, in_comprehension = stack.pop()
+        if type(node) is ast.Name:
+            if node.id == name and type(node.ctx) is ast.Load:
+                (inner if in_comprehension else own).append(id(node) in facts.called)
+            continue
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+            continue  # a scope of its own: its reads are not the function's accesses
+        nested = in_comprehension or isinstance(node, (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp))
+        stack.extend((child, nested) for child in branches(node))
+    return bool(own) and all(own) or bool(own + inner) and all(own + inner)

@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import libcst as cst
 
-from rewriter import prefilter
 from rewriter.analysis.apis import Kind, canonical
 from rewriter.analysis.syntax import spelled_application
 from rewriter.analysis.transforms import match_application
@@ -86,8 +85,15 @@ class MapOfJit(Codemod):
             y = math.map(step, x, dims=batch)
         """), "a map of a plain function, outside jit"),
     )
-    GATE = frozenset({prefilter.MAP_OF_JITTED})
+    READS_FACTS = True
     TRIGGERS = (("map", "jit"),)
+
+    @classmethod
+    def ast_gate(cls, syntax) -> bool:
+        """A `math.map(..., dims=...)` of a function that may be jitted, or inside a traced function."""
+        facts = syntax.facts
+        return facts is not None and any(facts.may_be_jitted(call.args[0]) or facts.may_be_traced(functions)
+                                         for call, functions in facts.maps)
 
     def __init__(self, file) -> None:
         super().__init__(file)

@@ -5,7 +5,6 @@ import ast
 
 import libcst as cst
 
-from rewriter import prefilter
 from rewriter.analysis.apis import Kind
 from rewriter.analysis.ast_names import own_nodes as own_nodes_on_ast
 from rewriter.analysis.jit import bound_value
@@ -106,15 +105,16 @@ class NestedCustomGradient(Codemod):
         """), "a custom-gradient function called outside any custom forward"),
     )
     HAZARDS = ("Avoid nested custom_gradient (PyTorch)",)
-    GATE = frozenset({prefilter.CUSTOM_GRADIENT})
+    READS_FACTS = True
     TRIGGERS = (("custom_gradient",),)
 
     @classmethod
     def ast_gate(cls, syntax) -> bool:
         """A `custom_gradient(f, ...)` whose forward (a def of the file or a lambda) calls `solve_linear`
         or a name assigned a `custom_gradient(...)`: `leave_Module`'s conditions, by spelling."""
-        if not super().ast_gate(syntax):
-            return False
+        facts = syntax.facts
+        if facts is None or not (facts.custom_gradients or facts.custom_gradient_decorated):
+            return False  # no custom-gradient function in the file
         built: set[str] | None = None
         for call in syntax.calls:
             if _last_name(call.func) != "custom_gradient":

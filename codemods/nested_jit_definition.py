@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import libcst as cst
 
-from rewriter import prefilter
 from rewriter.analysis.apis import Kind
 from rewriter.analysis.captures import captures
 from rewriter.analysis.structure import enclosing_function, top_level_statement
@@ -94,8 +93,14 @@ class NestedJitDefinition(Codemod):
                 return u
         """), "a def under a condition"),
     )
-    GATE = frozenset({prefilter.NESTED_JIT_DEF})
+    READS_FACTS = True
     TRIGGERS = (("jit",), ("function",), ("compile",))
+
+    @classmethod
+    def ast_gate(cls, syntax) -> bool:
+        """A def with one jit decorator nested in a function."""
+        facts = syntax.facts
+        return facts is not None and bool(facts.nested_jit_defs)
 
     def __init__(self, file) -> None:
         super().__init__(file)

@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import libcst as cst
 
-from rewriter import prefilter
 from rewriter.analysis.apis import Kind
 from rewriter.analysis.jit import bound_value
 from rewriter.codemod import Codemod, Example, Unchanged, dedented
@@ -13,6 +12,8 @@ from ._hazards import call_api, contexts, may_run_on, own_nodes, trace_related, 
 
 CONSTRUCTORS = frozenset({"phiml.nn.mlp", "phiml.nn.u_net", "phiml.nn.conv_net", "phiml.nn.res_net",
                           "phiml.nn.conv_classifier", "phiml.nn.invertible_net"})
+_CONSTRUCTOR_NAMES = frozenset(name.rsplit(".", 1)[1] for name in CONSTRUCTORS)  # as the gate reads callees
+_NETWORK_CALLS = frozenset({"native_call", "update_weights"})
 
 
 class NetworkInJit(Codemod):
@@ -71,8 +72,19 @@ class NetworkInJit(Codemod):
         """), "a network called in eager code"),
     )
     HAZARDS = ("Do not jit-compile neural networks (Jax)",)
-    GATE = frozenset({prefilter.TRACED_NETWORK})
+    READS_FACTS = True
     TRIGGERS = (("native_call",), ("update_weights",), ("phiml.nn",), ("nn.",))
+
+    @classmethod
+    def ast_gate(cls, syntax) -> bool:
+        """A function a jit traces (or one it calls) calls `native_call`, `update_weights` or a name
+        bound to a network constructor's result; or the file jit-compiles and calls `update_weights`."""
+        facts = syntax.facts
+        if facts is None:
+            return False
+        traced_callees = set().union(*(facts.callees_by.get(k, ()) for k in facts.traced_functions))
+        networks = {name for name, callees in facts.bound_callees.items() if not callees.isdisjoint(_CONSTRUCTOR_NAMES)}
+        return not traced_callees.isdisjoint(_NETWORK_CALLS | networks) or facts.jitted and "update_weights" in facts.callees
 
     def __init__(self, file) -> None:
         super().__init__(file)

@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import libcst as cst
 
-from rewriter import prefilter
 from rewriter.analysis.apis import Kind
 from rewriter.analysis.names import dotted
 from rewriter.analysis.syntax import spelled_application, spelled_transform
@@ -187,8 +186,19 @@ class RedundantJit(Codemod):
                 return step(step(x))
         """), "a jitted function calling another: no jit to remove"),
     )
-    GATE = frozenset({prefilter.JIT_OF_JITTED})
+    READS_FACTS = True
     TRIGGERS = (("jit",), ("tensorflow", "function"), ("torch", "compile"))
+
+    @classmethod
+    def ast_gate(cls, syntax) -> bool:
+        """Two jit decorators on one def; a jit of something that may be jitted already; or a jit
+        (applied, or a decorated def) inside a function that may be traced."""
+        facts = syntax.facts
+        if facts is None:
+            return False
+        return facts.stacked_jits \
+            or any(facts.may_be_jitted(call.args[0], call) or facts.may_be_traced(functions) for call, functions, _ in facts.jit_calls) \
+            or any(facts.may_be_traced(functions) for functions in facts.nested_jit_defs)
 
     def __init__(self, file) -> None:
         super().__init__(file)

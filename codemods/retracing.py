@@ -6,7 +6,6 @@ from functools import cached_property
 
 import libcst as cst
 
-from rewriter import prefilter
 from rewriter.analysis.apis import Kind
 from rewriter.analysis.jit import assigned_value, bound_value
 from rewriter.analysis.names import last_name
@@ -247,9 +246,22 @@ class Retracing(Codemod):
         """), "`forget_traces=True` set already: the author chose"),
     )
     HAZARDS = ("Avoid repeated tracing", "Memory Leaks")
-    GATE = frozenset({prefilter.JIT_DEF_IN_LOOP, prefilter.JIT_CALLED_IN_LOOP, prefilter.JITTED_METHOD})
     PROJECT_FACTS = frozenset({"factories"})
+    READS_FACTS = True
     TRIGGERS = (("jit",), ("function",))
+
+    @classmethod
+    def ast_gate(cls, syntax) -> bool:
+        """A jit-decorated def inside a loop; a jit-decorated method; or a jit function, or the result of
+        a factory of them (here or, by name, in another module), called in a loop."""
+        facts = syntax.facts
+        if facts is None:
+            return False
+        if facts.jit_defs_in_loops or facts.jitted_methods:
+            return True
+        factories = facts.jit_factories | facts.remote_factories  # (names Syntax.factory_sensitive lists)
+        return not facts.called_in_loops.isdisjoint(facts.jit_decorated | facts.jit_bindings.keys() | factories) or any(
+            facts.assigned_calls.get(name, set()) & factories for name in facts.called_in_loops)
 
     def __init__(self, file) -> None:
         super().__init__(file)

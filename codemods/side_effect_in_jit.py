@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import libcst as cst
 
-from rewriter import prefilter
 from rewriter.analysis.jit import JitContext, assigned_value
 from rewriter.analysis.scopes import BuiltinAssignment
 from rewriter.analysis.static_names import STORING
@@ -159,8 +158,18 @@ class SideEffectInJit(Codemod):
         """), "a print of a static value, a shape"),
     )
     HAZARDS = ("Avoid side effects (Jax)",)
-    GATE = frozenset({prefilter.TRACED_SIDE_EFFECT})
+    READS_FACTS = True
     TRIGGERS = (("jit",), ("function",), ("compile",))
+
+    @classmethod
+    def ast_gate(cls, syntax) -> bool:
+        """A function a jit traces (or one it calls, or one nested in them) writes outside itself,
+        declares `global`/`nonlocal`, or prints what may be traced (ast_traced's `side_effect`)."""
+        facts = syntax.facts
+        if facts is None:
+            return False
+        effects = facts.traced_functions & facts.effects
+        return bool(effects) and any(f.side_effect() for f in facts.traced_nest(effects))
 
     def leave_Module(self, original_node: cst.Module) -> None:
         for context in contexts(self.file):

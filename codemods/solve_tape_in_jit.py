@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import libcst as cst
 
-from rewriter import prefilter
 from rewriter.analysis.apis import Kind
 from rewriter.codemod import Codemod, Example, Unchanged, dedented
 from rewriter.findings import Safety
@@ -59,8 +58,14 @@ class SolveTapeInJit(Codemod):
         """), "a tape the program never reads"),
     )
     HAZARDS = ("Do not use SolveTape (PyTorch)",)
-    GATE = frozenset({prefilter.SOLVE_TAPE_WITH_JIT})
+    READS_FACTS = True
     TRIGGERS = (("SolveTape",),)
+
+    @classmethod
+    def ast_gate(cls, syntax) -> bool:
+        """The file jit-compiles something and calls `SolveTape`."""
+        facts = syntax.facts
+        return facts is not None and facts.jitted and "SolveTape" in facts.callees
 
     def __init__(self, file) -> None:
         super().__init__(file)

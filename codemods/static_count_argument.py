@@ -1,14 +1,16 @@
 """PML204 static-count-argument."""
 from __future__ import annotations
 
+import ast
+
 import libcst as cst
 
-from rewriter import prefilter
+from rewriter.analysis import ast_traced
 from rewriter.analysis.apis import Kind
 from rewriter.analysis.callsites import ParamRole, Role
 from rewriter.analysis.jit import JitContext
 from rewriter.analysis.names import last_name
-from rewriter.analysis.static_names import JAX_SHAPE_NAMES, JAX_SHAPES, size_arguments
+from rewriter.analysis.static_names import CONFIGURATION_ANNOTATIONS, JAX_SHAPE_NAMES, JAX_SHAPES, size_arguments
 from rewriter.analysis.traced import FunctionFlow, all_params
 from rewriter.analysis.transforms import match_transform
 from rewriter.codemod import Codemod, Example, Replace, Unchanged, dedented
@@ -129,9 +131,26 @@ class StaticCountArgument(Codemod):
             clip(jnp.ones(3), jnp.array(2.0))
         """), "a parameter a call passes an array to: data"),
     )
-    GATE = frozenset({prefilter.CONFIGURATION_TRACED, prefilter.TRACED_DIMENSION_CALL})
     PROJECT_FACTS = frozenset({"traces"})
+    READS_FACTS = True
     TRIGGERS = (("jit",),)
+
+    @classmethod
+    def ast_gate(cls, syntax) -> bool:
+        """A traced function (or a helper it calls) calls a PhiML dimension function (`spatial(...)`); or
+        a condition, a trip count or a jax shape call's size argument there may derive from a jit root's
+        parameter that may be configuration (`_configurable_on_ast`)."""
+        facts = syntax.facts
+        if facts is None:
+            return False
+        traced = facts.traced_functions
+        if any(not facts.callees_by.get(key, frozenset()).isdisjoint(_DIMENSION_TYPES) for key in traced):
+            return True
+        shapes = any(not facts.callees_by.get(key, frozenset()).isdisjoint(JAX_SHAPE_NAMES) for key in traced)
+        if not (shapes or facts.traced_condition):
+            return False
+        with facts.flows_from(lambda node: _configurable_on_ast(facts, node)) as flows:
+            return any(f.traced_test() for f in flows) or shapes and any(f.traced_shape_argument() for f in flows)
 
     def leave_Module(self, original_node: cst.Module) -> None:
         if not self.file.analysis.jit.contexts:
@@ -286,3 +305,29 @@ def _with_keyword(call: cst.Call, transform, keyword: str, value) -> cst.Call | 
     if not call.args:
         return None
     return call.with_changes(args=[*call.args[:-1], call.args[-1].with_changes(comma=COMMA), keyword_arg(keyword, value)])
+
+
+def _configurable_on_ast(facts, node: ast.AST) -> frozenset[str]:
+    """The parameters of a jit root that callsites.param_role may call configuration (or defaulted):
+    those with a default or a `bool`/`int`/`float`/`str`/`Literal` annotation, and those a call of it
+    here (`ast_traced.may_be_python`) or in another module (a complete one, passing a Python value)
+    may pass a Python value; every named one of a lambda, of a call with `*`/`**` arguments, or
+    where the roles are given from elsewhere."""
+    args = node.args
+    named = [*args.posonlyargs, *args.args, *args.kwonlyargs]
+    every = frozenset(a.arg for a in named)
+    if facts.roles_given or isinstance(node, ast.Lambda):
+        return every
+    positional = [*args.posonlyargs, *args.args]
+    defaulted = positional[len(positional) - len(args.defaults):] + [
+        a for a, d in zip(args.kwonlyargs, args.kw_defaults) if d is not None]
+    out = {a.arg for a in defaulted} | {a.arg for a in named if ast_traced.annotation_name(a.annotation) in CONFIGURATION_ANNOTATIONS}
+    out |= facts.remote_python.get(node.name, set())
+    for call, nest in facts.calls_of.get(node.name, ()):  # callsites.CallSites._bind: what each call passes
+        if any(type(a) is ast.Starred for a in call.args) or any(k.arg is None for k in call.keywords):
+            return every
+        caller = facts.function(nest) if nest is not None else None
+        caller = caller if caller is not None and id(call) in caller.call_ids else None
+        out.update(p.arg for p, a in zip(positional, call.args) if ast_traced.may_be_python(a, caller))
+        out.update(k.arg for k in call.keywords if ast_traced.may_be_python(k.value, caller))
+    return frozenset(out) & every

@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import libcst as cst
 
-from rewriter import prefilter
 from rewriter.analysis.apis import Kind
 from rewriter.analysis.jit import assigned_value
 from rewriter.analysis.transforms import match_transform, positional_params, static_params
@@ -95,8 +94,14 @@ class StaticSelf(Codemod):
         """), "a class that hashes its fields"),
     )
     HAZARDS = ("include `self` in the list of `static_argnums`",)
-    GATE = frozenset({prefilter.JITTED_METHOD})
+    READS_FACTS = True
     TRIGGERS = (("static_argnums", "self"), ("static_argnames", "self"))
+
+    @classmethod
+    def ast_gate(cls, syntax) -> bool:
+        """A jit-decorated def directly in a class body."""
+        facts = syntax.facts
+        return facts is not None and facts.jitted_methods
 
     def __init__(self, file) -> None:
         super().__init__(file)

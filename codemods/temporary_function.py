@@ -1,12 +1,12 @@
 """PML101 temporary-function."""
 from __future__ import annotations
 
+import ast
 from dataclasses import dataclass, replace
 
 import libcst as cst
 
-from rewriter import prefilter
-from rewriter.analysis.apis import TEMPORARY_FUNCTION_APIS, Kind
+from rewriter.analysis.apis import TEMPORARY_FUNCTION_APIS, TEMPORARY_FUNCTION_BUILDERS, Kind
 from rewriter.analysis.bindings import free_names
 from rewriter.analysis.captures import captures
 from rewriter.analysis.jit import bound_value
@@ -273,9 +273,36 @@ class TemporaryFunction(Codemod):
         """), "a gradient function built and returned: a factory"),
     )
     HAZARDS = ("Avoid nested functions and lambdas (Jax)",)
-    GATE = frozenset({prefilter.FUNCTION_PER_CALL_TO_API})
+    READS_FACTS = True
     TRIGGERS = (("solve_linear",), ("preprocess_y",), ("minimize",), ("solve_nonlinear",), ("custom_root",), ("gradient",), ("jacobian",), ("hessian",),
                 ("custom_linear_solve",), ("jit",), ("custom_vjp",), ("custom_jvp",), ("with_preprocessing",), ("linalg",))
+
+    @classmethod
+    def ast_gate(cls, syntax) -> bool:
+        """In a function: a call of an API that builds a function per call (TEMPORARY_FUNCTION_BUILDERS);
+        a def a jax custom-derivative decorator makes; or a solver call, a `.with_preprocessing(...)`,
+        or a call of a jit or custom-gradient function, passed a lambda, a local def or a
+        `jit_compile_linear(...)`."""
+        facts = syntax.facts
+        if facts is None:
+            return False
+        for fn in facts.custom_gradient_defs_in_defs:
+            if any(isinstance(d, (ast.Name, ast.Attribute)) and not syntax.apis(d).isdisjoint(custom_derivative.DERIVATIVES)
+                   for d in fn.decorator_list):
+                return True
+        for call in facts.calls_in_functions:
+            func = call.func
+            spelled = isinstance(func, (ast.Name, ast.Attribute))
+            apis = syntax.apis(func) & TEMPORARY_FUNCTION_APIS if spelled else frozenset()
+            if apis and not apis.isdisjoint(TEMPORARY_FUNCTION_BUILDERS):
+                return True  # built per call, whatever it is given
+            if apis or isinstance(func, ast.Attribute) and func.attr == "with_preprocessing":
+                if _may_pass_a_temporary(syntax, facts, call):
+                    return True  # only a function created per call is worth lifting
+            elif (facts.may_be_jitted(func) or isinstance(func, ast.Name) and func.id in facts.custom_gradients) \
+                    and _may_pass_a_temporary(syntax, facts, call):
+                return True
+        return False
 
     def __init__(self, file) -> None:
         super().__init__(file)
@@ -958,3 +985,11 @@ def _insert_after(args: list[cst.Arg], index: int, new: list[cst.Arg]) -> list[c
     new = [a.with_changes(comma=separator) for a in new]
     new[-1] = new[-1].with_changes(comma=trailing if index == len(args) - 1 else separator)
     return [*args[: index + 1], *new, *args[index + 1:]]
+
+
+def _may_pass_a_temporary(syntax, facts, call: ast.Call) -> bool:
+    """An argument of `call` may be a function made per call: a lambda, a def or lambda bound in a
+    function, or a `jit_compile_linear(...)`."""
+    return any(isinstance(a, ast.Lambda) or isinstance(a, ast.Name) and a.id in facts.local_functions
+               or isinstance(a, ast.Call) and not _LINEAR.isdisjoint(syntax.apis(a.func))
+               for a in [*call.args, *(k.value for k in call.keywords)])

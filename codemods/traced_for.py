@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import libcst as cst
 
-from rewriter import prefilter
 from rewriter.analysis.traced import FunctionFlow
 from rewriter.codemod import Codemod, Example, Replace, Unchanged, dedented
 from rewriter.emit.branches import Refused, effect
@@ -155,9 +154,15 @@ class TracedFor(Codemod):
                 return x
         """), "a count declared `int`: PML204 declares it static"),
     )
-    GATE = frozenset({prefilter.TRACED_CONDITION})
     PROJECT_FACTS = frozenset({"traces"})
+    READS_FACTS = True
     TRIGGERS = (("jit",), ("function",), ("trace",))
+
+    @classmethod
+    def ast_gate(cls, syntax) -> bool:
+        """A condition or trip count in a traced function may derive from a tracer (ast_traced)."""
+        facts = syntax.facts
+        return facts is not None and facts.traced_condition
 
     def leave_Module(self, original_node: cst.Module) -> None:
         for flow, loop in traced_nodes(self.file, cst.For):

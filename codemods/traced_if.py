@@ -5,7 +5,6 @@ from dataclasses import dataclass
 
 import libcst as cst
 
-from rewriter import prefilter
 from rewriter.analysis.structure import defined_before
 from rewriter.analysis.traced import FunctionFlow, Trace
 from rewriter.codemod import Codemod, Example, InsertBefore, Replace, Unchanged, dedented
@@ -153,9 +152,15 @@ class TracedIf(Codemod):
         """), "an `is None` check"),
     )
     HAZARDS = ("`jax.lax.fori_loop`, `jax.lax.while_loop`. `jax.lax.cond`",)
-    GATE = frozenset({prefilter.TRACED_CONDITION})
     PROJECT_FACTS = frozenset({"traces"})
+    READS_FACTS = True
     TRIGGERS = (("jit",), ("function",), ("trace",))
+
+    @classmethod
+    def ast_gate(cls, syntax) -> bool:
+        """A condition or trip count in a traced function may derive from a tracer (ast_traced)."""
+        facts = syntax.facts
+        return facts is not None and facts.traced_condition
 
     def leave_Module(self, original_node: cst.Module) -> None:
         for flow, node in traced_nodes(self.file, (cst.If, cst.IfExp)):

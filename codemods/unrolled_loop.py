@@ -5,7 +5,6 @@ from dataclasses import dataclass
 
 import libcst as cst
 
-from rewriter import prefilter
 from rewriter.analysis import compilers
 from rewriter.analysis.callsites import Role
 from rewriter.analysis.forms import Agreement, Form, Forms, agreement
@@ -184,8 +183,14 @@ class UnrolledLoop(Codemod):
                 return x
         """), "a count from `x.ndim`"),
     )
-    GATE = frozenset({prefilter.LONG_TRACED_LOOP})
+    READS_FACTS = True
     TRIGGERS = (("for", "jit"), ("for", "function"), ("for", "compile"))
+
+    @classmethod
+    def ast_gate(cls, syntax) -> bool:
+        """A `for` loop in a traced function over a long literal count or a length that may be traced."""
+        facts = syntax.facts
+        return facts is not None and any(f.long_loop() for f in facts.traced_flows)
 
     def leave_Module(self, original_node: cst.Module) -> None:
         for flow, loop in traced_nodes(self.file, cst.For):

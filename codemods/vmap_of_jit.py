@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import libcst as cst
 
-from rewriter import prefilter
 from rewriter.analysis.apis import Kind
 from rewriter.analysis.syntax import spelled_application, spelled_transform
 from rewriter.analysis.transforms import match_application, match_transform
@@ -80,8 +79,14 @@ class VmapOfJit(Codemod):
         """), "vmap of another transform than jit"),
     )
     HAZARDS = ("`jax.jit(jax.vmap(...` is better than `jax.vmap(jax.jit(...`",)
-    GATE = frozenset({prefilter.VMAP_OF_JIT})
+    READS_FACTS = True
     TRIGGERS = (("vmap", "jit"), ("vectorized_map", "function"), ("vmap", "torch", "compile"))
+
+    @classmethod
+    def ast_gate(cls, syntax) -> bool:
+        """vmap applied over jit: `vmap(jit(f))`, or a vmap decorator above a jit one."""
+        facts = syntax.facts
+        return facts is not None and facts.vmap_over_jit
 
     def __init__(self, file) -> None:
         super().__init__(file)

@@ -218,9 +218,10 @@ class Codemod(cst.BatchableCSTVisitor):
     # at least one group, e.g. `(("vmap", "jit"), ("vmap", "compile"))`. Empty: always parsed.
     TRIGGERS: ClassVar[tuple[tuple[str, ...], ...]] = ()
 
-    # The ast pre-filter's candidates (rewriter/prefilter.py constants) of which the file must show one
-    # for this rule to run; empty: no such gate.
-    GATE: ClassVar[frozenset[str]] = frozenset()
+    # The gate (`ast_gate`) reads the facts of the file's walk (`Syntax.facts`), which a file none of whose
+    # spellings can denote an API has none of: it fails there, and the survey does not ask it (nor search
+    # its trigger words) in such a file.
+    READS_FACTS: ClassVar[bool] = False
     # The facts of other modules (`FileFacts.kinds()`: "traces", "factories") that can make this rule fire
     # in a file without its trigger words: a helper traced from another module need not spell `jit`.
     PROJECT_FACTS: ClassVar[frozenset[str]] = frozenset()
@@ -228,9 +229,9 @@ class Codemod(cst.BatchableCSTVisitor):
     @classmethod
     def ast_gate(cls, syntax) -> bool:
         """A necessary condition for a finding, checked on CPython's ast before libcst parses the file
-        (`rewriter.prefilter.Syntax`: its candidates and identifiers). By default: one of GATE
-        was found, or the rule has none."""
-        return not cls.GATE or not cls.GATE.isdisjoint(syntax.candidates)
+        (`rewriter.prefilter.Syntax`: the facts of its walk, and its identifiers). By default: none,
+        every file the trigger words let through is parsed."""
+        return True
 
     # Nothing is resolved up front: scope and qualified-name metadata cost ~10x a parse, so it is
     # resolved lazily (rewriter.analysis) and only once some node's spelling could name an API.

@@ -1,60 +1,26 @@
 """Second pre-filter stage: CPython's `ast` (C speed, an order of magnitude cheaper than a libcst parse).
 
-A file reaches libcst only if its syntax has a *candidate*: a call or decorator spelled like an API of
-the table through the file's own imports, in a position where some rule could fire. This is a
-superset of the syntactic gates the codemods apply (rewriter/analysis/syntax.py); a test checks that
-every golden case and example with findings passes it. It never decides a finding: libcst's
-metadata does.
+A file reaches libcst only for the rules whose gates it passes. Each rule's gate is in its own file
+(`Codemod.ast_gate`), a necessary condition for its findings read off what one walk of the file's ast
+finds (`SyntaxFacts`: applications of the table's APIs spelled through the file's own imports, and
+where they are) and its identifiers. A test checks that every golden case and example with findings
+passes the gates of the rules that report there. A gate never decides a finding: the rule does.
 """
 from __future__ import annotations
 
 import ast
 import contextlib
 import weakref
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from functools import cached_property
 
 from .analysis.aliases import NO_ALIASES, Aliases, spelled_module
-from .analysis.apis import (TEMPORARY_FUNCTION_APIS, TEMPORARY_FUNCTION_BUILDERS, Kind, may_spell_an_api, reaching_roots,
-                            spelled_apis)
+from .analysis.apis import Kind, may_spell_an_api, reaching_roots, spelled_apis
 from .analysis import ast_traced
-from .analysis.ast_names import LOOPS, branches, dotted, own_nodes, parse, statements, words_text
-from .analysis.static_names import CONFIGURATION_ANNOTATIONS, JAX_SHAPE_NAMES, STORING
+from .analysis.ast_names import LOOPS, branches, dotted, parse, statements, words_text
+from .analysis.static_names import STORING
 from .codemod import Codemod
-
-_FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
-_DIMENSIONS = frozenset({"spatial", "channel", "batch", "instance", "dual"})
-
-# The candidates the ast stage finds: rules name the ones they need (`Codemod.GATE`). Each is a
-# necessary condition, spelled through the file's imports, and says nothing of any rule.
-JIT_DEF_IN_LOOP = "a jit-decorated def inside a loop"
-JIT_BUILT_PER_CALL = "a jit wrapper built in a function or loop and used there"
-JIT_OF_JITTED = "jit of something that may be jitted already, or jit inside a traced body"
-NESTED_JIT_DEF = "a jit-decorated def nested in a function"
-VMAP_OF_JIT = "vmap over jit, as calls or decorators"
-FUNCTION_PER_CALL_TO_API = "a function created per call, handed to a solver, a jit or custom-gradient function"
-TRACED_CONTROL_FLOW = "if/for/while in a traced function or a helper it calls"
-TRACED_DIMENSION_CALL = "a dimension call (`spatial(...)`) in a traced function"
-AUXILIARY_ARGS = "`auxiliary_args=` in a file with a jit or custom-gradient function"
-JIT_CALLED_IN_LOOP = "a jit function, or a factory of them, called in a loop"
-TRACED_SIDE_EFFECT = "a store outside, `global`/`nonlocal` or `print` in a traced function"
-TRACED_NETWORK = "a network call or `update_weights` with jit"
-TRACED_GRADIENT = "a gradient in a traced function, or jit of a gradient"
-SOLVE_TAPE_WITH_JIT = "`SolveTape` in a file with jit"
-CUSTOM_GRADIENT = "a custom-gradient function"
-JITTED_METHOD = "a jit-decorated method"
-VMAP_AND_BRANCH = "vmap and `lax.cond`/`lax.switch` in one file"
-MAP_OF_JITTED = "`math.map` over dims of a jitted or traced function"
-TRACED_CONDITION = "a condition or trip count in a traced function that may derive from a tracer"
-CONFIGURATION_TRACED = ("a condition, trip count or jax shape argument (`jnp.zeros(n)`) in a traced function that may "
-                        "derive from a jit root's parameter that may be configuration")
-LONG_TRACED_LOOP = "a `for` loop in a traced function over a long literal count or a length that may be traced"
-CANDIDATES = frozenset({JIT_DEF_IN_LOOP, JIT_BUILT_PER_CALL, JIT_OF_JITTED, NESTED_JIT_DEF, VMAP_OF_JIT,
-                        FUNCTION_PER_CALL_TO_API, TRACED_CONTROL_FLOW, TRACED_DIMENSION_CALL, AUXILIARY_ARGS,
-                        JIT_CALLED_IN_LOOP, TRACED_SIDE_EFFECT, TRACED_NETWORK, TRACED_GRADIENT, SOLVE_TAPE_WITH_JIT,
-                        CUSTOM_GRADIENT, JITTED_METHOD, VMAP_AND_BRANCH, MAP_OF_JITTED, TRACED_CONDITION,
-                        CONFIGURATION_TRACED, LONG_TRACED_LOOP})
 
 
 class _Spelling:
@@ -163,8 +129,12 @@ class _Spelling:
         return None if k is Kind.PARTIAL else k
 
 
-class _Finder(ast.NodeVisitor):
-    """Mirrors the gates of rewriter/analysis/syntax.py on CPython's ast (pre-order, like libcst).
+class SyntaxFacts(ast.NodeVisitor):
+    """What one walk of a file's ast finds that the rules' gates read (pre-order, like libcst): the
+    jit, vmap, gradient and solver applications spelled through its imports, with the functions and
+    loops around them; control flow, effects and calls per function; and the derived questions several
+    gates ask (`traced_functions`, `flows`...). The facts are generic: each rule's own conditions are
+    in its file (`Codemod.ast_gate`).
 
     `visit` and `generic_visit` are ast.NodeVisitor's, with the method looked up once per node class
     and the children read from a table of fields (ast_names.branches: no context or operator leaves)
@@ -185,7 +155,7 @@ class _Finder(ast.NodeVisitor):
             name = self._handlers[cls]
         except KeyError:
             # only handlers of this class: ast.NodeVisitor's own (`visit_Constant`) do nothing here
-            name = self._handlers[cls] = f"visit_{cls.__name__}" if f"visit_{cls.__name__}" in _Finder.__dict__ else None
+            name = self._handlers[cls] = f"visit_{cls.__name__}" if f"visit_{cls.__name__}" in SyntaxFacts.__dict__ else None
         if name is None:
             found = self.kids.get(id(node))
             for child in found if found is not None else branches(node):
@@ -219,7 +189,9 @@ class _Finder(ast.NodeVisitor):
         self.functions: list[ast.AST] = []
         self.keys: list = []  # their keys (`_keys`)
         self.loops = 0
-        self.seen: set[str] = set()  # the candidates found (the constants below)
+        self.jit_defs_in_loops = False  # a jit-decorated def inside a loop
+        self.stacked_jits = False  # a def with two jit decorators
+        self.vmap_over_jit = False  # vmap over jit, as calls or decorators
         self.jit_decorated: set[str] = set()
         self.jit_bindings: dict[str, list[int | None]] = {}  # name -> the jit call each binding assigns (None: in a loop)
         self.jit_wrapped: set[str] = set()
@@ -230,17 +202,16 @@ class _Finder(ast.NodeVisitor):
         self.jit_calls: list[tuple[ast.Call, tuple, bool]] = []  # (call, enclosing functions, in loop)
         self.nested_jit_defs: list[tuple] = []  # enclosing functions of jit-decorated nested defs
         self.maps: list[tuple[ast.Call, tuple]] = []
-        self.calls_with_functions: list[ast.Call] = []
-        self.solver_calls: list[ast.Call] = []  # in a function: a solver's, or `.with_preprocessing(...)`
+        self.calls_in_functions: list[ast.Call] = []
         self.custom_gradients: set[str] = set()  # names assigned a custom-gradient function
         self.local_functions: set[str] = set()  # defs and lambdas bound inside functions
         self.custom_gradient_decorated = False
+        self.custom_gradient_defs_in_defs: list[ast.AST] = []  # defs a custom-gradient decorator makes per call
         # Per function (by name; lambdas by id): does it contain control flow or dimension calls, and
         # which names does it call? Traced = jit-decorated/wrapped, and what they call.
         self.control_flow: set = set()
-        self.dimension_calls: set = set()
         self.calls_by: dict = {}
-        self.auxiliary_args = False  # some call passes auxiliary_args=
+        self.call_keywords: set[str | None] = set()  # every keyword some call passes
         self.called_in_loops: set[str] = set()  # names called inside a loop or comprehension
         self.effects: set = set()  # functions with a store, attribute/item write, global/nonlocal or print
         self.class_depth = 0
@@ -249,8 +220,8 @@ class _Finder(ast.NodeVisitor):
         self.branches = False  # a `lax.cond`/`lax.switch` call (one under a vmap: cond-under-vmap)
         self.callees_by: dict = {}  # function key -> last names of what it calls (`math.gradient` -> gradient)
         self.callees: set[str] = set()  # ... anywhere in the file
-        self.networks: set[str] = set()  # names assigned a PhiML network (`net = nn.mlp(...)`)
-        self.jit_of_gradient = False  # `jit_compile(math.gradient(f))`
+        self.bound_callees: dict[str, set[str]] = {}  # `net = nn.mlp(...)`: net -> last names of the callee
+        self.jitted_results_of: set[str] = set()  # `jit_compile(math.gradient(f))`: last names of `gradient`
         self.jit_factories: set[str] = set()  # functions that create a jit function (a nested jit def or a jit call)
         self.assigned_calls: dict[str, set[str]] = {}  # `step = make_step(...)`: step -> {make_step}
         self.all_calls: list[ast.Call] = []
@@ -259,7 +230,6 @@ class _Finder(ast.NodeVisitor):
         self.vmapped_functions: list[ast.AST] = []  # vmap-decorated defs, and what vmap is applied to
         self.branch_calls: set[int] = set()  # `lax.cond`/`lax.switch` calls
         self.vmap_by_keyword = False  # `vmap(fun=f)`: the function is not read here
-        self.shape_calls: set = set()  # functions calling a jax shape constructor (`jnp.zeros`)
         # Every def and lambda by its key, and the function it is nested in (through classes): what
         # rewriter/analysis/ast_traced.py reads once the traced functions are known.
         self.nodes_by_key: dict = {}
@@ -294,23 +264,21 @@ class _Finder(ast.NodeVisitor):
             self.transforms.setdefault(id(node), (node, []))[1].extend(
                 self._transform(d) for d, k in zip(node.decorator_list, kinds) if k is Kind.JIT)
             if self.loops:
-                self.seen.add(JIT_DEF_IN_LOOP)  # a new jit function every iteration
+                self.jit_defs_in_loops = True  # a new jit function every iteration
             if self.functions and isinstance(self.functions[-1], (ast.FunctionDef, ast.AsyncFunctionDef)):
                 self.jit_factories.add(self.functions[-1].name)
         if self.functions:
             self.local_functions.add(node.name)
         if jits >= 2:
-            self.seen.add(JIT_OF_JITTED)
+            self.stacked_jits = True
         elif jits and self.functions:
             self.nested_jit_defs.append(tuple(self.functions))
         if any(a is Kind.VMAP and b is Kind.JIT for a, b in zip(kinds, kinds[1:])):
-            self.seen.add(VMAP_OF_JIT)
+            self.vmap_over_jit = True
         if Kind.CUSTOM_GRADIENT in kinds:
             self.custom_gradient_decorated = True
-        outer_def = bool(self.functions) and isinstance(self.functions[-1], (ast.FunctionDef, ast.AsyncFunctionDef))
-        if outer_def and Kind.CUSTOM_GRADIENT in kinds and any(
-                isinstance(d, (ast.Name, ast.Attribute)) and not self.s.names(d).isdisjoint(_DERIVATIVES) for d in node.decorator_list):
-            self.seen.add(FUNCTION_PER_CALL_TO_API)  # a jax custom-derivative function defined per call
+            if self.functions and isinstance(self.functions[-1], (ast.FunctionDef, ast.AsyncFunctionDef)):
+                self.custom_gradient_defs_in_defs.append(node)
         self.nodes_by_key.setdefault(node.name, []).append(node)
         if node.decorator_list:
             self.decorated.append(node)
@@ -387,8 +355,8 @@ class _Finder(ast.NodeVisitor):
             if type(func) is ast.Name:
                 for name in bound:
                     self.assigned_calls.setdefault(name, set()).add(func.id)
-            if last_names & _NETWORKS:
-                self.networks.update(bound)
+            for name in bound:
+                self.bound_callees.setdefault(name, set()).update(last_names)
         elif self.functions and type(value) is ast.Lambda:
             self.local_functions.update(t.id for t in targets if type(t) is ast.Name)
         self.generic_visit(node)
@@ -416,14 +384,8 @@ class _Finder(ast.NodeVisitor):
             for key in keys:
                 self.callees_by.setdefault(key, set()).update(callees)
         for keyword in node.keywords:
-            if keyword.arg == "auxiliary_args":
-                self.auxiliary_args = True
-                break
+            self.call_keywords.add(keyword.arg)
         if self.functions:
-            if not callees.isdisjoint(_DIMENSIONS):
-                self.dimension_calls.update(keys)
-            if not callees.isdisjoint(JAX_SHAPE_NAMES):
-                self.shape_calls.update(keys)
             # functions it calls, or hands to a call (`lax.scan(step, ...)`)
             called = {a.id for a in [func, *node.args] if type(a) is ast.Name}
             if func_type is ast.Attribute and type(func.value) is ast.Name and func.value.id == "self":
@@ -435,15 +397,8 @@ class _Finder(ast.NodeVisitor):
         kind = self.s.application(node, callee)
         if kind is not None:
             self._applied(node, kind)
-        if self.functions:  # a function created per call, handed to a solver or a jit function
-            apis = names & TEMPORARY_FUNCTION_APIS if spelled else ()
-            if apis and not apis.isdisjoint(TEMPORARY_FUNCTION_BUILDERS):
-                self.seen.add(FUNCTION_PER_CALL_TO_API)  # built per call, whatever it is given
-            elif apis or func_type is ast.Attribute and func.attr == "with_preprocessing":
-                self.solver_calls.append(node)  # only a function created per call is worth lifting
-            elif any(type(a) in _MAY_BE_FUNCTIONS for a in node.args) \
-                    or any(type(k.value) in _MAY_BE_FUNCTIONS for k in node.keywords):
-                self.calls_with_functions.append(node)
+        if self.functions:
+            self.calls_in_functions.append(node)
         self.generic_visit(node)
 
     def _applied(self, node: ast.Call, kind: Kind) -> None:
@@ -454,8 +409,8 @@ class _Finder(ast.NodeVisitor):
             self.wrapped_by[id(node.args[0])] = id(node)
         if kind is Kind.JIT:
             first = node.args[0]
-            if isinstance(first, ast.Call) and self.s.last_names(first.func) & _GRADIENTS:
-                self.jit_of_gradient = True
+            if isinstance(first, ast.Call):
+                self.jitted_results_of |= self.s.last_names(first.func)
             if isinstance(first, ast.Name):
                 self.jit_wrapped.add(first.id)
                 self.applications.append((first.id, self._application(node)))
@@ -468,7 +423,7 @@ class _Finder(ast.NodeVisitor):
             if self.functions and isinstance(self.functions[-1], (ast.FunctionDef, ast.AsyncFunctionDef)):
                 self.jit_factories.add(self.functions[-1].name)
         elif kind is Kind.VMAP and isinstance(node.args[0], ast.Call) and self.s.application(node.args[0]) is Kind.JIT:
-            self.seen.add(VMAP_OF_JIT)
+            self.vmap_over_jit = True
         if kind is Kind.VMAP:
             self.vmapped = True
             self.vmapped_functions.append(node.args[0])
@@ -478,57 +433,25 @@ class _Finder(ast.NodeVisitor):
         elif kind is Kind.MAP and any(k.arg == "dims" for k in node.keywords):
             self.maps.append((node, tuple(self.functions)))
 
-    # -- the gates, once the whole file is seen -------------------------------------------------
+    # -- what the gates ask, once the whole file is seen ------------------------------------------
     def factory_sensitive(self) -> frozenset[str]:
-        """The names a factory of another module (`remote_factories`) must bear to change what `conclude`
+        """The names a factory of another module (`remote_factories`) must bear to change what a gate
         finds: those called in a loop, and the callees whose results are bound to them."""
         return frozenset(self.called_in_loops.union(*(self.assigned_calls.get(name, ()) for name in self.called_in_loops)))
 
-    def _used_per_call(self, node: ast.AST, functions: tuple = ()) -> bool:
-        """jit_in_loop._used_per_call through the wrappers around `node`: called right away, or bound
-        to a name the enclosing function only ever calls (a wrapper returned or handed on is a factory's)."""
-        key = id(node)
-        while key is not None:
-            if key in self.called:
-                return True
-            if key in self.assigned:
-                return self._only_called(self.assigned_names.get(key), functions[-1] if functions else None)
-            key = self.wrapped_by.get(key)
-        return False
+    @property
+    def jitted(self) -> bool:
+        """The file jit-compiles something: a decorated def, a wrapped name or lambda, a jit call."""
+        return bool(self.jit_decorated or self.jit_wrapped or self.jit_lambdas or self.jit_calls)
 
-    def _only_called(self, name: str | None, fn: ast.AST | None) -> bool:
-        """The reads of `name` the enclosing function's own scope makes (the accesses libcst's scope
-        records: not those of nested functions or classes) all call it, and there is one. A read in a
-        comprehension may count or not (its own scope, its first iterable the function's): True if
-        either way says so. At module level: True."""
-        if name is None or fn is None:
-            return True
-        own, inner = [], []  # whether each read calls the name
-        stack = [(child, False) for child in ([fn.body] if isinstance(fn, ast.Lambda) else fn.body)]
-        while stack:
-            node, in_comprehension = stack.pop()
-            if type(node) is ast.Name:
-                if node.id == name and type(node.ctx) is ast.Load:
-                    (inner if in_comprehension else own).append(id(node) in self.called)
-                continue
-            if isinstance(node, (*_FUNCTIONS, ast.ClassDef)):
-                continue  # a scope of its own: its reads are not the function's accesses
-            nested = in_comprehension or isinstance(node, (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp))
-            stack.extend((child, nested) for child in branches(node))
-        return bool(own) and all(own) or bool(own + inner) and all(own + inner)
-
-    def _may_pass_a_temporary(self, call: ast.Call) -> bool:
-        return any(isinstance(a, ast.Lambda) or isinstance(a, ast.Name) and a.id in self.local_functions
-                   or isinstance(a, ast.Call) and "phiml.math.jit_compile_linear" in self.s.names(a.func)
-                   for a in [*call.args, *(k.value for k in call.keywords)])
-
-    def _may_be_jitted(self, expr: ast.AST, call: ast.Call | None = None) -> bool:
+    def may_be_jitted(self, expr: ast.AST, call: ast.Call | None = None) -> bool:
         """jit.JitAnalysis.jitted_value may find `expr` jitted (`call`: the jit application it is read in)."""
         if isinstance(expr, ast.Name):
             return expr.id in self.jit_decorated or any(b != id(call) for b in self.jit_bindings.get(expr.id, ()))
         return isinstance(expr, ast.Call) and self.s.application(expr) is Kind.JIT
 
-    def _may_be_traced(self, functions) -> bool:
+    def may_be_traced(self, functions) -> bool:
+        """One of `functions` (enclosing ones) is jit-decorated or -wrapped by name, or a jitted lambda."""
         for fn in functions:
             if isinstance(fn, ast.Lambda):
                 if id(fn) in self.jit_lambdas:
@@ -537,7 +460,8 @@ class _Finder(ast.NodeVisitor):
                 return True
         return False
 
-    def _traced_functions(self) -> set:
+    @cached_property
+    def traced_functions(self) -> frozenset:
         """Jit-decorated or -wrapped functions and lambdas, and every function name they call (transitively)."""
         work = [*self.jit_decorated, *self.jit_wrapped, *self.jit_lambdas, *self.remote_traced]
         seen: set = set()
@@ -547,7 +471,34 @@ class _Finder(ast.NodeVisitor):
                 continue
             seen.add(key)
             work.extend(self.calls_by.get(key, ()))
-        return seen
+        return frozenset(seen)
+
+    @cached_property
+    def traced_flows(self) -> list[ast_traced.Function]:
+        """The analysed flows (`flows`) of a file with control flow in a traced function or a helper it
+        calls; none otherwise."""
+        return self.flows().analysed() if self.traced_functions & self.control_flow else []
+
+    @cached_property
+    def traced_condition(self) -> bool:
+        """A condition or trip count in a traced function may derive from a tracer."""
+        return any(f.traced_test() for f in self.traced_flows)
+
+    @contextlib.contextmanager
+    def flows_from(self, parameters: Callable[[ast.AST], frozenset[str]]) -> Iterator[list[ast_traced.Function]]:
+        """The flows read again from some of the roots' parameters alone (`flows(parameters)`,
+        ast_traced.Module.parameters_only); every function's parameters are put back afterwards, as
+        the other gates read them. The traced flows are read first, as the other gates read them."""
+        self.traced_flows  # noqa: B018
+        saved = {key: (function.maybe_params, function.closure) for key, function in self._functions.items()}
+        self._module.parameters_only = True
+        try:
+            yield self.flows(parameters).analysed()
+        finally:
+            self._module.parameters_only = False
+            for key, function in list(self._functions.items()):  # (reading a helper's result may read more defs)
+                function.maybe_params, function.closure = saved.get(key, (frozenset(function.params), True))
+                function.tainted  # noqa: B018 (the taint the other gates read)
 
     def _transform(self, expr: ast.AST) -> tuple[list, dict | None]:
         """The APIs a jit decorator may denote and its keywords (`@partial(jax.jit, static_argnums=0)`)."""
@@ -569,63 +520,18 @@ class _Finder(ast.NodeVisitor):
             return apis, None
         return apis, {**keywords, **{k.arg: k.value for k in call.keywords}}
 
-    def _configuration_traced(self, shapes: bool) -> bool:
-        """PML204's question: may a condition, a trip count or (`shapes`) a jax shape call's argument
-        derive from a root's parameter that may be configuration (traced.TracedAnalysis.is_config)?"""
-        with self._configuration_flows() as flows:
-            return any(f.traced_test() for f in flows) or shapes and any(f.traced_shape_argument() for f in flows)
-
-    @contextlib.contextmanager
-    def _configuration_flows(self) -> Iterator[list[ast_traced.Function]]:
-        """The flows read again from the roots' parameters that may be configuration alone
-        (ast_traced.Module.parameters_only); every function's parameters are put back afterwards, as
-        the other gates read them."""
-        saved = {key: (function.maybe_params, function.closure) for key, function in self._functions.items()}
-        self._module.parameters_only = True
-        try:
-            yield self._flows(configuration=True).analysed()
-        finally:
-            self._module.parameters_only = False
-            for key, function in list(self._functions.items()):  # (reading a helper's result may read more defs)
-                function.maybe_params, function.closure = saved.get(key, (frozenset(function.params), True))
-                function.tainted  # noqa: B018 (the taint the other gates read)
-
-    def _configurable(self, node: ast.AST) -> frozenset[str]:
-        """The parameters of a jit root that callsites.param_role may call configuration (or defaulted):
-        those with a default or a `bool`/`int`/`float`/`str`/`Literal` annotation, and those a call of it
-        here (`ast_traced.may_be_python`) or in another module (a complete one, passing a Python value)
-        may pass a Python value; every named one of a lambda, of a call with `*`/`**` arguments, or
-        where the roles are given from elsewhere."""
-        args = node.args
-        named = [*args.posonlyargs, *args.args, *args.kwonlyargs]
-        every = frozenset(a.arg for a in named)
-        if self.roles_given or isinstance(node, ast.Lambda):
-            return every
-        positional = [*args.posonlyargs, *args.args]
-        defaulted = positional[len(positional) - len(args.defaults):] + [
-            a for a, d in zip(args.kwonlyargs, args.kw_defaults) if d is not None]
-        out = {a.arg for a in defaulted} | {a.arg for a in named if ast_traced.annotation_name(a.annotation) in CONFIGURATION_ANNOTATIONS}
-        out |= self.remote_python.get(node.name, set())
-        for call, nest in self.calls_of.get(node.name, ()):  # callsites.CallSites._bind: what each call passes
-            if any(type(a) is ast.Starred for a in call.args) or any(k.arg is None for k in call.keywords):
-                return every
-            caller = self._function(nest) if nest is not None else None
-            caller = caller if caller is not None and id(call) in caller.call_ids else None
-            out.update(p.arg for p, a in zip(positional, call.args) if ast_traced.may_be_python(a, caller))
-            out.update(k.arg for k in call.keywords if ast_traced.may_be_python(k.value, caller))
-        return frozenset(out) & every
-
-    def _flows(self, configuration: bool = False) -> ast_traced.Flows:
+    def flows(self, parameters: Callable[[ast.AST], frozenset[str]] | None = None) -> ast_traced.Flows:
         """traced.py's flows of this file, on ast (ast_traced.Flows): the jit roots with the parameters
         their transforms may trace (each def its own, `@overload` stubs beside it or not).
-        `configuration`: a def's decorators trace only its parameters that may be configuration."""
+        `parameters`: a def's own transforms, and a jit of another module, trace only those of its
+        parameters this gives; traced functions of other modules seed none."""
         roots: dict[int, tuple[ast.AST, frozenset[str]]] = {}
         fields: dict[int, dict[str, frozenset[str]]] = {}  # filter_jit roots: parameter -> its class's static fields
         field_less: set[int] = set()  # roots some other transform applies to too: no fields
         must: dict[int, frozenset[str]] = {}  # jit-decorated defs: the parameters certainly traced
 
         def add(node, transforms) -> None:
-            every = frozenset(self._function(node).params)
+            every = frozenset(self.function(node).params)
             shared = not isinstance(node, ast.Lambda) and len(self.nodes_by_key.get(node.name, ())) > 1
             maybe = set()
             for apis, keywords in transforms:
@@ -646,10 +552,10 @@ class _Finder(ast.NodeVisitor):
             add(node, transforms)
             if not isinstance(node, ast.Lambda):  # (a def's transforms here are its decorators)
                 must[id(node)] = ast_traced.direct_traced(node, transforms)
-            if configuration:  # callsites.py: the calls of a decorated def are what `_configurable` reads
-                roots[id(node)] = (node, roots[id(node)][1] & self._configurable(node))
+            if parameters is not None:
+                roots[id(node)] = (node, roots[id(node)][1] & parameters(node))
         for name, transform in self.applications:  # (evidence: the calls of what the application is bound to)
-            for node in self._defs(name):
+            for node in self.defs(name):
                 add(node, [transform])
         # Traced from another module (jit.JitAnalysis._add_remote): applied a jit there, with the static
         # arguments it keeps; or called from a traced function there, with what those calls pass (a
@@ -657,29 +563,30 @@ class _Finder(ast.NodeVisitor):
         seeds: dict[int, tuple[ast.AST, frozenset[str]]] = {}
         remote: set[int] = set()
         for trace in self.remote_traces:
-            for node in self._defs(trace.function.rsplit(".", 1)[-1]):
+            for node in self.defs(trace.function.rsplit(".", 1)[-1]):
                 remote.add(id(node))
-                every = frozenset(self._function(node).params)
+                every = frozenset(self.function(node).params)
                 field_less.add(id(node))
                 fields.pop(id(node), None)
                 if trace.how == "wrapped":
                     maybe = every if trace.static is None else every - set(trace.static)
-                    maybe = maybe & self._configurable(node) if configuration else maybe
+                    maybe = maybe & parameters(node) if parameters is not None else maybe
                     roots[id(node)] = (node, roots.get(id(node), (node, frozenset()))[1] | maybe)
                     continue
-                maybe = frozenset() if configuration else every & {p.name for p in trace.params if p.trace != "static"}
+                maybe = frozenset() if parameters is not None else every & {p.name for p in trace.params if p.trace != "static"}
                 if id(node) in roots:
                     roots[id(node)] = (node, roots[id(node)][1] | maybe)
                 else:
                     seeds[id(node)] = (node, seeds.get(id(node), (node, frozenset()))[1] | maybe)
         for key in remote & must.keys():
             must[key] = frozenset()  # traced from elsewhere too: which context traced.py reads is not known
-        return ast_traced.Flows(roots, self._function, self._defs, fields, seeds, must)
+        return ast_traced.Flows(roots, self.function, self.defs, fields, seeds, must)
 
-    def _defs(self, name: str) -> list[ast.AST]:
+    def defs(self, name: str) -> list[ast.AST]:
+        """The defs of the file named `name`, at any depth."""
         return [n for n in self.nodes_by_key.get(name, ()) if not isinstance(n, ast.Lambda)]
 
-    def _function(self, node: ast.AST) -> ast_traced.Function:
+    def function(self, node: ast.AST) -> ast_traced.Function:
         """The `ast_traced.Function` of a def or lambda, read with the whole nest it belongs to."""
         root = node
         while self.enclosing.get(id(root)) is not None:
@@ -689,31 +596,7 @@ class _Finder(ast.NodeVisitor):
             self._functions.update((id(f.node), f) for f in self._nests[id(root)])
         return self._functions[id(node)]
 
-    def _branch_under_vmap(self) -> bool:
-        """A `lax.cond`/`lax.switch` call in a vmapped function or in a function it names (its helpers,
-        the branches it hands on), as cond_under_vmap.py follows them."""
-        if self.vmap_by_keyword:
-            return True
-        work: list[ast.AST] = []
-        for target in self.vmapped_functions:  # jit.functions_denoted: a lambda, or a name bound only to defs
-            if isinstance(target, _FUNCTIONS):
-                work.append(target)
-            elif isinstance(target, ast.Name):
-                work += self._defs(target.id)
-        seen: set[int] = set()
-        while work:
-            fn = work.pop()
-            if id(fn) in seen:
-                continue
-            seen.add(id(fn))
-            for node in own_nodes(fn):
-                if isinstance(node, ast.Name):
-                    work += self._defs(node.id)
-                elif id(node) in self.branch_calls:
-                    return True
-        return False
-
-    def _traced_nest(self, keys: set) -> list:
+    def traced_nest(self, keys: set) -> list:
         """`ast_traced.Function`s of the functions with these keys and of those nested in them; each
         nest is read from its outermost function, so a nested def sees the names around it."""
         nodes = {id(n): n for key in keys for n in self.nodes_by_key.get(key, ())}
@@ -725,7 +608,7 @@ class _Finder(ast.NodeVisitor):
             roots[id(root)] = root
         out = []
         for root in roots.values():
-            self._function(root)  # reads the nest
+            self.function(root)  # reads the nest
             out.extend(f for f in self._nests[id(root)] if f.inside(nodes))
         return out
 
@@ -736,71 +619,10 @@ class _Finder(ast.NodeVisitor):
         # holds the module, and a cycle would keep the file's whole tree alive until the collector's
         # next pass found it (runner._one_file).
         finder = weakref.ref(self)
-        module.function_of = lambda node: finder()._function(node)
+        module.function_of = lambda node: finder().function(node)
         return module
 
-    def conclude(self) -> set[str]:
-        for call, functions, in_loop in self.jit_calls:
-            if (functions or in_loop) and self._used_per_call(call, functions):
-                self.seen.add(JIT_BUILT_PER_CALL)
-            if self._may_be_jitted(call.args[0], call) or self._may_be_traced(functions):
-                self.seen.add(JIT_OF_JITTED)
-        if any(self._may_be_traced(functions) for functions in self.nested_jit_defs):
-            self.seen.add(JIT_OF_JITTED)
-        if self.nested_jit_defs:
-            self.seen.add(NESTED_JIT_DEF)
-        if any((self._may_be_jitted(call.func) or isinstance(call.func, ast.Name) and call.func.id in self.custom_gradients)
-               and self._may_pass_a_temporary(call) for call in self.calls_with_functions) \
-                or any(map(self._may_pass_a_temporary, self.solver_calls)):
-            self.seen.add(FUNCTION_PER_CALL_TO_API)
-        traced = self._traced_functions()
-        if traced & self.control_flow:  # control flow in a traced function or a helper it calls
-            self.seen.add(TRACED_CONTROL_FLOW)
-            flows = self._flows().analysed()
-            if any(f.traced_test() for f in flows):
-                self.seen.add(TRACED_CONDITION)
-            if any(f.long_loop() for f in flows):
-                self.seen.add(LONG_TRACED_LOOP)
-        shapes = bool(traced & self.shape_calls)
-        if (shapes or TRACED_CONDITION in self.seen) and self._configuration_traced(shapes):
-            self.seen.add(CONFIGURATION_TRACED)
-        if traced & self.dimension_calls:
-            self.seen.add(TRACED_DIMENSION_CALL)
-        if self.auxiliary_args and (self.jit_decorated or self.jit_calls or self.custom_gradients or self.custom_gradient_decorated):
-            self.seen.add(AUXILIARY_ARGS)
-        factories = self.jit_factories | self.remote_factories  # (the one use of remote_factories: factory_sensitive)
-        if self.called_in_loops & (self.jit_decorated | self.jit_bindings.keys() | factories) or any(
-                self.assigned_calls.get(name, set()) & factories for name in self.called_in_loops):
-            self.seen.add(JIT_CALLED_IN_LOOP)
-        if traced & self.effects and any(f.side_effect() for f in self._traced_nest(traced & self.effects)):
-            self.seen.add(TRACED_SIDE_EFFECT)
-        traced_callees = set().union(*(self.callees_by.get(k, ()) for k in traced))
-        jitted = bool(self.jit_decorated or self.jit_wrapped or self.jit_lambdas or self.jit_calls)
-        if traced_callees & (_NETWORK_CALLS | self.networks) or jitted and "update_weights" in self.callees:
-            self.seen.add(TRACED_NETWORK)
-        if traced_callees & _GRADIENTS or self.jit_of_gradient:
-            self.seen.add(TRACED_GRADIENT)
-        if jitted and "SolveTape" in self.callees:
-            self.seen.add(SOLVE_TAPE_WITH_JIT)
-        if self.custom_gradients or self.custom_gradient_decorated:
-            self.seen.add(CUSTOM_GRADIENT)
-        if self.jitted_methods:
-            self.seen.add(JITTED_METHOD)
-        if self.vmapped and self.branches and self._branch_under_vmap():
-            self.seen.add(VMAP_AND_BRANCH)
-        for call, functions in self.maps:
-            if self._may_be_jitted(call.args[0]) or self._may_be_traced(functions):
-                self.seen.add(MAP_OF_JITTED)
-        return self.seen
 
-
-
-_MAY_BE_FUNCTIONS = frozenset({ast.Lambda, ast.Name, ast.Call})  # arguments that may be a function made per call
-_NETWORKS = frozenset({"mlp", "u_net", "conv_net", "res_net", "conv_classifier", "invertible_net"})
-_NETWORK_CALLS = frozenset({"native_call", "update_weights"})
-_GRADIENTS = frozenset({"gradient", "jacobian", "hessian"})
-# The decorators whose nested defs PML101 lifts (custom_derivative._DERIVATIVES): bare, not called.
-_DERIVATIVES = frozenset({"jax.custom_vjp", "jax.custom_jvp"})
 
 @dataclass(frozen=True)
 class Identifiers:
@@ -863,7 +685,7 @@ _IDENTIFYING = frozenset({ast.Name, ast.Attribute, ast.Import, ast.ImportFrom, a
 
 
 def _factory_sensitive_of(kids: dict) -> frozenset[str]:
-    """`_Finder.factory_sensitive` without its walk, from the branches the summary's walk computed
+    """`SyntaxFacts.factory_sensitive` without its walk, from the branches the summary's walk computed
     (`kids`, breadth first): the names called anywhere below a loop or a comprehension (the walk's
     `loops`), and the callees whose results `x = f(...)` binds to them."""
     assigned: dict[str, set[str]] = {}
@@ -897,8 +719,8 @@ def _factory_sensitive_of(kids: dict) -> frozenset[str]:
 
 
 class Syntax:
-    """What a rule's gate (`Codemod.ast_gate`) may ask of a file: the candidates found, and its
-    identifiers (computed only if some gate reads them)."""
+    """What a rule's gate (`Codemod.ast_gate`) may ask of a file: the facts of its walk (`facts`), and
+    its identifiers (computed only if some gate reads them)."""
 
     def __init__(self, tree: ast.Module, spelling: _Spelling, project=None, roles_given: bool = False,
                  kids: dict | None = None, source: bytes | None = None, loads: list | None = None) -> None:
@@ -906,18 +728,20 @@ class Syntax:
         self._kids, self._source, self._loads = kids, source, loads
 
     @cached_property
-    def _walked(self) -> _Finder:
-        finder = _Finder(self._spelling, self._project, self._tree, self._roles_given, self._kids)
+    def _walked(self) -> SyntaxFacts:
+        finder = SyntaxFacts(self._spelling, self._project, self._tree, self._roles_given, self._kids)
         finder.visit(self._tree)
         return finder
 
-    @cached_property
-    def candidates(self) -> frozenset[str]:
-        return frozenset() if self.spells_no_api else frozenset(self._walked.conclude())
+    @property
+    def facts(self) -> SyntaxFacts | None:
+        """What the walk found, for the gates to read; None in a file none of whose spellings can
+        denote an API (`spells_no_api`): there is nothing for a gate on jit, vmap or gradients to find."""
+        return None if self.spells_no_api else self._walked
 
     @cached_property
     def spells_no_api(self) -> bool:
-        """No candidate can be found without a walk: every candidate starts from a spelling that
+        """No gate's fact can be found without a walk: every one starts from a spelling that
         denotes an API of the table (`_may_spell_an_api`: none of the file's imports reaches one, or
         none of its reads spells one), from `.with_preprocessing(...)`, or from the traces and
         factories of other modules."""
@@ -949,7 +773,7 @@ class Syntax:
         return False
 
     def _may_call_with_preprocessing(self) -> bool:
-        """`x.with_preprocessing(...)`, a solver call by its own name (`_Finder.visit_Call`), in the
+        """`x.with_preprocessing(...)`, a solver call by its own name (`SyntaxFacts.visit_Call`), in the
         source as CPython reads its names (CPython reads `ｗ` as `w`; a `# coding: utf-7` file spells
         `_` as `+AF8-`)."""
         return b"with_preprocessing" in words_text(self._source)
@@ -957,7 +781,7 @@ class Syntax:
     @property
     def factory_sensitive(self) -> frozenset[str] | None:
         """The names whose being a jit factory of another module could change a gate
-        (_Finder.factory_sensitive); None: any name might (not walked, and no branches at hand)."""
+        (SyntaxFacts.factory_sensitive); None: any name might (not walked, and no branches at hand)."""
         if not self.spells_no_api:
             return self._walked.factory_sensitive()
         return _factory_sensitive_of(self._kids) if self._kids else None
@@ -965,7 +789,7 @@ class Syntax:
     @cached_property
     def identifiers(self) -> Identifiers:
         if self.spells_no_api and self._kids:
-            # Not walked for candidates: read off the branches the summary's walk computed, each
+            # Not walked for facts: read off the branches the summary's walk computed, each
             # node after its parent (breadth first), as `_IdentifierSink` needs them.
             sink = _IdentifierSink(self._spelling)
             for branches_of_one in self._kids.values():
@@ -982,7 +806,7 @@ class Syntax:
 
     def defs(self, name: str) -> list[ast.FunctionDef | ast.AsyncFunctionDef]:
         """The defs of the file named `name`, at any depth."""
-        return self._walked._defs(name)
+        return self._walked.defs(name)
 
     @property
     def decorated(self) -> list[ast.FunctionDef | ast.AsyncFunctionDef]:
@@ -1022,11 +846,6 @@ def syntax_of(source: bytes, project=None, tree: ast.Module | None = None, roles
     return Syntax(tree, spelling, project, roles_given, kids, source, loads)
 
 
-def has_candidates(source: bytes) -> bool:
-    syntax = syntax_of(source)
-    return syntax is None or bool(syntax.candidates)
-
-
 def filter_codemods(source: bytes, codemods: list, project=None, tree: ast.Module | None = None,
                     roles_given: bool = False, package: str = "") -> list:
     """The codemods whose gate holds on `source` (rules without a gate always pass). `project`: the
@@ -1043,13 +862,5 @@ def filter_codemods(source: bytes, codemods: list, project=None, tree: ast.Modul
 
 
 def has_gate(codemod) -> bool:
-    return bool(codemod.GATE) or _own_gate(codemod)
-
-
-def gates_on_candidates_alone(codemod) -> bool:
-    """Its gate is the default one on GATE: a file with no candidate (one not walked) fails it."""
-    return bool(codemod.GATE) and not _own_gate(codemod)
-
-
-def _own_gate(codemod) -> bool:
+    """The rule has a gate of its own (`Codemod.ast_gate`); the default lets every file through."""
     return codemod.ast_gate.__func__ is not Codemod.ast_gate.__func__

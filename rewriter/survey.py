@@ -21,7 +21,7 @@ from .analysis.positions import statement_outline
 from .codemod import Codemod
 from .engine import TriggerWords
 from .notebooks import is_notebook
-from .prefilter import gates_on_candidates_alone, has_gate, parse, syntax_of
+from .prefilter import has_gate, parse, syntax_of
 from .project.index import summarize_file
 from .project.world import file_package
 from .project.summary import Summary
@@ -97,17 +97,14 @@ def _first_pass(source: bytes, codemods: Sequence[type[Codemod]], tree, kids: di
     # most of a file's words are absent, and each absent word is a search of the whole file): with
     # them, the rule passes; without, one that facts of factories elsewhere could enable waits for them.
     # In a file whose imports or reads spell no API the walk is not paid (Syntax.spells_no_api): a
-    # gate on candidates alone fails there, whatever the words; the words of the others come first,
-    # or a gate that reads the identifiers (the migration rules') would walk it for nothing.
+    # gate on the walk's facts fails there at once, whatever the words; the words come first, or a
+    # gate that reads the identifiers (the migration rules') would walk it for nothing.
     unwalked = syntax.spells_no_api
     passed: list[str] = []
     factory_pass: list[str] = []
     for c in codemods:
-        if unwalked:
-            if gates_on_candidates_alone(c):
-                continue  # no candidate without a walk, whatever the words
-            if not words.wanted(c) and "factories" not in c.PROJECT_FACTS:
-                continue
+        if unwalked and (c.READS_FACTS or not words.wanted(c) and "factories" not in c.PROJECT_FACTS):
+            continue
         if not c.ast_gate(syntax):
             continue
         if words.wanted(c):

@@ -11,6 +11,7 @@ import libcst as cst
 import pytest
 
 from codemods._control_flow import own_nodes
+from codemods.static_count_argument import _configurable_on_ast
 from rewriter.analysis import ModuleAnalysis
 from rewriter.analysis.static_names import JAX_SHAPES, size_arguments
 from rewriter.engine import process_source
@@ -28,7 +29,7 @@ def _maybe_by_line(source: str) -> dict[int, list[bool]]:
     call sites pass)."""
     syntax = syntax_of(source.encode())
     out: dict[int, list[bool]] = {}
-    for function in syntax._walked._flows().analysed():
+    for function in syntax._walked.flows().analysed():
         for test, narrowed in function.tests:
             out.setdefault(test.lineno, []).append(function.maybe_at(test, narrowed))
     return out
@@ -69,7 +70,8 @@ def _configuration_maybe_by_line(source: str) -> dict[int, list[bool]]:
     of each condition, trip count and call argument starting there."""
     syntax = syntax_of(source.encode())
     out: dict[int, list[bool]] = {}
-    with syntax._walked._configuration_flows() as flows:
+    facts = syntax._walked
+    with facts.flows_from(lambda node: _configurable_on_ast(facts, node)) as flows:
         for function in flows:
             for test, narrowed in function.tests:
                 out.setdefault(test.lineno, []).append(function.maybe_at(test, narrowed))

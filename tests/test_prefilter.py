@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from rewriter.engine import Settings, process_source, wanted_codemods
-from rewriter.prefilter import filter_codemods, has_candidates
+from rewriter.prefilter import filter_codemods, syntax_of
 from rewriter.registry import all_codemods
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -47,7 +47,17 @@ def test_files_with_findings_pass_the_prefilter(path: Path):
     (b"import numpy as np\ndef f(x, g):\n    return g.preprocessed(lambda y: y)\n", False),
 ])
 def test_prefilter_decisions(source: bytes, expected: bool):
-    assert has_candidates(source) is expected
+    assert _gates_pass(source) is expected
+
+
+def _gates_pass(source: bytes) -> bool:
+    """Some rule whose gate reads the walk's facts passes it (a file `ast` cannot read always passes)."""
+    syntax = syntax_of(source)
+    return syntax is None or any(c.ast_gate(syntax) for c in all_codemods() if c.READS_FACTS)
+
+
+def _passing(syntax) -> list[str]:
+    return [c.CODE for c in all_codemods() if c.READS_FACTS and c.ast_gate(syntax)]
 
 
 @pytest.mark.parametrize("path", SOURCES, ids=lambda p: str(p.relative_to(ROOT)))
@@ -98,12 +108,12 @@ def test_the_pre_filter_walks_the_branches_the_summary_read():
     try:
         prefilter.branches = lambda node: asked.append(node) or original(node)
         shared = prefilter.syntax_of(source, None, tree, kids=kids)
-        shared.candidates  # noqa: B018
+        passing = _passing(shared)
         assert asked == []
     finally:
         prefilter.branches = original
     alone = prefilter.syntax_of(source)
-    assert shared.candidates == alone.candidates and shared.candidates
+    assert passing == _passing(alone) and passing
     assert shared.identifiers == alone.identifiers
 
 
@@ -134,9 +144,9 @@ def test_the_survey_searches_the_words_of_the_rules_its_pre_filter_lets_through(
 
 
 def test_the_survey_searches_no_word_of_a_candidate_gated_rule_in_a_file_it_does_not_walk(searched):
-    """A file whose reads spell no API has no candidate: a rule whose gate is candidates alone (PML507:
-    `lax.cond` under `vmap`) cannot pass there, and its words are not searched (`switch`, after `vmap`
-    is found and `cond` is not); what passes is what the words and the pre-filter say together."""
+    """A file whose reads spell no API has no facts: a rule whose gate reads them (PML507: `lax.cond`
+    under `vmap`) cannot pass there, and its words are not searched (`switch`, after `vmap` is found
+    and `cond` is not); what passes is what the words and the pre-filter say together."""
     from rewriter import engine, survey
 
     source = b"import numpy as np\n\n\ndef f(x, auxiliary_args=None):  # vmap\n    return np.sum(x)\n"
@@ -170,15 +180,15 @@ def test_which_imports_may_spell_an_api(imports, stars, expected):
 
 
 def test_a_file_whose_imports_reach_no_api_is_not_walked(monkeypatch):
-    """Its candidates are none without a walk, and a rule that reads its identifiers (a migration rule)
+    """It has no facts without a walk, and a rule that reads its identifiers (a migration rule)
     reads them off the summary's walk; a factory elsewhere called here in a loop has it judged again,
     walked, one under another name does not."""
     from rewriter import prefilter, survey
     from rewriter.analysis.facts import FileFacts, RemoteFactory
 
     walks = []
-    visit = prefilter._Finder.visit
-    monkeypatch.setattr(prefilter._Finder, "visit", lambda self, node: (walks.append(node) if node.__class__ is ast.Module else None) or visit(self, node))
+    visit = prefilter.SyntaxFacts.visit
+    monkeypatch.setattr(prefilter.SyntaxFacts, "visit", lambda self, node: (walks.append(node) if node.__class__ is ast.Module else None) or visit(self, node))
     source = b"import numpy as np\n\ndef f(x):\n    for i in range(3):\n        x = step(x)  # jit\n    return x\n"
     codemods = list(all_codemods())
     found = survey.survey(("m.py", source, codemods))
@@ -227,14 +237,21 @@ def test_a_file_whose_reads_spell_no_api_is_not_walked(source, unwalked):
     syntax = _surveyed_syntax(source)
     assert syntax.spells_no_api is unwalked
     if unwalked:
-        assert syntax._walked.conclude() == set()
+        assert _passing_when_walked(syntax) == []
+
+
+def _passing_when_walked(syntax) -> list[str]:
+    """The rules whose gates read facts that pass on the facts a full walk of the file finds, even
+    where the survey does not walk it."""
+    syntax.__dict__["spells_no_api"] = False  # (a cached property: `facts` is the walk's from here on)
+    return _passing(syntax)
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("package", ["phiml", "phi", "equinox", "diffrax", "jax"])
 def test_files_whose_imports_reach_no_api_have_no_candidate(package):
     """Syntax.spells_no_api's promise, on every file of the installed packages: a full walk of such a
-    file resolves no spelling to an API (other than functools.partial) and concludes no candidate;
+    file resolves no spelling to an API (other than functools.partial) and passes no gate that reads facts;
     judged on its imports alone, and on its reads (as the survey judges it)."""
     import importlib.util
 
@@ -257,7 +274,7 @@ def test_files_whose_imports_reach_no_api_have_no_candidate(package):
             by_reads += 1
         unwalked += 1
         finder = syntax._walked
-        assert finder.conclude() == set(), path
+        assert _passing_when_walked(syntax) == [], path
         resolved = [t for t, apis in finder.s._apis.items() if any(a.kind is not Kind.PARTIAL for a in apis)]
         assert resolved == [], path
     assert unwalked and by_reads  # (each package has files that import jax or phiml and spell none of their APIs)

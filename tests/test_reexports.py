@@ -488,12 +488,11 @@ def test_the_ast_mirror_reads_a_relative_shape_call_as_static():
     """ast_traced reads `batch` through the relative import as the libcst analysis does: the jit function
     is found (control flow in a traced function), and its `if` on a Shape is no condition that may be a
     tracer; one on a tensor is."""
-    from rewriter import prefilter
-
     shape_only = (b"from ..math import batch, jit_compile\n\n@jit_compile\ndef f(u, v):\n"
                   b"    if batch(u) & batch(v):\n        v = v * 2\n    return v\n")
-    syntax = syntax_of(shape_only, package="phi.physics")
-    assert prefilter.TRACED_CONTROL_FLOW in syntax.candidates and prefilter.TRACED_CONDITION not in syntax.candidates
+    facts = syntax_of(shape_only, package="phi.physics").facts
+    assert facts.traced_functions & facts.control_flow and not facts.traced_condition
     tensor = shape_only.replace(b"batch(u) & batch(v)", b"(u > 0).all")
-    assert prefilter.TRACED_CONDITION in syntax_of(tensor, package="phi.physics").candidates
-    assert not syntax_of(tensor).candidates  # alone, `..math` names nothing: no jit function
+    assert syntax_of(tensor, package="phi.physics").facts.traced_condition
+    alone = syntax_of(tensor).facts
+    assert alone is None or not alone.traced_functions  # alone, `..math` names nothing: no jit function

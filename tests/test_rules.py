@@ -196,7 +196,7 @@ def _conforms(value, hint) -> bool:
 
 @pytest.mark.parametrize("codemod", all_codemods(), ids=lambda c: c.CODE)
 def test_rule_attributes_have_their_declared_types(codemod):
-    """What a rule declares (CODE, SAFETY, EXAMPLES, TRIGGERS, GATE...) is of the type Codemod annotates:
+    """What a rule declares (CODE, SAFETY, EXAMPLES, TRIGGERS, READS_FACTS...) is of the type Codemod annotates:
     a string where a tuple is meant (`TRIGGERS = ("jit",)` read as letters) fails here, not in a run."""
     namespace = vars(sys.modules[Codemod.__module__])  # Codemod's own annotations, not its libcst bases'
     hints = {name: eval(hint, namespace) if isinstance(hint, str) else hint for name, hint in Codemod.__annotations__.items()}
