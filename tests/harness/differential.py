@@ -65,8 +65,10 @@ def inputs(dest: Path, fuzz: int = 0, trees: tuple[Path, ...] = ()) -> list[Path
         for i, source in enumerate(fuzz_programs(fuzz)):
             _copy_bytes(source, programs / f"fuzz_{i:04d}.py")
         out.append(programs)
-    for tree in trees:
+    for i, tree in enumerate(trees):
         target = dest / f"tree-{tree.name}"
+        if target.exists():  # two trees of one name (a package, and its copy in another corpus)
+            target = dest / f"tree-{tree.name}-{i}"
         shutil.copytree(tree, target, symlinks=True, ignore=shutil.ignore_patterns(".git", "__pycache__", "*.pyc"))
         out.append(target)
     return out
@@ -93,16 +95,20 @@ def fuzz_programs(count: int) -> list[bytes]:
 
 def run(revision: Path, tree: Path, work: Path) -> Outcome:
     """`revision`'s command line over a fresh copy of `tree`: findings in `--check`, files from `--in-place`."""
-    copy = work / "copy"
-    if copy.exists():
-        shutil.rmtree(copy)
+    copy = work / "tree" / tree.name  # (its own name: a package's relative imports and paths as in the original)
+    if copy.parent.exists():
+        shutil.rmtree(copy.parent)
     shutil.copytree(tree, copy, symlinks=True)
+    # Run from an empty folder: `-m` puts the working folder first on sys.path, where a tree named like a
+    # module of the standard library (`copy`, a package's own `math`) would shadow it.
+    empty = work / "cwd"
+    empty.mkdir(exist_ok=True)
     env = {**os.environ, "PYTHONPATH": str(revision), "PYTHONHASHSEED": "0"}
     common = [sys.executable, "-m", "rewriter.cli", "check", "--no-cache", "--no-progress", "--unsafe-fixes",
               "--output-format", "json", "--jobs", "1"]
-    checked = _json(subprocess.run([*common, str(copy)], capture_output=True, env=env, cwd=work, check=False))
+    checked = _json(subprocess.run([*common, str(copy)], capture_output=True, env=env, cwd=empty, check=False))
     before = _files(copy)
-    _json(subprocess.run([*common, "--in-place", str(copy)], capture_output=True, env=env, cwd=work, check=False))
+    _json(subprocess.run([*common, "--in-place", str(copy)], capture_output=True, env=env, cwd=empty, check=False))
     after = _files(copy)
     findings = tuple(sorted(
         (os.path.relpath(f["path"], copy), f.get("cell") or 0, f["span"]["line"], f["span"]["column"], f["code"],
