@@ -12,6 +12,20 @@ from rewriter.findings import Severity
 
 _LIBRARIES = ("phiml.math.", "jax.numpy.", "jax.lax.", "jax.nn.", "torch.", "tensorflow.", "numpy.")
 
+def traced_condition_gate(syntax) -> bool:
+    """PML201-PML203's gate: a condition or trip count may derive from a tracer (ast_traced) in a function
+    a compiler that fails on Python control flow may trace (`rewritable`), or in a helper it reaches."""
+    facts = syntax.facts
+    if facts is None or not facts.traced_flows:
+        return False
+    keys = facts.traced_under(_fails_on_control_flow)
+    return any(facts.inside(f.node, keys) and f.traced_test() for f in facts.traced_flows)
+
+
+def _fails_on_control_flow(compiler: compilers.Compiler) -> bool:
+    return compiler.fails_on_control_flow
+
+
 def consequence(flow: FunctionFlow, what: str) -> str:
     """What a Python `if`/loop on a tracer does under this flow's compiler, in a few words (measured on
     every backend: rewriter/analysis/compilers.py); `what` is "branch" or "trip count"."""

@@ -195,6 +195,12 @@ class CallCollector(Codemod):
         return out
 
 
+def _denotes_a_source(name: str, sources: frozenset[str]) -> bool:
+    """A qualified name, or a prefix of it of two parts or more, is one of `sources` (normalised)."""
+    parts = normalise(name).split(".")
+    return any(".".join(parts[:i]) in sources for i in range(2, len(parts) + 1))
+
+
 def int_literal(node: ast.AST) -> bool:
     """An int written as a literal (libcst's `Integer`; `True` and `-1` are not)."""
     return isinstance(node, ast.Constant) and type(node.value) is int
@@ -224,14 +230,20 @@ class TableMigration(CallCollector):
         identifiers = syntax.identifiers
         if cls._gate_names().isdisjoint(identifiers.names):
             return False
-        if identifiers.star_imports:
-            return True
         sources = cls._gate_sources()
-        for name in identifiers.qualified:
-            name = normalise(name)
-            parts = name.split(".")
-            if any(".".join(parts[:i]) in sources for i in range(2, len(parts) + 1)):
-                return True
+        if any(_denotes_a_source(name, sources) for name in identifiers.qualified):
+            return True
+        if identifiers.star_imports:  # `star_name`: through the last `*` import that exports the chain's root
+            for text in identifiers.unimported_chains | identifiers.names:
+                head, _, rest = text.partition(".")
+                for module in reversed(identifiers.star_modules):
+                    if module not in STAR:
+                        break  # its exports are not known: it may bind the root, to anything
+                    target = STAR[module].get(head)
+                    if target:
+                        if _denotes_a_source(target + ("." + rest if rest else ""), sources):
+                            return True
+                        break
         return False
 
     @classmethod

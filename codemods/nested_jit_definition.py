@@ -1,9 +1,12 @@
 """PML102 nested-jit-definition."""
 from __future__ import annotations
 
+import ast
+
 import libcst as cst
 
 from rewriter.analysis.apis import Kind
+from rewriter.analysis.ast_names import branches
 from rewriter.analysis.captures import captures
 from rewriter.analysis.structure import enclosing_function, top_level_statement
 from rewriter.analysis.syntax import spelled_transform
@@ -98,9 +101,14 @@ class NestedJitDefinition(Codemod):
 
     @classmethod
     def ast_gate(cls, syntax) -> bool:
-        """A def with one jit decorator nested in a function."""
+        """A def with one jit decorator, a statement of the body of the def around it (not under a
+        condition or in a loop), bound once there by name and only called there, and read somewhere:
+        `_check`'s conditions on CPython's ast, each as a superset (reads in nested scopes may be of
+        another binding: they count as reads, never as escapes)."""
         facts = syntax.facts
-        return facts is not None and bool(facts.nested_jit_defs)
+        return facts is not None and any(
+            functions and isinstance(functions[-1], (ast.FunctionDef, ast.AsyncFunctionDef))
+            and _lifted_candidate(facts, node, functions[-1]) for node, functions in facts.nested_jit_defs)
 
     def __init__(self, file) -> None:
         super().__init__(file)
@@ -180,3 +188,41 @@ class NestedJitDefinition(Codemod):
         self.report(node.name, message,
                     edits=[InsertBefore(anchor, (lifted,)), Replace(outer.body, body)],
                     fix_description=f"move it to module level as `{lifted_name}`")
+
+
+def _lifted_candidate(facts, node: ast.AST, outer: ast.AST) -> bool:
+    """`node` is a statement of `outer`'s body, `outer`'s own scope binds its name once (a def, a class
+    or an assignment's target), every read of the name there calls it, and the name is read somewhere
+    in `outer`."""
+    if not any(statement is node for statement in outer.body):
+        return False
+    name = node.name
+    bindings = 0
+    read = False
+    stack: list[tuple[ast.AST, bool]] = [(statement, True) for statement in outer.body]
+    while stack:
+        current, own = stack.pop()
+        kind = type(current)
+        if kind is ast.Name:
+            if current.id == name:
+                if type(current.ctx) is ast.Store:
+                    bindings += own
+                elif type(current.ctx) is ast.Load:
+                    read = True
+                    if own and id(current) not in facts.called:
+                        return False  # returned, stored or passed on: a jit factory
+            continue
+        if kind in (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef):
+            bindings += own and current.name == name
+            # its decorators, defaults and bases are read in this scope; its body is a scope of its own
+            outside = [*current.decorator_list, *(current.bases if kind is ast.ClassDef else
+                                                  [*current.args.defaults, *current.args.kw_defaults])]
+            stack.extend((child, own) for child in outside if child is not None)
+            stack.extend((child, False) for child in current.body)
+            continue
+        if kind is ast.AnnAssign and current.value is None:
+            stack.append((current.annotation, own))  # `step: T` alone binds nothing
+            continue
+        inner = kind in (ast.Lambda, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
+        stack.extend((child, own and not inner) for child in branches(current))
+    return bindings == 1 and read

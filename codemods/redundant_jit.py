@@ -198,7 +198,7 @@ class RedundantJit(Codemod):
             return False
         return facts.stacked_jits \
             or any(facts.may_be_jitted(call.args[0], call) or facts.may_be_traced(functions) for call, functions, _ in facts.jit_calls) \
-            or any(facts.may_be_traced(functions) for functions in facts.nested_jit_defs)
+            or any(facts.may_be_traced(functions) for _, functions in facts.nested_jit_defs)
 
     def __init__(self, file) -> None:
         super().__init__(file)

@@ -5,7 +5,7 @@ import ast
 
 import libcst as cst
 
-from rewriter.analysis import ast_traced
+from rewriter.analysis import ast_traced, compilers
 from rewriter.analysis.apis import Kind
 from rewriter.analysis.callsites import ParamRole, Role
 from rewriter.analysis.jit import JitContext
@@ -149,7 +149,16 @@ class StaticCountArgument(Codemod):
         shapes = any(not facts.callees_by.get(key, frozenset()).isdisjoint(JAX_SHAPE_NAMES) for key in traced)
         if not (shapes or facts.traced_condition):
             return False
-        with facts.flows_from(lambda node: _configurable_on_ast(facts, node)) as flows:
+        def parameters(node: ast.AST) -> frozenset[str]:
+            """A root's configuration parameters, none where every transform of its own keeps Python
+            scalars Python values (`torch.jit.script`, `tf.function`: Scalars) and no other module traces it."""
+            own = facts.transforms.get(id(node))
+            if own is not None and (isinstance(node, ast.Lambda) or node.name not in facts.remote_traced) \
+                    and not any(facts.may_be_compiled(t, _traces_scalars) for t in own[1]):
+                return frozenset()
+            return _configurable_on_ast(facts, node)
+
+        with facts.flows_from(parameters) as flows:
             return any(f.traced_test() for f in flows) or shapes and any(f.traced_shape_argument() for f in flows)
 
     def leave_Module(self, original_node: cst.Module) -> None:
@@ -331,3 +340,7 @@ def _configurable_on_ast(facts, node: ast.AST) -> frozenset[str]:
         out.update(p.arg for p, a in zip(positional, call.args) if ast_traced.may_be_python(a, caller))
         out.update(k.arg for k in call.keywords if ast_traced.may_be_python(k.value, caller))
     return frozenset(out) & every
+
+
+def _traces_scalars(compiler: compilers.Compiler) -> bool:
+    return compiler.traces_scalars

@@ -11,7 +11,7 @@ from rewriter.emit.loops import (bound_constant, carried, carry_agreement, check
 from rewriter.findings import Safety, Severity
 
 from ._control_flow import (CONCRETIZED, block_statements, emitter, needs_conversion, traced_message, traced_nodes,
-                            traced_test_inside)
+                            traced_condition_gate, traced_test_inside)
 
 
 class TracedFor(Codemod):
@@ -160,9 +160,7 @@ class TracedFor(Codemod):
 
     @classmethod
     def ast_gate(cls, syntax) -> bool:
-        """A condition or trip count in a traced function may derive from a tracer (ast_traced)."""
-        facts = syntax.facts
-        return facts is not None and facts.traced_condition
+        return traced_condition_gate(syntax)
 
     def leave_Module(self, original_node: cst.Module) -> None:
         for flow, loop in traced_nodes(self.file, cst.For):

@@ -16,7 +16,7 @@ from rewriter.emit.safety import guardable, guarded, has_work, risks
 from rewriter.findings import Safety, Severity
 
 from ._control_flow import (CONCRETIZED, block_statements, emitter, library_call, needs_conversion, traced_message,
-                            traced_nodes)
+                            traced_condition_gate, traced_nodes)
 
 
 @dataclass
@@ -158,9 +158,7 @@ class TracedIf(Codemod):
 
     @classmethod
     def ast_gate(cls, syntax) -> bool:
-        """A condition or trip count in a traced function may derive from a tracer (ast_traced)."""
-        facts = syntax.facts
-        return facts is not None and facts.traced_condition
+        return traced_condition_gate(syntax)
 
     def leave_Module(self, original_node: cst.Module) -> None:
         for flow, node in traced_nodes(self.file, (cst.If, cst.IfExp)):

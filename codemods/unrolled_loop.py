@@ -188,9 +188,13 @@ class UnrolledLoop(Codemod):
 
     @classmethod
     def ast_gate(cls, syntax) -> bool:
-        """A `for` loop in a traced function over a long literal count or a length that may be traced."""
+        """A `for` loop over a long literal count or a length that may be traced, in a function a compiler
+        that records each iteration (or fails on control flow) may trace, or in a helper it reaches."""
         facts = syntax.facts
-        return facts is not None and any(f.long_loop() for f in facts.traced_flows)
+        if facts is None or not facts.traced_flows:
+            return False
+        keys = facts.traced_under(_unrolls_or_fails)
+        return any(facts.inside(f.node, keys) and f.long_loop() for f in facts.traced_flows)
 
     def leave_Module(self, original_node: cst.Module) -> None:
         for flow, loop in traced_nodes(self.file, cst.For):
@@ -990,3 +994,8 @@ def _index_use(file, flow: FunctionFlow, loop: cst.For, index: str) -> str:
 def _enclosing_block(file, loop: cst.For) -> list:
     parent = file.analysis.names.parent(loop)
     return list(parent.body) if isinstance(parent, cst.IndentedBlock) else []
+
+
+def _unrolls_or_fails(compiler: compilers.Compiler) -> bool:
+    """The loops `leave_Module` reads: of a `rewritable` flow, or one whose compiler unrolls loops."""
+    return compiler.fails_on_control_flow or compiler.unrolls_loops

@@ -17,7 +17,7 @@ from functools import cached_property
 
 from .analysis.aliases import NO_ALIASES, Aliases, spelled_module
 from .analysis.apis import Kind, may_spell_an_api, reaching_roots, spelled_apis
-from .analysis import ast_traced
+from .analysis import ast_traced, compilers
 from .analysis.ast_names import LOOPS, branches, dotted, parse, statements, words_text
 from .analysis.static_names import STORING
 from .codemod import Codemod
@@ -195,12 +195,13 @@ class SyntaxFacts(ast.NodeVisitor):
         self.jit_decorated: set[str] = set()
         self.jit_bindings: dict[str, list[int | None]] = {}  # name -> the jit call each binding assigns (None: in a loop)
         self.jit_wrapped: set[str] = set()
+        self.jit_wrapped_methods: set[str] = set()  # `jax.jit(self.step)`: its transform is not kept
         self.jit_lambdas: set[int] = set()
         self.called: set[int] = set()
         self.assigned: set[int] = set()
         self.wrapped_by: dict[int, int] = {}
         self.jit_calls: list[tuple[ast.Call, tuple, bool]] = []  # (call, enclosing functions, in loop)
-        self.nested_jit_defs: list[tuple] = []  # enclosing functions of jit-decorated nested defs
+        self.nested_jit_defs: list[tuple[ast.AST, tuple]] = []  # jit-decorated nested defs, with the functions around them
         self.maps: list[tuple[ast.Call, tuple]] = []
         self.calls_in_functions: list[ast.Call] = []
         self.custom_gradients: set[str] = set()  # names assigned a custom-gradient function
@@ -272,7 +273,7 @@ class SyntaxFacts(ast.NodeVisitor):
         if jits >= 2:
             self.stacked_jits = True
         elif jits and self.functions:
-            self.nested_jit_defs.append(tuple(self.functions))
+            self.nested_jit_defs.append((node, tuple(self.functions)))
         if any(a is Kind.VMAP and b is Kind.JIT for a, b in zip(kinds, kinds[1:])):
             self.vmap_over_jit = True
         if Kind.CUSTOM_GRADIENT in kinds:
@@ -416,6 +417,7 @@ class SyntaxFacts(ast.NodeVisitor):
                 self.applications.append((first.id, self._application(node)))
             elif isinstance(first, ast.Attribute) and isinstance(first.value, ast.Name) and first.value.id == "self":
                 self.jit_wrapped.add(first.attr)  # `jax.jit(self.step)`: the method (jit.method_denoted)
+                self.jit_wrapped_methods.add(first.attr)
             elif isinstance(first, ast.Lambda):
                 self.jit_lambdas.add(id(first))
                 self.transforms.setdefault(id(first), (first, []))[1].append(self._application(node))
@@ -472,6 +474,49 @@ class SyntaxFacts(ast.NodeVisitor):
             seen.add(key)
             work.extend(self.calls_by.get(key, ()))
         return frozenset(seen)
+
+    def traced_under(self, question: Callable[[compilers.Compiler], bool]) -> frozenset:
+        """The keys (names; lambdas by id) of the functions that a transform may trace, directly or as a
+        helper called (or handed on) from there, where that transform may be a compiler `question`
+        says yes of (`compilers.Compiler.fails_on_control_flow`...). Every jit of another module, of a
+        method (`jax.jit(self.step)`) and every transform not in the table counts."""
+        work = [*self.remote_traced, *self.jit_wrapped_methods]
+        for node, transforms in self.transforms.values():
+            if any(self.may_be_compiled(t, question) for t in transforms):
+                work.append(node.name if type(node) is not ast.Lambda else id(node))
+        work += [name for name, transform in self.applications if self.may_be_compiled(transform, question)]
+        seen: set = set()
+        while work:
+            key = work.pop()
+            if key not in seen:
+                seen.add(key)
+                work.extend(self.calls_by.get(key, ()))
+        return frozenset(seen)
+
+    def inside(self, node: ast.AST, keys: frozenset) -> bool:
+        """`node` (a def or lambda), or a function it is nested in, has one of these keys."""
+        current: ast.AST | None = node
+        while current is not None:
+            if (current.name if type(current) is not ast.Lambda else id(current)) in keys:
+                return True
+            current = self.enclosing.get(id(current))
+        return False
+
+    @staticmethod
+    def may_be_compiled(transform: tuple[list, dict | None], question: Callable[[compilers.Compiler], bool]) -> bool:
+        """A jit transform as written (`_transform`: the APIs it may denote, its keywords) may be a compiler
+        `question` says yes of. `tf.function` may run without autograph unless its keywords are read
+        and say nothing else (`autograph=True`, or none)."""
+        apis, keywords = transform
+        if not apis:
+            return True
+        for api in apis:
+            if api.name == "tensorflow.function" and (keywords is None or "autograph" in keywords and not (
+                    isinstance(keywords["autograph"], ast.Constant) and keywords["autograph"].value is True)):
+                return True
+            if question(compilers.compiler(api.name)):
+                return True
+        return False
 
     @cached_property
     def traced_flows(self) -> list[ast_traced.Function]:
@@ -636,6 +681,10 @@ class Identifiers:
     # Only whole chains: `a.b` inside `a.b.c` is a prefix of what `a.b.c` denotes.
     qualified: frozenset[str]
     star_imports: bool  # bare names may come from a `*` import: only `names` can tell
+    # The modules of the file's `*` imports, in order, and the whole attribute chains whose root no import
+    # of the file binds (`math.transpose` under `from phi.flow import *`): what such an import may denote.
+    star_modules: tuple[str, ...] = ()
+    unimported_chains: frozenset[str] = frozenset()
 
 
 class _IdentifierSink:
@@ -646,6 +695,7 @@ class _IdentifierSink:
         self.names: set[str] = set()
         self.keywords: set[str] = set()
         self.qualified: set[str] = set()
+        self.unimported_chains: set[str] = set()
         self.inner: set[int] = set()
 
     def see(self, node: ast.AST) -> None:
@@ -661,7 +711,11 @@ class _IdentifierSink:
             text = dotted(node)
             if text is not None:
                 head, _, rest = text.partition(".")
-                self.qualified.update(f"{full}.{rest}" for full in self.spelling.imported.get(head, ()))
+                imported = self.spelling.imported.get(head)
+                if imported:
+                    self.qualified.update(f"{full}.{rest}" for full in imported)
+                elif self.spelling.stars:
+                    self.unimported_chains.add(text)
         elif cls is ast.Import:
             for alias in node.names:
                 self.names.update(alias.name.split("."))
@@ -678,7 +732,7 @@ class _IdentifierSink:
 
     def identifiers(self) -> Identifiers:
         return Identifiers(frozenset(self.names), frozenset(self.keywords), frozenset(self.qualified),
-                           bool(self.spelling.stars))
+                           bool(self.spelling.stars), tuple(self.spelling.stars), frozenset(self.unimported_chains))
 
 
 _IDENTIFYING = frozenset({ast.Name, ast.Attribute, ast.Import, ast.ImportFrom, ast.keyword})

@@ -347,3 +347,89 @@ def test_trigger_words_are_found_where_cpython_reads_names_otherwise_than_the_by
     assert TriggerWords(source).wanted(by_code("PML302"))
     result = process_source(source, "m.py", Settings(wanted_codemods(source, list(all_codemods()))))
     assert [f.code for f in result.findings] == found
+
+
+_SCRIPTED_IF = "import torch\n\n@torch.jit.script\ndef f(x):\n    if x.sum() > 0:\n        x = x * 2\n    return x\n"
+_LONG_LOOP = "import {lib}\n\n{decorator}\ndef f(x):\n    for i in range(1000):\n        x = x + i\n    return x\n"
+_HELPER = ("import jax\nimport torch\n\ndef helper(x):\n    if x.sum() > 0:\n        x = x * 2\n    return x\n\n"
+           "@torch.jit.script\ndef a(x):\n    return helper(x)\n\n@{jit}\ndef b(x):\n    return helper(x)\n")
+_COUNT = "import {lib}\n\n@{decorator}\ndef f(x, n: int):\n    for i in range(n):\n        x = x * 2\n    return x\n"
+
+
+@pytest.mark.parametrize("source, code, passes", [
+    (_SCRIPTED_IF, "PML201", False),  # torch.jit.script compiles the `if`
+    (_SCRIPTED_IF.replace("torch.jit.script", "torch.compile"), "PML201", False),  # a graph break
+    (_SCRIPTED_IF.replace("torch.jit.script", "torch.jit.trace"), "PML201", True),  # bakes in one branch
+    (_SCRIPTED_IF.replace("import torch", "import jax").replace("torch.jit.script", "jax.jit"), "PML201", True),
+    (_SCRIPTED_IF.replace("import torch", "import tensorflow as tf").replace("torch.jit.script", "tf.function"), "PML201", False),
+    (_SCRIPTED_IF.replace("import torch", "import tensorflow as tf").replace("torch.jit.script", "tf.function(autograph=False)"),
+     "PML201", True),
+    (_SCRIPTED_IF.replace("import torch", "import tensorflow as tf").replace("torch.jit.script", "tf.function(**options)"),
+     "PML201", True),  # autograph cannot be read: it may be off
+    (_HELPER.format(jit="torch.jit.script"), "PML201", False),  # a helper only compiled code calls
+    (_HELPER.format(jit="jax.jit"), "PML201", True),  # ... and one a jax trace reaches too
+    (_LONG_LOOP.format(lib="torch", decorator="@torch.jit.script"), "PML206", False),  # one compiled loop
+    (_LONG_LOOP.format(lib="torch", decorator="@torch.compile"), "PML206", True),  # recorded per iteration
+    (_LONG_LOOP.format(lib="jax", decorator="@jax.jit"), "PML206", True),
+    (_COUNT.format(lib="torch", decorator="torch.jit.script"), "PML204", False),  # `n: int` stays an int
+    (_COUNT.format(lib="jax", decorator="jax.jit"), "PML204", True),
+])
+def test_a_traced_value_gate_asks_what_the_compiler_does_with_python_control_flow(source: str, code: str, passes: bool):
+    """The gates of PML201-PML204 and PML206 count the functions a compiler may trace only where that
+    compiler makes the rule's hazard (compilers.py): `torch.jit.script` compiles an `if`, a loop and an
+    `int` parameter; `torch.compile` breaks the graph at an `if` but records each iteration of a loop;
+    `tf.function` converts an `if` with autograph. A gate that fails is right: the rule, let through
+    without gates, finds nothing there."""
+    from rewriter.registry import by_code
+
+    rule = by_code(code)
+    assert rule.ast_gate(syntax_of(source.encode())) is passes
+    if not passes:
+        found = process_source(source.encode(), "m.py", Settings(all_codemods(), ast_prefilter=False))
+        assert code not in {f.code for f in found.findings}
+
+
+_NESTED = "import jax\n\n\ndef simulate(x):\n{body}\n"
+_STEP = "    @jax.jit\n    def step(v):\n        return v * 2\n"
+
+
+@pytest.mark.parametrize("body, passes", [
+    (_STEP + "    return step(x)", True),
+    (_STEP + "    return step", False),  # returned: a jit factory
+    (_STEP + "    return [step(v) for v in x]", True),
+    (_STEP + "    return list(map(step, x))", False),  # passed on
+    (_STEP + "    return x", False),  # never read
+    (_STEP + "    step = None\n    return x", False),  # bound twice
+    (_STEP + "    def inner(step):\n        return step\n    return step(inner(x))", True),  # another `step`
+    ("    if x is None:\n" + _STEP.replace("\n    ", "\n        ").replace("    @", "        @", 1) + "        x = step(x)\n    return x",
+     False),  # under a condition
+])
+def test_the_nested_jit_gate_reads_the_rules_own_conditions(body: str, passes: bool):
+    """PML102's gate: a jit def that is a statement of its function's body, bound once there and only
+    called there. Where it fails, the rule let through without gates finds nothing either; where it
+    passes here, the rule reports."""
+    from rewriter.registry import by_code
+
+    source = _NESTED.format(body=body).encode()
+    assert by_code("PML102").ast_gate(syntax_of(source)) is passes
+    found = process_source(source, "m.py", Settings(all_codemods(), ast_prefilter=False))
+    assert ("PML102" in {f.code for f in found.findings}) is passes
+
+
+@pytest.mark.parametrize("source, passes", [
+    ("from phi.flow import *\n\ny = math.transpose(x, (1, 0))\n", True),  # phi.flow's `math` is phiml.math
+    ("from phi.flow import *\nimport numpy as np\n\ny = np.transpose(x)\n", False),
+    ("from phi.flow import *\n\ndef transpose(x):\n    return x.T\n", False),  # a name, not `math.transpose`
+    ("from phi.flow import *\nfrom mylib import *\n\ny = math.transpose(x, (1, 0))\n", False),  # mylib may bind `math`
+    ("from mylib import *\nfrom phi.flow import *\n\ny = math.transpose(x, (1, 0))\n", True),
+    ("from phi.math import *\n\ny = divide_no_nan(a, b)\n", True),
+])
+def test_a_migration_gate_resolves_what_a_star_import_binds(source: str, passes: bool):
+    """Under `*` imports, the migration rules' gate reads each chain as `star_name` does (the last `*`
+    import whose exports are known, and not past one whose exports are not), not every identifier
+    that shares a source's last name. The rule, let through without gates, agrees."""
+    from rewriter.registry import by_code
+
+    assert by_code("PML602").ast_gate(syntax_of(source.encode())) is passes
+    found = process_source(source.encode(), "m.py", Settings(all_codemods(), ast_prefilter=False))
+    assert ("PML602" in {f.code for f in found.findings}) is passes
