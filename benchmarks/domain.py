@@ -109,10 +109,10 @@ def run(jobs: int | None = None, work: Path | None = None) -> dict:
             problems.append(f"{key} {ratios[key]:.2f}, target {'<=' if key.startswith('ours_over') else '>='} {target}")
     if parsed - with_findings:
         problems.append(f"{parsed - with_findings} files parsed by libcst with nothing to report (target 0)")
-    for name, r in runs.items():
-        if r.returncode not in (0, 1):
-            problems.append(f"{name}: {r.brief()}: {r.stderr.strip()[-300:]}")
-    return {"name": NAME, "corpus": list(PINNED), "files": len(files), "lines": lines, "jobs": jobs, "ours": ours_build(),
+    failed = [f"{name}: {r.brief()}: {r.stderr.strip()[-300:]}" for name, r in runs.items() if r.returncode not in (0, 1)]
+    problems += failed
+    # A target missed is reported, not a failure: the run fails only where a tool did not run.
+    return {"name": NAME, "ok": not failed, "corpus": list(PINNED), "files": len(files), "lines": lines, "jobs": jobs, "ours": ours_build(),
             "cpu_s": cpu, "ratios": {k: round(v, 2) for k, v in ratios.items()},
             "libcst_parsed": parsed, "libcst_parsed_without_findings": parsed - with_findings, "problems": problems}
 

@@ -252,12 +252,13 @@ class Retracing(Codemod):
 
     @classmethod
     def ast_gate(cls, syntax) -> bool:
-        """A jit-decorated def inside a loop; a jit-decorated method; or a jit function, or the result of
-        a factory of them (here or, by name, in another module), called in a loop."""
+        """A jit-decorated def inside a loop; a jit-decorated method called on a name in a loop
+        (`self.step(...)`: `_method`); or a jit function, or the result of a factory of them (here or,
+        by name, in another module), called in a loop."""
         facts = syntax.facts
         if facts is None:
             return False
-        if facts.jit_defs_in_loops or facts.jitted_methods:
+        if facts.jit_defs_in_loops or not facts.jitted_method_names.isdisjoint(facts.methods_called_in_loops):
             return True
         factories = facts.jit_factories | facts.remote_factories  # (names Syntax.factory_sensitive lists)
         return not facts.called_in_loops.isdisjoint(facts.jit_decorated | facts.jit_bindings.keys() | factories) or any(

@@ -99,9 +99,12 @@ class StaticSelf(Codemod):
 
     @classmethod
     def ast_gate(cls, syntax) -> bool:
-        """A jit-decorated def directly in a class body."""
+        """A jit-decorated def directly in a class body, and an attribute assigned after construction
+        (`_mutations`): through `self` in a function other than the constructors, or through another name."""
         facts = syntax.facts
-        return facts is not None and facts.jitted_methods
+        return facts is not None and facts.jitted_methods and any(
+            receiver != "self" or any(key not in CONSTRUCTION for key in keys if isinstance(key, str))
+            for receiver, _, keys in facts.attribute_stores)
 
     def __init__(self, file) -> None:
         super().__init__(file)

@@ -217,6 +217,10 @@ class SyntaxFacts(ast.NodeVisitor):
         self.effects: set = set()  # functions with a store, attribute/item write, global/nonlocal or print
         self.class_depth = 0
         self.jitted_methods = False  # a jit-decorated def directly in a class body
+        self.jitted_method_names: set[str] = set()  # ... their names
+        self.methods_called_in_loops: set[str] = set()  # `x.step(...)` inside a loop or comprehension: step
+        # `x.attr = ...` (or `+=`, annotated), a target of its own: (x, attr, the keys of the functions around it)
+        self.attribute_stores: list[tuple[str, str, tuple]] = []
         self.vmapped = False  # a vmap decorator or application
         self.branches = False  # a `lax.cond`/`lax.switch` call (one under a vmap: cond-under-vmap)
         self.callees_by: dict = {}  # function key -> last names of what it calls (`math.gradient` -> gradient)
@@ -257,6 +261,7 @@ class SyntaxFacts(ast.NodeVisitor):
         jits = kinds.count(Kind.JIT)
         if jits and self.class_depth and not self.functions:
             self.jitted_methods = True
+            self.jitted_method_names.add(node.name)
         if Kind.VMAP in kinds:
             self.vmapped = True
             self.vmapped_functions.append(node)
@@ -323,6 +328,9 @@ class SyntaxFacts(ast.NodeVisitor):
     def _effect(self, targets) -> None:
         if any(isinstance(t, (ast.Attribute, ast.Subscript)) for t in targets):
             self.effects.update(self._keys())
+            for target in targets:
+                if type(target) is ast.Attribute and type(target.value) is ast.Name:
+                    self.attribute_stores.append((target.value.id, target.attr, tuple(self.keys)))
 
     def visit_AugAssign(self, node) -> None:
         self._effect([node.target])
@@ -376,8 +384,11 @@ class SyntaxFacts(ast.NodeVisitor):
                 self.called_in_loops.add(name)
             if name == "print":
                 self.effects.update(keys)
-        elif func_type is ast.Attribute and func.attr in STORING:
-            self.effects.update(keys)
+        elif func_type is ast.Attribute:
+            if func.attr in STORING:
+                self.effects.update(keys)
+            if self.loops and type(func.value) is ast.Name:
+                self.methods_called_in_loops.add(func.attr)
         callee = self.s.info(func)  # what the callee's spelling may denote
         _, names, callees, func_kind = callee
         if callees:

@@ -433,3 +433,27 @@ def test_a_migration_gate_resolves_what_a_star_import_binds(source: str, passes:
     assert by_code("PML602").ast_gate(syntax_of(source.encode())) is passes
     found = process_source(source.encode(), "m.py", Settings(all_codemods(), ast_prefilter=False))
     assert ("PML602" in {f.code for f in found.findings}) is passes
+
+
+_METHOD = ("import jax\nfrom functools import partial\n\n\nclass Model:\n    def __init__(self, k):\n        self.k = k\n\n"
+           "    @partial(jax.jit, static_argnums=0)\n    def step(self, x):\n        return x * self.k\n{more}")
+
+
+@pytest.mark.parametrize("code, more, passes", [
+    ("PML506", "", False),  # `self.k` is set only by the constructor
+    ("PML506", "\n    def retune(self, k):\n        self.k = k\n", True),
+    ("PML506", "\nmodel = Model(2)\nmodel.k = 3\n", True),
+    ("PML401", "\n    def run(self, x, n):\n        for i in range(n):\n            x = self.step(x)\n        return x\n", True),
+    ("PML401", "\n    def run(self, x):\n        return self.step(x)\n", False),  # not called in a loop
+])
+def test_the_method_gates_read_what_their_rules_need(code: str, more: str, passes: bool):
+    """PML506's gate wants an attribute assigned after construction, PML401's a jit-decorated method
+    called in a loop: a jit-decorated method alone lets neither through. Where a gate fails, the rule
+    let through without gates finds nothing."""
+    from rewriter.registry import by_code
+
+    source = _METHOD.format(more=more).encode()
+    assert by_code(code).ast_gate(syntax_of(source)) is passes
+    if not passes:
+        found = process_source(source, "m.py", Settings(all_codemods(), ast_prefilter=False))
+        assert code not in {f.code for f in found.findings}
