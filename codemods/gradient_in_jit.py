@@ -11,7 +11,6 @@ from rewriter.findings import Safety
 from ._hazards import api_calls, contexts, trace_related, traced
 
 PHIML_GRADIENTS = frozenset({"phiml.math.gradient", "phiml.math.jacobian", "phiml.math.hessian"})
-_GRADIENT_NAMES = frozenset(name.rsplit(".", 1)[1] for name in PHIML_GRADIENTS)  # as the gate reads callees
 
 
 class GradientInJit(Codemod):
@@ -81,13 +80,15 @@ class GradientInJit(Codemod):
 
     @classmethod
     def ast_gate(cls, syntax) -> bool:
-        """A function a jit traces (or one it calls) calls something named like a PhiML gradient, or a
-        jit is applied to the result of such a call."""
+        """A function a PhiML jit may trace (or one it calls) calls what may be PhiML's gradient, jacobian
+        or hessian (not `tape.gradient`), or a jit is applied to the result of such a call."""
         facts = syntax.facts
         if facts is None:
             return False
-        traced_callees = set().union(*(facts.callees_by.get(k, ()) for k in facts.traced_functions))
-        return not _GRADIENT_NAMES.isdisjoint(traced_callees) or not _GRADIENT_NAMES.isdisjoint(facts.jitted_results_of)
+        if not PHIML_GRADIENTS.isdisjoint(facts.jitted_result_apis):
+            return True
+        traced = facts.traced_under(_phiml)
+        return any(not PHIML_GRADIENTS.isdisjoint(facts.apis_called_by.get(key, ())) for key in traced)
 
     def __init__(self, file) -> None:
         super().__init__(file)
@@ -115,3 +116,8 @@ class GradientInJit(Codemod):
             if inner is not None and inner.transform.api.name in PHIML_GRADIENTS:
                 self.report(call, f"`jit_compile` of `math.{inner.transform.api.name.rsplit('.', 1)[1]}(...)` fails on tensorflow",
                             hint="jit-compile the function that uses the gradient, with the gradient computed outside it")
+
+
+def _phiml(compiler) -> bool:
+    """PhiML's jit transforms: the contexts `leave_Module` reads (`contexts(..., ("phiml",))`)."""
+    return compiler.api.startswith("phiml.")

@@ -226,7 +226,8 @@ class SyntaxFacts(ast.NodeVisitor):
         self.callees_by: dict = {}  # function key -> last names of what it calls (`math.gradient` -> gradient)
         self.callees: set[str] = set()  # ... anywhere in the file
         self.bound_callees: dict[str, set[str]] = {}  # `net = nn.mlp(...)`: net -> last names of the callee
-        self.jitted_results_of: set[str] = set()  # `jit_compile(math.gradient(f))`: last names of `gradient`
+        self.jitted_result_apis: set[str] = set()  # ... and the APIs `math.gradient` may denote
+        self.apis_called_by: dict = {}  # function key -> the APIs what it calls may denote (`phiml.math.gradient`)
         self.jit_factories: set[str] = set()  # functions that create a jit function (a nested jit def or a jit call)
         self.assigned_calls: dict[str, set[str]] = {}  # `step = make_step(...)`: step -> {make_step}
         self.all_calls: list[ast.Call] = []
@@ -395,6 +396,9 @@ class SyntaxFacts(ast.NodeVisitor):
             self.callees |= callees
             for key in keys:
                 self.callees_by.setdefault(key, set()).update(callees)
+        if names:
+            for key in keys:
+                self.apis_called_by.setdefault(key, set()).update(names)
         for keyword in node.keywords:
             self.call_keywords.add(keyword.arg)
         if self.functions:
@@ -422,7 +426,7 @@ class SyntaxFacts(ast.NodeVisitor):
         if kind is Kind.JIT:
             first = node.args[0]
             if isinstance(first, ast.Call):
-                self.jitted_results_of |= self.s.last_names(first.func)
+                self.jitted_result_apis |= self.s.names(first.func)
             if isinstance(first, ast.Name):
                 self.jit_wrapped.add(first.id)
                 self.applications.append((first.id, self._application(node)))

@@ -457,3 +457,20 @@ def test_the_method_gates_read_what_their_rules_need(code: str, more: str, passe
     if not passes:
         found = process_source(source, "m.py", Settings(all_codemods(), ast_prefilter=False))
         assert code not in {f.code for f in found.findings}
+
+
+@pytest.mark.parametrize("source, passes", [
+    ("from phiml import math\n\n@math.jit_compile\ndef f(x):\n    return math.gradient(loss, 'x')(x)\n", True),
+    ("from phiml import math\n\nstep = math.jit_compile(math.gradient(loss, 'x'))\n", True),
+    ("from phiml import math\n\n@math.jit_compile\ndef f(x, tape):\n    return tape.gradient(x, x)\n", False),  # a tape's
+    ("import jax\nfrom phiml import math\n\n@jax.jit\ndef f(x):\n    return math.gradient(loss, 'x')(x)\n", False),  # not PhiML's jit
+])
+def test_the_gradient_gate_asks_which_gradient_under_which_jit(source: str, passes: bool):
+    """PML504's gate reads what a callee may denote, not its last name, and only under PhiML's jit,
+    as the rule does. Where it fails, the rule let through without gates finds nothing."""
+    from rewriter.registry import by_code
+
+    assert by_code("PML504").ast_gate(syntax_of(source.encode())) is passes
+    if not passes:
+        found = process_source(source.encode(), "m.py", Settings(all_codemods(), ast_prefilter=False))
+        assert "PML504" not in {f.code for f in found.findings}
