@@ -16,10 +16,7 @@ def traced_condition_gate(syntax) -> bool:
     """PML201-PML203's gate: a condition or trip count may derive from a tracer (ast_traced) in a function
     a compiler that fails on Python control flow may trace (`rewritable`), or in a helper it reaches."""
     facts = syntax.facts
-    if facts is None or not facts.traced_flows:
-        return False
-    keys = facts.traced_under(_fails_on_control_flow)
-    return any(facts.inside(f.node, keys) and f.traced_test() for f in facts.traced_flows)
+    return facts is not None and facts.traced_test_under(_fails_on_control_flow)
 
 
 def _fails_on_control_flow(compiler: compilers.Compiler) -> bool:

@@ -216,8 +216,7 @@ class SyntaxFacts(ast.NodeVisitor):
         self.called_in_loops: set[str] = set()  # names called inside a loop or comprehension
         self.effects: set = set()  # functions with a store, attribute/item write, global/nonlocal or print
         self.class_depth = 0
-        self.jitted_methods = False  # a jit-decorated def directly in a class body
-        self.jitted_method_names: set[str] = set()  # ... their names
+        self.jitted_method_names: set[str] = set()  # jit-decorated defs directly in a class body
         self.methods_called_in_loops: set[str] = set()  # `x.step(...)` inside a loop or comprehension: step
         # `x.attr = ...` (or `+=`, annotated), a target of its own: (x, attr, the keys of the functions around it)
         self.attribute_stores: list[tuple[str, str, tuple]] = []
@@ -244,6 +243,7 @@ class SyntaxFacts(ast.NodeVisitor):
         self.nest: list[ast.AST] = []
         self._nests: dict[int, list] = {}
         self._functions: dict[int, ast_traced.Function] = {}
+        self._under: dict = {}  # (what, question) -> `traced_under` / `traced_test_under`, asked by several rules
         # The jit transforms applied to each def or lambda: id -> (node, [(apis, keywords)]); and by name,
         # those applied to a def's name (`jax.jit(f, static_argnums=1)`). Keywords None: not readable.
         self.transforms: dict[int, tuple[ast.AST, list]] = {}
@@ -261,7 +261,6 @@ class SyntaxFacts(ast.NodeVisitor):
         kinds = [self.s.transform(d) for d in node.decorator_list]
         jits = kinds.count(Kind.JIT)
         if jits and self.class_depth and not self.functions:
-            self.jitted_methods = True
             self.jitted_method_names.add(node.name)
         if Kind.VMAP in kinds:
             self.vmapped = True
@@ -477,29 +476,43 @@ class SyntaxFacts(ast.NodeVisitor):
                 return True
         return False
 
+    @property
+    def jitted_methods(self) -> bool:
+        """A jit-decorated def directly in a class body."""
+        return bool(self.jitted_method_names)
+
     @cached_property
     def traced_functions(self) -> frozenset:
         """Jit-decorated or -wrapped functions and lambdas, and every function name they call (transitively)."""
-        work = [*self.jit_decorated, *self.jit_wrapped, *self.jit_lambdas, *self.remote_traced]
-        seen: set = set()
-        while work:
-            key = work.pop()
-            if key in seen:
-                continue
-            seen.add(key)
-            work.extend(self.calls_by.get(key, ()))
-        return frozenset(seen)
+        return self._reached([*self.jit_decorated, *self.jit_wrapped, *self.jit_lambdas, *self.remote_traced])
 
     def traced_under(self, question: Callable[[compilers.Compiler], bool]) -> frozenset:
         """The keys (names; lambdas by id) of the functions that a transform may trace, directly or as a
         helper called (or handed on) from there, where that transform may be a compiler `question`
         says yes of (`compilers.Compiler.fails_on_control_flow`...). Every jit of another module, of a
         method (`jax.jit(self.step)`) and every transform not in the table counts."""
-        work = [*self.remote_traced, *self.jit_wrapped_methods]
-        for node, transforms in self.transforms.values():
-            if any(self.may_be_compiled(t, question) for t in transforms):
-                work.append(node.name if type(node) is not ast.Lambda else id(node))
-        work += [name for name, transform in self.applications if self.may_be_compiled(transform, question)]
+        found = self._under.get(("keys", question))
+        if found is None:
+            work = [*self.remote_traced, *self.jit_wrapped_methods]
+            for node, transforms in self.transforms.values():
+                if any(self.may_be_compiled(t, question) for t in transforms):
+                    work.append(node.name if type(node) is not ast.Lambda else id(node))
+            work += [name for name, transform in self.applications if self.may_be_compiled(transform, question)]
+            found = self._under[("keys", question)] = self._reached(work)
+        return found
+
+    def traced_test_under(self, question: Callable[[compilers.Compiler], bool]) -> bool:
+        """A condition or trip count may derive from a tracer (`traced_condition`) in a function
+        `traced_under(question)` holds, or one nested in it."""
+        found = self._under.get(("test", question))
+        if found is None:
+            keys = self.traced_under(question) if self.traced_flows else frozenset()
+            found = self._under[("test", question)] = any(
+                self.inside(f.node, keys) and f.traced_test() for f in self.traced_flows)
+        return found
+
+    def _reached(self, work: list) -> frozenset:
+        """`work`'s keys and those of every function they call or hand on, transitively (`calls_by`)."""
         seen: set = set()
         while work:
             key = work.pop()
@@ -681,7 +694,6 @@ class SyntaxFacts(ast.NodeVisitor):
         finder = weakref.ref(self)
         module.function_of = lambda node: finder().function(node)
         return module
-
 
 
 @dataclass(frozen=True)
