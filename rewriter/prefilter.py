@@ -15,34 +15,21 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from functools import cached_property
 
-from .analysis.aliases import NO_ALIASES, Aliases, spelled_module
+from .analysis.aliases import NO_ALIASES, Aliases
+from .analysis.ast_resolver import imports_of
 from .analysis.apis import Kind, may_spell_an_api, reaching_roots, spelled_apis
 from .analysis import ast_traced, compilers
-from .analysis.ast_names import LOOPS, branches, dotted, parse, statements, words_text
+from .analysis.ast_names import LOOPS, branches, dotted, parse, words_text
 from .analysis.static_names import STORING
 from .codemod import Codemod
 
 
 class _Spelling:
     def __init__(self, tree: ast.Module, package: str = "", aliases: Aliases = NO_ALIASES) -> None:
-        self.imported: dict[str, set[str]] = {}
-        self.stars: list[str] = []
         # The package relative imports start from, and the project's re-exports (analysis/aliases.py), as
         # the libcst analysis reads them (names.NameResolver)
         self.package, self.aliases = package, aliases
-        for node in statements(tree):
-            if isinstance(node, ast.Import):
-                for a in node.names:
-                    local = a.asname or a.name.split(".")[0]
-                    self.imported.setdefault(local, set()).add(a.name if a.asname else local)
-            elif isinstance(node, ast.ImportFrom):
-                module = spelled_module(node.module, node.level, package)
-                for a in node.names:
-                    if a.name == "*":
-                        self.stars.append(module)
-                    else:
-                        self.imported.setdefault(a.asname or a.name, set()).add(
-                            f"{module}{a.name}" if module.endswith(".") else f"{module}.{a.name}" if module else a.name)
+        self.imported, self.stars = imports_of(tree, package)
 
         # Per spelling (one file: few of them): the APIs it may denote, their names, and its last names.
         self._apis: dict[str | None, list] = {None: []}

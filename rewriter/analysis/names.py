@@ -11,13 +11,13 @@ from functools import cached_property
 from typing import Callable
 
 import libcst as cst
-from libcst.metadata import ParentNodeProvider, QualifiedName, QualifiedNameSource
+from libcst.metadata import ParentNodeProvider
 
 from ..cst_tree import children, concrete, track_subtree
-from .aliases import NO_ALIASES, Aliases, absolute_module, absolute_name, spelled_module
-from .apis import Api, canonical, lookup, spelled_apis, star_target
+from .aliases import NO_ALIASES, Aliases, absolute_module, spelled_module
 from .positions import StatementPositions
-from .scopes import GlobalScope, Scope, Scopes, module_scopes
+from .resolution import Resolution
+from .scopes import Scope, Scopes, module_scopes
 
 
 def dotted(node: cst.CSTNode) -> str | None:
@@ -47,16 +47,14 @@ _HOLDS_BLOCKS = concrete(cst.BaseCompoundStatement, cst.Else, cst.ExceptHandler,
 _BLOCKS = concrete(cst.IndentedBlock, cst.Else, cst.ExceptHandler, cst.Finally, cst.BaseCompoundStatement)
 
 
-class NameResolver:
+class NameResolver(Resolution):
+    """Name resolution (resolution.py) on a libcst tree."""
+
     def __init__(self, wrapper: cst.MetadataWrapper, package: str = "", aliases: Aliases = NO_ALIASES,
                  classes: frozenset[str] = frozenset()) -> None:
+        super().__init__(package, aliases)
         self.wrapper = wrapper
-        # The package the module's relative imports start from ("" : not known, and they stay relative),
-        # the project's re-exports of the names it imports (analysis/aliases.py), and the names it imports
-        # of the project's classes (facts.FileFacts.classes)
-        self.package = package
-        self.aliases = aliases
-        self.classes = classes
+        self.classes = classes  # the names it imports of the project's classes (facts.FileFacts.classes)
         # Filled by the engine's shared traversal (before_visit hook): saves a ParentNodeProvider
         # pass and a PositionProvider pass in every file that has candidates but no finding.
         self.tracked_parents: dict[int, cst.CSTNode] | None = None
@@ -70,25 +68,12 @@ class NameResolver:
         # and that index itself once complete (the jit analysis reads its calls and decorated defs).
         self.spelled: set[str] | None = None
         self.syntax = None
-        self._apis_by_spelling: dict[str, list[Api]] = {}
         # How messages name a line: `line 12`, or `cell 3, line 4` in a notebook (FileContext sets it).
         self.line_label: Callable[[int], str] = lambda line: f"line {line}"
         # The bytes the module was parsed from, when at hand (FileContext): positions.py reads where
         # statements start from CPython's parse of them.
         self.source: bytes | None = None
         self.outline: tuple | None = None  # positions.statement_outline of CPython's parse of `source`, if at hand
-        self._blocks: dict[int, tuple] = {}  # id(owner) -> `_block_index(owner)`
-        # Libraries the project ships its own copy of, of a release the installed facts do not describe
-        # (rewriter/project/targets.Targets.own_copies): names through them are the project's code, so
-        # they are neither canonicalized through the installed re-exports nor taken for the table's APIs.
-        self.own_copies: frozenset[str] = frozenset()
-
-    def _own(self, name: str) -> bool:
-        """`name` is spelled through a library the project ships its own copy of (`own_copies`)."""
-        return bool(self.own_copies) and name.split(".", 1)[0] in self.own_copies
-
-    def _canonical(self, name: str) -> str:
-        return name if self._own(name) else canonical(name)
 
     def _provider(self, provider):
         return self.wrapper.resolve(provider)
@@ -143,11 +128,6 @@ class NameResolver:
                             out.append(mod)
         return out
 
-    def resolved(self, name: str) -> str:
-        """What an absolute name a file's import binds (`mypkg.math.batch`) denotes: read through the
-        project's re-exports and the installed packages' (`phiml.math.batch`)."""
-        return canonical(self.aliases.realias(name))
-
     def starts_after(self, node: cst.CSTNode, other: cst.CSTNode) -> bool:
         """Whether `node` starts after `other` (document pre-order): by the shared traversal's order when
         it has met both (cheap), else by both positions (an order and a position do not compare)."""
@@ -166,34 +146,6 @@ class NameResolver:
 
     def scope(self, node: cst.CSTNode) -> Scope | None:
         return self.scopes.get(node)
-
-    def qualified_names(self, node: cst.CSTNode) -> set[str]:
-        scope = self.scope(node)  # the scope answers directly: no QualifiedNameProvider pass
-        names = {self._denoted(q) for q in scope.get_qualified_names_for(node)} if scope is not None else set()
-        if names or not self.star_modules:
-            return names
-        text = dotted(node)
-        if text is None:
-            return names
-        head, _, rest = text.partition(".")
-        scope = self.scope(node)
-        if scope is not None and scope.assignments[head]:
-            return names  # bound in the file: not from the star import
-        for mod in reversed(self.star_modules):  # a later star import shadows an earlier one
-            if self._own(mod):
-                return names  # the project's own copy: its exports are not the installed ones
-            target = star_target(mod, head, self.aliases)
-            if target:
-                return {canonical(target + ("." + rest if rest else ""))}
-        return names
-
-    def _denoted(self, q: QualifiedName) -> str:
-        """A qualified name of the scope analysis, canonical: an import's made absolute (a relative one
-        in the module's package) and read through the project's re-exports."""
-        if q.source is not QualifiedNameSource.IMPORT:
-            return canonical(q.name)
-        name = absolute_name(q.name, self.package) if q.name.startswith(".") else q.name
-        return self._canonical(self.aliases.realias(name))
 
     @cached_property
     def imported(self) -> dict[str, set[str]]:
@@ -228,106 +180,19 @@ class NameResolver:
                 stack.extend(c for c in children(node) if type(c) in _BLOCKS)
         return out
 
-    def could_be_api(self, node: cst.CSTNode, kinds=None) -> bool:
-        """Cheap test that `node`'s spelling can resolve to an API (of `kinds`) via an import or `*`."""
-        text = dotted(node)
-        if text is None:
-            return False
-        return any(kinds is None or a.kind in kinds for a in self._spelled_apis(text))
+    # -- what resolution.py reads of the tree ------------------------------------------------
+    def spelling(self, node: cst.CSTNode) -> str | None:
+        return dotted(node)
 
-    def could_be_one_of(self, node: cst.CSTNode, api_names: frozenset[str]) -> bool:
-        """`could_be_api`, for a set of API names rather than kinds."""
-        text = dotted(node)
-        return text is not None and any(a.name in api_names for a in self._spelled_apis(text))
+    def identifier(self, name: cst.Name) -> str:
+        return name.value
 
-    def _spelled_apis(self, text: str) -> list[Api]:
-        """`spelled_apis` through the file's imports, once per spelling (a file has few of them)."""
-        found = self._apis_by_spelling.get(text)
-        if found is None:
-            found = self._apis_by_spelling[text] = spelled_apis(text, self.imported, self.star_modules, self.aliases)
-        return found
+    @property
+    def module_node(self) -> cst.Module:
+        return self.wrapper.module
 
-    def api(self, node: cst.CSTNode, kinds=None) -> Api | None:
-        """The API (of one of `kinds`) this Name/Attribute refers to. Cheap when its spelling cannot match."""
-        if not self.could_be_api(node, kinds):
-            return None
-        # Every binding the name may have must be the same API (a conditional rebinding is not).
-        apis = {None if self._own(name) else lookup(name) for name in self.qualified_names(node)}
-        if len(apis) != 1:
-            return None
-        api = apis.pop()
-        return api if api is not None and (kinds is None or api.kind in kinds) else None
-
-    # -- scopes ----------------------------------------------------------------------------
-    def assignments(self, name: cst.Name):
-        """Every binding of the name in the scope it is read from, wherever it is in the text (empty for
-        builtins/unknown). For the binding the read really sees, use `reaching`."""
-        scope = self.scope(name)
-        if scope is None:
-            return set()
-        return set(scope[name.value]) if name.value in scope else set()
-
-    def reaching(self, name: cst.Name) -> set:
-        """The bindings the name read at `name` may denote when it is read, flow-sensitively.
-
-        `def step` called eagerly, redefined, and only the second one jitted (`fast = jax.jit(step)`)
-        are two functions: a read in straight-line code sees the last binding that certainly ran
-        before it, plus any later conditional ones (inside `if`/loops/`try`). A read inside a
-        function body runs after the module has been imported: it sees the last binding of the
-        module, and the conditional ones after it. Reads the scope analysis cannot place keep
-        every binding (conservative).
-        """
-        scope = self.scope(name)
-        if scope is None or name.value not in scope:
-            return set()
-        access = next((a for a in scope.accesses[name.value] if a.node is name), None)
-        candidates = set(access.referents) if access is not None else set(scope[name.value])
-        if len(candidates) <= 1:
-            return candidates
-        scopes = {id(a.scope) for a in candidates}
-        if len(scopes) != 1:
-            return candidates
-        owner_scope = next(iter(candidates)).scope
-        owner = self.wrapper.module if isinstance(owner_scope, GlobalScope) else getattr(owner_scope, "node", None)
-        block, index = self._block_index(owner)
-        if block is None:
-            return candidates
-        placed = []
-        for assignment in candidates:
-            node = getattr(assignment, "node", None)
-            statement = self._statement_in(node, index) if node is not None else None
-            if statement is None:
-                return candidates
-            placed.append((index[id(statement)], self._unconditional(node, statement), assignment))
-        if scope is owner_scope:
-            use = self._statement_in(name, index)
-            limit = index[id(use)] if use is not None else len(block)
-        else:  # read in a nested function: it runs after the block
-            limit = len(block)
-        out = set()
-        for position, unconditional, assignment in sorted(placed, key=lambda p: p[0], reverse=True):
-            if position > limit:
-                continue
-            out.add(assignment)
-            if unconditional and position < limit:  # a binding in the reading statement itself may come later
-                break
-        return out or candidates
-
-    def _block_index(self, owner: cst.CSTNode | None) -> tuple[list | None, dict[int, int] | None]:
-        """`_block_of(owner)` and each of its statements' place in it, once per block (`reaching` asks
-        for a module's block at every read of a name bound more than once in it)."""
-        found = self._blocks.get(id(owner))
-        if found is None:
-            block = _block_of(owner)
-            found = self._blocks[id(owner)] = (block, None if block is None else {id(stmt): i for i, stmt in enumerate(block)})
-        return found
-
-    def _statement_in(self, node: cst.CSTNode, index: dict[int, int]) -> cst.CSTNode | None:
-        """The ancestor of `node` (or itself) that is a statement of the block `index` numbers."""
-        current = node
-        while current is not None and id(current) not in index:
-            current = self.parent(current)
-        return current
+    def _block_of(self, owner: cst.CSTNode | None) -> list | None:
+        return _block_of(owner)
 
     def _unconditional(self, node: cst.CSTNode, statement: cst.CSTNode) -> bool:
         """The binding at `node` certainly happens when its block-level `statement` runs."""

@@ -1,0 +1,130 @@
+"""Resolve expressions of CPython's `ast` to qualified API names (resolution.py, on the tree the
+analysis moves to: issue 45), from the module's scopes (ast_scopes.py), computed once something asks.
+Its answers are names.NameResolver's for the same expression: tests/test_ast_resolver.py compares the
+two on every name and attribute chain of the golden cases, the examples and any tree given to it.
+"""
+from __future__ import annotations
+
+import ast
+from functools import cached_property
+
+from .aliases import NO_ALIASES, Aliases, absolute_module, spelled_module
+from .ast_names import dotted, statements
+from .resolution import Resolution
+from .scope_model import Scope, Scopes
+from . import ast_scopes
+
+_DEFS = (ast.FunctionDef, ast.AsyncFunctionDef)
+# A statement whose bindings may not happen when it runs (names.NameResolver._unconditional).
+_CONDITIONAL = (ast.If, ast.For, ast.AsyncFor, ast.While, ast.Try, ast.TryStar, ast.With, ast.AsyncWith, ast.Match)
+
+
+def imports_of(tree: ast.Module, package: str = "") -> tuple[dict[str, set[str]], list[str]]:
+    """(local name -> the qualified names imports anywhere in the file bind it to, `jnp` -> {`jax.numpy`};
+    the modules imported with `*` anywhere, in the order met). A relative import's module is absolute in
+    `package` where that can be told."""
+    out: dict[str, set[str]] = {}
+    stars: list[str] = []
+    for node in statements(tree):
+        if type(node) is ast.Import:
+            for alias in node.names:
+                local = alias.asname or alias.name.split(".")[0]
+                out.setdefault(local, set()).add(alias.name if alias.asname else local)
+        elif type(node) is ast.ImportFrom:
+            module = spelled_module(node.module, node.level, package)
+            for alias in node.names:
+                if alias.name == "*":
+                    stars.append(module)
+                else:
+                    out.setdefault(alias.asname or alias.name, set()).add(
+                        f"{module}{alias.name}" if module.endswith(".") else f"{module}.{alias.name}" if module else alias.name)
+    return out, stars
+
+
+def star_modules_of(tree: ast.Module, package: str = "") -> list[str]:
+    """Modules imported with `*` at module level, in import order (absolute: `from .math import *` in
+    package `mypkg` is `mypkg.math`; one whose package cannot be told is left out)."""
+    out = []
+    for stmt in tree.body:
+        if type(stmt) is ast.ImportFrom and any(alias.name == "*" for alias in stmt.names):
+            module = absolute_module(stmt.module, stmt.level, package) if stmt.level else stmt.module
+            if module:
+                out.append(module)
+    return out
+
+
+class NameResolver(Resolution):
+    """What a Name or an attribute chain of one module denotes."""
+
+    def __init__(self, tree: ast.Module, package: str = "", aliases: Aliases = NO_ALIASES,
+                 own_copies: frozenset[str] = frozenset()) -> None:
+        super().__init__(package, aliases)
+        self.tree = tree
+        self.own_copies = own_copies
+
+    @cached_property
+    def scopes(self) -> Scopes:
+        return ast_scopes.module_scopes(self.tree)
+
+    @cached_property
+    def imported(self) -> dict[str, set[str]]:
+        return imports_of(self.tree, self.package)[0]
+
+    @cached_property
+    def star_modules(self) -> list[str]:
+        return star_modules_of(self.tree, self.package)
+
+    @cached_property
+    def parents(self) -> dict[int, ast.AST]:
+        """id(node) -> its parent, for every node of the tree."""
+        out = {}
+        for node in ast.walk(self.tree):
+            for child in ast.iter_child_nodes(node):
+                out[id(child)] = node
+        return out
+
+    def parent(self, node: ast.AST) -> ast.AST | None:
+        return self.parents.get(id(node))
+
+    def release(self) -> None:
+        """Break the cycles of the scopes' bindings and reads (scope_model.Scopes.release)."""
+        if "scopes" in self.__dict__:
+            self.scopes.release()
+        self.__dict__.clear()
+
+    def scope(self, node: ast.AST) -> Scope | None:
+        return self.scopes.get(node)
+
+    # -- what resolution.py reads of the tree ------------------------------------------------
+    def spelling(self, node: ast.AST) -> str | None:
+        return dotted(node)
+
+    def identifier(self, name: ast.Name) -> str:
+        return name.id
+
+    @property
+    def module_node(self) -> ast.Module:
+        return self.tree
+
+    def _block_of(self, owner) -> list | None:
+        """A module's or an indented def's statements (names._block_of: not a one-line def's)."""
+        if type(owner) is ast.Module:
+            return owner.body
+        if type(owner) in _DEFS and not _one_line(owner):
+            return owner.body
+        return None
+
+    def _unconditional(self, node: ast.AST, statement: ast.AST) -> bool:
+        if type(statement) in (ast.With, ast.AsyncWith):  # the body runs unless an exception leaves the block
+            current = self.parent(node)
+            while current is not None and current is not statement:
+                if type(current) in _CONDITIONAL:
+                    return False
+                current = self.parent(current)
+            return True
+        return not isinstance(statement, _CONDITIONAL)
+
+
+def _one_line(function: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    """`def f(x): return x`: its body is on the line of its `def`."""
+    return function.body[0].lineno == function.lineno

@@ -1,0 +1,590 @@
+"""Scopes, bindings and reads: the model both scope walks fill (scopes.py on libcst, ast_scopes.py on
+CPython's ast), with the names and attributes of libcst's ScopeProvider that the analysis reads
+(`scope[name]`, `name in scope`, `scope.assignments`, `scope.accesses`, `get_qualified_names_for`, an
+assignment's `name`/`node`/`scope`/`references`, an access's `node`/`referents`).
+
+A node is either tree's: the few readings of a node the model makes (its dotted name, an import's
+aliases) answer for both, so one model serves the libcst analysis the rules read today and the `ast`
+analysis that replaces it (issue 45).
+"""
+from __future__ import annotations
+
+import ast
+import builtins
+from itertools import count
+from typing import Iterator, Sequence, Union
+
+import libcst as cst
+from libcst.metadata import QualifiedName, QualifiedNameSource
+
+_TYPING = ("typing", "typing_extensions")
+Node = Union[cst.CSTNode, ast.AST]  # a node of either tree
+_created = count()  # orders reads and bindings as the walk made them
+
+
+def _in_walk_order(items: set) -> tuple:
+    """libcst's sets iterate in the order of their objects' addresses, which is no order at all, and a
+    message built from them would change from run to run: ours iterate in the order of the walk."""
+    return tuple(items) if len(items) <= 1 else tuple(sorted(items, key=lambda item: item.created))
+
+
+# -- assignments and accesses ----------------------------------------------------------------
+class Access:
+    """A read of a name: `node` (the Name; the Attribute a dotted import covers; the string of a
+    string annotation), the scope it is read in, and the assignments it may see (`referents`)."""
+
+    __slots__ = ("node", "scope", "index", "created", "_referents")
+
+    def __init__(self, node: Node, scope: Scope, index: int) -> None:
+        self.node = node
+        self.scope = scope
+        self.index = index  # the reading scope's count of bindings so far: later ones are not seen
+        self.created = next(_created)
+        self._referents: set[BaseAssignment] = set()
+
+    @property
+    def referents(self) -> tuple[BaseAssignment, ...]:
+        return _in_walk_order(self._referents)
+
+    def _record_assignments(self, name: str) -> None:
+        scope = self.scope
+        assignments = scope._resolve(name, scope)
+        earlier = {a for a in assignments if a.scope is not scope or a.index < self.index}
+        if not earlier and assignments and scope.parent is not scope:
+            earlier = scope.parent._resolve(name, scope)  # read before any binding here: the enclosing ones
+        self._referents |= earlier
+
+
+class BaseAssignment:
+    """A binding of `name` in `scope`, with the reads that may see it (`references`)."""
+
+    __slots__ = ("name", "scope", "index", "created", "_references")
+
+    def __init__(self, name: str, scope: Scope, index: int) -> None:
+        self.name = name
+        self.scope = scope
+        self.index = index  # order among the scope's bindings
+        self.created = next(_created)
+        self._references: set[Access] = set()
+
+    @property
+    def references(self) -> tuple[Access, ...]:
+        return _in_walk_order(self._references)
+
+    def _record_accesses(self, accesses: set[Access]) -> None:
+        later = {a for a in accesses if a.scope is not self.scope or self.index < a.index}
+        self._references |= later
+        earlier = accesses - later
+        if earlier and self.scope.parent is not self.scope:  # they see what the enclosing scope binds
+            for shadowed in self.scope.parent[self.name]:
+                shadowed._record_accesses(earlier)
+
+    def get_qualified_names_for(self, full_name: str) -> set[QualifiedName]:
+        raise NotImplementedError
+
+
+class Assignment(BaseAssignment):
+    """A binding in the file; `node` is the Name, Param, FunctionDef, ClassDef, Import... that binds."""
+
+    __slots__ = ("node",)
+
+    def __init__(self, name: str, scope: Scope, node: Node, index: int) -> None:
+        super().__init__(name, scope, index)
+        self.node = node
+
+    def get_qualified_names_for(self, full_name: str) -> set[QualifiedName]:
+        prefix = self.scope._name_prefix
+        return {QualifiedName(f"{prefix}.{full_name}" if prefix else full_name, QualifiedNameSource.LOCAL)}
+
+
+class ImportAssignment(Assignment):
+    """A binding by an import statement (`node`); `as_name` is the alias's name or its `as` name."""
+
+    __slots__ = ("as_name",)
+
+    def __init__(self, name: str, scope: Scope, node: Node, index: int, as_name: Node) -> None:
+        super().__init__(name, scope, node, index)
+        self.as_name = as_name
+
+    def get_module_name_for_import(self) -> str:
+        node = self.node
+        if isinstance(node, ast.ImportFrom):
+            return "." * node.level + (node.module or "")
+        module = ""
+        if isinstance(node, cst.ImportFrom):
+            if node.module:
+                module = full_name_for(node.module) or ""
+            if node.relative:
+                module = "." * len(node.relative) + module
+        return module
+
+    def get_qualified_names_for(self, full_name: str) -> set[QualifiedName]:
+        """The imported name `full_name` (spelled with the local name) stands for: for a dotted import
+        (`import a.b`), the longest imported prefix it starts with."""
+        module = self.get_module_name_for_import()
+        results = set()
+        for real_name, alias_name in _aliases(self.node):
+            if not real_name:
+                continue
+            parts = real_name.split(".")
+            for real in (".".join(parts[:i]) for i in range(len(parts), 0, -1)):
+                as_name = real
+                if module and module.endswith("."):  # from . import a: ".a"
+                    real = f"{module}{real}"
+                elif module:
+                    real = f"{module}.{real}"
+                if alias_name is not None:
+                    as_name = alias_name
+                if full_name.startswith(as_name):
+                    remaining = full_name.split(as_name, 1)[1]
+                    if remaining and not remaining.startswith("."):
+                        continue
+                    remaining = remaining.lstrip(".")
+                    results.add(QualifiedName(f"{real}.{remaining}" if remaining else real, QualifiedNameSource.IMPORT))
+                    break
+        return results
+
+
+def _aliases(node) -> Iterator[tuple[str | None, str | None]]:
+    """An import statement's (name, `as` name) pairs, of either tree; none for `import *`."""
+    names = node.names
+    if type(node) in (ast.Import, ast.ImportFrom):
+        for alias in names:
+            if alias.name != "*":
+                yield alias.name, alias.asname
+        return
+    if type(names) is cst.ImportStar:
+        return
+    for alias in names:
+        yield full_name_for(alias.name), alias.evaluated_alias if alias.asname else None
+
+
+class BuiltinAssignment(BaseAssignment):
+    """A name Python provides (`print`, `len`): no node binds it."""
+
+    __slots__ = ()
+
+    def get_qualified_names_for(self, full_name: str) -> set[QualifiedName]:
+        return {QualifiedName(f"builtins.{self.name}", QualifiedNameSource.BUILTIN)}
+
+
+class Assignments:
+    """A scope's own bindings: `scope.assignments[name]` (a new set), `name in`, iteration."""
+
+    __slots__ = ("_by_name",)
+
+    def __init__(self, by_name: dict[str, set[BaseAssignment]]) -> None:
+        self._by_name = by_name
+
+    def __iter__(self) -> Iterator[BaseAssignment]:
+        for assignments in list(self._by_name.values()):
+            yield from assignments
+
+    def __getitem__(self, node: Union[str, Node]) -> set[BaseAssignment]:
+        name = full_name_for(node)
+        return set(self._by_name[name]) if name in self._by_name else set()
+
+    def __contains__(self, node: Union[str, Node]) -> bool:
+        return len(self[node]) > 0
+
+
+class Accesses:
+    """The reads recorded in a scope, by name: `scope.accesses[name]`, `name in`, iteration."""
+
+    __slots__ = ("_by_name",)
+
+    def __init__(self, by_name: dict[str, set[Access]]) -> None:
+        self._by_name = by_name
+
+    def __iter__(self) -> Iterator[Access]:
+        for accesses in self._by_name.values():
+            yield from accesses
+
+    def __getitem__(self, node: Union[str, Node]) -> set[Access]:
+        name = full_name_for(node)
+        return self._by_name[name] if name in self._by_name else set()
+
+    def __contains__(self, node: Union[str, Node]) -> bool:
+        return len(self[node]) > 0
+
+
+# -- scopes ----------------------------------------------------------------------------------
+class Scope:
+    """A namespace: the module's, a function's or lambda's, a class body's, a comprehension's, the
+    builtins'. `parent` is the enclosing one (the builtins' is itself)."""
+
+    __slots__ = ("parent", "globals", "_assignments", "count", "_accesses_by_name", "_accesses_by_node", "_name_prefix")
+
+    def __init__(self, parent: Scope) -> None:
+        self.parent = parent
+        self.globals: GlobalScope = parent.globals
+        self._assignments: dict[str, set[BaseAssignment]] = {}
+        self.count = 0  # bindings seen so far in the walk: orders bindings and reads
+        self._accesses_by_name: dict[str, set[Access]] = {}
+        self._accesses_by_node: dict[int, set[Access]] = {}
+        self._name_prefix = ""
+
+    # what the analysis asks
+    def __contains__(self, name: str) -> bool:
+        """`name` is bound here or in a scope this one sees (builtins included)."""
+        raise NotImplementedError
+
+    def __getitem__(self, name: str) -> set[BaseAssignment]:
+        """The bindings `name` may denote when read in this scope."""
+        return self._resolve(name, self)
+
+    @property
+    def assignments(self) -> Assignments:
+        return Assignments(self._assignments)
+
+    @property
+    def accesses(self) -> Accesses:
+        return Accesses(self._accesses_by_name)
+
+    def get_qualified_names_for(self, node: Union[str, Node]) -> set[QualifiedName]:
+        """What `node` (a read, a binding, or a dotted name) denotes, read in this scope: `a.b.c` for
+        `c` after `from a.b import c`, `f.<locals>.x` for a local `x` of `f`, `builtins.len`."""
+        if type(node) is not str:
+            accesses = self._accesses_by_node.get(id(node))
+            if accesses:
+                return {q for access in accesses for referent in access._referents
+                        for q in referent.get_qualified_names_for(referent.name)}
+        full_name = full_name_for(node)
+        if full_name is None:
+            return set()
+        assignments: set[BaseAssignment] = set()
+        prefix: str | None = full_name
+        while prefix:
+            if prefix in self:
+                assignments = self[prefix]
+                break
+            dot = prefix.rfind(".")
+            prefix = None if dot == -1 else prefix[:dot]
+        if not isinstance(node, str):
+            for assignment in assignments:
+                if isinstance(assignment, Assignment) and _is_assignment(node, assignment.node):
+                    return assignment.get_qualified_names_for(full_name)
+        results: set[QualifiedName] = set()
+        for assignment in assignments:
+            results |= assignment.get_qualified_names_for(full_name)
+        return results
+
+    # how the walk fills it
+    def _resolve(self, name: str, from_scope: Scope) -> set[BaseAssignment]:
+        raise NotImplementedError
+
+    def _target(self, name: str) -> Scope:
+        """The scope a binding of `name` made here goes to (`global`/`nonlocal` redirect it)."""
+        return self
+
+    def _bind(self, name: str, node: Node) -> None:
+        target = self._target(name)
+        target._assignments.setdefault(name, set()).add(Assignment(name, target, node, target.count))
+
+    def _bind_import(self, name: str, node: Node, as_name: Node) -> None:
+        target = self._target(name)
+        target._assignments.setdefault(name, set()).add(ImportAssignment(name, target, node, target.count, as_name))
+
+    def _record_access(self, name: str, access: Access) -> None:
+        self._accesses_by_name.setdefault(name, set()).add(access)
+        self._accesses_by_node.setdefault(id(access.node), set()).add(access)
+
+    def _is_visible_from_children(self, from_scope: Scope) -> bool:
+        return True
+
+    def _next_visible_parent(self, from_scope: Scope, first: Scope | None = None) -> Scope:
+        """The nearest enclosing scope whose names `from_scope` sees (a class body is seen only by
+        its own type parameters)."""
+        parent = first if first is not None else self.parent
+        while not parent._is_visible_from_children(from_scope):
+            parent = parent.parent
+        return parent
+
+    def _declare_global(self, name: str) -> None:
+        raise NotImplementedError
+
+    def _declare_nonlocal(self, name: str) -> None:
+        raise NotImplementedError
+
+
+class BuiltinScope(Scope):
+    """Python's builtins: a binding for each name of the `builtins` module, made when first asked."""
+
+    __slots__ = ()
+
+    def __init__(self, globals: GlobalScope) -> None:
+        self.globals = globals
+        self.parent = self
+        Scope.__init__(self, self)
+
+    def __contains__(self, name: str) -> bool:
+        return hasattr(builtins, name)
+
+    def _resolve(self, name: str, from_scope: Scope) -> set[BaseAssignment]:
+        if name in self._assignments:
+            return self._assignments[name]
+        if hasattr(builtins, name):
+            found = self._assignments[name] = {BuiltinAssignment(name, self, -1)}
+            return found
+        return set()
+
+    def _target(self, name: str) -> Scope:
+        raise NotImplementedError("assignments in builtin scope are not allowed")
+
+    def _declare_global(self, name: str) -> None:
+        raise NotImplementedError("global overwrite in builtin scope are not allowed")
+
+    def _declare_nonlocal(self, name: str) -> None:
+        raise NotImplementedError("declarations in builtin scope are not allowed")
+
+
+class GlobalScope(Scope):
+    """The module's scope."""
+
+    __slots__ = ()
+
+    def __init__(self) -> None:
+        self.globals = self
+        Scope.__init__(self, BuiltinScope(self))
+
+    def __contains__(self, name: str) -> bool:
+        if name in self._assignments:
+            return len(self._assignments[name]) > 0
+        return name in self._next_visible_parent(self)
+
+    def _resolve(self, name: str, from_scope: Scope) -> set[BaseAssignment]:
+        if name in self._assignments:
+            return self._assignments[name]
+        return self._next_visible_parent(from_scope)[name]
+
+    def _declare_global(self, name: str) -> None:
+        pass
+
+    def _declare_nonlocal(self, name: str) -> None:
+        raise NotImplementedError("nonlocal declaration not allowed at module level")
+
+
+class LocalScope(Scope):
+    """A scope a node opens (`node`), named `name` in qualified names when it has one."""
+
+    __slots__ = ("name", "node", "_scope_overwrites")
+
+    def __init__(self, parent: Scope, node: Node, name: str | None = None) -> None:
+        super().__init__(parent)
+        self.name = name
+        self.node = node
+        self._scope_overwrites: dict[str, Scope] = {}  # `global`/`nonlocal` names -> the scope they bind in
+        self._name_prefix = self._make_name_prefix()
+
+    def _make_name_prefix(self) -> str:
+        return ".".join(filter(None, [self.parent._name_prefix, self.name, "<locals>"]))
+
+    def __contains__(self, name: str) -> bool:
+        if name in self._scope_overwrites:
+            return name in self._scope_overwrites[name]
+        if name in self._assignments:
+            return len(self._assignments[name]) > 0
+        return name in self._next_visible_parent(self)
+
+    def _resolve(self, name: str, from_scope: Scope) -> set[BaseAssignment]:
+        if name in self._scope_overwrites:
+            return self._next_visible_parent(from_scope, self._scope_overwrites[name])._resolve(name, from_scope)
+        if name in self._assignments:
+            return self._assignments[name]
+        return self._next_visible_parent(from_scope)._resolve(name, from_scope)
+
+    def _target(self, name: str) -> Scope:
+        if name in self._scope_overwrites:
+            return self._next_visible_parent(self, self._scope_overwrites[name])._target(name)
+        return self
+
+    def _declare_global(self, name: str) -> None:
+        self._scope_overwrites[name] = self.globals
+
+    def _declare_nonlocal(self, name: str) -> None:
+        self._scope_overwrites[name] = self.parent
+
+
+class FunctionScope(LocalScope):
+    """A def's or a lambda's body (and parameters)."""
+
+    __slots__ = ()
+
+
+class ClassScope(LocalScope):
+    """A class body: its names are not seen from the functions defined in it."""
+
+    __slots__ = ()
+
+    def _is_visible_from_children(self, from_scope: Scope) -> bool:
+        return from_scope.parent is self and isinstance(from_scope, AnnotationScope)
+
+    def _make_name_prefix(self) -> str:
+        return ".".join(filter(None, [self.parent._name_prefix, self.name]))
+
+
+class ComprehensionScope(LocalScope):
+    """A list/set/dict comprehension or generator expression (all but its first iterable)."""
+
+    __slots__ = ()
+
+    def _make_name_prefix(self) -> str:
+        return ".".join(filter(None, [self.parent._name_prefix, "<comprehension>"]))
+
+
+class AnnotationScope(LocalScope):
+    """The type parameters of a generic def or class, or a `type` alias (PEP 695)."""
+
+    __slots__ = ()
+
+    def _make_name_prefix(self) -> str:
+        return self.parent._name_prefix
+
+
+# libcst's node classes are ABCs: `isinstance` of a node whose class is not the one asked calls
+# ABCMeta.__instancecheck__, a Python frame; these classes have no subclasses, so an exact `type(...)`
+# test says the same (cst_tree.SCOPES). 0.4 million such checks in this module on the whole benchmark corpus.
+_NAME_OR_ATTRIBUTE = frozenset({cst.Name, cst.Attribute, ast.Name, ast.Attribute})
+_IMPORTS = frozenset({cst.Import, cst.ImportFrom})
+
+
+def full_name_for(node) -> str | None:
+    """libcst.helpers.get_full_name_for_node, with exact type tests (`_NAME_OR_ATTRIBUTE`), for a node of
+    either tree: `a.b.c` of a Name/Attribute chain, through a call's function, a subscript's value, a
+    def's or class's name and a decorator's expression; the string itself for a string; None for
+    anything else."""
+    kind = type(node)
+    if kind is cst.Name:
+        return node.value
+    if kind is ast.Name:
+        return node.id
+    if kind is str:
+        return node
+    if kind is cst.Attribute:
+        return f"{full_name_for(node.value)}.{node.attr.value}"
+    if kind is ast.Attribute:
+        return f"{full_name_for(node.value)}.{node.attr}"
+    if kind is cst.Call or kind is ast.Call:
+        return full_name_for(node.func)
+    if kind is cst.Subscript or kind is ast.Subscript:
+        return full_name_for(node.value)
+    if kind is cst.FunctionDef or kind is cst.ClassDef:
+        return full_name_for(node.name)
+    if kind in _AST_DEFS:
+        return node.name
+    if kind is cst.Decorator:
+        return full_name_for(node.decorator)
+    return None
+
+
+_AST_DEFS = frozenset({ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef})
+
+
+def _dotted_names(node) -> Iterator[tuple[str, Node]]:
+    """`a.b.c` -> ("a.b.c", a.b.c), ("a.b", a.b), ("a", a) for a chain of either tree; through the
+    function of a call in the chain; nothing when the chain does not start with a name."""
+    kind = type(node)
+    if kind is cst.Name:
+        yield node.value, node
+        return
+    if kind is ast.Name:
+        yield node.id, node
+        return
+    value = node.value
+    kind = type(value)
+    if kind is cst.Call or kind is ast.Call:
+        if type(value.func) in _NAME_OR_ATTRIBUTE:
+            yield from _dotted_names(value.func)
+    elif kind in _NAME_OR_ATTRIBUTE:
+        inner = _dotted_names(value)
+        first = next(inner, None)
+        if first is not None:
+            attr = node.attr
+            yield f"{first[0]}.{attr if type(attr) is str else attr.value}", node
+            yield first
+            yield from inner
+
+
+def _is_assignment(node, assignment_node) -> bool:
+    """`node` is what the binding at `assignment_node` binds (for an import: one of its names, or on
+    ast one of its aliases)."""
+    if node is assignment_node:
+        return True
+    kind = type(assignment_node)
+    if kind is ast.Import or kind is ast.ImportFrom:
+        return any(alias is node for alias in assignment_node.names)
+    if kind in _IMPORTS:
+        aliases = assignment_node.names
+        if type(aliases) is cst.ImportStar:
+            return False
+        for alias in aliases:
+            if alias.name is node or alias.asname is not None and alias.asname.name is node:
+                return True
+    return False
+
+
+class Scopes:
+    """The scope of each node of a module (of either tree), as libcst's ScopeProvider assigns them (None for the
+    nodes it leaves out: an attribute's name, an import's names, a keyword, the whitespace and
+    punctuation of a def, a class, a lambda, a parameter, an argument, a comprehension), except for
+    whitespace, comments, punctuation and operators (cst_tree.TOKENS): None, where libcst gives the
+    scope around them. No rule asks for theirs, and skipping them halves the walk."""
+
+    __slots__ = ("module", "_by_id", "_parsed")
+
+    def __init__(self, module, by_id: dict[int, Scope], parsed: list) -> None:
+        self.module = module
+        self._by_id = by_id
+        self._parsed = parsed  # the string annotations' trees: their nodes' ids stay theirs
+
+    def get(self, node: Node, default: Scope | None = None) -> Scope | None:
+        return self._by_id.get(id(node), default)
+
+    def __getitem__(self, node: Node) -> Scope:
+        return self._by_id[id(node)]
+
+    def release(self) -> None:
+        """Forget every binding and read. A scope holds its bindings and reads, and each of them its
+        scope and the reads or bindings it sees: cycles through which the file's tree stays alive
+        until the garbage collector traverses all of it (runner._one_file), which costs far more than
+        releasing them (docs/benchmarks.md). The engine calls it
+        once a file's pass is over; nothing may be asked of these scopes after."""
+        scopes = {id(s): s for s in self._by_id.values()}
+        scopes.update({id(s.parent): s.parent for s in list(scopes.values())})  # the builtins' too
+        for scope in scopes.values():
+            for bindings in scope._assignments.values():
+                for binding in bindings:
+                    binding._references = set()
+            for reads in scope._accesses_by_name.values():
+                for read in reads:
+                    read._referents = set()
+            scope._assignments, scope._accesses_by_name, scope._accesses_by_node = {}, {}, {}
+            scope.parent = scope.globals = None  # type: ignore[assignment]  # (the module's and the builtins' point at each other)
+        self._by_id = {}
+
+
+def resolve_reads(reads: Sequence[tuple[Access, str, Node | None, Node | None]]) -> None:
+    """Give each read the bindings it may see, and each binding its reads, once the walk has seen every
+    binding. A read is (its access, the name read, the outermost attribute chain it is read in, the
+    string annotation it is read in): `a.b.c` after `import a.b` is a read of `a.b`, at that chain's
+    node; a read in a string annotation is recorded at the string."""
+    groups: dict[tuple[int, str], tuple[Scope, str, set[Access]]] = {}
+    for access, name, attribute, string in reads:
+        if attribute is not None:
+            for dotted, node in _dotted_names(attribute):
+                if dotted in access.scope:
+                    access.node = node
+                    name = dotted
+                    break
+        if string is not None:
+            access.node = string
+        scope = access.scope
+        group = groups.get((id(scope), name))
+        if group is None:
+            group = groups[(id(scope), name)] = (scope, name, set())
+        group[2].add(access)
+        access._record_assignments(name)
+        scope._record_access(name, access)
+    for scope, name, accesses in groups.values():
+        for assignment in scope._resolve(name, scope):
+            assignment._record_accesses(accesses)
