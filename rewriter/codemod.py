@@ -274,7 +274,7 @@ class Codemod(cst.BatchableCSTVisitor):
         span = self.span(node)
         if self.file.suppressions.is_suppressed(span, self.CODE, self.NAME):
             return None
-        if not self.file.analysis.reachability.may_run(node):
+        if not self.file.analysis.reachability.may_run(span):
             return None
         fix = None
         refused = self._refusal(node, edits) if edits and (self.REMOVES_ERRORS or self.CHANGES_STRUCTURE) else None

@@ -9,6 +9,7 @@ import pytest
 
 from rewriter.analysis import ModuleAnalysis
 from rewriter.engine import Settings, process_source
+from rewriter.findings import Span
 from rewriter.registry import all_codemods
 
 
@@ -20,9 +21,14 @@ def _runs(source: str) -> dict[str, bool]:
     while stack:
         node = stack.pop()
         if isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and node.func.value == "mark":
-            out[node.args[0].value.evaluated_value] = analysis.reachability.may_run(node)
+            out[node.args[0].value.evaluated_value] = analysis.reachability.may_run(_span(analysis, node))
         stack.extend(node.children)
     return out
+
+
+def _span(analysis, node) -> Span:
+    r = analysis.names.positions[node]
+    return Span(r.start.line, r.start.column, r.end.line, r.end.column)
 
 
 def test_hasattr_on_an_installed_module():

@@ -13,6 +13,7 @@ from .bindings import ModuleGlobals
 from .jit import JitAnalysis, assigned_value
 from .testcode import Expecting, TestCode, collectable
 from .names import NameResolver
+from . import ast_resolver
 from .reachability import Reachability
 from .traced import TracedAnalysis
 
@@ -36,6 +37,8 @@ class ModuleAnalysis:
     def release(self) -> None:
         """The pass over the file is over: let its trees go without the garbage collector (NameResolver.release)."""
         self.names.release()
+        if "reachability" in self.__dict__:
+            self.reachability.release()
 
     @cached_property
     def jit(self) -> JitAnalysis:
@@ -48,7 +51,14 @@ class ModuleAnalysis:
 
     @cached_property
     def reachability(self) -> Reachability:
-        return Reachability(self.names, self.world.targets if self.world is not None else None)
+        """Read from CPython's parse of the module's code (the bytes it was parsed from, when at hand)."""
+        names = self.names
+        module = self.wrapper.module
+        code = names.source.decode(module.encoding, errors="replace") if names.source is not None else module.code
+
+        def resolver(tree):
+            return ast_resolver.NameResolver(tree, names.package, names.aliases, names.own_copies)
+        return Reachability(code, resolver, self.world.targets if self.world is not None else None)
 
     @cached_property
     def globals(self) -> ModuleGlobals:

@@ -21,27 +21,104 @@ Decided, and only when the answer is certain:
   installed package) the rest of the body and the `else:` cannot run; when the body is only imports
   that exist, handlers of ImportError / ModuleNotFoundError cannot run.
 Anything else (a local named `jax`, `getattr`, version strings) is assumed to run.
+
+It is read from CPython's `ast` of the module (issue 45: one analysis, on `ast`), and answers for a
+place of the file: `may_run(span)` holds unless the span lies in a region that cannot run. A rule on
+libcst asks with the span it reports at. A file CPython cannot parse (a newer Python's syntax) has no
+region that cannot run.
 """
 from __future__ import annotations
 
-import libcst as cst
+import ast
+
 from libcst.metadata import QualifiedNameSource
 
+from ..findings import Span
+from .ast_names import dotted, parse
+from .ast_resolver import NameResolver
 from .installed import has_attribute, is_module, module_exists, oldest_python, version
-from .names import NameResolver, dotted
-from .scopes import BuiltinScope
+from .scope_model import BuiltinScope
 
 _IMPORT_ERRORS = frozenset({"ImportError", "ModuleNotFoundError"})
+Point = tuple[int, int]  # (line, column in characters), as a Span starts or ends
 
 
 class Reachability:
-    def __init__(self, resolver: NameResolver, targets=None) -> None:
-        self.resolver = resolver
-        # What the project runs (rewriter/project/targets.Targets), or None: the installed versions. Where a
-        # library's version differs, what its installed source binds decides nothing.
+    def __init__(self, source: str, resolver_of=None, targets=None) -> None:
+        """`source`: the module's code; `resolver_of(tree)`: the name resolver for its ast (ast_resolver);
+        `targets`: what the project runs (rewriter/project/targets.Targets), or None: the installed
+        versions. Where a library's version differs, what its installed source binds decides nothing."""
+        self.source = source
+        self._resolver_of = resolver_of or NameResolver
         self.targets = targets
         self._conditions: dict[int, bool | None] = {}
-        self._tries: dict[int, tuple[int | None, bool]] = {}
+
+    def may_run(self, span: Span) -> bool:
+        """False when `span` lies in a branch that provably cannot run on the installed versions."""
+        start, end = (span.line, span.column), (span.end_line, span.end_column)
+        return not any(first <= start and end <= last for first, last in self.dead)
+
+    # -- the regions that cannot run ---------------------------------------------------------------
+    @property
+    def dead(self) -> list[tuple[Point, Point]]:
+        found = self.__dict__.get("_dead")
+        if found is None:
+            found = self.__dict__["_dead"] = self._find_dead()
+        return found
+
+    def _find_dead(self) -> list[tuple[Point, Point]]:
+        if "hasattr" not in self.source and "version_info" not in self.source and "try" not in self.source:
+            return []  # (nothing to decide: no region can be dead)
+        tree = parse(self.source)
+        if tree is None:
+            return []
+        self.tree = tree
+        self.lines = self.source.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+        regions: list[tuple[ast.AST, ast.AST]] = []  # (first node, last node) of each dead region
+        for node in ast.walk(tree):
+            kind = type(node)
+            if kind is ast.If or kind is ast.IfExp:
+                value = self.condition(node.test)
+                if value is False:
+                    regions.append(_extent(node.body))
+                elif value is True and node.orelse:  # (an `if` without `else` has none: [])
+                    regions.append(_extent(node.orelse))
+            elif kind is ast.BoolOp:
+                for i in range(1, len(node.values)):
+                    left = _combined(type(node.op), [self.condition(v) for v in node.values[:i]])
+                    if left is (False if type(node.op) is ast.And else True):
+                        regions.append((node.values[i], node.values[-1]))
+                        break
+            elif kind is ast.Try:
+                regions.extend(self._dead_in_try(node))
+        return [(self._start(first), self._end(last)) for first, last in regions]
+
+    def _start(self, node: ast.AST) -> Point:
+        decorators = getattr(node, "decorator_list", None)
+        if decorators:  # (`ast` starts a decorated def at `def`; its decorators are in the region too)
+            return decorators[0].lineno, 0
+        return node.lineno, self._column(node.lineno, node.col_offset)
+
+    def _end(self, node: ast.AST) -> Point:
+        return node.end_lineno, self._column(node.end_lineno, node.end_col_offset)
+
+    def _column(self, line: int, offset: int) -> int:
+        """`ast`'s column (bytes of UTF-8) in characters, as a Span counts it."""
+        text = self.lines[line - 1] if 0 < line <= len(self.lines) else ""
+        return offset if text.isascii() else len(text.encode("utf-8")[:offset].decode("utf-8", "ignore"))
+
+    @property
+    def resolver(self) -> NameResolver:
+        found = self.__dict__.get("_resolver")
+        if found is None:
+            found = self.__dict__["_resolver"] = self._resolver_of(self.tree)
+        return found
+
+    def release(self) -> None:
+        """Free the scopes of its name resolver, if it made one (ast_resolver.NameResolver.release)."""
+        resolver = self.__dict__.pop("_resolver", None)
+        if resolver is not None:
+            resolver.release()
 
     def _holds(self, module: str) -> bool:
         """The facts read from the installed package of `module` hold for the version the project runs."""
@@ -54,74 +131,45 @@ class Reachability:
     def _module_exists(self, module: str) -> bool | None:
         return module_exists(module) if self._holds(module) else None
 
-    def may_run(self, node: cst.CSTNode) -> bool:
-        """False when some enclosing branch provably cannot run on the installed versions."""
-        child, parent = node, self.resolver.parent(node)
-        while parent is not None:
-            if self._dead_child(parent, child):
-                return False
-            child, parent = parent, self.resolver.parent(parent)
-        return True
-
-    def _dead_child(self, parent: cst.CSTNode, child: cst.CSTNode) -> bool:
-        if isinstance(parent, (cst.If, cst.IfExp)):
-            if child is parent.body:
-                return self.condition(parent.test) is False
-            if child is parent.orelse:
-                return self.condition(parent.test) is True
-        elif isinstance(parent, cst.BooleanOperation) and child is parent.right:
-            left = self.condition(parent.left)
-            return left is False if isinstance(parent.operator, cst.And) else left is True
-        elif isinstance(parent, cst.Try):
-            return self._dead_in_try(parent, child)
-        elif isinstance(parent, cst.IndentedBlock):
-            try_node = self.resolver.parent(parent)
-            if isinstance(try_node, cst.Try) and try_node.body is parent:
-                failing, _ = self._try_facts(try_node)
-                return failing is not None and _index(parent.body, child) > failing
-        return False
-
     # -- conditions ------------------------------------------------------------------------------
-    def condition(self, test: cst.BaseExpression) -> bool | None:
+    def condition(self, test: ast.expr) -> bool | None:
         """The value of `test` on the installed versions, or None if it cannot be told."""
         key = id(test)
         if key not in self._conditions:
             self._conditions[key] = self._evaluate(test)
         return self._conditions[key]
 
-    def _evaluate(self, test: cst.BaseExpression) -> bool | None:
-        if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
-            value = self.condition(test.expression)
+    def _evaluate(self, test: ast.expr) -> bool | None:
+        kind = type(test)
+        if kind is ast.UnaryOp and type(test.op) is ast.Not:
+            value = self.condition(test.operand)
             return None if value is None else not value
-        if isinstance(test, cst.BooleanOperation):
-            left, right = self.condition(test.left), self.condition(test.right)
-            if isinstance(test.operator, cst.And):
-                return False if False in (left, right) else True if left is right is True else None
-            return True if True in (left, right) else False if left is right is False else None
-        if isinstance(test, cst.Call):
+        if kind is ast.BoolOp:
+            return _combined(type(test.op), [self.condition(v) for v in test.values])
+        if kind is ast.Call:
             return self._hasattr(test)
-        if isinstance(test, cst.Comparison):
+        if kind is ast.Compare:
             return self._version_comparison(test)
         return None
 
-    def _hasattr(self, call: cst.Call) -> bool | None:
+    def _hasattr(self, call: ast.Call) -> bool | None:
         args = call.args
-        if not (isinstance(call.func, cst.Name) and call.func.value == "hasattr" and len(args) == 2
-                and not any(a.keyword or a.star for a in args) and isinstance(args[1].value, cst.SimpleString)):
+        if not (type(call.func) is ast.Name and call.func.id == "hasattr" and len(args) == 2 and not call.keywords
+                and not any(type(a) is ast.Starred for a in args)
+                and type(args[1]) is ast.Constant and type(args[1].value) is str):
             return None
         if any(not isinstance(a.scope, BuiltinScope) for a in self.resolver.assignments(call.func)):
             return None  # a `hasattr` of the file's own
-        module = self.imported_module(args[0].value)
-        name = args[1].value.evaluated_value
-        return self._has_attribute(module, name) if module is not None and isinstance(name, str) else None
+        module = self.imported_module(args[0])
+        return self._has_attribute(module, args[1].value) if module is not None else None
 
-    def imported_module(self, expr: cst.BaseExpression) -> str | None:
+    def imported_module(self, expr: ast.expr) -> str | None:
         """The installed module `expr` denotes when its root name is only ever bound by imports
         (or a `*` import), else None: a parameter or a local called `jax` is not jax."""
         root = expr
-        while isinstance(root, cst.Attribute):
+        while type(root) is ast.Attribute:
             root = root.value
-        if not isinstance(root, cst.Name) or dotted(expr) is None:
+        if type(root) is not ast.Name or dotted(expr) is None:
             return None
         assignments = self.resolver.assignments(root)
         if any(type(a).__name__ != "ImportAssignment" for a in assignments):
@@ -134,14 +182,13 @@ class Reachability:
         module = next(iter(names))
         return module if is_module(module) else None
 
-    def _version_comparison(self, test: cst.Comparison) -> bool | None:
+    def _version_comparison(self, test: ast.Compare) -> bool | None:
         """`sys.version_info >= (3, 8)` and the like, decided when it holds, or fails, for every
         Python from `oldest_python()` on."""
-        if len(test.comparisons) != 1:
+        if len(test.ops) != 1:
             return None
-        target = test.comparisons[0]
-        operator = type(target.operator).__name__
-        left, right = test.left, target.comparator
+        operator = type(test.ops[0]).__name__
+        left, right = test.left, test.comparators[0]
         version = self._version_part(left)
         literal = _literal(right)
         if version is None:  # `(3, 8) <= sys.version_info`
@@ -150,35 +197,35 @@ class Reachability:
         if version is None or literal is None or type(literal) is not type(version):
             return None
         oldest = version
-        if operator in ("GreaterThan", "GreaterThanEqual"):  # holds for all newer ones once it holds for the oldest
+        if operator in ("Gt", "GtE"):  # holds for all newer ones once it holds for the oldest
             return True if _COMPARE[operator](oldest, literal) else None
-        if operator in ("LessThan", "LessThanEqual"):
+        if operator in ("Lt", "LtE"):
             return False if not _COMPARE[operator](oldest, literal) else None
-        if operator in ("Equal", "NotEqual") and isinstance(literal, tuple) and literal < oldest[: len(literal)]:
-            return operator == "NotEqual"  # an older version than any accepted one
+        if operator in ("Eq", "NotEq") and isinstance(literal, tuple) and literal < oldest[: len(literal)]:
+            return operator == "NotEq"  # an older version than any accepted one
         return None
 
-    def _version_part(self, expr: cst.BaseExpression):
+    def _version_part(self, expr: ast.expr):
         """The oldest accepted value of `sys.version_info` (tuple), `[:n]` (tuple), `[0]`/`.major` (int)."""
         oldest = oldest_python()
         if not oldest or self.targets is not None and any(not self._holds(t.root) for t in self.targets.found):
             return None  # the project runs other releases of the packages, which may accept older Pythons
-        if isinstance(expr, cst.Attribute) and expr.attr.value == "major" and self._is_version_info(expr.value):
+        if type(expr) is ast.Attribute and expr.attr == "major" and self._is_version_info(expr.value):
             return oldest[0]
-        if isinstance(expr, cst.Subscript) and self._is_version_info(expr.value) and len(expr.slice) == 1:
-            index = expr.slice[0].slice
-            if isinstance(index, cst.Index) and isinstance(index.value, cst.Integer) and index.value.evaluated_value == 0:
+        if type(expr) is ast.Subscript and self._is_version_info(expr.value):
+            index = expr.slice
+            if _int(index) == 0:
                 return oldest[0]
-            if isinstance(index, cst.Slice) and index.lower is None and index.step is None \
-                    and isinstance(index.upper, cst.Integer) and 0 < index.upper.evaluated_value <= len(oldest):
-                return oldest[: index.upper.evaluated_value]
+            if type(index) is ast.Slice and index.lower is None and index.step is None \
+                    and _int(index.upper) is not None and 0 < _int(index.upper) <= len(oldest):
+                return oldest[: _int(index.upper)]
             return None
         if self._is_version_info(expr):
             return oldest
         return None
 
-    def _is_version_info(self, expr: cst.BaseExpression) -> bool:
-        text = dotted(expr) if isinstance(expr, (cst.Name, cst.Attribute)) else None
+    def _is_version_info(self, expr: ast.expr) -> bool:
+        text = dotted(expr)
         if text is None or not text.endswith("version_info"):
             return False  # decided by the spelling, before any scope is resolved
         scope = self.resolver.scope(expr)
@@ -188,87 +235,90 @@ class Reachability:
         return bool(found) and all(q.name == "sys.version_info" and q.source is QualifiedNameSource.IMPORT for q in found)
 
     # -- try: imports -------------------------------------------------------------------------
-    def _try_facts(self, node: cst.Try) -> tuple[int | None, bool]:
-        """(index of the first body statement that certainly raises ImportError, whether the body is
-        only imports that exist)."""
-        key = id(node)
-        if key not in self._tries:
-            failing, all_exist = None, True
-            for i, statement in enumerate(node.body.body):
-                outcome = _import_outcome(statement, self._module_exists, self._has_attribute)
-                if outcome is False:
-                    failing, all_exist = i, False
-                    break
-                if outcome is None:
-                    all_exist = False
-            self._tries[key] = (failing, all_exist)
-        return self._tries[key]
-
-    def _dead_in_try(self, node: cst.Try, child: cst.CSTNode) -> bool:
-        failing, all_exist = self._try_facts(node)
-        if child is node.orelse:
-            return failing is not None
-        if isinstance(child, cst.ExceptHandler) and all_exist:
-            caught = _caught_names(child)
-            return caught is not None and caught <= _IMPORT_ERRORS
-        return False
-
-
-def _index(body, child) -> int:
-    for i, statement in enumerate(body):
-        if statement is child:
-            return i
-    return -1
+    def _dead_in_try(self, node: ast.Try) -> list[tuple[ast.AST, ast.AST]]:
+        """After an import of the body that certainly fails: the rest of the body and the `else:`; when
+        the body is only imports that exist: the handlers of ImportError alone."""
+        failing, all_exist = None, True
+        for i, statement in enumerate(node.body):
+            outcome = _import_outcome(statement, self._module_exists, self._has_attribute)
+            if outcome is False:
+                failing, all_exist = i, False
+                break
+            if outcome is None:
+                all_exist = False
+        out = []
+        if failing is not None:
+            if failing + 1 < len(node.body):
+                out.append((node.body[failing + 1], node.body[-1]))
+            if node.orelse:
+                out.append(_extent(node.orelse))
+        if all_exist:
+            for handler in node.handlers:
+                caught = _caught_names(handler)
+                if caught is not None and caught <= _IMPORT_ERRORS:
+                    out.append((handler, handler))
+        return out
 
 
-def _import_outcome(statement: cst.BaseStatement, module_exists, has_attribute) -> bool | None:
+def _extent(part: list | ast.expr) -> tuple[ast.AST, ast.AST]:
+    """The first and last node of a block (a statement's body) or of an expression (a branch of `a if c else b`)."""
+    return (part[0], part[-1]) if type(part) is list else (part, part)
+
+
+def _combined(operator: type, values: list) -> bool | None:
+    """`and`/`or` of decided values (None: cannot be told)."""
+    if operator is ast.And:
+        return False if False in values else True if all(v is True for v in values) else None
+    return True if True in values else False if all(v is False for v in values) else None
+
+
+def _import_outcome(statement: ast.stmt, module_exists, has_attribute) -> bool | None:
     """True: only imports that exist in the installed packages; False: an import that cannot
     succeed; None: anything else, or not known."""
-    if not isinstance(statement, cst.SimpleStatementLine):
-        return None
-    outcome = True
-    for small in statement.body:
-        if isinstance(small, cst.Import):
-            for alias in small.names:
-                exists = module_exists(dotted(alias.name) or "")
-                if exists is False:
-                    return False
-                outcome = outcome and exists
-        elif isinstance(small, cst.ImportFrom) and not small.relative and small.module is not None \
-                and not isinstance(small.names, cst.ImportStar):
-            module = dotted(small.module) or ""
-            exists = module_exists(module)
+    if type(statement) is ast.Import:
+        outcome = True
+        for alias in statement.names:
+            exists = module_exists(alias.name)
             if exists is False:
                 return False
-            for alias in small.names:
-                name = dotted(alias.name) or ""
-                found = True if module_exists(f"{module}.{name}") else has_attribute(module, name)
-                if found is False:
-                    return False
-                outcome = outcome and found
-        else:
-            return None
-    return outcome
-
-
-def _caught_names(handler: cst.ExceptHandler) -> frozenset[str] | None:
-    kind = handler.type
-    if kind is None:
-        return None
-    elements = [e.value for e in kind.elements] if isinstance(kind, cst.Tuple) else [kind]
-    names = [e.value for e in elements if isinstance(e, cst.Name)]
-    return frozenset(names) if len(names) == len(elements) else None
-
-
-def _literal(node: cst.BaseExpression):
-    if isinstance(node, cst.Integer):
-        return node.evaluated_value
-    if isinstance(node, cst.Tuple) and node.elements and all(isinstance(e.value, cst.Integer) for e in node.elements):
-        return tuple(e.value.evaluated_value for e in node.elements)
+            outcome = outcome and exists
+        return outcome
+    if type(statement) is ast.ImportFrom and not statement.level and statement.module is not None \
+            and not any(alias.name == "*" for alias in statement.names):
+        module = statement.module
+        if module_exists(module) is False:
+            return False
+        outcome = True  # (decided by its names: a name found in an unknown module exists)
+        for alias in statement.names:
+            found = True if module_exists(f"{module}.{alias.name}") else has_attribute(module, alias.name)
+            if found is False:
+                return False
+            outcome = outcome and found
+        return outcome
     return None
 
 
-_MIRRORED = {"LessThan": "GreaterThan", "GreaterThan": "LessThan", "LessThanEqual": "GreaterThanEqual",
-             "GreaterThanEqual": "LessThanEqual"}
-_COMPARE = {"LessThan": lambda a, b: a < b, "LessThanEqual": lambda a, b: a <= b,
-            "GreaterThan": lambda a, b: a > b, "GreaterThanEqual": lambda a, b: a >= b}
+def _caught_names(handler: ast.ExceptHandler) -> frozenset[str] | None:
+    kind = handler.type
+    if kind is None:
+        return None
+    elements = kind.elts if type(kind) is ast.Tuple else [kind]
+    names = [e.id for e in elements if type(e) is ast.Name]
+    return frozenset(names) if len(names) == len(elements) else None
+
+
+def _int(node) -> int | None:
+    """An int written as a literal (`True` is none)."""
+    return node.value if type(node) is ast.Constant and type(node.value) is int else None
+
+
+def _literal(node: ast.expr):
+    if _int(node) is not None:
+        return node.value
+    if type(node) is ast.Tuple and node.elts and all(_int(e) is not None for e in node.elts):
+        return tuple(e.value for e in node.elts)
+    return None
+
+
+_MIRRORED = {"Lt": "Gt", "Gt": "Lt", "LtE": "GtE", "GtE": "LtE"}
+_COMPARE = {"Lt": lambda a, b: a < b, "LtE": lambda a, b: a <= b, "Gt": lambda a, b: a > b, "GtE": lambda a, b: a >= b}
