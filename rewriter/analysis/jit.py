@@ -178,7 +178,9 @@ class JitAnalysis:
         if not isinstance(expr, cst.Name):
             return []
         assignments = self.resolver.reaching(expr)
-        defs = [a.node for a in assignments if isinstance(getattr(a, "node", None), cst.FunctionDef)]
+        # (in the order they are written: a set's order differs from run to run, and contexts keep it)
+        defs = [a.node for a in sorted(assignments, key=lambda a: a.created)
+                if isinstance(getattr(a, "node", None), cst.FunctionDef)]
         return defs if defs and len(defs) == len(assignments) else []
 
     def method_denoted(self, expr: cst.BaseExpression) -> list[cst.FunctionDef]:

@@ -10,7 +10,7 @@ An *application* is the transform called on a function: `jax.jit(f, ...)`, `part
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Iterable
+from typing import Callable, Iterable
 
 import libcst as cst
 
@@ -132,30 +132,37 @@ def positional_params(fn: cst.FunctionDef | cst.Lambda) -> list[str]:
 
 def static_params(transform: Transform, fn: cst.FunctionDef | cst.Lambda) -> frozenset[str] | None:
     """Parameters the transform keeps static (not traced); None when that cannot be read statically."""
-    positional = positional_params(fn)
+    every = [p.name.value for p in (*fn.params.posonly_params, *fn.params.params, *fn.params.kwonly_params)]
+    return static_parameters(transform.api, transform.keyword, literal, positional_params(fn), every)
+
+
+def static_parameters(api: Api, keyword: Callable, literal_of: Callable, positional: list[str],
+                      every: list[str]) -> frozenset[str] | None:
+    """The parameters `api`, configured with the keywords `keyword(name)` gives (a node of either tree,
+    or None), keeps static: `positional` and `every` are the function's positional and named parameters,
+    `literal_of` reads a node's literal value (ValueError: not a literal). None when they cannot be read."""
     static: set[str] = set()
-    for keyword in transform.api.static_keywords:
-        value = transform.keyword(keyword)
+    for name in api.static_keywords:
+        value = keyword(name)
         if value is None:
             continue
         try:
-            parsed = literal(value)
+            parsed = literal_of(value)
         except ValueError:
             return None
-        if keyword == "auxiliary_args":
+        if name == "auxiliary_args":
             if not isinstance(parsed, str):
                 return None
             named = [s.strip() for s in parsed.split(",") if s.strip()]
-            every = [p.name.value for p in (*fn.params.posonly_params, *fn.params.params, *fn.params.kwonly_params)]
             # A misspelt name is read as the parameter the author meant (PML205 corrects the spelling):
             # every rule judges the function as it will be once that fix is in, never half of each.
             static |= {n if n in every else intended_parameter(n, every, named) or n for n in named}
-        elif keyword == "static_argnums":
+        elif name == "static_argnums":
             for i in parsed if isinstance(parsed, tuple) else (parsed,):
                 if not isinstance(i, int) or not -len(positional) <= i < len(positional):
                     return None
                 static.add(positional[i])
-        elif keyword == "static_argnames":
+        elif name == "static_argnames":
             static |= set(parsed if isinstance(parsed, tuple) else (parsed,))
     return frozenset(static)
 

@@ -1,0 +1,441 @@
+"""Jit contexts on CPython's `ast`: which functions are traced, by which transform, and which parameters
+stay static (jit.py and transforms.py on libcst; the analysis is moving to `ast`: issue 45).
+
+A function is traced when it is decorated with a jit transform (`@jax.jit`, `@math.jit_compile(...)`,
+`@partial(jax.jit, static_argnums=0)`, stacked with others), when it is wrapped anywhere in the module
+(`f_jit = jax.jit(f)`, `math.jit_compile(f)(x)`), when another module of the project traces it, or when
+it is a function of this module called from a traced body. The contexts, and their order, are
+jit.JitAnalysis's for the same source: tests/test_ast_jit.py compares them on the golden cases, the
+examples and any tree given to it.
+"""
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass, field
+from typing import Iterable, Union
+
+from .apis import Api, Kind, lookup
+from .ast_resolver import NameResolver
+from .transforms import static_parameters
+
+FunctionNode = Union[ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda]
+_DEFS = (ast.FunctionDef, ast.AsyncFunctionDef)
+_FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
+_CHAINS = (ast.Name, ast.Attribute)
+
+
+# -- transforms (transforms.py) -----------------------------------------------------------------
+@dataclass(frozen=True)
+class Transform:
+    api: Api
+    expr: ast.expr  # the expression that denotes the configured transform
+    keywords: tuple[ast.keyword, ...]  # keyword arguments configuring it (from the call or the partial)
+    extra_positional: tuple[ast.expr, ...] = ()  # positional arguments after the function (jax.vmap(f, 0))
+
+    @property
+    def kind(self) -> Kind:
+        return self.api.kind
+
+    @property
+    def framework(self) -> str:
+        return self.api.framework
+
+    def keyword(self, name: str) -> ast.expr | None:
+        for keyword in self.keywords:
+            if keyword.arg == name:
+                return keyword.value
+        return None
+
+
+@dataclass(frozen=True)
+class Application:
+    """`transform(function, ...)`: the call, the transform, and the wrapped function expression."""
+
+    call: ast.Call
+    transform: Transform
+    function: ast.expr
+
+
+def _unpacks(call: ast.Call) -> bool:
+    """`*args` or `**kwargs` among the arguments."""
+    return any(type(a) is ast.Starred for a in call.args) or any(k.arg is None for k in call.keywords)
+
+
+def _positional(call: ast.Call) -> list[ast.expr]:
+    return [a for a in call.args if type(a) is not ast.Starred]
+
+
+def _keywords(call: ast.Call) -> tuple[ast.keyword, ...]:
+    return tuple(k for k in call.keywords if k.arg is not None)
+
+
+def match_transform(resolver: NameResolver, expr: ast.expr, kinds: Iterable[Kind]) -> Transform | None:
+    """`expr` denotes a configured transform of one of `kinds` (bare, factory or partial form)."""
+    kinds = set(kinds)
+    if type(expr) in _CHAINS:
+        api = resolver.api(expr, kinds)
+        return Transform(api, expr, ()) if api is not None else None
+    if type(expr) is not ast.Call or type(expr.func) not in _CHAINS:
+        return None
+    positional = _positional(expr)
+    inner = positional[0] if positional else None
+    # Resolve nothing unless the spelling can work: `partial(<kinds>, ...)` or `<kinds>(...)`.
+    maybe_partial = type(inner) in _CHAINS and resolver.could_be_api(inner, kinds)
+    callee = resolver.api(expr.func, kinds | {Kind.PARTIAL} if maybe_partial else kinds)
+    if callee is None:
+        return None
+    if callee.kind is Kind.PARTIAL:
+        if _unpacks(expr):
+            return None
+        api = resolver.api(inner, kinds)
+        if api is None:
+            return None
+        return Transform(api, expr, _keywords(expr), tuple(positional[1:]))
+    if callee.kind in kinds and not positional and not _unpacks(expr):
+        return Transform(callee, expr, _keywords(expr))  # factory: math.jit_compile(auxiliary_args='n')
+    return None
+
+
+def match_application(resolver: NameResolver, call: ast.Call, kinds: Iterable[Kind]) -> Application | None:
+    """`call` applies a transform of one of `kinds` to a function."""
+    kinds = set(kinds)
+    if _unpacks(call):
+        return None
+    positional = call.args
+    if not positional:
+        return None
+    func = call.func
+    if type(func) in _CHAINS:
+        api = resolver.api(func, kinds)
+        if api is None:
+            return None
+        return Application(call, Transform(api, func, _keywords(call), tuple(positional[1:])), positional[0])
+    if type(func) is ast.Call:
+        transform = match_transform(resolver, func, kinds)
+        if transform is None or len(positional) != 1 or _keywords(call):
+            return None
+        return Application(call, transform, positional[0])
+    return None
+
+
+def literal(node: ast.expr):
+    """The Python value of a literal int/str/bytes/tuple/list/None/bool expression (transforms.literal);
+    raises ValueError otherwise."""
+    if type(node) is ast.Constant and type(node.value) in (int, str, bytes, bool, type(None)):
+        return node.value
+    if type(node) is ast.Tuple or type(node) is ast.List:
+        return tuple(literal(e) for e in node.elts if type(e) is not ast.Starred)
+    if type(node) is ast.UnaryOp and type(node.op) is ast.USub:
+        return -literal(node.operand)
+    raise ValueError("not a literal")
+
+
+def positional_params(fn: FunctionNode) -> list[str]:
+    return [a.arg for a in (*fn.args.posonlyargs, *fn.args.args)]
+
+
+def static_params(transform: Transform, fn: FunctionNode) -> frozenset[str] | None:
+    """Parameters the transform keeps static (not traced); None when that cannot be read statically."""
+    every = [a.arg for a in (*fn.args.posonlyargs, *fn.args.args, *fn.args.kwonlyargs)]
+    return static_parameters(transform.api, transform.keyword, literal, positional_params(fn), every)
+
+
+# -- contexts (jit.py) ----------------------------------------------------------------------------
+@dataclass(frozen=True)
+class JitContext:
+    function: FunctionNode
+    transform: Transform
+    how: str  # "decorator" | "wrapped" | "called"
+    static_params: frozenset[str] | None  # None: cannot be read statically (or inherited from a caller)
+    caller: "JitContext | None" = None
+    application: ast.Call | None = None  # "wrapped": the call that applies the transform (`jax.jit(f)`)
+    remote: object = None  # a RemoteTrace (rewriter/analysis/facts.py): traced from another module, as it says
+
+    @property
+    def root(self) -> "JitContext":
+        """The directly jitted function whose trace this helper runs in (itself for a direct context)."""
+        context = self
+        while context.caller is not None:
+            context = context.caller
+        return context
+
+    @property
+    def framework(self) -> str:
+        return self.transform.framework
+
+    @property
+    def name(self) -> str:
+        return "<lambda>" if type(self.function) is ast.Lambda else self.function.name  # type: ignore[union-attr]
+
+
+@dataclass
+class _Collected:
+    decorated: list[tuple[ast.FunctionDef | ast.AsyncFunctionDef, Transform]] = field(default_factory=list)
+    applications: list[Application] = field(default_factory=list)
+    calls_by_function: dict[int, list[ast.Call]] = field(default_factory=dict)
+
+
+def _source_order(node: ast.AST) -> tuple:
+    """A node's place in a walk in source order (an outer call before the call it starts with)."""
+    return node.lineno, node.col_offset, -node.end_lineno, -node.end_col_offset  # type: ignore[attr-defined, operator]
+
+
+def _collect(resolver: NameResolver) -> _Collected:
+    """The jit-decorated defs, the jit applications and the calls each function makes (a call in a def's
+    decorators or defaults counts as its own, as libcst's walk meets them inside the def), in the order
+    of the source."""
+    out = _Collected()
+    calls: list[tuple[ast.Call, tuple[int, ...]]] = []
+    defs: list[ast.FunctionDef | ast.AsyncFunctionDef] = []
+    stack: list[tuple[ast.AST, tuple[int, ...]]] = [(resolver.tree, ())]
+    while stack:
+        node, enclosing = stack.pop()
+        kind = type(node)
+        if kind in _FUNCTIONS:
+            enclosing = (*enclosing, id(node))
+            if kind is not ast.Lambda:
+                defs.append(node)  # type: ignore[arg-type]
+        elif kind is ast.Call:
+            calls.append((node, enclosing))  # type: ignore[arg-type]
+        stack.extend((child, enclosing) for child in ast.iter_child_nodes(node))
+    for fn in sorted(defs, key=_source_order):
+        for decorator in fn.decorator_list:
+            transform = match_transform(resolver, decorator, (Kind.JIT,))
+            if transform is not None:
+                out.decorated.append((fn, transform))
+    for call, enclosing in sorted(calls, key=lambda c: _source_order(c[0])):
+        app = match_application(resolver, call, (Kind.JIT,))
+        if app is not None:
+            out.applications.append(app)
+        for fn_id in enclosing:
+            out.calls_by_function.setdefault(fn_id, []).append(call)
+    return out
+
+
+class JitAnalysis:
+    def __init__(self, resolver: NameResolver, project=None, open_module: str = "") -> None:
+        self.resolver = resolver
+        self.project = project  # FileFacts from the project index, or None
+        # Why the module's public functions may have callers outside the project ("": none; project/world.py)
+        self.open_module = open_module
+        self._collected = _collect(resolver)
+        self.contexts: list[JitContext] = []
+        self._by_function: dict[int, JitContext] = {}
+        self._jitted_defs: dict[int, Transform] = {}
+        for fn, transform in self._collected.decorated:
+            self._add(JitContext(fn, transform, "decorator", static_params(transform, fn)))
+            self._jitted_defs[id(fn)] = transform
+        for app in self._collected.applications:
+            for function in self.functions_denoted(app.function):
+                self._add(JitContext(function, app.transform, "wrapped", static_params(app.transform, function),
+                                     application=app.call))
+            for method in self.method_denoted(app.function):  # `jax.jit(self.step)`: bound, its argnums shift
+                self._add(JitContext(method, app.transform, "wrapped", None, application=app.call))
+        self._add_remote()
+        self._add_called_helpers()
+
+    def _add_remote(self) -> None:
+        """Functions of this module that another module traces (rewriter/project/index.py)."""
+        if not self.project:
+            return
+        for trace in self.project.traces:
+            fn = module_function(self.resolver.tree, trace.function)
+            api = lookup(trace.api)
+            if fn is None or api is None:
+                continue
+            transform = Transform(api, ast.Name(trace.api.rsplit(".", 1)[-1], ast.Load()), ())
+            if trace.how == "wrapped":
+                static = frozenset(trace.static) if trace.static is not None else None
+                self._add(JitContext(fn, transform, "wrapped", static, remote=trace))
+            elif id(fn) not in self._by_function:
+                self._add(JitContext(fn, transform, "called", None, remote=trace))
+
+    def remote_traces(self, fn: ast.AST) -> list:
+        """The RemoteTrace facts of `fn` ("called" ones: what traced callers elsewhere pass it)."""
+        if not self.project or type(fn) not in _DEFS:
+            return []
+        name = qualified_def_name(self.resolver, fn)  # type: ignore[arg-type]
+        return [t for t in self.project.traces if t.function == name and t.how == "called"] if name else []
+
+    def _add(self, context: JitContext) -> None:
+        if id(context.function) not in self._by_function:
+            self._by_function[id(context.function)] = context
+            self.contexts.append(context)
+
+    def _add_called_helpers(self) -> None:
+        work = list(self.contexts)
+        while work:
+            context = work.pop()
+            for call in self._collected.calls_by_function.get(id(context.function), ()):
+                if type(call.func) not in _CHAINS:
+                    continue
+                for fn in self.functions_denoted(call.func) or self.method_denoted(call.func):
+                    if id(fn) not in self._by_function:
+                        helper = JitContext(fn, context.transform, "called", None, context)
+                        self._add(helper)
+                        work.append(helper)
+
+    # -- queries ---------------------------------------------------------------------------
+    def functions_denoted(self, expr: ast.expr) -> list[FunctionNode]:
+        """The lambda itself, or the defs a name denotes where it is read (only when every binding that
+        may reach the read is a def: a def that is rebound before the read is another function)."""
+        if type(expr) is ast.Lambda:
+            return [expr]  # type: ignore[list-item]
+        if type(expr) is not ast.Name:
+            return []
+        assignments = self.resolver.reaching(expr)
+        # (in the order they are written: a set's order differs from run to run, and contexts keep it)
+        defs = [a.node for a in sorted(assignments, key=lambda a: a.created) if type(getattr(a, "node", None)) in _DEFS]
+        return defs if defs and len(defs) == len(assignments) else []
+
+    def method_denoted(self, expr: ast.expr) -> list[ast.FunctionDef | ast.AsyncFunctionDef]:
+        """`self.step` read in a method: the def `step` of that class's own body (not inherited, not
+        rebound there), when `self` is the method's first parameter and never rebound."""
+        if type(expr) is not ast.Attribute or type(expr.value) is not ast.Name or expr.value.id != "self":
+            return []
+        bindings = self.resolver.assignments(expr.value)
+        if len(bindings) != 1:
+            return []
+        param = getattr(next(iter(bindings)), "node", None)
+        arguments = self.resolver.parent(param) if type(param) is ast.arg else None
+        method = self.resolver.parent(arguments) if arguments is not None else None
+        if not isinstance(method, _DEFS) or not method.args.args or method.args.args[0] is not param \
+                or any(_decorator_name(d) in ("staticmethod", "classmethod") for d in method.decorator_list):
+            return []
+        cls = self.resolver.parent(method)
+        if type(cls) is not ast.ClassDef:
+            return []
+        named = [s for s in cls.body if _binds(s, expr.attr)]
+        return named if len(named) == 1 and type(named[0]) in _DEFS else []  # type: ignore[return-value]
+
+    def application_of(self, fn: ast.AST) -> Application | None:
+        """The jit application that wraps `fn` (`step = math.jit_compile(f)`), if any."""
+        for app in self._collected.applications:
+            if any(f is fn for f in self.functions_denoted(app.function)):
+                return app
+        return None
+
+    def runs_only_traced(self, node: ast.AST) -> bool:
+        """`node` is in a traced function that never runs eagerly (jit.JitAnalysis.runs_only_traced)."""
+        context = self.enclosing_context(node)
+        return context is not None and not self.eagerly_callable(context)
+
+    def jitted_elsewhere(self, context: JitContext) -> str:
+        """Why the body of the function of `context` is not rewritten ("" when it may be): another module
+        applies a jit to it; the def stays what every other caller runs eagerly."""
+        root = context.root
+        if root.remote is None or root.remote.how != "wrapped":  # type: ignore[attr-defined]
+            return ""
+        return (f"`{root.name}` is jitted in {root.remote.where}, not where it is defined; its other callers may "  # type: ignore[attr-defined]
+                f"run it eagerly, and a rewrite of its body changes it for them too")
+
+    def eagerly_callable(self, context: JitContext) -> str:
+        """Why the function of `context` may run eagerly although the project traces it ("" if it may not):
+        its trace comes from callers in other modules, and it is public in an installable package."""
+        root = context.root
+        remote = root.remote
+        if remote is None or remote.how != "called" or not self.open_module or root.name.startswith("_"):  # type: ignore[attr-defined]
+            return ""
+        return f"`{root.name}` is public: {self.open_module}, so callers outside the project may run it eagerly"
+
+    def context_of(self, fn: ast.AST) -> JitContext | None:
+        return self._by_function.get(id(fn))
+
+    def enclosing_context(self, node: ast.AST, direct_only: bool = False) -> JitContext | None:
+        """The traced function whose body contains `node` (nearest first), if any."""
+        current = self.resolver.parent(node)
+        while current is not None:
+            if type(current) in _FUNCTIONS:
+                context = self.context_of(current)
+                if context is not None and (not direct_only or context.how != "called"):
+                    return context
+            current = self.resolver.parent(current)
+        return None
+
+    def jitted_value(self, expr: ast.expr) -> Transform | None:
+        """The jit transform `expr` already carries: a jit application, or a name bound only to jitted things."""
+        if type(expr) is ast.Call:
+            app = match_application(self.resolver, expr, (Kind.JIT,))  # type: ignore[arg-type]
+            return app.transform if app is not None else None
+        if type(expr) is not ast.Name:
+            return None
+        assignments = self.resolver.reaching(expr)
+        if not assignments:
+            return None
+        found: Transform | None = None
+        for assignment in assignments:
+            node = getattr(assignment, "node", None)
+            if type(node) in _DEFS and id(node) in self._jitted_defs:
+                found = self._jitted_defs[id(node)]
+                continue
+            value = assigned_value(self.resolver, node)
+            transform = self.jitted_value(value) if type(value) is ast.Call else None
+            if transform is None:
+                return None
+            found = transform
+        return found
+
+
+def _decorator_name(decorator: ast.expr) -> str:
+    return decorator.id if type(decorator) is ast.Name else decorator.attr if type(decorator) is ast.Attribute else ""  # type: ignore[attr-defined]
+
+
+def _binds(statement: ast.stmt, name: str) -> bool:
+    """A class-body statement that binds `name`: a def, or an assignment whose targets spell it."""
+    if type(statement) in _DEFS:
+        return statement.name == name  # type: ignore[attr-defined]
+    targets = statement.targets if type(statement) is ast.Assign else \
+        [statement.target] if type(statement) in (ast.AnnAssign, ast.AugAssign) else []  # type: ignore[attr-defined]
+    return any(type(n) is ast.Name and n.id == name for t in targets for n in _names_in(t))
+
+
+def _names_in(target: ast.expr) -> list[ast.expr]:
+    if type(target) is ast.Tuple or type(target) is ast.List:
+        return [n for e in target.elts for n in _names_in(e)]
+    return [target]
+
+
+def module_function(tree: ast.Module, name: str) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
+    """The def a project fact names: `f` at module level (the last one), or `make.f` nested in it."""
+    outer, _, inner = name.partition(".")
+    found: ast.FunctionDef | ast.AsyncFunctionDef | None = None
+    for stmt in tree.body:
+        if isinstance(stmt, _DEFS) and stmt.name == outer:
+            found = stmt
+    if found is None or not inner:
+        return found
+    indented = found.body[0].lineno != found.lineno  # (jit.py reads an indented body only)
+    nested = [s for s in found.body if isinstance(s, _DEFS) and s.name == inner] if indented else []
+    return nested[-1] if nested else None
+
+
+def qualified_def_name(resolver: NameResolver, fn: ast.FunctionDef | ast.AsyncFunctionDef) -> str | None:
+    """`f` for a module-level def, `make.f` for a def directly in one (the names project facts use)."""
+    parent = resolver.parent(fn)
+    if type(parent) is ast.Module:
+        return fn.name
+    if isinstance(parent, _DEFS) and fn in parent.body and type(resolver.parent(parent)) is ast.Module:
+        return f"{parent.name}.{fn.name}"
+    return None
+
+
+def bound_value(resolver: NameResolver, name: ast.expr) -> ast.expr | None:
+    """The value of `name`'s one binding, when it has exactly one and it is `name = value`."""
+    if type(name) is not ast.Name:
+        return None
+    assignments = resolver.assignments(name)
+    if len(assignments) != 1:
+        return None
+    return assigned_value(resolver, getattr(next(iter(assignments)), "node", None))
+
+
+def assigned_value(resolver: NameResolver, target: ast.AST | None) -> ast.expr | None:
+    """For `name = value` (single plain target), the value; else None."""
+    if type(target) is not ast.Name:
+        return None
+    parent = resolver.parent(target)
+    if type(parent) is ast.Assign and len(parent.targets) == 1 and parent.targets[0] is target:
+        return parent.value
+    if type(parent) is ast.AnnAssign and parent.target is target and parent.value is not None:
+        return parent.value
+    return None
