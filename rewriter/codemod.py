@@ -64,6 +64,7 @@ class InsertBefore:
 
 
 Edit = Union[Replace, InsertBefore]
+_STATEMENTS = (cst.BaseStatement, cst.BaseSmallStatement)
 
 
 @dataclass
@@ -283,7 +284,7 @@ class Codemod(cst.BatchableCSTVisitor):
             edits, fix_description = (), ""
             note = "; ".join(filter(None, (why, note)))
             related = (*related, where)
-        if edits and self.MOVES_CODE and (safety or self.SAFETY) is Safety.SAFE and self.file.analysis.testcode.in_test(node):
+        if edits and self.MOVES_CODE and (safety or self.SAFETY) is Safety.SAFE and self.file.analysis.testcode.in_test(span):
             safety = Safety.UNSAFE
             note = "; ".join(filter(None, (note, "unsafe in test code: tests observe the names, frames and trace caches the move changes")))
             fix_description = f"{fix_description or 'apply the fix'} (unsafe in test code)"
@@ -342,20 +343,21 @@ class Codemod(cst.BatchableCSTVisitor):
             return None
         return self.file.analysis.jit.enclosing_context(node)
 
-    def _refusal(self, node: cst.CSTNode, edits: Sequence[Edit]) -> tuple[str, tuple[cst.CSTNode, str]] | None:
+    def _refusal(self, node: cst.CSTNode, edits: Sequence[Edit]) -> tuple[str, tuple[Span, str]] | None:
         """Why the fix must not be applied here, and the place that says so: code meant to fail (for rules
         that remove errors or change structure), or a test that reads the structure the fix changes."""
         analysis = self.file.analysis
+        span = self.span(node)
         places = [node, *(getattr(edit, "target", None) or edit.anchor for edit in edits)]
         for place in places:
-            expecting = analysis.expected_failure(place)
+            expecting = analysis.expected_failure(self.span(place), isinstance(place, _STATEMENTS))
             if expecting is not None:
                 return f"not fixed: this code is expected to fail: {expecting.how}", (expecting.anchor, "expected to fail here")
-        if self.CHANGES_STRUCTURE and analysis.testcode.in_test(node):
-            read = analysis.testcode.structure_read(node, self.CHANGES_STRUCTURE)
+        if self.CHANGES_STRUCTURE and analysis.testcode.in_test(span):
+            read = analysis.testcode.structure_read(span, self.CHANGES_STRUCTURE)
             if read is not None:
                 who = "this test inspects" if read.test else "the tests of this module inspect"
-                return f"not fixed: {who} the structure the fix changes: {read.what}", (read.node, "read here")
+                return f"not fixed: {who} the structure the fix changes: {read.what}", (read.place, "read here")
         return None
 
     def _release_doubt(self, edits: Sequence[Edit], imports) -> str:

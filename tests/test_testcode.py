@@ -17,6 +17,7 @@ from nbformat.v4 import new_code_cell, new_output
 from rewriter.analysis import ModuleAnalysis
 from rewriter.codemod import Codemod
 from rewriter.engine import Settings, process_source
+from rewriter.findings import Span
 from rewriter.notebooks import process_notebook, reading
 from rewriter.registry import all_codemods, by_code
 from tests.harness.trees import function_defs
@@ -29,10 +30,20 @@ def _analysis(source: str, path: str = "test_module.py") -> ModuleAnalysis:
     return ModuleAnalysis(cst.MetadataWrapper(cst.parse_module(textwrap.dedent(source)), unsafe_skip_copy=True), path)
 
 
+def _at(analysis: ModuleAnalysis, node: cst.CSTNode) -> Span:
+    """Where `node` is: the place the test code's readings are asked about, as a rule asks them."""
+    r = analysis.names.positions[node]
+    return Span(r.start.line, r.start.column, r.end.line, r.end.column)
+
+
+def _expected(analysis: ModuleAnalysis, node: cst.CSTNode):
+    return analysis.expected_failure(_at(analysis, node), isinstance(node, (cst.BaseStatement, cst.BaseSmallStatement)))
+
+
 def _failing(source: str, path: str = "test_module.py") -> dict[str, str]:
     """Each def of `source` -> how the code says it is meant to fail ("" : it is not)."""
     analysis = _analysis(source, path)
-    return {name: (found.how if (found := analysis.expected_failure(fn)) else "") for name, fn in function_defs(analysis).items()}
+    return {name: (found.how if (found := _expected(analysis, fn)) else "") for name, fn in function_defs(analysis).items()}
 
 
 # -- the forms that say code is meant to fail -----------------------------------------------------
@@ -167,14 +178,14 @@ def test_xfail_marks_and_callees_of_every_shape():
     """
     analysis = _analysis(source)
     defs = function_defs(analysis)
-    how = {name: (found.how if (found := analysis.expected_failure(fn)) else "") for name, fn in defs.items()}
+    how = {name: (found.how if (found := _expected(analysis, fn)) else "") for name, fn in defs.items()}
     assert how["by_helper"] == "`with self.assertRaises`"  # reached through `helper` (innermost first)
     assert how["helper"] == how["in_setup"] == how["factory"] == how["built"] == how["check"] == "`with self.assertRaises`"
     assert how["in_xfail"] == "the test is marked `pytest.mark.xfail`"
     assert how["test_marked"] == ""  # the def itself is not inside its body; its body is
     test_marked = defs["test_marked"]
-    assert analysis.expected_failure(test_marked.body.body[0]).how == "the test is marked `pytest.mark.xfail`"
-    assert analysis.expected_failure(defs["test_expected"].body.body[0]).how == "the test is marked `unittest.expectedFailure`"
+    assert _expected(analysis, test_marked.body.body[0]).how == "the test is marked `pytest.mark.xfail`"
+    assert _expected(analysis, defs["test_expected"].body.body[0]).how == "the test is marked `unittest.expectedFailure`"
 
 
 # -- tests that read structure --------------------------------------------------------------------
@@ -188,7 +199,7 @@ def _read(source: str, node_name: str = "target", words=("jit",), path: str = "t
         if isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and node.func.value == node_name:
             found.append(node)
         stack.extend(node.children)
-    read = analysis.testcode.structure_read(found[0], words)
+    read = analysis.testcode.structure_read(_at(analysis, found[0]), words)
     return read.what if read is not None else None
 
 
@@ -278,14 +289,14 @@ def test_the_scope_of_a_read():
     analysis = _analysis(source)
     calls = [n for n in _walk(analysis.wrapper.module) if isinstance(n, cst.Call) and getattr(n.func, "value", None) == "target"]
     in_other, in_helper = calls
-    assert analysis.testcode.structure_read(in_other, ("jit",)) is None
-    read = analysis.testcode.structure_read(in_helper, ("jit",))
+    assert analysis.testcode.structure_read(_at(analysis, in_other), ("jit",)) is None
+    read = analysis.testcode.structure_read(_at(analysis, in_helper), ("jit",))
     assert read.what == "the jaxpr (`make_jaxpr`)" and read.test
     # at module level (or in a helper), every test of the module may read it
     module_level = textwrap.dedent(source) + "\nresult = target(g)\n"
     analysis = _analysis(module_level)
     node = [n for n in _walk(analysis.wrapper.module) if isinstance(n, cst.Call) and getattr(n.func, "value", None) == "target"][-1]
-    read = analysis.testcode.structure_read(node, ("jit",))
+    read = analysis.testcode.structure_read(_at(analysis, node), ("jit",))
     assert read.what == "the jaxpr (`make_jaxpr`)" and not read.test
 
 

@@ -11,7 +11,7 @@ import warnings
 from typing import Iterator
 
 
-def parse(source: bytes) -> ast.Module | None:
+def parse(source: bytes | str) -> ast.Module | None:
     """CPython's parse of `source`, quietly (no SyntaxWarning); None when it cannot parse it (libcst,
     or the file's own run, says why)."""
     try:
@@ -93,6 +93,32 @@ def branches(node: ast.AST) -> list[ast.AST]:
         elif value is not None and isinstance(value, _AST):
             out.append(value)
     return out
+
+
+def in_source_order(node: ast.AST) -> list[ast.AST]:
+    """`branches(node)` in the order they are written, as libcst's walk meets them: a def's decorators
+    before its parameters, a call's keywords among its arguments, a dict's keys among its values, a
+    conditional expression's body before its test."""
+    kind = type(node)
+    if kind is ast.FunctionDef or kind is ast.AsyncFunctionDef:
+        return [*node.decorator_list, node.args, *([node.returns] if node.returns else []), *node.body]  # type: ignore[attr-defined]
+    if kind is ast.ClassDef:
+        return [*node.decorator_list, *_by_position([*node.bases, *node.keywords]), *node.body]  # type: ignore[attr-defined]
+    if kind is ast.Call:
+        return [node.func, *_by_position([*node.args, *node.keywords])]  # type: ignore[attr-defined]
+    if kind is ast.Dict:
+        return [part for key, value in zip(node.keys, node.values) for part in ((key, value) if key else (value,))]  # type: ignore[attr-defined]
+    if kind is ast.IfExp:
+        return [node.body, node.test, node.orelse]  # type: ignore[attr-defined]
+    if kind is ast.arguments:
+        return _by_position(branches(node))
+    if kind is ast.MatchMapping:
+        return [part for pair in zip(node.keys, node.patterns) for part in pair]  # type: ignore[attr-defined]
+    return branches(node)
+
+
+def _by_position(nodes: list) -> list:
+    return sorted(nodes, key=lambda n: (n.lineno, n.col_offset))
 
 
 def own_nodes(fn: ast.AST) -> Iterator[ast.AST]:

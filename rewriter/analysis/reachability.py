@@ -30,95 +30,63 @@ region that cannot run.
 from __future__ import annotations
 
 import ast
+from functools import cached_property
 
 from libcst.metadata import QualifiedNameSource
 
 from ..findings import Span
-from .ast_names import dotted, parse
-from .ast_resolver import NameResolver
+from .ast_module import AstModule, within
+from .ast_names import dotted
 from .installed import has_attribute, is_module, module_exists, oldest_python, version
 from .scope_model import BuiltinScope
 
 _IMPORT_ERRORS = frozenset({"ImportError", "ModuleNotFoundError"})
-Point = tuple[int, int]  # (line, column in characters), as a Span starts or ends
 
 
 class Reachability:
-    def __init__(self, source: str, resolver_of=None, targets=None) -> None:
-        """`source`: the module's code; `resolver_of(tree)`: the name resolver for its ast (ast_resolver);
-        `targets`: what the project runs (rewriter/project/targets.Targets), or None: the installed
-        versions. Where a library's version differs, what its installed source binds decides nothing."""
-        self.source = source
-        self._resolver_of = resolver_of or NameResolver
+    def __init__(self, module: AstModule, targets=None) -> None:
+        """`module`: the module as CPython reads it; `targets`: what the project runs
+        (rewriter/project/targets.Targets), or None: the installed versions. Where a library's version
+        differs, what its installed source binds decides nothing."""
+        self.module = module
         self.targets = targets
         self._conditions: dict[int, bool | None] = {}
 
     def may_run(self, span: Span) -> bool:
         """False when `span` lies in a branch that provably cannot run on the installed versions."""
-        start, end = (span.line, span.column), (span.end_line, span.end_column)
-        return not any(first <= start and end <= last for first, last in self.dead)
+        return not any(within(span, dead) for dead in self.dead)
 
     # -- the regions that cannot run ---------------------------------------------------------------
-    @property
-    def dead(self) -> list[tuple[Point, Point]]:
-        found = self.__dict__.get("_dead")
-        if found is None:
-            found = self.__dict__["_dead"] = self._find_dead()
-        return found
-
-    def _find_dead(self) -> list[tuple[Point, Point]]:
-        if "hasattr" not in self.source and "version_info" not in self.source and "try" not in self.source:
+    @cached_property
+    def dead(self) -> list[Span]:
+        code = self.module.code
+        if "hasattr" not in code and "version_info" not in code and "try" not in code:
             return []  # (nothing to decide: no region can be dead)
-        tree = parse(self.source)
+        tree = self.module.tree
         if tree is None:
             return []
-        self.tree = tree
-        self.lines = self.source.replace("\r\n", "\n").replace("\r", "\n").split("\n")
         regions: list[tuple[ast.AST, ast.AST]] = []  # (first node, last node) of each dead region
         for node in ast.walk(tree):
-            kind = type(node)
-            if kind is ast.If or kind is ast.IfExp:
+            if isinstance(node, (ast.If, ast.IfExp)):
                 value = self.condition(node.test)
                 if value is False:
                     regions.append(_extent(node.body))
                 elif value is True and node.orelse:  # (an `if` without `else` has none: [])
                     regions.append(_extent(node.orelse))
-            elif kind is ast.BoolOp:
+            elif isinstance(node, ast.BoolOp):
                 for i in range(1, len(node.values)):
                     left = _combined(type(node.op), [self.condition(v) for v in node.values[:i]])
                     if left is (False if type(node.op) is ast.And else True):
                         regions.append((node.values[i], node.values[-1]))
                         break
-            elif kind is ast.Try:
-                regions.extend(self._dead_in_try(node))
-        return [(self._start(first), self._end(last)) for first, last in regions]
-
-    def _start(self, node: ast.AST) -> Point:
-        decorators = getattr(node, "decorator_list", None)
-        if decorators:  # (`ast` starts a decorated def at `def`; its decorators are in the region too)
-            return decorators[0].lineno, 0
-        return node.lineno, self._column(node.lineno, node.col_offset)
-
-    def _end(self, node: ast.AST) -> Point:
-        return node.end_lineno, self._column(node.end_lineno, node.end_col_offset)
-
-    def _column(self, line: int, offset: int) -> int:
-        """`ast`'s column (bytes of UTF-8) in characters, as a Span counts it."""
-        text = self.lines[line - 1] if 0 < line <= len(self.lines) else ""
-        return offset if text.isascii() else len(text.encode("utf-8")[:offset].decode("utf-8", "ignore"))
+            elif type(node) is ast.Try:
+                regions.extend(self._dead_in_try(node))  # type: ignore[arg-type]
+        module = self.module
+        return [Span(*module.start(first), *module.end(last)) for first, last in regions]
 
     @property
-    def resolver(self) -> NameResolver:
-        found = self.__dict__.get("_resolver")
-        if found is None:
-            found = self.__dict__["_resolver"] = self._resolver_of(self.tree)
-        return found
-
-    def release(self) -> None:
-        """Free the scopes of its name resolver, if it made one (ast_resolver.NameResolver.release)."""
-        resolver = self.__dict__.pop("_resolver", None)
-        if resolver is not None:
-            resolver.release()
+    def resolver(self):
+        return self.module.names
 
     def _holds(self, module: str) -> bool:
         """The facts read from the installed package of `module` hold for the version the project runs."""
@@ -140,15 +108,14 @@ class Reachability:
         return self._conditions[key]
 
     def _evaluate(self, test: ast.expr) -> bool | None:
-        kind = type(test)
-        if kind is ast.UnaryOp and type(test.op) is ast.Not:
+        if isinstance(test, ast.UnaryOp) and type(test.op) is ast.Not:
             value = self.condition(test.operand)
             return None if value is None else not value
-        if kind is ast.BoolOp:
+        if isinstance(test, ast.BoolOp):
             return _combined(type(test.op), [self.condition(v) for v in test.values])
-        if kind is ast.Call:
+        if isinstance(test, ast.Call):
             return self._hasattr(test)
-        if kind is ast.Compare:
+        if isinstance(test, ast.Compare):
             return self._version_comparison(test)
         return None
 
@@ -216,9 +183,9 @@ class Reachability:
             index = expr.slice
             if _int(index) == 0:
                 return oldest[0]
-            if type(index) is ast.Slice and index.lower is None and index.step is None \
-                    and _int(index.upper) is not None and 0 < _int(index.upper) <= len(oldest):
-                return oldest[: _int(index.upper)]
+            upper = _int(index.upper) if isinstance(index, ast.Slice) and index.lower is None and index.step is None else None
+            if upper is not None and 0 < upper <= len(oldest):
+                return oldest[:upper]
             return None
         if self._is_version_info(expr):
             return oldest
@@ -246,7 +213,7 @@ class Reachability:
                 break
             if outcome is None:
                 all_exist = False
-        out = []
+        out: list[tuple[ast.AST, ast.AST]] = []
         if failing is not None:
             if failing + 1 < len(node.body):
                 out.append((node.body[failing + 1], node.body[-1]))
@@ -262,7 +229,9 @@ class Reachability:
 
 def _extent(part: list | ast.expr) -> tuple[ast.AST, ast.AST]:
     """The first and last node of a block (a statement's body) or of an expression (a branch of `a if c else b`)."""
-    return (part[0], part[-1]) if type(part) is list else (part, part)
+    if isinstance(part, list):
+        return part[0], part[-1]
+    return part, part
 
 
 def _combined(operator: type, values: list) -> bool | None:
@@ -313,10 +282,12 @@ def _int(node) -> int | None:
 
 
 def _literal(node: ast.expr):
-    if _int(node) is not None:
-        return node.value
-    if type(node) is ast.Tuple and node.elts and all(_int(e) is not None for e in node.elts):
-        return tuple(e.value for e in node.elts)
+    value = _int(node)
+    if value is not None:
+        return value
+    if isinstance(node, ast.Tuple) and node.elts:
+        parts = [_int(e) for e in node.elts]
+        return tuple(parts) if None not in parts else None
     return None
 
 

@@ -42,19 +42,25 @@ Three facts that decide whether a rewrite keeps a test's meaning:
   anywhere else (module level, a class body, a helper every test may call) the whole module.
   Spelling, not resolution: a `lower` or `inspect` of the user's own is taken for a read too, which
   costs a fix in a test, never a test.
+
+It is read from CPython's `ast` of the module (issue 45), and answers for a place of the file (a
+Span): a rule on libcst asks with the span it reports at, and is told places as spans.
 """
 from __future__ import annotations
 
+import ast
+import io
 import os
 import re
+import tokenize
+from collections import deque
 from dataclasses import dataclass, replace
 from functools import cached_property
 
-import libcst as cst
-
 from ..boundaries import cell_of_marker
-from ..cst_tree import children
-from .names import NameResolver
+from ..findings import Span
+from .ast_module import AstModule, within
+from .ast_names import in_source_order
 
 _RAISES = frozenset({"pytest.raises", "pytest.warns", "pytest.deprecated_call", "unittest.TestCase.assertRaises",
                      "numpy.testing.assert_raises", "numpy.testing.assert_raises_regex", "numpy.testing.assert_warns"})
@@ -64,7 +70,9 @@ _RAISES_LAST = frozenset(name.rsplit(".", 1)[-1] for name in _RAISES)
 _XFAIL = frozenset({"pytest.mark.xfail", "unittest.expectedFailure"})
 # Patterns of pytest's default collection (python_functions = "test", python_classes = "Test").
 COLLECTED_PREFIXES = ("test", "Test")
-_FUNCTIONS = (cst.FunctionDef, cst.Lambda)
+_DEFS = (ast.FunctionDef, ast.AsyncFunctionDef)
+_FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
+_CALLEES = (ast.Name, ast.Attribute, ast.Lambda, ast.Call)
 
 
 def is_test_path(path: str) -> bool:
@@ -81,10 +89,10 @@ def collectable(name: str) -> bool:
 
 @dataclass(frozen=True)
 class Expecting:
-    """Code meant to fail: `region` (a block, a call's arguments, a cell's statement) and what says so."""
+    """Code meant to fail: `region` (a block, a call, a cell's statement) and what says so."""
 
-    region: cst.CSTNode
-    anchor: cst.CSTNode  # where the code says it: the `with` item, the assert call, the handler, the statement
+    region: Span
+    anchor: Span  # where the code says it: the `with` item, the assert call, the handler, the statement
     how: str  # `pytest.raises`, "an `except` that reads the error", ...
 
 
@@ -92,18 +100,18 @@ class Expecting:
 class Read:
     """A place in a test that reads the program's structure, and what it reads."""
 
-    node: cst.CSTNode
+    place: Span
     what: str
     test: bool = True  # read in the test around the fix (False: somewhere in the module)
 
 
 class TestCode:
-    """Per module: the code meant to fail, whether a node is test code, and what tests read."""
+    """Per module: the code meant to fail, whether a place is test code, and what tests read."""
 
     __test__ = False  # (a class named Test*: not pytest's to collect)
 
-    def __init__(self, resolver: NameResolver, path: str, error_cells: frozenset[int] = frozenset()) -> None:
-        self.resolver = resolver
+    def __init__(self, module: AstModule, path: str, error_cells: frozenset[int] = frozenset()) -> None:
+        self.module = module
         self.path = path
         self.error_cells = error_cells  # a notebook's cells whose stored outputs hold an error
 
@@ -111,67 +119,178 @@ class TestCode:
     def test_file(self) -> bool:
         return is_test_path(self.path)
 
-    def in_test(self, node: cst.CSTNode) -> bool:
-        """`node` is in a test file, or inside a `test*` function or a `Test*` class."""
+    @cached_property
+    def _tree(self) -> ast.Module:
+        return self.module.tree or ast.Module(body=[], type_ignores=[])  # (not parsed: nothing to read)
+
+    @cached_property
+    def _defs(self) -> list[ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef]:
+        return [n for n in ast.walk(self._tree) if isinstance(n, (*_DEFS, ast.ClassDef))]
+
+    def in_test(self, span: Span) -> bool:
+        """`span` is in a test file, or inside a `test*` function or a `Test*` class (not the def itself)."""
         if self.test_file:
             return True
-        current = self.resolver.parent(node)
-        while current is not None:
-            if isinstance(current, (cst.FunctionDef, cst.ClassDef)) and collectable(current.name.value):
-                return True
-            current = self.resolver.parent(current)
-        return False
+        return any(collectable(d.name) and within(span, self._whole(d)) and not self._is_def(span, d) for d in self._defs)
+
+    def _whole(self, node: ast.AST) -> Span:
+        return self.module.span(node)
+
+    def _is_def(self, span: Span, node: ast.AST) -> bool:
+        """`span` is the def's or class's own (libcst's starts at `def`: its decorators are inside it)."""
+        line, column = node.lineno, self.module._column(node.lineno, node.col_offset)  # type: ignore[attr-defined]
+        end = self.module.end(node)
+        return (span.line, span.column) == (line, column) and (span.end_line, span.end_column) == end
 
     # -- code meant to fail ---------------------------------------------------------------------
     @cached_property
-    def expecting(self) -> list[Expecting]:
-        """Every place of the module that says its code is meant to fail, outermost first."""
-        out: list[Expecting] = self._error_cells()
-        stack: list[cst.CSTNode] = [self.resolver.wrapper.module]
+    def expecting(self) -> list[tuple[Expecting, list[ast.AST]]]:
+        """Every place of the module that says its code is meant to fail, outermost first, with the
+        nodes of its region."""
+        out: list[tuple[Expecting, list[ast.AST]]] = self._error_cells()
+        stack: list[ast.AST] = [self._tree]
         while stack:
             node = stack.pop()
-            if isinstance(node, cst.With):
+            if isinstance(node, (ast.With, ast.AsyncWith)):
                 for item in node.items:
-                    how = self._raises(item.item, context=True)
+                    how = self._raises(item.context_expr, context=True)
                     if how:
-                        out.append(Expecting(node.body, item, f"`with {how}`"))
+                        out.append((Expecting(self._block(node.body), self._item(item), f"`with {how}`"), list(node.body)))
                         break
-            elif isinstance(node, cst.Call):
+            elif isinstance(node, ast.Call):
                 how = self._raises(node, context=False)
-                positional = [a for a in node.args if a.keyword is None and not a.star]
+                positional = [a for a in node.args if type(a) is not ast.Starred]
                 if how and len(positional) > _callee_index(how):
-                    out.append(Expecting(node, node, f"`{how}`"))
-            elif isinstance(node, (cst.Try, cst.TryStar)):
+                    out.append((Expecting(self._whole(node), self._whole(node), f"`{how}`"), [node]))
+            elif isinstance(node, (ast.Try, ast.TryStar)):
                 handler = next((h for h in node.handlers if self._observes(h)), None)
                 if handler is not None:
-                    out.append(Expecting(node.body, handler, self._handler_how(handler)))
-            elif isinstance(node, cst.FunctionDef):
-                mark = next((d for d in node.decorators if self._xfail(d.decorator)), None)
+                    out.append((Expecting(self._block(node.body), self._whole(handler), self._handler_how(handler)), list(node.body)))
+            elif isinstance(node, _DEFS):
+                mark = next((d for d in node.decorator_list if self._xfail(d)), None)
                 if mark is not None:
-                    out.append(Expecting(node.body, mark, f"the test is marked `{_spelling(mark.decorator)}`"))
-            stack.extend(reversed(list(children(node))))
+                    anchor = self.module.span(mark)
+                    anchor = Span(anchor.line, anchor.column - 1, anchor.end_line, anchor.end_column)  # (libcst's has the `@`)
+                    out.append((Expecting(self._block(node.body), anchor, f"the test is marked `{_spelling(mark)}`"), list(node.body)))
+            stack.extend(reversed(in_source_order(node)))
         return out
 
-    def callees(self, node: cst.CSTNode) -> list[cst.BaseExpression]:
+    def _block(self, body: list) -> Span:
+        first, last = self.module.start(body[0]), self.module.end(body[-1])
+        return Span(*first, *last)
+
+    def _item(self, item: ast.withitem) -> Span:
+        """A `with` item: its expression, and its `as` target."""
+        first = self.module.start(item.context_expr)
+        last = self.module.end(item.optional_vars if item.optional_vars is not None else item.context_expr)
+        return Span(*first, *last)
+
+    def expected_failure(self, span: Span, statement: bool = False) -> Expecting | None:
+        """What says `span` is meant to fail: it is in a place that expects an error, or in a function a
+        call made there reaches. None for the usual code; the innermost such place. `statement`: the place
+        is a statement, which holds a call meant to fail of its extent (`self.assertRaises(E, f)`) rather
+        than being in it."""
+        found = [(region, expecting) for region, expecting, call in self._expected_to_fail if within(span, region)
+                 and not (statement and call and region == span)]
+        if not found:
+            return None
+        # (the innermost: the latest start, then the earliest end; a region before a function of the same place)
+        return min(found, key=lambda f: ((-f[0].line, -f[0].column), (f[0].end_line, f[0].end_column)))[1]
+
+    @cached_property
+    def _expected_to_fail(self) -> list[tuple[Span, Expecting, bool]]:
+        """Each place meant to fail and each function the calls made there reach, in this module and
+        through calls made in those functions, with the Expecting that says so (the innermost's first),
+        and whether the place is a call meant to fail."""
+        out: dict[tuple, tuple[Span, Expecting, bool]] = {}
+        by_function: dict[int, Expecting] = {}
+        work: deque[tuple[ast.AST, Expecting]] = deque()
+        for expecting, region in reversed(self.expecting):
+            key = (expecting.region.line, expecting.region.column, expecting.region.end_line, expecting.region.end_column)
+            out.setdefault(key, (expecting.region, expecting, len(region) == 1 and isinstance(region[0], ast.Call)))
+            work += [(callee, expecting) for part in region for callee in self.callees(part)]
+        seen: set[int] = set()
+        functions: list[tuple[ast.AST, Expecting]] = []
+        while work:
+            callee, expecting = work.popleft()
+            for fn in self._functions_called(callee, seen):
+                if id(fn) not in by_function:
+                    by_function[id(fn)] = expecting
+                    functions.append((fn, expecting))
+                    work += [(inner, expecting) for inner in self.callees(fn)]
+        found = list(out.values())
+        return found + [(self.module.span(fn), expecting, False) for fn, expecting in functions]
+
+    def callees(self, node: ast.AST) -> list[ast.expr]:
         """What code in `node` calls or hands to a call: each call's callee and its arguments (a function
         handed to `assertRaises`, `lax.map` or `partial` is called through it)."""
-        out: list[cst.BaseExpression] = []
+        out: list[ast.expr] = []
         stack = [node]
         while stack:
             current = stack.pop()
-            if isinstance(current, cst.Call):
+            if isinstance(current, ast.Call):
                 out.append(current.func)
-                out += [a.value for a in current.args if isinstance(a.value, (cst.Name, cst.Attribute, cst.Lambda, cst.Call))]
-            stack.extend(children(current))
+                out += [a for a in _arguments(current) if isinstance(a, _CALLEES)]
+            stack.extend(in_source_order(current))
         return out
 
-    def _raises(self, expr: cst.BaseExpression, context: bool) -> str:
+    def _functions_called(self, expr: ast.AST, seen: set[int]) -> list[ast.AST]:
+        """The module's functions a call of `expr` (or a call through it) may run: a lambda, the defs a
+        name denotes or the values it is bound to (`g = jax.jit(f)`), the function a transform or
+        `partial` is applied to (`jax.jit(f)(x)`), a factory's def, a method of that name (`self.f(x)`)."""
+        if id(expr) in seen:
+            return []
+        seen.add(id(expr))
+        if isinstance(expr, ast.Lambda):
+            return [expr]
+        if isinstance(expr, ast.Call):
+            out = self._functions_called(expr.func, seen)
+            for arg in _arguments(expr):
+                out += self._functions_called(arg, seen)
+            return out
+        if isinstance(expr, ast.Attribute):
+            out = list(self.methods_named.get(expr.attr, ()))
+            for value in self._attribute_values.get(expr.attr, ()):
+                out += self._functions_called(value, seen)
+            return out
+        if not isinstance(expr, ast.Name):
+            return []
+        from .ast_jit import assigned_value
+
+        out = list(self.module.jit.functions_denoted(expr))
+        if out:
+            return out
+        for binding in sorted(self.module.names.reaching(expr), key=lambda b: b.created):
+            node = getattr(binding, "node", None)
+            if isinstance(node, _DEFS):
+                out.append(node)
+                continue
+            assigned = assigned_value(self.module.names, node)
+            if assigned is not None:
+                out += self._functions_called(assigned, seen)
+        return out
+
+    @cached_property
+    def _attribute_values(self) -> dict[str, list[ast.expr]]:
+        """Values assigned to an attribute anywhere in the module, by its name (`self.f = jax.jit(g)`)."""
+        out: dict[str, list[ast.expr]] = {}
+        stack: list[ast.AST] = [self._tree]
+        while stack:
+            node = stack.pop()
+            if isinstance(node, ast.Assign):
+                for target in node.targets:
+                    if isinstance(target, ast.Attribute):
+                        out.setdefault(target.attr, []).append(node.value)
+            stack.extend(in_source_order(node))
+        return out
+
+    def _raises(self, expr: ast.expr, context: bool) -> str:
         """How `expr` says the code it guards is meant to fail (its spelling), or ""."""
-        if not isinstance(expr, cst.Call):
+        if not isinstance(expr, ast.Call):
             return ""
         func = expr.func
-        last = func.attr.value if isinstance(func, cst.Attribute) else func.value if isinstance(func, cst.Name) else ""
-        if isinstance(func, cst.Attribute) and (last in _ASSERT_RAISES or last.startswith(_ASSERT_PREFIXES)):
+        last = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
+        if isinstance(func, ast.Attribute) and (last in _ASSERT_RAISES or last.startswith(_ASSERT_PREFIXES)):
             return _spelling(func)  # self.assertRaises / case.assertRaisesRegex / np.testing.assert_raises
         if last not in _RAISES_LAST and not (context and last == "catch_warnings"):
             return ""  # (resolved only when spelled like one: most calls are not)
@@ -179,94 +298,98 @@ class TestCode:
         if names & _RAISES:
             return _spelling(func)
         if context and "warnings.catch_warnings" in names and any(
-                a.keyword is not None and a.keyword.value == "record" and not _false(a.value) for a in expr.args):
+                k.arg == "record" and not _false(k.value) for k in expr.keywords):
             return _spelling(func) + "(record=True)"
         return ""
 
-    def _xfail(self, decorator: cst.BaseExpression) -> bool:
-        target = decorator.func if isinstance(decorator, cst.Call) else decorator
-        if isinstance(target, cst.Attribute) and target.attr.value in ("xfail", "expectedFailure"):
+    def _xfail(self, decorator: ast.expr) -> bool:
+        target = decorator.func if isinstance(decorator, ast.Call) else decorator
+        if isinstance(target, ast.Attribute) and target.attr in ("xfail", "expectedFailure"):
             return True
         return bool(self._qualified(target) & _XFAIL)
 
-    def _qualified(self, func: cst.BaseExpression) -> set[str]:
-        if not isinstance(func, (cst.Name, cst.Attribute)):
+    def _qualified(self, func: ast.expr) -> set[str]:
+        if not isinstance(func, (ast.Name, ast.Attribute)):
             return set()
-        try:
-            return self.resolver.qualified_names(func)
-        except Exception:  # noqa: BLE001 - a node the scope analysis does not know
-            return set()
+        return self.module.names.qualified_names(func)
 
-    def _observes(self, handler: cst.ExceptHandler) -> bool:
+    def _observes(self, handler: ast.ExceptHandler) -> bool:
         """The handler observes the error rather than letting it go on: it does not end by raising, and
         it reads the error it binds, or (in test code) it is there at all: a flag, an assertion, a `pass`."""
-        body = handler.body.body
-        last = body[-1] if body else None
-        if isinstance(last, cst.SimpleStatementLine) and any(
-                isinstance(s, cst.Raise) or isinstance(s, cst.Expr) and _fails(s.value) for s in last.body):
-            return False  # the error goes on, or fails the test: it is not wanted
-        if self.in_test(handler):
+        last = handler.body[-1]
+        if last.lineno != handler.lineno and not isinstance(last, _COMPOUND):  # (libcst reads an indented body's last line)
+            if any(isinstance(s, ast.Raise) or isinstance(s, ast.Expr) and _fails(s.value)
+                   for s in handler.body if s.lineno == last.lineno):
+                return False  # the error goes on, or fails the test: it is not wanted
+        if self.in_test(self._whole(handler)):
             return True
-        name = handler.name.name if handler.name is not None else None
-        return isinstance(name, cst.Name) and _reads(handler.body, name.value)
+        return handler.name is not None and _reads(handler.body, handler.name)
 
-    def _handler_how(self, handler: cst.ExceptHandler) -> str:
-        name = handler.name.name if handler.name is not None else None
-        if isinstance(name, cst.Name) and _reads(handler.body, name.value):
-            return f"an `except` that reads the error (`{name.value}`)"
+    def _handler_how(self, handler: ast.ExceptHandler) -> str:
+        if handler.name is not None and _reads(handler.body, handler.name):
+            return f"an `except` that reads the error (`{handler.name}`)"
         return "an `except` that handles the failure in a test"
 
-    def _error_cells(self) -> list[Expecting]:
+    def _error_cells(self) -> list[tuple[Expecting, list[ast.AST]]]:
         """The statements of a notebook's cells that were run to show an error (their stored outputs)."""
         if not self.error_cells:
             return []
-        module = self.resolver.wrapper.module
-        by_cell: dict[int, list[cst.CSTNode]] = {}
-        cell = _marked_cell(module.header, None)
-        for statement in module.body:
-            cell = _marked_cell(statement.leading_lines, cell)
+        by_cell: dict[int, list[ast.stmt]] = {}
+        cell = None
+        after = 0  # the last line of the statement before
+        for statement in self._tree.body:
+            start = self.module.start(statement)[0]
+            for text in self.module.lines[after:start - 1]:
+                index = cell_of_marker(text.strip())
+                if index is not None:
+                    cell = index
+            after = statement.end_lineno or start
             if cell in self.error_cells:
                 by_cell.setdefault(cell, []).append(statement)
         # (the anchor: the cell's last statement, the one a notebook shows the error under)
-        return [Expecting(statement, statements[-1], f"cell {cell} shows an error in its stored output")
-                for cell, statements in by_cell.items() for statement in statements]
+        return [(Expecting(self._whole(statement), self._whole(statements[-1]), f"cell {cell} shows an error in its stored output"),
+                 [statement]) for cell, statements in by_cell.items() for statement in statements]
 
     # -- tests that read structure --------------------------------------------------------------
-    def structure_read(self, node: cst.CSTNode, words: tuple[str, ...] = ()) -> Read | None:
-        """The first read of the program's structure in the test code around `node` (see the module
+    def structure_read(self, span: Span, words: tuple[str, ...] = ()) -> Read | None:
+        """The first read of the program's structure in the test code around `span` (see the module
         docstring), or None. `words` name what the fix changes, as a test's name would say it."""
-        test, scope = self._scope(node)
+        test, scope = self._scope(span)
         if test is not None and words:
-            tokens = _tokens(test.name.value)
+            tokens = _tokens(test.name)
             named = next((w for w in words if w in tokens), None)
             if named is not None:
-                return Read(test.name, f"its name says it tests `{named}` (`{test.name.value}`)")
+                return Read(self._name_of(test), f"its name says it tests `{named}` (`{test.name}`)")
         for part in scope:
             depth = int(part is not scope[0])  # a function the test calls (or hands to jit) is traced or called from it
             read = self._reads.get((id(part), depth))
             if read is None:
-                read = self._reads[(id(part), depth)] = _first_read(part, depth) or False
-            if read:
+                read = self._reads[(id(part), depth)] = self._first_read(part, depth) or False
+            if isinstance(read, Read):
                 return read if test is not None else replace(read, test=False)
         return None
+
+    def _name_of(self, fn: ast.FunctionDef | ast.AsyncFunctionDef) -> Span:
+        """Where a def's name is written."""
+        line = self.module.lines[fn.lineno - 1] if fn.lineno <= len(self.module.lines) else ""
+        column = self.module._column(fn.lineno, fn.col_offset)
+        found = re.search(r"\bdef\s+", line[column:])
+        start = column + found.end() if found else column
+        return Span(fn.lineno, start, fn.lineno, start + len(fn.name))
 
     @cached_property
     def _reads(self) -> dict[tuple[int, int], Read | bool]:
         return {}
 
-    def _scope(self, node: cst.CSTNode) -> tuple[cst.FunctionDef | None, list[cst.CSTNode]]:
-        """The test function around `node` and what it runs of this module; else (None, [the module])."""
-        outer = None
-        current = node
-        while current is not None:
-            if isinstance(current, cst.FunctionDef):
-                outer = current
-            current = self.resolver.parent(current)
-        if outer is None or not outer.name.value.startswith("test"):
-            return None, [self.resolver.wrapper.module]
-        scope: list[cst.CSTNode] = [outer]
+    def _scope(self, span: Span) -> tuple[ast.FunctionDef | ast.AsyncFunctionDef | None, list[ast.AST]]:
+        """The test function around `span` and what it runs of this module; else (None, [the module])."""
+        around = [d for d in self._defs if isinstance(d, _DEFS) and within(span, self._whole(d))]
+        outer = min(around, key=lambda d: (d.lineno, d.col_offset)) if around else None
+        if outer is None or not outer.name.startswith("test"):
+            return None, [self._tree]
+        scope: list[ast.AST] = [outer]
         seen = {id(outer)}
-        work = [outer]
+        work: list[ast.AST] = [outer]
         while work and len(scope) < 50:
             for callee in self.callees(work.pop()):
                 for fn in self._local_defs(callee):
@@ -276,37 +399,130 @@ class TestCode:
                         work.append(fn)
         return outer, scope
 
-    def _local_defs(self, callee: cst.BaseExpression) -> list[cst.FunctionDef]:
+    def _local_defs(self, callee: ast.expr) -> list[ast.AST]:
         """The module's defs a callee may be: a function of that name, or a method (`self.check(...)`)."""
-        if isinstance(callee, cst.Name):
-            return self.defs_named.get(callee.value, [])
-        if isinstance(callee, cst.Attribute):
-            return self.methods_named.get(callee.attr.value, [])
+        if isinstance(callee, ast.Name):
+            return list(self.defs_named.get(callee.id, []))
+        if isinstance(callee, ast.Attribute):
+            return list(self.methods_named.get(callee.attr, []))
         return []
 
     @cached_property
-    def defs_named(self) -> dict[str, list[cst.FunctionDef]]:
+    def defs_named(self) -> dict[str, list[ast.FunctionDef | ast.AsyncFunctionDef]]:
         """The module's module-level defs by name."""
-        out: dict[str, list[cst.FunctionDef]] = {}
-        for statement in self.resolver.wrapper.module.body:
-            if isinstance(statement, cst.FunctionDef):
-                out.setdefault(statement.name.value, []).append(statement)
+        out: dict[str, list[ast.FunctionDef | ast.AsyncFunctionDef]] = {}
+        for statement in self._tree.body:
+            if isinstance(statement, _DEFS):
+                out.setdefault(statement.name, []).append(statement)
         return out
 
     @cached_property
-    def methods_named(self) -> dict[str, list[cst.FunctionDef]]:
+    def methods_named(self) -> dict[str, list[ast.FunctionDef | ast.AsyncFunctionDef]]:
         """The defs directly in a class body of the module, by name."""
-        out: dict[str, list[cst.FunctionDef]] = {}
-        stack: list[cst.CSTNode] = [self.resolver.wrapper.module]
+        out: dict[str, list[ast.FunctionDef | ast.AsyncFunctionDef]] = {}
+        stack: list[ast.AST] = [self._tree]
         while stack:
             node = stack.pop()
-            if isinstance(node, cst.ClassDef) and isinstance(node.body, cst.IndentedBlock):
-                for statement in node.body.body:
-                    if isinstance(statement, cst.FunctionDef):
-                        out.setdefault(statement.name.value, []).append(statement)
-            if isinstance(node, (cst.Module, cst.ClassDef, cst.IndentedBlock, cst.If, cst.Try, cst.With)):
-                stack.extend(children(node))
+            if isinstance(node, ast.ClassDef) and node.body[0].lineno != node.lineno:  # (an indented body)
+                for statement in node.body:
+                    if isinstance(statement, _DEFS):
+                        out.setdefault(statement.name, []).append(statement)
+            stack.extend(_blocks_holding_classes(node))
         return out
+
+    def _first_read(self, scope: ast.AST, depth: int = 0) -> Read | None:
+        """The first read of structure in `scope` (a function or the module), in source order; `depth`: 1 when
+        the scope is itself a function the test runs (its side effects count what runs it)."""
+        stack: list[tuple[ast.AST, int]] = [(scope, depth)]
+        while stack:
+            node, depth = stack.pop()
+            if isinstance(node, (ast.Import, ast.ImportFrom)) or _docstring(node):
+                continue  # importing `inspect` reads nothing yet; a docstring is read by people
+            found = self._read_at(node, depth)
+            if found:
+                return Read(*found)
+            inner = depth + (node is not scope and isinstance(node, _FUNCTIONS))
+            stack.extend((c, inner) for c in reversed(in_source_order(node)))
+        return None
+
+    def _read_at(self, node: ast.AST, depth: int) -> tuple[Span, str] | None:
+        """Where `node` reads the structure, and what (None: nothing); `depth`: the functions it is nested
+        in, below the scope. A parameter's, a keyword's, an exception's or a declared name counts as
+        a Name (libcst has one)."""
+        what = ""
+        if isinstance(node, (ast.Name, ast.Attribute)):
+            name = node.id if isinstance(node, ast.Name) else node.attr
+            if not (name in _OF_OBJECTS and isinstance(node, ast.Name)):  # (the module's `__name__`)
+                what = _read_name(name)
+        elif isinstance(node, (ast.arg, ast.keyword)) and node.arg is not None:
+            name = node.arg
+            what = "" if name in _OF_OBJECTS else _read_name(name)
+            if what:  # (at the name: libcst's Name)
+                line, column = self.module.start(node)
+                return Span(line, column, line, column + len(name)), what
+        elif isinstance(node, ast.ExceptHandler) and node.name is not None and node.name not in _OF_OBJECTS:
+            what = _read_name(node.name)
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+            method = node.func.attr
+            if method == "lower" and (node.args or node.keywords):
+                what = "the lowered program (`.lower(...)`)"
+            elif method == "compile" and not (node.args or node.keywords):
+                what = "the compiled program (`.compile()`)"
+            elif depth and method in _RECORDS:
+                what = f"a record kept by a side effect (`.{method}(...)`)"
+        elif isinstance(node, ast.Constant) and isinstance(node.value, (str, bytes)) or isinstance(node, ast.JoinedStr):
+            for text, place in self._literals(node):
+                if _JIT_TEXT.search(text):
+                    return place, f"a jit's name in the staged program ({_short(text)})"
+        elif depth and isinstance(node, (ast.Nonlocal, ast.Global)):
+            what = f"a count kept by a side effect (`{'nonlocal' if isinstance(node, ast.Nonlocal) else 'global'}`)"
+        elif isinstance(node, (ast.Nonlocal, ast.Global)):
+            what = next((found for name in node.names if (found := _read_name(name))), "")
+        elif depth and isinstance(node, ast.AugAssign) and isinstance(node.target, (ast.Subscript, ast.Attribute)):
+            what = "a count kept by a side effect (`+=` on a container)"
+        return (self._whole(node), what) if what else None
+
+    def _literals(self, node: ast.Constant | ast.JoinedStr) -> list[tuple[str, Span]]:
+        """The string literals a string is written as (`"a" "b"` is two), each with its text as written
+        (quotes and prefix included, as libcst has it) and its place; an f-string's text parts (libcst's
+        FormattedStringText) at the f-string's place."""
+        segment = ast.get_source_segment(self.module.code, node)
+        whole = self._whole(node)
+        if segment is None:
+            return []
+        out = []
+        try:
+            tokens = [t for t in tokenize.generate_tokens(io.StringIO("(" + segment + ")").readline) if t.type == tokenize.STRING]
+        except (tokenize.TokenError, SyntaxError):
+            tokens = []
+        for token in tokens or ():
+            (row, column), (end_row, end_column) = token.start, token.end
+            line, end_line = whole.line + row - 1, whole.line + end_row - 1
+            column = whole.column + column - 1 if row == 1 else column
+            end_column = whole.column + end_column - 1 if end_row == 1 else end_column
+            text = token.string
+            if text.lstrip("rRbBuU")[:1] in "\"'":  # a plain literal
+                out.append((text, Span(line, column, end_line, end_column)))
+                continue
+            for first, last in _formatted_texts(text):  # an f-string: its text parts
+                out.append((text[first:last], Span(*_offset_place(text, first, line, column), *_offset_place(text, last, line, column))))
+        return out
+
+
+def _blocks_holding_classes(node: ast.AST) -> list[ast.AST]:
+    """Where `methods_named` looks for classes: a module's, a class's, an `if`'s (and `elif`'s), a `try`'s
+    and a `with`'s body, not an `else`, a handler or a function (as its libcst reading did)."""
+    if isinstance(node, (ast.Module, ast.ClassDef, ast.With, ast.AsyncWith, ast.Try)):
+        return list(node.body)
+    if isinstance(node, ast.If):
+        orelse = node.orelse
+        elif_ = len(orelse) == 1 and isinstance(orelse[0], ast.If) and orelse[0].col_offset == node.col_offset
+        return [node.test, *node.body, *(orelse if elif_ else [])]
+    return []
+
+
+_COMPOUND = (ast.If, ast.For, ast.AsyncFor, ast.While, ast.Try, ast.TryStar, ast.With, ast.AsyncWith, ast.Match,
+             ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 
 
 # -- what reads structure ---------------------------------------------------------------------------
@@ -339,52 +555,58 @@ _RECORDS = frozenset({"append", "appendleft", "extend", "insert", "setdefault"})
 _JIT_TEXT = re.compile(r"\bp?jit\(|\bpjit\b|\bjit_\w|@jit\b|xla_call|closed_call|core_call")
 
 
-def _first_read(scope: cst.CSTNode, depth: int = 0) -> Read | None:
-    """The first read of structure in `scope` (a function or the module), in source order; `depth`: 1 when
-    the scope is itself a function the test runs (its side effects count what runs it)."""
-    stack: list[tuple[cst.CSTNode, int]] = [(scope, depth)]
-    while stack:
-        node, depth = stack.pop()
-        if isinstance(node, (cst.Import, cst.ImportFrom)) or _docstring(node):
-            continue  # importing `inspect` reads nothing yet; a docstring is read by people
-        what = _read_at(node, depth)
-        if what:
-            return Read(node, what)
-        inner = depth + (node is not scope and isinstance(node, _FUNCTIONS))
-        named = node.name if isinstance(node, (cst.FunctionDef, cst.ClassDef)) else None  # a def's name reads nothing
-        stack.extend((c, inner) for c in reversed(list(children(node))) if c is not named)
-    return None
+def _formatted_texts(token: str) -> list[tuple[int, int]]:
+    """Where the text parts of an f-string token are (libcst's FormattedStringText): between its quotes,
+    outside its `{...}` replacement fields (`{{` and `}}` are text)."""
+    i = len(token) - len(token.lstrip("rRbBuUfF"))
+    quote = token[i:i + 3] if token[i:i + 3] in ('"""', "'''") else token[i]
+    j = text_start = i + len(quote)
+    end = len(token) - len(quote)
+    parts = []
+    while j < end:
+        c = token[j]
+        if c in "{}" and token[j + 1:j + 2] == c:
+            j += 2
+        elif c == "{":
+            if j > text_start:
+                parts.append((text_start, j))
+            depth, j = 1, j + 1
+            while j < end and depth:
+                c = token[j]
+                if c in "\"'":  # a string inside the field: its braces are no field's
+                    j += 1
+                    while j < end and token[j] != c:
+                        j += 2 if token[j] == "\\" else 1
+                elif c == "{":
+                    depth += 1
+                elif c == "}":
+                    depth -= 1
+                j += 1
+            text_start = j
+        else:
+            j += 1
+    if end > text_start:
+        parts.append((text_start, end))
+    return parts
 
 
-def _read_at(node: cst.CSTNode, depth: int) -> str:
-    """What `node` reads of the structure ("" : nothing); `depth`: the functions it is nested in, below the scope."""
-    if isinstance(node, (cst.Name, cst.Attribute)):
-        name = node.value if isinstance(node, cst.Name) else node.attr.value
-        if name in _OF_OBJECTS and isinstance(node, cst.Name):
-            return ""  # the module's `__name__` (`if __name__ == "__main__":`), not a function's
-        if name in _READ_NAMES:
-            return _READ_NAMES[name]
-        lowered = name.lower()
-        if any(part in lowered for part in _READ_PARTS):
-            return f"the staged program (`{name}`)"
-        if lowered.startswith("count_") and any(part in lowered for part in _COUNT_PARTS):
-            return f"a count of traces or compiles (`{name}`)"
-    elif isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute):
-        method = node.func.attr.value
-        if method == "lower" and node.args:
-            return "the lowered program (`.lower(...)`)"
-        if method == "compile" and not node.args:
-            return "the compiled program (`.compile()`)"
-        if depth and method in _RECORDS:
-            return f"a record kept by a side effect (`.{method}(...)`)"
-    elif isinstance(node, (cst.SimpleString, cst.FormattedStringText)):
-        text = node.value
-        if _JIT_TEXT.search(text):
-            return f"a jit's name in the staged program ({_short(text)})"
-    elif depth and isinstance(node, (cst.Nonlocal, cst.Global)):
-        return f"a count kept by a side effect (`{'nonlocal' if isinstance(node, cst.Nonlocal) else 'global'}`)"
-    elif depth and isinstance(node, cst.AugAssign) and isinstance(node.target, (cst.Subscript, cst.Attribute)):
-        return "a count kept by a side effect (`+=` on a container)"
+def _offset_place(token: str, offset: int, line: int, column: int) -> tuple[int, int]:
+    """The line and column of `offset` in a token that starts at `line`, `column`."""
+    newlines = token.count("\n", 0, offset)
+    if not newlines:
+        return line, column + offset
+    return line + newlines, offset - token.rfind("\n", 0, offset) - 1
+
+
+def _read_name(name: str) -> str:
+    """What an identifier reads of the structure ("" : nothing)."""
+    if name in _READ_NAMES:
+        return _READ_NAMES[name]
+    lowered = name.lower()
+    if any(part in lowered for part in _READ_PARTS):
+        return f"the staged program (`{name}`)"
+    if lowered.startswith("count_") and any(part in lowered for part in _COUNT_PARTS):
+        return f"a count of traces or compiles (`{name}`)"
     return ""
 
 
@@ -395,25 +617,34 @@ def _tokens(name: str) -> set[str]:
     return {w.lower() for w in spaced.split("_") if w}
 
 
-def _docstring(node: cst.CSTNode) -> bool:
+def _docstring(node: ast.AST) -> bool:
     """A string standing as a statement of its own."""
-    return isinstance(node, cst.Expr) and isinstance(node.value, (cst.SimpleString, cst.ConcatenatedString))
+    return isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant) and isinstance(node.value.value, (str, bytes))
 
 
 def _short(text: str) -> str:
     return text if len(text) <= 40 else text[:37] + "..."
 
 
-def _spelling(expr: cst.BaseExpression) -> str:
+def _spelling(expr: ast.expr) -> str:
     parts = []
-    while isinstance(expr, cst.Attribute):
-        parts.append(expr.attr.value)
+    while isinstance(expr, ast.Attribute):
+        parts.append(expr.attr)
         expr = expr.value
-    if isinstance(expr, cst.Name):
-        parts.append(expr.value)
-    elif isinstance(expr, cst.Call):
+    if isinstance(expr, ast.Name):
+        parts.append(expr.id)
+    elif isinstance(expr, ast.Call):
         return _spelling(expr.func)
     return ".".join(reversed(parts)) or "..."
+
+
+def _arguments(call: ast.Call) -> list[ast.expr]:
+    """A call's arguments in the order written, a `*args`'s or `**kwargs`'s value among them."""
+    values = [a.value if isinstance(a, ast.Starred) else a for a in call.args]
+    if not call.keywords:
+        return values
+    ordered: list[ast.expr | ast.keyword] = sorted([*call.args, *call.keywords], key=lambda n: (n.lineno, n.col_offset))
+    return [a.value if isinstance(a, (ast.Starred, ast.keyword)) else a for a in ordered]
 
 
 def _callee_index(how: str) -> int:
@@ -422,31 +653,24 @@ def _callee_index(how: str) -> int:
     return 2 if how.lower().endswith(("regex", "regexp", "match")) else 1
 
 
-def _fails(expr: cst.BaseExpression) -> bool:
+def _fails(expr: ast.expr) -> bool:
     """`self.fail(...)` / `pytest.fail(...)`: the handler makes the error a failure of the test."""
-    return isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute) and expr.func.attr.value == "fail"
+    return isinstance(expr, ast.Call) and isinstance(expr.func, ast.Attribute) and expr.func.attr == "fail"
 
 
-def _false(expr: cst.BaseExpression) -> bool:
-    return isinstance(expr, cst.Name) and expr.value in ("False", "None")
+def _false(expr: ast.expr) -> bool:
+    return isinstance(expr, ast.Constant) and (expr.value is False or expr.value is None)
 
 
-def _reads(node: cst.CSTNode, name: str) -> bool:
-    """Some Name in `node` is spelled `name` (conservative: a shadowing def still counts)."""
-    stack = [node]
-    while stack:
-        current = stack.pop()
-        if isinstance(current, cst.Name) and current.value == name:
-            return True
-        stack.extend(children(current))
+def _reads(body: list, name: str) -> bool:
+    """Some name in `body` is spelled `name` (conservative: a shadowing def still counts)."""
+    for statement in body:
+        for node in ast.walk(statement):
+            if isinstance(node, ast.Name) and node.id == name or isinstance(node, (ast.arg, ast.keyword)) and node.arg == name \
+                    or isinstance(node, (*_DEFS, ast.ClassDef, ast.ExceptHandler)) and node.name == name \
+                    or isinstance(node, ast.Attribute) and node.attr == name \
+                    or isinstance(node, (ast.Global, ast.Nonlocal)) and name in node.names \
+                    or isinstance(node, ast.alias) and name in (node.asname, *node.name.split(".")) \
+                    or isinstance(node, ast.ImportFrom) and name in (node.module or "").split("."):
+                return True
     return False
-
-
-def _marked_cell(lines, cell: int | None) -> int | None:
-    """The cell after `lines` (a statement's leading lines): the last notebook cell marker among them, else `cell`."""
-    for line in lines:
-        if line.comment is not None:
-            index = cell_of_marker(line.comment.value)
-            if index is not None:
-                cell = index
-    return cell

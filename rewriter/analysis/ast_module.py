@@ -1,0 +1,78 @@
+"""The module as CPython reads it: its code, its `ast`, its name resolver and jit contexts, each made
+once something asks; and where a node is, as a finding's Span counts it.
+
+The readings moved to `ast` (issue 45) share one of these per module, and answer a rule on libcst by
+place: a Span (lines from 1, columns in characters from 0) is compared with the spans of the `ast`
+nodes, whose columns CPython counts in bytes of UTF-8. A def's or a class's span starts at its first
+decorator, as the decorators are part of it (libcst's position of a def starts at `def`).
+"""
+from __future__ import annotations
+
+import ast
+from functools import cached_property
+
+from ..findings import Span
+from .aliases import NO_ALIASES, Aliases
+from .ast_names import parse
+
+
+class AstModule:
+    def __init__(self, code: str, package: str = "", aliases: Aliases = NO_ALIASES,
+                 own_copies: frozenset[str] = frozenset()) -> None:
+        self.code = code
+        self.package, self.aliases, self.own_copies = package, aliases, own_copies
+
+    @cached_property
+    def tree(self) -> ast.Module | None:
+        """None when CPython cannot parse the code (a newer Python's syntax): nothing is read from it."""
+        return parse(self.code)
+
+    @cached_property
+    def lines(self) -> list[str]:
+        return self.code.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+
+    @cached_property
+    def names(self):
+        """The name resolver (ast_resolver.NameResolver); only asked once the tree is known to parse."""
+        from .ast_resolver import NameResolver
+
+        assert self.tree is not None
+        return NameResolver(self.tree, self.package, self.aliases, self.own_copies)
+
+    @cached_property
+    def jit(self):
+        """The jit contexts (ast_jit.JitAnalysis)."""
+        from .ast_jit import JitAnalysis
+
+        return JitAnalysis(self.names)
+
+    def release(self) -> None:
+        """Break the cycles of the scopes' bindings and reads, if any were made (Scopes.release)."""
+        if "names" in self.__dict__:
+            self.names.release()
+        self.__dict__.clear()
+
+    # -- places ------------------------------------------------------------------------------
+    def start(self, node: ast.AST) -> tuple[int, int]:
+        decorators = getattr(node, "decorator_list", None)
+        if decorators:
+            return decorators[0].lineno, 0
+        return node.lineno, self._column(node.lineno, node.col_offset)  # type: ignore[attr-defined]
+
+    def end(self, node: ast.AST) -> tuple[int, int]:
+        return node.end_lineno, self._column(node.end_lineno, node.end_col_offset)  # type: ignore[attr-defined, arg-type]
+
+    def span(self, node: ast.AST) -> Span:
+        (line, column), (end_line, end_column) = self.start(node), self.end(node)
+        return Span(line, column, end_line, end_column)
+
+    def _column(self, line: int, offset: int) -> int:
+        """`ast`'s column (bytes of UTF-8) in characters, as a Span counts it."""
+        text = self.lines[line - 1] if 0 < line <= len(self.lines) else ""
+        return offset if text.isascii() else len(text.encode("utf-8")[:offset].decode("utf-8", "ignore"))
+
+
+def within(span: Span, outer: Span) -> bool:
+    """`span` lies inside `outer` (or is it)."""
+    return (outer.line, outer.column) <= (span.line, span.column) \
+        and (span.end_line, span.end_column) <= (outer.end_line, outer.end_column)
