@@ -275,8 +275,13 @@ class Codemod(cst.BatchableCSTVisitor):
         span = self.span(node)
         if self.file.suppressions.is_suppressed(span, self.CODE, self.NAME):
             return None
-        if not self.file.analysis.reachability.may_run(span):
+        reachability = self.file.analysis.reachability
+        if not reachability.may_run(span):
             return None
+        if edits and reachability.doubt:  # (a file only a newer Python parses, with compatibility checks)
+            hint = hint or fix_description
+            edits, imports, safety, fix_description = (), (), None, ""
+            note = "; ".join(filter(None, (f"not fixed: {reachability.doubt}", note)))
         fix = None
         refused = self._refusal(node, edits) if edits and (self.REMOVES_ERRORS or self.CHANGES_STRUCTURE) else None
         if refused is not None:
@@ -348,11 +353,12 @@ class Codemod(cst.BatchableCSTVisitor):
         that remove errors or change structure), or a test that reads the structure the fix changes."""
         analysis = self.file.analysis
         span = self.span(node)
-        places = [node, *(getattr(edit, "target", None) or edit.anchor for edit in edits)]
-        for place in places:
-            expecting = analysis.expected_failure(self.span(place), isinstance(place, _STATEMENTS))
-            if expecting is not None:
-                return f"not fixed: this code is expected to fail: {expecting.how}", (expecting.anchor, "expected to fail here")
+        if analysis.testcode.expects_failure:  # (the places' spans only when some code may be meant to fail)
+            places = [node, *(getattr(edit, "target", None) or edit.anchor for edit in edits)]
+            for place in places:
+                expecting = analysis.expected_failure(self.span(place), isinstance(place, _STATEMENTS))
+                if expecting is not None:
+                    return f"not fixed: this code is expected to fail: {expecting.how}", (expecting.anchor, "expected to fail here")
         if self.CHANGES_STRUCTURE and analysis.testcode.in_test(span):
             read = analysis.testcode.structure_read(span, self.CHANGES_STRUCTURE)
             if read is not None:

@@ -370,6 +370,56 @@ def test_a_refused_fix_is_reported_with_why_and_where():
     assert alone.new_source is not None and b"jnp.where" in alone.new_source
 
 
+def test_a_file_only_a_newer_python_parses_fails_closed():
+    """Test code and code meant to fail are read from CPython's parse; where this Python cannot parse the
+    file (PEP 695 syntax, which libcst reads), the fixes they would refuse are refused, and only there."""
+    source = """
+    import jax
+    import jax.numpy as jnp
+    import pytest
+
+    @jax.jit
+    def sign(x):
+        if x > 0:
+            return x
+        return -x
+
+    def test_rejected():
+        with pytest.raises(jax.errors.ConcretizationTypeError):
+            sign(jnp.float32(1.0))
+
+    type Alias = int
+    """
+    result = _run(source, "tests/test_sign.py")
+    assert result.new_source is None
+    (finding,) = [f for f in result.findings if f.code == "PML201"]
+    assert not finding.applied and "cannot read the file's syntax" in finding.note
+    # nothing there says code is meant to fail: fixed, as before
+    alone = _run(source.split("def test_rejected")[0] + "type Alias = int\n", "tests/test_sign.py")
+    assert alone.new_source is not None and b"jnp.where" in alone.new_source
+
+
+def test_compatibility_branches_of_a_file_only_a_newer_python_parses_are_not_fixed():
+    """Which branches cannot run is read from CPython's parse: where it cannot parse the file, a file with
+    compatibility checks gets its findings and no fix."""
+    source = """
+    import jax
+
+    if not hasattr(jax, "numpy"):
+        @jax.jit
+        def sign(x):
+            if x > 0:
+                return x
+            return -x
+
+    type Alias = int
+    """
+    result = _run(source, "pkg/mod.py")
+    assert result.new_source is None
+    (finding,) = [f for f in result.findings if f.code == "PML201"]
+    assert not finding.applied and "compatibility branches" in finding.note
+
+
 def test_structure_refusals_hold_with_unsafe_fixes_and_only_in_test_code():
     source = """
     import jax

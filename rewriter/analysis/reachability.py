@@ -41,6 +41,8 @@ from .installed import has_attribute, is_module, module_exists, oldest_python, v
 from .scope_model import BuiltinScope
 
 _IMPORT_ERRORS = frozenset({"ImportError", "ModuleNotFoundError"})
+# What a compatibility check is spelled with (the conditions and `try` forms below decide).
+_COMPATIBILITY = ("hasattr(", "version_info", "ImportError", "ModuleNotFoundError")
 
 
 class Reachability:
@@ -83,6 +85,16 @@ class Reachability:
                 regions.extend(self._dead_in_try(node))  # type: ignore[arg-type]
         module = self.module
         return [Span(*module.start(first), *module.end(last)) for first, last in regions]
+
+    @cached_property
+    def doubt(self) -> str:
+        """Why no fix may be written in this module ("" : none may be refused for this reason): CPython
+        cannot parse it (a newer Python's syntax, which libcst reads), and it has compatibility checks,
+        whose branches that cannot run cannot then be told (fail closed)."""
+        code = self.module.code
+        if not any(word in code for word in _COMPATIBILITY) or self.module.tree is not None:
+            return ""
+        return "this Python cannot read the file's syntax, so which of its compatibility branches run cannot be told"
 
     @property
     def resolver(self):

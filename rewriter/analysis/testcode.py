@@ -128,19 +128,28 @@ class TestCode:
         return [n for n in ast.walk(self._tree) if isinstance(n, (*_DEFS, ast.ClassDef))]
 
     def in_test(self, span: Span) -> bool:
-        """`span` is in a test file, or inside a `test*` function or a `Test*` class (not the def itself)."""
+        """`span` is in a test file, or inside a `test*` function or a `Test*` class (not the def itself).
+        A file this Python cannot parse is test code wherever it names a test (`unreadable`)."""
         if self.test_file:
             return True
-        return any(collectable(d.name) and within(span, self._whole(d)) and not self._is_def(span, d) for d in self._defs)
+        if self.unreadable:
+            return "def test" in self.module.code or "class Test" in self.module.code
+        return any(within(span, whole) and (span.line, span.column) != own for whole, own in self._tests)
+
+    @cached_property
+    def unreadable(self) -> bool:
+        """CPython cannot parse the module (a newer Python's syntax, which libcst reads): what is a test,
+        what is meant to fail and what tests read cannot be told, and each is assumed (fail closed)."""
+        return self.module.tree is None
+
+    @cached_property
+    def _tests(self) -> list[tuple[Span, tuple[int, int]]]:
+        """Each `test*` def and `Test*` class: its whole span (decorators in), and where its own starts
+        (libcst's starts at `def`: a span starting there is the def itself, not in it)."""
+        return [(self._whole(d), (d.lineno, self.module._column(d.lineno, d.col_offset))) for d in self._defs if collectable(d.name)]
 
     def _whole(self, node: ast.AST) -> Span:
         return self.module.span(node)
-
-    def _is_def(self, span: Span, node: ast.AST) -> bool:
-        """`span` is the def's or class's own (libcst's starts at `def`: its decorators are inside it)."""
-        line, column = node.lineno, self.module._column(node.lineno, node.col_offset)  # type: ignore[attr-defined]
-        end = self.module.end(node)
-        return (span.line, span.column) == (line, column) and (span.end_line, span.end_column) == end
 
     # -- code meant to fail ---------------------------------------------------------------------
     @cached_property
@@ -190,12 +199,29 @@ class TestCode:
         call made there reaches. None for the usual code; the innermost such place. `statement`: the place
         is a statement, which holds a call meant to fail of its extent (`self.assertRaises(E, f)`) rather
         than being in it."""
+        if self.unreadable:
+            return self._assumed_failing
         found = [(region, expecting) for region, expecting, call in self._expected_to_fail if within(span, region)
                  and not (statement and call and region == span)]
         if not found:
             return None
         # (the innermost: the latest start, then the earliest end; a region before a function of the same place)
         return min(found, key=lambda f: ((-f[0].line, -f[0].column), (f[0].end_line, f[0].end_column)))[1]
+
+    @cached_property
+    def expects_failure(self) -> bool:
+        """Some code of the module may be meant to fail (cheap to ask before asking of each place)."""
+        return self._assumed_failing is not None if self.unreadable else bool(self._expected_to_fail)
+
+    @cached_property
+    def _assumed_failing(self) -> Expecting | None:
+        """In a module this Python cannot parse: code meant to fail, wherever the code spells a form that
+        says so (a handler of an error among them), else None."""
+        code = self.module.code
+        if not (self.error_cells or any(word in code for word in _SAYS_FAILING)):
+            return None
+        whole = Span(1, 0, len(self.module.lines), 0)
+        return Expecting(whole, Span(1, 0, 1, 0), "this Python cannot read the file's syntax, so code meant to fail cannot be told")
 
     @cached_property
     def _expected_to_fail(self) -> list[tuple[Span, Expecting, bool]]:
@@ -354,6 +380,9 @@ class TestCode:
     def structure_read(self, span: Span, words: tuple[str, ...] = ()) -> Read | None:
         """The first read of the program's structure in the test code around `span` (see the module
         docstring), or None. `words` name what the fix changes, as a test's name would say it."""
+        if self.unreadable:
+            return Read(Span(1, 0, 1, 0), "the program's structure, as far as can be told: this Python cannot read the file's "
+                        "syntax", test=False) if any(word in self.module.code for word in _READ_NAMES) else None
         test, scope = self._scope(span)
         if test is not None and words:
             tokens = _tokens(test.name)
@@ -495,7 +524,9 @@ class TestCode:
             tokens = [t for t in tokenize.generate_tokens(io.StringIO("(" + segment + ")").readline) if t.type == tokenize.STRING]
         except (tokenize.TokenError, SyntaxError):
             tokens = []
-        for token in tokens or ():
+        if not tokens and isinstance(node, ast.JoinedStr):  # (3.12 tokenizes an f-string in parts)
+            return [(part.value, whole) for part in node.values if isinstance(part, ast.Constant) and isinstance(part.value, str)]
+        for token in tokens:
             (row, column), (end_row, end_column) = token.start, token.end
             line, end_line = whole.line + row - 1, whole.line + end_row - 1
             column = whole.column + column - 1 if row == 1 else column
@@ -521,6 +552,8 @@ def _blocks_holding_classes(node: ast.AST) -> list[ast.AST]:
     return []
 
 
+# The words of the forms that say code is meant to fail (`_raises`, `_xfail`, `_observes`).
+_SAYS_FAILING = ("raises", "Raises", "warns", "Warns", "deprecated_call", "catch_warnings", "xfail", "expectedFailure", "except")
 _COMPOUND = (ast.If, ast.For, ast.AsyncFor, ast.While, ast.Try, ast.TryStar, ast.With, ast.AsyncWith, ast.Match,
              ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 
