@@ -343,8 +343,8 @@ def _run(source: str, path: str, **settings):
     return process_source(textwrap.dedent(source).encode(), path, Settings(all_codemods(), **settings))
 
 
-def test_a_refused_fix_is_reported_with_why_and_where():
-    source = """
+# A jitted `if` on a tracer, and a test that expects jax to reject it.
+_REJECTED = """
     import jax
     import jax.numpy as jnp
     import pytest
@@ -358,7 +358,11 @@ def test_a_refused_fix_is_reported_with_why_and_where():
     def test_rejected():
         with pytest.raises(jax.errors.ConcretizationTypeError):
             sign(jnp.float32(1.0))
-    """
+"""
+
+
+def test_a_refused_fix_is_reported_with_why_and_where():
+    source = _REJECTED
     result = _run(source, "tests/test_sign.py")
     assert result.new_source is None
     (finding,) = [f for f in result.findings if f.code == "PML201"]
@@ -373,23 +377,7 @@ def test_a_refused_fix_is_reported_with_why_and_where():
 def test_a_file_only_a_newer_python_parses_fails_closed():
     """Test code and code meant to fail are read from CPython's parse; where this Python cannot parse the
     file (PEP 695 syntax, which libcst reads), the fixes they would refuse are refused, and only there."""
-    source = """
-    import jax
-    import jax.numpy as jnp
-    import pytest
-
-    @jax.jit
-    def sign(x):
-        if x > 0:
-            return x
-        return -x
-
-    def test_rejected():
-        with pytest.raises(jax.errors.ConcretizationTypeError):
-            sign(jnp.float32(1.0))
-
-    type Alias = int
-    """
+    source = _REJECTED + "\n    type Alias = int\n"
     result = _run(source, "tests/test_sign.py")
     assert result.new_source is None
     (finding,) = [f for f in result.findings if f.code == "PML201"]

@@ -14,9 +14,10 @@ import ast
 from dataclasses import dataclass, field
 from typing import Iterable, Union
 
-from .apis import Api, Kind, lookup
+from .apis import Kind
 from .ast_resolver import NameResolver
-from .transforms import static_parameters
+from .jit_contexts import JitContexts
+from .transforms import Application, Transform, static_parameters
 
 FunctionNode = Union[ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda]
 _DEFS = (ast.FunctionDef, ast.AsyncFunctionDef)
@@ -24,38 +25,7 @@ _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
 _CHAINS = (ast.Name, ast.Attribute)
 
 
-# -- transforms (transforms.py) -----------------------------------------------------------------
-@dataclass(frozen=True)
-class Transform:
-    api: Api
-    expr: ast.expr  # the expression that denotes the configured transform
-    keywords: tuple[ast.keyword, ...]  # keyword arguments configuring it (from the call or the partial)
-    extra_positional: tuple[ast.expr, ...] = ()  # positional arguments after the function (jax.vmap(f, 0))
-
-    @property
-    def kind(self) -> Kind:
-        return self.api.kind
-
-    @property
-    def framework(self) -> str:
-        return self.api.framework
-
-    def keyword(self, name: str) -> ast.expr | None:
-        for keyword in self.keywords:
-            if keyword.arg == name:
-                return keyword.value
-        return None
-
-
-@dataclass(frozen=True)
-class Application:
-    """`transform(function, ...)`: the call, the transform, and the wrapped function expression."""
-
-    call: ast.Call
-    transform: Transform
-    function: ast.expr
-
-
+# -- transforms (transforms.py; Transform and Application are shared) ------------------------------
 def _unpacks(call: ast.Call) -> bool:
     """`*args` or `**kwargs` among the arguments."""
     return any(type(a) is ast.Starred for a in call.args) or any(k.arg is None for k in call.keywords)
@@ -140,34 +110,7 @@ def static_params(transform: Transform, fn: FunctionNode) -> frozenset[str] | No
     return static_parameters(transform.api, transform.keyword, literal, positional_params(fn), every)
 
 
-# -- contexts (jit.py) ----------------------------------------------------------------------------
-@dataclass(frozen=True)
-class JitContext:
-    function: FunctionNode
-    transform: Transform
-    how: str  # "decorator" | "wrapped" | "called"
-    static_params: frozenset[str] | None  # None: cannot be read statically (or inherited from a caller)
-    caller: "JitContext | None" = None
-    application: ast.Call | None = None  # "wrapped": the call that applies the transform (`jax.jit(f)`)
-    remote: object = None  # a RemoteTrace (rewriter/analysis/facts.py): traced from another module, as it says
-
-    @property
-    def root(self) -> "JitContext":
-        """The directly jitted function whose trace this helper runs in (itself for a direct context)."""
-        context = self
-        while context.caller is not None:
-            context = context.caller
-        return context
-
-    @property
-    def framework(self) -> str:
-        return self.transform.framework
-
-    @property
-    def name(self) -> str:
-        return "<lambda>" if type(self.function) is ast.Lambda else self.function.name  # type: ignore[union-attr]
-
-
+# -- contexts (jit_contexts.py) -------------------------------------------------------------------
 @dataclass
 class _Collected:
     decorated: list[tuple[ast.FunctionDef | ast.AsyncFunctionDef, Transform]] = field(default_factory=list)
@@ -212,43 +155,26 @@ def _collect(resolver: NameResolver) -> _Collected:
     return out
 
 
-class JitAnalysis:
-    def __init__(self, resolver: NameResolver, project=None, open_module: str = "") -> None:
-        self.resolver = resolver
-        self.project = project  # FileFacts from the project index, or None
-        # Why the module's public functions may have callers outside the project ("": none; project/world.py)
-        self.open_module = open_module
-        self._collected = _collect(resolver)
-        self.contexts: list[JitContext] = []
-        self._by_function: dict[int, JitContext] = {}
-        self._jitted_defs: dict[int, Transform] = {}
-        for fn, transform in self._collected.decorated:
-            self._add(JitContext(fn, transform, "decorator", static_params(transform, fn)))
-            self._jitted_defs[id(fn)] = transform
-        for app in self._collected.applications:
-            for function in self.functions_denoted(app.function):
-                self._add(JitContext(function, app.transform, "wrapped", static_params(app.transform, function),
-                                     application=app.call))
-            for method in self.method_denoted(app.function):  # `jax.jit(self.step)`: bound, its argnums shift
-                self._add(JitContext(method, app.transform, "wrapped", None, application=app.call))
-        self._add_remote()
-        self._add_called_helpers()
+class JitAnalysis(JitContexts):
+    """The jit contexts of a module's ast (jit_contexts.py)."""
 
-    def _add_remote(self) -> None:
-        """Functions of this module that another module traces (rewriter/project/index.py)."""
-        if not self.project:
-            return
-        for trace in self.project.traces:
-            fn = module_function(self.resolver.tree, trace.function)
-            api = lookup(trace.api)
-            if fn is None or api is None:
-                continue
-            transform = Transform(api, ast.Name(trace.api.rsplit(".", 1)[-1], ast.Load()), ())
-            if trace.how == "wrapped":
-                static = frozenset(trace.static) if trace.static is not None else None
-                self._add(JitContext(fn, transform, "wrapped", static, remote=trace))
-            elif id(fn) not in self._by_function:
-                self._add(JitContext(fn, transform, "called", None, remote=trace))
+    def _collect(self) -> _Collected:
+        return _collect(self.resolver)
+
+    def _static_params(self, transform: Transform, fn) -> frozenset[str] | None:
+        return static_params(transform, fn)
+
+    def _module_function(self, name: str) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
+        return module_function(self.resolver.tree, name)
+
+    def _transform_named(self, api, name: str) -> Transform:
+        return Transform(api, ast.Name(name, ast.Load()), ())
+
+    def _callee(self, expr) -> bool:
+        return type(expr) in _CHAINS
+
+    def _function(self, node) -> bool:
+        return type(node) in _FUNCTIONS
 
     def remote_traces(self, fn: ast.AST) -> list:
         """The RemoteTrace facts of `fn` ("called" ones: what traced callers elsewhere pass it)."""
@@ -256,24 +182,6 @@ class JitAnalysis:
             return []
         name = qualified_def_name(self.resolver, fn)  # type: ignore[arg-type]
         return [t for t in self.project.traces if t.function == name and t.how == "called"] if name else []
-
-    def _add(self, context: JitContext) -> None:
-        if id(context.function) not in self._by_function:
-            self._by_function[id(context.function)] = context
-            self.contexts.append(context)
-
-    def _add_called_helpers(self) -> None:
-        work = list(self.contexts)
-        while work:
-            context = work.pop()
-            for call in self._collected.calls_by_function.get(id(context.function), ()):
-                if type(call.func) not in _CHAINS:
-                    continue
-                for fn in self.functions_denoted(call.func) or self.method_denoted(call.func):
-                    if id(fn) not in self._by_function:
-                        helper = JitContext(fn, context.transform, "called", None, context)
-                        self._add(helper)
-                        work.append(helper)
 
     # -- queries ---------------------------------------------------------------------------
     def functions_denoted(self, expr: ast.expr) -> list[FunctionNode]:
@@ -307,50 +215,6 @@ class JitAnalysis:
             return []
         named = [s for s in cls.body if _binds(s, expr.attr)]
         return named if len(named) == 1 and type(named[0]) in _DEFS else []  # type: ignore[return-value]
-
-    def application_of(self, fn: ast.AST) -> Application | None:
-        """The jit application that wraps `fn` (`step = math.jit_compile(f)`), if any."""
-        for app in self._collected.applications:
-            if any(f is fn for f in self.functions_denoted(app.function)):
-                return app
-        return None
-
-    def runs_only_traced(self, node: ast.AST) -> bool:
-        """`node` is in a traced function that never runs eagerly (jit.JitAnalysis.runs_only_traced)."""
-        context = self.enclosing_context(node)
-        return context is not None and not self.eagerly_callable(context)
-
-    def jitted_elsewhere(self, context: JitContext) -> str:
-        """Why the body of the function of `context` is not rewritten ("" when it may be): another module
-        applies a jit to it; the def stays what every other caller runs eagerly."""
-        root = context.root
-        if root.remote is None or root.remote.how != "wrapped":  # type: ignore[attr-defined]
-            return ""
-        return (f"`{root.name}` is jitted in {root.remote.where}, not where it is defined; its other callers may "  # type: ignore[attr-defined]
-                f"run it eagerly, and a rewrite of its body changes it for them too")
-
-    def eagerly_callable(self, context: JitContext) -> str:
-        """Why the function of `context` may run eagerly although the project traces it ("" if it may not):
-        its trace comes from callers in other modules, and it is public in an installable package."""
-        root = context.root
-        remote = root.remote
-        if remote is None or remote.how != "called" or not self.open_module or root.name.startswith("_"):  # type: ignore[attr-defined]
-            return ""
-        return f"`{root.name}` is public: {self.open_module}, so callers outside the project may run it eagerly"
-
-    def context_of(self, fn: ast.AST) -> JitContext | None:
-        return self._by_function.get(id(fn))
-
-    def enclosing_context(self, node: ast.AST, direct_only: bool = False) -> JitContext | None:
-        """The traced function whose body contains `node` (nearest first), if any."""
-        current = self.resolver.parent(node)
-        while current is not None:
-            if type(current) in _FUNCTIONS:
-                context = self.context_of(current)
-                if context is not None and (not direct_only or context.how != "called"):
-                    return context
-            current = self.resolver.parent(current)
-        return None
 
     def jitted_value(self, expr: ast.expr) -> Transform | None:
         """The jit transform `expr` already carries: a jit application, or a name bound only to jitted things."""

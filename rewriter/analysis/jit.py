@@ -13,38 +13,12 @@ from dataclasses import dataclass, field
 import libcst as cst
 
 from ..cst_tree import visit_batched
-from .apis import Kind, lookup
+from .apis import Kind
 from .names import NameResolver
+from .jit_contexts import JitContext, JitContexts  # noqa: F401  (JitContext: the rules import it from here)
 from .transforms import Application, Transform, match_application, match_transform, static_params
 
 FunctionNode = cst.FunctionDef | cst.Lambda
-
-
-@dataclass(frozen=True)
-class JitContext:
-    function: FunctionNode
-    transform: Transform
-    how: str  # "decorator" | "wrapped" | "called"
-    static_params: frozenset[str] | None  # None: cannot be read statically (or inherited from a caller)
-    caller: "JitContext | None" = None
-    application: cst.Call | None = None  # "wrapped": the call that applies the transform (`jax.jit(f)`)
-    remote: object = None  # a RemoteTrace (rewriter/analysis/facts.py): traced from another module, as it says
-
-    @property
-    def root(self) -> "JitContext":
-        """The directly jitted function whose trace this helper runs in (itself for a direct context)."""
-        context = self
-        while context.caller is not None:
-            context = context.caller
-        return context
-
-    @property
-    def framework(self) -> str:
-        return self.transform.framework
-
-    @property
-    def name(self) -> str:
-        return self.function.name.value if isinstance(self.function, cst.FunctionDef) else "<lambda>"
 
 
 @dataclass
@@ -106,43 +80,26 @@ def _collect(resolver: NameResolver) -> _Collected:
     return out
 
 
-class JitAnalysis:
-    def __init__(self, resolver: NameResolver, project=None, open_module: str = "") -> None:
-        self.resolver = resolver
-        self.project = project  # FileFacts from the project index, or None
-        # Why the module's public functions may have callers outside the project ("": none; project/world.py)
-        self.open_module = open_module
-        self._collected = _collect(resolver)
-        self.contexts: list[JitContext] = []
-        self._by_function: dict[int, JitContext] = {}
-        self._jitted_defs: dict[int, Transform] = {}
-        for fn, transform in self._collected.decorated:
-            self._add(JitContext(fn, transform, "decorator", static_params(transform, fn)))
-            self._jitted_defs[id(fn)] = transform
-        for app in self._collected.applications:
-            for fn in self.functions_denoted(app.function):
-                self._add(JitContext(fn, app.transform, "wrapped", static_params(app.transform, fn), application=app.call))
-            for fn in self.method_denoted(app.function):  # `jax.jit(self.step)`: bound, its argnums shift
-                self._add(JitContext(fn, app.transform, "wrapped", None, application=app.call))
-        self._add_remote()
-        self._add_called_helpers()
+class JitAnalysis(JitContexts):
+    """The jit contexts of a libcst module (jit_contexts.py)."""
 
-    def _add_remote(self) -> None:
-        """Functions of this module that another module traces (rewriter/project/index.py): applied a jit
-        transform there (`jax.jit(physics.forward)`), or called from a traced function there."""
-        if not self.project:
-            return
-        for trace in self.project.traces:
-            fn = module_function(self.resolver.wrapper.module, trace.function)
-            api = lookup(trace.api)
-            if fn is None or api is None:
-                continue
-            transform = Transform(api, cst.Name(trace.api.rsplit(".", 1)[-1]), ())
-            if trace.how == "wrapped":
-                static = frozenset(trace.static) if trace.static is not None else None
-                self._add(JitContext(fn, transform, "wrapped", static, remote=trace))
-            elif id(fn) not in self._by_function:
-                self._add(JitContext(fn, transform, "called", None, remote=trace))
+    def _collect(self) -> _Collected:
+        return _collect(self.resolver)
+
+    def _static_params(self, transform: Transform, fn) -> frozenset[str] | None:
+        return static_params(transform, fn)
+
+    def _module_function(self, name: str) -> cst.FunctionDef | None:
+        return module_function(self.resolver.wrapper.module, name)
+
+    def _transform_named(self, api, name: str) -> Transform:
+        return Transform(api, cst.Name(name), ())
+
+    def _callee(self, expr) -> bool:
+        return isinstance(expr, (cst.Name, cst.Attribute))
+
+    def _function(self, node) -> bool:
+        return isinstance(node, (cst.FunctionDef, cst.Lambda))
 
     def remote_traces(self, fn: cst.CSTNode) -> list:
         """The RemoteTrace facts of `fn` ("called" ones: what traced callers elsewhere pass it)."""
@@ -150,24 +107,6 @@ class JitAnalysis:
             return []
         name = qualified_def_name(self.resolver, fn)
         return [t for t in self.project.traces if t.function == name and t.how == "called"] if name else []
-
-    def _add(self, context: JitContext) -> None:
-        if id(context.function) not in self._by_function:
-            self._by_function[id(context.function)] = context
-            self.contexts.append(context)
-
-    def _add_called_helpers(self) -> None:
-        work = list(self.contexts)
-        while work:
-            context = work.pop()
-            for call in self._collected.calls_by_function.get(id(context.function), ()):
-                if not isinstance(call.func, (cst.Name, cst.Attribute)):
-                    continue
-                for fn in self.functions_denoted(call.func) or self.method_denoted(call.func):
-                    if id(fn) not in self._by_function:
-                        helper = JitContext(fn, context.transform, "called", None, context)
-                        self._add(helper)
-                        work.append(helper)
 
     # -- queries ---------------------------------------------------------------------------
     def functions_denoted(self, expr: cst.BaseExpression) -> list[FunctionNode]:
@@ -202,53 +141,6 @@ class JitAnalysis:
             return []
         named = [s for s in block.body if _binds(s, expr.attr.value)]
         return named if len(named) == 1 and isinstance(named[0], cst.FunctionDef) else []
-
-    def application_of(self, fn: cst.CSTNode) -> Application | None:
-        """The jit application that wraps `fn` (`step = math.jit_compile(f)`), if any."""
-        for app in self._collected.applications:
-            if any(f is fn for f in self.functions_denoted(app.function)):
-                return app
-        return None
-
-    def runs_only_traced(self, node: cst.CSTNode) -> bool:
-        """`node` is in a traced function that never runs eagerly: not one that is traced only because traced
-        callers elsewhere in the project call it, while it is public in a package others install, whose
-        callers outside the project may run it eagerly (`eagerly_callable`)."""
-        context = self.enclosing_context(node)
-        return context is not None and not self.eagerly_callable(context)
-
-    def jitted_elsewhere(self, context: JitContext) -> str:
-        """Why the body of the function of `context` is not rewritten ("" when it may be): another module
-        applies a jit to it (`step = jax.jit(physics.limiter)`). That jit wraps its own callable; the def
-        stays what every other caller runs eagerly."""
-        root = context.root
-        if root.remote is None or root.remote.how != "wrapped":
-            return ""
-        return (f"`{root.name}` is jitted in {root.remote.where}, not where it is defined; its other callers may "
-                f"run it eagerly, and a rewrite of its body changes it for them too")
-
-    def eagerly_callable(self, context: JitContext) -> str:
-        """Why the function of `context` may run eagerly although the project traces it ("" if it may not):
-        its trace comes from callers in other modules, and it is public in an installable package."""
-        root = context.root
-        remote = root.remote
-        if remote is None or remote.how != "called" or not self.open_module or root.name.startswith("_"):
-            return ""
-        return f"`{root.name}` is public: {self.open_module}, so callers outside the project may run it eagerly"
-
-    def context_of(self, fn: cst.CSTNode) -> JitContext | None:
-        return self._by_function.get(id(fn))
-
-    def enclosing_context(self, node: cst.CSTNode, direct_only: bool = False) -> JitContext | None:
-        """The traced function whose body contains `node` (nearest first), if any."""
-        current = self.resolver.parent(node)
-        while current is not None:
-            if isinstance(current, (cst.FunctionDef, cst.Lambda)):
-                context = self.context_of(current)
-                if context is not None and (not direct_only or context.how != "called"):
-                    return context
-            current = self.resolver.parent(current)
-        return None
 
     def jitted_value(self, expr: cst.BaseExpression) -> Transform | None:
         """The jit transform `expr` already carries: a jit application, or a name bound only to jitted things."""

@@ -9,8 +9,10 @@ An *application* is the transform called on a function: `jax.jit(f, ...)`, `part
 """
 from __future__ import annotations
 
+import ast
+
 from dataclasses import dataclass
-from typing import Callable, Iterable
+from typing import Any, Callable, Iterable
 
 import libcst as cst
 
@@ -21,9 +23,9 @@ from .names import NameResolver
 @dataclass(frozen=True)
 class Transform:
     api: Api
-    expr: cst.BaseExpression  # the expression that denotes the configured transform
-    keywords: tuple[cst.Arg, ...]  # keyword arguments configuring it (from the call or the partial)
-    extra_positional: tuple[cst.Arg, ...] = ()  # positional args after the function (jax.vmap(f, 0))
+    expr: Any  # the expression that denotes the configured transform (of either tree)
+    keywords: tuple  # keyword arguments configuring it (from the call or the partial): libcst Args, ast keywords
+    extra_positional: tuple = ()  # positional args after the function (jax.vmap(f, 0)): libcst Args, ast exprs
 
     @property
     def kind(self) -> Kind:
@@ -33,9 +35,11 @@ class Transform:
     def framework(self) -> str:
         return self.api.framework
 
-    def keyword(self, name: str) -> cst.BaseExpression | None:
+    def keyword(self, name: str):
+        """The value of the keyword `name` (a libcst Arg's or an ast keyword's), or None."""
         for arg in self.keywords:
-            if arg.keyword is not None and arg.keyword.value == name:
+            given = arg.arg if type(arg) is ast.keyword else arg.keyword.value if arg.keyword is not None else None
+            if given == name:
                 return arg.value
         return None
 
@@ -44,9 +48,9 @@ class Transform:
 class Application:
     """`transform(function, ...)`: the call node, the transform, and the wrapped function expression."""
 
-    call: cst.Call
+    call: Any  # (of either tree)
     transform: Transform
-    function: cst.BaseExpression
+    function: Any
 
 
 def _positional(call: cst.Call) -> list[cst.Arg]:
