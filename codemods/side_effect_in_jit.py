@@ -4,6 +4,7 @@ from __future__ import annotations
 import libcst as cst
 
 from rewriter.analysis.jit import JitContext, assigned_value
+from rewriter.analysis.positions import node_at
 from rewriter.analysis.scopes import BuiltinAssignment
 from rewriter.analysis.static_names import STORING
 from rewriter.codemod import Codemod, Example, Unchanged, dedented
@@ -330,8 +331,6 @@ class SideEffectInJit(Codemod):
         param = names.parent(node) if isinstance(node, cst.Name) else node
         if not isinstance(param, cst.Param) or param.annotation is None:
             return False
-        from rewriter.analysis.callsites import annotation_name
-
         annotated = annotation_name(param) or ""
         return bool(annotated) and annotated not in CONTAINER_ANNOTATIONS and annotated not in LOOSE_ANNOTATIONS
 
@@ -360,16 +359,19 @@ class SideEffectInJit(Codemod):
         "dict"/"list" when that is a container display or a name bound to one ("" otherwise)."""
         if not isinstance(context.function, cst.FunctionDef):
             return []
-        evidence = self.file.analysis.traced.callsites.of(context.function, context.how, context.application)
-        param = evidence.params.get(name)
+        evidence = self.file.analysis.traced.evidence(context)
+        param = evidence.params.get(name) if evidence is not None else None
         out = []
+        names = self.file.analysis.names
         for passed in param.passed if param else ():
-            if passed.call is None or passed.expr is None:
+            if passed.place is None or passed.given is None:
                 continue
-            value = passed.expr
-            if isinstance(value, cst.Name):
-                value = assigned_value(self.file.analysis.names, _only_binding(self.file.analysis.names, value))
-            out.append((passed.call, passed.expr, _container_kind(value)))
+            call = node_at(self.file.module, names.positions, passed.place, (cst.Call,))
+            given = node_at(self.file.module, names.positions, passed.given, (cst.BaseExpression,))
+            if not isinstance(call, cst.Call) or not isinstance(given, cst.BaseExpression):
+                continue
+            value = assigned_value(names, _only_binding(names, given)) if isinstance(given, cst.Name) else given
+            out.append((call, given, _container_kind(value)))
         return out
 
     def _observed(self, call: cst.Call, given: cst.BaseExpression) -> bool:
@@ -539,9 +541,24 @@ CONTAINER_ANNOTATIONS = {"dict": "dict", "Dict": "dict", "MutableMapping": "dict
                          "deque": "deque", "set": "set", "Set": "set", "MutableSet": "set"}
 
 
-def _annotated_container(param: cst.Param) -> str:
-    from rewriter.analysis.callsites import annotation_name
+def annotation_name(param: cst.Param) -> str | None:
+    """`dict` for `state: dict`, `Dict` for `state: Dict[str, int]`, the last name of a dotted one."""
+    if param.annotation is None:
+        return None
+    ann = param.annotation.annotation
+    if isinstance(ann, cst.Subscript):
+        ann = ann.value
+    if isinstance(ann, cst.Name):
+        return ann.value
+    if isinstance(ann, cst.Attribute):
+        return ann.attr.value
+    if isinstance(ann, cst.SimpleString):
+        value = ann.evaluated_value
+        return value if isinstance(value, str) else None
+    return None
 
+
+def _annotated_container(param: cst.Param) -> str:
     return CONTAINER_ANNOTATIONS.get(annotation_name(param) or "", "")
 
 

@@ -66,6 +66,35 @@ class AstModule:
         (line, column), (end_line, end_column) = self.start(node), self.end(node)
         return Span(line, column, end_line, end_column)
 
+    def text(self, node: ast.AST) -> str:
+        """The code of `node` as written (without the parentheses around it)."""
+        line, end_line = node.lineno, node.end_lineno  # type: ignore[attr-defined]
+        column, end_column = self._column(line, node.col_offset), self._column(end_line, node.end_col_offset)  # type: ignore[attr-defined, arg-type]
+        if line == end_line:
+            return self.lines[line - 1][column:end_column]
+        return "\n".join([self.lines[line - 1][column:], *self.lines[line:end_line - 1], self.lines[end_line - 1][:end_column]])  # type: ignore[index]
+
+    def at(self, span: Span, kinds: tuple[type, ...], start_only: bool = False) -> ast.AST | None:
+        """The node of one of `kinds` that starts and ends where `span` does (a def's span from `def`, not from
+        its decorators, as libcst places it); None when there is none. `start_only`: that starts there (a
+        def's end is not libcst's where its last line ends in `;`)."""
+        index = self._places.get((kinds, start_only))
+        if index is None:
+            index = self._places[(kinds, start_only)] = {}
+            for node in ast.walk(self.tree) if self.tree is not None else ():
+                if isinstance(node, kinds):
+                    line = node.lineno  # type: ignore[attr-defined]
+                    key: tuple = (line, self._column(line, node.col_offset))  # type: ignore[attr-defined]
+                    if not start_only:
+                        key += (node.end_lineno, self._column(node.end_lineno, node.end_col_offset))  # type: ignore[attr-defined, arg-type]
+                    index.setdefault(key, node)
+        key = (span.line, span.column) if start_only else (span.line, span.column, span.end_line, span.end_column)
+        return index.get(key)
+
+    @cached_property
+    def _places(self) -> dict:
+        return {}
+
     def _column(self, line: int, offset: int) -> int:
         """`ast`'s column (bytes of UTF-8) in characters, as a Span counts it."""
         text = self.lines[line - 1] if 0 < line <= len(self.lines) else ""

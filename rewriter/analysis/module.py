@@ -2,6 +2,7 @@
 file: a file none of whose nodes could name a relevant API never pays for scope resolution."""
 from __future__ import annotations
 
+import weakref
 from functools import cached_property
 
 import libcst as cst
@@ -46,8 +47,10 @@ class ModuleAnalysis:
 
     @cached_property
     def traced(self) -> TracedAnalysis:
+        analysis = weakref.ref(self)  # (not `self`: the analysis would hold itself, a cycle only the collector frees)
         return TracedAnalysis(self.names, self.jit, self.callsite_facts, self.project,
-                              open_module=self.world.open_module if self.world is not None else "")
+                              open_module=self.world.open_module if self.world is not None else "",
+                              python=lambda: analysis().python)  # type: ignore[union-attr]
 
     @cached_property
     def python(self) -> AstModule:

@@ -357,3 +357,27 @@ class _AstStarts:
             self._pair(block.body, nodes)
         # a one-line suite (`if x: a; b`) holds no statement of a block
 
+
+
+def node_at(module: cst.Module, positions, span, kinds: tuple[type, ...]) -> cst.CSTNode | None:
+    """The libcst node of one of `kinds` whose range is `span` (a Span: lines from 1, columns in characters),
+    found by descending through the nodes whose ranges hold it: where a reading on CPython's `ast` (issue
+    45) says a node is, the node a rule on libcst edits."""
+    from ..cst_tree import branches
+
+    place = (span.line, span.column), (span.end_line, span.end_column)
+    node: cst.CSTNode = module
+    while True:
+        for child in branches(node):
+            try:
+                r = positions[child]
+            except KeyError:
+                continue
+            start, end = (r.start.line, r.start.column), (r.end.line, r.end.column)
+            if start <= place[0] and place[1] <= end:
+                if (start, end) == place and isinstance(child, kinds):
+                    return child
+                node = child
+                break
+        else:
+            return None

@@ -31,14 +31,15 @@ import ast
 import enum
 import textwrap
 from dataclasses import dataclass, field
+from functools import cached_property
 
 import libcst as cst
 
 from ..cst_tree import SCOPES, branches
-from ..findings import Related
+from ..findings import Related, Span
 from .annotations import annotation_of, is_python_value, static_fields
 from . import compilers
-from .callsites import CallSites, ParamRole, Role, param_role
+from .callsites import CallEvidence, CallSites, ParamEvidence, ParamRole, Role, param_role
 from .installed import is_type_predicate
 from .installed import static_fields as installed_static_fields
 from .jit import JitAnalysis, JitContext
@@ -805,11 +806,15 @@ class TracedAnalysis:
     """Flows of every traced function in a module, computed once."""
 
     def __init__(self, resolver: NameResolver, jit: JitAnalysis, facts: dict | None = None, project=None,
-                 open_module: str = "") -> None:
+                 open_module: str = "", python=None) -> None:
         self.resolver = resolver
         self.jit = jit
         self.facts = facts or {}  # qualified function name -> ((parameter, ParamRole), ...), from outside
-        self.callsites = CallSites(resolver, project, open_module)
+        self.project = project  # FileFacts from the project index, or None
+        # Why the module's public functions may be called by code not in the run ("" when every caller is seen)
+        self.open_module = open_module
+        # The module as CPython reads it (ast_module.AstModule), made when first asked: call sites are read there
+        self._python = python
         self.python_results = frozenset(project.python_results) if project else frozenset()
         self.flows: dict[int, FunctionFlow] = {}
         self._returns: dict[tuple, tuple[Value, list[Value] | None]] = {}  # (its value, each tuple element joined)
@@ -926,11 +931,59 @@ class TracedAnalysis:
         if key not in self._roles and given is not None:
             self._roles[key] = dict(given)
         if key not in self._roles:
-            fn = context.function
-            evidence = self.callsites.of(fn, context.how, context.application)
-            self._roles[key] = {p.name.value: param_role(p, context.static_params, evidence) for p in all_params(fn)
-                                if p is not fn.params.star_kwarg and p is not fn.params.star_arg}
+            self._roles[key] = self._read_roles(context)
         return self._roles[key]
+
+    @cached_property
+    def callsites(self) -> CallSites | None:
+        """The calls of the module's jitted functions, read on CPython's `ast` (None: it cannot read the file)."""
+        python = self._python() if self._python is not None else None
+        if python is None or python.tree is None:
+            return None
+        return CallSites(python, self.project, self.open_module)
+
+    def evidence(self, context: JitContext) -> CallEvidence | None:
+        """What the calls of `context`'s jitted callable pass (callsites.CallEvidence), found by the
+        places of its function and application; None where it cannot be read."""
+        located = self._located(context)
+        if located is None or self.callsites is None:
+            return None
+        function, how, application = located
+        return self.callsites.of(function, how, application)  # type: ignore[arg-type]
+
+    def _located(self, context: JitContext) -> tuple[ast.AST, str, ast.Call | None] | None:
+        """(function, how, application) on `ast` for `context`'s, by place."""
+        if self.callsites is None:
+            return None
+        python = self.callsites.module
+        fn = python.at(self._span(context.function), (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda), start_only=True)
+        application = python.at(self._span(context.application), (ast.Call,)) if context.application is not None else None
+        if fn is None or (application is None) != (context.application is None):
+            return None
+        return fn, context.how, application
+
+    def _read_roles(self, context: JitContext) -> dict[str, ParamRole]:
+        fn = context.function
+        located = self._located(context)
+        if located is not None:
+            assert self.callsites is not None
+            function, how, application = located
+            return self.callsites.roles(function, how, application, context.static_params)  # type: ignore[arg-type]
+        # CPython cannot read the file (a newer Python's syntax): the declaration alone, no call is read
+        params = [p for p in all_params(fn) if p is not fn.params.star_kwarg and p is not fn.params.star_arg]
+        unread = CallEvidence([], {p.name.value: ParamEvidence(p.name.value) for p in params}, complete=True)
+        unread.escape("its calls are not read: this Python cannot parse the file")
+        return {p.name.value: param_role(p.name.value, self._expression(p.annotation.annotation if p.annotation else None),
+                                         self._expression(p.default),
+                                         context.static_params, unread) for p in params}
+
+    def _span(self, node: cst.CSTNode) -> Span:
+        r = self.resolver.positions[node]
+        return Span(r.start.line, r.start.column, r.end.line, r.end.column)
+
+    def _expression(self, node: cst.BaseExpression | None) -> ast.expr | None:
+        """`node` as CPython reads it on its own (None: absent, or not readable either)."""
+        return annotation_of(self.resolver.wrapper.module.code_for_node(node)) if node is not None else None
 
     def qualified_name(self, fn: Function) -> str | None:
         """`f` or `Class.f` for a def at module level or in a module-level class (None otherwise)."""

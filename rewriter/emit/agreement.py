@@ -88,11 +88,11 @@ def _escapes(file, fn: cst.FunctionDef) -> str:
     modules (the open-world rule of callsites.CallEvidence.open)."""
     from ..analysis.jit import qualified_def_name
 
-    callsites = file.analysis.traced.callsites
-    name = qualified_def_name(callsites.resolver, fn)
-    if callsites.open_module and not fn.name.value.startswith("_") and name is not None and "." not in name:
-        return f"`{fn.name.value}` is public: {callsites.open_module}"
-    if callsites.project and name and callsites.project.calls_of(name):
+    traced = file.analysis.traced
+    name = qualified_def_name(file.analysis.names, fn)
+    if traced.open_module and not fn.name.value.startswith("_") and name is not None and "." not in name:
+        return f"`{fn.name.value}` is public: {traced.open_module}"
+    if traced.project and name and traced.project.calls_of(name):
         return f"`{fn.name.value}` is called from other modules"
     return ""
 

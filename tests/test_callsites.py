@@ -1,0 +1,109 @@
+"""rewriter.analysis.callsites: what the calls of a jitted function pass, read on CPython's `ast`, and the
+roles that makes of its parameters; asked by a rule on libcst by the place of the function.
+
+Before the libcst reading was deleted (issue 45), the two were compared for every jit context of the
+golden cases, the examples and 2,315 real-code files; the one difference kept is `ast`'s (a deleted name,
+test_a_deleted_name_is_no_container). The roles end to end are tests/test_evidence.py's.
+"""
+from __future__ import annotations
+
+import ast
+
+import libcst as cst
+
+from rewriter.analysis.ast_jit import JitAnalysis
+from rewriter.analysis.ast_module import AstModule
+from rewriter.analysis.callsites import CallSites, Role
+from rewriter.analysis.module import ModuleAnalysis
+from rewriter.analysis.positions import node_at
+
+OPEN = "imported elsewhere"
+
+
+def _read(source: str, open_module: str = ""):
+    """{function name: (evidence, roles)} for each jit context of `source`."""
+    module = AstModule(source)
+    sites = CallSites(module, open_module=open_module)
+    return {c.name: (sites.of(c.function, c.how, c.application), sites.roles(c.function, c.how, c.application, c.static_params))
+            for c in JitAnalysis(module.names).contexts}
+
+
+def test_arrays_literals_and_loop_variables_are_told_apart():
+    [(evidence, roles)] = _read(
+        "import jax\nimport jax.numpy as jnp\n@jax.jit\ndef _f(x, n=3, flag: bool = False):\n    return x\n"
+        "_f(jnp.ones(3), 2)\n_f(jnp.array([1., 2.]), n=4)\nfor k in range(5):\n    _f(jnp.float32(k) / 2, k, True)\n",
+        OPEN).values()
+    assert evidence.complete and len(evidence.calls) == 3
+    assert roles["x"].role is Role.DATA and roles["x"].why == "an array is passed (`jnp.ones(3)`)"
+    assert roles["x"].arrays == ("float",) * 3 and roles["x"].shapes == ("(3,)", "(2,)", None)
+    assert roles["n"].role is Role.CONFIG and roles["n"].why == "passed only as Python values: `2`, `4`, `k`"
+    assert roles["n"].values == (2, 4, None) and roles["n"].proven
+    assert roles["flag"].role is Role.CONFIG and roles["flag"].why == "annotated `bool`"
+
+
+def test_a_wrapped_function_escapes_when_public_or_passed_on():
+    [(evidence, roles)] = _read(
+        "import jax\nimport jax.numpy as jnp\ndef g(x, mode='a'):\n    return x\nfast = jax.jit(g)\nm, n = 'b', 2\n"
+        "fast(jnp.zeros((2, 3)), m)\nrun(fast)\n", OPEN).values()
+    assert evidence.escapes == ["`fast` is public: imported elsewhere", "`fast` is passed to `run`"]
+    assert roles["mode"].values == ("b",) and roles["mode"].open == "; ".join(evidence.escapes)
+    assert roles["x"].shapes == ("(2, 3)",)
+
+
+def test_each_way_a_function_escapes_is_named():
+    [(evidence, roles)] = _read(
+        "import jax\n@register\n@jax.jit\ndef _h(x, *, scale=2.0):\n    return x\nitems = [_h]\n_h(1, scale=-1.5)\n"
+        "_h(*args)\nclass A(_h):\n    pass\ncache[_h, 1]\ng = _h\nreturn_ = {**_h}\n").values()
+    assert evidence.escapes == ["`_h` is handed to the decorator `@register`", "`_h` is stored in a container",
+                                "`_h` is passed to `a call`", "`_h` is used other than by a call", "`_h` is assigned to `g`"]
+    assert len(evidence.calls) == 1 and roles["scale"].values == (-1.5,) and not roles["scale"].proven
+
+
+def test_an_argument_is_quoted_without_its_parentheses():
+    [(evidence, roles)] = _read(
+        "import jax\ndef f(x, y):\n    return x\nb = jax.jit(f)(1, y=(\n    2 +  # two\n    3))\n").values()
+    assert roles["y"].why == "passed only as Python values: `2 + # two 3`"
+    [passed] = evidence.params["y"].passed
+    assert (passed.given.line, passed.given.column, passed.given.end_line) == (5, 4, 6)
+
+
+def test_a_one_line_def_ending_in_a_semicolon_is_found_by_where_it_starts():
+    """(`ast`'s def ends after the `;`, libcst's before: the rules ask by the start.)"""
+    source = "import jax\n@jax.jit\ndef f(x): return x + 1;\nf(2)\n"
+    analysis = _analysis(source)
+    [context] = analysis.jit.contexts
+    assert analysis.traced.roles(context)["x"].why == "passed only as Python values: `2`"
+
+
+def test_a_deleted_name_is_no_container():
+    """`del f, g` deletes names (libcst's reading took the targets for a tuple's elements: "stored in a
+    container"); the one difference over the real-code files, in jax's tests."""
+    [(evidence, _)] = _read("import jax\n@jax.jit\ndef f(x):\n    return x\nf(1)\ndel f, g\n").values()
+    assert evidence.escapes == ["`f` is used other than by a call"] and len(evidence.calls) == 1
+
+
+def test_a_file_this_python_cannot_parse_reads_the_declaration_alone():
+    """A newer Python's syntax (PEP 701's nested quotes): no call is read, and nothing read is proven."""
+    source = "import jax\n@jax.jit\ndef f(x, flag: bool = True, n=3):\n    return x\nf(1, False)\ns = f\"{'a' f\"{1}\"}\"\n"
+    assert AstModule(source).tree is None
+    analysis = _analysis(source)
+    [context] = analysis.jit.contexts
+    roles = analysis.traced.roles(context)
+    assert roles["flag"].role is Role.CONFIG and roles["flag"].why == "annotated `bool`"
+    assert roles["n"].role is Role.CONFIG and roles["n"].why == "defaults to `3`" and not roles["n"].proven
+    assert roles["x"].role is Role.UNKNOWN
+
+
+def test_a_call_is_found_on_libcst_by_its_place():
+    source = "import jax\n@jax.jit\ndef f(x):\n    return x\ny = [f((1)), f(2)]\n"
+    [(evidence, _)] = _read(source).values()
+    module = cst.parse_module(source)
+    analysis = ModuleAnalysis(cst.MetadataWrapper(module, unsafe_skip_copy=True))
+    found = [node_at(module, analysis.names.positions, p.place, (cst.Call,)) for p in evidence.params["x"].passed]
+    given = [node_at(module, analysis.names.positions, p.given, (cst.BaseExpression,)) for p in evidence.params["x"].passed]
+    assert [module.code_for_node(c) for c in found] == ["f((1))", "f(2)"]
+    assert [type(g) for g in given] == [cst.Integer, cst.Integer] and ast.literal_eval(module.code_for_node(given[0])) == 1
+
+
+def _analysis(source: str) -> ModuleAnalysis:
+    return ModuleAnalysis(cst.MetadataWrapper(cst.parse_module(source), unsafe_skip_copy=True))
