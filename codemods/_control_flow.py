@@ -5,7 +5,7 @@ from __future__ import annotations
 import libcst as cst
 
 from rewriter.analysis import compilers
-from rewriter.analysis.traced import FunctionFlow, Trace, Value
+from rewriter.analysis.trace_values import FunctionFlow, Trace, Value
 from rewriter.cst_tree import SCOPES, branches
 from rewriter.emit import Emitter, Spelling
 from rewriter.findings import Severity

@@ -11,7 +11,8 @@ from rewriter.analysis.callsites import ParamRole, Role
 from rewriter.analysis.jit import JitContext
 from rewriter.analysis.names import last_name
 from rewriter.analysis.static_names import CONFIGURATION_ANNOTATIONS, JAX_SHAPE_NAMES, JAX_SHAPES, size_arguments
-from rewriter.analysis.traced import FunctionFlow, all_params
+from rewriter.analysis.trace_values import FunctionFlow
+from rewriter.analysis.traced import all_params
 from rewriter.analysis.transforms import match_transform
 from rewriter.codemod import Codemod, Example, Replace, Unchanged, dedented
 from rewriter.emit import Spelling

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from rewriter.analysis.traced import FunctionFlow
+from rewriter.analysis.trace_values import FunctionFlow
 from rewriter.codemod import Codemod, Example, Replace, Unchanged, dedented
 from rewriter.emit.branches import Refused, effect
 from rewriter.emit.loops import (bound_constant, carried, carry_agreement, check_body, jax_fori, masked_bound, masked_loop,

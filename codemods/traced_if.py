@@ -6,7 +6,7 @@ from dataclasses import dataclass
 import libcst as cst
 
 from rewriter.analysis.structure import defined_before
-from rewriter.analysis.traced import FunctionFlow, Trace
+from rewriter.analysis.trace_values import FunctionFlow, Trace
 from rewriter.codemod import Codemod, Example, InsertBefore, Replace, Unchanged, dedented
 from rewriter.emit.agreement import branch_agreement
 from rewriter.emit.branches import Effect, Refused, effect, reads_any

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from rewriter.analysis.traced import FunctionFlow
+from rewriter.analysis.trace_values import FunctionFlow
 from rewriter.codemod import Codemod, Example, Replace, Unchanged, dedented
 from rewriter.cst_tree import children
 from rewriter.emit.branches import Refused

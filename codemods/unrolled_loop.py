@@ -9,7 +9,7 @@ from rewriter.analysis import compilers
 from rewriter.analysis.callsites import Role
 from rewriter.analysis.forms import Agreement, Form, Forms, agreement
 from rewriter.analysis.jit import assigned_value
-from rewriter.analysis.traced import FunctionFlow
+from rewriter.analysis.trace_values import FunctionFlow
 from rewriter.codemod import Codemod, Example, Replace, Unchanged, dedented
 from rewriter.cst_tree import children
 from rewriter.emit.agreement import param_forms

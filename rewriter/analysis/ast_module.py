@@ -68,11 +68,14 @@ class AstModule:
 
     def text(self, node: ast.AST) -> str:
         """The code of `node` as written (without the parentheses around it)."""
-        line, end_line = node.lineno, node.end_lineno  # type: ignore[attr-defined]
-        column, end_column = self._column(line, node.col_offset), self._column(end_line, node.end_col_offset)  # type: ignore[attr-defined, arg-type]
+        return self.text_between(node.lineno, node.col_offset, node.end_lineno, node.end_col_offset)  # type: ignore[attr-defined]
+
+    def text_between(self, line: int, offset: int, end_line: int, end_offset: int) -> str:
+        """The code between two of `ast`'s places (columns in bytes of UTF-8)."""
+        column, end_column = self._column(line, offset), self._column(end_line, end_offset)
         if line == end_line:
             return self.lines[line - 1][column:end_column]
-        return "\n".join([self.lines[line - 1][column:], *self.lines[line:end_line - 1], self.lines[end_line - 1][:end_column]])  # type: ignore[index]
+        return "\n".join([self.lines[line - 1][column:], *self.lines[line:end_line - 1], self.lines[end_line - 1][:end_column]])
 
     def at(self, span: Span, kinds: tuple[type, ...], start_only: bool = False) -> ast.AST | None:
         """The node of one of `kinds` that starts and ends where `span` does (a def's span from `def`, not from

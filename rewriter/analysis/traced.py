@@ -28,9 +28,7 @@ traced.
 from __future__ import annotations
 
 import ast
-import enum
 import textwrap
-from dataclasses import dataclass, field
 from functools import cached_property
 
 import libcst as cst
@@ -43,216 +41,36 @@ from .callsites import CallEvidence, CallSites, ParamEvidence, ParamRole, Role, 
 from .installed import is_type_predicate
 from .installed import static_fields as installed_static_fields
 from .jit import JitAnalysis, JitContext
-from .static_names import (CONCRETIZING_CALLS, CONCRETIZING_METHODS, CONTAINER_ANNOTATIONS, JAX_PRIMITIVES, JAX_STAGED,
-                           PHIML_STATIC_ANNOTATIONS, PYTHON_SCALAR_ANNOTATIONS, PYTREE_LISTS, SHAPE_ATTRIBUTES, SHAPE_CALLS,
-                           SHAPE_METHODS, STATIC_ATTRIBUTES, STATIC_CALLS, STATIC_FUNCTION_NAMES, STATIC_METHODS, STATIC_MODULES, STORING, STRUCTURE_KEEPING,
+from .static_names import (CONCRETIZING_CALLS, CONCRETIZING_METHODS, CONTAINER_ANNOTATIONS, PHIML_STATIC_ANNOTATIONS, PYTHON_SCALAR_ANNOTATIONS, PYTREE_LISTS, SHAPE_ATTRIBUTES, SHAPE_CALLS,
+                           SHAPE_METHODS, STATIC_ATTRIBUTES, STATIC_CALLS, STATIC_FUNCTION_NAMES, STATIC_METHODS, STORING, STRUCTURE_KEEPING,
                            TENSOR_ATTRIBUTES, is_dtype_parameter)
 from .bindings import bound_module, root_node
 from .names import NameResolver, dotted, last_name
 from .scopes import GlobalScope
 from .structure import enclosing_function
+from .trace_values import (ARRAY_LIBRARIES, FALSE_WHILE_TRACING, MAX_ANALYSES, MAX_HELPER_DEPTH, PRIMITIVE_NAMES, PRIMITIVES,
+                           SHAPE, STATIC, FunctionFlow, Step, Trace, Value, contained, element_of, jax_operation,
+                           join, join_env, leaves_of, merge, static_module, staged, transform_static_default, truth, value_key)
 from .transforms import positional_params
 
 Function = cst.FunctionDef | cst.Lambda
 
 
-class Trace(enum.IntEnum):
-    STATIC = 0
-    UNKNOWN = 1
-    TRACED = 2
-
-
-class _Step:
-    """One step of a derivation that happens at a place of the file: a traced parameter, an assignment.
-    A finding quotes its `label` in the message (`y`) and shows `place` at `node` as a related location
-    (`y` is assigned here): see `Value.derivation`. explain-trace, an explanation rather than a finding,
-    prints it with its line when it has a `resolver` (the position is looked up only then: position
-    metadata is a pass over the file, paid only by files with something to report), else `place`."""
-
-    __slots__ = ("label", "place", "node", "resolver", "elsewhere")
-
-    def __init__(self, label: str, place: str, node: cst.CSTNode, resolver: NameResolver | None = None,
-                 elsewhere: Related | None = None) -> None:
-        self.label, self.place, self.node, self.resolver = label, place, node, resolver
-        self.elsewhere = elsewhere  # a place in another module the step comes from (the project index)
-
-    def __str__(self) -> str:
-        if self.elsewhere is not None:
-            return f"{self.place} ({self.elsewhere.shown_path}:{self.elsewhere.span.line})"
-        if self.resolver is None:
-            return self.place
-        return f"{self.label} ({self.resolver.line_label(self.resolver.positions[self.node].start.line)})"
-
-    def __eq__(self, other) -> bool:
-        return isinstance(other, _Step) and self.label == other.label and self.place == other.place and self.node is other.node
-
-    def __hash__(self) -> int:
-        return hash((self.label, self.place, id(self.node)))
-
-
-def _parameter(param: cst.Param, text: str) -> _Step:
+def _parameter(param: cst.Param, text: str) -> Step:
     """The source of a derivation: the parameter `param`, and why it is traced (or may be)."""
-    return _Step(f"`{param.name.value}`", text, param.name)
+    return Step(f"`{param.name.value}`", text, param.name)
 
 
-@dataclass(frozen=True)
-class Value:
-    trace: Trace
-    why: tuple = ()  # the derivation, source first (str or _Step): what makes it traced (or unknown)
-    # traced parameters it derives from, as (id of the directly jitted function, parameter name)
-    sources: frozenset[tuple[int, str]] = frozenset()
-    # STATIC values whose Python truth is known while tracing: `x.available` of a tracer is False
-    # (so `x.available and (x > 0).any` never evaluates its right side under jit)
-    const: bool | None = None
-    # Fields of the value class it is declared as that hold Python values (under filter_jit:
-    # annotations.py); kept by calls that keep a pytree's structure (`eqx.tree_at`), dropped by all else
-    fields: frozenset[str] = frozenset()
-    # A list, tuple, set or dict built in the function (a display, a comprehension, a pytree's leaves):
-    # its length and its truth are Python values while tracing, whatever its elements are. Kept where
-    # it is the same object (a name bound to it, a helper's parameter or result, `xs.append(v)`),
-    # dropped by every operation on it
-    container: bool = False
-    # Made by a staged operation (a jax operation, which gives a tracer under jit even of constants):
-    # a tracer whatever its sources are, so declaring them static does not make it a Python value (PML204)
-    staged: bool = False
-    # Derived through a concretization (`int(x)`, `x.item()`) of a parameter calls pass arrays to: the
-    # conversion itself raises under jit (or reads the value once), so a selection of the result fixes nothing
-    concretized: bool = False
-    # A PhiML `Shape` (`x.shape`, `batch(x)`, `a & b` of Shapes, `s.without('x')`, a parameter declared
-    # `Shape`): a Python object while tracing whatever tensors it was read from, its truth (has it any
-    # dimension?) and sizes included; its Shape-valued attributes and methods give Shapes again, whatever
-    # their arguments (static_names.SHAPE_CALLS, SHAPE_ATTRIBUTES, SHAPE_METHODS). Always STATIC.
-    shape: bool = False
+class _Lines:
+    """Where a node is, as a derivation's step prints it: `line 12`, or a notebook cell's label."""
 
-    @property
-    def traced(self) -> bool:
-        return self.trace is Trace.TRACED
+    __slots__ = ("resolver",)
 
-    @property
-    def static(self) -> bool:
-        return self.trace is Trace.STATIC
+    def __init__(self, resolver: NameResolver) -> None:
+        self.resolver = resolver
 
-    def via(self, step, same_object: bool = False, same_container: bool = False) -> "Value":
-        """Derived from this value by `step`; `same_object`: it is this very object (a name bound to it);
-        `same_container`: a container stays one (a helper's parameter or result is the object passed or returned)."""
-        if self.trace is Trace.STATIC:
-            return self if self.const is None else STATIC
-        return Value(self.trace, (*self.why, step)[-6:], self.sources, fields=self.fields if same_object else frozenset(),
-                     container=self.container and (same_object or same_container), staged=self.staged,
-                     concretized=self.concretized)
-
-    def explain(self) -> str:
-        """The derivation, each step with its line (`y` (line 12)): for explain-trace, never a finding."""
-        return " -> ".join(map(str, self.why)) if self.why else "a Python value at trace time"
-
-    def derivation(self) -> tuple[str, list[tuple[cst.CSTNode, str] | Related]]:
-        """The derivation as a finding shows it: the steps without line numbers (`x` -> `y` -> `.any`),
-        and the places of those that have one, as `Codemod.report(related=...)` takes them: the traced
-        parameter (`x`: parameter of `f`, traced by `jax.jit`, ...), each assignment (`y` is assigned here)."""
-        if not self.why:
-            return "a Python value at trace time", []
-        text = " -> ".join(s.label if isinstance(s, _Step) else s for s in self.why)
-        places: dict = {}
-        for s in self.why:
-            if isinstance(s, _Step):
-                if s.elsewhere is not None:
-                    places[(s.elsewhere.path, s.elsewhere.span)] = s.elsewhere
-                places[id(s.node)] = (s.node, s.place)
-        return text, list(places.values())
-
-
-STATIC = Value(Trace.STATIC)
-STATIC_CONTAINER = Value(Trace.STATIC, container=True)  # `xs = []`: a list, of Python values so far
-SHAPE = Value(Trace.STATIC, shape=True)  # a PhiML Shape
-FALSE_WHILE_TRACING = Value(Trace.STATIC, const=False)
-
-
-def contained(value: Value) -> Value:
-    """`value` as a container's (`Value.container`): its elements' join, whose length and truth are static."""
-    if value.container:
-        return value
-    if value.trace is Trace.STATIC:
-        return STATIC_CONTAINER
-    return Value(value.trace, value.why, value.sources, container=True, staged=value.staged, concretized=value.concretized)
-
-
-def truth(value: Value) -> Value:
-    """What `bool(x)` gives for a value `x` of this kind: a container's truth is its length's."""
-    return STATIC if value.container else value
-
-
-def element_of(value: Value) -> Value:
-    """What iterating or unpacking `value` gives: its value, but no container (`for y in [x, 1]`: `y` is `x` or 1)."""
-    return join(value) if value.container else value
-
-
-def merge(*values: Value) -> Value:
-    """The value a name has where branches that bound it differently meet, or that of `a and b` (one of
-    the two objects): `join`, but a container if one branch bound a container and every other one a
-    container or a Python value (`None`, a tree definition), whose truth and length are Python values too."""
-    joined = join(*values)
-    if any(v.container for v in values) and all(v.container or v.static for v in values):
-        return contained(joined)
-    return joined
-
-
-def join(*values: Value) -> Value:
-    """The value that may be any of `values` (branches that merge) or derives from all of them
-    (never a container: `merge` keeps that where the value is one object)."""
-    top = STATIC
-    sources: set[tuple[int, str]] = set()
-    staged = concretized = False
-    for v in values:
-        if v.trace > top.trace:
-            top = v
-        sources |= v.sources
-        staged = staged or v.staged and v.trace is not Trace.STATIC
-        concretized = concretized or v.concretized and v.trace is not Trace.STATIC
-    if top.trace is Trace.STATIC:
-        return SHAPE if values and all(v.shape for v in values) else STATIC  # (`a & b` of two Shapes is one)
-    fields = frozenset.intersection(*(v.fields for v in values)) if values else frozenset()
-    return Value(top.trace, top.why, frozenset(sources), fields=fields, staged=staged, concretized=concretized)
-
-
-def staged(value: Value) -> Value:
-    """`value` as the result of a staged operation: a tracer under jit whatever its sources are."""
-    if value.trace is Trace.STATIC or value.staged:
-        return value
-    return Value(value.trace, value.why, value.sources, fields=value.fields, container=value.container, staged=True,
-                 concretized=value.concretized)
-
-
-# jax primitives whose function arguments run traced: every parameter of those functions is a tracer.
-_PRIMITIVES = JAX_PRIMITIVES
-_PRIMITIVE_NAMES = frozenset(n.rsplit(".", 1)[1] for n in _PRIMITIVES)
-_ARRAY_LIBRARIES = ("phiml.math.", "jax.numpy.", "torch.", "tensorflow.")
-_PYTREE_LISTS = PYTREE_LISTS
-# The most function analyses one module gets (roots, then helpers again whenever their call sites pass more).
-MAX_ANALYSES = 50
-# Helpers read inside helpers this deep at most; a call below that is "cannot tell".
-MAX_HELPER_DEPTH = 3
-
-
-@dataclass
-class FunctionFlow:
-    """The result of analysing one traced function."""
-
-    context: JitContext
-    framework: str
-    params: dict[str, Value]
-    tests: dict[int, Value] = field(default_factory=dict)  # id(test/iter expression) -> value there
-    envs: dict[int, dict[str, Value]] = field(default_factory=dict)  # id(test/iter) -> the names' values there
-    # Parameters that are configuration, not data (declared bool/int/str, defaulted to such a literal,
-    # or passed only Python values by the calls in this module): a traced condition that derives only
-    # from them is fixed by declaring them static (PML204), never by a selection or a loop primitive.
-    config: dict[str, ParamRole] = field(default_factory=dict)
-    calls: list = field(default_factory=list)  # (callee Name, Call, argument values): module helpers it calls
-    bound: dict[str, Value] = field(default_factory=dict)  # every local name, joined over all its bindings
-    nodes: list | None = None  # control-flow nodes and calls of its own body, in order (filled by the codemods)
-    bodies: list = field(default_factory=list)  # functions it hands to a jax loop/branch primitive: (expr, api)
-
-    def value_of(self, node: cst.CSTNode) -> Value | None:
-        return self.tests.get(id(node))
+    def label(self, node: cst.CSTNode) -> str:
+        return self.resolver.line_label(self.resolver.positions[node].start.line)
 
 
 class _Flow:
@@ -274,6 +92,7 @@ class _Flow:
         self.returned_parts: list[list[Value] | None] = []  # each `return`'s tuple elements (None: not a tuple)
         self.call_parts: dict[int, list[Value] | None] = {}  # id of a helper's call -> its elements, as last evaluated
         self.calls = calls  # (callee Name, Call, [argument values]) of module functions, for helpers
+        self.lines = _Lines(resolver)
 
     # -- statements ----------------------------------------------------------------------
     def block(self, statements, env: dict[str, Value]) -> dict[str, Value]:
@@ -297,7 +116,7 @@ class _Flow:
             taken = self.block(self._body(stmt), {**env, **dict.fromkeys(_narrowed(stmt.test), STATIC)})
             other = self.statement(stmt.orelse, dict(env)) if isinstance(stmt.orelse, cst.If) else \
                 self.block(self._body(stmt.orelse), dict(env))
-            return _join_env(taken, other)
+            return join_env(taken, other)
         if isinstance(stmt, cst.For):
             iterated = self.expr(stmt.iter, env)
             self.record(stmt.iter, self.trip_count(stmt.iter, env, iterated), env)
@@ -306,7 +125,7 @@ class _Flow:
                 inner = dict(loop_env)
                 self.bind_element(stmt.target, stmt.iter, iterated, inner, stmt)
                 after = self.block(self._body(stmt), inner)
-                joined = _join_env(loop_env, after)
+                joined = join_env(loop_env, after)
                 if joined == loop_env:
                     break
                 loop_env = joined
@@ -316,7 +135,7 @@ class _Flow:
             for _ in range(4):
                 self.record(stmt.test, truth(self.expr(stmt.test, loop_env)), loop_env)
                 after = self.block(self._body(stmt), dict(loop_env))
-                joined = _join_env(loop_env, after)
+                joined = join_env(loop_env, after)
                 if joined == loop_env:
                     break
                 loop_env = joined
@@ -331,7 +150,7 @@ class _Flow:
         if isinstance(stmt, cst.Try):
             env = self.block(self._body(stmt), env)
             for handler in stmt.handlers:
-                env = _join_env(env, self.block(self._body(handler), dict(env)))
+                env = join_env(env, self.block(self._body(handler), dict(env)))
             env = self.block(self._body(stmt.orelse), env)
             return self.block(self._body(stmt.finalbody), env)
         if isinstance(stmt, cst.FunctionDef):
@@ -370,7 +189,7 @@ class _Flow:
         elif isinstance(small, (cst.Global, cst.Nonlocal)):
             for item in small.names:
                 declared = f"`{item.name.value}` is declared {type(small).__name__.lower()}"
-                env[item.name.value] = Value(Trace.UNKNOWN, (_Step(declared, f"{declared} here", item.name, self.resolver),))
+                env[item.name.value] = Value(Trace.UNKNOWN, (Step(declared, f"{declared} here", item.name, self.lines),))
         return env
 
     def bind(self, target: cst.CSTNode, value: Value, env: dict[str, Value], stmt: cst.CSTNode,
@@ -378,7 +197,7 @@ class _Flow:
         if isinstance(target, cst.Name):
             if value.concretized:
                 value = STATIC  # `n = int(x)`: wherever the program gets past the conversion, `n` is a Python value
-            step = _Step(f"`{target.value}`", f"`{target.value}` is assigned here", target, self.resolver)
+            step = Step(f"`{target.value}`", f"`{target.value}` is assigned here", target, self.lines)
             env[target.value] = value.via(step, same_object=True) \
                 if not value.static else value
             previous = self.flow.bound.get(target.value)
@@ -417,7 +236,7 @@ class _Flow:
         previous = self.flow.tests.get(id(node))
         self.flow.tests[id(node)] = value if previous is None else join(previous, value)
         seen = self.flow.envs.get(id(node))
-        self.flow.envs[id(node)] = dict(env) if seen is None else _join_env(seen, env)
+        self.flow.envs[id(node)] = dict(env) if seen is None else join_env(seen, env)
 
     def line(self, node: cst.CSTNode) -> int:
         return self.resolver.positions[node].start.line
@@ -439,7 +258,7 @@ class _Flow:
             return STATIC  # a list or tuple built here: as many as it holds
         if iterated.traced:
             return STATIC  # iterating over a traced array or list: its length is part of its shape
-        if isinstance(iterable, cst.Call) and self._qualified(iterable.func) & _PYTREE_LISTS:
+        if isinstance(iterable, cst.Call) and self._qualified(iterable.func) & PYTREE_LISTS:
             return STATIC  # a pytree's leaves: how many is its structure, static under every jit
         return iterated
 
@@ -514,8 +333,8 @@ class _Flow:
         func = node.func
         self.call_parts.pop(id(node), None)  # (what an earlier evaluation of this call returned)
         args = [self.expr(a.value, env) for a in node.args]
-        if last_name(func) in _PRIMITIVE_NAMES:
-            primitive = self._qualified(func) & _PRIMITIVES
+        if last_name(func) in PRIMITIVE_NAMES:
+            primitive = self._qualified(func) & PRIMITIVES
             for arg in node.args if primitive else ():
                 if isinstance(arg.value, (cst.Name, cst.Lambda)):
                     self.flow.bodies.append((arg.value, sorted(primitive)[0]))
@@ -538,21 +357,21 @@ class _Flow:
             qualified = self._qualified(func) if receiver.static else set()
             if qualified & SHAPE_CALLS:
                 return SHAPE  # `math.batch(x)`
-            if qualified & STATIC_CALLS or func.attr.value in STATIC_FUNCTION_NAMES or _numpy(qualified) \
+            if qualified & STATIC_CALLS or func.attr.value in STATIC_FUNCTION_NAMES or static_module(qualified) \
                     or any(map(is_type_predicate, qualified)):
                 return STATIC  # an installed function that asks about types (predicates.py)
             kept = _structure_kept(node, qualified, args)
             if kept is not None:
                 return kept
-            if qualified and qualified <= _PYTREE_LISTS:
-                return _leaves_of(func.attr.value, args)
+            if qualified and qualified <= PYTREE_LISTS:
+                return leaves_of(func.attr.value, args)
             if receiver.static and func.attr.value.startswith(("is_", "has_")) and not all(a.static for a in args) \
-                    and not any(q.startswith(_ARRAY_LIBRARIES) for q in qualified):
+                    and not any(q.startswith(ARRAY_LIBRARIES) for q in qualified):
                 return Value(Trace.UNKNOWN, (f"`{func.attr.value}()` is a predicate defined elsewhere (often about types)",))
             if receiver.static and all(a.static for a in args):
                 return self._staged(func, qualified)
             result = join(receiver, *args).via(f"`.{func.attr.value}()`")
-            return staged(result) if _jax_operation(qualified) else result
+            return staged(result) if jax_operation(qualified) else result
         if isinstance(func, cst.Name):
             if func.value in env:
                 self.calls.append((func, node, args))  # a local def: analysed as a helper with these arguments
@@ -567,19 +386,19 @@ class _Flow:
                 return self._concretized(join(*args), f"`{func.value}()`")
             if qualified & SHAPE_CALLS:
                 return SHAPE  # `batch(x)`
-            if qualified & STATIC_CALLS or func.value in STATIC_FUNCTION_NAMES or _numpy(qualified) \
+            if qualified & STATIC_CALLS or func.value in STATIC_FUNCTION_NAMES or static_module(qualified) \
                     or any(map(is_type_predicate, qualified)):
                 return STATIC  # an installed function that asks about types (predicates.py)
             kept = _structure_kept(node, qualified, args)
             if kept is not None:
                 return kept
-            if qualified and qualified <= _PYTREE_LISTS:
-                return _leaves_of(func.value, args)
+            if qualified and qualified <= PYTREE_LISTS:
+                return leaves_of(func.value, args)
             found = self.returns_of(func, node, args) if self.returns_of is not None else None
             if found is not None:  # a helper of this module: what it returns for these arguments
                 self.calls.append((func, node, args))
                 return self._returned(func, node, found)
-            if func.value.startswith(("is_", "has_")) and not any(q.startswith(_ARRAY_LIBRARIES) for q in qualified) \
+            if func.value.startswith(("is_", "has_")) and not any(q.startswith(ARRAY_LIBRARIES) for q in qualified) \
                     and not all(a.static for a in args):
                 return Value(Trace.UNKNOWN, (f"`{func.value}()` is a predicate defined elsewhere (often about types)",))
             if all(a.static for a in args):
@@ -587,7 +406,7 @@ class _Flow:
                 return self._staged(func, qualified)
             self.calls.append((func, node, args))
             result = join(*args).via(f"`{func.value}()`")
-            return staged(result) if _jax_operation(qualified) else result
+            return staged(result) if jax_operation(qualified) else result
         return join(self.expr(func, env), *args)
 
     def _concretized(self, value: Value, step: str) -> Value:
@@ -626,7 +445,7 @@ class _Flow:
 
     def _staged(self, func: cst.CSTNode, qualified: set[str]) -> Value:
         """Under `jax.jit` every jax operation is staged out: `jnp.zeros(3)` is a tracer, not a constant."""
-        if self.flow.framework == "jax" and _jax_operation(qualified):
+        if self.flow.framework == "jax" and jax_operation(qualified):
             name = sorted(qualified)[0]
             return Value(Trace.TRACED, (f"`{name}(...)` inside `{self.flow.context.name}`: jax operations are staged "
                                         "out under jit (a tracer even for constant arguments)",), staged=True)
@@ -705,38 +524,6 @@ class _Flow:
     _Tuple = _Set = _Dict = _List
 
 
-def transform_static_default(context: JitContext) -> bool:
-    """`jit_compile_linear` without `auxiliary_args`: every parameter after the first is auxiliary."""
-    return context.transform.keyword("auxiliary_args") is None
-
-
-# Modules whose functions return Python values (NumPy raises on a tracer; jax's tracing machinery
-# returns jaxprs, avals and tree definitions).
-_STATIC_MODULES = STATIC_MODULES
-
-
-def _jax_operation(qualified: set[str]) -> bool:
-    """The callee is a jax operation: its result is staged out under jit, a tracer even of Python values."""
-    return bool(qualified) and all(q.startswith(JAX_STAGED) for q in qualified)
-
-
-def _numpy(qualified: set[str]) -> bool:
-    """The callee belongs to a module that cannot produce a tracer (NumPy, jax's tracing machinery)."""
-    return bool(qualified) and all(q.startswith(_STATIC_MODULES) for q in qualified)
-
-
-def _value_key(values: dict[str, Value]) -> tuple:
-    """What of these values a function's result depends on, by name: trace, container, static fields,
-    and a constant (`pick(x.available, x)` reads `a and ...` as False while tracing; `pick(True, x)` not)."""
-    return tuple(sorted((k, v.trace, v.container, v.shape, tuple(sorted(v.fields)), repr(v.const)) for k, v in values.items()))
-
-
-def _leaves_of(name: str, args: list[Value]) -> Value:
-    """`jtu.tree_leaves(tree)`: a new list (a tuple for `tree_flatten_one_level`) of the tree's leaves,
-    tracers or not; its length and truth are the tree structure's, Python values under any jit."""
-    return contained(join(*args).via(f"`{name}()`"))
-
-
 def _narrowed(test: cst.BaseExpression) -> list[str]:
     """Names `test` proves to be Python values when true: `isinstance(i, (int, np.integer))` (also
     inside `and`). A check against an array/tensor/tracer type proves nothing."""
@@ -754,18 +541,8 @@ def _narrowed(test: cst.BaseExpression) -> list[str]:
     return []
 
 
-def _join_env(a: dict[str, Value], b: dict[str, Value]) -> dict[str, Value]:
-    out = dict(a)
-    for name, value in b.items():
-        out[name] = merge(out[name], value) if name in out else value
-    return out
-
-
-_STRUCTURE_KEEPING = STRUCTURE_KEEPING
-
-
 def _structure_kept(node: cst.Call, qualified: set[str], args: list[Value]) -> Value | None:
-    positions = {_STRUCTURE_KEEPING[q] for q in qualified if q in _STRUCTURE_KEEPING}
+    positions = {STRUCTURE_KEEPING[q] for q in qualified if q in STRUCTURE_KEEPING}
     if len(positions) != 1:
         return None
     position = positions.pop()
@@ -855,7 +632,7 @@ class TracedAnalysis:
     def _returned_by(self, flow: FunctionFlow, fn: cst.FunctionDef, params: dict[str, Value],
                      closure: dict[str, Value]) -> tuple[Value, list[Value] | None] | None:
         """`returns_of` of the def `fn`, its parameters bound to `params`, reading `closure` for other names."""
-        key = (id(fn), flow.framework, _value_key(params), _value_key({k: v for k, v in closure.items() if k not in params}))
+        key = (id(fn), flow.framework, value_key(params), value_key({k: v for k, v in closure.items() if k not in params}))
         if key in self._returns:
             return self._returns[key]
         stacked = (key, len(self._returning))  # a reading that met a cut gives the same at the same depth
@@ -1030,7 +807,7 @@ class TracedAnalysis:
             elif name in static:
                 out[name] = STATIC
             elif param is fn.params.star_kwarg and static - {p.name.value for p in params}:
-                out[name] = Value(Trace.UNKNOWN, (_Step(f"`**{name}`", f"`**{name}` may carry the static arguments {sorted(static)}",
+                out[name] = Value(Trace.UNKNOWN, (Step(f"`**{name}`", f"`**{name}` may carry the static arguments {sorted(static)}",
                                                           param.name),))
             elif i == 0 and is_method and framework != "jax":
                 out[name] = STATIC  # configuration read through self is a Python value at trace time
@@ -1125,7 +902,7 @@ class TracedAnalysis:
                         continue
                     values = _bind_call(fn, call, arg_values)
                     current = helper_args.get(id(fn))
-                    merged = values if current is None else _join_env(current, values)
+                    merged = values if current is None else join_env(current, values)
                     if merged != current:
                         helper_args[id(fn)] = merged
                         context_of_helper = JitContext(fn, context.transform, "called", None, context)
@@ -1171,7 +948,7 @@ def _remote_value(fact, param: cst.Param) -> Value:
     if fact.trace == "static":
         return STATIC
     elsewhere = Related.line_of(fact.path, fact.line, fact.origin) if fact.path else None
-    step = _Step(f"`{fact.name}`", fact.why, param.name, elsewhere=elsewhere)
+    step = Step(f"`{fact.name}`", fact.why, param.name, elsewhere=elsewhere)
     return Value(Trace.TRACED if fact.trace == "traced" else Trace.UNKNOWN, (step,))
 
 

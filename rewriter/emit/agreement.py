@@ -6,7 +6,7 @@ from __future__ import annotations
 import libcst as cst
 
 from ..analysis.forms import Agreement, Form, Forms, agreement
-from ..analysis.traced import FunctionFlow
+from ..analysis.trace_values import FunctionFlow
 from .branches import Refused
 
 

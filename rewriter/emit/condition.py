@@ -12,7 +12,7 @@ from typing import Callable
 
 import libcst as cst
 
-from ..analysis.traced import Value
+from ..analysis.trace_values import Value
 from .frameworks import Emitter, atom
 
 ValueOf = Callable[[cst.BaseExpression], Value]

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 import libcst as cst
 
 from ..analysis.structure import defined_before, top_level_statement
-from ..analysis.traced import FunctionFlow
+from ..analysis.trace_values import FunctionFlow
 from ..codemod import InsertBefore
 from ..cst_tree import SCOPES, children
 from .agreement import branch_agreement
