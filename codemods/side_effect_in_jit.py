@@ -4,7 +4,6 @@ from __future__ import annotations
 import libcst as cst
 
 from rewriter.analysis.jit import JitContext, assigned_value
-from rewriter.analysis.positions import node_at
 from rewriter.analysis.scopes import BuiltinAssignment
 from rewriter.analysis.static_names import STORING
 from rewriter.codemod import Codemod, Example, Unchanged, dedented
@@ -362,12 +361,11 @@ class SideEffectInJit(Codemod):
         evidence = self.file.analysis.traced.evidence(context)
         param = evidence.params.get(name) if evidence is not None else None
         out = []
-        names = self.file.analysis.names
+        names, locator = self.file.analysis.names, self.file.analysis.locator
         for passed in param.passed if param else ():
-            if passed.place is None or passed.given is None:
-                continue
-            call = node_at(self.file.module, names.positions, passed.place, (cst.Call,))
-            given = node_at(self.file.module, names.positions, passed.given, (cst.BaseExpression,))
+            if passed.call is None or passed.expr is None:
+                continue  # (a call in another module)
+            call, given = locator.cst_of(passed.call), locator.cst_of(passed.expr)
             if not isinstance(call, cst.Call) or not isinstance(given, cst.BaseExpression):
                 continue
             value = assigned_value(names, _only_binding(names, given)) if isinstance(given, cst.Name) else given

@@ -316,24 +316,13 @@ class _Flow:
     def _subscript(self, node: ast.Subscript, env) -> Value:
         parts = [self.expr(node.value, env)]
         index = node.slice
-        elements = index.elts if isinstance(index, ast.Tuple) and not self._parenthesized(index) else [index]
+        elements = index.elts if isinstance(index, ast.Tuple) and not self.module.parenthesized(index) else [index]
         for element in elements:
             if isinstance(element, ast.Slice):
                 parts += [self.expr(x, env) for x in (element.lower, element.upper, element.step) if x is not None]
             else:
                 parts.append(self.expr(element, env))
         return join(*parts)
-
-    def _parenthesized(self, node: ast.Tuple) -> bool:
-        """`x[(a, b)]`: one index, a tuple (libcst has `x[a, b]` as two): more parentheses open before its first
-        element than close after it (`x[(a), b]` is two)."""
-        if not node.elts:
-            return True  # `x[()]`
-        first = node.elts[0]
-        before = self.module.text_between(node.lineno, node.col_offset, first.lineno, first.col_offset)
-        after = self.module.text_between(first.end_lineno, first.end_col_offset,  # type: ignore[arg-type]
-                                         node.end_lineno, node.end_col_offset)  # type: ignore[arg-type]
-        return before.count("(") > after.split(",", 1)[0].count(")")
 
     def _call(self, node: ast.Call, env) -> Value:
         func = node.func

@@ -77,6 +77,16 @@ class AstModule:
             return self.lines[line - 1][column:end_column]
         return "\n".join([self.lines[line - 1][column:], *self.lines[line:end_line - 1], self.lines[end_line - 1][:end_column]])
 
+    def parenthesized(self, node: ast.Tuple) -> bool:
+        """A tuple in parentheses of its own: more of them open before its first element than close after it
+        (`(a, b)`, `()`; not `(a), b`, whose parenthesis is its first element's)."""
+        if not node.elts:
+            return True
+        first = node.elts[0]
+        before = self.text_between(node.lineno, node.col_offset, first.lineno, first.col_offset)
+        after = self.text_between(first.end_lineno, first.end_col_offset, node.end_lineno, node.end_col_offset)  # type: ignore[arg-type]
+        return before.count("(") > after.split(",", 1)[0].count(")")
+
     def at(self, span: Span, kinds: tuple[type, ...], start_only: bool = False) -> ast.AST | None:
         """The node of one of `kinds` that starts and ends where `span` does (a def's span from `def`, not from
         its decorators, as libcst places it); None when there is none. `start_only`: that starts there (a

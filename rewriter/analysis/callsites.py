@@ -13,8 +13,7 @@ a Python literal (also a name bound only to literals, a `range` loop variable, `
 `x.shape[0]`), an array (a call of an array library, arithmetic with one), or unknown.
 
 It is read on CPython's `ast` (issue 45). A rule on libcst asks it by the place of the jitted function
-(traced.TracedAnalysis.evidence, .roles), and finds a call's libcst node by the place it is told
-(`Passed.place`, positions.node_at).
+(traced.TracedAnalysis.evidence, .roles), and finds a call's libcst node with the module's Locator.
 """
 from __future__ import annotations
 
@@ -23,7 +22,6 @@ import enum
 from dataclasses import dataclass, field
 from typing import Union
 
-from ..findings import Span
 from .ast_module import AstModule
 from .ast_names import dotted
 from .ast_resolver import NameResolver
@@ -64,8 +62,6 @@ class Passed:
     shape: str | None = None  # ARRAY: a label of its shape when the call spells it (`jnp.array([1., 2.])`: "(2,)")
     where: str = ""  # a call in another module (`train.py:41`, from the project index): `call` and `expr` are None
     text: str = ""  # the argument as written, for messages (whitespace folded)
-    place: Span | None = None  # where the call is, for a rule on libcst to find it (`call` is None: not here)
-    given: Span | None = None  # ... and where the argument is
 
 
 @dataclass
@@ -560,7 +556,6 @@ class CallSites:
         positional = positional_params(fn)
         given: set[str] = set()
         index = 0
-        place = self.module.span(call)
         for keyword, value, _ in written:
             if keyword is not None:
                 name = keyword
@@ -574,8 +569,7 @@ class CallSites:
             kind, found = self.kinds.kind(value)
             literal = self.kinds.wrapped_number(value) if kind is ArgKind.ARRAY else None
             shape = self.kinds.shape_label(value) if kind is ArgKind.ARRAY else None
-            evidence.params[name].passed.append(Passed(kind, found, call, value, literal, shape, text=self._code(value, 0),
-                                                       place=place, given=self.module.span(value)))
+            evidence.params[name].passed.append(Passed(kind, found, call, value, literal, shape, text=self._code(value, 0)))
             given.add(name)
         for name, param in evidence.params.items():
             if name not in given:

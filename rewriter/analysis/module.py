@@ -15,6 +15,7 @@ from ..findings import Span
 from .testcode import Expecting, TestCode, collectable
 from .names import NameResolver
 from .ast_module import AstModule
+from .locator import Locator
 from .reachability import Reachability
 from .traced import TracedAnalysis
 
@@ -60,6 +61,11 @@ class ModuleAnalysis:
         module = self.wrapper.module
         code = names.source.decode(module.encoding, errors="replace") if names.source is not None else module.code
         return AstModule(code, names.package, names.aliases, names.own_copies)
+
+    @cached_property
+    def locator(self) -> Locator:
+        """The libcst node of a node of `python`'s tree (locator.Locator)."""
+        return Locator(self.wrapper.module, self.names.positions, self.python, self.names.parent)
 
     @cached_property
     def reachability(self) -> Reachability:

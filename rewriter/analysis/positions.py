@@ -359,25 +359,32 @@ class _AstStarts:
 
 
 
-def node_at(module: cst.Module, positions, span, kinds: tuple[type, ...]) -> cst.CSTNode | None:
-    """The libcst node of one of `kinds` whose range is `span` (a Span: lines from 1, columns in characters),
-    found by descending through the nodes whose ranges hold it: where a reading on CPython's `ast` (issue
-    45) says a node is, the node a rule on libcst edits."""
+def node_at(module: cst.Module, positions, span, kinds: tuple[type, ...], start_only: bool = False) -> cst.CSTNode | None:
+    """The libcst node of one of `kinds` whose range is `span` (a Span: lines from 1, columns in characters):
+    where a reading on CPython's `ast` (issue 45) says a node is, the node a rule on libcst edits.
+    `start_only`: the node that starts there. Only statements that hold the place are entered (inside
+    one, a node's range need not hold its children's: a parameter's is its name's, without its default
+    or annotation; a def's starts after its decorators)."""
     from ..cst_tree import branches
 
-    place = (span.line, span.column), (span.end_line, span.end_column)
-    node: cst.CSTNode = module
-    while True:
-        for child in branches(node):
+    start_of, end_of = (span.line, span.column), (span.end_line, span.end_column)
+    stack: list[cst.CSTNode] = [module]
+    while stack:
+        for child in reversed(branches(stack.pop())):
             try:
                 r = positions[child]
-            except KeyError:
+            except KeyError:  # (placed nowhere: what it holds may be there)
+                stack.append(child)
                 continue
             start, end = (r.start.line, r.start.column), (r.end.line, r.end.column)
-            if start <= place[0] and place[1] <= end:
-                if (start, end) == place and isinstance(child, kinds):
-                    return child
-                node = child
-                break
-        else:
-            return None
+            if start == start_of and (start_only or end == end_of) and isinstance(child, kinds):
+                return child
+            if not isinstance(child, _HOLDING) or getattr(child, "decorators", None) \
+                    or start <= start_of and (start_of < end if start_only else end_of <= end):
+                stack.append(child)
+    return None
+
+
+# The nodes whose range holds everything in them, whose place decides whether to look inside (not a
+# block: its range starts where its first statement's does, after that statement's decorators).
+_HOLDING = (cst.BaseStatement, cst.BaseSmallStatement)
