@@ -19,10 +19,10 @@ from ..findings import Related
 from . import compilers
 from .annotations import is_python_value, static_fields
 from .apis import canonical
-from .ast_jit import JitAnalysis
+from .ast_jit import JitAnalysis, positional_params
 from .ast_module import AstModule
 from .ast_names import dotted
-from .callsites import CallSites, ParamRole, Role, arguments, parameters, positional_params
+from .callsites import CallSites, ParamRole, Role, arguments, parameters
 from .installed import is_module, is_type_predicate
 from .installed import static_fields as installed_static_fields
 from .jit_contexts import JitContext

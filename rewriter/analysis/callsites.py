@@ -22,6 +22,7 @@ import enum
 from dataclasses import dataclass, field
 from typing import Union
 
+from .ast_jit import positional_params
 from .ast_module import AstModule
 from .ast_names import dotted
 from .ast_resolver import NameResolver
@@ -167,10 +168,6 @@ def arguments(call: ast.Call) -> list[tuple[str | None, ast.expr, str]]:
 def parameters(fn: Function) -> list[ast.arg]:
     """The named parameters (not `*args`, `**kwargs`), in order."""
     return [*fn.args.posonlyargs, *fn.args.args, *fn.args.kwonlyargs]
-
-
-def positional_params(fn: Function) -> list[str]:
-    return [a.arg for a in (*fn.args.posonlyargs, *fn.args.args)]
 
 
 def default_of(fn: Function, param: ast.arg) -> ast.expr | None:
@@ -585,7 +582,7 @@ class CallSites:
     def _code(self, node: ast.AST, limit: int = 30) -> str:
         """The node as written, whitespace folded, cut at `limit` characters (0: whole)."""
         text = " ".join(self.module.text(node).split())
-        return text if not limit or len(text) <= limit else text[: limit - 3] + "..."
+        return _cut(text, limit) if limit else text
 
 
 def _a_subscript(resolver: NameResolver, node: ast.AST) -> bool:
