@@ -6,7 +6,7 @@ import ast
 import libcst as cst
 
 from rewriter.analysis.apis import Kind
-from rewriter.analysis.traced import all_params
+from rewriter.analysis.structure import all_params
 from rewriter.analysis.transforms import intended_parameter, match_transform
 from rewriter.codemod import Codemod, Example, Replace, Unchanged, dedented
 from rewriter.cst_tree import SCOPES, children

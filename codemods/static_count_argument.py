@@ -12,7 +12,7 @@ from rewriter.analysis.jit import JitContext
 from rewriter.analysis.names import last_name
 from rewriter.analysis.static_names import CONFIGURATION_ANNOTATIONS, JAX_SHAPE_NAMES, JAX_SHAPES, size_arguments
 from rewriter.analysis.trace_values import FunctionFlow
-from rewriter.analysis.traced import all_params
+from rewriter.analysis.structure import all_params
 from rewriter.analysis.transforms import match_transform
 from rewriter.codemod import Codemod, Example, Replace, Unchanged, dedented
 from rewriter.emit import Spelling
@@ -169,7 +169,7 @@ class StaticCountArgument(Codemod):
         uses: dict[int, dict[str, tuple[cst.CSTNode, str]]] = {}
         for flow in list(traced.flows.values()):
             root = flow.context.root
-            if root.how == "called" or not any(traced.is_config((id(root.function), n)) for n in traced.roles(root)):
+            if root.how == "called" or not any(traced.is_config((traced.key(root.function), n)) for n in traced.roles(root)):
                 continue
             for name, use in self._uses(flow, root).items():
                 uses.setdefault(id(root.function), {}).setdefault(name, use)
@@ -189,7 +189,7 @@ class StaticCountArgument(Codemod):
     def _uses(self, flow: FunctionFlow, root: JitContext) -> dict[str, tuple[cst.CSTNode, str]]:
         """Configuration parameters of `root` -> (first node of `flow` that needs them static, how)."""
         traced = self.file.analysis.traced
-        owner = id(root.function)
+        owner = traced.key(root.function)  # (how a value's sources name it)
         names = self.file.analysis.names
         out: dict[str, tuple[cst.CSTNode, str]] = {}
 

@@ -8,6 +8,7 @@ resolution and one traversal.
 """
 from __future__ import annotations
 
+import ast
 import inspect
 import textwrap
 from dataclasses import dataclass, field
@@ -243,7 +244,10 @@ class Codemod(cst.BatchableCSTVisitor):
         self.file = file
 
     # -- reporting -------------------------------------------------------------------------
-    def span(self, node: cst.CSTNode) -> Span:
+    def span(self, node: cst.CSTNode | ast.AST) -> Span:
+        """Where `node` is: a libcst node, or an `ast` node the analysis on `ast` names (a derivation's step)."""
+        if isinstance(node, ast.AST):
+            return self.file.analysis.locator.span(node)
         r = self.file.analysis.names.positions[node]
         return Span(r.start.line, r.start.column, r.end.line, r.end.column)
 
@@ -257,7 +261,7 @@ class Codemod(cst.BatchableCSTVisitor):
         fix_description: str = "",
         hint: str = "",
         note: str = "",
-        related: Sequence[Related | tuple[cst.CSTNode | Span, str]] = (),
+        related: Sequence[Related | tuple[cst.CSTNode | ast.AST | Span, str]] = (),
         imports: Sequence[tuple[str, str | None, str | None]] = (),
         severity: Severity | None = None,
         invalidates: cst.CSTNode | None = None,

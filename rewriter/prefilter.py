@@ -223,7 +223,7 @@ class SyntaxFacts(ast.NodeVisitor):
         self.branch_calls: set[int] = set()  # `lax.cond`/`lax.switch` calls
         self.vmap_by_keyword = False  # `vmap(fun=f)`: the function is not read here
         # Every def and lambda by its key, and the function it is nested in (through classes): what
-        # rewriter/analysis/ast_traced.py reads once the traced functions are known.
+        # rewriter/analysis/ast_ast_flow.py reads once the traced functions are known.
         self.nodes_by_key: dict = {}
         self.decorated: list[ast.AST] = []
         self.enclosing: dict[int, ast.AST | None] = {}
@@ -581,7 +581,7 @@ class SyntaxFacts(ast.NodeVisitor):
         return apis, {**keywords, **{k.arg: k.value for k in call.keywords}}
 
     def flows(self, parameters: Callable[[ast.AST], frozenset[str]] | None = None) -> ast_traced.Flows:
-        """traced.py's flows of this file, on ast (ast_traced.Flows): the jit roots with the parameters
+        """ast_flow.py's flows of this file, on ast (ast_traced.Flows): the jit roots with the parameters
         their transforms may trace (each def its own, `@overload` stubs beside it or not).
         `parameters`: a def's own transforms, and a jit of another module, trace only those of its
         parameters this gives; traced functions of other modules seed none."""
@@ -639,7 +639,7 @@ class SyntaxFacts(ast.NodeVisitor):
                 else:
                     seeds[id(node)] = (node, seeds.get(id(node), (node, frozenset()))[1] | maybe)
         for key in remote & must.keys():
-            must[key] = frozenset()  # traced from elsewhere too: which context traced.py reads is not known
+            must[key] = frozenset()  # traced from elsewhere too: which context ast_flow.py reads is not known
         return ast_traced.Flows(roots, self.function, self.defs, fields, seeds, must)
 
     def defs(self, name: str) -> list[ast.AST]:

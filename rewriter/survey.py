@@ -46,7 +46,7 @@ class Survey:
         """The rules the pre-filter lets through given the facts other modules give the file
         (engine._candidates), when the survey already knows: with no facts, or with factories only,
         none of them named where a gate could notice. None: the file must be judged again. (No gate
-        reads `python_results` or `classes`: they only make traced.py call static what a gate may call a
+        reads `python_results` or `classes`: they only make ast_flow.py call static what a gate may call a
         tracer, and forms.py refuse a selection. `aliases` and `reexports` change what the file's names
         denote, for the gates as for the rules: judged again, unless they can only make the gates find
         less (FileFacts.widens_a_gate: NumPy's functions under the project's names), where the first

@@ -1,5 +1,5 @@
-"""The pre-filter's reading of traced values on CPython's ast (rewriter/analysis/ast_traced.py) and the
-rule gates built on it: never "static" where traced.py finds a tracer, and sharp enough to keep files
+"""The pre-filter's reading of traced values on CPython's ast (rewriter/analysis/ast_ast_flow.py) and the
+rule gates built on it: never "static" where ast_flow.py finds a tracer, and sharp enough to keep files
 whose control flow is all static away from libcst."""
 from __future__ import annotations
 
@@ -48,7 +48,7 @@ def _traced_module(path: Path) -> tuple[str, cst.Module, ModuleAnalysis] | None:
 
 @pytest.mark.parametrize("path", SOURCES, ids=lambda p: str(p.relative_to(ROOT)))
 def test_every_traced_condition_is_a_maybe(path: Path):
-    """Each condition or trip count that traced.py finds traced or undecidable, in every golden case
+    """Each condition or trip count that ast_flow.py finds traced or undecidable, in every golden case
     and example (originals and rewrites), is one ast_traced may not call static."""
     found = _traced_module(path)
     if found is None:
@@ -84,7 +84,7 @@ def _configuration_maybe_by_line(source: str) -> dict[int, list[bool]]:
 
 @pytest.mark.parametrize("path", SOURCES, ids=lambda p: str(p.relative_to(ROOT)))
 def test_every_configuration_value_is_a_maybe(path: Path):
-    """Each condition, trip count or jax shape argument whose value traced.py derives from
+    """Each condition, trip count or jax shape argument whose value ast_flow.py derives from
     configuration parameters alone (what PML204 reports) is one the configuration reading may not call static."""
     found = _traced_module(path)
     if found is None:
@@ -129,7 +129,7 @@ GATE_CASES = [
     ("PML201", JIT + "@jax.jit\ndef f(x):\n    if x.shape[0] > 2 and len(x) > 1:\n        return x\n    return x\n", False),
     ("PML201", JIT + "@jax.jit\ndef f(x, mode='a'):\n    if mode == 'fast':\n        return x\n    return x\n", False),
     ("PML201", JIT + "@jax.jit\ndef f(x):\n    if jnp.ones(3).sum() > 0:\n        return x\n    return x\n", True),
-    # a helper of the module: what it returns for what the call may pass (traced.returns_of)
+    # a helper of the module: what it returns for what the call may pass (ast_flow.TracedAnalysis.returns_of)
     ("PML201", JIT + "def h():\n    return 1\n@jax.jit\ndef f(x):\n    if h():\n        return x\n    return x\n", False),
     ("PML201", JIT + "def h():\n    return jnp.ones(3).sum()\n@jax.jit\ndef f(x):\n    if h():\n        return x\n    return x\n", True),
     ("PML201", JIT + "def h(a, b):\n    return b\n@jax.jit\ndef f(x):\n    if h(x, 2):\n        return x\n    return x\n", False),
@@ -139,7 +139,7 @@ GATE_CASES = [
     ("PML201", JIT + "def h(a):\n    yield a\n@jax.jit\ndef f(x):\n    if h(1):\n        return x\n    return x\n", True),  # a generator
     ("PML201", JIT + "import numpy as np\n@jax.jit\ndef f(x):\n    if np.ones(3).sum() > 0:\n        return x\n    return x\n", False),
     ("PML201", JIT + "@jax.jit\ndef f(x):\n    y = x * 2\n    z = y\n    return z if z > 0 else -z\n", True),
-    # a tuple target, element by element (traced._Flow.bind): a tuple literal's parts, a tree definition,
+    # a tuple target, element by element (ast_flow._Flow.bind): a tuple literal's parts, a tree definition,
     # the parts of the tuples every `return` of a module helper gives; the whole value otherwise
     ("PML201", JIT + "@jax.jit\ndef f(x):\n    y, n = x, 3\n    return y if n > 2 else -y\n", False),
     ("PML201", JIT + "@jax.jit\ndef f(x):\n    y, n = 3, x\n    return y if n > 2 else -y\n", True),
@@ -153,16 +153,16 @@ GATE_CASES = [
                "@jax.jit\ndef f(x):\n    y, w = h(x)\n    return y + 1 if w else y * 2\n", True),  # not always a pair
     ("PML201", JIT + "def h(k):\n    return k, False\n@jax.jit\ndef f(x):\n    def h(k):\n        return k, k\n"
                "    y, w = h(x)\n    return y + 1 if w else y * 2\n", True),  # a local `h`, not the module's
-    # a jit def nested in a function no flow reaches reads Python values from it (traced._closure: none)
+    # a jit def nested in a function no flow reaches reads Python values from it (ast_flow.TracedAnalysis._closure: none)
     ("PML201", JIT + "def make(flag):\n    @jax.jit\n    def f(x):\n        return x if flag else -x\n    return f\n", False),
     ("PML201", JIT + "@jax.jit\ndef g(y):\n    def make(flag):\n        @jax.jit\n        def f(x):\n            return x if flag else -x\n"
                "        return f\n    return make(y)(y)\n", True),
-    # a def nested in the caller is read with the caller's locals (traced.returns_of): a closure may hold a tracer
+    # a def nested in the caller is read with the caller's locals (ast_flow.TracedAnalysis.returns_of): a closure may hold a tracer
     ("PML201", JIT + "@jax.jit\ndef f(x):\n    def scaled(a):\n        return a * x\n    return x if scaled(1.0) > 0 else -x\n", True),
     ("PML201", JIT + "@jax.jit\ndef f(x):\n    def const(a):\n        return a * 2\n    return x if const(1.0) > 0 else -x\n", False),
     ("PML201", JIT + "@jax.jit\ndef f(x):\n    def staged():\n        return jnp.ones(3).sum()\n    return x if staged() > 0 else -x\n", True),
     ("PML201", JIT + "@jax.jit\ndef f(x):\n    k = 1\n    def pick(t):\n        return t[k]\n    return x if pick((1, 2)) > 0 else -x\n", False),
-    # a list, tuple, set or dict built here: iterating it and its truth are static (traced.Value.container)
+    # a list, tuple, set or dict built here: iterating it and its truth are static (trace_values.Value.container)
     ("PML201", JIT + "@jax.jit\ndef f(x):\n    ys = [x * i for i in range(3)]\n    return x if ys else -x\n", False),
     ("PML201", JIT + "@jax.jit\ndef f(x):\n    ys = []\n    ys.append(x)\n    ys += [x]\n    if not ys:\n        return x\n    return -x\n", False),
     ("PML202", JIT + "@jax.jit\ndef f(x):\n    ys = (x.a, x.b)\n    for y in ys:\n        x = x + y\n    return x\n", False),
@@ -229,7 +229,7 @@ GATE_CASES = [
     ("PML204", JIT + "@jax.jit\ndef f(x, n: 'Literal[2, 3]'):\n    if n > 2:\n        return x\n    return -x\n", False),
     ("PML204", JIT + "def h(x, n):\n    return jnp.zeros(n)\n@jax.jit\ndef f(x, n=2):\n    return h(x, n)\n", True),
     ("PML204", JIT + "def h(x, n):\n    return jnp.zeros(n)\n@jax.jit\ndef f(x, n):\n    return h(x, n)\n", False),
-    # iterating what traced.py certainly calls a tracer has a static trip count: a jitted def's parameter, a
+    # iterating what ast_flow.py certainly calls a tracer has a static trip count: a jitted def's parameter, a
     # helper's parameter some call certainly passes one (a binding after the call, outside loops, does not reach it)
     ("PML202", JIT + "@jax.jit\ndef f(xs):\n    for x in zip(xs, xs):\n        xs = xs + 1\n    return xs\n", False),
     ("PML202", JIT + "def h(xs, n):\n    for x in zip(xs, xs):\n        n = n + 1\n    return n\n"
@@ -313,12 +313,12 @@ def test_a_gate_that_says_no_is_the_rules_answer(code: str, source: str):
     assert not result.error and not [f for f in result.findings if f.code == code]
 
 
-def test_helpers_evidence_is_read_only_where_traced_py_finishes_its_joins():
-    """ast_traced reads helpers' certain parameters only in files with few traced functions: traced.py
+def test_helpers_evidence_is_read_only_where_the_flows_finish_their_joins():
+    """ast_traced reads helpers' certain parameters only in files with few traced functions: ast_flow.py
     stops after MAX_ANALYSES analyses, and a helper is analysed again whenever its call sites pass more."""
-    from rewriter.analysis import ast_traced, traced
+    from rewriter.analysis import ast_traced, trace_values
 
-    assert 2 * ast_traced.HELPER_EVIDENCE_LIMIT < traced.MAX_ANALYSES
+    assert 2 * ast_traced.HELPER_EVIDENCE_LIMIT < trace_values.MAX_ANALYSES
 
 
 def test_the_gates_thresholds_are_the_rules():

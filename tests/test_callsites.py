@@ -80,9 +80,21 @@ def test_a_deleted_name_is_no_container():
     assert evidence.escapes == ["`f` is used other than by a call"] and len(evidence.calls) == 1
 
 
-def test_a_file_this_python_cannot_parse_reads_the_declaration_alone():
-    """A newer Python's syntax (PEP 701's nested quotes): no call is read, and nothing read is proven."""
+def test_a_file_of_a_newer_grammar_is_read_lowered():
+    """PEP 701's nested quotes, which this Python rejects: the calls are read from the file lowered
+    (rewriter/analysis/lowering.py), as in any file."""
     source = "import jax\n@jax.jit\ndef f(x, flag: bool = True, n=3):\n    return x\nf(1, False)\ns = f\"{'a' f\"{1}\"}\"\n"
+    assert AstModule(source).tree is None
+    analysis = _analysis(source)
+    [context] = analysis.jit.contexts
+    roles = analysis.traced.roles(context)
+    assert roles["x"].why == "passed only as Python values: `1`" and roles["n"].role is Role.DEFAULTED
+
+
+def test_a_file_not_even_lowered_reads_the_declaration_alone():
+    """A newer Python's syntax lowering does not lower (PEP 750's template strings): no call is read, and
+    nothing read is proven."""
+    source = "import jax\n@jax.jit\ndef f(x, flag: bool = True, n=3):\n    return x\nf(1, False)\ns = t\"{1}\"\n"
     assert AstModule(source).tree is None
     analysis = _analysis(source)
     [context] = analysis.jit.contexts

@@ -166,7 +166,7 @@ def local_call(x):
 
 
 def test_functions_returning_python_values_for_any_argument_are_recognised():
-    """summary.Function.returns_python: what traced.py calls static whatever the arguments hold."""
+    """summary.Function.returns_python: what ast_flow.py calls static whatever the arguments hold."""
     summary = summarize(PREDICATES.encode(), "m")
     found = {name for name, f in summary.functions.items() if f.returns_python}
     assert found == {"scalar_like", "has_rows"}
@@ -234,7 +234,7 @@ def test_a_predicate_bound_twice_is_no_fact_and_long_chains_are_cut(tmp_path: Pa
 
 
 def test_a_predicate_fact_is_not_applied_where_its_name_is_bound_in_the_function(tmp_path: Path):
-    """traced.py applies a predicate fact only where the name reads the module's one binding: an import
+    """ast_flow.py applies a predicate fact only where the name reads the module's one binding: an import
     of another module under that name inside the jitted function is a call of the other module's."""
     root = _project(tmp_path, {
         "checks.py": "def batched(x):\n    return isinstance(x, tuple)\n",

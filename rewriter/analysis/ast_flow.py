@@ -1,21 +1,42 @@
-"""Traced values on CPython's `ast`: traced.py's forward data flow, read from the tree the analysis moves
-to (issue 45), beside the libcst reading until the rules ask this one.
+"""Traced values: which expressions inside a jit context are tracers, which are Python values, read
+on CPython's `ast` (issue 45: the rules ask it through cst_flows.py).
 
-Everything traced.py's docstring says holds here: the same sources, the same lattice (its `Value`,
-`join`, `merge`...), the same statements and expressions, helpers read at their call sites, functions
-handed to jax's primitives traced. What differs is how each tree spells a form, and the reading follows
-libcst's where they disagree: a chain `a and b and c` is read as libcst nests it, `yield from` is a
-Python value as libcst's reading has it, a subscript's parenthesized tuple is one index. The values
-recorded at each condition and trip count, the names' values there, the helpers' calls and the bodies
-handed to primitives are traced.py's for the same source: tests/test_ast_flow.py compares them on the
-golden cases, the examples and any tree given to it.
+A forward data flow over each traced function. Parameters that the transform traces
+are the sources; a value computed from a traced value is traced, except what is static by
+construction: `.shape`, `.ndim`, `.dtype`, `len()`, `isinstance()`, `x is None`, PhiML `Shape`
+methods, `.available`, `math.always_close`. Everything else (module constants, literals, static
+arguments, `self` configuration) is a Python value at trace time: a program cannot branch on a
+tracer without going through a parameter.
+
+A list, tuple, set or dict built in the function, or a parameter declared one (`xs: list`,
+`Sequence[Tensor]`, `Optional[dict]`: `declared`), may hold tracers (`Value.container`), but its length
+and its truth are Python values: iterating it and `if xs:` are static. So is `if leaves and extra:` of
+two lists, or of a name bound to a list in one branch and to `None` in another (`merge`). A PhiML
+`Shape` (`Value.shape`: `batch(x)`, `x.shape`, `(a & b).without('x')`, `s.after_gather(indices)`, a
+parameter declared `Shape`) is a Python object while tracing, whatever tensors it was read from.
+
+The lattice (trace_values.py) has three points: STATIC < UNKNOWN < TRACED. UNKNOWN means "cannot
+tell" (an attribute of a traced container may be a static field; a parameter whose static-ness cannot
+be read; a type predicate defined elsewhere) and is never rewritten: the codemods report it with the
+reason. Branches join, loops iterate to a fixpoint, `isinstance(i, int)` makes `i` static where it
+holds, and `zip`/`enumerate` targets bind element-wise. Helpers of the module called from a traced body
+are analysed with the join of their call sites' argument values (a nested def also sees its enclosing
+function's locals), and a call of a module-level helper, or of a def nested in the calling function
+(read with the caller's locals at the call), has the value it returns for those arguments.
+Functions handed to jax's loop and branch primitives (`lax.scan(body, ...)`) have every parameter
+traced.
+
+The reading was moved here from one on libcst, and keeps that reading's answers where the trees spell a
+form differently: a chain `a and b and c` is read nested, `(a and b) and c`; `yield from x` is a Python
+value; a subscript's parenthesized tuple is one index; an f-string's value is its expressions' alone.
+docs/benchmarks.md ("Readings of the analysis moved to `ast`") has the comparison that proved them equal.
 """
 from __future__ import annotations
 
 import ast
 from typing import Any, Callable, Union
 
-from ..findings import Related
+from ..findings import Related, Span
 from . import compilers
 from .annotations import is_python_value, static_fields
 from .apis import canonical
@@ -50,8 +71,8 @@ class _Lines:
     def __init__(self, line_label=lambda line: f"line {line}") -> None:
         self.line_label = line_label
 
-    def label(self, node: ast.AST) -> str:
-        return self.line_label(node.lineno)  # type: ignore[attr-defined]
+    def label(self, node: ast.AST | Span) -> str:
+        return self.line_label(node.line if isinstance(node, Span) else node.lineno)  # type: ignore[attr-defined]
 
 
 def _parameter(param: ast.arg, text: str) -> Step:
@@ -151,7 +172,7 @@ class _Flow:
                 if item.optional_vars is not None:
                     self.bind(item.optional_vars, value, env, stmt)
             return self.block(stmt.body, env)
-        if type(stmt) is ast.Try:  # (not `try: ... except*`, which traced.py does not read)
+        if type(stmt) is ast.Try:  # (not `try: ... except*`: not read)
             env = self.block(stmt.body, env)
             for handler in stmt.handlers:
                 env = join_env(env, self.block(handler.body, dict(env)))
@@ -186,9 +207,10 @@ class _Flow:
                 self.returned.append(self.expr(returned, env))
                 self.returned_parts.append(None)
         elif isinstance(small, (ast.Global, ast.Nonlocal)):
+            places = self.module.declared_names(small)
             for name in small.names:
                 declared = f"`{name}` is declared {type(small).__name__.lower()}"
-                env[name] = Value(Trace.UNKNOWN, (Step(declared, f"{declared} here", small, self.lines),))
+                env[name] = Value(Trace.UNKNOWN, (Step(declared, f"{declared} here", places.get(name, small), self.lines),))
         return env
 
     def bind(self, target: ast.AST, value: Value, env: dict[str, Value], stmt: ast.AST, source: ast.AST | None = None) -> None:
@@ -219,7 +241,7 @@ class _Flow:
 
     def _returned_parts(self, source: ast.AST | None, target: ast.Tuple | ast.List) -> list[Value] | None:
         """`a, b = helper(...)`: the values of the tuple literal every `return` of the module helper gives,
-        element by element, when they match the targets (traced._Flow._returned_parts)."""
+        element by element, when they match the targets."""
         if not isinstance(source, ast.Call) or not isinstance(source.func, ast.Name) \
                 or any(isinstance(e, ast.Starred) for e in target.elts):
             return None
@@ -242,7 +264,7 @@ class _Flow:
         return None
 
     def trip_count(self, iterable: ast.expr, env, iterated: Value) -> Value:
-        """How many times the loop runs (traced._Flow.trip_count)."""
+        """How many times the loop runs."""
         args = self._range_args(iterable)
         if args is not None:
             return join(*(self.expr(a, env) for a in args))
@@ -277,7 +299,7 @@ class _Flow:
         if method is not None:
             return method(self, node, env)
         if isinstance(node, (ast.Constant, ast.Lambda, ast.YieldFrom)):
-            return STATIC  # (libcst's reading finds no expression in `yield from x`)
+            return STATIC  # (`yield from x`: a Python value, see the module's docstring)
         return join(*self._parts(node, env))
 
     def _parts(self, node: ast.AST, env) -> list[Value]:
@@ -408,7 +430,7 @@ class _Flow:
         return join(self.expr(func, env), *args)
 
     def _concretized(self, value: Value, step: str) -> Value:
-        """What a conversion to a Python value gives (traced._Flow._concretized)."""
+        """What a conversion to a Python value gives."""
         if compilers.of(self.flow.context.transform).concretization == "bakes":
             return value.via(f"{step} (reads the example's value)")
         if not value.traced or value.sources.isdisjoint(self.data):
@@ -417,7 +439,7 @@ class _Flow:
                      concretized=True)
 
     def _module_bound(self, name: ast.Name | None) -> bool:
-        """`name` reads the one module-level binding of its name (traced._Flow._module_bound)."""
+        """`name` reads the one module-level binding of its name."""
         if name is None:
             return False
         found = self.resolver.assignments(name)
@@ -456,7 +478,7 @@ class _Flow:
         return self._chain(node.values, isinstance(node.op, ast.And), env)
 
     def _chain(self, values: list[ast.expr], conjunction: bool, env) -> Value:
-        """`a and b and c` as libcst nests it: `(a and b) and c`."""
+        """`a and b and c` read nested: `(a and b) and c`."""
         left = self._chain(values[:-1], conjunction, env) if len(values) > 2 else self.expr(values[0], env)
         if left.const is not None and left.const is not conjunction:
             return left  # `False and ...` / `True or ...`: the right side never runs while tracing
@@ -528,6 +550,8 @@ def _in_order(node: ast.AST) -> list[ast.AST]:
         return out
     if isinstance(node, ast.Call):
         return [node.func, *(value for _, value, _ in arguments(node))]
+    if isinstance(node, ast.JoinedStr):  # (its text is no expression: see the module's docstring)
+        return [value for value in node.values if not isinstance(value, ast.Constant)]
     return list(ast.iter_child_nodes(node))
 
 
@@ -536,7 +560,7 @@ def _string(node: ast.AST) -> bool:
 
 
 def _narrowed(test: ast.AST) -> list[str]:
-    """Names `test` proves to be Python values when true (traced._narrowed)."""
+    """Names `test` proves to be Python values when true."""
     if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And):
         return [n for value in test.values for n in _narrowed(value)]
     if isinstance(test, ast.Call) and isinstance(test.func, ast.Name) and test.func.id == "isinstance":
@@ -571,7 +595,7 @@ def _structure_kept(node: ast.Call, qualified: set[str], args: list[Value]) -> V
 
 
 def _annotation(param: ast.arg) -> str | None:
-    """traced._annotation: the annotation's last name, a string annotation's text, `?` otherwise."""
+    """The annotation's last name, a string annotation's text, `?` otherwise."""
     ann = param.annotation
     if ann is None:
         return None
@@ -585,7 +609,7 @@ def _annotation(param: ast.arg) -> str | None:
 
 
 def all_params(fn: Function) -> list[ast.arg]:
-    """The parameters in traced.all_params' order: named ones, then `*args`, then `**kwargs`."""
+    """The parameters in order: named ones, then `*args`, then `**kwargs`."""
     args = fn.args
     return [*parameters(fn), *([args.vararg] if args.vararg else []), *([args.kwarg] if args.kwarg else [])]
 
@@ -600,7 +624,7 @@ def enclosing_function(resolver, node: ast.AST) -> Function | None:
 
 
 class TracedAnalysis:
-    """Flows of every traced function in a module, computed once (traced.TracedAnalysis on `ast`)."""
+    """Flows of every traced function in a module, computed once."""
 
     def __init__(self, module: AstModule, jit: JitAnalysis, facts: dict | None = None, project=None,
                  open_module: str = "", line_label=None) -> None:
@@ -629,7 +653,7 @@ class TracedAnalysis:
 
     def returns_of(self, flow: FunctionFlow, name: ast.Name, call: ast.Call, args: list[Value],
                    env: dict[str, Value] | None = None) -> tuple[Value, list[Value] | None] | None:
-        """What a def of this module returns when called with these argument values (traced.TracedAnalysis.returns_of)."""
+        """What a def of this module returns when called with these argument values: its value, and each element of the tuple every `return` gives when they all give one of one length (None: not known)."""
         functions = self.jit.functions_denoted(name)
         if len(functions) != 1 or not isinstance(functions[0], _DEFS):
             return None
@@ -696,8 +720,10 @@ class TracedAnalysis:
         shadow = FunctionFlow(flow.context, flow.framework, flow.params)
         return self._walker(shadow, []).expr(expr, dict(flow.envs[id(anchor)]))
 
-    def value_anywhere(self, expr: ast.AST) -> Value | None:
-        flow = self.flow_containing(expr)
+    def value_anywhere(self, expr: ast.AST, function: Function | None = None) -> Value | None:
+        """The value of `expr` in the traced function whose body holds it (or in `function`: `expr` is no
+        node of the tree), each local name the join of all its bindings; None outside an analysed function."""
+        flow = self.flow_containing(expr) if function is None else self.flows.get(id(function))
         if flow is None:
             return None
         shadow = FunctionFlow(flow.context, flow.framework, flow.params)
@@ -718,7 +744,7 @@ class TracedAnalysis:
         return self._roles[key]
 
     def qualified_name(self, fn: Function) -> str | None:
-        """`f` for a def at module level (traced.TracedAnalysis.qualified_name; never `Class.f`, as there)."""
+        """`f` for a def at module level (never `Class.f`: the names `Settings.callsite_facts` keys)."""
         if not isinstance(fn, _DEFS):
             return None
         parent = self.resolver.parent(fn)
@@ -792,7 +818,7 @@ class TracedAnalysis:
         return out
 
     def _static_fields(self, param: ast.arg) -> frozenset[str]:
-        """The Python-valued fields of the value class `param` is declared as (traced.TracedAnalysis._static_fields)."""
+        """The Python-valued fields of the value class `param` is declared as, in this module or an installed one (`diffrax.SaveAt`)."""
         ann = param.annotation
         if not isinstance(ann, (ast.Name, ast.Attribute)):
             return frozenset()
@@ -921,7 +947,7 @@ def _bind_call(fn: ast.FunctionDef | ast.AsyncFunctionDef, call: ast.Call, value
 
 
 def declared(param: ast.arg, value: Value) -> Value:
-    """A parameter's value as its annotation declares its kind (traced.declared)."""
+    """A parameter's value as its annotation declares its kind: declared `Shape`, a Shape; declared a list, tuple, set or dict, a container."""
     if param.annotation is None:
         return value
     kind = declared_kind(param.annotation)
@@ -933,7 +959,7 @@ def declared(param: ast.arg, value: Value) -> Value:
 
 
 def declared_kind(ann: ast.AST, depth: int = 0) -> str | None:
-    """"shape", "container", "none" or None for an annotation (traced.declared_kind)."""
+    """"shape", "container", "none" or None for an annotation: its last name, a subscript's, an `Optional`/`Union`/`a | b` of one kind and `None`."""
     if depth > 4:
         return None
     if isinstance(ann, ast.Constant) and ann.value is None:

@@ -9,6 +9,8 @@ decorator, as the decorators are part of it (libcst's position of a def starts a
 from __future__ import annotations
 
 import ast
+import io
+import tokenize
 from functools import cached_property
 
 from ..findings import Span
@@ -76,6 +78,18 @@ class AstModule:
         if line == end_line:
             return self.lines[line - 1][column:end_column]
         return "\n".join([self.lines[line - 1][column:], *self.lines[line:end_line - 1], self.lines[end_line - 1][:end_column]])
+
+    def declared_names(self, statement: ast.Global | ast.Nonlocal) -> dict[str, Span]:
+        """Where each name of a `global`/`nonlocal` statement is (`ast` places only the statement)."""
+        line, column = statement.lineno, self._column(statement.lineno, statement.col_offset)
+        out: dict[str, Span] = {}
+        tokens = tokenize.generate_tokens(io.StringIO(self.text(statement)).readline)
+        for token in tokens:
+            if token.type == tokenize.NAME and token.string in statement.names and token.string not in out:
+                (row, start), (_, end) = token.start, token.end
+                shift = column if row == 1 else 0
+                out[token.string] = Span(line + row - 1, start + shift, line + row - 1, end + shift)
+        return out
 
     def parenthesized(self, node: ast.Tuple) -> bool:
         """A tuple in parentheses of its own: more of them open before its first element than close after it

@@ -1,7 +1,7 @@
-"""May a value inside a traced function be a tracer? A cheap, conservative reading of traced.py on
+"""May a value inside a traced function be a tracer? A cheap, conservative reading of ast_flow.py on
 CPython's `ast`, for the pre-filter.
 
-traced.py (on libcst) decides which conditions and trip counts are tracers. Its sources are few: the
+ast_flow.py (on libcst) decides which conditions and trip counts are tracers. Its sources are few: the
 parameters of traced functions, names declared `global`/`nonlocal`, jax operations (staged out under
 jit even for constant arguments) and what helpers of the module return. Everything else is a Python
 value at trace time. This module answers the weaker question "may it be?" from the same sources,
@@ -10,20 +10,20 @@ make a value static by construction that need no resolution: identity and string
 `.shape`-like attributes, `len()`/`isinstance()` and the other names static_names.py lists,
 `isinstance` narrowing, `zip`/`enumerate` element-wise, tuple targets part by part (`_Part`), and
 the length and truth of a list, tuple, set or dict every binding of a name builds (`containers`).
-`Flows` follows traced.py across functions: which parameters a jit transform may trace (its static
+`Flows` follows ast_flow.py across functions: which parameters a jit transform may trace (its static
 arguments as written), which a helper's call sites may pass a tracer; a def nested in its caller is
 read with the caller's names, and a function nested in one no flow reaches reads none of its names
-(`Function.closure`). So it says "maybe" wherever traced.py could say traced or unknown, and "no"
-only where traced.py says static: a rule gated on it sees every file it could report in.
+(`Function.closure`). So it says "maybe" wherever ast_flow.py could say traced or unknown, and "no"
+only where ast_flow.py says static: a rule gated on it sees every file it could report in.
 
 Two more readings serve the gates. `Module.parameters_only` reads taint from parameters alone (PML204
-asks what derives from configuration parameters; traced.py gives jax operations, helpers' results and
-globals no sources). The must side (`must_names`, `must_at`, `_must`) says where traced.py certainly
+asks what derives from configuration parameters; ast_flow.py gives jax operations, helpers' results and
+globals no sources). The must side (`must_names`, `must_at`, `_must`) says where ast_flow.py certainly
 sees a tracer: iterating one has a static trip count, which "maybe" alone cannot tell from iterating an
 unknown value; its sources are the parameters jax's jit certainly traces and what certainly evaluated
 calls certainly pass a helper (`Flows._must_helpers`).
 
-tests/test_ast_traced.py checks all of it on every condition, trip count and configuration value of the
+tests/test_ast_ast_flow.py checks all of it on every condition, trip count and configuration value of the
 golden cases and examples; the throughput corpora (1,257 files) were checked the same way, alone and
 with the project index's facts, and compared finding for finding.
 """
@@ -45,11 +45,11 @@ from .static_names import (JAX_PRIMITIVES, JAX_SHAPE_NAMES, JAX_STAGED, PHIML_ST
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
 _NESTED = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
 _COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
-# What builds a list, tuple, set or dict (traced.Value.container; not a generator, whose loops run on iterating it).
+# What builds a list, tuple, set or dict (trace_values.Value.container; not a generator, whose loops run on iterating it).
 _CONTAINERS = frozenset({ast.List, ast.Tuple, ast.Set, ast.Dict, ast.ListComp, ast.SetComp, ast.DictComp})
 # jax's loop and branch primitives, by last name.
 _PRIMITIVES = frozenset(q.rsplit(".", 1)[1] for q in JAX_PRIMITIVES)
-# The most functions a file's flows may have for helpers' certain parameters to be read: traced.py's
+# The most functions a file's flows may have for helpers' certain parameters to be read: ast_flow.py's
 # analysis stops after 50 contexts (a helper is analysed again whenever its call sites pass more).
 HELPER_EVIDENCE_LIMIT = 20
 # A literal trip count from which PML206 reports a loop (unrolled_loop.MIN_ITERATIONS).
@@ -66,19 +66,19 @@ class Module:
         # read as names.NameResolver reads them
         self.package, self.aliases = package, aliases
         # Read taint from parameters alone: jax operations, helpers' results and globals are no
-        # sources (PML204 asks what derives from configuration parameters: traced.py gives those no
+        # sources (PML204 asks what derives from configuration parameters: ast_flow.py gives those no
         # sources).
         self.parameters_only = False
         self.defs: set[str] = set()  # module-level defs: a call may return what a jax operation gave
         self.bound: set[str] = set()  # every other module-level binding (`jnp = jax.numpy`, `len = ...`)
         self.class_names: set[str] = set()  # ... of them, those a class statement binds
         assigned: set[str] = set()  # ... and those something else binds
-        self.classes = {stmt.name: stmt for stmt in tree.body if isinstance(stmt, ast.ClassDef)}  # traced._static_fields
-        # The defs directly in the module's body, by name: helpers whose results traced.returns_of reads.
+        self.classes = {stmt.name: stmt for stmt in tree.body if isinstance(stmt, ast.ClassDef)}  # ast_flow.TracedAnalysis._static_fields
+        # The defs directly in the module's body, by name: helpers whose results ast_flow.TracedAnalysis.returns_of reads.
         self.direct_defs = {stmt.name: stmt for stmt in tree.body if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef))}
         self.def_count: dict[str, int] = {}
         self.function_of = None  # def -> its Function (the pre-filter's); None: helpers' results are not read
-        self.returning: list[int] = []  # the helpers whose results are being read (traced.returns_of's stack)
+        self.returning: list[int] = []  # the helpers whose results are being read (ast_flow.TracedAnalysis.returns_of's stack)
         # What module-level imports bind, spelled as the scope analysis spells it (`._misc.is_sde`)
         self.module_imports: dict[str, set[str]] = {}
         for stmt in _module_statements(tree):
@@ -109,7 +109,7 @@ class Module:
         if text is None:
             return False
         head, _, rest = text.partition(".")
-        if head in self.imported:  # traced._staged: every name it may denote is under jax.numpy, jax.lax, ...
+        if head in self.imported:  # ast_flow._Flow._staged: every name it may denote is under jax.numpy, jax.lax, ...
             return any(canonical(self.aliases.realias(full + "." + rest if rest else full)).startswith(JAX_STAGED)
                        for full in self.imported[head])
         # A name the module binds otherwise (`zip, unsafe_zip = safe_zip, zip`, `jnp = jax.numpy`) is a
@@ -142,7 +142,7 @@ class Module:
                 for full in self.module_imports.get(head, ())}
 
     def static_fields(self, annotation: ast.AST | None) -> frozenset[str]:
-        """traced._static_fields: the Python-valued fields of the value class a parameter is declared
+        """ast_flow.TracedAnalysis._static_fields: the Python-valued fields of the value class a parameter is declared
         as (an installed one through the module's imports, or a class at the module's top level)."""
         if not isinstance(annotation, (ast.Name, ast.Attribute)):
             return frozenset()
@@ -154,19 +154,19 @@ class Module:
         return frozenset(fields)
 
     def static_callee(self, func: ast.AST) -> bool:
-        """traced.py's static calls by qualified name: an installed type predicate (`diffrax.is_sde`),
+        """ast_flow.py's static calls by qualified name: an installed type predicate (`diffrax.is_sde`),
         `static_names.STATIC_CALLS`, or (every name it may denote) NumPy's."""
         found = self.qualified(func)
         if not found:
             return False
         if any(map(is_type_predicate, found)) or not found.isdisjoint(STATIC_CALLS):
-            return True  # any of the names suffices, as in traced.py
+            return True  # any of the names suffices, as in ast_flow.py
         head = dotted(func).split(".", 1)[0]
         return head not in self.bound and head not in self.defs and not self.stars \
             and all(q.startswith(STATIC_MODULES) for q in found)
 
     def helper(self, name: str) -> "Function | None":
-        """The one plain def `name` denotes at module level, whose result traced.returns_of reads (None:
+        """The one plain def `name` denotes at module level, whose result ast_flow.TracedAnalysis.returns_of reads (None:
         not readable so: several defs, another binding, a `*` import)."""
         node = self.direct_defs.get(name)
         if node is None or self.function_of is None or self.def_count.get(name) != 1 or name in self.bound \
@@ -190,7 +190,7 @@ class Function:
         self.packed = {a.arg for a in (args.vararg, args.kwarg) if a is not None}  # `*args`, `**kwargs`
         self.params |= self.packed
         self.maybe_params: frozenset[str] = frozenset(self.params)
-        # The names of the function around it may hold tracers here: traced._closure reads them only from
+        # The names of the function around it may hold tracers here: ast_flow.TracedAnalysis._closure reads them only from
         # a function it analyses (`Flows` clears it for a function whose outer one no flow reaches)
         self.closure = True
         self.fields: dict[str, frozenset[str]] = {}  # parameter -> Python-valued fields (filter_jit roots: Flows)
@@ -202,7 +202,7 @@ class Function:
         self.bodies: list[ast.AST] = []  # names and lambdas handed to a jax loop or branch primitive
         self.local: set[str] = set(self.params)  # names bound here outside comprehensions
         self.bound: set[str] = set(self.params)  # every name bound here
-        self.env: set[str] = set(self.params)  # ... except by an import: the names traced.py keeps values of
+        self.env: set[str] = set(self.params)  # ... except by an import: the names ast_flow.py keeps values of
         self.declared: set[str] = set()  # global / nonlocal
         self.bindings: list[tuple[tuple[str, ...], tuple[ast.AST, ...]]] = []  # names <- any of the expressions
         self.tests: list[tuple[ast.AST, frozenset[str]]] = []  # conditions and loop iterables, with the names proven static there
@@ -214,11 +214,11 @@ class Function:
         self.defaults: dict[str, int] = {}  # parameters with an int literal default
         self.returns: list[ast.expr] = []  # what its `return`s give
         # What each name is bound to, for `must`: ("one", value) / ("any", values: `n += x`), or None
-        # where traced.py's value is not one `must` can read (an import, an unpacked literal, ...).
+        # where ast_flow.py's value is not one `must` can read (an import, an unpacked literal, ...).
         self.must_binds: dict[str, list[tuple[tuple[str, tuple] | None, tuple[int, int]]]] = {}
-        self.must_params: frozenset[str] = frozenset()  # parameters traced.py certainly calls TRACED (Flows)
+        self.must_params: frozenset[str] = frozenset()  # parameters ast_flow.py certainly calls TRACED (Flows)
         self._must_memo: tuple | None = None
-        self.yields = False  # a generator (or coroutine): traced.returns_of does not read its result
+        self.yields = False  # a generator (or coroutine): ast_flow.TracedAnalysis.returns_of does not read its result
         # How many bindings each name has here, and how many of them are `name = <a display or comprehension>`
         # (also `+=`, `: T =`); names some method other than `append`-like is called on with arguments:
         # what `containers` reads.
@@ -246,7 +246,7 @@ class Function:
                 stack.extend((item, narrowed) for item in node)
                 continue
             cls = type(node)
-            if cls is ast.If:  # its body sees the names `isinstance(i, int)` proves static (traced._narrowed)
+            if cls is ast.If:  # its body sees the names `isinstance(i, int)` proves static (ast_flow._narrowed)
                 self.tests.append((node.test, narrowed))
                 proven = frozenset(narrowed_by(node.test)) - _stored_in(node.body)
                 stack += [(node.test, narrowed), (node.body, narrowed | proven), (node.orelse, narrowed)]
@@ -288,7 +288,7 @@ class Function:
             elif cls in (ast.Global, ast.Nonlocal):
                 self.declared.update(node.names)
             elif cls in (ast.Import, ast.ImportFrom):
-                for alias in node.names:  # bound, but not a value traced.py follows (its env skips imports)
+                for alias in node.names:  # bound, but not a value ast_flow.py follows (its env skips imports)
                     self.bound.add((alias.asname or alias.name).split(".")[0])
                     self._binds[(alias.asname or alias.name).split(".")[0]] = -1  # (never a container here)
                     self._must_record((alias.asname or alias.name).split(".")[0], None, node)
@@ -320,7 +320,7 @@ class Function:
             stack.extend((child, narrowed) for child in branches(node))
 
     def _bind_assigned(self, target: ast.AST, value: ast.AST) -> None:
-        """`target = value`, a tuple target element by element as traced._Flow.bind does: each element
+        """`target = value`, a tuple target element by element as ast_flow._Flow.bind does: each element
         gets its `_Part` of the value (the part of a tuple literal, of a module helper's returned tuple,
         a tree definition); a starred target gets the whole value."""
         if type(target) in (ast.Tuple, ast.List) and not any(type(e) is ast.Starred for e in target.elts):
@@ -332,7 +332,7 @@ class Function:
 
     def _bind_element(self, target: ast.AST, iterable: ast.AST, local: bool = True) -> None:
         """A loop target, element-wise for `zip(a, b)` and `enumerate(a)` (whose index is static), as
-        traced._Flow.bind_element does."""
+        ast_flow._Flow.bind_element does."""
         parts = None
         if isinstance(iterable, ast.Call) and isinstance(iterable.func, ast.Name) and not iterable.keywords \
                 and not any(isinstance(a, ast.Starred) for a in iterable.args):
@@ -359,7 +359,7 @@ class Function:
             values = (*node.args, *(k.value for k in node.keywords))
             self.receivers.append((func.value.id, values))  # `xs.append(tracer)`: a local xs now holds a tracer
             if values and func.attr not in STORING:
-                self._unkept.add(func.value.id)  # (traced.py: no container after `xs.f(tracer)`)
+                self._unkept.add(func.value.id)  # (ast_flow.py: no container after `xs.f(tracer)`)
             if func.attr in STORING:
                 self.stores.append(func.value.id)
         elif isinstance(func, ast.Attribute) and func.attr in STORING and type(root := _root(func.value)) is ast.Name:
@@ -367,7 +367,7 @@ class Function:
         elif isinstance(func, ast.Name) and func.id == "print":
             self.prints.append(node)
 
-    # -- what traced.py certainly calls a tracer (`must`) ------------------------------------
+    # -- what ast_flow.py certainly calls a tracer (`must`) ------------------------------------
     def _must_record(self, name: str, how: tuple[str, tuple] | None, at: ast.AST) -> None:
         """`name` is bound at `at` (a node of the binding statement): where it starts orders it before
         or after a read outside loops (`must_at`)."""
@@ -379,7 +379,7 @@ class Function:
                 self._must_record(node.id, None, node)
 
     def _must_bind(self, target: ast.AST, value: ast.AST, unpack: bool = True) -> None:
-        """traced._Flow.bind: a name gets the value; an unpacked target element-wise from a literal of
+        """ast_flow._Flow.bind: a name gets the value; an unpacked target element-wise from a literal of
         its length, else each element the whole value (but a flatten's tree definition is static)."""
         cls = type(target)
         if cls is ast.Name:
@@ -398,21 +398,21 @@ class Function:
         # attribute and item targets only join into a container: never less traced
 
     def _must_element(self, target: ast.AST, iterable: ast.AST) -> None:
-        """traced._Flow.bind_element: element-wise for zip/enumerate (an index is static), else each
+        """ast_flow._Flow.bind_element: element-wise for zip/enumerate (an index is static), else each
         target the iterated value."""
         if type(iterable) is ast.Call and type(iterable.func) is ast.Name and type(target) in (ast.Tuple, ast.List) \
                 and not iterable.keywords and not any(type(a) is ast.Starred for a in iterable.args) \
                 and not any(type(e) is ast.Starred for e in target.elts):
             name = iterable.func.id
             if name in ("zip", "safe_zip") or name == "enumerate" and len(iterable.args) == 1:
-                # (whether traced.py reads it element-wise depends on what the name resolves to: either way)
+                # (whether ast_flow.py reads it element-wise depends on what the name resolves to: either way)
                 self._must_unknown(target)
                 return
         self._must_bind(target, iterable, unpack=False)
 
     @property
     def must_names(self) -> frozenset[str]:
-        """The local names traced.py certainly calls TRACED wherever they are read: every binding of
+        """The local names ast_flow.py certainly calls TRACED wherever they are read: every binding of
         them (the parameter's too) certainly is. The greatest fixpoint."""
         if self._must_memo is not None and self._must_memo[0] == self.must_params:
             return self._must_memo[1]
@@ -452,7 +452,7 @@ class Function:
         return frozenset(out)
 
     def _must(self, node: ast.AST, names) -> bool:
-        """Does traced.py certainly call `node` TRACED (`names`: the local names it does)?"""
+        """Does ast_flow.py certainly call `node` TRACED (`names`: the local names it does)?"""
         cls = type(node)
         if cls is ast.Name:
             if node.id in self.local:
@@ -470,7 +470,7 @@ class Function:
 
     @cached_property
     def evaluated_calls(self) -> list[tuple[ast.Call, frozenset[str], tuple[int, int] | None]]:
-        """The calls traced._Flow certainly evaluates (and so records for the helpers it analyses), each
+        """The calls ast_flow._Flow certainly evaluates (and so records for the helpers it analyses), each
         with the names an enclosing `isinstance` test proves static there: those in the statements it
         walks, outside lambdas, comprehensions, identity and string comparisons, the right side of
         `and`/`or` and the narrowed branch of a conditional expression; and where the statement each is
@@ -517,7 +517,7 @@ class Function:
         return out
 
     def _joining_call(self, node: ast.Call) -> bool:
-        """traced._Flow._Call joins the arguments' values into the result (no static function, no
+        """ast_flow._Flow._call joins the arguments' values into the result (no static function, no
         module helper whose result it reads, no predicate of unknown answer)."""
         func = node.func
         text = dotted(func)
@@ -540,7 +540,7 @@ class Function:
         return not self.module.static_callee(func) and not any(q in STRUCTURE_KEEPING for q in qualified)
 
     def _joining_method(self, func: ast.Attribute) -> bool:
-        """`x.f(...)` of a traced `x` joins `x` into the result (traced._Flow._Call, receiver not static)."""
+        """`x.f(...)` of a traced `x` joins `x` into the result (ast_flow._Flow._call, receiver not static)."""
         return func.attr not in STATIC_METHODS and func.attr not in STATIC_FUNCTION_NAMES and not func.attr.startswith(("is_", "has_"))
 
     def _bind(self, target: ast.AST, values: tuple, local: bool = True) -> None:
@@ -565,7 +565,7 @@ class Function:
 
     @cached_property
     def containers(self) -> frozenset[str]:
-        """The local names traced.py certainly holds a container in (traced.Value.container: a list,
+        """The local names ast_flow.py certainly holds a container in (trace_values.Value.container: a list,
         tuple, set or dict whose length and truth are static): every binding of them here builds one
         (a display or a comprehension, also by `+=`), none is a parameter, a declared name or another
         kind of binding, and no method but the `append`-like ones is called on them with arguments."""
@@ -574,7 +574,7 @@ class Function:
                          and name not in self._unkept)
 
     def _container(self, node: ast.AST) -> bool:
-        """`node` is a container where traced.py reads it (see `containers`)."""
+        """`node` is a container where ast_flow.py reads it (see `containers`)."""
         cls = type(node)
         return cls in _CONTAINERS or cls is ast.Name and node.id in self.containers
 
@@ -603,7 +603,7 @@ class Function:
 
     @cached_property
     def in_env(self) -> frozenset[str]:
-        """The names traced.py keeps a value for here: parameters and local bindings other than
+        """The names ast_flow.py keeps a value for here: parameters and local bindings other than
         imports, here and in the functions around it."""
         return frozenset(self.env | (self.outer.in_env if self.outer is not None else frozenset()))
 
@@ -615,7 +615,7 @@ class Function:
     @property
     def tainted(self) -> frozenset[str]:
         """Names that may hold a tracer: the parameters that may be traced (`maybe_params`: all of them
-        unless `Flows` knows better), names declared global/nonlocal (unknown to traced.py), what the
+        unless `Flows` knows better), names declared global/nonlocal (unknown to ast_flow.py), what the
         enclosing functions taint, and every name bound to a value that may be a tracer, iterated to a
         fixpoint. Recomputed only when the parameters or the enclosing function's names change."""
         outer = self.outer.tainted if self.outer is not None and self.closure else frozenset()
@@ -643,7 +643,7 @@ class Function:
         return frozenset(names)
 
     def returns_maybe(self, params: frozenset[str], index: int | None = None) -> bool:
-        """traced.returns_of: may this module-level def return a tracer when the parameters `params`
+        """ast_flow.TracedAnalysis.returns_of: may this module-level def return a tracer when the parameters `params`
         may be one? `index`: only element `index` of the tuples its returns give (`returned_size`).
         Undecided (a generator, recursion, helpers nested 3 deep): yes."""
         key = (params, index, self.module.parameters_only)
@@ -666,7 +666,7 @@ class Function:
 
     @cached_property
     def returned_size(self) -> int | None:
-        """The length of the tuple literal every `return` gives, none starred (traced.returns_of reads
+        """The length of the tuple literal every `return` gives, none starred (ast_flow.TracedAnalysis.returns_of reads
         its elements one by one then); None otherwise."""
         sizes = {len(v.elts) if type(v) is ast.Tuple and v.elts and not any(type(e) is ast.Starred for e in v.elts)
                  else None for v in self.returns}
@@ -674,7 +674,7 @@ class Function:
 
     # -- the evaluator --------------------------------------------------------------------
     def maybe(self, node: ast.AST) -> bool:
-        """May `node` be a tracer (or a value traced.py cannot decide)?"""
+        """May `node` be a tracer (or a value ast_flow.py cannot decide)?"""
         cls = type(node)
         if cls is ast.Name:
             return node.id in self._taint
@@ -688,7 +688,7 @@ class Function:
             return self.maybe(node.value)
         if cls is ast.Call:
             return self._maybe_call(node)
-        if cls in _COMPREHENSIONS:  # its loops only bind names (traced._comprehension): the value is its element's
+        if cls in _COMPREHENSIONS:  # its loops only bind names (ast_flow._Flow._comprehension): the value is its element's
             return self.maybe(node.key) or self.maybe(node.value) if cls is ast.DictComp else self.maybe(node.elt)
         if cls is ast.BoolOp and type(node.op) is ast.And:  # `isinstance(i, int) and i < 0`: the right side sees a Python i
             saved = self._taint
@@ -731,16 +731,16 @@ class Function:
             if self.module.parameters_only:
                 return name in self._taint or any(map(self.maybe, args))
             helper = self.module.helper(name) if name in self.module.defs else None
-            if helper is not None:  # what it returns for what this call may pass (traced.returns_of)
+            if helper is not None:  # what it returns for what this call may pass (ast_flow.TracedAnalysis.returns_of)
                 return name in self._taint or helper.returns_maybe(frozenset(self.bound_at(node, helper)))
             return name in self._taint or any(map(self.maybe, args)) or name in self.module.defs or self.module.staged(func)
         return self.maybe(func) or any(map(self.maybe, args))
 
     def _maybe_part(self, part: "_Part") -> bool:
-        """traced._Flow.bind's value for one element of a tuple target: the element of a tuple literal
+        """ast_flow._Flow.bind's value for one element of a tuple target: the element of a tuple literal
         of the same length, static for a tree definition (`leaves, treedef = tree_flatten(x)`), the
         element of the tuples every `return` of a module helper gives when they have the target's
-        length (traced.returns_of's elements); otherwise the value of the whole."""
+        length (ast_flow.TracedAnalysis.returns_of's elements); otherwise the value of the whole."""
         whole = part.whole
         cls = type(whole)
         if cls is ast.Tuple or cls is ast.List:
@@ -763,7 +763,7 @@ class Function:
         return helper.returns_maybe(frozenset(self.bound_at(whole, helper)), part.index)
 
     def _nested_returns_maybe(self, name: str, call: ast.Call) -> bool:
-        """May a def nested here, called here as `name`, return a tracer? traced.returns_of reads it with
+        """May a def nested here, called here as `name`, return a tracer? ast_flow.TracedAnalysis.returns_of reads it with
         this function's locals at the call: its parameters this call may pass a tracer and every name
         that may hold one here are its sources."""
         nodes = self.nested_defs.get(name, ())
@@ -802,7 +802,7 @@ class Function:
         return text is not None and text.split(".", 1)[0] not in self.visible
 
     def bound_at(self, call: ast.Call, callee: "Function") -> set[str]:
-        """The parameters of `callee` that this call may pass a tracer (traced._bind_call; an
+        """The parameters of `callee` that this call may pass a tracer (ast_flow._bind_call; an
         unpacked argument reaches every parameter, extra arguments reach `*args`/`**kwargs`)."""
         args = callee.node.args
         positional = [a.arg for a in (*args.posonlyargs, *args.args)]
@@ -827,15 +827,15 @@ class Function:
     # -- what the gates ask ---------------------------------------------------------------
     def traced_test(self) -> bool:
         """A condition or trip count here may be a tracer (PML201-PML204). Not iterating a container,
-        nor its truth (`if xs:`, `not xs`): traced.truth and traced._Flow.trip_count call them static."""
+        nor its truth (`if xs:`, `not xs`): trace_values.truth and ast_flow._Flow.trip_count call them static."""
         return any(self.maybe_at(test, narrowed) for test, narrowed in self.tests
                    if not (id(test) in self.iterables and (self._leaves(test) or self._must_iterate(test, narrowed)))
                    and not self._container(test.operand if type(test) is ast.UnaryOp and type(test.op) is ast.Not
                                            and id(test) not in self.iterables else test))
 
     def _must_iterate(self, iterable: ast.AST, narrowed: frozenset[str]) -> bool:
-        """Iterating what traced.py certainly calls a tracer: its length is part of its shape, a static
-        trip count (traced._Flow.trip_count). Not `range(...)`, whose arguments are the count."""
+        """Iterating what ast_flow.py certainly calls a tracer: its length is part of its shape, a static
+        trip count (ast_flow._Flow.trip_count). Not `range(...)`, whose arguments are the count."""
         if not self.must_params or _range_args(iterable) is not None:
             return False
         return self._must(iterable, self.must_names - narrowed)
@@ -982,7 +982,7 @@ def _literal(expr: ast.AST) -> bool:
 
 def direct_maybe(fn: ast.AST, api, keywords: dict[str, ast.expr]) -> frozenset[str]:
     """The parameters of `fn` that `api` (a jit transform, apis.Api) applied with `keywords` may trace:
-    traced.TracedAnalysis._direct_params, keeping only the rules that need no other evidence (the
+    ast_flow.TracedAnalysis._direct_params, keeping only the rules that need no other evidence (the
     static arguments as written, `jit_compile_linear`'s auxiliaries, dtypes, annotations). Every
     parameter when the static arguments cannot be read."""
     args = fn.args
@@ -1000,7 +1000,7 @@ def direct_maybe(fn: ast.AST, api, keywords: dict[str, ast.expr]) -> frozenset[s
         if name in static:
             continue
         if param is args.kwarg and static - names:
-            maybe.add(name)  # may carry static arguments: unknown to traced.py
+            maybe.add(name)  # may carry static arguments: unknown to ast_flow.py
         elif i == 0 and is_method and api.framework != "jax" \
                 or api.name == "phiml.math.jit_compile_linear" and i > 0 and "auxiliary_args" not in keywords \
                 or is_dtype_parameter(name, ann) \
@@ -1014,7 +1014,7 @@ def direct_maybe(fn: ast.AST, api, keywords: dict[str, ast.expr]) -> frozenset[s
 
 
 def direct_traced(fn: ast.AST, transforms: list) -> frozenset[str]:
-    """The parameters of a jit-decorated def that traced.py certainly calls TRACED: those every
+    """The parameters of a jit-decorated def that ast_flow.py certainly calls TRACED: those every
     decorator traces under jax's own jit (`direct_maybe`), but a method's `self`/`cls` and `**kwargs`
     (UNKNOWN there). None where a decorator is not read for sure (several APIs, unreadable arguments)."""
     args = fn.args
@@ -1079,7 +1079,7 @@ def annotation_name(node: ast.expr | None) -> str | None:
 
 
 def _annotation(node: ast.expr | None) -> str | None:
-    """traced._annotation: the annotation's last name, a string annotation's text, `?` otherwise."""
+    """ast_flow._annotation: the annotation's last name, a string annotation's text, `?` otherwise."""
     if node is None:
         return None
     if isinstance(node, ast.Name):
@@ -1093,7 +1093,7 @@ def _annotation(node: ast.expr | None) -> str | None:
 
 class _Part:
     """Element `index` of `whole` bound to a tuple target of `size` elements (`a, b = helper(x)`):
-    `Function.maybe` reads it as traced._Flow.bind does. Its one branch is the whole value, so walks
+    `Function.maybe` reads it as ast_flow._Flow.bind does. Its one branch is the whole value, so walks
     that read a binding's syntax (`_length_read`) see what they saw before."""
 
     __slots__ = ("whole", "index", "size")
@@ -1104,7 +1104,7 @@ class _Part:
 
 
 class Flows:
-    """The functions traced.py analyses, with the parameters each may receive a tracer in: the jit
+    """The functions ast_flow.py analyses, with the parameters each may receive a tracer in: the jit
     roots (`roots`: function -> the parameters its transforms may trace), the helpers they call by
     name (what their call sites may pass, to a fixpoint; `seeds`: what calls in other modules pass
     some of them) and the functions they hand to jax's loop and branch primitives (every parameter). `function_of(node)`: the `Function` of a def or lambda;
@@ -1156,19 +1156,19 @@ class Flows:
                          and f not in queue)
         for key, function in self.functions.items():
             function.maybe_params = self.params[key]
-            # traced._closure: a function no flow reaches is never analysed; what is nested in it reads
+            # ast_flow.TracedAnalysis._closure: a function no flow reaches is never analysed; what is nested in it reads
             # none of its names (a closure over Python values, or over arrays captured as constants)
             function.closure = function.outer is None or id(function.outer.node) in self.functions
         self._must_helpers(roots)
 
     def _must_helpers(self, roots: dict) -> None:
-        """traced.py joins what every analysed call passes a helper: a parameter some certainly
+        """ast_flow.py joins what every analysed call passes a helper: a parameter some certainly
         evaluated call certainly passes a tracer is TRACED. From the roots' certain parameters, to a
         fixpoint (only helpers a name of the module denotes, by one def of its body). Not in a file with
-        many traced functions: traced.TracedAnalysis._run analyses at most 50 contexts, and a join it
+        many traced functions: ast_flow.TracedAnalysis._run analyses at most 50 contexts, and a join it
         leaves unfinished there may keep a parameter unknown that some call passes a tracer."""
         if len(self.functions) > HELPER_EVIDENCE_LIMIT or any(f.module.parameters_only for f in self.functions.values()):
-            return  # (read from configuration alone, the flows are fewer: their count says nothing of traced.py's)
+            return  # (read from configuration alone, the flows are fewer: their count says nothing of ast_flow.py's)
         changed = True
         while changed:
             changed = False
@@ -1230,7 +1230,7 @@ def _module_statements(tree: ast.Module):
 
 
 def narrowed_by(test: ast.AST) -> list[str]:
-    """traced._narrowed: the names `test` proves Python values when true, `isinstance(i, (int, np.integer))`
+    """ast_flow._narrowed: the names `test` proves Python values when true, `isinstance(i, (int, np.integer))`
     (also inside `and`); a check against an array, tensor or tracer type proves nothing."""
     if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And):
         return [name for value in test.values for name in narrowed_by(value)]

@@ -13,7 +13,7 @@ a Python literal (also a name bound only to literals, a `range` loop variable, `
 `x.shape[0]`), an array (a call of an array library, arithmetic with one), or unknown.
 
 It is read on CPython's `ast` (issue 45). A rule on libcst asks it by the place of the jitted function
-(traced.TracedAnalysis.evidence, .roles), and finds a call's libcst node with the module's Locator.
+(cst_flows.TracedFlows.evidence, .roles), and finds a call's libcst node with the module's Locator.
 """
 from __future__ import annotations
 

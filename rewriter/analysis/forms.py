@@ -40,7 +40,8 @@ from .installed import is_class
 from .names import NameResolver, dotted
 from .scopes import GlobalScope
 from .static_names import OBJECT_UPDATES, SHAPE_ATTRIBUTES, SHAPE_CALLS, SHAPE_METHODS
-from .traced import declared_kind
+from .annotations import annotation_of
+from .ast_flow import declared_kind
 from .transforms import literal
 
 _LIBRARIES = ("phiml.math.", "jax.numpy.", "jax.lax.", "jax.nn.", "jax.scipy.", "numpy.", "torch.", "tensorflow.",
@@ -268,7 +269,7 @@ class Forms:
                 and not any(a.scope is self.scope and not isinstance(getattr(a, "node", None), cst.Param)
                             for a in (self.scope[expr.value] if expr.value in self.scope else ())):
             ann = self._annotation(expr.value)
-            if ann is not None and declared_kind(ann) == "container":
+            if ann is not None and declared_kind(annotation_of(self.resolver.wrapper.module.code_for_node(ann))) == "container":
                 return f"`{expr.value}` is declared a Python container: its truth is its length, a Python value"
         form = self.of(expr)
         if form.kind == "other":

@@ -2,7 +2,6 @@
 file: a file none of whose nodes could name a relevant API never pays for scope resolution."""
 from __future__ import annotations
 
-import weakref
 from functools import cached_property
 
 import libcst as cst
@@ -16,8 +15,11 @@ from .testcode import Expecting, TestCode, collectable
 from .names import NameResolver
 from .ast_module import AstModule
 from .locator import Locator
+from .lowering import lowered
 from .reachability import Reachability
-from .traced import TracedAnalysis
+from .ast_flow import TracedAnalysis as AstTraced
+from .ast_jit import JitAnalysis as AstJit
+from .cst_flows import TracedFlows
 
 
 class ModuleAnalysis:
@@ -39,19 +41,36 @@ class ModuleAnalysis:
     def release(self) -> None:
         """The pass over the file is over: let its trees go without the garbage collector (NameResolver.release)."""
         self.names.release()
-        if "python" in self.__dict__:
-            self.python.release()
+        for reading in ("python", "lowered"):
+            if self.__dict__.get(reading) is not None:
+                self.__dict__[reading].release()
 
     @cached_property
     def jit(self) -> JitAnalysis:
         return JitAnalysis(self.names, self.project, self.world.open_module if self.world is not None else "")
 
     @cached_property
-    def traced(self) -> TracedAnalysis:
-        analysis = weakref.ref(self)  # (not `self`: the analysis would hold itself, a cycle only the collector frees)
-        return TracedAnalysis(self.names, self.jit, self.callsite_facts, self.project,
-                              open_module=self.world.open_module if self.world is not None else "",
-                              python=lambda: analysis().python)  # type: ignore[union-attr]
+    def traced(self) -> TracedFlows:
+        """Traced values (ast_flow.py), asked with libcst nodes (cst_flows.py)."""
+        python, locator = self.python, self.locator
+        names = self.names
+        open_module = self.world.open_module if self.world is not None else ""
+        if python.tree is None:  # (a newer Python's grammar: read lowered, lowering.py)
+            python = self.lowered
+            if python is None:
+                return TracedFlows(None, self.jit, None, names, self.project, open_module)
+            locator = Locator(self.wrapper.module, names.positions, python, names.parent)
+        jit = python.jit if self.project is None and not open_module else AstJit(python.names, self.project, open_module)
+        reading = AstTraced(python, jit, self.callsite_facts, self.project, open_module,
+                            line_label=lambda line: names.line_label(line))  # (late: explain-trace sets a notebook's labels)
+        return TracedFlows(reading, self.jit, locator, names, self.project, open_module)
+
+    @cached_property
+    def lowered(self) -> AstModule | None:
+        """The module of a newer Python's grammar, as CPython reads it lowered (lowering.py; None: it cannot)."""
+        code = lowered(self.wrapper.module)
+        names = self.names
+        return AstModule(code, names.package, names.aliases, names.own_copies) if code is not None else None
 
     @cached_property
     def python(self) -> AstModule:

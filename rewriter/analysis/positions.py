@@ -109,6 +109,18 @@ class StatementPositions:
             return self._of_statement(top)[node]
         return self._of_inner(top, inner)[node]
 
+    def first_line(self, statement: cst.CSTNode) -> int | None:
+        """Where the code generation of `statement`, a statement of the module or of a block, starts (its
+        leading comments and blank lines and its decorators included), without recording any range; None
+        for another node."""
+        index = self._index.get(id(statement))
+        if index is not None and self._top[index] is statement:
+            return self._start(index)
+        top, inner = self._holders(statement)
+        if top is None or inner is not statement:
+            return None
+        return self._inner_start(top, statement)[0]
+
     def _in_header(self, node: cst.CSTNode, statement: cst.CSTNode) -> bool:
         """`node` is in a def's or class's decorators, name, parameters, bases or annotations: not its body."""
         body = statement.body
@@ -364,13 +376,22 @@ def node_at(module: cst.Module, positions, span, kinds: tuple[type, ...], start_
     where a reading on CPython's `ast` (issue 45) says a node is, the node a rule on libcst edits.
     `start_only`: the node that starts there. Only statements that hold the place are entered (inside
     one, a node's range need not hold its children's: a parameter's is its name's, without its default
-    or annotation; a def's starts after its decorators)."""
+    or annotation; a def's starts after its decorators). Of a block's statements, the one holding the
+    place is told by where each starts (`StatementPositions.first_line`): no range is recorded for a
+    statement that is not itself asked about, only for the nodes compared."""
     from ..cst_tree import branches
 
+    first_line = getattr(positions, "first_line", None)
     start_of, end_of = (span.line, span.column), (span.end_line, span.end_column)
     stack: list[cst.CSTNode] = [module]
     while stack:
-        for child in reversed(branches(stack.pop())):
+        children = branches(stack.pop())
+        if first_line is not None:
+            children = _holding_line(children, span.line, first_line)
+        for child in reversed(children):
+            if not isinstance(child, kinds) and (not isinstance(child, _HOLDING) or first_line is not None):
+                stack.append(child)  # (one that may hold the place: its range is not needed to enter it)
+                continue
             try:
                 r = positions[child]
             except KeyError:  # (placed nowhere: what it holds may be there)
@@ -383,6 +404,24 @@ def node_at(module: cst.Module, positions, span, kinds: tuple[type, ...], start_
                     or start <= start_of and (start_of < end if start_only else end_of <= end):
                 stack.append(child)
     return None
+
+
+def _holding_line(children: list, line: int, first_line) -> list:
+    """Of a block's statements, the last that starts on or before `line` (the others cannot hold it);
+    any other children as they are."""
+    if not children or type(children[0]) not in _BLOCK_STATEMENTS:
+        return children
+    holder = None
+    for child in children:
+        if type(child) not in _BLOCK_STATEMENTS:
+            return children  # (not a block's statements alone)
+        start = first_line(child)
+        if start is None:
+            return children
+        if start > line:
+            break
+        holder = child
+    return [holder] if holder is not None else []
 
 
 # The nodes whose range holds everything in them, whose place decides whether to look inside (not a

@@ -1,6 +1,6 @@
 """Names whose results are Python values at trace time, whatever they are read from or called on.
 
-Shared by the traced-value analysis (traced.py, on libcst) and the project summaries
+Shared by the traced-value analysis (ast_flow.py, on libcst) and the project summaries
 (rewriter/project/summary.py, on CPython's ast), so both read the same calls as static.
 """
 from __future__ import annotations
@@ -16,7 +16,7 @@ STATIC_ATTRIBUTES = frozenset(
 )
 # Concretizations: a tracer raises in them (jax, tensorflow) or is read once (torch.jit.trace), so what
 # they return is a Python or NumPy value while tracing: `int(n)`, `x.item()`, `x.tolist()`, `x.numpy()`.
-# (traced.py; the ast mirror and the summaries leave them to their general reading, a superset.)
+# (ast_flow.py; the ast mirror and the summaries leave them to their general reading, a superset.)
 CONCRETIZING_METHODS = frozenset("item tolist numpy".split())
 CONCRETIZING_CALLS = frozenset({"builtins.int", "builtins.float", "builtins.bool", "builtins.complex"})
 STATIC_METHODS = frozenset("size dim numel get_shape".split())
@@ -32,7 +32,7 @@ STATIC_CALLS = frozenset({
 })
 # PhiML's functions that give a `Shape` (a Python object while tracing, whatever tensors they read: its
 # sizes, names and truth are Python values), the attributes of a Shape that are Shapes, and its methods
-# that give one (traced.Value.shape): `(batch(a) & batch(b)).without('x')` is a Shape whatever `a` is.
+# that give one (trace_values.Value.shape): `(batch(a) & batch(b)).without('x')` is a Shape whatever `a` is.
 SHAPE_CALLS = frozenset(f"phiml.math.{n}" for n in "shape batch spatial channel instance dual non_batch non_spatial "
                                                     "non_channel non_instance non_dual primal non_primal merge_shapes "
                                                     "concat_shapes".split())
@@ -42,7 +42,7 @@ SHAPE_METHODS = frozenset("without only after_gather after_pad with_size with_si
                           "replace_selection as_batch as_spatial as_instance as_channel as_dual as_type".split())
 STATIC_CALLS = STATIC_CALLS | SHAPE_CALLS
 # Annotations (last names) of a Python list, tuple, set or dict: a parameter declared so is one (its length
-# and truth are Python values while tracing, whatever it holds: traced.Value.container), as is one
+# and truth are Python values while tracing, whatever it holds: trace_values.Value.container), as is one
 # declared `Optional[...]` or `... | None` of one.
 CONTAINER_ANNOTATIONS = frozenset("list tuple dict set frozenset List Tuple Dict Set FrozenSet Sequence Mapping "
                                   "MutableSequence MutableMapping AbstractSet".split())
@@ -103,7 +103,7 @@ def size_arguments(function: str, arguments: Sequence[tuple[bool, str | None]]) 
 TENSOR_ATTRIBUTES = frozenset("all any T mT real imag values vector mean sum max min prod abs sign at data grad".split())
 
 
-# Parameters a jit transform keeps static by their declaration (traced.TracedAnalysis._direct_params
+# Parameters a jit transform keeps static by their declaration (ast_flow.TracedAnalysis._direct_params
 # decides with these, and the project index with `static_by_declaration`).
 DTYPE_ANNOTATIONS = frozenset({"DTypeLike", "DType"})
 PHIML_STATIC_ANNOTATIONS = frozenset({"str", "Shape", "Solve", "Callable", "Extrapolation"})  # kept auxiliary by PhiML

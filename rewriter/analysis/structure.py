@@ -28,6 +28,17 @@ def enclosing_function(resolver: NameResolver, node: cst.CSTNode) -> cst.Functio
     return None
 
 
+def all_params(fn: cst.FunctionDef | cst.Lambda) -> list[cst.Param]:
+    """Every parameter of `fn`, in order: positional-only, positional, keyword-only, `*args`, `**kwargs`."""
+    p = fn.params
+    out = [*p.posonly_params, *p.params, *p.kwonly_params]
+    if isinstance(p.star_arg, cst.Param):
+        out.append(p.star_arg)
+    if p.star_kwarg is not None:
+        out.append(p.star_kwarg)
+    return out
+
+
 def _runs_per_iteration(loop: cst.CSTNode, child: cst.CSTNode) -> bool:
     if isinstance(loop, cst.For):
         return child is loop.body

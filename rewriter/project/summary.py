@@ -65,7 +65,7 @@ class Function:
     nested: dict = field(default_factory=dict)  # name -> Function: defs nested one level (returned by factories)
     annotations: dict = field(default_factory=dict)  # parameter -> the last name of its annotation (`Shape`, `int`)
     # Every `return` gives a Python value whatever the arguments are, tracers included: a predicate about
-    # types (`isinstance(x, Array) or np.isscalar(x)`), what traced.py calls static by construction
+    # types (`isinstance(x, Array) or np.isscalar(x)`), what ast_flow.py calls static by construction
     returns_python: bool = False
     # Otherwise, when each `return` is such a value but for calls of other functions (absolute targets,
     # as Call.target): it returns a Python value if each of them does (`return _is_scalar(x) or ...`).
@@ -485,7 +485,7 @@ class _Reader:
         return not any(type(n) in (ast.Yield, ast.YieldFrom, ast.Await) for n in own_nodes(node))
 
     def _python_valued(self, expr: ast.expr, local: set[str], callees: set[str]) -> bool:
-        """traced.py calls `expr` static whatever the parameters hold (a conservative reading of it):
+        """ast_flow.py calls `expr` static whatever the parameters hold (a conservative reading of it):
         literals, names not bound in the function (globals, imports: constants at trace time),
         `.shape`-like attributes, identity tests, calls it calls static by their names (`isinstance`,
         `hasattr`, `np.isscalar`: static_names.STATIC_FUNCTION_NAMES and the builtins of STATIC_CALLS),
