@@ -266,3 +266,16 @@ def test_slice_keeps_a_def_that_rebinds_the_edited_name():
 
     provisional = incremental.provisional_findings(source, base.findings, edited, analyse)
     assert provisional == [] == DocumentAnalysis.of(edited, path, CONFIG).findings
+
+
+def test_slice_keeps_the_defs_that_reassign_a_global_the_edited_one_reads():
+    """PML101's note on a per-call operator depends on a global some def reassigns (`global SCALE`), read
+    through a def the edited one names: the slice keeps both whole (golden/temporary-function/wrapper_not_hoisted.py)."""
+    source = (ROOT / "golden" / "temporary-function" / "wrapper_not_hoisted.py").read_text()
+    lines = incremental.lines_of(source)
+    tree = ast.parse(source)
+    (node,) = [s for s in tree.body if isinstance(s, ast.FunctionDef) and s.name == "reads_global"]
+    unit = incremental.edited_unit(tree, lines, node.body[0].lineno, node.body[0].lineno)
+    piece = incremental.build_slice(tree, lines, unit)
+    assert "    global SCALE\n" in piece.text and "    return SCALE * x\n" in piece.text
+    assert "def twice(x)" not in piece.text  # (named nowhere: left out)

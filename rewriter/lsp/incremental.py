@@ -154,10 +154,26 @@ def build_slice(tree: ast.Module, lines: list[str], unit: Unit) -> Slice:
         if not isinstance(stmt, (*_DEFS, ast.ClassDef)) and _bound_names(stmt) & named:
             named |= _names_in(stmt)
 
+    # Globals a def reassigns (`global SCALE`), and the names they are read through: a per-call operator reads
+    # them as they are at each call, a module-level one once (PML101's note), so the defs that reassign one
+    # the edited def reads, itself or through a def it names, are kept whole, and so is such a def it names.
+    reassigned = {name for stmt in tree.body if isinstance(stmt, (*_DEFS, ast.ClassDef))
+                  for n in ast.walk(stmt) if isinstance(n, ast.Global) for name in n.names}
+    read_through: set[str] = set()
+    if reassigned:
+        read_through = named & reassigned
+        for stmt in tree.body:
+            if isinstance(stmt, _DEFS) and stmt.name in named and not _names_in(stmt).isdisjoint(reassigned):
+                read_through |= _names_in(stmt) & reassigned
+
     def elsewhere(node) -> None:
         """A def the edited one does not name: left out. One it names, or one that rebinds its name
-        (which function `jax.jit(step)` reads depends on it): its outline."""
-        if node.name in named or node.name == getattr(target, "name", None):
+        (which function `jax.jit(step)` reads depends on it): its outline. Whole, one that reassigns a global
+        the edited one reads (itself or through a def it names), and a def it names that reads one."""
+        if read_through and (any(isinstance(n, ast.Global) and not read_through.isdisjoint(n.names) for n in ast.walk(node))
+                             or node.name in named and not _names_in(node).isdisjoint(read_through)):
+            verbatim(node)
+        elif node.name in named or node.name == getattr(target, "name", None):
             outline(node)
 
     for i, stmt in enumerate(tree.body):
