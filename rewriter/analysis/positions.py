@@ -12,6 +12,7 @@ are libcst's own.
 """
 from __future__ import annotations
 
+import bisect
 from typing import Callable
 
 import libcst as cst
@@ -97,6 +98,7 @@ class StatementPositions:
         self._inner_done: dict[int, dict[cst.CSTNode, CodeRange]] = {}  # id(statement in a block) -> ...
         self._header_done: dict[int, dict[cst.CSTNode, CodeRange]] = {}  # id(def or class) -> its header's ranges
         self._whole = None
+        self._block_lines: dict[int, list[int] | None] = {}  # id(module or block) -> block_starts
 
     def __getitem__(self, node: cst.CSTNode) -> CodeRange:
         top, inner = self._holders(node)
@@ -120,6 +122,15 @@ class StatementPositions:
         if top is None or inner is not statement:
             return None
         return self._inner_start(top, statement)[0]
+
+    def block_starts(self, block: cst.CSTNode, statements: list) -> list[int] | None:
+        """`first_line` of each of `statements`, the statements `block` (the module or a block) holds, once
+        per block (None: one of them is not known)."""
+        found = self._block_lines.get(id(block), False)
+        if found is False:
+            lines = [self.first_line(statement) for statement in statements]
+            found = self._block_lines[id(block)] = None if None in lines else lines  # type: ignore[assignment]
+        return found  # type: ignore[return-value]
 
     def _in_header(self, node: cst.CSTNode, statement: cst.CSTNode) -> bool:
         """`node` is in a def's or class's decorators, name, parameters, bases or annotations: not its body."""
@@ -381,15 +392,16 @@ def node_at(module: cst.Module, positions, span, kinds: tuple[type, ...], start_
     statement that is not itself asked about, only for the nodes compared."""
     from ..cst_tree import branches
 
-    first_line = getattr(positions, "first_line", None)
+    block_starts = getattr(positions, "block_starts", None)
     start_of, end_of = (span.line, span.column), (span.end_line, span.end_column)
     stack: list[cst.CSTNode] = [module]
     while stack:
-        children = branches(stack.pop())
-        if first_line is not None:
-            children = _holding_line(children, span.line, first_line)
+        node = stack.pop()
+        children = branches(node)
+        if block_starts is not None:
+            children = _holding_line(node, children, span.line, block_starts)
         for child in reversed(children):
-            if not isinstance(child, kinds) and (not isinstance(child, _HOLDING) or first_line is not None):
+            if not isinstance(child, kinds) and (not isinstance(child, _HOLDING) or block_starts is not None):
                 stack.append(child)  # (one that may hold the place: its range is not needed to enter it)
                 continue
             try:
@@ -406,22 +418,18 @@ def node_at(module: cst.Module, positions, span, kinds: tuple[type, ...], start_
     return None
 
 
-def _holding_line(children: list, line: int, first_line) -> list:
+def _holding_line(block: cst.CSTNode, children: list, line: int, block_starts) -> list:
     """Of a block's statements, the last that starts on or before `line` (the others cannot hold it);
     any other children as they are."""
-    if not children or type(children[0]) not in _BLOCK_STATEMENTS:
+    if type(block) is not cst.Module and type(block) is not cst.IndentedBlock:
         return children
-    holder = None
-    for child in children:
-        if type(child) not in _BLOCK_STATEMENTS:
-            return children  # (not a block's statements alone)
-        start = first_line(child)
-        if start is None:
-            return children
-        if start > line:
-            break
-        holder = child
-    return [holder] if holder is not None else []
+    statements = [child for child in children if type(child) in _BLOCK_STATEMENTS]
+    starts = block_starts(block, statements) if statements else None
+    if starts is None:
+        return children
+    index = bisect.bisect_right(starts, line) - 1
+    others = [child for child in children if type(child) not in _BLOCK_STATEMENTS]  # (its comments and blank lines)
+    return [*others, statements[index]] if index >= 0 else others
 
 
 # The nodes whose range holds everything in them, whose place decides whether to look inside (not a
