@@ -101,27 +101,6 @@ class AstModule:
         after = self.text_between(first.end_lineno, first.end_col_offset, node.end_lineno, node.end_col_offset)  # type: ignore[arg-type]
         return before.count("(") > after.split(",", 1)[0].count(")")
 
-    def at(self, span: Span, kinds: tuple[type, ...], start_only: bool = False) -> ast.AST | None:
-        """The node of one of `kinds` that starts and ends where `span` does (a def's span from `def`, not from
-        its decorators, as libcst places it); None when there is none. `start_only`: that starts there (a
-        def's end is not libcst's where its last line ends in `;`)."""
-        index = self._places.get((kinds, start_only))
-        if index is None:
-            index = self._places[(kinds, start_only)] = {}
-            for node in ast.walk(self.tree) if self.tree is not None else ():
-                if isinstance(node, kinds):
-                    line = node.lineno  # type: ignore[attr-defined]
-                    key: tuple = (line, self._column(line, node.col_offset))  # type: ignore[attr-defined]
-                    if not start_only:
-                        key += (node.end_lineno, self._column(node.end_lineno, node.end_col_offset))  # type: ignore[attr-defined, arg-type]
-                    index.setdefault(key, node)
-        key = (span.line, span.column) if start_only else (span.line, span.column, span.end_line, span.end_column)
-        return index.get(key)
-
-    @cached_property
-    def _places(self) -> dict:
-        return {}
-
     def _column(self, line: int, offset: int) -> int:
         """`ast`'s column (bytes of UTF-8) in characters, as a Span counts it."""
         text = self.lines[line - 1] if 0 < line <= len(self.lines) else ""
