@@ -45,6 +45,7 @@ def test_every_line_keeps_its_length_and_every_name_its_place():
     ("type A = int\n", "pass        \n"),
     ("def f[T](x): pass\n", "def f   (x): pass\n"),
     ('s = f"{x}" f"{y}"\n', None),  # (nothing newer: nothing lowered)
+    ('x = 1\x0c\ny = 2  # \u2028\ns = f"{d["k"]}"\r\n', 'x = 1\x0c\ny = 2  # \u2028\ns = (  d["k"] )\r\n'),  # (no line ends at \x0c or U+2028)
 ])
 def test_forms(code, expected):
     assert lowered(cst.parse_module(code)) == expected

@@ -15,6 +15,7 @@ locator pairs the trees as in any file. Nothing lowered is ever written: it is r
 from __future__ import annotations
 
 import ast
+import io
 import warnings
 
 import libcst as cst
@@ -30,8 +31,8 @@ def lowered(module: cst.Module) -> str | None:
     code = module.code
     if not finder.edits:
         return None
-    starts = [0]
-    for text_line in code.splitlines(keepends=True):
+    starts = [0]  # (lines as libcst counts them: a form feed or U+2028 ends none, unlike `str.splitlines`)
+    for text_line in io.StringIO(code, newline="").readlines():
         starts.append(starts[-1] + len(text_line))
     text = list(code)
     for (line, column), (end_line, end_column), kind in finder.edits:
