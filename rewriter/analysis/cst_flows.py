@@ -2,14 +2,16 @@
 
 The rules still walk libcst trees: they ask for the value at a condition they hold, the flow of the
 function around a node, the roles of a jitted function's parameters. This answers with ast_flow's
-reading, each node moved between the trees by where it is (locator.py): the functions, contexts, the
-recorded conditions and the calls of helpers to libcst's, the nodes asked about to `ast`'s. The values
+reading, each node moved between the trees: the functions, contexts, recorded conditions and calls of
+helpers to libcst's, paired in the order both trees hold them (found by place where they do not pair),
+the nodes asked about to `ast`'s by where they are (locator.py). The values
 themselves are `ast`'s: a derivation's steps hold `ast` nodes (a finding places them with the locator),
 and a value's sources name functions by the ids of their `ast` defs (`key`). Issue 45 moves the rules
 to `ast`, and this goes with the last of them.
 
-A file this Python cannot parse (PEP 695/701 syntax on 3.11) has no flows; the roles of its jitted
-functions' parameters come from their declarations alone.
+A file this Python cannot parse (PEP 695/701 syntax on 3.11) is read lowered (lowering.py); one that
+cannot be lowered either has no flows, and the roles of its jitted functions' parameters come from their
+declarations alone.
 """
 from __future__ import annotations
 
@@ -19,11 +21,10 @@ from functools import cached_property
 import libcst as cst
 
 from .annotations import annotation_of
-from ..cst_tree import branches
 from .callsites import CallEvidence, CallSites, ParamEvidence, ParamRole, arguments, param_role
 from .jit import JitAnalysis
 from .jit_contexts import JitContext
-from .locator import Locator
+from .locator import Locator, ast_in_order, cst_in_order
 from .names import NameResolver
 from .structure import all_params
 from .trace_values import FunctionFlow, Trace, Value
@@ -148,15 +149,13 @@ class TracedFlows:
         ours = FunctionFlow(context, flow.framework, flow.params, config=flow.config, bound=flow.bound)
         assert self.locator is not None
         twins = _Twins(flow.context.function, context.function, self.locator)
-        if flow.tests:
-            recorded = {id(n): n for n in ast.walk(flow.context.function)}
-            for key, value in flow.tests.items():
-                node = recorded.get(key)
-                anchor = twins.of(node) if node is not None else None
-                if anchor is not None and node is not None:
-                    ours.tests[id(anchor)] = value
-                    ours.envs[id(anchor)] = flow.envs[key]
-                    self._anchors[id(anchor)] = node
+        for key, value in flow.tests.items():
+            node = twins.nodes.get(key)
+            anchor = twins.of(node) if node is not None else None
+            if anchor is not None and node is not None:
+                ours.tests[id(anchor)] = value
+                ours.envs[id(anchor)] = flow.envs[key]
+                self._anchors[id(anchor)] = node
         for name, call, values in flow.calls:
             callee, site = twins.of(name), twins.of(call)
             if callee is not None and site is not None:
@@ -195,22 +194,11 @@ class _Twins:
 
     def __init__(self, theirs: ast.AST, ours: cst.CSTNode, locator: Locator) -> None:
         self.locator = locator
-        found: dict[type, list] = {kind: [] for kind in set(_HOLDERS.values())}
-        stack = [ours]
-        while stack:
-            current = stack.pop()
-            kind = type(current)
-            if kind in found:
-                found[kind].append(current)
-            stack.extend(reversed(branches(current)))
-        held: dict[type, list] = {kind: [] for kind in found}
-        for node in ast.walk(theirs):
-            twin_kind = _HOLDERS.get(type(node))
-            if twin_kind is not None:
-                held[twin_kind].append(node)
+        walked = list(ast.walk(theirs))
+        self.nodes = {id(node): node for node in walked}  # (a flow keys what it records by these ids)
+        found = cst_in_order(ours, tuple(set(_HOLDERS.values())))
         self.twins: dict[int, cst.CSTNode] = {}
-        for kind, nodes in held.items():
-            nodes.sort(key=_written)
+        for kind, nodes in ast_in_order(walked, _HOLDERS).items():
             if len(nodes) != len(found[kind]) or kind is cst.Call and any(
                     _callee(a.func) != _callee(b.func) for a, b in zip(nodes, found[kind])):
                 continue  # (found by place instead)
@@ -237,11 +225,6 @@ class _Twins:
             if index is not None and index < len(site.args):
                 return site.args[index].value
         return self.locator.cst_of(expr)
-
-
-def _written(node: ast.AST) -> tuple:
-    """Where a node starts, the outer of two that start together first: the order libcst's tree holds them."""
-    return node.lineno, node.col_offset, -node.end_lineno, -node.end_col_offset  # type: ignore[attr-defined, operator]
 
 
 def _callee(func) -> str | None:

@@ -59,8 +59,37 @@ for _theirs, _ours in _KINDS.items():
         _AST_KINDS[_kind] = (*_AST_KINDS.get(_kind, ()), _theirs)
 
 
-def _start(node: ast.AST) -> tuple[int, int]:
-    return node.lineno, node.col_offset  # type: ignore[attr-defined]
+def cst_in_order(root: cst.CSTNode, kinds: tuple[type, ...]) -> dict[type, list]:
+    """The nodes of `kinds` in `root` (itself included), by class, in the order written (libcst's pre-order)."""
+    found: dict[type, list] = {kind: [] for kind in kinds}
+    stack = [root]
+    while stack:
+        current = stack.pop()
+        bucket = found.get(type(current))
+        if bucket is not None:
+            bucket.append(current)
+        stack.extend(reversed(branches(current)))
+    return found
+
+
+def ast_in_order(nodes, classes: dict[type, type]) -> dict[type, list]:
+    """Of `nodes`, those of the `ast` classes in `classes`, grouped by the libcst class each maps to, in the
+    order written (`cst_in_order`'s): by where they start, the outer of two that start together first."""
+    found: dict[type, list] = {kind: [] for kind in set(classes.values())}
+    for node in nodes:
+        kind = classes.get(type(node))
+        if kind is not None:
+            found[kind].append(node)
+    for group in found.values():
+        group.sort(key=_written)
+    return found
+
+
+def _written(node: ast.AST) -> tuple:
+    return node.lineno, node.col_offset, -node.end_lineno, -node.end_col_offset  # type: ignore[attr-defined, operator]
+
+
+_FUNCTIONS: dict[type, type] = {ast.FunctionDef: cst.FunctionDef, ast.AsyncFunctionDef: cst.FunctionDef, ast.Lambda: cst.Lambda}
 
 
 def _arity(fn: cst.Lambda | ast.Lambda) -> tuple[str, ...]:
@@ -176,20 +205,10 @@ class Locator:
         where `def` is, lambdas by where they start; libcst's in the order written), with no position
         computed: asked for every analysed function, where finding each by its place would generate the
         code of every statement around it. Empty where the two lists disagree (then each is found by place)."""
-        defs: list[cst.FunctionDef] = []
-        lambdas: list[cst.Lambda] = []
-        stack: list[cst.CSTNode] = [self.module]
-        while stack:
-            current = stack.pop()
-            if isinstance(current, cst.FunctionDef):
-                defs.append(current)
-            elif isinstance(current, cst.Lambda):
-                lambdas.append(current)
-            stack.extend(reversed(branches(current)))
-        tree = self.python.tree
-        found = [n for n in ast.walk(tree)] if tree is not None else []
-        theirs_defs = sorted((n for n in found if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))), key=_start)
-        theirs_lambdas = sorted((n for n in found if isinstance(n, ast.Lambda)), key=_start)
+        ours = cst_in_order(self.module, (cst.FunctionDef, cst.Lambda))
+        theirs = ast_in_order(ast.walk(self.python.tree) if self.python.tree is not None else (), _FUNCTIONS)
+        defs, lambdas = ours[cst.FunctionDef], ours[cst.Lambda]
+        theirs_defs, theirs_lambdas = theirs[cst.FunctionDef], theirs[cst.Lambda]
         if len(defs) != len(theirs_defs) or len(lambdas) != len(theirs_lambdas) \
                 or any(d.name.value != t.name for d, t in zip(defs, theirs_defs)) \
                 or any(_arity(d) != _arity(t) for d, t in zip(lambdas, theirs_lambdas)):
