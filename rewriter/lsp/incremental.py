@@ -157,8 +157,11 @@ def build_slice(tree: ast.Module, lines: list[str], unit: Unit) -> Slice:
     # Globals a def reassigns (`global SCALE`), and the names they are read through: a per-call operator reads
     # them as they are at each call, a module-level one once (PML101's note), so the defs that reassign one
     # the edited def reads, itself or through a def it names, are kept whole, and so is such a def it names.
-    reassigned = {name for stmt in tree.body if isinstance(stmt, (*_DEFS, ast.ClassDef))
-                  for n in ast.walk(stmt) if isinstance(n, ast.Global) for name in n.names}
+    # (each def walked once, and only in a document that spells `global` at all: this runs on every edit)
+    declared = {id(stmt): {name for n in ast.walk(stmt) if isinstance(n, ast.Global) for name in n.names}
+                for stmt in tree.body if isinstance(stmt, (*_DEFS, ast.ClassDef))} \
+        if any("global" in line for line in lines) else {}
+    reassigned: set[str] = set().union(*declared.values())
     read_through: set[str] = set()
     if reassigned:
         read_through = named & reassigned
@@ -170,7 +173,7 @@ def build_slice(tree: ast.Module, lines: list[str], unit: Unit) -> Slice:
         """A def the edited one does not name: left out. One it names, or one that rebinds its name
         (which function `jax.jit(step)` reads depends on it): its outline. Whole, one that reassigns a global
         the edited one reads (itself or through a def it names), and a def it names that reads one."""
-        if read_through and (any(isinstance(n, ast.Global) and not read_through.isdisjoint(n.names) for n in ast.walk(node))
+        if read_through and (not read_through.isdisjoint(declared.get(id(node), ()))
                              or node.name in named and not _names_in(node).isdisjoint(read_through)):
             verbatim(node)
         elif node.name in named or node.name == getattr(target, "name", None):
