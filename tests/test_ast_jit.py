@@ -10,7 +10,6 @@ from __future__ import annotations
 import ast
 import sys
 import unicodedata
-from pathlib import Path
 
 import libcst as cst
 import pytest
@@ -18,9 +17,7 @@ from libcst.metadata import PositionProvider
 
 from rewriter.analysis import ast_jit, ast_resolver, jit, names
 from rewriter.analysis.aliases import NO_ALIASES
-from tests.harness.readings import compare_over, sources
-
-ROOT = Path(__file__).resolve().parent.parent
+from tests.harness.readings import compare_over, golden_differences
 
 
 def _context(context, line_of) -> tuple:
@@ -82,9 +79,7 @@ def test_forms(source):
 
 
 def test_golden_cases_and_examples_find_the_same_contexts():
-    found = {str(path.relative_to(ROOT)): diff[:3]
-             for path, source in sources([str(ROOT / "golden"), str(ROOT / "examples")]) if (diff := differences(source))}
-    assert found == {}
+    assert golden_differences(differences) == {}
 
 
 if __name__ == "__main__":

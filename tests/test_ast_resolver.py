@@ -12,7 +12,6 @@ import ast
 import sys
 import unicodedata
 from collections import Counter
-from pathlib import Path
 
 import libcst as cst
 import pytest
@@ -24,10 +23,9 @@ from rewriter.analysis.ast_names import dotted as ast_dotted
 from rewriter.cst_tree import branches
 
 from tests.test_ast_scopes import _KINDS
-from tests.harness.readings import compare_over, sources
+from tests.harness.readings import compare_over, golden_differences
 from tests.test_scopes import SYNTAX
 
-ROOT = Path(__file__).resolve().parent.parent
 
 # The fields of libcst nodes whose Names are no expression (ast has no Name there).
 _NOT_EXPRESSIONS = {
@@ -122,9 +120,7 @@ def test_relative_imports_resolve_in_their_package():
 
 
 def test_golden_cases_and_examples_resolve_alike():
-    found = {str(path.relative_to(ROOT)): diff[:3]
-             for path, source in sources([str(ROOT / "golden"), str(ROOT / "examples")]) if (diff := differences(source))}
-    assert found == {}
+    assert golden_differences(differences) == {}
 
 
 if __name__ == "__main__":

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import ast
 import sys
-from pathlib import Path
 
 import libcst as cst
 
@@ -21,9 +20,7 @@ from rewriter.analysis.module import ModuleAnalysis
 from rewriter.analysis.trace_values import Step, Trace
 from rewriter.cst_tree import SCOPES, branches
 from rewriter.findings import Span
-from tests.harness.readings import compare_over, sources
-
-ROOT = Path(__file__).resolve().parent.parent
+from tests.harness.readings import compare_over, golden_differences
 
 
 def _analysis(source: str) -> ModuleAnalysis:
@@ -178,9 +175,7 @@ def test_a_file_not_even_lowered_has_no_flows_and_declared_roles():
 
 
 def test_golden_cases_and_examples_move_between_the_trees():
-    found = {str(path.relative_to(ROOT)): diff[:3]
-             for path, source in sources([str(ROOT / "golden"), str(ROOT / "examples")]) if (diff := differences(source))}
-    assert found == {}
+    assert golden_differences(differences) == {}
 
 
 if __name__ == "__main__":

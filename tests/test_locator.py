@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import ast
 import sys
-from pathlib import Path
 
 import libcst as cst
 import pytest
@@ -16,9 +15,7 @@ import pytest
 from rewriter.analysis.ast_module import AstModule
 from rewriter.analysis.locator import Locator
 from rewriter.analysis.module import ModuleAnalysis
-from tests.harness.readings import compare_over, sources
-
-ROOT = Path(__file__).resolve().parent.parent
+from tests.harness.readings import compare_over, golden_differences
 
 
 def _asked(python: AstModule):
@@ -91,9 +88,7 @@ def test_forms(source):
 
 
 def test_golden_cases_and_examples():
-    found = {str(path.relative_to(ROOT)): diff[:3]
-             for path, source in sources([str(ROOT / "golden"), str(ROOT / "examples")]) if (diff := differences(source))}
-    assert found == {}
+    assert golden_differences(differences) == {}
 
 
 if __name__ == "__main__":

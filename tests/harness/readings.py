@@ -22,6 +22,13 @@ def sources(paths: list[str]):
             yield path, source
 
 
+def golden_differences(differences: Callable[[str], list[str]]) -> dict[str, list[str]]:
+    """The golden cases and examples whose readings differ, each with its first differences."""
+    root = Path(__file__).resolve().parents[2]
+    return {str(path.relative_to(root)): diff[:3]
+            for path, source in sources([str(root / "golden"), str(root / "examples")]) if (diff := differences(source))}
+
+
 def compare_over(paths: list[str], differences: Callable[[str], list[str]]) -> int:
     """Print each file whose readings differ (and how); 1 when some does."""
     files = differing = 0
