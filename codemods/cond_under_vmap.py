@@ -3,18 +3,17 @@ from __future__ import annotations
 
 import ast
 
-import libcst as cst
-
 from rewriter.analysis.apis import Kind
+from rewriter.analysis.ast_jit import match_application, match_transform
 from rewriter.analysis.ast_names import own_nodes as own_nodes_on_ast
-from rewriter.analysis.transforms import match_application, match_transform
-from rewriter.codemod import Codemod, Example, Unchanged, dedented
+from rewriter.ast_rule import AstRule
 from rewriter.findings import Safety, Severity
+from rewriter.rule import Example, Unchanged, dedented
 
-from ._hazards import call_api, own_nodes
+from ._ast_hazards import call_api, own_nodes
 
 
-class CondUnderVmap(Codemod):
+class CondUnderVmap(AstRule):
     """Under `jax.vmap`, a `lax.cond` (or `lax.switch`) whose predicate is batched becomes a `select`:
     both branches run for every element, and the result is picked afterwards. That costs the work of
     both branches, and a branch that loops (`lax.while_loop`) until a condition that only its own
@@ -89,30 +88,19 @@ class CondUnderVmap(Codemod):
                     return True
         return False
 
-    def __init__(self, file) -> None:
-        super().__init__(file)
-        self._defs: list[cst.FunctionDef] = []
-        self._calls: list[cst.Call] = []
-
-    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
-        if node.decorators:
-            self._defs.append(node)
-
-    def visit_Call(self, node: cst.Call) -> None:
-        if isinstance(node.func, (cst.Name, cst.Attribute)) and "vmap" in getattr(node.func, "attr", node.func).value:
-            self._calls.append(node)
-
-    def leave_Module(self, original_node: cst.Module) -> None:
-        names = self.file.analysis.names
-        vmapped: list[tuple[cst.CSTNode, str]] = []
-        for fn in self._defs:
-            if any(_is_jax_vmap(match_transform(names, d.decorator, (Kind.VMAP,))) for d in fn.decorators):
-                vmapped.append((fn, f"`{fn.name.value}`"))
-        for call in self._calls:
+    def check(self) -> None:
+        file = self.file
+        names, jit = file.names, file.jit
+        tree = file.tree
+        vmapped: list[tuple[ast.AST, str]] = []
+        for fn in _in_order(n for n in ast.walk(tree) if isinstance(n, _DEFS) and n.decorator_list):
+            if any(_is_jax_vmap(match_transform(names, d, (Kind.VMAP,))) for d in fn.decorator_list):
+                vmapped.append((fn, f"`{fn.name}`"))
+        for call in _in_order(n for n in ast.walk(tree) if isinstance(n, ast.Call) and _spells_vmap(n.func)):
             app = match_application(names, call, (Kind.VMAP,))
             if app is not None and _is_jax_vmap(app.transform):
-                vmapped += [(fn, f"`{fn.name.value}`" if isinstance(fn, cst.FunctionDef) else "the lambda")
-                            for fn in self.file.analysis.jit.functions_denoted(app.function)]
+                vmapped += [(fn, f"`{fn.name}`" if isinstance(fn, _DEFS) else "the lambda")
+                            for fn in jit.functions_denoted(app.function)]
         seen: set[int] = set()
         work = list(vmapped)
         while work:
@@ -121,13 +109,13 @@ class CondUnderVmap(Codemod):
                 continue
             seen.add(id(fn))
             for node in own_nodes(fn):
-                if isinstance(node, cst.Name):  # helpers it calls or hands to a branch are vectorised too
-                    work += [(helper, f"`{helper.name.value}` (used by {label})")
-                             for helper in self.file.analysis.jit.functions_denoted(node) if isinstance(helper, cst.FunctionDef)]
+                if isinstance(node, ast.Name):  # helpers it calls or hands to a branch are vectorised too
+                    work += [(helper, f"`{helper.name}` (used by {label})")
+                             for helper in jit.functions_denoted(node) if isinstance(helper, _DEFS)]
                     continue
-                if not isinstance(node, cst.Call):
+                if not isinstance(node, ast.Call):
                     continue
-                api = call_api(self.file, node, (Kind.BRANCH,))
+                api = call_api(file, node, (Kind.BRANCH,))
                 if api is not None:
                     name = api.name.rsplit(".", 1)[1]
                     self.report(node, f"`lax.{name}` in {label}, vectorised by `jax.vmap`: every branch may run for every element",
@@ -135,6 +123,18 @@ class CondUnderVmap(Codemod):
                                      "outside the vmapped function",
                                 note="with a batched predicate it becomes a select: the branches' costs add up, and a branch "
                                      "that loops until its own condition may not stop")
+
+
+_DEFS = (ast.FunctionDef, ast.AsyncFunctionDef)
+
+
+def _in_order(nodes) -> list:
+    return sorted(nodes, key=lambda n: (n.lineno, n.col_offset, -n.end_lineno, -n.end_col_offset))
+
+
+def _spells_vmap(func: ast.expr) -> bool:
+    """A callee whose last name holds `vmap` (`jax.vmap`, `vmap`, `nn.vmap`)."""
+    return isinstance(func, ast.Attribute) and "vmap" in func.attr or isinstance(func, ast.Name) and "vmap" in func.id
 
 
 def _is_jax_vmap(transform) -> bool:

@@ -1,19 +1,21 @@
 """PML504 gradient-in-jit."""
 from __future__ import annotations
 
-import libcst as cst
+import ast
 
 from rewriter.analysis.apis import Kind
-from rewriter.analysis.transforms import match_application
-from rewriter.codemod import Codemod, Example, Unchanged, dedented
+from rewriter.analysis.ast_jit import match_application
+from rewriter.ast_rule import AstRule
 from rewriter.findings import Safety
+from rewriter.rule import Example, Unchanged, dedented
 
-from ._hazards import api_calls, contexts, trace_related, traced
+from ._ast_hazards import api_calls, contexts, trace_related
+from ._hazards import traced
 
 PHIML_GRADIENTS = frozenset({"phiml.math.gradient", "phiml.math.jacobian", "phiml.math.hessian"})
 
 
-class GradientInJit(Codemod):
+class GradientInJit(AstRule):
     """`math.gradient` (or `jacobian`, `hessian`) evaluated inside a PhiML `jit_compile`d function,
     and `jit_compile(math.gradient(f))`, fail on tensorflow: measured `RuntimeError: A non-persistent
     GradientTape can only be used to compute one set of gradients`. PhiML's tensorflow backend tests
@@ -90,32 +92,30 @@ class GradientInJit(Codemod):
         traced = facts.traced_under(_phiml)
         return any(not PHIML_GRADIENTS.isdisjoint(facts.apis_called_by.get(key, ())) for key in traced)
 
-    def __init__(self, file) -> None:
-        super().__init__(file)
-        self._calls: list[cst.Call] = []
-
-    def visit_Call(self, node: cst.Call) -> None:
-        func = node.func
-        if isinstance(func, (cst.Name, cst.Attribute)) and getattr(func, "attr", func).value in ("jit_compile",):
-            self._calls.append(node)
-
-    def leave_Module(self, original_node: cst.Module) -> None:
-        for context in contexts(self.file, ("phiml",)):
-            for call, api in api_calls(self.file, context, (Kind.GRAD,)):
+    def check(self) -> None:
+        file = self.file
+        for context in contexts(file, ("phiml",)):
+            for call, api in api_calls(file, context, (Kind.GRAD,)):
                 if api.name in PHIML_GRADIENTS:
                     name = api.name.rsplit(".", 1)[1]
                     self.report(call, f"`math.{name}` inside {traced(context)} fails on tensorflow",
                                 hint="compute the gradient outside the jit-compiled function and jit-compile the rest",
-                                related=trace_related(self.file, context))
-        names = self.file.analysis.names
-        for call in self._calls:
+                                related=trace_related(file, context))
+        names = file.names
+        for call in _jit_compile_calls(file.tree):
             app = match_application(names, call, (Kind.JIT,))
-            if app is None or app.transform.framework != "phiml" or not isinstance(app.function, cst.Call):
+            if app is None or app.transform.framework != "phiml" or not isinstance(app.function, ast.Call):
                 continue
             inner = match_application(names, app.function, (Kind.GRAD,))
             if inner is not None and inner.transform.api.name in PHIML_GRADIENTS:
                 self.report(call, f"`jit_compile` of `math.{inner.transform.api.name.rsplit('.', 1)[1]}(...)` fails on tensorflow",
                             hint="jit-compile the function that uses the gradient, with the gradient computed outside it")
+
+
+def _jit_compile_calls(tree: ast.Module) -> list[ast.Call]:
+    """The calls of something named `jit_compile`."""
+    return [node for node in ast.walk(tree) if isinstance(node, ast.Call) and isinstance(node.func, (ast.Name, ast.Attribute))
+            and (node.func.attr if isinstance(node.func, ast.Attribute) else node.func.id) == "jit_compile"]
 
 
 def _phiml(compiler) -> bool:

@@ -1,14 +1,16 @@
 """PML503 network-in-jit."""
 from __future__ import annotations
 
-import libcst as cst
+import ast
 
 from rewriter.analysis.apis import Kind
-from rewriter.analysis.jit import bound_value
-from rewriter.codemod import Codemod, Example, Unchanged, dedented
+from rewriter.analysis.ast_jit import bound_value
+from rewriter.ast_rule import AstRule
 from rewriter.findings import Safety
+from rewriter.rule import Example, Unchanged, dedented
 
-from ._hazards import call_api, contexts, may_run_on, own_nodes, trace_related, traced
+from ._ast_hazards import call_api, contexts, may_run_on, own_nodes, trace_related
+from ._hazards import traced
 
 CONSTRUCTORS = frozenset({"phiml.nn.mlp", "phiml.nn.u_net", "phiml.nn.conv_net", "phiml.nn.res_net",
                           "phiml.nn.conv_classifier", "phiml.nn.invertible_net"})
@@ -16,7 +18,7 @@ _CONSTRUCTOR_NAMES = frozenset(name.rsplit(".", 1)[1] for name in CONSTRUCTORS) 
 _NETWORK_CALLS = frozenset({"native_call", "update_weights"})
 
 
-class NetworkInJit(Codemod):
+class NetworkInJit(AstRule):
     """PhiML network weights are not arguments of the jit-compiled function, so jax captures them as
     constants of the trace: inference under `jit_compile` keeps using the weights of the first call
     after training changed them — silently (measured: after 4 SGD steps the jitted output differed
@@ -86,45 +88,58 @@ class NetworkInJit(Codemod):
         networks = {name for name, callees in facts.bound_callees.items() if not callees.isdisjoint(_CONSTRUCTOR_NAMES)}
         return not traced_callees.isdisjoint(_NETWORK_CALLS | networks) or facts.jitted and "update_weights" in facts.callees
 
-    def __init__(self, file) -> None:
-        super().__init__(file)
-        self._updates: list[cst.Call] = []
-
-    def visit_Call(self, node: cst.Call) -> None:
-        if isinstance(node.func, (cst.Name, cst.Attribute)) and getattr(node.func, "attr", node.func).value == "update_weights":
-            self._updates.append(node)
-
-    def leave_Module(self, original_node: cst.Module) -> None:
+    def check(self) -> None:
+        file = self.file
         inside: set[int] = set()
-        for context in contexts(self.file, ("phiml",)):
+        for context in contexts(file, ("phiml",)):
             for node in own_nodes(context.function):
-                if not isinstance(node, cst.Call):
+                if not isinstance(node, ast.Call):
                     continue
-                api = call_api(self.file, node, (Kind.NETWORK,))
+                api = call_api(file, node, (Kind.NETWORK,))
                 if api is not None and api.name == "phiml.nn.update_weights":
                     inside.add(id(node))
                     self.report(node, f"`nn.update_weights` inside {traced(context)} fails on jax and torch",
-                                hint="train outside jit, with a plain loss function", related=trace_related(self.file, context))
+                                hint="train outside jit, with a plain loss function", related=trace_related(file, context))
                 elif (api is not None and api.name == "phiml.math.native_call" or self._network(node.func)) \
-                        and may_run_on(self.file, "jax"):
+                        and may_run_on(file, "jax"):
                     self.report(node, f"a network called inside {traced(context)} keeps its first weights on jax",
                                 hint="call the network outside the jit-compiled function",
-                                related=trace_related(self.file, context))
-        jit = self.file.analysis.jit
-        for call in self._updates:
-            if id(call) in inside or call_api(self.file, call, (Kind.NETWORK,)) is None:
+                                related=trace_related(file, context))
+        for call in _updates(file.tree):
+            if id(call) in inside or call_api(file, call, (Kind.NETWORK,)) is None:
                 continue
-            loss = next((a.value for a in call.args if a.keyword is not None and a.keyword.value == "loss_function"), None)
-            if loss is None and len(call.args) >= 3 and call.args[2].keyword is None:
-                loss = call.args[2].value
-            if loss is not None and jit.jitted_value(loss) is not None and may_run_on(self.file, "jax"):
+            loss = _loss_function(call)
+            if loss is not None and file.jit.jitted_value(loss) is not None and may_run_on(file, "jax"):
                 self.report(call, "`nn.update_weights` with a jit-compiled loss function: the weights drift on jax",
                             hint="pass the plain loss function")
 
-    def _network(self, func: cst.BaseExpression) -> bool:
+    def _network(self, func: ast.expr) -> bool:
         """A name bound only to a PhiML network constructor call (`net = nn.mlp(...)`), called directly."""
-        value = bound_value(self.file.analysis.names, func)
-        if not isinstance(value, cst.Call):
+        if not isinstance(func, (ast.Name, ast.Attribute)):
+            return False
+        value = bound_value(self.file.names, func)
+        if not isinstance(value, ast.Call):
             return False
         api = call_api(self.file, value, (Kind.NETWORK,))
         return api is not None and api.name in CONSTRUCTORS
+
+
+def _updates(tree: ast.Module) -> list[ast.Call]:
+    """The calls of something named `update_weights`, in the order written."""
+    found = [node for node in ast.walk(tree) if isinstance(node, ast.Call) and isinstance(node.func, (ast.Name, ast.Attribute))
+             and (node.func.attr if isinstance(node.func, ast.Attribute) else node.func.id) == "update_weights"]
+    return sorted(found, key=lambda n: (n.lineno, n.col_offset))
+
+
+def _loss_function(call: ast.Call) -> ast.expr | None:
+    """What `update_weights` is given as its loss function: `loss_function=`, else its third argument."""
+    for keyword in call.keywords:
+        if keyword.arg == "loss_function":
+            return keyword.value
+    written: list[ast.expr | ast.keyword] = sorted([*call.args, *call.keywords], key=lambda n: (n.lineno, n.col_offset))
+    if len(written) < 3:
+        return None
+    third = written[2]
+    if isinstance(third, ast.keyword):
+        return third.value if third.arg is None else None  # (`**options`: libcst's argument without a keyword)
+    return third.value if isinstance(third, ast.Starred) else third

@@ -1,17 +1,18 @@
 """PML505 solve-tape-in-jit."""
 from __future__ import annotations
 
-import libcst as cst
+import ast
 
 from rewriter.analysis.apis import Kind
-from rewriter.codemod import Codemod, Example, Unchanged, dedented
+from rewriter.ast_rule import AstRule
 from rewriter.findings import Safety
+from rewriter.rule import Example, Unchanged, dedented
 
-from ._hazards import call_api, contexts, own_nodes, trace_related, traced
-from ._loop_keys import walk
+from ._ast_hazards import call_api, contexts, own_nodes, trace_related
+from ._hazards import traced
 
 
-class SolveTapeInJit(Codemod):
+class SolveTapeInJit(AstRule):
     """`math.SolveTape` records the solves run while it is open. Opened inside a jit-compiled
     function it breaks while tracing: jax raises `UnexpectedTracerError` and then `KeyError` on the
     next call, torch `IndexError: list index out of range` (its implicit-gradient solve is a
@@ -67,47 +68,47 @@ class SolveTapeInJit(Codemod):
         facts = syntax.facts
         return facts is not None and facts.jitted and "SolveTape" in facts.callees
 
-    def __init__(self, file) -> None:
-        super().__init__(file)
-        self._withs: list[cst.With] = []
-
-    def visit_With(self, node: cst.With) -> None:
-        self._withs.append(node)
-
-    def leave_Module(self, original_node: cst.Module) -> None:
+    def check(self) -> None:
+        file = self.file
         inside: set[int] = set()
-        for context in contexts(self.file, ("phiml",)):
+        for context in contexts(file, ("phiml",)):
             for node in own_nodes(context.function):
-                if isinstance(node, cst.With) and self._tape(node) is not None and self._read(node, context.function):
+                if isinstance(node, _WITHS) and self._tape(node) is not None and self._read(node, context.function):
                     inside.add(id(node))
                     self.report(self._tape(node), f"`SolveTape` opened inside {traced(context)} fails on jax and torch",
                                 hint="return the residual or iteration count as an output instead, or use the tape in eager code",
-                                related=trace_related(self.file, context))
-        jit = self.file.analysis.jit
-        for node in self._withs:
+                                related=trace_related(file, context))
+        jit = file.jit
+        tree = file.tree
+        withs = sorted((n for n in ast.walk(tree) if isinstance(n, _WITHS)), key=lambda n: (n.lineno, n.col_offset))
+        for node in withs:
             tape = self._tape(node)
-            if tape is None or id(node) in inside or not self._read(node, self.file.module):
+            if tape is None or id(node) in inside or not self._read(node, tree):
                 continue
             for inner in own_nodes(node):
-                if isinstance(inner, cst.Call) and isinstance(inner.func, cst.Name) and jit.jitted_value(inner.func) is not None:
-                    self.report(tape, f"`SolveTape` around a call of the jit-compiled `{inner.func.value}` records only while it is traced",
+                if isinstance(inner, ast.Call) and isinstance(inner.func, ast.Name) and jit.jitted_value(inner.func) is not None:
+                    self.report(tape, f"`SolveTape` around a call of the jit-compiled `{inner.func.id}` records only while it is traced",
                                 hint="return what you need from the tape as an output of the function",
-                                related=[(inner, f"the jit-compiled `{inner.func.value}` is called here")])
+                                related=[(inner, f"the jit-compiled `{inner.func.id}` is called here")])
                     break
 
-    def _read(self, node: cst.With, scope: cst.CSTNode) -> bool:
-        """Whether the program reads the tape: one it never reads records nothing anyone sees, and
-        works on every backend (measured: `with SolveTape():` around a solve in a jit-compiled function)."""
-        names = {item.asname.name.value for item in node.items
-                 if item.asname is not None and isinstance(item.asname.name, cst.Name)
-                 and isinstance(item.item, cst.Call) and item.item is self._tape(node)}
+    def _read(self, node: ast.With | ast.AsyncWith, scope: ast.AST) -> bool:
+        """Whether the program reads the tape (a name it is bound to, anywhere in `scope`): one it never reads
+        records nothing anyone sees, and works on every backend (measured: `with SolveTape():` around a
+        solve in a jit-compiled function)."""
+        tape = self._tape(node)
+        names = {item.optional_vars.id for item in node.items
+                 if isinstance(item.optional_vars, ast.Name) and item.context_expr is tape}
         if not names:
             return False
-        targets = {id(item.asname.name) for item in node.items if item.asname is not None}
-        return any(isinstance(n, cst.Name) and n.value in names and id(n) not in targets for n in walk(scope))
+        targets = {id(item.optional_vars) for item in node.items if item.optional_vars is not None}
+        return any(isinstance(n, ast.Name) and n.id in names and id(n) not in targets for n in ast.walk(scope))
 
-    def _tape(self, node: cst.With) -> cst.Call | None:
+    def _tape(self, node: ast.With | ast.AsyncWith) -> ast.Call | None:
         for item in node.items:
-            if isinstance(item.item, cst.Call) and call_api(self.file, item.item, (Kind.SOLVE_TAPE,)) is not None:
-                return item.item
+            if isinstance(item.context_expr, ast.Call) and call_api(self.file, item.context_expr, (Kind.SOLVE_TAPE,)) is not None:
+                return item.context_expr
         return None
+
+
+_WITHS = (ast.With, ast.AsyncWith)

@@ -1,20 +1,18 @@
 """PML506 static-self."""
 from __future__ import annotations
 
-import libcst as cst
+import ast
 
 from rewriter.analysis.apis import Kind
-from rewriter.analysis.jit import assigned_value
-from rewriter.analysis.transforms import match_transform, positional_params, static_params
-from rewriter.codemod import Codemod, Example, Unchanged, dedented
+from rewriter.analysis.ast_jit import assigned_value, match_transform, positional_params, static_params
+from rewriter.ast_rule import AstRule
 from rewriter.findings import Safety
-
-from ._loop_keys import walk
+from rewriter.rule import Example, Unchanged, dedented
 
 CONSTRUCTION = frozenset({"__init__", "__post_init__", "__new__", "__setstate__"})
 
 
-class StaticSelf(Codemod):
+class StaticSelf(AstRule):
     """A method jitted with `self` static (`@partial(jax.jit, static_argnums=0)`, `static_argnames='self'`)
     is keyed on `hash(self)` — for an ordinary class, its identity — and every attribute read through
     `self` is baked into the trace as a constant. Change an attribute after the first call and the cached
@@ -108,16 +106,14 @@ class StaticSelf(Codemod):
 
     def __init__(self, file) -> None:
         super().__init__(file)
-        self._classes: list[cst.ClassDef] = []
-        self._elsewhere: list[tuple[cst.Attribute, list]] | None = None
+        self._elsewhere: list[tuple[ast.Attribute, list]] | None = None
 
-    def visit_ClassDef(self, node: cst.ClassDef) -> None:
-        self._classes.append(node)
-
-    def leave_Module(self, original_node: cst.Module) -> None:
-        for cls in self._classes:
-            methods = [s for s in cls.body.body if isinstance(s, cst.FunctionDef)]
-            if any(m.name.value == "__hash__" for m in methods):
+    def check(self) -> None:
+        file = self.file
+        classes = sorted((n for n in ast.walk(file.tree) if isinstance(n, ast.ClassDef)), key=lambda n: (n.lineno, n.col_offset))
+        for cls in classes:
+            methods = [s for s in cls.body if isinstance(s, _DEFS)]
+            if any(m.name == "__hash__" for m in methods):
                 continue
             jitted = [m for m in methods if self._self_static(m)]
             if not jitted:
@@ -125,63 +121,73 @@ class StaticSelf(Codemod):
             mutations = self._mutations(cls, methods)
             for method in jitted:
                 written = {id(t) for t in _assigned_attributes(method.body)}
-                read = {n.attr.value for n in walk(method.body) if isinstance(n, cst.Attribute) and id(n) not in written
-                        and isinstance(n.value, cst.Name) and n.value.value == "self"}
+                read = {n.attr for n in _walk(method.body) if isinstance(n, ast.Attribute) and id(n) not in written
+                        and isinstance(n.value, ast.Name) and n.value.id == "self"}
                 changed = [(attr, target, where) for attr, target, where in mutations if attr in read]
                 if not changed:
                     continue
                 attr = changed[0][0]
-                self.report(method.name, f"`{cls.name.value}.{method.name.value}` is jitted with `self` static, and "
-                                         f"`self.{attr}` changes later: the trace keeps the old value",
+                self.report(file.python.name_place(method),
+                            f"`{cls.name}.{method.name}` is jitted with `self` static, and "
+                            f"`self.{attr}` changes later: the trace keeps the old value",
                             hint="pass it as an argument, make the class a pytree, or define `__hash__`/`__eq__` over "
                                  "the fields the method reads",
                             related=[(target, where) for _, target, where in changed])
 
-    def _self_static(self, method: cst.FunctionDef) -> bool:
+    def _self_static(self, method: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
         params = positional_params(method)
         if not params or params[0] != "self":
             return False
-        for decorator in method.decorators:
-            transform = match_transform(self.file.analysis.names, decorator.decorator, (Kind.JIT,))
+        for decorator in method.decorator_list:
+            transform = match_transform(self.file.names, decorator, (Kind.JIT,))
             if transform is not None and transform.framework == "jax":
                 static = static_params(transform, method)
                 return static is not None and "self" in static
         return False
 
-    def _mutations(self, cls: cst.ClassDef, methods: list[cst.FunctionDef]) -> list[tuple[str, cst.Attribute, str]]:
+    def _mutations(self, cls: ast.ClassDef, methods: list) -> list[tuple[str, ast.Attribute, str]]:
         """(attribute, target, what it is there) for assignments to attributes after construction: in
         methods other than the constructors, and through names bound to an instance anywhere in the module."""
         out = []
         for method in methods:
-            if method.name.value in CONSTRUCTION:
+            if method.name in CONSTRUCTION:
                 continue
             for target in _assigned_attributes(method.body):
-                if isinstance(target.value, cst.Name) and target.value.value == "self":
-                    out.append((target.attr.value, target, f"`self.{target.attr.value}` is changed here, in `{method.name.value}`"))
+                if isinstance(target.value, ast.Name) and target.value.id == "self":
+                    out.append((target.attr, target, f"`self.{target.attr}` is changed here, in `{method.name}`"))
         for target, values in self._assigned_elsewhere():
-            if values and all(isinstance(v, cst.Call) and isinstance(v.func, cst.Name) and v.func.value == cls.name.value
+            if values and all(isinstance(v, ast.Call) and isinstance(v.func, ast.Name) and v.func.id == cls.name
                               for v in values):
-                out.append((target.attr.value, target, f"`{self.file.code(target)}` is changed here"))
+                out.append((target.attr, target, f"`{self.file.python.text(target)}` is changed here"))
         return out
 
-    def _assigned_elsewhere(self) -> list[tuple[cst.Attribute, list]]:
+    def _assigned_elsewhere(self) -> list[tuple[ast.Attribute, list]]:
         """Attributes assigned through a name other than `self`, anywhere in the module, each with
         the values that name is bound to: read once per file, not once per class (a module of many
         such classes was quadratic)."""
         if self._elsewhere is None:
-            names = self.file.analysis.names
+            names = self.file.names
             self._elsewhere = []
-            for target in _assigned_attributes(self.file.module):
-                if isinstance(target.value, cst.Name) and target.value.value != "self":
+            for target in _assigned_attributes(self.file.tree.body):
+                if isinstance(target.value, ast.Name) and target.value.id != "self":
                     values = [assigned_value(names, getattr(a, "node", None)) for a in names.assignments(target.value)]
                     self._elsewhere.append((target, values))
         return self._elsewhere
 
 
-def _assigned_attributes(node: cst.CSTNode) -> list[cst.Attribute]:
+_DEFS = (ast.FunctionDef, ast.AsyncFunctionDef)
+
+
+def _walk(body: list[ast.stmt]):
+    for statement in body:
+        yield from ast.walk(statement)
+
+
+def _assigned_attributes(body: list[ast.stmt]) -> list[ast.Attribute]:
+    """The attributes assigned in `body` (any depth), latest written first, the order the rule has always
+    named them in (its message names the first)."""
     out = []
-    for n in walk(node):
-        targets = [t.target for t in n.targets] if isinstance(n, cst.Assign) else \
-            [n.target] if isinstance(n, (cst.AugAssign, cst.AnnAssign)) else []
-        out.extend(t for t in targets if isinstance(t, cst.Attribute))
-    return out
+    for n in _walk(body):
+        targets = n.targets if isinstance(n, ast.Assign) else [n.target] if isinstance(n, (ast.AugAssign, ast.AnnAssign)) else []
+        out.extend(t for t in targets if isinstance(t, ast.Attribute))
+    return sorted(out, key=lambda t: (t.lineno, t.col_offset), reverse=True)

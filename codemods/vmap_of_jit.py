@@ -1,20 +1,21 @@
 """PML301 vmap-of-jit."""
 from __future__ import annotations
 
+import ast
+
 import libcst as cst
 
 from rewriter.analysis.apis import Kind
-from rewriter.analysis.syntax import spelled_application, spelled_transform
-from rewriter.analysis.transforms import match_application, match_transform
-from rewriter.codemod import Codemod, Example, Replace, Unchanged, dedented
+from rewriter.analysis.ast_jit import match_application, match_transform, spelled_application, spelled_transform
+from rewriter.ast_rule import AstRule, PlannedFix
+from rewriter.codemod import Replace
 from rewriter.findings import Safety
-
-from ._shared import with_function
+from rewriter.rule import Example, Unchanged, dedented
 
 VMAP = frozenset({Kind.VMAP})
 
 
-class VmapOfJit(Codemod):
+class VmapOfJit(AstRule):
     """`vmap(jit(f))` compiles the per-example function and then vectorises calls to the compiled
     program; `jit(vmap(f))` compiles the whole vectorised computation as one XLA program, which
     gives the compiler the batch to fuse and schedule, and pays dispatch once per call instead of
@@ -88,30 +89,22 @@ class VmapOfJit(Codemod):
         facts = syntax.facts
         return facts is not None and facts.vmap_over_jit
 
-    def __init__(self, file) -> None:
-        super().__init__(file)
-        # judged at leave_Module, when the traversal's facts are complete; each with its check (a function:
-        # a bound method of the rule held by the rule is a cycle, redundant_jit.py)
-        self._deferred: list = []
+    def check(self) -> None:
+        names = self.file.names
+        nodes = sorted((n for n in ast.walk(self.file.tree) if isinstance(n, (ast.Call, *_DEFS))),
+                       key=lambda n: (n.lineno, n.col_offset))
+        for node in nodes:
+            if isinstance(node, ast.Call):
+                inner_call = spelled_application(names, node, VMAP)
+                if isinstance(inner_call, ast.Call) and spelled_application(names, inner_call) is not None:
+                    self._check_call(node)
+            else:
+                self._check_def(node)
 
-    def visit_Call(self, node: cst.Call) -> None:
-        names = self.file.analysis.names
-        inner_call = spelled_application(names, node, VMAP)
-        if isinstance(inner_call, cst.Call) and spelled_application(names, inner_call) is not None:
-            syntax = self.file.syntax
-            self._deferred.append((VmapOfJit._check_call, node, bool(syntax.functions or syntax.loop_depth)))
-
-    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
-        self._deferred.append((VmapOfJit._check_def, node, None))
-
-    def leave_Module(self, original_node: cst.Module) -> None:
-        for check, node, in_function in self._deferred:
-            check(self, node, in_function)
-
-    def _check_call(self, node: cst.Call, in_function: bool) -> None:
-        names = self.file.analysis.names
+    def _check_call(self, node: ast.Call) -> None:
+        names = self.file.names
         outer = match_application(names, node, (Kind.VMAP,))
-        if outer is None or not isinstance(outer.function, cst.Call):
+        if outer is None or not isinstance(outer.function, ast.Call):
             return
         inner = match_application(names, outer.function, (Kind.JIT,))
         if inner is None:
@@ -122,35 +115,72 @@ class VmapOfJit(Codemod):
             self.report(node, message, hint=f"put the jit outermost: `{jit_name}({vmap_name}(f))`",
                         note="not rewritten: only jax transforms are swapped")
             return
-        per_call = in_function and not isinstance(inner.function, cst.Lambda)  # in a function or a loop
-        if per_call:
+        if _per_call(names, node) and not isinstance(inner.function, ast.Lambda):  # in a function or a loop
             self.report(node, message, hint="hoist the wrapper to module level first (PML302), then swap to `jit(vmap(f))`",
                         note="not swapped here: a `jit(vmap(f))` would be rebuilt and recompiled every time")
             return
-        new_inner = with_function(outer, inner.function)
-        replacement = with_function(inner, new_inner)
-        self.report(node, message, edits=[Replace(node, replacement)], fix_description="swap to jit(vmap(f))")
+        self.report(node, message, fix=PlannedFix("swap to jit(vmap(f))", (node, outer.function, inner.function),
+                                                  _swap_calls, reads=(node,)))
 
-    def _check_def(self, node: cst.FunctionDef, _=None) -> None:
-        names = self.file.analysis.names
-        decorators = list(node.decorators)
+    def _check_def(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
+        names = self.file.names
+        decorators = node.decorator_list
         for i in range(len(decorators) - 1):
-            if not (spelled_transform(names, decorators[i].decorator, VMAP) and spelled_transform(names, decorators[i + 1].decorator)):
+            if not (spelled_transform(names, decorators[i], VMAP) and spelled_transform(names, decorators[i + 1])):
                 continue
-            vmap = match_transform(names, decorators[i].decorator, (Kind.VMAP,))
-            jit = match_transform(names, decorators[i + 1].decorator, (Kind.JIT,))
+            vmap = match_transform(names, decorators[i], (Kind.VMAP,))
+            jit = match_transform(names, decorators[i + 1], (Kind.JIT,))
             if vmap is None or jit is None:
                 continue
             message = f"`@{vmap.api.name}` stacked over `@{jit.api.name}`: the batch is not compiled as one program"
+            place = self.file.python.decorator_place(decorators[i])
             if not (vmap.framework == jit.framework == "jax"):
                 self.report(decorators[i], message, hint=f"put `@{jit.api.name}` on top",
-                            note="not rewritten: only jax transforms are swapped")
+                            note="not rewritten: only jax transforms are swapped", place=place)
                 return
-            upper, lower = decorators[i], decorators[i + 1]
-            # Each decorator keeps its own trailing comment; blank lines/comments above stay in place.
-            edits = [
-                Replace(upper, lower.with_changes(leading_lines=upper.leading_lines)),
-                Replace(lower, upper.with_changes(leading_lines=lower.leading_lines)),
-            ]
-            self.report(upper, message, edits=edits, fix_description=f"swap the decorators: `@{jit.api.name}` on top")
+            self.report(decorators[i], message, place=place,
+                        fix=PlannedFix(f"swap the decorators: `@{jit.api.name}` on top", (decorators[i], decorators[i + 1]),
+                                       _swap_decorators, reads=(decorators[i], decorators[i + 1])))
             return
+
+
+_DEFS = (ast.FunctionDef, ast.AsyncFunctionDef)
+_LOOPS = (ast.For, ast.AsyncFor, ast.While, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
+
+
+def _per_call(names, node: ast.AST) -> bool:
+    """`node` runs per call or per iteration: in a def or lambda (its decorators and defaults too), or in a loop
+    or comprehension."""
+    current = names.parent(node)
+    while current is not None:
+        if isinstance(current, (*_DEFS, ast.Lambda, *_LOOPS)):
+            return True
+        current = names.parent(current)
+    return False
+
+
+def _with_first(call: cst.Call, function: cst.BaseExpression) -> cst.Call:
+    """The same call with a different first positional argument (the wrapped function)."""
+    args = list(call.args)
+    for i, arg in enumerate(args):
+        if arg.keyword is None and not arg.star:
+            args[i] = arg.with_changes(value=function)
+            break
+    return call.with_changes(args=args)
+
+
+def _swap_calls(context, outer: cst.CSTNode, inner: cst.CSTNode, function: cst.CSTNode) -> list[Replace] | None:
+    """`vmap(jit(f, ...), ...)` -> `jit(vmap(f, ...), ...)`: each transform keeps its own arguments."""
+    if not isinstance(outer, cst.Call) or not isinstance(inner, cst.Call) or not isinstance(function, cst.BaseExpression):
+        return None
+    return [Replace(outer, _with_first(inner, _with_first(outer, function)))]
+
+
+def _swap_decorators(context, upper: cst.CSTNode, lower: cst.CSTNode) -> list[Replace] | None:
+    """The two decorators trade places; each keeps its own trailing comment, and the blank lines and comments
+    above each stay where they are."""
+    upper, lower = context.analysis.names.parent(upper), context.analysis.names.parent(lower)
+    if not isinstance(upper, cst.Decorator) or not isinstance(lower, cst.Decorator):
+        return None
+    return [Replace(upper, lower.with_changes(leading_lines=upper.leading_lines)),
+            Replace(lower, upper.with_changes(leading_lines=lower.leading_lines))]

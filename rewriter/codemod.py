@@ -9,14 +9,14 @@ resolution and one traversal.
 from __future__ import annotations
 
 import ast
-import inspect
-import textwrap
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import TYPE_CHECKING, ClassVar, Sequence, Union
+from typing import TYPE_CHECKING, Sequence, Union
 
 import libcst as cst
 from .findings import Finding, Fix, Related, Safety, Severity, Span
+from .fix_policy import FixPolicy
+from .rule import Example, Rule, Unchanged, dedented  # noqa: F401  (the rules import them from here)
 
 if TYPE_CHECKING:
     from .analysis.module import ModuleAnalysis
@@ -24,30 +24,6 @@ if TYPE_CHECKING:
     from .suppressions import Suppressions
 
 Replacement = Union[cst.CSTNode, cst.RemovalSentinel, cst.FlattenSentinel]
-
-
-def dedented(text: str) -> str:
-    """An example's code, written as an indented triple-quoted string: dedented, without its first newline."""
-    return textwrap.dedent(text).lstrip("\n")
-
-
-@dataclass(frozen=True)
-class Example:
-    """A before/after pair; `after=None` means the codemod only reports this case."""
-
-    before: str
-    after: str | None = None
-    note: str = ""
-    by_hand: str | None = None  # for a finding without an automatic fix: the code after the manual fix
-
-
-@dataclass(frozen=True)
-class Unchanged:
-    """A counter-example, in a rule's EXAMPLES: code the rule must leave alone (no finding, no edit),
-    and why. The near misses a reader would expect it to flag: a static condition, a jit built once."""
-
-    code: str
-    note: str
 
 
 @dataclass(frozen=True)
@@ -79,7 +55,7 @@ class ProposedFix:
 
 
 @dataclass
-class FileContext:
+class FileContext(FixPolicy):
     """What a codemod may see of the file being processed, and where it reports."""
 
     path: str
@@ -122,30 +98,8 @@ class FileContext:
 
         return LineMap(self.module.code)
 
-    def fix_enabled(self, safety: Safety, line: int, provable: bool = False) -> bool:
-        """Safe fixes always, unsafe ones on request; both subject to the unit restrictions of verify
-        (`provable`: unsafe only because merged values may differ in shape, dtype or structure)."""
-        if safety is Safety.UNSAFE and not self.unsafe_fixes or safety is Safety.DISPLAY:
-            return False
-        if self.unsafe_units is None and not self.withheld_units and not self.proven_units:
-            return True
-        unit = self._unit_at(line)
-        if unit in self.withheld_units:
-            return False
-        if safety is Safety.SAFE or self.unsafe_units is None or unit in self.unsafe_units:
-            return True
-        return provable and unit in self.proven_units
-
-    def _unit_at(self, line: int) -> str:
-        from .units import unit_at
-
-        return unit_at(self.units, line)
-
-    @cached_property
-    def units(self) -> dict:
-        from .units import units
-
-        return units(self.module.code)
+    def policy_code(self) -> str:
+        return self.module.code
 
     @property
     def module(self) -> cst.Module:
@@ -180,60 +134,13 @@ class FileContext:
             self.analysis.release()
 
 
-class Codemod(cst.BatchableCSTVisitor):
-    """One rule: what it finds, why it matters, and how it fixes it.
+class Codemod(Rule, cst.BatchableCSTVisitor):
+    """A rule decided on libcst: what it finds, why it matters, and how it fixes it.
 
-    Subclasses set the class attributes below and implement visit_*/leave_* methods that call
-    `self.report(...)`. The class docstring is the rule's documentation ("why").
+    Subclasses declare the rule (rewriter/rule.py) and implement visit_*/leave_* methods that call
+    `self.report(...)`. The class docstring is the rule's documentation ("why"). A rule that writes no
+    fix is decided on CPython's `ast` instead (rewriter/ast_rule.py): its files need no libcst parse.
     """
-
-    CODE: ClassVar[str]
-    NAME: ClassVar[str]
-    SUMMARY: ClassVar[str]
-    SAFETY: ClassVar[Safety]  # the safety of the fix it offers, or DISPLAY for report-only rules
-    SEVERITY: ClassVar[Severity] = Severity.WARNING
-    FIX_SAFETY: ClassVar[str] = ""  # the "fix safety" paragraph: when the fix could change behaviour
-    # Some rules offer a safe fix in some forms and an unsafe one in others (PML201: `lax.cond` vs a
-    # `where` that evaluates a division); SAFETY is then the usual case and FIX_SAFETY the split.
-    SAFETY_VARIES: ClassVar[bool] = False
-    # The rule checks itself that its fixes exist in the library releases the project runs (the migrations:
-    # each row says which release it needs); otherwise `report` checks the libraries the fix's code names.
-    RELEASES_CHECKED: ClassVar[bool] = False
-    EXAMPLES: ClassVar[Sequence[Example | Unchanged]] = ()  # before/after pairs, and counter-examples
-    # The guidance this rule implements, in the words of PhiML's and PhiFlow's "What to avoid" pages and
-    # of the JAX development patterns it comes from ("Avoid side effects (Jax)"): the rule's origin.
-    HAZARDS: ClassVar[tuple[str, ...]] = ()
-    # The fix moves code out of where it is (lifts a function, hoists a jit): in test code that changes
-    # what tests observe (names, frames, trace caches shared between tests), so it is unsafe there.
-    MOVES_CODE: ClassVar[bool] = False
-    # The fix can make code that raises run (a traced `if` made a `where`, a parameter made static, a
-    # removed API spelled the new way): code meant to fail (under `pytest.raises`, `assertRaises`, a
-    # `try` whose handler reads the error, a notebook cell that shows an error, and the functions such
-    # code calls: rewriter/analysis/testcode.py) keeps the error it is there to show. Reported, not fixed.
-    REMOVES_ERRORS: ClassVar[bool] = False
-    # The fix changes the program's structure (jit nesting, the order of transforms, where a function is
-    # defined), which a test can read (`make_jaxpr`, a lowering's text, trace counts, names, frames):
-    # the words a test's name would use for that structure (`("jit",)`). In test code that reads it, the
-    # fix is reported, not applied; nor is it applied in code meant to fail (errors come from structure too).
-    CHANGES_STRUCTURE: ClassVar[tuple[str, ...]] = ()
-    # Cheap pre-filter: the file is parsed for this codemod only if its bytes contain every word of
-    # at least one group, e.g. `(("vmap", "jit"), ("vmap", "compile"))`. Empty: always parsed.
-    TRIGGERS: ClassVar[tuple[tuple[str, ...], ...]] = ()
-
-    # The gate (`ast_gate`) reads the facts of the file's walk (`Syntax.facts`), which a file none of whose
-    # spellings can denote an API has none of: it fails there, and the survey does not ask it (nor search
-    # its trigger words) in such a file.
-    READS_FACTS: ClassVar[bool] = False
-    # The facts of other modules (`FileFacts.kinds()`: "traces", "factories") that can make this rule fire
-    # in a file without its trigger words: a helper traced from another module need not spell `jit`.
-    PROJECT_FACTS: ClassVar[frozenset[str]] = frozenset()
-
-    @classmethod
-    def ast_gate(cls, syntax) -> bool:
-        """A necessary condition for a finding, checked on CPython's ast before libcst parses the file
-        (`rewriter.prefilter.Syntax`: the facts of its walk, and its identifiers). By default: none,
-        every file the trigger words let through is parsed."""
-        return True
 
     # Nothing is resolved up front: scope and qualified-name metadata cost ~10x a parse, so it is
     # resolved lazily (rewriter.analysis) and only once some node's spelling could name an API.
@@ -403,38 +310,3 @@ class Codemod(cst.BatchableCSTVisitor):
     # -- metadata helpers shared by all codemods -----------------------------------------------
     def parent(self, node: cst.CSTNode) -> cst.CSTNode | None:
         return self.file.analysis.names.parent(node)
-
-    # -- documentation ---------------------------------------------------------------------
-    @classmethod
-    def documentation(cls) -> str:
-        return textwrap.dedent(inspect.getdoc(cls) or "").strip()
-
-    @classmethod
-    def safety_label(cls) -> str:
-        """`safe`, `unsafe`, `display`, or `safe/unsafe` for rules whose fixes differ by case."""
-        if cls.SAFETY_VARIES:
-            return "safe/unsafe"
-        return cls.SAFETY.value
-
-    @classmethod
-    def explain(cls) -> str:
-        """The full `phiml-rewrite explain CODE` page, in Markdown."""
-        parts = [f"# {cls.CODE} {cls.NAME}", "", cls.SUMMARY, "", "## Why", "", cls.documentation(), ""]
-        parts += ["## Fix safety", "", f"**{cls.safety_label()}**. {cls.FIX_SAFETY}".strip(), ""]
-        if cls.HAZARDS:
-            parts += ["## The guidance it implements", "", *(f"- {h}" for h in cls.HAZARDS), ""]
-        examples = [ex for ex in cls.EXAMPLES if isinstance(ex, Example)]
-        for i, ex in enumerate(examples, 1):
-            title = "Example" if len(examples) == 1 else f"Example {i}"
-            parts += [f"## {title}" + (f": {ex.note}" if ex.note else ""), "", "Before:", "", "```python",
-                      ex.before.strip("\n"), "```", ""]
-            if ex.after is None:
-                parts += ["Reported only: no automatic fix.", ""]
-                if ex.by_hand is not None:
-                    parts += ["Fixed by hand:", "", "```python", ex.by_hand.strip("\n"), "```", ""]
-            else:
-                parts += ["After:", "", "```python", ex.after.strip("\n"), "```", ""]
-        for ex in cls.EXAMPLES:
-            if isinstance(ex, Unchanged):
-                parts += [f"## Left alone: {ex.note}", "", "```python", ex.code.strip("\n"), "```", ""]
-        return "\n".join(parts).rstrip() + "\n"

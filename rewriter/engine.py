@@ -17,6 +17,7 @@ import libcst as cst
 
 from . import cst_tree, newer_syntax
 from .boundaries import split_leading_lines
+from .ast_rule import AstFile, decided_on_ast, run_ast_rules, written
 from .codemod import Codemod, FileContext, InsertBefore, ProposedFix, Replace
 from .analysis.ast_names import parse as python_parse, words_text
 from .analysis.positions import statement_outline
@@ -100,6 +101,21 @@ def parse(source: bytes) -> cst.Module:
     return parse_with_note(source)[0]
 
 
+def decoded(source: bytes) -> str:
+    """The text of `source`, decoded as CPython would (its coding cookie, else UTF-8); ProcessingError naming
+    why it cannot be."""
+    try:
+        encoding, _ = tokenize.detect_encoding(io.BytesIO(source).readline)
+        return source.decode(encoding)
+    except SyntaxError as e:  # unknown coding cookie, or bytes that are not UTF-8 and no cookie
+        reason = str(e.msg if hasattr(e, "msg") else e)
+        if reason.startswith("invalid or missing encoding declaration"):
+            reason = "not valid UTF-8, and no encoding declaration"
+        raise ProcessingError(f"cannot decode: {reason}") from None
+    except UnicodeDecodeError as e:
+        raise ProcessingError(f"cannot decode as {e.encoding}: {e.reason} at byte {e.start}") from None
+
+
 def parse_with_note(source: bytes, python_parsed: bool = False) -> tuple[cst.Module, str | None]:
     """libcst's parse, with CPython's own words for why a file cannot be read, and a note when only
     a newer Python's grammar reads it (rewriter/newer_syntax.py: such files are analysed).
@@ -108,16 +124,7 @@ def parse_with_note(source: bytes, python_parsed: bool = False) -> tuple[cst.Mod
     inputs that would crash libcst's native parser into an error, and its syntax messages are the
     ones users know. `python_parsed`: CPython has parsed these very bytes already (the run's survey).
     """
-    try:
-        encoding, _ = tokenize.detect_encoding(io.BytesIO(source).readline)
-        source.decode(encoding)
-    except SyntaxError as e:  # unknown coding cookie, or bytes that are not UTF-8 and no cookie
-        reason = str(e.msg if hasattr(e, "msg") else e)
-        if reason.startswith("invalid or missing encoding declaration"):
-            reason = "not valid UTF-8, and no encoding declaration"
-        raise ProcessingError(f"cannot decode: {reason}") from None
-    except UnicodeDecodeError as e:
-        raise ProcessingError(f"cannot decode as {e.encoding}: {e.reason} at byte {e.start}") from None
+    decoded(source)
     py_error: SyntaxError | None = None
     try:
         if not python_parsed:
@@ -156,10 +163,24 @@ def process_source(source: bytes, path: str, settings: Settings) -> FileResult:
     if not codemods:
         result.skipped = True
         return result
+    if all(map(decided_on_ast, codemods)):  # libcst parses the file only to write a fix
+        try:
+            findings, note, planned = _findings_on_ast(source, path, codemods, settings)
+        except ProcessingError as e:
+            result.error = str(e)
+            return result
+        reports_only = not settings.rewrite and settings.original_positions  # (--check: one pass, over the original)
+        if not planned or reports_only or not settings.apply_fixes:
+            for finding in findings:
+                finding.applied = id(finding) in planned and settings.apply_fixes and reports_only
+            result.findings, result.would_change = findings, any(f.applied for f in findings)
+            result.notes.extend(filter(None, [note]))
+            return result
     try:
         # A first pass from the survey, or an outline of the pre-filter's parse, means CPython parsed
         # these bytes (runner.process_files): it need not say again why it cannot.
         module, note = parse_with_note(source, python_parsed=settings.first_pass is not None or outline is not None)
+        result.libcst_parsed = True
         if not settings.rewrite and settings.original_positions and settings.apply_fixes:
             result.findings = _findings_in_original(module, path, codemods, settings, source, outline)
             result.would_change = any(f.applied for f in result.findings)
@@ -325,6 +346,43 @@ def _findings_in_original(module: cst.Module, path: str, codemods, settings: Set
         context.release()
 
 
+def _findings_on_ast(source: bytes, path: str, rules, settings: Settings) -> tuple[list[Finding], str | None, set[int]]:
+    """The findings of rules decided on `ast` (ast_rule.py) in `source`, read by CPython's parser alone, the
+    note of a newer Python's grammar, and the ids of the findings whose fix is planned and enabled. A file CPython cannot read is parsed by libcst to say why, or to
+    lower what a newer grammar wrote (analysis/lowering.py)."""
+    from .analysis.aliases import NO_ALIASES
+    from .analysis.ast_module import AstModule
+    from .analysis.lowering import lowered
+
+    world, project = settings.world, settings.project
+    package = getattr(world, "package", "")
+    aliases = project.alias_map() if hasattr(project, "alias_map") else NO_ALIASES
+    own_copies = world.targets.own_copies() if world is not None else frozenset()
+    python = AstModule(decoded(source), package, aliases, own_copies)
+    reading: AstModule | None = python
+    note = None
+    if python.tree is None:
+        module, note = parse_with_note(source)  # (raises with CPython's words unless a newer grammar reads it)
+        code = lowered(module)
+        reading = AstModule(code, package, aliases, own_copies) if code is not None else None
+    file = AstFile(path, python, reading, project=project, world=world, callsite_facts=dict(settings.callsite_facts),
+                   cells=settings.cells, error_cells=settings.error_cells, unsafe_fixes=settings.unsafe_fixes,
+                   unsafe_units=settings.unsafe_units, withheld_units=settings.withheld_units,
+                   proven_units=settings.proven_units)
+    try:
+        findings = run_ast_rules(file, rules)
+        if settings.cells:
+            for finding in findings:
+                file.line_map.place(finding)
+    except RecursionError:
+        raise ProcessingError("nesting too deep to analyse") from None
+    except Exception as e:  # a rule's bug must not take the other files down with it
+        raise ProcessingError(f"internal error ({type(e).__name__}: {e}); please report it") from e
+    finally:
+        file.release()
+    return findings, note, {id(finding) for finding, _ in file.planned}
+
+
 def _place_in_cells(context: FileContext) -> None:
     """In a notebook's joined cells, each finding gets its cell and its line in the cell now, against
     the module of its own pass: a fix of an earlier cell moves the lines of every later pass."""
@@ -369,7 +427,7 @@ def _run_codemods(module: cst.Module, path: str, codemods: Sequence[type[Codemod
     # every codemod reads in its own leave_Module; then the codemods, which report and never depend
     # on one another.
     context.analysis.names.tracked_parents, context.analysis.names.tracked_order = parents, order
-    visitors = [context.syntax, *(cm(context) for cm in codemods)]
+    visitors = [context.syntax, *(cm(context) for cm in codemods if not decided_on_ast(cm))]
     try:
         cst_tree.visit_batched(module, visitors, parents=parents, order=order,
                                  visiting=context.analysis.names.visiting)
@@ -379,6 +437,18 @@ def _run_codemods(module: cst.Module, path: str, codemods: Sequence[type[Codemod
         raise ProcessingError(
             f"internal error ({type(e).__name__}: {e}); the file was left unchanged, please report it"
         ) from e
+    on_ast = [cm for cm in codemods if decided_on_ast(cm)]
+    if on_ast:
+        try:
+            beside = AstFile.beside(context)
+            context.findings += run_ast_rules(beside, on_ast)
+            context.fixes += written(beside, context)
+        except RecursionError:
+            raise ProcessingError("nesting too deep to analyse") from None
+        except Exception as e:
+            raise ProcessingError(
+                f"internal error ({type(e).__name__}: {e}); the file was left unchanged, please report it"
+            ) from e
     return context
 
 

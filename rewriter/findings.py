@@ -137,6 +137,7 @@ class FileResult:
     error: str | None = None
     skipped: bool = False  # pre-filter proved there is nothing to find
     cached: bool = False  # served from the result cache (rewriter.cache), not computed in this run
+    libcst_parsed: bool = False  # parsed by libcst in this run (its rules are not all decided on `ast`)
     notes: list[str] = field(default_factory=list)  # how the file was read, when it matters (newer syntax)
     # A run that does not compute the rewrite (engine.Settings.rewrite): an enabled fix would change the file.
     would_change: bool = False

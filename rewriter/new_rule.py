@@ -1,11 +1,12 @@
 """`python -m rewriter.new_rule NAME --code PMLxxx --api QUALIFIED.NAME`: a new rule's starting point.
 
-Writes everything a rule needs before its logic: `codemods/<name>.py`, a report-only rule that
-flags every call of one API (found by qualified name, so aliases and `from` imports count and a
+Writes everything a rule needs before its logic: `codemods/<name>.py`, a report-only rule decided
+on CPython's `ast` (rewriter/ast_rule.py) that flags every call of one API (found by qualified name, so aliases and `from` imports count and a
 function of your own with the same name does not), with its documented examples; six golden cases
 under `golden/<name>/`, three it reports and three it must leave alone; then regenerates the
 snapshots, the rule index and the rule pages. The result passes `make check` as written. Then make
-it right: the docstring says why, the visitor decides what is really a hazard, a fix comes with
+it right: the docstring says why, `check` decides what is really a hazard, a fix (a rule on libcst,
+rewriter/codemod.py, until fixes are planned on `ast`) comes with
 golden `.expected.py` rewrites (CONTRIBUTING.md has the checklist).
 """
 from __future__ import annotations
@@ -24,15 +25,16 @@ ROOT = Path(__file__).resolve().parent.parent
 RULE = '''"""{code} {name}."""
 from __future__ import annotations
 
-import libcst as cst
+import ast
 
-from rewriter.codemod import Codemod, Example, Unchanged
+from rewriter.ast_rule import AstRule
 from rewriter.findings import Safety, Severity
+from rewriter.rule import Example, Unchanged
 
 API = "{api}"
 
 
-class {cls}(Codemod):
+class {cls}(AstRule):
     """TODO: why a call of `{api}` goes wrong under jit, on which backends, and what to write instead.
     This docstring is the "Why" of the rule's page (`phiml-rewrite explain {code}`).
     """
@@ -47,11 +49,13 @@ class {cls}(Codemod):
         Example("import {module}\\n\\ny = {api}(x)\\n", None, note="a call through the module's name"),
         Unchanged("def {attr}(x):\\n    return x\\n\\n\\ny = {attr}(1)\\n", "a function of your own with the same name"),
     )
-    TRIGGERS = (("{attr}",),)  # the file is parsed for this rule only if its bytes hold one of these words
+    TRIGGERS = (("{attr}",),)  # the file is read for this rule only if its bytes hold one of these words
 
-    def visit_Call(self, node: cst.Call) -> None:
-        if API in self.file.analysis.names.qualified_names(node.func):
-            self.report(node, f"`{{API}}` TODO: what goes wrong under jit", hint="TODO: what to write instead")
+    def check(self) -> None:
+        names = self.file.names
+        for node in ast.walk(self.file.tree):
+            if isinstance(node, ast.Call) and API in names.qualified_names(node.func):
+                self.report(node, f"`{{API}}` TODO: what goes wrong under jit", hint="TODO: what to write instead")
 '''
 
 # case -> (docstring, imports, body, reported): a reported case's findings are its lines that call the API.

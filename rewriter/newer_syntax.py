@@ -53,10 +53,11 @@ def check(source: bytes | str) -> str | None:
 
 
 def note(construct: str) -> str:
-    """The one line a user reads about a file analysed with libcst's grammar only."""
+    """The one line a user reads about a file only a newer grammar reads: libcst reads it, and the analysis
+    reads it lowered (analysis/lowering.py), which CPython's parser of this version cannot check a rewrite by."""
     version = f"{sys.version_info.major}.{sys.version_info.minor}"
-    return (f"needs newer Python syntax than {version} ({construct}): analysed with libcst's parser; "
-            f"rewrites are checked with it too, not with Python {version}'s")
+    return (f"needs newer Python syntax than {version} ({construct}): analysed with those constructs lowered "
+            f"to Python {version}'s; rewrites are checked with libcst's parser, not with Python {version}'s")
 
 
 class _Finder(cst.CSTVisitor):

@@ -1,7 +1,7 @@
 """Second pre-filter stage: CPython's `ast` (C speed, an order of magnitude cheaper than a libcst parse).
 
 A file reaches libcst only for the rules whose gates it passes. Each rule's gate is in its own file
-(`Codemod.ast_gate`), a necessary condition for its findings read off what one walk of the file's ast
+(`Rule.ast_gate`), a necessary condition for its findings read off what one walk of the file's ast
 finds (`SyntaxFacts`: applications of the table's APIs spelled through the file's own imports, and
 where they are) and its identifiers. A test checks that every golden case and example with findings
 passes the gates of the rules that report there. A gate never decides a finding: the rule does.
@@ -21,7 +21,7 @@ from .analysis.apis import Kind, may_spell_an_api, reaching_roots, spelled_apis
 from .analysis import ast_traced, compilers
 from .analysis.ast_names import LOOPS, branches, dotted, parse, words_text
 from .analysis.static_names import STORING
-from .codemod import Codemod
+from .rule import Rule
 
 
 class _Spelling:
@@ -121,7 +121,7 @@ class SyntaxFacts(ast.NodeVisitor):
     jit, vmap, gradient and solver applications spelled through its imports, with the functions and
     loops around them; control flow, effects and calls per function; and the derived questions several
     gates ask (`traced_functions`, `flows`...). The facts are generic: each rule's own conditions are
-    in its file (`Codemod.ast_gate`).
+    in its file (`Rule.ast_gate`).
 
     `visit` and `generic_visit` are ast.NodeVisitor's, with the method looked up once per node class
     and the children read from a table of fields (ast_names.branches: no context or operator leaves)
@@ -787,7 +787,7 @@ def _factory_sensitive_of(kids: dict) -> frozenset[str]:
 
 
 class Syntax:
-    """What a rule's gate (`Codemod.ast_gate`) may ask of a file: the facts of its walk (`facts`), and
+    """What a rule's gate (`Rule.ast_gate`) may ask of a file: the facts of its walk (`facts`), and
     its identifiers (computed only if some gate reads them)."""
 
     def __init__(self, tree: ast.Module, spelling: _Spelling, project=None, roles_given: bool = False,
@@ -930,5 +930,5 @@ def filter_codemods(source: bytes, codemods: list, project=None, tree: ast.Modul
 
 
 def has_gate(codemod) -> bool:
-    """The rule has a gate of its own (`Codemod.ast_gate`); the default lets every file through."""
-    return codemod.ast_gate.__func__ is not Codemod.ast_gate.__func__
+    """The rule has a gate of its own (`Rule.ast_gate`); the default lets every file through."""
+    return codemod.ast_gate.__func__ is not Rule.ast_gate.__func__

@@ -20,18 +20,20 @@ if TYPE_CHECKING:
 
 @lru_cache(maxsize=None)
 def all_codemods() -> tuple[type[Codemod], ...]:
-    """Each module in `codemods/` defines one Codemod subclass; sorted by code."""
+    """Each module in `codemods/` defines one rule (a Codemod, decided on libcst, or an AstRule); sorted by code."""
     import codemods
 
+    from .ast_rule import AstRule
     from .codemod import Codemod
+    from .rule import Rule
 
-    found = []
+    found: list = []
     for info in pkgutil.iter_modules(codemods.__path__):
         if info.name.startswith("_"):
             continue
         module = importlib.import_module(f"codemods.{info.name}")
         for value in vars(module).values():
-            if isinstance(value, type) and issubclass(value, Codemod) and value is not Codemod and value.__module__ == module.__name__:
+            if isinstance(value, type) and issubclass(value, Rule) and value not in (Rule, Codemod, AstRule) and value.__module__ == module.__name__:
                 found.append(value)
     return tuple(sorted(found, key=lambda c: c.CODE))
 

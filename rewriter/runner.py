@@ -357,6 +357,7 @@ class Summary:
     remaining: int = 0  # findings left unfixed
     errors: int = 0  # files that could not be processed
     cached: int = 0  # files whose result came from the cache
+    libcst_parsed: int = 0  # files libcst parsed in this run (the others were read on `ast` alone, or not at all)
     written: bool = False
 
     def to_dict(self) -> dict:
@@ -406,6 +407,7 @@ def summarize(results: Sequence[FileResult], written: bool, fixed: int) -> Summa
         remaining=sum(len(r.remaining) for r in results),
         errors=sum(1 for r in results if r.error),
         cached=sum(1 for r in results if r.cached),
+        libcst_parsed=sum(1 for r in results if r.libcst_parsed),
         written=written,
     )
 

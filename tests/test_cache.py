@@ -34,7 +34,7 @@ def run(*args: str) -> tuple[int, dict]:
 
 def _comparable(report: dict) -> dict:
     report = dict(report)
-    report["summary"] = {k: v for k, v in report["summary"].items() if k != "cached"}
+    report["summary"] = {k: v for k, v in report["summary"].items() if k not in ("cached", "libcst_parsed")}
     return report
 
 

@@ -8,7 +8,7 @@ import click
 import pytest
 
 from rewriter import new_rule
-from rewriter.codemod import Codemod
+from rewriter.rule import Rule
 from rewriter.engine import Settings, process_source
 
 
@@ -16,7 +16,7 @@ def _load(path):
     spec = importlib.util.spec_from_file_location("scaffolded_rule", path)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
-    return next(v for v in vars(module).values() if isinstance(v, type) and issubclass(v, Codemod) and v is not Codemod)
+    return next(v for v in vars(module).values() if isinstance(v, type) and issubclass(v, Rule) and v.__module__ == module.__name__)
 
 
 def _golden(path) -> list[str]:

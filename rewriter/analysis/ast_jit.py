@@ -88,6 +88,43 @@ def match_application(resolver: NameResolver, call: ast.Call, kinds: Iterable[Ki
     return None
 
 
+JIT_KINDS = frozenset({Kind.JIT})
+
+
+def _first_positional(call: ast.Call) -> ast.expr | None:
+    """The first argument without a keyword, unless a `*args` comes first (libcst's first `Arg` without
+    a keyword or a star)."""
+    for a in call.args:
+        if type(a) is not ast.Starred:
+            return a
+    return None
+
+
+def spelled_transform(resolver: NameResolver, expr: ast.expr, kinds: Iterable[Kind] = JIT_KINDS) -> bool:
+    """`expr` may denote a transform of `kinds`, by its spelling (syntax.spelled_transform on libcst): bare,
+    factory call, or `partial(<transform>, ...)`."""
+    if type(expr) in _CHAINS:
+        return resolver.could_be_api(expr, kinds)
+    if type(expr) is ast.Call and type(expr.func) in _CHAINS:
+        if resolver.could_be_api(expr.func, kinds):
+            return True
+        first = _first_positional(expr)
+        return type(first) in _CHAINS and resolver.could_be_api(first, kinds)
+    return False
+
+
+def spelled_application(resolver: NameResolver, call: ast.Call, kinds: Iterable[Kind] = JIT_KINDS) -> ast.expr | None:
+    """The wrapped-function argument if `call` may apply a transform of `kinds` (syntax.spelled_application)."""
+    first = _first_positional(call)
+    if first is None:
+        return None
+    if type(call.func) in _CHAINS and resolver.could_be_api(call.func, kinds):
+        return first
+    if type(call.func) is ast.Call and spelled_transform(resolver, call.func, kinds):
+        return first
+    return None
+
+
 def literal(node: ast.expr):
     """The Python value of a literal int/str/bytes/tuple/list/None/bool expression (transforms.literal);
     raises ValueError otherwise."""

@@ -68,6 +68,38 @@ class AstModule:
         (line, column), (end_line, end_column) = self.start(node), self.end(node)
         return Span(line, column, end_line, end_column)
 
+    def place(self, node: ast.AST) -> Span:
+        """Where libcst places `node`'s twin, which is where a finding at it is shown: a def where `def` is
+        (not at its first decorator), a parameter at its name (not with its annotation). Where the trees
+        end a node differently (locator.py), a node is found by where it starts."""
+        line, column = node.lineno, self._column(node.lineno, node.col_offset)  # type: ignore[attr-defined]
+        if isinstance(node, ast.arg):
+            return Span(line, column, line, column + len(node.arg))
+        end_line, end_column = node.end_lineno, self._column(node.end_lineno, node.end_col_offset)  # type: ignore[attr-defined, arg-type]
+        return Span(line, column, end_line, end_column)
+
+    def name_place(self, node: ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef) -> Span:
+        """Where a def's or a class's name is (`ast` has no node for it; libcst's Name)."""
+        line, column = node.lineno, self._column(node.lineno, node.col_offset)
+        text = self.text_between(node.lineno, node.col_offset, node.end_lineno, node.end_col_offset)  # type: ignore[arg-type]
+        keyword = False
+        for token in tokenize.generate_tokens(io.StringIO(text).readline):
+            if token.type != tokenize.NAME:
+                continue
+            if keyword:
+                (row, start), (_, end) = token.start, token.end
+                shift = column if row == 1 else 0
+                return Span(line + row - 1, start + shift, line + row - 1, end + shift)
+            keyword = token.string in ("def", "class")
+        raise ValueError(f"no name in the def at line {line}")
+
+    def decorator_place(self, decorator: ast.expr) -> Span:
+        """Where a decorator is with its `@` (libcst's Decorator; `ast` places only the expression)."""
+        span = self.place(decorator)
+        before = self.lines[span.line - 1][:span.column].rstrip(" \t\f")
+        at = len(before) - 1 if before.endswith("@") else span.column
+        return Span(span.line, at, span.end_line, span.end_column)
+
     def text(self, node: ast.AST) -> str:
         """The code of `node` as written (without the parentheses around it)."""
         return self.text_between(node.lineno, node.col_offset, node.end_lineno, node.end_col_offset)  # type: ignore[attr-defined]

@@ -112,13 +112,8 @@ class Locator:
         self.module, self.positions, self.python, self.parent = module, positions, python, parent
 
     def span(self, node: ast.AST) -> Span:
-        """Where libcst places `node`'s twin (where it starts, for a def: see `cst_of`)."""
-        python = self.python
-        line, column = node.lineno, python._column(node.lineno, node.col_offset)  # type: ignore[attr-defined]
-        if isinstance(node, ast.arg):
-            return Span(line, column, line, column + len(node.arg))
-        end_line, end_column = node.end_lineno, python._column(node.end_lineno, node.end_col_offset)  # type: ignore[attr-defined, arg-type]
-        return Span(line, column, end_line, end_column)
+        """Where libcst places `node`'s twin (AstModule.place)."""
+        return self.python.place(node)
 
     def cst_of(self, node: ast.AST) -> cst.CSTNode | None:
         """The libcst node where `node` is; None where there is none of its kind there (`x[a, b]`: libcst has

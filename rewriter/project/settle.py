@@ -101,7 +101,8 @@ def _again(result: FileResult, process: Callable[[str, bytes], FileResult], caus
     new_source = again.new_source if again.new_source is not None else result.new_source
     return FileResult(path=result.path, findings=findings, old_source=result.old_source, new_source=new_source,
                       notes=list(dict.fromkeys(result.notes + again.notes)),
-                      would_change=result.would_change or again.would_change)
+                      would_change=result.would_change or again.would_change,
+                      libcst_parsed=result.libcst_parsed or again.libcst_parsed)
 
 
 def _first_changed_line(result: FileResult) -> int:
