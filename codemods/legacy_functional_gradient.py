@@ -2,18 +2,22 @@
 from __future__ import annotations
 
 import ast
+from functools import partial
 
 import libcst as cst
 
 from rewriter.analysis.ast_names import dotted
-from rewriter.codemod import Example, Replace, Unchanged, dedented
+from rewriter.ast_rule import PlannedFix
+from rewriter.codemod import Replace
 from rewriter.findings import Safety, Severity
+from rewriter.rule import Example, Unchanged, dedented
 
-from ._migration import PHIFLOW_3, TableMigration, int_literal, resolve, unpacks
+from ._ast_migration import AstTableMigration
+from ._migration import PHIFLOW_3, int_literal, unpacks
 from ._migration_rows import FUNCTIONAL_GRADIENT, GRADIENT_FUNCTIONS, WRT_BY_NAME_SINCE
 
 
-class FunctionalGradient(TableMigration):
+class FunctionalGradient(AstTableMigration):
     """`math.functional_gradient` is PhiFlow 2's name for `math.gradient`. PhiML's `phiml.math` never
     had it, so code ported from `phi.math` to `phiml.math` (or run with PhiFlow 3's
     `from phi.flow import *`, whose `math` is `phiml.math`) fails with AttributeError; `phi.math`,
@@ -114,55 +118,67 @@ class FunctionalGradient(TableMigration):
 
     CALLS = frozenset({"gradient", "jacobian", "functional_gradient"})
 
-    def leave_Module(self, original_node: cst.Module) -> None:
-        super().leave_Module(original_node)
-        for call in self._calls:
+    def check(self) -> None:
+        super().check()
+        for call in self.calls():
             self._check_wrt(call)
 
-    def _check_wrt(self, call: cst.Call) -> None:
-        qualified, _ = resolve(self.file, call.func)
-        if qualified not in GRADIENT_FUNCTIONS or any(a.star for a in call.args):
+    def _check_wrt(self, call: ast.Call) -> None:
+        qualified, _ = self._resolve(call.func)
+        if qualified not in GRADIENT_FUNCTIONS or unpacks(call):
             return
-        positional = [a for a in call.args if a.keyword is None]
-        keywords = {a.keyword.value: a for a in call.args if a.keyword is not None}
-        f_arg = positional[0] if positional else keywords.get("f")
-        wrt_arg = positional[1] if len(positional) > 1 else keywords.get("wrt")
-        if f_arg is None or wrt_arg is None:
+        keywords = {k.arg: k.value for k in call.keywords}
+        f_arg = call.args[0] if call.args else keywords.get("f")
+        wrt = call.args[1] if len(call.args) > 1 else keywords.get("wrt")
+        if f_arg is None or wrt is None:
             return
-        positions = _positions(wrt_arg.value)
+        positions = _positions(wrt)
         if positions is None:
             return
         function = qualified.rsplit(".", 1)[1]
         message = f"`wrt` of `{function}` by position is deprecated in the installed phiml"
-        params = self._parameters(f_arg.value)
+        params = self._parameters(f_arg)
+        text = self.file.python.text
         if params is None:
-            self.report(wrt_arg.value, message, hint="pass the parameter names", severity=Severity.INFO,
-                        note=f"not rewritten: the parameters of `{self.file.code(f_arg.value)}` are not known here")
+            self.report(wrt, message, hint="pass the parameter names", severity=Severity.INFO,
+                        note=f"not rewritten: the parameters of `{text(f_arg)}` are not known here")
             return
         if any(i >= len(params) for i in positions):
-            self.report(wrt_arg.value, message, hint="pass the parameter names", severity=Severity.INFO,
-                        note=f"not rewritten: `{self.file.code(f_arg.value)}` has {len(params)} positional parameters")
+            self.report(wrt, message, hint="pass the parameter names", severity=Severity.INFO,
+                        note=f"not rewritten: `{text(f_arg)}` has {len(params)} positional parameters")
             return
-        new = _named(wrt_arg.value, params)
-        self.report(wrt_arg.value, message, edits=[Replace(wrt_arg.value, new)], severity=Severity.INFO,
-                    fix_description=f"name the parameters it selects: `wrt={self.file.module.code_for_node(new)}`",
+        self.report(wrt, message, severity=Severity.INFO,
+                    fix=PlannedFix(f"name the parameters it selects: `wrt={self._named_text(wrt, params)}`", (wrt,),
+                                   partial(_write_named, params=tuple(params)), Safety.SAFE),
                     requires=(*WRT_BY_NAME_SINCE, *(PHIFLOW_3 if self._through_phiflow_3(call.func) else ())))
 
-    def _parameters(self, expr: cst.BaseExpression) -> list[str] | None:
+    def _named_text(self, wrt: ast.expr, params: list[str]) -> str:
+        """The code of `wrt` with each position replaced by the name it selects, as written otherwise."""
+        python = self.file.python
+        if isinstance(wrt, ast.Constant):
+            return repr_name(params[wrt.value])
+        out, line, column = [], wrt.lineno, wrt.col_offset
+        for element in wrt.elts:  # type: ignore[attr-defined]
+            out += [python.text_between(line, column, element.lineno, element.col_offset), repr_name(params[element.value])]
+            line, column = element.end_lineno, element.end_col_offset
+        out.append(python.text_between(line, column, wrt.end_lineno, wrt.end_col_offset))  # type: ignore[arg-type]
+        return "".join(out)
+
+    def _parameters(self, expr: ast.expr) -> list[str] | None:
         """The positional parameter names of an undecorated def or lambda `expr` denotes, in order."""
-        if isinstance(expr, cst.Lambda):
-            params = expr.params
-        elif isinstance(expr, cst.Name):
-            assignments = self.file.analysis.names.assignments(expr)
+        if isinstance(expr, ast.Lambda):
+            arguments = expr.args
+        elif isinstance(expr, ast.Name):
+            assignments = self.file.names.assignments(expr)
             if len(assignments) != 1:
                 return None
-            definition = next(iter(assignments)).node
-            if not isinstance(definition, cst.FunctionDef) or definition.decorators:
+            definition = getattr(next(iter(assignments)), "node", None)
+            if not isinstance(definition, (ast.FunctionDef, ast.AsyncFunctionDef)) or definition.decorator_list:
                 return None
-            params = definition.params
+            arguments = definition.args
         else:
             return None
-        return [p.name.value for p in (*params.posonly_params, *params.params)]
+        return [a.arg for a in (*arguments.posonlyargs, *arguments.args)]
 
 
 def _positional_wrt(call: ast.Call) -> bool:
@@ -177,22 +193,28 @@ def _positional_wrt(call: ast.Call) -> bool:
     return int_literal(wrt) or isinstance(wrt, (ast.Tuple, ast.List)) and bool(wrt.elts) and all(map(int_literal, wrt.elts))
 
 
-def _positions(expr: cst.BaseExpression) -> list[int] | None:
+def _positions(expr: ast.expr) -> list[int] | None:
     """The ints of `0` or `(0, 1)` / `[0]` written as literals, else None."""
-    if isinstance(expr, cst.Integer):
-        return [int(expr.evaluated_value)]
-    if isinstance(expr, (cst.Tuple, cst.List)) and expr.elements and all(
-            isinstance(e, cst.Element) and isinstance(e.value, cst.Integer) for e in expr.elements):
-        return [int(e.value.evaluated_value) for e in expr.elements]
+    if int_literal(expr):
+        return [expr.value]  # type: ignore[attr-defined]
+    if isinstance(expr, (ast.Tuple, ast.List)) and expr.elts and all(map(int_literal, expr.elts)):
+        return [e.value for e in expr.elts]  # type: ignore[attr-defined]
     return None
 
 
+def repr_name(name: str) -> str:
+    return f"'{name}'"
+
+
 def _string(name: str) -> cst.SimpleString:
-    return cst.SimpleString(f"'{name}'")
+    return cst.SimpleString(repr_name(name))
 
 
-def _named(expr: cst.BaseExpression, params: list[str]) -> cst.BaseExpression:
-    if isinstance(expr, cst.Integer):
-        return _string(params[int(expr.evaluated_value)]).with_changes(lpar=expr.lpar, rpar=expr.rpar)
-    elements = [e.with_changes(value=_string(params[int(e.value.evaluated_value)])) for e in expr.elements]
-    return expr.with_changes(elements=elements)
+def _write_named(context, wrt: cst.CSTNode, *, params: tuple[str, ...]) -> list[Replace] | None:
+    """`wrt` with each position replaced by the parameter name it selects (brackets and spacing kept)."""
+    if isinstance(wrt, cst.Integer):
+        return [Replace(wrt, _string(params[int(wrt.evaluated_value)]).with_changes(lpar=wrt.lpar, rpar=wrt.rpar))]
+    if isinstance(wrt, (cst.Tuple, cst.List)) and all(isinstance(e, cst.Element) and isinstance(e.value, cst.Integer) for e in wrt.elements):
+        elements = [e.with_changes(value=_string(params[int(e.value.evaluated_value)])) for e in wrt.elements]
+        return [Replace(wrt, wrt.with_changes(elements=elements))]
+    return None

@@ -1,29 +1,33 @@
 """PML604 jax-removed-api."""
 from __future__ import annotations
 
+import ast
+from functools import partial
+
 import libcst as cst
 
-from rewriter.codemod import Example, Replace, Unchanged, dedented
+from rewriter.ast_rule import PlannedFix
+from rewriter.codemod import Replace
 from rewriter.findings import Safety, Severity
+from rewriter.rule import Example, Unchanged, dedented
 
-from ._migration import TableMigration, resolve
+from ._ast_migration import AstTableMigration
 from ._migration_rows import JAX_REMOVED, PJIT_PARAMETERS, PJIT_POSITIONS_SINCE
 from ._shared import replacement_in_place
 
-_PURE = (cst.Name, cst.Integer, cst.Float, cst.Imaginary, cst.SimpleString)
 
-
-def _side_effect_free(expr: cst.BaseExpression) -> bool:
-    while isinstance(expr, cst.Attribute):
+def _side_effect_free(expr: ast.expr) -> bool:
+    """A name, a number or a string, or an attribute of one: evaluating it has no effect."""
+    while isinstance(expr, ast.Attribute):
         expr = expr.value
-    return isinstance(expr, _PURE)
+    return isinstance(expr, ast.Name) or isinstance(expr, ast.Constant) and expr.value is not Ellipsis
 
 
 _PJIT_FIRST = "pass its calls' options by keyword first (the fix offered at each call)"
 _PJIT_LATER = "renamed once its calls pass their options by keyword"
 
 
-class JaxRemovedApi(TableMigration):
+class JaxRemovedApi(AstTableMigration):
     """jax has removed a series of aliases and helpers that older code uses: `jnp.product`,
     `jnp.cumproduct`, `jnp.alltrue`, `jnp.sometrue`, `jnp.row_stack`, `jnp.round_` (aliases of
     `prod`, `cumprod`, `all`, `any`, `vstack`, `round`), the constants `jnp.NINF`, `jnp.PZERO`,
@@ -85,86 +89,101 @@ class JaxRemovedApi(TableMigration):
 
     CALLS = frozenset({"pjit"})
 
-    def __init__(self, file) -> None:
-        super().__init__(file)
+    def check(self) -> None:
         self._pjit_imports: list[tuple] = []  # judged once every call is seen
-
-    def _import_from(self, node, alias, module, migration) -> None:
-        if migration.source == "jax.experimental.pjit.pjit":
-            self._pjit_imports.append((node, alias, module, migration))
-            return
-        super()._import_from(node, alias, module, migration)
-
-    def leave_Module(self, original_node: cst.Module) -> None:
-        super().leave_Module(original_node)
-        for node, alias, module, migration in self._pjit_imports:
-            if any(map(self._positional_options, self._calls)):
-                self.report(alias, self.message(migration, migration.source), hint=_PJIT_FIRST,
+        super().check()
+        calls = self.calls()
+        for node, index, module, migration in self._pjit_imports:
+            if any(map(self._positional_options, calls)):
+                self.report(node.names[index], self.message(migration, migration.source), hint=_PJIT_FIRST,
                             note=_PJIT_LATER, severity=migration.severity)
             else:
-                super()._import_from(node, alias, module, migration)
-        for call in self._calls:
+                super()._import_from(node, index, module, migration)
+        for call in calls:
             self._pjit_keywords(call)
 
-    def reference(self, node, parent, migration, via_star) -> None:
-        call = parent if isinstance(parent, cst.Call) and parent.func is node else None
+    def _import_from(self, node, index, module, migration) -> None:
+        if migration.source == "jax.experimental.pjit.pjit":
+            self._pjit_imports.append((node, index, module, migration))
+            return
+        super()._import_from(node, index, module, migration)
+
+    def reference(self, node, migration, via_star) -> None:
+        parent = self.file.names.parent(node)
+        call = parent if isinstance(parent, ast.Call) and parent.func is node else None
+        spelled = self.file.python.text(node)
         if migration.source == "jax.lax.tie_in":
             self._tie_in(node, call, migration)
             return
-        if call is not None and migration.source == "jax.experimental.pjit.pjit" and any(
-                a.keyword is not None and a.keyword.value == "fun" or a.star for a in call.args):
-            self.report(node, self.message(migration, self.file.code(node)),
+        if call is not None and migration.source == "jax.experimental.pjit.pjit" and (
+                any(k.arg == "fun" for k in call.keywords) or _unpacks(call)):
+            self.report(node, self.message(migration, spelled),
                         hint="pass the function by position, then use `jax.jit`",
                         note="not rewritten: `jax.jit` takes the function by position only", severity=migration.severity)
             return
-        if call is None and migration.source == "jax.experimental.pjit.pjit" and any(map(self._positional_options, self._calls)):
+        if call is None and migration.source == "jax.experimental.pjit.pjit" and any(map(self._positional_options, self.calls())):
             # Renamed alone, `pjit(f, None, None, (1,))` would become a `jax.jit` given options by position,
             # which it rejects: the calls get their keywords first, the rename follows in the next pass.
-            self.report(node, self.message(migration, self.file.code(node)), hint=_PJIT_FIRST,
+            self.report(node, self.message(migration, spelled), hint=_PJIT_FIRST,
                         note=_PJIT_LATER, severity=migration.severity)
             return
-        if call is not None and migration.source == "jax.numpy.fix" and any(a.keyword is not None and a.keyword.value == "out" for a in call.args):
-            self.report(node, self.message(migration, self.file.code(node)), hint="use `jnp.trunc` and assign its result",
+        if call is not None and migration.source == "jax.numpy.fix" and any(k.arg == "out" for k in call.keywords):
+            self.report(node, self.message(migration, spelled), hint="use `jnp.trunc` and assign its result",
                         note="not rewritten: `trunc` has no `out`", severity=migration.severity)
             return
-        super().reference(node, parent, migration, via_star)
+        super().reference(node, migration, via_star)
 
-    def _tie_in(self, node, call: cst.Call | None, migration) -> None:
-        message = self.message(migration, self.file.code(node))
-        args = list(call.args) if call is not None else []
+    def _tie_in(self, node: ast.expr, call: ast.Call | None, migration) -> None:
+        message = self.message(migration, self.file.python.text(node))
         by_hand = "replace `tie_in(x, y)` by `y` (it returned `y`)"
-        if call is None or len(args) != 2 or any(a.keyword is not None or a.star for a in args):
+        if call is None or len(call.args) != 2 or call.keywords or _unpacks(call):
             self.report(node, message, hint=by_hand, note="not rewritten: not a plain `tie_in(x, y)` call", severity=migration.severity)
             return
-        if not _side_effect_free(args[0].value):
+        if not _side_effect_free(call.args[0]):
             self.report(node, message, hint=by_hand, note="not rewritten: evaluating the first argument may have effects",
                         severity=migration.severity)
             return
-        new = replacement_in_place(self.parent(call), call, args[1].value)
-        self.report(node, message, edits=[Replace(call, new)], safety=Safety.SAFE, severity=migration.severity,
-                    fix_description="use the second argument, which `tie_in` returned")
+        self.report(node, message, severity=migration.severity,
+                    fix=PlannedFix("use the second argument, which `tie_in` returned", (call,), _write_second, Safety.SAFE))
 
-    def _positional_options(self, call: cst.Call) -> bool:
+    def _positional_options(self, call: ast.Call) -> bool:
         """A pjit call that passes options by position (which `_pjit_keywords` turns into keywords)."""
-        qualified, _ = resolve(self.file, call.func)
-        extra = [a for a in call.args if a.keyword is None][1:]
-        return qualified == "jax.experimental.pjit.pjit" and not any(a.star for a in call.args) \
-            and 0 < len(extra) <= len(PJIT_PARAMETERS)
+        qualified, _ = self._resolve(call.func)
+        return qualified == "jax.experimental.pjit.pjit" and not _unpacks(call) and 0 < len(call.args[1:]) <= len(PJIT_PARAMETERS)
 
-    def _pjit_keywords(self, call: cst.Call) -> None:
-        qualified, _ = resolve(self.file, call.func)
-        if qualified != "jax.experimental.pjit.pjit" or any(a.star for a in call.args):
+    def _pjit_keywords(self, call: ast.Call) -> None:
+        qualified, _ = self._resolve(call.func)
+        if qualified != "jax.experimental.pjit.pjit" or _unpacks(call):
             return
-        positional = [a for a in call.args if a.keyword is None]
-        extra = positional[1:]
-        if not extra:
+        extra = call.args[1:]
+        if not extra or len(extra) > len(PJIT_PARAMETERS):
             return
-        if len(extra) > len(PJIT_PARAMETERS):
-            return
-        edits = [Replace(a, a.with_changes(keyword=cst.Name(PJIT_PARAMETERS[i]), equal=cst.AssignEqual(
-            whitespace_before=cst.SimpleWhitespace(""), whitespace_after=cst.SimpleWhitespace(""))))
-                 for i, a in enumerate(extra)]
         names = ", ".join(f"`{n}`" for n in PJIT_PARAMETERS[: len(extra)])
-        self.report(call, "`pjit` options given by position, which `jax.jit` accepts only by keyword", edits=edits,
-                    safety=Safety.SAFE, severity=Severity.WARNING, fix_description=f"pass {names} by keyword (the same call)",
+        self.report(call, "`pjit` options given by position, which `jax.jit` accepts only by keyword", severity=Severity.WARNING,
+                    fix=PlannedFix(f"pass {names} by keyword (the same call)", (call,),
+                                   partial(_write_keywords, count=len(extra)), Safety.SAFE),
                     requires=PJIT_POSITIONS_SINCE)
+
+
+def _unpacks(call: ast.Call) -> bool:
+    """`*args` or `**kwargs` among the arguments (libcst's `Arg.star`)."""
+    return any(isinstance(a, ast.Starred) for a in call.args) or any(k.arg is None for k in call.keywords)
+
+
+def _write_second(context, call: cst.CSTNode) -> list[Replace] | None:
+    """`tie_in(x, y)` -> `y`."""
+    if not isinstance(call, cst.Call) or len(call.args) != 2:
+        return None
+    return [Replace(call, replacement_in_place(context.analysis.names.parent(call), call, call.args[1].value))]
+
+
+def _write_keywords(context, call: cst.CSTNode, *, count: int) -> list[Replace] | None:
+    """The options after the function, given by keyword in the same order."""
+    if not isinstance(call, cst.Call):
+        return None
+    extra = [a for a in call.args if a.keyword is None][1:]
+    if len(extra) != count:
+        return None
+    return [Replace(a, a.with_changes(keyword=cst.Name(PJIT_PARAMETERS[i]), equal=cst.AssignEqual(
+        whitespace_before=cst.SimpleWhitespace(""), whitespace_after=cst.SimpleWhitespace(""))))
+            for i, a in enumerate(extra)]

@@ -1,14 +1,14 @@
 """PML603 jax-tree-api."""
 from __future__ import annotations
 
-from rewriter.codemod import Example, Unchanged, dedented
+from rewriter.rule import Example, Unchanged, dedented
 from rewriter.findings import Safety, Severity
 
-from ._migration import TableMigration
+from ._ast_migration import AstTableMigration
 from ._migration_rows import JAX_TREE
 
 
-class JaxTreeApi(TableMigration):
+class JaxTreeApi(AstTableMigration):
     """The top-level pytree functions `jax.tree_map`, `jax.tree_leaves`, `jax.tree_flatten`,
     `jax.tree_unflatten`, `jax.tree_structure`, `jax.tree_transpose` and `jax.treedef_is_leaf` were
     deprecated in jax 0.4.26 and removed in jax 0.6.0; `tree_multimap` went in jax 0.3.16. On the

@@ -1,14 +1,15 @@
 """PML602 phi-math-alias."""
 from __future__ import annotations
 
-from rewriter.codemod import Example, Unchanged, dedented
+from rewriter.rule import Example, Unchanged, dedented
 from rewriter.findings import Safety, Severity
 
-from ._migration import TableMigration, describe
+from ._ast_migration import AstTableMigration
+from ._migration import describe
 from ._migration_rows import PHI_MATH, PHI_MATH_ALIASES, Migration, Status
 
 
-class PhiMathAlias(TableMigration):
+class PhiMathAlias(AstTableMigration):
     """PhiFlow 2's `phi.math` had names that PhiML's `phiml.math` does not: PhiFlow 3 keeps four of
     them in `phi.math` as aliases (`divide_no_nan = safe_div`, `isfinite = is_finite`,
     `vec_abs = vec_length`, `functional_gradient = gradient`, the last one is PML601) and dropped the

@@ -1,13 +1,19 @@
 """PML605 removed-keyword."""
 from __future__ import annotations
 
+import ast
+from functools import partial
+
 import libcst as cst
 
-from rewriter.analysis.scopes import BuiltinAssignment
-from rewriter.codemod import Example, Replace, Unchanged, dedented
+from rewriter.analysis.scope_model import BuiltinAssignment
+from rewriter.ast_rule import PlannedFix
+from rewriter.codemod import Replace
 from rewriter.findings import Safety, Severity
+from rewriter.rule import Example, Unchanged, dedented
 
-from ._migration import CallCollector, int_literal, unpacks
+from ._ast_migration import AstMigration
+from ._migration import int_literal, unpacks
 from ._migration_rows import OLD_SOLVE_POSITIONAL, REMOVED_KEYWORDS
 
 _BY_FUNCTION: dict[str, dict[str, object]] = {}
@@ -17,7 +23,7 @@ _LAST_NAMES = {f.rsplit(".", 1)[1] for f in _BY_FUNCTION}
 _OLD_KEYWORDS = frozenset(m.old for m in REMOVED_KEYWORDS)
 
 
-class RemovedKeyword(CallCollector):
+class RemovedKeyword(AstMigration):
     """Keyword arguments of PhiML's solver and loop functions that older releases accepted and the
     installed phiml 1.16.1 does not (compared from the signatures of PhiFlow 2.0-2.4 `phi.math` and
     PhiML 1.0-1.15 against `inspect.signature` of the installed functions):
@@ -96,9 +102,9 @@ class RemovedKeyword(CallCollector):
                    or len(call.args) >= 4 and not unpacks(call) and int_literal(call.args[3])
                    for call in cls.calls_on_ast(syntax))
 
-    def leave_Module(self, original_node: cst.Module) -> None:
-        names = self.file.analysis.names
-        for call in self._calls:
+    def check(self) -> None:
+        names = self.file.names
+        for call in self.calls():
             found = names.qualified_names(call.func)
             if len(found) != 1:
                 continue
@@ -110,73 +116,88 @@ class RemovedKeyword(CallCollector):
             elif function == "phiml.math.iterate":
                 self._rename(call, "phiml.math.iterate")
 
-    def _rename(self, call: cst.Call, function: str) -> None:
+    def _rename(self, call: ast.Call, function: str) -> None:
         table = _BY_FUNCTION[function]
-        present = {a.keyword.value for a in call.args if a.keyword is not None}
-        for arg in call.args:
-            if arg.keyword is None or arg.keyword.value not in table:
+        present = {k.arg for k in call.keywords if k.arg is not None}
+        for keyword in call.keywords:
+            if keyword.arg is None or keyword.arg not in table:
                 continue
-            m = table[arg.keyword.value]
+            m = table[keyword.arg]
             short = function.rsplit(".", 1)[1]
             message = f"`{short}({m.old}=...)` was removed in {m.since}: the parameter is `{m.new}`"
             if m.new in present:
-                self.report(arg, message, hint=f"keep one of `{m.old}=` and `{m.new}=`",
+                self.report(keyword, message, hint=f"keep one of `{m.old}=` and `{m.new}=`",
                             note=f"not rewritten: `{m.new}` is passed too")
                 continue
-            self.report(arg.keyword, message, edits=[Replace(arg.keyword, cst.Name(m.new))],
-                        fix_description=f"rename `{m.old}=` to `{m.new}=`", requires=m.requires)
+            self.report(self.file.python.keyword_place(keyword), message, requires=m.requires,
+                        fix=PlannedFix(f"rename `{m.old}=` to `{m.new}=`", (call,), partial(_write_renamed, old=m.old, new=m.new)))
 
-    def _solve(self, call: cst.Call) -> None:
+    def _solve(self, call: ast.Call) -> None:
         self._rename(call, "phiml.math.Solve")
-        positional = [a for a in call.args if a.keyword is None]
-        if any(a.star for a in call.args) or len(positional) < 4 or not isinstance(positional[3].value, cst.Integer):
+        if unpacks(call) or len(call.args) < 4 or not int_literal(call.args[3]):
             return
-        value = self.file.code(positional[3].value)
-        self.report(positional[3].value,
+        value = self.file.python.text(call.args[3])
+        self.report(call.args[3],
                     f"the fourth positional argument of `Solve` is `x0` since PhiFlow 2.3, not `{OLD_SOLVE_POSITIONAL[3]}`",
                     hint=f"if `{value}` is meant as the iteration limit, pass `max_iterations={value}`",
                     note="not rewritten: old and new code look the same here", severity=Severity.WARNING)
 
-    def _solve_linear(self, call: cst.Call) -> None:
-        arg = next((a for a in call.args if a.keyword is not None and a.keyword.value == "f_args"), None)
-        if arg is None:
+    def _solve_linear(self, call: ast.Call) -> None:
+        keyword = next((k for k in call.keywords if k.arg == "f_args"), None)
+        if keyword is None:
             return
         m = _BY_FUNCTION["phiml.math.solve_linear"]["f_args"]
         message = f"`solve_linear(f_args=...)` was removed in {m.since}: `f` now gets `f_args` as a keyword argument"
         by_hand = "pass `f`, `y`, `solve` and then the tuple by position: it is unpacked into `f(x, *f_args)`"
-        positional = [a for a in call.args if a.keyword is None]
-        if any(a.star for a in call.args) or len(positional) != 3:
-            self.report(arg, message, hint=by_hand,
+        if unpacks(call) or len(call.args) != 3:
+            self.report(keyword, message, hint=by_hand,
                         note="not rewritten: the call does not pass exactly `f`, `y` and `solve` by position")
             return
-        value = arg.value
-        if isinstance(value, cst.Tuple):
-            new_value = value
-        elif isinstance(value, cst.List):
-            elements = list(value.elements)
-            if len(elements) == 1:
-                elements[0] = elements[0].with_changes(comma=cst.Comma())
-            new_value = cst.Tuple(elements, lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
-        elif self._builtin_tuple(call):
-            new_value = cst.Call(cst.Name("tuple"), [cst.Arg(value)])
-        else:
-            self.report(arg, message, hint=by_hand, note="not rewritten: `tuple` is rebound in this file")
+        if not isinstance(keyword.value, (ast.Tuple, ast.List)) and not self._builtin_tuple(call):
+            self.report(keyword, message, hint=by_hand, note="not rewritten: `tuple` is rebound in this file")
             return
-        others = [a for a in call.args if a.keyword is not None and a is not arg]
-        moved = arg.with_changes(keyword=None, equal=cst.MaybeSentinel.DEFAULT, value=new_value)  # keeps its layout
-        ordered = [*positional, moved, *others]
-        last_comma = call.args[-1].comma
-        args = []
-        for i, a in enumerate(ordered):
-            if i < len(ordered) - 1:
-                comma = a.comma if isinstance(a.comma, cst.Comma) else cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
-            else:
-                comma = last_comma
-            args.append(a.with_changes(comma=comma))
-        self.report(arg, message, edits=[Replace(call, call.with_changes(args=args))],
-                    fix_description="pass `f_args` by position, unpacked into `f(x, *f_args)` as in PhiFlow 2",
-                    requires=m.requires)
+        self.report(keyword, message, requires=m.requires,
+                    fix=PlannedFix("pass `f_args` by position, unpacked into `f(x, *f_args)` as in PhiFlow 2", (call,),
+                                   _write_by_position))
 
-    def _builtin_tuple(self, node: cst.CSTNode) -> bool:
-        scope = self.file.analysis.names.scope(node)
+    def _builtin_tuple(self, node: ast.AST) -> bool:
+        scope = self.file.names.scope(node)
         return scope is not None and all(isinstance(a, BuiltinAssignment) for a in scope["tuple"])
+
+
+def _write_renamed(context, call: cst.CSTNode, *, old: str, new: str) -> list[Replace] | None:
+    arg = next((a for a in getattr(call, "args", ()) if a.keyword is not None and a.keyword.value == old), None)
+    return [Replace(arg.keyword, cst.Name(new))] if arg is not None else None
+
+
+def _write_by_position(context, call: cst.CSTNode) -> list[Replace] | None:
+    """`solve_linear(f, y, solve, f_args=(a, b), ...)` -> `solve_linear(f, y, solve, (a, b), ...)`: a list becomes a
+    tuple, anything else `tuple(...)`; the argument keeps its layout."""
+    if not isinstance(call, cst.Call):
+        return None
+    arg = next((a for a in call.args if a.keyword is not None and a.keyword.value == "f_args"), None)
+    positional = [a for a in call.args if a.keyword is None]
+    if arg is None or len(positional) != 3:
+        return None
+    value = arg.value
+    if isinstance(value, cst.Tuple):
+        new_value: cst.BaseExpression = value
+    elif isinstance(value, cst.List):
+        elements = list(value.elements)
+        if len(elements) == 1:
+            elements[0] = elements[0].with_changes(comma=cst.Comma())
+        new_value = cst.Tuple(elements, lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
+    else:
+        new_value = cst.Call(cst.Name("tuple"), [cst.Arg(value)])
+    others = [a for a in call.args if a.keyword is not None and a is not arg]
+    moved = arg.with_changes(keyword=None, equal=cst.MaybeSentinel.DEFAULT, value=new_value)  # keeps its layout
+    ordered = [*positional, moved, *others]
+    last_comma = call.args[-1].comma
+    args = []
+    for i, a in enumerate(ordered):
+        if i < len(ordered) - 1:
+            comma = a.comma if isinstance(a.comma, cst.Comma) else cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
+        else:
+            comma = last_comma
+        args.append(a.with_changes(comma=comma))
+    return [Replace(call, call.with_changes(args=args))]

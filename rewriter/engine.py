@@ -442,7 +442,9 @@ def _run_codemods(module: cst.Module, path: str, codemods: Sequence[type[Codemod
         try:
             beside = AstFile.beside(context)
             context.findings += run_ast_rules(beside, on_ast)
-            context.fixes += written(beside, context)
+            planned = written(beside, context)
+            if planned:  # in the rules' order, as the libcst rules report theirs: it decides which of two that overlap goes first
+                context.fixes = sorted(context.fixes + planned, key=lambda fix: fix.finding.code)
         except RecursionError:
             raise ProcessingError("nesting too deep to analyse") from None
         except Exception as e:

@@ -36,7 +36,8 @@ def test_the_report_only_rules_are_decided_on_ast():
     cst_flows.py), and the rules whose fixes are planned on `ast` (PML301 first)."""
     on_ast = {rule.CODE for rule in all_codemods() if decided_on_ast(rule)}
     assert {rule.CODE for rule in all_codemods() if rule.SAFETY is Safety.DISPLAY} - {"PML501"} <= on_ast
-    assert on_ast >= {"PML301", "PML503", "PML504", "PML505", "PML506", "PML507"}
+    assert on_ast >= {"PML301", "PML503", "PML504", "PML505", "PML506", "PML507",
+                      "PML601", "PML602", "PML603", "PML604", "PML605"}
     assert all(issubclass(by_code(code), AstRule) for code in on_ast)
 
 
@@ -155,3 +156,46 @@ def test_a_notebook_places_its_findings_in_cells():
     assert (finding.code, finding.cell, finding.span.line) == ("PML505", 3, 4)
     beside = process_notebook(source, "nb.ipynb", _settings("PML201", "PML505", ast_prefilter=False))  # (PML201 not gated: libcst parses)
     assert [(f.cell, f.span) for f in beside.findings if f.code == "PML505"] == [(finding.cell, finding.span)]
+
+
+TREE_MAP = b"""import jax
+from jax import tree_leaves, numpy as jnp
+
+doubled = jax.tree_map(lambda x: 2 * x, [1, 2])
+flat = tree_leaves(doubled)
+"""
+
+
+def test_a_migration_is_checked_on_ast_and_written_on_libcst(monkeypatch):
+    """--check: PML603's findings and whether each fix applies, without libcst; --in-place: the same fixes,
+    written at the libcst twins of the nodes they planned to edit (a reference, an import moved to its own line)."""
+    checked = process_source(TREE_MAP, "tree.py", _settings("PML603"))
+    assert not checked.libcst_parsed
+    assert [(f.span.line, f.span.column, f.applied, f.fix.description) for f in checked.findings] == [
+        (2, 16, True, "import `leaves as tree_leaves` from `jax.tree`"), (4, 10, True, "use `jax.tree.map`")]
+    fixed = process_source(TREE_MAP, "tree.py", Settings(codemods=(by_code("PML603"),)))
+    assert fixed.new_source == b"""import jax
+from jax import numpy as jnp
+from jax.tree import leaves as tree_leaves
+
+doubled = jax.tree.map(lambda x: 2 * x, [1, 2])
+flat = tree_leaves(doubled)
+"""
+
+
+def test_a_planned_fix_whose_twin_is_missing_is_not_written():
+    """A plan names nodes of the `ast`; where libcst has no twin at that place, nothing is written, and the
+    finding stays, not applied (rather than an edit at the wrong node)."""
+    from rewriter.ast_rule import AstFile, PlannedFix, written
+
+    class _Context:
+        class analysis:  # noqa: N801 (stands for FileContext.analysis)
+            class locator:  # noqa: N801
+                @staticmethod
+                def cst_of(node):
+                    return None
+
+    file = AstFile.__new__(AstFile)
+    file.python = file.reading = object()
+    file.planned = [(object(), PlannedFix("t", (object(),), lambda context, twin: [twin]))]
+    assert written(file, _Context()) == []

@@ -48,6 +48,44 @@ class AstModule:
 
         return JitAnalysis(self.names)
 
+    @cached_property
+    def identifiers(self) -> frozenset[str]:
+        """Every identifier spelled in the module (libcst's Names: names, attributes, parameters, defs, imports,
+        keywords): a new name must avoid all of them."""
+        out: set[str] = set()
+        for node in ast.walk(self.tree) if self.tree is not None else ():
+            kind = type(node)
+            if kind is ast.Name:
+                out.add(node.id)  # type: ignore[attr-defined]
+            elif kind is ast.Attribute:
+                out.add(node.attr)  # type: ignore[attr-defined]
+            elif kind is ast.arg:
+                out.add(node.arg)  # type: ignore[attr-defined]
+            elif kind in (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef):
+                out.add(node.name)  # type: ignore[attr-defined]
+            elif kind is ast.alias:
+                out.update(node.name.split("."))  # type: ignore[attr-defined]
+                if node.asname:  # type: ignore[attr-defined]
+                    out.add(node.asname)  # type: ignore[attr-defined]
+            elif kind is ast.ImportFrom and node.module:  # type: ignore[attr-defined]
+                out.update(node.module.split("."))  # type: ignore[attr-defined]
+            elif kind is ast.keyword and node.arg:  # type: ignore[attr-defined]
+                out.add(node.arg)  # type: ignore[attr-defined]
+            elif kind in (ast.Global, ast.Nonlocal):
+                out.update(node.names)  # type: ignore[attr-defined]
+            elif kind is ast.ExceptHandler and node.name:  # type: ignore[attr-defined]
+                out.add(node.name)  # type: ignore[attr-defined]
+        return frozenset(out)
+
+    def alone_on_its_lines(self, statement: ast.stmt) -> bool:
+        """No other statement shares the lines of `statement` (libcst: the only statement of its line):
+        before it only indentation, after it at most a `;` and a comment."""
+        before = self.lines[statement.lineno - 1][:self._column(statement.lineno, statement.col_offset)]
+        end_line = statement.end_lineno or statement.lineno
+        after = self.lines[end_line - 1][self._column(end_line, statement.end_col_offset or 0):].strip()
+        after = after[1:].strip() if after.startswith(";") else after
+        return not before.strip() and (not after or after.startswith("#"))
+
     def release(self) -> None:
         """Break the cycles of the scopes' bindings and reads, if any were made (Scopes.release)."""
         if "names" in self.__dict__:
@@ -76,7 +114,31 @@ class AstModule:
         if isinstance(node, ast.arg):
             return Span(line, column, line, column + len(node.arg))
         end_line, end_column = node.end_lineno, self._column(node.end_lineno, node.end_col_offset)  # type: ignore[attr-defined, arg-type]
-        return Span(line, column, end_line, end_column)
+        if isinstance(node, ast.Tuple) and node.elts and self.parenthesized(node):
+            first, last = node.elts[0], node.elts[-1]
+            begin = self._code_between((line, column + 1), (first.lineno, self._column(first.lineno, first.col_offset)))
+            finish = self._code_between((last.end_lineno, self._column(last.end_lineno, last.end_col_offset)),  # type: ignore[arg-type]
+                                        (end_line, end_column - 1))  # type: ignore[arg-type]
+            line, column = begin[0] if begin else (first.lineno, self._column(first.lineno, first.col_offset))
+            end_line, end_column = (finish[-1][0], finish[-1][1] + 1) if finish else \
+                (last.end_lineno, self._column(last.end_lineno, last.end_col_offset))  # type: ignore[arg-type]
+        return Span(line, column, end_line, end_column)  # type: ignore[arg-type]
+
+    def _code_between(self, start: tuple[int, int], end: tuple[int, int]) -> list[tuple[int, int]]:
+        """The places of the characters of code from `start` to `end` (lines and character columns): not
+        whitespace, a line continuation or a comment (where no string can be: between a tuple's
+        parenthesis and its first element, or its last element and its parenthesis)."""
+        places = []
+        line, column = start
+        while (line, column) < end:
+            text = self.lines[line - 1]
+            if column >= len(text) or text[column] == "#":
+                line, column = line + 1, 0
+                continue
+            if not text[column].isspace() and text[column] != "\\":
+                places.append((line, column))
+            column += 1
+        return places
 
     def name_place(self, node: ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef) -> Span:
         """Where a def's or a class's name is (`ast` has no node for it; libcst's Name)."""
@@ -99,6 +161,12 @@ class AstModule:
         before = self.lines[span.line - 1][:span.column].rstrip(" \t\f")
         at = len(before) - 1 if before.endswith("@") else span.column
         return Span(span.line, at, span.end_line, span.end_column)
+
+    def keyword_place(self, keyword: ast.keyword) -> Span:
+        """Where a keyword argument's name is (libcst's Name; `ast` places the whole `name=value`)."""
+        assert keyword.arg is not None
+        line, column = keyword.lineno, self._column(keyword.lineno, keyword.col_offset)
+        return Span(line, column, line, column + len(keyword.arg))
 
     def text(self, node: ast.AST) -> str:
         """The code of `node` as written (without the parentheses around it)."""

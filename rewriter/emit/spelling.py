@@ -38,16 +38,18 @@ def _dotted_expr(text: str) -> cst.BaseExpression:
 class Spelling:
     """Spells `module.name` for one file and collects the imports the spellings need."""
 
-    resolver: NameResolver
+    resolver: NameResolver  # (or ast_resolver's: both answer `imported`, `resolved`, `star_modules`, `aliases`)
     taken: frozenset[str]  # identifiers used in the file: a new alias must avoid them
     imports: list[Import] = field(default_factory=list)
     _aliases: dict[str, str] = field(default_factory=dict)
 
     def __call__(self, module: str, name: str) -> cst.BaseExpression:
+        return _dotted_expr(self.text(module, name))
+
+    def text(self, module: str, name: str) -> str:
+        """The spelling as code (a rule on `ast` plans its fix with it: rewriter/ast_rule.py)."""
         text = self._existing(module, name)
-        if text is None:
-            text = f"{self._add_import(module)}.{name}"
-        return _dotted_expr(text)
+        return text if text is not None else f"{self._add_import(module)}.{name}"
 
     def _existing(self, module: str, name: str) -> str | None:
         full = f"{module}.{name}"

@@ -36,7 +36,7 @@ GOLDEN = ROOT / "golden"
 class Outcome:
     """What one revision's command line made of one tree: its findings, and the files it rewrote."""
 
-    findings: tuple[tuple, ...]  # (relative path, cell, line, column, code, fix, applied, message, note)
+    findings: tuple[tuple, ...]  # (run, relative path, cell, line, column, code, fix, applied, message, note)
     rewritten: dict[str, bytes]  # relative path -> the rewritten bytes, for the files --in-place changed
     errors: tuple[str, ...]
 
@@ -94,7 +94,9 @@ def fuzz_programs(count: int) -> list[bytes]:
 
 
 def run(revision: Path, tree: Path, work: Path) -> Outcome:
-    """`revision`'s command line over a fresh copy of `tree`: findings in `--check`, files from `--in-place`."""
+    """`revision`'s command line over a fresh copy of `tree`: findings in `--check` and with `--in-place` (the
+    fixpoint's: which fixes were applied, and what is left, depends on the order fixes that overlap are taken
+    in), and the files `--in-place` rewrites."""
     copy = work / "tree" / tree.name  # (its own name: a package's relative imports and paths as in the original)
     if copy.parent.exists():
         shutil.rmtree(copy.parent)
@@ -108,12 +110,12 @@ def run(revision: Path, tree: Path, work: Path) -> Outcome:
               "--output-format", "json", "--jobs", "1"]
     checked = _json(subprocess.run([*common, str(copy)], capture_output=True, env=env, cwd=empty, check=False))
     before = _files(copy)
-    _json(subprocess.run([*common, "--in-place", str(copy)], capture_output=True, env=env, cwd=empty, check=False))
+    fixed = _json(subprocess.run([*common, "--in-place", str(copy)], capture_output=True, env=env, cwd=empty, check=False))
     after = _files(copy)
     findings = tuple(sorted(
-        (os.path.relpath(f["path"], copy), f.get("cell") or 0, f["span"]["line"], f["span"]["column"], f["code"],
+        (run, os.path.relpath(f["path"], copy), f.get("cell") or 0, f["span"]["line"], f["span"]["column"], f["code"],
          _fix(f.get("fix")), bool(f.get("applied")), f["message"], f.get("note") or "")
-        for f in checked.get("findings", [])))
+        for run, found in (("check", checked), ("in-place", fixed)) for f in found.get("findings", [])))
     errors = tuple(sorted(f"{os.path.relpath(e['path'], copy)}: {e['message']}" if isinstance(e, dict) else str(e)
                           for e in checked.get("errors", [])))
     return Outcome(findings, {path: data for path, data in after.items() if before.get(path) != data}, errors)
@@ -195,8 +197,8 @@ def _fix(fix: dict | None) -> str:
 
 
 def _finding(finding: tuple) -> str:
-    path, cell, line, column, code, fix, applied, message, note = finding
-    place = f"{path}{f' cell {cell}' if cell else ''}:{line}:{column}"
+    run, path, cell, line, column, code, fix, applied, message, note = finding
+    place = f"{path}{f' cell {cell}' if cell else ''}:{line}:{column}{' (in place)' if run == 'in-place' else ''}"
     return f"{place} {code} [{fix or 'no fix'}{', applied' if applied else ''}] {message}{f' (note: {note})' if note else ''}"
 
 
