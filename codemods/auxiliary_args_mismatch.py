@@ -2,18 +2,22 @@
 from __future__ import annotations
 
 import ast
+import io
+import tokenize
+from functools import partial
 
 import libcst as cst
 
 from rewriter.analysis.apis import Kind
-from rewriter.analysis.structure import all_params
-from rewriter.analysis.transforms import intended_parameter, match_transform
-from rewriter.codemod import Codemod, Example, Replace, Unchanged, dedented
-from rewriter.cst_tree import SCOPES, children
+from rewriter.analysis.ast_jit import match_transform
+from rewriter.analysis.transforms import intended_parameter
+from rewriter.ast_rule import AstRule, PlannedFix
+from rewriter.codemod import Replace
 from rewriter.findings import Safety, Severity
+from rewriter.rule import Example, Unchanged, dedented
 
 
-class AuxiliaryArgsMismatch(Codemod):
+class AuxiliaryArgsMismatch(AstRule):
     """PhiML silently ignores an `auxiliary_args` name that is not a parameter of the function
     (`jit_compile`, `jit_compile_linear`, `custom_gradient`). The parameter the author meant to
     keep static is traced instead: a count becomes a tracer (PML202/204 failures), a flag is
@@ -98,49 +102,57 @@ class AuxiliaryArgsMismatch(Codemod):
                 return True
         return False
 
-    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
-        for decorator in node.decorators:
-            expr = decorator.decorator
-            if isinstance(expr, cst.Call) and any(a.keyword is not None and a.keyword.value == "auxiliary_args" for a in expr.args):
-                transform = match_transform(self.file.analysis.names, expr, (Kind.JIT, Kind.CUSTOM_GRADIENT))
-                if transform is not None and transform.framework == "phiml":
-                    self._check(node, transform.keyword("auxiliary_args"))
+    def check(self) -> None:
+        file = self.file
+        names = file.names
+        nodes = sorted((n for n in ast.walk(file.tree) if isinstance(n, (*_DEFS, ast.Call))), key=lambda n: (n.lineno, n.col_offset))
+        for node in nodes:
+            if isinstance(node, ast.Call):
+                self._wrapped(node)
+                continue
+            for decorator in node.decorator_list:
+                if isinstance(decorator, ast.Call) and any(k.arg == "auxiliary_args" for k in decorator.keywords):
+                    transform = match_transform(names, decorator, (Kind.JIT, Kind.CUSTOM_GRADIENT))
+                    if transform is not None and transform.framework == "phiml":
+                        self._check(node, transform.keyword("auxiliary_args"))
 
-    def visit_Call(self, node: cst.Call) -> None:
+    def _wrapped(self, node: ast.Call) -> None:
         """`math.jit_compile(f, auxiliary_args=...)` / `math.custom_gradient(f, g, auxiliary_args=...)`."""
-        value = next((a.value for a in node.args if a.keyword is not None and a.keyword.value == "auxiliary_args"), None)
-        positional = [a for a in node.args if a.keyword is None and not a.star]
-        if value is None or not positional or not isinstance(positional[0].value, cst.Name):
+        value = _auxiliary_keyword(node)
+        positional = [a for a in node.args if not isinstance(a, ast.Starred)]
+        if value is None or not positional or not isinstance(positional[0], ast.Name):
             return
-        api = self.file.analysis.names.api(node.func, (Kind.JIT, Kind.CUSTOM_GRADIENT))
+        api = self.file.names.api(node.func, (Kind.JIT, Kind.CUSTOM_GRADIENT))
         if api is None or api.framework != "phiml":
             return
-        functions = self.file.analysis.jit.functions_denoted(positional[0].value)
-        if len(functions) == 1 and isinstance(functions[0], cst.FunctionDef):
+        functions = self.file.jit.functions_denoted(positional[0])
+        if len(functions) == 1 and isinstance(functions[0], _DEFS):
             self._check(functions[0], value)
 
-    def _check_concatenated(self, fn: cst.FunctionDef, value: cst.ConcatenatedString) -> None:
+    def _check_concatenated(self, fn, value: ast.Constant) -> None:
         """`"a, b, " "c"` over several lines: reported (the pieces are the author's layout; not rewritten)."""
-        params = [p.name.value for p in all_params(fn)]
-        named = _split(value.evaluated_value)
+        params = _params(fn)
+        named = _split(value.value)
         for name in [n for n in named if n not in params]:
             intended = intended_parameter(name, params, named)
             self.report(value, _message(fn, name), hint=f"did you mean `{intended}`?" if intended is not None else _listed(params),
                         note="not rewritten: the names are spread over several string pieces")
 
-    def _check(self, fn: cst.FunctionDef, value: cst.BaseExpression | None) -> None:
-        if fn.params.star_kwarg is not None:
+    def _check(self, fn, value: ast.expr | None) -> None:
+        if fn.args.kwarg is not None:
             return  # a name may arrive through **kwargs
-        if isinstance(value, cst.ConcatenatedString) and isinstance(value.evaluated_value, str):
-            self._check_concatenated(fn, value)
+        python = self.file.python
+        if isinstance(value, ast.Constant) and _pieces(python, value) > 1:
+            if isinstance(value.value, str):
+                self._check_concatenated(fn, value)
             return
-        strings = _strings(value)
+        strings = _strings(python, value)
         if strings is None:
             return
-        params = [p.name.value for p in all_params(fn)]
-        named = [n for s in strings for n in _split(s.evaluated_value)]
+        params = _params(fn)
+        named = [n for s in strings for n in _split(s.value)]
         for string in strings:
-            parts = _split(string.evaluated_value)
+            parts = _split(string.value)
             wrong = [n for n in parts if n not in params]
             for name in wrong:
                 intended = intended_parameter(name, params, named)
@@ -150,20 +162,43 @@ class AuxiliaryArgsMismatch(Codemod):
                     self.report(string, message, hint=_listed(params),
                                 note="not rewritten: no single parameter is a close spelling")
                     continue
-                pieces = str(string.evaluated_value).split(",")  # keep the author's separators and spaces
+                pieces = str(string.value).split(",")  # keep the author's separators and spaces
                 fixed = ",".join(p.replace(name, close[0]) if p.strip() == name else p for p in pieces)
-                new = string.with_changes(value=_quote(string.value, fixed))
+                new = _quote(python.text(string), fixed)
                 steering = _steers_control_flow(fn, close[0])
                 if steering is not None:
                     how, use = steering
-                    self.report(string, message, edits=[Replace(string, new)], safety=Safety.SAFE,
-                                fix_description=f"rename to `{close[0]}`", invalidates=fn,
-                                related=[(use, f"`{close[0]}` is used as {how} here: it cannot be traced")])
+                    self.report(string, message, related=[(use, f"`{close[0]}` is used as {how} here: it cannot be traced")],
+                                fix=PlannedFix(f"rename to `{close[0]}`", (string,), partial(_write_string, value=new),
+                                               Safety.SAFE, invalidates=fn))
                 else:
-                    self.report(string, message, edits=[Replace(string, new)], invalidates=fn,
-                                fix_description=f"rename to `{close[0]}` (unsafe: `{close[0]}` becomes static)",
-                                note=f"unsafe: `{close[0]}` becomes static, traced once per distinct value")
+                    self.report(string, message, note=f"unsafe: `{close[0]}` becomes static, traced once per distinct value",
+                                fix=PlannedFix(f"rename to `{close[0]}` (unsafe: `{close[0]}` becomes static)", (string,),
+                                               partial(_write_string, value=new), invalidates=fn))
                 break  # one edit per string per pass
+
+
+_DEFS = (ast.FunctionDef, ast.AsyncFunctionDef)
+
+
+def _params(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> list[str]:
+    """Every parameter's name, in order: positional-only, positional, keyword-only, `*args`, `**kwargs`."""
+    a = fn.args
+    return [p.arg for p in (*a.posonlyargs, *a.args, *a.kwonlyargs, a.vararg, a.kwarg) if p is not None]
+
+
+def _pieces(python, value: ast.Constant) -> int:
+    """How many string literals `value` is written as (`"a, " "b"`: 2, one implicit concatenation)."""
+    text = python.text(value)
+    tokens = tokenize.generate_tokens(io.StringIO(text).readline)
+    try:
+        return sum(token.type == tokenize.STRING for token in tokens)
+    except (tokenize.TokenError, SyntaxError):
+        return 2  # (not one literal: never rewritten)
+
+
+def _write_string(context, string: cst.CSTNode, *, value: str) -> list[Replace] | None:
+    return [Replace(string, string.with_changes(value=value))] if isinstance(string, cst.SimpleString) else None
 
 
 def _auxiliary_keyword(call: ast.Call) -> ast.expr | None:
@@ -182,20 +217,21 @@ def _misnamed_on_ast(fn: ast.FunctionDef | ast.AsyncFunctionDef, value: ast.expr
     return any(isinstance(e.value, bytes) or not params.issuperset(_split(e.value)) for e in elements)
 
 
-def _message(fn: cst.FunctionDef, name: str) -> str:
-    return f"`auxiliary_args` names `{name}`, not a parameter of `{fn.name.value}`: PhiML silently ignores it"
+def _message(fn: ast.FunctionDef | ast.AsyncFunctionDef, name: str) -> str:
+    return f"`auxiliary_args` names `{name}`, not a parameter of `{fn.name}`: PhiML silently ignores it"
 
 
 def _listed(params: list[str]) -> str:
     return f"name one of the parameters: {', '.join(params)}" if params else "remove it: the function has no parameters"
 
 
-def _strings(value: cst.BaseExpression | None) -> list[cst.SimpleString] | None:
-    if isinstance(value, cst.SimpleString):
-        return [value]
-    if isinstance(value, (cst.Tuple, cst.List)) and all(isinstance(e.value, cst.SimpleString) for e in value.elements):
-        return [e.value for e in value.elements]
-    return None
+def _strings(python, value: ast.expr | None) -> list[ast.Constant] | None:
+    """The string literals `value` is (one, or a tuple or list of them), each a single piece."""
+    elements = [value] if isinstance(value, ast.Constant) else value.elts if isinstance(value, (ast.Tuple, ast.List)) else None
+    if elements is None or not all(isinstance(e, ast.Constant) and isinstance(e.value, (str, bytes)) and _pieces(python, e) == 1
+                                   for e in elements):
+        return None
+    return elements  # type: ignore[return-value]
 
 
 def _split(text) -> list[str]:
@@ -210,32 +246,24 @@ def _quote(original: str, text: str) -> str:
     return f"{prefix}{quote}{text}{quote}"
 
 
-def _steers_control_flow(fn: cst.FunctionDef, name: str) -> tuple[str, cst.CSTNode] | None:
+def _steers_control_flow(fn: ast.FunctionDef | ast.AsyncFunctionDef, name: str) -> tuple[str, ast.expr] | None:
     """How `name` steers Python control flow in `fn`'s own body (`if name:`, `range(name)`), and
     where (the condition or iterable), or None.
 
     Such a use fails on a traced value (jax, tensorflow) or keeps the first call's value (torch): the
     spelling fix that makes the parameter static is then what the author meant *and* what works."""
-    stack = [fn.body]
+    stack: list[ast.AST] = list(fn.body)
     while stack:
         node = stack.pop()
-        if type(node) in SCOPES:
+        if isinstance(node, (*_DEFS, ast.Lambda, ast.ClassDef)):
             continue
-        test = node.test if isinstance(node, (cst.If, cst.While, cst.IfExp)) else node.iter if isinstance(node, cst.For) else None
+        test = node.test if isinstance(node, (ast.If, ast.While, ast.IfExp)) else \
+            node.iter if isinstance(node, (ast.For, ast.AsyncFor)) else None
         if test is not None and _reads(test, name):
-            return ("a condition" if not isinstance(node, cst.For) else "a trip count"), test
-        stack.extend(children(node))
+            return ("a condition" if not isinstance(node, (ast.For, ast.AsyncFor)) else "a trip count"), test
+        stack.extend(ast.iter_child_nodes(node))
     return None
 
 
-def _reads(expr: cst.CSTNode, name: str) -> bool:
-    stack = [expr]
-    while stack:
-        node = stack.pop()
-        if isinstance(node, cst.Name) and node.value == name:
-            return True
-        if isinstance(node, cst.Attribute):
-            stack.append(node.value)  # `x.name` is an attribute, not a read of `name`
-            continue
-        stack.extend(children(node))
-    return False
+def _reads(expr: ast.expr, name: str) -> bool:
+    return any(isinstance(node, ast.Name) and node.id == name for node in ast.walk(expr))

@@ -32,7 +32,8 @@ class PlannedFix:
     `build(context, *twins)`: given the FileContext of the libcst pass and the libcst twin of each of `at`,
     the edits (codemod.Replace, InsertBefore), or None where it cannot be written; `imports`, what they need.
     `reads`: the nodes whose names the fix's code holds (the libraries it names, checked against the
-    project's releases when the fix is safe)."""
+    project's releases when the fix is safe). `invalidates`: the function whose analysis the fix changes
+    (a parameter made static): fixes inside it wait for the next pass (codemod.ProposedFix)."""
 
     description: str
     at: Sequence[ast.AST]
@@ -41,6 +42,7 @@ class PlannedFix:
     provable: bool = False
     imports: Sequence[tuple[str, str | None, str | None]] = ()
     reads: Sequence[ast.AST] = ()
+    invalidates: ast.AST | None = None
 
 
 class AstFile(FixPolicy):
@@ -220,7 +222,7 @@ class AstRule(Rule):
                 f"not rewritten: {why}", related, None
         eager = self._remote("called", node)
         if eager is not None and (why := file.jit.eagerly_callable(eager)):
-            fix = PlannedFix(description, fix.at, fix.build, fix.safety, False, fix.imports, fix.reads)
+            fix = PlannedFix(description, fix.at, fix.build, fix.safety, False, fix.imports, fix.reads, fix.invalidates)
             if safety is Safety.SAFE:
                 safety = Safety.UNSAFE
                 description = f"{description or 'apply the fix'} (unsafe: see the note)"
@@ -229,7 +231,7 @@ class AstRule(Rule):
             safety = Safety.UNSAFE
             note = "; ".join(filter(None, (note, f"unsafe: {doubt}")))
         if description != fix.description:
-            fix = PlannedFix(description, fix.at, fix.build, fix.safety, fix.provable, fix.imports, fix.reads)
+            fix = PlannedFix(description, fix.at, fix.build, fix.safety, fix.provable, fix.imports, fix.reads, fix.invalidates)
         return fix, hint, note, related, safety
 
     def _remote(self, how: str, node):
@@ -314,6 +316,7 @@ def written(file: AstFile, context) -> list:
         if any(twin is None for twin in twins):
             continue
         edits = plan.build(context, *twins)
-        if edits:
-            out.append(ProposedFix(finding, tuple(edits), tuple(plan.imports)))
+        invalidates = locator.cst_of(plan.invalidates) if plan.invalidates is not None else None
+        if edits and (plan.invalidates is None or invalidates is not None):
+            out.append(ProposedFix(finding, tuple(edits), tuple(plan.imports), invalidates))
     return out
