@@ -7,7 +7,7 @@ import ast
 from typing import Iterator
 
 from rewriter.analysis.apis import STAR_BACKENDS, Api
-from rewriter.analysis.ast_jit import spelled_application, spelled_transform
+from rewriter.analysis.ast_jit import SpelledJits
 from rewriter.analysis.ast_names import branches
 from rewriter.analysis.jit_contexts import JitContext
 from rewriter.ast_rule import AstFile
@@ -33,33 +33,29 @@ def own_nodes(function: ast.AST) -> Iterator[ast.AST]:
         stack.extend(reversed(branches(node)))
 
 
-def jit_spelled(file: AstFile) -> bool:
-    """The module spells a jit transform where the syntax index looks (analysis/syntax.py): a decorator
-    that may be one, or a call that may apply one to a name, a method of `self` or a lambda. Without one,
-    the hazard rules read no traced function, not even those other modules trace."""
-    found = file.__dict__.get("_jit_spelled")
+def spelled_jits(file: AstFile) -> SpelledJits:
+    """What the module's spellings say may be jitted (ast_jit.SpelledJits), read once per file."""
+    found = file.__dict__.get("_spelled_jits")
     if found is None:
-        found = file.__dict__["_jit_spelled"] = _jit_spelled(file)
+        found = file.__dict__["_spelled_jits"] = SpelledJits(file.names, file.tree)
     return found
 
 
-def _jit_spelled(file: AstFile) -> bool:
-    names = file.names
-    for node in ast.walk(file.tree):
-        if isinstance(node, _DEFS):
-            if any(spelled_transform(names, d) for d in node.decorator_list):
-                return True
-        elif isinstance(node, ast.Call):
-            first = spelled_application(names, node)
-            if isinstance(first, (ast.Name, ast.Lambda)) or isinstance(first, ast.Attribute) \
-                    and isinstance(first.value, ast.Name) and first.value.id == "self":
-                return True
-    return False
+def enclosing_functions(names, node: ast.AST) -> tuple[ast.AST, ...]:
+    """The defs and lambdas around `node`, outermost first (a def's decorators and defaults are inside it,
+    as the syntax index counts them on libcst)."""
+    out = []
+    current = names.parent(node)
+    while current is not None:
+        if isinstance(current, (*_DEFS, ast.Lambda)):
+            out.append(current)
+        current = names.parent(current)
+    return tuple(reversed(out))
 
 
 def contexts(file: AstFile, frameworks=("phiml", "jax", "tensorflow", "torch")) -> list[JitContext]:
     """The traced functions of the module (decorated, wrapped, and the helpers they call)."""
-    if not jit_spelled(file):
+    if not spelled_jits(file).any():  # (as on libcst: without one, not even what other modules trace)
         return []
     return [c for c in file.jit.contexts if c.framework in frameworks]
 

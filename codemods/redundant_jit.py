@@ -1,16 +1,21 @@
 """PML303 redundant-jit."""
 from __future__ import annotations
 
+import ast
+from dataclasses import replace
+
 import libcst as cst
 
 from rewriter.analysis.apis import Kind
-from rewriter.analysis.names import dotted
-from rewriter.analysis.syntax import spelled_application, spelled_transform
-from rewriter.analysis.transforms import Transform, match_application, match_transform
-from rewriter.codemod import Codemod, Example, Replace, Unchanged, dedented
-from rewriter.cst_tree import branches
+from rewriter.analysis.ast_jit import match_application, match_transform, spelled_application, spelled_transform
+from rewriter.analysis.ast_names import branches, dotted
+from rewriter.analysis.transforms import Transform
+from rewriter.ast_rule import AstRule, PlannedFix
+from rewriter.codemod import Replace
 from rewriter.findings import Safety, Severity
+from rewriter.rule import Example, Unchanged, dedented
 
+from ._ast_hazards import enclosing_functions, spelled_jits
 from ._shared import replacement_in_place
 
 # jit_compile_linear is more than a jit: it traces a linear function into a matrix for solve_linear.
@@ -22,7 +27,8 @@ def _plain(transform: Transform) -> bool:
 
 
 def _remove_decorator(decorators: list[cst.Decorator], drop: cst.Decorator) -> list[Replace] | None:
-    """Edits removing `drop`; its comments move onto the next decorator. None if they cannot."""
+    """Edits removing `drop`; its comments move onto the next decorator. None if they cannot (the rule
+    decides that on `ast` first: `_comments_stay`)."""
     comments = [line for line in drop.leading_lines if line.comment is not None]
     trailing = drop.trailing_whitespace.comment
     if not comments and trailing is None:
@@ -66,9 +72,9 @@ _STATIC_KEYWORDS = frozenset({"static_argnums", "static_argnames", "auxiliary_ar
 def _arguments(removed: Transform, *kept: Transform) -> str:
     """"`backend=` chooses the backend, ...": what the jits' arguments do that removing `removed` (which
     must be bare) may change, beside `kept`; "" when there is none."""
-    given = [(a, True) for a in removed.keywords] + [(a, False) for t in kept for a in t.keywords]
-    named = [f"`{a.keyword.value}=` {_ARGUMENT_EFFECTS.get(a.keyword.value, 'is an option of its own')}"
-             for a, own in given if a.keyword is not None and (own or a.keyword.value not in _STATIC_KEYWORDS)]
+    given = [(a.arg, True) for a in removed.keywords] + [(a.arg, False) for t in kept for a in t.keywords]
+    named = [f"`{name}=` {_ARGUMENT_EFFECTS.get(name, 'is an option of its own')}"
+             for name, own in given if name is not None and (own or name not in _STATIC_KEYWORDS)]
     named += ["positional options" for t in (removed, *kept) if t.extra_positional]
     return ", ".join(dict.fromkeys(named))
 
@@ -78,14 +84,13 @@ def _arguments(removed: Transform, *kept: Transform) -> str:
 _EFFECTS = frozenset({"print", "debug.print", "debug.callback", "pure_callback", "io_callback", "callback", "id_tap", "id_print"})
 
 
-def _effects(fn: cst.CSTNode | None) -> str:
+def _effects(fn: ast.AST | None) -> str:
     """The first call in `fn`'s body that has an effect a separate compilation makes observable ("" if none)."""
-    if fn is None:
-        return ""
-    stack = [fn.body] if isinstance(fn, (cst.FunctionDef, cst.Lambda)) else []
+    body = getattr(fn, "body", None) if isinstance(fn, (*_DEFS, ast.Lambda)) else None
+    stack: list[ast.AST] = list(body) if isinstance(body, list) else [body] if body is not None else []
     while stack:
         node = stack.pop()
-        if isinstance(node, cst.Call):
+        if isinstance(node, ast.Call):
             name = dotted(node.func) or ""
             if any(name == e or name.endswith("." + e) for e in _EFFECTS):
                 return name
@@ -93,7 +98,10 @@ def _effects(fn: cst.CSTNode | None) -> str:
     return ""
 
 
-class RedundantJit(Codemod):
+_DEFS = (ast.FunctionDef, ast.AsyncFunctionDef)
+
+
+class RedundantJit(AstRule):
     """A jit applied to a function that is already jitted, or a jit built inside a function that is
     itself being traced, adds nothing: the inner program is inlined into the outer trace. It does
     cost: an extra wrapper and cache lookup per call, one more trace cache to fill (PhiML), and on
@@ -200,46 +208,35 @@ class RedundantJit(Codemod):
             or any(facts.may_be_jitted(call.args[0], call) or facts.may_be_traced(functions) for call, functions, _ in facts.jit_calls) \
             or any(facts.may_be_traced(functions) for _, functions in facts.nested_jit_defs)
 
-    def __init__(self, file) -> None:
-        super().__init__(file)
-        # candidates that need the whole file's syntax index, each with its check (a function, not a bound
-        # method: a method of the rule held by the rule is a cycle that keeps the file's tree for the collector)
-        self._deferred: list = []
-
-    def visit_Call(self, node: cst.Call) -> None:
-        first = spelled_application(self.file.analysis.names, node)
-        if first is not None:
-            self._deferred.append((RedundantJit._check_call, node, tuple(self.file.syntax.functions), first))
-
-    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
-        names = self.file.analysis.names
-        spelled = sum(spelled_transform(names, d.decorator) for d in node.decorators)
-        if spelled >= 2 or spelled == 1 and len(self.file.syntax.functions) > 1:
-            self._deferred.append((RedundantJit._check_def, node, tuple(self.file.syntax.functions[:-1]), None))
-
-    def leave_Module(self, original_node: cst.Module) -> None:
-        syntax = self.file.syntax
-        for check, node, functions, first in self._deferred:
-            if check is RedundantJit._check_call and not (syntax.may_be_jitted(first) or syntax.may_be_traced(functions)):
+    def check(self) -> None:
+        file = self.file
+        names, spelled = file.names, spelled_jits(file)
+        nodes = sorted((n for n in ast.walk(file.tree) if isinstance(n, (ast.Call, *_DEFS))), key=lambda n: (n.lineno, n.col_offset))
+        for node in nodes:
+            if isinstance(node, ast.Call):
+                first = spelled_application(names, node)
+                if first is not None and (spelled.may_be_jitted(first) or spelled.may_be_traced(enclosing_functions(names, node))):
+                    self._check_call(node)
                 continue
-            if check is RedundantJit._check_def and len(node.decorators) and functions and not syntax.may_be_traced(functions) \
-                    and sum(spelled_transform(self.file.analysis.names, d.decorator) for d in node.decorators) < 2:
-                continue
-            check(self, node)
+            count = sum(spelled_transform(names, d) for d in node.decorator_list)
+            outer = enclosing_functions(names, node)
+            if count >= 2 or count == 1 and outer and spelled.may_be_traced(outer):
+                self._check_def(node)
 
-    def _check_call(self, node: cst.Call) -> None:
-        analysis = self.file.analysis
-        app = match_application(analysis.names, node, (Kind.JIT,))
+    def _check_call(self, node: ast.Call) -> None:
+        file = self.file
+        names, jit = file.names, file.jit
+        app = match_application(names, node, (Kind.JIT,))
         if app is None or not _plain(app.transform):
             return
         outer_name = app.transform.api.name
-        inner = analysis.jit.jitted_value(app.function)
+        inner = jit.jitted_value(app.function)
+        plain = PlannedFix("", (node, app.function), _unwrap)
         if inner is not None and _plain(inner):
             message = f"`{outer_name}` of a function already jitted with `{inner.api.name}`: the outer jit only adds overhead"
             carried = _arguments(app.transform, inner)
             if inner.api.name == outer_name and not carried:
-                self.report(node, message, edits=[Replace(node, replacement_in_place(self.parent(node), node, app.function))],
-                            fix_description="drop the outer jit")
+                self.report(node, message, fix=replace(plain, description="drop the outer jit"))
             elif carried:
                 self.report(node, message, hint="keep one of the two jits, with the options it needs",
                             note=f"not fixed: a jit with arguments is more than a compilation: {carried}")
@@ -249,29 +246,29 @@ class RedundantJit(Codemod):
             return
         if inner is not None:
             return
-        context = analysis.jit.enclosing_context(node, direct_only=True)
-        if context is not None:
-            message = f"`{outer_name}` inside `{context.name}`, traced by `{context.transform.api.name}`: the inner jit is inlined"
-            parent = self.parent(node)
-            called = isinstance(parent, cst.Call) and parent.func is node
-            refusal = self._observed(app.transform, analysis.jit.functions_denoted(app.function), [parent] if called else [],
-                                     statement=called and isinstance(self.parent(parent), cst.Expr))
-            if not called:  # `jax.jit(g).lower(...)`, `h = jax.jit(g)`: the jit object itself is used
-                self.report(node, message, hint="call the plain function where the jit object is not needed",
-                            note="not fixed: its jit object is used, not only called")
-            elif context.how != "decorator":  # also callable un-jitted: the inner jit still helps there
-                self.report(node, message, hint=f"call the plain function if `{context.name}` always runs jitted",
-                            note=f"not fixed: `{context.name}` may also be called directly, where the inner jit still compiles")
-            elif context.framework != app.transform.framework:
-                self.report(node, message, hint="call the plain function", note="not fixed: different frameworks")
-            elif refusal:
-                self.report(node, message, hint="call the plain function if nothing depends on its separate compilation",
-                            note=f"not fixed: {refusal}")
-            else:
-                self.report(node, message, edits=[Replace(node, replacement_in_place(self.parent(node), node, app.function))],
-                            fix_description="call the plain function")
+        context = jit.enclosing_context(node, direct_only=True)
+        if context is None:
+            return
+        message = f"`{outer_name}` inside `{context.name}`, traced by `{context.transform.api.name}`: the inner jit is inlined"
+        parent = names.parent(node)
+        called = isinstance(parent, ast.Call) and parent.func is node
+        refusal = self._observed(app.transform, jit.functions_denoted(app.function), [parent] if called else [],
+                                 statement=called and isinstance(names.parent(parent), ast.Expr))
+        if not called:  # `jax.jit(g).lower(...)`, `h = jax.jit(g)`: the jit object itself is used
+            self.report(node, message, hint="call the plain function where the jit object is not needed",
+                        note="not fixed: its jit object is used, not only called")
+        elif context.how != "decorator":  # also callable un-jitted: the inner jit still helps there
+            self.report(node, message, hint=f"call the plain function if `{context.name}` always runs jitted",
+                        note=f"not fixed: `{context.name}` may also be called directly, where the inner jit still compiles")
+        elif context.framework != app.transform.framework:
+            self.report(node, message, hint="call the plain function", note="not fixed: different frameworks")
+        elif refusal:
+            self.report(node, message, hint="call the plain function if nothing depends on its separate compilation",
+                        note=f"not fixed: {refusal}")
+        else:
+            self.report(node, message, fix=replace(plain, description="call the plain function"))
 
-    def _observed(self, transform: Transform, functions: list, calls: list[cst.Call], statement: bool = False) -> str:
+    def _observed(self, transform: Transform, functions: list, calls: list, statement: bool = False) -> str:
         """Why removing an inner jit may change what the program observes ("" when it cannot): arguments
         it carries; effects in the function, which a separately compiled, cached trace runs fewer times;
         a call made only for its effects; a Python value passed to it, which the inner jit traces and the
@@ -287,82 +284,121 @@ class RedundantJit(Codemod):
                     "into the outer program")
         if statement:
             return "its result is not used: the call is made for what compiling it does"
-        traced = self.file.analysis.traced
+        traced = self.file.traced
         for call in calls:
-            for arg in call.args:
-                value = traced.value_anywhere(arg.value)
+            given = sorted([*call.args, *call.keywords], key=lambda a: (a.lineno, a.col_offset))
+            for arg in given:
+                expr = arg.value if isinstance(arg, (ast.Starred, ast.keyword)) else arg
+                value = traced.value_anywhere(expr)
                 if value is None or not value.traced:
-                    return (f"`{self.file.code(arg.value).strip()}` may be a Python value here: the inner jit makes it a "
+                    return (f"`{self.file.python.text(expr).strip()}` may be a Python value here: the inner jit makes it a "
                             "tracer, the plain function would compute with the Python value")
         return ""
 
-    def _only_called(self, fn: cst.FunctionDef) -> bool:
+    def _accesses(self, fn: ast.FunctionDef | ast.AsyncFunctionDef) -> list | None:
+        scope = self.file.names.scope(fn)
+        return list(scope.accesses[fn.name]) if scope is not None else None
+
+    def _only_called(self, fn: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
         """Every use of the def's name calls it (no `.lower()`, no passing the jit object on)."""
-        scope = self.file.analysis.names.scope(fn.name)
-        if scope is None:
+        accesses = self._accesses(fn)
+        if accesses is None:
             return False
-        for access in scope.accesses[fn.name.value]:
-            user = self.parent(access.node)
-            if not (isinstance(user, cst.Call) and user.func is access.node):
+        names = self.file.names
+        for access in accesses:
+            user = names.parent(access.node)
+            if not (isinstance(user, ast.Call) and user.func is access.node):
                 return False
         return True
 
-    def _check_def(self, node: cst.FunctionDef) -> None:
-        analysis = self.file.analysis
-        jits = [
-            (deco, t)
-            for deco in node.decorators
-            if (t := match_transform(analysis.names, deco.decorator, (Kind.JIT,))) is not None and _plain(t)
-        ]
+    def _check_def(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
+        file = self.file
+        names, python = file.names, file.python
+        jits = [(deco, t) for deco in node.decorator_list
+                if (t := match_transform(names, deco, (Kind.JIT,))) is not None and _plain(t)]
         if len(jits) >= 2:
             (outer_deco, outer), (inner_deco, inner) = jits[0], jits[1]
-            message = f"`{node.name.value}` is jitted twice (`{outer.api.name}` over `{inner.api.name}`)"
-            decorators = list(node.decorators)
-            adjacent = decorators.index(inner_deco) == decorators.index(outer_deco) + 1
+            message = f"`{node.name}` is jitted twice (`{outer.api.name}` over `{inner.api.name}`)"
+            decorators = node.decorator_list
+            adjacent = _index(decorators, inner_deco) == _index(decorators, outer_deco) + 1
             same = outer.api.name == inner.api.name
             outer_kept, inner_kept = _arguments(outer, inner), _arguments(inner, outer)  # "" : that one can go
+            place = python.decorator_place(outer_deco)
             if same and adjacent and not (outer_kept and inner_kept):
                 drop = outer_deco if not outer_kept else inner_deco
             elif same and not adjacent and not inner_kept:
                 drop = inner_deco  # `@jit @vmap @jit`: the outer jit compiles the vmap; the inner is inlined
             else:
                 carried = inner_kept or outer_kept
-                self.report(outer_deco, message, hint="keep one jit decorator, with the options it needs",
+                self.report(outer_deco, message, hint="keep one jit decorator, with the options it needs", place=place,
                             note=f"not fixed: a jit with arguments is more than a compilation: {carried}" if same and carried
                             else "not fixed: different frameworks")
                 return
-            edits = _remove_decorator(decorators, drop)
             which = "outer" if drop is outer_deco else "inner"
-            if edits is None:
-                self.report(outer_deco, message, hint=f"remove the {which} jit decorator by hand",
+            if not _removable(python, decorators, drop):
+                self.report(outer_deco, message, hint=f"remove the {which} jit decorator by hand", place=place,
                             note="not fixed: the decorator to drop carries comments")
             else:
-                self.report(outer_deco, message, edits=edits, fix_description=f"remove the {which} jit decorator")
+                self.report(outer_deco, message, place=place,
+                            fix=PlannedFix(f"remove the {which} jit decorator", (drop,), _write_removal))
             return
         if len(jits) == 1:
             deco, transform = jits[0]
-            context = analysis.jit.enclosing_context(node, direct_only=True)
+            context = file.jit.enclosing_context(node, direct_only=True)
             if context is None:
                 return
-            message = f"`@{transform.api.name}` on `{node.name.value}` inside `{context.name}`, traced by `{context.transform.api.name}`: the inner jit is inlined"
+            place = python.decorator_place(deco)
+            message = f"`@{transform.api.name}` on `{node.name}` inside `{context.name}`, traced by `{context.transform.api.name}`: the inner jit is inlined"
             if not self._only_called(node):
-                self.report(deco, message, hint="remove the decorator where the jit object is not needed",
-                            note=f"not fixed: `{node.name.value}` is used as a jit object, not only called")
+                self.report(deco, message, hint="remove the decorator where the jit object is not needed", place=place,
+                            note=f"not fixed: `{node.name}` is used as a jit object, not only called")
             elif context.how != "decorator":
-                self.report(deco, message, hint=f"remove the decorator if `{context.name}` always runs jitted",
+                self.report(deco, message, hint=f"remove the decorator if `{context.name}` always runs jitted", place=place,
                             note=f"not fixed: `{context.name}` may also be called directly, where the inner jit still compiles")
             elif context.framework != transform.framework:
-                self.report(deco, message, hint="remove the inner jit decorator", note="not fixed: different frameworks")
-            elif refusal := self._observed(transform, [node], self._calls_of(node)):
+                self.report(deco, message, hint="remove the inner jit decorator", note="not fixed: different frameworks",
+                            place=place)
+            elif refusal := self._observed(transform, [node], [names.parent(a.node) for a in self._accesses(node) or ()]):
                 self.report(deco, message, hint="remove the inner jit decorator if nothing depends on its separate compilation",
-                            note=f"not fixed: {refusal}")
-            elif (edits := _remove_decorator(list(node.decorators), deco)) is not None:
-                self.report(deco, message, edits=edits, fix_description="remove the inner jit decorator")
+                            note=f"not fixed: {refusal}", place=place)
+            elif _removable(python, node.decorator_list, deco):
+                self.report(deco, message, place=place,
+                            fix=PlannedFix("remove the inner jit decorator", (deco,), _write_removal))
             else:
-                self.report(deco, message, hint="remove the inner jit decorator by hand",
+                self.report(deco, message, hint="remove the inner jit decorator by hand", place=place,
                             note="not fixed: the decorator to drop carries comments")
 
-    def _calls_of(self, fn: cst.FunctionDef) -> list[cst.Call]:
-        """The calls of the def's name (`_only_called` holds: every use is one)."""
-        scope = self.file.analysis.names.scope(fn.name)
-        return [self.parent(access.node) for access in scope.accesses[fn.name.value]] if scope is not None else []
+
+def _index(decorators: list[ast.expr], decorator: ast.expr) -> int:
+    return next(i for i, d in enumerate(decorators) if d is decorator)
+
+
+def _removable(python, decorators: list[ast.expr], drop: ast.expr) -> bool:
+    """`_remove_decorator` can remove `drop`: it carries no comment (one above it, below the decorator before
+    it, or after it on its line), or a decorator follows it to carry them."""
+    index = _index(decorators, drop)
+    if index + 1 < len(decorators):
+        return True
+    end_line = drop.end_lineno or drop.lineno
+    after = python.lines[end_line - 1][python._column(end_line, drop.end_col_offset or 0):].strip()
+    if after.startswith("#"):
+        return False
+    if index == 0:
+        return True  # (the lines above the first decorator are the def's)
+    previous = decorators[index - 1]
+    return not any(python.lines[line - 1].strip().startswith("#") for line in range((previous.end_lineno or 0) + 1, drop.lineno))
+
+
+def _unwrap(context, node: cst.CSTNode, function: cst.CSTNode) -> list[Replace] | None:
+    """`jax.jit(f)` -> `f`."""
+    if not isinstance(function, cst.BaseExpression):
+        return None
+    return [Replace(node, replacement_in_place(context.analysis.names.parent(node), node, function))]
+
+
+def _write_removal(context, decorator: cst.CSTNode) -> list[Replace] | None:
+    drop = context.analysis.names.parent(decorator)
+    fn = context.analysis.names.parent(drop)
+    if not isinstance(drop, cst.Decorator) or not isinstance(fn, cst.FunctionDef):
+        return None
+    return _remove_decorator(list(fn.decorators), drop)

@@ -82,6 +82,8 @@ class AstFile(FixPolicy):
                               testcode=analysis.testcode, units=context.units if "units" in context.__dict__ else None)
         if found.__dict__["units"] is None:
             del found.__dict__["units"]
+        if "traced" in analysis.__dict__ and analysis.traced.reading is not None:  # (the same reading, made already)
+            found.__dict__["traced"] = analysis.traced.reading
         if context.cells:
             found.__dict__["line_map"] = context.line_map
         return found
@@ -117,6 +119,14 @@ class AstFile(FixPolicy):
         if self.project is None and not self.open_module:
             return self.reading.jit
         return JitAnalysis(self.reading.names, self.project, self.open_module)
+
+    @cached_property
+    def traced(self):
+        """The traced values (ast_flow.TracedAnalysis) of what the rules read."""
+        from .analysis.ast_flow import TracedAnalysis
+
+        return TracedAnalysis(self.reading, self.jit, self.callsite_facts, self.project, self.open_module,
+                              line_label=self.line_label)
 
     @property
     def tree(self) -> ast.Module:

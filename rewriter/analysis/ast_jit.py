@@ -125,6 +125,52 @@ def spelled_application(resolver: NameResolver, call: ast.Call, kinds: Iterable[
     return None
 
 
+class SpelledJits:
+    """What the spellings of a module say may be jitted (syntax.SyntaxIndex on libcst): the defs with a
+    decorator that may be a jit, the names assigned or handed to a jit application, the lambdas handed to
+    one. A rule asks it before it resolves anything."""
+
+    def __init__(self, resolver: NameResolver, tree: ast.Module) -> None:
+        self.resolver = resolver
+        self.decorated: set[str] = set()
+        self.assigned: set[str] = set()
+        self.wrapped: set[str] = set()
+        self.lambdas: set[int] = set()
+        for node in ast.walk(tree):
+            kind = type(node)
+            if kind in _DEFS:
+                if any(spelled_transform(resolver, d) for d in node.decorator_list):  # type: ignore[attr-defined]
+                    self.decorated.add(node.name)  # type: ignore[attr-defined]
+            elif kind is ast.Call:
+                wrapped = spelled_application(resolver, node)  # type: ignore[arg-type]
+                if type(wrapped) is ast.Name:
+                    self.wrapped.add(wrapped.id)  # type: ignore[union-attr]
+                elif type(wrapped) is ast.Attribute and type(wrapped.value) is ast.Name and wrapped.value.id == "self":  # type: ignore[union-attr]
+                    self.wrapped.add(wrapped.attr)  # type: ignore[union-attr]
+                elif type(wrapped) is ast.Lambda:
+                    self.lambdas.add(id(wrapped))
+            elif kind is ast.Assign and type(node.value) is ast.Call and spelled_application(resolver, node.value) is not None:  # type: ignore[attr-defined]
+                self.assigned.update(t.id for t in node.targets if type(t) is ast.Name)  # type: ignore[attr-defined]
+
+    def any(self) -> bool:
+        return bool(self.decorated or self.wrapped or self.lambdas)
+
+    def may_be_jitted(self, expr: ast.expr) -> bool:
+        if type(expr) is ast.Name:
+            return expr.id in self.decorated or expr.id in self.assigned  # type: ignore[attr-defined]
+        return type(expr) is ast.Call and spelled_application(self.resolver, expr) is not None  # type: ignore[arg-type]
+
+    def may_be_traced(self, functions) -> bool:
+        """One of the enclosing `functions` may be a jit context (decorated, wrapped, or a jitted lambda)."""
+        for fn in functions:
+            if type(fn) is ast.Lambda:
+                if id(fn) in self.lambdas:
+                    return True
+            elif fn.name in self.decorated or fn.name in self.wrapped:
+                return True
+        return False
+
+
 def literal(node: ast.expr):
     """The Python value of a literal int/str/bytes/tuple/list/None/bool expression (transforms.literal);
     raises ValueError otherwise."""
