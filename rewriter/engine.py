@@ -348,8 +348,9 @@ def _findings_in_original(module: cst.Module, path: str, codemods, settings: Set
 
 def _findings_on_ast(source: bytes, path: str, rules, settings: Settings) -> tuple[list[Finding], str | None, set[int]]:
     """The findings of rules decided on `ast` (ast_rule.py) in `source`, read by CPython's parser alone, the
-    note of a newer Python's grammar, and the ids of the findings whose fix is planned and enabled. A file CPython cannot read is parsed by libcst to say why, or to
-    lower what a newer grammar wrote (analysis/lowering.py)."""
+    note of a newer Python's grammar, and the ids of the findings whose fix is planned and enabled. A file
+    CPython cannot read is parsed by libcst to say why, or to lower what a newer grammar wrote
+    (analysis/lowering.py)."""
     from .analysis.aliases import NO_ALIASES
     from .analysis.ast_module import AstModule
     from .analysis.lowering import lowered
@@ -443,7 +444,7 @@ def _run_codemods(module: cst.Module, path: str, codemods: Sequence[type[Codemod
             beside = AstFile.beside(context)
             context.findings += run_ast_rules(beside, on_ast)
             planned = written(beside, context)
-            if planned:  # in the rules' order, as the libcst rules report theirs: it decides which of two that overlap goes first
+            if planned:  # in the rules' order, as libcst rules report theirs: it picks which of two overlapping fixes goes first
                 context.fixes = sorted(context.fixes + planned, key=lambda fix: fix.finding.code)
         except RecursionError:
             raise ProcessingError("nesting too deep to analyse") from None
