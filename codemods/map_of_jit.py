@@ -1,22 +1,27 @@
 """PML304 map-of-jit."""
 from __future__ import annotations
 
+import ast
+import io
+import tokenize
+
 import libcst as cst
 
 from rewriter.analysis.apis import Kind, canonical
-from rewriter.analysis.syntax import spelled_application
-from rewriter.analysis.transforms import match_application
-from rewriter.codemod import Codemod, Example, Replace, Unchanged, dedented
-from rewriter.cst_tree import children
+from rewriter.analysis.ast_jit import match_application, spelled_application
+from rewriter.ast_rule import AstRule, PlannedFix
+from rewriter.codemod import Replace
 from rewriter.findings import Safety
+from rewriter.rule import Example, Unchanged, dedented
 
+from ._ast_hazards import enclosing_functions, spelled_jits
 from ._shared import as_atom
 
 MAP = frozenset({Kind.MAP})
 _MAP_OPTIONS = {"dims", "range", "unwrap_scalars", "expand_results", "simplify", "map_name"}
 
 
-class MapOfJit(Codemod):
+class MapOfJit(AstRule):
     """PhiML vectorises every operation over batch dimensions, so a jitted function can take the
     batched tensor directly. `math.map(jit_f, x, dims=batch)` instead loops in Python over every
     batch slice and calls the compiled function once per slice, many times slower than one call on the
@@ -95,31 +100,27 @@ class MapOfJit(Codemod):
         return facts is not None and any(facts.may_be_jitted(call.args[0]) or facts.may_be_traced(functions)
                                          for call, functions in facts.maps)
 
-    def __init__(self, file) -> None:
-        super().__init__(file)
-        self._deferred: list = []
-
-    def visit_Call(self, node: cst.Call) -> None:
-        first = spelled_application(self.file.analysis.names, node, MAP)
-        if first is not None and any(a.keyword is not None and a.keyword.value == "dims" for a in node.args):
-            self._deferred.append((node, first, tuple(self.file.syntax.functions)))
-
-    def leave_Module(self, original_node: cst.Module) -> None:
-        syntax = self.file.syntax
-        for node, first, functions in self._deferred:
-            if syntax.may_be_jitted(first) or syntax.may_be_traced(functions):
+    def check(self) -> None:
+        file = self.file
+        names, spelled = file.names, spelled_jits(file)
+        calls = sorted((n for n in ast.walk(file.tree) if isinstance(n, ast.Call)), key=lambda n: (n.lineno, n.col_offset))
+        for node in calls:
+            first = spelled_application(names, node, MAP)
+            if first is not None and any(k.arg == "dims" for k in node.keywords) and (
+                    spelled.may_be_jitted(first) or spelled.may_be_traced(enclosing_functions(names, node))):
                 self._check(node)
 
-    def _check(self, node: cst.Call) -> None:
-        analysis = self.file.analysis
-        app = match_application(analysis.names, node, (Kind.MAP,))
+    def _check(self, node: ast.Call) -> None:
+        file = self.file
+        names, jit = file.names, file.jit
+        app = match_application(names, node, (Kind.MAP,))
         if app is None:
             return
         dims = app.transform.keyword("dims")
         if dims is None or not self._is_batch(dims):
             return
-        jitted = analysis.jit.jitted_value(app.function)
-        context = analysis.jit.enclosing_context(node, direct_only=True)
+        jitted = jit.jitted_value(app.function)
+        context = jit.enclosing_context(node, direct_only=True)
         if jitted is not None:
             message = "`math.map` of a jitted function over batch dims calls it once per slice"
         elif context is not None and context.framework == "phiml":
@@ -128,40 +129,79 @@ class MapOfJit(Codemod):
         else:
             return
         by_hand = "call the function on the batched tensor, if it treats batch dims element-wise"
-        options = {a.keyword.value for a in app.transform.keywords} & _MAP_OPTIONS
+        options = {k.arg for k in app.transform.keywords} & _MAP_OPTIONS
         if options - {"dims"}:
             self.report(node, message, hint=by_hand, note=f"not fixed: `{', '.join(sorted(options - {'dims'}))}` given")
             return
-        args = [a for a in app.transform.extra_positional]
-        kwargs = [a for a in app.transform.keywords if a.keyword.value not in _MAP_OPTIONS]
-        kept = [*args, *kwargs]
-        dropped = [a for a in node.args if not any(a is k for k in kept)]
-        if any(_has_comment(a) for a in dropped) or kept and _has_comment(kept[-1].comma):
+        kept = [*app.transform.extra_positional, *(k for k in app.transform.keywords if k.arg not in _MAP_OPTIONS)]
+        if _comments_dropped(file.python, node, kept):
             self.report(node, message, hint=by_hand, note="not fixed: comments in the arguments it would drop")
             return
-        call = cst.Call(as_atom(app.function), args=_strip_trailing_comma([*args, *kwargs]))
-        self.report(node, message, edits=[Replace(node, call)], fix_description="call the function on the batched tensor",
-                    note="unsafe: the same result only if the function treats every batch dimension element-wise")
+        self.report(node, message, note="unsafe: the same result only if the function treats every batch dimension element-wise",
+                    fix=PlannedFix("call the function on the batched tensor", (node,), _write_call))
 
-    def _is_batch(self, dims: cst.BaseExpression) -> bool:
-        names = self.file.analysis.names
-        target = dims.func if isinstance(dims, cst.Call) else dims
-        if not isinstance(target, (cst.Name, cst.Attribute)):
+    def _is_batch(self, dims: ast.expr) -> bool:
+        target = dims.func if isinstance(dims, ast.Call) else dims
+        if not isinstance(target, (ast.Name, ast.Attribute)):
             return False
-        found = names.qualified_names(target)  # every binding must be PhiML's `batch`: provably batch dims
+        found = self.file.names.qualified_names(target)  # every binding must be PhiML's `batch`: provably batch dims
         return bool(found) and all(canonical(n) == "phiml.math.batch" for n in found)
 
 
-def _has_comment(node) -> bool:
-    if not isinstance(node, cst.CSTNode):
+def _comments_dropped(python, call: ast.Call, kept: list) -> bool:
+    """A comment would go with the arguments the fix drops: in a dropped argument, with its comma and what
+    follows it up to the next argument, or at the comma after the last one kept (libcst keeps comments in
+    an argument's comma)."""
+    text = python.text(call)
+    if "#" not in text:
         return False
-    stack = [node]
-    while stack:
-        current = stack.pop()
-        if isinstance(current, cst.Comment):
-            return True
-        stack.extend(children(current))
+    comments = []
+    base_line, base_column = call.lineno, python._column(call.lineno, call.col_offset)
+    try:
+        for token in tokenize.generate_tokens(io.StringIO(text).readline):
+            if token.type == tokenize.COMMENT:
+                row, column = token.start
+                comments.append((base_line + row - 1, column + (base_column if row == 1 else 0)))
+    except (tokenize.TokenError, SyntaxError):
+        return True  # (not read: not rewritten)
+    if not comments:
+        return False
+    end_line = call.end_lineno or call.lineno
+    closing = (end_line, python._column(end_line, call.end_col_offset or 0) - 1)  # the `)`
+    written = sorted([*call.args, *call.keywords], key=lambda a: (a.lineno, a.col_offset))
+    starts = [(a.lineno, python._column(a.lineno, a.col_offset)) for a in written]
+    kept_ids = {id(a) for a in kept}
+    for i, argument in enumerate(written):
+        following = starts[i + 1] if i + 1 < len(written) else closing
+        if id(argument) not in kept_ids:
+            if any(starts[i] <= c < following for c in comments):
+                return True
+        elif argument is kept[-1]:  # its comma, with what follows it, is dropped when it becomes the last
+            value_end = (argument.end_lineno, python._column(argument.end_lineno, argument.end_col_offset))
+            between = python.text_between(argument.end_lineno, argument.end_col_offset, *_offsets(python, following))
+            code = "".join(line.split("#", 1)[0] for line in between.split("\n"))  # (no string can be here)
+            if "," in code and any(value_end <= c < following for c in comments):
+                return True
     return False
+
+
+def _offsets(python, place: tuple[int, int]) -> tuple[int, int]:
+    """A (line, character column) place as `ast`'s (line, byte offset)."""
+    line, column = place
+    return line, len(python.lines[line - 1][:column].encode("utf-8"))
+
+
+def _write_call(context, node: cst.CSTNode) -> list[Replace] | None:
+    """`math.map(f, x, dims=batch)` -> `f(x)`: the arguments after the function and the keywords that are not
+    the map's own, as written."""
+    if not isinstance(node, cst.Call):
+        return None
+    positional = [a for a in node.args if a.keyword is None and not a.star]
+    if not positional:
+        return None
+    function = positional[0].value
+    kept = [*positional[1:], *(a for a in node.args if a.keyword is not None and a.keyword.value not in _MAP_OPTIONS)]
+    return [Replace(node, cst.Call(as_atom(function), args=_strip_trailing_comma(kept)))]
 
 
 def _strip_trailing_comma(args: list[cst.Arg]) -> list[cst.Arg]:
