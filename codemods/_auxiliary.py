@@ -1,6 +1,8 @@
 """Adding names to a PhiML transform's `auxiliary_args` (PML102 captured values, PML204 Python counts)."""
 from __future__ import annotations
 
+import ast
+
 import libcst as cst
 
 from rewriter.analysis.transforms import literal
@@ -8,15 +10,14 @@ from rewriter.analysis.transforms import literal
 from ._lift import COMMA, NO_SPACE_EQUAL
 
 
-def with_auxiliary(node: cst.FunctionDef, transform, captured) -> list[cst.Decorator] | None:
-    """The decorators, with the transform `transform.expr` given `captured` as extra `auxiliary_args`
-    (None: its arguments cannot be edited faithfully)."""
+def with_auxiliary(node: cst.FunctionDef, expr: cst.BaseExpression, captured) -> list[cst.Decorator] | None:
+    """The decorators, with the transform `expr` (one of them) given `captured` as extra `auxiliary_args`
+    (None: its arguments cannot be edited faithfully: `auxiliary_editable` on `ast` says when)."""
     out = []
     for decorator in node.decorators:
-        if decorator.decorator is not transform.expr and not (isinstance(decorator.decorator, cst.Call) and decorator.decorator is transform.expr):
+        if decorator.decorator is not expr:
             out.append(decorator)
             continue
-        expr = decorator.decorator
         if isinstance(expr, (cst.Name, cst.Attribute)):
             names = ",".join(captured)
             call = cst.Call(expr, [cst.Arg(cst.SimpleString(repr(names)), keyword=cst.Name("auxiliary_args"), equal=NO_SPACE_EQUAL)])
@@ -27,16 +28,29 @@ def with_auxiliary(node: cst.FunctionDef, transform, captured) -> list[cst.Decor
         existing = next((a for a in expr.args if a.keyword.value == "auxiliary_args"), None)
         if existing is None:
             args = list(expr.args)
-            args[-1] = args[-1].with_changes(comma=COMMA)
+            if args:
+                args[-1] = args[-1].with_changes(comma=COMMA)
             args.append(cst.Arg(cst.SimpleString(repr(",".join(captured))), keyword=cst.Name("auxiliary_args"), equal=NO_SPACE_EQUAL))
             out.append(decorator.with_changes(decorator=expr.with_changes(args=args)))
             continue
-        if not isinstance(existing.value, cst.SimpleString):
+        if not isinstance(existing.value, cst.SimpleString) or not isinstance(existing.value.evaluated_value, str):
             return None
         merged = ",".join([p for p in existing.value.evaluated_value.replace(" ", "").split(",") if p] + list(captured))
         args = [a.with_changes(value=cst.SimpleString(repr(merged))) if a is existing else a for a in expr.args]
         out.append(decorator.with_changes(decorator=expr.with_changes(args=args)))
     return out
+
+
+def auxiliary_editable(python, expr: ast.expr) -> bool:
+    """`with_auxiliary` can add names to the transform `expr` (a decorator of the module `python`, an AstModule):
+    a bare transform, or a factory call given keywords only whose `auxiliary_args`, if any, is one string."""
+    if isinstance(expr, (ast.Name, ast.Attribute)):
+        return True
+    if not isinstance(expr, ast.Call) or expr.args or any(k.arg is None for k in expr.keywords):
+        return False
+    existing = next((k.value for k in expr.keywords if k.arg == "auxiliary_args"), None)
+    return existing is None or isinstance(existing, ast.Constant) and isinstance(existing.value, str) \
+        and python.string_pieces(existing) == 1
 
 
 def keyword_arg(keyword: str, value) -> cst.Arg:

@@ -2,8 +2,6 @@
 from __future__ import annotations
 
 import ast
-import io
-import tokenize
 from functools import partial
 
 import libcst as cst
@@ -142,7 +140,7 @@ class AuxiliaryArgsMismatch(AstRule):
         if fn.args.kwarg is not None:
             return  # a name may arrive through **kwargs
         python = self.file.python
-        if isinstance(value, ast.Constant) and _pieces(python, value) > 1:
+        if isinstance(value, ast.Constant) and python.string_pieces(value) > 1:
             if isinstance(value.value, str):
                 self._check_concatenated(fn, value)
             return
@@ -187,16 +185,6 @@ def _params(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> list[str]:
     return [p.arg for p in (*a.posonlyargs, *a.args, *a.kwonlyargs, a.vararg, a.kwarg) if p is not None]
 
 
-def _pieces(python, value: ast.Constant) -> int:
-    """How many string literals `value` is written as (`"a, " "b"`: 2, one implicit concatenation)."""
-    text = python.text(value)
-    tokens = tokenize.generate_tokens(io.StringIO(text).readline)
-    try:
-        return sum(token.type == tokenize.STRING for token in tokens)
-    except (tokenize.TokenError, SyntaxError):
-        return 2  # (not one literal: never rewritten)
-
-
 def _write_string(context, string: cst.CSTNode, *, value: str) -> list[Replace] | None:
     return [Replace(string, string.with_changes(value=value))] if isinstance(string, cst.SimpleString) else None
 
@@ -228,7 +216,7 @@ def _listed(params: list[str]) -> str:
 def _strings(python, value: ast.expr | None) -> list[ast.Constant] | None:
     """The string literals `value` is (one, or a tuple or list of them), each a single piece."""
     elements = [value] if isinstance(value, ast.Constant) else value.elts if isinstance(value, (ast.Tuple, ast.List)) else None
-    if elements is None or not all(isinstance(e, ast.Constant) and isinstance(e.value, (str, bytes)) and _pieces(python, e) == 1
+    if elements is None or not all(isinstance(e, ast.Constant) and isinstance(e.value, (str, bytes)) and python.string_pieces(e) == 1
                                    for e in elements):
         return None
     return elements  # type: ignore[return-value]

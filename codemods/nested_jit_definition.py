@@ -3,22 +3,28 @@ from __future__ import annotations
 
 import ast
 
+from functools import partial
+
 import libcst as cst
 
 from rewriter.analysis.apis import Kind
+from rewriter.analysis.ast_captures import captures, start
+from rewriter.analysis.ast_jit import match_transform, spelled_transform
 from rewriter.analysis.ast_names import branches
-from rewriter.analysis.captures import captures
-from rewriter.analysis.structure import enclosing_function, top_level_statement
-from rewriter.analysis.syntax import spelled_transform
-from rewriter.analysis.transforms import match_transform
-from rewriter.codemod import Codemod, Example, InsertBefore, Replace, Unchanged, dedented
+from rewriter.analysis.captures import import_line
+from rewriter.ast_rule import AstRule, PlannedFix
+from rewriter.codemod import InsertBefore, Replace
 from rewriter.findings import Safety
+from rewriter.rule import Example, Unchanged, dedented
 
-from ._auxiliary import with_auxiliary
-from ._lift import COMMA, NO_SPACE_EQUAL, Temporary, eager_decorator, is_called, lifted_def, rewrite_function_body
+from ._ast_lift import eager_decorator, enclosing_function, is_called, top_level_statement
+from ._auxiliary import auxiliary_editable, with_auxiliary
+from ._lift import COMMA, NO_SPACE_EQUAL, Temporary, lifted_def, rewrite_function_body
+
+_DEFS = (ast.FunctionDef, ast.AsyncFunctionDef)
 
 
-class NestedJitDefinition(Codemod):
+class NestedJitDefinition(AstRule):
     """A function decorated with a jit transform inside another function is a new jit-compiled
     function every time the outer function runs, with an empty trace cache: every call of the outer
     function traces (and on jax compiles) it again — measured 6 calls, 6 traces. Defined at module
@@ -110,84 +116,104 @@ class NestedJitDefinition(Codemod):
             functions and isinstance(functions[-1], (ast.FunctionDef, ast.AsyncFunctionDef))
             and _lifted_candidate(facts, node, functions[-1]) for node, functions in facts.nested_jit_defs)
 
-    def __init__(self, file) -> None:
-        super().__init__(file)
-        self._deferred: list[cst.FunctionDef] = []
-
-    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
-        names = self.file.analysis.names
-        if self.file.syntax.functions and any(spelled_transform(names, d.decorator) for d in node.decorators):
-            self._deferred.append(node)
-
-    def leave_Module(self, original_node: cst.Module) -> None:
-        for node in self._deferred:
+    def check(self) -> None:
+        file = self.file
+        names = file.names
+        defs = [node for node in ast.walk(file.tree) if type(node) in _DEFS
+                and any(spelled_transform(names, d) for d in node.decorator_list)]
+        for node in sorted(defs, key=start):  # (libcst's order: the lifted names are handed out in it)
             self._check(node)
 
-    def _check(self, node: cst.FunctionDef) -> None:
-        analysis = self.file.analysis
-        names = analysis.names
-        transform = next((t for t in (match_transform(names, d.decorator, (Kind.JIT,)) for d in node.decorators) if t), None)
+    def _check(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
+        file = self.file
+        names = file.names
+        transform = next((t for t in (match_transform(names, d, (Kind.JIT,)) for d in node.decorator_list) if t), None)
         outer = enclosing_function(names, node)
-        if transform is None or not isinstance(outer, cst.FunctionDef):
+        if transform is None or type(outer) not in _DEFS:
             return
-        if analysis.jit.enclosing_context(node) is not None:
+        if file.jit.enclosing_context(node) is not None:
             return  # inside a traced body: PML303
-        if names.parent(node) is not outer.body:
+        if names.parent(node) is not outer or not any(statement is node for statement in outer.body):
             return  # defined under a condition or in a loop: where it exists is part of the logic
-        name = node.name.value
-        assignment = next((a for a in names.scope(node).assignments[name] if getattr(a, "node", None) is node), None) \
-            if names.scope(node) is not None else None
-        if assignment is None or len(names.scope(node).assignments[name]) != 1:
+        name = node.name
+        scope = names.scope(node)
+        assignment = next((a for a in scope.assignments[name] if getattr(a, "node", None) is node), None) \
+            if scope is not None else None
+        if assignment is None or len(scope.assignments[name]) != 1:
             return
         references = list(assignment.references)
         escaping = [r for r in references if not is_called(names, r.node)]
         if escaping or not references:
             return  # returned, stored or passed on: a jit factory, not per-call work
-        message = f"`{name}` is jit-compiled by `{transform.api.name}` inside `{outer.name.value}`: traced again on each call"
-        eager = eager_decorator(names, node)
+        place = file.python.name_place(node)
+        message = f"`{name}` is jit-compiled by `{transform.api.name}` inside `{outer.name}`: traced again on each call"
+        eager = eager_decorator(file, node)
         if eager:
-            self.report(node.name, message, note=f"not lifted: {eager}")
+            self.report(node, message, note=f"not lifted: {eager}", place=place)
             return
         result = captures(names, node)
         if result.refusal is not None:
-            self.report(node.name, message, note=f"not lifted: {result.refusal}", related=result.related)
+            self.report(node, message, note=f"not lifted: {result.refusal}", related=result.related, place=place)
             return
         captured = result.names
-        decorators = list(node.decorators)
         if captured:
             values = ", ".join(f"`{n}`" for n in captured)
             static = "auxiliary_args" if transform.framework == "phiml" else "static_argnames"
-            auxiliary = with_auxiliary(node, transform, captured) if transform.framework == "phiml" else None
-            if auxiliary is None:
-                self.report(node.name, message, note=f"not lifted: it reads {values} from `{outer.name.value}`",
+            if transform.framework != "phiml" or not auxiliary_editable(file.reading, transform.expr):
+                self.report(node, message, note=f"not lifted: it reads {values} from `{outer.name}`", place=place,
                             hint=(f"make {values} a parameter, listed in `{static}` if it must stay a Python value, "
                                   if len(captured) == 1 else
                                   f"make {values} parameters, listed in `{static}` where they must stay Python values, ")
                                  + "and move it to module level")
                 return
-            decorators = auxiliary
-        lifted_name = analysis.fresh_name(f"_{outer.name.value.lstrip('_') or 'function'}_{name}")
+            if node.args.defaults:
+                self.report(node, message, place=place, note="not lifted: its captured values cannot follow a parameter "
+                            "with a default value", hint=f"make {values} {'a parameter' if len(captured) == 1 else 'parameters'} by hand, "
+                            "and move it to module level")
+                return
+        lifted_name = file.fresh_name(f"_{outer.name.lstrip('_') or 'function'}_{name}")
         anchor = top_level_statement(names, node)
-        temporary = Temporary(node.with_changes(decorators=decorators), f"`{name}`", lifted_name, node, ())
-        lifted = lifted_def(temporary, lifted_name, captured, anchor, result.imports)
-        def renamed_call(updated: cst.Call) -> cst.Call:
-            extra = [cst.Arg(cst.Name(c), keyword=cst.Name(c), equal=NO_SPACE_EQUAL) for c in captured]
-            args = list(updated.args)
-            if extra and args:
-                args[-1] = args[-1].with_changes(comma=COMMA)
-            return updated.with_changes(func=cst.Name(lifted_name), args=[*args, *extra])
-
-        renames = {id(names.parent(r.node)): renamed_call for r in references}
-        body = rewrite_function_body(outer, renames, node)
+        calls = [names.parent(r.node) for r in references]
+        build = partial(_write_lift, lifted_name=lifted_name, captured=captured, calls=len(calls),
+                        imports=tuple(i.name for i in result.imports), auxiliary=bool(captured))
+        needs = (node, *((transform.expr,) if captured else ()), *calls, *(i.statement for i in result.imports))
         if captured:
             values = ", ".join(f"`{n}`" for n in captured)
-            self.report(node.name, message, edits=[InsertBefore(anchor, (lifted,)), Replace(outer.body, body)], safety=Safety.UNSAFE,
-                        fix_description=f"move it to module level as `{lifted_name}`, with {values} as auxiliary arguments "
-                                        "(unsafe: auxiliary values must be hashable)")
+            self.report(node, message, place=place, fix=PlannedFix(
+                f"move it to module level as `{lifted_name}`, with {values} as auxiliary arguments "
+                "(unsafe: auxiliary values must be hashable)", (anchor, outer), build, Safety.UNSAFE, needs=needs))
             return
-        self.report(node.name, message,
-                    edits=[InsertBefore(anchor, (lifted,)), Replace(outer.body, body)],
-                    fix_description=f"move it to module level as `{lifted_name}`")
+        self.report(node, message, place=place,
+                    fix=PlannedFix(f"move it to module level as `{lifted_name}`", (anchor, outer), build, needs=needs))
+
+
+def _write_lift(context, anchor: cst.CSTNode, outer: cst.FunctionDef, node: cst.FunctionDef, *rest, lifted_name: str,
+                captured: tuple[str, ...], calls: int, imports: tuple[str, ...], auxiliary: bool):
+    """The def at module level as `lifted_name` (its decorator given `captured` as `auxiliary_args`), and
+    `outer`'s body without it, calling it by that name with the captured values."""
+    if auxiliary:
+        expr, *rest = rest
+        decorators = with_auxiliary(node, expr, captured)
+        if decorators is None:
+            return None
+    else:
+        decorators = list(node.decorators)
+    call_twins, import_twins = rest[:calls], rest[calls:]
+    temporary = Temporary(node.with_changes(decorators=decorators), f"`{node.name.value}`", lifted_name, node, ())
+    lines = tuple(import_line(i, name) for i, name in zip(import_twins, imports))
+    if any(line is None for line in lines):
+        return None
+    lifted = lifted_def(temporary, lifted_name, captured, anchor, lines)
+
+    def renamed_call(updated: cst.Call) -> cst.Call:
+        extra = [cst.Arg(cst.Name(c), keyword=cst.Name(c), equal=NO_SPACE_EQUAL) for c in captured]
+        args = list(updated.args)
+        if extra and args:
+            args[-1] = args[-1].with_changes(comma=COMMA)
+        return updated.with_changes(func=cst.Name(lifted_name), args=[*args, *extra])
+
+    body = rewrite_function_body(outer, {id(call): renamed_call for call in call_twins}, node)
+    return [InsertBefore(anchor, (lifted,)), Replace(outer.body, body)]
 
 
 def _lifted_candidate(facts, node: ast.AST, outer: ast.AST) -> bool:

@@ -284,7 +284,7 @@ class StaticCountArgument(Codemod):
         transform = context.transform
         if context.framework == "phiml":
             if context.how == "decorator" and isinstance(fn, cst.FunctionDef):
-                decorators = with_auxiliary(fn, transform, names)
+                decorators = with_auxiliary(fn, transform.expr, names)
                 return (Replace(fn, fn.with_changes(decorators=decorators)) if decorators is not None else None), ()
             if context.how == "wrapped" and context.application is not None:
                 call = _with_keyword(context.application, transform, "auxiliary_args", ",".join(names))

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import ast
 from functools import cached_property
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, Callable, Sequence
 
 from .findings import Finding, Fix, Related, Safety, Severity, Span
@@ -33,7 +33,9 @@ class PlannedFix:
     the edits (codemod.Replace, InsertBefore), or None where it cannot be written; `imports`, what they need.
     `reads`: the nodes whose names the fix's code holds (the libraries it names, checked against the
     project's releases when the fix is safe). `invalidates`: the function whose analysis the fix changes
-    (a parameter made static): fixes inside it wait for the next pass (codemod.ProposedFix)."""
+    (a parameter made static): fixes inside it wait for the next pass (codemod.ProposedFix). `needs`: further
+    nodes, inside those of `at`, whose twins `build` takes after theirs (a call the fix renames inside the
+    body it replaces): they are not places the fix edits as a whole."""
 
     description: str
     at: Sequence[ast.AST]
@@ -43,6 +45,7 @@ class PlannedFix:
     imports: Sequence[tuple[str, str | None, str | None]] = ()
     reads: Sequence[ast.AST] = ()
     invalidates: ast.AST | None = None
+    needs: Sequence[ast.AST] = ()
 
 
 class AstFile(FixPolicy):
@@ -78,7 +81,7 @@ class AstFile(FixPolicy):
                     world=context.world, callsite_facts=context.callsite_facts, cells=context.cells,
                     error_cells=context.error_cells, unsafe_fixes=context.unsafe_fixes, unsafe_units=context.unsafe_units,
                     withheld_units=context.withheld_units, proven_units=context.proven_units)
-        found.__dict__.update(suppressions=context.suppressions, reachability=analysis.reachability,
+        found.__dict__.update(suppressions=context.suppressions, reachability=analysis.reachability, reserved=analysis.reserved,
                               testcode=analysis.testcode, units=context.units if "units" in context.__dict__ else None)
         if found.__dict__["units"] is None:
             del found.__dict__["units"]
@@ -87,6 +90,26 @@ class AstFile(FixPolicy):
         if context.cells:
             found.__dict__["line_map"] = context.line_map
         return found
+
+    @cached_property
+    def reserved(self) -> set[str]:
+        """Names handed out by `fresh_name` in this pass (beside libcst rules: theirs too, one set)."""
+        return set()
+
+    def fresh_name(self, base: str) -> str:
+        """`base`, or `base_2`, `base_3`...: a name spelled nowhere in the module nor handed out in this pass
+        (ModuleAnalysis.fresh_name)."""
+        from .analysis.testcode import collectable
+
+        assert self.reading is not None
+        taken = self.reading.identifiers | self.reserved
+        if collectable(base):  # `test_square_lambda_jit` at module level would be collected as a test
+            base = "_" + base
+        name, i = base, 2
+        while name in taken:
+            name, i = f"{base}_{i}", i + 1
+        self.reserved.add(name)
+        return name
 
     @cached_property
     def suppressions(self):
@@ -232,7 +255,7 @@ class AstRule(Rule):
                 f"not rewritten: {why}", related, None
         eager = self._remote("called", node)
         if eager is not None and (why := file.jit.eagerly_callable(eager)):
-            fix = PlannedFix(description, fix.at, fix.build, fix.safety, False, fix.imports, fix.reads, fix.invalidates)
+            fix = replace(fix, description=description, provable=False)
             if safety is Safety.SAFE:
                 safety = Safety.UNSAFE
                 description = f"{description or 'apply the fix'} (unsafe: see the note)"
@@ -241,7 +264,7 @@ class AstRule(Rule):
             safety = Safety.UNSAFE
             note = "; ".join(filter(None, (note, f"unsafe: {doubt}")))
         if description != fix.description:
-            fix = PlannedFix(description, fix.at, fix.build, fix.safety, fix.provable, fix.imports, fix.reads, fix.invalidates)
+            fix = replace(fix, description=description)
         return fix, hint, note, related, safety
 
     def _remote(self, how: str, node):
@@ -322,7 +345,7 @@ def written(file: AstFile, context) -> list:
         Locator(context.module, analysis.names.positions, file.reading, analysis.names.parent)  # (read lowered)
     out = []
     for finding, plan in file.planned:
-        twins = [locator.cst_of(node) for node in plan.at]
+        twins = [locator.cst_of(node) for node in (*plan.at, *plan.needs)]
         if any(twin is None for twin in twins):
             continue
         edits = plan.build(context, *twins)

@@ -51,7 +51,7 @@ class AstModule:
     @cached_property
     def identifiers(self) -> frozenset[str]:
         """Every identifier spelled in the module (libcst's Names: names, attributes, parameters, defs, imports,
-        keywords): a new name must avoid all of them."""
+        keywords, match patterns' names): a new name must avoid all of them."""
         out: set[str] = set()
         for node in ast.walk(self.tree) if self.tree is not None else ():
             kind = type(node)
@@ -75,6 +75,12 @@ class AstModule:
                 out.update(node.names)  # type: ignore[attr-defined]
             elif kind is ast.ExceptHandler and node.name:  # type: ignore[attr-defined]
                 out.add(node.name)  # type: ignore[attr-defined]
+            elif kind in (ast.MatchAs, ast.MatchStar) and node.name:  # type: ignore[attr-defined]
+                out.add(node.name)  # type: ignore[attr-defined]
+            elif kind is ast.MatchMapping and node.rest:  # type: ignore[attr-defined]
+                out.add(node.rest)  # type: ignore[attr-defined]
+            elif kind is ast.MatchClass:
+                out.update(node.kwd_attrs)  # type: ignore[attr-defined]
         return frozenset(out)
 
     def alone_on_its_lines(self, statement: ast.stmt) -> bool:
@@ -171,6 +177,15 @@ class AstModule:
     def text(self, node: ast.AST) -> str:
         """The code of `node` as written (without the parentheses around it)."""
         return self.text_between(node.lineno, node.col_offset, node.end_lineno, node.end_col_offset)  # type: ignore[attr-defined]
+
+    def string_pieces(self, value: ast.Constant) -> int:
+        """How many string literals `value` is written as (`"a, " "b"`: 2, one implicit concatenation; libcst's
+        `SimpleString` is one)."""
+        tokens = tokenize.generate_tokens(io.StringIO(self.text(value)).readline)
+        try:
+            return sum(token.type == tokenize.STRING for token in tokens)
+        except (tokenize.TokenError, SyntaxError):
+            return 2  # (not one literal)
 
     def text_between(self, line: int, offset: int, end_line: int, end_offset: int) -> str:
         """The code between two of `ast`'s places (columns in bytes of UTF-8)."""

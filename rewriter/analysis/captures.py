@@ -119,7 +119,11 @@ def _local_import(resolver: NameResolver, name: str, assignments) -> cst.SimpleS
     nodes = {id(a.node): a.node for a in assignments}
     if len(nodes) != 1:
         return None
-    node = next(iter(nodes.values()))
+    return import_line(next(iter(nodes.values())), name)
+
+
+def import_line(node: cst.Import | cst.ImportFrom, name: str) -> cst.SimpleStatementLine | None:
+    """The import statement `node` with only its alias that binds `name` (None: not exactly one does)."""
     if isinstance(node.names, cst.ImportStar):
         return None
     aliases = [a for a in node.names if (a.evaluated_alias or (a.evaluated_name.split(".")[0])) == name]

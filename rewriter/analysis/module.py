@@ -35,7 +35,7 @@ class ModuleAnalysis:
                                   frozenset(getattr(project, "classes", ())))
         if world is not None:
             self.names.own_copies = world.targets.own_copies()
-        self._reserved: set[str] = set()  # names handed out by fresh_name during this pass
+        self.reserved: set[str] = set()  # names handed out by fresh_name during this pass (AstFile's too)
         self.error_cells: frozenset[int] = frozenset()  # a notebook's cells whose stored outputs hold an error
 
     def release(self) -> None:
@@ -132,11 +132,11 @@ class ModuleAnalysis:
 
     def fresh_name(self, base: str, taken: set[str] | None = None) -> str:
         """`base`, or `base_2`, `base_3`... : a name used nowhere in the module (nor in `taken`)."""
-        taken = set(taken or ()) | self.identifiers | self._reserved
+        taken = set(taken or ()) | self.identifiers | self.reserved
         if collectable(base):  # `test_square_lambda_jit` at module level would be collected as a test
             base = "_" + base
         name, i = base, 2
         while name in taken:
             name, i = f"{base}_{i}", i + 1
-        self._reserved.add(name)
+        self.reserved.add(name)
         return name
