@@ -6,18 +6,19 @@ import ast
 import libcst as cst
 
 from rewriter.analysis.apis import Kind
+from rewriter.analysis.ast_jit import bound_value, match_application
 from rewriter.analysis.ast_names import own_nodes as own_nodes_on_ast
-from rewriter.analysis.jit import bound_value
-from rewriter.analysis.transforms import Application, match_application
-from rewriter.codemod import Codemod, Example, Replace, Unchanged, dedented
+from rewriter.ast_rule import AstRule, PlannedFix
+from rewriter.codemod import Replace
 from rewriter.findings import Safety
+from rewriter.rule import Example, Unchanged, dedented
 
-from ._hazards import call_api, own_nodes
+from ._ast_hazards import call_api, own_nodes
 
 CUSTOM_GRADIENT = "phiml.math.custom_gradient"
 
 
-class NestedCustomGradient(Codemod):
+class NestedCustomGradient(AstRule):
     """The forward function of a PhiML `math.custom_gradient` that calls another custom-gradient
     function (or `math.solve_linear`, which is one: it defines its own implicit gradient) fails when
     jit-compiled on torch: an empty `AssertionError` from PhiML's torch backend, then `KeyError` on
@@ -135,29 +136,25 @@ class NestedCustomGradient(Codemod):
                             return True
         return False
 
-    def __init__(self, file) -> None:
-        super().__init__(file)
-        self._applications: list[cst.Call] = []
-
-    def visit_Call(self, node: cst.Call) -> None:
-        if isinstance(node.func, (cst.Name, cst.Attribute)) and (getattr(node.func, "attr", node.func).value == "custom_gradient"):
-            self._applications.append(node)
-
-    def leave_Module(self, original_node: cst.Module) -> None:
-        names = self.file.analysis.names
-        for call in self._applications:
+    def check(self) -> None:
+        file = self.file
+        names = file.names
+        applications = sorted((node for node in ast.walk(file.tree) if type(node) is ast.Call
+                               and _last_name(node.func) == "custom_gradient"), key=lambda n: (n.lineno, n.col_offset))
+        for call in applications:  # (in the order written, as libcst visits them)
             app = match_application(names, call, (Kind.CUSTOM_GRADIENT,))
             if app is None or app.transform.api.name != CUSTOM_GRADIENT:
                 continue
-            for forward in self.file.analysis.jit.functions_denoted(app.function):
+            for forward in file.jit.functions_denoted(app.function):
                 self._check(forward, app)
 
-    def _check(self, forward: cst.FunctionDef | cst.Lambda, app: Application) -> None:
-        label = f"`{forward.name.value}`" if isinstance(forward, cst.FunctionDef) else "the lambda"
+    def _check(self, forward: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda, app) -> None:
+        file = self.file
+        label = f"`{forward.name}`" if not isinstance(forward, ast.Lambda) else "the lambda"
         for node in own_nodes(forward):
-            if not isinstance(node, cst.Call):
+            if type(node) is not ast.Call:
                 continue
-            api = call_api(self.file, node, (Kind.SOLVER,))
+            api = call_api(file, node, (Kind.SOLVER,))
             if api is not None and api.name == "phiml.math.solve_linear":
                 self.report(node, f"`solve_linear` in {label}, a custom-gradient forward, fails under jit on torch",
                             hint="solve outside the custom-gradient function and pass the solution in")
@@ -169,27 +166,32 @@ class NestedCustomGradient(Codemod):
             note = "" if safety is Safety.SAFE else (f"unsafe: {label} is also called directly, where `{inner}`'s own "
                                                      "gradient would then be lost")
             self.report(node, f"{label}, a custom-gradient forward, calls the custom-gradient `{inner}`: fails under jit on torch",
-                        edits=[Replace(node.func, cst.Attribute(node.func, cst.Name("f")))], safety=safety, note=note,
-                        fix_description=f"call its forward directly, `{inner}.f(...)`")
+                        note=note, fix=PlannedFix(f"call its forward directly, `{inner}.f(...)`", (node.func,), _write_forward,
+                                                  safety))
 
-    def _custom_gradient_name(self, func: cst.BaseExpression) -> str | None:
+    def _custom_gradient_name(self, func: ast.expr) -> str | None:
         """`inner` when the callee is a name bound only to `math.custom_gradient(...)`."""
-        names = self.file.analysis.names
+        names = self.file.names
         value = bound_value(names, func)
-        if not isinstance(value, cst.Call):
+        if type(value) is not ast.Call:
             return None
         app = match_application(names, value, (Kind.CUSTOM_GRADIENT,))
-        return func.value if app is not None and app.transform.api.name == CUSTOM_GRADIENT else None
+        return func.id if app is not None and app.transform.api.name == CUSTOM_GRADIENT else None  # type: ignore[attr-defined]
 
-    def _only_used_through(self, forward: cst.CSTNode, app: Application) -> bool:
-        if not isinstance(forward, cst.FunctionDef):
+    def _only_used_through(self, forward: ast.AST, app) -> bool:
+        if isinstance(forward, ast.Lambda):
             return True  # a lambda passed straight in
-        scope = self.file.analysis.names.scope(forward)
+        scope = self.file.names.scope(forward)
         if scope is None:
             return False
-        bindings = [a for a in scope.assignments[forward.name.value] if getattr(a, "node", None) is forward]
+        bindings = [a for a in scope.assignments[forward.name] if getattr(a, "node", None) is forward]
         references = [r for b in bindings for r in b.references]
         return bool(references) and all(r.node is app.function for r in references)
+
+
+def _write_forward(context, func: cst.BaseExpression) -> list[Replace]:
+    """`inner(x)` as `inner.f(x)`."""
+    return [Replace(func, cst.Attribute(func, cst.Name("f")))]
 
 
 def _last_name(func: ast.AST) -> str | None:

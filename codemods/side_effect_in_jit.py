@@ -1,20 +1,24 @@
 """PML501 side-effect-in-jit."""
 from __future__ import annotations
 
-import libcst as cst
+import ast
 
-from rewriter.analysis.jit import JitContext, assigned_value
-from rewriter.analysis.scopes import BuiltinAssignment
+from rewriter.analysis.ast_jit import assigned_value
+from rewriter.analysis.ast_names import branches
+from rewriter.analysis.callsites import annotation_name
+from rewriter.analysis.jit_contexts import JitContext
+from rewriter.analysis.scope_model import BuiltinAssignment
 from rewriter.analysis.static_names import STORING
-from rewriter.codemod import Codemod, Example, Unchanged, dedented
+from rewriter.ast_rule import AstRule
 from rewriter.findings import Safety
+from rewriter.rule import Example, Unchanged, dedented
 
-from ._hazards import contexts, own_nodes, trace_related
+from ._ast_hazards import contexts, own_nodes, trace_related
 
 RETURN_IT = "return the value as an extra output instead"
 
 
-class SideEffectInJit(Codemod):
+class SideEffectInJit(AstRule):
     """A jit-compiled function is run once per trace with symbolic values, and afterwards its trace
     is replayed without running the Python body. A value stored outside the function during the
     trace — appended to a global list, written into a container of an enclosing function, stored on
@@ -171,42 +175,41 @@ class SideEffectInJit(Codemod):
         effects = facts.traced_functions & facts.effects
         return bool(effects) and any(f.side_effect() for f in facts.traced_nest(effects))
 
-    def leave_Module(self, original_node: cst.Module) -> None:
+    def check(self) -> None:
         for context in contexts(self.file):
             if context.root.transform.api.name != "torch.compile":  # dynamo replays side effects: no divergence
                 self._check(context)
 
     def _check(self, context: JitContext) -> None:
-        names = self.file.analysis.names
+        file = self.file
+        names = file.names
         for node in own_nodes(context.function):
-            kind = type(node)  # (exact classes: cst_tree.concrete)
-            if kind is cst.Call and isinstance(node.func, cst.Attribute) and node.func.attr.value in STORING:
+            kind = type(node)
+            if kind is ast.Call and type(node.func) is ast.Attribute and node.func.attr in STORING:
                 root = _root(node.func.value)
-                if isinstance(root, cst.Name) and not self._no_container_method(node, root):
-                    shown = f"`{self.file.code(node.func.value)}.{node.func.attr.value}(...)`"
-                    values = [a.value for a in node.args]
-                    self._store(node, root, shown, node.func.attr.value, node.func.value, context, values,
-                                node.func.attr.value not in IDEMPOTENT)
-            elif kind is cst.Assign or kind is cst.AugAssign or kind is cst.AnnAssign:
-                targets = [t.target for t in node.targets] if isinstance(node, cst.Assign) else [node.target]
+                if type(root) is ast.Name and not self._no_container_method(node, root):
+                    shown = f"`{file.reading.text(node.func.value)}.{node.func.attr}(...)`"
+                    self._store(node, root, shown, node.func.attr, node.func.value, context, _argument_values(node),
+                                node.func.attr not in IDEMPOTENT)
+            elif kind is ast.Assign or kind is ast.AugAssign or kind is ast.AnnAssign:
+                targets = node.targets if kind is ast.Assign else [node.target]
                 for target in targets:
                     root = _root(target)
-                    if isinstance(target, (cst.Attribute, cst.Subscript)) and isinstance(root, cst.Name):
-                        operator = f"{self.file.code(node.operator).strip()}" if kind is cst.AugAssign else "="
+                    if type(target) in (ast.Attribute, ast.Subscript) and type(root) is ast.Name:
+                        operator = f"{_OPERATORS[type(node.op)]}=" if kind is ast.AugAssign else "="
                         values = [node.value] if node.value is not None else []
-                        self._store(target, root, f"`{self.file.code(target)} {operator} ...`", None, target, context, values,
-                                    kind is cst.AugAssign)
-            elif kind is cst.Global or kind is cst.Nonlocal:
-                declared = ", ".join(n.name.value for n in node.names)
-                keyword = "global" if isinstance(node, cst.Global) else "nonlocal"
-                self.report(node, f"`{keyword} {declared}` rebinds a name outside the function {_per_trace(context)}",
-                            hint="return the value instead", related=trace_related(self.file, context))
-            elif isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and node.func.value == "print" \
+                        self._store(target, root, f"`{file.reading.text(target)} {operator} ...`", None, target, context,
+                                    values, kind is ast.AugAssign)
+            elif kind is ast.Global or kind is ast.Nonlocal:
+                keyword = "global" if kind is ast.Global else "nonlocal"
+                self.report(node, f"`{keyword} {', '.join(node.names)}` rebinds a name outside the function {_per_trace(context)}",
+                            hint="return the value instead", related=trace_related(file, context))
+            elif kind is ast.Call and type(node.func) is ast.Name and node.func.id == "print" \
                     and _builtin(names.assignments(node.func)):
                 self._check_print(node, context)
 
-    def _store(self, node: cst.CSTNode, root: cst.Name, shown: str, method: str | None, written: cst.CSTNode,
-               context: JitContext, values: list[cst.BaseExpression], accumulates: bool) -> None:
+    def _store(self, node: ast.AST, root: ast.Name, shown: str, method: str | None, written: ast.expr,
+               context: JitContext, values: list[ast.expr], accumulates: bool) -> None:
         """A write (`written` is the object written into: `self`, `state`, `self.log`) rooted at the name `root`,
         of `values` (the assigned value, or the method's arguments); `accumulates`: repeating it changes
         the container again (`append`, `+=`)."""
@@ -218,7 +221,7 @@ class SideEffectInJit(Codemod):
             return  # the same value stored in every trace (a cache of static data, a flag): nothing escapes
         if owner == "self":
             attribute = _first_attribute(written)
-            direct = isinstance(written, cst.Name) or not method and isinstance(written.value, cst.Name)  # `self.x = v`
+            direct = type(written) is ast.Name or not method and type(written.value) is ast.Name  # `self.x = v`
             where = "`self`" if direct or not attribute else f"`self.{attribute}`"
             stored = f"`self.{attribute}`" if attribute else "it"
             preposition = "on" if where == "`self`" else "in"
@@ -230,38 +233,38 @@ class SideEffectInJit(Codemod):
         else:
             self._into_argument(node, root, shown, method, written, context, evidence)
 
-    def _into_argument(self, node, root: cst.Name, shown: str, method: str | None, written: cst.CSTNode,
+    def _into_argument(self, node, root: ast.Name, shown: str, method: str | None, written: ast.expr,
                        context: JitContext, evidence: str) -> None:
         """A write into the container a caller passed to the jit-compiled function itself: jax and PhiML
         pass a rebuilt copy (the caller's object never changes), `tf.function` refuses the write."""
         if context.how == "called" or context.framework not in ("jax", "phiml", "tensorflow"):
             return  # a helper's argument may be its caller's local; torch.jit takes no containers
         param = self._parameter(root, context)
-        if param is None or context.static_params is not None and param.name.value in context.static_params:
+        if param is None or context.static_params is not None and param.arg in context.static_params:
             return
-        name = param.name.value
+        name = param.arg
         calls = self._calls(context, name)
-        kind = evidence or _annotated_container(param) or next((k for _c, _e, k in calls if k), "")
+        kind = evidence or CONTAINER_ANNOTATIONS.get(annotation_name(param.annotation) or "", "") \
+            or next((k for _c, _e, k in calls if k), "")
         if not kind:
             return  # `buf[i] = v` on what may be an array (torch: in place, traced alike)
         if _consumed(context.function, name):
             return  # a work list (`xs.pop()` too): the caller hands it over, as library code does
         if calls and not any(self._observed(c, e) for c, e, _k in calls):
             return  # scratch: no visible caller reads its container after the call (`return f(xs)`)
-        positions = self.file.analysis.names.positions
+        text = self.file.reading.text
         related = trace_related(self.file, context) + [
-            (c, f"the caller's `{self.file.code(e)}`, which the write does not reach under jit")
-            for c, e, _k in calls if c in positions][:2]
-        hint = _functional(name, method, written, kind)
+            (c, f"the caller's `{text(e)}`, which the write does not reach under jit") for c, e, _k in calls][:2]
+        hint = _functional(text, name, method, written, kind)
         lost = f"the caller's {kind} is never updated (eagerly it is)"
         if self._returned(context.function, name):
-            discarded = [(c, e) for c, e, _k in calls if isinstance(self.file.analysis.names.parent(c), cst.Expr)]
+            discarded = [(c, e) for c, e, _k in calls if type(self.file.names.parent(c)) is ast.Expr]
             if not discarded:
                 return  # the container is returned: a caller that keeps the result sees the same either way
             call, given = discarded[0]
             related = [(call, f"this call discards the returned `{name}`")]
             lost = f"only the returned copy has the write, the caller's {kind} is never updated (eagerly it is)"
-            keep = f"{self.file.code(given)} = {self.file.code(call)}"
+            keep = f"{text(given)} = {text(call)}"
             hint = f"the function returns `{name}` already: keep the result (`{keep}`)"
         if context.framework == "tensorflow":
             self.report(node, f"{shown} writes into the argument `{name}`: `tf.function` raises `ValueError` (a traced "
@@ -272,13 +275,12 @@ class SideEffectInJit(Codemod):
         self.report(node, f"{shown} writes into the argument `{name}`, which {jit} passes as a copy: {lost}",
                     hint=hint, related=related)
 
-    def _static(self, values: list[cst.BaseExpression]) -> bool:
+    def _static(self, values: list[ast.expr]) -> bool:
         """Every stored value is a Python constant, or a value the traced analysis proves static (from
         static data only: `np.arange(n)`, `self.indices`); unknown (a helper it did not analyse) is not."""
-        traced = self.file.analysis.traced
+        traced = self.file.traced
         for value in values:
-            if isinstance(value, (cst.Integer, cst.Float, cst.SimpleString, cst.ConcatenatedString)) \
-                    or isinstance(value, cst.Name) and value.value in ("True", "False", "None"):
+            if self._constant(value):
                 continue
             found = traced.value_anywhere(value)
             if found is None and not self._may_trace(value, 0):
@@ -287,128 +289,131 @@ class SideEffectInJit(Codemod):
                 return False
         return bool(values)
 
-    def _may_trace(self, expr: cst.CSTNode, depth: int) -> bool:
+    def _constant(self, value: ast.expr) -> bool:
+        """A number, a string or bytes (implicitly concatenated too), True, False or None, as written."""
+        if type(value) is ast.Constant:
+            return value.value is None or type(value.value) in (bool, int, float, str, bytes)
+        return type(value) is ast.JoinedStr and self.file.reading.string_pieces(value) > 1  # (`"a" f"{b}"`)
+
+    def _may_trace(self, expr: ast.expr, depth: int) -> bool:
         """In a helper the traced analysis did not analyse: may `expr` be a tracer? It may when it reads a
         parameter other than `self`, calls an array library other than NumPy (a staged operation gives a
         tracer even of constants), or reads a local bound to such a value; `self.indices`, NumPy and
         Python calls on them are the same in every trace."""
-        names = self.file.analysis.names
+        names = self.file.names
         if depth > 4:
             return True
         for node in _walk(expr):
-            if isinstance(node, cst.Call) and isinstance(node.func, (cst.Name, cst.Attribute)):
+            if type(node) is ast.Call and type(node.func) in (ast.Name, ast.Attribute):
                 qualified = names.qualified_names(node.func)
                 if any(q.startswith(TRACING_LIBRARIES) for q in qualified):
                     return True
-            elif isinstance(node, cst.Name) and node.value != "self":
-                bindings = names.reaching(node)
-                for binding in bindings:
+            elif type(node) is ast.Name and node.id != "self":
+                for binding in names.reaching(node):
                     bound = getattr(binding, "node", None)
-                    if isinstance(bound, cst.Param) or isinstance(names.parent(bound), cst.Param):
+                    if type(bound) is ast.arg:
                         return True
-                    if isinstance(bound, cst.Name) and names.scope(bound) is names.scope(node):
+                    if type(bound) is ast.Name and names.scope(bound) is names.scope(node):
                         value = assigned_value(names, bound)
                         if value is None or self._may_trace(value, depth + 1):
                             return True
         return False
 
-    def _no_container_method(self, call: cst.Call, root: cst.Name) -> bool:
+    def _no_container_method(self, call: ast.Call, root: ast.Name) -> bool:
         """Whether the call provably is no write into a Python container: its result is used although
         every container's method of that name returns None (`updates, state = optimizer.update(g, s)`,
         a NamedTuple's `flags.update(...)` that returns a new one), `update` with two positional
         arguments (`dict.update` takes one), or a method of a name annotated with a class of its own."""
-        method = call.func.attr.value
-        names = self.file.analysis.names
-        if method in RETURNS_NONE and not isinstance(names.parent(call), cst.Expr):
+        method = call.func.attr  # type: ignore[attr-defined]
+        names = self.file.names
+        if method in RETURNS_NONE and type(names.parent(call)) is not ast.Expr:
             return True
-        if method == "update" and sum(1 for a in call.args if a.keyword is None and not a.star) > 1:
+        if method == "update" and sum(1 for a in call.args if type(a) is not ast.Starred) > 1:
             return True
-        if call.func.value is not root:
+        if call.func.value is not root:  # type: ignore[attr-defined]
             return False
         bindings = names.reaching(root)
-        node = getattr(next(iter(bindings)), "node", None) if len(bindings) == 1 else None
-        param = names.parent(node) if isinstance(node, cst.Name) else node
-        if not isinstance(param, cst.Param) or param.annotation is None:
+        param = getattr(next(iter(bindings)), "node", None) if len(bindings) == 1 else None
+        if type(param) is not ast.arg or param.annotation is None:
             return False
-        annotated = annotation_name(param) or ""
+        annotated = annotation_name(param.annotation) or ""
         return bool(annotated) and annotated not in CONTAINER_ANNOTATIONS and annotated not in LOOSE_ANNOTATIONS
 
-    def _parameter(self, root: cst.Name, context: JitContext) -> cst.Param | None:
+    def _parameter(self, root: ast.Name, context: JitContext) -> ast.arg | None:
         """The parameter of `context`'s function that `root` denotes (also through a local alias `d = state`)."""
-        names = self.file.analysis.names
+        names = self.file.names
         bindings = names.reaching(root)  # flow-sensitive: `state = dict(state)` before the write is a copy
-        params = [p for p in (*context.function.params.posonly_params, *context.function.params.params,
-                              *context.function.params.kwonly_params)]
+        arguments = context.function.args
+        params = [*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs]
         for _ in range(3):
             if len(bindings) != 1:
                 return None
             node = getattr(next(iter(bindings)), "node", None)
-            if isinstance(node, cst.Name) and isinstance(names.parent(node), cst.Param):
-                node = names.parent(node)
-            if isinstance(node, cst.Param):
+            if type(node) is ast.arg:
                 return node if any(node is p for p in params) else None
             alias = assigned_value(names, node)  # `d = state`: the same object
-            if not isinstance(alias, cst.Name):
+            if type(alias) is not ast.Name:
                 return None
             bindings = names.reaching(alias)
         return None
 
-    def _calls(self, context: JitContext, name: str) -> list[tuple[cst.Call, cst.BaseExpression, str]]:
+    def _calls(self, context: JitContext, name: str) -> list[tuple[ast.Call, ast.expr, str]]:
         """The visible calls of the jit-compiled function and what each passes for parameter `name`, with
         "dict"/"list" when that is a container display or a name bound to one ("" otherwise)."""
-        if not isinstance(context.function, cst.FunctionDef):
+        if type(context.function) is ast.Lambda:
             return []
-        evidence = self.file.analysis.traced.evidence(context)
+        callsites = self.file.traced.callsites
+        evidence = callsites.of(context.function, context.how, context.application) if callsites is not None else None
         param = evidence.params.get(name) if evidence is not None else None
         out = []
-        names, locator = self.file.analysis.names, self.file.analysis.locator
+        names = self.file.names
         for passed in param.passed if param else ():
-            if passed.call is None or passed.expr is None:
+            call, given = passed.call, passed.expr
+            if type(call) is not ast.Call or not isinstance(given, ast.expr):
                 continue  # (a call in another module)
-            call, given = locator.cst_of(passed.call), locator.cst_of(passed.expr)
-            if not isinstance(call, cst.Call) or not isinstance(given, cst.BaseExpression):
-                continue
-            value = assigned_value(names, _only_binding(names, given)) if isinstance(given, cst.Name) else given
+            value = assigned_value(names, _only_binding(names, given)) if type(given) is ast.Name else given
             out.append((call, given, _container_kind(value)))
         return out
 
-    def _observed(self, call: cst.Call, given: cst.BaseExpression) -> bool:
+    def _observed(self, call: ast.Call, given: ast.expr) -> bool:
         """May the caller read the container it passed as `given` after `call`? Not a new display
         (`f([])`), nor a local name read nowhere after the call (`return f(xs)`, no later read, no loop)."""
-        names = self.file.analysis.names
-        if isinstance(given, (cst.List, cst.Dict, cst.Set, cst.ListComp, cst.DictComp, cst.SetComp)):
+        names = self.file.names
+        if type(given) in (ast.List, ast.Dict, ast.Set, ast.ListComp, ast.DictComp, ast.SetComp):
             return False
-        if not isinstance(given, cst.Name):
+        if type(given) is not ast.Name:
             return True  # `self.state`, `cfg["log"]`: an object others hold
         bindings = names.reaching(given)
         scope = names.scope(given)
-        if not bindings or any(isinstance(getattr(b, "node", None), cst.Param) or getattr(b, "scope", scope) is not scope
+        if not bindings or any(type(getattr(b, "node", None)) is ast.arg or getattr(b, "scope", scope) is not scope
                                for b in bindings):
             return True  # the caller's own parameter, or a name of an enclosing scope: its caller may read it
-        statement, looped = call, False
-        for ancestor in _ancestors(names, call):
-            if isinstance(ancestor, (cst.For, cst.While)):
+        statement, looped = None, False
+        current = names.parent(call)
+        while current is not None:
+            if type(current) in (ast.For, ast.AsyncFor, ast.While):
                 looped = True
-            if isinstance(ancestor, (cst.FunctionDef, cst.Lambda)):
+            if type(current) in _FUNCTIONS:
                 break
-            if isinstance(ancestor, cst.BaseSmallStatement):
-                statement = ancestor
-        if isinstance(statement, cst.Return) and not looped:
+            if isinstance(current, ast.stmt) and statement is None:
+                statement = current
+            current = names.parent(current)
+        if type(statement) is ast.Return and not looped:
             return False
-        line = self.span(call).end_line
+        line = self.file.span(call).end_line
         reads = [a.node for b in bindings for a in b.references if a.node is not given]
-        return looped and bool(reads) or any(self.span(r).line > line for r in reads)
+        return looped and bool(reads) or any(self.file.span(r).line > line for r in reads)
 
     def _returned(self, function, name: str) -> bool:
         """`return state` or `return x, state`: the function hands the written container back."""
         for node in own_nodes(function):
-            if isinstance(node, cst.Return) and node.value is not None:
-                values = [e.value for e in node.value.elements] if isinstance(node.value, cst.Tuple) else [node.value]
-                if any(isinstance(v, cst.Name) and v.value == name for v in values):
+            if type(node) is ast.Return and node.value is not None:
+                values = node.value.elts if type(node.value) is ast.Tuple else [node.value]
+                if any(type(v) is ast.Name and v.id == name for v in values):
                     return True
         return False
 
-    def _outside(self, name: cst.Name, context: JitContext, evidence: str = "") -> str:
+    def _outside(self, name: ast.Name, context: JitContext, evidence: str = "") -> str:
         """`name`'s own name if it denotes a container that outlives the traced call ("" otherwise).
 
         `self` (the object of a jitted method, or of a method a jitted method calls), and module or
@@ -417,14 +422,14 @@ class SideEffectInJit(Codemod):
         name bound to a module, a function or an object of unknown kind (a Pallas `Ref`) is left alone;
         the jitted function's own parameters are `_into_argument`'s.
         """
-        names = self.file.analysis.names
+        names = self.file.names
         scope = names.scope(name)
         if scope is None:
             return ""
-        local = scope.assignments[name.value] if name.value in scope.assignments else []
+        local = scope.assignments[name.id] if name.id in scope.assignments else []
         if local:
-            params = [a for a in local if isinstance(a.node, cst.Param)]
-            if len(params) == len(local) and name.value == "self" and params[0].node is _first_param(context.function):
+            params = [a for a in local if type(a.node) is ast.arg]
+            if len(params) == len(local) and name.id == "self" and params[0].node is _first_param(context.function):
                 return "self"  # an object that outlives the call
             return ""  # a local, or a parameter
         bindings = names.assignments(name)
@@ -432,14 +437,14 @@ class SideEffectInJit(Codemod):
             return ""
         nodes = [getattr(a, "node", None) for a in bindings]
         if all(_container(assigned_value(names, n)) for n in nodes):
-            return name.value  # lives outside the function
-        if evidence and all(isinstance(n, cst.Param) or isinstance(names.parent(n), cst.Param) for n in nodes if n is not None):
-            return name.value  # a container the enclosing function was given: its caller's
+            return name.id  # lives outside the function
+        if evidence and all(type(n) is ast.arg for n in nodes if n is not None):
+            return name.id  # a container the enclosing function was given: its caller's
         return ""
 
-    def _check_print(self, call: cst.Call, context: JitContext) -> None:
-        traced = self.file.analysis.traced
-        values = [traced.value_anywhere(a.value) for a in call.args]
+    def _check_print(self, call: ast.Call, context: JitContext) -> None:
+        traced = self.file.traced
+        values = [traced.value_anywhere(a) for a in _argument_values(call)]
         if not any(v is not None and v.traced for v in values):
             return  # static values (a shape, a string) print once per trace, which is what the author sees
         hint = "use `jax.debug.print`" if context.framework == "jax" else "return the value and print it outside"
@@ -454,60 +459,59 @@ IDEMPOTENT = frozenset({"update", "setdefault", "add"})
 TRACING_LIBRARIES = ("jax.", "phiml.", "phi.", "tensorflow.", "torch.")
 
 
-def _walk(node: cst.CSTNode):
+def _walk(node: ast.AST):
     """`node` and every node below it, not entering lambdas (they run when called)."""
     stack = [node]
     while stack:
         current = stack.pop()
         yield current
-        if not isinstance(current, cst.Lambda):
-            stack.extend(current.children)
+        if type(current) is not ast.Lambda:
+            stack.extend(branches(current))
+
+
+def _argument_values(call: ast.Call) -> list[ast.expr]:
+    """The values a call is given, `*` and `**` ones included, in the order written."""
+    return [a.value if type(a) is ast.Starred else a.value if type(a) is ast.keyword else a
+            for a in sorted([*call.args, *call.keywords], key=lambda a: (a.lineno, a.col_offset))]
 
 
 def _consumed(function, name: str) -> bool:
     """The function also takes items out of the parameter `name` (`pop`, `remove`, `clear`, `del xs[i]`)."""
     for node in own_nodes(function):
-        if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and isinstance(node.func.value, cst.Name) \
-                and node.func.value.value == name and node.func.attr.value in ("pop", "popitem", "popleft", "remove", "clear"):
+        if type(node) is ast.Call and type(node.func) is ast.Attribute and type(node.func.value) is ast.Name \
+                and node.func.value.id == name and node.func.attr in ("pop", "popitem", "popleft", "remove", "clear"):
             return True
-        if isinstance(node, cst.Del) and any(isinstance(_root(t), cst.Name) and _root(t).value == name
-                                            for t in _deleted(node.target)):
+        if type(node) is ast.Delete and any(type(_root(t)) is ast.Name and _root(t).id == name  # type: ignore[attr-defined]
+                                            for target in node.targets for t in _deleted(target)):
             return True
-        if isinstance(node, cst.Call) and any(isinstance(a.value, cst.Attribute) and isinstance(a.value.value, cst.Name)
-                                              and a.value.value.value == name and a.value.attr.value == "pop" for a in node.args):
+        if type(node) is ast.Call and any(type(a) is ast.Attribute and type(a.value) is ast.Name and a.value.id == name
+                                          and a.attr == "pop" for a in _argument_values(node)):
             return True  # `map(operands.pop, indices)`
     return False
 
 
-def _deleted(target: cst.BaseExpression) -> list[cst.BaseExpression]:
-    return [e.value for e in target.elements] if isinstance(target, cst.Tuple) else [target]
-
-
-def _ancestors(names, node: cst.CSTNode):
-    current = names.parent(node)
-    while current is not None:
-        yield current
-        current = names.parent(current)
+def _deleted(target: ast.expr) -> list[ast.expr]:
+    return list(target.elts) if type(target) is ast.Tuple else [target]
 
 
 def _per_trace(context: JitContext) -> str:
     return f"once per trace of `{context.root.name}`, not per call"
 
 
-def _root(expr: cst.BaseExpression) -> cst.BaseExpression:
+def _root(expr: ast.expr) -> ast.expr:
     """The object at the start of a chain of attributes and subscripts (`self` of `self.log["k"]`)."""
-    while isinstance(expr, (cst.Attribute, cst.Subscript)):
-        expr = expr.value
+    while type(expr) in (ast.Attribute, ast.Subscript):
+        expr = expr.value  # type: ignore[attr-defined]
     return expr
 
 
-def _first_attribute(expr: cst.BaseExpression) -> str:
+def _first_attribute(expr: ast.expr) -> str:
     """`info` of `self.info["k"]`: the attribute read directly on the chain's root."""
     attribute = ""
-    while isinstance(expr, (cst.Attribute, cst.Subscript)):
-        if isinstance(expr, cst.Attribute):
-            attribute = expr.attr.value
-        expr = expr.value
+    while type(expr) in (ast.Attribute, ast.Subscript):
+        if type(expr) is ast.Attribute:
+            attribute = expr.attr  # type: ignore[attr-defined]
+        expr = expr.value  # type: ignore[attr-defined]
     return attribute
 
 
@@ -523,14 +527,15 @@ CONTAINER_METHODS = {"append": "list", "extend": "list", "insert": "list", "appe
                      "update": "dict", "setdefault": "dict"}
 
 
-def _container_write(written: cst.CSTNode, method: str | None) -> str:
+def _container_write(written: ast.expr, method: str | None) -> str:
     """The kind of container the write itself shows ("dict", "list"; "" when it may be an array): a
     container-only method, or an item written under a string key."""
     if method:
         return CONTAINER_METHODS.get(method, "")
-    if isinstance(written, cst.Subscript) and len(written.slice) == 1 and isinstance(written.slice[0].slice, cst.Index) \
-            and isinstance(written.slice[0].slice.value, (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString)):
-        return "dict"
+    if type(written) is ast.Subscript:
+        key = written.slice
+        if type(key) is ast.JoinedStr or type(key) is ast.Constant and type(key.value) in (str, bytes):
+            return "dict"
     return ""
 
 
@@ -539,53 +544,30 @@ CONTAINER_ANNOTATIONS = {"dict": "dict", "Dict": "dict", "MutableMapping": "dict
                          "deque": "deque", "set": "set", "Set": "set", "MutableSet": "set"}
 
 
-def annotation_name(param: cst.Param) -> str | None:
-    """`dict` for `state: dict`, `Dict` for `state: Dict[str, int]`, the last name of a dotted one."""
-    if param.annotation is None:
-        return None
-    ann = param.annotation.annotation
-    if isinstance(ann, cst.Subscript):
-        ann = ann.value
-    if isinstance(ann, cst.Name):
-        return ann.value
-    if isinstance(ann, cst.Attribute):
-        return ann.attr.value
-    if isinstance(ann, cst.SimpleString):
-        value = ann.evaluated_value
-        return value if isinstance(value, str) else None
-    return None
-
-
-def _annotated_container(param: cst.Param) -> str:
-    return CONTAINER_ANNOTATIONS.get(annotation_name(param) or "", "")
-
-
 def _container_kind(value) -> str:
-    if isinstance(value, (cst.Dict, cst.DictComp)):
+    if type(value) in (ast.Dict, ast.DictComp):
         return "dict"
-    if isinstance(value, (cst.List, cst.ListComp)):
+    if type(value) in (ast.List, ast.ListComp):
         return "list"
-    if isinstance(value, cst.Call) and isinstance(value.func, (cst.Name, cst.Attribute)):
-        last = getattr(value.func, "attr", value.func).value
+    if type(value) is ast.Call and type(value.func) in (ast.Name, ast.Attribute):
+        last = value.func.attr if type(value.func) is ast.Attribute else value.func.id
         return {"dict": "dict", "defaultdict": "dict", "OrderedDict": "dict", "list": "list", "deque": "deque"}.get(last, "")
     return ""
 
 
-def _only_binding(names, name: cst.Name):
+def _only_binding(names, name: ast.Name):
     bindings = names.reaching(name)
     return getattr(next(iter(bindings)), "node", None) if len(bindings) == 1 else None
 
 
-def _functional(name: str, method: str | None, written: cst.CSTNode, kind: str) -> str:
+def _functional(text, name: str, method: str | None, written: ast.expr, kind: str) -> str:
     """The functional form of the write, for `help:`: build the new container and return it."""
-    if isinstance(written, cst.Subscript) and written.value is not None and isinstance(written.value, cst.Name) \
-            and kind == "dict" and not method:
-        key = cst.Module([]).code_for_node(written.slice[0].slice.value)
-        return f"return the new {kind} instead: `{name} = {{**{name}, {key}: ...}}`, and return `{name}`"
-    if method in ("append", "extend") and isinstance(written, cst.Name):
+    if type(written) is ast.Subscript and type(written.value) is ast.Name and kind == "dict" and not method:
+        return f"return the new {kind} instead: `{name} = {{**{name}, {text(written.slice)}: ...}}`, and return `{name}`"
+    if method in ("append", "extend") and type(written) is ast.Name:
         items = "value" if method == "append" else "*values"
         return f"return the new list instead: `{name} = [*{name}, {items}]`, and return `{name}`"
-    if method == "update" and isinstance(written, cst.Name):
+    if method == "update" and type(written) is ast.Name:
         return f"return the new dict instead: `{name} = {{**{name}, **new}}`, and return `{name}`"
     return f"build a new {kind or 'container'} from `{name}` and return it"
 
@@ -599,12 +581,17 @@ CONTAINER_TYPES = frozenset({"list", "dict", "set", "deque", "defaultdict", "Ord
 
 
 def _container(value) -> bool:
-    if isinstance(value, (cst.List, cst.Dict, cst.Set, cst.ListComp, cst.DictComp, cst.SetComp)):
+    if type(value) in (ast.List, ast.Dict, ast.Set, ast.ListComp, ast.DictComp, ast.SetComp):
         return True
-    return isinstance(value, cst.Call) and isinstance(value.func, (cst.Name, cst.Attribute)) \
-        and getattr(value.func, "attr", value.func).value in CONTAINER_TYPES
+    return type(value) is ast.Call and type(value.func) in (ast.Name, ast.Attribute) \
+        and (value.func.attr if type(value.func) is ast.Attribute else value.func.id) in CONTAINER_TYPES
 
 
-def _first_param(function) -> cst.Param | None:
-    params = [*function.params.posonly_params, *function.params.params]
+def _first_param(function) -> ast.arg | None:
+    params = [*function.args.posonlyargs, *function.args.args]
     return params[0] if params else None
+
+
+_FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
+_OPERATORS = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.MatMult: "@", ast.Div: "/", ast.Mod: "%", ast.Pow: "**",
+              ast.LShift: "<<", ast.RShift: ">>", ast.BitOr: "|", ast.BitXor: "^", ast.BitAnd: "&", ast.FloorDiv: "//"}
