@@ -151,6 +151,13 @@ class AstFile(FixPolicy):
         return TracedAnalysis(self.reading, self.jit, self.callsite_facts, self.project, self.open_module,
                               line_label=self.line_label)
 
+    @cached_property
+    def globals(self):
+        """Which module globals are not stable (ast_globals.ModuleGlobals)."""
+        from .analysis.ast_globals import ModuleGlobals
+
+        return ModuleGlobals(self.names)
+
     @property
     def tree(self) -> ast.Module:
         """The tree the rules read (`run_ast_rules` runs them only where there is one)."""
