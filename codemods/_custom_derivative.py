@@ -10,46 +10,50 @@ moves to module level together.
 """
 from __future__ import annotations
 
+import ast
 from dataclasses import dataclass
+from functools import partial
 
 import libcst as cst
 
 from rewriter.analysis.apis import Kind
-from rewriter.analysis.captures import captures
-from rewriter.analysis.structure import top_level_statement
+from rewriter.analysis.ast_captures import captures
+from rewriter.ast_rule import PlannedFix
 
-from ._lift import Temporary, eager_decorator, is_called, lifted_def, rewrite_function_body
+from ._ast_lift import eager_decorator, is_called, top_level_statement
+from ._lift import Temporary, lifted_def, rewrite_function_body
 
 DERIVATIVES = {"jax.custom_vjp": "defvjp", "jax.custom_jvp": "defjvp"}
+_DEFS = (ast.FunctionDef, ast.AsyncFunctionDef)
 
 
 @dataclass(frozen=True)
 class Plan:
     message: str
     refusal: str | None = None  # why it is not lifted (the finding's `note`, after "not lifted: ")
-    edits: tuple = ()
+    fix: PlannedFix | None = None
     lifted_name: str = ""
     hint: str = ""  # without a fix: what to do by hand
     related: tuple = ()  # (node, what it is there): places the refusal refers to
 
 
-def plan(file, fn: cst.FunctionDef, outer: cst.FunctionDef) -> Plan | None:
+def plan(file, fn: ast.FunctionDef | ast.AsyncFunctionDef, outer: ast.FunctionDef | ast.AsyncFunctionDef) -> Plan | None:
     """What to do with `fn`, a def nested directly in `outer` (None: not a custom derivative)."""
-    names = file.analysis.names
+    names = file.names
     api = None
-    for decorator in fn.decorators:
-        expr = decorator.decorator.func if isinstance(decorator.decorator, cst.Call) else decorator.decorator
-        found = names.api(expr, (Kind.CUSTOM_GRADIENT,)) if isinstance(expr, (cst.Name, cst.Attribute)) else None
+    for decorator in fn.decorator_list:
+        expr = decorator.func if type(decorator) is ast.Call else decorator
+        found = names.api(expr, (Kind.CUSTOM_GRADIENT,)) if type(expr) in (ast.Name, ast.Attribute) else None
         if found is not None and found.name in DERIVATIVES:
             api = found.name
     if api is None:
         return None
     rule = DERIVATIVES[api]
-    name = fn.name.value
-    if only_used_locally(names, fn.name, rule):
+    name = fn.name
+    if only_used_locally(names, fn, name, rule):
         return None  # built, given its rules and called here: no cache keyed on it misses (module docstring)
-    message = f"`{name}` is a new `@{api}` function on each call of `{outer.name.value}`: a `jax.jit` of it traces it anew"
-    if names.parent(fn) is not outer.body:
+    message = f"`{name}` is a new `@{api}` function on each call of `{outer.name}`: a `jax.jit` of it traces it anew"
+    if names.parent(fn) is not outer or not any(s is fn for s in outer.body):
         return Plan(message, "it is defined under a condition or in a loop")
     scope = names.scope(fn)
     assignment = next((a for a in scope.assignments[name] if getattr(a, "node", None) is fn), None) if scope else None
@@ -60,72 +64,85 @@ def plan(file, fn: cst.FunctionDef, outer: cst.FunctionDef) -> Plan | None:
         parent = names.parent(ref.node)
         if is_called(names, ref.node):
             calls.append(ref.node)
-        elif isinstance(parent, cst.Attribute) and parent.value is ref.node and parent.attr.value == rule:
+        elif type(parent) is ast.Attribute and parent.value is ref.node and parent.attr == rule:
             call = names.parent(parent)
-            expr = names.parent(call)
-            line = names.parent(expr)
-            if not (isinstance(call, cst.Call) and isinstance(expr, cst.Expr) and isinstance(line, cst.SimpleStatementLine)
-                    and names.parent(line) is outer.body and len(line.body) == 1):
+            statement = names.parent(call)
+            if not (type(call) is ast.Call and call.func is parent and type(statement) is ast.Expr
+                    and any(s is statement for s in outer.body) and file.python.alone_on_its_lines(statement)):
                 return Plan(message, f"`{name}.{rule}` is used in a form that cannot move (only `{name}.{rule}(...)` as a statement can)")
-            rule_statements.append((line, call))
-        elif isinstance(parent, cst.Return) and parent.value is ref.node:
+            rule_statements.append((statement, call))
+        elif type(parent) is ast.Return and parent.value is ref.node:
             reason, hint = factory_advice(outer, name, api)
             return Plan(message, reason, hint=hint)
         else:
-            return Plan(message, f"`{name}` leaves `{outer.name.value}` or is used other than by calls")
+            return Plan(message, f"`{name}` leaves `{outer.name}` or is used other than by calls")
     if len(rule_statements) != 1 or not calls:
         return Plan(message, f"it needs exactly one `{name}.{rule}(...)` statement and at least one call")
-    line, rule_call = rule_statements[0]
-    group: list[tuple[cst.FunctionDef, str]] = [(fn, name)]
-    for arg in rule_call.args:
-        helper = _nested_helper(names, arg.value, outer)
+    statement, rule_call = rule_statements[0]
+    group: list[ast.FunctionDef | ast.AsyncFunctionDef] = [fn]
+    for arg in sorted([*rule_call.args, *rule_call.keywords], key=lambda a: (a.lineno, a.col_offset)):
+        value = arg.value if type(arg) in (ast.Starred, ast.keyword) else arg
+        helper = _nested_helper(names, value, outer)
         if isinstance(helper, str):
             return Plan(message, helper)
         if helper is not None:
-            group.append((helper, helper.name.value))
-    for member, member_name in group:
-        why = eager_decorator(names, member) if member is not fn else None
+            group.append(helper)
+    for member in group:
+        why = eager_decorator(file, member) if member is not fn else None
         result = captures(names, member)
         if why or result.refusal or result.names or result.imports:
             if not why and result.refusal:
                 return Plan(message, result.refusal, related=result.related)
-            reason = why or f"`{member_name}` reads {', '.join(f'`{n}`' for n in result.names)} from `{outer.name.value}`"
+            reason = why or f"`{member.name}` reads {', '.join(f'`{n}`' for n in result.names)} from `{outer.name}`"
             return Plan(message, reason)
     anchor = top_level_statement(names, fn)
-    label = outer.name.value.lstrip("_") or "function"
-    renamed = {member_name: file.analysis.fresh_name(f"_{label}_{member_name}") for _, member_name in group}
+    label = outer.name.lstrip("_") or "function"
+    renamed = {member.name: file.fresh_name(f"_{label}_{member.name}") for member in group}
+    build = partial(_write_group, renamed=renamed, members=len(group))
+    fix = PlannedFix(f"define it once at module level as `{renamed[name]}`", (anchor, outer), build,
+                     needs=(*group, statement, *calls))
+    return Plan(message, None, fix, renamed[name])
+
+
+def _write_group(context, anchor: cst.CSTNode, outer: cst.FunctionDef, *rest, renamed: dict[str, str], members: int):
+    """The group (the decorated def, its rule functions, its rule statement) at module level under their new
+    names, and `outer`'s body without them, calling the function by its new name."""
+    group, (expression, *calls) = rest[:members], rest[members:]
+    line = context.analysis.names.parent(expression)
+    if not isinstance(line, cst.SimpleStatementLine):
+        return None
     lifted = []
-    for member, member_name in group:
-        temporary = Temporary(member, member_name, renamed[member_name], member, ())
-        lifted.append(lifted_def(temporary, renamed[member_name], (), anchor))
+    for member in group:
+        new = renamed[member.name.value]
+        lifted.append(lifted_def(Temporary(member, member.name.value, new, member, ()), new, (), anchor))
     blank = [e for e in getattr(anchor, "leading_lines", ()) if e.comment is None] or [cst.EmptyLine(), cst.EmptyLine()]
     rule_line = line.visit(_Renamer(renamed)).with_changes(leading_lines=blank)
-    replacements = {id(c): cst.Name(renamed[name]) for c in calls}
-    body = rewrite_function_body(outer, replacements, [m for m, _ in group] + [line])
+    replacements = {id(c): cst.Name(renamed[c.value]) for c in calls}
+    body = rewrite_function_body(outer, replacements, [*group, line])
     from rewriter.codemod import InsertBefore, Replace
 
-    return Plan(message, None, (InsertBefore(anchor, (*lifted, rule_line)), Replace(outer.body, body)), renamed[name])
+    return [InsertBefore(anchor, (*lifted, rule_line)), Replace(outer.body, body)]
 
 
-def only_used_locally(names, target: cst.Name, rule: str) -> bool:
-    """Every read of the name `target` binds (whatever else its other bindings give it: `if ...: f =
+def only_used_locally(names, binding: ast.AST, name: str, rule: str) -> bool:
+    """Every read of `name` in the scope of `binding` (whatever else its other bindings give it: `if ...: f =
     jax.custom_vjp(g) else: f = h`) calls it or gives it its rules (`f(x)`, `f.defvjp(...)`, `@f.defjvp`):
     the function never leaves the one that builds it."""
-    scope = names.scope(target)
-    assignments = [a for a in scope.assignments[target.value]] if scope is not None else []
+    scope = names.scope(binding)
+    assignments = [a for a in scope.assignments[name]] if scope is not None else []
     if not assignments:
         return False
     for access in (r for a in assignments for r in a.references):
         parent = names.parent(access.node)
-        if isinstance(parent, cst.Call) and parent.func is access.node:
+        if type(parent) is ast.Call and parent.func is access.node:
             continue
-        if isinstance(parent, cst.Attribute) and parent.value is access.node and parent.attr.value.startswith(rule):
+        if type(parent) is ast.Attribute and parent.value is access.node and parent.attr.startswith(rule):
             continue
         return False
     return True
 
 
-def factory_advice(outer: cst.FunctionDef, built: str, api: str) -> tuple[str, str]:
+def factory_advice(outer: ast.FunctionDef | ast.AsyncFunctionDef, built: str, api: str) -> tuple[str, str]:
     """Why a function that builds and returns a custom-derivative function is not lifted (it wraps
     what it is given, so it cannot move to module level), and what to do by hand: keep its results;
     or the module-level form, with what it reads from the factory's parameters as `nondiff_argnums`.
@@ -133,8 +150,9 @@ def factory_advice(outer: cst.FunctionDef, built: str, api: str) -> tuple[str, s
     Building the `custom_vjp` and its `defvjp` per call costs little, and eager or `jax.grad` calls
     trace the wrapped function no more often than those of one built once (a `functools.partial` of
     a module-level `custom_vjp` costs the same as the per-call build)."""
-    factory = outer.name.value
-    params = [p.name.value for p in (*outer.params.posonly_params, *outer.params.params, *outer.params.kwonly_params)]
+    factory = outer.name
+    a = outer.args
+    params = [p.arg for p in (*a.posonlyargs, *a.args, *a.kwonlyargs)]
     read = _read_in_nested(outer)
     captured = [p for p in params if p in read]
     reason = f"`{factory}` returns `{built}`, so it is a factory"
@@ -150,50 +168,62 @@ def factory_advice(outer: cst.FunctionDef, built: str, api: str) -> tuple[str, s
                     f"and `{factory}` returning `functools.partial({lifted}, {shown})`")
 
 
-def _read_in_nested(outer: cst.FunctionDef) -> set[str]:
-    """Names read inside the defs and lambdas nested in `outer` (what they capture, at most)."""
+def _read_in_nested(outer: ast.FunctionDef | ast.AsyncFunctionDef) -> set[str]:
+    """Every identifier spelled in the defs and lambdas nested in `outer`, their names and decorators
+    included (what they capture, at most)."""
     read: set[str] = set()
-
-    class _Reads(cst.CSTVisitor):
-        def __init__(self) -> None:
-            self.depth = 0
-
-        def visit_FunctionDef(self, node) -> None:
-            self.depth += 1
-
-        def leave_FunctionDef(self, node) -> None:
-            self.depth -= 1
-
-        def visit_Lambda(self, node) -> None:
-            self.depth += 1
-
-        def leave_Lambda(self, node) -> None:
-            self.depth -= 1
-
-        def visit_Name(self, node) -> None:
-            if self.depth:
-                read.add(node.value)
-
-    outer.body.visit(_Reads())
+    stack: list[ast.AST] = list(outer.body)
+    while stack:
+        node = stack.pop()
+        if type(node) in (*_DEFS, ast.Lambda):
+            read |= _identifiers(node)
+            continue
+        stack.extend(ast.iter_child_nodes(node))
     return read
 
 
-def _nested_helper(names, expr: cst.BaseExpression, outer: cst.FunctionDef) -> cst.FunctionDef | str | None:
+def _identifiers(root: ast.AST) -> set[str]:
+    """The identifiers spelled in `root` (libcst's Names in it: names, attributes, parameters, defs, keywords)."""
+    out: set[str] = set()
+    for node in ast.walk(root):
+        kind = type(node)
+        if kind is ast.Name:
+            out.add(node.id)  # type: ignore[attr-defined]
+        elif kind is ast.Attribute:
+            out.add(node.attr)  # type: ignore[attr-defined]
+        elif kind is ast.arg:
+            out.add(node.arg)  # type: ignore[attr-defined]
+        elif kind in (*_DEFS, ast.ClassDef):
+            out.add(node.name)  # type: ignore[attr-defined]
+        elif kind is ast.keyword and node.arg:  # type: ignore[attr-defined]
+            out.add(node.arg)  # type: ignore[attr-defined]
+        elif kind is ast.alias:
+            out.update(node.name.split("."))  # type: ignore[attr-defined]
+            if node.asname:  # type: ignore[attr-defined]
+                out.add(node.asname)  # type: ignore[attr-defined]
+        elif kind in (ast.Global, ast.Nonlocal):
+            out.update(node.names)  # type: ignore[attr-defined]
+        elif kind is ast.ExceptHandler and node.name:  # type: ignore[attr-defined]
+            out.add(node.name)  # type: ignore[attr-defined]
+    return out
+
+
+def _nested_helper(names, expr: ast.expr, outer: ast.FunctionDef | ast.AsyncFunctionDef) -> ast.FunctionDef | ast.AsyncFunctionDef | str | None:
     """A rule function defined in `outer` and used only by the rule call (None: defined elsewhere)."""
-    if not isinstance(expr, cst.Name):
+    if type(expr) is not ast.Name:
         return "its rules are not plain names"
     assignments = names.assignments(expr)
     if len(assignments) != 1:
-        return f"`{expr.value}` is bound more than once"
+        return f"`{expr.id}` is bound more than once"
     assignment = next(iter(assignments))
     node = getattr(assignment, "node", None)
-    if not isinstance(node, cst.FunctionDef) or names.parent(node) is not outer.body:
+    if type(node) not in _DEFS or names.parent(node) is not outer or not any(s is node for s in outer.body):
         scope = getattr(assignment, "scope", None)
         if scope is not None and type(scope).__name__ == "GlobalScope":
             return None  # module level already
-        return f"`{expr.value}` is not a def in `{outer.name.value}`"
+        return f"`{expr.id}` is not a def in `{outer.name}`"
     if len(assignment.references) != 1:
-        return f"`{expr.value}` is also used elsewhere"
+        return f"`{expr.id}` is also used elsewhere"
     return node
 
 

@@ -1,14 +1,12 @@
-"""Lifting a lambda or nested def to module level (PML101, PML102): what it is, and the new def."""
+"""Writing a lambda or nested def lifted to module level (PML101, PML102) on libcst: the new def, and the
+body it leaves (_ast_lift.py decides what is lifted, on `ast`)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
 
 import libcst as cst
 
-from rewriter.analysis.apis import Kind
 from rewriter.analysis.names import NameResolver
-from rewriter.analysis.structure import ancestors, is_inside
-from rewriter.analysis.transforms import match_application
 
 
 @dataclass(frozen=True)
@@ -23,85 +21,8 @@ class Temporary:
     wrapper: cst.Call | None = None  # `math.jit_compile_linear(<it>)` at the site: becomes a decorator
 
 
-def temporary_at(resolver: NameResolver, expr: cst.BaseExpression, role: str, enclosing: str,
-                 shown: str | None = None) -> Temporary | str | None:
-    """What `expr` (an argument at a use site) creates per call; a refusal reason; or None (stable).
-
-    Recognised: a lambda; `jit_compile_linear(<lambda or nested def>)`; a name bound once, in an
-    enclosing function, to a def or to a lambda, and used only here. `enclosing` names the lifted
-    def; `shown` is the enclosing function's own name, for messages (default: `enclosing`).
-    """
-    shown = shown or enclosing
-    if isinstance(expr, cst.Lambda):
-        return Temporary(expr, "a lambda", f"_{enclosing}_{role}")
-    if isinstance(expr, cst.Call):
-        app = match_application(resolver, expr, (Kind.JIT,))
-        if app is None or app.transform.api.name != "phiml.math.jit_compile_linear" or app.transform.keywords:
-            return None
-        inner = temporary_at(resolver, app.function, role, enclosing, shown)
-        if not isinstance(inner, Temporary):
-            return inner
-        decorator = cst.Decorator(app.transform.expr)
-        return Temporary(inner.function, inner.label, inner.base_name, inner.remove, (decorator, *inner.decorators), expr)
-    if not isinstance(expr, cst.Name):
-        return None
-    assignments = resolver.assignments(expr)
-    if len(assignments) != 1:
-        return None
-    assignment = next(iter(assignments))
-    node = getattr(assignment, "node", None)
-    if at_module_level(resolver, node):
-        return None  # created once: already stable
-    outside = [r for r in assignment.references if not any(x is node for x in ancestors(resolver, r.node))]
-    if len(outside) != len(assignment.references):
-        return "it calls itself through the enclosing scope"
-    if isinstance(node, cst.FunctionDef):
-        if len(outside) != 1:
-            return f"it is also used elsewhere in `{shown}`"
-        eager = eager_decorator(resolver, node)
-        if eager:
-            return eager
-        return Temporary(node, f"the nested def `{node.name.value}`", f"_{enclosing}_{node.name.value}", node,
-                         tuple(node.decorators))
-    value = _assigned_alone(resolver, node)
-    if value is None:
-        return None
-    statement, assigned = value
-    if isinstance(assigned, cst.Call):  # op = math.jit_compile_linear(lambda ...)
-        inner = temporary_at(resolver, assigned, expr.value, enclosing, shown)
-        if not isinstance(inner, Temporary) or inner.remove is not None:
-            return None if inner is None or isinstance(inner, Temporary) else inner
-        if len(outside) != 1:
-            return f"it is also used elsewhere in `{shown}`"
-        return Temporary(inner.function, f"`{expr.value}`", f"_{enclosing}_{expr.value}", statement, inner.decorators)
-    if len(outside) != 1:
-        return f"it is also used elsewhere in `{shown}`"
-    return Temporary(assigned, f"the lambda `{expr.value}`", f"_{enclosing}_{expr.value}", statement)
-
-
 # Transforms that do their work when the def runs: at module level they would run at import.
 EAGER_TRANSFORMS = frozenset({"torch.jit.script", "torch.jit.trace"})
-
-
-def eager_decorator(resolver: NameResolver, fn: cst.FunctionDef) -> str | None:
-    """Why `fn`'s decorators must keep running where the def is (None: they only wrap lazily)."""
-    from rewriter.analysis.transforms import match_transform
-
-    for decorator in fn.decorators:
-        transform = match_transform(resolver, decorator.decorator, (Kind.JIT,))
-        if transform is None:
-            text = cst.Module([]).code_for_node(decorator.decorator)
-            return f"its decorator `{text}` runs when the def runs; at module level it would run at import"
-        if transform.api.name in EAGER_TRANSFORMS:
-            return f"`{transform.api.name}` compiles when the def runs; at module level it would compile at import"
-    return None
-
-
-def at_module_level(resolver: NameResolver, node: cst.CSTNode | None) -> bool:
-    """Bound outside every function (None: a binding without a node, such as an import or builtin)."""
-    if node is None:
-        return True
-    return not any(isinstance(a, (cst.FunctionDef, cst.Lambda)) for a in ancestors(resolver, node))
 
 
 def is_called(resolver: NameResolver, node: cst.CSTNode) -> bool:
@@ -112,19 +33,6 @@ def is_called(resolver: NameResolver, node: cst.CSTNode) -> bool:
 
 COMMA = cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
 NO_SPACE_EQUAL = cst.AssignEqual(cst.SimpleWhitespace(""), cst.SimpleWhitespace(""))
-
-
-def _assigned_alone(resolver: NameResolver, target: cst.CSTNode | None) -> tuple[cst.SimpleStatementLine, cst.BaseExpression] | None:
-    """`name = lambda ...` / `name = <call>` as the only statement of its line: (line, value)."""
-    if not isinstance(target, cst.Name):
-        return None
-    assign_target = resolver.parent(target)
-    assign = resolver.parent(assign_target) if isinstance(assign_target, cst.AssignTarget) else None
-    line = resolver.parent(assign) if isinstance(assign, cst.Assign) else None
-    if not (isinstance(assign, cst.Assign) and len(assign.targets) == 1 and isinstance(assign.value, (cst.Lambda, cst.Call))
-            and isinstance(line, cst.SimpleStatementLine) and len(line.body) == 1):
-        return None
-    return line, assign.value
 
 
 def lifted_def(temporary: Temporary, name: str, captured: tuple[str, ...], spacing: cst.BaseStatement,
@@ -246,84 +154,14 @@ def leading_comments(statement: cst.BaseStatement | None) -> list[cst.EmptyLine]
     return [line for line in statement.leading_lines if line.comment is not None]
 
 
-# -- loops and late binding ---------------------------------------------------------------------
-_LOOPS = (cst.For, cst.While, cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp)
-
-
-def loops_repeating(resolver: NameResolver, node: cst.CSTNode, once: cst.CSTNode | None = None) -> list[cst.CSTNode]:
-    """The loops of `node`'s function that run `node` again, innermost first; with `once`, only those
-    that do not run `once` again too (a function created in the same iteration is new each time)."""
-    out = []
-    child = node
-    for a in ancestors(resolver, node):
-        if isinstance(a, (cst.FunctionDef, cst.Lambda, cst.ClassDef)):
-            break
-        if isinstance(a, cst.For):
-            repeats = child is a.body
-        elif isinstance(a, cst.While):
-            repeats = child is a.body or child is a.test
-        elif isinstance(a, _LOOPS):  # a comprehension: everything but its first iterable runs per item
-            repeats = not is_inside(resolver, node, a.for_in.iter)
-        else:
-            repeats = False
-        if repeats and (once is None or not any(x is a for x in ancestors(resolver, once))):
-            out.append(a)
-        child = a
-    return out
-
-
-def bindings_of(resolver: NameResolver, fn: cst.CSTNode, names: tuple[str, ...]) -> dict[str, list[cst.CSTNode]]:
-    """Where each of `names` (values `fn` captures) is bound outside `fn`: the binding nodes."""
-    from rewriter.analysis.bindings import free_names
-
-    out: dict[str, list[cst.CSTNode]] = {n: [] for n in names}
-    for free in free_names(resolver, fn):
-        if free.node.value in out:
-            for a in free.assignments:
-                node = getattr(a, "node", None)
-                if node is not None and all(node is not x for x in out[free.node.value]):
-                    out[free.node.value].append(node)
-    return out
-
-
-def rebound_in_loop(resolver: NameResolver, bindings: dict[str, list[cst.CSTNode]],
-                    loops: list[cst.CSTNode]) -> tuple[str, cst.CSTNode, cst.CSTNode] | None:
-    """A captured name some loop of `loops` binds (its target or a store in its body): (name, binding, loop)."""
-    for loop in loops:
-        for name, nodes in bindings.items():
-            for node in nodes:
-                if is_inside(resolver, node, loop):
-                    return name, node, loop
-    return None
-
-
-def written_elsewhere(resolver: NameResolver, fn: cst.CSTNode,
-                      bindings: dict[str, list[cst.CSTNode]]) -> tuple[str, cst.CSTNode] | None:
-    """A captured name another function in its scope declares `nonlocal` (it may change while the API runs)."""
-    for name, nodes in bindings.items():
-        owners = {id(o): o for o in (next((a for a in ancestors(resolver, n) if isinstance(a, (cst.FunctionDef, cst.Lambda))), None)
-                                     for n in nodes) if o is not None}
-        for owner in owners.values():
-            stack = [owner.body]
-            while stack:
-                node = stack.pop()
-                if node is fn:
-                    continue
-                if isinstance(node, cst.Nonlocal) and any(n.name.value == name for n in node.names):
-                    return name, node
-                stack.extend(node.children)
-    return None
-
-
-def assigned_within(resolver: NameResolver, node: cst.CSTNode, names: tuple[str, ...], skip: cst.CSTNode) -> tuple[str, cst.CSTNode] | None:
-    """`(name := ...)` for a captured name inside `node` (outside `skip`, the function itself)."""
-    wanted = set(names)
-    stack = [node]
-    while stack:
-        current = stack.pop()
-        if current is skip:
-            continue
-        if isinstance(current, cst.NamedExpr) and isinstance(current.target, cst.Name) and current.target.value in wanted:
-            return current.target.value, current
-        stack.extend(current.children)
-    return None
+def import_line(node: cst.Import | cst.ImportFrom, name: str) -> cst.SimpleStatementLine | None:
+    """The import statement `node` with only its alias that binds `name` (None: not exactly one does): an
+    import the lifted def repeats in its own body (ast_captures.LocalImport)."""
+    if isinstance(node.names, cst.ImportStar):
+        return None
+    aliases = [a for a in node.names if (a.evaluated_alias or (a.evaluated_name.split(".")[0])) == name]
+    if len(aliases) != 1:
+        return None
+    alias = aliases[0].with_changes(comma=cst.MaybeSentinel.DEFAULT)
+    return cst.SimpleStatementLine([node.with_changes(names=[alias], **({"lpar": None, "rpar": None}
+                                                                           if isinstance(node, cst.ImportFrom) else {}))])

@@ -11,7 +11,6 @@ from rewriter.analysis.apis import Kind
 from rewriter.analysis.ast_captures import captures, start
 from rewriter.analysis.ast_jit import match_transform, spelled_transform
 from rewriter.analysis.ast_names import branches
-from rewriter.analysis.captures import import_line
 from rewriter.ast_rule import AstRule, PlannedFix
 from rewriter.codemod import InsertBefore, Replace
 from rewriter.findings import Safety
@@ -19,7 +18,7 @@ from rewriter.rule import Example, Unchanged, dedented
 
 from ._ast_lift import eager_decorator, enclosing_function, is_called, top_level_statement
 from ._auxiliary import auxiliary_editable, with_auxiliary
-from ._lift import COMMA, NO_SPACE_EQUAL, Temporary, lifted_def, rewrite_function_body
+from ._lift import COMMA, NO_SPACE_EQUAL, Temporary, import_line, lifted_def, rewrite_function_body
 
 _DEFS = (ast.FunctionDef, ast.AsyncFunctionDef)
 

@@ -3,24 +3,26 @@ from __future__ import annotations
 
 import ast
 from dataclasses import dataclass, replace
+from functools import partial
 
 import libcst as cst
 
 from rewriter.analysis.apis import TEMPORARY_FUNCTION_APIS, TEMPORARY_FUNCTION_BUILDERS, Kind
-from rewriter.analysis.bindings import free_names
-from rewriter.analysis.captures import captures
-from rewriter.analysis.jit import bound_value
-from rewriter.analysis.structure import ancestors, enclosing_function, is_inside, top_level_statement
-from rewriter.analysis.transforms import literal, match_application
-from rewriter.codemod import Codemod, Example, InsertBefore, Replace, Unchanged, dedented
+from rewriter.analysis.ast_captures import ancestors, captures, free_names, is_inside, walked
+from rewriter.analysis.ast_jit import bound_value, literal, match_application
+from rewriter.analysis.transforms import literal as written_literal
+from rewriter.ast_rule import AstRule, PlannedFix
+from rewriter.codemod import InsertBefore, Replace
 from rewriter.emit.statements import assign
 from rewriter.findings import Safety, Severity
+from rewriter.rule import Example, Unchanged, dedented
 
 from . import _custom_derivative as custom_derivative
-from ._hazards import own_nodes
-from ._lift import (COMMA, NO_SPACE_EQUAL, Temporary, assigned_within, at_module_level, bindings_of, lifted_def, loops_repeating,
-                    rebound_in_loop, rewrite_function_body, temporary_at, written_elsewhere)
-
+from ._ast_hazards import own_nodes, spelled_jits
+from ._ast_lift import (AstTemporary, assigned_within, at_module_level, bindings_of, enclosing_function, is_called,
+                        loops_repeating, rebound_in_loop, temporary_at, top_level_statement, written_elsewhere,
+                        written_temporary)
+from ._lift import COMMA, NO_SPACE_EQUAL, Temporary, import_line, lifted_def, rewrite_function_body
 
 @dataclass(frozen=True)
 class Slot:
@@ -63,10 +65,13 @@ _TRANSFORM_SLOTS: dict[str, tuple[Slot, ...]] = {
 # What a function created per call costs in each slot, in a few words (the why is the docstring's).
 # `custom_root` keys the trace of `f` on the function object: a new one is traced once more.
 _COST = {"jax.lax.custom_root": " and traced once more"}
+_CHAINS = (ast.Name, ast.Attribute)
+_DEFS = (ast.FunctionDef, ast.AsyncFunctionDef)
+_FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
 _RETRACED = " and re-traced"
 
 
-class TemporaryFunction(Codemod):
+class TemporaryFunction(AstRule):
     """PhiML caches traces per function object. A lambda or nested def handed to a solver or to a
     jit-compiled function is a new object every time the enclosing function runs, so its cache
     entry is never reused: every call traces again, orders of magnitude slower than a cached call,
@@ -306,73 +311,53 @@ class TemporaryFunction(Codemod):
 
     def __init__(self, file) -> None:
         super().__init__(file)
-        self._deferred: list[cst.Call] = []
-        self._candidates: list[cst.Call] = []
-        self._derivatives: list = []
         self._local_functions: set[str] = set()  # names of defs and lambdas bound inside functions
         self._factories: dict[int, bool] = {}  # id of a module-level def -> it returns a custom_gradient it builds
 
-    def visit_Call(self, node: cst.Call) -> None:
-        if not self.file.syntax.functions:
-            return  # at module level a function is created once
-        names = self.file.analysis.names
-        if isinstance(node.func, (cst.Name, cst.Attribute)) and names.could_be_one_of(node.func, TEMPORARY_FUNCTION_APIS):
-            self._deferred.append(node)
-        elif isinstance(node.func, cst.Attribute) and node.func.attr.value == "with_preprocessing":
-            self._deferred.append(node)
-        elif any(isinstance(a.value, (cst.Lambda, cst.Name, cst.Call)) for a in node.args):
-            self._candidates.append(node)  # decided once the whole file is seen (the callee may be defined later)
-
-    def visit_Assign(self, node: cst.Assign) -> None:
-        value = node.value
-        if self.file.syntax.functions and (isinstance(value, cst.Lambda) or isinstance(value, cst.Call)
-                                           and self.file.analysis.names.could_be_one_of(value.func, _LINEAR)):
-            self._local_functions.update(t.target.value for t in node.targets if isinstance(t.target, cst.Name))
-
-    def _may_pass_a_temporary(self, call: cst.Call) -> bool:
-        """Some argument could be a function created in the enclosing function (cheap, by spelling)."""
-        names = self.file.analysis.names
-        return any(isinstance(a.value, cst.Lambda) or isinstance(a.value, cst.Name) and a.value.value in self._local_functions
-                   or isinstance(a.value, cst.Call) and names.could_be_one_of(a.value.func, _LINEAR)
-                   for a in call.args)
-
-    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
-        names = self.file.analysis.names
-        functions = self.file.syntax.functions  # already includes `node` (the index visits first)
-        if len(functions) >= 2:
-            self._local_functions.add(node.name.value)
-        if len(functions) >= 2 and any(
-                isinstance(d.decorator, (cst.Name, cst.Attribute)) and names.could_be_api(d.decorator, (Kind.CUSTOM_GRADIENT,))
-                for d in node.decorators):
-            self._derivatives.append((node, functions[-2]))
-
-    def _check_derivatives(self) -> None:
-        for node, outer in self._derivatives:
-            if not isinstance(outer, cst.FunctionDef) or self.file.analysis.jit.runs_only_traced(node):
+    def check(self) -> None:
+        """The calls in functions that may be given a function made per call, in the order written (the
+        order the lifted names are handed out in), and the custom-derivative defs nested in functions."""
+        file = self.file
+        names = file.names
+        deferred: list[ast.Call] = []
+        candidates: list[ast.Call] = []
+        derivatives: list[tuple[ast.AST, ast.AST]] = []
+        custom_gradient_assigned: set[str] = set()
+        for node in walked(file.tree):
+            kind = type(node)
+            if kind is ast.Assign and type(node.value) is ast.Call and type(node.value.func) in _CHAINS \
+                    and names.could_be_api(node.value.func, (Kind.CUSTOM_GRADIENT,)):
+                custom_gradient_assigned.update(t.id for t in node.targets if type(t) is ast.Name)
+            functions = _functions_around(names, node) if kind in (ast.Call, ast.Assign, *_DEFS) else ()
+            if not functions:
                 continue
-            plan = custom_derivative.plan(self.file, node, outer)
-            if plan is None:
-                continue
-            if plan.refusal is not None:
-                self.report(node.name, plan.message, note=f"not lifted: {plan.refusal}", hint=plan.hint, related=plan.related)
-            else:
-                self.report(node.name, plan.message, edits=list(plan.edits),
-                            fix_description=f"define it once at module level as `{plan.lifted_name}`")
-
-    def leave_Module(self, original_node: cst.Module) -> None:
-        analysis = self.file.analysis
-        syntax = self.file.syntax
-        self._deferred += [c for c in self._candidates if (syntax.may_be_jitted(c.func)
-                           or isinstance(c.func, cst.Name) and c.func.value in syntax.custom_gradient_assigned)
-                           and self._may_pass_a_temporary(c)
-                           or isinstance(c.func, cst.Name) and self._custom_gradient_factory(c.func)]
-        self._check_derivatives()
-        for node in self._deferred:
-            if analysis.jit.runs_only_traced(node):
+            if kind is ast.Call:
+                func = node.func
+                if type(func) in _CHAINS and names.could_be_one_of(func, TEMPORARY_FUNCTION_APIS):
+                    deferred.append(node)
+                elif type(func) is ast.Attribute and func.attr == "with_preprocessing":
+                    deferred.append(node)
+                elif any(type(v.value) in (ast.Lambda, ast.Name, ast.Call) for v in _arguments(node)):
+                    candidates.append(node)  # decided once the whole file is seen (the callee may be defined later)
+            elif kind is ast.Assign:
+                value = node.value
+                if type(value) is ast.Lambda or type(value) is ast.Call and names.could_be_one_of(value.func, _LINEAR):
+                    self._local_functions.update(t.id for t in node.targets if type(t) is ast.Name)
+            else:  # a def inside a function
+                self._local_functions.add(node.name)
+                if any(type(d) in _CHAINS and names.could_be_api(d, (Kind.CUSTOM_GRADIENT,)) for d in node.decorator_list):
+                    derivatives.append((node, functions[-1]))
+        jits = spelled_jits(file)
+        deferred += [c for c in candidates if (jits.may_be_jitted(c.func)
+                     or type(c.func) is ast.Name and c.func.id in custom_gradient_assigned)
+                     and self._may_pass_a_temporary(c)
+                     or type(c.func) is ast.Name and self._custom_gradient_factory(c.func)]
+        self._check_derivatives(derivatives)
+        for node in deferred:
+            if file.jit.runs_only_traced(node):
                 continue  # created and consumed inside a traced body: traced once
-            api = analysis.names.api(node.func, (Kind.SOLVER, Kind.CUSTOM_GRADIENT, Kind.GRAD)) \
-                if isinstance(node.func, (cst.Name, cst.Attribute)) else None
-            if api is None and isinstance(node.func, cst.Attribute) and node.func.attr.value == "with_preprocessing":
+            api = names.api(node.func, (Kind.SOLVER, Kind.CUSTOM_GRADIENT, Kind.GRAD)) if type(node.func) in _CHAINS else None
+            if api is None and type(node.func) is ast.Attribute and node.func.attr == "with_preprocessing":
                 self._check(node, _SLOTS["phiml.math.Solve.with_preprocessing"][0], "phiml.math.Solve.with_preprocessing")
                 continue
             if api is not None and api.name in ("jax.custom_vjp", "jax.custom_jvp"):
@@ -388,13 +373,34 @@ class TemporaryFunction(Codemod):
                             break  # the call is replaced: its other slots are looked at in the next pass
                 if outcome is None:
                     self._report_no_gain(node, api.name)
-            elif api is None and (analysis.jit.jitted_value(node.func) is not None or self._custom_gradient_value(node.func)):
+            elif api is None and (file.jit.jitted_value(node.func) is not None or self._custom_gradient_value(node.func)):
                 self._check_jit_arguments(node)
-            elif api is None and isinstance(node.func, cst.Name) and self._custom_gradient_factory(node.func):
+            elif api is None and type(node.func) is ast.Name and self._custom_gradient_factory(node.func):
                 self._check_factory_call(node)
 
+    def _may_pass_a_temporary(self, call: ast.Call) -> bool:
+        """Some argument could be a function created in the enclosing function (cheap, by spelling)."""
+        names = self.file.names
+        return any(type(v.value) is ast.Lambda or type(v.value) is ast.Name and v.value.id in self._local_functions
+                   or type(v.value) is ast.Call and names.could_be_one_of(v.value.func, _LINEAR)
+                   for v in _arguments(call))
+
+    def _check_derivatives(self, derivatives) -> None:
+        for node, outer in derivatives:
+            if type(outer) not in _DEFS or self.file.jit.runs_only_traced(node):
+                continue
+            plan = custom_derivative.plan(self.file, node, outer)
+            if plan is None:
+                continue
+            place = self.file.python.name_place(node)
+            if plan.refusal is not None:
+                self.report(node, plan.message, note=f"not lifted: {plan.refusal}", hint=plan.hint, related=plan.related,
+                            place=place)
+            else:
+                self.report(node, plan.message, fix=plan.fix, place=place)
+
     # -- sites ------------------------------------------------------------------------------
-    def _check(self, call: cst.Call, slot: Slot, api: str) -> str | None:
+    def _check(self, call: ast.Call, slot: Slot, api: str) -> str | None:
         arg = _slot_arg(call, slot)
         if arg is None:
             return None
@@ -404,142 +410,147 @@ class TemporaryFunction(Codemod):
         severity = Severity.INFO if api.startswith("jax.scipy.") else None
         return self._lift(call, arg, slot, f"passed to {where}", _COST.get(api, _RETRACED), f"`{short}`", severity)
 
-    def _report_no_gain(self, call: cst.Call, api: str) -> None:
+    def _report_no_gain(self, call: ast.Call, api: str) -> None:
         """Functions created per call in slots where lifting does not make the trace cache hit: one
         info finding per call, on the first of them, with the fix that helps (a jitted caller)."""
-        names = self.file.analysis.names
-        enclosing = _enclosing_def(names, call)
+        file = self.file
+        enclosing = _enclosing_def(file.names, call)
         if enclosing is None:
             return
-        label = enclosing.name.value.lstrip("_") or "function"
+        label = enclosing.name.lstrip("_") or "function"
+        text = file.reading.text
         temporaries = []
         for slot in _SLOTS[api]:
             arg = _slot_arg(call, slot)
             if arg is None or slot.lift_helps:
                 continue
-            found = temporary_at(names, arg.value, slot.role, label)
-            if isinstance(found, Temporary):
-                what = f"`{found.function.name.value}`" if isinstance(found.function, cst.FunctionDef) else \
-                    f"`{dotted_text(arg.value)}`" if isinstance(arg.value, cst.Name) else "a lambda"
+            found = temporary_at(file, arg.value, slot.role, label)
+            if isinstance(found, AstTemporary):
+                what = f"`{found.function.name}`" if type(found.function) in _DEFS else \
+                    f"`{text(arg.value)}`" if type(arg.value) is ast.Name else "a lambda"
                 temporaries.append((arg, f"`{slot.keyword}` ({what})"))
             elif isinstance(found, str):
-                temporaries.append((arg, f"`{slot.keyword}` (`{dotted_text(arg.value)}`)"))
+                temporaries.append((arg, f"`{slot.keyword}` (`{text(arg.value)}`)"))
         if not temporaries:
             return
         short = api.rsplit(".", 1)[-1]
         what = " and ".join(t for _, t in temporaries)
-        self.report(temporaries[0][0].value, f"`{short}` traces its {what} again on every eager call of `{enclosing.name.value}`",
+        self.report(temporaries[0][0].value, f"`{short}` traces its {what} again on every eager call of `{enclosing.name}`",
                     severity=Severity.INFO, hint=f"jit the function that calls `{short}` (or the step it runs in)",
                     note="lifting would not help: a module-level function or a `functools.partial` is traced just as often")
 
-    def _report_derivative_call(self, call: cst.Call, api: str) -> None:
+    def _report_derivative_call(self, call: ast.Call, api: str) -> None:
         """`g = jax.custom_vjp(f)` inside a function: reported; the decorator form is lifted (see below)."""
-        names = self.file.analysis.names
+        names = self.file.names
         enclosing = enclosing_function(names, call)
-        if enclosing is None or isinstance(enclosing, cst.Lambda):
+        if enclosing is None or type(enclosing) is ast.Lambda:
             return
         target = names.parent(call)
-        bound = target.targets[0].target if isinstance(target, cst.Assign) and len(target.targets) == 1 \
-            and isinstance(target.targets[0].target, cst.Name) else None
-        if bound is not None and custom_derivative.only_used_locally(names, bound, "def"):
+        bound = target.targets[0] if type(target) is ast.Assign and len(target.targets) == 1 \
+            and type(target.targets[0]) is ast.Name else None
+        if bound is not None and custom_derivative.only_used_locally(names, bound, bound.id, "def"):
             return  # built, given its rules and called here: no cache keyed on it misses (_custom_derivative.py)
-        head = f"`{api}(...)` builds a new function on each call of `{enclosing.name.value}`: a `jax.jit` of it traces it anew"
-        wrapped = call.args[0].value if call.args and call.args[0].keyword is None else None
-        params = {p.name.value for p in (*enclosing.params.posonly_params, *enclosing.params.params, *enclosing.params.kwonly_params)}
-        if isinstance(wrapped, cst.Name) and wrapped.value in params:  # it wraps what it is given: a factory
-            target = names.parent(call)
-            built = target.targets[0].target.value if isinstance(target, cst.Assign) and len(target.targets) == 1 \
-                and isinstance(target.targets[0].target, cst.Name) else "its result"
+        head = f"`{api}(...)` builds a new function on each call of `{enclosing.name}`: a `jax.jit` of it traces it anew"
+        arguments = _arguments(call)
+        wrapped = arguments[0].value if arguments and arguments[0].keyword is None else None
+        a = enclosing.args
+        params = {p.arg for p in (*a.posonlyargs, *a.args, *a.kwonlyargs)}
+        if type(wrapped) is ast.Name and wrapped.id in params:  # it wraps what it is given: a factory
+            built = bound.id if bound is not None else "its result"
             reason, hint = custom_derivative.factory_advice(enclosing, built, api)
             self.report(call, head, note=f"not lifted: {reason}", hint=hint)
             return
         self.report(call, head, note="not lifted automatically in this form",
                     hint=f"define it once at module level, with `@{api}` and its rules")
 
-    def _custom_gradient_value(self, expr: cst.BaseExpression) -> bool:
+    def _custom_gradient_value(self, expr: ast.expr) -> bool:
         """`expr` names a module-level `math.custom_gradient(...)` result (its calls key traces on arguments)."""
-        names = self.file.analysis.names
+        names = self.file.names
         value = bound_value(names, expr)
-        func = value.func if isinstance(value, cst.Call) else None
-        return isinstance(func, (cst.Name, cst.Attribute)) and getattr(names.api(func, (Kind.CUSTOM_GRADIENT,)), "name", None) == "phiml.math.custom_gradient"
+        func = value.func if type(value) is ast.Call else None
+        return type(func) in _CHAINS and getattr(names.api(func, (Kind.CUSTOM_GRADIENT,)), "name", None) == "phiml.math.custom_gradient"
 
-    def _custom_gradient_factory(self, func: cst.Name) -> bool:
+    def _custom_gradient_factory(self, func: ast.Name) -> bool:
         """`func` is a module-level def of this file that returns a `math.custom_gradient(...)` it builds
         (PhiML's `attach_gradient_solve`): calling it builds a function with an empty trace cache."""
-        names = self.file.analysis.names
-        defs = self.file.analysis.jit.functions_denoted(func)
-        if len(defs) != 1 or not isinstance(defs[0], cst.FunctionDef) or not at_module_level(names, defs[0]):
+        file = self.file
+        defs = file.jit.functions_denoted(func)
+        if len(defs) != 1 or type(defs[0]) not in _DEFS or not at_module_level(file.names, defs[0]):
             return False
         if id(defs[0]) not in self._factories:  # a def called from many places is read once
             self._factories[id(defs[0])] = self._builds_custom_gradient(defs[0])
         return self._factories[id(defs[0])]
 
-    def _builds_custom_gradient(self, fn: cst.FunctionDef) -> bool:
-        names = self.file.analysis.names
+    def _builds_custom_gradient(self, fn) -> bool:
+        names = self.file.names
         built: set[str] = set()
-        returns: list[cst.BaseExpression | None] = []
+        returns: list[ast.expr | None] = []
         for node in own_nodes(fn):
-            kind = type(node)  # (exact classes: cst_tree.concrete)
-            if kind is cst.Assign and type(node.value) is cst.Call and _is_custom_gradient(names, node.value.func):
-                built.update(t.target.value for t in node.targets if isinstance(t.target, cst.Name))
-            elif kind is cst.Return:
+            kind = type(node)
+            if kind is ast.Assign and type(node.value) is ast.Call and _is_custom_gradient(names, node.value.func):
+                built.update(t.id for t in node.targets if type(t) is ast.Name)
+            elif kind is ast.Return:
                 returns.append(node.value)
         return bool(returns) and all(
-            isinstance(r, cst.Call) and _is_custom_gradient(names, r.func) or isinstance(r, cst.Name) and r.value in built
+            type(r) is ast.Call and _is_custom_gradient(names, r.func) or type(r) is ast.Name and r.id in built
             for r in returns)
 
-    def _check_factory_call(self, call: cst.Call) -> None:
+    def _check_factory_call(self, call: ast.Call) -> None:
         """A custom-gradient factory called in a function: a new function with an empty trace cache on
         every call. Reported with what stops it from being built once (its functions' captures)."""
-        names = self.file.analysis.names
+        file = self.file
+        names = file.names
         enclosing = _enclosing_def(names, call)
         if enclosing is None:
             return
-        factory = call.func.value
-        label = enclosing.name.value.lstrip("_") or "function"
+        text = file.reading.text
+        factory = call.func.id  # type: ignore[attr-defined]
+        label = enclosing.name.lstrip("_") or "function"
         blocked, related = [], []
-        for i, arg in enumerate(call.args):
-            found = temporary_at(names, arg.value, f"arg{i}", label)
-            if isinstance(found, Temporary):
+        for i, arg in enumerate(_arguments(call)):
+            found = temporary_at(file, arg.value, f"arg{i}", label)
+            if isinstance(found, AstTemporary):
                 result = captures(names, found.function)
                 if result.refusal is not None:
-                    blocked.append(f"`{dotted_text(arg.value)}` {result.refusal}")
+                    blocked.append(f"`{text(arg.value)}` {result.refusal}")
                     related += result.related
                 elif result.names:
-                    blocked.append(f"`{dotted_text(arg.value)}` captures {', '.join(f'`{n}`' for n in result.names)}")
-            elif found is None and not (isinstance(arg.value, cst.Name) and _module_level_name(names, arg.value)):
+                    blocked.append(f"`{text(arg.value)}` captures {', '.join(f'`{n}`' for n in result.names)}")
+            elif found is None and not (type(arg.value) is ast.Name and _module_level_name(names, arg.value)):
                 if not _constant(arg.value):
-                    blocked.append(f"its argument `{dotted_text(arg.value)}` is computed at run time")
-        message = f"`{factory}(...)` builds a new `math.custom_gradient` function on each call of `{enclosing.name.value}`"
+                    blocked.append(f"its argument `{text(arg.value)}` is computed at run time")
+        message = f"`{factory}(...)` builds a new `math.custom_gradient` function on each call of `{enclosing.name}`"
         if blocked:
             self.report(call, message, severity=Severity.INFO, note=f"not built once: {'; '.join(blocked)}", related=related,
                         hint="make them module-level functions that take these values as arguments (named in "
                              "`auxiliary_args` when they are Python values), then build it once")
             return
         self.report(call, message, severity=Severity.INFO,
-                    hint=f"build it once at module level: `_{label}_{factory.lstrip('_')} = {dotted_text(call)}`")
+                    hint=f"build it once at module level: `_{label}_{factory.lstrip('_')} = {text(call)}`")
 
-    def _check_transform(self, call: cst.Call, api: str) -> None:
+    def _check_transform(self, call: ast.Call, api: str) -> None:
         """`math.custom_gradient(f, g)` / `math.gradient(f)` built on every call: a new function
         object with an empty trace cache each time. Lift its functions and build it once."""
-        names = self.file.analysis.names
+        file = self.file
+        names = file.names
         enclosing = _enclosing_def(names, call)
         if enclosing is None or not self._used_per_call(call):
             return
+        text = file.reading.text
         short = api.rsplit(".", 1)[-1]
-        label = enclosing.name.value.lstrip("_") or "function"
-        message = f"`math.{short}(...)` is built anew on each call of `{enclosing.name.value}` and re-traced"
+        label = enclosing.name.lstrip("_") or "function"
+        message = f"`math.{short}(...)` is built anew on each call of `{enclosing.name}` and re-traced"
         if api == "phiml.math.custom_gradient":
-            message = f"`math.custom_gradient(...)` rebuilds its backend function on each call of `{enclosing.name.value}`"
+            message = f"`math.custom_gradient(...)` rebuilds its backend function on each call of `{enclosing.name}`"
         # a custom gradient built per call costs little (measured): report-only findings are infos
         severity = Severity.INFO if api == "phiml.math.custom_gradient" else None
-        lifted: list[tuple[cst.Arg, Temporary]] = []
+        lifted: list[tuple[Argument, AstTemporary]] = []
         captured: dict[str, list[str]] = {}  # base name of a lifted function -> the values it captures
         for slot in _TRANSFORM_SLOTS[api]:
             arg = _slot_arg(call, slot)
             if arg is None:
                 continue
-            found = temporary_at(names, arg.value, slot.role, label)
+            found = temporary_at(file, arg.value, slot.role, label)
             if isinstance(found, str):
                 self.report(call, message, severity=severity, note=f"not built once: {found}")
                 return
@@ -547,7 +558,7 @@ class TemporaryFunction(Codemod):
                 if not _module_level_name(names, arg.value):
                     return  # a function only known at run time: building per call may be the point
                 continue
-            result = captures(names, found.function, module_level=tuple(d.decorator for d in found.decorators))
+            result = captures(names, found.function, module_level=found.decorators)
             if result.refusal is not None or result.imports or result.names and api != "phiml.math.custom_gradient":
                 why = result.refusal or f"{found.label} captures {', '.join(f'`{n}`' for n in result.names)}"
                 self.report(call, message, severity=severity, note=f"not built once: {why}", related=result.related)
@@ -559,77 +570,69 @@ class TemporaryFunction(Codemod):
             self.report(call, message, severity=severity, note=f"not built once: {why}", hint=hint)
             return
         slot_args = [_slot_arg(call, slot) for slot in _TRANSFORM_SLOTS[api]]
-        for arg in call.args:
-            if any(arg is a for a in slot_args):
+        for arg in _arguments(call):
+            if any(arg == a for a in slot_args):
                 continue
             try:
                 literal(arg.value)
             except ValueError:
                 self.report(call, message, severity=severity,
-                            note=f"not built once: its argument `{dotted_text(arg.value)}` is computed at run time")
+                            note=f"not built once: its argument `{text(arg.value)}` is computed at run time")
                 return
         anchor = top_level_statement(names, call)
-        statements: list[cst.BaseStatement] = []
-        new_args = list(call.args)
-        removals = []
-        for arg, found in lifted:
-            name = self.file.analysis.fresh_name(found.base_name)
-            statements.append(lifted_def(found, name, (), anchor))
-            new_args = [a.with_changes(value=cst.Name(name)) if a is arg else a for a in new_args]
-            if found.remove is not None:
-                removals.append(found.remove)
-        built = self.file.analysis.fresh_name(f"_{label}_{short}")
-        statements.append(assign(built, call.with_changes(args=new_args), anchor))
+        new_names = [file.fresh_name(found.base_name) for _arg, found in lifted]
+        built = file.fresh_name(f"_{label}_{short}")
+        removals = [found.remove for _arg, found in lifted if found.remove is not None]
         if len(removals) > 1 or (removals and not is_inside(names, call, enclosing)):
             return
-        body = rewrite_function_body(enclosing, {id(call): cst.Name(built)}, removals[0] if removals else None)
-        self.report(call, message,
-                    edits=[InsertBefore(anchor, tuple(statements)), Replace(enclosing.body, body)],
-                    fix_description=f"build it once at module level as `{built}`")
+        build = partial(_write_transform, built=built, lifted=tuple(zip(new_names, (found for _a, found in lifted))))
+        needs = (call, *(node for arg, found in lifted for node in (arg.value, *_temporary_nodes(found))))
+        self.report(call, message, severity=severity,
+                    fix=PlannedFix(f"build it once at module level as `{built}`", (anchor, enclosing), build, needs=needs))
 
-    def _used_per_call(self, call: cst.Call) -> bool:
+    def _used_per_call(self, call: ast.Call) -> bool:
         """Called right away, or bound to a local name that is only ever called (not returned or stored)."""
-        names = self.file.analysis.names
+        names = self.file.names
         parent = names.parent(call)
-        if isinstance(parent, cst.Call) and parent.func is call:
+        if type(parent) is ast.Call and parent.func is call:
             return True
-        if not isinstance(parent, cst.Assign) or len(parent.targets) != 1 or not isinstance(parent.targets[0].target, cst.Name):
+        if type(parent) is not ast.Assign or len(parent.targets) != 1 or type(parent.targets[0]) is not ast.Name:
             return False
-        target = parent.targets[0].target
+        target = parent.targets[0]
         scope = names.scope(target)
         if scope is None:
             return False
-        assignments = [a for a in scope.assignments[target.value]]
+        assignments = [a for a in scope.assignments[target.id]]
         if len(assignments) != 1:
             return False
         references = list(assignments[0].references)
-        return bool(references) and all(isinstance(names.parent(r.node), cst.Call) and names.parent(r.node).func is r.node
-                                        for r in references)
+        return bool(references) and all(is_called(names, r.node) for r in references)
 
-    def _check_jit_arguments(self, call: cst.Call) -> None:
-        callee = dotted_text(call.func)
-        for i, arg in enumerate(call.args):
+    def _check_jit_arguments(self, call: ast.Call) -> None:
+        callee = self.file.reading.text(call.func)
+        for i, arg in enumerate(_arguments(call)):
             if arg.star:
                 continue
-            role = arg.keyword.value if arg.keyword is not None else f"arg{i}"
+            role = arg.keyword if arg.keyword is not None else f"arg{i}"
             slot = Slot(i if arg.keyword is None else None, role, role)
             if self._lift(call, arg, slot, f"passed to the jit-compiled `{callee}`", f": `{callee}` re-traces",
                           f"`{callee}`") == "fixed":
                 return
 
-    def _lift(self, call: cst.Call, arg: cst.Arg, slot: Slot, passed: str, cost: str, callee: str,
+    def _lift(self, call: ast.Call, arg: Argument, slot: Slot, passed: str, cost: str, callee: str,
               severity: Severity | None = None) -> str | None:
         """Report the function in the slot: "fixed" (a fix replaces the call), "reported", or None."""
-        names = self.file.analysis.names
+        file = self.file
+        names = file.names
         enclosing = _enclosing_def(names, call)
         if enclosing is None:
             return None
-        enclosing_name = enclosing.name.value.lstrip("_") or "function"
-        found = temporary_at(names, arg.value, slot.role, enclosing_name, shown=enclosing.name.value)
+        enclosing_name = enclosing.name.lstrip("_") or "function"
+        found = temporary_at(file, arg.value, slot.role, enclosing_name, shown=enclosing.name)
         if found is None:
             return self._hoist_operator(call, arg, enclosing, passed, cost, severity)
-        what = found.label if isinstance(found, Temporary) else f"the local function `{dotted_text(arg.value)}`"
-        message = f"{what} {passed} is new on each call of `{enclosing.name.value}`{cost}"
+        what = found.label if isinstance(found, AstTemporary) else f"the local function `{file.reading.text(arg.value)}`"
+        message = f"{what} {passed} is new on each call of `{enclosing.name}`{cost}"
 
         def refuse(reason: str, related=()) -> str:
             self.report(arg.value, message, severity=severity, note=f"not lifted: {reason}", related=related)
@@ -641,44 +644,37 @@ class TemporaryFunction(Codemod):
         # arguments evaluated at the call: how the names were assigned before does not matter. One the API
         # keeps (`Solve(preprocess_y=...)`) runs later: a name assigned again after the call would differ.
         result = captures(names, found.function, rebinding_after=call if slot.stored else None,
-                          late_binding=slot.stored, module_level=tuple(d.decorator for d in found.decorators))
+                          late_binding=slot.stored, module_level=found.decorators)
         if result.refusal is not None:
             return refuse(result.refusal, result.related)
         values = ", ".join(f"`{n}`" for n in result.names)
         if result.names and slot.channel is None:
             return refuse(f"it captures {values}, which {callee} cannot pass on to a module-level function")
-        linear = any(_is_linear_jit(names, d.decorator) for d in found.decorators)
-        if result.names and any(isinstance(d.decorator, cst.Call) and _is_linear_jit(names, d.decorator)
-                                and any(a.keyword is not None and a.keyword.value == "auxiliary_args" for a in d.decorator.args)
-                                for d in found.decorators):
+        linear = [d for d in found.decorators if _is_linear_jit(names, d)]
+        if result.names and any(type(d) is ast.Call and _is_linear_jit(names, d)
+                                and any(k.arg == "auxiliary_args" for k in d.keywords) for d in found.decorators):
             return refuse(f"its `auxiliary_args` name the parameters it is not linear in: {values} would be traced as "
                           "linear inputs (add them to `auxiliary_args` by hand)")
         if linear and (why := self._unstable_globals(found.function)):
             return refuse(f"a per-call operator is traced with the globals it reads as they are then, a module-level one "
                           f"keeps the matrix of its first trace: {why}")
-        hazard = self._binding_hazard(call, found, slot, result.names, linear)
+        hazard = self._binding_hazard(call, found, slot, result.names, bool(linear))
         if hazard is not None:
             kind, reason, related = hazard
             if kind == "stale":
                 self._report_stale(arg, found, slot, reason, related)
                 return "reported"
             return refuse(reason, related)
-        new_call = _with_channel(call, arg, slot, result.names, cst.Name("__lifted__"))
-        if isinstance(new_call, str):
-            return refuse(new_call)
+        refused = _channel_refusal(file, call, arg, slot, result.names)
+        if refused is not None:
+            return refuse(refused)
         anchor = top_level_statement(names, call)
-        name = self.file.analysis.fresh_name(found.base_name)
-        new_call = _with_channel(call, arg, slot, result.names, cst.Name(name))
-        lifted = lifted_def(_forgetting(names, found) if linear and result.names else found, name, result.names, anchor,
-                            result.imports, after_first=slot.channel is not None)
-        if found.remove is None:
-            change = Replace(call, new_call)
-        else:  # one edit for the deletion and the call, so the gap the def leaves closes cleanly
+        name = file.fresh_name(found.base_name)
+        owner = None
+        if found.remove is not None:  # one edit for the deletion and the call, so the gap the def leaves closes cleanly
             owner = _enclosing_def(names, found.remove)
             if owner is None or not is_inside(names, call, owner):
                 return refuse("it is defined in another function than it is used")
-            change = Replace(owner.body, rewrite_function_body(owner, {id(call): new_call}, found.remove))
-        edits = [InsertBefore(anchor, (lifted,)), change]
         passed_as = f", passing {values} as `{slot.channel}`" if result.names else ""
         note, safety = "", None
         if result.names and slot.channel == "f_args" and linear:
@@ -689,68 +685,74 @@ class TemporaryFunction(Codemod):
                 held = f"{values} holds" if len(result.names) == 1 else f"one of {values} is"
                 note = (f"unsafe: with `grad_for_f`, if {held} a tensor being differentiated, the matrix the operator caches "
                         "for that value keeps it, and a later call with an equal value fails instead of tracing anew; " + note)
-        self.report(arg.value, message, severity=severity, edits=edits, note=note, safety=safety,
-                    fix_description=f"lift it to module level as `{name}`{passed_as}")
+        build = partial(_write_lift, name=name, found=found, slot=slot, captured=result.names,
+                        imports=tuple(i.name for i in result.imports), forgetting=len(linear) if result.names else 0,
+                        owned=owner is not None)
+        needs = (call, arg.value, *_temporary_nodes(found), *(linear if result.names else ()),
+                 *(i.statement for i in result.imports))
+        self.report(arg.value, message, severity=severity, note=note,
+                    fix=PlannedFix(f"lift it to module level as `{name}`{passed_as}", (anchor, owner or call), build, safety,
+                                   needs=needs))
         return "fixed"
 
-    def _hoist_operator(self, call: cst.Call, arg: cst.Arg, enclosing: cst.FunctionDef, passed: str, cost: str,
+    def _hoist_operator(self, call: ast.Call, arg: Argument, enclosing, passed: str, cost: str,
                         severity: Severity | None) -> str | None:
         """`math.jit_compile_linear(fn)` of a module-level `fn`, built at the call: a new operator, with an
         empty matrix cache, on every call. Built once at module level, right after `fn` is bound (or
         before the function that uses it, if `fn` is bound earlier)."""
-        names = self.file.analysis.names
+        file = self.file
+        names = file.names
         value = arg.value
-        app = match_application(names, value, (Kind.JIT,)) if isinstance(value, cst.Call) else None
-        if app is None or app.transform.api.name != "phiml.math.jit_compile_linear" or not isinstance(app.function, cst.Name):
+        app = match_application(names, value, (Kind.JIT,)) if type(value) is ast.Call else None
+        if app is None or app.transform.api.name != "phiml.math.jit_compile_linear" or type(app.function) is not ast.Name:
             return None
         wrapped = app.function
         assignments = list(names.assignments(wrapped))
         node = getattr(assignments[0], "node", None) if len(assignments) == 1 else None
-        if node is None or not at_module_level(names, node) or not isinstance(node, (cst.FunctionDef, cst.Import, cst.ImportFrom)):
+        if node is None or not at_module_level(names, node) or type(node) not in (*_DEFS, ast.Import, ast.ImportFrom):
             return None
-        message = f"`{dotted_text(value)}` {passed} is a new operator on each call of `{enclosing.name.value}`{cost}"
-        configured = [*app.transform.keywords, *(a for a in value.args if a.value is not wrapped and a.keyword is None)]
-        if any(not _constant(a.value) for a in configured):
+        message = f"`{file.reading.text(value)}` {passed} is a new operator on each call of `{enclosing.name}`{cost}"
+        configured = [*(k.value for k in app.transform.keywords),
+                      *(a.value for a in _arguments(value) if a.value is not wrapped and a.keyword is None)]
+        if any(not _constant(a) for a in configured):
             self.report(value, message, severity=severity, note="not built once: its options are computed at run time")
             return "reported"
-        why = self.file.analysis.globals.unstable_reason(wrapped.value) or (
-            self._unstable_globals(node) if isinstance(node, cst.FunctionDef) else None)
+        why = file.globals.unstable_reason(wrapped.id) or (self._unstable_globals(node) if type(node) in _DEFS else None)
         if why:
             self.report(value, message, severity=severity,
                         note=f"not built once: a per-call operator is traced with the globals it reads as they are then, "
                              f"a module-level one keeps the matrix of its first trace: {why}")
             return "reported"
-        module = names.wrapper.module
+        body = file.tree.body
         anchor = top_level_statement(names, call)
         bound_at = top_level_statement(names, node)
-        body = list(module.body)
         index = next(i for i, x in enumerate(body) if x is bound_at)
         if index < next(i for i, x in enumerate(body) if x is anchor):
             place = anchor
-        elif index + 1 < len(body):
-            place = body[index + 1]
-        else:
-            return None
-        name = self.file.analysis.fresh_name(f"_{wrapped.value.lstrip('_')}_operator")
-        statement = assign(name, value, place)
+        else:  # the statement of the next line (libcst's next statement: those sharing a line are one)
+            end = bound_at.end_lineno
+            place = next((x for x in body[index + 1:] if x.lineno > end), None)
+            if place is None:
+                return None
+        name = file.fresh_name(f"_{wrapped.id.lstrip('_')}_operator")
         self.report(value, message, severity=severity,
-                    edits=[InsertBefore(place, (statement,)), Replace(value, cst.Name(name))],
-                    fix_description=f"build it once at module level as `{name}`")
+                    fix=PlannedFix(f"build it once at module level as `{name}`", (place, value),
+                                   partial(_write_operator, name=name)))
         return "fixed"
 
-    def _unstable_globals(self, fn: cst.CSTNode) -> str | None:
+    def _unstable_globals(self, fn: ast.AST) -> str | None:
         """A global `fn` reads (directly, or through a module function it calls) that may not hold the same
         value at every call: a module-level operator keeps the matrix of its first trace."""
-        return self.file.analysis.globals.unstable_among(free_names(self.file.analysis.names, fn))
+        return self.file.globals.unstable_among(free_names(self.file.names, fn))
 
-    def _binding_hazard(self, call: cst.Call, found: Temporary, slot: Slot, captured: tuple[str, ...],
+    def _binding_hazard(self, call: ast.Call, found: AstTemporary, slot: Slot, captured: tuple[str, ...],
                         linear: bool) -> tuple[str, str, tuple] | None:
         """Why values passed explicitly could differ from what the closure reads: ("refuse", why,
         related), or ("stale", why, related) for a `jit_compile_linear` operator that already computes
         with old values (its matrix is traced once per function object, keyed on its arguments only)."""
         if not captured:
             return None
-        names = self.file.analysis.names
+        names = self.file.names
         bindings = bindings_of(names, found.function, captured)
         other = written_elsewhere(names, found.function, bindings)
         if other is not None:
@@ -775,13 +777,12 @@ class TemporaryFunction(Codemod):
                 return ("stale", name, ((node, f"`{name}` is assigned again here"),))
         return None
 
-    def _report_stale(self, arg: cst.Arg, found: Temporary, slot: Slot, name: str,
-                      related) -> None:
+    def _report_stale(self, arg: Argument, found: AstTemporary, slot: Slot, name: str, related) -> None:
         """A `jit_compile_linear` operator created once and used in a loop that assigns a value it
         captures: it is traced on its first use only, so later solves reuse the first value's matrix.
         Lifting with the value as an argument fixes that, but changes the results: report only."""
         fn = found.function
-        shown = f"`{fn.name.value}`" if isinstance(fn, cst.FunctionDef) else found.label
+        shown = f"`{fn.name}`" if type(fn) in _DEFS else found.label
         message = (f"{found.label} is traced once, on its first use in the loop: later iterations reuse that matrix although "
                    f"`{name}`, which it captures, changes")
         if slot.channel == "f_args":
@@ -793,8 +794,88 @@ class TemporaryFunction(Codemod):
                     note="not lifted: the lift would change the results (to what the loop means)")
 
 
-def _constant(expr: cst.BaseExpression) -> bool:
-    if isinstance(expr, (cst.Float, cst.Imaginary)):
+@dataclass(frozen=True)
+class Argument:
+    """A call's argument as libcst has it (`cst.Arg`): its value, its keyword, its star, in the order written."""
+
+    value: ast.expr
+    keyword: str | None = None
+    star: str = ""  # "*" or "**"
+
+
+def _arguments(call: ast.Call) -> list[Argument]:
+    out = []
+    for a in sorted([*call.args, *call.keywords], key=lambda a: (a.lineno, a.col_offset)):
+        if type(a) is ast.Starred:
+            out.append(Argument(a.value, None, "*"))
+        elif type(a) is ast.keyword:
+            out.append(Argument(a.value, a.arg, "" if a.arg is not None else "**"))
+        else:
+            out.append(Argument(a))
+    return out
+
+
+def _slot_arg(call: ast.Call, slot: Slot) -> Argument | None:
+    """The argument in the slot: by keyword, or by position before any `*args`."""
+    arguments = _arguments(call)
+    for a in arguments:
+        if a.keyword is not None and a.keyword == slot.keyword:
+            return a
+    positional = []
+    for a in arguments:
+        if a.star:
+            break
+        if a.keyword is None:
+            positional.append(a)
+    if slot.position is not None and slot.position < len(positional):
+        return positional[slot.position]
+    return None
+
+
+def _channel_refusal(file, call: ast.Call, arg: Argument, slot: Slot, captured: tuple[str, ...]) -> str | None:
+    """Why the call cannot take the captured values in the slot's channel (`_with_channel` on libcst
+    writes them), or None."""
+    if not captured:
+        return None
+    arguments = _arguments(call)
+    if slot.channel == "f_args":
+        if any(a.star for a in arguments):
+            return f"`{file.reading.text(call.func)}` is given `*` or `**` arguments: where its values go is not known"
+        positional = [a for a in arguments if a.keyword is None]
+        if len(positional) >= slot.positional_before:
+            return None
+        needed = slot.positional_names[len(positional):slot.positional_before]
+        if len(positional) + len(needed) < slot.positional_before:
+            return "its leading arguments are not all given"
+        moved = []
+        for wanted in needed:
+            given = next((a for a in arguments if a.keyword == wanted), None)
+            if given is None:
+                return f"`{wanted}` is not given: the values cannot follow it"
+            moved.append(given)
+        rest = [a for a in arguments if a.keyword is not None and all(a != m for m in moved)]
+        ordered = positional + moved + rest
+        # (the function in the slot is a name by then: `_with_channel` reads the call with it replaced)
+        if any(a != b for a, b in zip(ordered, arguments)) \
+                and not all(a == arg or _plain(a.value) for a in arguments if a.keyword is not None):
+            return (f"making {', '.join(f'`{n}=`' for n in needed)} positional would evaluate the keyword arguments in "
+                    "another order")
+        return None
+    if slot.channel == "preprocess_y_args":
+        existing = next((a for a in arguments if a.keyword == "preprocess_y_args"), None)
+        if existing is not None and type(existing.value) is not ast.Tuple:
+            return "`preprocess_y_args` is not written as a tuple"
+        return None
+    return f"`{slot.channel}` is given in a form that cannot be extended"
+
+
+def _plain(expr: ast.expr) -> bool:
+    """A name or a literal: evaluating it has no effect another argument could see."""
+    return type(expr) is ast.Name or _constant(expr)
+
+
+def _constant(expr: ast.expr) -> bool:
+    if type(expr) is ast.Constant and type(expr.value) in (float, complex):
         return True
     try:
         literal(expr)
@@ -803,9 +884,108 @@ def _constant(expr: cst.BaseExpression) -> bool:
         return False
 
 
-def _is_custom_gradient(names, func: cst.BaseExpression) -> bool:
-    api = names.api(func, (Kind.CUSTOM_GRADIENT,)) if isinstance(func, (cst.Name, cst.Attribute)) else None
+def _is_custom_gradient(names, func: ast.expr) -> bool:
+    api = names.api(func, (Kind.CUSTOM_GRADIENT,)) if type(func) in _CHAINS else None
     return api is not None and api.name == "phiml.math.custom_gradient"
+
+
+def _is_linear_jit(names, expr: ast.expr) -> bool:
+    """`math.jit_compile_linear`, bare or called with its options (`@jit_compile_linear(forget_traces=True)`)."""
+    if type(expr) is ast.Call:
+        expr = expr.func
+    api = names.api(expr, (Kind.JIT,)) if type(expr) in _CHAINS else None
+    return api is not None and api.name == "phiml.math.jit_compile_linear"
+
+
+def _asks_gradient_for_f(call: ast.Call) -> bool:
+    """`grad_for_f=` given, and not a literal False."""
+    for k in call.keywords:
+        if k.arg == "grad_for_f":
+            return not (type(k.value) is ast.Constant and (k.value.value is False or k.value.value is None))
+    return False
+
+
+def _module_level_name(names, expr: ast.expr) -> bool:
+    """A name bound only at module level (to anything): the same object on every call."""
+    if type(expr) is not ast.Name:
+        return False
+    assignments = names.assignments(expr)
+    return bool(assignments) and all(getattr(x, "node", None) is not None and at_module_level(names, x.node)
+                                     for x in assignments)
+
+
+def _enclosing_def(names, node: ast.AST):
+    """The nearest enclosing `def` (a lambda has no name to derive the lifted name from)."""
+    return next((a for a in ancestors(names, node) if type(a) in _DEFS), None)
+
+
+def _functions_around(names, node: ast.AST) -> list[ast.AST]:
+    """The defs and lambdas `node` is in (its decorators and defaults are in a def), outermost first."""
+    return [a for a in ancestors(names, node) if type(a) in _FUNCTIONS][::-1]
+
+
+def _temporary_nodes(found: AstTemporary) -> tuple[ast.AST, ...]:
+    """The nodes whose twins `written_temporary` takes: the function, the statement it removes, its decorators."""
+    return (found.function, *((found.remove,) if found.remove is not None else ()), *found.decorators)
+
+
+def _taken(found: AstTemporary, twins) -> tuple[tuple, tuple]:
+    """(the twins of `_temporary_nodes(found)` as written_temporary takes them, the twins after them)."""
+    function, rest = twins[0], twins[1:]
+    remove = None
+    if found.remove is not None:
+        remove, rest = rest[0], rest[1:]
+    count = len(found.decorators)
+    return (function, remove, rest[:count]), rest[count:]
+
+
+def _write_lift(context, anchor, site, call: cst.Call, value, *twins, name: str, found: AstTemporary, slot: Slot,
+                captured: tuple[str, ...], imports: tuple[str, ...], forgetting: int, owned: bool):
+    """The lifted def before `anchor`, and the call given it (and the captured values in the slot's channel);
+    the def's statement deleted from `site`, its owner, in the same edit."""
+    (function, remove, decorators), rest = _taken(found, twins)
+    linear, import_twins = rest[:forgetting], rest[forgetting:]
+    temporary = written_temporary(context, found, function, remove, decorators)
+    if forgetting:
+        temporary = _forgetting(temporary, lambda expr: any(expr is t for t in linear))
+    arg = context.analysis.names.parent(value)
+    new_call = _with_channel(call, arg, slot, captured, cst.Name(name)) if isinstance(arg, cst.Arg) else None
+    lines = tuple(import_line(i, n) for i, n in zip(import_twins, imports))
+    if not isinstance(new_call, cst.Call) or any(line is None for line in lines):
+        return None
+    lifted = lifted_def(temporary, name, captured, anchor, lines, after_first=slot.channel is not None)
+    if not owned:
+        return [InsertBefore(anchor, (lifted,)), Replace(call, new_call)]
+    return [InsertBefore(anchor, (lifted,)), Replace(site.body, rewrite_function_body(site, {id(call): new_call}, temporary.remove))]
+
+
+def _write_transform(context, anchor, enclosing: cst.FunctionDef, call: cst.Call, *twins, built: str,
+                     lifted: tuple[tuple[str, AstTemporary], ...]):
+    """The lifted functions and `built = <the transform of them>` before `anchor`, and the call replaced by
+    `built` in `enclosing` (the statement of a lifted def deleted in the same edit)."""
+    statements: list[cst.BaseStatement] = []
+    new_args = list(call.args)
+    removals = []
+    rest = twins
+    for name, found in lifted:
+        value, rest = rest[0], rest[1:]
+        taken, rest = _taken(found, rest)
+        temporary = written_temporary(context, found, *taken)
+        statements.append(lifted_def(temporary, name, (), anchor))
+        arg = context.analysis.names.parent(value)
+        new_args = [a.with_changes(value=cst.Name(name)) if a is arg else a for a in new_args]
+        if temporary.remove is not None:
+            removals.append(temporary.remove)
+    statements.append(assign(built, call.with_changes(args=new_args), anchor))
+    body = rewrite_function_body(enclosing, {id(call): cst.Name(built)}, removals[0] if removals else None)
+    return [InsertBefore(anchor, tuple(statements)), Replace(enclosing.body, body)]
+
+
+def _write_operator(context, place, value: cst.BaseExpression, *, name: str):
+    """`name = <the operator>` before `place`, and `name` where it was built."""
+    if not isinstance(place, cst.BaseStatement):
+        place = context.analysis.names.parent(place)  # (a simple statement's line)
+    return [InsertBefore(place, (assign(name, value, place),)), Replace(value, cst.Name(name))]
 
 
 def _custom_gradient_form(captured: dict[str, list[str]], label: str) -> tuple[str, str]:
@@ -821,26 +1001,15 @@ def _custom_gradient_form(captured: dict[str, list[str]], label: str) -> tuple[s
             "and passed at each call")
 
 
-def dotted_text(node: cst.CSTNode) -> str:
-    return cst.Module([]).code_for_node(node)
-
-
-def _is_linear_jit(names, expr: cst.BaseExpression) -> bool:
-    """`math.jit_compile_linear`, bare or called with its options (`@jit_compile_linear(forget_traces=True)`)."""
-    if isinstance(expr, cst.Call):
-        expr = expr.func
-    api = names.api(expr, (Kind.JIT,)) if isinstance(expr, (cst.Name, cst.Attribute)) else None
-    return api is not None and api.name == "phiml.math.jit_compile_linear"
-
-
-def _forgetting(names, found: Temporary) -> Temporary:
-    """The operator with `forget_traces=True` on its `jit_compile_linear`: its captured values become
-    auxiliary arguments, part of its cache key. A per-call operator kept no matrix beyond its call; at
-    module level, one that captures a value that changes on every call (a time, a velocity field)
-    would keep a matrix per value. Forgetting, it keeps the latest, which calls with equal values reuse."""
+def _forgetting(found: Temporary, is_linear) -> Temporary:
+    """The operator with `forget_traces=True` on its `jit_compile_linear` (`is_linear` of a decorator's
+    expression says which it is): its captured values become auxiliary arguments, part of its cache key. A
+    per-call operator kept no matrix beyond its call; at module level, one that captures a value that changes
+    on every call (a time, a velocity field) would keep a matrix per value. Forgetting, it keeps the latest,
+    which calls with equal values reuse."""
     def forgetting(decorator: cst.Decorator) -> cst.Decorator:
         expr = decorator.decorator
-        if not _is_linear_jit(names, expr):
+        if not is_linear(expr):
             return decorator
         if isinstance(expr, cst.Call):
             if any(a.keyword is not None and a.keyword.value == "forget_traces" for a in expr.args):
@@ -862,48 +1031,7 @@ def _forgetting(names, found: Temporary) -> Temporary:
 _FORGET = cst.Arg(cst.Name("True"), keyword=cst.Name("forget_traces"), equal=NO_SPACE_EQUAL)
 
 
-def _asks_gradient_for_f(call: cst.Call) -> bool:
-    """`grad_for_f=` given, and not a literal False."""
-    for a in call.args:
-        if a.keyword is not None and a.keyword.value == "grad_for_f":
-            return not (isinstance(a.value, cst.Name) and a.value.value in ("False", "None"))
-    return False
-
-
-def _module_level_name(names, expr: cst.BaseExpression) -> bool:
-    """A name bound only at module level (to anything): the same object on every call."""
-    if not isinstance(expr, cst.Name):
-        return False
-    assignments = names.assignments(expr)
-    return bool(assignments) and all(getattr(x, "node", None) is not None and at_module_level(names, x.node)
-                                     for x in assignments)
-
-
-def _enclosing_def(names, node: cst.CSTNode) -> cst.FunctionDef | None:
-    """The nearest enclosing `def` (a lambda has no name to derive the lifted name from)."""
-    for a in ancestors(names, node):
-        if isinstance(a, cst.FunctionDef):
-            return a
-    return None
-
-
 _LINEAR = frozenset({"phiml.math.jit_compile_linear"})
-
-
-def _slot_arg(call: cst.Call, slot: Slot) -> cst.Arg | None:
-    """The argument in the slot: by keyword, or by position before any `*args`."""
-    for a in call.args:
-        if a.keyword is not None and a.keyword.value == slot.keyword:
-            return a
-    positional = []
-    for a in call.args:
-        if a.star:
-            break
-        if a.keyword is None:
-            positional.append(a)
-    if slot.position is not None and slot.position < len(positional):
-        return positional[slot.position]
-    return None
 
 
 def _with_channel(call: cst.Call, arg: cst.Arg, slot: Slot, captured: tuple[str, ...], name: cst.Name) -> cst.Call | str:
@@ -915,7 +1043,7 @@ def _with_channel(call: cst.Call, arg: cst.Arg, slot: Slot, captured: tuple[str,
     values = [cst.Name(c) for c in captured]
     if slot.channel == "f_args":
         if any(a.star for a in args):
-            return f"`{dotted_text(call.func)}` is given `*` or `**` arguments: where its values go is not known"
+            return "`*` or `**` arguments"  # (refused on `ast` first: _channel_refusal)
         positional = [a for a in args if a.keyword is None]
         if len(positional) < slot.positional_before:
             args = _made_positional(args, slot)
@@ -955,7 +1083,7 @@ def _made_positional(args: list[cst.Arg], slot: Slot) -> list[cst.Arg] | str:
         moved.append(given)
     rest = [a for a in args if a.keyword is not None and all(a is not m for m in moved)]
     ordered = positional + moved + rest
-    if any(a is not b for a, b in zip(ordered, args)) and not all(_plain(a.value) for a in args if a.keyword is not None):
+    if any(a is not b for a, b in zip(ordered, args)) and not all(_plain_written(a.value) for a in args if a.keyword is not None):
         return (f"making {', '.join(f'`{n}=`' for n in needed)} positional would evaluate the keyword arguments in "
                 "another order")
     out = [a.with_changes(keyword=None, equal=cst.MaybeSentinel.DEFAULT) if any(a is m for m in moved) else a
@@ -966,11 +1094,15 @@ def _made_positional(args: list[cst.Arg], slot: Slot) -> list[cst.Arg] | str:
     return out
 
 
-def _plain(expr: cst.BaseExpression) -> bool:
-    """A name or a literal: evaluating it has no effect another argument could see."""
-    if isinstance(expr, cst.Name):
+def _plain_written(expr: cst.BaseExpression) -> bool:
+    """A name or a literal (`_plain`, of the call being written)."""
+    if isinstance(expr, (cst.Name, cst.Float, cst.Imaginary)):
         return True
-    return _constant(expr)
+    try:
+        written_literal(expr)
+        return True
+    except ValueError:
+        return False
 
 
 def _insert_after(args: list[cst.Arg], index: int, new: list[cst.Arg]) -> list[cst.Arg]:

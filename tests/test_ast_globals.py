@@ -1,11 +1,12 @@
 """rewriter.analysis.ast_globals and ast_captures answer on CPython's `ast` what bindings.ModuleGlobals and
-captures.captures answer on libcst.
+bindings.free_names answer on libcst (for PML302, still read there).
 
 Both readings run on the same source: the module's globals facts (bindings, `global` declarations, names
 mutated in place, paths changed in place) must be equal, and for every def and lambda below module level
-its free names (in order, with where each is bound), what lifting it would capture, its refusal and the
-imports it would repeat, and why its globals may be unstable. `python -m tests.test_ast_globals PATH...`
-runs the comparison over other files and prints every difference.
+its free names (in order, with where each is bound) and why its globals may be unstable. (What lifting
+would capture was compared the same way with captures.py, libcst's reading, until PML101 and PML102 moved
+to `ast` and it was deleted.) `python -m tests.test_ast_globals PATH...` runs the comparison over other
+files and prints every difference.
 """
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ import sys
 import libcst as cst
 import pytest
 
-from rewriter.analysis import ast_captures, ast_globals, ast_resolver, bindings, captures, names
+from rewriter.analysis import ast_captures, ast_globals, ast_resolver, bindings, names
 from rewriter.analysis.aliases import NO_ALIASES
 from rewriter.cst_tree import branches
 
@@ -47,12 +48,6 @@ def _ast_functions(tree: ast.Module, parents: dict[int, ast.AST]):
 _CONSTANTS = ("None", "True", "False")  # (Names on libcst, constants on `ast`: builtins either way)
 
 
-def _captured(result) -> tuple:
-    imports = tuple(sorted(i.name if isinstance(i, ast_captures.LocalImport) else cst.Module([i]).code.strip()
-                           for i in result.imports))
-    return result.names, result.refusal, len(imports)
-
-
 def differences(source: str) -> list[str]:
     module = cst.parse_module(source)
     wrapper = cst.MetadataWrapper(module, unsafe_skip_copy=True)
@@ -73,9 +68,6 @@ def differences(source: str) -> list[str]:
         if free_cst != free_ast:
             out.append(f"{label} (line {twin.lineno}) free names: libcst {free_cst}, ast {free_ast}")
             continue
-        got_cst, got_ast = _captured(captures.captures(on_cst, fn)), _captured(ast_captures.captures(on_ast, twin))
-        if got_cst != got_ast:
-            out.append(f"{label} (line {twin.lineno}) captures: libcst {got_cst}, ast {got_ast}")
         unstable_cst = cst_globals.unstable_among(bindings.free_names(on_cst, fn))
         unstable_ast = ast_globals_.unstable_among(ast_captures.free_names(on_ast, twin))
         if unstable_cst != unstable_ast:

@@ -2,13 +2,13 @@
 arguments, loops (late binding, matrices traced once), and the cache policy of lifted operators."""
 from __future__ import annotations
 
+import ast
 import textwrap
 
-import libcst as cst
 import pytest
 
-from codemods._lift import loops_repeating
-from rewriter.analysis.names import NameResolver
+from codemods._ast_lift import loops_repeating
+from rewriter.analysis.ast_resolver import NameResolver as AstResolver
 from rewriter.engine import Settings, process_source
 from rewriter.registry import by_code
 
@@ -143,34 +143,19 @@ def test_grad_for_f_makes_the_lift_unsafe():
     assert _run(body, unsafe=True).new_source is not None
 
 
-def _resolver(source: str) -> tuple[NameResolver, cst.Module]:
-    wrapper = cst.MetadataWrapper(cst.parse_module(textwrap.dedent(source)))
-    return NameResolver(wrapper), wrapper.module
-
-
-def _calls(module: cst.Module, name: str) -> list[cst.Call]:
-    found = []
-
-    class Finder(cst.CSTVisitor):
-        def visit_Call(self, node: cst.Call) -> None:
-            if isinstance(node.func, cst.Name) and node.func.value == name:
-                found.append(node)
-
-    module.visit(Finder())
-    return found
-
-
 def test_loops_repeating_counts_bodies_tests_and_comprehension_items_not_first_iterables():
-    resolver, module = _resolver("""
+    tree = ast.parse(textwrap.dedent("""
         def f(xs):
             for x in g(xs):
                 h(x)
             while g(xs):
                 pass
             return [h(y) for y in g(xs)]
-    """)
-    in_for_iter, in_while_test, in_comp_iter = _calls(module, "g")
-    in_for_body, in_comp_item = _calls(module, "h")
+    """))
+    resolver = AstResolver(tree)
+    calls = sorted((n for n in ast.walk(tree) if isinstance(n, ast.Call)), key=lambda n: (n.lineno, n.col_offset))
+    in_for_iter, in_while_test, in_comp_iter = [c for c in calls if c.func.id == "g"]
+    in_for_body, in_comp_item = [c for c in calls if c.func.id == "h"]
     assert loops_repeating(resolver, in_for_iter) == []
     assert loops_repeating(resolver, in_comp_iter) == []
     assert [type(x).__name__ for x in loops_repeating(resolver, in_for_body)] == ["For"]
