@@ -49,7 +49,7 @@ def eager_decorator(file, fn: ast.FunctionDef | ast.AsyncFunctionDef) -> str | N
     for decorator in fn.decorator_list:
         transform = match_transform(file.names, decorator, (Kind.JIT,))
         if transform is None:
-            return f"its decorator `{file.reading.text(decorator)}` runs when the def runs; at module level it would run at import"
+            return f"its decorator `{file.code(decorator)}` runs when the def runs; at module level it would run at import"
         if transform.api.name in EAGER_TRANSFORMS:
             return f"`{transform.api.name}` compiles when the def runs; at module level it would compile at import"
     return None

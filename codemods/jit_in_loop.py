@@ -3,46 +3,47 @@ from __future__ import annotations
 
 import ast
 from dataclasses import dataclass
+from functools import partial
 
 import libcst as cst
 
 from rewriter.analysis.apis import Kind
-from rewriter.analysis.ast_names import branches
-from rewriter.analysis.bindings import free_names, possibly_mutated_in
-from rewriter.analysis.names import last_name
-from rewriter.analysis.scopes import GlobalScope
-from rewriter.analysis.structure import (
-    ancestors,
-    enclosing_function,
-    enclosing_loops,
-    enclosing_statement,
-    is_inside,
-    top_level_statement,
-)
-from rewriter.analysis.syntax import spelled_application
-from rewriter.analysis.transforms import Application, match_application
-from rewriter.codemod import Codemod, Example, InsertBefore, Replace, Unchanged, dedented
-from rewriter.cst_tree import children
+from rewriter.analysis.ast_captures import free_names, starts_after, walked
+from rewriter.analysis.ast_jit import match_application, spelled_application
+from rewriter.analysis.ast_names import arguments as _arguments
+from rewriter.analysis.ast_names import branches, in_source_order
+from rewriter.analysis.ast_structure import (ancestors, block_of, enclosing_function, enclosing_loops, enclosing_statement,
+                                             is_elif, is_inside, line_head, top_level_statement)
+from rewriter.analysis.scope_model import GlobalScope
+from rewriter.ast_rule import AstRule, PlannedFix
+from rewriter.codemod import InsertBefore, Replace
 from rewriter.emit.statements import assign
 from rewriter.findings import Safety, Severity
+from rewriter.rule import Example, Unchanged, dedented
 
-from ._hazards import own_nodes
-from ._shared import function_label
+from ._ast_hazards import own_nodes
+from ._ast_lift import is_called
 
 # Transforms that compile eagerly (or need example inputs): building them earlier could raise or
 # do work the loop might never have done, so they are reported but never hoisted.
 _EAGER = {"torch.jit.script", "torch.jit.trace"}
 # Pure wrappers a jit may sit inside: the hoisted unit grows through them (`jax.vmap(jax.jit(f))`).
 _WRAPPERS = (Kind.VMAP, Kind.GRAD, Kind.JIT)
+_CHAINS = (ast.Name, ast.Attribute)
+_DEFS = (ast.FunctionDef, ast.AsyncFunctionDef)
+_FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
+_LOOPS = (ast.For, ast.AsyncFor, ast.While, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
+_COMPOUND = (ast.If, ast.For, ast.AsyncFor, ast.While, ast.With, ast.AsyncWith, ast.Try, ast.TryStar,
+             ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Match)
 
 
 @dataclass(frozen=True)
 class _Plan:
-    anchor: cst.BaseStatement  # the hoisted assignment goes right before this statement
+    anchor: ast.stmt  # the hoisted assignment goes right before this statement
     level: str  # "module level" | "out of the loop"
 
 
-class JitInLoop(Codemod):
+class JitInLoop(AstRule):
     """A jit wrapper built inside a loop body, or on every call of a function, throws its trace
     cache away each time it is rebuilt. PhiML keeps traces per `JitFunction` object, so
     `math.jit_compile(f)(x)` inside a function re-traces on every call; `jax.jit(lambda ...)` in a
@@ -162,21 +163,41 @@ class JitInLoop(Codemod):
         return facts is not None and any((functions or in_loop) and _used_per_call_on_ast(facts, call, functions)
                                          for call, functions, in_loop in facts.jit_calls)
 
-    def visit_Call(self, node: cst.Call) -> None:
-        syntax = self.file.syntax
-        if (syntax.functions or syntax.loop_depth) and self._spelled_per_call_candidate(node):
-            self._deferred.append(node)  # cheap gate passed; judged when the traversal is complete
+    def __init__(self, file) -> None:
+        super().__init__(file)
+        self._hoisted_now: set[str] = set()  # code of wrappers hoisted to module level in this pass
+        self._places: dict[int, int] | None = None  # id of each top-level statement -> its place
 
-    def leave_Module(self, original_node: cst.Module) -> None:
-        for node in self._deferred:
-            self._check(node)
+    def check(self) -> None:
+        """The jit applications in a function or a loop that are called or bound (maybe through pure
+        wrappers), in the order written: the order the hoisted names are handed out in."""
+        file = self.file
+        names = file.names
+        called, assigned, wrapped_by = set(), set(), {}
+        calls = []
+        for node in walked(file.tree):
+            kind = type(node)
+            if kind is ast.Call:
+                calls.append(node)
+                called.add(id(node.func))
+                first = spelled_application(names, node, _WRAPPERS)
+                if first is not None:
+                    wrapped_by[id(first)] = id(node)
+            elif kind is ast.Assign and len(node.targets) == 1 and type(node.targets[0]) is ast.Name:
+                assigned.add(id(node.value))
+        for node in calls:
+            if spelled_application(names, node) is None or not _used_as_callee_or_bound(node, called, assigned, wrapped_by):
+                continue
+            if any(type(a) in (*_FUNCTIONS, *_LOOPS) for a in ancestors(names, node)):
+                self._check(node)
 
-    def _check(self, node: cst.Call) -> None:
-        names = self.file.analysis.names
+    def _check(self, node: ast.Call) -> None:
+        file = self.file
+        names = file.names
         app = match_application(names, node, (Kind.JIT,))
         if app is None or self._wrapped_by_jit(node):
             return
-        if self.file.analysis.jit.jitted_value(app.function) is not None:
+        if file.jit.jitted_value(app.function) is not None:
             return  # jit of an already-jitted function: PML303 removes it
         loops = enclosing_loops(names, node)
         function = enclosing_function(names, node)
@@ -185,9 +206,9 @@ class JitInLoop(Codemod):
         unit = self._hoist_unit(app)
         if not self._used_per_call(unit):
             return  # returned or stored (a factory, a table of variants): built on purpose
-        if self.file.analysis.jit.enclosing_context(node, direct_only=True) is not None:
+        if file.jit.enclosing_context(node, direct_only=True) is not None:
             return  # inside a traced body: PML303's business
-        called, label = _function_words(names, function) if function is not None else ("", "loop")
+        called, label = self._function_words(function) if function is not None else ("", "loop")
         where = "inside a loop" if loops else f"on every call of {called}"
         base = f"`{app.transform.api.name}` wrapper built {where} {self._cost(app)}"
         if app.transform.api.name in _EAGER:
@@ -199,64 +220,80 @@ class JitInLoop(Codemod):
             self._report_factory(node, app, factory, loops, where)
             return
         # jax caches `jax.jit(named_f)` on the function: rebuilding it costs a lookup, not a compile.
-        cheap = app.transform.framework == "jax" and not isinstance(app.function, cst.Lambda)
+        cheap = app.transform.framework == "jax" and type(app.function) is not ast.Lambda
         severity = Severity.INFO if cheap else None
         plan, reason = self._plan(unit, loops)
         if plan is None:
             self.report(node, base, note=f"not hoisted: {reason}", severity=severity)
             return
-        code = self.file.code(unit)
+        code = file.code(unit)
         if plan.level == "at module level" and code in self._hoisted_now:
             # The same wrapper is being hoisted by another fix of this pass, which the engine may
             # still defer: reuse its name only once it exists (next pass), never before.
             self.report(node, base, note="hoisted at module level with an identical wrapper above, on the next pass")
             return
         new_name = self._existing_binding(unit, plan) if plan.level == "at module level" else None
-        edits = []
         if new_name is None:
-            label = function_label(app.function) or f"{label}_lambda"
-            new_name = self.file.analysis.fresh_name(f"{label}_jit")
-            edits.append(InsertBefore(plan.anchor, (assign(new_name, unit, plan.anchor),)))
+            label = _last_name(app.function) or f"{label}_lambda"
+            new_name = file.fresh_name(f"{label}_jit")
             if plan.level == "at module level":
                 self._hoisted_now.add(code)
-        edits.append(Replace(unit, cst.Name(new_name)))
-        self.report(node, base, edits=edits, fix_description=f"build the wrapper once, {plan.level}, as `{new_name}`",
-                    severity=severity)
+            fix = PlannedFix(f"build the wrapper once, {plan.level}, as `{new_name}`", (plan.anchor, unit),
+                             partial(_write_hoist, name=new_name))
+        else:
+            fix = PlannedFix(f"build the wrapper once, {plan.level}, as `{new_name}`", (unit,),
+                             partial(_write_reuse, name=new_name))
+        self.report(node, base, fix=fix, severity=severity)
 
     # -- a factory call as the wrapped function ---------------------------------------------------
-    def _factory_call(self, app: Application) -> cst.Call | None:
+    def _factory_call(self, app) -> ast.Call | None:
         """`jax.jit(make_step(dt))`: the wrapped function is what a call returns (not `partial`)."""
         fn = app.function
-        if not isinstance(fn, cst.Call) or not isinstance(fn.func, (cst.Name, cst.Attribute)):
+        if type(fn) is not ast.Call or type(fn.func) not in _CHAINS:
             return None
-        if self.file.analysis.names.api(fn.func) is not None:
+        if self.file.names.api(fn.func) is not None:
             return None  # `partial(f, ...)`, `jax.grad(f)`: a library transform, judged as before
-        name = last_name(fn.func) or ""
-        if name[:1].isupper() or isinstance(self._local_def(fn.func), cst.ClassDef):
+        name = _last_name(fn.func) or ""
+        if name[:1].isupper() or type(self._local_def(fn.func)) is ast.ClassDef:
             return None  # a callable object (`HashablePartial(...)`): may compare by value, judged as before
         return fn
 
-    def _local_def(self, func: cst.BaseExpression) -> cst.CSTNode | None:
-        if not isinstance(func, cst.Name):
+    def _local_def(self, func: ast.expr) -> ast.AST | None:
+        if type(func) is not ast.Name:
             return None
-        assignments = self.file.analysis.names.assignments(func)
+        assignments = self.file.names.assignments(func)
         node = getattr(next(iter(assignments)), "node", None) if len(assignments) == 1 else None
-        return node if isinstance(node, (cst.FunctionDef, cst.ClassDef)) else None
+        return node if type(node) in (*_DEFS, ast.ClassDef) else None
 
-    def _returns_new_function(self, factory: cst.Call) -> bool:
+    def _returns_new_function(self, factory: ast.Call) -> bool:
         """The factory is a def of this file without decorators whose every `return` hands out a def
         or lambda it creates: certainly a new function per call (else: only probably)."""
         node = self._local_def(factory.func)
         if node is None:  # a def of another module, as the project index saw it
-            return self.file.analysis.imported_factory(factory.func) is not None
-        if not isinstance(node, cst.FunctionDef) or node.decorators:
+            return self._imported_factory(factory.func) is not None
+        if type(node) not in _DEFS or node.decorator_list:  # type: ignore[attr-defined]
             return False
-        nested = {n.name.value for n in own_nodes(node) if isinstance(n, cst.FunctionDef)}
-        returns = [n for n in own_nodes(node) if isinstance(n, cst.Return)]
-        return bool(returns) and all(isinstance(r.value, cst.Lambda) or isinstance(r.value, cst.Name) and r.value.value in nested
+        nested = {n.name for n in own_nodes(node) if type(n) in _DEFS}  # type: ignore[attr-defined]
+        returns = [n for n in own_nodes(node) if type(n) is ast.Return]
+        return bool(returns) and all(type(r.value) is ast.Lambda or type(r.value) is ast.Name and r.value.id in nested
                                      for r in returns)
 
-    def _report_factory(self, node: cst.Call, app: Application, factory: cst.Call, loops: list, where: str) -> None:
+    def _imported_factory(self, func: ast.expr):
+        """The project's fact (RemoteFactory) about the function a callee names, when it is a name imported
+        from another module (and bound nothing else here) whose function builds a new function on every
+        call; None otherwise (ModuleAnalysis.imported_factory)."""
+        project = self.file.project
+        if not project or type(func) is not ast.Name:
+            return None
+        found = project.factory(func.id)
+        if found is None:
+            return None
+        assignments = self.file.names.assignments(func)
+        if len(assignments) != 1 or not _is_import(next(iter(assignments))):
+            return None  # a local of the same name, or rebound: not the imported factory
+        return found
+
+    def _report_factory(self, node: ast.Call, app, factory: ast.Call, loops: list, where: str) -> None:
         """A jit of whatever a factory returns, built per iteration or per call: usually a new function
         each time, so the wrapper's cache (jax's too: keyed on the function object) never serves a second
         call. Hoisting would call the factory once instead of every time, and where it reads the loop's
@@ -264,8 +301,9 @@ class JitInLoop(Codemod):
         a dict. That is reported, never applied: whether the value is hashable and compared by value (a
         float: yes; a jax array: unhashable, a TypeError; an object without `__eq__`: never found again)
         and whether the factory is pure are only known at run time."""
+        text = self.file.code
         transform = app.transform.api.name
-        spelling = _short(self.file.code(factory))
+        spelling = _short(text(factory))
         framework = app.transform.framework
         cost = "traces it again" if framework == "phiml" else "compiles it again"
         certain = framework != "jax" or self._returns_new_function(factory)
@@ -294,173 +332,158 @@ class JitInLoop(Codemod):
                         severity=Severity.INFO)
             return
         key = varying[0] if len(varying) == 1 else f"({', '.join(varying)})"
-        cache = f"{last_name(factory.func) or 'step'}_jit"
-        wrapper = _short(self.file.code(self._hoist_unit(app)), 80)
+        cache = f"{_last_name(factory.func) or 'step'}_jit"
+        wrapper = _short(text(self._hoist_unit(app)), 80)
         self.report(node, base, hint=f"one wrapper per distinct value: `{cache} = {{}}` before the loop, "
                                      f"`if {key} not in {cache}: {cache}[{key}] = {wrapper}`, call `{cache}[{key}]`",
                     note=f"not hoisted: the factory reads {reads}; a dict of wrappers needs `{key}` hashable, compared by "
                          "value, and a factory without side effects", severity=severity)
 
-    def _loop_state_read(self, factory: cst.Call, loops: list) -> tuple[list[str], cst.CSTNode | None]:
+    def _loop_state_read(self, factory: ast.Call, loops: list) -> tuple[list[str], ast.AST | None]:
         """Names the factory call reads that an enclosing loop changes (its target or its body), and
         the innermost such loop."""
-        names = self.file.analysis.names
+        names = self.file.names
         read = [f for f in free_names(names, factory) if f.where in ("local", "global")]
         out: list[str] = []
         first = None
         for loop in loops:
             for f in read:
-                if f.node.value in out:
+                if f.node.id in out:
                     continue
                 if any(getattr(a, "node", None) is not None and is_inside(names, a.node, loop) for a in f.assignments):
-                    out.append(f.node.value)
+                    out.append(f.node.id)
                     first = first or loop
         return out, first
 
-    def _existing_binding(self, unit: cst.Call, plan: _Plan) -> str | None:
+    def _existing_binding(self, unit: ast.Call, plan: _Plan) -> str | None:
         """A module-level `name = <the same wrapper>` bound once, before the anchor."""
-        code = self.file.code(unit)
-        for stmt in self.file.module.body:
+        file = self.file
+        code = file.code(unit)
+        body = file.tree.body
+        for i, stmt in enumerate(body):
             if stmt is plan.anchor:
                 break
-            if not isinstance(stmt, cst.SimpleStatementLine) or len(stmt.body) != 1:
+            alone = (i == 0 or body[i - 1].end_lineno < stmt.lineno) and (i + 1 == len(body) or body[i + 1].lineno > stmt.end_lineno)
+            if not alone or line_head(file.names, file.reading.lines, stmt) is None:
                 continue
-            small = stmt.body[0]
-            if isinstance(small, cst.Assign) and len(small.targets) == 1 and isinstance(small.targets[0].target, cst.Name):
-                target = small.targets[0].target.value
-                if self.file.code(small.value) == code and self.file.analysis.globals.unstable_reason(target) is None:
+            if type(stmt) is ast.Assign and len(stmt.targets) == 1 and type(stmt.targets[0]) is ast.Name:
+                target = stmt.targets[0].id
+                if file.code(stmt.value) == code and file.globals.unstable_reason(target) is None:
                     return target
         return None
 
-    def _spelled_per_call_candidate(self, node: cst.Call) -> bool:
-        """Spelled like a jit application and used as `<it>(...)` or `name = <it>`, maybe via wrappers."""
-        names = self.file.analysis.names
-        return spelled_application(names, node) is not None and self.file.syntax.used_as_callee_or_bound(node)
-
     # -- what to hoist ---------------------------------------------------------------------------
-    def __init__(self, file) -> None:
-        super().__init__(file)
-        self._hoisted_now: set[str] = set()  # code of wrappers hoisted to module level in this pass
-        self._deferred: list[cst.Call] = []
-        self._places: dict[int, int] | None = None  # id of each top-level statement -> its place
-
-    def _wrapped_by_jit(self, node: cst.Call) -> bool:
+    def _wrapped_by_jit(self, node: ast.Call) -> bool:
         """`jax.jit(jax.jit(f))`: only the outermost application is considered (PML303 drops the inner)."""
-        parent = self.parent(node)
-        if isinstance(parent, cst.Arg):
-            call = self.parent(parent)
-            if isinstance(call, cst.Call):
-                outer = match_application(self.file.analysis.names, call, (Kind.JIT,))
-                return outer is not None and outer.function is node
+        call = _call_given(self.file.names, node)
+        if call is not None:
+            outer = match_application(self.file.names, call, (Kind.JIT,))
+            return outer is not None and outer.function is node
         return False
 
-    def _hoist_unit(self, app: Application) -> cst.Call:
+    def _hoist_unit(self, app) -> ast.Call:
         """The application, grown outward through pure wrappers whose wrapped function it is."""
+        names = self.file.names
         unit = app.call
         while True:
-            parent = self.parent(unit)
-            call = self.parent(parent) if isinstance(parent, cst.Arg) else None
-            outer = match_application(self.file.analysis.names, call, _WRAPPERS) if isinstance(call, cst.Call) else None
+            call = _call_given(names, unit)
+            outer = match_application(names, call, _WRAPPERS) if call is not None else None
             if outer is None or outer.function is not unit:
                 return unit
             unit = call
 
-    def _used_per_call(self, node: cst.Call) -> bool:
+    def _used_per_call(self, node: ast.Call) -> bool:
         """Called right away (`jit(f)(x)`), or bound to a local that is only ever called."""
-        parent = self.parent(node)
-        if isinstance(parent, cst.Call) and parent.func is node:
+        names = self.file.names
+        parent = names.parent(node)
+        if type(parent) is ast.Call and parent.func is node:
             return True
-        target = None
-        if isinstance(parent, cst.Assign) and len(parent.targets) == 1:
-            target = parent.targets[0].target
-        if not isinstance(target, cst.Name):
+        target = parent.targets[0] if type(parent) is ast.Assign and len(parent.targets) == 1 else None
+        if type(target) is not ast.Name:
             return False
-        scope = self.file.analysis.names.scope(target)
+        scope = names.scope(target)
         if scope is None or isinstance(scope, GlobalScope):
             return False
-        accesses = scope.accesses[target.value]
+        accesses = scope.accesses[target.id]
         if not accesses:
             return False
-        for access in accesses:
-            user = self.parent(access.node)
-            if not (isinstance(user, cst.Call) and user.func is access.node):
-                return False
-        return True
+        return all(is_called(names, access.node) for access in accesses)
 
-    def _cost(self, app: Application) -> str:
+    def _cost(self, app) -> str:
         framework = app.transform.framework
         if framework == "phiml":
             return "re-traces every time"
-        if isinstance(app.function, cst.Lambda):
+        if type(app.function) is ast.Lambda:
             return "compiles every time"
         if framework == "jax":
             return "pays a wrapper and a cache lookup every time"
         return "re-traces every time"
 
-    # -- where it may go ---------------------------------------------------------------------
     # -- what may move: the expression ------------------------------------------------------------
-    def _runtime_only(self, unit: cst.Call) -> str | None:
+    def _runtime_only(self, unit: ast.Call) -> str | None:
         """Why evaluating `unit` earlier could do something else: it calls something (which would
         run once instead of every time), or its wrapped function is only known at run time (an
         attribute, an element, a parameter: it may be None, change, or raise under a guard)."""
-        names = self.file.analysis.names
-        node: cst.BaseExpression = unit
+        names = self.file.names
+        node: ast.expr = unit
         while True:
-            app = match_application(names, node, _WRAPPERS) if isinstance(node, cst.Call) else None
+            app = match_application(names, node, _WRAPPERS) if type(node) is ast.Call else None
             if app is None:
                 break
-            options = [*app.transform.keywords, *app.transform.extra_positional]
-            if isinstance(node.func, cst.Call):  # partial(jax.jit, static_argnums=f())(g)
-                options += list(node.func.args[1:])
-            for arg in options:
-                reason = self._not_constant(arg.value)
+            options = [*(k.value for k in app.transform.keywords), *app.transform.extra_positional]
+            if type(node.func) is ast.Call:  # partial(jax.jit, static_argnums=f())(g)
+                options += [a.value for a in _arguments(node.func)[1:]]
+            for value in options:
+                reason = self._not_constant(value)
                 if reason:
                     return reason
             node = app.function
         return self._not_stable_function(node)
 
-    def _not_stable_function(self, fn: cst.BaseExpression) -> str | None:
-        names = self.file.analysis.names
-        if isinstance(fn, cst.Lambda):
+    def _not_stable_function(self, fn: ast.expr) -> str | None:
+        names = self.file.names
+        text = self.file.code
+        if type(fn) is ast.Lambda:
             return None
-        if isinstance(fn, cst.Call):
-            callee = names.api(fn.func, {Kind.PARTIAL}) if isinstance(fn.func, (cst.Name, cst.Attribute)) else None
-            positional = [a for a in fn.args if a.keyword is None and not a.star]
-            if callee is None or not positional or any(a.star for a in fn.args):
-                return f"it calls `{self.file.code(fn)}`, which would then run once instead of every time"
-            for arg in fn.args[1:]:
+        if type(fn) is ast.Call:
+            callee = names.api(fn.func, {Kind.PARTIAL}) if type(fn.func) in _CHAINS else None
+            arguments = _arguments(fn)
+            positional = [a for a in arguments if a.keyword is None and not a.star]
+            if callee is None or not positional or any(a.star for a in arguments):
+                return f"it calls `{text(fn)}`, which would then run once instead of every time"
+            for arg in arguments[1:]:
                 reason = self._not_constant(arg.value)
                 if reason:
                     return reason
             return self._not_stable_function(positional[0].value)
-        if isinstance(fn, cst.Name):
+        if type(fn) is ast.Name:
             assignments = names.assignments(fn)
             if assignments and all(_is_definition(a) for a in assignments):
                 return None
-        elif isinstance(fn, cst.Attribute) and _import_rooted(names, fn):
+        elif type(fn) is ast.Attribute and _import_rooted(names, fn):
             return None
-        return f"the wrapped function `{self.file.code(fn)}` is only known at run time"
+        return f"the wrapped function `{text(fn)}` is only known at run time"
 
-    def _not_constant(self, expr: cst.BaseExpression) -> str | None:
+    def _not_constant(self, expr: ast.expr) -> str | None:
         """Options must be literals, names or import attributes (no calls, no run-time lookups)."""
+        text = self.file.code
         for inner in _walk_outside_lambdas(expr):
-            if isinstance(inner, cst.Call):
-                return f"its options call `{self.file.code(inner)}`, which would then run once instead of every time"
-            if isinstance(inner, (cst.Attribute, cst.Subscript)) and not _import_rooted(self.file.analysis.names, inner):
-                return f"its option `{self.file.code(inner)}` is looked up at run time"
+            if type(inner) is ast.Call:
+                return f"its options call `{text(inner)}`, which would then run once instead of every time"
+            if type(inner) in (ast.Attribute, ast.Subscript) and not _import_rooted(self.file.names, inner):
+                return f"its option `{text(inner)}` is looked up at run time"
         return None
 
     # -- where it may go ---------------------------------------------------------------------
-    def _plan(self, unit: cst.Call, loops: list) -> tuple[_Plan | None, str]:
-        names = self.file.analysis.names
+    def _plan(self, unit: ast.Call, loops: list) -> tuple[_Plan | None, str]:
         reason = self._runtime_only(unit)
         if reason:
             return None, reason
-        free = free_names(names, unit)
+        free = free_names(self.file.names, unit)
         for f in free:
             if f.where == "unknown":
-                return None, f"`{f.node.value}` is not defined in this file"
-        reason = self.file.analysis.globals.unstable_among(free)
+                return None, f"`{f.node.id}` is not defined in this file"
+        reason = self.file.globals.unstable_among(free)
         if reason:
             return None, reason
         local = [f for f in free if f.where == "local"]
@@ -471,13 +494,14 @@ class JitInLoop(Codemod):
             if not loops:
                 return None, reason
         if not loops:
-            return None, f"it reads the local `{local[0].node.value}`; move it to module level by hand or pass it as an argument"
+            return None, f"it reads the local `{local[0].node.id}`; move it to module level by hand or pass it as an argument"
         return self._out_of_loop(unit, loops, [f for f in free if f.where in ("local", "global")])
 
-    def _out_of_loop(self, unit: cst.Call, loops: list, bound) -> tuple[_Plan | None, str]:
+    def _out_of_loop(self, unit: ast.Call, loops: list, bound) -> tuple[_Plan | None, str]:
         """Before the outermost loop that leaves every name it reads unchanged (module-level loops
         bind globals, so globals are checked as well as locals)."""
-        names = self.file.analysis.names
+        file = self.file
+        names, lines = file.names, file.reading.lines
         chosen = None
         for loop in loops:  # innermost first
             varying = self._varying_in(bound, loop, unit)
@@ -486,59 +510,63 @@ class JitInLoop(Codemod):
                     return None, f"it depends on `{varying}`, which changes in the loop"
                 break
             chosen = loop
-        anchor = chosen if isinstance(chosen, (cst.For, cst.While)) else enclosing_statement(names, chosen)
-        while not isinstance(names.parent(anchor), (cst.IndentedBlock, cst.Module)):  # `elif` tests
-            anchor = enclosing_statement(names, names.parent(anchor))
+        anchor = chosen if type(chosen) in (ast.For, ast.AsyncFor, ast.While) else enclosing_statement(names, lines, chosen)
+        while is_elif(names, lines, anchor):  # `elif` tests
+            anchor = enclosing_statement(names, lines, names.parent(anchor))
+        child: ast.AST = unit
         for a in ancestors(names, unit):
             if a is anchor:
                 break
-            if isinstance(a, (cst.If, cst.IfExp, cst.Try, cst.BooleanOperation, cst.CompIf, cst.Match)):
+            if type(a) in (ast.If, ast.IfExp, ast.Try, ast.BoolOp, ast.Match) \
+                    or type(a) is ast.comprehension and any(child is c for c in a.ifs):
                 return None, "it runs only under a condition inside the loop"
+            child = a
         home = enclosing_function(names, unit)
-        module = self.file.module
+        module_block = (id(file.tree), "body")
+        anchor_block = block_of(names, anchor)
         for f in bound:
             for a in f.assignments:
                 node = getattr(a, "node", None)
                 if f.where == "global" and home is not None:  # read by a function: bound at import
-                    statement = node if isinstance(node, cst.BaseCompoundStatement) else enclosing_statement(names, node)
-                    if names.parent(statement) is not module:
-                        return None, f"`{f.node.value}` is bound conditionally, so it may not exist before the loop"
+                    statement = node if type(node) in _COMPOUND else enclosing_statement(names, lines, node)
+                    if statement is None or block_of(names, statement) != module_block:
+                        return None, f"`{f.node.id}` is bound conditionally, so it may not exist before the loop"
                     continue
-                if isinstance(node, cst.Param) and enclosing_function(names, node) is home:
+                if type(node) is ast.arg and enclosing_function(names, node) is home:
                     continue
                 if node is None or enclosing_function(names, node) is not home:
-                    return None, f"`{f.node.value}` is also bound in another function (`nonlocal`/`global`)"
-                statement = enclosing_statement(names, node)
-                if names.parent(statement) is not names.parent(anchor) or names.starts_after(node, anchor):
-                    return None, f"`{f.node.value}` is not bound unconditionally before the loop"
+                    return None, f"`{f.node.id}` is also bound in another function (`nonlocal`/`global`)"
+                statement = enclosing_statement(names, lines, node)
+                if statement is None or block_of(names, statement) != anchor_block or starts_after(names, node, anchor):
+                    return None, f"`{f.node.id}` is not bound unconditionally before the loop"
         return _Plan(anchor, "out of the loop"), ""
 
     def _varying_in(self, bound, loop, unit) -> str | None:
-        names = self.file.analysis.names
+        names = self.file.names
         for f in bound:
             if all(_is_import(a) for a in f.assignments):
                 continue
             for a in f.assignments:
                 node = getattr(a, "node", None)
                 if node is not None and is_inside(names, node, loop):
-                    return f.node.value
-            if not all(_is_definition(a) for a in f.assignments) and possibly_mutated_in(names, f.node.value, loop, unit):
-                return f.node.value
+                    return f.node.id
+            if not all(_is_definition(a) for a in f.assignments) and _possibly_mutated_in(f.node.id, loop, unit):
+                return f.node.id
         return None
 
-    def _module_level_anchor(self, unit: cst.Call, free) -> tuple[cst.BaseStatement | None, str | None]:
+    def _module_level_anchor(self, unit: ast.Call, free) -> tuple[ast.stmt | None, str | None]:
         """The module-level statement to insert the hoisted wrapper before, or why there is none.
 
         Normally the top-level statement holding the use. When a name it reads is defined later
         (`def main(): ... jit_compile(step)` above `def step`), right after that definition — but
         only if nothing between runs code that could reach the use (undecorated defs and imports).
         """
-        names = self.file.analysis.names
-        module = self.file.module
-        body = list(module.body)
+        file = self.file
+        names, lines = file.names, file.reading.lines
+        body = file.tree.body
         if self._places is None:  # once per pass, not a search of the module per binding
             self._places = {id(statement): i for i, statement in enumerate(body)}
-        anchor = top_level_statement(names, unit)
+        anchor = top_level_statement(names, lines, unit)
         position = self._places[id(anchor)]
         last = position - 1  # index of the last top-level statement that binds a name read
         for f in free:
@@ -546,18 +574,58 @@ class JitInLoop(Codemod):
                 continue
             for a in f.assignments:
                 node = getattr(a, "node", None)
-                statement = node if isinstance(node, cst.BaseCompoundStatement) else enclosing_statement(names, node)
-                if node is None or names.parent(statement) is not module:
-                    return None, f"`{f.node.value}` is bound conditionally (inside `if`/`try`/`with`/a loop), so it may not exist at import"
+                statement = node if type(node) in _COMPOUND else enclosing_statement(names, lines, node) if node is not None else None
+                if statement is None or block_of(names, statement) != (id(file.tree), "body"):
+                    return None, f"`{f.node.id}` is bound conditionally (inside `if`/`try`/`with`/a loop), so it may not exist at import"
                 last = max(last, self._places[id(statement)])
         if last < position:
             return anchor, None
-        if not isinstance(anchor, cst.FunctionDef) or anchor.decorators or last + 1 >= len(body):
+        after = _next_line(body, last)
+        if type(anchor) not in _DEFS or anchor.decorator_list or after is None:  # type: ignore[union-attr]
             return None, f"a name it reads is defined after `{_name(anchor) or 'this statement'}`"
-        for statement in body[position + 1:last + 1]:
-            if not (isinstance(statement, cst.FunctionDef) and not statement.decorators or _is_import_line(statement)):
+        for statement in body[position + 1:after]:
+            if not (type(statement) in _DEFS and not statement.decorator_list or type(statement) in (ast.Import, ast.ImportFrom)):
                 return None, f"a name it reads is defined after `{_name(anchor)}`, past code that runs at import"
-        return body[last + 1], None
+        return body[after], None
+
+    def _function_words(self, function: ast.AST) -> tuple[str, str]:
+        """How a message names the function a wrapper is built in (`` `run` ``, ``the lambda `ops[1]` ``,
+        ``a lambda in `run` ``), and a label for a name made from it (`run`, `ops_1`)."""
+        names = self.file.names
+        if type(function) in _DEFS:
+            return f"`{function.name}`", function.name  # type: ignore[attr-defined]
+        place = self._lambda_place(function)
+        outer = enclosing_function(names, function)
+        inside = f" in {self._function_words(outer)[0].removeprefix('the lambda ')}" if outer is not None else ""
+        if place is not None:
+            return f"the lambda `{place[0]}`{inside}", place[1]
+        return f"a lambda{inside}", self._function_words(outer)[1] if outer is not None else "lambda"
+
+    def _lambda_place(self, function: ast.AST) -> tuple[str, str] | None:
+        """(`handler`, `handler`) for `handler = lambda ...`; (`ops[1]`, `ops_1`) for the second lambda of
+        `ops = [..., lambda ...]`; (`ops['a']`, `ops_a`) in a dict: where the lambda is kept, if named."""
+        names = self.file.names
+        parent = names.parent(function)
+        if type(parent) in (ast.List, ast.Tuple):
+            index = next(i for i, e in enumerate(parent.elts) if e is function)
+            spelled, suffix, parent = f"[{index}]", f"_{index}", names.parent(parent)
+        elif type(parent) is ast.Set:
+            return None
+        elif type(parent) is ast.Dict and any(v is function for v in parent.values):
+            key = parent.keys[next(i for i, v in enumerate(parent.values) if v is function)]
+            if type(key) is not ast.Constant or type(key.value) is not str or self.file.reading.string_pieces(key) != 1:
+                return None
+            spelled, suffix = f"[{self.file.code(key)}]", f"_{key.value}" if key.value.isidentifier() else ""
+            parent = names.parent(parent)
+        else:
+            spelled, suffix = "", ""
+        if type(parent) is ast.Assign and len(parent.targets) == 1 and type(parent.targets[0]) is ast.Name:
+            target = parent.targets[0].id
+        elif type(parent) is ast.AnnAssign and type(parent.target) is ast.Name:
+            target = parent.target.id
+        else:
+            return None
+        return target + spelled, target + suffix
 
 
 def _short(code: str, limit: int = 60) -> str:
@@ -569,33 +637,57 @@ def _short(code: str, limit: int = 60) -> str:
     return f"{head}(...)" if len(head) < limit else code[:limit - 3] + "..."
 
 
-def _target_names(loop: cst.CSTNode | None) -> set[str]:
+def _last_name(node: ast.AST) -> str | None:
+    """`c` for `c` or `a.b.c` (the name a call is known by), else None."""
+    return node.id if type(node) is ast.Name else node.attr if type(node) is ast.Attribute else None  # type: ignore[attr-defined]
+
+
+def _used_as_callee_or_bound(node: ast.Call, called: set, assigned: set, wrapped_by: dict) -> bool:
+    """`node(...)` or `name = node`, directly or as the function of jit/vmap/grad wrappers."""
+    key = id(node)
+    while key is not None:
+        if key in called or key in assigned:
+            return True
+        key = wrapped_by.get(key)
+    return False
+
+
+def _call_given(names, node: ast.AST) -> ast.Call | None:
+    """The call `node` is an argument of (positional, keyword or starred), else None."""
+    parent = names.parent(node)
+    if type(parent) in (ast.keyword, ast.Starred):
+        parent = names.parent(parent)
+    return parent if type(parent) is ast.Call and parent.func is not node else None
+
+
+def _target_names(loop: ast.AST | None) -> set[str]:
     target = getattr(loop, "target", None)
-    if target is None and isinstance(getattr(loop, "for_in", None), cst.CompFor):
-        target = loop.for_in.target
+    if target is None and type(loop) in (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp):
+        target = loop.generators[0].target  # type: ignore[union-attr]
     out: set[str] = set()
-    stack = [target] if target is not None else []
-    while stack:
-        node = stack.pop()
-        if isinstance(node, cst.Name):
-            out.add(node.value)
-        else:
-            stack.extend(children(node))
+    for node in ast.walk(target) if target is not None else ():
+        if type(node) is ast.Name:
+            out.add(node.id)  # type: ignore[attr-defined]
+        elif type(node) is ast.Attribute:
+            out.add(node.attr)  # type: ignore[attr-defined]
     return out
 
 
-def _few_fixed_values(loop: cst.CSTNode | None) -> bool:
+def _few_fixed_values(loop: ast.AST | None) -> bool:
     """`for smooth in [True, False]`, `for backend in BACKENDS`: a few configurations, one wrapper each."""
-    iterable = getattr(loop, "iter", None) if isinstance(loop, cst.For) else None
-    if isinstance(iterable, (cst.Tuple, cst.List, cst.Set)):
-        return len(iterable.elements) <= 4
-    return isinstance(iterable, cst.Name) and iterable.value.isupper()
+    iterable = loop.iter if type(loop) in (ast.For, ast.AsyncFor) else None  # type: ignore[union-attr]
+    if type(iterable) in (ast.Tuple, ast.List, ast.Set):
+        return len(iterable.elts) <= 4  # type: ignore[union-attr]
+    return type(iterable) is ast.Name and iterable.id.isupper()  # type: ignore[union-attr]
 
 
-def _is_import_line(statement: cst.BaseStatement) -> bool:
-    return isinstance(statement, cst.SimpleStatementLine) and all(
-        isinstance(small, (cst.Import, cst.ImportFrom)) for small in statement.body
-    )
+def _next_line(body: list[ast.stmt], last: int) -> int | None:
+    """The index of the first statement of `body` on a line after the statements on `last`'s line (libcst's
+    next statement: those sharing a line are one)."""
+    i = last + 1
+    while i < len(body) and body[i].lineno <= body[i - 1].end_lineno:  # type: ignore[operator]
+        i += 1
+    return i if i < len(body) else None
 
 
 def _is_import(assignment) -> bool:
@@ -604,73 +696,74 @@ def _is_import(assignment) -> bool:
 
 def _is_definition(assignment) -> bool:
     """Bound by `def`, by an import, or to a lambda: a callable that exists whenever the name does."""
-    node = getattr(assignment, "node", None)
-    return _is_import(assignment) or isinstance(node, cst.FunctionDef)
+    return _is_import(assignment) or type(getattr(assignment, "node", None)) in _DEFS
 
 
-def _import_rooted(names, node: cst.CSTNode) -> bool:
+def _import_rooted(names, node: ast.AST) -> bool:
     """`jnp.sin`, `nn.functional.relu`: an attribute chain whose root name is only ever an import."""
-    while isinstance(node, cst.Attribute):
-        node = node.value
-    if not isinstance(node, cst.Name):
+    while type(node) is ast.Attribute:
+        node = node.value  # type: ignore[attr-defined]
+    if type(node) is not ast.Name:
         return False
     assignments = names.assignments(node)
     return bool(assignments) and all(_is_import(a) for a in assignments) or (not assignments and bool(names.star_modules))
 
 
-def _walk_outside_lambdas(node: cst.CSTNode):
+def _walk_outside_lambdas(node: ast.AST):
     stack = [node]
     while stack:
         current = stack.pop()
         yield current
-        if not isinstance(current, cst.Lambda):
-            stack.extend(children(current))
+        if type(current) is not ast.Lambda:
+            stack.extend(in_source_order(current))
 
 
 def _name(node) -> str | None:
-    if isinstance(node, (cst.FunctionDef, cst.ClassDef)):
-        return node.name.value
+    if type(node) in (*_DEFS, ast.ClassDef):
+        return node.name
     return None
 
 
-def _function_words(names, function: cst.FunctionDef | cst.Lambda) -> tuple[str, str]:
-    """How a message names the function a wrapper is built in (`` `run` ``, ``the lambda `ops[1]` ``,
-    ``a lambda in `run` ``), and a label for a name made from it (`run`, `ops_1`)."""
-    if isinstance(function, cst.FunctionDef):
-        return f"`{function.name.value}`", function.name.value
-    place = _lambda_place(names, function)
-    outer = enclosing_function(names, function)
-    inside = f" in {_function_words(names, outer)[0].removeprefix('the lambda ')}" if outer is not None else ""
-    if place is not None:
-        return f"the lambda `{place[0]}`{inside}", place[1]
-    return f"a lambda{inside}", _function_words(names, outer)[1] if outer is not None else "lambda"
+def _root_name(node: ast.AST) -> str | None:
+    while type(node) in (ast.Attribute, ast.Subscript):
+        node = node.value  # type: ignore[attr-defined]
+    return node.id if type(node) is ast.Name else None  # type: ignore[attr-defined]
 
 
-def _lambda_place(names, function: cst.Lambda) -> tuple[str, str] | None:
-    """(`handler`, `handler`) for `handler = lambda ...`; (`ops[1]`, `ops_1`) for the second lambda of
-    `ops = [..., lambda ...]`; (`ops['a']`, `ops_a`) in a dict: where the lambda is kept, if named."""
-    parent, index = names.parent(function), None
-    if isinstance(parent, cst.Element):
-        container = names.parent(parent)
-        if not isinstance(container, (cst.List, cst.Tuple)):
-            return None
-        index = next(i for i, e in enumerate(container.elements) if e is parent)
-        spelled, suffix, parent = f"[{index}]", f"_{index}", names.parent(container)
-    elif isinstance(parent, cst.DictElement) and parent.value is function and isinstance(parent.key, cst.SimpleString):
-        key = parent.key.evaluated_value
-        if not isinstance(key, str):
-            return None
-        spelled, suffix = f"[{parent.key.value}]", f"_{key}" if key.isidentifier() else ""
-        parent = names.parent(names.parent(parent))
-    else:
-        spelled, suffix = "", ""
-    if isinstance(parent, cst.Assign) and len(parent.targets) == 1 and isinstance(parent.targets[0].target, cst.Name):
-        target = parent.targets[0].target.value
-    elif isinstance(parent, cst.AnnAssign) and isinstance(parent.target, cst.Name):
-        target = parent.target.value
-    else:
-        return None
-    return target + spelled, target + suffix
+def _possibly_mutated_in(name: str, region: ast.AST, skip: ast.AST | None = None) -> bool:
+    """`name` may change in place inside `region` (outside `skip`): stored through (`x[k] =`, `x.a =`,
+    `del x[k]`), augmented, receiver of a method call, or passed to a call (which could mutate it)."""
+    stack = [region]
+    while stack:
+        node = stack.pop()
+        if node is skip:
+            continue
+        kind = type(node)
+        if kind is ast.Assign or kind is ast.AugAssign or kind is ast.AnnAssign or kind is ast.Delete:
+            targets = node.targets if kind in (ast.Assign, ast.Delete) else [node.target]  # type: ignore[attr-defined]
+            if kind is ast.Delete and len(targets) > 1:
+                targets = []  # (`del a[0], b`: one target, a tuple, on libcst: no root)
+            if any(_root_name(t) == name and type(t) is not ast.Name for t in targets):
+                return True
+        elif kind is ast.Call:
+            if type(node.func) is ast.Attribute and _root_name(node.func.value) == name:  # type: ignore[attr-defined]
+                return True
+            if any(_root_name(a.value) == name for a in _arguments(node)):  # type: ignore[arg-type]
+                return True
+        stack.extend(branches(node))
+    return False
+
+
+def _write_hoist(context, anchor, unit: cst.CSTNode, *, name: str):
+    """`name = <the wrapper>` before `anchor`, and `name` where the wrapper was built."""
+    if not isinstance(anchor, cst.BaseStatement):
+        anchor = context.analysis.names.parent(anchor)  # (a simple statement's line)
+    return [InsertBefore(anchor, (assign(name, unit, anchor),)), Replace(unit, cst.Name(name))]
+
+
+def _write_reuse(context, unit: cst.CSTNode, *, name: str):
+    """`name`, bound at module level to the same wrapper already, where the wrapper was built."""
+    return [Replace(unit, cst.Name(name))]
 
 
 def _used_per_call_on_ast(facts, node: ast.AST, functions: tuple = ()) -> bool:

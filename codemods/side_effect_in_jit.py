@@ -188,7 +188,7 @@ class SideEffectInJit(AstRule):
             if kind is ast.Call and type(node.func) is ast.Attribute and node.func.attr in STORING:
                 root = _root(node.func.value)
                 if type(root) is ast.Name and not self._no_container_method(node, root):
-                    shown = f"`{file.reading.text(node.func.value)}.{node.func.attr}(...)`"
+                    shown = f"`{file.code(node.func.value)}.{node.func.attr}(...)`"
                     self._store(node, root, shown, node.func.attr, node.func.value, context, _argument_values(node),
                                 node.func.attr not in IDEMPOTENT)
             elif kind is ast.Assign or kind is ast.AugAssign or kind is ast.AnnAssign:
@@ -198,7 +198,7 @@ class SideEffectInJit(AstRule):
                     if type(target) in (ast.Attribute, ast.Subscript) and type(root) is ast.Name:
                         operator = f"{_OPERATORS[type(node.op)]}=" if kind is ast.AugAssign else "="
                         values = [node.value] if node.value is not None else []
-                        self._store(target, root, f"`{file.reading.text(target)} {operator} ...`", None, target, context,
+                        self._store(target, root, f"`{file.code(target)} {operator} ...`", None, target, context,
                                     values, kind is ast.AugAssign)
             elif kind is ast.Global or kind is ast.Nonlocal:
                 keyword = "global" if kind is ast.Global else "nonlocal"
@@ -252,7 +252,7 @@ class SideEffectInJit(AstRule):
             return  # a work list (`xs.pop()` too): the caller hands it over, as library code does
         if calls and not any(self._observed(c, e) for c, e, _k in calls):
             return  # scratch: no visible caller reads its container after the call (`return f(xs)`)
-        text = self.file.reading.text
+        text = self.file.code
         related = trace_related(self.file, context) + [
             (c, f"the caller's `{text(e)}`, which the write does not reach under jit") for c, e, _k in calls][:2]
         hint = _functional(text, name, method, written, kind)

@@ -10,6 +10,8 @@ import libcst as cst
 from rewriter.analysis.apis import TEMPORARY_FUNCTION_APIS, TEMPORARY_FUNCTION_BUILDERS, Kind
 from rewriter.analysis.ast_captures import ancestors, captures, free_names, is_inside, walked
 from rewriter.analysis.ast_jit import bound_value, literal, match_application
+from rewriter.analysis.ast_names import Argument
+from rewriter.analysis.ast_names import arguments as _arguments
 from rewriter.analysis.transforms import literal as written_literal
 from rewriter.ast_rule import AstRule, PlannedFix
 from rewriter.codemod import InsertBefore, Replace
@@ -418,7 +420,7 @@ class TemporaryFunction(AstRule):
         if enclosing is None:
             return
         label = enclosing.name.lstrip("_") or "function"
-        text = file.reading.text
+        text = file.code
         temporaries = []
         for slot in _SLOTS[api]:
             arg = _slot_arg(call, slot)
@@ -503,7 +505,7 @@ class TemporaryFunction(AstRule):
         enclosing = _enclosing_def(names, call)
         if enclosing is None:
             return
-        text = file.reading.text
+        text = file.code
         factory = call.func.id  # type: ignore[attr-defined]
         label = enclosing.name.lstrip("_") or "function"
         blocked, related = [], []
@@ -536,7 +538,7 @@ class TemporaryFunction(AstRule):
         enclosing = _enclosing_def(names, call)
         if enclosing is None or not self._used_per_call(call):
             return
-        text = file.reading.text
+        text = file.code
         short = api.rsplit(".", 1)[-1]
         label = enclosing.name.lstrip("_") or "function"
         message = f"`math.{short}(...)` is built anew on each call of `{enclosing.name}` and re-traced"
@@ -609,7 +611,7 @@ class TemporaryFunction(AstRule):
         return bool(references) and all(is_called(names, r.node) for r in references)
 
     def _check_jit_arguments(self, call: ast.Call) -> None:
-        callee = self.file.reading.text(call.func)
+        callee = self.file.code(call.func)
         for i, arg in enumerate(_arguments(call)):
             if arg.star:
                 continue
@@ -631,7 +633,7 @@ class TemporaryFunction(AstRule):
         found = temporary_at(file, arg.value, slot.role, enclosing_name, shown=enclosing.name)
         if found is None:
             return self._hoist_operator(call, arg, enclosing, passed, cost, severity)
-        what = found.label if isinstance(found, AstTemporary) else f"the local function `{file.reading.text(arg.value)}`"
+        what = found.label if isinstance(found, AstTemporary) else f"the local function `{file.code(arg.value)}`"
         message = f"{what} {passed} is new on each call of `{enclosing.name}`{cost}"
 
         def refuse(reason: str, related=()) -> str:
@@ -711,7 +713,7 @@ class TemporaryFunction(AstRule):
         node = getattr(assignments[0], "node", None) if len(assignments) == 1 else None
         if node is None or not at_module_level(names, node) or type(node) not in (*_DEFS, ast.Import, ast.ImportFrom):
             return None
-        message = f"`{file.reading.text(value)}` {passed} is a new operator on each call of `{enclosing.name}`{cost}"
+        message = f"`{file.code(value)}` {passed} is a new operator on each call of `{enclosing.name}`{cost}"
         configured = [*(k.value for k in app.transform.keywords),
                       *(a.value for a in _arguments(value) if a.value is not wrapped and a.keyword is None)]
         if any(not _constant(a) for a in configured):
@@ -794,27 +796,6 @@ class TemporaryFunction(AstRule):
                     note="not lifted: the lift would change the results (to what the loop means)")
 
 
-@dataclass(frozen=True)
-class Argument:
-    """A call's argument as libcst has it (`cst.Arg`): its value, its keyword, its star, in the order written."""
-
-    value: ast.expr
-    keyword: str | None = None
-    star: str = ""  # "*" or "**"
-
-
-def _arguments(call: ast.Call) -> list[Argument]:
-    out = []
-    for a in sorted([*call.args, *call.keywords], key=lambda a: (a.lineno, a.col_offset)):
-        if type(a) is ast.Starred:
-            out.append(Argument(a.value, None, "*"))
-        elif type(a) is ast.keyword:
-            out.append(Argument(a.value, a.arg, "" if a.arg is not None else "**"))
-        else:
-            out.append(Argument(a))
-    return out
-
-
 def _slot_arg(call: ast.Call, slot: Slot) -> Argument | None:
     """The argument in the slot: by keyword, or by position before any `*args`."""
     arguments = _arguments(call)
@@ -840,7 +821,7 @@ def _channel_refusal(file, call: ast.Call, arg: Argument, slot: Slot, captured: 
     arguments = _arguments(call)
     if slot.channel == "f_args":
         if any(a.star for a in arguments):
-            return f"`{file.reading.text(call.func)}` is given `*` or `**` arguments: where its values go is not known"
+            return f"`{file.code(call.func)}` is given `*` or `**` arguments: where its values go is not known"
         positional = [a for a in arguments if a.keyword is None]
         if len(positional) >= slot.positional_before:
             return None

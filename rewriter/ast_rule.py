@@ -151,6 +151,27 @@ class AstFile(FixPolicy):
         return TracedAnalysis(self.reading, self.jit, self.callsite_facts, self.project, self.open_module,
                               line_label=self.line_label)
 
+    def code(self, node: ast.AST) -> str:
+        """The code of `node` as libcst's `code_for_node` writes it (FileContext.code): as written, its lines
+        after the first without the indentation of the block it is in (libcst writes a node outside its
+        blocks), except inside a string."""
+        reading = self.reading
+        assert reading is not None
+        text = reading.text(node)
+        if "\n" not in text:
+            return text
+        statement = node
+        while statement is not None and not isinstance(statement, ast.stmt):
+            statement = self.names.parent(statement)
+        line = reading.lines[(statement or node).lineno - 1]  # type: ignore[attr-defined]
+        indent = line[:len(line) - len(line.lstrip())]
+        if not indent:
+            return text
+        lines = text.split("\n")
+        inside = _lines_inside_strings(text)
+        return "\n".join(part if i == 0 or i in inside or not part.startswith(indent) else part[len(indent):]
+                         for i, part in enumerate(lines))
+
     @cached_property
     def globals(self):
         """Which module globals are not stable (ast_globals.ModuleGlobals)."""
@@ -360,3 +381,18 @@ def written(file: AstFile, context) -> list:
         if edits and (plan.invalidates is None or invalidates is not None):
             out.append(ProposedFix(finding, tuple(edits), tuple(plan.imports), invalidates))
     return out
+
+
+def _lines_inside_strings(text: str) -> set[int]:
+    """The lines of `text` (0 first) that begin inside a string literal spanning lines."""
+    import io
+    import tokenize
+
+    inside: set[int] = set()
+    try:
+        for token in tokenize.generate_tokens(io.StringIO("(" + text + ")").readline):
+            if token.type == tokenize.STRING and token.end[0] > token.start[0]:
+                inside.update(range(token.start[0], token.end[0]))  # (1-based rows: the lines after the first)
+    except (tokenize.TokenError, SyntaxError):
+        pass
+    return inside

@@ -334,8 +334,9 @@ def test_with_preprocessing_is_read_off_the_tree_where_the_bytes_spell_it_otherw
 
 
 @pytest.mark.parametrize("source, found", [
-    # CPython reads `ｊit` as `jit`; libcst keeps the name as written, and its rules do not match it
-    ("import jax\n\n\ndef f(x):\n    return jax.ｊit(abs)(x)\n".encode(), []),
+    # CPython reads `ｊit` as `jit` (NFKC), and so does the rule, decided on `ast` (libcst kept the name as
+    # written, and PML302 did not match it there: the code does build a jit per call)
+    ("import jax\n\n\ndef f(x):\n    return jax.ｊit(abs)(x)\n".encode(), ["PML302"]),
     (b"# coding: utf-7\nimport jax\n\n\ndef f(x):\n    return jax.+AGo-it(abs)(x)\n", ["PML302"]),  # `+AGo-` is `j`
 ])
 def test_trigger_words_are_found_where_cpython_reads_names_otherwise_than_the_bytes(source, found):

@@ -8,6 +8,7 @@ import io
 import tokenize
 import unicodedata
 import warnings
+from dataclasses import dataclass
 from typing import Iterator
 
 
@@ -219,3 +220,25 @@ def _number(node: ast.AST):
 
 def _not_a_literal(node: ast.AST):
     raise ValueError(f"malformed node or string: {node!r}")
+
+
+@dataclass(frozen=True)
+class Argument:
+    """A call's argument as libcst has it (`cst.Arg`): its value, its keyword, its star, in the order written."""
+
+    value: ast.expr
+    keyword: str | None = None
+    star: str = ""  # "*" or "**"
+
+
+def arguments(call: ast.Call) -> list[Argument]:
+    """The arguments of `call` in the order written (`ast` keeps positional and keyword ones apart)."""
+    out = []
+    for a in sorted([*call.args, *call.keywords], key=lambda a: (a.lineno, a.col_offset)):
+        if type(a) is ast.Starred:
+            out.append(Argument(a.value, None, "*"))
+        elif type(a) is ast.keyword:
+            out.append(Argument(a.value, a.arg, "" if a.arg is not None else "**"))
+        else:
+            out.append(Argument(a))
+    return out
