@@ -18,6 +18,7 @@ import libcst as cst
 
 from rewriter.analysis.apis import Kind
 from rewriter.analysis.ast_captures import captures
+from rewriter.analysis.ast_module import identifiers_in
 from rewriter.ast_rule import PlannedFix
 
 from ._ast_lift import eager_decorator, is_called, top_level_statement
@@ -176,36 +177,10 @@ def _read_in_nested(outer: ast.FunctionDef | ast.AsyncFunctionDef) -> set[str]:
     while stack:
         node = stack.pop()
         if type(node) in (*_DEFS, ast.Lambda):
-            read |= _identifiers(node)
+            read |= identifiers_in(node)
             continue
         stack.extend(ast.iter_child_nodes(node))
     return read
-
-
-def _identifiers(root: ast.AST) -> set[str]:
-    """The identifiers spelled in `root` (libcst's Names in it: names, attributes, parameters, defs, keywords)."""
-    out: set[str] = set()
-    for node in ast.walk(root):
-        kind = type(node)
-        if kind is ast.Name:
-            out.add(node.id)  # type: ignore[attr-defined]
-        elif kind is ast.Attribute:
-            out.add(node.attr)  # type: ignore[attr-defined]
-        elif kind is ast.arg:
-            out.add(node.arg)  # type: ignore[attr-defined]
-        elif kind in (*_DEFS, ast.ClassDef):
-            out.add(node.name)  # type: ignore[attr-defined]
-        elif kind is ast.keyword and node.arg:  # type: ignore[attr-defined]
-            out.add(node.arg)  # type: ignore[attr-defined]
-        elif kind is ast.alias:
-            out.update(node.name.split("."))  # type: ignore[attr-defined]
-            if node.asname:  # type: ignore[attr-defined]
-                out.add(node.asname)  # type: ignore[attr-defined]
-        elif kind in (ast.Global, ast.Nonlocal):
-            out.update(node.names)  # type: ignore[attr-defined]
-        elif kind is ast.ExceptHandler and node.name:  # type: ignore[attr-defined]
-            out.add(node.name)  # type: ignore[attr-defined]
-    return out
 
 
 def _nested_helper(names, expr: ast.expr, outer: ast.FunctionDef | ast.AsyncFunctionDef) -> ast.FunctionDef | ast.AsyncFunctionDef | str | None:

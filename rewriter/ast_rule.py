@@ -99,17 +99,10 @@ class AstFile(FixPolicy):
     def fresh_name(self, base: str) -> str:
         """`base`, or `base_2`, `base_3`...: a name spelled nowhere in the module nor handed out in this pass
         (ModuleAnalysis.fresh_name)."""
-        from .analysis.testcode import collectable
+        from .analysis.testcode import fresh_name
 
         assert self.reading is not None
-        taken = self.reading.identifiers | self.reserved
-        if collectable(base):  # `test_square_lambda_jit` at module level would be collected as a test
-            base = "_" + base
-        name, i = base, 2
-        while name in taken:
-            name, i = f"{base}_{i}", i + 1
-        self.reserved.add(name)
-        return name
+        return fresh_name(base, self.reading.identifiers, self.reserved)
 
     @cached_property
     def suppressions(self):

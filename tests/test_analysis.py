@@ -1,6 +1,7 @@
 """The analysis core: API resolution by qualified name and jit-context detection."""
 from __future__ import annotations
 
+import ast
 import textwrap
 
 import libcst as cst
@@ -8,8 +9,9 @@ import pytest
 
 from rewriter.analysis import ModuleAnalysis
 from rewriter.analysis.apis import canonical
-from rewriter.analysis.bindings import free_names
-from tests.harness.trees import function_defs
+from rewriter.analysis.ast_captures import free_names
+from rewriter.analysis.ast_globals import ModuleGlobals
+from rewriter.analysis.ast_resolver import NameResolver as AstResolver
 
 
 def analyse(source: str) -> ModuleAnalysis:
@@ -226,8 +228,13 @@ def test_canonical_names(name: str, expected: str):
     assert canonical(name) == expected
 
 
+def _read(source: str) -> tuple[ast.Module, AstResolver]:
+    tree = ast.parse(textwrap.dedent(source))
+    return tree, AstResolver(tree)
+
+
 def test_free_names_classification():
-    a = analyse(
+    tree, names = _read(
         """
         import jax
         SCALE = 2
@@ -236,13 +243,13 @@ def test_free_names_classification():
             return jax.jit(lambda p: p * lr * SCALE + local + len([p]) + undefined_thing)
         """
     )
-    call = function_defs(a)["outer"].body.body[1].body[0].value
-    where = {f.node.value: f.where for f in free_names(a.names, call)}
+    call = tree.body[2].body[1].value
+    where = {f.node.id: f.where for f in free_names(names, call)}
     assert where == {"jax": "global", "lr": "local", "SCALE": "global", "local": "local", "len": "builtin", "undefined_thing": "unknown"}
 
 
 def test_unstable_globals():
-    a = analyse(
+    _tree, names = _read(
         """
         A = 1
         B = []
@@ -258,13 +265,13 @@ def test_unstable_globals():
             D['k'] = 1
         """
     )
-    reasons = {n: a.globals.unstable_reason(n) for n in "ABCDEF"}
+    reasons = {n: ModuleGlobals(names).unstable_reason(n) for n in "ABCDEF"}
     assert reasons["A"] is None and reasons["F"] is None
     assert all(reasons[n] for n in "BCDE")
 
 
 def test_module_configuration_is_not_a_mutation_of_the_module_name():
-    a = analyse(
+    _tree, names = _read(
         """
         import jax
         import jax.numpy
@@ -284,7 +291,7 @@ def test_module_configuration_is_not_a_mutation_of_the_module_name():
             registry.append(2)
         """
     )
-    stable = a.globals
+    stable = ModuleGlobals(names)
     assert stable.unstable_reason("jax", "jax.jit") is None  # two imports of one module are one binding
     assert stable.unstable_reason("jax", "jax.numpy.sin") is None
     assert stable.unstable_reason("jax", "jax.config.jax_enable_x64") == "`jax.config` is changed in place"

@@ -39,12 +39,12 @@ from typing import Any, Callable, Union
 from ..findings import Related, Span
 from . import compilers
 from .annotations import is_python_value, static_fields
-from .apis import canonical
+from .ast_globals import bound_module
 from .ast_jit import JitAnalysis, positional_params
 from .ast_module import AstModule
 from .ast_names import dotted
 from .callsites import CallSites, ParamRole, Role, arguments, parameters
-from .installed import is_module, is_type_predicate
+from .installed import is_type_predicate
 from .installed import static_fields as installed_static_fields
 from .jit_contexts import JitContext
 from .scope_model import GlobalScope
@@ -92,25 +92,6 @@ def root_node(node: ast.AST) -> ast.Name | None:
     while isinstance(node, (ast.Attribute, ast.Subscript)):
         node = node.value
     return node if isinstance(node, ast.Name) else None
-
-
-def bound_module(assignment) -> str | None:
-    """The module an import binds to the assignment's name (bindings.bound_module)."""
-    node = getattr(assignment, "node", None)
-    if isinstance(node, ast.Import):
-        for alias in reversed(node.names):
-            if alias.asname is not None and alias.asname == assignment.name:
-                return alias.name
-            if alias.asname is None and alias.name.split(".")[0] == assignment.name:
-                return assignment.name
-        return None
-    if isinstance(node, ast.ImportFrom) and not node.level and node.module is not None \
-            and not any(alias.name == "*" for alias in node.names):
-        for alias in reversed(node.names):
-            if (alias.asname or alias.name) == assignment.name:
-                full = canonical(f"{node.module}.{alias.name}")
-                return full if is_module(full) else None
-    return None
 
 
 class _Flow:

@@ -50,38 +50,8 @@ class AstModule:
 
     @cached_property
     def identifiers(self) -> frozenset[str]:
-        """Every identifier spelled in the module (libcst's Names: names, attributes, parameters, defs, imports,
-        keywords, match patterns' names): a new name must avoid all of them."""
-        out: set[str] = set()
-        for node in ast.walk(self.tree) if self.tree is not None else ():
-            kind = type(node)
-            if kind is ast.Name:
-                out.add(node.id)  # type: ignore[attr-defined]
-            elif kind is ast.Attribute:
-                out.add(node.attr)  # type: ignore[attr-defined]
-            elif kind is ast.arg:
-                out.add(node.arg)  # type: ignore[attr-defined]
-            elif kind in (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef):
-                out.add(node.name)  # type: ignore[attr-defined]
-            elif kind is ast.alias:
-                out.update(node.name.split("."))  # type: ignore[attr-defined]
-                if node.asname:  # type: ignore[attr-defined]
-                    out.add(node.asname)  # type: ignore[attr-defined]
-            elif kind is ast.ImportFrom and node.module:  # type: ignore[attr-defined]
-                out.update(node.module.split("."))  # type: ignore[attr-defined]
-            elif kind is ast.keyword and node.arg:  # type: ignore[attr-defined]
-                out.add(node.arg)  # type: ignore[attr-defined]
-            elif kind in (ast.Global, ast.Nonlocal):
-                out.update(node.names)  # type: ignore[attr-defined]
-            elif kind is ast.ExceptHandler and node.name:  # type: ignore[attr-defined]
-                out.add(node.name)  # type: ignore[attr-defined]
-            elif kind in (ast.MatchAs, ast.MatchStar) and node.name:  # type: ignore[attr-defined]
-                out.add(node.name)  # type: ignore[attr-defined]
-            elif kind is ast.MatchMapping and node.rest:  # type: ignore[attr-defined]
-                out.add(node.rest)  # type: ignore[attr-defined]
-            elif kind is ast.MatchClass:
-                out.update(node.kwd_attrs)  # type: ignore[attr-defined]
-        return frozenset(out)
+        """Every identifier spelled in the module: a new name must avoid all of them (`identifiers_in`)."""
+        return identifiers_in(self.tree) if self.tree is not None else frozenset()
 
     def alone_on_its_lines(self, statement: ast.stmt) -> bool:
         """No other statement shares the lines of `statement` (libcst: the only statement of its line):
@@ -226,3 +196,37 @@ def within(span: Span, outer: Span) -> bool:
     """`span` lies inside `outer` (or is it)."""
     return (outer.line, outer.column) <= (span.line, span.column) \
         and (span.end_line, span.end_column) <= (outer.end_line, outer.end_column)
+
+def identifiers_in(root: ast.AST) -> frozenset[str]:
+    """Every identifier spelled in `root` (libcst's Names: names, attributes, parameters, defs, imports,
+    keywords, match patterns' names)."""
+    out: set[str] = set()
+    for node in ast.walk(root):
+        kind = type(node)
+        if kind is ast.Name:
+            out.add(node.id)  # type: ignore[attr-defined]
+        elif kind is ast.Attribute:
+            out.add(node.attr)  # type: ignore[attr-defined]
+        elif kind is ast.arg:
+            out.add(node.arg)  # type: ignore[attr-defined]
+        elif kind in (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef):
+            out.add(node.name)  # type: ignore[attr-defined]
+        elif kind is ast.alias:
+            out.update(node.name.split("."))  # type: ignore[attr-defined]
+            if node.asname:  # type: ignore[attr-defined]
+                out.add(node.asname)  # type: ignore[attr-defined]
+        elif kind is ast.ImportFrom and node.module:  # type: ignore[attr-defined]
+            out.update(node.module.split("."))  # type: ignore[attr-defined]
+        elif kind is ast.keyword and node.arg:  # type: ignore[attr-defined]
+            out.add(node.arg)  # type: ignore[attr-defined]
+        elif kind in (ast.Global, ast.Nonlocal):
+            out.update(node.names)  # type: ignore[attr-defined]
+        elif kind is ast.ExceptHandler and node.name:  # type: ignore[attr-defined]
+            out.add(node.name)  # type: ignore[attr-defined]
+        elif kind in (ast.MatchAs, ast.MatchStar) and node.name:  # type: ignore[attr-defined]
+            out.add(node.name)  # type: ignore[attr-defined]
+        elif kind is ast.MatchMapping and node.rest:  # type: ignore[attr-defined]
+            out.add(node.rest)  # type: ignore[attr-defined]
+        elif kind is ast.MatchClass:
+            out.update(node.kwd_attrs)  # type: ignore[attr-defined]
+    return frozenset(out)

@@ -8,10 +8,9 @@ import libcst as cst
 
 from ..cst_tree import children
 from .aliases import NO_ALIASES
-from .bindings import ModuleGlobals
 from .jit import JitAnalysis
 from ..findings import Span
-from .testcode import Expecting, TestCode, collectable
+from .testcode import Expecting, TestCode, fresh_name
 from .names import NameResolver
 from .ast_module import AstModule
 from .locator import Locator
@@ -91,10 +90,6 @@ class ModuleAnalysis:
         return Reachability(self.python, self.world.targets if self.world is not None else None)
 
     @cached_property
-    def globals(self) -> ModuleGlobals:
-        return ModuleGlobals(self.names)
-
-    @cached_property
     def testcode(self) -> TestCode:
         return TestCode(self.python, self.path, self.error_cells)
 
@@ -132,11 +127,4 @@ class ModuleAnalysis:
 
     def fresh_name(self, base: str, taken: set[str] | None = None) -> str:
         """`base`, or `base_2`, `base_3`... : a name used nowhere in the module (nor in `taken`)."""
-        taken = set(taken or ()) | self.identifiers | self.reserved
-        if collectable(base):  # `test_square_lambda_jit` at module level would be collected as a test
-            base = "_" + base
-        name, i = base, 2
-        while name in taken:
-            name, i = f"{base}_{i}", i + 1
-        self.reserved.add(name)
-        return name
+        return fresh_name(base, self.identifiers | set(taken or ()), self.reserved)

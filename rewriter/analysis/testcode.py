@@ -87,6 +87,18 @@ def collectable(name: str) -> bool:
     return name.startswith(COLLECTED_PREFIXES)
 
 
+def fresh_name(base: str, taken, reserved: set[str]) -> str:
+    """`base`, or `base_2`, `base_3`...: a name in neither `taken` (the module's identifiers) nor `reserved`
+    (those handed out in this pass, which it joins)."""
+    if collectable(base):  # `test_square_lambda_jit` at module level would be collected as a test
+        base = "_" + base
+    name, i = base, 2
+    while name in taken or name in reserved:
+        name, i = f"{base}_{i}", i + 1
+    reserved.add(name)
+    return name
+
+
 @dataclass(frozen=True)
 class Expecting:
     """Code meant to fail: `region` (a block, a call, a cell's statement) and what says so."""
