@@ -13,8 +13,6 @@ from .apis import Kind
 from .names import NameResolver
 
 JIT = frozenset({Kind.JIT})
-WRAPPERS = frozenset({Kind.JIT, Kind.VMAP, Kind.GRAD})
-CUSTOM_GRADIENT = frozenset({Kind.CUSTOM_GRADIENT})
 
 
 def spelled_transform(resolver: NameResolver, expr: cst.BaseExpression, kinds=JIT) -> bool:
@@ -51,42 +49,17 @@ class SyntaxIndex(cst.BatchableCSTVisitor):
         self.jit_decorated: set[str] = set()  # def names with a jit-looking decorator
         self.jit_assigned: set[str] = set()  # names assigned from a jit-looking application
         self.jit_wrapped: set[str] = set()  # names passed to a jit-looking application
-        self.custom_gradient_assigned: set[str] = set()  # names assigned a custom_gradient-looking call
         self.functions: list[cst.FunctionDef | cst.Lambda] = []  # the enclosing-function stack
         self.jit_lambdas: set[int] = set()  # ids of lambdas passed straight to a jit-looking call
         self.loop_depth = 0  # loops and comprehensions around the current node
-        # Pre-order traversal visits a parent before its children, so these are known for a node
-        # by the time the node itself is visited.
-        self.called: set[int] = set()  # ids of expressions used as a callee: `<it>(...)`
-        self.assigned: set[int] = set()  # ids of values of `name = <it>`
-        self.wrapped_by: dict[int, int] = {}  # id(first arg) -> id(call) of jit/vmap/grad-looking calls
         self.spelled: set[str] = set()  # the value of every Name in the module
         # For the jit analysis (jit.py), which would otherwise walk the tree again for them:
         self.decorated: list[cst.FunctionDef] = []  # defs with decorators, in order
         self.calls: list[cst.Call] = []  # every call, in order
         self.calls_by_function: dict[int, list[cst.Call]] = {}  # id(def or lambda) -> the calls inside it
-        # For bindings.ModuleGlobals, likewise: `global` statements and every store (`x = `, `x += `,
-        # `x: T = `, `del x`), in order.
-        self.global_statements: list[cst.Global] = []
-        self.stores: list[cst.AssignTarget | cst.AugAssign | cst.AnnAssign | cst.Del] = []
 
     def visit_Name(self, node: cst.Name) -> None:
         self.spelled.add(node.value)
-
-    def visit_Global(self, node: cst.Global) -> None:
-        self.global_statements.append(node)
-
-    def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
-        self.stores.append(node)
-
-    def visit_AugAssign(self, node: cst.AugAssign) -> None:
-        self.stores.append(node)
-
-    def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
-        self.stores.append(node)
-
-    def visit_Del(self, node: cst.Del) -> None:
-        self.stores.append(node)
 
     def leave_Module(self, node: cst.Module) -> None:
         # Complete now, before any codemod's leave_Module: the resolver hands it to the analyses.
@@ -150,11 +123,7 @@ class SyntaxIndex(cst.BatchableCSTVisitor):
         self.calls.append(node)
         for fn in self.functions:
             self.calls_by_function.setdefault(id(fn), []).append(node)
-        self.called.add(id(node.func))
-        first = spelled_application(self.resolver, node, WRAPPERS)
-        if first is not None:
-            self.wrapped_by[id(first)] = id(node)
-        wrapped = spelled_application(self.resolver, node) if first is not None else None
+        wrapped = spelled_application(self.resolver, node)
         if type(wrapped) is cst.Name:
             self.jit_wrapped.add(wrapped.value)
         elif type(wrapped) is cst.Attribute and isinstance(wrapped.value, cst.Name) and wrapped.value.value == "self":  # `jax.jit(self.step)`: the method's name (jit.method_denoted)
@@ -163,26 +132,12 @@ class SyntaxIndex(cst.BatchableCSTVisitor):
             self.jit_lambdas.add(id(wrapped))
 
     def visit_Assign(self, node: cst.Assign) -> None:
-        if len(node.targets) == 1 and isinstance(node.targets[0].target, cst.Name):
-            self.assigned.add(id(node.value))
         if isinstance(node.value, cst.Call) and spelled_application(self.resolver, node.value) is not None:
             for target in node.targets:
                 if isinstance(target.target, cst.Name):
                     self.jit_assigned.add(target.target.value)
-        if isinstance(node.value, cst.Call) and isinstance(node.value.func, (cst.Name, cst.Attribute)) \
-                and self.resolver.could_be_api(node.value.func, CUSTOM_GRADIENT):
-            self.custom_gradient_assigned.update(t.target.value for t in node.targets if isinstance(t.target, cst.Name))
 
     # -- queries for codemods ----------------------------------------------------------------
-    def used_as_callee_or_bound(self, node: cst.CSTNode) -> bool:
-        """`node(...)` or `name = node`, directly or as the function of jit/vmap/grad wrappers."""
-        key = id(node)
-        while key is not None:
-            if key in self.called or key in self.assigned:
-                return True
-            key = self.wrapped_by.get(key)
-        return False
-
     def may_be_jitted(self, expr: cst.BaseExpression) -> bool:
         if isinstance(expr, cst.Name):
             return expr.value in self.jit_decorated or expr.value in self.jit_assigned
