@@ -2,9 +2,9 @@
 it is, and what runs it.
 
 _lift.py writes the lifted def on libcst; this module reads, on CPython's `ast`, what that writing needs
-to be safe: the function created per call at a use site, the enclosing function, the top-level statement
-the def goes before, whether its decorators may run at import, and the loops and stores that could give
-a captured name another value than the one passed explicitly.
+to be safe: the function created per call at a use site, whether its decorators may run at import, and
+the loops and stores that could give a captured name another value than the one passed explicitly
+(where a node sits: analysis/ast_structure.py).
 """
 from __future__ import annotations
 
@@ -14,28 +14,15 @@ from dataclasses import dataclass
 import libcst as cst
 
 from rewriter.analysis.apis import Kind
-from rewriter.analysis.ast_captures import ancestors, free_names, is_inside
+from rewriter.analysis.ast_captures import free_names
 from rewriter.analysis.ast_jit import match_application, match_transform
 from rewriter.analysis.ast_names import branches
+from rewriter.analysis.ast_structure import ancestors, is_inside
 
 from ._lift import EAGER_TRANSFORMS, Temporary
 
 _DEFS = (ast.FunctionDef, ast.AsyncFunctionDef)
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
-
-
-def enclosing_function(resolver, node: ast.AST) -> ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda | None:
-    """The innermost def or lambda around `node` (a class between them is passed through)."""
-    return next((a for a in ancestors(resolver, node) if type(a) in _FUNCTIONS), None)  # type: ignore[return-value]
-
-
-def top_level_statement(resolver, node: ast.AST) -> ast.stmt | None:
-    """The statement of the module's body that holds `node`."""
-    module = resolver.module_node
-    for a in (node, *ancestors(resolver, node)):
-        if resolver.parent(a) is module:
-            return a  # type: ignore[return-value]
-    return None
 
 
 def is_called(resolver, node: ast.AST) -> bool:
@@ -67,7 +54,6 @@ class AstTemporary:
     # decorators for the lifted def: the call site's transforms (`math.jit_compile_linear` of
     # `math.jit_compile_linear(<it>)`) and the def's own, as expressions
     decorators: tuple[ast.expr, ...] = ()
-    wrapper: ast.Call | None = None  # `math.jit_compile_linear(<it>)` at the site: becomes a decorator
 
 
 def temporary_at(file, expr: ast.expr, role: str, enclosing: str, shown: str | None = None) -> AstTemporary | str | None:
@@ -89,7 +75,7 @@ def temporary_at(file, expr: ast.expr, role: str, enclosing: str, shown: str | N
         if not isinstance(inner, AstTemporary):
             return inner
         return AstTemporary(inner.function, inner.label, inner.base_name, inner.remove,
-                            (app.transform.expr, *inner.decorators), expr)
+                            (app.transform.expr, *inner.decorators))
     if type(expr) is not ast.Name:
         return None
     assignments = resolver.assignments(expr)

@@ -19,9 +19,10 @@ import libcst as cst
 from rewriter.analysis.apis import Kind
 from rewriter.analysis.ast_captures import captures
 from rewriter.analysis.ast_module import identifiers_in
+from rewriter.analysis.ast_structure import top_level_statement
 from rewriter.ast_rule import PlannedFix
 
-from ._ast_lift import eager_decorator, is_called, top_level_statement
+from ._ast_lift import eager_decorator, is_called
 from ._lift import Temporary, lifted_def, rewrite_function_body
 
 DERIVATIVES = {"jax.custom_vjp": "defvjp", "jax.custom_jvp": "defjvp"}
@@ -96,7 +97,7 @@ def plan(file, fn: ast.FunctionDef | ast.AsyncFunctionDef, outer: ast.FunctionDe
                 return Plan(message, result.refusal, related=result.related)
             reason = why or f"`{member.name}` reads {', '.join(f'`{n}`' for n in result.names)} from `{outer.name}`"
             return Plan(message, reason)
-    anchor = top_level_statement(names, fn)
+    anchor = top_level_statement(names, file.reading.lines, fn)
     label = outer.name.lstrip("_") or "function"
     renamed = {member.name: file.fresh_name(f"_{label}_{member.name}") for member in group}
     build = partial(_write_group, renamed=renamed, members=len(group))

@@ -18,7 +18,6 @@ class Temporary:
     base_name: str  # what the lifted def is called, before collision avoidance
     remove: cst.BaseStatement | None = None  # the statement defining it, which the lift deletes
     decorators: tuple[cst.Decorator, ...] = ()  # decorators for the lifted def
-    wrapper: cst.Call | None = None  # `math.jit_compile_linear(<it>)` at the site: becomes a decorator
 
 
 # Transforms that do their work when the def runs: at module level they would run at import.

@@ -11,7 +11,7 @@ from rewriter.analysis.apis import Kind
 from rewriter.analysis.ast_captures import free_names, starts_after, walked
 from rewriter.analysis.ast_jit import match_application, spelled_application
 from rewriter.analysis.ast_names import arguments as _arguments
-from rewriter.analysis.ast_names import branches, in_source_order
+from rewriter.analysis.ast_names import branches, walk_outside_lambdas
 from rewriter.analysis.ast_structure import (ancestors, block_of, enclosing_function, enclosing_loops, enclosing_statement,
                                              is_elif, is_inside, line_head, top_level_statement)
 from rewriter.analysis.scope_model import GlobalScope
@@ -33,8 +33,6 @@ _CHAINS = (ast.Name, ast.Attribute)
 _DEFS = (ast.FunctionDef, ast.AsyncFunctionDef)
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
 _LOOPS = (ast.For, ast.AsyncFor, ast.While, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
-_COMPOUND = (ast.If, ast.For, ast.AsyncFor, ast.While, ast.With, ast.AsyncWith, ast.Try, ast.TryStar,
-             ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Match)
 
 
 @dataclass(frozen=True)
@@ -467,7 +465,7 @@ class JitInLoop(AstRule):
     def _not_constant(self, expr: ast.expr) -> str | None:
         """Options must be literals, names or import attributes (no calls, no run-time lookups)."""
         text = self.file.code
-        for inner in _walk_outside_lambdas(expr):
+        for inner in walk_outside_lambdas(expr):
             if type(inner) is ast.Call:
                 return f"its options call `{text(inner)}`, which would then run once instead of every time"
             if type(inner) in (ast.Attribute, ast.Subscript) and not _import_rooted(self.file.names, inner):
@@ -528,7 +526,7 @@ class JitInLoop(AstRule):
             for a in f.assignments:
                 node = getattr(a, "node", None)
                 if f.where == "global" and home is not None:  # read by a function: bound at import
-                    statement = node if type(node) in _COMPOUND else enclosing_statement(names, lines, node)
+                    statement = enclosing_statement(names, lines, node)  # (a compound statement is its own)
                     if statement is None or block_of(names, statement) != module_block:
                         return None, f"`{f.node.id}` is bound conditionally, so it may not exist before the loop"
                     continue
@@ -574,7 +572,7 @@ class JitInLoop(AstRule):
                 continue
             for a in f.assignments:
                 node = getattr(a, "node", None)
-                statement = node if type(node) in _COMPOUND else enclosing_statement(names, lines, node) if node is not None else None
+                statement = enclosing_statement(names, lines, node) if node is not None else None
                 if statement is None or block_of(names, statement) != (id(file.tree), "body"):
                     return None, f"`{f.node.id}` is bound conditionally (inside `if`/`try`/`with`/a loop), so it may not exist at import"
                 last = max(last, self._places[id(statement)])
@@ -707,15 +705,6 @@ def _import_rooted(names, node: ast.AST) -> bool:
         return False
     assignments = names.assignments(node)
     return bool(assignments) and all(_is_import(a) for a in assignments) or (not assignments and bool(names.star_modules))
-
-
-def _walk_outside_lambdas(node: ast.AST):
-    stack = [node]
-    while stack:
-        current = stack.pop()
-        yield current
-        if type(current) is not ast.Lambda:
-            stack.extend(in_source_order(current))
 
 
 def _name(node) -> str | None:

@@ -11,12 +11,13 @@ from rewriter.analysis.apis import Kind
 from rewriter.analysis.ast_captures import captures, start
 from rewriter.analysis.ast_jit import match_transform, spelled_transform
 from rewriter.analysis.ast_names import branches
+from rewriter.analysis.ast_structure import enclosing_function, top_level_statement
 from rewriter.ast_rule import AstRule, PlannedFix
 from rewriter.codemod import InsertBefore, Replace
 from rewriter.findings import Safety
 from rewriter.rule import Example, Unchanged, dedented
 
-from ._ast_lift import eager_decorator, enclosing_function, is_called, top_level_statement
+from ._ast_lift import eager_decorator, is_called
 from ._auxiliary import auxiliary_editable, with_auxiliary
 from ._lift import COMMA, NO_SPACE_EQUAL, Temporary, import_line, lifted_def, rewrite_function_body
 
@@ -171,7 +172,7 @@ class NestedJitDefinition(AstRule):
                             "and move it to module level")
                 return
         lifted_name = file.fresh_name(f"_{outer.name.lstrip('_') or 'function'}_{name}")
-        anchor = top_level_statement(names, node)
+        anchor = top_level_statement(names, file.reading.lines, node)
         calls = [names.parent(r.node) for r in references]
         build = partial(_write_lift, lifted_name=lifted_name, captured=captured, calls=len(calls),
                         imports=tuple(i.name for i in result.imports), auxiliary=bool(captured))

@@ -4,7 +4,7 @@ from __future__ import annotations
 import ast
 
 from rewriter.analysis.ast_jit import assigned_value
-from rewriter.analysis.ast_names import branches
+from rewriter.analysis.ast_names import walk_outside_lambdas
 from rewriter.analysis.callsites import annotation_name
 from rewriter.analysis.jit_contexts import JitContext
 from rewriter.analysis.scope_model import BuiltinAssignment
@@ -303,7 +303,7 @@ class SideEffectInJit(AstRule):
         names = self.file.names
         if depth > 4:
             return True
-        for node in _walk(expr):
+        for node in walk_outside_lambdas(expr):
             if type(node) is ast.Call and type(node.func) in (ast.Name, ast.Attribute):
                 qualified = names.qualified_names(node.func)
                 if any(q.startswith(TRACING_LIBRARIES) for q in qualified):
@@ -457,16 +457,6 @@ class SideEffectInJit(AstRule):
 IDEMPOTENT = frozenset({"update", "setdefault", "add"})
 # Libraries whose operations give a tracer under jit (NumPy's do not: they run on static data).
 TRACING_LIBRARIES = ("jax.", "phiml.", "phi.", "tensorflow.", "torch.")
-
-
-def _walk(node: ast.AST):
-    """`node` and every node below it, not entering lambdas (they run when called)."""
-    stack = [node]
-    while stack:
-        current = stack.pop()
-        yield current
-        if type(current) is not ast.Lambda:
-            stack.extend(branches(current))
 
 
 def _argument_values(call: ast.Call) -> list[ast.expr]:

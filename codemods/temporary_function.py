@@ -8,10 +8,11 @@ from functools import partial
 import libcst as cst
 
 from rewriter.analysis.apis import TEMPORARY_FUNCTION_APIS, TEMPORARY_FUNCTION_BUILDERS, Kind
-from rewriter.analysis.ast_captures import ancestors, captures, free_names, is_inside, walked
+from rewriter.analysis.ast_captures import captures, free_names, walked
 from rewriter.analysis.ast_jit import bound_value, literal, match_application
 from rewriter.analysis.ast_names import Argument
 from rewriter.analysis.ast_names import arguments as _arguments
+from rewriter.analysis.ast_structure import ancestors, enclosing_function, is_inside, top_level_statement
 from rewriter.analysis.transforms import literal as written_literal
 from rewriter.ast_rule import AstRule, PlannedFix
 from rewriter.codemod import InsertBefore, Replace
@@ -21,9 +22,8 @@ from rewriter.rule import Example, Unchanged, dedented
 
 from . import _custom_derivative as custom_derivative
 from ._ast_hazards import own_nodes, spelled_jits
-from ._ast_lift import (AstTemporary, assigned_within, at_module_level, bindings_of, enclosing_function, is_called,
-                        loops_repeating, rebound_in_loop, temporary_at, top_level_statement, written_elsewhere,
-                        written_temporary)
+from ._ast_lift import (AstTemporary, assigned_within, at_module_level, bindings_of, is_called, loops_repeating,
+                        rebound_in_loop, temporary_at, written_elsewhere, written_temporary)
 from ._lift import COMMA, NO_SPACE_EQUAL, Temporary, import_line, lifted_def, rewrite_function_body
 
 @dataclass(frozen=True)
@@ -581,7 +581,7 @@ class TemporaryFunction(AstRule):
                 self.report(call, message, severity=severity,
                             note=f"not built once: its argument `{text(arg.value)}` is computed at run time")
                 return
-        anchor = top_level_statement(names, call)
+        anchor = top_level_statement(names, file.reading.lines, call)
         new_names = [file.fresh_name(found.base_name) for _arg, found in lifted]
         built = file.fresh_name(f"_{label}_{short}")
         removals = [found.remove for _arg, found in lifted if found.remove is not None]
@@ -670,7 +670,7 @@ class TemporaryFunction(AstRule):
         refused = _channel_refusal(file, call, arg, slot, result.names)
         if refused is not None:
             return refuse(refused)
-        anchor = top_level_statement(names, call)
+        anchor = top_level_statement(names, file.reading.lines, call)
         name = file.fresh_name(found.base_name)
         owner = None
         if found.remove is not None:  # one edit for the deletion and the call, so the gap the def leaves closes cleanly
@@ -726,8 +726,8 @@ class TemporaryFunction(AstRule):
                              f"a module-level one keeps the matrix of its first trace: {why}")
             return "reported"
         body = file.tree.body
-        anchor = top_level_statement(names, call)
-        bound_at = top_level_statement(names, node)
+        anchor = top_level_statement(names, file.reading.lines, call)
+        bound_at = top_level_statement(names, file.reading.lines, node)
         index = next(i for i, x in enumerate(body) if x is bound_at)
         if index < next(i for i, x in enumerate(body) if x is anchor):
             place = anchor

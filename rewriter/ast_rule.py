@@ -11,6 +11,8 @@ of this kind (engine.process_source); beside rules on libcst, they share the rea
 from __future__ import annotations
 
 import ast
+import io
+import tokenize
 from functools import cached_property
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, Callable, Sequence
@@ -378,9 +380,6 @@ def written(file: AstFile, context) -> list:
 
 def _lines_inside_strings(text: str) -> set[int]:
     """The lines of `text` (0 first) that begin inside a string literal spanning lines."""
-    import io
-    import tokenize
-
     inside: set[int] = set()
     try:
         for token in tokenize.generate_tokens(io.StringIO("(" + text + ")").readline):

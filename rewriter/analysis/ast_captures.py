@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Iterator
 
 from .ast_names import branches, in_source_order
+from .ast_structure import is_inside
 from .scope_model import BuiltinScope, ClassScope, GlobalScope
 
 _BUILTINS = frozenset(dir(builtins))
@@ -92,17 +93,6 @@ def free_names(resolver, expr: ast.AST) -> list[FreeName]:
             where = "local"
         out.append(FreeName(node, where, outside))
     return out
-
-
-def ancestors(resolver, node: ast.AST) -> Iterator[ast.AST]:
-    current = resolver.parent(node)
-    while current is not None:
-        yield current
-        current = resolver.parent(current)
-
-
-def is_inside(resolver, node: ast.AST, container: ast.AST) -> bool:
-    return node is container or any(a is container for a in ancestors(resolver, node))
 
 
 def start(node: ast.AST) -> tuple[int, int]:

@@ -43,6 +43,7 @@ from .ast_globals import bound_module
 from .ast_jit import JitAnalysis, positional_params
 from .ast_module import AstModule
 from .ast_names import dotted
+from .ast_structure import enclosing_function
 from .callsites import CallSites, ParamRole, Role, arguments, parameters
 from .installed import is_type_predicate
 from .installed import static_fields as installed_static_fields
@@ -593,15 +594,6 @@ def all_params(fn: Function) -> list[ast.arg]:
     """The parameters in order: named ones, then `*args`, then `**kwargs`."""
     args = fn.args
     return [*parameters(fn), *([args.vararg] if args.vararg else []), *([args.kwarg] if args.kwarg else [])]
-
-
-def enclosing_function(resolver, node: ast.AST) -> Function | None:
-    current = resolver.parent(node)
-    while current is not None:
-        if isinstance(current, _FUNCTIONS):
-            return current
-        current = resolver.parent(current)
-    return None
 
 
 class TracedAnalysis:

@@ -197,6 +197,7 @@ def within(span: Span, outer: Span) -> bool:
     return (outer.line, outer.column) <= (span.line, span.column) \
         and (span.end_line, span.end_column) <= (outer.end_line, outer.end_column)
 
+
 def identifiers_in(root: ast.AST) -> frozenset[str]:
     """Every identifier spelled in `root` (libcst's Names: names, attributes, parameters, defs, imports,
     keywords, match patterns' names)."""

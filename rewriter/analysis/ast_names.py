@@ -118,6 +118,17 @@ def in_source_order(node: ast.AST) -> list[ast.AST]:
     return branches(node)
 
 
+def walk_outside_lambdas(node: ast.AST) -> Iterator[ast.AST]:
+    """`node` and every node in it, not entering lambdas (they run when called); a node's branches are met
+    last written first (libcst's walk in the rules that quote the first of them they meet)."""
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        yield current
+        if type(current) is not ast.Lambda:
+            stack.extend(in_source_order(current))
+
+
 def _by_position(nodes: list) -> list:
     return sorted(nodes, key=lambda n: (n.lineno, n.col_offset))
 
