@@ -268,28 +268,13 @@ class JitInLoop(AstRule):
         or lambda it creates: certainly a new function per call (else: only probably)."""
         node = self._local_def(factory.func)
         if node is None:  # a def of another module, as the project index saw it
-            return self._imported_factory(factory.func) is not None
+            return self.file.imported_factory(factory.func) is not None
         if type(node) not in _DEFS or node.decorator_list:  # type: ignore[attr-defined]
             return False
         nested = {n.name for n in own_nodes(node) if type(n) in _DEFS}  # type: ignore[attr-defined]
         returns = [n for n in own_nodes(node) if type(n) is ast.Return]
         return bool(returns) and all(type(r.value) is ast.Lambda or type(r.value) is ast.Name and r.value.id in nested
                                      for r in returns)
-
-    def _imported_factory(self, func: ast.expr):
-        """The project's fact (RemoteFactory) about the function a callee names, when it is a name imported
-        from another module (and bound nothing else here) whose function builds a new function on every
-        call; None otherwise (ModuleAnalysis.imported_factory)."""
-        project = self.file.project
-        if not project or type(func) is not ast.Name:
-            return None
-        found = project.factory(func.id)
-        if found is None:
-            return None
-        assignments = self.file.names.assignments(func)
-        if len(assignments) != 1 or not _is_import(next(iter(assignments))):
-            return None  # a local of the same name, or rebound: not the imported factory
-        return found
 
     def _report_factory(self, node: ast.Call, app, factory: ast.Call, loops: list, where: str) -> None:
         """A jit of whatever a factory returns, built per iteration or per call: usually a new function

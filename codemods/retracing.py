@@ -1,22 +1,29 @@
 """PML401 retracing."""
 from __future__ import annotations
 
+import ast
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 
 import libcst as cst
 
 from rewriter.analysis.apis import Kind
-from rewriter.analysis.jit import assigned_value, bound_value
-from rewriter.analysis.names import last_name
-from rewriter.analysis.structure import ancestors, enclosing_function, enclosing_loops, is_inside
-from rewriter.analysis.transforms import Transform, match_application, match_transform, positional_params, static_params
-from rewriter.codemod import Codemod, Example, Replace, Unchanged, dedented
+from rewriter.analysis.ast_captures import walked
+from rewriter.analysis.ast_flow import last_name
+from rewriter.analysis.ast_jit import assigned_value, bound_value, match_application, match_transform, positional_params, \
+    static_params
+from rewriter.analysis.ast_names import arguments, in_source_order
+from rewriter.analysis.ast_structure import ancestors, enclosing_function, enclosing_loops, is_inside, line_head
+from rewriter.analysis.transforms import Transform
+from rewriter.ast_rule import AstRule, PlannedFix
+from rewriter.codemod import Replace
 from rewriter.findings import Related, Safety, Severity
+from rewriter.rule import Example, Unchanged, dedented
 
-from ._hazards import own_nodes
-from ._lift import COMMA, NO_SPACE_EQUAL, is_called
-from ._loop_keys import NEW_EACH_TIME, STABLE, VARIES, Loop, bound_names, bound_names_in, read_names, walk
+from ._ast_hazards import own_nodes, spelled_jits
+from ._ast_lift import is_called
+from ._lift import COMMA, NO_SPACE_EQUAL
+from ._loop_keys import COMPREHENSIONS, NEW_EACH_TIME, STABLE, VARIES, Loop, bound_names, bound_names_in, loop_body, read_names
 from ._python_numbers import is_python_number
 
 FORGETTING = frozenset({"phiml.math.jit_compile", "phiml.math.jit_compile_linear"})  # take forget_traces=
@@ -24,15 +31,18 @@ FORGETTING = frozenset({"phiml.math.jit_compile", "phiml.math.jit_compile_linear
 KEEPS_NUMBERS_STATIC = frozenset({"equinox.filter_jit"})
 # Reading these means the program relies on what the trace cache remembers.
 CACHE_ATTRIBUTES = frozenset({"traces", "recorded_mappings", "forget_traces", "matrices_and_biases"})
+_DEFS = (ast.FunctionDef, ast.AsyncFunctionDef)
+_STATEMENT_LOOPS = (ast.For, ast.AsyncFor, ast.While)
+_LOOPS = (*_STATEMENT_LOOPS, *COMPREHENSIONS)
 
 
 @dataclass(frozen=True)
 class Jitted:
     """A function a call reaches through a jit transform, and the expression that configures it."""
 
-    function: cst.FunctionDef | cst.Lambda
+    function: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda
     transform: Transform
-    holder: cst.CSTNode  # the decorator expression or the application call that gets `forget_traces=True`
+    holder: ast.expr  # the decorator expression or the application call that gets `forget_traces=True`
     called_as: str = ""  # the name the loop calls it by (`advance = jit_compile(_advance)`)
     factory: str = ""  # `step = make_step(...)`: the function of this file that built it
     bound: int = 0  # leading parameters the call does not pass: `self` of a method called as `self.step(...)`
@@ -41,7 +51,7 @@ class Jitted:
     def name(self) -> str:
         if self.called_as:
             return self.called_as
-        return self.function.name.value if isinstance(self.function, cst.FunctionDef) else "<lambda>"
+        return self.function.name if isinstance(self.function, _DEFS) else "<lambda>"
 
     @property
     def phiml(self) -> bool:
@@ -62,12 +72,12 @@ class Cause:
     repeats: bool  # the key may come back (the cache then helps): reported at info level, never fixed
     spelling: str
     detail: str = ""  # "instance": the class; "reallocated": the argument as written
-    place: cst.CSTNode | None = field(default=None, compare=False)  # where the key changes: an assignment in the loop
+    place: ast.AST | None = field(default=None, compare=False)  # where the key changes: an assignment in the loop
     sometimes: bool = False  # never repeats, but changes only on some iterations (`if plateau: n += 1`)
     outer: bool = False  # stable in the innermost loop, changes with an outer one
 
 
-class Retracing(Codemod):
+class Retracing(AstRule):
     """A jit-compiled function is traced again whenever what its cache is keyed on changes. PhiML
     keys on auxiliary argument values, non-tensor arguments (strings, objects, functions by
     identity) and tensor shapes; jax on static arguments and shapes; `tf.function` on Python values
@@ -264,87 +274,91 @@ class Retracing(Codemod):
         return not facts.called_in_loops.isdisjoint(facts.jit_decorated | facts.jit_bindings.keys() | factories) or any(
             facts.assigned_calls.get(name, set()) & factories for name in facts.called_in_loops)
 
-    def __init__(self, file) -> None:
-        super().__init__(file)
-        self._calls: list[cst.Call] = []
-        self._defs_in_loops: list[cst.FunctionDef] = []
-
-    def visit_Call(self, node: cst.Call) -> None:
-        if self.file.syntax.loop_depth and (isinstance(node.func, cst.Name) or _on_self(node.func)):
-            self._calls.append(node)
-
-    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
-        if self.file.syntax.loop_depth and node.decorators:
-            self._defs_in_loops.append(node)
-
-    def leave_Module(self, original_node: cst.Module) -> None:
-        fixed: dict[int, cst.Call] = {}  # function -> the call whose finding carries its fix
-        for node in self._defs_in_loops:
+    def check(self) -> None:
+        """The decorated defs and the calls of a name or of `self.<name>` in a loop (what libcst's visit saw
+        with a loop around, in the order written); then what a profile run saw."""
+        fixed: dict[int, ast.Call] = {}  # function -> the call whose finding carries its fix
+        calls: list[ast.Call] = []
+        defs: list[ast.FunctionDef | ast.AsyncFunctionDef] = []
+        stack: list[tuple[ast.AST, bool]] = [(self.file.tree, False)]
+        while stack:
+            node, in_loop = stack.pop()
+            if in_loop:
+                if isinstance(node, ast.Call) and (isinstance(node.func, ast.Name) or _on_self(node.func)):
+                    calls.append(node)
+                elif isinstance(node, _DEFS) and node.decorator_list:
+                    defs.append(node)
+            inner = in_loop or isinstance(node, _LOOPS)
+            stack.extend((child, inner) for child in reversed(in_source_order(node)))
+        for node in defs:
             self._check_def_in_loop(node)
-        for call in self._calls:
-            if isinstance(call.func, cst.Attribute):
+        spelled = spelled_jits(self.file)
+        for call in calls:
+            if isinstance(call.func, ast.Attribute):
                 if self._method(call) is not None:
                     self._check_call(call, fixed)
             elif self._factory(call.func) is not None or self._remote_factory(call.func) is not None:
                 self._check_factory_call(call)
-            elif self.file.syntax.may_be_jitted(call.func) or self._built_by_factory(call.func):
+            elif spelled.may_be_jitted(call.func) or self._built_by_factory(call.func):
                 self._check_call(call, fixed)
         self._check_evidence(fixed)
 
     # -- static: a new jit function on every iteration ---------------------------------------------
-    def _check_def_in_loop(self, node: cst.FunctionDef) -> None:
+    def _check_def_in_loop(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
         """`for dt in dts: @jit_compile def step(x): ...`: the def runs, and makes a new jit function with
         an empty cache, every iteration. PML102 leaves defs in loops alone, PML101 those passed on."""
-        names = self.file.analysis.names
+        file = self.file
+        names = file.names
         jitted = self._decorated(node)
-        if jitted is None or self.file.analysis.jit.enclosing_context(node) is not None:
+        if jitted is None or file.jit.enclosing_context(node) is not None:
             return
         loops = enclosing_loops(names, node)
-        if not loops or not isinstance(loops[0], (cst.For, cst.While)) or _few_values(loops[0]):
+        if not loops or not isinstance(loops[0], _STATEMENT_LOOPS) or _few_values(loops[0]):
             return
         scope = names.scope(node)
-        bindings = scope.assignments[node.name.value] if scope is not None else ()
+        bindings = scope.assignments[node.name] if scope is not None else ()
         binding = next((a for a in bindings if getattr(a, "node", None) is node), None)
         if binding is None or len(bindings) != 1:
             return
         references = [r.node for r in binding.references]
         if not references or not all(is_called(names, r) and is_inside(names, r, loops[0]) for r in references):
             return  # passed on (PML101's business), or used after the loop
-        loop = Loop.of(loops[0])
-        varying = sorted(read_names(node.body) & (loop.counters | loop.changed) - {node.name.value})
-        name = node.name.value
+        loop = self._loop(loops[0])
+        varying = sorted(read_names(node.body) & (loop.counters | loop.changed) - {node.name})
+        name = node.name
         how = _retraces(jitted.transform.framework)
         cure = (f"define it once, before the loop or at module level, taking {_listed(varying)} as "
                 f"{'an argument' if len(varying) == 1 else 'arguments'} ({_argument_advice(jitted)})"
                 if varying else "define it once, before the loop or at module level")
         reads = f"it reads {_listed(varying)}, which change{'s' if len(varying) == 1 else ''} in the loop; " if varying else ""
-        self.report(node.name, f"`{name}` is jit-compiled inside the loop: {how} a new jit function every iteration",
-                    hint=cure, note=f"{reads}each new jit function (`{jitted.transform.api.name}`) starts with an empty trace cache")
+        self.report(node, f"`{name}` is jit-compiled inside the loop: {how} a new jit function every iteration",
+                    hint=cure, note=f"{reads}each new jit function (`{jitted.transform.api.name}`) starts with an empty trace cache",
+                    place=file.python.name_place(node))
 
-    def _check_factory_call(self, call: cst.Call) -> None:
+    def _check_factory_call(self, call: ast.Call) -> None:
         """`op = make_op(dt)` in a loop, where `make_op` returns a jit function it creates: a new one,
         with an empty cache, every iteration."""
-        names = self.file.analysis.names
+        file = self.file
+        names = file.names
         local = self._factory(call.func)
         if local is not None:
-            factory_name, api, framework = local[0].name.value, local[1].transform.api.name, local[1].transform.framework
-            related = [(local[0].name, f"`{factory_name}` is defined here")]
+            factory_name, api, framework = local[0].name, local[1].transform.api.name, local[1].transform.framework
+            related: list = [(file.python.name_place(local[0]), f"`{factory_name}` is defined here")]
         else:
             remote = self._remote_factory(call.func)
             factory_name, api, framework = remote.function, remote.jit_api, remote.framework
             related = [Related.line_of(remote.path, remote.line, f"`{factory_name}` is defined here")]
-        if self.file.analysis.jit.enclosing_context(call) is not None:
+        if file.jit.enclosing_context(call) is not None:
             return  # inside a traced body: inlined into the outer trace
         loops = enclosing_loops(names, call)
-        if not loops or not isinstance(loops[0], (cst.For, cst.While)) or _few_values(loops[0]):
+        if not loops or not isinstance(loops[0], _STATEMENT_LOOPS) or _few_values(loops[0]):
             return
-        parent = names.parent(call)
-        if isinstance(parent, cst.Arg) and isinstance(names.parent(parent), cst.Call) \
-                and match_application(names, names.parent(parent), (Kind.JIT,)) is not None:
+        outer = _argument_of(names, call)
+        if outer is not None and match_application(names, outer, (Kind.JIT,)) is not None:
             return  # `jit(make_op(dt))`: PML302 / PML303
-        loop = Loop.of(loops[0])
+        loop = self._loop(loops[0])
         varying = sorted(read_names(call) & (loop.counters | loop.changed) - {factory_name})
-        spelling = self.file.code(call).strip()
+        spelling = file.code(call).strip()
         how = _retraces(framework)
         advice = _framework_advice(framework)
         note = f"each new jit function (`{api}` in `{factory_name}`) starts with an empty trace cache"
@@ -363,18 +377,18 @@ class Retracing(Codemod):
         self.report(call, f"`{factory_name}(...)` builds a new jit function every iteration: {how} each one anew",
                     hint=cure, note=note, related=related)
 
-    def _factory(self, func: cst.BaseExpression) -> tuple[cst.FunctionDef, Jitted] | None:
+    def _factory(self, func: ast.expr) -> tuple[ast.FunctionDef | ast.AsyncFunctionDef, Jitted] | None:
         """`make_op`: a function of this file whose every `return` hands out a jit function it creates."""
-        if not isinstance(func, cst.Name):
+        if not isinstance(func, ast.Name):
             return None
-        assignments = self.file.analysis.names.assignments(func)
+        assignments = self.file.names.assignments(func)
         if len(assignments) != 1:
             return None
         node = getattr(next(iter(assignments)), "node", None)
-        if not isinstance(node, cst.FunctionDef) or node.decorators:
+        if not isinstance(node, _DEFS) or node.decorator_list:
             return None  # a decorator (`functools.cache`) may hand out the same function again
         found = None
-        returns = [n for n in own_nodes(node) if isinstance(n, cst.Return)]
+        returns = [n for n in own_nodes(node) if isinstance(n, ast.Return)]
         for ret in returns:
             jitted = self._created_jit(ret.value, node) if ret.value is not None else None
             if jitted is None:
@@ -382,49 +396,49 @@ class Retracing(Codemod):
             found = found or jitted
         return (node, found) if found is not None else None
 
-    def _remote_factory(self, func: cst.BaseExpression):
+    def _remote_factory(self, func: ast.expr):
         """`make_op` imported from another module of the project, which returns a jit function it
         creates on every call (rewriter/project/index.py); None otherwise."""
-        found = self.file.analysis.imported_factory(func)
+        found = self.file.imported_factory(func)
         return found if found is not None and found.jit_api else None
 
-    def _created_jit(self, value: cst.BaseExpression, factory: cst.FunctionDef) -> Jitted | None:
-        names = self.file.analysis.names
-        if isinstance(value, cst.Name):
-            defs = [n for n in own_nodes(factory) if isinstance(n, cst.FunctionDef) and n.name.value == value.value]
+    def _created_jit(self, value: ast.expr, factory: ast.FunctionDef | ast.AsyncFunctionDef) -> Jitted | None:
+        names = self.file.names
+        if isinstance(value, ast.Name):
+            defs = [n for n in own_nodes(factory) if isinstance(n, _DEFS) and n.name == value.id]
             if len(defs) == 1:
                 return self._decorated(defs[0])
-            binding = [n for n in own_nodes(factory) if isinstance(n, cst.Assign) and len(n.targets) == 1
-                       and isinstance(n.targets[0].target, cst.Name) and n.targets[0].target.value == value.value]
+            binding = [n for n in own_nodes(factory) if isinstance(n, ast.Assign) and len(n.targets) == 1
+                       and isinstance(n.targets[0], ast.Name) and n.targets[0].id == value.id]
             value = binding[0].value if len(binding) == 1 else value
-        if isinstance(value, cst.Call):
+        if isinstance(value, ast.Call):
             app = match_application(names, value, (Kind.JIT,))
             if app is not None:
-                functions = self.file.analysis.jit.functions_denoted(app.function)
+                functions = self.file.jit.functions_denoted(app.function)
                 return Jitted(functions[0], app.transform, app.call) if len(functions) == 1 else None
         return None
 
-    def _built_by_factory(self, func: cst.BaseExpression) -> bool:
-        value = bound_value(self.file.analysis.names, func)
-        return isinstance(value, cst.Call) and self._factory(value.func) is not None
+    def _built_by_factory(self, func: ast.expr) -> bool:
+        value = bound_value(self.file.names, func)
+        return isinstance(value, ast.Call) and self._factory(value.func) is not None
 
     # -- static: calls in loops -----------------------------------------------------------------
-    def _check_call(self, call: cst.Call, fixed: dict[int, cst.Call]) -> None:
-        names = self.file.analysis.names
-        if self.file.analysis.jit.enclosing_context(call) is not None:
+    def _check_call(self, call: ast.Call, fixed: dict[int, ast.Call]) -> None:
+        names = self.file.names
+        if self.file.jit.enclosing_context(call) is not None:
             return  # inside a traced body the call is inlined into the outer trace
         loops = enclosing_loops(names, call)
         if not loops:
             return
-        jitted = self._method(call) if isinstance(call.func, cst.Attribute) else self._jitted(call.func)
+        jitted = self._method(call) if isinstance(call.func, ast.Attribute) else self._jitted(call.func)
         if jitted is None or _forgets(jitted):
             return  # with `forget_traces=True` memory is bounded already: the author chose
         if jitted.factory and any(is_inside(names, a.node, loops[0]) for a in names.assignments(call.func)
                                   if getattr(a, "node", None) is not None):
             return  # built anew in the loop: reported at the factory call
-        if isinstance(jitted.function, cst.FunctionDef) and is_inside(names, jitted.function, loops[0]):
+        if isinstance(jitted.function, _DEFS) and is_inside(names, jitted.function, loops[0]):
             return  # defined anew in the loop: reported at the def
-        loop = Loop.of(loops[0])
+        loop = self._loop(loops[0])
         cause = self._cause(call, jitted, loop)
         inner = bound_names(loops[0])
         for outer in loops[1:]:
@@ -432,17 +446,17 @@ class Retracing(Codemod):
                 break
             # stable within the inner loop, the key may change between its runs: then it traces once per
             # change (the names the inner loops assign are judged there, not here)
-            loop = Loop.of(outer).without(inner)
+            loop = self._loop(outer).without(inner)
             inner |= bound_names(outer)
             cause = self._cause(call, jitted, loop)
             if cause is not None and not cause.repeats:
                 cause = replace(cause, sometimes=True, outer=True)
         if cause is None:
             return
-        message, cure, why = self._message(call, jitted, cause, loop)
+        message, cure, why = self._message(jitted, cause, loop)
         grows = cause.what == "shape" and cause.spelling in loop.growing
         if cause.place is None:
-            related = []
+            related: list = []
         elif cause.what == "reallocated":
             related = [(cause.place, f"`{cause.detail}` is reallocated here, after its buffer overflowed")]
         else:
@@ -452,25 +466,27 @@ class Retracing(Codemod):
                 why = "; ".join(filter(None, (why, "if the values repeat, the trace cache serves them")))
             self.report(call, message, hint=cure, note=why, related=related, severity=Severity.INFO)
             return
-        edit, refusal = self._forget(jitted)
-        if edit is None:
+        fix, refusal = self._forget(jitted)
+        if fix is None:
             self.report(call, message, hint=cure, note="; ".join(filter(None, (refusal, why))), related=related)
             return
         if id(jitted.function) in fixed:
             self.report(call, message, hint=cure, note="; ".join(filter(None, (why, "`forget_traces=True` is proposed with another finding"))),
                         related=[*related, (fixed[id(jitted.function)], "`forget_traces=True` is proposed with this finding")])
             return
-        finding = self.report(call, message, edits=[edit], related=related,
-                              fix_description="add `forget_traces=True`: PhiML keeps only the latest trace",
+        finding = self.report(call, message, fix=fix, related=related,
                               note="; ".join(filter(None, (why, f"each {'change' if cause.sometimes else 'call'} still traces; "
                                                                 f"stable key: {cure}"))))
         if finding is not None:
             fixed[id(jitted.function)] = call
 
-    def _jitted(self, func: cst.BaseExpression) -> Jitted | None:
+    def _loop(self, node: ast.AST) -> Loop:
+        return Loop.of(node, self.file.reading)
+
+    def _jitted(self, func: ast.expr) -> Jitted | None:
         """The jit-compiled function a name denotes: a decorated def, or `name = jit(f)` at module level."""
-        names = self.file.analysis.names
-        if not isinstance(func, cst.Name):
+        names = self.file.names
+        if not isinstance(func, ast.Name):
             return None
         assignments = names.assignments(func)
         if len(assignments) != 1:
@@ -478,50 +494,50 @@ class Retracing(Codemod):
         if len(assignments) != 1:
             return None
         node = getattr(next(iter(assignments)), "node", None)
-        if isinstance(node, cst.FunctionDef):
+        if isinstance(node, _DEFS):
             return self._decorated(node)
         value = assigned_value(names, node)
-        if not isinstance(value, cst.Call):
+        if not isinstance(value, ast.Call):
             return None
         built = self._factory(value.func)
         if built is not None:
             factory, jitted = built
-            return Jitted(jitted.function, jitted.transform, jitted.holder, func.value, factory.name.value)
+            return Jitted(jitted.function, jitted.transform, jitted.holder, func.id, factory.name)
         app = match_application(names, value, (Kind.JIT,))
         if app is None:
             return None
-        functions = self.file.analysis.jit.functions_denoted(app.function)
-        return Jitted(functions[0], app.transform, app.call, func.value) if len(functions) == 1 else None
+        functions = self.file.jit.functions_denoted(app.function)
+        return Jitted(functions[0], app.transform, app.call, func.id) if len(functions) == 1 else None
 
-    def _method(self, call: cst.Call) -> Jitted | None:
+    def _method(self, call: ast.Call) -> Jitted | None:
         """`self.step(...)` in a method of a class whose own `step` is jit-decorated (jax, tensorflow,
         equinox: PhiML's `jit_compile` does not bind `self`). Judged by the class's own def: a subclass
         that overrides it is not seen."""
-        names = self.file.analysis.names
+        names = self.file.names
         function = enclosing_function(names, call)
-        if not isinstance(function, cst.FunctionDef) or not _on_self(call.func):
+        func = call.func
+        if not isinstance(function, _DEFS) or not _on_self(func):
             return None
         first = positional_params(function)[:1]
-        block = names.parent(function)
-        owner = names.parent(block) if block is not None else None
-        if first != [call.func.value.value] or not isinstance(owner, cst.ClassDef) or _not_plain_method(function):
+        owner = names.parent(function)
+        if first != [func.value.id] or not isinstance(owner, ast.ClassDef) or _not_plain_method(function):  # type: ignore[attr-defined]
             return None
-        defs = [n for n in owner.body.body if isinstance(n, cst.FunctionDef) and n.name.value == call.func.attr.value]
+        defs = [n for n in owner.body if isinstance(n, _DEFS) and n.name == func.attr]  # type: ignore[attr-defined]
         if len(defs) != 1 or _not_plain_method(defs[0]) or not positional_params(defs[0]):
             return None
         jitted = self._decorated(defs[0])
         if jitted is None or jitted.phiml:
             return None
-        return Jitted(defs[0], jitted.transform, jitted.holder, f"{call.func.value.value}.{call.func.attr.value}", bound=1)
+        return Jitted(defs[0], jitted.transform, jitted.holder, f"{func.value.id}.{func.attr}", bound=1)  # type: ignore[attr-defined]
 
-    def _decorated(self, node: cst.FunctionDef) -> Jitted | None:
-        for decorator in node.decorators:
-            transform = match_transform(self.file.analysis.names, decorator.decorator, (Kind.JIT,))
+    def _decorated(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> Jitted | None:
+        for decorator in node.decorator_list:
+            transform = match_transform(self.file.names, decorator, (Kind.JIT,))
             if transform is not None:
-                return Jitted(node, transform, decorator.decorator)
+                return Jitted(node, transform, decorator)
         return None
 
-    def _cause(self, call: cst.Call, jitted: Jitted, loop: Loop) -> Cause | None:
+    def _cause(self, call: ast.Call, jitted: Jitted, loop: Loop) -> Cause | None:
         """The first argument whose trace key changes across iterations (the costliest kind first)."""
         static = jitted.static()
         if static is None:
@@ -529,47 +545,49 @@ class Retracing(Codemod):
         framework = jitted.transform.framework
         if framework not in ("phiml", "jax", "tensorflow"):
             return None
+        code = self.file.code
         found: list[Cause] = []
-        given: dict[str, cst.BaseExpression] = {}
-        for parameter, arg in _bound_arguments(call, jitted.function, jitted.bound):
-            given[parameter] = arg.value
-            if isinstance(arg.value, cst.Name) and self._reset_before(loop, arg.value.value, call):
+        given: dict[str, ast.expr] = {}
+        for parameter, value in _bound_arguments(call, jitted.function, jitted.bound):
+            given[parameter] = value
+            named = value.id if isinstance(value, ast.Name) else None
+            if named is not None and self._reset_before(loop, named, call):
                 continue
-            spelling = self.file.code(arg.value).strip()
+            spelling = code(value).strip()
             place = None
-            if isinstance(arg.value, cst.Name) and loop.value_of(arg.value.value) is not None:
-                spelling = f"{spelling} = {self.file.code(loop.value_of(arg.value.value)).strip()}"
-                place = _assignment(loop, arg.value.value)
-            elif isinstance(arg.value, cst.Name) and arg.value.value in loop.growing:
-                place = _assignment(loop, arg.value.value)
-            key = loop.key(arg.value)
-            instance = self._new_instance(arg.value, loop) if framework in ("phiml", "jax") else None
+            single = loop.value_of(named) if named is not None else None
+            if named is not None and single is not None:
+                spelling = f"{spelling} = {code(single).strip()}"
+                place = _assignment(loop, named)
+            elif named is not None and named in loop.growing:
+                place = _assignment(loop, named)
+            key = loop.key(value)
+            instance = self._new_instance(value, loop) if framework in ("phiml", "jax") else None
             # PhiML: a plain object as a non-tensor argument is a key compared by `==` (an auxiliary one
             # must be a tree PhiML can `stop_gradient`, which a plain object is not: it fails, not re-traces).
             if instance is not None and (parameter in static) == (framework == "jax"):
                 found.append(Cause(parameter, "instance", False, spelling, instance, place))
                 continue
             if parameter in static:
-                if key != STABLE and not loop.new_function(arg.value):
+                if key != STABLE and not loop.new_function(value):
                     found.append(Cause(parameter, "auxiliary" if framework == "phiml" else "static", key == VARIES, spelling,
                                        place=place))
                 continue
-            reallocated = _reallocation(loop, arg.value)
+            reallocated = _reallocation(loop, value)
             if reallocated is not None:
-                found.append(Cause(parameter, "reallocated", True, self.file.code(reallocated).strip(),
-                                   self.file.code(arg.value).strip(), reallocated))
-            elif key != STABLE and framework == "phiml" and _objects(loop, arg.value) is not None:
-                found.append(Cause(parameter, "objects", True, self.file.code(_objects(loop, arg.value)).strip(), place=place))
-            elif loop.new_function(arg.value) and framework == "phiml":
+                found.append(Cause(parameter, "reallocated", True, code(reallocated).strip(), code(value).strip(), reallocated))
+            elif key != STABLE and framework == "phiml" and (objects := _objects(loop, value)) is not None:
+                found.append(Cause(parameter, "objects", True, code(objects).strip(), place=place))
+            elif loop.new_function(value) and framework == "phiml":
                 found.append(Cause(parameter, "function", False, spelling, place=place))
-            elif loop.grows(arg.value) is not None:
+            elif loop.grows(value) is not None:
                 found.append(Cause(parameter, "shape", False, spelling, place=place))
-            elif key != STABLE and _is_text(arg.value) and framework == "phiml":
+            elif key != STABLE and _is_text(value) and framework == "phiml":
                 found.append(Cause(parameter, "value", key == VARIES, spelling, place=place))
-            elif key == NEW_EACH_TIME and framework == "tensorflow" and _is_number(arg.value):
+            elif key == NEW_EACH_TIME and framework == "tensorflow" and _is_number(value):
                 found.append(Cause(parameter, "number", False, spelling, place=place))
             elif key != STABLE and jitted.transform.api.name in KEEPS_NUMBERS_STATIC \
-                    and is_python_number(self.file.analysis.names, arg.value):
+                    and is_python_number(self.file.names, value):
                 found.append(Cause(parameter, "number", key == VARIES, spelling, place=place))
         found = [c if c.repeats or loop.every_iteration(given[c.parameter]) else
                  Cause(c.parameter, c.what, c.repeats, c.spelling, c.detail, c.place, sometimes=True) for c in found]
@@ -577,7 +595,7 @@ class Retracing(Codemod):
         found.sort(key=lambda c: (c.repeats, order.index(c.what)))
         return found[0] if found else None
 
-    def _message(self, call: cst.Call, jitted: Jitted, cause: Cause, loop: Loop) -> tuple[str, str, str]:
+    def _message(self, jitted: Jitted, cause: Cause, loop: Loop) -> tuple[str, str, str]:
         """(what is wrong, the stable key to use instead, what else explains it) for a call's cause."""
         name, p = jitted.name, cause.parameter
         framework = jitted.transform.framework
@@ -633,131 +651,194 @@ class Retracing(Codemod):
                 f"must stay a Python number, and then each new value compiles",
                 f"`{jitted.transform.api.name}` keeps every argument that is not an array static: one compile per value")
 
-    def _reset_before(self, loop: Loop, name: str, call: cst.Call) -> bool:
+    def _reset_before(self, loop: Loop, name: str, call: ast.Call) -> bool:
         """`level = START` at the top of the loop body, before the statement of the call, and nothing
-        between rebinds it: whatever the rest of the body does to `level`, the call sees `START`."""
-        body = getattr(getattr(loop.node, "body", None), "body", None)
-        if not isinstance(body, (list, tuple)):
+        between rebinds it: whatever the rest of the body does to `level`, the call sees `START`. Lines
+        are what count (libcst's statements): an assignment sharing its line with another statement, or
+        in a one-line body, proves nothing."""
+        if not isinstance(loop.node, _STATEMENT_LOOPS):
             return False
-        names = self.file.analysis.names
-        statement = next((a for a in [call, *ancestors(names, call)] if any(a is s for s in body)), None)
-        if statement is None:
+        body = loop.node.body
+        names = self.file.names
+        statement = next((a for a in [call, *ancestors(names, call)] if isinstance(a, ast.stmt) and any(a is s for s in body)), None)
+        head = line_head(names, self.file.reading.lines, statement) if statement is not None else None  # type: ignore[union-attr]
+        if head is None:
             return False
-        before = body[:next(i for i, s in enumerate(body) if s is statement)]
-        for earlier in reversed(before):
-            if name not in bound_names_in(earlier):
+        lines: list[list[ast.stmt]] = []  # the statements before the call's line, a line at a time
+        for earlier in body[:next(i for i, s in enumerate(body) if s is head)]:
+            if lines and (lines[-1][-1].end_lineno or 0) >= earlier.lineno:
+                lines[-1].append(earlier)
+            else:
+                lines.append([earlier])
+        for line in reversed(lines):
+            if not any(name in bound_names_in(s) for s in line):
                 continue
-            small = earlier.body[0] if isinstance(earlier, cst.SimpleStatementLine) and len(earlier.body) == 1 else None
-            if isinstance(small, cst.Assign) and len(small.targets) == 1 and isinstance(small.targets[0].target, cst.Name) \
-                    and small.targets[0].target.value == name:
+            small = line[0] if len(line) == 1 else None
+            if isinstance(small, ast.Assign) and len(small.targets) == 1 and isinstance(small.targets[0], ast.Name) \
+                    and small.targets[0].id == name:
                 value = small.value
                 return name not in read_names(value) and loop.key(value) == STABLE
             return False
         return False
 
-    def _new_instance(self, expr: cst.BaseExpression, loop: Loop) -> str | None:
+    def _new_instance(self, expr: ast.expr, loop: Loop) -> str | None:
         """The class of `expr` when it creates, every iteration, an instance of a class of this file
         that compares by identity (no `__eq__`, no decorator, no base class that could add one)."""
-        if isinstance(expr, cst.Name) and loop.value_of(expr.value) is not None and expr.value in loop.changed:
-            expr = loop.value_of(expr.value)
-        if not isinstance(expr, cst.Call) or not isinstance(expr.func, cst.Name):
+        if isinstance(expr, ast.Name) and loop.value_of(expr.id) is not None and expr.id in loop.changed:
+            expr = loop.value_of(expr.id)  # type: ignore[assignment]
+        if not isinstance(expr, ast.Call) or not isinstance(expr.func, ast.Name):
             return None
-        assignments = self.file.analysis.names.assignments(expr.func)
+        assignments = self.file.names.assignments(expr.func)
         if len(assignments) != 1:
             return None
         node = getattr(next(iter(assignments)), "node", None)
-        if not isinstance(node, cst.ClassDef) or node.decorators:
+        if not isinstance(node, ast.ClassDef) or node.decorator_list:
             return None
-        if any(not (isinstance(b.value, cst.Name) and b.value.value == "object") for b in node.bases) or node.keywords:
+        if any(not (isinstance(b, ast.Name) and b.id == "object") for b in node.bases) or node.keywords:
             return None
-        own = {n.name.value for n in node.body.body if isinstance(n, cst.FunctionDef)}
-        assigned = {t.target.value for line in node.body.body if isinstance(line, cst.SimpleStatementLine)
-                    for small in line.body if isinstance(small, cst.Assign)
-                    for t in small.targets if isinstance(t.target, cst.Name)}
+        own = {n.name for n in node.body if isinstance(n, _DEFS)}
+        assigned = {t.id for statement in node.body if isinstance(statement, ast.Assign)
+                    for t in statement.targets if isinstance(t, ast.Name)}
         if own & {"__eq__", "__hash__", "__new__"} or (own | assigned) & {"__variable_attrs__", "__value_attrs__", "__eq__"}:
             return None
-        return node.name.value
+        return node.name
 
     # -- the fix --------------------------------------------------------------------------------
-    def _forget(self, jitted: Jitted) -> tuple[Replace | None, str]:
-        """The edit adding `forget_traces=True`, or why there is none."""
+    def _forget(self, jitted: Jitted) -> tuple[PlannedFix | None, str]:
+        """The fix adding `forget_traces=True`, or why there is none."""
         if jitted.transform.api.name not in FORGETTING:
             return None, ""
         if jitted.transform.keyword("forget_traces") is not None:
             return None, "its `forget_traces` is set explicitly: left as chosen"
         if self._reads_cache:
             return None, "not fixed: this module inspects the trace cache (`.traces`, `trace_check`), which forgetting would change"
-        if isinstance(jitted.function, cst.FunctionDef) and enclosing_function(self.file.analysis.names, jitted.function) is not None:
+        if isinstance(jitted.function, _DEFS) and enclosing_function(self.file.names, jitted.function) is not None:
             return None, "not fixed: the def is nested in a function (PML102 moves it to module level first)"
         holder = jitted.holder
-        keyword = cst.Arg(cst.Name("True"), keyword=cst.Name("forget_traces"), equal=NO_SPACE_EQUAL)
-        if isinstance(holder, (cst.Name, cst.Attribute)):
-            return Replace(holder, cst.Call(holder, [keyword])), ""
-        if isinstance(holder, cst.Call) and holder.args and not any(a.star for a in holder.args):
-            args = list(holder.args)
-            args[-1] = args[-1].with_changes(comma=COMMA)
-            return Replace(holder, holder.with_changes(args=[*args, keyword])), ""
+        if isinstance(holder, (ast.Name, ast.Attribute)) or isinstance(holder, ast.Call) and (holder.args or holder.keywords) \
+                and not any(isinstance(a, ast.Starred) for a in holder.args) and all(k.arg is not None for k in holder.keywords):
+            return PlannedFix("add `forget_traces=True`: PhiML keeps only the latest trace", (holder,), _write_forget,
+                              reads=(holder,)), ""
         return None, "not fixed: the transform is configured in a way this rule does not edit"
 
     @cached_property
     def _reads_cache(self) -> bool:
-        return any(isinstance(n, cst.Attribute) and n.attr.value in CACHE_ATTRIBUTES
-                   or isinstance(n, cst.Name) and n.value == "trace_check" for n in walk(self.file.module))
+        return any(_reads_cache(node) for node in ast.walk(self.file.tree))
 
     # -- evidence from `phiml-rewrite profile` -------------------------------------------------------
-    def _check_evidence(self, fixed: dict[int, int]) -> None:
-        evidence = self.file.evidence
+    def _check_evidence(self, fixed: dict[int, ast.Call]) -> None:
+        file = self.file
+        evidence = file.evidence
         if not evidence:
             return
-        for context in self.file.analysis.jit.contexts:
+        for context in file.jit.contexts:
             if context.how == "called" or id(context.function) in fixed:
                 continue
-            lines = _first_lines(self, context.function)
+            function = context.function
+            lines = self._first_lines(function)
             text = next((evidence[line] for line in lines if line in evidence), None)
             if text is None:
                 continue
             if context.how == "decorator":
-                jitted = self._decorated(context.function)
+                jitted = self._decorated(function)
             else:
-                app = self.file.analysis.jit.application_of(context.function)
-                jitted = Jitted(context.function, app.transform, app.call) if app is not None else None
+                app = file.jit.application_of(function)
+                jitted = Jitted(function, app.transform, app.call) if app is not None else None
             if jitted is None or _forgets(jitted):
                 continue
-            edit, refusal = self._forget(jitted)
-            target = context.function.name if isinstance(context.function, cst.FunctionDef) else context.function
+            fix, refusal = self._forget(jitted)
+            # At a def: its name, where libcst has a node inside the def (`args`, as near, for what encloses it).
+            target, place = (function.args, file.python.name_place(function)) if isinstance(function, _DEFS) else (function, None)
             message = f"`{jitted.name}` re-traced at run time ({text})"
-            if edit is None:
-                self.report(target, message, hint="make the key that changes between calls stable", note=refusal)
+            if fix is None:
+                self.report(target, message, hint="make the key that changes between calls stable", note=refusal, place=place)
                 continue
-            self.report(target, message, edits=[edit], note="each new key still traces",
-                        fix_description="add `forget_traces=True`: PhiML keeps only the latest trace")
+            self.report(target, message, fix=fix, note="each new key still traces", place=place)
+
+    def _first_lines(self, function: ast.AST) -> set[int]:
+        """The lines Python reports for a def: its first decorator's (`co_firstlineno`) and the `def`'s."""
+        python = self.file.python
+        lines = {self.file.span(function).line}
+        if isinstance(function, _DEFS):
+            lines.add(python.name_place(function).line)
+            if function.decorator_list:
+                lines.add(python.decorator_place(function.decorator_list[0]).line)
+        return lines
 
 
-def _on_self(func: cst.BaseExpression) -> bool:
+def _write_forget(context, holder: cst.BaseExpression):
+    """`forget_traces=True` added to the jit decorator or application `holder`."""
+    keyword = cst.Arg(cst.Name("True"), keyword=cst.Name("forget_traces"), equal=NO_SPACE_EQUAL)
+    if isinstance(holder, (cst.Name, cst.Attribute)):
+        return [Replace(holder, cst.Call(holder, [keyword]))]
+    if isinstance(holder, cst.Call) and holder.args and not any(a.star for a in holder.args):
+        args = list(holder.args)
+        args[-1] = args[-1].with_changes(comma=COMMA)
+        return [Replace(holder, holder.with_changes(args=[*args, keyword]))]
+    return None
+
+
+def _reads_cache(node: ast.AST) -> bool:
+    """`node` spells a name of the trace cache (CACHE_ATTRIBUTES as an attribute, `trace_check` anywhere),
+    as libcst's names there are: attribute and keyword names, and the parts of an import's dotted path."""
+    if isinstance(node, ast.Name):
+        return node.id == "trace_check"
+    if isinstance(node, ast.Attribute):
+        return node.attr == "trace_check" or node.attr in CACHE_ATTRIBUTES
+    if isinstance(node, (ast.keyword, ast.arg)):
+        return node.arg == "trace_check"
+    if isinstance(node, (*_DEFS, ast.ClassDef)):
+        return node.name == "trace_check"
+    if isinstance(node, ast.alias):
+        return _spells_cache(node.name) or node.asname == "trace_check"
+    if isinstance(node, ast.ImportFrom):
+        return _spells_cache(node.module or "")
+    if isinstance(node, (ast.Global, ast.Nonlocal)):
+        return "trace_check" in node.names
+    return False
+
+
+def _spells_cache(dotted: str) -> bool:
+    """`phiml.math.trace_check`, `x.traces`: a module path naming the cache (its attributes, past the first part)."""
+    path = dotted.split(".")
+    return "trace_check" in path or bool(CACHE_ATTRIBUTES.intersection(path[1:]))
+
+
+def _on_self(func: ast.expr) -> bool:
     """`self.step`: an attribute of a plain name (the method's first parameter is checked later)."""
-    return isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name)
+    return isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name)
 
 
-def _not_plain_method(function: cst.FunctionDef) -> bool:
-    return any(last_name(d.decorator) in ("staticmethod", "classmethod", "property") for d in function.decorators)
+def _not_plain_method(function: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    return any(last_name(d) in ("staticmethod", "classmethod", "property") for d in function.decorator_list)
 
 
-def _few_values(loop: cst.CSTNode) -> bool:
+def _argument_of(names, node: ast.expr) -> ast.Call | None:
+    """The call `node` is an argument of (`jit(make_op(dt))`), if any."""
+    parent = names.parent(node)
+    if isinstance(parent, (ast.keyword, ast.Starred)):
+        holder = names.parent(parent)
+        return holder if isinstance(holder, ast.Call) and parent is not holder.func else None
+    return parent if isinstance(parent, ast.Call) and parent.func is not node else None
+
+
+def _few_values(loop: ast.AST) -> bool:
     """`for mode in ("a", "b")`, `for backend in BACKENDS`: a few fixed configurations, one trace each
     (what the loop asks for)."""
-    if not isinstance(loop, cst.For):
+    if not isinstance(loop, (ast.For, ast.AsyncFor)):
         return False
-    if isinstance(loop.iter, (cst.Tuple, cst.List, cst.Set)):
-        return len(loop.iter.elements) <= 4
-    return isinstance(loop.iter, cst.Name) and loop.iter.value.isupper()
+    if isinstance(loop.iter, (ast.Tuple, ast.List, ast.Set)):
+        return len(loop.iter.elts) <= 4  # type: ignore[attr-defined]
+    return isinstance(loop.iter, ast.Name) and loop.iter.id.isupper()
 
 
-def _assignment(loop: Loop, name: str) -> cst.CSTNode | None:
+def _assignment(loop: Loop, name: str) -> ast.stmt | None:
     """The first statement of the loop body that assigns `name` (`x = ...`, `t += dt`)."""
-    for node in walk(getattr(loop.node, "body", loop.node)):
-        if isinstance(node, cst.Assign) and any(isinstance(t.target, cst.Name) and t.target.value == name for t in node.targets) \
-                or isinstance(node, (cst.AugAssign, cst.AnnAssign)) and isinstance(node.target, cst.Name) and node.target.value == name:
-            return node
+    for statement in loop_body(loop.node):
+        for node in walked(statement):
+            if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == name for t in node.targets) \
+                    or isinstance(node, (ast.AugAssign, ast.AnnAssign)) and isinstance(node.target, ast.Name) and node.target.id == name:
+                return node  # type: ignore[return-value]
     return None
 
 
@@ -781,76 +862,66 @@ def _framework_advice(framework: str) -> str:
     return "a tensor"
 
 
-def _reallocation(loop: Loop, expr: cst.BaseExpression) -> cst.Call | None:
+def _reallocation(loop: Loop, expr: ast.expr) -> ast.Call | None:
     """`nbrs = neighbor_fn.allocate(...)` in the loop, under `if nbrs.did_buffer_overflow:` (jax-md's
     neighbour lists): a buffer rebuilt larger, so its shape changes, when it overflows."""
-    while isinstance(expr, cst.Attribute):  # `nbrs.idx`
-        expr = expr.value
-    if not isinstance(expr, cst.Name) or expr.value not in loop.changed:
+    while isinstance(expr, ast.Attribute):  # `nbrs.idx`
+        expr = expr.value  # type: ignore[attr-defined]
+    if not isinstance(expr, ast.Name) or expr.id not in loop.changed:
         return None
-    for node in walk(loop.node):
-        if not isinstance(node, cst.If) or not any(
-                isinstance(n, (cst.Name, cst.Attribute)) and "overflow" in last_name(n) for n in walk(node.test)):
+    for node in walked(loop.node):
+        if not isinstance(node, ast.If) or not any(
+                isinstance(n, (ast.Name, ast.Attribute)) and "overflow" in (last_name(n) or "") for n in walked(node.test)):
             continue
-        for inner in walk(node.body):
-            if isinstance(inner, cst.Assign) and isinstance(inner.value, cst.Call) and any(
-                    isinstance(t.target, cst.Name) and t.target.value == expr.value for t in inner.targets):
+        for inner in (n for statement in node.body for n in walked(statement)):
+            if isinstance(inner, ast.Assign) and isinstance(inner.value, ast.Call) and any(
+                    isinstance(t, ast.Name) and t.id == expr.id for t in inner.targets):
                 return inner.value
     return None
 
 
-def _objects(loop: Loop, expr: cst.BaseExpression) -> cst.BaseExpression | None:
+def _objects(loop: Loop, expr: ast.expr) -> ast.expr | None:
     """A list or tuple of constructed objects (`[Sphere(c, r) for c, r in sample]`), built in the loop."""
-    if isinstance(expr, cst.Name) and loop.value_of(expr.value) is not None:
-        expr = loop.value_of(expr.value)
-    if isinstance(expr, (cst.ListComp, cst.GeneratorExp)):
-        elements = [expr.elt]
-    elif isinstance(expr, (cst.List, cst.Tuple)):
-        elements = [e.value for e in expr.elements]
+    if isinstance(expr, ast.Name) and loop.value_of(expr.id) is not None:
+        expr = loop.value_of(expr.id)  # type: ignore[assignment]
+    if isinstance(expr, (ast.ListComp, ast.GeneratorExp)):
+        elements = [expr.elt]  # type: ignore[attr-defined]
+    elif isinstance(expr, (ast.List, ast.Tuple)):
+        elements = [e.value if isinstance(e, ast.Starred) else e for e in expr.elts]  # type: ignore[attr-defined]
     else:
         return None
-    if elements and all(isinstance(e, cst.Call) and last_name(e.func)[:1].isupper() for e in elements):
+    if elements and all(isinstance(e, ast.Call) and (last_name(e.func) or "")[:1].isupper() for e in elements):
         return expr
     return None
 
 
 def _forgets(jitted: Jitted) -> bool:
     value = jitted.transform.keyword("forget_traces")
-    return isinstance(value, cst.Name) and value.value == "True"
+    return isinstance(value, ast.Constant) and value.value is True
 
 
-def _first_lines(codemod: Codemod, function: cst.CSTNode) -> set[int]:
-    """The lines Python reports for a def: its first decorator's (`co_firstlineno`) and the `def`'s."""
-    lines = {codemod.span(function).line}
-    if isinstance(function, cst.FunctionDef):
-        lines.add(codemod.span(function.name).line)
-        if function.decorators:
-            lines.add(codemod.span(function.decorators[0]).line)
-    return lines
-
-
-def _bound_arguments(call: cst.Call, function: cst.FunctionDef | cst.Lambda, bound: int = 0):
-    """(parameter, argument) pairs for the plain positional and keyword arguments of `call`; the first
+def _bound_arguments(call: ast.Call, function: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda, bound: int = 0):
+    """(parameter, value) pairs for the plain positional and keyword arguments of `call`; the first
     `bound` parameters are not passed (`self`)."""
     positional = positional_params(function)[bound:]
     index = 0
-    for arg in call.args:
+    for arg in arguments(call):
         if arg.star:
             return
         if arg.keyword is not None:
-            yield arg.keyword.value, arg
+            yield arg.keyword, arg.value
         elif index < len(positional):
-            yield positional[index], arg
+            yield positional[index], arg.value
             index += 1
 
 
-def _is_text(expr: cst.BaseExpression) -> bool:
-    return isinstance(expr, (cst.FormattedString, cst.SimpleString, cst.ConcatenatedString)) or \
-        isinstance(expr, cst.Call) and last_name(expr.func) in ("str", "repr", "format")
+def _is_text(expr: ast.expr) -> bool:
+    return isinstance(expr, ast.JoinedStr) or isinstance(expr, ast.Constant) and isinstance(expr.value, (str, bytes)) or \
+        isinstance(expr, ast.Call) and last_name(expr.func) in ("str", "repr", "format")
 
 
-def _is_number(expr: cst.BaseExpression) -> bool:
+def _is_number(expr: ast.expr) -> bool:
     """A Python number (not a tensor): counter arithmetic, or `float(i)`."""
-    if isinstance(expr, cst.Call):
+    if isinstance(expr, ast.Call):
         return last_name(expr.func) in ("float", "int")
-    return not any(isinstance(n, cst.Call) for n in walk(expr))
+    return not any(isinstance(n, ast.Call) for n in walked(expr))

@@ -11,14 +11,13 @@ from rewriter.analysis.forms import Agreement, Form, Forms, agreement
 from rewriter.analysis.jit import assigned_value
 from rewriter.analysis.trace_values import FunctionFlow
 from rewriter.codemod import Codemod, Example, Replace, Unchanged, dedented
-from rewriter.cst_tree import children
+from rewriter.cst_tree import children, walk
 from rewriter.emit.agreement import param_forms
 from rewriter.emit.branches import Refused, effect
 from rewriter.emit.loops import _pack, _unpack, carried, carry_agreement, check_body, jax_fori, names_read_after
 from rewriter.findings import Safety, Severity
 
 from ._control_flow import block_statements, emitter, own_nodes, rewritable, traced_nodes, traced_test_inside
-from ._loop_keys import walk
 
 # A literal trip count from which a loop is reported: below it an unroll compiles about as fast as
 # `lax.scan` (docs/benchmarks.md, "What the hazards cost"); small unrolls are idiomatic and cheap.

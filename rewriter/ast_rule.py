@@ -61,8 +61,10 @@ class AstFile(FixPolicy):
     def __init__(self, path: str, python: "AstModule", reading: "AstModule | None", *, project=None, world=None,
                  callsite_facts: dict | None = None, cells: bool = False, error_cells: frozenset[int] = frozenset(),
                  unsafe_fixes: bool = False, unsafe_units: frozenset[str] | None = None,
-                 withheld_units: frozenset[str] = frozenset(), proven_units: frozenset[str] = frozenset()) -> None:
+                 withheld_units: frozenset[str] = frozenset(), proven_units: frozenset[str] = frozenset(),
+                 evidence: dict[int, str] | None = None) -> None:
         self.path, self.python, self.reading = path, python, reading
+        self.evidence = evidence or {}  # line of a def -> what a profile run saw (`profile --fix`)
         self.project, self.world = project, world
         self.callsite_facts = callsite_facts or {}
         self.cells, self.error_cells = cells, error_cells
@@ -82,7 +84,7 @@ class AstFile(FixPolicy):
         found = cls(context.path, python, python if python.tree is not None else analysis.lowered, project=context.project,
                     world=context.world, callsite_facts=context.callsite_facts, cells=context.cells,
                     error_cells=context.error_cells, unsafe_fixes=context.unsafe_fixes, unsafe_units=context.unsafe_units,
-                    withheld_units=context.withheld_units, proven_units=context.proven_units)
+                    withheld_units=context.withheld_units, proven_units=context.proven_units, evidence=context.evidence)
         found.__dict__.update(suppressions=context.suppressions, reachability=analysis.reachability, reserved=analysis.reserved,
                               testcode=analysis.testcode, units=context.units if "units" in context.__dict__ else None)
         if found.__dict__["units"] is None:
@@ -105,6 +107,20 @@ class AstFile(FixPolicy):
 
         assert self.reading is not None
         return fresh_name(base, self.reading.identifiers, self.reserved)
+
+    def imported_factory(self, func: ast.expr):
+        """The project's fact (RemoteFactory) about the function a callee names, when it is a name imported
+        from another module (and bound nothing else here) whose function builds a new function on every
+        call; None otherwise."""
+        if not self.project or type(func) is not ast.Name:
+            return None
+        found = self.project.factory(func.id)
+        if found is None:
+            return None
+        assignments = self.names.assignments(func)
+        if len(assignments) != 1 or type(next(iter(assignments))).__name__ != "ImportAssignment":
+            return None  # a local of the same name, or rebound: not the imported factory
+        return found
 
     @cached_property
     def suppressions(self):

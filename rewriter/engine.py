@@ -369,7 +369,7 @@ def _findings_on_ast(source: bytes, path: str, rules, settings: Settings) -> tup
     file = AstFile(path, python, reading, project=project, world=world, callsite_facts=dict(settings.callsite_facts),
                    cells=settings.cells, error_cells=settings.error_cells, unsafe_fixes=settings.unsafe_fixes,
                    unsafe_units=settings.unsafe_units, withheld_units=settings.withheld_units,
-                   proven_units=settings.proven_units)
+                   proven_units=settings.proven_units, evidence=_evidence_for(path, settings.runtime_evidence))
     try:
         findings = run_ast_rules(file, rules)
         if settings.cells:

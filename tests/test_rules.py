@@ -143,7 +143,7 @@ def test_work_per_file_does_not_grow_with_the_number_of_classes_or_bindings(monk
     import textwrap
 
     from codemods import static_self
-    from rewriter.analysis import names as names_module
+    from rewriter.analysis.ast_resolver import NameResolver
 
     one = textwrap.dedent('''
         class Gain{i}:
@@ -169,11 +169,11 @@ def test_work_per_file_does_not_grow_with_the_number_of_classes_or_bindings(monk
         ''')
     source = ("from functools import partial\nimport jax\n" + "".join(one.format(i=i) for i in range(6))).encode()
     module_reads, indexed = [], []
-    original_reads, original_block = static_self._assigned_attributes, names_module._block_of
+    original_reads, original_block = static_self._assigned_attributes, NameResolver._block_of
     monkeypatch.setattr(static_self, "_assigned_attributes",
                         lambda body: (module_reads.append(body) if any(isinstance(s, ast.ClassDef) for s in body) else None)
                         or original_reads(body))
-    monkeypatch.setattr(names_module, "_block_of", lambda owner: indexed.append(owner) or original_block(owner))
+    monkeypatch.setattr(NameResolver, "_block_of", lambda self, owner: indexed.append(owner) or original_block(self, owner))
     rules = [c for c in all_codemods() if c.CODE in ("PML506", "PML302", "PML401")]
     result = process_source(source, "many.py", Settings(rules, apply_fixes=False))
     assert sum(f.code == "PML506" for f in result.findings) == 6

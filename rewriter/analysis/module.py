@@ -97,20 +97,6 @@ class ModuleAnalysis:
         """What says the code at `span` is meant to fail (testcode.TestCode.expected_failure)."""
         return self.testcode.expected_failure(span, statement)
 
-    def imported_factory(self, func: cst.BaseExpression):
-        """The project's fact (RemoteFactory) about the function a callee names, when it is a name
-        imported from another module (and bound nothing else here) whose function builds a new
-        function on every call; None otherwise."""
-        if not self.project or not isinstance(func, cst.Name):
-            return None
-        found = self.project.factory(func.value)
-        if found is None:
-            return None
-        assignments = self.names.assignments(func)
-        if len(assignments) != 1 or type(next(iter(assignments))).__name__ != "ImportAssignment":
-            return None  # a local of the same name, or rebound: not the imported factory
-        return found
-
     @cached_property
     def identifiers(self) -> frozenset[str]:
         """Every identifier spelled in the module: new names must avoid all of them."""

@@ -1,17 +1,10 @@
-"""Where a node sits: its enclosing function, loops and statements.
-
-"Per iteration" is exact: a `for` loop's iterable and `else` run once, its body per iteration;
-a `while` loop's test and body per iteration; a comprehension's outermost iterable once, the rest
-per element.
-"""
+"""Where a node of libcst's tree sits, for the rules that still write their fixes from libcst readings:
+its top-level statement, its parameters, what is bound before it (ast_structure.py reads the rest)."""
 from __future__ import annotations
 
 import libcst as cst
 
 from .names import NameResolver
-
-Loop = cst.For | cst.While | cst.ListComp | cst.SetComp | cst.DictComp | cst.GeneratorExp
-_COMPREHENSIONS = (cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp)
 
 
 def ancestors(resolver: NameResolver, node: cst.CSTNode):
@@ -19,13 +12,6 @@ def ancestors(resolver: NameResolver, node: cst.CSTNode):
     while current is not None:
         yield current
         current = resolver.parent(current)
-
-
-def enclosing_function(resolver: NameResolver, node: cst.CSTNode) -> cst.FunctionDef | cst.Lambda | None:
-    for a in ancestors(resolver, node):
-        if isinstance(a, (cst.FunctionDef, cst.Lambda)):
-            return a
-    return None
 
 
 def all_params(fn: cst.FunctionDef | cst.Lambda) -> list[cst.Param]:
@@ -39,52 +25,12 @@ def all_params(fn: cst.FunctionDef | cst.Lambda) -> list[cst.Param]:
     return out
 
 
-def _runs_per_iteration(loop: cst.CSTNode, child: cst.CSTNode) -> bool:
-    if isinstance(loop, cst.For):
-        return child is loop.body
-    if isinstance(loop, cst.While):
-        return child is loop.body or child is loop.test
-    return False
-
-
-def enclosing_loops(resolver: NameResolver, node: cst.CSTNode) -> list[cst.CSTNode]:
-    """Loops (innermost first) in which `node` runs once per iteration, up to the enclosing function."""
-    loops = []
-    child = node
-    for a in ancestors(resolver, node):
-        if isinstance(a, (cst.FunctionDef, cst.Lambda, cst.ClassDef)):
-            break
-        if isinstance(a, (cst.For, cst.While)) and _runs_per_iteration(a, child):
-            loops.append(a)
-        elif isinstance(a, _COMPREHENSIONS) and not _in_outermost_iterable(a, node, resolver):
-            loops.append(a)
-        child = a
-    return loops
-
-
-def _in_outermost_iterable(comp: cst.CSTNode, node: cst.CSTNode, resolver: NameResolver) -> bool:
-    iterable = comp.for_in.iter
-    return any(a is iterable for a in [node, *ancestors(resolver, node)])
-
-
-def enclosing_statement(resolver: NameResolver, node: cst.CSTNode) -> cst.BaseStatement | None:
-    """The innermost statement (simple line or compound) that contains `node`."""
-    for a in [node, *ancestors(resolver, node)]:
-        if isinstance(a, (cst.SimpleStatementLine, cst.BaseCompoundStatement)):
-            return a
-    return None
-
-
 def top_level_statement(resolver: NameResolver, node: cst.CSTNode) -> cst.BaseStatement | None:
     module = resolver.wrapper.module
     for a in [node, *ancestors(resolver, node)]:
         if resolver.parent(a) is module:
             return a
     return None
-
-
-def is_inside(resolver: NameResolver, node: cst.CSTNode, container: cst.CSTNode) -> bool:
-    return node is container or any(a is container for a in ancestors(resolver, node))
 
 
 def defined_before(names: NameResolver, fn: cst.CSTNode, name: str, node: cst.CSTNode) -> bool:

@@ -47,11 +47,9 @@ class SyntaxIndex(cst.BatchableCSTVisitor):
         super().__init__()
         self.resolver = resolver
         self.jit_decorated: set[str] = set()  # def names with a jit-looking decorator
-        self.jit_assigned: set[str] = set()  # names assigned from a jit-looking application
         self.jit_wrapped: set[str] = set()  # names passed to a jit-looking application
         self.functions: list[cst.FunctionDef | cst.Lambda] = []  # the enclosing-function stack
         self.jit_lambdas: set[int] = set()  # ids of lambdas passed straight to a jit-looking call
-        self.loop_depth = 0  # loops and comprehensions around the current node
         self.spelled: set[str] = set()  # the value of every Name in the module
         # For the jit analysis (jit.py), which would otherwise walk the tree again for them:
         self.decorated: list[cst.FunctionDef] = []  # defs with decorators, in order
@@ -65,43 +63,6 @@ class SyntaxIndex(cst.BatchableCSTVisitor):
         # Complete now, before any codemod's leave_Module: the resolver hands it to the analyses.
         self.resolver.spelled = self.spelled
         self.resolver.syntax = self
-
-    # libcst finds visitor methods by their __name__, so each loop kind gets its own pair.
-    def visit_For(self, node) -> None:
-        self.loop_depth += 1
-
-    def leave_For(self, node) -> None:
-        self.loop_depth -= 1
-
-    def visit_While(self, node) -> None:
-        self.loop_depth += 1
-
-    def leave_While(self, node) -> None:
-        self.loop_depth -= 1
-
-    def visit_ListComp(self, node) -> None:
-        self.loop_depth += 1
-
-    def leave_ListComp(self, node) -> None:
-        self.loop_depth -= 1
-
-    def visit_SetComp(self, node) -> None:
-        self.loop_depth += 1
-
-    def leave_SetComp(self, node) -> None:
-        self.loop_depth -= 1
-
-    def visit_DictComp(self, node) -> None:
-        self.loop_depth += 1
-
-    def leave_DictComp(self, node) -> None:
-        self.loop_depth -= 1
-
-    def visit_GeneratorExp(self, node) -> None:
-        self.loop_depth += 1
-
-    def leave_GeneratorExp(self, node) -> None:
-        self.loop_depth -= 1
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         if node.decorators:
@@ -130,25 +91,3 @@ class SyntaxIndex(cst.BatchableCSTVisitor):
             self.jit_wrapped.add(wrapped.attr.value)
         elif type(wrapped) is cst.Lambda:
             self.jit_lambdas.add(id(wrapped))
-
-    def visit_Assign(self, node: cst.Assign) -> None:
-        if isinstance(node.value, cst.Call) and spelled_application(self.resolver, node.value) is not None:
-            for target in node.targets:
-                if isinstance(target.target, cst.Name):
-                    self.jit_assigned.add(target.target.value)
-
-    # -- queries for codemods ----------------------------------------------------------------
-    def may_be_jitted(self, expr: cst.BaseExpression) -> bool:
-        if isinstance(expr, cst.Name):
-            return expr.value in self.jit_decorated or expr.value in self.jit_assigned
-        return isinstance(expr, cst.Call) and spelled_application(self.resolver, expr) is not None
-
-    def may_be_traced(self, functions) -> bool:
-        """One of the enclosing functions may be a jit context (decorated, wrapped, or a jitted lambda)."""
-        for fn in functions:
-            if isinstance(fn, cst.Lambda):
-                if id(fn) in self.jit_lambdas:
-                    return True
-            elif fn.name.value in self.jit_decorated or fn.name.value in self.jit_wrapped:
-                return True
-        return False
