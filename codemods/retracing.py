@@ -98,9 +98,11 @@ class Retracing(AstRule):
     (a level raised per epoch, passed in the batch loop); a name reset at the top of the body before
     the call (`level = START`) is the reset value there. A Python number that is neither auxiliary (PhiML makes it a tensor)
     nor static (jax traces it as a weak-typed scalar) is no key; `equinox.filter_jit` keeps every
-    argument that is not an array static, so there a number that changes is reported — only where it is
-    certainly a Python number (a counter, `int(...)`, arithmetic on those, names bound only to them):
-    `t += dt` with a `dt` of unknown type may be an array after the first step. A method called as
+    argument that is not an array static, and `tf.function` traces once per Python value, so there a
+    number that changes is reported — only where it is certainly a Python number (a counter of the
+    builtin `range` or `enumerate`, `int(...)`, arithmetic on those, names bound only to them):
+    `t += dt` with a `dt` of unknown type may be an array after the first step, and the index of
+    `dataset.enumerate()` or `tf.range` is a tensor. A method called as
     `self.step(...)` is judged by the class's own jit-decorated `step` (jax and tensorflow: PhiML's
     `jit_compile` does not bind `self`). Batches cut with a
     fixed width (`x[i:i + size]`) are not reported: only the last, partial one has another shape.
@@ -584,7 +586,7 @@ class Retracing(AstRule):
                 found.append(Cause(parameter, "shape", False, spelling, place=place))
             elif key != STABLE and _is_text(value) and framework == "phiml":
                 found.append(Cause(parameter, "value", key == VARIES, spelling, place=place))
-            elif key == NEW_EACH_TIME and framework == "tensorflow" and _is_number(value):
+            elif key == NEW_EACH_TIME and framework == "tensorflow" and is_python_number(self.file.names, value):
                 found.append(Cause(parameter, "number", False, spelling, place=place))
             elif key != STABLE and jitted.transform.api.name in KEEPS_NUMBERS_STATIC \
                     and is_python_number(self.file.names, value):
@@ -918,10 +920,3 @@ def _bound_arguments(call: ast.Call, function: ast.FunctionDef | ast.AsyncFuncti
 def _is_text(expr: ast.expr) -> bool:
     return isinstance(expr, ast.JoinedStr) or isinstance(expr, ast.Constant) and isinstance(expr.value, (str, bytes)) or \
         isinstance(expr, ast.Call) and last_name(expr.func) in ("str", "repr", "format")
-
-
-def _is_number(expr: ast.expr) -> bool:
-    """A Python number (not a tensor): counter arithmetic, or `float(i)`."""
-    if isinstance(expr, ast.Call):
-        return last_name(expr.func) in ("float", "int")
-    return not any(isinstance(n, ast.Call) for n in walked(expr))
