@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import ast
+from typing import Callable
 
 import libcst as cst
 
@@ -63,18 +64,19 @@ def keyword_arg(keyword: str, value) -> cst.Arg:
     return cst.Arg(node, keyword=cst.Name(keyword), equal=NO_SPACE_EQUAL)
 
 
-def with_static_argnames(node: cst.FunctionDef, transform, names, spelling) -> list[cst.Decorator] | None:
-    """The decorators, with the jax transform `transform.expr` given `names` as extra `static_argnames`:
+def with_static_argnames(node: cst.FunctionDef, transform_expr: cst.BaseExpression, names,
+                         spelled_partial: Callable[[], cst.BaseExpression]) -> list[cst.Decorator] | None:
+    """The decorators, with the jax transform `transform_expr` given `names` as extra `static_argnames`:
     `@jax.jit` becomes `@functools.partial(jax.jit, static_argnames=(...))` (every jax version reads it),
     an existing `static_argnames` literal is extended (None: its arguments cannot be edited faithfully)."""
     out = []
     for decorator in node.decorators:
         expr = decorator.decorator
-        if expr is not transform.expr:
+        if expr is not transform_expr:
             out.append(decorator)
             continue
         if isinstance(expr, (cst.Name, cst.Attribute)):
-            partial = spelling("functools", "partial")
+            partial = spelled_partial()  # (`functools.partial`, as the module spells it)
             call = cst.Call(partial, [cst.Arg(expr, comma=COMMA), keyword_arg("static_argnames", tuple(names))])
             out.append(decorator.with_changes(decorator=call))
             continue

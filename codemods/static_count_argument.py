@@ -2,34 +2,38 @@
 from __future__ import annotations
 
 import ast
+from functools import partial
 
 import libcst as cst
 
 from rewriter.analysis import ast_traced, compilers
 from rewriter.analysis.apis import Kind
+from rewriter.analysis.ast_flow import all_params, last_name
+from rewriter.analysis.ast_jit import literal, match_transform
+from rewriter.analysis.ast_names import arguments, in_source_order
 from rewriter.analysis.callsites import ParamRole, Role
-from rewriter.analysis.jit import JitContext
-from rewriter.analysis.names import last_name
+from rewriter.analysis.jit_contexts import JitContext
 from rewriter.analysis.static_names import CONFIGURATION_ANNOTATIONS, JAX_SHAPE_NAMES, JAX_SHAPES, size_arguments
 from rewriter.analysis.trace_values import FunctionFlow
-from rewriter.analysis.structure import all_params
-from rewriter.analysis.transforms import match_transform
-from rewriter.codemod import Codemod, Example, Replace, Unchanged, dedented
-from rewriter.emit import Spelling
-from rewriter.findings import Safety, Severity
+from rewriter.ast_rule import AstRule, PlannedFix
+from rewriter.codemod import Replace
+from rewriter.emit.spelling import Spelling, dotted_expr
+from rewriter.findings import Safety, Severity, Span
+from rewriter.rule import Example, Unchanged, dedented
 
-from ._auxiliary import keyword_arg, with_auxiliary, with_static_argnames
+from ._auxiliary import auxiliary_editable, keyword_arg, with_auxiliary, with_static_argnames
 from ._lift import COMMA
-from ._control_flow import own_nodes
 
 _SHAPE_CONSTRUCTORS = frozenset({"phiml.math.spatial", "phiml.math.channel", "phiml.math.batch", "phiml.math.instance",
                                  "phiml.math.dual"})
 _DIMENSION_TYPES = frozenset(q.rsplit(".", 1)[1] for q in _SHAPE_CONSTRUCTORS)
 # jax functions whose shape (or size) arguments must be Python values under `jax.jit`.
 _FIXABLE = ("phiml.math.jit_compile", "phiml.math.jit_compile_linear", "jax.jit")
+_DEFS = (ast.FunctionDef, ast.AsyncFunctionDef)
+_SCOPES = (*_DEFS, ast.Lambda, ast.ClassDef)
 
 
-class StaticCountArgument(Codemod):
+class StaticCountArgument(AstRule):
     """A parameter that is configuration — a count, a flag, a mode, a size — but is traced by the jit
     transform cannot steer Python control flow. PhiML's `jit_compile` and `jax.jit` both trace Python
     `int`/`float`/`bool` arguments that callers pass (only parameters left at their defaults stay
@@ -150,7 +154,8 @@ class StaticCountArgument(Codemod):
         shapes = any(not facts.callees_by.get(key, frozenset()).isdisjoint(JAX_SHAPE_NAMES) for key in traced)
         if not (shapes or facts.traced_condition):
             return False
-        def parameters(node: ast.AST) -> frozenset[str]:
+
+        def parameters(node: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda) -> frozenset[str]:
             """A root's configuration parameters, none where every transform of its own keeps Python
             scalars Python values (`torch.jit.script`, `tf.function`: Scalars) and no other module traces it."""
             own = facts.transforms.get(id(node))
@@ -162,18 +167,19 @@ class StaticCountArgument(Codemod):
         with facts.flows_from(parameters) as flows:
             return any(f.traced_test() for f in flows) or shapes and any(f.traced_shape_argument() for f in flows)
 
-    def leave_Module(self, original_node: cst.Module) -> None:
-        if not self.file.analysis.jit.contexts:
+    def check(self) -> None:
+        file = self.file
+        if not file.jit.contexts:
             return
-        traced = self.file.analysis.traced
-        uses: dict[int, dict[str, tuple[cst.CSTNode, str]]] = {}
+        traced = file.traced
+        uses: dict[int, dict[str, tuple[ast.AST, str]]] = {}
         for flow in list(traced.flows.values()):
             root = flow.context.root
-            if root.how == "called" or not any(traced.is_config((traced.key(root.function), n)) for n in traced.roles(root)):
+            if root.how == "called" or not any(traced.is_config((id(root.function), n)) for n in traced.roles(root)):
                 continue
             for name, use in self._uses(flow, root).items():
                 uses.setdefault(id(root.function), {}).setdefault(name, use)
-        for context in self.file.analysis.jit.contexts:
+        for context in file.jit.contexts:
             found = uses.get(id(context.function))
             if found and context.how != "called" and not self._jitted_twice(context):
                 self._check(context, found)
@@ -181,17 +187,17 @@ class StaticCountArgument(Codemod):
     def _jitted_twice(self, context: JitContext) -> bool:
         """Stacked jit decorators: which one keeps what static is PML303's to settle first."""
         fn = context.function
-        if not isinstance(fn, cst.FunctionDef):
+        if not isinstance(fn, _DEFS):
             return False
-        names = self.file.analysis.names
-        return sum(match_transform(names, d.decorator, (Kind.JIT,)) is not None for d in fn.decorators) > 1
+        names = self.file.names
+        return sum(match_transform(names, d, (Kind.JIT,)) is not None for d in fn.decorator_list) > 1
 
-    def _uses(self, flow: FunctionFlow, root: JitContext) -> dict[str, tuple[cst.CSTNode, str]]:
+    def _uses(self, flow: FunctionFlow, root: JitContext) -> dict[str, tuple[ast.AST, str]]:
         """Configuration parameters of `root` -> (first node of `flow` that needs them static, how)."""
-        traced = self.file.analysis.traced
-        owner = traced.key(root.function)  # (how a value's sources name it)
-        names = self.file.analysis.names
-        out: dict[str, tuple[cst.CSTNode, str]] = {}
+        traced = self.file.traced
+        owner = id(root.function)  # (how a value's sources name it)
+        names = self.file.names
+        out: dict[str, tuple[ast.AST, str]] = {}
 
         def config_sources(value) -> list[str]:
             if value is None or not value.traced or not value.sources or not all(traced.is_config(s) for s in value.sources):
@@ -200,16 +206,16 @@ class StaticCountArgument(Codemod):
                 return []  # a jax operation's result: a tracer even of static arguments, so declaring them static fixes nothing
             return sorted(name for fid, name in value.sources if fid == owner)
 
-        for node in own_nodes(flow.context.function):
+        for node in _own_nodes(flow.context.function):
             test, how = None, ""
-            if isinstance(node, (cst.If, cst.While, cst.IfExp)):
+            if isinstance(node, (ast.If, ast.While, ast.IfExp)):
                 test, how = node.test, "a condition"
-            elif isinstance(node, cst.For):
+            elif isinstance(node, (ast.For, ast.AsyncFor)):
                 test, how = node.iter, "a trip count"
             if test is not None:
                 for name in config_sources(flow.value_of(test)):
                     out.setdefault(name, (test, how))
-            if not isinstance(node, cst.Call) or not isinstance(node.func, (cst.Name, cst.Attribute)):
+            if not isinstance(node, ast.Call) or not isinstance(node.func, (ast.Name, ast.Attribute)):
                 continue
             if flow.framework == "phiml" and last_name(node.func) in _DIMENSION_TYPES \
                     and names.qualified_names(node.func) & _SHAPE_CONSTRUCTORS:
@@ -219,10 +225,11 @@ class StaticCountArgument(Codemod):
                 how = "a shape"
             else:
                 continue
-            keywords = [a.keyword.value if a.keyword is not None else None for a in node.args]
-            sizes = size_arguments(last_name(node.func), [(bool(a.star), k) for a, k in zip(node.args, keywords)]) \
+            args = arguments(node)
+            keywords = [a.keyword for a in args]
+            sizes = size_arguments(last_name(node.func) or "", [(bool(a.star), k) for a, k in zip(args, keywords)]) \
                 if how == "a shape" else [k not in ("dtype", "device") for k in keywords]
-            for arg, size in zip(node.args, sizes):
+            for arg, size in zip(args, sizes):
                 if not size:
                     continue  # no size: a dtype, a device, a shape call's data (`jnp.full(shape, fill_value)`'s value)
                 value = traced.value_anywhere(arg.value)
@@ -230,14 +237,16 @@ class StaticCountArgument(Codemod):
                     out.setdefault(name, (node, how))
         return out
 
-    def _check(self, context: JitContext, uses: dict[str, tuple[cst.CSTNode, str]]) -> None:
+    def _check(self, context: JitContext, uses: dict[str, tuple[ast.AST, str]]) -> None:
+        file = self.file
         fn = context.function
-        roles = self.file.analysis.traced.roles(context)
-        params = {p.name.value: p for p in all_params(fn)}
+        roles = file.traced.roles(context)
+        params = {p.arg: p for p in all_params(fn)}
         ordered = [n for n in params if n in uses]
         if not ordered:
             return
         first = params[ordered[0]]
+        place = self._name_of(first)
         keyword = "auxiliary_args" if context.framework == "phiml" else "static_argnames"
         listed = ", ".join(f"`{n}`" for n in ordered)
         hows = " and ".join(dict.fromkeys(uses[n][1] for n in ordered))
@@ -252,54 +261,62 @@ class StaticCountArgument(Codemod):
         else:
             message = f"{listed} {is_} traced by `{shown}` but used as {hows}: {consequence}"
             severity = None
-        related = []  # why each is configuration (at the parameter), and where it needs a Python value
+        related: list = []  # why each is configuration (at the parameter), and where it needs a Python value
         for n in ordered:
-            related.append((params[n].name, f"`{n}`: {roles[n].why if n in roles and roles[n].why else 'a Python value'}"))
+            related.append((self._name_of(params[n]), f"`{n}`: {roles[n].why if n in roles and roles[n].why else 'a Python value'}"))
             related.append((uses[n][0], f"`{n}` is used as {uses[n][1]} here"))
         if api not in _FIXABLE:
-            self.report(first.name, message, hint=f"declare {listed} static for `{api}`", related=related, severity=severity,
-                        note="not rewritten: only `math.jit_compile`, `math.jit_compile_linear` and `jax.jit` are edited")
+            self.report(first, message, hint=f"declare {listed} static for `{api}`", related=related, severity=severity,
+                        note="not rewritten: only `math.jit_compile`, `math.jit_compile_linear` and `jax.jit` are edited",
+                        place=place)
             return
-        edit, imports = self._edit(context, tuple(ordered))
-        if edit is None:
-            self.report(first.name, message, hint=f"add {listed} to `{keyword}`", related=related, severity=severity,
-                        note="not rewritten: the transform's arguments cannot be edited faithfully here")
+        plan = self._plan(context, tuple(ordered))
+        if plan is None:
+            self.report(first, message, hint=f"add {listed} to `{keyword}`", related=related, severity=severity,
+                        note="not rewritten: the transform's arguments cannot be edited faithfully here", place=place)
             return
+        at, needs, build, imports = plan
         unproven = [n for n in ordered if not _proven(roles.get(n))]
         if not unproven:
-            self.report(first.name, message, edits=[edit], imports=imports, related=related, note="one trace per value",
-                        fix_description=f"name {listed} in `{keyword}`", severity=severity, invalidates=fn)
+            fix = PlannedFix(f"name {listed} in `{keyword}`", at, build, imports=imports, reads=at, invalidates=fn, needs=needs)
+            self.report(first, message, fix=fix, related=related, note="one trace per value", severity=severity, place=place)
             return
         opened = next((roles[n].open for n in unproven if roles.get(n) is not None and roles[n].open), "")
         why = f"unsafe: {opened}, so the calls seen may not be all" if opened else \
             "unsafe: only a literal default says it is a Python value"
-        self.report(first.name, message, edits=[edit], imports=imports, safety=Safety.UNSAFE, related=related,
-                    note=f"one trace per value; {why}",
-                    fix_description=f"name {listed} in `{keyword}` (unsafe: {'its callers are not all seen' if opened else 'the type is inferred from a default'})",
-                    severity=severity, invalidates=fn)
+        fix = PlannedFix(f"name {listed} in `{keyword}` (unsafe: {'its callers are not all seen' if opened else 'the type is inferred from a default'})",
+                         at, build, Safety.UNSAFE, imports=imports, reads=at, invalidates=fn, needs=needs)
+        self.report(first, message, fix=fix, related=related, note=f"one trace per value; {why}", severity=severity, place=place)
 
-    def _edit(self, context: JitContext, names: tuple[str, ...]):
-        """The edit declaring `names` static where the transform is applied, and the imports it needs."""
+    def _name_of(self, param: ast.arg) -> Span:
+        """Where libcst's name of the parameter is (`ast` places the parameter with its annotation)."""
+        span = self.file.span(param)
+        return Span(span.line, span.column, span.line, span.column + len(param.arg))
+
+    def _plan(self, context: JitContext, names: tuple[str, ...]):
+        """(the nodes the fix edits, the nodes inside them it reads, how to write it, the imports it needs) for
+        declaring `names` static where the transform is applied; None where the arguments cannot be edited
+        faithfully."""
         fn = context.function
         transform = context.transform
+        expr, application = transform.expr, context.application
+        decorated = context.how == "decorator" and isinstance(fn, _DEFS)
+        wrapped = context.how == "wrapped" and application is not None
         if context.framework == "phiml":
-            if context.how == "decorator" and isinstance(fn, cst.FunctionDef):
-                decorators = with_auxiliary(fn, transform.expr, names)
-                return (Replace(fn, fn.with_changes(decorators=decorators)) if decorators is not None else None), ()
-            if context.how == "wrapped" and context.application is not None:
-                call = _with_keyword(context.application, transform, "auxiliary_args", ",".join(names))
-                return (Replace(context.application, call) if call is not None else None), ()
-            return None, ()
-        spelling = Spelling(self.file.analysis.names, self.file.analysis.identifiers)
-        if context.how == "decorator" and isinstance(fn, cst.FunctionDef):
-            decorators = with_static_argnames(fn, transform, names, spelling)
-            if decorators is None:
-                return None, ()
-            return Replace(fn, fn.with_changes(decorators=decorators)), tuple(spelling.imports)
-        if context.how == "wrapped" and context.application is not None:
-            call = _with_keyword(context.application, transform, "static_argnames", names)
-            return (Replace(context.application, call) if call is not None else None), ()
-        return None, ()
+            if decorated and auxiliary_editable(self.file.reading, expr):
+                return (fn,), (expr,), partial(_write_auxiliary, names=names), ()
+            if wrapped and _keyword_editable(application, transform, "auxiliary_args"):
+                return (application,), (), partial(_write_keyword, keyword="auxiliary_args", value=",".join(names)), ()
+            return None
+        if decorated and _static_argnames_editable(expr):
+            if isinstance(expr, (ast.Name, ast.Attribute)):
+                spelling = Spelling(self.file.names, self.file.reading.identifiers)  # type: ignore[union-attr]
+                spelled = spelling.text("functools", "partial")
+                return (fn,), (expr,), partial(_write_static_argnames, names=names, partial_spelled=spelled), tuple(spelling.imports)
+            return (fn,), (expr,), partial(_write_static_argnames, names=names, partial_spelled=""), ()
+        if wrapped and _keyword_editable(application, transform, "static_argnames"):
+            return (application,), (), partial(_write_keyword, keyword="static_argnames", value=names), ()
+        return None
 
 
 def _proven(role: ParamRole | None) -> bool:
@@ -308,16 +325,60 @@ def _proven(role: ParamRole | None) -> bool:
     return role is not None and role.proven and (role.role is Role.DEFAULTED or not role.why.startswith("defaults to"))
 
 
-def _with_keyword(call: cst.Call, transform, keyword: str, value) -> cst.Call | None:
-    """`jax.jit(f)` -> `jax.jit(f, static_argnames=('n',))`: only when the keyword is not there yet."""
-    if transform.expr is not call.func or transform.keyword(keyword) is not None:
-        return None
-    if not call.args:
-        return None
-    return call.with_changes(args=[*call.args[:-1], call.args[-1].with_changes(comma=COMMA), keyword_arg(keyword, value)])
+def _keyword_editable(call: ast.Call, transform, keyword: str) -> bool:
+    """`jax.jit(f)` can get `static_argnames=('n',)` (`_write_keyword`): the transform is the callee, and
+    the keyword is not there yet."""
+    return transform.expr is call.func and transform.keyword(keyword) is None and bool(call.args or call.keywords)
 
 
-def _configurable_on_ast(facts, node: ast.AST) -> frozenset[str]:
+def _static_argnames_editable(expr: ast.expr) -> bool:
+    """`with_static_argnames` can add names to the jax decorator `expr`: a bare transform, or a call with
+    arguments, none unpacked, whose `static_argnames`, if any, is a literal."""
+    if isinstance(expr, (ast.Name, ast.Attribute)):
+        return True
+    if not isinstance(expr, ast.Call) or not (expr.args or expr.keywords) or any(isinstance(a, ast.Starred) for a in expr.args) \
+            or any(k.arg is None for k in expr.keywords):
+        return False
+    existing = next((k.value for k in expr.keywords if k.arg == "static_argnames"), None)
+    if existing is None:
+        return True
+    try:
+        literal(existing)
+    except ValueError:
+        return False
+    return True
+
+
+def _write_auxiliary(context, fn: cst.FunctionDef, expr: cst.BaseExpression, *, names: tuple[str, ...]):
+    decorators = with_auxiliary(fn, expr, names)
+    return [Replace(fn, fn.with_changes(decorators=decorators))] if decorators is not None else None
+
+
+def _write_static_argnames(context, fn: cst.FunctionDef, expr: cst.BaseExpression, *, names: tuple[str, ...],
+                           partial_spelled: str):
+    decorators = with_static_argnames(fn, expr, names, lambda: dotted_expr(partial_spelled))
+    return [Replace(fn, fn.with_changes(decorators=decorators))] if decorators is not None else None
+
+
+def _write_keyword(context, call: cst.Call, *, keyword: str, value):
+    """`jax.jit(f)` -> `jax.jit(f, static_argnames=('n',))`."""
+    return [Replace(call, call.with_changes(args=[*call.args[:-1], call.args[-1].with_changes(comma=COMMA),
+                                                   keyword_arg(keyword, value)]))]
+
+
+def _own_nodes(function: ast.AST):
+    """The nodes of a function's body in the order written (libcst's walk), not entering nested defs,
+    lambdas or classes."""
+    body = function.body  # type: ignore[attr-defined]
+    stack = list(reversed(body)) if isinstance(body, list) else [body]
+    while stack:
+        node = stack.pop()
+        yield node
+        if not isinstance(node, _SCOPES):
+            stack.extend(reversed(in_source_order(node)))
+
+
+def _configurable_on_ast(facts, node: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda) -> frozenset[str]:
     """The parameters of a jit root that callsites.param_role may call configuration (or defaulted):
     those with a default or a `bool`/`int`/`float`/`str`/`Literal` annotation, and those a call of it
     here (`ast_traced.may_be_python`) or in another module (a complete one, passing a Python value)

@@ -26,7 +26,7 @@ _CONVENTIONAL: dict[str, tuple[str | None, str, str]] = {
 }
 
 
-def _dotted_expr(text: str) -> cst.BaseExpression:
+def dotted_expr(text: str) -> cst.BaseExpression:
     parts = text.split(".")
     node: cst.BaseExpression = cst.Name(parts[0])
     for part in parts[1:]:
@@ -44,7 +44,7 @@ class Spelling:
     _aliases: dict[str, str] = field(default_factory=dict)
 
     def __call__(self, module: str, name: str) -> cst.BaseExpression:
-        return _dotted_expr(self.text(module, name))
+        return dotted_expr(self.text(module, name))
 
     def text(self, module: str, name: str) -> str:
         """The spelling as code (a rule on `ast` plans its fix with it: rewriter/ast_rule.py)."""
