@@ -350,10 +350,12 @@ class TemporaryFunction(AstRule):
                 if any(type(d) in _CHAINS and names.could_be_api(d, (Kind.CUSTOM_GRADIENT,)) for d in node.decorator_list):
                     derivatives.append((node, functions[-1]))
         jits = spelled_jits(file)
+        # A factory of custom gradients builds one in a def: a call that is in `deferred` already.
+        builds_gradients = any(type(c.func) in _CHAINS and names.could_be_api(c.func, (Kind.CUSTOM_GRADIENT,)) for c in deferred)
         deferred += [c for c in candidates if (jits.may_be_jitted(c.func)
                      or type(c.func) is ast.Name and c.func.id in custom_gradient_assigned)
                      and self._may_pass_a_temporary(c)
-                     or type(c.func) is ast.Name and self._custom_gradient_factory(c.func)]
+                     or builds_gradients and type(c.func) is ast.Name and self._custom_gradient_factory(c.func)]
         self._check_derivatives(derivatives)
         for node in deferred:
             if file.jit.runs_only_traced(node):

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Iterable, Union
 
 from .apis import Kind
+from .ast_names import branches
 from .ast_resolver import NameResolver
 from .jit_contexts import JitContexts
 from .transforms import Application, Transform, static_parameters
@@ -223,7 +224,7 @@ def _collect(resolver: NameResolver) -> _Collected:
                 defs.append(node)  # type: ignore[arg-type]
         elif kind is ast.Call:
             calls.append((node, enclosing))  # type: ignore[arg-type]
-        stack.extend((child, enclosing) for child in ast.iter_child_nodes(node))
+        stack.extend((child, enclosing) for child in branches(node))
     for fn in sorted(defs, key=_source_order):
         for decorator in fn.decorator_list:
             transform = match_transform(resolver, decorator, (Kind.JIT,))

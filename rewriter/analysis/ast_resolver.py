@@ -9,7 +9,7 @@ import ast
 from functools import cached_property
 
 from .aliases import NO_ALIASES, Aliases, absolute_module, spelled_module
-from .ast_names import dotted, statements
+from .ast_names import branches, dotted, statements
 from .resolution import Resolution
 from .scope_model import Scope, Scopes
 from . import ast_scopes
@@ -76,11 +76,16 @@ class NameResolver(Resolution):
 
     @cached_property
     def parents(self) -> dict[int, ast.AST]:
-        """id(node) -> its parent, for every node of the tree."""
-        out = {}
-        for node in ast.walk(self.tree):
-            for child in ast.iter_child_nodes(node):
+        """id(node) -> its parent, for every node of the tree (not the context and operator singletons,
+        which have none of their own: ast_names.branches)."""
+        out: dict[int, ast.AST] = {}
+        stack: list[ast.AST] = [self.tree]
+        while stack:
+            node = stack.pop()
+            children = branches(node)
+            for child in children:
                 out[id(child)] = node
+            stack.extend(children)
         return out
 
     def parent(self, node: ast.AST) -> ast.AST | None:
