@@ -8,10 +8,11 @@ from __future__ import annotations
 import ast
 import io
 import os
+import threading
 import tokenize
 import warnings
-from dataclasses import dataclass
-from typing import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Callable, Iterable, Sequence
 
 import libcst as cst
 
@@ -217,11 +218,51 @@ class Pass:
 
     findings: list[Finding]
     fixes: dict[int, ProposedFix]  # id(finding) -> its enabled fix
-    context: FileContext | None  # None: the pre-filter proved there is nothing to find
+    context: FileContext | None  # None: the pre-filter proved there is nothing to find, or not parsed yet
     _segment_cache: dict[int, str] | None = None
+    # A pass of rules all decided on `ast` (`read`: the AstFile they read): its fixes are planned, and
+    # libcst parses the source (`write`) only when a fix is asked for.
+    read: AstFile | None = None
+    write: "Callable[[], FileContext] | None" = None
+
+    _writing: threading.Lock = field(default_factory=threading.Lock)  # (the server asks on two threads)
 
     def fix_for(self, finding: Finding) -> ProposedFix | None:
+        if self.write is not None and self._planned(finding):
+            with self._writing:
+                if self.write is not None:
+                    self._written()
         return self.fixes.get(id(finding))
+
+    def has_fix(self, finding: Finding) -> bool:
+        """Whether the finding has an enabled fix: where it is only planned, without writing it."""
+        if self.write is not None:
+            return self._planned(finding)
+        return id(finding) in self.fixes
+
+    def _planned(self, finding: Finding) -> bool:
+        return self.read is not None and any(f is finding for f, _ in self.read.planned)
+
+    @property
+    def has_fixes(self) -> bool:
+        return bool(self.fixes) or self.read is not None and bool(self.read.planned)
+
+    def facts_found(self) -> tuple:
+        """What the calls in the source say about its jitted functions' parameters (Settings.callsite_facts)."""
+        if self.read is not None:
+            return self.read.traced.facts_found() if self.read.jit.contexts else ()
+        if self.context is None or not self.context.analysis.jit.contexts:
+            return ()
+        return self.context.analysis.traced.facts_found()
+
+    def _written(self) -> None:
+        """The libcst pass of the same rules, its fixes given to the findings shown (the same findings: the
+        rules read the same source the same way)."""
+        assert self.write is not None
+        context, self.write = self.write(), None
+        self.context = context
+        by_key = {_finding_key(fix.finding): fix for fix in context.fixes}
+        self.fixes = {id(f): by_key[_finding_key(f)] for f in self.findings if _finding_key(f) in by_key}
 
     def apply(self, fixes: Sequence[ProposedFix]) -> str:
         """The original's code with `fixes` applied (fixes of one pass that do not overlap, e.g. one alone).
@@ -263,8 +304,16 @@ def report_pass(source: bytes, path: str, settings: Settings) -> Pass:
     codemods = _candidates(source, settings)
     if not codemods:
         return Pass([], {}, None)
+    if all(map(decided_on_ast, codemods)):  # an editor's pass parses libcst only for a quick fix
+        file, _ = _read_on_ast(source, path, codemods, settings)
+        return Pass(file.findings, {}, None, read=file,
+                    write=lambda: _run_codemods(parse(source), path, codemods, settings, source))
     context = _run_codemods(parse(source), path, codemods, settings, source)
     return Pass(context.findings, {id(fix.finding): fix for fix in context.fixes}, context)
+
+
+def _finding_key(finding: Finding) -> tuple:
+    return finding.code, finding.span, finding.message, finding.note
 
 
 def _candidates(source: bytes, settings: Settings) -> list[type[Codemod]]:
@@ -351,6 +400,19 @@ def _findings_on_ast(source: bytes, path: str, rules, settings: Settings) -> tup
     note of a newer Python's grammar, and the ids of the findings whose fix is planned and enabled. A file
     CPython cannot read is parsed by libcst to say why, or to lower what a newer grammar wrote
     (analysis/lowering.py)."""
+    file, note = _read_on_ast(source, path, rules, settings)
+    try:
+        if settings.cells:
+            for finding in file.findings:
+                file.line_map.place(finding)
+    finally:
+        file.release()
+    return file.findings, note, {id(finding) for finding, _ in file.planned}
+
+
+def _read_on_ast(source: bytes, path: str, rules, settings: Settings) -> tuple[AstFile, str | None]:
+    """The file, read on `ast` by `rules` (its findings and planned fixes), and the note of a newer
+    Python's grammar; raises ProcessingError. The caller releases the file."""
     from .analysis.aliases import NO_ALIASES
     from .analysis.ast_module import AstModule
     from .analysis.lowering import lowered
@@ -371,17 +433,14 @@ def _findings_on_ast(source: bytes, path: str, rules, settings: Settings) -> tup
                    unsafe_units=settings.unsafe_units, withheld_units=settings.withheld_units,
                    proven_units=settings.proven_units, evidence=_evidence_for(path, settings.runtime_evidence))
     try:
-        findings = run_ast_rules(file, rules)
-        if settings.cells:
-            for finding in findings:
-                file.line_map.place(finding)
+        run_ast_rules(file, rules)
     except RecursionError:
+        file.release()
         raise ProcessingError("nesting too deep to analyse") from None
     except Exception as e:  # a rule's bug must not take the other files down with it
-        raise ProcessingError(f"internal error ({type(e).__name__}: {e}); please report it") from e
-    finally:
         file.release()
-    return findings, note, {id(finding) for finding, _ in file.planned}
+        raise ProcessingError(f"internal error ({type(e).__name__}: {e}); please report it") from e
+    return file, note
 
 
 def _place_in_cells(context: FileContext) -> None:

@@ -72,14 +72,11 @@ class DocumentAnalysis:
     def facts(self) -> tuple:
         """What the calls in the whole buffer say about its jitted functions' parameters (see
         `Settings.callsite_facts`): a slice analysed provisionally may not contain those calls."""
-        context = self._pass.context if self._pass is not None else None
-        if context is None or not context.analysis.jit.contexts:
-            return ()
-        return context.analysis.traced.facts_found()
+        return self._pass.facts_found() if self._pass is not None else ()
 
     # -- one fix -------------------------------------------------------------------------------
     def has_fix(self, finding: Finding) -> bool:
-        return self._pass is not None and self._pass.fix_for(finding) is not None
+        return self._pass is not None and self._pass.has_fix(finding)
 
     def fix_edits(self, finding: Finding) -> list[TextEdit] | None:
         """The minimal edits of this finding's fix alone; None if it has none (or it fails to apply)."""
@@ -112,7 +109,7 @@ class DocumentAnalysis:
 
     def fix_all_text(self) -> str | None:
         """What `phiml-rewrite --in-place` would write for this buffer; None: nothing."""
-        if self._pass is None or not self._pass.fixes:
+        if self._pass is None or not self._pass.has_fixes:
             return None
         settings = Settings(codemods=self.config.codemods_for(self.path), unsafe_fixes=self.config.unsafe_fixes,
                             cells=self.cells, project=self.project, world=self.world)
