@@ -23,6 +23,22 @@ def _fails_on_control_flow(compiler: compilers.Compiler) -> bool:
     return compiler.fails_on_control_flow
 
 
+def converts_on_ast(file) -> bool:
+    """Whether PML201-PML203 may report in `file` (an ast_rule.AstFile): `traced_nodes` and
+    `needs_conversion`, asked of every condition and trip count the traced values recorded (cst_flows.py
+    hands the libcst pass these same values). False proves they report nothing."""
+    if file.reading is None or file.reading.tree is None:
+        return False  # no flows: the libcst pass reads none either
+    traced = file.traced
+    for flow in traced.flows.values():
+        if not rewritable(flow):
+            continue
+        for value in flow.tests.values():
+            if not value.static and (value.trace is Trace.UNKNOWN or not _deferred(traced.is_config, value)):
+                return True
+    return False
+
+
 def consequence(flow: FunctionFlow, what: str) -> str:
     """What a Python `if`/loop on a tracer does under this flow's compiler, in a few words (measured on
     every backend: rewriter/analysis/compilers.py); `what` is "branch" or "trip count"."""
@@ -59,10 +75,13 @@ def library_call(file):
 def deferred_to_static_argument(file, value: Value) -> bool:
     """The value is traced only through configuration parameters (flags, counts, modes: see
     `rewriter.analysis.callsites`) -> PML204 declares them static and the control flow stays."""
-    traced = file.analysis.traced
+    return _deferred(file.analysis.traced.is_config, value)
+
+
+def _deferred(is_config, value: Value) -> bool:
     if value.staged:
         return False  # computed by a jax operation: still a tracer once its parameters are static
-    return bool(value.sources) and all(traced.is_config(source) for source in value.sources)
+    return bool(value.sources) and all(is_config(source) for source in value.sources)
 
 
 def traced_message(file, flow: FunctionFlow, what: str, node: cst.CSTNode, value: Value) -> tuple[str, list]:

@@ -10,8 +10,8 @@ from rewriter.emit.loops import (bound_constant, carried, carry_agreement, check
                      names_read_after)
 from rewriter.findings import Safety, Severity
 
-from ._control_flow import (CONCRETIZED, block_statements, emitter, needs_conversion, traced_message, traced_nodes,
-                            traced_condition_gate, traced_test_inside)
+from ._control_flow import (CONCRETIZED, block_statements, converts_on_ast, emitter, needs_conversion, traced_message,
+                            traced_nodes, traced_condition_gate, traced_test_inside)
 
 
 class TracedFor(Codemod):
@@ -161,6 +161,10 @@ class TracedFor(Codemod):
     @classmethod
     def ast_gate(cls, syntax) -> bool:
         return traced_condition_gate(syntax)
+
+    @classmethod
+    def may_report(cls, file) -> bool:
+        return converts_on_ast(file)
 
     def leave_Module(self, original_node: cst.Module) -> None:
         for flow, loop in traced_nodes(self.file, cst.For):

@@ -15,8 +15,8 @@ from rewriter.emit.frameworks import Emitter, atom
 from rewriter.emit.safety import guardable, guarded, has_work, risks
 from rewriter.findings import Safety, Severity
 
-from ._control_flow import (CONCRETIZED, block_statements, emitter, library_call, needs_conversion, traced_message,
-                            traced_condition_gate, traced_nodes)
+from ._control_flow import (CONCRETIZED, block_statements, converts_on_ast, emitter, library_call, needs_conversion,
+                            traced_message, traced_condition_gate, traced_nodes)
 
 
 @dataclass
@@ -159,6 +159,10 @@ class TracedIf(Codemod):
     @classmethod
     def ast_gate(cls, syntax) -> bool:
         return traced_condition_gate(syntax)
+
+    @classmethod
+    def may_report(cls, file) -> bool:
+        return converts_on_ast(file)
 
     def leave_Module(self, original_node: cst.Module) -> None:
         for flow, node in traced_nodes(self.file, (cst.If, cst.IfExp)):

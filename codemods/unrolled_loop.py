@@ -1,11 +1,13 @@
 """PML206 unrolled-loop."""
 from __future__ import annotations
 
+import ast
 from dataclasses import dataclass
 
 import libcst as cst
 
 from rewriter.analysis import compilers
+from rewriter.analysis.ast_names import own_nodes as ast_own_nodes
 from rewriter.analysis.callsites import Role
 from rewriter.analysis.forms import Agreement, Form, Forms, agreement
 from rewriter.analysis.jit import assigned_value
@@ -194,6 +196,24 @@ class UnrolledLoop(Codemod):
             return False
         keys = facts.traced_under(_unrolls_or_fails)
         return any(facts.inside(f.node, keys) and f.long_loop() for f in facts.traced_flows)
+
+    @classmethod
+    def may_report(cls, file) -> bool:
+        """A loop `_check` may report, asked of the `ast` reading: a `for` of a traced function (`traced_nodes`,
+        `_other_unrolling_loops`) whose trip count is static and that `_count` may count as long. What needs
+        more than the loop itself to tell (a default, a configured count, an alias) may be long."""
+        if file.reading is None or file.reading.tree is None:
+            return False  # no flows: the libcst pass reads none either
+        traced = file.traced
+        for flow in traced.flows.values():
+            if not (rewritable(flow) or compilers.of(flow.context.root.transform).unrolls_loops):
+                continue
+            for node in ast_own_nodes(flow.context.function):
+                if type(node) in (ast.For, ast.AsyncFor):
+                    value = flow.tests.get(id(node.iter))
+                    if value is not None and value.static and _may_count_long(traced, node.iter):
+                        return True
+        return False
 
     def leave_Module(self, original_node: cst.Module) -> None:
         for flow, loop in traced_nodes(self.file, cst.For):
@@ -659,6 +679,39 @@ def _other_unrolling_loops(file):
         for node in own_nodes(flow.context.function):
             if type(node) is cst.For:
                 yield flow, node
+
+
+def _may_count_long(traced, iterable: ast.expr) -> bool:
+    """`UnrolledLoop._count` may count the loop over `iterable` as long: a `range` of literals from
+    MIN_ITERATIONS steps, of a name or attribute (a default, a configured count) or of a length; an
+    iteration over values that are all traced (ast_flow.TracedAnalysis.value_at)."""
+    call = iterable if isinstance(iterable, ast.Call) and isinstance(iterable.func, ast.Name) and not iterable.keywords \
+        and not any(isinstance(a, ast.Starred) for a in iterable.args) else None
+    name = call.func.id if call is not None else ""
+    if name == "range" and 1 <= len(call.args) <= 3:
+        values = [_ast_int(a) for a in call.args]
+        if all(v is not None for v in values):
+            try:
+                return len(range(*values)) >= MIN_ITERATIONS
+            except ValueError:
+                return True  # (a zero step: the libcst pass says what it makes of it)
+        return any(isinstance(n, (ast.Name, ast.Attribute)) for a in call.args for n in ast.walk(a))
+    if name == "zip" and len(call.args) >= 2:
+        sources = call.args
+    elif name == "enumerate" and len(call.args) == 1:
+        sources = call.args
+    else:
+        sources = [iterable]
+    return all(traced.value_at(iterable, source).traced for source in sources)
+
+
+def _ast_int(expr: ast.expr) -> int | None:
+    """`_int` of an `ast` expression: an integer literal, or one negated."""
+    negated = isinstance(expr, ast.UnaryOp) and isinstance(expr.op, ast.USub)
+    literal = expr.operand if negated else expr
+    if isinstance(literal, ast.Constant) and type(literal.value) is int:
+        return -literal.value if negated else literal.value
+    return None
 
 
 def _configured_count(file, flow: FunctionFlow, count: cst.BaseExpression):

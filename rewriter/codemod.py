@@ -150,6 +150,14 @@ class Codemod(Rule, cst.BatchableCSTVisitor):
         super().__init__()
         self.file = file
 
+    @classmethod
+    def may_report(cls, file) -> bool | None:
+        """Whether the rule may report in `file` (an ast_rule.AstFile), asked of the analysis the rules on
+        `ast` read once they have read it: False proves the libcst pass would report nothing, so a file whose
+        other rules are all on `ast` is not parsed by libcst to show findings (engine.process_source). None:
+        the rule cannot tell without libcst (the default)."""
+        return None
+
     # -- reporting -------------------------------------------------------------------------
     def span(self, node: cst.CSTNode | ast.AST) -> Span:
         """Where `node` is: a libcst node, or an `ast` node the analysis on `ast` names (a derivation's step)."""

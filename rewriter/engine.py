@@ -164,12 +164,13 @@ def process_source(source: bytes, path: str, settings: Settings) -> FileResult:
     if not codemods:
         result.skipped = True
         return result
-    if all(map(decided_on_ast, codemods)):  # libcst parses the file only to write a fix
-        try:
-            findings, note, planned = _findings_on_ast(source, path, codemods, settings)
-        except ProcessingError as e:
-            result.error = str(e)
-            return result
+    try:
+        read = _read_alone(source, path, codemods, settings)
+    except ProcessingError as e:
+        result.error = str(e)
+        return result
+    if read is not None:  # libcst parses the file only to write a fix
+        findings, note, planned = _findings_on_ast(*read, settings)
         reports_only = not settings.rewrite and settings.original_positions  # (--check: one pass, over the original)
         if not planned or reports_only or not settings.apply_fixes:
             for finding in findings:
@@ -304,8 +305,9 @@ def report_pass(source: bytes, path: str, settings: Settings) -> Pass:
     codemods = _candidates(source, settings)
     if not codemods:
         return Pass([], {}, None)
-    if all(map(decided_on_ast, codemods)):  # an editor's pass parses libcst only for a quick fix
-        file, _ = _read_on_ast(source, path, codemods, settings)
+    read = _read_alone(source, path, codemods, settings)
+    if read is not None:  # an editor's pass parses libcst only for a quick fix
+        file, _ = read
         return Pass(file.findings, {}, None, read=file,
                     write=lambda: _run_codemods(parse(source), path, codemods, settings, source))
     context = _run_codemods(parse(source), path, codemods, settings, source)
@@ -395,12 +397,34 @@ def _findings_in_original(module: cst.Module, path: str, codemods, settings: Set
         context.release()
 
 
-def _findings_on_ast(source: bytes, path: str, rules, settings: Settings) -> tuple[list[Finding], str | None, set[int]]:
-    """The findings of rules decided on `ast` (ast_rule.py) in `source`, read by CPython's parser alone, the
-    note of a newer Python's grammar, and the ids of the findings whose fix is planned and enabled. A file
-    CPython cannot read is parsed by libcst to say why, or to lower what a newer grammar wrote
-    (analysis/lowering.py)."""
-    file, note = _read_on_ast(source, path, rules, settings)
+def _read_alone(source: bytes, path: str, codemods, settings: Settings) -> tuple[AstFile, str | None] | None:
+    """The file read on `ast` by its rules decided there (`_read_on_ast`), when that is all it takes: every
+    other rule proves on the same reading that it reports nothing (`Codemod.may_report`). None: libcst
+    must read it, and the rules are run there instead."""
+    on_ast = [c for c in codemods if decided_on_ast(c)]
+    rest = [c for c in codemods if not decided_on_ast(c)]
+    if not all(map(_may_tell, rest)):
+        return None
+    file, note = _ast_file(source, path, settings)
+    for codemod in rest:
+        try:
+            absent = codemod.may_report(file) is False
+        except Exception:  # (the libcst pass runs the rule, and says what went wrong there)
+            absent = False
+        if not absent:
+            file.release()
+            return None
+    _run_on_ast(file, on_ast)
+    return file, note
+
+
+def _may_tell(codemod: type[Codemod]) -> bool:
+    return codemod.may_report.__func__ is not Codemod.may_report.__func__
+
+
+def _findings_on_ast(file: AstFile, note: str | None, settings: Settings) -> tuple[list[Finding], str | None, set[int]]:
+    """The findings of the rules that read `file` on `ast` (`_read_alone`), the note of a newer Python's
+    grammar, and the ids of the findings whose fix is planned and enabled."""
     try:
         if settings.cells:
             for finding in file.findings:
@@ -413,6 +437,15 @@ def _findings_on_ast(source: bytes, path: str, rules, settings: Settings) -> tup
 def _read_on_ast(source: bytes, path: str, rules, settings: Settings) -> tuple[AstFile, str | None]:
     """The file, read on `ast` by `rules` (its findings and planned fixes), and the note of a newer
     Python's grammar; raises ProcessingError. The caller releases the file."""
+    file, note = _ast_file(source, path, settings)
+    _run_on_ast(file, rules)
+    return file, note
+
+
+def _ast_file(source: bytes, path: str, settings: Settings) -> tuple[AstFile, str | None]:
+    """The file as the rules on `ast` read it, and the note of a newer Python's grammar; raises
+    ProcessingError. A file CPython cannot read is parsed by libcst to say why, or to lower what a newer
+    grammar wrote (analysis/lowering.py)."""
     from .analysis.aliases import NO_ALIASES
     from .analysis.ast_module import AstModule
     from .analysis.lowering import lowered
@@ -432,6 +465,11 @@ def _read_on_ast(source: bytes, path: str, rules, settings: Settings) -> tuple[A
                    cells=settings.cells, error_cells=settings.error_cells, unsafe_fixes=settings.unsafe_fixes,
                    unsafe_units=settings.unsafe_units, withheld_units=settings.withheld_units,
                    proven_units=settings.proven_units, evidence=_evidence_for(path, settings.runtime_evidence))
+    return file, note
+
+
+def _run_on_ast(file: AstFile, rules) -> None:
+    """`rules` read `file` (ast_rule.run_ast_rules); raises ProcessingError, the file released."""
     try:
         run_ast_rules(file, rules)
     except RecursionError:
@@ -440,7 +478,6 @@ def _read_on_ast(source: bytes, path: str, rules, settings: Settings) -> tuple[A
     except Exception as e:  # a rule's bug must not take the other files down with it
         file.release()
         raise ProcessingError(f"internal error ({type(e).__name__}: {e}); please report it") from e
-    return file, note
 
 
 def _place_in_cells(context: FileContext) -> None:
