@@ -17,6 +17,7 @@ from ._hazards import FRAMEWORK_JIT
 
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
 _DEFS = (ast.FunctionDef, ast.AsyncFunctionDef)
+_DEFS_CALLS_ASSIGNS = (*_DEFS, ast.Call, ast.Assign)  # (what SpelledJits reads)
 _CHAINS = (ast.Name, ast.Attribute)
 
 
@@ -37,7 +38,7 @@ def spelled_jits(file: AstFile) -> SpelledJits:
     """What the module's spellings say may be jitted (ast_jit.SpelledJits), read once per file."""
     found = file.__dict__.get("_spelled_jits")
     if found is None:
-        found = file.__dict__["_spelled_jits"] = SpelledJits(file.names, file.tree)
+        found = file.__dict__["_spelled_jits"] = SpelledJits(file.names, file.nodes(*_DEFS_CALLS_ASSIGNS))
     return found
 
 

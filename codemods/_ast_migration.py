@@ -52,9 +52,7 @@ class AstMigration(CallsGate, AstRule):
         if found is None:
             imported = self.file.names.imported
             found = []
-            for node in ast.walk(self.file.tree):
-                if not isinstance(node, ast.Call):
-                    continue
+            for node in self.file.nodes(ast.Call):
                 func = node.func
                 name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else None
                 if name in self.CALLS or isinstance(func, ast.Name) and any(
@@ -79,7 +77,7 @@ class AstTableMigration(TableGate, AstMigration):
         self._modules = {m.source: m for m in self.MIGRATIONS if m.module}
         last = {m.name for m in self.MIGRATIONS if not m.module}
         candidates: list[ast.expr] = []
-        for node in ast.walk(self.file.tree):
+        for node in self.file.nodes(ast.Import, ast.ImportFrom, ast.Attribute, ast.Name):
             kind = type(node)
             if kind is ast.Import:
                 for alias in node.names:  # type: ignore[attr-defined]

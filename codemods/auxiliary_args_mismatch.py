@@ -103,7 +103,7 @@ class AuxiliaryArgsMismatch(AstRule):
     def check(self) -> None:
         file = self.file
         names = file.names
-        nodes = sorted((n for n in ast.walk(file.tree) if isinstance(n, (*_DEFS, ast.Call))), key=lambda n: (n.lineno, n.col_offset))
+        nodes = sorted(file.nodes(*_DEFS, ast.Call), key=lambda n: (n.lineno, n.col_offset))
         for node in nodes:
             if isinstance(node, ast.Call):
                 self._wrapped(node)

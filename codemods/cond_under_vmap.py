@@ -91,12 +91,11 @@ class CondUnderVmap(AstRule):
     def check(self) -> None:
         file = self.file
         names, jit = file.names, file.jit
-        tree = file.tree
         vmapped: list[tuple[ast.AST, str]] = []
-        for fn in _in_order(n for n in ast.walk(tree) if isinstance(n, _DEFS) and n.decorator_list):
+        for fn in _in_order(n for n in file.nodes(*_DEFS) if n.decorator_list):
             if any(_is_jax_vmap(match_transform(names, d, (Kind.VMAP,))) for d in fn.decorator_list):
                 vmapped.append((fn, f"`{fn.name}`"))
-        for call in _in_order(n for n in ast.walk(tree) if isinstance(n, ast.Call) and _spells_vmap(n.func)):
+        for call in _in_order(n for n in file.nodes(ast.Call) if _spells_vmap(n.func)):
             app = match_application(names, call, (Kind.VMAP,))
             if app is not None and _is_jax_vmap(app.transform):
                 vmapped += [(fn, f"`{fn.name}`" if isinstance(fn, _DEFS) else "the lambda")

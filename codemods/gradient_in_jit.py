@@ -102,7 +102,7 @@ class GradientInJit(AstRule):
                                 hint="compute the gradient outside the jit-compiled function and jit-compile the rest",
                                 related=trace_related(file, context))
         names = file.names
-        for call in _jit_compile_calls(file.tree):
+        for call in _jit_compile_calls(file):
             app = match_application(names, call, (Kind.JIT,))
             if app is None or app.transform.framework != "phiml" or not isinstance(app.function, ast.Call):
                 continue
@@ -112,9 +112,9 @@ class GradientInJit(AstRule):
                             hint="jit-compile the function that uses the gradient, with the gradient computed outside it")
 
 
-def _jit_compile_calls(tree: ast.Module) -> list[ast.Call]:
+def _jit_compile_calls(file) -> list[ast.Call]:
     """The calls of something named `jit_compile`."""
-    return [node for node in ast.walk(tree) if isinstance(node, ast.Call) and isinstance(node.func, (ast.Name, ast.Attribute))
+    return [node for node in file.nodes(ast.Call) if isinstance(node.func, (ast.Name, ast.Attribute))
             and (node.func.attr if isinstance(node.func, ast.Attribute) else node.func.id) == "jit_compile"]
 
 

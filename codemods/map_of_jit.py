@@ -103,7 +103,7 @@ class MapOfJit(AstRule):
     def check(self) -> None:
         file = self.file
         names, spelled = file.names, spelled_jits(file)
-        calls = sorted((n for n in ast.walk(file.tree) if isinstance(n, ast.Call)), key=lambda n: (n.lineno, n.col_offset))
+        calls = sorted(file.nodes(ast.Call), key=lambda n: (n.lineno, n.col_offset))
         for node in calls:
             first = spelled_application(names, node, MAP)
             if first is not None and any(k.arg == "dims" for k in node.keywords) and (

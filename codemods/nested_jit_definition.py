@@ -119,8 +119,8 @@ class NestedJitDefinition(AstRule):
     def check(self) -> None:
         file = self.file
         names = file.names
-        defs = [node for node in ast.walk(file.tree) if type(node) in _DEFS
-                and any(spelled_transform(names, d) for d in node.decorator_list)]
+        defs = [node for node in file.nodes(*_DEFS)
+                if any(spelled_transform(names, d) for d in node.decorator_list)]
         for node in sorted(defs, key=start):  # (libcst's order: the lifted names are handed out in it)
             self._check(node)
 

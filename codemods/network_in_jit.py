@@ -105,7 +105,7 @@ class NetworkInJit(AstRule):
                     self.report(node, f"a network called inside {traced(context)} keeps its first weights on jax",
                                 hint="call the network outside the jit-compiled function",
                                 related=trace_related(file, context))
-        for call in _updates(file.tree):
+        for call in _updates(file):
             if id(call) in inside or call_api(file, call, (Kind.NETWORK,)) is None:
                 continue
             loss = _loss_function(call)
@@ -124,9 +124,9 @@ class NetworkInJit(AstRule):
         return api is not None and api.name in CONSTRUCTORS
 
 
-def _updates(tree: ast.Module) -> list[ast.Call]:
+def _updates(file) -> list[ast.Call]:
     """The calls of something named `update_weights`, in the order written."""
-    found = [node for node in ast.walk(tree) if isinstance(node, ast.Call) and isinstance(node.func, (ast.Name, ast.Attribute))
+    found = [node for node in file.nodes(ast.Call) if isinstance(node.func, (ast.Name, ast.Attribute))
              and (node.func.attr if isinstance(node.func, ast.Attribute) else node.func.id) == "update_weights"]
     return sorted(found, key=lambda n: (n.lineno, n.col_offset))
 

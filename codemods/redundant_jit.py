@@ -211,7 +211,7 @@ class RedundantJit(AstRule):
     def check(self) -> None:
         file = self.file
         names, spelled = file.names, spelled_jits(file)
-        nodes = sorted((n for n in ast.walk(file.tree) if isinstance(n, (ast.Call, *_DEFS))), key=lambda n: (n.lineno, n.col_offset))
+        nodes = sorted(file.nodes(ast.Call, *_DEFS), key=lambda n: (n.lineno, n.col_offset))
         for node in nodes:
             if isinstance(node, ast.Call):
                 first = spelled_application(names, node)

@@ -725,7 +725,7 @@ class Retracing(AstRule):
 
     @cached_property
     def _reads_cache(self) -> bool:
-        return any(_reads_cache(node) for node in ast.walk(self.file.tree))
+        return any(map(_reads_cache, self.file.nodes(*_SPELLS_CACHE)))
 
     # -- evidence from `phiml-rewrite profile` -------------------------------------------------------
     def _check_evidence(self, fixed: dict[int, ast.Call]) -> None:
@@ -778,6 +778,11 @@ def _write_forget(context, holder: cst.BaseExpression):
         args[-1] = args[-1].with_changes(comma=COMMA)
         return [Replace(holder, holder.with_changes(args=[*args, keyword]))]
     return None
+
+
+# The nodes that may spell a name (`_reads_cache`).
+_SPELLS_CACHE = (ast.Name, ast.Attribute, ast.keyword, ast.arg, *_DEFS, ast.ClassDef, ast.alias, ast.ImportFrom, ast.Global,
+                 ast.Nonlocal)
 
 
 def _reads_cache(node: ast.AST) -> bool:

@@ -80,7 +80,7 @@ class SolveTapeInJit(AstRule):
                                 related=trace_related(file, context))
         jit = file.jit
         tree = file.tree
-        withs = sorted((n for n in ast.walk(tree) if isinstance(n, _WITHS)), key=lambda n: (n.lineno, n.col_offset))
+        withs = sorted(file.nodes(*_WITHS), key=lambda n: (n.lineno, n.col_offset))
         for node in withs:
             tape = self._tape(node)
             if tape is None or id(node) in inside or not self._read(node, tree):

@@ -110,7 +110,7 @@ class StaticSelf(AstRule):
 
     def check(self) -> None:
         file = self.file
-        classes = sorted((n for n in ast.walk(file.tree) if isinstance(n, ast.ClassDef)), key=lambda n: (n.lineno, n.col_offset))
+        classes = sorted(file.nodes(ast.ClassDef), key=lambda n: (n.lineno, n.col_offset))
         for cls in classes:
             methods = [s for s in cls.body if isinstance(s, _DEFS)]
             if any(m.name == "__hash__" for m in methods):

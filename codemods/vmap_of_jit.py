@@ -91,8 +91,7 @@ class VmapOfJit(AstRule):
 
     def check(self) -> None:
         names = self.file.names
-        nodes = sorted((n for n in ast.walk(self.file.tree) if isinstance(n, (ast.Call, *_DEFS))),
-                       key=lambda n: (n.lineno, n.col_offset))
+        nodes = sorted(self.file.nodes(ast.Call, *_DEFS), key=lambda n: (n.lineno, n.col_offset))
         for node in nodes:
             if isinstance(node, ast.Call):
                 inner_call = spelled_application(names, node, VMAP)

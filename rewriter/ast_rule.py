@@ -196,6 +196,11 @@ class AstFile(FixPolicy):
         assert self.reading is not None and self.reading.tree is not None
         return self.reading.tree
 
+    def nodes(self, *kinds: type) -> list[Any]:
+        """The nodes of these classes in the tree the rules read, in `ast.walk`'s order (AstModule.nodes)."""
+        assert self.reading is not None
+        return self.reading.nodes(*kinds)
+
     @property
     def names(self):
         """The name resolver (ast_resolver.NameResolver) of what the rules read."""

@@ -53,8 +53,8 @@ class {cls}(AstRule):
 
     def check(self) -> None:
         names = self.file.names
-        for node in ast.walk(self.file.tree):
-            if isinstance(node, ast.Call) and API in names.qualified_names(node.func):
+        for node in self.file.nodes(ast.Call):
+            if API in names.qualified_names(node.func):
                 self.report(node, f"`{{API}}` TODO: what goes wrong under jit", hint="TODO: what to write instead")
 '''
 

@@ -131,13 +131,14 @@ class SpelledJits:
     decorator that may be a jit, the names assigned or handed to a jit application, the lambdas handed to
     one. A rule asks it before it resolves anything."""
 
-    def __init__(self, resolver: NameResolver, tree: ast.Module) -> None:
+    def __init__(self, resolver: NameResolver, nodes: Iterable[ast.AST]) -> None:
+        """`nodes`: the module's defs, calls and assignments (AstModule.nodes), or any walk of its tree."""
         self.resolver = resolver
         self.decorated: set[str] = set()
         self.assigned: set[str] = set()
         self.wrapped: set[str] = set()
         self.lambdas: set[int] = set()
-        for node in ast.walk(tree):
+        for node in nodes:
             kind = type(node)
             if kind in _DEFS:
                 if any(spelled_transform(resolver, d) for d in node.decorator_list):  # type: ignore[attr-defined]

@@ -12,10 +12,11 @@ import ast
 import io
 import tokenize
 from functools import cached_property
+from typing import Any, Iterable
 
 from ..findings import Span
 from .aliases import NO_ALIASES, Aliases
-from .ast_names import parse
+from .ast_names import branches, parse
 
 
 class AstModule:
@@ -51,7 +52,39 @@ class AstModule:
     @cached_property
     def identifiers(self) -> frozenset[str]:
         """Every identifier spelled in the module: a new name must avoid all of them (`identifiers_in`)."""
-        return identifiers_in(self.tree) if self.tree is not None else frozenset()
+        return _identifiers(self.walked)
+
+    @cached_property
+    def walked(self) -> list[ast.AST]:
+        """Every node of the tree in `ast.walk`'s order (breadth first), less the context and operator
+        singletons nothing looks for (ast_names.branches): one walk for every reading and rule that looks
+        for nodes of some kinds (`nodes`), where each `ast.walk` paid a generator per node."""
+        if self.tree is None:
+            return []
+        queue: list[ast.AST] = [self.tree]
+        i = 0
+        while i < len(queue):
+            queue.extend(branches(queue[i]))
+            i += 1
+        return queue
+
+    @cached_property
+    def _by_kind(self) -> dict[type, list[ast.AST]]:
+        out: dict[type, list[ast.AST]] = {}
+        for node in self.walked:
+            found = out.get(type(node))
+            if found is None:
+                out[type(node)] = [node]
+            else:
+                found.append(node)
+        return out
+
+    def nodes(self, *kinds: type) -> list[Any]:
+        """The nodes of these concrete classes, in `ast.walk`'s order (a new list)."""
+        if len(kinds) == 1:
+            return list(self._by_kind.get(kinds[0], ()))
+        wanted = frozenset(kinds)
+        return [node for node in self.walked if type(node) in wanted]
 
     def alone_on_its_lines(self, statement: ast.stmt) -> bool:
         """No other statement shares the lines of `statement` (libcst: the only statement of its line):
@@ -201,8 +234,12 @@ def within(span: Span, outer: Span) -> bool:
 def identifiers_in(root: ast.AST) -> frozenset[str]:
     """Every identifier spelled in `root` (libcst's Names: names, attributes, parameters, defs, imports,
     keywords, match patterns' names)."""
+    return _identifiers(ast.walk(root))
+
+
+def _identifiers(nodes: Iterable[ast.AST]) -> frozenset[str]:
     out: set[str] = set()
-    for node in ast.walk(root):
+    for node in nodes:
         kind = type(node)
         if kind is ast.Name:
             out.add(node.id)  # type: ignore[attr-defined]

@@ -68,7 +68,7 @@ class Reachability:
         if tree is None:
             return []
         regions: list[tuple[ast.AST, ast.AST]] = []  # (first node, last node) of each dead region
-        for node in ast.walk(tree):
+        for node in self.module.nodes(ast.If, ast.IfExp, ast.BoolOp, ast.Try):
             if isinstance(node, (ast.If, ast.IfExp)):
                 value = self.condition(node.test)
                 if value is False:

@@ -137,7 +137,7 @@ class TestCode:
 
     @cached_property
     def _defs(self) -> list[ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef]:
-        return [n for n in ast.walk(self._tree) if isinstance(n, (*_DEFS, ast.ClassDef))]
+        return self.module.nodes(*_DEFS, ast.ClassDef)
 
     def in_test(self, span: Span) -> bool:
         """`span` is in a test file, or inside a `test*` function or a `Test*` class (not the def itself).
