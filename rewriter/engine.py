@@ -156,16 +156,18 @@ def process_source(source: bytes, path: str, settings: Settings) -> FileResult:
     if b"\x00" in source:
         result.error = "binary file (contains NUL bytes)"
         return result
+    tree = None
     if settings.first_pass is not None:
         codemods = [c for c in settings.codemods if c.CODE in settings.first_pass]
         outline = settings.outline
     else:
-        codemods, outline = _judged(source, settings)
+        codemods, tree = _judged(source, settings)
+        outline = _outline(tree)
     if not codemods:
         result.skipped = True
         return result
     try:
-        read = _read_alone(source, path, codemods, settings)
+        read = _read_alone(source, path, codemods, settings, tree)
     except ProcessingError as e:
         result.error = str(e)
         return result
@@ -302,10 +304,10 @@ def report_pass(source: bytes, path: str, settings: Settings) -> Pass:
     """Findings at their places in `source`, with the fixes `settings` enables; raises ProcessingError."""
     if b"\x00" in source:
         raise ProcessingError("binary file (contains NUL bytes)")
-    codemods = _candidates(source, settings)
+    codemods, tree = _judged(source, settings)
     if not codemods:
         return Pass([], {}, None)
-    read = _read_alone(source, path, codemods, settings)
+    read = _read_alone(source, path, codemods, settings, tree)
     if read is not None:  # an editor's pass parses libcst only for a quick fix
         file, _ = read
         return Pass(file.findings, {}, None, read=file,
@@ -323,9 +325,9 @@ def _candidates(source: bytes, settings: Settings) -> list[type[Codemod]]:
     return _judged(source, settings)[0]
 
 
-def _judged(source: bytes, settings: Settings) -> tuple[list[type[Codemod]], tuple | None]:
-    """`_candidates`, and the outline of CPython's parse of the source if judging them parsed it
-    (positions.statement_outline: where statements start, not parsed twice)."""
+def _judged(source: bytes, settings: Settings) -> tuple[list[type[Codemod]], ast.Module | None]:
+    """`_candidates`, and CPython's parse of the source if judging them parsed it: the rules on `ast`
+    read that tree, and libcst's pass its outline (`_outline`), instead of parsing it again."""
     codemods = wanted_codemods(source, settings.codemods)
     enabled = enabled_by_project(settings)
     if enabled:  # without the trigger words: a helper traced from another module need not spell `jit`
@@ -336,7 +338,12 @@ def _judged(source: bytes, settings: Settings) -> tuple[list[type[Codemod]], tup
             tree = python_parse(source)
         codemods = filter_codemods(source, codemods, settings.project, tree=tree, roles_given=bool(settings.callsite_facts),
                                    package=getattr(settings.world, "package", ""))
-    return codemods, statement_outline(tree.body) if tree is not None else None
+    return codemods, tree
+
+
+def _outline(tree: ast.Module | None) -> tuple | None:
+    """positions.statement_outline of a parse at hand: where statements start, not parsed twice."""
+    return statement_outline(tree.body) if tree is not None else None
 
 
 def enabled_by_project(settings: Settings) -> list[type[Codemod]]:
@@ -376,7 +383,8 @@ def _fixpoint(
         # A rewrite can create a candidate for another rule (a rename that makes a call PML101's):
         # the next pass filters the new code afresh, exactly as a second run of the tool would.
         source = module.bytes
-        codemods, outline = _judged(source, settings)
+        codemods, tree = _judged(source, settings)
+        outline = _outline(tree)
     raise ProcessingError(
         f"the rewrite did not reach a fixpoint after {MAX_PASSES} passes (a bug in phiml-rewrite: please report it)"
     )
@@ -397,15 +405,16 @@ def _findings_in_original(module: cst.Module, path: str, codemods, settings: Set
         context.release()
 
 
-def _read_alone(source: bytes, path: str, codemods, settings: Settings) -> tuple[AstFile, str | None] | None:
+def _read_alone(source: bytes, path: str, codemods, settings: Settings,
+                tree: ast.Module | None = None) -> tuple[AstFile, str | None] | None:
     """The file read on `ast` by its rules decided there (`_read_on_ast`), when that is all it takes: every
     other rule proves on the same reading that it reports nothing (`Codemod.may_report`). None: libcst
-    must read it, and the rules are run there instead."""
+    must read it, and the rules are run there instead. `tree`: CPython's parse of `source`, when at hand."""
     on_ast = [c for c in codemods if decided_on_ast(c)]
     rest = [c for c in codemods if not decided_on_ast(c)]
     if not all(map(_may_tell, rest)):
         return None
-    file, note = _ast_file(source, path, settings)
+    file, note = _ast_file(source, path, settings, tree)
     for codemod in rest:
         try:
             absent = codemod.may_report(file) is False
@@ -442,10 +451,11 @@ def _read_on_ast(source: bytes, path: str, rules, settings: Settings) -> tuple[A
     return file, note
 
 
-def _ast_file(source: bytes, path: str, settings: Settings) -> tuple[AstFile, str | None]:
+def _ast_file(source: bytes, path: str, settings: Settings,
+              tree: ast.Module | None = None) -> tuple[AstFile, str | None]:
     """The file as the rules on `ast` read it, and the note of a newer Python's grammar; raises
     ProcessingError. A file CPython cannot read is parsed by libcst to say why, or to lower what a newer
-    grammar wrote (analysis/lowering.py)."""
+    grammar wrote (analysis/lowering.py). `tree`: CPython's parse of `source`, when at hand."""
     from .analysis.aliases import NO_ALIASES
     from .analysis.ast_module import AstModule
     from .analysis.lowering import lowered
@@ -454,7 +464,7 @@ def _ast_file(source: bytes, path: str, settings: Settings) -> tuple[AstFile, st
     package = getattr(world, "package", "")
     aliases = project.alias_map() if hasattr(project, "alias_map") else NO_ALIASES
     own_copies = world.targets.own_copies() if world is not None else frozenset()
-    python = AstModule(decoded(source), package, aliases, own_copies)
+    python = AstModule(decoded(source), package, aliases, own_copies, tree)
     reading: AstModule | None = python
     note = None
     if python.tree is None:

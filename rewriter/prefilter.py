@@ -127,7 +127,7 @@ class SyntaxFacts(ast.NodeVisitor):
     and the children read from a table of fields (ast_names.branches: no context or operator leaves)
     rather than `iter_fields`."""
 
-    _handlers: dict[type, str | None] = {}
+    _handlers: dict[type, Callable | None] = {}
 
     def visit(self, node: ast.AST) -> None:
         cls = type(node)
@@ -139,16 +139,16 @@ class SyntaxFacts(ast.NodeVisitor):
         if cls in _IDENTIFYING:  # the identifiers, in the same walk
             self.identifiers.see(node)
         try:
-            name = self._handlers[cls]
+            handler = self._handlers[cls]
         except KeyError:
             # only handlers of this class: ast.NodeVisitor's own (`visit_Constant`) do nothing here
-            name = self._handlers[cls] = f"visit_{cls.__name__}" if f"visit_{cls.__name__}" in SyntaxFacts.__dict__ else None
-        if name is None:
+            handler = self._handlers[cls] = SyntaxFacts.__dict__.get(f"visit_{cls.__name__}")
+        if handler is None:
             found = self.kids.get(id(node))
             for child in found if found is not None else branches(node):
                 self.visit(child)
         else:
-            getattr(self, name)(node)
+            handler(self, node)
 
     def generic_visit(self, node: ast.AST) -> None:
         found = self.kids.get(id(node))

@@ -21,9 +21,12 @@ from .ast_names import branches, parse
 
 class AstModule:
     def __init__(self, code: str, package: str = "", aliases: Aliases = NO_ALIASES,
-                 own_copies: frozenset[str] = frozenset()) -> None:
+                 own_copies: frozenset[str] = frozenset(), tree: ast.Module | None = None) -> None:
+        """`tree`: CPython's parse of `code` (of the bytes it was decoded from), when the caller has it."""
         self.code = code
         self.package, self.aliases, self.own_copies = package, aliases, own_copies
+        if tree is not None:
+            self.tree = tree
 
     @cached_property
     def tree(self) -> ast.Module | None:
