@@ -211,7 +211,7 @@ class UnrolledLoop(Codemod):
             for node in ast_own_nodes(flow.context.function):
                 if type(node) in (ast.For, ast.AsyncFor):
                     value = flow.tests.get(id(node.iter))
-                    if value is not None and value.static and _may_count_long(traced, node.iter):
+                    if value is not None and value.static and _may_count_long(traced, flow, node.iter):
                         return True
         return False
 
@@ -681,10 +681,13 @@ def _other_unrolling_loops(file):
                 yield flow, node
 
 
-def _may_count_long(traced, iterable: ast.expr) -> bool:
-    """`UnrolledLoop._count` may count the loop over `iterable` as long: a `range` of literals from
-    MIN_ITERATIONS steps, of a name or attribute (a default, a configured count) or of a length; an
-    iteration over values that are all traced (ast_flow.TracedAnalysis.value_at)."""
+def _may_count_long(traced, flow, iterable: ast.expr) -> bool:
+    """`UnrolledLoop._count` may count the loop over `iterable`, in the function of `flow`, as long: a
+    `range` of literals from MIN_ITERATIONS steps, of a count that may be long by default or as configured
+    (`_may_be_configured`), or of a length (`_may_measure`); an iteration over values that are all traced
+    (ast_flow.TracedAnalysis.value_at), pairs of consecutive rows or rows of what may be arrays
+    (`_may_be_array`)."""
+    fn = flow.context.function
     call = iterable if isinstance(iterable, ast.Call) and isinstance(iterable.func, ast.Name) and not iterable.keywords \
         and not any(isinstance(a, ast.Starred) for a in iterable.args) else None
     name = call.func.id if call is not None else ""
@@ -695,14 +698,101 @@ def _may_count_long(traced, iterable: ast.expr) -> bool:
                 return len(range(*values)) >= MIN_ITERATIONS
             except ValueError:
                 return True  # (a zero step: the libcst pass says what it makes of it)
-        return any(isinstance(n, (ast.Name, ast.Attribute)) for a in call.args for n in ast.walk(a))
+        if len(call.args) == 1 and _may_be_configured(fn, call.args[0]):
+            return True
+        return any(_may_measure(fn, a) for a in call.args)
     if name == "zip" and len(call.args) >= 2:
         sources = call.args
     elif name == "enumerate" and len(call.args) == 1:
         sources = call.args
     else:
         sources = [iterable]
-    return all(traced.value_at(iterable, source).traced for source in sources)
+    if not all(traced.value_at(iterable, source).traced for source in sources):
+        return False
+    return _may_pair(sources) or all(_may_be_array(traced, flow, source) for source in sources)
+
+
+def _may_pair(parts: list[ast.expr]) -> bool:
+    """`_pairs` may find consecutive pairs of one sequence in `zip(*parts)`: `zip(s, s[k:])`, `zip(s[:-k], s[k:])`
+    (the same expression, as `ast` reads it, where the libcst pass compares the code; any slice)."""
+    if len(parts) != 2 or not isinstance(parts[1], ast.Subscript) or not isinstance(parts[1].value, ast.Name):
+        return False
+    whole = ast.dump(parts[1].value)
+    return ast.dump(parts[0]) == whole or isinstance(parts[0], ast.Subscript) and ast.dump(parts[0].value) == whole
+
+
+def _may_be_array(traced, flow, sequence: ast.expr) -> bool:
+    """`UnrolledLoop._an_array` may hold of `sequence`: (a slice of) a parameter that a call passes an
+    array (its role), that the function reads as one (any read of an attribute only arrays have, where the
+    libcst pass also asks that the name is never rebound) or that is annotated."""
+    base = sequence
+    while isinstance(base, ast.Subscript):
+        base = base.value
+    if not isinstance(base, ast.Name):
+        return False
+    fn = flow.context.function
+    a = fn.args
+    param = next((p for p in (*a.posonlyargs, *a.args, *a.kwonlyargs) if p.arg == base.id), None)
+    if param is None:
+        return False
+    if param.annotation is not None:
+        return True
+    role = traced.roles(flow.context).get(base.id)
+    if role is not None and role.role is Role.DATA:
+        return True
+    return any(isinstance(node, ast.Attribute) and node.attr in _ARRAY_ATTRIBUTES and isinstance(node.value, ast.Name)
+               and node.value.id == base.id for node in ast.walk(fn))
+
+
+def _may_be_configured(fn: ast.AST, count: ast.expr) -> bool:
+    """`_count` may read `range(count)` as long by default or as configured (`_configured_count`): a
+    parameter of `fn` with a literal default from MIN_ITERATIONS; `self.<attr>`; a name `fn` does not
+    bind itself (a module constant). A parameter, or a local `fn` binds, is neither."""
+    if isinstance(count, ast.Attribute):
+        return isinstance(count.value, ast.Name)
+    if not isinstance(count, ast.Name):
+        return False
+    name = count.id
+    a = fn.args  # type: ignore[attr-defined]
+    positional = [*a.posonlyargs, *a.args]
+    defaults = dict(zip([p.arg for p in positional][len(positional) - len(a.defaults):], a.defaults))
+    defaults.update((p.arg, d) for p, d in zip(a.kwonlyargs, a.kw_defaults) if d is not None)
+    if name in {p.arg for p in (*positional, *a.kwonlyargs)}:
+        default = _ast_int(defaults[name]) if name in defaults else None
+        return default is not None and default >= MIN_ITERATIONS
+    bound = False
+    for node in ast_own_nodes(fn):
+        if isinstance(node, (ast.Global, ast.Nonlocal)) and name in node.names:
+            return True
+        if isinstance(node, ast.Name) and node.id == name and not isinstance(node.ctx, ast.Load) \
+                or isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and node.name == name \
+                or isinstance(node, ast.alias) and (node.asname or node.name.split(".")[0]) == name:
+            bound = True
+    return not bound
+
+
+def _may_measure(fn: ast.AST, count: ast.expr) -> bool:
+    """`_length_source` may find an array's length in `count`: `x.shape[0]` or `len(x)`, in a sum or
+    difference, or through a name `fn` assigns (`n = x.shape[0]`; any such assignment, where the libcst
+    pass takes one bound once before the loop, and gives up after 20 nodes: this reads every node it could
+    reach)."""
+    stack, followed = [count], set()
+    while stack:
+        node = stack.pop()
+        if isinstance(node, ast.Name):
+            if node.id not in followed:
+                followed.add(node.id)
+                stack += [n.value for n in ast.walk(fn) if isinstance(n, ast.Assign) and len(n.targets) == 1
+                          and isinstance(n.targets[0], ast.Name) and n.targets[0].id == node.id]
+        elif isinstance(node, ast.Subscript):
+            if isinstance(node.value, ast.Attribute) and node.value.attr == "shape":
+                return True
+        elif isinstance(node, ast.Call):
+            if isinstance(node.func, ast.Name) and node.func.id == "len" and len(node.args) == 1:
+                return True
+        elif isinstance(node, ast.BinOp):
+            stack += [node.left, node.right]
+    return False
 
 
 def _ast_int(expr: ast.expr) -> int | None:

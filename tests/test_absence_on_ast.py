@@ -81,3 +81,87 @@ def test_a_traced_condition_is_still_read_on_libcst():
     source = DEFERRED_FLAG.replace(b"y = scale(1.0, True)\n", b"")
     result = process_source(source, "traced.py", CHECK)
     assert result.libcst_parsed and [f.code for f in result.findings] == ["PML201"]
+
+
+
+# PML206's proof reads the loop as the rule counts it: a count that is a parameter without a long literal
+# default, rows of a parameter nothing shows to be an array, or a zip of two sequences that are no
+# consecutive pairs cannot be long (`unrolled_loop._may_count_long`); each long form is still read on libcst.
+STATIC_N = "@partial(jax.jit, static_argnames='n')\n"
+LOOPS = {
+    "a static count without default": (STATIC_N + """def f(x, n):
+    for _ in range(n):
+        x = x * 2.0 + 1.0
+    return x
+""", False),
+    "a count long by default": (STATIC_N + """def f(x, n=100):
+    for _ in range(n):
+        x = x * 2.0 + 1.0
+    return x
+""", True),
+    "a local count from a literal": (STATIC_N + """def f(x, n):
+    k = 3
+    for _ in range(k):
+        x = x * 2.0 + 1.0
+    return x
+""", False),
+    "a module constant": ("""STEPS = 100
+
+
+@jax.jit
+def f(x):
+    for _ in range(STEPS):
+        x = x * 2.0 + 1.0
+    return x
+""", True),
+    "a length through a local": ("""@jax.jit
+def f(x):
+    m = x.shape[0] - 1
+    y = x * 0.0
+    for i in range(m):
+        y = y.at[i].set(x[i + 1] * 2.0)
+    return y
+""", True),
+    "rows of a parameter read as an array": ("""@jax.jit
+def f(x):
+    y = x[0] * 0.0
+    for row in x:
+        y = y + row * 2.0
+    return y * x.ndim
+""", True),
+    "rows of a slice of a plain parameter": ("""@jax.jit
+def f(x):
+    y = 0.0
+    for row in x[0]:
+        y = y + row * 2.0
+    return y
+""", False),
+    "a zip of two sequences": ("""@jax.jit
+def f(x, z):
+    y = 0.0
+    for a, b in zip(x[1:], z[1:]):
+        y = y + a * b
+    return y
+""", False),
+    "consecutive pairs": ("""@jax.jit
+def f(x):
+    y = 0.0
+    for a, b in zip(x, x[1:]):
+        y = y + (b - a) * 2.0
+    return y
+""", True),
+}
+
+
+@pytest.mark.parametrize("name", LOOPS)
+def test_an_unrolled_loop_is_proven_absent_only_where_it_cannot_be_long(name: str):
+    code, may = LOOPS[name]
+    source = f"from functools import partial\n\nimport jax\n\n\n{code}".encode()
+    rule = by_code("PML206")
+    file, _ = engine._read_on_ast(source, "loops.py", [], CHECK)
+    try:
+        assert rule.may_report(file) is may
+    finally:
+        file.release()
+    context = engine._run_codemods(engine.parse(source), "loops.py", [rule], CHECK, source)
+    assert bool([f for f in context.findings if f.code == "PML206"]) is may
