@@ -162,7 +162,7 @@ class TargetReader:
         layers = [self._weakest(), self._declared(folder)]
         if path.endswith(".ipynb"):
             layers.append(tuple(_targets(declarations.in_notebook(path), "installs")))
-        layers += [self._interpreter(), self._root_copies(), self._beside(folder), self._explicit]
+        layers += [self._interpreter(), self._root_copies, self._beside(folder), self._explicit]
         found = {t.root: t for layer in layers for t in layer}
         return Targets(tuple(found[k] for k in sorted(found)))
 
@@ -189,8 +189,9 @@ class TargetReader:
         return tuple(Target(root, f"=={version}", f"{self.setting.where} {name}={version}")
                      for name, version in self.setting.versions if (root := root_of(name)) is not None)
 
+    @cached_property
     def _root_copies(self) -> tuple[Target, ...]:
-        """The project's own copies of libraries, searched at a marked project root only."""
+        """The project's own copies of libraries, searched at a marked project root only (once per reader)."""
         if any(os.path.exists(os.path.join(self.root, m)) for m in _ROOT_MARKERS):
             return local_copies(self.root)
         return ()

@@ -42,6 +42,7 @@ class WorldReader:
         self._readers: dict[str, TargetReader] = {}
         self._distributed: dict[str, str] = {}
         self._worlds: dict[tuple[str, str | None], World] = {}
+        self._roots: dict[str, str] = {}  # a folder -> its project root (`_project_root`)
 
     def __call__(self, path: str, root: str | None = None) -> World:
         found = self._worlds.get((path, root))
@@ -52,13 +53,22 @@ class WorldReader:
     def _read(self, path: str, root: str | None) -> World:
         from .index import module_name, project_root
 
-        root = os.path.abspath(root or (self.index.root if self.index is not None else project_root(path)))
+        root = os.path.abspath(root or (self.index.root if self.index is not None else self._project_root(path, project_root)))
         if not os.path.abspath(path).startswith(root + os.sep):
-            root = project_root(path)  # a file outside the run's project (`phiml-rewrite repo_a repo_b`): its own
+            root = self._project_root(path, project_root)  # a file outside the run's project (`phiml-rewrite repo_a repo_b`): its own
         reader = self._readers.get(root)
         if reader is None:
             reader = self._readers[root] = TargetReader(root, self.setting, self.environ)
         return World(reader.for_file(path), self._open_module(path, root, module_name), file_package(path))
+
+    def _project_root(self, path: str, project_root) -> str:
+        """roots.project_root of the file at `path`, looked for once per folder: it stats every marker in
+        every folder up to the file system's root."""
+        folder = os.path.abspath(path if os.path.isdir(path) else os.path.dirname(path) or ".")
+        found = self._roots.get(folder)
+        if found is None:
+            found = self._roots[folder] = project_root(path)
+        return found
 
     def _open_module(self, path: str, root: str, module_name) -> str:
         if path.endswith(".ipynb"):
