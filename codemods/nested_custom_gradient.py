@@ -139,7 +139,8 @@ class NestedCustomGradient(AstRule):
     def check(self) -> None:
         file = self.file
         names = file.names
-        applications = sorted((node for node in file.nodes(ast.Call) if _last_name(node.func) == "custom_gradient"), key=lambda n: (n.lineno, n.col_offset))
+        applications = sorted((node for node in file.nodes(ast.Call) if _last_name(node.func) == "custom_gradient"),
+                              key=lambda n: (n.lineno, n.col_offset))
         for call in applications:  # (in the order written, as libcst visits them)
             app = match_application(names, call, (Kind.CUSTOM_GRADIENT,))
             if app is None or app.transform.api.name != CUSTOM_GRADIENT:

@@ -731,8 +731,7 @@ def _may_be_array(traced, flow, sequence: ast.expr) -> bool:
     if not isinstance(base, ast.Name):
         return False
     fn = flow.context.function
-    a = fn.args
-    param = next((p for p in (*a.posonlyargs, *a.args, *a.kwonlyargs) if p.arg == base.id), None)
+    param = next((p for p in _ast_params(fn) if p.arg == base.id), None)
     if param is None:
         return False
     if param.annotation is not None:
@@ -757,7 +756,7 @@ def _may_be_configured(fn: ast.AST, count: ast.expr) -> bool:
     positional = [*a.posonlyargs, *a.args]
     defaults = dict(zip([p.arg for p in positional][len(positional) - len(a.defaults):], a.defaults))
     defaults.update((p.arg, d) for p, d in zip(a.kwonlyargs, a.kw_defaults) if d is not None)
-    if name in {p.arg for p in (*positional, *a.kwonlyargs)}:
+    if any(p.arg == name for p in _ast_params(fn)):
         default = _ast_int(defaults[name]) if name in defaults else None
         return default is not None and default >= MIN_ITERATIONS
     bound = False
@@ -769,6 +768,12 @@ def _may_be_configured(fn: ast.AST, count: ast.expr) -> bool:
                 or isinstance(node, ast.alias) and (node.asname or node.name.split(".")[0]) == name:
             bound = True
     return not bound
+
+
+def _ast_params(fn) -> list[ast.arg]:
+    """`_params` of an `ast` def or lambda: its named parameters, not `*args` or `**kwargs`."""
+    a = fn.args
+    return [*a.posonlyargs, *a.args, *a.kwonlyargs]
 
 
 def _may_measure(fn: ast.AST, count: ast.expr) -> bool:

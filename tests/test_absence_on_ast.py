@@ -83,7 +83,6 @@ def test_a_traced_condition_is_still_read_on_libcst():
     assert result.libcst_parsed and [f.code for f in result.findings] == ["PML201"]
 
 
-
 # PML206's proof reads the loop as the rule counts it: a count that is a parameter without a long literal
 # default, rows of a parameter nothing shows to be an array, or a zip of two sequences that are no
 # consecutive pairs cannot be long (`unrolled_loop._may_count_long`); each long form is still read on libcst.

@@ -16,6 +16,7 @@ import tomllib
 from dataclasses import dataclass, field
 
 from ..analysis.aliases import package_of
+from .roots import project_root
 from .targets import Setting, TargetReader, Targets
 
 
@@ -51,17 +52,17 @@ class WorldReader:
         return found
 
     def _read(self, path: str, root: str | None) -> World:
-        from .index import module_name, project_root
+        from .index import module_name
 
-        root = os.path.abspath(root or (self.index.root if self.index is not None else self._project_root(path, project_root)))
+        root = os.path.abspath(root or (self.index.root if self.index is not None else self._project_root(path)))
         if not os.path.abspath(path).startswith(root + os.sep):
-            root = self._project_root(path, project_root)  # a file outside the run's project (`phiml-rewrite repo_a repo_b`): its own
+            root = self._project_root(path)  # a file outside the run's project (`phiml-rewrite repo_a repo_b`): its own
         reader = self._readers.get(root)
         if reader is None:
             reader = self._readers[root] = TargetReader(root, self.setting, self.environ)
         return World(reader.for_file(path), self._open_module(path, root, module_name), file_package(path))
 
-    def _project_root(self, path: str, project_root) -> str:
+    def _project_root(self, path: str) -> str:
         """roots.project_root of the file at `path`, looked for once per folder: it stats every marker in
         every folder up to the file system's root."""
         folder = os.path.abspath(path if os.path.isdir(path) else os.path.dirname(path) or ".")
