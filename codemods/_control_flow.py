@@ -5,6 +5,7 @@ from __future__ import annotations
 import libcst as cst
 
 from rewriter.analysis import compilers
+from rewriter.analysis.apis import Kind
 from rewriter.analysis.trace_values import FunctionFlow, Trace, Value
 from rewriter.cst_tree import SCOPES, branches
 from rewriter.emit import Emitter, Spelling
@@ -15,6 +16,8 @@ _LIBRARIES = ("phiml.math.", "jax.numpy.", "jax.lax.", "jax.nn.", "torch.", "ten
 def traced_condition_gate(syntax) -> bool:
     """PML201-PML203's gate: a condition or trip count may derive from a tracer (ast_traced) in a function
     a compiler that fails on Python control flow may trace (`rewritable`), or in a helper it reaches."""
+    if not syntax.spells(Kind.JIT):
+        return False
     facts = syntax.facts
     return facts is not None and facts.traced_test_under(_fails_on_control_flow)
 

@@ -64,6 +64,8 @@ class CondUnderVmap(AstRule):
     def ast_gate(cls, syntax) -> bool:
         """A vmap and a `lax.cond`/`lax.switch` call in one file, the call in a vmapped function or in a
         function it names (its helpers, the branches it hands on), as `leave_Module` follows them."""
+        if not (syntax.spells(Kind.VMAP) and syntax.spells(Kind.BRANCH)):
+            return False
         facts = syntax.facts
         if facts is None or not (facts.vmapped and facts.branches):
             return False

@@ -84,6 +84,8 @@ class GradientInJit(AstRule):
     def ast_gate(cls, syntax) -> bool:
         """A function a PhiML jit may trace (or one it calls) calls what may be PhiML's gradient, jacobian
         or hessian (not `tape.gradient`), or a jit is applied to the result of such a call."""
+        if not syntax.spells(Kind.JIT):
+            return False
         facts = syntax.facts
         if facts is None:
             return False

@@ -157,6 +157,8 @@ class JitInLoop(AstRule):
     def ast_gate(cls, syntax) -> bool:
         """A jit applied in a function or a loop whose wrapper is used there: called right away, or
         bound to a name the enclosing function only ever calls (`_used_per_call`, by spelling)."""
+        if not syntax.spells(Kind.JIT):
+            return False
         facts = syntax.facts
         return facts is not None and any((functions or in_loop) and _used_per_call_on_ast(facts, call, functions)
                                          for call, functions, in_loop in facts.jit_calls)

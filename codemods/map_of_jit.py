@@ -96,6 +96,8 @@ class MapOfJit(AstRule):
     @classmethod
     def ast_gate(cls, syntax) -> bool:
         """A `math.map(..., dims=...)` of a function that may be jitted, or inside a traced function."""
+        if not (syntax.spells(Kind.MAP) and syntax.spells(Kind.JIT)):
+            return False
         facts = syntax.facts
         return facts is not None and any(facts.may_be_jitted(call.args[0]) or facts.may_be_traced(functions)
                                          for call, functions in facts.maps)

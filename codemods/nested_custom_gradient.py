@@ -113,6 +113,8 @@ class NestedCustomGradient(AstRule):
     def ast_gate(cls, syntax) -> bool:
         """A `custom_gradient(f, ...)` whose forward (a def of the file or a lambda) calls `solve_linear`
         or a name assigned a `custom_gradient(...)`: `leave_Module`'s conditions, by spelling."""
+        if not syntax.spells(Kind.CUSTOM_GRADIENT):
+            return False
         facts = syntax.facts
         if facts is None or not (facts.custom_gradients or facts.custom_gradient_decorated):
             return False  # no custom-gradient function in the file

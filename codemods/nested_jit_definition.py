@@ -111,6 +111,8 @@ class NestedJitDefinition(AstRule):
         condition or in a loop), bound once there by name and only called there, and read somewhere:
         `_check`'s conditions on CPython's ast, each as a superset (reads in nested scopes may be of
         another binding: they count as reads, never as escapes)."""
+        if not syntax.spells(Kind.JIT):
+            return False
         facts = syntax.facts
         return facts is not None and any(
             functions and isinstance(functions[-1], (ast.FunctionDef, ast.AsyncFunctionDef))

@@ -81,6 +81,8 @@ class NetworkInJit(AstRule):
     def ast_gate(cls, syntax) -> bool:
         """A function a jit traces (or one it calls) calls `native_call`, `update_weights` or a name
         bound to a network constructor's result; or the file jit-compiles and calls `update_weights`."""
+        if not syntax.spells(Kind.JIT):
+            return False
         facts = syntax.facts
         if facts is None:
             return False

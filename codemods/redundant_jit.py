@@ -201,6 +201,8 @@ class RedundantJit(AstRule):
     def ast_gate(cls, syntax) -> bool:
         """Two jit decorators on one def; a jit of something that may be jitted already; or a jit
         (applied, or a decorated def) inside a function that may be traced."""
+        if not syntax.spells(Kind.JIT):
+            return False
         facts = syntax.facts
         if facts is None:
             return False

@@ -267,6 +267,8 @@ class Retracing(AstRule):
         """A jit-decorated def inside a loop; a jit-decorated method called on a name in a loop
         (`self.step(...)`: `_method`); or a jit function, or the result of a factory of them (here or,
         by name, in another module), called in a loop."""
+        if not syntax.spells(Kind.JIT):
+            return False
         facts = syntax.facts
         if facts is None:
             return False

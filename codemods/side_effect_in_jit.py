@@ -4,6 +4,7 @@ from __future__ import annotations
 import ast
 
 from rewriter.analysis.ast_jit import assigned_value
+from rewriter.analysis.apis import Kind
 from rewriter.analysis.ast_names import walk_outside_lambdas
 from rewriter.analysis.callsites import annotation_name
 from rewriter.analysis.jit_contexts import JitContext
@@ -169,6 +170,8 @@ class SideEffectInJit(AstRule):
     def ast_gate(cls, syntax) -> bool:
         """A function a jit traces (or one it calls, or one nested in them) writes outside itself,
         declares `global`/`nonlocal`, or prints what may be traced (ast_traced's `side_effect`)."""
+        if not syntax.spells(Kind.JIT):
+            return False
         facts = syntax.facts
         if facts is None:
             return False

@@ -65,6 +65,8 @@ class SolveTapeInJit(AstRule):
     @classmethod
     def ast_gate(cls, syntax) -> bool:
         """The file jit-compiles something and calls `SolveTape`."""
+        if not syntax.spells(Kind.JIT):
+            return False
         facts = syntax.facts
         return facts is not None and facts.jitted and "SolveTape" in facts.callees
 

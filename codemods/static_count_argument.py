@@ -145,6 +145,8 @@ class StaticCountArgument(AstRule):
         """A traced function (or a helper it calls) calls a PhiML dimension function (`spatial(...)`); or
         a condition, a trip count or a jax shape call's size argument there may derive from a jit root's
         parameter that may be configuration (`_configurable_on_ast`)."""
+        if not syntax.spells(Kind.JIT):
+            return False
         facts = syntax.facts
         if facts is None:
             return False

@@ -99,6 +99,8 @@ class StaticSelf(AstRule):
     def ast_gate(cls, syntax) -> bool:
         """A jit-decorated def directly in a class body, and an attribute assigned after construction
         (`_mutations`): through `self` in a function other than the constructors, or through another name."""
+        if not syntax.spells(Kind.JIT):
+            return False
         facts = syntax.facts
         return facts is not None and facts.jitted_methods and any(
             receiver != "self" or any(key not in CONSTRUCTION for key in keys if isinstance(key, str))

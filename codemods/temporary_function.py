@@ -7,7 +7,7 @@ from functools import partial
 
 import libcst as cst
 
-from rewriter.analysis.apis import TEMPORARY_FUNCTION_APIS, TEMPORARY_FUNCTION_BUILDERS, Kind
+from rewriter.analysis.apis import TEMPORARY_FUNCTION_APIS, TEMPORARY_FUNCTION_BUILDERS, Kind, lookup
 from rewriter.analysis.ast_captures import captures, free_names, walked
 from rewriter.analysis.ast_jit import bound_value, literal, match_application
 from rewriter.analysis.ast_names import Argument
@@ -69,6 +69,10 @@ _TRANSFORM_SLOTS: dict[str, tuple[Slot, ...]] = {
 _COST = {"jax.lax.custom_root": " and traced once more"}
 _CHAINS = (ast.Name, ast.Attribute)
 _DEFS = (ast.FunctionDef, ast.AsyncFunctionDef)
+# The kinds of API the gate starts from: a jit or custom-gradient function called, an API that takes
+# a function (TEMPORARY_FUNCTION_APIS), a jax custom-derivative decorator.
+_GATE_KINDS = frozenset({Kind.JIT, Kind.CUSTOM_GRADIENT,
+                         *(lookup(name).kind for name in (*TEMPORARY_FUNCTION_APIS, *custom_derivative.DERIVATIVES))})
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
 _RETRACED = " and re-traced"
 
@@ -290,6 +294,8 @@ class TemporaryFunction(AstRule):
         a def a jax custom-derivative decorator makes; or a solver call, a `.with_preprocessing(...)`,
         or a call of a jit or custom-gradient function, passed a lambda, a local def or a
         `jit_compile_linear(...)`."""
+        if not (syntax.spells(*_GATE_KINDS) or syntax.may_call_with_preprocessing()):
+            return False  # nothing here applies a jit, a custom gradient, a gradient or a solver, nor preprocesses
         facts = syntax.facts
         if facts is None:
             return False

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 import libcst as cst
 
 from rewriter.analysis import compilers
+from rewriter.analysis.apis import Kind
 from rewriter.analysis.ast_names import own_nodes as ast_own_nodes
 from rewriter.analysis.callsites import Role
 from rewriter.analysis.forms import Agreement, Form, Forms, agreement
@@ -191,6 +192,8 @@ class UnrolledLoop(Codemod):
     def ast_gate(cls, syntax) -> bool:
         """A `for` loop over a long literal count or a length that may be traced, in a function a compiler
         that records each iteration (or fails on control flow) may trace, or in a helper it reaches."""
+        if not syntax.spells(Kind.JIT):
+            return False
         facts = syntax.facts
         if facts is None or not facts.traced_flows:
             return False

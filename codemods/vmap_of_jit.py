@@ -86,6 +86,8 @@ class VmapOfJit(AstRule):
     @classmethod
     def ast_gate(cls, syntax) -> bool:
         """vmap applied over jit: `vmap(jit(f))`, or a vmap decorator above a jit one."""
+        if not (syntax.spells(Kind.VMAP) and syntax.spells(Kind.JIT)):
+            return False
         facts = syntax.facts
         return facts is not None and facts.vmap_over_jit
 

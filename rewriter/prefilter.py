@@ -815,7 +815,7 @@ class Syntax:
         factories of other modules."""
         project = self._project
         return self._source is not None and not (project is not None and (project.traces or project.factories)) \
-            and not self._may_spell_an_api() and not self._may_call_with_preprocessing()
+            and not self._may_spell_an_api() and not self.may_call_with_preprocessing()
 
     def _may_spell_an_api(self) -> bool:
         """Whether a spelling of the file may denote an API: its imports reach one (apis.reaching_roots)
@@ -840,7 +840,42 @@ class Syntax:
                         return True
         return False
 
-    def _may_call_with_preprocessing(self) -> bool:
+    def spells(self, *kinds: Kind) -> bool:
+        """Whether a read of the file may spell an API of one of these kinds (True when that cannot be
+        told without the walk). A gate asks first, and pays for `facts` only if so: the walk finds an
+        application, decorator or call of the table's APIs only through a spelling among the reads
+        (`_may_spell_an_api`), and other modules' traces and factories make a function jitted with
+        none (then this cannot tell)."""
+        spelled = self._spelled_kinds
+        return spelled is None or not spelled.isdisjoint(kinds)
+
+    @cached_property
+    def _spelled_kinds(self) -> frozenset[Kind] | None:
+        """The kinds of the APIs the file's reads may spell (every Name/Attribute read, outermost of its
+        chain: the summary's walk lists them); None: not listed, or other modules trace or make
+        factories for this file."""
+        project = self._project
+        if self._loads is None or project is not None and (project.traces or project.factories):
+            return None
+        imported, stars, aliases = self._spelling.imported, self._spelling.stars, self._spelling.aliases
+        roots = reaching_roots(imported, stars, aliases)
+        kinds: set[Kind] = set()
+        if not roots:
+            return frozenset()
+        asked: set[str] = set()
+        name, attribute = ast.Name, ast.Attribute
+        for node in self._loads:
+            root = node
+            while type(root) is attribute:
+                root = root.value
+            if type(root) is name and root.id in roots:
+                text = root.id if root is node else dotted(node)
+                if text not in asked:
+                    asked.add(text)
+                    kinds.update(api.kind for api in spelled_apis(text, imported, stars, aliases))
+        return frozenset(kinds)
+
+    def may_call_with_preprocessing(self) -> bool:
         """`x.with_preprocessing(...)`, a solver call by its own name (`SyntaxFacts.visit_Call`), in the
         source as CPython reads its names (CPython reads `ｗ` as `w`; a `# coding: utf-7` file spells
         `_` as `+AF8-`)."""
@@ -850,26 +885,34 @@ class Syntax:
     def factory_sensitive(self) -> frozenset[str] | None:
         """The names whose being a jit factory of another module could change a gate
         (SyntaxFacts.factory_sensitive); None: any name might (not walked, and no branches at hand)."""
-        if not self.spells_no_api:
+        if "_walked" in self.__dict__ or not self._kids and not self.spells_no_api:
             return self._walked.factory_sensitive()
         return _factory_sensitive_of(self._kids) if self._kids else None
 
     @cached_property
     def identifiers(self) -> Identifiers:
-        if self.spells_no_api and self._kids:
-            # Not walked for facts: read off the branches the summary's walk computed, each
+        if "_walked" not in self.__dict__ and self._kids:
+            # Not walked for facts (yet): read off the branches the summary's walk computed, each
             # node after its parent (breadth first), as `_IdentifierSink` needs them.
             sink = _IdentifierSink(self._spelling)
+            see, add_name, name, identifying = sink.see, sink.names.add, ast.Name, _IDENTIFYING
             for branches_of_one in self._kids.values():
                 for node in branches_of_one:
-                    if type(node) in _IDENTIFYING:
-                        sink.see(node)
+                    cls = type(node)
+                    if cls is name:  # (a third of the nodes: `see` only adds its identifier)
+                        add_name(node.id)
+                    elif cls in identifying:
+                        see(node)
             return sink.identifiers()
         return self._walked.identifiers.identifiers()  # collected by the same walk
 
-    @property
+    @cached_property
     def calls(self) -> list[ast.Call]:
-        """Every call of the file, in the walk's order: for gates that look at arguments."""
+        """Every call of the file, in no order a gate may rely on: for gates that look at arguments.
+        Off the branches the summary's walk computed, when the file has not been walked for facts."""
+        if "_walked" not in self.__dict__ and self._kids:
+            call = ast.Call
+            return [node for found in self._kids.values() for node in found if type(node) is call]
         return self._walked.all_calls
 
     def defs(self, name: str) -> list[ast.FunctionDef | ast.AsyncFunctionDef]:

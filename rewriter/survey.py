@@ -15,7 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Sequence
 
-from .analysis.apis import may_denote_an_api
+from .analysis import apis
 from .analysis.facts import FileFacts
 from .analysis.positions import statement_outline
 from .codemod import Codemod
@@ -115,10 +115,10 @@ def _first_pass(source: bytes, codemods: Sequence[type[Codemod]], tree, kids: di
 
 
 def warm() -> None:
-    """Build what the pre-filter reads of every file whose imports reach no API (the names that can
-    reach one: apis.may_denote_an_api) once, before worker processes are forked to survey files:
-    each inherits it instead of building its own."""
-    may_denote_an_api({}, ())
+    """Build what the pre-filter reads of every file whose imports may reach an API (the names that can
+    reach one: apis.reaching_roots) once, before worker processes are forked to survey files, and
+    later to process them: each inherits it instead of building its own."""
+    apis.warm()
 
 
 def _outline(tree, rules) -> tuple | None:

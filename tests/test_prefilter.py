@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from rewriter.engine import Settings, process_source, wanted_codemods
-from rewriter.prefilter import filter_codemods, syntax_of
+from rewriter.prefilter import filter_codemods, has_gate, syntax_of
 from rewriter.registry import all_codemods
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -283,9 +283,10 @@ def test_files_whose_imports_reach_no_api_have_no_candidate(package):
 @pytest.mark.slow
 @pytest.mark.parametrize("package", ["phiml", "phi", "jax"])
 def test_identifiers_without_a_walk_are_those_of_the_walk(package):
-    """A file whose imports reach no API is not walked; its identifiers (the migration rules' gates)
-    and the names a factory elsewhere must bear to matter are read off the branches the summary's
-    walk computed (rewriter/survey.py), and must be the pre-filter walk's own."""
+    """A file the survey does not walk (its reads spell no API, or none of the kinds the gates asked
+    for: Syntax.spells) has its identifiers (the migration rules' gates), its calls and the names a
+    factory elsewhere must bear to matter read off the branches the summary's walk computed
+    (rewriter/survey.py): they must be the pre-filter walk's own, whichever file it is."""
     import importlib.util
 
     from rewriter.prefilter import syntax_of
@@ -305,12 +306,90 @@ def test_identifiers_without_a_walk_are_those_of_the_walk(package):
         loads: list = []
         summarize(source, "m", False, tree, kids=kids, loads=loads)
         shared = syntax_of(source, None, tree, kids=kids, loads=loads)
-        if not shared.spells_no_api:
-            continue
+        identifiers, calls, sensitive = shared.identifiers, shared.calls, shared.factory_sensitive
+        assert "_walked" not in shared.__dict__  # (all three read off the branches)
         compared += 1
-        assert shared.identifiers == shared._walked.identifiers.identifiers(), path
-        assert shared.factory_sensitive == shared._walked.factory_sensitive(), path
+        walked = shared._walked
+        assert identifiers == walked.identifiers.identifiers(), path
+        assert sorted(map(id, calls)) == sorted(map(id, walked.all_calls)), path
+        assert sensitive == walked.factory_sensitive(), path
     assert compared
+
+
+def _gates_as_surveyed(source: bytes) -> tuple[list[str], list[str], bool] | None:
+    """The rules whose gates pass as the survey asks them (a gate first asks which kinds of API the
+    reads spell: Syntax.spells), as they pass when that cannot be told (every gate reads the walk), and
+    whether the first spared a walk of a file whose reads spell some API."""
+    surveyed = _surveyed_syntax(source)
+    if surveyed is None:
+        return None
+    blind = _surveyed_syntax(source)
+    blind.__dict__["_spelled_kinds"] = None  # (a cached property: `spells` cannot tell, as without the reads)
+    gated = [c for c in all_codemods() if has_gate(c)]
+    passed = [c.CODE for c in gated if c.ast_gate(surveyed)]
+    spared = not surveyed.spells_no_api and "_walked" not in surveyed.__dict__
+    return passed, [c.CODE for c in gated if c.ast_gate(blind)], spared
+
+
+@pytest.mark.parametrize("path", SOURCES, ids=lambda p: str(p.relative_to(ROOT)))
+def test_a_gate_asks_the_kinds_its_facts_need(path: Path):
+    """The kinds of API a gate asks the reads for (Syntax.spells) are necessary for it to pass: as the
+    survey asks, every gate passes where it passes with the walk alone."""
+    found = _gates_as_surveyed(path.read_bytes())
+    if found is not None:
+        assert found[0] == found[1]
+
+
+def test_the_kinds_of_api_spare_walks_of_golden_cases():
+    """Not vacuous: some golden cases whose reads spell an API are decided without the walk."""
+    assert sum(found[2] for path in SOURCES if (found := _gates_as_surveyed(path.read_bytes()))) >= 3
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("package", ["phiml", "phi", "equinox", "diffrax", "jax"])
+def test_a_gate_asks_the_kinds_its_facts_need_in_installed_packages(package):
+    import importlib.util
+
+    spec = importlib.util.find_spec(package)
+    if spec is None or not spec.submodule_search_locations:
+        pytest.skip(f"{package} is not installed")
+    spared = 0
+    for path in sorted(Path(spec.submodule_search_locations[0]).rglob("*.py")):
+        found = _gates_as_surveyed(path.read_bytes())
+        if found is not None:
+            assert found[0] == found[1], path
+            spared += found[2]
+    # (files that spell an API and are decided without the walk, so that the comparison is not vacuous;
+    # PhiML's own files import its APIs relatively, which a module of no package cannot resolve)
+    assert spared or package == "phiml"
+
+
+@pytest.mark.parametrize("source, kinds", [
+    (b"import jax\n\n@jax.jit\ndef f(x):\n    return x\n", {"JIT"}),
+    # (`functools.partial` applies nothing by itself: no import reaches it alone, apis.reaching_roots)
+    (b"import jax\nfrom functools import partial\n\n@partial(jax.vmap, in_axes=0)\ndef f(x):\n    return x\n", {"VMAP"}),
+    (b"from phiml import math\n\ndef f(x):\n    return math.map(abs, x, dims='b')\n", {"MAP"}),
+    (b"from phi.flow import *\n\ndef f(g):\n    return jit_compile(g)\n", {"JIT"}),  # through a star import
+    (b"from jax import lax as L\n\ndef f(p, x):\n    return L.cond(p, abs, abs, x)\n", {"BRANCH"}),
+    (b"import jax\n\nL = jax.lax\n\ndef f(p, x):\n    return L.cond(p, abs, abs, x)\n", set()),  # a prefix: no API
+    (b"import jax\nimport jax.numpy as jnp\n\ndef f(x):\n    return jnp.sin(x)\n", set()),
+])
+def test_the_kinds_of_api_a_file_reads(source: bytes, kinds: set[str]):
+    from rewriter.analysis.apis import Kind
+
+    syntax = _surveyed_syntax(source)
+    assert {k.name for k in syntax._spelled_kinds} == kinds
+    assert all(syntax.spells(Kind[k]) for k in kinds) and not syntax.spells(*(k for k in Kind if k.name not in kinds))
+    assert syntax_of(source).spells(Kind.SOLVER)  # without the reads it cannot tell
+
+
+def test_the_survey_builds_the_reach_table_before_the_workers_fork():
+    from rewriter import survey
+    from rewriter.analysis import apis
+
+    apis._reaching_names.cache_clear()
+    survey.warm()
+    assert apis._reaching_names.cache_info().currsize == 1
 
 
 @pytest.mark.parametrize("source", [

@@ -251,6 +251,12 @@ def may_spell_an_api(text: str, imported: Mapping[str, Iterable[str]], star_modu
     return any(map(_reaches, _spelled_names(text, imported, star_modules, aliases)))
 
 
+def warm() -> None:
+    """Build the table of reaching names now (`_reaching_names`), in a process about to fork workers
+    that each read it: they inherit it instead of building their own."""
+    _reaching_names()
+
+
 def _reaches(name: str) -> bool:
     """`name`, or what it canonicalizes to, is one of `_reaching_names`."""
     reach = _reaching_names()
