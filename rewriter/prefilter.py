@@ -823,7 +823,7 @@ class Syntax:
         (apis.may_spell_an_api). Every spelling the walk resolves is the outermost of a chain of reads
         (a callee, an argument, a decorator, a value bound), resolved from the name at its root."""
         imported, stars, aliases = self._spelling.imported, self._spelling.stars, self._spelling.aliases
-        roots = reaching_roots(imported, stars, aliases)
+        roots = self._roots
         if not roots or self._loads is None:
             return bool(roots)
         asked: set[str] = set()
@@ -839,6 +839,11 @@ class Syntax:
                     if may_spell_an_api(text, imported, stars, aliases):
                         return True
         return False
+
+    @cached_property
+    def _roots(self) -> frozenset[str]:
+        """The file's names a spelling of an API may start at (apis.reaching_roots)."""
+        return reaching_roots(self._spelling.imported, self._spelling.stars, self._spelling.aliases)
 
     def spells(self, *kinds: Kind) -> bool:
         """Whether a read of the file may spell an API of one of these kinds (True when that cannot be
@@ -858,7 +863,7 @@ class Syntax:
         if self._loads is None or project is not None and (project.traces or project.factories):
             return None
         imported, stars, aliases = self._spelling.imported, self._spelling.stars, self._spelling.aliases
-        roots = reaching_roots(imported, stars, aliases)
+        roots = self._roots
         kinds: set[Kind] = set()
         if not roots:
             return frozenset()
