@@ -813,19 +813,29 @@ class Syntax:
         denotes an API of the table (`_may_spell_an_api`: none of the file's imports reaches one, or
         none of its reads spells one), from `.with_preprocessing(...)`, or from the traces and
         factories of other modules."""
-        project = self._project
-        return self._source is not None and not (project is not None and (project.traces or project.factories)) \
+        return self._source is not None and not self._traced_or_made_elsewhere \
             and not self._may_spell_an_api() and not self.may_call_with_preprocessing()
+
+    @property
+    def _traced_or_made_elsewhere(self) -> bool:
+        """Other modules trace a function of the file or make its jit functions: a function may be jitted
+        with no spelling of an API in the file."""
+        project = self._project
+        return project is not None and bool(project.traces or project.factories)
 
     def _may_spell_an_api(self) -> bool:
         """Whether a spelling of the file may denote an API: its imports reach one (apis.reaching_roots)
         and, when the summary's walk listed its reads (`loads`), one of them may spell it
         (apis.may_spell_an_api). Every spelling the walk resolves is the outermost of a chain of reads
         (a callee, an argument, a decorator, a value bound), resolved from the name at its root."""
+        if not self._roots or self._loads is None:
+            return bool(self._roots)
         imported, stars, aliases = self._spelling.imported, self._spelling.stars, self._spelling.aliases
+        return any(may_spell_an_api(text, imported, stars, aliases) for text in self._rooted_reads())
+
+    def _rooted_reads(self) -> Iterator[str]:
+        """Each read the summary's walk listed (`loads`) that starts at one of `_roots`, spelled once."""
         roots = self._roots
-        if not roots or self._loads is None:
-            return bool(roots)
         asked: set[str] = set()
         name, attribute = ast.Name, ast.Attribute
         for node in self._loads:
@@ -836,9 +846,7 @@ class Syntax:
                 text = root.id if root is node else dotted(node)
                 if text not in asked:
                     asked.add(text)
-                    if may_spell_an_api(text, imported, stars, aliases):
-                        return True
-        return False
+                    yield text
 
     @cached_property
     def _roots(self) -> frozenset[str]:
@@ -859,26 +867,10 @@ class Syntax:
         """The kinds of the APIs the file's reads may spell (every Name/Attribute read, outermost of its
         chain: the summary's walk lists them); None: not listed, or other modules trace or make
         factories for this file."""
-        project = self._project
-        if self._loads is None or project is not None and (project.traces or project.factories):
+        if self._loads is None or self._traced_or_made_elsewhere:
             return None
         imported, stars, aliases = self._spelling.imported, self._spelling.stars, self._spelling.aliases
-        roots = self._roots
-        kinds: set[Kind] = set()
-        if not roots:
-            return frozenset()
-        asked: set[str] = set()
-        name, attribute = ast.Name, ast.Attribute
-        for node in self._loads:
-            root = node
-            while type(root) is attribute:
-                root = root.value
-            if type(root) is name and root.id in roots:
-                text = root.id if root is node else dotted(node)
-                if text not in asked:
-                    asked.add(text)
-                    kinds.update(api.kind for api in spelled_apis(text, imported, stars, aliases))
-        return frozenset(kinds)
+        return frozenset(api.kind for text in self._rooted_reads() for api in spelled_apis(text, imported, stars, aliases))
 
     def may_call_with_preprocessing(self) -> bool:
         """`x.with_preprocessing(...)`, a solver call by its own name (`SyntaxFacts.visit_Call`), in the
