@@ -817,6 +817,11 @@ class Syntax:
             and not self._may_spell_an_api() and not self.may_call_with_preprocessing()
 
     @property
+    def star_modules(self) -> tuple[str, ...]:
+        """The modules the file imports with `*`, absolute where that can be told (ast_resolver.imports_of)."""
+        return tuple(self._spelling.stars)
+
+    @property
     def _traced_or_made_elsewhere(self) -> bool:
         """Other modules trace a function of the file or make its jit functions: a function may be jitted
         with no spelling of an API in the file."""
@@ -942,15 +947,19 @@ class Syntax:
 
 
 def syntax_of(source: bytes, project=None, tree: ast.Module | None = None, roles_given: bool = False,
-              kids: dict | None = None, loads: list | None = None, package: str = "") -> Syntax | None:
+              kids: dict | None = None, loads: list | None = None, package: str = "",
+              aliases: Aliases | None = None) -> Syntax | None:
     """None when `ast` cannot parse it (libcst reports why). `tree`: its ast, when the caller has it;
     `kids`, `loads`: the branches of its nodes by id and its reads, when a walk of it has them
     (project.summary.summarize); `package`: the one its relative imports start from (World.package),
-    and `project`'s aliases: the names its imports denote, as the libcst analysis reads them."""
+    and `project`'s aliases (or `aliases`, given): the names its imports denote, as the libcst analysis
+    reads them."""
     tree = tree if tree is not None else parse(source)
     if tree is None:
         return None
-    spelling = _Spelling(tree, package, project.alias_map() if hasattr(project, "alias_map") else NO_ALIASES)
+    if aliases is None:
+        aliases = project.alias_map() if hasattr(project, "alias_map") else NO_ALIASES
+    spelling = _Spelling(tree, package, aliases)
     return Syntax(tree, spelling, project, roles_given, kids, source, loads)
 
 

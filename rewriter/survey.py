@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Sequence
 
 from .analysis import apis
+from .analysis.aliases import AskedAliases
 from .analysis.facts import FileFacts
 from .analysis.positions import statement_outline
 from .codemod import Codemod
@@ -41,6 +42,10 @@ class Survey:
     # Where the statements of a file some rule may fire in start (positions.statement_outline): the
     # file's processing reads its findings' positions from it instead of parsing the file again.
     outline: tuple | None = None
+    # What the first pass's reading asked of aliases it was given none of (aliases.AskedAliases): the
+    # names it read through them, and the modules the file imports with `*` (None: not recorded).
+    realiased: frozenset[str] | None = None
+    star_modules: tuple[str, ...] = ()
 
     def passed_with(self, facts: FileFacts | None) -> tuple[str, ...] | None:
         """The rules the pre-filter lets through given the facts other modules give the file
@@ -50,10 +55,11 @@ class Survey:
         tracer, and forms.py refuse a selection. `aliases` and `reexports` change what the file's names
         denote, for the gates as for the rules: judged again, unless they can only make the gates find
         less (FileFacts.widens_a_gate: NumPy's functions under the project's names), where the first
-        judgement is a superset of the second.)"""
+        judgement is a superset of the second, or where the first judgement read no name they change:
+        `_reads_nothing_aliased`.)"""
         if self.first_pass is None or not facts:
             return self.first_pass
-        if (facts.aliases or facts.reexports) and facts.widens_a_gate():
+        if (facts.aliases or facts.reexports) and facts.widens_a_gate() and not self._reads_nothing_aliased(facts):
             return None
         if not (facts.traces or facts.calls or facts.factories):
             return self.first_pass
@@ -62,6 +68,30 @@ class Survey:
         if self.factory_sensitive is None or not self.factory_sensitive.isdisjoint(f.name for f in facts.factories):
             return None
         return self.first_pass + self.factory_pass
+
+    def _reads_nothing_aliased(self, facts: FileFacts) -> bool:
+        """The first pass would have read the same with `facts`' aliases: none of them reaches an API, so
+        none changes which names may start an API's spelling (FileFacts.aliases_reach_no_api), none is a
+        name a `*` import of the file binds (apis.star_target), and no name the reading looked up
+        through aliases (`realiased`) is an alias's name or under one. Every question the reading asked
+        of the aliases then has the same answer, so every gate has. (Not with factories besides: a
+        reading with them may ask what the first did not.)"""
+        if self.realiased is None or facts.factories or not facts.aliases_reach_no_api():
+            return False
+        names = {key for key, _ in facts.aliases}
+        if any(key.rpartition(".")[0] in self.star_modules for key in names):
+            return False
+        return not any(_under_one_of(name, names) for name in self.realiased)
+
+
+def _under_one_of(name: str, names: set[str]) -> bool:
+    """`name` is one of `names` or an attribute chain under one (`a.b.c` under `a.b`)."""
+    while True:
+        if name in names:
+            return True
+        name, dot, _ = name.rpartition(".")
+        if not dot:
+            return False
 
 
 def survey(job: tuple[str, bytes, Sequence[type[Codemod]] | None]) -> Survey:
@@ -91,8 +121,9 @@ def _first_pass(source: bytes, codemods: Sequence[type[Codemod]], tree, kids: di
     if not words.any_wanted([c for c in codemods if has_gate(c)]):
         # As filter_codemods: nothing to judge, so no walk (a file given factories is judged again).
         wanted = tuple(c.CODE for c in codemods if words.wanted(c))
-        return Survey(summary, wanted, outline=_outline(tree, wanted))
-    syntax = syntax_of(source, None, tree, kids=kids, loads=loads, package=package)
+        return Survey(summary, wanted, outline=_outline(tree, wanted), realiased=frozenset())
+    asked = AskedAliases()
+    syntax = syntax_of(source, None, tree, kids=kids, loads=loads, package=package, aliases=asked)
     # Each rule's pre-filter first, its words only if that lets it through (the walk is paid already;
     # most of a file's words are absent, and each absent word is a search of the whole file): with
     # them, the rule passes; without, one that facts of factories elsewhere could enable waits for them.
@@ -111,7 +142,8 @@ def _first_pass(source: bytes, codemods: Sequence[type[Codemod]], tree, kids: di
             passed.append(c.CODE)
         elif "factories" in c.PROJECT_FACTS:
             factory_pass.append(c.CODE)
-    return Survey(summary, tuple(passed), tuple(factory_pass), syntax.factory_sensitive, _outline(tree, passed or factory_pass))
+    return Survey(summary, tuple(passed), tuple(factory_pass), syntax.factory_sensitive, _outline(tree, passed or factory_pass),
+                  frozenset(asked.asked), syntax.star_modules)
 
 
 def warm() -> None:

@@ -14,9 +14,10 @@ from rewriter import runner
 from rewriter.analysis import ModuleAnalysis
 from rewriter.analysis.aliases import NO_ALIASES, Aliases, absolute_module, absolute_name, package_of, spelled_module
 from rewriter.analysis.apis import canonical, may_denote_an_api, spelled_apis, star_target
-from rewriter.analysis.facts import FileFacts, Reexport
+from rewriter.analysis.facts import FileFacts, Reexport, RemoteFactory
 from rewriter.analysis.forms import Forms
 from rewriter.config import Config
+from rewriter.engine import TriggerWords
 from rewriter.prefilter import _Spelling, filter_codemods, syntax_of
 from rewriter.project.index import ProjectIndex
 from rewriter.project.world import World, file_package
@@ -318,6 +319,130 @@ def test_a_survey_with_aliases_is_judged_again():
     assert found.passed_with(FileFacts(classes=("mypkg.Box",))) == found.first_pass
     assert found.passed_with(FileFacts(aliases=(("mypkg.math.jit_compile", "phiml.math.jit_compile"),))) is None
     assert found.passed_with(FileFacts(reexports=(Reexport("mypkg.math", "phiml.math"),))) is None
+
+
+_F32 = (("mypkg.util.f32", "jax.numpy.float32"),)  # `f32 = jnp.float32` in mypkg/util.py: a staged jax function
+_F32_SOURCE = "import jax\nfrom mypkg.util import f32\n\nSCALE = f32(2.0)\n\n@jax.jit\ndef f(x):\n{body}    return x\n"
+
+
+@pytest.mark.parametrize("body, kept", [
+    ("", True),  # `f32` is read at module level only: no gate asks what it denotes
+    ("    if x.shape[0] > 1:\n        x = x * 2\n", True),  # a static test: `f32` is not read in it
+    ("    if f32(1.0) > 0:\n        x = x * 2\n", False),  # the test calls it: a tracer once it is jax's
+])
+def test_a_survey_keeps_its_judgement_where_its_gates_read_no_aliased_name(body, kept):
+    """Aliases that reach no API still change what the traced-value reading calls staged (`f32(1.0)` is a
+    tracer once `f32` is `jnp.float32`); the survey keeps its judgement only where no gate looked a name
+    up under one of them (Survey.realiased), and the judgement made again agrees either way."""
+    from rewriter import survey
+
+    source = _F32_SOURCE.format(body=body).encode()
+    codemods = list(all_codemods())
+    found = survey.survey(("m.py", source, codemods))
+    facts = FileFacts(aliases=_F32)
+    assert facts.widens_a_gate() and facts.aliases_reach_no_api()
+    again = [c.CODE for c in filter_codemods(source, [c for c in codemods if c.CODE in found.first_pass or c.ast_gate(syntax_of(source, facts))], facts)]
+    if kept:
+        assert found.passed_with(facts) == found.first_pass
+        assert set(again) <= set(found.first_pass)
+    else:
+        assert found.passed_with(facts) is None
+        assert "PML201" in again and "PML201" not in found.first_pass  # not vacuous: this alias widens a gate
+
+
+@pytest.mark.parametrize("facts", [
+    FileFacts(aliases=_F32 + (("mypkg.util.fast", "jax.jit"),)),  # an alias to an API: which names reach one changes
+    FileFacts(aliases=(("mypkg.util.zeros", "jax.numpy.zeros"),), reexports=(Reexport("mypkg.math", "phiml.math"),)),
+    # factories besides: the reading with them may ask what the first did not
+    FileFacts(aliases=_F32, factories=(RemoteFactory("make", "jax.jit", "jax", "mypkg/util.py:3", "make"),)),
+])
+def test_a_survey_is_judged_again_for_aliases_it_cannot_rule_out(facts):
+    from rewriter import survey
+
+    found = survey.survey(("m.py", _F32_SOURCE.format(body="").encode(), list(all_codemods())))
+    assert found.passed_with(FileFacts(aliases=_F32)) == found.first_pass
+    assert found.passed_with(facts) is None
+
+
+def test_a_survey_is_judged_again_for_an_alias_of_a_name_its_star_import_binds():
+    from rewriter import survey
+
+    source = b"import jax\nfrom mypkg.util import *\n\n@jax.jit\ndef f(x):\n    return f32(x)\n"
+    found = survey.survey(("m.py", source, list(all_codemods())))
+    assert found.passed_with(FileFacts(aliases=_F32)) is None
+
+
+_NO_API_TARGETS = ("jax.numpy.float32", "jax.Array", "dataclasses.replace", "numpy.sum", "mypkg.helper")
+
+
+def _aliased_names(tree: ast.Module, imported: dict[str, set[str]]) -> list[str]:
+    """Every name the file imports and every attribute chain it reads through one: what the index may
+    alias (propagation.py)."""
+    names = {q for targets in imported.values() for q in targets}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Attribute):
+            text = ast.unparse(node) if isinstance(node.value, (ast.Name, ast.Attribute)) else ""
+            head, _, rest = text.partition(".")
+            if rest and head in imported and all(part.isidentifier() for part in text.split(".")):
+                names |= {f"{q}.{rest}" for q in imported[head]}
+    return sorted(names)
+
+
+def _kept_judgements(path: Path) -> tuple[int, int]:
+    """Survey.passed_with on `path` with every other name it may alias (`_aliased_names`) aliased to one of
+    `_NO_API_TARGETS` in turn, checked against the judgement made again with those facts. Returns (times
+    the judgement was kept for aliases that widen a gate, times made again)."""
+    from rewriter import survey
+
+    source = path.read_bytes()
+    codemods = list(all_codemods())
+    found = survey.survey((str(path), source, codemods))
+    alone = syntax_of(source)
+    if found.first_pass is None or alone is None:
+        return 0, 0
+    names = _aliased_names(alone.tree, alone.imported)
+    kept = again = 0
+    for offset in (0, 1):
+        chosen = names[offset::2]
+        facts = FileFacts(aliases=tuple((name, _NO_API_TARGETS[i % len(_NO_API_TARGETS)]) for i, name in enumerate(chosen)))
+        if not facts.aliases or not facts.widens_a_gate():
+            continue
+        passed = found.passed_with(facts)
+        if passed is None:
+            again += 1
+            continue
+        wanted = [c for c in codemods if c.CODE in passed or TriggerWords(source).wanted(c)]
+        judged = {c.CODE for c in filter_codemods(source, wanted, facts, package=file_package(str(path)))}
+        assert judged == set(passed), (path, facts.aliases)
+        kept += 1
+    return kept, again
+
+
+GOLDEN_SOURCES = sorted(p for p in Path(__file__).resolve().parent.parent.glob("golden/*/*.py")
+                        if not p.name.endswith(".expected.py"))
+
+
+def test_a_kept_judgement_is_the_one_made_again_with_the_aliases():
+    """Survey.passed_with keeps a file's first judgement for aliases that reach no API only where the
+    judgement made again with them is the same, on every golden case (and it is kept, and made again, in
+    enough of them that the comparison is not vacuous)."""
+    kept = again = 0
+    for path in GOLDEN_SOURCES:
+        k, a = _kept_judgements(path)
+        kept, again = kept + k, again + a
+    assert kept >= 20 and again >= 20, (kept, again)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("package", ["phiml", "phi", "equinox", "diffrax"])
+def test_a_kept_judgement_is_the_one_made_again_in_installed_packages(package):
+    import importlib.util
+
+    spec = importlib.util.find_spec(package)
+    if spec is None or not spec.submodule_search_locations:
+        pytest.skip(f"{package} is not installed")
+    kept = sum(_kept_judgements(path)[0] for path in sorted(Path(spec.submodule_search_locations[0]).rglob("*.py")))
+    assert kept
 
 
 def test_the_pre_filter_reads_the_facts_aliases():

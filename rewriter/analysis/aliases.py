@@ -93,6 +93,12 @@ class Aliases:
                 return ".".join([found[0], *parts[i:]])
         return name
 
+    def looked_up(self, name: str) -> str:
+        """`realias`, for a name only looked up in the table of APIs (apis.spelled_apis); AskedAliases does
+        not record it: where neither the name nor what an alias makes it reaches an API, it finds none
+        either way."""
+        return self.realias(name)
+
     def under(self, name: str) -> Iterable[str]:
         """What the names `name` and those below it (`name.x`) may denote through the aliases: the
         question of the pre-filter's "may this import reach an API" (apis.reaching_roots)."""
@@ -119,3 +125,24 @@ class Aliases:
 
 
 NO_ALIASES = Aliases()
+
+
+class AskedAliases(Aliases):
+    """No aliases, remembering every name `realias` was asked to read (`asked`). What a reading without
+    aliases asked tells whether some aliases would have changed it (survey.Survey.passed_with): where
+    none of the names asked is under an alias's name, each answer, so the whole reading, is the same.
+    (Names only looked up in the table of APIs, `looked_up`, are not asked: the survey requires aliases
+    that reach no API for them.)"""
+
+    __slots__ = ("asked",)
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.asked: set[str] = set()
+
+    def realias(self, name: str) -> str:
+        self.asked.add(name)
+        return name
+
+    def looked_up(self, name: str) -> str:
+        return name

@@ -160,7 +160,7 @@ def _spelled_names(text: str, imported: Mapping[str, Iterable[str]], star_module
     """The qualified names a dotted spelling may stand for through a file's imports and star imports."""
     root, _, rest = text.partition(".")
     suffix = "." + rest if rest else ""
-    candidates = {aliases.realias(q + suffix) for q in imported.get(root, ())}
+    candidates = {aliases.looked_up(q + suffix) for q in imported.get(root, ())}
     for module in star_modules:
         target = star_target(module, root, aliases)
         if target:
@@ -183,10 +183,10 @@ def reaching_roots(imported: Mapping[str, Iterable[str]], star_modules: Iterable
     """The names of a file a spelling of an API may start at (`may_denote_an_api`): those its imports
     bind to a name that begins or canonicalizes to one of `_reaching_names`, or through the project's
     re-exports (`aliases`) to one that does, and those its star imports may bind so."""
-    roots = {name for name, names in imported.items() if any(map(_reaches, names))}
+    roots = {name for name, names in imported.items() if any(map(reaches, names))}
     if aliases:
         roots |= {name for name, names in imported.items()
-                  if name not in roots and any(_reaches(t) for q in names for t in aliases.under(q))}
+                  if name not in roots and any(reaches(t) for q in names for t in aliases.under(q))}
     for module in star_modules:
         roots |= _star_roots(module)
         if aliases:
@@ -199,7 +199,7 @@ def _aliased_star_roots(module: str, aliases: Aliases) -> set[str]:
     re-exports (a module of the project: `_star_roots` knows installed ones only)."""
     prefix = module + "."
     out = {key[len(prefix):] for key, target in aliases.exact.items()
-           if key.startswith(prefix) and "." not in key[len(prefix):] and _reaches(target)}
+           if key.startswith(prefix) and "." not in key[len(prefix):] and reaches(target)}
     found = aliases.modules.get(module)
     if found is not None:
         out |= _star_roots(found[0]) - found[1]
@@ -208,7 +208,7 @@ def _aliased_star_roots(module: str, aliases: Aliases) -> set[str]:
 
 @lru_cache(maxsize=None)
 def _star_roots(module: str) -> frozenset[str]:
-    return frozenset(name for name, target in STAR_EXPORTS.get(module, {}).items() if _reaches(target))
+    return frozenset(name for name, target in STAR_EXPORTS.get(module, {}).items() if reaches(target))
 
 
 def matters(name: str) -> bool:
@@ -232,12 +232,12 @@ def _relevant_roots() -> frozenset[str]:
 
 def only_narrows(name: str) -> bool:
     """Whether reading a name as `name` (an alias's target) can only make the pre-filter's gates find
-    less: `name` is no API of the table nor leads to one (`_reaches`), and a call of it gives a Python
+    less: `name` is no API of the table nor leads to one (`reaches`), and a call of it gives a Python
     value (static_names.STATIC_CALLS, a concretization, a function of NumPy or another of STATIC_MODULES):
     a value the gates would otherwise read as a call of an unknown function, which may give a tracer."""
     from .static_names import CONCRETIZING_CALLS, STATIC_CALLS, STATIC_MODULES
 
-    return lookup(name) is None and not _reaches(name) \
+    return lookup(name) is None and not reaches(name) \
         and (name in STATIC_CALLS or name in CONCRETIZING_CALLS or (name + ".").startswith(STATIC_MODULES))
 
 
@@ -248,7 +248,7 @@ def may_spell_an_api(text: str, imported: Mapping[str, Iterable[str]], star_modu
     of one (`jax.lax`, bound to a name and called as `L.cond`). Finer than `may_denote_an_api`: a
     file that imports `jax` but only reads `jax.numpy.zeros` spells none. Only a spelling that starts
     at one of `reaching_roots` may."""
-    return any(map(_reaches, _spelled_names(text, imported, star_modules, aliases)))
+    return any(map(reaches, _spelled_names(text, imported, star_modules, aliases)))
 
 
 def warm() -> None:
@@ -257,8 +257,9 @@ def warm() -> None:
     _reaching_names()
 
 
-def _reaches(name: str) -> bool:
-    """`name`, or what it canonicalizes to, is one of `_reaching_names`."""
+def reaches(name: str) -> bool:
+    """`name`, or what it canonicalizes to, is one of `_reaching_names`: an API of the table, or a name
+    some spelling under which may denote one."""
     reach = _reaching_names()
     return name in reach or canonical(name) in reach
 
