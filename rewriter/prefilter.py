@@ -19,7 +19,7 @@ from .analysis.aliases import NO_ALIASES, Aliases
 from .analysis.ast_resolver import imports_of
 from .analysis.apis import Kind, may_spell_an_api, reaching_roots, spelled_apis
 from .analysis import ast_traced, compilers
-from .analysis.ast_names import LOOPS, branches, dotted, parse, words_text
+from .analysis.ast_names import LOOPS, Met, branches, dotted, parse, words_text
 from .analysis.static_names import STORING
 from .rule import Rule
 
@@ -749,26 +749,26 @@ class _IdentifierSink:
                            bool(self.spelling.stars), tuple(self.spelling.stars), frozenset(self.unimported_chains))
 
 
-_IDENTIFYING = frozenset({ast.Name, ast.Attribute, ast.Import, ast.ImportFrom, ast.keyword})
+# What `_IdentifierSink.see` reads besides names (Met.names holds those); all of them are in Met.MARKED.
+_IDENTIFYING = frozenset({ast.Attribute, ast.Import, ast.ImportFrom, ast.keyword})
 
 
-def _factory_sensitive_of(kids: dict) -> frozenset[str]:
-    """`SyntaxFacts.factory_sensitive` without its walk, from the branches the summary's walk computed
-    (`kids`, breadth first): the names called anywhere below a loop or a comprehension (the walk's
-    `loops`), and the callees whose results `x = f(...)` binds to them."""
+def _factory_sensitive_of(met: Met, kids: dict) -> frozenset[str]:
+    """`SyntaxFacts.factory_sensitive` without its walk, from what the summary's walk met (`met`,
+    breadth first) and the branches it computed (`kids`): the names called anywhere below a loop or a
+    comprehension (the walk's `loops`), and the callees whose results `x = f(...)` binds to them."""
     assigned: dict[str, set[str]] = {}
     loops: list[ast.AST] = []
-    for found in kids.values():
-        for node in found:
-            cls = type(node)
-            if cls is ast.Assign:
-                value = node.value
-                if type(value) is ast.Call and type(value.func) is ast.Name:
-                    for target in node.targets:
-                        if type(target) is ast.Name:
-                            assigned.setdefault(target.id, set()).add(value.func.id)
-            elif cls in LOOPS:
-                loops.append(node)
+    for node in met.marked:
+        cls = type(node)
+        if cls is ast.Assign:
+            value = node.value
+            if type(value) is ast.Call and type(value.func) is ast.Name:
+                for target in node.targets:
+                    if type(target) is ast.Name:
+                        assigned.setdefault(target.id, set()).add(value.func.id)
+        elif cls in LOOPS:
+            loops.append(node)
     called: set[str] = set()
     inner: set[int] = set()  # loops met below another: read with it (breadth first, outer loops come first)
     for loop in loops:
@@ -791,9 +791,10 @@ class Syntax:
     its identifiers (computed only if some gate reads them)."""
 
     def __init__(self, tree: ast.Module, spelling: _Spelling, project=None, roles_given: bool = False,
-                 kids: dict | None = None, source: bytes | None = None, loads: list | None = None) -> None:
+                 kids: dict | None = None, source: bytes | None = None, met: Met | None = None) -> None:
         self._tree, self._spelling, self._project, self._roles_given = tree, spelling, project, roles_given
-        self._kids, self._source, self._loads = kids, source, loads
+        self._kids, self._source, self._met = kids, source, met
+        self._loads = met.loads if met is not None else None
 
     @cached_property
     def _walked(self) -> SyntaxFacts:
@@ -830,7 +831,7 @@ class Syntax:
 
     def _may_spell_an_api(self) -> bool:
         """Whether a spelling of the file may denote an API: its imports reach one (apis.reaching_roots)
-        and, when the summary's walk listed its reads (`loads`), one of them may spell it
+        and, when the summary's walk listed its reads (`Met.loads`), one of them may spell it
         (apis.may_spell_an_api). Every spelling the walk resolves is the outermost of a chain of reads
         (a callee, an argument, a decorator, a value bound), resolved from the name at its root."""
         if not self._roots or self._loads is None:
@@ -839,7 +840,7 @@ class Syntax:
         return any(may_spell_an_api(text, imported, stars, aliases) for text in self._rooted_reads())
 
     def _rooted_reads(self) -> Iterator[str]:
-        """Each read the summary's walk listed (`loads`) that starts at one of `_roots`, spelled once."""
+        """Each read the summary's walk listed (`Met.loads`) that starts at one of `_roots`, spelled once."""
         roots = self._roots
         asked: set[str] = set()
         name, attribute = ast.Name, ast.Attribute
@@ -886,25 +887,23 @@ class Syntax:
     @property
     def factory_sensitive(self) -> frozenset[str] | None:
         """The names whose being a jit factory of another module could change a gate
-        (SyntaxFacts.factory_sensitive); None: any name might (not walked, and no branches at hand)."""
-        if "_walked" in self.__dict__ or not self._kids and not self.spells_no_api:
+        (SyntaxFacts.factory_sensitive); None: any name might (not walked, and the summary's walk is not
+        at hand)."""
+        if "_walked" in self.__dict__ or self._met is None and not self.spells_no_api:
             return self._walked.factory_sensitive()
-        return _factory_sensitive_of(self._kids) if self._kids else None
+        return _factory_sensitive_of(self._met, self._kids) if self._met is not None and self._kids else None
 
     @cached_property
     def identifiers(self) -> Identifiers:
-        if "_walked" not in self.__dict__ and self._kids:
-            # Not walked for facts (yet): read off the branches the summary's walk computed, each
-            # node after its parent (breadth first), as `_IdentifierSink` needs them.
+        if "_walked" not in self.__dict__ and self._met is not None:
+            # Not walked for facts (yet): read off what the summary's walk met, each node after its
+            # parent (breadth first), as `_IdentifierSink` needs them.
             sink = _IdentifierSink(self._spelling)
-            see, add_name, name, identifying = sink.see, sink.names.add, ast.Name, _IDENTIFYING
-            for branches_of_one in self._kids.values():
-                for node in branches_of_one:
-                    cls = type(node)
-                    if cls is name:  # (a third of the nodes: `see` only adds its identifier)
-                        add_name(node.id)
-                    elif cls in identifying:
-                        see(node)
+            sink.names |= self._met.names
+            see, identifying = sink.see, _IDENTIFYING
+            for node in self._met.marked:
+                if type(node) in identifying:
+                    see(node)
             return sink.identifiers()
         return self._walked.identifiers.identifiers()  # collected by the same walk
 
@@ -947,10 +946,10 @@ class Syntax:
 
 
 def syntax_of(source: bytes, project=None, tree: ast.Module | None = None, roles_given: bool = False,
-              kids: dict | None = None, loads: list | None = None, package: str = "",
+              kids: dict | None = None, met: Met | None = None, package: str = "",
               aliases: Aliases | None = None) -> Syntax | None:
     """None when `ast` cannot parse it (libcst reports why). `tree`: its ast, when the caller has it;
-    `kids`, `loads`: the branches of its nodes by id and its reads, when a walk of it has them
+    `kids`, `met`: the branches of its nodes by id and what else a walk of it met, when one has them
     (project.summary.summarize); `package`: the one its relative imports start from (World.package),
     and `project`'s aliases (or `aliases`, given): the names its imports denote, as the libcst analysis
     reads them."""
@@ -960,7 +959,7 @@ def syntax_of(source: bytes, project=None, tree: ast.Module | None = None, roles
     if aliases is None:
         aliases = project.alias_map() if hasattr(project, "alias_map") else NO_ALIASES
     spelling = _Spelling(tree, package, aliases)
-    return Syntax(tree, spelling, project, roles_given, kids, source, loads)
+    return Syntax(tree, spelling, project, roles_given, kids, source, met)
 
 
 def filter_codemods(source: bytes, codemods: list, project=None, tree: ast.Module | None = None,

@@ -17,6 +17,7 @@ from typing import Sequence
 
 from .analysis import apis
 from .analysis.aliases import AskedAliases
+from .analysis.ast_names import Met
 from .analysis.facts import FileFacts
 from .analysis.positions import statement_outline
 from .codemod import Codemod
@@ -100,20 +101,20 @@ def survey(job: tuple[str, bytes, Sequence[type[Codemod]] | None]) -> Survey:
     path, source, codemods = job
     tree = parse(source) if not is_notebook(path) and b"\x00" not in source else None
     kids: dict = {}  # each node's branches, computed by the summary's walk, read by the pre-filter's
-    loads: list = []  # and the reads it met (prefilter.Syntax.spells_no_api)
+    met = Met()  # and what else the pre-filter reads of the nodes it met (ast_names.Met)
     try:
-        summary = summarize_file(path, source, tree, kids, loads)
+        summary = summarize_file(path, source, tree, kids, met)
     except RecursionError:
         return Survey(None)  # nested too deep to read here: the file's own processing says so
     if codemods is None or tree is None:
         return Survey(summary)
     try:
-        return _first_pass(source, codemods, tree, kids, summary, loads, file_package(path))
+        return _first_pass(source, codemods, tree, kids, summary, met, file_package(path))
     except RecursionError:
         return Survey(summary)  # no first pass: judged again where it is processed, and reported there
 
 
-def _first_pass(source: bytes, codemods: Sequence[type[Codemod]], tree, kids: dict, summary, loads: list,
+def _first_pass(source: bytes, codemods: Sequence[type[Codemod]], tree, kids: dict, summary, met: Met,
                 package: str = "") -> Survey:
     """The rules `codemods` the file's bytes and syntax let through (`survey`); `package`: the one its
     relative imports start from (World.package, as the file's processing reads them)."""
@@ -123,7 +124,7 @@ def _first_pass(source: bytes, codemods: Sequence[type[Codemod]], tree, kids: di
         wanted = tuple(c.CODE for c in codemods if words.wanted(c))
         return Survey(summary, wanted, outline=_outline(tree, wanted), realiased=frozenset())
     asked = AskedAliases()
-    syntax = syntax_of(source, None, tree, kids=kids, loads=loads, package=package, aliases=asked)
+    syntax = syntax_of(source, None, tree, kids=kids, met=met, package=package, aliases=asked)
     # Each rule's pre-filter first, its words only if that lets it through (the walk is paid already;
     # most of a file's words are absent, and each absent word is a search of the whole file): with
     # them, the rule passes; without, one that facts of factories elsewhere could enable waits for them.

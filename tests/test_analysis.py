@@ -330,10 +330,13 @@ def test_ast_walks_meet_the_nodes_ast_walk_meets():
         expected = list(ast.walk(tree))
         singletons = (ast.expr_context, ast.operator, ast.unaryop, ast.cmpop, ast.boolop)
         kids: dict = {}
-        _, loads = _globals_and_loads(tree, kids)
+        met = ast_names.Met()
+        _, loads = _globals_and_loads(tree, kids, met)
         inner = {id(n.value) for n in expected if isinstance(n, ast.Attribute)}
-        assert loads == [n for n in expected if isinstance(n, (ast.Name, ast.Attribute)) and isinstance(n.ctx, ast.Load)
-                         and id(n) not in inner]
+        assert loads == met.loads == [n for n in expected if isinstance(n, (ast.Name, ast.Attribute))
+                                      and isinstance(n.ctx, ast.Load) and id(n) not in inner]
+        assert met.names == {n.id for n in expected if isinstance(n, ast.Name)}
+        assert met.marked == [n for n in expected if type(n) in ast_names.Met.MARKED]  # in the walk's order
         assert all(kids[id(n)] == ast_names.branches(n) for n in expected
                    if not isinstance(n, (*singletons, ast.Name, ast.Constant)))
         assert list(ast_names.statements(tree)) == [n for n in expected if isinstance(n, ast.stmt)]

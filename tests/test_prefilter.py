@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from rewriter.analysis.ast_names import Met
 from rewriter.engine import Settings, process_source, wanted_codemods
 from rewriter.prefilter import filter_codemods, has_gate, syntax_of
 from rewriter.registry import all_codemods
@@ -101,13 +102,14 @@ def test_the_pre_filter_walks_the_branches_the_summary_read():
     source = (Path(__file__).parent.parent / "golden" / "traced-if" / "agreeing_branches.py").read_bytes()
     tree = ast.parse(source)
     kids: dict = {}
-    summarize(source, "m", False, tree, kids=kids)
+    met = Met()
+    summarize(source, "m", False, tree, kids=kids, met=met)
     assert len(kids) > 30
     asked = []
     original = prefilter.branches
     try:
         prefilter.branches = lambda node: asked.append(node) or original(node)
-        shared = prefilter.syntax_of(source, None, tree, kids=kids)
+        shared = prefilter.syntax_of(source, None, tree, kids=kids, met=met)
         passing = _passing(shared)
         assert asked == []
     finally:
@@ -214,9 +216,9 @@ def _surveyed_syntax(source: bytes):
     except (SyntaxError, ValueError):
         return None
     kids: dict = {}
-    loads: list = []
-    summarize(source, "m", False, tree, kids=kids, loads=loads)
-    return syntax_of(source, None, tree, kids=kids, loads=loads)
+    met = Met()
+    summarize(source, "m", False, tree, kids=kids, met=met)
+    return syntax_of(source, None, tree, kids=kids, met=met)
 
 
 @pytest.mark.parametrize("source, unwalked", [
@@ -285,8 +287,8 @@ def test_files_whose_imports_reach_no_api_have_no_candidate(package):
 def test_identifiers_without_a_walk_are_those_of_the_walk(package):
     """A file the survey does not walk (its reads spell no API, or none of the kinds the gates asked
     for: Syntax.spells) has its identifiers (the migration rules' gates), its calls and the names a
-    factory elsewhere must bear to matter read off the branches the summary's walk computed
-    (rewriter/survey.py): they must be the pre-filter walk's own, whichever file it is."""
+    factory elsewhere must bear to matter read off what the summary's walk met (ast_names.Met) and the
+    branches it computed (rewriter/survey.py): they must be the pre-filter walk's own, whichever file it is."""
     import importlib.util
 
     from rewriter.prefilter import syntax_of
@@ -303,9 +305,9 @@ def test_identifiers_without_a_walk_are_those_of_the_walk(package):
         except SyntaxError:
             continue
         kids: dict = {}
-        loads: list = []
-        summarize(source, "m", False, tree, kids=kids, loads=loads)
-        shared = syntax_of(source, None, tree, kids=kids, loads=loads)
+        met = Met()
+        summarize(source, "m", False, tree, kids=kids, met=met)
+        shared = syntax_of(source, None, tree, kids=kids, met=met)
         identifiers, calls, sensitive = shared.identifiers, shared.calls, shared.factory_sensitive
         assert "_walked" not in shared.__dict__  # (all three read off the branches)
         compared += 1

@@ -47,6 +47,22 @@ _AST = ast.AST
 LOOPS = frozenset({ast.For, ast.AsyncFor, ast.While, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp})
 
 
+class Met:
+    """What the one breadth-first walk of a file that the survey pays for (project.summary's) met, kept
+    for the pre-filter's readers after it (prefilter.Syntax), so that none of them walks the tree
+    again: every Name/Attribute read, outermost of its chain (`loads`); every Name's identifier
+    (`names`); the nodes of the kinds in `MARKED`, in the walk's order (`marked`)."""
+
+    __slots__ = ("loads", "names", "marked")
+    # What the readers without a walk look at: identifiers, and where a factory's result is bound and called.
+    MARKED = frozenset({ast.Attribute, ast.Import, ast.ImportFrom, ast.keyword, ast.Assign, *LOOPS})
+
+    def __init__(self) -> None:
+        self.loads: list[ast.AST] = []
+        self.names: set[str] = set()
+        self.marked: list[ast.AST] = []
+
+
 def children(node: ast.AST) -> list[ast.AST]:
     """The nodes `ast.iter_child_nodes(node)` yields, in the same order."""
     out = []

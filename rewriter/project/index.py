@@ -27,6 +27,7 @@ import dataclasses
 from dataclasses import dataclass, field
 from typing import Callable, Iterable
 
+from ..analysis.ast_names import Met
 from ..analysis.apis import canonical
 from ..analysis.facts import FileFacts
 from ..analysis.installed import star_exports
@@ -571,12 +572,12 @@ def _summarize_each(files: list[tuple[str, bytes]]) -> list[Summary | None]:
 
 
 def summarize_file(path: str, source: bytes, tree: ast.Module | None = None, kids: dict | None = None,
-                   loads: list | None = None) -> Summary | None:
+                   met: Met | None = None) -> Summary | None:
     """The summary of the file at `path` holding `source`; `tree`: its ast, when the caller has it
-    (`kids`, `loads`: project.summary.summarize)."""
+    (`kids`, `met`: project.summary.summarize)."""
     name, package = _module_of_file(path)
     if tree is not None and not path.endswith(".ipynb"):
-        return summarize(source, name, package, tree=tree, kids=kids, loads=loads)
+        return summarize(source, name, package, tree=tree, kids=kids, met=met)
     return _summarize_file(path, source)
 
 

@@ -24,7 +24,7 @@ from dataclasses import dataclass, field, fields
 
 from ..analysis.aliases import absolute_module, package_of
 from ..analysis.apis import Kind, spelled_apis
-from ..analysis.ast_names import LOOPS, branches, children, dotted, literal_value, own_nodes, parse
+from ..analysis.ast_names import LOOPS, Met, branches, children, dotted, literal_value, own_nodes, parse
 from ..analysis.static_names import (STATIC_ATTRIBUTES, STATIC_BUILTINS, STATIC_CALLS, STATIC_FUNCTION_NAMES,
                                      STATIC_METHODS, STATIC_MODULES, TENSOR_ATTRIBUTES)
 
@@ -153,17 +153,17 @@ def _unmarshalled(data: bytes) -> Summary:
 
 
 def summarize(source: bytes, module: str, package: bool = False, tree: ast.Module | None = None,
-              kids: dict | None = None, loads: list | None = None) -> Summary | None:
+              kids: dict | None = None, met: Met | None = None) -> Summary | None:
     """The summary of one module, or None when CPython cannot parse it (the file's own run says why).
     `tree`: the module's ast, when the caller has parsed it already; `kids`: a dict the summary fills
     with each node's `ast_names.branches` by id (the pre-filter's walk of the same tree reads them
-    instead of computing them again: rewriter/survey.py); `loads`: a list it fills with every
-    Name/Attribute read, outermost of its chain (what the pre-filter asks of a file's spellings
-    before it walks it: prefilter.Syntax.spells_no_api)."""
+    instead of computing them again: rewriter/survey.py); `met`: what its walk met, for the
+    pre-filter to read without a walk of its own (ast_names.Met: the reads it asks of a file's
+    spellings before it walks it, prefilter.Syntax.spells_no_api; the identifiers)."""
     tree = tree if tree is not None else parse(source)
     if tree is None:
         return None
-    return _Reader(module, package, kids if kids is not None else {}).read(tree, loads)
+    return _Reader(module, package, kids if kids is not None else {}).read(tree, met)
 
 
 class _Reader:
@@ -179,10 +179,8 @@ class _Reader:
         self.recorded_funcs: set[int] = set()  # ids of the callee expressions of the calls recorded
 
     # -- the module ----------------------------------------------------------------------------
-    def read(self, tree: ast.Module, reads: list | None = None) -> Summary:
-        declared_global, loads = _globals_and_loads(tree, self.kids)
-        if reads is not None:
-            reads.extend(loads)
+    def read(self, tree: ast.Module, met: Met | None = None) -> Summary:
+        declared_global, loads = _globals_and_loads(tree, self.kids, met if met is not None else Met())
         module_body = _Body(tree, self.kids)
         self.module_names = module_body.local
         for name, values in module_body.values.items():
@@ -859,13 +857,14 @@ def static_from_spec(spec: dict | None, positional: list, params: list) -> list 
 # -- small helpers ------------------------------------------------------------------------------
 
 
-def _globals_and_loads(tree: ast.Module, kids: dict) -> tuple[set[str], list]:
+def _globals_and_loads(tree: ast.Module, kids: dict, met: Met) -> tuple[set[str], list]:
     """Names some function declares `global`, and every Name/Attribute read (outermost of a chain), in
     `ast.walk`'s order (breadth first, over `ast_names.branches`: no generator per node, and no
-    children asked of a name or a constant: they have none). Each node's branches go into `kids`: the
-    one walk that meets every node computes them for the others."""
+    children asked of a name or a constant: they have none). Each node's branches go into `kids`, and
+    what the pre-filter reads of the nodes into `met`: the one walk that meets every node computes
+    them for the others."""
     declared: set[str] = set()
-    loads: list = []
+    loads, add_name, mark, marked = met.loads, met.names.add, met.marked.append, Met.MARKED
     inner: set[int] = set()
     queue: list = [tree]
     i = 0
@@ -874,6 +873,7 @@ def _globals_and_loads(tree: ast.Module, kids: dict) -> tuple[set[str], list]:
         i += 1
         kind = type(node)
         if kind is _NAME:
+            add_name(node.id)
             if type(node.ctx) is _LOAD and id(node) not in inner:
                 loads.append(node)
             continue
@@ -882,9 +882,12 @@ def _globals_and_loads(tree: ast.Module, kids: dict) -> tuple[set[str], list]:
         found = kids[id(node)] = branches(node)
         queue.extend(found)
         if kind is ast.Attribute:
+            mark(node)
             if id(node) not in inner and type(node.ctx) is _LOAD:
                 loads.append(node)
             inner.add(id(node.value))
+        elif kind in marked:
+            mark(node)
         elif kind is ast.Global:
             declared.update(node.names)
     return declared, loads
