@@ -113,6 +113,12 @@ def test_every_construct_reads_alike():
     "with open('f') as (a, b), open('g') as c:\n    print(a, b, c)\n",
     "match p:\n    case Point(x=0, y=yy) | [1, *rest] | {'k': v, **more} as whole:\n        print(yy, rest, v, more, whole)\n",
     "from typing import cast, Optional\nx = cast('Optional[int]', None)\ny: Optional['x'] = None\nz = f'{x!r:>{y}}'\n",
+    # typing's names under other names: each call and subscript that may be typing's is resolved
+    "from typing import cast as C, TypeVar as TV\nT = TV('T', bound='int')\nx = C('Optional[T]', None)\n",
+    "import typing as t\nx = t.cast('List[int]', [])\ny: t.Optional['x'] = None\nz = t.NewType('Z', 'int')\n",
+    "import typing\ndef f():\n    from typing import cast as c, Literal as L\n    return c('Optional[int]', None), L['a']\n",
+    "from typing import Optional as O\nimport typing\ntyping = object()\nx = typing.cast('O[int]', None)\ny = O['x']\n",
+    "import typing.re as tr\nfrom typing_extensions import cast\nx = cast('int', tr)\n",
     "v = a if (a := 1) else b\nf(x, key=y, *z, **w)\n",
     "[y for x in xs for y in x if y for z in y]\nclass K:\n    n = 1\n    m = [n for _ in range(n)]\n",
 ])

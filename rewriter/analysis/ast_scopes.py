@@ -59,6 +59,9 @@ class _Walk:
         self.string: ast.Constant | None = None  # the string annotation whose code is being read
         self.parsed: list[ast.Module] = []
         self.typing_seen = False  # (scopes._Walk.typing_seen)
+        # The names a spelling of typing's may start at (`_may_name_typing`): typing's own module names,
+        # and every name an import from them binds (`from typing import cast as C`), in any scope so far.
+        self.typing_names: set[str] = set(_TYPING)
 
     def visit(self, node: ast.AST) -> None:
         kind = type(node)
@@ -95,7 +98,8 @@ class _Walk:
             self.read(node.id, node)
 
     def import_(self, node: ast.Import | ast.ImportFrom) -> None:
-        if type(node) is ast.ImportFrom and node.module is not None and not node.level and _is_typing(node.module):
+        from_typing = type(node) is ast.ImportFrom and node.module is not None and not node.level and _is_typing(node.module)
+        if from_typing:
             self.typing_seen = True
         scope = self.scope
         for alias in node.names:
@@ -104,6 +108,11 @@ class _Walk:
             self.scope_of[id(alias)] = scope
             if type(node) is ast.Import and _is_typing(alias.name):
                 self.typing_seen = True
+                from_typing = True
+            if from_typing and alias.asname:
+                self.typing_names.add(alias.asname)
+            elif from_typing:
+                self.typing_names.add(alias.name.split(".", 1)[0])
             for name in _dotted_prefixes(alias.asname or alias.name):
                 if name in _TYPING:
                     self.typing_seen = True
@@ -242,7 +251,7 @@ class _Walk:
     def call(self, node: ast.Call) -> None:
         self.attribute.append(None)
         self.in_type_hint.append(False)
-        called = {q.name for q in self.scope.get_qualified_names_for(node)} if self.typing_seen else ()
+        called = {q.name for q in self.scope.get_qualified_names_for(node)} if self._may_name_typing(node.func) else ()
         arguments = _source_order([*node.args, *node.keywords]) if node.keywords else node.args
         if "typing.NewType" in called or "typing.TypeVar" in called:
             self.visit(node.func)
@@ -263,7 +272,7 @@ class _Walk:
 
     def subscript(self, node: ast.Subscript) -> None:
         hint = literal = False
-        if self.typing_seen and type(node.value) is ast.Name:
+        if type(node.value) is ast.Name and self._may_name_typing(node.value):
             names = {q.name for q in self.scope.get_qualified_names_for(node.value)}
             hint = any(n.startswith(("typing.", "typing_extensions.")) for n in names)
             literal = "typing.Literal" in names or "typing_extensions.Literal" in names
@@ -273,6 +282,25 @@ class _Walk:
         self.visit(node.slice)
         self.in_type_hint.pop()
         self.in_literal -= literal
+
+    def _may_name_typing(self, node: ast.expr) -> bool:
+        """Whether the qualified names of `node` may be typing's (`typing.cast`), as `call` and `subscript`
+        ask: only through a binding of the name it starts at (scope_model.full_name_for: through
+        attributes, calls and subscripts) that an import from typing made, or one of the name `typing`
+        itself (a module-level `typing = ...` qualifies `typing.cast`). Saves resolving every call and
+        subscript of a file that imports typing for its annotations."""
+        if not self.typing_seen:
+            return False
+        while True:
+            kind = type(node)
+            if kind is ast.Name:
+                return node.id in self.typing_names
+            if kind is ast.Attribute or kind is ast.Subscript:
+                node = node.value
+            elif kind is ast.Call:
+                node = node.func
+            else:
+                return False
 
     def annotation(self, node: ast.expr) -> None:
         self.in_annotation.append(True)
