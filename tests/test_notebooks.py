@@ -283,15 +283,43 @@ def test_a_byte_order_mark_is_kept(tmp_path):
     assert code_cells(path)[1] == TRACED_IF_FIXED
 
 
-def test_a_cell_magic_stays_the_first_line_when_an_import_is_added_above_it(tmp_path):
-    """A Colab first cell: `import functools`, added at the top of the notebook, goes below `%%capture`."""
-    flagged = "@jax.jit\ndef features(v, *, flat: bool = False):\n    if flat:\n        return v.reshape(-1)\n    return v[:, None]"
-    path = write(tmp_path / "nb.ipynb", notebook("%%capture\n!pip install jax", "import jax\nimport jax.numpy as jnp",
-                                                 flagged, "features(jnp.ones(3), flat=True)"))
+_FLAGGED = "@jax.jit\ndef features(v, *, flat: bool = False):\n    if flat:\n        return v.reshape(-1)\n    return v[:, None]"
+
+
+@pytest.mark.parametrize("imports", ["import jax\nimport jax.numpy as jnp", "%%time\nimport jax\nimport jax.numpy as jnp"])
+def test_an_import_added_to_a_notebook_goes_to_the_cell_of_its_imports(tmp_path, imports):
+    """A Colab first cell (`%pip install`, skipped once the packages are there): `import functools`, which
+    the engine adds at the top of the module, goes to the cell holding the notebook's imports instead,
+    below a cell magic there (found on a jaxopt notebook)."""
+    path = write(tmp_path / "nb.ipynb", notebook("%%capture\n!pip install jax", imports, _FLAGGED, "features(jnp.ones(3), flat=True)"))
     assert CliRunner().invoke(main, ["--no-cache", "--in-place", str(path)]).exit_code == 0
-    first, _, third, _ = code_cells(path)
-    assert first == "%%capture\nimport functools\n\n!pip install jax"
+    first, second, third, _ = code_cells(path)
+    assert first == "%%capture\n!pip install jax"
+    magic = "%%time\n" if imports.startswith("%%") else ""
+    assert second == magic + "import functools\n\nimport jax\nimport jax.numpy as jnp"
     assert third.startswith("@functools.partial(jax.jit, static_argnames=('flat',))\n")
+    assert CliRunner().invoke(main, ["--no-cache", "--check", str(path)]).exit_code == 0  # nothing left to do
+
+
+@pytest.mark.parametrize("after, before, expected", [
+    # a cell the rewrite changed comes before any cell of imports: the import goes there
+    ({1: "import functools\n\npass", 2: "f = functools.partial(g)", 3: "import jax"},
+     {1: "pass", 2: "f = g", 3: "import jax"}, {1: "pass", 2: "import functools\n\nf = functools.partial(g)", 3: "import jax"}),
+    # the first cell holds imports itself, or the rewrite changed more of it, or nothing but an import was added
+    ({1: "import functools\nimport jax\nx = 1", 2: "import numpy"}, {1: "import jax\nx = 1", 2: "import numpy"}, None),
+    ({1: "import functools\n\ny = 2", 2: "import jax"}, {1: "x = 1", 2: "import jax"}, None),
+    ({1: "x = functools.reduce\npass", 2: "import jax"}, {1: "pass", 2: "import jax"}, None),
+    # a `from __future__` import must stay first in its cell
+    ({1: "import functools\n\npass", 2: "from __future__ import annotations\nimport jax", 3: "f = functools.partial(g)"},
+     {1: "pass", 2: "from __future__ import annotations\nimport jax", 3: "f = g"}, None),
+])
+def test_where_an_added_import_goes(after, before, expected):
+    from rewriter.notebooks import cells
+
+    assert cells.added_imports_to_the_imports_cell(after, before) == (after if expected is None else expected)
+
+
+def test_a_cell_magic_stays_the_first_line_when_an_import_is_added_above_it():
     alone = magics.mask("%%time")
     assert magics.unmask("import functools\n\n" + alone.text, alone) == "%%time\nimport functools"
 

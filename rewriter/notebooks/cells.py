@@ -8,6 +8,7 @@ lands in the cell whose statement needs it, and the rewritten module splits back
 """
 from __future__ import annotations
 
+import ast
 from dataclasses import dataclass
 
 from ..boundaries import CELL_MARKER, LineMap, cell_of_marker, python_lines  # noqa: F401  (LineMap: re-exported)
@@ -62,3 +63,51 @@ def split(source: str, joined: Joined) -> dict[int, str] | None:
             text = text.rstrip("\r\n")
         out[index] = text
     return out
+
+
+def added_imports_to_the_imports_cell(after: dict[int, str], before: dict[int, str]) -> dict[int, str]:
+    """`after` (each cell's code once the module is rewritten and split) with the imports the rewrite
+    added at the top of the first cell moved to the cell that holds the notebook's imports. The engine
+    adds an import where a module starts when its first statement is not one (libcst's
+    AddImportsVisitor), which in a notebook is the first code cell: often `%pip install ...`, which a
+    reader skips once the packages are there. They go to the first cell holding a module-level import,
+    unless a cell the rewrite changed comes earlier (then that one): every name an added import binds
+    is read by new code, in a changed cell, so either place runs before it. Left where they are when
+    the first cell holds imports itself, when the rewrite changed more of it, and before a
+    `from __future__` import (which must come first in its cell)."""
+    first = next(iter(after), None)
+    if first is None:
+        return after
+    old, new = before[first], after[first]
+    if new == old or not new.endswith(old) or _imports(old):
+        return after
+    added = new[: len(new) - len(old)]
+    if not _only_imports(added):
+        return after
+    out = {**after, first: old}
+    target = next((index for index, text in out.items() if text != before[index] or _imports(before[index])), first)
+    if target == first or _future_import(out[target]):
+        return after
+    out[target] = added + out[target]
+    return out
+
+
+def _statements(code: str) -> list[ast.stmt] | None:
+    try:
+        return ast.parse(code).body
+    except (SyntaxError, ValueError, MemoryError, RecursionError):
+        return None
+
+
+def _imports(code: str) -> bool:
+    """The code holds a module-level import (False when it does not parse alone)."""
+    return any(type(s) is ast.Import or type(s) is ast.ImportFrom for s in _statements(code) or ())
+
+
+def _future_import(code: str) -> bool:
+    return any(type(s) is ast.ImportFrom and s.module == "__future__" for s in _statements(code) or ())
+
+
+def _only_imports(code: str) -> bool:
+    statements = _statements(code)
+    return bool(statements) and all(type(s) is ast.Import or type(s) is ast.ImportFrom for s in statements)
