@@ -211,8 +211,12 @@ class _Reader:
         (`map(f, xs)`, `vmap(f)`), aliased in a function, or called where no call is recorded (a class
         body, a method, a lambda): the index counts them as callers it cannot see into."""
         seen: set[str] = set()
+        # The names `_target` may resolve a bare read of (without a `*` import: those it binds or imports);
+        # most reads are of a function's locals, asked for nothing.
+        bound = None if self.out.stars else self.module_names.union(self.targets)
+        recorded = self.recorded_funcs
         for node in loads:
-            if id(node) in self.recorded_funcs:
+            if bound is not None and type(node) is _NAME and node.id not in bound or id(node) in recorded:
                 continue
             target = self._target(node)
             if target is not None and target not in seen and not self._external(node):
