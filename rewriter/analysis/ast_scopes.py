@@ -292,12 +292,11 @@ class _Walk:
         if not self.typing_seen:
             return False
         while True:
-            kind = type(node)
-            if kind is ast.Name:
+            if type(node) is ast.Name:
                 return node.id in self.typing_names
-            if kind is ast.Attribute or kind is ast.Subscript:
+            if type(node) is ast.Attribute or type(node) is ast.Subscript:
                 node = node.value
-            elif kind is ast.Call:
+            elif type(node) is ast.Call:
                 node = node.func
             else:
                 return False

@@ -110,4 +110,6 @@ def _future_import(code: str) -> bool:
 
 def _only_imports(code: str) -> bool:
     statements = _statements(code)
-    return bool(statements) and all(type(s) is ast.Import or type(s) is ast.ImportFrom for s in statements)
+    if not statements:
+        return False
+    return all(type(s) is ast.Import or type(s) is ast.ImportFrom for s in statements)
