@@ -392,6 +392,7 @@ def test_the_survey_builds_the_reach_table_before_the_workers_fork():
     apis._reaching_names.cache_clear()
     survey.warm()
     assert apis._reaching_names.cache_info().currsize == 1
+    assert apis.reaches("jax.jit") and apis._reaching_names.cache_info().currsize == 1  # the table it built
 
 
 @pytest.mark.parametrize("source", [

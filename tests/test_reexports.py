@@ -364,6 +364,24 @@ def test_a_survey_is_judged_again_for_aliases_it_cannot_rule_out(facts):
     assert found.passed_with(facts) is None
 
 
+@pytest.mark.parametrize("spelled, alias", [
+    ("from mypkg.util import partial\n\n@partial(jax.jit)", ("mypkg.util.partial", "functools.partial")),
+    ("from mypkg.util import ft\n\n@ft.partial(jax.jit)", ("mypkg.util.ft", "functools")),
+])
+def test_a_survey_is_judged_again_for_an_alias_of_functools_partial(spelled, alias):
+    """`functools.partial` applies nothing by itself, so it makes no import reach an API (apis.reaching_roots),
+    yet an alias to it makes `partial(jax.jit)` a jit application: the judgement is made again (found in
+    review: the gates of PML201-204 pass with the alias, none without)."""
+    from rewriter import survey
+
+    source = f"import jax\n{spelled}\ndef features(v, *, flat: bool = False):\n    if flat:\n        return v.reshape(-1)\n    return v[:, None]\n".encode()
+    codemods = list(all_codemods())
+    found = survey.survey(("m.py", source, codemods))
+    facts = FileFacts(aliases=(alias,))
+    assert not facts.aliases_reach_no_api() and found.passed_with(facts) is None
+    assert "PML204" in {c.CODE for c in filter_codemods(source, codemods, facts)} - set(found.first_pass)
+
+
 def test_a_survey_is_judged_again_for_an_alias_of_a_name_its_star_import_binds():
     from rewriter import survey
 
@@ -372,7 +390,9 @@ def test_a_survey_is_judged_again_for_an_alias_of_a_name_its_star_import_binds()
     assert found.passed_with(FileFacts(aliases=_F32)) is None
 
 
-_NO_API_TARGETS = ("jax.numpy.float32", "jax.Array", "dataclasses.replace", "numpy.sum", "mypkg.helper")
+# Targets that reach no API of the table, and `functools.partial`, which reaches none alone (apis.reaching_roots)
+# yet makes `partial(jax.jit)` an application: Survey.passed_with must judge it again.
+_TARGETS = ("jax.numpy.float32", "jax.Array", "dataclasses.replace", "numpy.sum", "mypkg.helper", "functools.partial")
 
 
 def _aliased_names(tree: ast.Module, imported: dict[str, set[str]]) -> list[str]:
@@ -390,7 +410,7 @@ def _aliased_names(tree: ast.Module, imported: dict[str, set[str]]) -> list[str]
 
 def _kept_judgements(path: Path) -> tuple[int, int]:
     """Survey.passed_with on `path` with every other name it may alias (`_aliased_names`) aliased to one of
-    `_NO_API_TARGETS` in turn, checked against the judgement made again with those facts. Returns (times
+    `_TARGETS` in turn, checked against the judgement made again with those facts. Returns (times
     the judgement was kept for aliases that widen a gate, times made again)."""
     from rewriter import survey
 
@@ -404,7 +424,7 @@ def _kept_judgements(path: Path) -> tuple[int, int]:
     kept = again = 0
     for offset in (0, 1):
         chosen = names[offset::2]
-        facts = FileFacts(aliases=tuple((name, _NO_API_TARGETS[i % len(_NO_API_TARGETS)]) for i, name in enumerate(chosen)))
+        facts = FileFacts(aliases=tuple((name, _TARGETS[i % len(_TARGETS)]) for i, name in enumerate(chosen)))
         if not facts.aliases or not facts.widens_a_gate():
             continue
         passed = found.passed_with(facts)

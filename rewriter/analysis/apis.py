@@ -254,22 +254,24 @@ def may_spell_an_api(text: str, imported: Mapping[str, Iterable[str]], star_modu
 def warm() -> None:
     """Build the table of reaching names now (`_reaching_names`), in a process about to fork workers
     that each read it: they inherit it instead of building their own."""
-    _reaching_names()
+    _reaching_names(False)
 
 
-def reaches(name: str) -> bool:
+def reaches(name: str, partial: bool = False) -> bool:
     """`name`, or what it canonicalizes to, is one of `_reaching_names`: an API of the table, or a name
-    some spelling under which may denote one."""
-    reach = _reaching_names()
+    some spelling under which may denote one (with `partial`, `functools.partial` counts too)."""
+    reach = _reaching_names(partial)
     return name in reach or canonical(name) in reach
 
 
-@lru_cache(maxsize=1)
-def _reaching_names() -> frozenset[str]:
+@lru_cache(maxsize=2)
+def _reaching_names(partial: bool = False) -> frozenset[str]:
     """The dotted names some spelling beginning with them (`q`, `q.rest`) may canonicalize into an API
     of the table: each API's name and its prefixes; every name the packages bind to one of those,
     with its prefixes (`phi.flow` for `phi.flow.math` -> `phiml.math`); the spellings under
-    `_OUTSIDE_ALIASES` (`tensorflow.compat`); again until nothing is added. Once a process."""
+    `_OUTSIDE_ALIASES` (`tensorflow.compat`); again until nothing is added. Once a process. Without
+    `partial`, not `functools.partial`: it applies nothing by itself, so a file that spells it alone
+    applies no API (`may_spell_an_api`); with it, every API of the table (what an alias may rename)."""
     reach: set[str] = set()
 
     def add(name: str) -> bool:
@@ -280,7 +282,7 @@ def _reaching_names() -> frozenset[str]:
         return True
 
     for name, api in TABLE.items():
-        if api.kind is not Kind.PARTIAL:
+        if partial or api.kind is not Kind.PARTIAL:
             add(name)
     edges = [(alias, target, canonical(alias)) for alias, target in aliases()]
     changed = True

@@ -129,13 +129,15 @@ class FileFacts:
         return bool(self.reexports) or not all(only_narrows(target) for _, target in self.aliases)
 
     def aliases_reach_no_api(self) -> bool:
-        """No alias is named or gives an API of the table, or a name under which one may be spelled
-        (apis.reaches), and no module re-exports an installed one whole: the aliases change what some
-        names denote, never which of the file's names may start an API's spelling (apis.reaching_roots)
-        nor which API a spelling denotes (apis.spelled_apis: none, with or without them)."""
+        """No alias is named or gives an API of the table, `functools.partial` included, or a name under
+        which one may be spelled (apis.reaches), and no module re-exports an installed one whole: the
+        aliases change what some names denote, never which of the file's names may start an API's
+        spelling (apis.reaching_roots) nor which API a spelling denotes (apis.spelled_apis: none, with
+        or without them)."""
         from .apis import reaches
 
-        return not self.reexports and not any(reaches(key) or reaches(target) for key, target in self.aliases)
+        return not self.reexports and not any(reaches(key, partial=True) or reaches(target, partial=True)
+                                              for key, target in self.aliases)
 
     def renames_an_api(self) -> bool:
         """Some alias gives an API of the table (apis.py) under a last name that is not the API's own."""
