@@ -309,6 +309,10 @@ def test_an_import_added_to_a_notebook_goes_to_the_cell_of_its_imports(tmp_path,
     ({1: "import functools\nimport jax\nx = 1", 2: "import numpy"}, {1: "import jax\nx = 1", 2: "import numpy"}, None),
     ({1: "import functools\n\ny = 2", 2: "import jax"}, {1: "x = 1", 2: "import jax"}, None),
     ({1: "x = functools.reduce\npass", 2: "import jax"}, {1: "pass", 2: "import jax"}, None),
+    # a `%%timeit` cell (scoped) is never the target; the first changed cell being one leaves the import
+    ({1: "import functools\n\npass", 2: "pass\nimport numpy", 3: "import jax", 4: "f = functools.partial(g)"},
+     {1: "pass", 2: "pass\nimport numpy", 3: "import jax", 4: "f = g"},
+     {1: "pass", 2: "pass\nimport numpy", 3: "import functools\n\nimport jax", 4: "f = functools.partial(g)"}),
     # a `from __future__` import must stay first in its cell
     ({1: "import functools\n\npass", 2: "from __future__ import annotations\nimport jax", 3: "f = functools.partial(g)"},
      {1: "pass", 2: "from __future__ import annotations\nimport jax", 3: "f = g"}, None),
@@ -316,7 +320,30 @@ def test_an_import_added_to_a_notebook_goes_to_the_cell_of_its_imports(tmp_path,
 def test_where_an_added_import_goes(after, before, expected):
     from rewriter.notebooks import cells
 
-    assert cells.added_imports_to_the_imports_cell(after, before) == (after if expected is None else expected)
+    scoped = frozenset({2}) if "pass\nimport numpy" in before.values() else frozenset()
+    assert cells.added_imports_to_the_imports_cell(after, before, scoped) == (after if expected is None else expected)
+
+
+def test_a_changed_timeit_cell_first_leaves_an_added_import_where_the_engine_put_it():
+    from rewriter.notebooks import cells
+
+    after = {1: "import functools\n\npass", 2: "pass\nf = functools.partial(g)", 3: "import jax", 4: "h = functools.partial(g)"}
+    before = {1: "pass", 2: "pass\nf = g", 3: "import jax", 4: "h = g"}
+    assert cells.added_imports_to_the_imports_cell(after, before, frozenset({2})) == after
+
+
+@pytest.mark.parametrize("cells, imports_at", [
+    # `%%timeit` runs its body in a function: an import there binds nothing for the other cells (found in review)
+    (("%pip install jax", "%%timeit\nimport numpy as np\nnp.zeros(1000)", "import jax\nimport jax.numpy as jnp"), 2),
+    (("%%timeit -n1\nimport numpy as np\nnp.zeros(10)", "import jax\nimport jax.numpy as jnp"), 1),
+])
+def test_an_added_import_never_goes_to_a_timeit_cell(tmp_path, cells, imports_at):
+    path = write(tmp_path / "nb.ipynb", notebook(*cells, _FLAGGED, "features(jnp.ones(3), flat=True)"))
+    assert CliRunner().invoke(main, ["--no-cache", "--in-place", str(path)]).exit_code == 0
+    found = code_cells(path)
+    assert [i for i, code in enumerate(found) if "import functools" in code] == [imports_at]
+    assert found[imports_at] == "import functools\n\nimport jax\nimport jax.numpy as jnp"
+    assert all(code == cells[i] for i, code in enumerate(found[: len(cells)]) if i != imports_at)
 
 
 def test_a_cell_magic_stays_the_first_line_when_an_import_is_added_above_it():

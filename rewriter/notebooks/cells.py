@@ -65,7 +65,8 @@ def split(source: str, joined: Joined) -> dict[int, str] | None:
     return out
 
 
-def added_imports_to_the_imports_cell(after: dict[int, str], before: dict[int, str]) -> dict[int, str]:
+def added_imports_to_the_imports_cell(after: dict[int, str], before: dict[int, str],
+                                      scoped: frozenset[int] = frozenset()) -> dict[int, str]:
     """`after` (each cell's code once the module is rewritten and split) with the imports the rewrite
     added at the top of the first cell moved to the cell that holds the notebook's imports. The engine
     adds an import where a module starts when its first statement is not one (libcst's
@@ -74,18 +75,25 @@ def added_imports_to_the_imports_cell(after: dict[int, str], before: dict[int, s
     unless a cell the rewrite changed comes earlier (then that one): every name an added import binds
     is read by new code, in a changed cell, so either place runs before it. Left where they are when
     the first cell holds imports itself, when the rewrite changed more of it, and before a
-    `from __future__` import (which must come first in its cell)."""
+    `from __future__` import (which must come first in its cell). `scoped`: the cells whose body runs
+    inside a function (`%%timeit`: magics.Masked.scoped), where an import binds nothing for the others:
+    never the target; left where it was when the first changed cell is one."""
     first = next(iter(after), None)
     if first is None:
         return after
     old, new = before[first], after[first]
-    if new == old or not new.endswith(old) or _imports(old):
+    if new == old or not new.endswith(old) or _imports(old) and first not in scoped:
         return after
     added = new[: len(new) - len(old)]
     if not _only_imports(added):
         return after
     out = {**after, first: old}
-    target = next((index for index, text in out.items() if text != before[index] or _imports(before[index])), first)
+    target = first
+    for index, text in out.items():
+        changed = text != before[index]
+        if changed or _imports(before[index]) and index not in scoped:
+            target = first if changed and index in scoped else index
+            break
     if target == first or _future_import(out[target]):
         return after
     out[target] = added + out[target]

@@ -22,6 +22,8 @@ from ..boundaries import python_lines
 # Cell magics whose body IPython runs as Python code in the user namespace.
 # (`%%python` and `%%script` run in a subprocess, not in the notebook: opaque like `%%bash`.)
 PYTHON_CELL_MAGICS = frozenset({"time", "timeit", "capture", "prun", "debug"})
+# ... of which those that run it inside a function: what it binds does not reach the namespace.
+SCOPED_CELL_MAGICS = frozenset({"timeit"})
 
 _TAG = "# phiml-rewrite: IPython"
 
@@ -37,6 +39,15 @@ class Masked:
     @property
     def has_magics(self) -> bool:
         return bool(self.originals)
+
+    @property
+    def scoped(self) -> bool:
+        """The cell's body runs inside a function of its cell magic's (`SCOPED_CELL_MAGICS`): an import
+        there binds nothing the notebook's other cells see."""
+        if not self.cell_magic:
+            return False
+        name = self.originals[0][1][0].lstrip()[2:].split(None, 1)
+        return bool(name) and name[0] in SCOPED_CELL_MAGICS
 
 
 def mask(text: str) -> Masked | None:

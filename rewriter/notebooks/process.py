@@ -114,7 +114,8 @@ def changed_cells(new_text: str, joined: _cells.Joined, masked: dict[int, magics
     texts = _cells.split(new_text, joined)
     if texts is None:
         return "the rewrite moved a cell boundary (a bug in phiml-rewrite: please report it)"
-    texts = _cells.added_imports_to_the_imports_cell(texts, {index: m.text for index, m in masked.items()})
+    texts = _cells.added_imports_to_the_imports_cell(texts, {index: m.text for index, m in masked.items()},
+                                                     frozenset(index for index, m in masked.items() if m.scoped))
     changed: dict[int, str] = {}
     for index, text in texts.items():
         if text == masked[index].text:
