@@ -22,7 +22,7 @@ from typing import Any, Callable
 
 from .ast_names import branches
 from .scope_model import (_TYPING, Access, ClassScope, ComprehensionScope, FunctionScope, GlobalScope, Scope, Scopes,
-                          resolve_reads)
+                          full_name_for, resolve_reads)
 
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
 # What libcst counts as a binding statement (scopes._ASSIGNMENT_LIKE) that `ast` has a node for: the
@@ -106,13 +106,11 @@ class _Walk:
             if alias.name == "*":
                 return
             self.scope_of[id(alias)] = scope
-            if type(node) is ast.Import and _is_typing(alias.name):
+            typing_module = type(node) is ast.Import and _is_typing(alias.name)
+            if typing_module:
                 self.typing_seen = True
-                from_typing = True
-            if from_typing and alias.asname:
-                self.typing_names.add(alias.asname)
-            elif from_typing:
-                self.typing_names.add(alias.name.split(".", 1)[0])
+            if from_typing or typing_module:
+                self.typing_names.add(alias.asname or alias.name.split(".", 1)[0])
             for name in _dotted_prefixes(alias.asname or alias.name):
                 if name in _TYPING:
                     self.typing_seen = True
@@ -285,21 +283,14 @@ class _Walk:
 
     def _may_name_typing(self, node: ast.expr) -> bool:
         """Whether the qualified names of `node` may be typing's (`typing.cast`), as `call` and `subscript`
-        ask: only through a binding of the name it starts at (scope_model.full_name_for: through
-        attributes, calls and subscripts) that an import from typing made, or one of the name `typing`
-        itself (a module-level `typing = ...` qualifies `typing.cast`). Saves resolving every call and
-        subscript of a file that imports typing for its annotations."""
+        ask: only through a binding of the name its full name starts at (scope_model.full_name_for)
+        that an import from typing made, or one of the name `typing` itself (a module-level
+        `typing = ...` qualifies `typing.cast`). Saves resolving every call and subscript of a file
+        that imports typing for its annotations."""
         if not self.typing_seen:
             return False
-        while True:
-            if type(node) is ast.Name:
-                return node.id in self.typing_names
-            if type(node) is ast.Attribute or type(node) is ast.Subscript:
-                node = node.value
-            elif type(node) is ast.Call:
-                node = node.func
-            else:
-                return False
+        name = full_name_for(node)
+        return name is not None and name.partition(".")[0] in self.typing_names
 
     def annotation(self, node: ast.expr) -> None:
         self.in_annotation.append(True)
