@@ -90,9 +90,11 @@ def added_imports_to_the_imports_cell(after: dict[int, str], before: dict[int, s
     out = {**after, first: old}
     target = first
     for index, text in out.items():
-        changed = text != before[index]
-        if changed or _imports(before[index]) and index not in scoped:
-            target = first if changed and index in scoped else index
+        if text != before[index]:  # the first changed cell: the new names are read from here on
+            target = first if index in scoped else index
+            break
+        if index not in scoped and _imports(text):
+            target = index
             break
     if target == first or _future_import(out[target]):
         return after
@@ -107,9 +109,12 @@ def _statements(code: str) -> list[ast.stmt] | None:
         return None
 
 
+_IMPORTS = (ast.Import, ast.ImportFrom)
+
+
 def _imports(code: str) -> bool:
     """The code holds a module-level import (False when it does not parse alone)."""
-    return any(type(s) is ast.Import or type(s) is ast.ImportFrom for s in _statements(code) or ())
+    return any(type(s) in _IMPORTS for s in _statements(code) or ())
 
 
 def _future_import(code: str) -> bool:
@@ -120,4 +125,4 @@ def _only_imports(code: str) -> bool:
     statements = _statements(code)
     if not statements:
         return False
-    return all(type(s) is ast.Import or type(s) is ast.ImportFrom for s in statements)
+    return all(type(s) in _IMPORTS for s in statements)

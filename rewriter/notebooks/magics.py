@@ -35,6 +35,7 @@ class Masked:
     text: str
     originals: list[tuple[list[str], list[str]]] = field(default_factory=list)  # (placeholder lines, original lines)
     cell_magic: bool = False  # the first placeholder is a cell magic's line, which must stay the cell's first
+    magic: str = ""  # that cell magic's name (`timeit`)
 
     @property
     def has_magics(self) -> bool:
@@ -44,10 +45,7 @@ class Masked:
     def scoped(self) -> bool:
         """The cell's body runs inside a function of its cell magic's (`SCOPED_CELL_MAGICS`): an import
         there binds nothing the notebook's other cells see."""
-        if not self.cell_magic:
-            return False
-        name = self.originals[0][1][0].lstrip()[2:].split(None, 1)
-        return bool(name) and name[0] in SCOPED_CELL_MAGICS
+        return self.magic in SCOPED_CELL_MAGICS
 
 
 def mask(text: str) -> Masked | None:
@@ -58,16 +56,18 @@ def mask(text: str) -> Masked | None:
     spans = []  # (first line index, last line index) of each magic, 0-based
     first = next((i for i, line in enumerate(lines) if line.strip()), None)
     cell_magic = first is not None and lines[first].lstrip().startswith("%%")
+    magic = ""
     if cell_magic:
         name = lines[first].lstrip()[2:].split(None, 1)
         if not name or name[0] not in PYTHON_CELL_MAGICS:
             return None
+        magic = name[0]
         spans.append((first, first))
     spans += [s for s in _magic_lines(lines) if not spans or s[0] > spans[0][1]]
     if not spans:
         return Masked(text)
     out = list(lines)
-    masked = Masked("", cell_magic=cell_magic)
+    masked = Masked("", cell_magic=cell_magic, magic=magic)
     for number, (start, end) in enumerate(spans, 1):
         indent = _indent(lines[start])
         placeholder = [f"{indent}pass  {_TAG} {number}"] + [f"{indent}{_TAG} {number}+" for _ in range(start + 1, end + 1)]
