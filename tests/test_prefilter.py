@@ -557,3 +557,23 @@ def test_the_gradient_gate_asks_which_gradient_under_which_jit(source: str, pass
     if not passes:
         found = process_source(source.encode(), "m.py", Settings(all_codemods(), ast_prefilter=False))
         assert "PML504" not in {f.code for f in found.findings}
+
+
+@pytest.mark.parametrize("source, found, alone", [
+    (b"f = jax.jit(g)\n", True, True),  # ASCII, no declaration: the bytes alone
+    (b"# -*- coding: utf-8 -*-\nf = jax.jit(g)\n", True, True),
+    ("# \u00e9t\u00e9\nf = jax.jit(g)\n".encode(), True, True),  # UTF-8 that NFKC leaves as it is
+    ("x = 1  # \u00e9\n\uff4a\uff49\uff54(f)\n".encode(), True, False),  # full-width: only that line follows
+    ("s = '\u00e9'\n".encode(), False, True),
+    (b"# coding: utf-7\nx = jax.+AF8-jit\n", True, False),  # `_jit` only as CPython reads it
+    (b"\xef\xbb\xbff = jax.jit(g)\n", True, False),  # a BOM: decoded
+    (b"x = '\xff'  # jit\n", True, True),  # undecodable: the bytes (its parse says why)
+])
+def test_words_are_searched_where_cpython_reads_them(source, found, alone):
+    from rewriter.analysis.ast_names import words_text
+
+    text = words_text(source)
+    assert (b"jit" in text) is found
+    assert (text == source) is alone and text.startswith(source)
+    if b"utf-7" in source:
+        assert b"_jit" in text and b"_jit" not in source

@@ -28,7 +28,10 @@ def words_text(source: bytes) -> bytes:
     than they are spelled, by the source as it reads them (decoded in its declared encoding and
     NFKC-normalized: a full-width `ｊit` is `jit`; in a `# coding: utf-7` file `+AF8-` is `_`), in
     UTF-8. ASCII in UTF-8 (nearly every file) is the bytes alone; so is a source that cannot be
-    decoded (its parse says why)."""
+    decoded (its parse says why); so is UTF-8 that NFKC leaves as it is, and of other UTF-8 only the
+    lines it changes follow."""
+    if source.isascii() and _no_coding_cookie(source):
+        return source  # (what detect_encoding says of it, without its Python: UTF-8)
     try:
         encoding = tokenize.detect_encoding(io.BytesIO(source).readline)[0]
     except SyntaxError:
@@ -36,10 +39,25 @@ def words_text(source: bytes) -> bytes:
     if encoding == "utf-8" and source.isascii():
         return source
     try:
-        read = unicodedata.normalize("NFKC", source.decode(encoding)).encode("utf-8", "surrogatepass")
+        text = source.decode(encoding)
     except (UnicodeDecodeError, LookupError):
         return source
-    return source + b"\n" + read
+    if encoding != "utf-8":
+        return source + b"\n" + unicodedata.normalize("NFKC", text).encode("utf-8", "surrogatepass")
+    # In UTF-8 an ASCII word is in a line's bytes where it is in its text, and NFKC reads each line
+    # alone (a newline composes with nothing): only the lines it changes can hold a word the bytes lack.
+    changed = [read for line in text.split("\n") if not line.isascii()
+               and (read := unicodedata.normalize("NFKC", line)) != line]
+    return source + b"\n" + "\n".join(changed).encode("utf-8", "surrogatepass") if changed else source
+
+
+def _no_coding_cookie(source: bytes) -> bool:
+    """No encoding can be declared in `source`: its first two lines, where tokenize.detect_encoding
+    looks (split as it reads them, at b"\\n"), do not spell `coding`."""
+    end = source.find(b"\n")
+    if end >= 0:
+        end = source.find(b"\n", end + 1)
+    return b"coding" not in (source if end < 0 else source[:end])
 
 
 _AST = ast.AST
