@@ -67,6 +67,7 @@ class Config:
     target_versions: tuple[tuple[str, str], ...] = ()
     python: str | None = None
     _cache: dict = field(default_factory=dict, init=False, compare=False, repr=False)
+    _codemods: dict = field(default_factory=dict, init=False, compare=False, repr=False)
 
     def override(
         self,
@@ -155,9 +156,14 @@ class Config:
         return tuple(extra)
 
     def codemods_for(self, path: str) -> tuple[type[Codemod], ...]:
-        """The codemods enabled for one file: select/ignore, then that file's per-file-ignores."""
-        codes = set(self.codes_for(path))
-        return tuple(c for c in registry.all_codemods() if c.CODE in codes)
+        """The codemods enabled for one file: select/ignore, then that file's per-file-ignores. The same
+        tuple for files with the same codes: a chunk of jobs sent to a worker pickles it once."""
+        codes = self.codes_for(path)
+        found = self._codemods.get(codes)
+        if found is None:
+            wanted = set(codes)
+            found = self._codemods[codes] = tuple(c for c in registry.all_codemods() if c.CODE in wanted)
+        return found
 
     def codes_for(self, path: str) -> tuple[str, ...]:
         """The codes of `codemods_for(path)`, without importing a rule (registry.rule_index)."""
