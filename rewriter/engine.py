@@ -16,7 +16,7 @@ from typing import Callable, Iterable, Sequence
 
 import libcst as cst
 
-from . import cst_tree, newer_syntax
+from . import cst_tree, kept_parses, newer_syntax
 from .boundaries import split_leading_lines
 from .ast_rule import AstFile, decided_on_ast, run_ast_rules, written
 from .codemod import Codemod, FileContext, InsertBefore, ProposedFix, Replace
@@ -160,6 +160,7 @@ def process_source(source: bytes, path: str, settings: Settings) -> FileResult:
     if settings.first_pass is not None:
         codemods = [c for c in settings.codemods if c.CODE in settings.first_pass]
         outline = settings.outline
+        tree = kept_parses.take(source) if codemods else None  # (the survey's, when it ran here)
     else:
         codemods, tree = _judged(source, settings)
         outline = _outline(tree)
@@ -335,7 +336,7 @@ def _judged(source: bytes, settings: Settings) -> tuple[list[type[Codemod]], ast
     tree = None
     if codemods and settings.ast_prefilter:
         if any(map(has_gate, codemods)):
-            tree = python_parse(source)
+            tree = kept_parses.take(source) or python_parse(source)
         codemods = filter_codemods(source, codemods, settings.project, tree=tree, roles_given=bool(settings.callsite_facts),
                                    package=getattr(settings.world, "package", ""))
     return codemods, tree

@@ -21,11 +21,12 @@ from typing import TYPE_CHECKING, Callable, Iterator, Sequence
 
 from . import cache as _cache
 from . import files as _files
-from . import notebooks
+from . import kept_parses, notebooks
 from .cache import ResultCache
 from .config import Config
 from .findings import FileResult
 from .settings import Settings
+from .workers import Broken, Workers
 
 if TYPE_CHECKING:
     from .survey import Survey  # (it imports the rules: a warm run imports neither)
@@ -89,6 +90,7 @@ def process_files(
     progress: bool = False,
     cache: ResultCache | None = None,
     first_pass: dict[str, tuple[bytes, Survey]] | None = None,
+    workers: Workers | None = None,
 ) -> list[FileResult]:
     """Process every file; results in the order of `paths`. Never raises for a bad file.
 
@@ -96,6 +98,7 @@ def process_files(
     need parsing travel to the pool, and the pool is only started when there are enough of them.
     `first_pass` (surveyed_index): each file's survey, whose rules are used while its bytes are those
     surveyed and the facts other modules give it cannot let more rules through (Survey.passed_with).
+    `workers`: the processes that surveyed the files, if they run: each file goes to its own.
     """
     results: list[FileResult | None] = [None] * len(paths)
     read: list[tuple[int, str, bytes]] = []
@@ -135,16 +138,30 @@ def process_files(
     if cache is not None:
         cache.hits, cache.misses = len(hits), len(keys) - len(hits)
 
-    workers = min(jobs or os.cpu_count() or 1, len(todo))
+    pool, workers = workers, min(jobs or os.cpu_count() or 1, len(todo))
     show = progress and len(todo) >= PROGRESS_MIN_FILES and sys.stderr.isatty()
     with _progress_bar(len(todo), show) as advance:
-        if workers > 1 and len(todo) >= POOL_MIN_FILES:
+        if pool is not None and pool.started and todo:
+            todo.sort(key=lambda item: -len(item[1][1]))
+            keys = [_files.real_path(job[0]) for _, job in todo]
+            try:
+                done = pool.map(_process_in_worker, [job for _, job in todo], keys=keys, advance=advance)
+            except Broken as e:
+                done = e.results
+            for (i, job), result in zip(todo, done):
+                if result is None:  # (a worker died: each file it left is processed alone, as below)
+                    result = _process_isolated(job)
+                    advance()
+                results[i] = result
+        elif workers > 1 and len(todo) >= POOL_MIN_FILES:
             # Largest first, small chunks: one big module started last would otherwise be the tail.
             todo.sort(key=lambda item: -len(item[1][1]))
             chunk = max(1, min(16, len(todo) // (workers * 16)))
             import multiprocessing
 
-            if multiprocessing.get_start_method() == "fork":  # (spawned workers would build their own)
+            # libcst's tables, for workers that parse with it: where no new code is shown (--check),
+            # the rules decide on `ast` and a worker builds what it uses only if it parses after all.
+            if multiprocessing.get_start_method() == "fork" and any(job[2].rewrite for _, job in todo):
                 from .engine import warm
 
                 warm(dict.fromkeys(c for _, (_, _, settings) in todo for c in settings.codemods))
@@ -478,10 +495,12 @@ def project_index(config: Config, paths: Sequence[str], cache: ResultCache | Non
     return ProjectIndex.build(root, files, cache=cache, sources=sources, summarize=summarize)
 
 
-def surveyed_index(config: Config, paths: Sequence[str], cache: ResultCache | None = None, jobs: int | None = None):
+def surveyed_index(config: Config, paths: Sequence[str], cache: ResultCache | None = None, jobs: int | None = None,
+                   workers: Workers | None = None):
     """`project_index`, with the files it must summarize surveyed in worker processes (rewriter/survey.py):
     one ast parse each for its summary and, for the files of `paths`, the rules that may fire in
-    them. Returns the index and, by real path, (the bytes surveyed, their survey)."""
+    them. Returns the index and, by real path, (the bytes surveyed, their survey). `workers`: the
+    processes to survey in, kept for the processing (else a pool of the run's `jobs`)."""
     processed = {_files.real_path(p) for p in paths}
     first_pass: dict[str, tuple[bytes, Survey]] = {}
 
@@ -492,7 +511,7 @@ def surveyed_index(config: Config, paths: Sequence[str], cache: ResultCache | No
             from .survey import warm
 
             warm()  # (before the pool forks its workers: each inherits it)
-        surveys = _map(_surveyed, work, jobs)
+        surveys = _map(_surveyed, work, jobs, workers)
         for (path, source, _), found in zip(work, surveys):
             if found.first_pass is not None:
                 first_pass[_files.real_path(path)] = (source, found)
@@ -501,14 +520,20 @@ def surveyed_index(config: Config, paths: Sequence[str], cache: ResultCache | No
     return project_index(config, paths, cache, summarize=summarize), first_pass
 
 
-def _map(function, items: list, jobs: int | None) -> list:
-    """`function` over `items`, in worker processes when there are enough of them."""
-    workers = min(jobs or os.cpu_count() or 1, len(items))
+def _map(function, items: list, jobs: int | None, pool: Workers | None = None) -> list:
+    """`function` over `items` (jobs of files: path first), in worker processes when there are enough
+    of them: `pool`'s, which then own the files they ran, else a pool of their own."""
+    workers = min(pool.count if pool is not None else jobs or os.cpu_count() or 1, len(items))
     if workers > 1 and len(items) >= POOL_MIN_FILES:
         chunk = max(1, min(32, len(items) // (workers * 8)))
+        if pool is not None:
+            try:
+                return pool.map(function, items, chunk=chunk, keys=[_files.real_path(item[0]) for item in items])
+            except Broken as e:  # (as below: what no worker finished is done here)
+                return [function(item) if done is None else done for item, done in zip(items, e.results)]
         try:
-            with _pool(workers) as pool:
-                return list(pool.map(function, items, chunksize=chunk))
+            with _pool(workers) as executor:
+                return list(executor.map(function, items, chunksize=chunk))
         except concurrent.futures.process.BrokenProcessPool:
             pass  # a worker died (a native crash): do it here, as it was done before there were workers
     return [function(item) for item in items]
@@ -537,12 +562,13 @@ def run(
         extend_include=config.extend_include,
     )
     _no_last_collection_at_exit()
-    with _fewer_collections():
-        index, first_pass = surveyed_index(config, found.files, cache, jobs) if found.files else (None, {})
+    with _fewer_collections(), _run_workers(config, found.files, jobs, write or rewrite) as workers:
+        index, first_pass = surveyed_index(config, found.files, cache, jobs, workers) if found.files else (None, {})
         with _kept_to_the_end():  # the index and the surveys
             # Without --in-place the file on disk stays the original: report positions in it.
             settings = settings_for(config, original_positions=not write, index=index, rewrite=write or rewrite)
-            results = process_files(found.files, settings, jobs=jobs, progress=progress, cache=cache, first_pass=first_pass)
+            results = process_files(found.files, settings, jobs=jobs, progress=progress, cache=cache, first_pass=first_pass,
+                                    workers=workers)
             if write or rewrite:  # (a run that computes no rewrite has no rewritten text to read)
                 from .project.settle import settle
 
@@ -551,6 +577,29 @@ def run(
         for result in results:
             write_result(result)
     return conclude(results + [FileResult(path=p, error=reason) for p, reason in found.errors], written=write)
+
+
+@contextlib.contextmanager
+def _run_workers(config: Config, paths: Sequence[str], jobs: int | None, rewrite: bool) -> Iterator[Workers | None]:
+    """The worker processes of a run over `paths` (None: one job, or too few files), started only if
+    the survey uses them; and the parses kept here, forgotten at the end. Where new code is shown,
+    libcst's tables are built before they fork (engine.warm), for every worker to inherit."""
+    count = min(jobs or os.cpu_count() or 1, len(paths))
+    try:
+        if count < 2 or len(paths) < POOL_MIN_FILES:
+            yield None
+            return
+
+        def warm() -> None:
+            if rewrite:
+                from .engine import warm as warm_libcst
+
+                warm_libcst(dict.fromkeys(c for path in paths for c in config.codemods_for(path)))
+
+        with Workers(count, before_start=warm) as workers:
+            yield workers
+    finally:
+        kept_parses.clear()
 
 
 def conclude(results: list[FileResult], *, written: bool) -> Report:

@@ -15,6 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Sequence
 
+from . import kept_parses
 from .analysis import apis
 from .analysis.aliases import AskedAliases
 from .analysis.ast_names import Met
@@ -109,9 +110,12 @@ def survey(job: tuple[str, bytes, Sequence[type[Codemod]] | None]) -> Survey:
     if codemods is None or tree is None:
         return Survey(summary)
     try:
-        return _first_pass(source, codemods, tree, kids, summary, met, file_package(path))
+        found = _first_pass(source, codemods, tree, kids, summary, met, file_package(path))
     except RecursionError:
         return Survey(summary)  # no first pass: judged again where it is processed, and reported there
+    if found.outline is not None:  # some rule may fire: its processing, if here, reads this parse
+        kept_parses.keep(source, tree)
+    return found
 
 
 def _first_pass(source: bytes, codemods: Sequence[type[Codemod]], tree, kids: dict, summary, met: Met,

@@ -1,0 +1,175 @@
+"""Worker processes that live from the survey to the processing, each file processed where it was surveyed.
+
+A run surveys every file in worker processes (rewriter/survey.py), then processes the few that some
+rule may fire in. A pool hands each task to whichever worker is free, so a file's processing used to
+land in another process than its survey and parse the file again. Here the runner chooses: a free
+worker takes its own files first, so it reads the parse its survey kept (rewriter/kept_parses.py);
+one with none left takes another's, from the end of that worker's queue, so that the processes
+finish together. The processes are forked together, before the parent runs a thread of its own
+(forking beside a running thread can leave a lock held in the child), and each talks over a pipe.
+"""
+from __future__ import annotations
+
+import gc
+import multiprocessing
+import multiprocessing.connection
+import signal
+from collections import deque
+from concurrent.futures.process import BrokenProcessPool
+from typing import Any, Callable, Sequence
+
+
+class Broken(BrokenProcessPool):
+    """A worker died (a native crash): `results` holds what the others finished (None: not done)."""
+
+    def __init__(self, results: list) -> None:
+        super().__init__("a worker process died")
+        self.results = results
+
+
+class Workers:
+    """`count` worker processes, started on the first `map` (forked then: the parent's heap is first
+    frozen out of the collector's reach, so that a collection in a worker does not copy every page it
+    shares with the parent). `before_start`: what to build first, for every worker to inherit."""
+
+    def __init__(self, count: int, before_start: Callable[[], None] | None = None) -> None:
+        self.count = count
+        self._before_start = before_start
+        self._processes: list = []
+        self._pipes: list[multiprocessing.connection.Connection] = []
+        self._busy: set[int] = set()
+        self._frozen = False
+        self.broken = False
+        self.owner: dict[Any, int] = {}  # what a worker read (a key the caller chooses) -> that worker
+
+    def __enter__(self) -> Workers:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    @property
+    def started(self) -> bool:
+        """Whether the processes run (forked by a `map`), and none of them died."""
+        return bool(self._processes) and not self.broken
+
+    def close(self) -> None:
+        """Let idle workers end; a worker still busy (the run was interrupted) is stopped."""
+        for worker, (process, pipe) in enumerate(zip(self._processes, self._pipes)):
+            if worker in self._busy:
+                process.terminate()
+            else:
+                try:
+                    pipe.send(None)
+                except OSError:
+                    pass
+        for process, pipe in zip(self._processes, self._pipes):
+            process.join(5)
+            if process.is_alive():
+                process.kill()
+                process.join()
+            pipe.close()
+        self._processes, self._pipes, self._busy = [], [], set()
+        if self._frozen:
+            gc.unfreeze()
+            self._frozen = False
+
+    def _start(self) -> None:
+        if self._before_start is not None:
+            self._before_start()
+        gc.freeze()
+        self._frozen = True
+        context = multiprocessing.get_context()
+        for _ in range(self.count):
+            here, there = context.Pipe()
+            process = context.Process(target=_serve, args=(there,))
+            process.start()
+            there.close()
+            self._processes.append(process)
+            self._pipes.append(here)
+
+    def map(self, function: Callable, items: Sequence, *, chunk: int = 1, keys: Sequence | None = None,
+            advance: Callable[[], None] | None = None) -> list:
+        """`function` (module-level) of each item, in the workers, in the order of `items`; `chunk`
+        items are handed to a worker at a time. `keys`: what each item is known by in `owner`; an
+        item whose key a worker owns goes to it first, and a worker that runs an item owns its key
+        after. Raises the function's exception, or `Broken` when a worker died (no worker is used
+        after that)."""
+        results: list = [None] * len(items)
+        if self.broken:
+            raise Broken(results)
+        if not self._processes:
+            self._start()
+        own: list[deque[int]] = [deque() for _ in self._processes]
+        anyone: deque[int] = deque()
+        for i in range(len(items)):
+            worker = self.owner.get(keys[i]) if keys is not None else None
+            (own[worker] if worker is not None else anyone).append(i)
+        batches: dict[int, list[int]] = {}
+
+        def feed(worker: int) -> None:
+            batch = _next_batch(worker, own, anyone, chunk)
+            if batch:
+                self._pipes[worker].send((function, [items[i] for i in batch]))
+                batches[worker] = batch
+                self._busy.add(worker)
+
+        for worker in range(len(self._processes)):
+            feed(worker)
+        by_pipe = {id(pipe): worker for worker, pipe in enumerate(self._pipes)}
+        while batches:
+            for ready in multiprocessing.connection.wait([self._pipes[w] for w in batches]):
+                worker = by_pipe[id(ready)]
+                batch = batches.pop(worker)
+                try:
+                    kind, out = self._pipes[worker].recv()
+                except (EOFError, OSError):
+                    self.broken = True  # (its process is gone: `close` reaps it)
+                    continue
+                self._busy.discard(worker)
+                if kind == "raised":
+                    self.broken = True  # (the others' replies are not read: these processes serve no more)
+                    raise out
+                for i, result in zip(batch, out):
+                    results[i] = result
+                    if keys is not None:
+                        self.owner[keys[i]] = worker
+                    if advance is not None:
+                        advance()
+                if not self.broken:
+                    feed(worker)
+        if self.broken:
+            raise Broken(results)
+        return results
+
+
+def _next_batch(worker: int, own: list[deque[int]], anyone: deque[int], chunk: int) -> list[int]:
+    """Up to `chunk` items for a free `worker`: its own first, then anyone's, then the last of the
+    longest queue another worker owns."""
+    for queue, from_end in ((own[worker], False), (anyone, False), (max(own, key=len), True)):
+        if queue:
+            return [queue.pop() if from_end else queue.popleft() for _ in range(min(chunk, len(queue)))]
+    return []
+
+
+def _serve(pipe: multiprocessing.connection.Connection) -> None:
+    """A worker: runs each batch it is sent, sends back its results or the exception; ends on None.
+    Ctrl-C is the parent's to handle (it stops the workers): a worker printing its own traceback
+    for it would only bury the parent's message."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    while True:
+        try:
+            message = pipe.recv()
+        except EOFError:
+            return
+        if message is None:
+            return
+        function, batch = message
+        try:
+            reply: tuple = ("done", [function(item) for item in batch])
+        except BaseException as e:  # (the parent raises it: a bug, or an interrupt)
+            reply = ("raised", e)
+        try:
+            pipe.send(reply)
+        except Exception as e:  # a result or an exception that does not pickle
+            pipe.send(("raised", RuntimeError(f"a worker's reply could not be sent: {type(e).__name__}: {e}")))

@@ -1,0 +1,149 @@
+"""The run's worker processes (rewriter/workers.py): results in order, each item where its key was
+read, the others shared so the processes finish together, and a crash or a bug reported as the
+stdlib's pool reports them. And the parses a survey keeps for its file's processing (kept_parses)."""
+from __future__ import annotations
+
+import ast
+import os
+
+import pytest
+
+from rewriter import kept_parses, runner
+from rewriter.config import Config
+from rewriter.workers import Broken, Workers
+
+
+def pid_and(x):
+    return os.getpid(), x
+
+
+def square(x):
+    return x * x
+
+
+def dies_at_three(x):
+    if x == 3:
+        os._exit(7)
+    return x
+
+
+def raises_at_two(x):
+    if x == 2:
+        raise ValueError("two")
+    return x
+
+
+def test_results_come_in_the_order_of_the_items():
+    with Workers(2) as workers:
+        assert workers.map(square, list(range(40)), chunk=3) == [x * x for x in range(40)]
+        assert workers.map(square, []) == []
+
+
+def test_an_item_goes_to_the_worker_that_read_its_key():
+    with Workers(2) as workers:
+        # One item each, in the order the workers are fed: the first to worker 0.
+        (pid0, _), (pid1, _) = workers.map(pid_and, [0, 1], keys=["a", "b"])
+        assert pid0 != pid1 and workers.owner == {"a": 0, "b": 1}
+        keys = [f"file{i}" for i in range(12)]
+        workers.owner.update({key: i % 2 for i, key in enumerate(keys)})
+        # Six at a time: each worker is handed all of its own at once, none is left to take.
+        out = workers.map(pid_and, list(range(12)), keys=keys, chunk=6)
+        assert [pid for pid, _ in out] == [pid0, pid1] * 6
+        assert [x for _, x in out] == list(range(12))
+
+
+def test_the_next_batch_is_the_workers_own_then_anyones_then_the_end_of_the_longest():
+    from collections import deque
+
+    from rewriter.workers import _next_batch
+
+    own, anyone = [deque([1, 2]), deque([3, 4, 5, 6])], deque([7])
+    assert _next_batch(0, own, anyone, 3) == [1, 2]
+    assert _next_batch(0, own, anyone, 3) == [7]
+    assert _next_batch(0, own, anyone, 2) == [6, 5]
+    assert _next_batch(1, own, anyone, 5) == [3, 4]
+    assert _next_batch(1, own, anyone, 5) == []
+
+
+def test_a_worker_with_none_of_its_own_left_takes_anothers_from_the_end():
+    keys = [f"file{i}" for i in range(6)]
+    with Workers(2) as workers:
+        workers.owner.update(dict.fromkeys(keys, 0))  # worker 0 read them all
+        out = workers.map(pid_and, list(range(6)), keys=keys)
+        assert len({pid for pid, _ in out}) == 2  # worker 1 was not left idle
+        assert [x for _, x in out] == list(range(6))
+        # what worker 1 took came off the end of worker 0's queue
+        assert out[-1][0] != out[0][0]
+
+
+def test_a_dead_worker_is_broken_with_what_the_others_finished():
+    with Workers(2) as workers:
+        with pytest.raises(Broken) as raised:
+            workers.map(dies_at_three, list(range(8)))
+        results = raised.value.results
+        assert results[3] is None
+        assert all(r is None or r == i for i, r in enumerate(results))
+        assert workers.broken and not workers.started
+        with pytest.raises(Broken):  # no worker is used after that
+            workers.map(square, [1])
+
+
+def test_an_exception_in_a_worker_is_raised_here():
+    with Workers(2) as workers:
+        with pytest.raises(ValueError, match="two"):
+            workers.map(raises_at_two, list(range(5)))
+
+
+def test_a_kept_parse_is_taken_once_and_only_for_the_same_bytes():
+    kept_parses.clear()
+    tree = ast.parse(b"x = 1\n")
+    kept_parses.keep(b"x = 1\n", tree)
+    assert kept_parses.take(b"x = 2\n") is None
+    assert kept_parses.take(b"x = 1\n") is tree
+    assert kept_parses.take(b"x = 1\n") is None
+
+
+def test_kept_parses_stay_within_their_budget(monkeypatch):
+    kept_parses.clear()
+    monkeypatch.setattr(kept_parses, "BUDGET", 10)
+    kept_parses.keep(b"a = 1\n", ast.parse("a = 1\n"))
+    kept_parses.keep(b"bb = 22\n", ast.parse("bb = 22\n"))  # 6 + 8 > 10: not kept
+    assert kept_parses.take(b"bb = 22\n") is None and kept_parses.take(b"a = 1\n") is not None
+    kept_parses.clear()
+
+
+JITTED = b"import jax\n\n@jax.jit\ndef f(x):\n    if x > 0:\n        return x\n    return -x\n"
+
+
+def test_a_file_is_parsed_once_from_its_survey_to_its_processing(tmp_path, monkeypatch):
+    """One job: the survey's parse of the file a rule fires in is the one its rules read."""
+    from rewriter.analysis import ast_names
+
+    (tmp_path / "pyproject.toml").write_text("")
+    (tmp_path / "hot.py").write_bytes(JITTED)
+    (tmp_path / "cold.py").write_bytes(b"y = 2\n")
+    parsed = []
+    real = ast_names.parse
+    monkeypatch.setattr(ast_names, "parse", lambda source: (parsed.append(source), real(source))[1])
+    for module in ("rewriter.survey", "rewriter.engine", "rewriter.analysis.ast_module", "rewriter.prefilter",
+                   "rewriter.project.index", "rewriter.project.summary"):
+        imported = __import__(module, fromlist=["_"])
+        for name in ("parse", "python_parse"):
+            if getattr(imported, name, None) is real:
+                monkeypatch.setattr(imported, name, ast_names.parse)
+    report = runner.run([str(tmp_path)], Config(root=str(tmp_path)), jobs=1, rewrite=False)
+    assert [f.code for r in report.results for f in r.findings] == ["PML201"]
+    assert parsed.count(JITTED) == 1
+    assert not kept_parses._kept  # the run forgets what it kept
+
+
+def test_a_run_in_workers_finds_what_a_run_in_one_process_does(tmp_path):
+    (tmp_path / "pyproject.toml").write_text("")
+    for i in range(12):
+        (tmp_path / f"m{i:02}.py").write_bytes(JITTED if i % 3 == 0 else b"z = %d\n" % i)
+    config = Config(root=str(tmp_path))
+    alone = runner.run([str(tmp_path)], config, jobs=1, rewrite=False)
+    together = runner.run([str(tmp_path)], config, jobs=2, rewrite=False)
+    seen = [[(r.path, f.to_dict()) for f in r.findings] for r in alone.results]
+    assert seen == [[(r.path, f.to_dict()) for f in r.findings] for r in together.results]
+    assert sum(map(len, seen)) == 4
