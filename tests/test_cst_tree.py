@@ -265,6 +265,24 @@ def test_warm_leaves_an_unsupported_visitor_to_the_walk():
         cst_tree.visit_batched(cst.parse_module("x = 1\n"), [AttributeHook()])
 
 
+def test_concrete_classes_are_the_subclasses_issubclass_names():
+    """cst_tree.concrete reads derivation off the MRO: the same classes `issubclass` names, for every
+    set of bases the project asks of it."""
+    import inspect
+
+    from rewriter.analysis import names
+
+    asked = [cst_tree._TOKEN_BASES, (cst.CSTNode,), (cst.FunctionDef, cst.Lambda, cst.ClassDef), (cst.BaseExpression,),
+             (cst.BaseCompoundStatement, cst.Else, cst.ExceptHandler, cst.Finally),
+             (cst.IndentedBlock, cst.Else, cst.ExceptHandler, cst.Finally, cst.BaseCompoundStatement)]
+    for bases in asked:
+        found = (getattr(cst, name) for name in dir(cst))
+        named = {c for c in found if isinstance(c, type) and issubclass(c, bases) and not inspect.isabstract(c)}
+        assert cst_tree.concrete(*bases) == named, bases
+    assert cst_tree.TOKENS == cst_tree.concrete(*cst_tree._TOKEN_BASES) and len(cst_tree.TOKENS) > 40
+    assert names._BLOCKS == cst_tree.concrete(*asked[-1])
+
+
 def test_exact_class_tests_say_what_isinstance_says():
     """`type(node) in cst_tree.concrete(bases)` and scopes.full_name_for, which the hot walks use to
     avoid ABCMeta's Python-level `isinstance`, agree with `isinstance` and libcst's
