@@ -336,8 +336,9 @@ class TemporaryFunction(AstRule):
             if kind is ast.Assign and type(node.value) is ast.Call and type(node.value.func) in _CHAINS \
                     and names.could_be_api(node.value.func, (Kind.CUSTOM_GRADIENT,)):
                 custom_gradient_assigned.update(t.id for t in node.targets if type(t) is ast.Name)
-            functions = _functions_around(names, node) if kind in (ast.Call, ast.Assign, *_DEFS) else ()
-            if not functions:
+            # (the innermost def or lambda: the walk up stops there, where listing them all went to the root)
+            function = enclosing_function(names, node) if kind in (ast.Call, ast.Assign, *_DEFS) else None
+            if function is None:
                 continue
             if kind is ast.Call:
                 func = node.func
@@ -354,7 +355,7 @@ class TemporaryFunction(AstRule):
             else:  # a def inside a function
                 self._local_functions.add(node.name)
                 if any(type(d) in _CHAINS and names.could_be_api(d, (Kind.CUSTOM_GRADIENT,)) for d in node.decorator_list):
-                    derivatives.append((node, functions[-1]))
+                    derivatives.append((node, function))
         jits = spelled_jits(file)
         # A factory of custom gradients builds one in a def: a call that is in `deferred` already.
         builds_gradients = any(type(c.func) in _CHAINS and names.could_be_api(c.func, (Kind.CUSTOM_GRADIENT,)) for c in deferred)
@@ -906,11 +907,6 @@ def _module_level_name(names, expr: ast.expr) -> bool:
 def _enclosing_def(names, node: ast.AST):
     """The nearest enclosing `def` (a lambda has no name to derive the lifted name from)."""
     return next((a for a in ancestors(names, node) if type(a) in _DEFS), None)
-
-
-def _functions_around(names, node: ast.AST) -> list[ast.AST]:
-    """The defs and lambdas `node` is in (its decorators and defaults are in a def), outermost first."""
-    return [a for a in ancestors(names, node) if type(a) in _FUNCTIONS][::-1]
 
 
 def _temporary_nodes(found: AstTemporary) -> tuple[ast.AST, ...]:
