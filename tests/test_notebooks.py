@@ -301,6 +301,18 @@ def test_an_import_added_to_a_notebook_goes_to_the_cell_of_its_imports(tmp_path,
     assert CliRunner().invoke(main, ["--no-cache", "--check", str(path)]).exit_code == 0  # nothing left to do
 
 
+def test_an_import_added_to_a_crlf_cell_ends_its_lines_as_the_cell_does(tmp_path):
+    """The rewritten module joins cells with `\\n`: an import added to a cell whose lines end with CRLF
+    took `\\n` and left the cell with both endings (found in review of stop 60)."""
+    crlf = [c.replace("\n", "\r\n") for c in ("%%capture\n!pip install jax", "import jax\nimport jax.numpy as jnp", _FLAGGED)]
+    path = write(tmp_path / "nb.ipynb", notebook(*crlf, "features(jnp.ones(3), flat=True)"))
+    assert CliRunner().invoke(main, ["--no-cache", "--in-place", str(path)]).exit_code == 0
+    first, second, third, _ = code_cells(path)
+    assert first == crlf[0]
+    assert second == "import functools\r\n\r\nimport jax\r\nimport jax.numpy as jnp"
+    assert third.startswith("@functools.partial(jax.jit, static_argnames=('flat',))\r\n") and "\r\r" not in third
+
+
 @pytest.mark.parametrize("after, before, expected", [
     # a cell the rewrite changed comes before any cell of imports: the import goes there
     ({1: "import functools\n\npass", 2: "f = functools.partial(g)", 3: "import jax"},
@@ -316,6 +328,12 @@ def test_an_import_added_to_a_notebook_goes_to_the_cell_of_its_imports(tmp_path,
     # a `from __future__` import must stay first in its cell
     ({1: "import functools\n\npass", 2: "from __future__ import annotations\nimport jax", 3: "f = functools.partial(g)"},
      {1: "pass", 2: "from __future__ import annotations\nimport jax", 3: "f = g"}, None),
+    # the added lines end as their cell's do, where the import goes and where it stays
+    ({1: "import functools\n\npass", 2: "import jax\r\nimport numpy", 3: "f = functools.partial(g)"},
+     {1: "pass", 2: "import jax\r\nimport numpy", 3: "f = g"},
+     {1: "pass", 2: "import functools\r\n\r\nimport jax\r\nimport numpy", 3: "f = functools.partial(g)"}),
+    ({1: "import functools\nimport jax\r\nx = 1", 2: "y = functools.reduce"}, {1: "import jax\r\nx = 1", 2: "y = 1"},
+     {1: "import functools\r\nimport jax\r\nx = 1", 2: "y = functools.reduce"}),
 ])
 def test_where_an_added_import_goes(after, before, expected):
     from rewriter.notebooks import cells

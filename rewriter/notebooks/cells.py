@@ -77,16 +77,20 @@ def added_imports_to_the_imports_cell(after: dict[int, str], before: dict[int, s
     the first cell holds imports itself, when the rewrite changed more of it, and before a
     `from __future__` import (which must come first in its cell). `scoped`: the cells whose body runs
     inside a function (`%%timeit`: magics.Masked.scoped), where an import binds nothing for the others:
-    never the target; left where it was when the first changed cell is one."""
+    never the target; left where it was when the first changed cell is one. Either way the added lines
+    end as the lines of their cell do (a CRLF cell stays CRLF)."""
     first = next(iter(after), None)
     if first is None:
         return after
     old, new = before[first], after[first]
-    if new == old or not new.endswith(old) or _imports(old) and first not in scoped:
+    if new == old or not new.endswith(old):
         return after
     added = new[: len(new) - len(old)]
     if not _only_imports(added):
         return after
+    in_place = {**after, first: _with_newlines_of(old, added) + old}
+    if _imports(old) and first not in scoped:
+        return in_place
     out = {**after, first: old}
     target = first
     for index, text in out.items():
@@ -97,9 +101,19 @@ def added_imports_to_the_imports_cell(after: dict[int, str], before: dict[int, s
             target = index
             break
     if target == first or _future_import(out[target]):
-        return after
-    out[target] = added + out[target]
+        return in_place
+    out[target] = _with_newlines_of(out[target], added) + out[target]
     return out
+
+
+def _with_newlines_of(cell: str, added: str) -> str:
+    """`added` (whole lines) ending its lines as `cell`'s first line ends (unchanged if it has none):
+    the module the rewrite wrote joins the cells with `\\n`, whatever a cell's own lines end with."""
+    end = cell.find("\n")
+    if end < 0:
+        return added
+    newline = "\r\n" if cell[end - 1: end] == "\r" else "\n"
+    return added.replace("\r\n", "\n").replace("\n", newline)
 
 
 def _statements(code: str) -> list[ast.stmt] | None:
