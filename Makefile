@@ -65,7 +65,7 @@ test-libcst-newest: $(STAMP)
 	PYTHONPATH=$(LIBCST_NEWEST) PHIML_FUZZ_EXAMPLES=20 $(BIN)/python -m pytest -n 2 -q -m "not backends and not slow and not lsp" tests
 
 lint: $(STAMP)
-	$(BIN)/ruff check rewriter codemods tests
+	$(BIN)/ruff check rewriter codemods tests benchmarks
 
 # mypy, at the strictness each module passes (pyproject.toml, [tool.mypy]).
 types: $(STAMP)

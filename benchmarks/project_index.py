@@ -190,7 +190,7 @@ def _child(root: str, file_list: str, cache_dir: str, out: str) -> None:
     res["warm_same_modules"] = ({m: s.to_json() for m, s in warm.modules.items()}
                                 == {m: s.to_json() for m, s in index.modules.items()})
     cache.close()
-    del warm
+    warm = None  # (freed before the updates below; a `del` here reads to ruff as a name undefined above)
 
     # Incremental updates on the cold index (its facts computed, as an editor's would be), two edits
     # per file: a comment appended (the summary stays the same: a parse, no propagation) and then a
