@@ -143,9 +143,9 @@ def process_files(
     with _progress_bar(len(todo), show) as advance:
         if pool is not None and pool.started and todo:
             todo.sort(key=lambda item: -len(item[1][1]))
-            keys = [_files.real_path(job[0]) for _, job in todo]
+            surveyed_as = [_files.real_path(job[0]) for _, job in todo]  # (`keys` are the cache's)
             try:
-                done = pool.map(_process_in_worker, [job for _, job in todo], keys=keys, advance=advance)
+                done = pool.map(_process_in_worker, [job for _, job in todo], keys=surveyed_as, advance=advance)
             except Broken as e:
                 done = e.results
             for (i, job), result in zip(todo, done):

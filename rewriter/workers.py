@@ -82,7 +82,9 @@ class Workers:
         context = multiprocessing.get_context()
         for _ in range(self.count):
             here, there = context.Pipe()
-            process = context.Process(target=_serve, args=(there,))
+            # Daemonic: a Workers nobody closed does not hold the interpreter's exit (no worker starts
+            # processes of its own, which a daemonic one may not).
+            process = context.Process(target=_serve, args=(there,), daemon=True)
             process.start()
             there.close()
             self._processes.append(process)
@@ -109,35 +111,46 @@ class Workers:
 
         def feed(worker: int) -> None:
             batch = _next_batch(worker, own, anyone, chunk)
-            if batch:
+            if not batch:
+                return
+            self._busy.add(worker)  # (before the send: one interrupted leaves it busy, and `close` stops it)
+            try:
                 self._pipes[worker].send((function, [items[i] for i in batch]))
-                batches[worker] = batch
-                self._busy.add(worker)
+            except OSError:  # its process is gone (killed while it waited): the batch is not done
+                self.broken = True
+                return
+            batches[worker] = batch
 
-        for worker in range(len(self._processes)):
-            feed(worker)
         by_pipe = {id(pipe): worker for worker, pipe in enumerate(self._pipes)}
-        while batches:
-            for ready in multiprocessing.connection.wait([self._pipes[w] for w in batches]):
-                worker = by_pipe[id(ready)]
-                batch = batches.pop(worker)
-                try:
-                    kind, out = self._pipes[worker].recv()
-                except (EOFError, OSError):
-                    self.broken = True  # (its process is gone: `close` reaps it)
-                    continue
-                self._busy.discard(worker)
-                if kind == "raised":
-                    self.broken = True  # (the others' replies are not read: these processes serve no more)
-                    raise out
-                for i, result in zip(batch, out):
-                    results[i] = result
-                    if keys is not None:
-                        self.owner[keys[i]] = worker
-                    if advance is not None:
-                        advance()
+        try:
+            for worker in range(len(self._processes)):
                 if not self.broken:
                     feed(worker)
+            while batches:
+                for ready in multiprocessing.connection.wait([self._pipes[w] for w in batches]):
+                    worker = by_pipe[id(ready)]
+                    batch = batches.pop(worker)
+                    try:
+                        kind, out = self._pipes[worker].recv()
+                    except (EOFError, OSError):
+                        self.broken = True  # (its process is gone: `close` reaps it)
+                        continue
+                    except Exception as e:  # a reply that pickled but does not unpickle here
+                        raise RuntimeError(f"a worker's reply could not be read: {type(e).__name__}: {e}") from e
+                    self._busy.discard(worker)
+                    if kind == "raised":
+                        raise out
+                    for i, result in zip(batch, out):
+                        results[i] = result
+                        if keys is not None:
+                            self.owner[keys[i]] = worker
+                        if advance is not None:
+                            advance()
+                    if not self.broken:
+                        feed(worker)
+        except BaseException:
+            self.broken = True  # (replies still in flight are not read: these processes serve no more)
+            raise
         if self.broken:
             raise Broken(results)
         return results

@@ -88,6 +88,59 @@ def test_a_dead_worker_is_broken_with_what_the_others_finished():
             workers.map(square, [1])
 
 
+class TwoArguments(Exception):
+    def __init__(self, a, b):
+        super().__init__(f"{a} {b}")  # (pickles, but unpickles with one argument: its `args`)
+
+
+def raises_what_does_not_unpickle(x):
+    if x == 0:
+        raise TwoArguments(1, 2)
+    return x
+
+
+def test_a_worker_killed_while_it_waited_is_broken_not_a_broken_pipe():
+    """Found in review: only reading a reply was guarded, so sending to a worker that died between
+    two maps (the OOM killer, between the survey and the processing) raised BrokenPipeError."""
+    import signal
+
+    with Workers(2) as workers:
+        assert workers.map(square, [1, 2, 3, 4]) == [1, 4, 9, 16]
+        os.kill(workers._processes[1].pid, signal.SIGKILL)
+        workers._processes[1].join()
+        with pytest.raises(Broken) as raised:
+            workers.map(square, list(range(6)))
+        assert all(r is None or r == i * i for i, r in enumerate(raised.value.results))
+        assert workers.broken
+
+
+def test_a_reply_that_does_not_unpickle_breaks_the_workers():
+    """Found in review: the parent's failure to read a reply left the others' replies in flight, and
+    the next map read one of them as its own results."""
+    with Workers(2) as workers:
+        with pytest.raises(RuntimeError, match="could not be read"):
+            workers.map(raises_what_does_not_unpickle, [0, 1])
+        with pytest.raises(Broken):
+            workers.map(square, [10, 11])
+
+
+def test_a_run_with_the_cache_in_workers_finds_what_one_without_does(tmp_path):
+    """Found in review: the processing's branch for the workers rebound `keys`, the cache's keys by
+    file, so every first run of two jobs with a cache raised TypeError once it had processed."""
+    from rewriter.cache import ResultCache
+
+    (tmp_path / "pyproject.toml").write_text("")
+    (tmp_path / "hot.py").write_bytes(JITTED)
+    for i in range(7):
+        (tmp_path / f"cold{i}.py").write_bytes(b"z = 1\n")
+    config = Config(root=str(tmp_path))
+    for _ in range(2):  # the first run fills the cache, the second reads it
+        cache = ResultCache.at(str(tmp_path / ".cache"))
+        report = runner.run([str(tmp_path)], config, jobs=2, cache=cache, rewrite=False)
+        cache.close()
+        assert [f.code for r in report.results for f in r.findings] == ["PML201"]
+
+
 def test_an_exception_in_a_worker_is_raised_here():
     with Workers(2) as workers:
         with pytest.raises(ValueError, match="two"):
