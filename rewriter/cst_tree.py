@@ -186,7 +186,7 @@ def concrete(*bases: type) -> frozenset[type]:
     `isinstance(node, bases)` says of a node libcst built, without ABCMeta's Python-level check
     (SCOPES; libcst's other classes of those names are the ones `add_slots` replaced, never built).
     Derived is read off each class's MRO: `issubclass` against an ABC walks every subclass of it
-    for each class it answers no for (a sixth of importing the rules); libcst registers no virtual one."""
+    for each class it answers no for (docs/benchmarks.md); libcst registers no virtual one."""
     found = (getattr(cst, name) for name in dir(cst))
     return frozenset(c for c in found if isinstance(c, type) and not set(bases).isdisjoint(c.__mro__)
                      and not inspect.isabstract(c))

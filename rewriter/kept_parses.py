@@ -4,8 +4,8 @@ The survey (rewriter/survey.py) parses every file for its summary and pre-filter
 rule may fire in are then processed, whose rules on `ast` read the same tree. Processed in the same
 process (one job, or the worker that surveyed it: rewriter/workers.py), a file takes its tree from
 here instead of parsing it again. Keyed by the bytes parsed: a file changed since is parsed anew.
-Nothing reading a survey's tree changes it. Bounded: a parse takes some forty times its source's
-bytes, so past `BUDGET` bytes of source the rest are parsed again.
+Nothing reading a survey's tree changes it. Bounded: a parse takes many times its source's bytes
+in memory (docs/benchmarks.md), so past `BUDGET` bytes of source the rest are parsed again.
 """
 from __future__ import annotations
 
