@@ -11,6 +11,7 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass
 
+from ..analysis.ast_names import parse
 from ..boundaries import CELL_MARKER, LineMap, cell_of_marker, python_lines  # noqa: F401  (LineMap: re-exported)
 
 
@@ -117,10 +118,8 @@ def _with_newlines_of(cell: str, added: str) -> str:
 
 
 def _statements(code: str) -> list[ast.stmt] | None:
-    try:
-        return ast.parse(code).body
-    except (SyntaxError, ValueError, MemoryError, RecursionError):
-        return None
+    tree = parse(code)
+    return tree.body if tree is not None else None
 
 
 _IMPORTS = (ast.Import, ast.ImportFrom)
