@@ -11,7 +11,7 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass
 
-import libcst as cst
+from rewriter.lazy_libcst import cst
 
 from rewriter.analysis.apis import Kind
 from rewriter.analysis.ast_captures import free_names

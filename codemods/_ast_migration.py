@@ -9,7 +9,7 @@ import ast
 from functools import partial
 from typing import ClassVar
 
-import libcst as cst
+from rewriter.lazy_libcst import cst
 
 from rewriter.analysis.ast_names import dotted
 from rewriter.ast_rule import AstRule, PlannedFix

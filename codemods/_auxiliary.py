@@ -4,11 +4,11 @@ from __future__ import annotations
 import ast
 from typing import Callable
 
-import libcst as cst
+from rewriter.lazy_libcst import cst
 
 from rewriter.analysis.transforms import literal
 
-from ._lift import COMMA, NO_SPACE_EQUAL
+from ._lift import comma, no_space_equal
 
 
 def with_auxiliary(node: cst.FunctionDef, expr: cst.BaseExpression, captured) -> list[cst.Decorator] | None:
@@ -21,7 +21,7 @@ def with_auxiliary(node: cst.FunctionDef, expr: cst.BaseExpression, captured) ->
             continue
         if isinstance(expr, (cst.Name, cst.Attribute)):
             names = ",".join(captured)
-            call = cst.Call(expr, [cst.Arg(cst.SimpleString(repr(names)), keyword=cst.Name("auxiliary_args"), equal=NO_SPACE_EQUAL)])
+            call = cst.Call(expr, [cst.Arg(cst.SimpleString(repr(names)), keyword=cst.Name("auxiliary_args"), equal=no_space_equal())])
             out.append(decorator.with_changes(decorator=call))
             continue
         if not isinstance(expr, cst.Call) or any(a.keyword is None for a in expr.args):
@@ -30,8 +30,8 @@ def with_auxiliary(node: cst.FunctionDef, expr: cst.BaseExpression, captured) ->
         if existing is None:
             args = list(expr.args)
             if args:
-                args[-1] = args[-1].with_changes(comma=COMMA)
-            args.append(cst.Arg(cst.SimpleString(repr(",".join(captured))), keyword=cst.Name("auxiliary_args"), equal=NO_SPACE_EQUAL))
+                args[-1] = args[-1].with_changes(comma=comma())
+            args.append(cst.Arg(cst.SimpleString(repr(",".join(captured))), keyword=cst.Name("auxiliary_args"), equal=no_space_equal()))
             out.append(decorator.with_changes(decorator=expr.with_changes(args=args)))
             continue
         if not isinstance(existing.value, cst.SimpleString) or not isinstance(existing.value.evaluated_value, str):
@@ -61,7 +61,7 @@ def keyword_arg(keyword: str, value) -> cst.Arg:
     else:
         elements = [cst.Element(cst.SimpleString(repr(v))) for v in value]
         node = cst.Tuple(elements if len(elements) > 1 else [elements[0].with_changes(comma=cst.Comma())])
-    return cst.Arg(node, keyword=cst.Name(keyword), equal=NO_SPACE_EQUAL)
+    return cst.Arg(node, keyword=cst.Name(keyword), equal=no_space_equal())
 
 
 def with_static_argnames(node: cst.FunctionDef, transform_expr: cst.BaseExpression, names,
@@ -77,7 +77,7 @@ def with_static_argnames(node: cst.FunctionDef, transform_expr: cst.BaseExpressi
             continue
         if isinstance(expr, (cst.Name, cst.Attribute)):
             partial = spelled_partial()  # (`functools.partial`, as the module spells it)
-            call = cst.Call(partial, [cst.Arg(expr, comma=COMMA), keyword_arg("static_argnames", tuple(names))])
+            call = cst.Call(partial, [cst.Arg(expr, comma=comma()), keyword_arg("static_argnames", tuple(names))])
             out.append(decorator.with_changes(decorator=call))
             continue
         if not isinstance(expr, cst.Call) or any(a.star for a in expr.args):
@@ -85,7 +85,7 @@ def with_static_argnames(node: cst.FunctionDef, transform_expr: cst.BaseExpressi
         existing = next((a for a in expr.args if a.keyword is not None and a.keyword.value == "static_argnames"), None)
         if existing is None:
             args = list(expr.args)
-            args[-1] = args[-1].with_changes(comma=COMMA)
+            args[-1] = args[-1].with_changes(comma=comma())
             out.append(decorator.with_changes(decorator=expr.with_changes(args=[*args, keyword_arg("static_argnames", tuple(names))])))
             continue
         try:

@@ -2,12 +2,12 @@
 which framework's primitives, and what a finding says per framework."""
 from __future__ import annotations
 
-import libcst as cst
+from rewriter.lazy_libcst import cst
 
 from rewriter.analysis import compilers
 from rewriter.analysis.apis import Kind
 from rewriter.analysis.trace_values import FunctionFlow, Trace, Value
-from rewriter.cst_tree import SCOPES, branches
+from rewriter.cst_tree import branches, scope_kinds
 from rewriter.emit import Emitter, Spelling
 from rewriter.findings import Severity
 
@@ -107,10 +107,11 @@ def block_statements(node) -> list:
 def own_nodes(fn: cst.CSTNode):
     """Nodes of `fn`'s own body, pre-order, not descending into nested functions or classes."""
     stack = [fn.body]
+    scopes = scope_kinds()
     while stack:
         node = stack.pop()
         yield node
-        stack.extend(reversed([c for c in branches(node) if type(c) not in SCOPES]))  # (no caller looks for a token)
+        stack.extend(reversed([c for c in branches(node) if type(c) not in scopes]))  # (no caller looks for a token)
 
 
 def traced_test_inside(flow: FunctionFlow, statements) -> cst.CSTNode | None:
@@ -126,13 +127,11 @@ def traced_test_inside(flow: FunctionFlow, statements) -> cst.CSTNode | None:
 
 def own_nodes_of(node: cst.CSTNode):
     stack = [node]
+    scopes = scope_kinds()
     while stack:
         current = stack.pop()
         yield current
-        stack.extend(reversed([c for c in branches(current) if type(c) not in SCOPES]))
-
-
-_CONTROL_FLOW_OR_CALL = frozenset({cst.If, cst.IfExp, cst.For, cst.While, cst.Call})
+        stack.extend(reversed([c for c in branches(current) if type(c) not in scopes]))
 
 
 def traced_nodes(file, types):
@@ -143,8 +142,8 @@ def traced_nodes(file, types):
     for flow in list(file.analysis.traced.flows.values()):
         if rewritable(flow):
             if flow.nodes is None:  # walked once, shared by every control-flow rule
-                flow.nodes = [n for n in own_nodes(flow.context.function)
-                              if type(n) in _CONTROL_FLOW_OR_CALL]
+                kinds = {cst.If, cst.IfExp, cst.For, cst.While, cst.Call}
+                flow.nodes = [n for n in own_nodes(flow.context.function) if type(n) in kinds]
             for node in flow.nodes:
                 if isinstance(node, types):
                     yield flow, node

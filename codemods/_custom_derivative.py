@@ -11,10 +11,11 @@ moves to module level together.
 from __future__ import annotations
 
 import ast
+import functools
 from dataclasses import dataclass
 from functools import partial
 
-import libcst as cst
+from rewriter.lazy_libcst import cst
 
 from rewriter.analysis.apis import Kind
 from rewriter.analysis.ast_captures import captures
@@ -118,7 +119,7 @@ def _write_group(context, anchor: cst.CSTNode, outer: cst.FunctionDef, *rest, re
         new = renamed[member.name.value]
         lifted.append(lifted_def(Temporary(member, member.name.value, new, member, ()), new, (), anchor))
     blank = [e for e in getattr(anchor, "leading_lines", ()) if e.comment is None] or [cst.EmptyLine(), cst.EmptyLine()]
-    rule_line = line.visit(_Renamer(renamed)).with_changes(leading_lines=blank)
+    rule_line = line.visit(_renamer()(renamed)).with_changes(leading_lines=blank)
     replacements = {id(c): cst.Name(renamed[c.value]) for c in calls}
     body = rewrite_function_body(outer, replacements, [*group, line])
     from rewriter.codemod import InsertBefore, Replace
@@ -203,11 +204,17 @@ def _nested_helper(names, expr: ast.expr, outer: ast.FunctionDef | ast.AsyncFunc
     return node
 
 
-class _Renamer(cst.CSTTransformer):
-    def __init__(self, renamed: dict[str, str]) -> None:
-        super().__init__()
-        self.renamed = renamed
+@functools.cache
+def _renamer() -> type:
+    """The class below, made once libcst is imported (lazy_libcst)."""
 
-    def leave_Name(self, original_node, updated_node):
-        new = self.renamed.get(original_node.value)
-        return updated_node.with_changes(value=new) if new else updated_node
+    class Renamer(cst.CSTTransformer):
+        def __init__(self, renamed: dict[str, str]) -> None:
+            super().__init__()
+            self.renamed = renamed
+
+        def leave_Name(self, original_node, updated_node):
+            new = self.renamed.get(original_node.value)
+            return updated_node.with_changes(value=new) if new else updated_node
+
+    return Renamer

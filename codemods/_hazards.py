@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from typing import Iterator
 
-import libcst as cst
+from rewriter.lazy_libcst import cst
 
 from rewriter.analysis.apis import STAR_BACKENDS, Api, Kind
 from rewriter.analysis.jit import JitContext
-from rewriter.cst_tree import SCOPES, branches
+from rewriter.cst_tree import branches, scope_kinds
 
 FRAMEWORK_JIT = {"phiml": "`jit_compile`", "jax": "`jax.jit`", "tensorflow": "`tf.function`", "torch": "`torch.jit`"}
 
@@ -18,10 +18,11 @@ def own_nodes(function: cst.CSTNode) -> Iterator[cst.CSTNode]:
     called, and are traced contexts of their own if they are)."""
     body = function.body
     stack = [body] if isinstance(body, cst.CSTNode) else []
+    scopes = scope_kinds()
     while stack:
         node = stack.pop()
         yield node
-        if type(node) in SCOPES:
+        if type(node) in scopes:
             continue
         stack.extend(reversed(branches(node)))  # (no caller looks for a token)
 

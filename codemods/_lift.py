@@ -2,9 +2,10 @@
 body it leaves (_ast_lift.py decides what is lifted, on `ast`)."""
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
-import libcst as cst
+from rewriter.lazy_libcst import cst
 
 from rewriter.analysis.names import NameResolver
 
@@ -30,8 +31,16 @@ def is_called(resolver: NameResolver, node: cst.CSTNode) -> bool:
     return isinstance(parent, cst.Call) and parent.func is node
 
 
-COMMA = cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
-NO_SPACE_EQUAL = cst.AssignEqual(cst.SimpleWhitespace(""), cst.SimpleWhitespace(""))
+@functools.cache
+def comma() -> cst.Comma:
+    """`, `: the comma a fix puts between the arguments it writes."""
+    return cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
+
+
+@functools.cache
+def no_space_equal() -> cst.AssignEqual:
+    """The `=` of a keyword argument, PEP 8's way."""
+    return cst.AssignEqual(cst.SimpleWhitespace(""), cst.SimpleWhitespace(""))
 
 
 def lifted_def(temporary: Temporary, name: str, captured: tuple[str, ...], spacing: cst.BaseStatement,
@@ -104,36 +113,42 @@ def _comma_free(params: cst.Parameters) -> cst.Parameters:
                                kwonly_params=[clean(p) for p in params.kwonly_params])
 
 
-class _Rewrite(cst.CSTTransformer):
-    """Replace nodes (by identity in the original tree) and delete statements, closing their gaps."""
+@functools.cache
+def _rewrite() -> type:
+    """The class below, made once libcst is imported (lazy_libcst)."""
 
-    def __init__(self, replacements: dict, removals: list[cst.BaseStatement]) -> None:
-        super().__init__()
-        self.replacements = replacements
-        self.removals = {id(r) for r in removals}
+    class Rewrite(cst.CSTTransformer):
+        """Replace nodes (by identity in the original tree) and delete statements, closing their gaps."""
 
-    def on_leave(self, original_node, updated_node):
-        if id(original_node) in self.removals:
-            return cst.RemovalSentinel.REMOVE
-        new = self.replacements.get(id(original_node), updated_node)
-        if callable(new) and not isinstance(new, cst.CSTNode):  # built from the updated node (nested edits)
-            new = new(updated_node)
-        if self.removals and isinstance(original_node, (cst.IndentedBlock, cst.Module)):
-            # the statement after a deleted run takes its place, and the blank lines before the run
-            kept, gap, out = iter(new.body), None, []
-            for statement in original_node.body:
-                if id(statement) in self.removals:
-                    if gap is None:
-                        gap = [line for line in statement.leading_lines if line.comment is None]
-                    continue
-                survivor = next(kept)
-                if gap is not None:
-                    survivor = survivor.with_changes(leading_lines=gap + [
-                        line for line in survivor.leading_lines if line.comment is not None])
-                    gap = None
-                out.append(survivor)
-            new = new.with_changes(body=out)
-        return new
+        def __init__(self, replacements: dict, removals: list[cst.BaseStatement]) -> None:
+            super().__init__()
+            self.replacements = replacements
+            self.removals = {id(r) for r in removals}
+
+        def on_leave(self, original_node, updated_node):
+            if id(original_node) in self.removals:
+                return cst.RemovalSentinel.REMOVE
+            new = self.replacements.get(id(original_node), updated_node)
+            if callable(new) and not isinstance(new, cst.CSTNode):  # built from the updated node (nested edits)
+                new = new(updated_node)
+            if self.removals and isinstance(original_node, (cst.IndentedBlock, cst.Module)):
+                # the statement after a deleted run takes its place, and the blank lines before the run
+                kept, gap, out = iter(new.body), None, []
+                for statement in original_node.body:
+                    if id(statement) in self.removals:
+                        if gap is None:
+                            gap = [line for line in statement.leading_lines if line.comment is None]
+                        continue
+                    survivor = next(kept)
+                    if gap is not None:
+                        survivor = survivor.with_changes(leading_lines=gap + [
+                            line for line in survivor.leading_lines if line.comment is not None])
+                        gap = None
+                    out.append(survivor)
+                new = new.with_changes(body=out)
+            return new
+
+    return Rewrite
 
 
 def rewrite_function_body(fn: cst.FunctionDef, replacements: dict,
@@ -143,7 +158,7 @@ def rewrite_function_body(fn: cst.FunctionDef, replacements: dict,
     `replacements`: id of an original node -> its new node, or a function of the updated node
     (for edits that must keep what other replacements did inside it)."""
     removals = remove if isinstance(remove, list) else [remove] if remove is not None else []
-    return fn.body.visit(_Rewrite(replacements, removals))
+    return fn.body.visit(_rewrite()(replacements, removals))
 
 
 def leading_comments(statement: cst.BaseStatement | None) -> list[cst.EmptyLine]:

@@ -13,7 +13,7 @@ import ast
 import re
 from typing import ClassVar, Sequence
 
-import libcst as cst
+from rewriter.lazy_libcst import cst
 
 from rewriter.analysis.compilers import LIBRARY_NAMES
 from rewriter.findings import Safety

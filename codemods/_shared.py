@@ -1,7 +1,7 @@
 """Small helpers several codemods use to build or inspect nodes (analysis lives in rewriter/analysis)."""
 from __future__ import annotations
 
-import libcst as cst
+from rewriter.lazy_libcst import cst
 
 from rewriter.analysis.names import last_name
 from rewriter.analysis.transforms import Application
@@ -22,12 +22,11 @@ def function_label(expr: cst.BaseExpression) -> str | None:
     return last_name(expr)
 
 
-_ATOMS = (cst.Name, cst.Attribute, cst.Call, cst.Subscript, cst.SimpleString, cst.Integer, cst.Float, cst.List, cst.Tuple, cst.Dict, cst.Set)
-
-
 def as_atom(expr: cst.BaseExpression) -> cst.BaseExpression:
     """`expr`, parenthesised unless it already binds tighter than a call (`(lambda x: x)(y)`)."""
-    if isinstance(expr, _ATOMS) or expr.lpar:
+    atoms = (cst.Name, cst.Attribute, cst.Call, cst.Subscript, cst.SimpleString, cst.Integer, cst.Float, cst.List,
+             cst.Tuple, cst.Dict, cst.Set)
+    if isinstance(expr, atoms) or expr.lpar:
         return expr
     return expr.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
 

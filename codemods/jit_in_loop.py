@@ -5,7 +5,7 @@ import ast
 from dataclasses import dataclass
 from functools import partial
 
-import libcst as cst
+from rewriter.lazy_libcst import cst
 
 from rewriter.analysis.apis import Kind
 from rewriter.analysis.ast_captures import free_names, starts_after, walked

@@ -4,7 +4,7 @@ from __future__ import annotations
 import ast
 from functools import partial
 
-import libcst as cst
+from rewriter.lazy_libcst import cst
 
 from rewriter.analysis.scope_model import BuiltinAssignment
 from rewriter.ast_rule import PlannedFix

@@ -5,7 +5,7 @@ import ast
 import io
 import tokenize
 
-import libcst as cst
+from rewriter.lazy_libcst import cst
 
 from rewriter.analysis.apis import Kind, canonical
 from rewriter.analysis.ast_jit import match_application, spelled_application

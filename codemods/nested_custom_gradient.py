@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import ast
 
-import libcst as cst
+from rewriter.lazy_libcst import cst
 
 from rewriter.analysis.apis import Kind
 from rewriter.analysis.ast_jit import bound_value, match_application

@@ -5,7 +5,7 @@ import ast
 
 from functools import partial
 
-import libcst as cst
+from rewriter.lazy_libcst import cst
 
 from rewriter.analysis.apis import Kind
 from rewriter.analysis.ast_captures import captures, start
@@ -19,7 +19,7 @@ from rewriter.rule import Example, Unchanged, dedented
 
 from ._ast_lift import eager_decorator, is_called
 from ._auxiliary import auxiliary_editable, with_auxiliary
-from ._lift import COMMA, NO_SPACE_EQUAL, Temporary, import_line, lifted_def, rewrite_function_body
+from ._lift import Temporary, comma, import_line, lifted_def, no_space_equal, rewrite_function_body
 
 _DEFS = (ast.FunctionDef, ast.AsyncFunctionDef)
 
@@ -208,10 +208,10 @@ def _write_lift(context, anchor: cst.CSTNode, outer: cst.FunctionDef, node: cst.
     lifted = lifted_def(temporary, lifted_name, captured, anchor, lines)
 
     def renamed_call(updated: cst.Call) -> cst.Call:
-        extra = [cst.Arg(cst.Name(c), keyword=cst.Name(c), equal=NO_SPACE_EQUAL) for c in captured]
+        extra = [cst.Arg(cst.Name(c), keyword=cst.Name(c), equal=no_space_equal()) for c in captured]
         args = list(updated.args)
         if extra and args:
-            args[-1] = args[-1].with_changes(comma=COMMA)
+            args[-1] = args[-1].with_changes(comma=comma())
         return updated.with_changes(func=cst.Name(lifted_name), args=[*args, *extra])
 
     body = rewrite_function_body(outer, {id(call): renamed_call for call in call_twins}, node)

@@ -5,7 +5,7 @@ import ast
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 
-import libcst as cst
+from rewriter.lazy_libcst import cst
 
 from rewriter.analysis.apis import Kind
 from rewriter.analysis.ast_captures import walked
@@ -22,7 +22,7 @@ from rewriter.rule import Example, Unchanged, dedented
 
 from ._ast_hazards import own_nodes, spelled_jits
 from ._ast_lift import is_called
-from ._lift import COMMA, NO_SPACE_EQUAL
+from ._lift import comma, no_space_equal
 from ._loop_keys import COMPREHENSIONS, NEW_EACH_TIME, STABLE, VARIES, Loop, bound_names, bound_names_in, loop_body, read_names
 from ._python_numbers import is_python_number
 
@@ -772,12 +772,12 @@ class Retracing(AstRule):
 
 def _write_forget(context, holder: cst.BaseExpression):
     """`forget_traces=True` added to the jit decorator or application `holder`."""
-    keyword = cst.Arg(cst.Name("True"), keyword=cst.Name("forget_traces"), equal=NO_SPACE_EQUAL)
+    keyword = cst.Arg(cst.Name("True"), keyword=cst.Name("forget_traces"), equal=no_space_equal())
     if isinstance(holder, (cst.Name, cst.Attribute)):
         return [Replace(holder, cst.Call(holder, [keyword]))]
     if isinstance(holder, cst.Call) and holder.args and not any(a.star for a in holder.args):
         args = list(holder.args)
-        args[-1] = args[-1].with_changes(comma=COMMA)
+        args[-1] = args[-1].with_changes(comma=comma())
         return [Replace(holder, holder.with_changes(args=[*args, keyword]))]
     return None
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 import ast
 from functools import partial
 
-import libcst as cst
+from rewriter.lazy_libcst import cst
 
 from rewriter.analysis import ast_traced, compilers
 from rewriter.analysis.apis import Kind
@@ -22,7 +22,7 @@ from rewriter.findings import Safety, Severity, Span
 from rewriter.rule import Example, Unchanged, dedented
 
 from ._auxiliary import auxiliary_editable, keyword_arg, with_auxiliary, with_static_argnames
-from ._lift import COMMA
+from ._lift import comma
 
 _SHAPE_CONSTRUCTORS = frozenset({"phiml.math.spatial", "phiml.math.channel", "phiml.math.batch", "phiml.math.instance",
                                  "phiml.math.dual"})
@@ -364,7 +364,7 @@ def _write_static_argnames(context, fn: cst.FunctionDef, expr: cst.BaseExpressio
 
 def _write_keyword(context, call: cst.Call, *, keyword: str, value):
     """`jax.jit(f)` -> `jax.jit(f, static_argnames=('n',))`."""
-    return [Replace(call, call.with_changes(args=[*call.args[:-1], call.args[-1].with_changes(comma=COMMA),
+    return [Replace(call, call.with_changes(args=[*call.args[:-1], call.args[-1].with_changes(comma=comma()),
                                                    keyword_arg(keyword, value)]))]
 
 

@@ -5,7 +5,7 @@ import ast
 from dataclasses import dataclass, replace
 from functools import partial
 
-import libcst as cst
+from rewriter.lazy_libcst import cst
 
 from rewriter.analysis.apis import TEMPORARY_FUNCTION_APIS, TEMPORARY_FUNCTION_BUILDERS, Kind, lookup
 from rewriter.analysis.ast_captures import captures, free_names, walked
@@ -24,7 +24,7 @@ from . import _custom_derivative as custom_derivative
 from ._ast_hazards import own_nodes, spelled_jits
 from ._ast_lift import (AstTemporary, assigned_within, at_module_level, bindings_of, is_called, loops_repeating,
                         rebound_in_loop, temporary_at, written_elsewhere, written_temporary)
-from ._lift import COMMA, NO_SPACE_EQUAL, Temporary, import_line, lifted_def, rewrite_function_body
+from ._lift import Temporary, comma, import_line, lifted_def, no_space_equal, rewrite_function_body
 
 @dataclass(frozen=True)
 class Slot:
@@ -999,9 +999,9 @@ def _forgetting(found: Temporary, is_linear) -> Temporary:
         if isinstance(expr, cst.Call):
             if any(a.keyword is not None and a.keyword.value == "forget_traces" for a in expr.args):
                 return decorator
-            args = [*expr.args[:-1], expr.args[-1].with_changes(comma=COMMA)] if expr.args else []
-            return decorator.with_changes(decorator=expr.with_changes(args=[*args, _FORGET]))
-        return decorator.with_changes(decorator=cst.Call(expr, [_FORGET]))
+            args = [*expr.args[:-1], expr.args[-1].with_changes(comma=comma())] if expr.args else []
+            return decorator.with_changes(decorator=expr.with_changes(args=[*args, _forget()]))
+        return decorator.with_changes(decorator=cst.Call(expr, [_forget()]))
 
     new = {id(d): forgetting(d) for d in found.decorators}
     fn = found.function
@@ -1013,7 +1013,8 @@ def _forgetting(found: Temporary, is_linear) -> Temporary:
     return replace(found, decorators=tuple(new[id(d)] for d in found.decorators))
 
 
-_FORGET = cst.Arg(cst.Name("True"), keyword=cst.Name("forget_traces"), equal=NO_SPACE_EQUAL)
+def _forget() -> cst.Arg:
+    return cst.Arg(cst.Name("True"), keyword=cst.Name("forget_traces"), equal=no_space_equal())
 
 
 _LINEAR = frozenset({"phiml.math.jit_compile_linear"})
@@ -1038,14 +1039,14 @@ def _with_channel(call: cst.Call, arg: cst.Arg, slot: Slot, captured: tuple[str,
     if slot.channel == "preprocess_y_args":
         existing = next((a for a in args if a.keyword is not None and a.keyword.value == "preprocess_y_args"), None)
         if existing is None:
-            elements = [cst.Element(v, comma=COMMA) for v in values[:-1]] + [cst.Element(values[-1], comma=cst.Comma() if len(values) == 1 else cst.MaybeSentinel.DEFAULT)]
+            elements = [cst.Element(v, comma=comma()) for v in values[:-1]] + [cst.Element(values[-1], comma=cst.Comma() if len(values) == 1 else cst.MaybeSentinel.DEFAULT)]
             keyword = cst.Arg(cst.Tuple(elements), keyword=cst.Name("preprocess_y_args"),
-                              equal=NO_SPACE_EQUAL)
+                              equal=no_space_equal())
             return call.with_changes(args=_insert_after(args, len(args) - 1, [keyword]))
         if not isinstance(existing.value, cst.Tuple):
             return "`preprocess_y_args` is not written as a tuple"
-        old = [e.with_changes(comma=COMMA) for e in existing.value.elements]
-        new = [cst.Element(v, comma=COMMA) for v in values] + old
+        old = [e.with_changes(comma=comma()) for e in existing.value.elements]
+        new = [cst.Element(v, comma=comma()) for v in values] + old
         new[-1] = new[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
         new_tuple = existing.value.with_changes(elements=new)
         return call.with_changes(args=[a.with_changes(value=new_tuple) if a is existing else a for a in args])
@@ -1074,7 +1075,7 @@ def _made_positional(args: list[cst.Arg], slot: Slot) -> list[cst.Arg] | str:
     out = [a.with_changes(keyword=None, equal=cst.MaybeSentinel.DEFAULT) if any(a is m for m in moved) else a
            for a in ordered]
     if any(a is not b for a, b in zip(ordered, args)):  # reordered: one separator, the call's last comma at the end
-        separator = next((a.comma for a in args if isinstance(a.comma, cst.Comma)), COMMA)
+        separator = next((a.comma for a in args if isinstance(a.comma, cst.Comma)), comma())
         out = [a.with_changes(comma=separator) for a in out[:-1]] + [out[-1].with_changes(comma=args[-1].comma)]
     return out
 
@@ -1094,9 +1095,9 @@ def _insert_after(args: list[cst.Arg], index: int, new: list[cst.Arg]) -> list[c
     """`new` after `args[index]`, separated like the arguments before (one per line stays one per
     line); a trailing comma stays at the end of the list."""
     trailing = args[index].comma
-    separator = next((a.comma for a in reversed(args[:index]) if isinstance(a.comma, cst.Comma)), COMMA)
+    separator = next((a.comma for a in reversed(args[:index]) if isinstance(a.comma, cst.Comma)), comma())
     if index == len(args) - 1 and not isinstance(trailing, cst.Comma):
-        separator = COMMA if index == 0 else separator
+        separator = comma() if index == 0 else separator
     args = list(args)
     args[index] = args[index].with_changes(comma=separator)
     new = [a.with_changes(comma=separator) for a in new]

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import libcst as cst
+from rewriter.lazy_libcst import cst
 
 from rewriter.analysis.structure import defined_before
 from rewriter.analysis.trace_values import FunctionFlow, Trace

@@ -1,7 +1,7 @@
 """PML203 traced-while."""
 from __future__ import annotations
 
-import libcst as cst
+from rewriter.lazy_libcst import cst
 
 from rewriter.analysis.trace_values import FunctionFlow
 from rewriter.codemod import Codemod, Example, Replace, Unchanged, dedented

@@ -4,7 +4,7 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass
 
-import libcst as cst
+from rewriter.lazy_libcst import cst
 
 from rewriter.analysis import compilers
 from rewriter.analysis.apis import Kind

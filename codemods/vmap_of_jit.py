@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import ast
 
-import libcst as cst
+from rewriter.lazy_libcst import cst
 
 from rewriter.analysis.apis import Kind
 from rewriter.analysis.ast_jit import match_application, match_transform, spelled_application, spelled_transform

@@ -17,7 +17,7 @@ from bisect import bisect_right
 from dataclasses import replace
 from typing import Sequence
 
-import libcst as cst
+from .lazy_libcst import cst
 
 from .findings import Finding, Related, Span
 

@@ -1,6 +1,6 @@
 """The base every codemod derives from, and the per-file context codemods report into.
 
-Codemods are *batchable visitors*: they never mutate the tree. They look at the original tree (with
+Codemods are read-only visitors (their visit_*/leave_* methods, called by cst_tree.visit_batched): they never mutate the tree. They look at the original tree (with
 metadata resolved once for all of them) and report Findings whose Fix is a set of edits keyed on
 original nodes. The engine decides which fixes to apply (safety, suppressions, conflicts) and
 applies them all in one transform. This is what lets every codemod share one parse, one metadata
@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import TYPE_CHECKING, Sequence, Union
 
-import libcst as cst
+from .lazy_libcst import cst
 from .findings import Finding, Fix, Related, Safety, Severity, Span
 from .fix_policy import FixPolicy
 from .rule import Example, Rule, Unchanged, dedented  # noqa: F401  (the rules import them from here)
@@ -23,7 +23,7 @@ if TYPE_CHECKING:
     from .analysis.syntax import SyntaxIndex
     from .suppressions import Suppressions
 
-Replacement = Union[cst.CSTNode, cst.RemovalSentinel, cst.FlattenSentinel]
+    Replacement = Union[cst.CSTNode, cst.RemovalSentinel, cst.FlattenSentinel]
 
 
 @dataclass(frozen=True)
@@ -41,7 +41,6 @@ class InsertBefore:
 
 
 Edit = Union[Replace, InsertBefore]
-_STATEMENTS = (cst.BaseStatement, cst.BaseSmallStatement)
 
 
 @dataclass
@@ -134,20 +133,17 @@ class FileContext(FixPolicy):
             self.analysis.release()
 
 
-class Codemod(Rule, cst.BatchableCSTVisitor):
+class Codemod(Rule):
     """A rule decided on libcst: what it finds, why it matters, and how it fixes it.
 
     Subclasses declare the rule (rewriter/rule.py) and implement visit_*/leave_* methods that call
-    `self.report(...)`. The class docstring is the rule's documentation ("why"). A rule that writes no
+    `self.report(...)`: cst_tree.visit_batched calls them, as libcst's batched traversal calls a
+    `BatchableCSTVisitor`'s. The class derives from no libcst class, so that loading the rules imports no
+    libcst (lazy_libcst): a `--check` that shows no fix never needs it. The class docstring is the rule's documentation ("why"). A rule that writes no
     fix is decided on CPython's `ast` instead (rewriter/ast_rule.py): its files need no libcst parse.
     """
 
-    # Nothing is resolved up front: scope and qualified-name metadata cost ~10x a parse, so it is
-    # resolved lazily (rewriter.analysis) and only once some node's spelling could name an API.
-    METADATA_DEPENDENCIES = ()
-
     def __init__(self, file: FileContext) -> None:
-        super().__init__()
         self.file = file
 
     @classmethod
@@ -275,7 +271,7 @@ class Codemod(Rule, cst.BatchableCSTVisitor):
         if analysis.testcode.expects_failure:  # (the places' spans only when some code may be meant to fail)
             places = [node, *(getattr(edit, "target", None) or edit.anchor for edit in edits)]
             for place in places:
-                expecting = analysis.expected_failure(self.span(place), isinstance(place, _STATEMENTS))
+                expecting = analysis.expected_failure(self.span(place), isinstance(place, (cst.BaseStatement, cst.BaseSmallStatement)))
                 if expecting is not None:
                     return f"not fixed: this code is expected to fail: {expecting.how}", (expecting.anchor, "expected to fail here")
         if self.CHANGES_STRUCTURE and analysis.testcode.in_test(span):

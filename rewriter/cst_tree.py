@@ -12,12 +12,12 @@ from __future__ import annotations
 
 import collections.abc
 import dataclasses
+import functools
 import inspect
 import typing
-from typing import Callable, Iterator, Sequence
+from typing import TYPE_CHECKING, Callable, Iterator, Sequence
 
-import libcst as cst
-from libcst import MaybeSentinel as _Sentinel
+from .lazy_libcst import cst
 
 # What a field holds: a sequence of nodes, a node, or a node or nothing (None, MaybeSentinel, or
 # ImportFrom.names' `*` or sequence).
@@ -50,7 +50,7 @@ def _child_fields(cls: type) -> tuple[tuple[str, str], ...] | None:
             kinds[field.name] = _kind(annotation, classes)
             value = (marker,) if _admits_sequence(annotation) else marker
         object.__setattr__(probe, field.name, value)  # a frozen dataclass: the probe alone is written
-    recorder = _Recorder(probe)
+    recorder = _recorder_class()(probe)
     try:
         probe.visit(recorder)
     except Exception:  # noqa: BLE001, S110 (rebuilding the probe validates it; the markers are recorded by then)
@@ -61,18 +61,23 @@ def _child_fields(cls: type) -> tuple[tuple[str, str], ...] | None:
     return tuple((name, kinds[name]) for name in order)
 
 
-class _Recorder(cst.CSTVisitor):
-    """Enters the probe, records each node it is shown below it, and enters none of them."""
+@functools.cache
+def _recorder_class() -> type:
+    """A visitor class (made once libcst is imported: lazy_libcst) that enters the probe, records each
+    node it is shown below it, and enters none of them."""
 
-    def __init__(self, probe: cst.CSTNode) -> None:
-        super().__init__()
-        self.probe, self.seen = probe, []
+    class Recorder(cst.CSTVisitor):
+        def __init__(self, probe: cst.CSTNode) -> None:
+            super().__init__()
+            self.probe, self.seen = probe, []
 
-    def on_visit(self, node: cst.CSTNode) -> bool:
-        if node is self.probe:
-            return True
-        self.seen.append(id(node))
-        return False
+        def on_visit(self, node: cst.CSTNode) -> bool:
+            if node is self.probe:
+                return True
+            self.seen.append(id(node))
+            return False
+
+    return Recorder
 
 
 def _admits_sequence(annotation) -> bool:
@@ -81,16 +86,19 @@ def _admits_sequence(annotation) -> bool:
 
 
 def _kind(annotation, classes: list) -> str:
-    nothing = any(c in (_Sentinel, type(None)) for c in classes)
+    nothing = any(c in (cst.MaybeSentinel, type(None)) for c in classes)
     if typing.get_origin(annotation) is collections.abc.Sequence:
         return _SEQUENCE
     return _MAYBE if nothing or _admits_sequence(annotation) else _NODE
 
 
-# Nodes whose bodies run later, as scopes of their own. libcst's node classes are ABCs, so an
-# `isinstance` test goes through ABCMeta; these classes have no subclasses, and a `type(node) in`
-# test of a walk's every node is several times cheaper.
-SCOPES = frozenset({cst.FunctionDef, cst.Lambda, cst.ClassDef})
+@functools.cache
+def scope_kinds() -> frozenset[type]:
+    """The nodes whose bodies run later, as scopes of their own. libcst's node classes are ABCs, so an
+    `isinstance` test goes through ABCMeta; these classes have no subclasses, and a `type(node) in`
+    test of a walk's every node is several times cheaper. (A function, not a constant, as every table
+    of libcst's classes here: a module that names libcst reads it only once it runs: lazy_libcst.)"""
+    return frozenset({cst.FunctionDef, cst.Lambda, cst.ClassDef})
 
 
 def children(node: cst.CSTNode) -> list[cst.CSTNode]:
@@ -102,7 +110,7 @@ def children(node: cst.CSTNode) -> list[cst.CSTNode]:
 
 
 def branches(node: cst.CSTNode) -> list[cst.CSTNode]:
-    """`children(node)` less the tokens (`TOKENS`): the children a walk that looks for no token enters.
+    """`children(node)` less the tokens (`token_kinds`): the children a walk that looks for no token enters.
     Fields that hold only tokens (`whitespace_after`, `lpar`, `comma`...) are not read at all."""
     read = _BRANCHES.get(type(node))
     if read is None:
@@ -124,7 +132,7 @@ def _reader(cls: type, tokens: bool) -> Callable[[cst.CSTNode], list]:
         fields = _FIELDS[cls] = _child_fields(cls)
     if fields is None or not all(name.isidentifier() for name, _ in fields):
         return (lambda node: list(node.children)) if tokens else \
-            (lambda node: [child for child in node.children if type(child) not in TOKENS])
+            (lambda node, tokens=token_kinds(): [child for child in node.children if type(child) not in tokens])
     kept = "" if tokens else " if type(c) not in T"
     annotations = {} if tokens else _annotations(cls)
     lines = ["def read(n):", "    out = []"]
@@ -140,7 +148,7 @@ def _reader(cls: type, tokens: bool) -> Callable[[cst.CSTNode], list]:
             lines.append(f"    v = n.{name}\n    t = type(v)\n    if t is tuple or t is list: out.extend([c for c in v{kept}])\n"
                          f"    elif v is not None and t is not S{'' if tokens else ' and t not in T'}: out.append(v)")
     lines.append("    return out")
-    namespace = {"S": _Sentinel, "T": TOKENS}
+    namespace = {"S": cst.MaybeSentinel, "T": token_kinds()}
     exec("\n".join(lines), namespace)  # noqa: S102 (field names of libcst's classes, checked above)
     return namespace["read"]
 
@@ -159,8 +167,8 @@ def _only_tokens(annotation) -> bool:
         return False
     found = _classes_in(annotation)
     nodes = [c for c in found if isinstance(c, type) and issubclass(c, cst.CSTNode)]
-    return bool(nodes) and len(nodes) + sum(c in (_Sentinel, type(None)) for c in found) == len(found) \
-        and all(issubclass(c, _TOKEN_BASES) for c in nodes)
+    return bool(nodes) and len(nodes) + sum(c in (cst.MaybeSentinel, type(None)) for c in found) == len(found) \
+        and all(issubclass(c, token_bases()) for c in nodes)
 
 
 def _classes_in(annotation) -> list:
@@ -178,13 +186,14 @@ def walk(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
         stack.extend(reversed(children(current)))
 
 
-Hook = Callable[[cst.CSTNode], None]
+if TYPE_CHECKING:
+    Hook = Callable[[cst.CSTNode], None]
 
 
 def concrete(*bases: type) -> frozenset[type]:
     """The node classes libcst exports that derive from `bases`: `type(node) in concrete(...)` says what
     `isinstance(node, bases)` says of a node libcst built, without ABCMeta's Python-level check
-    (SCOPES; libcst's other classes of those names are the ones `add_slots` replaced, never built).
+    (scope_kinds; libcst's other classes of those names are the ones `add_slots` replaced, never built).
     Derived is read off each class's MRO: `issubclass` against an ABC walks every subclass of it
     for each class it answers no for (docs/benchmarks.md); libcst registers no virtual one."""
     found = (getattr(cst, name) for name in dir(cst))
@@ -192,14 +201,21 @@ def concrete(*bases: type) -> frozenset[type]:
                      and not inspect.isabstract(c))
 
 
-# Whitespace, comments, punctuation and operators: three nodes in five of a module, and nothing but
-# more of them below. No rule reads one as a node of its own (they read them as fields: `op`, `comma`).
-_TOKEN_BASES = (
-    cst.BaseParenthesizableWhitespace, cst.TrailingWhitespace, cst.EmptyLine, cst.Newline, cst.Comment,
-    cst.Comma, cst.Dot, cst.Colon, cst.Semicolon, cst.AssignEqual, cst.LeftParen, cst.RightParen,
-    cst.LeftSquareBracket, cst.RightSquareBracket, cst.LeftCurlyBrace, cst.RightCurlyBrace,
-    cst.BaseBinaryOp, cst.BaseBooleanOp, cst.BaseCompOp, cst.BaseUnaryOp, cst.BaseAugOp)
-TOKENS = concrete(*_TOKEN_BASES)
+@functools.cache
+def token_bases() -> tuple[type, ...]:
+    """Whitespace, comments, punctuation and operators: three nodes in five of a module, and nothing but
+    more of them below. No rule reads one as a node of its own (they read them as fields: `op`, `comma`)."""
+    return (
+        cst.BaseParenthesizableWhitespace, cst.TrailingWhitespace, cst.EmptyLine, cst.Newline, cst.Comment,
+        cst.Comma, cst.Dot, cst.Colon, cst.Semicolon, cst.AssignEqual, cst.LeftParen, cst.RightParen,
+        cst.LeftSquareBracket, cst.RightSquareBracket, cst.LeftCurlyBrace, cst.RightCurlyBrace,
+        cst.BaseBinaryOp, cst.BaseBooleanOp, cst.BaseCompOp, cst.BaseUnaryOp, cst.BaseAugOp)
+
+
+@functools.cache
+def token_kinds() -> frozenset[type]:
+    """The node classes of the tokens (`token_bases`)."""
+    return concrete(*token_bases())
 
 
 def _node_classes() -> frozenset[type]:
@@ -226,8 +242,9 @@ def visit_batched(
     # are not recorded (no rule asks), nor, when no token is hooked, their parents: `branches` then
     # reads no field that holds only tokens (a parent asked of a token all the same is found by the
     # name resolver, rewriter/analysis/names.py).
-    skipped = frozenset(c for c in TOKENS if c.__name__ not in visit and c.__name__ not in leave)
-    read = branches if skipped == TOKENS else children
+    tokens = token_kinds()
+    skipped = frozenset(c for c in tokens if c.__name__ not in visit and c.__name__ not in leave)
+    read = branches if skipped == tokens else children
     by_type: dict[type, tuple[list[Hook], list[Hook]]] = {}
     counter = len(order) if order is not None else 0
     # The stack holds nodes to visit, and (node, leave methods) pairs for nodes whose type has some.

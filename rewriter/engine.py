@@ -6,6 +6,7 @@ have found nothing left to apply (so a second run of the tool is a no-op by cons
 from __future__ import annotations
 
 import ast
+import functools
 import io
 import os
 import threading
@@ -14,7 +15,7 @@ import warnings
 from dataclasses import dataclass, field
 from typing import Callable, Iterable, Sequence
 
-import libcst as cst
+from .lazy_libcst import cst
 
 from . import cst_tree, kept_parses, newer_syntax
 from .boundaries import split_leading_lines
@@ -613,43 +614,49 @@ def _accept_non_conflicting(context: FileContext) -> list[ProposedFix]:
     return accepted
 
 
-class _EditApplier(cst.CSTTransformer):
-    """Applies the edits; only subtrees that hold an edited node are visited (the rest is shared).
+@functools.cache
+def _edit_applier() -> type:
+    """The class below, made once libcst is imported (lazy_libcst)."""
 
-    A quick fix in an editor changes one place of a long file: walking only the paths down to its
-    nodes makes applying it cost the depth of the tree rather than its size.
-    """
+    class EditApplier(cst.CSTTransformer):
+        """Applies the edits; only subtrees that hold an edited node are visited (the rest is shared).
 
-    def __init__(self, fixes: Sequence[ProposedFix], names=None) -> None:
-        super().__init__()
-        self.replace: dict[int, cst.CSTNode] = {}
-        self.insert: dict[int, list[cst.BaseStatement]] = {}
-        edited: list[cst.CSTNode] = []
-        for fix in fixes:
-            for edit in fix.edits:
-                if isinstance(edit, Replace):
-                    self.replace[id(edit.target)] = edit.new
-                    edited.append(edit.target)
-                elif isinstance(edit, InsertBefore):
-                    self.insert.setdefault(id(edit.anchor), []).extend(edit.statements)
-                    edited.append(edit.anchor)
-        self.paths = _paths_to(edited, names) if names is not None else None
+        A quick fix in an editor changes one place of a long file: walking only the paths down to its
+        nodes makes applying it cost the depth of the tree rather than its size.
+        """
 
-    def on_visit(self, node) -> bool:
-        return self.paths is None or id(node) in self.paths
+        def __init__(self, fixes: Sequence[ProposedFix], names=None) -> None:
+            super().__init__()
+            self.replace: dict[int, cst.CSTNode] = {}
+            self.insert: dict[int, list[cst.BaseStatement]] = {}
+            edited: list[cst.CSTNode] = []
+            for fix in fixes:
+                for edit in fix.edits:
+                    if isinstance(edit, Replace):
+                        self.replace[id(edit.target)] = edit.new
+                        edited.append(edit.target)
+                    elif isinstance(edit, InsertBefore):
+                        self.insert.setdefault(id(edit.anchor), []).extend(edit.statements)
+                        edited.append(edit.anchor)
+            self.paths = _paths_to(edited, names) if names is not None else None
 
-    def on_leave(self, original_node, updated_node):
-        key = id(original_node)
-        result = self.replace.get(key, updated_node)
-        extra = self.insert.get(key)
-        if extra:
-            result, extra = _below_cell_marker(result, extra)
-            if isinstance(result, cst.FlattenSentinel):
-                return cst.FlattenSentinel([*extra, *result.nodes])
-            if isinstance(result, cst.RemovalSentinel):
-                return cst.FlattenSentinel(extra)
-            return cst.FlattenSentinel([*extra, result])
-        return result
+        def on_visit(self, node) -> bool:
+            return self.paths is None or id(node) in self.paths
+
+        def on_leave(self, original_node, updated_node):
+            key = id(original_node)
+            result = self.replace.get(key, updated_node)
+            extra = self.insert.get(key)
+            if extra:
+                result, extra = _below_cell_marker(result, extra)
+                if isinstance(result, cst.FlattenSentinel):
+                    return cst.FlattenSentinel([*extra, *result.nodes])
+                if isinstance(result, cst.RemovalSentinel):
+                    return cst.FlattenSentinel(extra)
+                return cst.FlattenSentinel([*extra, result])
+            return result
+
+    return EditApplier
 
 
 def _below_cell_marker(statement, extra: list[cst.BaseStatement]):
@@ -684,7 +691,7 @@ def _paths_to(nodes: Sequence[cst.CSTNode], names) -> set[int] | None:
 
 
 def _apply(wrapper: cst.MetadataWrapper, fixes: Sequence[ProposedFix], names=None) -> cst.Module:
-    module = wrapper.module.visit(_EditApplier(fixes, names))
+    module = wrapper.module.visit(_edit_applier()(fixes, names))
     imports = [imp for fix in fixes for imp in fix.imports]
     if imports:
         # Imported here: libcst.codemod (and the matchers it loads) is a fifth of a warm run's CPU, and

@@ -10,9 +10,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable
 
-import libcst as cst
+from .lazy_libcst import cst
 
-from .cst_tree import SCOPES, children
+from .cst_tree import children, scope_kinds
 from .analysis.module import ModuleAnalysis
 
 
@@ -52,7 +52,7 @@ def explain_trace(source: str, line: int, line_label: Callable[[int], str] | Non
         stack = [fn.body]
         while stack:
             node = stack.pop()
-            stack.extend(c for c in children(node) if type(c) not in SCOPES)
+            stack.extend(c for c in children(node) if type(c) not in scope_kinds())
             test, what = _tested(node)
             if test is None or positions[test].start.line != line:
                 continue

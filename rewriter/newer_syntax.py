@@ -9,18 +9,18 @@ that says why CPython could not check it. A syntax error anywhere else is still 
 from __future__ import annotations
 
 import ast
+import functools
 import sys
 import warnings
 
-import libcst as cst
-from libcst.metadata import MetadataWrapper, PositionProvider
+from .lazy_libcst import cst
 
 
 def newer_construct(module: cst.Module, line: int, column: int) -> str | None:
     """The newer-grammar construct of `module` at CPython's error position (1-based line, 1-based
     column), or None when the error lies elsewhere. `module` must be libcst's parse of the same code."""
-    wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
-    finder = _Finder(line, column)
+    wrapper = cst.MetadataWrapper(module, unsafe_skip_copy=True)
+    finder = _finder()(line, column)
     wrapper.visit(finder)
     return finder.found
 
@@ -60,45 +60,52 @@ def note(construct: str) -> str:
             f"to Python {version}'s; rewrites are checked with libcst's parser, not with Python {version}'s")
 
 
-class _Finder(cst.CSTVisitor):
-    METADATA_DEPENDENCIES = (PositionProvider,)
+@functools.cache
+def _finder() -> type:
+    """The class below, made once libcst is imported (lazy_libcst)."""
+    from libcst.metadata import PositionProvider
 
-    def __init__(self, line: int, column: int) -> None:
-        super().__init__()
-        self.line, self.column = line, column
-        self.found: str | None = None
+    class Finder(cst.CSTVisitor):
+        METADATA_DEPENDENCIES = (PositionProvider,)
 
-    def _covers(self, node: cst.CSTNode) -> bool:
-        span = self.get_metadata(PositionProvider, node)
-        start, end = (span.start.line, span.start.column + 1), (span.end.line, span.end.column + 1)
-        return start <= (self.line, self.column) <= end
+        def __init__(self, line: int, column: int) -> None:
+            super().__init__()
+            self.line, self.column = line, column
+            self.found: str | None = None
 
-    def _mark(self, node: cst.CSTNode, construct: str) -> None:
-        if self.found is None and self._covers(node):
-            self.found = construct
+        def _covers(self, node: cst.CSTNode) -> bool:
+            span = self.get_metadata(PositionProvider, node)
+            start, end = (span.start.line, span.start.column + 1), (span.end.line, span.end.column + 1)
+            return start <= (self.line, self.column) <= end
 
-    def visit_TypeAlias(self, node: cst.TypeAlias) -> None:
-        self._mark(node, "PEP 695 `type` statement")
+        def _mark(self, node: cst.CSTNode, construct: str) -> None:
+            if self.found is None and self._covers(node):
+                self.found = construct
 
-    def visit_TypeParameters(self, node: cst.TypeParameters) -> None:
-        self._mark(node, "PEP 695 type parameters")
+        def visit_TypeAlias(self, node: cst.TypeAlias) -> None:
+            self._mark(node, "PEP 695 `type` statement")
 
-    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
-        # CPython reports `def f[T]` at the name or the bracket, just before the parameters node
-        if node.type_parameters is not None:
-            self._mark_header(node, "PEP 695 type parameters")
+        def visit_TypeParameters(self, node: cst.TypeParameters) -> None:
+            self._mark(node, "PEP 695 type parameters")
 
-    def visit_ClassDef(self, node: cst.ClassDef) -> None:
-        if node.type_parameters is not None:
-            self._mark_header(node, "PEP 695 type parameters")
+        def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+            # CPython reports `def f[T]` at the name or the bracket, just before the parameters node
+            if node.type_parameters is not None:
+                self._mark_header(node, "PEP 695 type parameters")
 
-    def _mark_header(self, node: cst.FunctionDef | cst.ClassDef, construct: str) -> None:
-        name = self.get_metadata(PositionProvider, node.name)
-        params = self.get_metadata(PositionProvider, node.type_parameters)
-        if self.found is None and (name.start.line, name.start.column + 1) <= (self.line, self.column) \
-                <= (params.end.line, params.end.column + 1):
-            self.found = construct
+        def visit_ClassDef(self, node: cst.ClassDef) -> None:
+            if node.type_parameters is not None:
+                self._mark_header(node, "PEP 695 type parameters")
 
-    def visit_FormattedString(self, node: cst.FormattedString) -> None:
-        # PEP 701: quotes, backslashes, comments and line breaks inside replacement fields
-        self._mark(node, "PEP 701 f-string")
+        def _mark_header(self, node: cst.FunctionDef | cst.ClassDef, construct: str) -> None:
+            name = self.get_metadata(PositionProvider, node.name)
+            params = self.get_metadata(PositionProvider, node.type_parameters)
+            if self.found is None and (name.start.line, name.start.column + 1) <= (self.line, self.column) \
+                    <= (params.end.line, params.end.column + 1):
+                self.found = construct
+
+        def visit_FormattedString(self, node: cst.FormattedString) -> None:
+            # PEP 701: quotes, backslashes, comments and line breaks inside replacement fields
+            self._mark(node, "PEP 701 f-string")
+
+    return Finder

@@ -18,7 +18,7 @@ import libcst as cst
 from rewriter.analysis.callsites import Role
 from rewriter.analysis.module import ModuleAnalysis
 from rewriter.analysis.trace_values import Step, Trace
-from rewriter.cst_tree import SCOPES, branches
+from rewriter.cst_tree import branches, scope_kinds
 from rewriter.findings import Span
 from tests.harness.readings import compare_over, golden_differences
 
@@ -98,7 +98,7 @@ def _own(fn) -> list:
     while stack:
         node = stack.pop()
         out.append(node)
-        stack.extend(c for c in branches(node) if type(c) not in SCOPES)
+        stack.extend(c for c in branches(node) if type(c) not in scope_kinds())
     return out
 
 

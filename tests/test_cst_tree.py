@@ -132,7 +132,7 @@ def test_visit_batched_calls_what_libcst_calls_in_the_same_order():
         # Tokens no visitor hooks (whitespace, other punctuation, operators) are not walked into: their
         # parents are known, their place in the order and their own children's parents are not.
         expected_parents = cst.MetadataWrapper(module, unsafe_skip_copy=True).resolve(cst.metadata.ParentNodeProvider)
-        skipped = cst_tree.TOKENS - {cst.Comma}
+        skipped = cst_tree.token_kinds() - {cst.Comma}
         walked = [n for n in seen if not any(type(a) in skipped for a in [n, *_ancestors(n, expected_parents)])]
         assert [id(n) for n in walked] == sorted(order, key=order.get)
         assert {k: id(v) for k, v in parents.items()} == {
@@ -154,7 +154,7 @@ def test_without_a_token_hooked_tokens_are_neither_walked_nor_given_parents():
         cst.MetadataWrapper(module, unsafe_skip_copy=True).visit_batched([_Log(theirs)], before_visit=seen.append)
         assert ours == theirs and ours
         expected_parents = cst.MetadataWrapper(module, unsafe_skip_copy=True).resolve(cst.metadata.ParentNodeProvider)
-        walked = [n for n in seen if not any(type(a) in cst_tree.TOKENS for a in [n, *_ancestors(n, expected_parents)])]
+        walked = [n for n in seen if not any(type(a) in cst_tree.token_kinds() for a in [n, *_ancestors(n, expected_parents)])]
         assert [id(n) for n in walked] == sorted(order, key=order.get)
         assert {k: id(v) for k, v in parents.items()} == {id(n): id(expected_parents[n]) for n in walked if n is not module}
 
@@ -165,7 +165,7 @@ def test_branches_are_the_children_that_are_no_tokens():
     checked = 0
     for _, module in [("syntax", cst.parse_module(SYNTAX)), *_modules()]:
         for node in cst_tree.walk(module):
-            assert cst_tree.branches(node) == [c for c in cst_tree.children(node) if type(c) not in cst_tree.TOKENS]
+            assert cst_tree.branches(node) == [c for c in cst_tree.children(node) if type(c) not in cst_tree.token_kinds()]
             checked += 1
     assert checked > 50_000
 
@@ -228,7 +228,7 @@ def test_a_class_whose_fields_cannot_be_learnt_is_read_by_libcsts_traversal(monk
     module = cst.parse_module(SYNTAX)
     for node in cst_tree.walk(module):
         assert cst_tree.children(node) == list(node.children)
-        assert cst_tree.branches(node) == [c for c in node.children if type(c) not in cst_tree.TOKENS]
+        assert cst_tree.branches(node) == [c for c in node.children if type(c) not in cst_tree.token_kinds()]
 
 
 def test_warm_builds_what_a_walk_would(monkeypatch):
@@ -272,15 +272,15 @@ def test_concrete_classes_are_the_subclasses_issubclass_names():
 
     from rewriter.analysis import names
 
-    asked = [cst_tree._TOKEN_BASES, (cst.CSTNode,), (cst.FunctionDef, cst.Lambda, cst.ClassDef), (cst.BaseExpression,),
+    asked = [cst_tree.token_bases(), (cst.CSTNode,), (cst.FunctionDef, cst.Lambda, cst.ClassDef), (cst.BaseExpression,),
              (cst.BaseCompoundStatement, cst.Else, cst.ExceptHandler, cst.Finally),
              (cst.IndentedBlock, cst.Else, cst.ExceptHandler, cst.Finally, cst.BaseCompoundStatement)]
     for bases in asked:
         found = (getattr(cst, name) for name in dir(cst))
         named = {c for c in found if isinstance(c, type) and issubclass(c, bases) and not inspect.isabstract(c)}
         assert cst_tree.concrete(*bases) == named, bases
-    assert cst_tree.TOKENS == cst_tree.concrete(*cst_tree._TOKEN_BASES) and len(cst_tree.TOKENS) > 40
-    assert names._BLOCKS == cst_tree.concrete(*asked[-1])
+    assert cst_tree.token_kinds() == cst_tree.concrete(*cst_tree.token_bases()) and len(cst_tree.token_kinds()) > 40
+    assert names.block_kinds() == (cst_tree.concrete(*asked[-2]), cst_tree.concrete(*asked[-1]))
 
 
 def test_exact_class_tests_say_what_isinstance_says():

@@ -20,7 +20,7 @@ from libcst._metadata_dependent import LazyValue
 from libcst.metadata import ScopeProvider
 
 from rewriter.analysis.scopes import module_scopes
-from rewriter.cst_tree import TOKENS, walk
+from rewriter.cst_tree import token_kinds, walk
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -239,7 +239,7 @@ def differences(module: cst.Module) -> list[str]:
     pairs = _Pairs()
     nodes = list(walk(module))
     for node in nodes:
-        if type(node) in TOKENS:  # whitespace, punctuation, operators: no scope of ours (Scopes)
+        if type(node) in token_kinds():  # whitespace, punctuation, operators: no scope of ours (Scopes)
             if found.get(node) is not None:
                 out.append(f"scope of {type(node).__name__} {_code(module, node)!r}: {type(found.get(node)).__name__} vs None")
             continue

@@ -32,7 +32,7 @@ from __future__ import annotations
 import enum
 from dataclasses import dataclass
 
-import libcst as cst
+from ..lazy_libcst import cst
 
 from .apis import star_target
 from .installed import canonical as installed_canonical

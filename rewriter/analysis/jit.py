@@ -8,9 +8,11 @@ analyses refine that; here their static set is unknown).
 """
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
-import libcst as cst
+from ..lazy_libcst import cst
 
 from ..cst_tree import visit_batched
 from .apis import Kind
@@ -18,7 +20,8 @@ from .names import NameResolver
 from .jit_contexts import JitContext, JitContexts  # noqa: F401  (JitContext: the rules import it from here)
 from .transforms import Application, Transform, match_application, match_transform, static_params
 
-FunctionNode = cst.FunctionDef | cst.Lambda
+if TYPE_CHECKING:
+    FunctionNode = cst.FunctionDef | cst.Lambda
 
 
 @dataclass
@@ -28,35 +31,41 @@ class _Collected:
     calls_by_function: dict[int, list[cst.Call]] = field(default_factory=dict)
 
 
-class _Collector(cst.BatchableCSTVisitor):
-    def __init__(self, resolver: NameResolver) -> None:
-        super().__init__()
-        self.resolver = resolver
-        self.out = _Collected()
-        self.function_stack: list[FunctionNode] = []
+@functools.cache
+def _collector() -> type:
+    """The class below, made once libcst is imported (lazy_libcst)."""
 
-    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
-        for deco in node.decorators:
-            transform = match_transform(self.resolver, deco.decorator, (Kind.JIT,))
-            if transform is not None:
-                self.out.decorated.append((node, transform))
-        self.function_stack.append(node)
+    class Collector(cst.BatchableCSTVisitor):
+        def __init__(self, resolver: NameResolver) -> None:
+            super().__init__()
+            self.resolver = resolver
+            self.out = _Collected()
+            self.function_stack: list[FunctionNode] = []
 
-    def leave_FunctionDef(self, node: cst.FunctionDef) -> None:
-        self.function_stack.pop()
+        def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+            for deco in node.decorators:
+                transform = match_transform(self.resolver, deco.decorator, (Kind.JIT,))
+                if transform is not None:
+                    self.out.decorated.append((node, transform))
+            self.function_stack.append(node)
 
-    def visit_Lambda(self, node: cst.Lambda) -> None:
-        self.function_stack.append(node)
+        def leave_FunctionDef(self, node: cst.FunctionDef) -> None:
+            self.function_stack.pop()
 
-    def leave_Lambda(self, node: cst.Lambda) -> None:
-        self.function_stack.pop()
+        def visit_Lambda(self, node: cst.Lambda) -> None:
+            self.function_stack.append(node)
 
-    def visit_Call(self, node: cst.Call) -> None:
-        app = match_application(self.resolver, node, (Kind.JIT,))
-        if app is not None:
-            self.out.applications.append(app)
-        for fn in self.function_stack:
-            self.out.calls_by_function.setdefault(id(fn), []).append(node)
+        def leave_Lambda(self, node: cst.Lambda) -> None:
+            self.function_stack.pop()
+
+        def visit_Call(self, node: cst.Call) -> None:
+            app = match_application(self.resolver, node, (Kind.JIT,))
+            if app is not None:
+                self.out.applications.append(app)
+            for fn in self.function_stack:
+                self.out.calls_by_function.setdefault(id(fn), []).append(node)
+
+    return Collector
 
 
 def _collect(resolver: NameResolver) -> _Collected:
@@ -64,7 +73,7 @@ def _collect(resolver: NameResolver) -> _Collected:
     syntax index when it is complete, else by a walk of the module."""
     syntax = resolver.syntax
     if syntax is None:
-        collector = _Collector(resolver)
+        collector = _collector()(resolver)
         visit_batched(resolver.wrapper.module, [collector])
         return collector.out
     out = _Collected(calls_by_function=syntax.calls_by_function)

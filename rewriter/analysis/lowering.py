@@ -15,18 +15,18 @@ locator pairs the trees as in any file. Nothing lowered is ever written: it is r
 from __future__ import annotations
 
 import ast
+import functools
 import io
 import warnings
 
-import libcst as cst
-from libcst.metadata import MetadataWrapper, PositionProvider
+from ..lazy_libcst import cst
 
 
 def lowered(module: cst.Module) -> str | None:
     """`module`'s code with its newer constructs lowered (see the module's docstring), or None when it
     still does not parse (a construct this does not lower)."""
-    wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
-    finder = _Newer()
+    wrapper = cst.MetadataWrapper(module, unsafe_skip_copy=True)
+    finder = _newer()()
     wrapper.visit(finder)
     code = module.code
     if not finder.edits:
@@ -64,60 +64,67 @@ def _blank(text: list[str], begin: int, end: int, kind: str) -> None:
         text[end - 1] = ")"
 
 
-class _Newer(cst.CSTVisitor):
-    """The places to lower, as ((line, column), (end line, end column), kind)."""
+@functools.cache
+def _newer() -> type:
+    """The class below, made once libcst is imported (lazy_libcst)."""
+    from libcst.metadata import PositionProvider
 
-    METADATA_DEPENDENCIES = (PositionProvider,)
+    class Newer(cst.CSTVisitor):
+        """The places to lower, as ((line, column), (end line, end column), kind)."""
 
-    def __init__(self) -> None:
-        super().__init__()
-        self.edits: list[tuple[tuple[int, int], tuple[int, int], str]] = []
-        self._covered: set[int] = set()  # f-strings lowered with the concatenation that holds them
+        METADATA_DEPENDENCIES = (PositionProvider,)
 
-    def _place(self, node: cst.CSTNode) -> tuple[tuple[int, int], tuple[int, int]]:
-        r = self.get_metadata(PositionProvider, node)
-        return (r.start.line, r.start.column), (r.end.line, r.end.column)
+        def __init__(self) -> None:
+            super().__init__()
+            self.edits: list[tuple[tuple[int, int], tuple[int, int], str]] = []
+            self._covered: set[int] = set()  # f-strings lowered with the concatenation that holds them
 
-    def visit_TypeAlias(self, node: cst.TypeAlias) -> bool:
-        start, end = self._place(node)
-        self.edits.append((start, end, "pass"))
-        return False
+        def _place(self, node: cst.CSTNode) -> tuple[tuple[int, int], tuple[int, int]]:
+            r = self.get_metadata(PositionProvider, node)
+            return (r.start.line, r.start.column), (r.end.line, r.end.column)
 
-    def visit_TypeParameters(self, node: cst.TypeParameters) -> bool:
-        start, end = self._place(node)
-        self.edits.append((start, end, "blank"))
-        return False
-
-    def visit_ConcatenatedString(self, node: cst.ConcatenatedString) -> bool:
-        """`"a" f"{d["k"]}"`: one string, lowered as one (its f-strings' fields summed)."""
-        if id(node) in self._covered:
-            return True
-        if _reads(node):
+        def visit_TypeAlias(self, node: cst.TypeAlias) -> bool:
+            start, end = self._place(node)
+            self.edits.append((start, end, "pass"))
             return False
-        pieces = _pieces(node)
-        self._covered.update(id(p) for p in pieces)
-        self._covered.update(id(c) for c in _concatenations(node))
-        self._lower(node, fields(node))
-        return True
 
-    def visit_FormattedString(self, node: cst.FormattedString) -> bool:
-        if id(node) in self._covered:
+        def visit_TypeParameters(self, node: cst.TypeParameters) -> bool:
+            start, end = self._place(node)
+            self.edits.append((start, end, "blank"))
+            return False
+
+        def visit_ConcatenatedString(self, node: cst.ConcatenatedString) -> bool:
+            """`"a" f"{d["k"]}"`: one string, lowered as one (its f-strings' fields summed)."""
+            if id(node) in self._covered:
+                return True
+            if _reads(node):
+                return False
+            pieces = _pieces(node)
+            self._covered.update(id(p) for p in pieces)
+            self._covered.update(id(c) for c in _concatenations(node))
+            self._lower(node, fields(node))
             return True
-        if _reads(node):
-            return False  # (this parser reads it, and all it holds)
-        self._lower(node, fields(node))
-        return True  # (an f-string in a field is lowered on its own, if this parser rejects it)
 
-    def _lower(self, node: cst.BaseExpression, expressions: list[cst.BaseExpression]) -> None:
-        start, end = self._place(node)
-        fields = [self._place(e) for e in expressions]
-        if not fields:
-            self.edits.append((start, end, "whole"))
-            return
-        self.edits.append((start, fields[0][0], "open"))
-        for (_, before), (after, _) in zip(fields, fields[1:]):
-            self.edits.append((before, after, "plus"))
-        self.edits.append((fields[-1][1], end, "close"))
+        def visit_FormattedString(self, node: cst.FormattedString) -> bool:
+            if id(node) in self._covered:
+                return True
+            if _reads(node):
+                return False  # (this parser reads it, and all it holds)
+            self._lower(node, fields(node))
+            return True  # (an f-string in a field is lowered on its own, if this parser rejects it)
+
+        def _lower(self, node: cst.BaseExpression, expressions: list[cst.BaseExpression]) -> None:
+            start, end = self._place(node)
+            fields = [self._place(e) for e in expressions]
+            if not fields:
+                self.edits.append((start, end, "whole"))
+                return
+            self.edits.append((start, fields[0][0], "open"))
+            for (_, before), (after, _) in zip(fields, fields[1:]):
+                self.edits.append((before, after, "plus"))
+            self.edits.append((fields[-1][1], end, "close"))
+
+    return Newer
 
 
 def _reads(node: cst.BaseExpression) -> bool:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from functools import cached_property
 
-import libcst as cst
+from ..lazy_libcst import cst
 
 from ..cst_tree import children
 from .aliases import NO_ALIASES

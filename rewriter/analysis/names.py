@@ -6,12 +6,11 @@ which the scope analysis cannot see through, are resolved from the table of what
 """
 from __future__ import annotations
 
-from functools import cached_property
+from functools import cache, cached_property
 
 from typing import Callable
 
-import libcst as cst
-from libcst.metadata import ParentNodeProvider
+from ..lazy_libcst import cst
 
 from ..cst_tree import children, concrete, track_subtree
 from .aliases import NO_ALIASES, Aliases, absolute_module, spelled_module
@@ -41,10 +40,12 @@ def last_name(node: cst.CSTNode) -> str | None:
     return None
 
 
-# The statements `NameResolver.imported` looks into, and the parts of them it walks (exact classes:
-# cst_tree.concrete).
-_HOLDS_BLOCKS = concrete(cst.BaseCompoundStatement, cst.Else, cst.ExceptHandler, cst.Finally)
-_BLOCKS = concrete(cst.IndentedBlock, cst.Else, cst.ExceptHandler, cst.Finally, cst.BaseCompoundStatement)
+@cache
+def block_kinds() -> tuple[frozenset[type], frozenset[type]]:
+    """The statements `NameResolver.imported` looks into, and the parts of them it walks (exact classes:
+    cst_tree.concrete)."""
+    return (concrete(cst.BaseCompoundStatement, cst.Else, cst.ExceptHandler, cst.Finally),
+            concrete(cst.IndentedBlock, cst.Else, cst.ExceptHandler, cst.Finally, cst.BaseCompoundStatement))
 
 
 class NameResolver(Resolution):
@@ -88,6 +89,8 @@ class NameResolver(Resolution):
 
     @cached_property
     def parents(self):
+        from libcst.metadata import ParentNodeProvider
+
         return self._provider(ParentNodeProvider)
 
     @cached_property
@@ -156,6 +159,7 @@ class NameResolver(Resolution):
         """
         out: dict[str, set[str]] = {}
         stack: list[cst.CSTNode] = [self.wrapper.module]
+        holds_blocks, blocks = block_kinds()
         while stack:
             node = stack.pop()
             kind = type(node)
@@ -176,8 +180,8 @@ class NameResolver(Resolution):
                                                              else f"{module}.{dotted(alias.name)}" if module else dotted(alias.name))
             elif kind is cst.Module or kind is cst.IndentedBlock:
                 stack.extend(node.body)
-            elif kind in _HOLDS_BLOCKS:
-                stack.extend(c for c in children(node) if type(c) in _BLOCKS)
+            elif kind in holds_blocks:
+                stack.extend(c for c in children(node) if type(c) in blocks)
         return out
 
     # -- what resolution.py reads of the tree ------------------------------------------------

@@ -13,15 +13,14 @@ are libcst's own.
 from __future__ import annotations
 
 import bisect
-from typing import Callable
+import functools
+from typing import TYPE_CHECKING, Callable
 
-import libcst as cst
-from libcst._nodes.internal import CodegenState
-from libcst._position import CodeRange
-from libcst.metadata import PositionProvider
-from libcst.metadata.position_provider import NEWLINE_RE, PositionProvidingCodegenState
-
+from ..lazy_libcst import cst
 from .ast_names import parse
+
+if TYPE_CHECKING:
+    from libcst._position import CodeRange
 
 
 class _Store:
@@ -40,35 +39,50 @@ class _Nothing:
 
 
 _NOTHING = _Nothing()
-# The statements a block (IndentedBlock.body) holds.
-_BLOCK_STATEMENTS = frozenset({
-    cst.SimpleStatementLine, cst.FunctionDef, cst.ClassDef, cst.If, cst.For, cst.While, cst.Try, cst.TryStar,
-    cst.With, cst.Match,
-})
 
 
-class _LineCounter(CodegenState):
-    """A code generation that writes nothing and records no range: it counts line breaks, and (when
-    `starts` is given) where each statement begins: its first line and the indentation of its block."""
+@functools.cache
+def _block_statements() -> frozenset[type]:
+    """The statements a block (IndentedBlock.body) holds. (Tables of libcst's classes, and the classes
+    derived from its own, are made once libcst is imported: lazy_libcst.)"""
+    return frozenset({
+        cst.SimpleStatementLine, cst.FunctionDef, cst.ClassDef, cst.If, cst.For, cst.While, cst.Try, cst.TryStar,
+        cst.With, cst.Match,
+    })
 
-    def __init__(self, module: cst.Module, line: int, starts: dict | None = None) -> None:
-        super().__init__(default_indent=module.default_indent, default_newline=module.default_newline)
-        self.line = line
-        self.starts = starts
 
-    def add_indent_tokens(self) -> None:
-        pass  # indentation holds no line break
+@functools.cache
+def _line_counter() -> type:
+    """The class below."""
+    from libcst._nodes.internal import CodegenState
+    from libcst.metadata.position_provider import NEWLINE_RE
 
-    def add_token(self, value: str) -> None:
-        if "\n" in value or "\r" in value:
-            self.line += len(NEWLINE_RE.findall(value))
+    block_statements = _block_statements()
 
-    def before_codegen(self, node: cst.CSTNode) -> None:
-        if self.starts is not None and type(node) in _BLOCK_STATEMENTS:
-            self.starts[id(node)] = (self.line, tuple(self.indent_tokens))
+    class LineCounter(CodegenState):
+        """A code generation that writes nothing and records no range: it counts line breaks, and (when
+        `starts` is given) where each statement begins: its first line and the indentation of its block."""
 
-    def record_syntactic_position(self, node, *, start_node=None, end_node=None) -> _Nothing:
-        return _NOTHING
+        def __init__(self, module: cst.Module, line: int, starts: dict | None = None) -> None:
+            super().__init__(default_indent=module.default_indent, default_newline=module.default_newline)
+            self.line = line
+            self.starts = starts
+
+        def add_indent_tokens(self) -> None:
+            pass  # indentation holds no line break
+
+        def add_token(self, value: str) -> None:
+            if "\n" in value or "\r" in value:
+                self.line += len(NEWLINE_RE.findall(value))
+
+        def before_codegen(self, node: cst.CSTNode) -> None:
+            if self.starts is not None and type(node) in block_statements:
+                self.starts[id(node)] = (self.line, tuple(self.indent_tokens))
+
+        def record_syntactic_position(self, node, *, start_node=None, end_node=None) -> _Nothing:
+            return _NOTHING
+
+    return LineCounter
 
 
 class StatementPositions:
@@ -105,7 +119,7 @@ class StatementPositions:
         if top is None:
             return self._everything()[node]
         statement = self._top[top] if inner is None else inner
-        if type(statement) in _HEADED and node is not statement and self._in_header(node, statement):
+        if (type(statement) is cst.FunctionDef or type(statement) is cst.ClassDef) and node is not statement and self._in_header(node, statement):
             return self._of_header(top, inner)[node]
         if inner is None:
             return self._of_statement(top)[node]
@@ -152,7 +166,7 @@ class StatementPositions:
                 line, indent = self._start(index), ()
             else:
                 line, indent = self._inner_start(index, inner)
-            found = self._header_done[id(statement)] = self._record(statement.with_changes(body=_STUB), line, indent)
+            found = self._header_done[id(statement)] = self._record(statement.with_changes(body=cst.IndentedBlock(body=[])), line, indent)
         return found
 
     def __contains__(self, node: object) -> bool:
@@ -177,7 +191,7 @@ class StatementPositions:
             if not self._knows(current):
                 return None, None
             parent = self._parent_of(current)
-            if inner is None and type(parent) is cst.IndentedBlock and type(current) in _BLOCK_STATEMENTS:
+            if inner is None and type(parent) is cst.IndentedBlock and type(current) in _block_statements():
                 inner = current
             current = parent
             if current is None or current is self._module:
@@ -198,7 +212,7 @@ class StatementPositions:
         counted = self._block_starts.get(index)
         if counted is None:
             counted = self._block_starts[index] = {}
-            self._top[index]._codegen(_LineCounter(self._module, self._start(index), counted))
+            self._top[index]._codegen(_line_counter()(self._module, self._start(index), counted))
         return counted[id(statement)]
 
     def _of_statement(self, index: int) -> dict[cst.CSTNode, CodeRange]:
@@ -209,6 +223,8 @@ class StatementPositions:
 
     def _record(self, node: cst.CSTNode, line: int, indent: tuple[str, ...]) -> dict[cst.CSTNode, CodeRange]:
         """The ranges of `node` and everything in it, generated from `line` with the block indentation `indent`."""
+        from libcst.metadata.position_provider import PositionProvidingCodegenState
+
         module, store = self._module, _Store()
         state = PositionProvidingCodegenState(default_indent=module.default_indent,
                                               default_newline=module.default_newline, provider=store)
@@ -239,26 +255,25 @@ class StatementPositions:
         if starts is not None and id(self._top[index]) in starts.lines:
             return starts.start(self._top[index])
         while len(self._starts) <= index:
-            counter = _LineCounter(self._module, self._starts[-1])
+            counter = _line_counter()(self._module, self._starts[-1])
             self._top[len(self._starts) - 1]._codegen(counter)
             self._starts.append(counter.line)
         return self._starts[index]
 
     def _everything(self):
         if self._whole is None:
+            from libcst.metadata import PositionProvider
+
             self._whole = self._wrapper.resolve(PositionProvider)
         return self._whole
 
 
-# Statements whose header (decorators, name, parameters) `_of_header` generates without their body.
-_HEADED = frozenset({cst.FunctionDef, cst.ClassDef})
-_STUB = cst.IndentedBlock(body=[])
-
-# libcst's compound statements and the names of the ast classes CPython parses them into.
+# The names of libcst's compound statements and of the ast classes CPython parses them into (by name:
+# the survey reads the ast's without libcst).
 _COMPOUND = {
-    cst.FunctionDef: ("FunctionDef", "AsyncFunctionDef"), cst.ClassDef: ("ClassDef",), cst.If: ("If",),
-    cst.For: ("For", "AsyncFor"), cst.While: ("While",), cst.With: ("With", "AsyncWith"),
-    cst.Try: ("Try",), cst.TryStar: ("TryStar",), cst.Match: ("Match",),
+    "FunctionDef": ("FunctionDef", "AsyncFunctionDef"), "ClassDef": ("ClassDef",), "If": ("If",),
+    "For": ("For", "AsyncFor"), "While": ("While",), "With": ("With", "AsyncWith"),
+    "Try": ("Try",), "TryStar": ("TryStar",), "Match": ("Match",),
 }
 _AST_COMPOUND = frozenset(name for names in _COMPOUND.values() for name in names)
 
@@ -318,7 +333,7 @@ class _AstStarts:
         line = self.lines[id(statement)] - len(statement.leading_lines)
         if type(statement) in (cst.FunctionDef, cst.ClassDef):
             for decorator in statement.decorators:
-                counter = _LineCounter(self.module, 0)
+                counter = _line_counter()(self.module, 0)
                 decorator._codegen(counter)
                 line -= counter.line
             line -= len(statement.lines_after_decorators)
@@ -337,7 +352,7 @@ class _AstStarts:
                 continue
             node = block[j]
             j += 1
-            if type(node) is not tuple or node[_KIND] not in _COMPOUND.get(kind, ()):
+            if type(node) is not tuple or node[_KIND] not in _COMPOUND.get(kind.__name__, ()):
                 raise _Mismatch
             self.lines[id(statement)] = node[_LINE]
             self._blocks(statement, node)
@@ -393,6 +408,9 @@ def node_at(module: cst.Module, positions, span, kinds: tuple[type, ...], start_
     from ..cst_tree import branches
 
     block_starts = getattr(positions, "block_starts", None)
+    # The nodes whose range holds everything in them, whose place decides whether to look inside (not a
+    # block: its range starts where its first statement's does, after that statement's decorators).
+    holding = (cst.BaseStatement, cst.BaseSmallStatement)
     start_of, end_of = (span.line, span.column), (span.end_line, span.end_column)
     stack: list[cst.CSTNode] = [module]
     while stack:
@@ -401,7 +419,7 @@ def node_at(module: cst.Module, positions, span, kinds: tuple[type, ...], start_
         if block_starts is not None:
             children = _holding_line(node, children, span.line, block_starts)
         for child in reversed(children):
-            if not isinstance(child, kinds) and (not isinstance(child, _HOLDING) or block_starts is not None):
+            if not isinstance(child, kinds) and (not isinstance(child, holding) or block_starts is not None):
                 stack.append(child)  # (one that may hold the place: its range is not needed to enter it)
                 continue
             try:
@@ -412,7 +430,7 @@ def node_at(module: cst.Module, positions, span, kinds: tuple[type, ...], start_
             start, end = (r.start.line, r.start.column), (r.end.line, r.end.column)
             if start == start_of and (start_only or end == end_of) and isinstance(child, kinds):
                 return child
-            if not isinstance(child, _HOLDING) or getattr(child, "decorators", None) \
+            if not isinstance(child, holding) or getattr(child, "decorators", None) \
                     or start <= start_of and (start_of < end if start_only else end_of <= end):
                 stack.append(child)
     return None
@@ -423,15 +441,12 @@ def _holding_line(block: cst.CSTNode, children: list, line: int, block_starts) -
     any other children as they are."""
     if type(block) is not cst.Module and type(block) is not cst.IndentedBlock:
         return children
-    statements = [child for child in children if type(child) in _BLOCK_STATEMENTS]
+    block_statements = _block_statements()
+    statements = [child for child in children if type(child) in block_statements]
     starts = block_starts(block, statements) if statements else None
     if starts is None:
         return children
     index = bisect.bisect_right(starts, line) - 1
-    others = [child for child in children if type(child) not in _BLOCK_STATEMENTS]  # (its comments and blank lines)
+    others = [child for child in children if type(child) not in block_statements]  # (its comments and blank lines)
     return [*others, statements[index]] if index >= 0 else others
 
-
-# The nodes whose range holds everything in them, whose place decides whether to look inside (not a
-# block: its range starts where its first statement's does, after that statement's decorators).
-_HOLDING = (cst.BaseStatement, cst.BaseSmallStatement)

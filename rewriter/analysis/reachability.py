@@ -32,13 +32,11 @@ from __future__ import annotations
 import ast
 from functools import cached_property
 
-from libcst.metadata import QualifiedNameSource
-
 from ..findings import Span
 from .ast_module import AstModule, within
 from .ast_names import dotted
 from .installed import has_attribute, is_module, module_exists, oldest_python, version
-from .scope_model import BuiltinScope
+from .scope_model import BuiltinScope, QualifiedNameSource
 
 _IMPORT_ERRORS = frozenset({"ImportError", "ModuleNotFoundError"})
 # What a compatibility check is spelled with (the conditions and `try` forms below decide).

@@ -10,11 +10,9 @@ its own copy of (`own_copies`), whose names are the project's code.
 """
 from __future__ import annotations
 
-from libcst.metadata import QualifiedName, QualifiedNameSource
-
 from .aliases import NO_ALIASES, Aliases, absolute_name
 from .apis import Api, canonical, lookup, spelled_apis, star_target
-from .scope_model import GlobalScope, Scope
+from .scope_model import GlobalScope, QualifiedName, QualifiedNameSource, Scope
 
 
 class Resolution:

@@ -11,15 +11,35 @@ from __future__ import annotations
 
 import ast
 import builtins
+import enum
+from dataclasses import dataclass
 from itertools import count
-from typing import Iterator, Sequence, Union
+from typing import TYPE_CHECKING, Iterator, Sequence, Union
 
-import libcst as cst
-from libcst.metadata import QualifiedName, QualifiedNameSource
+from ..lazy_libcst import cst
+
+if TYPE_CHECKING:
+    Node = Union[cst.CSTNode, ast.AST]  # a node of either tree
 
 _TYPING = ("typing", "typing_extensions")
-Node = Union[cst.CSTNode, ast.AST]  # a node of either tree
 _created = count()  # orders reads and bindings as the walk made them
+
+
+class QualifiedNameSource(enum.Enum):
+    """Where a qualified name comes from, as libcst's enum of that name says it."""
+
+    IMPORT = enum.auto()
+    BUILTIN = enum.auto()
+    LOCAL = enum.auto()
+
+
+@dataclass(frozen=True)
+class QualifiedName:
+    """What a name stands for (`jax.numpy.where`) and where that comes from: libcst's class of that name, of
+    our own so that the analysis on `ast` needs no libcst."""
+
+    name: str
+    source: QualifiedNameSource
 
 
 def _in_walk_order(items: set) -> tuple:
@@ -111,6 +131,8 @@ class ImportAssignment(Assignment):
         if isinstance(node, ast.ImportFrom):
             return "." * node.level + (node.module or "")
         module = ""
+        if isinstance(node, ast.Import):
+            return module
         if isinstance(node, cst.ImportFrom):
             if node.module:
                 module = full_name_for(node.module) or ""
@@ -444,63 +466,92 @@ class AnnotationScope(LocalScope):
 # libcst's node classes are ABCs: `isinstance` of a node whose class is not the one asked calls
 # ABCMeta.__instancecheck__, a Python frame; these classes have no subclasses, so an exact `type(...)`
 # test says the same (cst_tree.SCOPES). 0.4 million such checks in this module on the whole benchmark corpus.
-_NAME_OR_ATTRIBUTE = frozenset({cst.Name, cst.Attribute, ast.Name, ast.Attribute})
-_IMPORTS = frozenset({cst.Import, cst.ImportFrom})
+# A node of `ast` is answered before libcst is named: the analysis on `ast` never imports it (lazy_libcst).
+_AST_NAME_OR_ATTRIBUTE = frozenset({ast.Name, ast.Attribute})
+_AST_DEFS = frozenset({ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef})
 
 
 def full_name_for(node) -> str | None:
-    """libcst.helpers.get_full_name_for_node, with exact type tests (`_NAME_OR_ATTRIBUTE`), for a node of
-    either tree: `a.b.c` of a Name/Attribute chain, through a call's function, a subscript's value, a
-    def's or class's name and a decorator's expression; the string itself for a string; None for
-    anything else."""
+    """libcst.helpers.get_full_name_for_node, with exact type tests, for a node of either tree: `a.b.c`
+    of a Name/Attribute chain, through a call's function, a subscript's value, a def's or class's name
+    and a decorator's expression; the string itself for a string; None for anything else."""
     kind = type(node)
-    if kind is cst.Name:
-        return node.value
     if kind is ast.Name:
         return node.id
     if kind is str:
         return node
-    if kind is cst.Attribute:
-        return f"{full_name_for(node.value)}.{node.attr.value}"
     if kind is ast.Attribute:
         return f"{full_name_for(node.value)}.{node.attr}"
-    if kind is cst.Call or kind is ast.Call:
+    if kind is ast.Call:
         return full_name_for(node.func)
-    if kind is cst.Subscript or kind is ast.Subscript:
+    if kind is ast.Subscript:
+        return full_name_for(node.value)
+    if kind in _AST_DEFS:
+        return node.name
+    if isinstance(node, ast.AST):
+        return None
+    return _cst_full_name_for(node, kind)
+
+
+def _cst_full_name_for(node, kind: type) -> str | None:
+    if kind is cst.Name:
+        return node.value
+    if kind is cst.Attribute:
+        return f"{full_name_for(node.value)}.{node.attr.value}"
+    if kind is cst.Call:
+        return full_name_for(node.func)
+    if kind is cst.Subscript:
         return full_name_for(node.value)
     if kind is cst.FunctionDef or kind is cst.ClassDef:
         return full_name_for(node.name)
-    if kind in _AST_DEFS:
-        return node.name
     if kind is cst.Decorator:
         return full_name_for(node.decorator)
     return None
 
 
-_AST_DEFS = frozenset({ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef})
-
-
 def _dotted_names(node) -> Iterator[tuple[str, Node]]:
     """`a.b.c` -> ("a.b.c", a.b.c), ("a.b", a.b), ("a", a) for a chain of either tree; through the
     function of a call in the chain; nothing when the chain does not start with a name."""
+    if isinstance(node, ast.AST):
+        return _ast_dotted_names(node)
+    return _cst_dotted_names(node)
+
+
+def _ast_dotted_names(node) -> Iterator[tuple[str, Node]]:
     kind = type(node)
-    if kind is cst.Name:
-        yield node.value, node
-        return
     if kind is ast.Name:
         yield node.id, node
         return
     value = node.value
     kind = type(value)
-    if kind is cst.Call or kind is ast.Call:
-        if type(value.func) in _NAME_OR_ATTRIBUTE:
-            yield from _dotted_names(value.func)
-    elif kind in _NAME_OR_ATTRIBUTE:
-        inner = _dotted_names(value)
+    if kind is ast.Call:
+        if type(value.func) in _AST_NAME_OR_ATTRIBUTE:
+            yield from _ast_dotted_names(value.func)
+    elif kind in _AST_NAME_OR_ATTRIBUTE:
+        inner = _ast_dotted_names(value)
         first = next(inner, None)
         if first is not None:
-            attr = node.attr
-            yield f"{first[0]}.{attr if type(attr) is str else attr.value}", node
+            yield f"{first[0]}.{node.attr}", node
+            yield first
+            yield from inner
+
+
+def _cst_dotted_names(node) -> Iterator[tuple[str, Node]]:
+    kind = type(node)
+    if kind is cst.Name:
+        yield node.value, node
+        return
+    value = node.value
+    kind = type(value)
+    if kind is cst.Call:
+        func = type(value.func)
+        if func is cst.Name or func is cst.Attribute:
+            yield from _cst_dotted_names(value.func)
+    elif kind is cst.Name or kind is cst.Attribute:
+        inner = _cst_dotted_names(value)
+        first = next(inner, None)
+        if first is not None:
+            yield f"{first[0]}.{node.attr.value}", node
             yield first
             yield from inner
 
@@ -513,7 +564,9 @@ def _is_assignment(node, assignment_node) -> bool:
     kind = type(assignment_node)
     if kind is ast.Import or kind is ast.ImportFrom:
         return any(alias is node for alias in assignment_node.names)
-    if kind in _IMPORTS:
+    if isinstance(assignment_node, ast.AST):
+        return False
+    if kind is cst.Import or kind is cst.ImportFrom:
         aliases = assignment_node.names
         if type(aliases) is cst.ImportStar:
             return False

@@ -18,7 +18,9 @@ code, its reads recorded on the string.
 """
 from __future__ import annotations
 
-import libcst as cst
+from typing import Any, Callable
+
+from ..lazy_libcst import cst
 
 from ..cst_tree import branches
 from .scope_model import (_TYPING, Access, AnnotationScope, Assignment, BaseAssignment, BuiltinAssignment, BuiltinScope,
@@ -33,17 +35,18 @@ __all__ = ["Access", "AnnotationScope", "Assignment", "BaseAssignment", "Builtin
 # -- the walk --------------------------------------------------------------------------------
 def module_scopes(module: cst.Module) -> Scopes:
     """Every scope of `module`, its bindings and reads, and the scope of each node."""
+    if not _HANDLERS:
+        _fill_tables()
     walk = _Walk()
     walk.visit(module)
     walk.resolve_reads()
     return Scopes(module, walk.scope_of, walk.parsed)
 
 
-_ASSIGNMENT_LIKE = frozenset({
-    cst.AnnAssign, cst.AsName, cst.Assign, cst.AugAssign, cst.ClassDef, cst.CompFor, cst.FunctionDef,
-    cst.Global, cst.Import, cst.ImportFrom, cst.NamedExpr, cst.Nonlocal, cst.Parameters, cst.WithItem,
-    cst.TypeVar, cst.TypeAlias, cst.TypeVarTuple, cst.ParamSpec,
-})
+# The walk's tables of libcst's classes, filled by the first walk (`_fill_tables`): this module is
+# imported where no libcst is (lazy_libcst). Filled in place, so the walk reads them as globals.
+_ASSIGNMENT_LIKE: set[type] = set()  # the nodes that count as a binding statement
+_HANDLERS: dict[type, Callable[[_Walk, Any, bool], None]] = {}  # node class -> how the walk reads it
 
 
 class _Walk:
@@ -325,36 +328,44 @@ def _binding_field(field: str):
     return visit
 
 
-_HANDLERS = {
-    cst.Name: _Walk.name,
-    cst.Import: _Walk.import_,
-    cst.ImportFrom: _Walk.import_,
-    cst.FunctionDef: _Walk.function_def,
-    cst.Lambda: _Walk.lambda_,
-    cst.Param: _Walk.param,
-    cst.ClassDef: _Walk.class_def,
-    cst.ListComp: _Walk.comprehension,
-    cst.SetComp: _Walk.comprehension,
-    cst.DictComp: _Walk.comprehension,
-    cst.GeneratorExp: _Walk.comprehension,
-    cst.TypeAlias: _Walk.type_alias,
-    cst.TypeVar: _Walk.type_var,
-    cst.TypeVarTuple: _Walk.type_var_tuple,
-    cst.ParamSpec: _Walk.type_var_tuple,
-    cst.Global: _Walk.global_,
-    cst.Nonlocal: _Walk.nonlocal_,
-    cst.For: _Walk.for_,
-    cst.Arg: _Walk.arg,
-    cst.Attribute: _Walk.attribute_,
-    cst.Call: _Walk.call,
-    cst.Subscript: _Walk.subscript,
-    cst.Annotation: _Walk.annotation,
-    cst.SimpleString: _Walk.simple_string,
-    cst.ConcatenatedString: _Walk.concatenated_string,
-    cst.AssignTarget: _binding_field("target"),
-    cst.AnnAssign: _binding_field("target"),
-    cst.AugAssign: _binding_field("target"),
-    cst.NamedExpr: _binding_field("target"),
-    cst.AsName: _binding_field("name"),
-    cst.CompFor: _binding_field("target"),
-}
+def _fill_tables() -> None:
+    """Fill `_ASSIGNMENT_LIKE`, then `_HANDLERS` (a walk asks whether that one is empty). Two threads that
+    fill them at once write the same entries."""
+    _ASSIGNMENT_LIKE.update({
+        cst.AnnAssign, cst.AsName, cst.Assign, cst.AugAssign, cst.ClassDef, cst.CompFor, cst.FunctionDef,
+        cst.Global, cst.Import, cst.ImportFrom, cst.NamedExpr, cst.Nonlocal, cst.Parameters, cst.WithItem,
+        cst.TypeVar, cst.TypeAlias, cst.TypeVarTuple, cst.ParamSpec,
+    })
+    _HANDLERS.update({
+        cst.Name: _Walk.name,
+        cst.Import: _Walk.import_,
+        cst.ImportFrom: _Walk.import_,
+        cst.FunctionDef: _Walk.function_def,
+        cst.Lambda: _Walk.lambda_,
+        cst.Param: _Walk.param,
+        cst.ClassDef: _Walk.class_def,
+        cst.ListComp: _Walk.comprehension,
+        cst.SetComp: _Walk.comprehension,
+        cst.DictComp: _Walk.comprehension,
+        cst.GeneratorExp: _Walk.comprehension,
+        cst.TypeAlias: _Walk.type_alias,
+        cst.TypeVar: _Walk.type_var,
+        cst.TypeVarTuple: _Walk.type_var_tuple,
+        cst.ParamSpec: _Walk.type_var_tuple,
+        cst.Global: _Walk.global_,
+        cst.Nonlocal: _Walk.nonlocal_,
+        cst.For: _Walk.for_,
+        cst.Arg: _Walk.arg,
+        cst.Attribute: _Walk.attribute_,
+        cst.Call: _Walk.call,
+        cst.Subscript: _Walk.subscript,
+        cst.Annotation: _Walk.annotation,
+        cst.SimpleString: _Walk.simple_string,
+        cst.ConcatenatedString: _Walk.concatenated_string,
+        cst.AssignTarget: _binding_field("target"),
+        cst.AnnAssign: _binding_field("target"),
+        cst.AugAssign: _binding_field("target"),
+        cst.NamedExpr: _binding_field("target"),
+        cst.AsName: _binding_field("name"),
+        cst.CompFor: _binding_field("target"),
+    })

@@ -2,7 +2,7 @@
 its top-level statement, its parameters, what is bound before it (ast_structure.py reads the rest)."""
 from __future__ import annotations
 
-import libcst as cst
+from ..lazy_libcst import cst
 
 from .names import NameResolver
 

@@ -14,7 +14,7 @@ import ast
 from dataclasses import dataclass
 from typing import Any, Callable, Iterable
 
-import libcst as cst
+from ..lazy_libcst import cst
 
 from .apis import Api, Kind
 from .names import NameResolver

@@ -3,7 +3,7 @@ and after its body. What may differ (a shape, a dtype, a structure) makes a fix 
 what the calls of a traced function say about its parameters (their forms) often proves agreement."""
 from __future__ import annotations
 
-import libcst as cst
+from ..lazy_libcst import cst
 
 from ..analysis.forms import Agreement, Form, Forms, agreement
 from ..analysis.trace_values import FunctionFlow

@@ -8,9 +8,10 @@ item assignment) cannot be selected by `where` and is refused with the reason.
 """
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
 
-import libcst as cst
+from ..lazy_libcst import cst
 
 from ..cst_tree import children
 from .frameworks import atom
@@ -27,50 +28,59 @@ class Effect:
     returns: bool = False
 
 
-_AUGMENTED = {
-    cst.AddAssign: cst.Add, cst.SubtractAssign: cst.Subtract, cst.MultiplyAssign: cst.Multiply,
-    cst.DivideAssign: cst.Divide, cst.FloorDivideAssign: cst.FloorDivide, cst.ModuloAssign: cst.Modulo,
-    cst.PowerAssign: cst.Power, cst.MatrixMultiplyAssign: cst.MatrixMultiply, cst.BitAndAssign: cst.BitAnd,
-    cst.BitOrAssign: cst.BitOr, cst.BitXorAssign: cst.BitXor,
-}
+@functools.cache
+def _augmented() -> dict[type, type]:
+    """An augmented assignment's operator -> the binary operator it applies."""
+    return {
+        cst.AddAssign: cst.Add, cst.SubtractAssign: cst.Subtract, cst.MultiplyAssign: cst.Multiply,
+        cst.DivideAssign: cst.Divide, cst.FloorDivideAssign: cst.FloorDivide, cst.ModuloAssign: cst.Modulo,
+        cst.PowerAssign: cst.Power, cst.MatrixMultiplyAssign: cst.MatrixMultiply, cst.BitAndAssign: cst.BitAnd,
+        cst.BitOrAssign: cst.BitOr, cst.BitXorAssign: cst.BitXor,
+    }
 
 
-class _Substitute(cst.CSTTransformer):
-    """Replaces reads of names by expressions (never attribute names, keywords or lambda params)."""
+@functools.cache
+def _substitute() -> type:
+    """The class below, made once libcst is imported (lazy_libcst)."""
 
-    def __init__(self, mapping: dict[str, cst.BaseExpression]) -> None:
-        self.mapping = mapping
-        self.used: dict[str, int] = {}
-        self._shadow = 0
+    class Substitute(cst.CSTTransformer):
+        """Replaces reads of names by expressions (never attribute names, keywords or lambda params)."""
 
-    def visit_Lambda(self, node) -> bool:
-        if any(p.name.value in self.mapping for p in node.params.params):
-            raise Refused("a lambda rebinds a name the branch assigns")
-        return True
+        def __init__(self, mapping: dict[str, cst.BaseExpression]) -> None:
+            self.mapping = mapping
+            self.used: dict[str, int] = {}
+            self._shadow = 0
 
-    def visit_Attribute(self, node: cst.Attribute) -> bool:
-        return False  # only the object is a read: substituted in leave_Attribute
+        def visit_Lambda(self, node) -> bool:
+            if any(p.name.value in self.mapping for p in node.params.params):
+                raise Refused("a lambda rebinds a name the branch assigns")
+            return True
 
-    def leave_Attribute(self, original, updated):
-        return updated.with_changes(value=original.value.visit(self))
+        def visit_Attribute(self, node: cst.Attribute) -> bool:
+            return False  # only the object is a read: substituted in leave_Attribute
 
-    def visit_Arg(self, node: cst.Arg) -> bool:
-        return True
+        def leave_Attribute(self, original, updated):
+            return updated.with_changes(value=original.value.visit(self))
 
-    def leave_Arg(self, original, updated):
-        return updated.with_changes(keyword=original.keyword)
+        def visit_Arg(self, node: cst.Arg) -> bool:
+            return True
 
-    def leave_Name(self, original, updated):
-        if original.value in self.mapping:
-            self.used[original.value] = self.used.get(original.value, 0) + 1
-            return atom(self.mapping[original.value])
-        return updated
+        def leave_Arg(self, original, updated):
+            return updated.with_changes(keyword=original.keyword)
+
+        def leave_Name(self, original, updated):
+            if original.value in self.mapping:
+                self.used[original.value] = self.used.get(original.value, 0) + 1
+                return atom(self.mapping[original.value])
+            return updated
+
+    return Substitute
 
 
 def substitute(expr: cst.BaseExpression, mapping: dict[str, cst.BaseExpression]) -> tuple[cst.BaseExpression, dict[str, int]]:
     if not mapping:
         return expr, {}
-    visitor = _Substitute(mapping)
+    visitor = _substitute()(mapping)
     return expr.visit(visitor), visitor.used
 
 
@@ -109,7 +119,7 @@ def _small(small: cst.BaseSmallStatement, out: Effect, uses: dict[str, int], all
         _assign(small.target, value, small.value, out)
         return
     if isinstance(small, cst.AugAssign) and isinstance(small.target, cst.Name):
-        operator = _AUGMENTED.get(type(small.operator))
+        operator = _augmented().get(type(small.operator))
         if operator is None:
             raise Refused("an unusual augmented assignment")
         name = small.target.value

@@ -8,14 +8,15 @@ stay PhiML Tensors and, like the properties, reduce the batch dimensions too.
 """
 from __future__ import annotations
 
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
 
-import libcst as cst
+from ..lazy_libcst import cst
 
 from ..analysis.trace_values import Value
 from .frameworks import Emitter, atom
 
-ValueOf = Callable[[cst.BaseExpression], Value]
+if TYPE_CHECKING:
+    ValueOf = Callable[[cst.BaseExpression], Value]
 
 
 class NotConvertible(Exception):

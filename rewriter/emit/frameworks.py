@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import libcst as cst
+from ..lazy_libcst import cst
 
 from .spelling import Spelling
 

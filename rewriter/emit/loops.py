@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import libcst as cst
+from ..lazy_libcst import cst
 
 from ..analysis.structure import defined_before, top_level_statement
 from ..analysis.trace_values import FunctionFlow
 from ..codemod import InsertBefore
-from ..cst_tree import SCOPES, children
+from ..cst_tree import children, scope_kinds
 from .agreement import branch_agreement
 from .branches import Refused, effect, reads_any
 from .frameworks import Emitter
@@ -27,20 +27,18 @@ def _bound_names(node: cst.CSTNode, out: list[str]) -> None:
         _bound_names(node.value, out)
 
 
-# The nodes whose `target` binds names (assigned_names).
-_BINDING_TARGETS = frozenset({cst.AssignTarget, cst.AnnAssign, cst.AugAssign, cst.For, cst.CompFor, cst.NamedExpr})
-
-
 def assigned_names(statements) -> list[str]:
     """Names the statements bind (in order), not looking into nested functions."""
+    scopes = scope_kinds()
+    binding_targets = {cst.AssignTarget, cst.AnnAssign, cst.AugAssign, cst.For, cst.CompFor, cst.NamedExpr}  # (their `target` binds)
     out: list[str] = []
     stack = list(reversed(list(statements)))
     while stack:
         node = stack.pop()
         kind = type(node)  # (exact classes: cst_tree.concrete)
-        if kind in SCOPES:
+        if kind in scopes:
             continue
-        if kind in _BINDING_TARGETS:
+        if kind in binding_targets:
             _bound_names(node.target, out)
         elif kind is cst.AsName:
             _bound_names(node.name, out)

@@ -8,7 +8,9 @@ the risky operand is replaced by a harmless value wherever the branch is not sel
 """
 from __future__ import annotations
 
-import libcst as cst
+import functools
+
+from ..lazy_libcst import cst
 
 from ..analysis.names import last_name
 from ..cst_tree import children
@@ -75,24 +77,30 @@ def guardable(expr: cst.CSTNode, pure=None) -> bool:
     return all(r.startswith(("a division", "`sqrt`", "`log", "`rsqrt`")) for r in risks(expr, pure))
 
 
-class _Guard(cst.CSTTransformer):
-    """Replaces risky operands `d` by `where(selected, d, 1)`."""
+@functools.cache
+def _guard() -> type:
+    """The class below, made once libcst is imported (lazy_libcst)."""
 
-    def __init__(self, wrap) -> None:
-        self.wrap = wrap
+    class Guard(cst.CSTTransformer):
+        """Replaces risky operands `d` by `where(selected, d, 1)`."""
 
-    def leave_BinaryOperation(self, original, updated):
-        if isinstance(updated.operator, (cst.Divide, cst.FloorDivide, cst.Modulo)) and not _nonzero_literal(updated.right):
-            return updated.with_changes(right=self.wrap(updated.right))
-        return updated
+        def __init__(self, wrap) -> None:
+            self.wrap = wrap
 
-    def leave_Call(self, original, updated):
-        if last_name(updated.func) in _DOMAIN_CALLS and updated.args:
-            first = updated.args[0]
-            return updated.with_changes(args=[first.with_changes(value=self.wrap(first.value)), *updated.args[1:]])
-        return updated
+        def leave_BinaryOperation(self, original, updated):
+            if isinstance(updated.operator, (cst.Divide, cst.FloorDivide, cst.Modulo)) and not _nonzero_literal(updated.right):
+                return updated.with_changes(right=self.wrap(updated.right))
+            return updated
+
+        def leave_Call(self, original, updated):
+            if last_name(updated.func) in _DOMAIN_CALLS and updated.args:
+                first = updated.args[0]
+                return updated.with_changes(args=[first.with_changes(value=self.wrap(first.value)), *updated.args[1:]])
+            return updated
+
+    return Guard
 
 
 def guarded(expr: cst.BaseExpression, wrap) -> cst.BaseExpression:
     """`expr` with every denominator and sqrt/log argument `d` replaced by `wrap(d)`."""
-    return expr.visit(_Guard(wrap))
+    return expr.visit(_guard()(wrap))

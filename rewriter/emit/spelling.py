@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-import libcst as cst
+from ..lazy_libcst import cst
 
 from ..analysis.apis import STAR_EXPORTS, canonical
 from ..analysis.names import NameResolver

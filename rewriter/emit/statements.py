@@ -1,7 +1,7 @@
 """Statements a fix inserts, spaced like the code around them."""
 from __future__ import annotations
 
-import libcst as cst
+from ..lazy_libcst import cst
 
 
 def assign(name: str, value: cst.BaseExpression, before: cst.BaseStatement | None = None) -> cst.SimpleStatementLine:
