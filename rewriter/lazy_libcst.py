@@ -12,6 +12,7 @@ that a `--check` that parses nothing with libcst imports none of it, in any proc
 """
 from __future__ import annotations
 
+import functools
 import importlib
 import types
 from typing import TYPE_CHECKING
@@ -20,13 +21,21 @@ from typing import TYPE_CHECKING
 class _OnFirstUse(types.ModuleType):
     """Becomes the named module the first time an attribute is read: its namespace is copied in, and the
     object is then a plain module (the class switch is what the stdlib's `importlib.util.LazyLoader`
-    does). Two threads that read it first both import under the import lock and copy the same names."""
+    does), whose reads cost what a module's do. A name the module gets later (a submodule imported
+    after) is read from the module itself (a module-level `__getattr__`, PEP 562, asked only of names
+    the copy lacks). Two threads that read it first both import under the import lock and copy the
+    same names."""
 
     def __getattr__(self, attribute: str):
         module = importlib.import_module(self.__name__)
         self.__dict__.update(vars(module))
+        self.__dict__["__getattr__"] = functools.partial(_read, module)
         self.__class__ = types.ModuleType  # type: ignore[assignment]
         return getattr(module, attribute)
+
+
+def _read(module: types.ModuleType, attribute: str):
+    return getattr(module, attribute)
 
 
 if TYPE_CHECKING:

@@ -465,7 +465,7 @@ class AnnotationScope(LocalScope):
 
 # libcst's node classes are ABCs: `isinstance` of a node whose class is not the one asked calls
 # ABCMeta.__instancecheck__, a Python frame; these classes have no subclasses, so an exact `type(...)`
-# test says the same (cst_tree.SCOPES). 0.4 million such checks in this module on the whole benchmark corpus.
+# test says the same (cst_tree.scope_kinds). 0.4 million such checks in this module on the whole benchmark corpus.
 # A node of `ast` is answered before libcst is named: the analysis on `ast` never imports it (lazy_libcst).
 _AST_NAME_OR_ATTRIBUTE = frozenset({ast.Name, ast.Attribute})
 _AST_DEFS = frozenset({ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef})
@@ -580,7 +580,7 @@ class Scopes:
     """The scope of each node of a module (of either tree), as libcst's ScopeProvider assigns them (None for the
     nodes it leaves out: an attribute's name, an import's names, a keyword, the whitespace and
     punctuation of a def, a class, a lambda, a parameter, an argument, a comprehension), except for
-    whitespace, comments, punctuation and operators (cst_tree.TOKENS): None, where libcst gives the
+    whitespace, comments, punctuation and operators (cst_tree.token_kinds): None, where libcst gives the
     scope around them. No rule asks for theirs, and skipping them halves the walk."""
 
     __slots__ = ("module", "_by_id", "_parsed")

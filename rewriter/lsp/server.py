@@ -71,7 +71,11 @@ class PhimlLanguageServer(LanguageServer):
         self._published: dict[str, tuple[int | None, list]] = {}
         self._pending: dict[str, asyncio.Task] = {}
         # Two threads: a provisional analysis of an edited function never waits behind an exact
-        # analysis of a whole file that a later keystroke already made stale.
+        # analysis of a whole file that a later keystroke already made stale. Both parse with libcst, which
+        # is imported here, before either runs: the rules import it where they first use it
+        # (rewriter/lazy_libcst.py), and two threads importing one package's modules at once can deadlock.
+        import libcst  # noqa: F401
+
         self._fast = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="phiml-fast")
         self._exact = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="phiml-exact")
         self._shown_errors: set[str] = set()
