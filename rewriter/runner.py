@@ -7,14 +7,12 @@ unapplied and `FileResult.new_source` holds the proposed change (what the diff s
 from __future__ import annotations
 
 import atexit
-import concurrent.futures
 import contextlib
 import difflib
 import gc
 import io
 import os
 import sys
-import tempfile
 import tokenize
 from dataclasses import asdict, dataclass, replace
 from typing import TYPE_CHECKING, Callable, Iterator, Sequence
@@ -157,6 +155,7 @@ def process_files(
             # Largest first, small chunks: one big module started last would otherwise be the tail.
             todo.sort(key=lambda item: -len(item[1][1]))
             chunk = max(1, min(16, len(todo) // (workers * 16)))
+            import concurrent.futures.process
             import multiprocessing
 
             # libcst's tables, for workers that parse with it: where no new code is shown (--check),
@@ -266,6 +265,8 @@ def _pool(workers: int):
     """A process pool whose forked workers leave the objects they inherit alone: the parent's heap is
     frozen out of the garbage collector's reach first (`gc.freeze`), so a collection in a worker does
     not touch, and so copy, every page it shares with the parent."""
+    import concurrent.futures
+
     gc.freeze()
     try:
         with concurrent.futures.ProcessPoolExecutor(max_workers=workers) as pool:
@@ -275,6 +276,8 @@ def _pool(workers: int):
 
 
 def _process_isolated(job: tuple[str, bytes, Settings]) -> FileResult:
+    import concurrent.futures.process
+
     try:
         with concurrent.futures.ProcessPoolExecutor(max_workers=1) as pool:
             return pool.submit(_process_in_worker, job).result()
@@ -306,6 +309,8 @@ def atomic_write(path: str, data: bytes) -> None:
     Readers see the old or the new file, never half of one; mode (and, when allowed, owner) are
     kept. A symbolic link is written through: its target is replaced, the link stays a link.
     """
+    import tempfile  # (here: only a write needs it)
+
     target = os.path.realpath(path)
     st = os.stat(target)
     directory = os.path.dirname(target)
@@ -531,6 +536,8 @@ def _map(function, items: list, jobs: int | None, pool: Workers | None = None) -
                 return pool.map(function, items, chunk=chunk, keys=[_files.real_path(item[0]) for item in items])
             except Broken as e:  # (as below: what no worker finished is done here)
                 return [function(item) if done is None else done for item, done in zip(items, e.results)]
+        import concurrent.futures.process
+
         try:
             with _pool(workers) as executor:
                 return list(executor.map(function, items, chunksize=chunk))

@@ -7,19 +7,20 @@ worker takes its own files first, so it reads the parse its survey kept (rewrite
 one with none left takes another's, from the end of that worker's queue, so that the processes
 finish together. The processes are forked together, before the parent runs a thread of its own
 (forking beside a running thread can leave a lock held in the child), and each talks over a pipe.
+multiprocessing is imported when they start: a run served from the cache starts none.
 """
 from __future__ import annotations
 
 import gc
-import multiprocessing
-import multiprocessing.connection
 import signal
 from collections import deque
-from concurrent.futures.process import BrokenProcessPool
-from typing import Any, Callable, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Sequence
+
+if TYPE_CHECKING:
+    import multiprocessing.connection
 
 
-class Broken(BrokenProcessPool):
+class Broken(RuntimeError):
     """A worker died (a native crash): `results` holds what the others finished (None: not done)."""
 
     def __init__(self, results: list) -> None:
@@ -77,6 +78,8 @@ class Workers:
     def _start(self) -> None:
         if self._before_start is not None:
             self._before_start()
+        import multiprocessing
+
         gc.freeze()
         self._frozen = True
         context = multiprocessing.get_context()
@@ -121,13 +124,15 @@ class Workers:
                 return
             batches[worker] = batch
 
+        from multiprocessing.connection import wait
+
         by_pipe = {id(pipe): worker for worker, pipe in enumerate(self._pipes)}
         try:
             for worker in range(len(self._processes)):
                 if not self.broken:
                     feed(worker)
             while batches:
-                for ready in multiprocessing.connection.wait([self._pipes[w] for w in batches]):
+                for ready in wait([self._pipes[w] for w in batches]):
                     worker = by_pipe[id(ready)]
                     batch = batches.pop(worker)
                     try:

@@ -240,7 +240,8 @@ def test_start_up_does_not_load_what_only_a_fix_needs():
 
 def test_a_run_served_from_the_cache_and_the_rule_list_load_neither_libcst_nor_a_rule(tmp_path):
     """A warm run (every result from the cache) reads, hashes and looks up: it imports no rule, no libcst
-    and no engine; nor does `phiml-rewrite rules` (issue 21, lazy start-up)."""
+    and no engine, and nothing that starts or writes through processes (multiprocessing, concurrent.futures,
+    tempfile); nor does `phiml-rewrite rules` (issue 21, lazy start-up)."""
     import os
     import subprocess
     import sys
@@ -250,10 +251,12 @@ def test_a_run_served_from_the_cache_and_the_rule_list_load_neither_libcst_nor_a
     tree = tmp_path / "tree"
     tree.mkdir()
     for name in ("phiml_diffusion.py", "jax_training.py"):
-        (tree / name).write_bytes((root / "examples" / name).read_bytes())
+        for copy in range(5):  # enough files for the run's workers (runner.POOL_MIN_FILES), which a warm run never starts
+            (tree / f"{copy}_{name}").write_bytes((root / "examples" / name).read_bytes())
     probe = ("import atexit, sys, runpy\n"
-             "atexit.register(lambda: print('LOADED', sorted(m for m in sys.modules if m == 'libcst' or m.startswith("
-             "('codemods', 'rewriter.engine', 'rewriter.codemod'))), file=sys.stderr))\n"
+             "atexit.register(lambda: print('LOADED', sorted(m for m in sys.modules if m in ('libcst', 'multiprocessing', "
+             "'concurrent.futures', 'tempfile') or m.startswith(('codemods', 'rewriter.engine', 'rewriter.codemod'))), "
+             "file=sys.stderr))\n"
              "sys.argv = ['phiml-rewrite', *sys.argv[1:]]\n"
              "runpy.run_module('rewriter.cli', run_name='__main__')\n")
 
@@ -263,7 +266,7 @@ def test_a_run_served_from_the_cache_and_the_rule_list_load_neither_libcst_nor_a
         proc = subprocess.run([sys.executable, "-c", probe, *args], capture_output=True, text=True, cwd=tmp_path, env=env)
         return next(line for line in proc.stderr.splitlines() if line.startswith("LOADED"))
 
-    check = ("--check", "--no-progress", "--jobs", "1", "--cache-dir", str(tmp_path / "cache"), str(tree))
-    assert "libcst" in loaded(*check)  # the cold run analyses
+    check = ("--check", "--no-progress", "--jobs", "2", "--cache-dir", str(tmp_path / "cache"), str(tree))
+    assert "multiprocessing" in loaded(*check)  # the cold run analyses, in its workers
     assert loaded(*check) == "LOADED []"
     assert loaded("rules") == "LOADED []"
