@@ -795,12 +795,15 @@ class Syntax:
         self._tree, self._spelling, self._project, self._roles_given = tree, spelling, project, roles_given
         self._kids, self._source, self._met = kids, source, met
         self._loads = met.loads if met is not None else None
+        self._walk: SyntaxFacts | None = None  # the walk for facts, once some question needs it (`_walked`)
 
-    @cached_property
+    @property
     def _walked(self) -> SyntaxFacts:
-        finder = SyntaxFacts(self._spelling, self._project, self._tree, self._roles_given, self._kids)
-        finder.visit(self._tree)
-        return finder
+        if self._walk is None:
+            finder = SyntaxFacts(self._spelling, self._project, self._tree, self._roles_given, self._kids)
+            finder.visit(self._tree)
+            self._walk = finder
+        return self._walk
 
     @property
     def facts(self) -> SyntaxFacts | None:
@@ -889,13 +892,13 @@ class Syntax:
         """The names whose being a jit factory of another module could change a gate
         (SyntaxFacts.factory_sensitive); None: any name might (not walked, and the summary's walk is not
         at hand)."""
-        if "_walked" in self.__dict__ or self._met is None and not self.spells_no_api:
+        if self._walk is not None or self._met is None and not self.spells_no_api:
             return self._walked.factory_sensitive()
         return _factory_sensitive_of(self._met, self._kids) if self._met is not None and self._kids else None
 
     @cached_property
     def identifiers(self) -> Identifiers:
-        if "_walked" not in self.__dict__ and self._met is not None:
+        if self._walk is None and self._met is not None:
             # Not walked for facts (yet): read off what the summary's walk met, each node after its
             # parent (breadth first), as `_IdentifierSink` needs them.
             sink = _IdentifierSink(self._spelling)
@@ -911,7 +914,7 @@ class Syntax:
     def calls(self) -> list[ast.Call]:
         """Every call of the file, in no order a gate may rely on: for gates that look at arguments.
         Off the branches the summary's walk computed, when the file has not been walked for facts."""
-        if "_walked" not in self.__dict__ and self._kids:
+        if self._walk is None and self._kids:
             call = ast.Call
             return [node for found in self._kids.values() for node in found if type(node) is call]
         return self._walked.all_calls
