@@ -225,14 +225,16 @@ def _node_classes() -> frozenset[type]:
 
 def visit_batched(
     root: cst.CSTNode,
-    visitors: Sequence[cst.BatchableCSTVisitor],
+    visitors: Sequence[object],
     *,
     parents: dict[int, cst.CSTNode] | None = None,
     order: dict[int, int] | None = None,
     visiting: list | None = None,
 ) -> None:
     """libcst's `visit_batched` for visitors that only read: each `visit_<Type>` and `leave_<Type>`
-    of every visitor, in the order libcst calls them, without rebuilding the tree. `parents` and
+    of every visitor, in the order libcst calls them, without rebuilding the tree. A visitor is any
+    object with such methods (a libcst `BatchableCSTVisitor`, or a class of ours that derives from no
+    libcst class: the rules, lazy_libcst). `parents` and
     `order`, when given, are filled with each node's parent and pre-order position (by id): a node's
     children get theirs when it is left behind, after its visit methods ran. `visiting`, when given,
     holds the node whose visit methods run (`visiting[0]`; None after the walk): a method that asks
@@ -298,7 +300,7 @@ def track_subtree(root: cst.CSTNode, parents: dict[int, cst.CSTNode]) -> None:
 _METHOD_NAMES: dict[type, tuple[tuple[str, str, str], ...]] = {}
 
 
-def _methods(visitors: Sequence[cst.BatchableCSTVisitor]) -> tuple[dict[str, list[Hook]], dict[str, list[Hook]]]:
+def _methods(visitors: Sequence[object]) -> tuple[dict[str, list[Hook]], dict[str, list[Hook]]]:
     """Node type name -> the bound visit_/leave_ methods of `visitors`, in visitor order."""
     visit: dict[str, list[Hook]] = {}
     leave: dict[str, list[Hook]] = {}

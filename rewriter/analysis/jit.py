@@ -8,7 +8,6 @@ analyses refine that; here their static set is unknown).
 """
 from __future__ import annotations
 
-import functools
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -31,41 +30,36 @@ class _Collected:
     calls_by_function: dict[int, list[cst.Call]] = field(default_factory=dict)
 
 
-@functools.cache
-def _collector() -> type:
-    """The class below, made once libcst is imported (lazy_libcst)."""
+class _Collector:
+    """Read-only visit methods, called by cst_tree.visit_batched (no libcst base class: lazy_libcst)."""
 
-    class Collector(cst.BatchableCSTVisitor):
-        def __init__(self, resolver: NameResolver) -> None:
-            super().__init__()
-            self.resolver = resolver
-            self.out = _Collected()
-            self.function_stack: list[FunctionNode] = []
+    def __init__(self, resolver: NameResolver) -> None:
+        self.resolver = resolver
+        self.out = _Collected()
+        self.function_stack: list[FunctionNode] = []
 
-        def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
-            for deco in node.decorators:
-                transform = match_transform(self.resolver, deco.decorator, (Kind.JIT,))
-                if transform is not None:
-                    self.out.decorated.append((node, transform))
-            self.function_stack.append(node)
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        for deco in node.decorators:
+            transform = match_transform(self.resolver, deco.decorator, (Kind.JIT,))
+            if transform is not None:
+                self.out.decorated.append((node, transform))
+        self.function_stack.append(node)
 
-        def leave_FunctionDef(self, node: cst.FunctionDef) -> None:
-            self.function_stack.pop()
+    def leave_FunctionDef(self, node: cst.FunctionDef) -> None:
+        self.function_stack.pop()
 
-        def visit_Lambda(self, node: cst.Lambda) -> None:
-            self.function_stack.append(node)
+    def visit_Lambda(self, node: cst.Lambda) -> None:
+        self.function_stack.append(node)
 
-        def leave_Lambda(self, node: cst.Lambda) -> None:
-            self.function_stack.pop()
+    def leave_Lambda(self, node: cst.Lambda) -> None:
+        self.function_stack.pop()
 
-        def visit_Call(self, node: cst.Call) -> None:
-            app = match_application(self.resolver, node, (Kind.JIT,))
-            if app is not None:
-                self.out.applications.append(app)
-            for fn in self.function_stack:
-                self.out.calls_by_function.setdefault(id(fn), []).append(node)
-
-    return Collector
+    def visit_Call(self, node: cst.Call) -> None:
+        app = match_application(self.resolver, node, (Kind.JIT,))
+        if app is not None:
+            self.out.applications.append(app)
+        for fn in self.function_stack:
+            self.out.calls_by_function.setdefault(id(fn), []).append(node)
 
 
 def _collect(resolver: NameResolver) -> _Collected:
@@ -73,7 +67,7 @@ def _collect(resolver: NameResolver) -> _Collected:
     syntax index when it is complete, else by a walk of the module."""
     syntax = resolver.syntax
     if syntax is None:
-        collector = _collector()(resolver)
+        collector = _Collector(resolver)
         visit_batched(resolver.wrapper.module, [collector])
         return collector.out
     out = _Collected(calls_by_function=syntax.calls_by_function)
