@@ -6,8 +6,9 @@ importing it is a large part of a `--check`'s own start-up (docs/benchmarks.md).
 `cst` from here: an empty module that imports libcst the first time one of its attributes is read,
 and from then on is libcst's namespace, as fast to read as libcst itself (PEP 810's `lazy import`
 does the same). A module that names libcst this way must not read it at import time: not as a base
-class (a factory makes the class on first use), in a module constant (a cached function, or a table
-filled on first use), nor in a type alias outside `TYPE_CHECKING`. tests/test_lazy_libcst.py checks
+class (a factory makes the class on first use; a visitor only cst_tree.visit_batched calls needs no
+libcst base at all), in a module constant (a cached function, or a table filled on first use), nor
+in a type alias outside `TYPE_CHECKING`. tests/test_lazy_libcst.py checks
 that a `--check` that parses nothing with libcst imports none of it, in any process.
 """
 from __future__ import annotations
