@@ -43,6 +43,11 @@ def no_space_equal() -> cst.AssignEqual:
     return cst.AssignEqual(cst.SimpleWhitespace(""), cst.SimpleWhitespace(""))
 
 
+def forget_traces() -> cst.Arg:
+    """`forget_traces=True`, the argument the fixes that stop re-tracing add to `jit_compile`."""
+    return cst.Arg(cst.Name("True"), keyword=cst.Name("forget_traces"), equal=no_space_equal())
+
+
 def lifted_def(temporary: Temporary, name: str, captured: tuple[str, ...], spacing: cst.BaseStatement,
                imports: tuple[cst.SimpleStatementLine, ...] = (), after_first: bool = False) -> cst.FunctionDef:
     """The module-level def: the function's own parameters, then one per captured value; the

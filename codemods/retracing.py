@@ -22,7 +22,7 @@ from rewriter.rule import Example, Unchanged, dedented
 
 from ._ast_hazards import own_nodes, spelled_jits
 from ._ast_lift import is_called
-from ._lift import comma, no_space_equal
+from ._lift import comma, forget_traces
 from ._loop_keys import COMPREHENSIONS, NEW_EACH_TIME, STABLE, VARIES, Loop, bound_names, bound_names_in, loop_body, read_names
 from ._python_numbers import is_python_number
 
@@ -772,7 +772,7 @@ class Retracing(AstRule):
 
 def _write_forget(context, holder: cst.BaseExpression):
     """`forget_traces=True` added to the jit decorator or application `holder`."""
-    keyword = cst.Arg(cst.Name("True"), keyword=cst.Name("forget_traces"), equal=no_space_equal())
+    keyword = forget_traces()
     if isinstance(holder, (cst.Name, cst.Attribute)):
         return [Replace(holder, cst.Call(holder, [keyword]))]
     if isinstance(holder, cst.Call) and holder.args and not any(a.star for a in holder.args):

@@ -24,7 +24,8 @@ from . import _custom_derivative as custom_derivative
 from ._ast_hazards import own_nodes, spelled_jits
 from ._ast_lift import (AstTemporary, assigned_within, at_module_level, bindings_of, is_called, loops_repeating,
                         rebound_in_loop, temporary_at, written_elsewhere, written_temporary)
-from ._lift import Temporary, comma, import_line, lifted_def, no_space_equal, rewrite_function_body
+from ._lift import (Temporary, comma, forget_traces, import_line, lifted_def, no_space_equal,
+                    rewrite_function_body)
 
 @dataclass(frozen=True)
 class Slot:
@@ -1000,8 +1001,8 @@ def _forgetting(found: Temporary, is_linear) -> Temporary:
             if any(a.keyword is not None and a.keyword.value == "forget_traces" for a in expr.args):
                 return decorator
             args = [*expr.args[:-1], expr.args[-1].with_changes(comma=comma())] if expr.args else []
-            return decorator.with_changes(decorator=expr.with_changes(args=[*args, _forget()]))
-        return decorator.with_changes(decorator=cst.Call(expr, [_forget()]))
+            return decorator.with_changes(decorator=expr.with_changes(args=[*args, forget_traces()]))
+        return decorator.with_changes(decorator=cst.Call(expr, [forget_traces()]))
 
     new = {id(d): forgetting(d) for d in found.decorators}
     fn = found.function
@@ -1011,10 +1012,6 @@ def _forgetting(found: Temporary, is_linear) -> Temporary:
         kept = [d for d in fn.decorators] + [new[id(d)] for d in found.decorators if id(d) not in own]
         return replace(found, function=fn, decorators=tuple(kept))
     return replace(found, decorators=tuple(new[id(d)] for d in found.decorators))
-
-
-def _forget() -> cst.Arg:
-    return cst.Arg(cst.Name("True"), keyword=cst.Name("forget_traces"), equal=no_space_equal())
 
 
 _LINEAR = frozenset({"phiml.math.jit_compile_linear"})

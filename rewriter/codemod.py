@@ -1,7 +1,7 @@
 """The base every codemod derives from, and the per-file context codemods report into.
 
-Codemods are read-only visitors (their visit_*/leave_* methods, called by cst_tree.visit_batched): they never mutate the tree. They look at the original tree (with
-metadata resolved once for all of them) and report Findings whose Fix is a set of edits keyed on
+Codemods are read-only visitors (their visit_*/leave_* methods, called by cst_tree.visit_batched):
+they never mutate the tree. They look at the original tree (with metadata resolved once for all of them) and report Findings whose Fix is a set of edits keyed on
 original nodes. The engine decides which fixes to apply (safety, suppressions, conflicts) and
 applies them all in one transform. This is what lets every codemod share one parse, one metadata
 resolution and one traversal.
@@ -139,8 +139,9 @@ class Codemod(Rule):
     Subclasses declare the rule (rewriter/rule.py) and implement visit_*/leave_* methods that call
     `self.report(...)`: cst_tree.visit_batched calls them, as libcst's batched traversal calls a
     `BatchableCSTVisitor`'s. The class derives from no libcst class, so that loading the rules imports no
-    libcst (lazy_libcst): a `--check` that shows no fix never needs it. The class docstring is the rule's documentation ("why"). A rule that writes no
-    fix is decided on CPython's `ast` instead (rewriter/ast_rule.py): its files need no libcst parse.
+    libcst (lazy_libcst): a `--check` that shows no fix never needs it. The class docstring is the rule's
+    documentation ("why"). A rule that writes no fix is decided on CPython's `ast` instead
+    (rewriter/ast_rule.py): its files need no libcst parse.
     """
 
     def __init__(self, file: FileContext) -> None:
@@ -270,8 +271,9 @@ class Codemod(Rule):
         span = self.span(node)
         if analysis.testcode.expects_failure:  # (the places' spans only when some code may be meant to fail)
             places = [node, *(getattr(edit, "target", None) or edit.anchor for edit in edits)]
+            statements = (cst.BaseStatement, cst.BaseSmallStatement)
             for place in places:
-                expecting = analysis.expected_failure(self.span(place), isinstance(place, (cst.BaseStatement, cst.BaseSmallStatement)))
+                expecting = analysis.expected_failure(self.span(place), isinstance(place, statements))
                 if expecting is not None:
                     return f"not fixed: this code is expected to fail: {expecting.how}", (expecting.anchor, "expected to fail here")
         if self.CHANGES_STRUCTURE and analysis.testcode.in_test(span):

@@ -30,13 +30,9 @@ class _OnFirstUse(types.ModuleType):
     def __getattr__(self, attribute: str):
         module = importlib.import_module(self.__name__)
         self.__dict__.update(vars(module))
-        self.__dict__["__getattr__"] = functools.partial(_read, module)
+        self.__dict__["__getattr__"] = functools.partial(getattr, module)
         self.__class__ = types.ModuleType  # type: ignore[assignment]
         return getattr(module, attribute)
-
-
-def _read(module: types.ModuleType, attribute: str):
-    return getattr(module, attribute)
 
 
 if TYPE_CHECKING:

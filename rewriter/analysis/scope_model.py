@@ -131,7 +131,7 @@ class ImportAssignment(Assignment):
         if isinstance(node, ast.ImportFrom):
             return "." * node.level + (node.module or "")
         module = ""
-        if isinstance(node, ast.Import):
+        if isinstance(node, ast.AST):  # (an `import a.b`: no module; answered before libcst is named)
             return module
         if isinstance(node, cst.ImportFrom):
             if node.module:
