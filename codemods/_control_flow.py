@@ -2,10 +2,13 @@
 which framework's primitives, and what a finding says per framework."""
 from __future__ import annotations
 
+import ast
+
 from rewriter.lazy_libcst import cst
 
 from rewriter.analysis import compilers
 from rewriter.analysis.apis import Kind
+from rewriter.analysis.ast_names import in_source_order
 from rewriter.analysis.trace_values import FunctionFlow, Trace, Value
 from rewriter.cst_tree import branches, scope_kinds
 from rewriter.emit import Emitter, Spelling
@@ -26,19 +29,17 @@ def _fails_on_control_flow(compiler: compilers.Compiler) -> bool:
     return compiler.fails_on_control_flow
 
 
-def converts_on_ast(file) -> bool:
-    """Whether PML201-PML203 may report in `file` (an ast_rule.AstFile): `traced_nodes` and
-    `needs_conversion`, asked of every condition and trip count the traced values recorded (cst_flows.py
-    hands the libcst pass these same values). False proves they report nothing."""
+def converts_on_ast(file, kinds: tuple[type, ...]) -> bool:
+    """Whether a control-flow rule that converts the nodes of `kinds` (`ast.For`: its trip count; `ast.While`:
+    its condition) may report in `file` (an ast_rule.AstFile): `needs_conversion` asked of each, as the
+    rule's walk meets them (`traced_nodes`). False proves it reports nothing."""
     if file.reading is None or file.reading.tree is None:
         return False  # no flows: the libcst pass reads none either
-    traced = file.traced
-    for flow in traced.flows.values():
-        if not rewritable(flow):
-            continue
-        for value in flow.tests.values():
-            if not value.static and (value.trace is Trace.UNKNOWN or not _deferred(traced.is_config, value)):
-                return True
+    is_config = file.traced.is_config
+    for flow, node in traced_nodes_on_ast(file, kinds):
+        value = flow.value_of(node.iter if isinstance(node, (ast.For, ast.AsyncFor)) else node.test)
+        if value is not None and not value.static and (value.trace is Trace.UNKNOWN or not _deferred(is_config, value)):
+            return True
     return False
 
 
@@ -57,22 +58,6 @@ def rewritable(flow: FunctionFlow) -> bool:
 def emitter(file, flow: FunctionFlow) -> tuple[Emitter, Spelling]:
     spelling = Spelling(file.analysis.names, file.analysis.identifiers)
     return Emitter(flow.framework, spelling), spelling
-
-
-def library_call(file):
-    """Predicate: the callee is a side-effect-free array-library function (`math.laplace`, `jnp.sin`)."""
-    names = file.analysis.names
-
-    def pure(func: cst.BaseExpression) -> bool:
-        if not isinstance(func, (cst.Name, cst.Attribute)):
-            return False
-        try:
-            qualified = names.qualified_names(func)
-        except Exception:
-            return False
-        return bool(qualified) and all(q.startswith(_LIBRARIES) for q in qualified)
-
-    return pure
 
 
 def deferred_to_static_argument(file, value: Value) -> bool:
@@ -174,3 +159,79 @@ def needs_conversion(codemod, flow: FunctionFlow, test: cst.CSTNode) -> Value | 
     return value
 
 
+
+
+# -- the same readings on `ast` (issue 45: the rules that moved there) --------------------------------
+_AST_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
+_AST_KINDS = (ast.If, ast.IfExp, ast.For, ast.AsyncFor, ast.While, ast.Call)
+
+
+def traced_nodes_on_ast(file, types):
+    """`traced_nodes` on `ast` (file: an ast_rule.AstFile): (flow, node) for every node of `types` in the own
+    body of a traced function whose control flow on tracers is a problem, in the order written."""
+    if not file.jit.contexts:
+        return
+    for flow in list(file.traced.flows.values()):
+        if rewritable(flow):
+            if flow.nodes is None:  # walked once, shared by every control-flow rule on `ast`
+                flow.nodes = [n for n in _own_nodes_on_ast(flow.context.function) if isinstance(n, _AST_KINDS)]
+            for node in flow.nodes:
+                if isinstance(node, types):
+                    yield flow, node
+
+
+def _own_nodes_on_ast(function: ast.AST):
+    """The nodes of a function's own body in the order written (libcst's pre-order walk), not entering
+    nested defs, lambdas or classes."""
+    body = function.body  # type: ignore[attr-defined]
+    stack = list(reversed(body)) if isinstance(body, list) else [body]
+    while stack:
+        node = stack.pop()
+        yield node
+        if not isinstance(node, _AST_SCOPES):
+            stack.extend(reversed(in_source_order(node)))
+
+
+def traced_message_on_ast(file, flow: FunctionFlow, what: str, node: ast.expr, value: Value) -> tuple[str, list]:
+    """`traced_message` on `ast`: the test quoted as libcst writes it, its parentheses included."""
+    code = file.code_parenthesized(node).strip()
+    chain, places = value.derivation()
+    shown = f"`{code}`" if chain == f"`{code}`" else f"`{code}` (from {chain})"
+    kind = "branch" if what.startswith(("`if`", "conditional")) else "trip count"
+    return f"{what} {consequence(flow, kind)}: {shown}", places
+
+
+def needs_conversion_on_ast(rule, flow: FunctionFlow, test: ast.expr) -> Value | None:
+    """`needs_conversion` for a rule on `ast` (rule: an ast_rule.AstRule)."""
+    value = flow.value_of(test)
+    if value is None or value.static:
+        return None
+    file = rule.file
+    if value.trace is Trace.UNKNOWN:
+        chain, places = value.derivation()
+        kind = "trip count" if isinstance(file.names.parent(test), (ast.For, ast.AsyncFor, ast.While)) else "branch"
+        rule.report(test, f"cannot tell whether `{file.code_parenthesized(test).strip()}` is traced (from {chain})",
+                    note=f"not rewritten; if it is, it {consequence(flow, kind)}",
+                    hint="if it is a Python value, declare it static; if it is an array, rewrite this by hand",
+                    related=places, severity=Severity.INFO)
+        return None
+    if _deferred(file.traced.is_config, value):
+        return None
+    return value
+
+
+def library_call_on_ast(file):
+    """Predicate: the callee is a side-effect-free array-library function (`math.laplace`, `jnp.sin`). A
+    callee the branch's substitution rebuilt has no qualified names, as libcst's had none (ast_branches)."""
+    names = file.names
+
+    def pure(func: ast.expr) -> bool:
+        if not isinstance(func, (ast.Name, ast.Attribute)):
+            return False
+        try:
+            qualified = names.qualified_names(func)
+        except Exception:
+            return False
+        return bool(qualified) and all(q.startswith(_LIBRARIES) for q in qualified)
+
+    return pure

@@ -1,31 +1,41 @@
 """PML201 traced-if."""
 from __future__ import annotations
 
+import ast
 from dataclasses import dataclass
+from functools import partial
 
 from rewriter.lazy_libcst import cst
 
-from rewriter.analysis.structure import defined_before
-from rewriter.analysis.trace_values import FunctionFlow, Trace
-from rewriter.codemod import Codemod, Example, InsertBefore, Replace, Unchanged, dedented
-from rewriter.emit.agreement import branch_agreement
+from rewriter.analysis.ast_structure import defined_before, is_elif, line_head
+from rewriter.analysis.trace_values import FunctionFlow, Trace, Value
+from rewriter.ast_rule import AstFile, AstRule, PlannedFix, locator_for
+from rewriter.codemod import InsertBefore, Replace
+from rewriter.emit import ast_branches, ast_safety
+from rewriter.emit.ast_agreement import branch_agreement
+from rewriter.emit.ast_condition import ARRAY_MODULES, condition_spellings
 from rewriter.emit.branches import Effect, Refused, effect, reads_any
 from rewriter.emit.condition import NotConvertible, tensor_condition
 from rewriter.emit.frameworks import Emitter, atom
-from rewriter.emit.safety import guardable, guarded, has_work, risks
+from rewriter.emit.safety import guarded
+from rewriter.emit.spelling import Spelling
 from rewriter.findings import Safety, Severity
+from rewriter.rule import Example, Unchanged, dedented
 
-from ._control_flow import (CONCRETIZED, block_statements, converts_on_ast, emitter, library_call, needs_conversion,
-                            traced_message, traced_condition_gate, traced_nodes)
+from ._control_flow import (CONCRETIZED, block_statements, library_call_on_ast, needs_conversion_on_ast,
+                            traced_condition_gate, traced_message_on_ast, traced_nodes_on_ast)
+
+# The module of each framework's one-branch selection (frameworks.Emitter.cond), where it has one.
+_CONDS = {"jax": "jax.lax", "tensorflow": "tensorflow"}
 
 
 @dataclass
 class _Branch:
-    test: cst.BaseExpression | None  # None: the final else
+    test: "cst.BaseExpression | ast.expr | None"  # None: the final else
     effect: Effect
 
 
-class TracedIf(Codemod):
+class TracedIf(AstRule):
     """A Python `if` (or `a if c else b`) whose condition is a traced value cannot be decided while
     tracing: `jax.jit` raises `TracerBoolConversionError`, PhiML's `jit_compile` raises on jax and
     tensorflow and — worst — on torch silently keeps the branch of the first call for every later
@@ -160,35 +170,39 @@ class TracedIf(Codemod):
     def ast_gate(cls, syntax) -> bool:
         return traced_condition_gate(syntax)
 
-    @classmethod
-    def may_report(cls, file) -> bool:
-        return converts_on_ast(file)
-
-    def leave_Module(self, original_node: cst.Module) -> None:
-        for flow, node in traced_nodes(self.file, (cst.If, cst.IfExp)):
-            if isinstance(node, cst.IfExp):
+    def check(self) -> None:
+        file = self.file
+        for flow, node in traced_nodes_on_ast(file, (ast.If, ast.IfExp)):
+            if isinstance(node, ast.IfExp):
                 self._check_ifexp(flow, node)
             elif not self._is_elif(node):
                 self._check_if(flow, node)
 
-    def _is_elif(self, node: cst.If) -> bool:
-        parent = self.parent(node)
-        return isinstance(parent, cst.If) and parent.orelse is node
+    def _is_elif(self, node: ast.If) -> bool:
+        parent = self.file.names.parent(node)
+        return isinstance(parent, ast.If) and self._elif_of(parent) is node
+
+    def _elif_of(self, node: ast.If) -> ast.If | None:
+        """The `elif` that continues `node`'s chain (libcst's `If.orelse`), not an `if` inside its `else:`."""
+        orelse = node.orelse
+        if len(orelse) == 1 and is_elif(self.file.names, self.file.reading.lines, orelse[0]):  # type: ignore[union-attr]
+            return orelse[0]  # type: ignore[return-value]
+        return None
 
     # -- if statements -----------------------------------------------------------------------
-    def _check_if(self, flow: FunctionFlow, top: cst.If) -> None:
-        chain: list[cst.If] = [top]
-        while isinstance(chain[-1].orelse, cst.If):
-            chain.append(chain[-1].orelse)
+    def _check_if(self, flow: FunctionFlow, top: ast.If) -> None:
+        chain: list[ast.If] = [top]
+        while (following := self._elif_of(chain[-1])) is not None:
+            chain.append(following)
         values = [flow.value_of(c.test) for c in chain]
         first = next((i for i, v in enumerate(values) if v is not None and not v.static), None)
         if first is None:
             return
         target = chain[first]
-        value = needs_conversion(self, flow, target.test)
+        value = needs_conversion_on_ast(self, flow, target.test)
         if value is None:
             return
-        head, places = traced_message(self.file, flow, "`if` on a traced value", target.test, value)
+        head, places = traced_message_on_ast(self.file, flow, "`if` on a traced value", target.test, value)
         unknown = next((v for v in values[first:] if v is not None and v.trace is Trace.UNKNOWN), None)
         if unknown is not None:
             chain_text, more = unknown.derivation()
@@ -198,23 +212,25 @@ class TracedIf(Codemod):
         try:
             if any(v is not None and v.concretized for v in values[first:]):
                 raise Refused(CONCRETIZED)
-            self._rewrite(flow, chain, first, head, places)
+            self._plan_if(flow, chain, first, head, places)
         except (Refused, NotConvertible) as why:
             self.report(target.test, head, hint=_hint(flow), note=f"not rewritten: {why}", related=places)
 
-    def _rewrite(self, flow: FunctionFlow, chain: list[cst.If], first: int, head: str, places: list) -> None:
-        target = chain[first]
-        last = chain[-1]
-        branches = [_Branch(c.test, effect(block_statements(c))) for c in chain[first:]]
-        removed: cst.BaseStatement | None = None
-        if last.orelse is not None:
-            branches.append(_Branch(None, effect(block_statements(last.orelse))))
+    def _plan_if(self, flow: FunctionFlow, chain: list[ast.If], first: int, head: str, places: list) -> None:
+        """Decide the selection an `if` chain becomes (or raise Refused/NotConvertible), and report it with
+        the fix planned: `_write_if` builds it on libcst, from these decisions."""
+        file = self.file
+        target, last = chain[first], chain[-1]
+        branches = [_Branch(c.test, ast_branches.effect(c.body, source=file)) for c in chain[first:]]
+        removed: ast.Return | None = None
+        if last.orelse:
+            branches.append(_Branch(None, ast_branches.effect(last.orelse, source=file)))
         elif all(b.effect.returns for b in branches):
             following = self._following_return(chain[0]) if first == 0 else None
             if following is None:
                 raise Refused("every branch returns but no `return` follows the `if`; add an explicit `else`")
             removed = following
-            branches.append(_Branch(None, effect([following])))
+            branches.append(_Branch(None, ast_branches.effect([following], source=file)))
         else:
             branches.append(_Branch(None, Effect()))
         returns = {b.effect.returns for b in branches}
@@ -229,170 +245,279 @@ class TracedIf(Codemod):
             if not names:
                 raise Refused("no branch assigns a value")
             for name in names:
-                if any(name not in b.effect.values for b in branches) and not defined_before(self.file.analysis.names, function, name, target):
+                if any(name not in b.effect.values for b in branches) and not defined_before(file.names, function, name, target):
                     raise Refused(f"`{name}` is assigned in only some branches and has no value before the `if`")
         per_branch = [
-            [b.effect.returned] if returning else [b.effect.values.get(n, cst.Name(n)) for n in names]
+            [b.effect.returned] if returning else [b.effect.values.get(n, ast.Name(n, ast.Load())) for n in names]
             for b in branches
         ]
         traced_tests = [b.test for b in branches if b.test is not None and not getattr(flow.value_of(b.test), "static", True)]
-        doubt = branch_agreement(self.file, flow, target, per_branch, traced_tests)
-        emit, spelling = emitter(self.file, flow)
-        pure = library_call(self.file)
+        doubt = branch_agreement(file, flow, target, per_branch, traced_tests, code=self._code)
+        pure = library_call_on_ast(file)
         values_flat = [v for vs in per_branch for v in vs]
         tests = [b.test for b in branches if b.test is not None]
-        danger = [r for e in [*values_flat, *tests] for r in risks(e, pure)]
-        use_cond = emit.has_cond and (danger or any(has_work(v) for v in values_flat)) and not any(map(_literal, values_flat))
-        guard = bool(danger) and not use_cond and all(guardable(v, pure) for v in values_flat)
-        pre: list[cst.BaseStatement] = []
-        conditions: list[cst.BaseExpression | None] = []
+        danger = [r for e in [*values_flat, *tests] for r in ast_safety.risks(e, pure)]
+        has_cond = flow.framework in _CONDS
+        use_cond = has_cond and (danger or any(map(ast_safety.has_work, values_flat))) \
+            and not any(map(ast_safety.literal, values_flat))
+        guard = bool(danger) and not use_cond and all(ast_safety.guardable(v, pure) for v in values_flat)
+        spelled: list[tuple[str, str]] = []
+        static: list[bool] = []
+        temps: list[str | None] = []
         for b in branches[:-1]:
             value = flow.value_of(b.test)
             if value is None or value.static:
-                conditions.append(None)  # static: stays a Python conditional expression
+                static.append(True)
+                temps.append(None)
                 continue
-            converted = tensor_condition(b.test, emit, lambda e, t=b.test: self.file.analysis.traced.value_at(t, e))
+            names_spelled, is_name = condition_spellings(b.test, flow.framework, partial(file.traced.value_at, b.test))
+            spelled += names_spelled
             uses = 1 if use_cond else len(per_branch[0]) * (3 if guard else 1)
-            if uses > 1 and not isinstance(converted, cst.Name):
-                temp = self.file.analysis.fresh_name("condition")
-                pre.append(cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(cst.Name(temp))], converted)]))
-                converted = cst.Name(temp)
-            conditions.append(converted)
-
-        def select(condition, test, if_true, if_false):
-            if condition is None:
-                return cst.IfExp(test=atom(test), body=atom(if_true), orelse=atom(if_false))
-            if use_cond:
-                return emit.cond(condition, if_true, if_false)
-            if guard:
-                if_true = guarded(if_true, lambda d: emit.where(condition, d, cst.Integer("1")))
-                if_false = guarded(if_false, lambda d: emit.where(condition, cst.Integer("1"), d))
-            return emit.where(condition, if_true, if_false)
-
-        if use_cond and len(per_branch[0]) > 1:
-            packed = [cst.Tuple([cst.Element(v) for v in vs]) for vs in per_branch]
-            result = packed[-1]
-            for i in range(len(branches) - 2, -1, -1):
-                result = select(conditions[i], branches[i].test, packed[i], result)
-            results = [result]
-        else:
-            results = []
-            for k in range(len(per_branch[0])):
-                result = per_branch[-1][k]
-                for i in range(len(branches) - 2, -1, -1):
-                    result = select(conditions[i], branches[i].test, per_branch[i][k], result)
-                results.append(result)
-        if returning:
-            statements = [*pre, cst.SimpleStatementLine([cst.Return(results[0])])]
-        else:
-            if len(names) == 1:
-                targets, value = cst.Name(names[0]), results[0]
-            elif len(results) == len(names) and not any(reads_any(r, names) for r in results):
-                targets = None  # one statement per name reads best when no value reads another's name
-            else:
-                targets = cst.Tuple([cst.Element(cst.Name(n)) for n in names], lpar=[], rpar=[])
-                value = results[0] if len(results) == 1 else cst.Tuple([cst.Element(r) for r in results], lpar=[], rpar=[])
-            if targets is None:
-                statements = [*pre, *(cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(cst.Name(n))], r)])
-                                      for n, r in zip(names, results))]
-            else:
-                statements = [*pre, cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(targets)], value)])]
-        edits = []
-        if first == 0:
-            statements[0] = statements[0].with_changes(leading_lines=target.leading_lines)
-            edits.append(Replace(target, cst.FlattenSentinel(statements)))
-        else:
-            edits.append(Replace(target, cst.Else(body=cst.IndentedBlock(statements))))
-        if removed is not None:
-            edits.append(Replace(removed, cst.RemovalSentinel.REMOVE))
-        how = _how(emit, use_cond)
+            static.append(False)
+            temps.append(file.fresh_name("condition") if uses > 1 and not is_name else None)
+        spelled.append((_CONDS[flow.framework], "cond") if use_cond else (ARRAY_MODULES[flow.framework], "where"))
+        imports = self._imports(spelled)
+        decision = _IfDecision(flow.framework, returning, tuple(names), use_cond, guard, tuple(static), tuple(temps),
+                               file, tuple(c.test for c in chain[first:]))
+        at = (target,) if removed is None else (target, removed)
+        how = _how(flow.framework, use_cond)
+        build = partial(_write_if, decision=decision)
         if danger and not use_cond:
             unique = ", ".join(dict.fromkeys(danger))
             guarded_note = " (denominators and sqrt/log arguments guarded with a second `where` so gradients stay finite)" if guard else ""
             doubt_note = f"; and {doubt}" if doubt else ""
-            self.report(target.test, head, edits=edits, safety=Safety.UNSAFE, imports=spelling.imports, related=places,
-                        fix_description=f"select with {how} (unsafe: every branch is evaluated)",
-                        note=f"{how} evaluates every branch: {unique}{guarded_note}{doubt_note}")
+            fix = PlannedFix(f"select with {how} (unsafe: every branch is evaluated)", at, build, Safety.UNSAFE, imports=imports,
+                             reads=at)
+            self.report(target.test, head, fix=fix, related=places, note=f"{how} evaluates every branch: {unique}{guarded_note}{doubt_note}")
             return
         if doubt:
-            self.report(target.test, head, edits=edits, safety=Safety.UNSAFE, imports=spelling.imports, related=places,
-                        fix_description=f"select with {how} (unsafe: the branches may not agree)", note=f"unsafe: {doubt}",
-                        provable=True)
+            fix = PlannedFix(f"select with {how} (unsafe: the branches may not agree)", at, build, Safety.UNSAFE, provable=True,
+                             imports=imports, reads=at)
+            self.report(target.test, head, fix=fix, related=places, note=f"unsafe: {doubt}")
             return
-        self.report(target.test, head, edits=edits, imports=spelling.imports, related=places,
-                    fix_description=f"select with {how}")
+        self.report(target.test, head, fix=PlannedFix(f"select with {how}", at, build, imports=imports, reads=at), related=places)
 
-    def _following_return(self, node: cst.If) -> cst.SimpleStatementLine | None:
-        block = self.parent(node)
-        body = list(getattr(block, "body", ()))
-        index = next((i for i, s in enumerate(body) if s is node), None)
-        if index is None or index + 1 >= len(body):
-            return None
-        nxt = body[index + 1]
-        if isinstance(nxt, cst.SimpleStatementLine) and len(nxt.body) == 1 and isinstance(nxt.body[0], cst.Return):
-            return nxt
+    def _following_return(self, node: ast.If) -> ast.Return | None:
+        """The `return` alone on its line right after `node` in its block (None: something else follows)."""
+        parent = self.file.names.parent(node)
+        for field in ("body", "orelse", "finalbody"):
+            block = getattr(parent, field, None)
+            if isinstance(block, list):
+                index = next((i for i, s in enumerate(block) if s is node), None)
+                if index is not None:
+                    following = block[index + 1] if index + 1 < len(block) else None
+                    if isinstance(following, ast.Return) and self.file.reading.alone_on_its_lines(following):  # type: ignore[union-attr]
+                        return following
+                    return None
         return None
 
     # -- conditional expressions -------------------------------------------------------------
-    def _check_ifexp(self, flow: FunctionFlow, node: cst.IfExp) -> None:
-        value = needs_conversion(self, flow, node.test)
+    def _check_ifexp(self, flow: FunctionFlow, node: ast.IfExp) -> None:
+        file = self.file
+        value = needs_conversion_on_ast(self, flow, node.test)
         if value is None:
             return
-        head, places = traced_message(self.file, flow, "conditional expression on a traced value", node.test, value)
-        emit, spelling = emitter(self.file, flow)
-        pure = library_call(self.file)
+        head, places = traced_message_on_ast(file, flow, "conditional expression on a traced value", node.test, value)
+        pure = library_call_on_ast(file)
         try:
             if value.concretized:
                 raise Refused(CONCRETIZED)
-            condition = tensor_condition(node.test, emit, lambda e: self.file.analysis.traced.value_at(node.test, e))
-            doubt = branch_agreement(self.file, flow, node, [[node.body], [node.orelse]], [node.test])
+            spelled, is_name = condition_spellings(node.test, flow.framework, partial(file.traced.value_at, node.test))
+            doubt = branch_agreement(file, flow, node, [[node.body], [node.orelse]], [node.test], code=self._code)
         except (NotConvertible, Refused) as why:
             self.report(node.test, head, hint=_hint(flow), note=f"not rewritten: {why}", related=places)
             return
-        danger = [*risks(node.body, pure), *risks(node.orelse, pure), *risks(node.test, pure)]
-        use_cond = emit.has_cond and (danger or has_work(node.body) or has_work(node.orelse)) \
-            and not _literal(node.body) and not _literal(node.orelse)
-        body, orelse = node.body, node.orelse
-        guard = bool(danger) and not use_cond and guardable(body, pure) and guardable(orelse, pure)
-        edits = []
-        if use_cond:
-            new = emit.cond(condition, body, orelse)
-        else:
-            statement = self.parent(self.parent(node)) if isinstance(self.parent(node), (cst.Assign, cst.AnnAssign, cst.Return)) else None
-            if guard and not isinstance(condition, cst.Name):
-                if isinstance(statement, cst.SimpleStatementLine):
-                    temp = self.file.analysis.fresh_name("condition")
-                    edits.append(InsertBefore(statement, (cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(cst.Name(temp))], condition)]),)))
-                    condition = cst.Name(temp)
-                else:
-                    guard = False  # the condition would be written three times
-            if guard:
-                body = guarded(body, lambda d: emit.where(condition, d, cst.Integer("1")))
-                orelse = guarded(orelse, lambda d: emit.where(condition, cst.Integer("1"), d))
-            new = emit.where(condition, body, orelse)
-        new = new.with_changes(lpar=node.lpar, rpar=node.rpar)
-        how = _how(emit, use_cond)
+        danger = [*ast_safety.risks(node.body, pure), *ast_safety.risks(node.orelse, pure), *ast_safety.risks(node.test, pure)]
+        use_cond = flow.framework in _CONDS and (danger or ast_safety.has_work(node.body) or ast_safety.has_work(node.orelse)) \
+            and not ast_safety.literal(node.body) and not ast_safety.literal(node.orelse)
+        guard = bool(danger) and not use_cond and ast_safety.guardable(node.body, pure) and ast_safety.guardable(node.orelse, pure)
+        temp = None
+        if not use_cond and guard and not is_name:
+            parent = file.names.parent(node)
+            statement = parent if isinstance(parent, (ast.Assign, ast.AnnAssign, ast.Return)) and parent.value is node else None
+            if statement is not None and line_head(file.names, file.reading.lines, statement) is not None:  # type: ignore[union-attr]
+                temp = file.fresh_name("condition")
+            else:
+                guard = False  # the condition would be written three times
+        spelled.append((_CONDS[flow.framework], "cond") if use_cond else (ARRAY_MODULES[flow.framework], "where"))
+        decision = _IfExpDecision(flow.framework, use_cond, guard, temp, file, node.test)
+        fix_at = (node,)
+        build = partial(_write_ifexp, decision=decision)
+        imports = self._imports(spelled)
+        how = _how(flow.framework, use_cond)
         if danger and not use_cond:
             doubt_note = f"; and {doubt}" if doubt else ""
-            self.report(node.test, head, edits=[*edits, Replace(node, new)], safety=Safety.UNSAFE, imports=spelling.imports,
-                        related=places, fix_description=f"select with {how} (unsafe: both branches are evaluated)",
+            fix = PlannedFix(f"select with {how} (unsafe: both branches are evaluated)", fix_at, build, Safety.UNSAFE,
+                             imports=imports, reads=fix_at)
+            self.report(node.test, head, fix=fix, related=places,
                         note=f"{how} evaluates both branches: {', '.join(dict.fromkeys(danger))}{doubt_note}")
             return
         if doubt:
-            self.report(node.test, head, edits=[*edits, Replace(node, new)], safety=Safety.UNSAFE, imports=spelling.imports,
-                        related=places, fix_description=f"select with {how} (unsafe: the branches may not agree)",
-                        note=f"unsafe: {doubt}", provable=True)
+            fix = PlannedFix(f"select with {how} (unsafe: the branches may not agree)", fix_at, build, Safety.UNSAFE,
+                             provable=True, imports=imports, reads=fix_at)
+            self.report(node.test, head, fix=fix, related=places, note=f"unsafe: {doubt}")
             return
-        self.report(node.test, head, edits=[*edits, Replace(node, new)], imports=spelling.imports, related=places,
-                    fix_description=f"select with {how}")
+        self.report(node.test, head, fix=PlannedFix(f"select with {how}", fix_at, build, imports=imports, reads=fix_at),
+                    related=places)
+
+    # -- shared --------------------------------------------------------------------------------
+    def _code(self, value: ast.expr) -> str:
+        """A branch value's code as libcst writes it (a value the branch rebuilt: as the rewrite writes it)."""
+        return ast_branches.written(self.file, value)
+
+    def _imports(self, spelled: list[tuple[str, str]]) -> tuple:
+        """The imports the fix's spellings need, asked in the order the writer asks them (emit/spelling.py)."""
+        spelling = Spelling(self.file.names, self.file.reading.identifiers)  # type: ignore[union-attr]
+        for module, name in spelled:
+            spelling.text(module, name)
+        return tuple(spelling.imports)
 
 
+@dataclass(frozen=True)
+class _IfDecision:
+    """What `_plan_if` decided, for `_write_if` to build on libcst."""
 
-def _literal(value: cst.BaseExpression) -> bool:
-    """A number or None: `cond` needs both branches of one shape and dtype, `where` broadcasts it."""
-    if isinstance(value, cst.UnaryOperation):
-        value = value.expression
-    return isinstance(value, (cst.Integer, cst.Float)) or isinstance(value, cst.Name) and value.value == "None"
+    framework: str
+    returning: bool
+    names: tuple[str, ...]
+    use_cond: bool
+    guard: bool
+    static: tuple[bool, ...]  # per condition: it stays a Python conditional expression
+    temps: tuple[str | None, ...]  # per condition: the temporary it is assigned to first, if any
+    file: AstFile  # what the rule read: the values of each condition's parts, for `tensor_condition`
+    tests: tuple[ast.expr, ...]  # the conditions, in the chain's order
+
+
+@dataclass(frozen=True)
+class _IfExpDecision:
+    """What `_check_ifexp` decided, for `_write_ifexp` to build on libcst."""
+
+    framework: str
+    use_cond: bool
+    guard: bool
+    temp: str | None  # the temporary the condition is assigned to first, if any
+    file: AstFile
+    test: ast.expr
+
+
+_UNANALYSED = Value(Trace.UNKNOWN, ("not inside an analysed traced function",))
+
+
+def _value_of(context, file: AstFile, test: ast.expr):
+    """The values of the parts of the libcst condition `tensor_condition` converts, as the rule's reading
+    has them where `test` is evaluated (each part moved to `ast` by place)."""
+    locator = locator_for(file, context)
+    value_at = file.traced.value_at
+
+    def value_of(expr):
+        node = locator.ast_of(expr)
+        return value_at(test, node) if node is not None else _UNANALYSED
+
+    return value_of
+
+
+def _write_if(context, target: cst.If, *removed: cst.Return, decision: _IfDecision):
+    """The selection `_plan_if` decided, written over the chain from `target` on."""
+    chain: list[cst.If] = [target]
+    while isinstance(chain[-1].orelse, cst.If):
+        chain.append(chain[-1].orelse)
+    last = chain[-1]
+    branches = [_Branch(c.test, effect(block_statements(c))) for c in chain]
+    removed_line = context.analysis.names.parent(removed[0]) if removed else None
+    if last.orelse is not None:
+        branches.append(_Branch(None, effect(block_statements(last.orelse))))
+    elif removed_line is not None:
+        branches.append(_Branch(None, effect([removed_line])))
+    else:
+        branches.append(_Branch(None, Effect()))
+    names = decision.names
+    per_branch = [
+        [b.effect.returned] if decision.returning else [b.effect.values.get(n, cst.Name(n)) for n in names]
+        for b in branches
+    ]
+    emit = Emitter(decision.framework, Spelling(context.analysis.names, context.analysis.identifiers))
+    use_cond, guard = decision.use_cond, decision.guard
+    pre: list[cst.BaseStatement] = []
+    conditions: list[cst.BaseExpression | None] = []
+    for b, static, temp, test in zip(branches[:-1], decision.static, decision.temps, decision.tests):
+        if static:
+            conditions.append(None)  # static: stays a Python conditional expression
+            continue
+        converted = tensor_condition(b.test, emit, _value_of(context, decision.file, test))
+        if temp is not None:
+            pre.append(cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(cst.Name(temp))], converted)]))
+            converted = cst.Name(temp)
+        conditions.append(converted)
+
+    def select(condition, test, if_true, if_false):
+        if condition is None:
+            return cst.IfExp(test=atom(test), body=atom(if_true), orelse=atom(if_false))
+        if use_cond:
+            return emit.cond(condition, if_true, if_false)
+        if guard:
+            if_true = guarded(if_true, lambda d: emit.where(condition, d, cst.Integer("1")))
+            if_false = guarded(if_false, lambda d: emit.where(condition, cst.Integer("1"), d))
+        return emit.where(condition, if_true, if_false)
+
+    if use_cond and len(per_branch[0]) > 1:
+        packed = [cst.Tuple([cst.Element(v) for v in vs]) for vs in per_branch]
+        result = packed[-1]
+        for i in range(len(branches) - 2, -1, -1):
+            result = select(conditions[i], branches[i].test, packed[i], result)
+        results = [result]
+    else:
+        results = []
+        for k in range(len(per_branch[0])):
+            result = per_branch[-1][k]
+            for i in range(len(branches) - 2, -1, -1):
+                result = select(conditions[i], branches[i].test, per_branch[i][k], result)
+            results.append(result)
+    if decision.returning:
+        statements = [*pre, cst.SimpleStatementLine([cst.Return(results[0])])]
+    else:
+        if len(names) == 1:
+            targets, value = cst.Name(names[0]), results[0]
+        elif len(results) == len(names) and not any(reads_any(r, names) for r in results):
+            targets = None  # one statement per name reads best when no value reads another's name
+        else:
+            targets = cst.Tuple([cst.Element(cst.Name(n)) for n in names], lpar=[], rpar=[])
+            value = results[0] if len(results) == 1 else cst.Tuple([cst.Element(r) for r in results], lpar=[], rpar=[])
+        if targets is None:
+            statements = [*pre, *(cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(cst.Name(n))], r)])
+                                  for n, r in zip(names, results))]
+        else:
+            statements = [*pre, cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(targets)], value)])]
+    edits = []
+    parent = context.analysis.names.parent(target)
+    if not (isinstance(parent, cst.If) and parent.orelse is target):  # the chain's `if` itself, not an `elif`
+        statements[0] = statements[0].with_changes(leading_lines=target.leading_lines)
+        edits.append(Replace(target, cst.FlattenSentinel(statements)))
+    else:
+        edits.append(Replace(target, cst.Else(body=cst.IndentedBlock(statements))))
+    if removed_line is not None:
+        edits.append(Replace(removed_line, cst.RemovalSentinel.REMOVE))
+    return edits
+
+
+def _write_ifexp(context, node: cst.IfExp, *, decision: _IfExpDecision):
+    """The selection `_check_ifexp` decided, written in place of the conditional expression."""
+    emit = Emitter(decision.framework, Spelling(context.analysis.names, context.analysis.identifiers))
+    condition = tensor_condition(node.test, emit, _value_of(context, decision.file, decision.test))
+    body, orelse = node.body, node.orelse
+    edits = []
+    if decision.use_cond:
+        new = emit.cond(condition, body, orelse)
+    else:
+        if decision.temp is not None:
+            statement = context.analysis.names.parent(context.analysis.names.parent(node))
+            edits.append(InsertBefore(statement, (cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(cst.Name(decision.temp))],
+                                                                                      condition)]),)))
+            condition = cst.Name(decision.temp)
+        if decision.guard:
+            body = guarded(body, lambda d: emit.where(condition, d, cst.Integer("1")))
+            orelse = guarded(orelse, lambda d: emit.where(condition, cst.Integer("1"), d))
+        new = emit.where(condition, body, orelse)
+    return [*edits, Replace(node, new.with_changes(lpar=node.lpar, rpar=node.rpar))]
 
 
 _WHERE = {"phiml": "`math.where`", "jax": "`jnp.where`", "torch": "`torch.where`", "tensorflow": "`tf.where`"}
@@ -403,7 +528,7 @@ def _hint(flow: FunctionFlow) -> str:
     return f"select with {_WHERE.get(flow.framework, 'a `where`')} by hand, or make the condition a static value"
 
 
-def _how(emit: Emitter, use_cond: bool) -> str:
+def _how(framework: str, use_cond: bool) -> str:
     if use_cond:
-        return "`jax.lax.cond`" if emit.framework == "jax" else "`tf.cond`"
-    return _WHERE[emit.framework]
+        return "`jax.lax.cond`" if framework == "jax" else "`tf.cond`"
+    return _WHERE[framework]

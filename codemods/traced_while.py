@@ -1,6 +1,8 @@
 """PML203 traced-while."""
 from __future__ import annotations
 
+import ast
+
 from rewriter.lazy_libcst import cst
 
 from rewriter.analysis.trace_values import FunctionFlow
@@ -140,7 +142,7 @@ class TracedWhile(Codemod):
 
     @classmethod
     def may_report(cls, file) -> bool:
-        return converts_on_ast(file)
+        return converts_on_ast(file, (ast.While,))
 
     def leave_Module(self, original_node: cst.Module) -> None:
         for flow, loop in traced_nodes(self.file, cst.While):

@@ -168,7 +168,90 @@ class AstFile(FixPolicy):
         blocks), except inside a string."""
         reading = self.reading
         assert reading is not None
-        text = reading.text(node)
+        return self._outside_blocks(node, reading.text(node))
+
+    def code_parenthesized(self, node: ast.expr) -> str:
+        """`code(node)` with the parentheses libcst gives the node's twin (`lpar`/`rpar`): those that enclose
+        it alone, `(x > 0)` in `if (x > 0):`; not a call's or a class's that hold it as their only argument."""
+        if not self.parentheses(node):
+            return self.code(node)
+        return self._outside_blocks(node, self.source_between(*self.parenthesized_span(node)))
+
+    def parenthesized_span(self, node: ast.expr) -> tuple[tuple[int, int], tuple[int, int]]:
+        """Where `node` starts and ends with its own parentheses (`parentheses`): lines, columns in characters."""
+        reading = self.reading
+        assert reading is not None
+        start, end = reading.start(node), reading.end(node)
+        pairs = self.parentheses(node)
+        if not pairs:
+            return start, end
+        tokens = self._significant_tokens
+        return tokens[self._token_at[start] - pairs][0], tokens[self._token_ending[end] + pairs][1]
+
+    def source_between(self, start: tuple[int, int], end: tuple[int, int]) -> str:
+        """The text between two places (lines, columns in characters)."""
+        reading = self.reading
+        assert reading is not None
+        (line, column), (end_line, end_column) = start, end
+        if line == end_line:
+            return reading.lines[line - 1][column:end_column]
+        return "\n".join([reading.lines[line - 1][column:], *reading.lines[line:end_line - 1],
+                          reading.lines[end_line - 1][:end_column]])
+
+    def string_pieces(self, value: ast.Constant) -> int:
+        """How many string literals `value` is written as (AstModule.string_pieces)."""
+        reading = self.reading
+        assert reading is not None
+        return reading.string_pieces(value)
+
+    def parentheses(self, node: ast.expr) -> int:
+        """How many pairs of parentheses around `node` are its own (libcst's `lpar`): those that enclose it
+        alone, less a call's or a class's that hold it as their only argument. Read off the tokens, which
+        are made only when a rule asks this of a file."""
+        reading = self.reading
+        assert reading is not None
+        tokens = self._significant_tokens
+        first, last = self._token_at.get(reading.start(node)), self._token_ending.get(reading.end(node))
+        if first is None or last is None:
+            return 0
+        pairs = 0
+        while first - pairs > 0 and last + pairs + 1 < len(tokens) and tokens[first - pairs - 1][2] == "(" \
+                and tokens[last + pairs + 1][2] == ")":
+            pairs += 1
+        parent = self.names.parent(node)
+        if pairs and (isinstance(parent, ast.Call) and len(parent.args) + len(parent.keywords) == 1 and parent.args
+                      and parent.args[0] is node
+                      or isinstance(parent, ast.ClassDef) and len(parent.bases) + len(parent.keywords) == 1
+                      and parent.bases and parent.bases[0] is node):
+            pairs -= 1  # the outer pair is the call's (the class's)
+        return pairs
+
+    @cached_property
+    def _significant_tokens(self) -> list[tuple[tuple[int, int], tuple[int, int], str]]:
+        """The tokens of what the rules read, but comments, line breaks and indentation: (start, end, string),
+        columns in characters. Made only when a rule quotes code in parentheses."""
+        reading = self.reading
+        assert reading is not None
+        skipped = {tokenize.COMMENT, tokenize.NL, tokenize.NEWLINE, tokenize.INDENT, tokenize.DEDENT,
+                   tokenize.ENCODING, tokenize.ENDMARKER}
+        try:
+            return [(t.start, t.end, t.string) for t in tokenize.generate_tokens(io.StringIO(reading.code).readline)
+                    if t.type not in skipped]
+        except (tokenize.TokenError, SyntaxError):
+            return []
+
+    @cached_property
+    def _token_at(self) -> dict[tuple[int, int], int]:
+        return {token[0]: i for i, token in enumerate(self._significant_tokens)}
+
+    @cached_property
+    def _token_ending(self) -> dict[tuple[int, int], int]:
+        return {token[1]: i for i, token in enumerate(self._significant_tokens)}
+
+    def _outside_blocks(self, node: ast.AST, text: str) -> str:
+        """`text`, the code of `node`, as libcst writes a node outside its blocks (`code`)."""
+        reading = self.reading
+        assert reading is not None
         if "\n" not in text:
             return text
         statement = node
@@ -379,14 +462,9 @@ def written(file: AstFile, context) -> list:
     its builder cannot write, is left unwritten (its finding stays, not applied)."""
     from .codemod import ProposedFix
 
-    from .analysis.locator import Locator
-
     if not file.planned:
         return []
-    analysis = context.analysis
-    assert file.reading is not None  # (a fix is planned only where a rule read the file)
-    locator = analysis.locator if file.reading is file.python else \
-        Locator(context.module, analysis.names.positions, file.reading, analysis.names.parent)  # (read lowered)
+    locator = locator_for(file, context)
     out = []
     for finding, plan in file.planned:
         twins = [locator.cst_of(node) for node in (*plan.at, *plan.needs)]
@@ -397,6 +475,18 @@ def written(file: AstFile, context) -> list:
         if edits and (plan.invalidates is None or invalidates is not None):
             out.append(ProposedFix(finding, tuple(edits), tuple(plan.imports), invalidates))
     return out
+
+
+def locator_for(file: AstFile, context):
+    """What moves nodes between the libcst tree of `context` and the `ast` tree `file`'s rules read (the
+    module, or its lowered twin)."""
+    from .analysis.locator import Locator
+
+    analysis = context.analysis
+    assert file.reading is not None  # (a fix is planned only where a rule read the file)
+    if file.reading is file.python:
+        return analysis.locator
+    return Locator(context.module, analysis.names.positions, file.reading, analysis.names.parent)  # (read lowered)
 
 
 def _lines_inside_strings(text: str) -> set[int]:

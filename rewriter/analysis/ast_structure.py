@@ -117,3 +117,21 @@ def _column(lines: list[str], node: ast.AST) -> int:
     """`node`'s column in characters (`ast` counts UTF-8 bytes)."""
     line = lines[node.lineno - 1]  # type: ignore[attr-defined]
     return len(line.encode()[:node.col_offset].decode(errors="replace"))  # type: ignore[attr-defined]
+
+
+def defined_before(resolver, fn: ast.AST, name: str, node: ast.AST) -> bool:
+    """`name` has a value when `node` runs: a parameter of `fn`, or assigned in `fn` earlier in the text
+    (structure.defined_before; `ast`'s columns count bytes, which order the places of one line alike)."""
+    if type(fn) in _FUNCTIONS:
+        a = fn.args  # type: ignore[attr-defined]
+        if name in {p.arg for p in (*a.posonlyargs, *a.args, *a.kwonlyargs)}:
+            return True
+    scope = resolver.scope(node)
+    if scope is None or name not in scope:
+        return False
+    begin = (node.lineno, node.col_offset)  # type: ignore[attr-defined]
+    for assignment in scope.assignments[name]:
+        target = getattr(assignment, "node", None)
+        if target is not None and (target.lineno, target.col_offset) < begin:
+            return True
+    return False

@@ -11,3 +11,16 @@ def clamp(x):
         x = x * 2
     return x
 """
+
+# A jax jit function with a `while` on a traced value: one PML203 finding, a rule still decided on libcst.
+TRACED_WHILE = """\
+import jax
+import jax.numpy as jnp
+
+
+@jax.jit
+def halve(x):
+    while jnp.max(x) > 1:
+        x = x / 2
+    return x
+"""
