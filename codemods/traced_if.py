@@ -12,7 +12,7 @@ from rewriter.analysis.trace_values import FunctionFlow, Trace, Value
 from rewriter.ast_rule import AstFile, AstRule, PlannedFix, locator_for
 from rewriter.codemod import InsertBefore, Replace
 from rewriter.emit import ast_branches, ast_safety
-from rewriter.emit.ast_agreement import branch_agreement
+from rewriter.emit.ast_agreement import branch_agreement, stacked_by_where
 from rewriter.emit.ast_condition import ARRAY_MODULES, condition_spellings
 from rewriter.emit.branches import Effect, Refused, effect, reads_any
 from rewriter.emit.condition import NotConvertible, tensor_condition
@@ -260,6 +260,8 @@ class TracedIf(AstRule):
         has_cond = flow.framework in _CONDS
         use_cond = has_cond and (danger or any(map(ast_safety.has_work, values_flat))) \
             and not any(map(ast_safety.literal, values_flat))
+        if not use_cond and stacked_by_where(file, flow, target, per_branch):
+            raise Refused(_STACKED)
         guard = bool(danger) and not use_cond and all(ast_safety.guardable(v, pure) for v in values_flat)
         spelled: list[tuple[str, str]] = []
         static: list[bool] = []
@@ -330,6 +332,9 @@ class TracedIf(AstRule):
         danger = [*ast_safety.risks(node.body, pure), *ast_safety.risks(node.orelse, pure), *ast_safety.risks(node.test, pure)]
         use_cond = flow.framework in _CONDS and (danger or ast_safety.has_work(node.body) or ast_safety.has_work(node.orelse)) \
             and not ast_safety.literal(node.body) and not ast_safety.literal(node.orelse)
+        if not use_cond and stacked_by_where(file, flow, node, [[node.body], [node.orelse]]):
+            self.report(node.test, head, hint=_hint(flow), note=f"not rewritten: {_STACKED}", related=places)
+            return
         guard = bool(danger) and not use_cond and ast_safety.guardable(node.body, pure) and ast_safety.guardable(node.orelse, pure)
         temp = None
         if not use_cond and guard and not is_name:
@@ -519,6 +524,9 @@ def _write_ifexp(context, node: cst.IfExp, *, decision: _IfExpDecision):
         new = emit.where(condition, body, orelse)
     return [*edits, Replace(node, new.with_changes(lpar=node.lpar, rpar=node.rpar))]
 
+
+# Why a tuple is not merged with `where` (`stacked_by_where`).
+_STACKED = "a branch gives a tuple or list, which `where` would stack into one array: select each element, or use `cond`"
 
 _WHERE = {"phiml": "`math.where`", "jax": "`jnp.where`", "torch": "`torch.where`", "tensorflow": "`tf.where`"}
 

@@ -204,6 +204,12 @@ class AstFile(FixPolicy):
         assert reading is not None
         return reading.string_pieces(value)
 
+    def tuple_parenthesized(self, node: ast.Tuple) -> bool:
+        """The tuple is written in parentheses of its own (AstModule.parenthesized)."""
+        reading = self.reading
+        assert reading is not None
+        return reading.parenthesized(node)
+
     def parentheses(self, node: ast.expr) -> int:
         """How many pairs of parentheses around `node` are its own (libcst's `lpar`): those that enclose it
         alone, less a call's or a class's that hold it as their only argument. Read off the tokens, which

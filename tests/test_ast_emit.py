@@ -463,8 +463,6 @@ def test_answers_of_libcst_shapes():
         _first_effect("if c:\n    a = f(x)\n    b = g(x)\n    d = {1: b, a: 2, 3: a, b: 4}\n")
     assert list(_first_effect("if c: return x; y = 1\n").values) == ["y"]
     assert isinstance(_first_effect("if c:\n    return\n").returned, ast.Constant)
-    values = _first_effect("if c:\n    a = g\n    y = [a for a in z]\n").values
-    assert ast.unparse(values["y"]) == "[g for g in z]"
     assert ast_safety.risks(ast.parse("f(a) if g(b) else h(c)", mode="eval").body) == [
         f"a call of `{n}` (may raise or have side effects)" for n in "hgf"]
     called_true = ast.parse("True()", mode="eval").body
@@ -485,3 +483,21 @@ def test_the_file_tree_is_not_written():
     order = [ast.unparse(n) for n in ast_safety.written_children(rebuilt)]
     assert order == ["h", "k=y", "*y", "j=1", "*[y]"]
     assert ast.unparse(found.values["a"]) == "y + h(*y, *[y], k=y, j=1)"  # (`ast` writes keywords last)
+
+
+@pytest.mark.parametrize("block, why", [
+    ("a = g\n    y = [a for a in z]", "a comprehension rebinds"),  # (libcst wrote `[g for g in z]`)
+    ("a = f(x)\n    y = (a := 3)", "an assignment expression rebinds"),  # (`(f(x) := 3)`)
+    ("a = g\n    y = h(lambda *, a=1: a)", "a lambda rebinds"),  # (`lambda *, g=1: g`)
+    ("a = g\n    y = h(lambda **a: a)", "a lambda rebinds"),
+    ("a, *b = 1, 2", "an unpacking assignment"),  # (`b = 2`, where Python binds `[2]`)
+])
+def test_a_value_written_where_a_name_is_bound_is_refused(block, why):
+    """Both trees refuse what the substitution used to write wrong: a value where a comprehension, an
+    assignment expression or a lambda binds the name, a starred target's list as one element."""
+    with pytest.raises(branches.Refused, match=why):
+        _first_effect(f"if c:\n    {block}\n")
+    module = cst.parse_module(_in_function(f"if c:\n    {block}\n"))
+    statements = block_statements(next(n for n in walk(module) if isinstance(n, cst.If)))
+    with pytest.raises(branches.Refused, match=why):
+        branches.effect(statements)

@@ -40,6 +40,13 @@ def branch_agreement(file, flow: FunctionFlow, anchor: ast.AST, per_branch: Sequ
     return ""
 
 
+def stacked_by_where(file, flow: FunctionFlow, anchor: ast.AST, per_branch: Sequence[Sequence[ast.expr]]) -> bool:
+    """Some result is a tuple or list in a branch: `where` (of every framework, PhiML's too) stacks it into
+    one array, where the `if` kept the tuple; `lax.cond` and `tf.cond` keep its structure."""
+    forms = forms_in(file, flow.context.function, anchor, param_forms(file, flow))
+    return any(forms.of(value).kind == "tuple" for results in per_branch for value in results)
+
+
 def forms_in(file, fn, anchor: ast.AST, params: dict[str, Form] | None = None) -> Forms:
     """ast_forms.Forms in `fn` of `file`, with what libcst's resolver holds and `ast`'s does not: the
     project's classes the file imports, and the module's text (where strings' literals are counted)."""

@@ -37,6 +37,9 @@ class Source(Protocol):
     def parentheses(self, node: ast.expr) -> int:
         """How many pairs of parentheses are the node's own (libcst's `lpar`)."""
 
+    def tuple_parenthesized(self, node: ast.Tuple) -> bool:
+        """The tuple is written in parentheses of its own (`ast` places them inside the node)."""
+
 _AUGMENTED: dict[type, type[ast.operator]] = {
     ast.Add: ast.Add, ast.Sub: ast.Sub, ast.Mult: ast.Mult, ast.Div: ast.Div, ast.FloorDiv: ast.FloorDiv,
     ast.Mod: ast.Mod, ast.Pow: ast.Pow, ast.MatMult: ast.MatMult, ast.BitAnd: ast.BitAnd, ast.BitOr: ast.BitOr,
@@ -74,8 +77,12 @@ class _Substitute:
     def visit(self, node: ast.AST) -> ast.AST:
         if isinstance(node, ast.Name) and self.use(node.id):
             return _atom(self.mapping[node.id], self.source)
-        if isinstance(node, ast.Lambda) and any(p.arg in self.mapping for p in node.args.args):
+        if isinstance(node, ast.Lambda) and any(p.arg in self.mapping for p in _parameters(node.args)):
             raise Refused("a lambda rebinds a name the branch assigns")
+        if isinstance(node, ast.comprehension) and _binds_any(node.target, self.mapping):
+            raise Refused("a comprehension rebinds a name the branch assigns")
+        if isinstance(node, ast.NamedExpr) and _binds_any(node.target, self.mapping):
+            raise Refused("an assignment expression rebinds a name the branch assigns")
         if isinstance(node, (ast.keyword, ast.arg)):
             self.use(node.arg)  # (a Name on libcst: visited and counted, never replaced)
         replaced: dict[int, ast.AST] = {}
@@ -88,6 +95,20 @@ class _Substitute:
             else:
                 sites.append((child, new))  # a name, and the value written in its place
         return _rebuilt(node, replaced, sites)
+
+
+def _parameters(arguments: ast.arguments) -> list[ast.arg]:
+    stars = [a for a in (arguments.vararg, arguments.kwarg) if a is not None]
+    return [*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs, *stars]
+
+
+def _binds_any(target: ast.expr, names) -> bool:
+    """The target of a comprehension or `:=` binds one of `names`: substituting would write a value there."""
+    if isinstance(target, ast.Name):
+        return target.id in names
+    if isinstance(target, (ast.Tuple, ast.List)):
+        return any(_binds_any(e, names) for e in target.elts)
+    return isinstance(target, ast.Starred) and _binds_any(target.value, names)
 
 
 def _rebuilt(node: ast.AST, replaced: dict[int, ast.AST], sites: list) -> ast.AST:
@@ -110,17 +131,19 @@ def _rebuilt(node: ast.AST, replaced: dict[int, ast.AST], sites: list) -> ast.AS
     return new
 
 
-# libcst's expressions that `atom` (frameworks.atom) leaves without parentheses.
-_ATOMIC = (ast.Name, ast.Attribute, ast.Call, ast.Subscript, ast.List, ast.Tuple, ast.Dict, ast.Set)
+# libcst's expressions that `atom` (frameworks.atom) leaves without parentheses (a tuple only in its own).
+_ATOMIC = (ast.Name, ast.Attribute, ast.Call, ast.Subscript, ast.List, ast.Dict, ast.Set)
 
 
 def _atom(value: ast.expr, source: Optional[Source]) -> ast.expr:
     """frameworks.atom: `value`, or a copy of it in parentheses (its children shared, as `with_changes`
     shares them) unless it has some or binds as tightly as a call."""
     original = getattr(value, "_phiml_source", value)
+    placed = source is not None and hasattr(original, "lineno")
     if isinstance(value, _ATOMIC) or number(value, (int, float, bool, type(None))) or _one_string(value, source) \
             or getattr(value, "_phiml_atom_of", None) is not None \
-            or source is not None and hasattr(original, "lineno") and source.parentheses(original):
+            or placed and (source.parentheses(original)  # type: ignore[union-attr]
+                           or isinstance(original, ast.Tuple) and source.tuple_parenthesized(original)):  # type: ignore[union-attr]
         return value
     wrapped = copy.copy(value)
     wrapped._phiml_atom_of = value  # type: ignore[attr-defined]
@@ -280,7 +303,7 @@ def _assign(target: ast.expr, value: ast.expr, out: Effect) -> None:
     if isinstance(target, (ast.Tuple, ast.List)) and isinstance(value, (ast.Tuple, ast.List)) \
             and len(target.elts) == len(value.elts) \
             and all(isinstance(_element(e), ast.Name) for e in target.elts) \
-            and not any(isinstance(e, ast.Starred) for e in value.elts):
+            and not any(isinstance(e, ast.Starred) for e in (*target.elts, *value.elts)):
         for t, v in zip(target.elts, value.elts):
             name = _element(t)
             assert isinstance(name, ast.Name)

@@ -44,7 +44,8 @@ def _substitute() -> type:
     """The class below, made once libcst is imported (lazy_libcst)."""
 
     class Substitute(cst.CSTTransformer):
-        """Replaces reads of names by expressions (never attribute names, keywords or lambda params)."""
+        """Replaces reads of names by expressions (never attribute names or keywords); refuses where a lambda,
+        a comprehension or `:=` binds one of the names (the value would be written where a name is bound)."""
 
         def __init__(self, mapping: dict[str, cst.BaseExpression]) -> None:
             self.mapping = mapping
@@ -52,8 +53,20 @@ def _substitute() -> type:
             self._shadow = 0
 
         def visit_Lambda(self, node) -> bool:
-            if any(p.name.value in self.mapping for p in node.params.params):
+            p = node.params
+            stars = [s for s in (p.star_arg, p.star_kwarg) if isinstance(s, cst.Param)]
+            if any(q.name.value in self.mapping for q in (*p.posonly_params, *p.params, *p.kwonly_params, *stars)):
                 raise Refused("a lambda rebinds a name the branch assigns")
+            return True
+
+        def visit_CompFor(self, node) -> bool:
+            if _binds_any(node.target, self.mapping):
+                raise Refused("a comprehension rebinds a name the branch assigns")
+            return True
+
+        def visit_NamedExpr(self, node) -> bool:
+            if _binds_any(node.target, self.mapping):
+                raise Refused("an assignment expression rebinds a name the branch assigns")
             return True
 
         def visit_Attribute(self, node: cst.Attribute) -> bool:
@@ -75,6 +88,15 @@ def _substitute() -> type:
             return updated
 
     return Substitute
+
+
+def _binds_any(target: cst.BaseExpression, names) -> bool:
+    """The target of a comprehension or `:=` binds one of `names`: substituting would write a value there."""
+    if isinstance(target, cst.Name):
+        return target.value in names
+    if isinstance(target, (cst.Tuple, cst.List)):
+        return any(_binds_any(e.value, names) for e in target.elements)
+    return isinstance(target, cst.StarredElement) and _binds_any(target.value, names)
 
 
 def substitute(expr: cst.BaseExpression, mapping: dict[str, cst.BaseExpression]) -> tuple[cst.BaseExpression, dict[str, int]]:
@@ -158,7 +180,7 @@ def _assign(target: cst.BaseAssignTargetExpression, value: cst.BaseExpression, s
     if isinstance(target, (cst.Tuple, cst.List)) and isinstance(value, (cst.Tuple, cst.List)) \
             and len(target.elements) == len(value.elements) \
             and all(isinstance(e.value, cst.Name) for e in target.elements) \
-            and not any(isinstance(e, cst.StarredElement) for e in value.elements):
+            and not any(isinstance(e, cst.StarredElement) for e in (*target.elements, *value.elements)):
         for t, v in zip(target.elements, value.elements):
             out.values.pop(t.value.value, None)
             out.values[t.value.value] = v.value

@@ -23,9 +23,10 @@ FRAMEWORKS = frozenset(_MODULES)
 
 
 def atom(expr: cst.BaseExpression) -> cst.BaseExpression:
-    """`expr`, parenthesised unless it binds at least as tightly as a call or subscript."""
+    """`expr`, parenthesised unless it binds at least as tightly as a call or subscript (a tuple written
+    without parentheses does not: `1, 2` in an argument list is two arguments)."""
     if expr.lpar or isinstance(expr, (cst.Name, cst.Attribute, cst.Call, cst.Subscript, cst.Integer, cst.Float,
-                                      cst.SimpleString, cst.List, cst.Tuple, cst.Dict, cst.Set)):
+                                      cst.SimpleString, cst.List, cst.Dict, cst.Set)):
         return expr
     return expr.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
 
@@ -35,8 +36,11 @@ def _args(*values: cst.BaseExpression) -> list[cst.Arg]:
 
 
 def _bare(expr: cst.BaseExpression) -> cst.BaseExpression:
-    """Drop redundant outer parentheses of an argument: `where((x > 0), ...)` reads badly."""
-    if isinstance(expr, (cst.Tuple, cst.GeneratorExp, cst.Yield)) or not expr.lpar:
+    """Drop redundant outer parentheses of an argument: `where((x > 0), ...)` reads badly. A tuple keeps
+    its own, or gets some: `where(c, (1, 2), b)`, `lambda: (1, 2)`."""
+    if isinstance(expr, cst.Tuple):
+        return atom(expr)
+    if isinstance(expr, (cst.GeneratorExp, cst.Yield)) or not expr.lpar:
         return expr
     return expr.with_changes(lpar=[], rpar=[])
 
