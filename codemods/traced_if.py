@@ -4,29 +4,33 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass
 from functools import partial
+from typing import TYPE_CHECKING, Callable
 
 from rewriter.lazy_libcst import cst
 
 from rewriter.analysis.ast_structure import defined_before, is_elif, line_head
 from rewriter.analysis.trace_values import FunctionFlow, Trace, Value
-from rewriter.ast_rule import AstFile, AstRule, PlannedFix, locator_for
+from rewriter.ast_rule import AstRule, PlannedFix, locator_of
 from rewriter.codemod import InsertBefore, Replace
 from rewriter.emit import ast_branches, ast_safety
 from rewriter.emit.ast_agreement import branch_agreement, stacked_by_where
 from rewriter.emit.ast_condition import ARRAY_MODULES, condition_spellings
 from rewriter.emit.branches import Effect, Refused, effect, reads_any
 from rewriter.emit.condition import NotConvertible, tensor_condition
-from rewriter.emit.frameworks import Emitter, atom
+from rewriter.emit.frameworks import MODULES, Emitter, atom
 from rewriter.emit.safety import guarded
-from rewriter.emit.spelling import Spelling
+from rewriter.emit.spelling import PlannedSpelling, Spelling
 from rewriter.findings import Safety, Severity
 from rewriter.rule import Example, Unchanged, dedented
 
 from ._control_flow import (CONCRETIZED, block_statements, library_call_on_ast, needs_conversion_on_ast,
                             traced_condition_gate, traced_message_on_ast, traced_nodes_on_ast)
 
+if TYPE_CHECKING:
+    from rewriter.analysis.ast_module import AstModule
+
 # The module of each framework's one-branch selection (frameworks.Emitter.cond), where it has one.
-_CONDS = {"jax": "jax.lax", "tensorflow": "tensorflow"}
+_CONDS = {framework: modules[1] for framework, modules in MODULES.items() if modules[1] is not None}
 
 
 @dataclass
@@ -278,26 +282,28 @@ class TracedIf(AstRule):
             static.append(False)
             temps.append(file.fresh_name("condition") if uses > 1 and not is_name else None)
         spelled.append((_CONDS[flow.framework], "cond") if use_cond else (ARRAY_MODULES[flow.framework], "where"))
-        imports = self._imports(spelled)
+        texts, imports = self._spelled(spelled)
         decision = _IfDecision(flow.framework, returning, tuple(names), use_cond, guard, tuple(static), tuple(temps),
-                               file, tuple(c.test for c in chain[first:]))
+                               texts, self._reading(), tuple(c.test for c in chain[first:]))
         at = (target,) if removed is None else (target, removed)
         how = _how(flow.framework, use_cond)
         build = partial(_write_if, decision=decision)
+        heads = _heads(texts)
         if danger and not use_cond:
             unique = ", ".join(dict.fromkeys(danger))
             guarded_note = " (denominators and sqrt/log arguments guarded with a second `where` so gradients stay finite)" if guard else ""
             doubt_note = f"; and {doubt}" if doubt else ""
             fix = PlannedFix(f"select with {how} (unsafe: every branch is evaluated)", at, build, Safety.UNSAFE, imports=imports,
-                             reads=at)
+                             reads=at, spelled=heads)
             self.report(target.test, head, fix=fix, related=places, note=f"{how} evaluates every branch: {unique}{guarded_note}{doubt_note}")
             return
         if doubt:
             fix = PlannedFix(f"select with {how} (unsafe: the branches may not agree)", at, build, Safety.UNSAFE, provable=True,
-                             imports=imports, reads=at)
+                             imports=imports, reads=at, spelled=heads)
             self.report(target.test, head, fix=fix, related=places, note=f"unsafe: {doubt}")
             return
-        self.report(target.test, head, fix=PlannedFix(f"select with {how}", at, build, imports=imports, reads=at), related=places)
+        self.report(target.test, head, fix=PlannedFix(f"select with {how}", at, build, imports=imports, reads=at, spelled=heads),
+                    related=places)
 
     def _following_return(self, node: ast.If) -> ast.Return | None:
         """The `return` alone on its line right after `node` in its block (None: something else follows)."""
@@ -340,42 +346,61 @@ class TracedIf(AstRule):
         if not use_cond and guard and not is_name:
             parent = file.names.parent(node)
             statement = parent if isinstance(parent, (ast.Assign, ast.AnnAssign, ast.Return)) and parent.value is node else None
-            if statement is not None and line_head(file.names, file.reading.lines, statement) is not None:  # type: ignore[union-attr]
+            if statement is not None and line_head(file.names, file.reading.lines, statement) is statement:  # type: ignore[union-attr]
                 temp = file.fresh_name("condition")
             else:
-                guard = False  # the condition would be written three times
+                guard = False  # the condition would be written three times, or computed before what it reads
         spelled.append((_CONDS[flow.framework], "cond") if use_cond else (ARRAY_MODULES[flow.framework], "where"))
-        decision = _IfExpDecision(flow.framework, use_cond, guard, temp, file, node.test)
+        texts, imports = self._spelled(spelled)
+        heads = _heads(texts)
+        decision = _IfExpDecision(flow.framework, use_cond, guard, temp, texts, self._reading(), node.test)
         fix_at = (node,)
         build = partial(_write_ifexp, decision=decision)
-        imports = self._imports(spelled)
         how = _how(flow.framework, use_cond)
         if danger and not use_cond:
             doubt_note = f"; and {doubt}" if doubt else ""
             fix = PlannedFix(f"select with {how} (unsafe: both branches are evaluated)", fix_at, build, Safety.UNSAFE,
-                             imports=imports, reads=fix_at)
+                             imports=imports, reads=fix_at, spelled=heads)
             self.report(node.test, head, fix=fix, related=places,
                         note=f"{how} evaluates both branches: {', '.join(dict.fromkeys(danger))}{doubt_note}")
             return
         if doubt:
             fix = PlannedFix(f"select with {how} (unsafe: the branches may not agree)", fix_at, build, Safety.UNSAFE,
-                             provable=True, imports=imports, reads=fix_at)
+                             provable=True, imports=imports, reads=fix_at, spelled=heads)
             self.report(node.test, head, fix=fix, related=places, note=f"unsafe: {doubt}")
             return
-        self.report(node.test, head, fix=PlannedFix(f"select with {how}", fix_at, build, imports=imports, reads=fix_at),
-                    related=places)
+        self.report(node.test, head, fix=PlannedFix(f"select with {how}", fix_at, build, imports=imports, reads=fix_at,
+                                                    spelled=heads), related=places)
 
     # -- shared --------------------------------------------------------------------------------
     def _code(self, value: ast.expr) -> str:
         """A branch value's code as libcst writes it (a value the branch rebuilt: as the rewrite writes it)."""
         return ast_branches.written(self.file, value)
 
-    def _imports(self, spelled: list[tuple[str, str]]) -> tuple:
-        """The imports the fix's spellings need, asked in the order the writer asks them (emit/spelling.py)."""
-        spelling = Spelling(self.file.names, self.file.reading.identifiers)  # type: ignore[union-attr]
-        for module, name in spelled:
-            spelling.text(module, name)
-        return tuple(spelling.imports)
+    def _spelled(self, spelled: list[tuple[str, str]]) -> tuple[dict[tuple[str, str], str], tuple]:
+        """How the fix's code spells each function it names, and the imports those spellings need, asked in
+        the order the writer asks them (emit/spelling.py): the builder writes these texts."""
+        spelling = Spelling(self.file.names, self.file.identifiers)
+        texts = {key: spelling.text(*key) for key in dict.fromkeys(spelled)}
+        return texts, tuple(spelling.imports)
+
+    def _reading(self) -> _Reading:
+        file = self.file
+        return _Reading(file.traced.value_at, None if file.reading is file.python else file.reading)
+
+
+def _heads(texts: dict[tuple[str, str], str]) -> tuple[str, ...]:
+    """The names of the file's imports the spellings start from (`jnp` of `jnp.where`)."""
+    return tuple(dict.fromkeys(text.split(".", 1)[0] for text in texts.values()))
+
+
+@dataclass(frozen=True)
+class _Reading:
+    """What a builder asks of the rule's reading: the value of a condition's part where the condition is
+    evaluated (TracedAnalysis.value_at), and the tree it reads when that is the file's lowered twin."""
+
+    value_at: Callable
+    lowered: AstModule | None
 
 
 @dataclass(frozen=True)
@@ -389,7 +414,8 @@ class _IfDecision:
     guard: bool
     static: tuple[bool, ...]  # per condition: it stays a Python conditional expression
     temps: tuple[str | None, ...]  # per condition: the temporary it is assigned to first, if any
-    file: AstFile  # what the rule read: the values of each condition's parts, for `tensor_condition`
+    texts: dict[tuple[str, str], str]  # how the code spells each function it names (PlannedSpelling)
+    reading: _Reading
     tests: tuple[ast.expr, ...]  # the conditions, in the chain's order
 
 
@@ -401,22 +427,21 @@ class _IfExpDecision:
     use_cond: bool
     guard: bool
     temp: str | None  # the temporary the condition is assigned to first, if any
-    file: AstFile
+    texts: dict[tuple[str, str], str]
+    reading: _Reading
     test: ast.expr
 
 
 _UNANALYSED = Value(Trace.UNKNOWN, ("not inside an analysed traced function",))
 
 
-def _value_of(context, file: AstFile, test: ast.expr):
+def _value_of(locator, reading: _Reading, test: ast.expr):
     """The values of the parts of the libcst condition `tensor_condition` converts, as the rule's reading
     has them where `test` is evaluated (each part moved to `ast` by place)."""
-    locator = locator_for(file, context)
-    value_at = file.traced.value_at
 
     def value_of(expr):
         node = locator.ast_of(expr)
-        return value_at(test, node) if node is not None else _UNANALYSED
+        return reading.value_at(test, node) if node is not None else _UNANALYSED
 
     return value_of
 
@@ -440,7 +465,10 @@ def _write_if(context, target: cst.If, *removed: cst.Return, decision: _IfDecisi
         [b.effect.returned] if decision.returning else [b.effect.values.get(n, cst.Name(n)) for n in names]
         for b in branches
     ]
-    emit = Emitter(decision.framework, Spelling(context.analysis.names, context.analysis.identifiers))
+    if len(branches) - 1 != len(decision.tests):
+        raise RuntimeError("the `if` chain on libcst is not the one the rule read on `ast`")
+    emit = Emitter(decision.framework, PlannedSpelling(decision.texts))
+    locator = locator_of(context, decision.reading.lowered)
     use_cond, guard = decision.use_cond, decision.guard
     pre: list[cst.BaseStatement] = []
     conditions: list[cst.BaseExpression | None] = []
@@ -448,7 +476,7 @@ def _write_if(context, target: cst.If, *removed: cst.Return, decision: _IfDecisi
         if static:
             conditions.append(None)  # static: stays a Python conditional expression
             continue
-        converted = tensor_condition(b.test, emit, _value_of(context, decision.file, test))
+        converted = tensor_condition(b.test, emit, _value_of(locator, decision.reading, test))
         if temp is not None:
             pre.append(cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(cst.Name(temp))], converted)]))
             converted = cst.Name(temp)
@@ -506,8 +534,9 @@ def _write_if(context, target: cst.If, *removed: cst.Return, decision: _IfDecisi
 
 def _write_ifexp(context, node: cst.IfExp, *, decision: _IfExpDecision):
     """The selection `_check_ifexp` decided, written in place of the conditional expression."""
-    emit = Emitter(decision.framework, Spelling(context.analysis.names, context.analysis.identifiers))
-    condition = tensor_condition(node.test, emit, _value_of(context, decision.file, decision.test))
+    emit = Emitter(decision.framework, PlannedSpelling(decision.texts))
+    locator = locator_of(context, decision.reading.lowered)
+    condition = tensor_condition(node.test, emit, _value_of(locator, decision.reading, decision.test))
     body, orelse = node.body, node.orelse
     edits = []
     if decision.use_cond:

@@ -33,8 +33,8 @@ class PlannedFix:
     `at`: the nodes it edits (for `REMOVES_ERRORS`/`CHANGES_STRUCTURE`, places of code meant to fail);
     `build(context, *twins)`: given the FileContext of the libcst pass and the libcst twin of each of `at`,
     the edits (codemod.Replace, InsertBefore), or None where it cannot be written; `imports`, what they need.
-    `reads`: the nodes whose names the fix's code holds (the libraries it names, checked against the
-    project's releases when the fix is safe). `invalidates`: the function whose analysis the fix changes
+    `reads`: the nodes whose names the fix's code holds, and `spelled` the names it adds through the file's
+    imports (the libraries it names, checked against the project's releases when the fix is safe). `invalidates`: the function whose analysis the fix changes
     (a parameter made static): fixes inside it wait for the next pass (codemod.ProposedFix). `needs`: further
     nodes, inside those of `at`, whose twins `build` takes after theirs (a call the fix renames inside the
     body it replaces): they are not places the fix edits as a whole."""
@@ -48,6 +48,7 @@ class PlannedFix:
     reads: Sequence[ast.AST] = ()
     invalidates: ast.AST | None = None
     needs: Sequence[ast.AST] = ()
+    spelled: Sequence[str] = ()  # names of the file's imports the fix's code spells beside those in `reads` (`jnp`)
 
 
 class AstFile(FixPolicy):
@@ -105,8 +106,21 @@ class AstFile(FixPolicy):
         (ModuleAnalysis.fresh_name)."""
         from .analysis.testcode import fresh_name
 
-        assert self.reading is not None
-        return fresh_name(base, self.reading.identifiers, self.reserved)
+        return fresh_name(base, self.identifiers, self.reserved)
+
+    @cached_property
+    def identifiers(self) -> frozenset[str]:
+        """The names spelled in the module, which a new name must avoid: a lowered reading's (lowering.py),
+        and the names it blanked (a newer grammar's type parameters), read off the file's tokens."""
+        reading = self.reading
+        assert reading is not None
+        if reading is self.python:
+            return reading.identifiers
+        try:
+            tokens = tokenize.generate_tokens(io.StringIO(self.python.code).readline)
+            return reading.identifiers | {t.string for t in tokens if t.type == tokenize.NAME}
+        except (tokenize.TokenError, SyntaxError):
+            return reading.identifiers
 
     def imported_factory(self, func: ast.expr):
         """The project's fact (RemoteFactory) about the function a callee names, when it is a name imported
@@ -211,9 +225,10 @@ class AstFile(FixPolicy):
         return reading.parenthesized(node)
 
     def parentheses(self, node: ast.expr) -> int:
-        """How many pairs of parentheses around `node` are its own (libcst's `lpar`): those that enclose it
-        alone, less a call's or a class's that hold it as their only argument. Read off the tokens, which
-        are made only when a rule asks this of a file."""
+        """How many pairs of parentheses around `node`'s span enclose it alone, less a call's or a class's
+        that hold it as their only argument: libcst's `lpar`, but for the nodes whose span `ast` draws with
+        a pair (a parenthesized tuple: `tuple_parenthesized`; a generator, the only argument of a call), and
+        an f-string's fields (one token on 3.11: none found). Read off the tokens, made only when a rule asks."""
         reading = self.reading
         assert reading is not None
         tokens = self._significant_tokens
@@ -225,12 +240,19 @@ class AstFile(FixPolicy):
                 and tokens[last + pairs + 1][2] == ")":
             pairs += 1
         parent = self.names.parent(node)
-        if pairs and (isinstance(parent, ast.Call) and len(parent.args) + len(parent.keywords) == 1 and parent.args
-                      and parent.args[0] is node
-                      or isinstance(parent, ast.ClassDef) and len(parent.bases) + len(parent.keywords) == 1
-                      and parent.bases and parent.bases[0] is node):
+        if pairs and isinstance(parent, (ast.Call, ast.ClassDef)) and self._holder_pair(parent, first - pairs):
             pairs -= 1  # the outer pair is the call's (the class's)
         return pairs
+
+    def _holder_pair(self, parent: ast.Call | ast.ClassDef, opening: int) -> bool:
+        """The `(` at token `opening` opens the argument list of the call (the class) `parent`: right after
+        its callee (its name)."""
+        tokens = self._significant_tokens
+        if isinstance(parent, ast.Call):
+            reading = self.reading
+            assert reading is not None
+            return self._token_ending.get(reading.end(parent.func)) == opening - 1
+        return opening >= 2 and tokens[opening - 1][2] == parent.name and tokens[opening - 2][2] == "class"
 
     @cached_property
     def _significant_tokens(self) -> list[tuple[tuple[int, int], tuple[int, int], str]]:
@@ -269,8 +291,9 @@ class AstFile(FixPolicy):
             return text
         lines = text.split("\n")
         inside = _lines_inside_strings(text)
-        return "\n".join(part if i == 0 or i in inside or not part.startswith(indent) else part[len(indent):]
-                         for i, part in enumerate(lines))
+        # A line continued by a backslash keeps its whitespace as written (libcst holds it in one token).
+        return "\n".join(part if i == 0 or i in inside or lines[i - 1].endswith("\\") or not part.startswith(indent)
+                         else part[len(indent):] for i, part in enumerate(lines))
 
     @cached_property
     def globals(self):
@@ -437,10 +460,9 @@ class AstRule(Rule):
             return ""
         roots = {module.split(".", 1)[0] for module, *_ in fix.imports if module}
         imported = self.file.names.imported
-        for read in fix.reads:
-            for name in ast.walk(read):
-                if isinstance(name, ast.Name):
-                    roots |= {q.split(".", 1)[0] for q in imported.get(name.id, ())}
+        names = [*fix.spelled, *(n.id for read in fix.reads for n in ast.walk(read) if isinstance(n, ast.Name))]
+        for name in names:
+            roots |= {q.split(".", 1)[0] for q in imported.get(name, ())}
         named = sorted(roots & older.keys())
         if not named:
             return ""
@@ -486,13 +508,18 @@ def written(file: AstFile, context) -> list:
 def locator_for(file: AstFile, context):
     """What moves nodes between the libcst tree of `context` and the `ast` tree `file`'s rules read (the
     module, or its lowered twin)."""
+    assert file.reading is not None  # (a fix is planned only where a rule read the file)
+    return locator_of(context, None if file.reading is file.python else file.reading)
+
+
+def locator_of(context, lowered: "AstModule | None"):
+    """`locator_for` given what the rules read: the module itself (None), or its `lowered` twin."""
     from .analysis.locator import Locator
 
     analysis = context.analysis
-    assert file.reading is not None  # (a fix is planned only where a rule read the file)
-    if file.reading is file.python:
+    if lowered is None:
         return analysis.locator
-    return Locator(context.module, analysis.names.positions, file.reading, analysis.names.parent)  # (read lowered)
+    return Locator(context.module, analysis.names.positions, lowered, analysis.names.parent)
 
 
 def _lines_inside_strings(text: str) -> set[int]:

@@ -19,12 +19,12 @@ from __future__ import annotations
 
 import ast
 import copy
-from typing import Collection, Optional, Protocol, cast
+from typing import Optional, Protocol, cast
 
-from .ast_safety import call_arguments, number, written_children
+from .ast_safety import NAMED_CONSTANTS, call_arguments, number, written_children
 from .branches import Effect, Refused
 
-__all__ = ["Effect", "Refused", "effect", "reads_any", "substitute", "values_of"]
+__all__ = ["Effect", "Refused", "effect", "substitute", "values_of", "written"]
 
 
 
@@ -52,7 +52,6 @@ _COMPOUND: dict[type, str] = {
     ast.ClassDef: "classdef", ast.Match: "match",
 }
 _CST_NAMES: dict[type, str] = {ast.Delete: "Del"}  # libcst's class of a small statement, where its name differs
-_NAMED_CONSTANTS = (bool, type(None))
 
 
 class _Substitute:
@@ -201,7 +200,7 @@ def substitute(expr: ast.expr, mapping: dict[str, ast.expr],
 def _trivial(expr: ast.expr, source: Optional[Source]) -> bool:
     """branches._trivial: a Name (`True`, `None` included), an Integer or Float, a SimpleString (one literal,
     not an implicit concatenation: `source` counts them; without it, one), an attribute of one."""
-    if isinstance(expr, ast.Name) or number(expr) or number(expr, _NAMED_CONSTANTS):
+    if isinstance(expr, ast.Name) or number(expr) or number(expr, NAMED_CONSTANTS):
         return True
     if isinstance(expr, ast.Constant) and number(expr, (str, bytes)):
         return _one_string(expr, source)
@@ -325,20 +324,3 @@ def _count(uses: dict[str, int], used: dict[str, int], out: Effect, source: Opti
         uses[name] = uses.get(name, 0) + n
         if uses[name] > 1 and not _trivial(values_of(out).get(name, ast.Name(name, ast.Load())), source):
             raise Refused(f"the branch reuses the intermediate `{name}`; a selection would have to compute it twice")
-
-
-def reads_any(expr: ast.AST, names: Collection[str]) -> bool:
-    """`expr` reads one of `names`: any name spelled so, as libcst's Names are (an attribute's, a keyword's,
-    a lambda parameter's too: conservative)."""
-    for node in ast.walk(expr):
-        if isinstance(node, ast.Name):
-            spelled: str | None = node.id
-        elif isinstance(node, ast.Attribute):
-            spelled = node.attr
-        elif isinstance(node, (ast.keyword, ast.arg)):
-            spelled = node.arg
-        else:
-            continue
-        if spelled is not None and spelled in names:
-            return True
-    return False

@@ -11,7 +11,9 @@ from __future__ import annotations
 import ast
 from typing import TYPE_CHECKING, Callable
 
+from .ast_safety import NAMED_CONSTANTS
 from .condition import NotConvertible
+from .frameworks import MODULES
 
 if TYPE_CHECKING:
     from ..analysis.trace_values import Value
@@ -20,9 +22,8 @@ if TYPE_CHECKING:
 
 __all__ = ["NotConvertible", "check_condition", "condition_spellings"]
 
-_NAMED_CONSTANTS = (bool, type(None))  # libcst's Names `True`, `False`, `None`
 # The module of each framework's array functions (frameworks.Emitter._array).
-ARRAY_MODULES = {"phiml": "phiml.math", "jax": "jax.numpy", "torch": "torch", "tensorflow": "tensorflow"}
+ARRAY_MODULES = {framework: modules[0] for framework, modules in MODULES.items()}
 
 
 def condition_spellings(expr: ast.expr, framework: str, value_of: ValueOf) -> tuple[list[tuple[str, str]], bool]:
@@ -55,7 +56,7 @@ def check_condition(expr: ast.expr, framework: str, value_of: ValueOf, spelled: 
         only = expr.args[0] if expr.args else expr.keywords[0]
         argument = only.value if isinstance(only, (ast.Starred, ast.keyword)) else only  # (libcst's Arg.value)
         return check_condition(argument, framework, value_of, spelled)
-    return isinstance(expr, ast.Name) or isinstance(expr, ast.Constant) and type(expr.value) in _NAMED_CONSTANTS
+    return isinstance(expr, ast.Name) or isinstance(expr, ast.Constant) and type(expr.value) in NAMED_CONSTANTS
 
 
 def _level(chain: ast.BoolOp, count: int, framework: str, value_of: ValueOf, spelled: list | None) -> None:

@@ -31,7 +31,7 @@ HARMLESS_CALLS = frozenset(
 DOMAIN_CALLS = frozenset("sqrt log log2 log10 rsqrt".split())
 
 _DIVISIONS = (ast.Div, ast.FloorDiv, ast.Mod)
-_NAMED_CONSTANTS = (bool, type(None))  # libcst's Names `True`, `False`, `None`
+NAMED_CONSTANTS = (bool, type(None))  # the types of libcst's Names `True`, `False`, `None` (ast Constants)
 
 
 def written_children(node: ast.AST) -> list[ast.AST]:
@@ -89,7 +89,7 @@ def last_name(node: ast.AST) -> str | None:
         return node.id
     if isinstance(node, ast.Attribute):
         return node.attr
-    if isinstance(node, ast.Constant) and type(node.value) in _NAMED_CONSTANTS:
+    if isinstance(node, ast.Constant) and type(node.value) in NAMED_CONSTANTS:
         return str(node.value)
     return None
 

@@ -11,15 +11,15 @@ from dataclasses import dataclass
 
 from ..lazy_libcst import cst
 
-from .spelling import Spelling
+from .spelling import PlannedSpelling, Spelling
 
-_MODULES = {
+MODULES = {  # framework -> (its array functions' module, its loop and one-branch selection module)
     "phiml": ("phiml.math", None),
     "jax": ("jax.numpy", "jax.lax"),
     "torch": ("torch", None),
     "tensorflow": ("tensorflow", "tensorflow"),
 }
-FRAMEWORKS = frozenset(_MODULES)
+FRAMEWORKS = frozenset(MODULES)
 
 
 def atom(expr: cst.BaseExpression) -> cst.BaseExpression:
@@ -52,14 +52,10 @@ def thunk(expr: cst.BaseExpression) -> cst.Lambda:
 @dataclass
 class Emitter:
     framework: str
-    spell: Spelling
-
-    @property
-    def has_cond(self) -> bool:
-        return self.framework in ("jax", "tensorflow")
+    spell: "Spelling | PlannedSpelling"
 
     def _array(self, name: str) -> cst.BaseExpression:
-        return self.spell(_MODULES[self.framework][0], name)
+        return self.spell(MODULES[self.framework][0], name)
 
     def where(self, condition, if_true, if_false) -> cst.Call:
         return cst.Call(self._array("where"), _args(condition, if_true, if_false))

@@ -93,3 +93,14 @@ class Spelling:
             self.imports.append((origin, obj, alias if alias != obj else None))
         self._aliases[module] = alias
         return alias
+
+
+@dataclass(frozen=True)
+class PlannedSpelling:
+    """The spellings a rule planned on `ast` (`Spelling.text`, by module and name), for its builder on
+    libcst: the code it writes names what the plan's imports bind, whatever either tree's names say."""
+
+    texts: dict[tuple[str, str], str]
+
+    def __call__(self, module: str, name: str) -> cst.BaseExpression:
+        return dotted_expr(self.texts[(module, name)])
