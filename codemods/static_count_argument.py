@@ -312,7 +312,7 @@ class StaticCountArgument(AstRule):
             return None
         if decorated and _static_argnames_editable(expr):
             if isinstance(expr, (ast.Name, ast.Attribute)):
-                spelling = Spelling(self.file.names, self.file.reading.identifiers)  # type: ignore[union-attr]
+                spelling = Spelling(self.file.names, self.file.identifiers)
                 spelled = spelling.text("functools", "partial")
                 return (fn,), (expr,), partial(_write_static_argnames, names=names, partial_spelled=spelled), tuple(spelling.imports)
             return (fn,), (expr,), partial(_write_static_argnames, names=names, partial_spelled=""), ()

@@ -523,7 +523,9 @@ def _write_if(context, target: cst.If, *removed: cst.Return, decision: _IfDecisi
     edits = []
     parent = context.analysis.names.parent(target)
     if not (isinstance(parent, cst.If) and parent.orelse is target):  # the chain's `if` itself, not an `elif`
-        statements[0] = statements[0].with_changes(leading_lines=target.leading_lines)
+        # The comments above a `return` the selection takes in stay, after the `if`'s own.
+        kept = [line for line in removed_line.leading_lines if line.comment is not None] if removed_line is not None else []
+        statements[0] = statements[0].with_changes(leading_lines=[*target.leading_lines, *kept])
         edits.append(Replace(target, cst.FlattenSentinel(statements)))
     else:
         edits.append(Replace(target, cst.Else(body=cst.IndentedBlock(statements))))
