@@ -8,7 +8,7 @@ from rewriter.lazy_libcst import cst
 
 from rewriter.analysis import compilers
 from rewriter.analysis.apis import Kind
-from rewriter.analysis.ast_names import in_source_order
+from rewriter.analysis.ast_names import own_nodes_in_order
 from rewriter.analysis.trace_values import FunctionFlow, Trace, Value
 from rewriter.cst_tree import branches, scope_kinds
 from rewriter.emit import Emitter, Spelling
@@ -160,7 +160,6 @@ def needs_conversion(codemod, flow: FunctionFlow, test: cst.CSTNode) -> Value | 
 
 
 # -- the same readings on `ast` (issue 45: the rules that moved there) --------------------------------
-_AST_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
 _AST_KINDS = (ast.If, ast.IfExp, ast.For, ast.AsyncFor, ast.While, ast.Call)
 
 
@@ -172,22 +171,10 @@ def traced_nodes_on_ast(file, types):
     for flow in list(file.traced.flows.values()):
         if rewritable(flow):
             if flow.nodes is None:  # walked once, shared by every control-flow rule on `ast`
-                flow.nodes = [n for n in _own_nodes_on_ast(flow.context.function) if isinstance(n, _AST_KINDS)]
+                flow.nodes = [n for n in own_nodes_in_order(flow.context.function) if isinstance(n, _AST_KINDS)]
             for node in flow.nodes:
                 if isinstance(node, types):
                     yield flow, node
-
-
-def _own_nodes_on_ast(function: ast.AST):
-    """The nodes of a function's own body in the order written (libcst's pre-order walk), not entering
-    nested defs, lambdas or classes."""
-    body = function.body  # type: ignore[attr-defined]
-    stack = list(reversed(body)) if isinstance(body, list) else [body]
-    while stack:
-        node = stack.pop()
-        yield node
-        if not isinstance(node, _AST_SCOPES):
-            stack.extend(reversed(in_source_order(node)))
 
 
 def traced_message_on_ast(file, flow: FunctionFlow, what: str, node: ast.expr, value: Value) -> tuple[str, list]:

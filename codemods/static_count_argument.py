@@ -10,7 +10,7 @@ from rewriter.analysis import ast_traced, compilers
 from rewriter.analysis.apis import Kind
 from rewriter.analysis.ast_flow import all_params, last_name
 from rewriter.analysis.ast_jit import literal, match_transform
-from rewriter.analysis.ast_names import arguments, in_source_order
+from rewriter.analysis.ast_names import arguments, own_nodes_in_order
 from rewriter.analysis.callsites import ParamRole, Role
 from rewriter.analysis.jit_contexts import JitContext
 from rewriter.analysis.static_names import CONFIGURATION_ANNOTATIONS, JAX_SHAPE_NAMES, JAX_SHAPES, size_arguments
@@ -30,7 +30,6 @@ _DIMENSION_TYPES = frozenset(q.rsplit(".", 1)[1] for q in _SHAPE_CONSTRUCTORS)
 # jax functions whose shape (or size) arguments must be Python values under `jax.jit`.
 _FIXABLE = ("phiml.math.jit_compile", "phiml.math.jit_compile_linear", "jax.jit")
 _DEFS = (ast.FunctionDef, ast.AsyncFunctionDef)
-_SCOPES = (*_DEFS, ast.Lambda, ast.ClassDef)
 
 
 class StaticCountArgument(AstRule):
@@ -208,7 +207,7 @@ class StaticCountArgument(AstRule):
                 return []  # a jax operation's result: a tracer even of static arguments, so declaring them static fixes nothing
             return sorted(name for fid, name in value.sources if fid == owner)
 
-        for node in _own_nodes(flow.context.function):
+        for node in own_nodes_in_order(flow.context.function):
             test, how = None, ""
             if isinstance(node, (ast.If, ast.While, ast.IfExp)):
                 test, how = node.test, "a condition"
@@ -366,18 +365,6 @@ def _write_keyword(context, call: cst.Call, *, keyword: str, value):
     """`jax.jit(f)` -> `jax.jit(f, static_argnames=('n',))`."""
     return [Replace(call, call.with_changes(args=[*call.args[:-1], call.args[-1].with_changes(comma=comma()),
                                                    keyword_arg(keyword, value)]))]
-
-
-def _own_nodes(function: ast.AST):
-    """The nodes of a function's body in the order written (libcst's walk), not entering nested defs,
-    lambdas or classes."""
-    body = function.body  # type: ignore[attr-defined]
-    stack = list(reversed(body)) if isinstance(body, list) else [body]
-    while stack:
-        node = stack.pop()
-        yield node
-        if not isinstance(node, _SCOPES):
-            stack.extend(reversed(in_source_order(node)))
 
 
 def _configurable_on_ast(facts, node: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda) -> frozenset[str]:

@@ -493,6 +493,24 @@ class Forms:
         return UNKNOWN
 
 
+def forms_of_roles(roles) -> dict[str, Form]:
+    """What the calls of a directly jitted function say about its parameters (callsites.ParamRole, proven
+    ones only: the calls seen must be all the calls), as forms: a parameter every call passes a Python
+    number is a scalar; one every call passes a float array is an array of floats."""
+    out = {}
+    for name, role in roles.items():
+        if not role.proven:
+            continue  # the calls seen are not all the calls: what they pass proves nothing
+        kinds = {type(v) for v in role.values}
+        if role.values and kinds <= {int, float, bool}:
+            out[name] = Form("scalar", dtype="float" if float in kinds else "int" if int in kinds else "bool")
+        elif role.arrays:
+            shapes = set(role.shapes)
+            root = f"shape {shapes.pop()}" if len(shapes) == 1 and None not in shapes else name
+            out[name] = Form("array", root, "float" if all(d == "float" for d in role.arrays) else "same")
+    return out
+
+
 def _reduction_dtype(name: str, dtype: str) -> str:
     """The dtype of a reduction of values of `dtype` (`_REDUCTIONS_KEEPING`; `all`/`any` make booleans)."""
     if name in ("all", "any"):

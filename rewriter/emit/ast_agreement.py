@@ -11,7 +11,7 @@ import ast
 from typing import Callable, Sequence
 
 from ..analysis.ast_forms import Forms
-from ..analysis.forms import Agreement, Form, agreement
+from ..analysis.forms import Agreement, Form, agreement, forms_of_roles
 from ..analysis.trace_values import FunctionFlow
 from .agreement import _short
 from .branches import Refused
@@ -59,18 +59,7 @@ def param_forms(file, flow: FunctionFlow, depth: int = 0) -> dict[str, Form]:
     a parameter every call passes a Python number is a scalar; one every call passes a float array is
     an array of floats; a helper's parameter has the form of what its callers pass (when they agree)."""
     if flow.context.how != "called":
-        out = {}
-        for name, role in file.traced.roles(flow.context).items():
-            if not role.proven:
-                continue  # the calls seen are not all the calls: what they pass proves nothing
-            kinds = {type(v) for v in role.values}
-            if role.values and kinds <= {int, float, bool}:
-                out[name] = Form("scalar", dtype="float" if float in kinds else "int" if int in kinds else "bool")
-            elif role.arrays:
-                shapes = set(role.shapes)
-                root = f"shape {shapes.pop()}" if len(shapes) == 1 and None not in shapes else name
-                out[name] = Form("array", root, "float" if all(d == "float" for d in role.arrays) else "same")
-        return out
+        return forms_of_roles(file.traced.roles(flow.context))
     if depth > 3 or not isinstance(flow.context.function, _DEFS):
         return {}
     fn = flow.context.function
