@@ -72,7 +72,8 @@ class TracedIf(AstRule):
     the `if`, where a selection would merge branches of different shapes. Branches with side
     effects, `break`/`return` in only one branch, or variables defined in only one branch are
     reported without a fix; so are branches that are not arrays (`fn = jax.lax.dot if c else
-    jnp.matmul`) or whose structures differ.
+    jnp.matmul`), whose structures differ, or that give a tuple `where` would stack into one array
+    (`lax.cond` / `tf.cond` keep it a tuple).
     """
 
     CODE = "PML201"
@@ -92,7 +93,7 @@ class TracedIf(AstRule):
         "on request, and its note says why. A division or `sqrt`/`log` that `where` evaluates in the branch it "
         "does not select is guarded with a second `where` (denominator or argument 1 there), so values and "
         "gradients stay finite; the fix stays unsafe. Not rewritten at all when a branch is provably not an array (a "
-        "function, string, None, module), when the branches' structures differ (a tuple and an array), when the "
+        "function, string, None, module), when the branches' structures differ (a tuple and an array) or a tuple would go through `where` (which stacks it), when the "
         "condition is configuration (a flag the calls pass as a Python value: PML204 declares it static instead), "
         "when a test expects the call to fail, or when the condition cannot be decided (reported as info)."
     )
