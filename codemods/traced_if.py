@@ -93,7 +93,8 @@ class TracedIf(AstRule):
         "on request, and its note says why. A division or `sqrt`/`log` that `where` evaluates in the branch it "
         "does not select is guarded with a second `where` (denominator or argument 1 there), so values and "
         "gradients stay finite; the fix stays unsafe. Not rewritten at all when a branch is provably not an array (a "
-        "function, string, None, module), when the branches' structures differ (a tuple and an array) or a tuple would go through `where` (which stacks it), when the "
+        "function, string, None, module), when the branches' structures differ (a tuple and an array) or a tuple "
+        "would go through `where` (which stacks it), when the "
         "condition is configuration (a flag the calls pass as a Python value: PML204 declares it static instead), "
         "when a test expects the call to fail, or when the condition cannot be decided (reported as info)."
     )
