@@ -3,16 +3,21 @@ which framework's primitives, and what a finding says per framework."""
 from __future__ import annotations
 
 import ast
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Callable
 
 from rewriter.lazy_libcst import cst
 
 from rewriter.analysis import compilers
 from rewriter.analysis.apis import Kind
-from rewriter.analysis.ast_names import own_nodes_in_order
+from rewriter.analysis.ast_names import in_source_order, own_nodes_in_order
 from rewriter.analysis.trace_values import FunctionFlow, Trace, Value
 from rewriter.cst_tree import branches, scope_kinds
 from rewriter.emit import Emitter, Spelling
 from rewriter.findings import Severity
+
+if TYPE_CHECKING:
+    from rewriter.analysis.ast_module import AstModule
 
 _LIBRARIES = ("phiml.math.", "jax.numpy.", "jax.lax.", "jax.nn.", "torch.", "tensorflow.", "numpy.")
 
@@ -27,20 +32,6 @@ def traced_condition_gate(syntax) -> bool:
 
 def _fails_on_control_flow(compiler: compilers.Compiler) -> bool:
     return compiler.fails_on_control_flow
-
-
-def converts_on_ast(file, kinds: tuple[type, ...]) -> bool:
-    """Whether a control-flow rule that converts the nodes of `kinds` (`ast.For`: its trip count; `ast.While`:
-    its condition) may report in `file` (an ast_rule.AstFile): `needs_conversion` asked of each, as the
-    rule's walk meets them (`traced_nodes`). False proves it reports nothing."""
-    if file.reading is None or file.reading.tree is None:
-        return False  # no flows: the libcst pass reads none either
-    is_config = file.traced.is_config
-    for flow, node in traced_nodes_on_ast(file, kinds):
-        value = flow.value_of(node.iter if isinstance(node, (ast.For, ast.AsyncFor)) else node.test)
-        if value is not None and not value.static and (value.trace is Trace.UNKNOWN or not _deferred(is_config, value)):
-            return True
-    return False
 
 
 def consequence(flow: FunctionFlow, what: str) -> str:
@@ -220,3 +211,63 @@ def library_call_on_ast(file):
         return bool(qualified) and all(q.startswith(_LIBRARIES) for q in qualified)
 
     return pure
+
+
+def traced_test_inside_on_ast(flow: FunctionFlow, statements) -> ast.expr | None:
+    """`traced_test_inside` on `ast`: the first condition or trip count inside `statements` (in the order
+    written) that is not static; None: all static."""
+    for statement in statements:
+        stack = [statement]
+        while stack:
+            node = stack.pop()
+            test = node.test if isinstance(node, (ast.If, ast.While, ast.IfExp)) else \
+                node.iter if isinstance(node, (ast.For, ast.AsyncFor)) else None
+            value = flow.value_of(test) if test is not None else None
+            if value is not None and not value.static:
+                return test
+            stack.extend(reversed([c for c in in_source_order(node) if not isinstance(c, _AST_SCOPES)]))
+    return None
+
+
+_AST_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
+
+
+# -- what a fix planned on `ast` hands its builder on libcst ------------------------------------------
+def planned_spellings(file, spelled: list[tuple[str, str]]) -> tuple[dict[tuple[str, str], str], tuple]:
+    """How the fix's code spells each function it names, and the imports those spellings need, asked in
+    the order the writer asks them (emit/spelling.py): the builder writes these texts (PlannedSpelling)."""
+    spelling = Spelling(file.names, file.identifiers)
+    texts = {key: spelling.text(*key) for key in dict.fromkeys(spelled)}
+    return texts, tuple(spelling.imports)
+
+
+def import_heads(texts: dict[tuple[str, str], str]) -> tuple[str, ...]:
+    """The names of the file's imports the spellings start from (`jnp` of `jnp.where`): PlannedFix.spelled."""
+    return tuple(dict.fromkeys(text.split(".", 1)[0] for text in texts.values()))
+
+
+@dataclass(frozen=True)
+class Reading:
+    """What a builder asks of the rule's reading: the value of a condition's part where the condition is
+    evaluated (TracedAnalysis.value_at), and the tree it reads when that is the file's lowered twin."""
+
+    value_at: Callable
+    lowered: "AstModule | None"
+
+
+def reading_of(file) -> Reading:
+    return Reading(file.traced.value_at, None if file.reading is file.python else file.reading)
+
+
+_UNANALYSED = Value(Trace.UNKNOWN, ("not inside an analysed traced function",))
+
+
+def parts_value_of(locator, reading: Reading, test: ast.expr):
+    """The values of the parts of the libcst condition `tensor_condition` converts, as the rule's reading
+    has them where `test` is evaluated (each part moved to `ast` by place)."""
+
+    def value_of(expr):
+        node = locator.ast_of(expr)
+        return reading.value_at(test, node) if node is not None else _UNANALYSED
+
+    return value_of

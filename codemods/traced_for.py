@@ -2,21 +2,30 @@
 from __future__ import annotations
 
 import ast
+from dataclasses import dataclass
+from functools import partial
 
 from rewriter.lazy_libcst import cst
 
+from rewriter.analysis.ast_structure import top_level_statement
 from rewriter.analysis.trace_values import FunctionFlow
-from rewriter.codemod import Codemod, Example, Replace, Unchanged, dedented
-from rewriter.emit.branches import Refused, effect
-from rewriter.emit.loops import (bound_constant, carried, carry_agreement, check_body, jax_fori, masked_bound, masked_loop,
-                     names_read_after)
+from rewriter.ast_rule import AstRule, PlannedFix
+from rewriter.codemod import Replace
+from rewriter.emit.ast_loops import (body_values, bound_name, carried, carry_agreement, check_body, masked_bound, masked_names,
+                                     names_read_after)
+from rewriter.emit.branches import Refused
+from rewriter.emit.frameworks import Emitter
+from rewriter.emit.loops import bound_constant, jax_fori, masked_loop
+from rewriter.emit.spelling import PlannedSpelling
 from rewriter.findings import Safety, Severity
+from rewriter.rule import Example, Unchanged, dedented
 
-from ._control_flow import (CONCRETIZED, block_statements, converts_on_ast, emitter, needs_conversion, traced_message,
-                            traced_nodes, traced_condition_gate, traced_test_inside)
+from ._control_flow import (CONCRETIZED, block_statements, import_heads, needs_conversion_on_ast,
+                            planned_spellings, traced_condition_gate, traced_message_on_ast, traced_nodes_on_ast,
+                            traced_test_inside_on_ast)
 
 
-class TracedFor(Codemod):
+class TracedFor(AstRule):
     """`for i in range(n)` with a traced `n` needs the trip count while tracing: `jax.jit` raises
     `TracerIntegerConversionError`, PhiML's jit raises on jax (`int(n)` of a tracer; on tensorflow
     only autograph's loop conversion saves it) and on torch silently runs the first call's count forever (measured: `n=3` after `n=2` still
@@ -164,99 +173,106 @@ class TracedFor(Codemod):
     def ast_gate(cls, syntax) -> bool:
         return traced_condition_gate(syntax)
 
-    @classmethod
-    def may_report(cls, file) -> bool:
-        return converts_on_ast(file, (ast.For, ast.AsyncFor))
-
-    def leave_Module(self, original_node: cst.Module) -> None:
-        for flow, loop in traced_nodes(self.file, cst.For):
+    def check(self) -> None:
+        for flow, loop in traced_nodes_on_ast(self.file, (ast.For, ast.AsyncFor)):
             self._check(flow, loop)
 
-    def _check(self, flow: FunctionFlow, loop: cst.For) -> None:
-        value = needs_conversion(self, flow, loop.iter)
+    def _check(self, flow: FunctionFlow, loop: ast.For | ast.AsyncFor) -> None:
+        value = needs_conversion_on_ast(self, flow, loop.iter)
         if value is None:
             return
-        head, places = traced_message(self.file, flow, "`for` over a traced trip count", loop.iter, value)
+        head, places = traced_message_on_ast(self.file, flow, "`for` over a traced trip count", loop.iter, value)
         try:
             if value.concretized and not self._drops_concretization(loop):
                 raise Refused(CONCRETIZED)
-            self._rewrite(flow, loop, head, places)
+            self._plan(flow, loop, head, places)
         except Refused as why:
             self.report(loop.iter, head, hint=_HINT.get(flow.framework, _HINT[None]), note=f"not rewritten: {why}",
                         related=places)
 
-    def _drops_concretization(self, loop: cst.For) -> bool:
+    def _drops_concretization(self, loop: ast.For | ast.AsyncFor) -> bool:
         """`range(int(n))`: the rewrite bounds the loop by `n` itself (`_strip_int`), so the conversion goes
         with it; a count converted before the loop (`k = int(n)`) would stay."""
         call = loop.iter
-        if not isinstance(call, cst.Call) or not call.args:
+        if not isinstance(call, ast.Call) or not (call.args or call.keywords):
             return False
-        traced = self.file.analysis.traced
-        values = [traced.value_anywhere(_strip_int(a.value)) for a in call.args]
+        traced = self.file.traced
+        values = [traced.value_anywhere(_strip_int(a)) for a in _arguments(call)]
         return all(v is not None and not v.concretized for v in values)
 
-    def _range(self, loop: cst.For) -> tuple[cst.BaseExpression, cst.BaseExpression]:
+    def _range(self, loop: ast.For | ast.AsyncFor) -> tuple[ast.expr | None, ast.expr]:
+        """The loop's `range` start (None: it has none) and stop."""
         call = loop.iter
-        if not isinstance(call, cst.Call) or any(a.keyword or a.star for a in call.args) or not 1 <= len(call.args) <= 2:
+        if not isinstance(call, ast.Call) or call.keywords or any(isinstance(a, ast.Starred) for a in call.args) \
+                or not 1 <= len(call.args) <= 2:
             raise Refused("only `range(stop)` and `range(start, stop)` loops are converted")
         if len(call.args) == 1:
-            return cst.Integer("0"), _strip_int(call.args[0].value)
-        return _strip_int(call.args[0].value), _strip_int(call.args[1].value)
+            return None, _strip_int(call.args[0])
+        return _strip_int(call.args[0]), _strip_int(call.args[1])
 
-    def _rewrite(self, flow: FunctionFlow, loop: cst.For, head: str, places: list) -> None:
-        if loop.orelse is not None:
+    def _plan(self, flow: FunctionFlow, loop: ast.For | ast.AsyncFor, head: str, places: list) -> None:
+        """Decide the loop primitive or masked loop the loop becomes (or raise Refused), and report it with the
+        fix planned: `_write_fori` and `_write_masked` build it on libcst."""
+        file = self.file
+        if loop.orelse:
             raise Refused("the loop has an `else` clause")
-        if not isinstance(loop.target, cst.Name):
+        if not isinstance(loop.target, ast.Name):
             raise Refused("the loop variable is not a single name")
         start, stop = self._range(loop)
-        body = block_statements(loop)
+        body = loop.body
         check_body(body, "loop body")
-        inner = traced_test_inside(flow, body)
+        inner = traced_test_inside_on_ast(flow, body)
         if inner is not None:
-            raise Refused(f"the traced condition `{self.file.code(inner).strip()}` inside the body is converted first (PML201)")
-        index = loop.target.value
+            raise Refused(f"the traced condition `{file.code_parenthesized(inner).strip()}` inside the body is converted first (PML201)")
+        index = loop.target.id
         fn = flow.context.function
-        if names_read_after(self.file, fn, loop, [index]):
+        if names_read_after(fn, loop, [index]):
             raise Refused(f"the loop variable `{index}` is read after the loop")
-        emit, spelling = emitter(self.file, flow)
         if flow.framework == "jax":
-            names = carried(self.file, flow, loop, body, loop.iter, exclude=(index,))
-            doubt = carry_agreement(self.file, flow, loop, body, names)
-            body_name = self.file.analysis.fresh_name("loop_body")
-            statements = jax_fori(emit, names, index, body_name, start, stop, body)
-            statements[0] = statements[0].with_changes(leading_lines=loop.leading_lines)
+            names = carried(file, flow, loop, body, loop.iter, exclude=(index,))
+            doubt = carry_agreement(file, flow, loop, body, names)
+            body_name = file.fresh_name("loop_body")
+            texts, imports = planned_spellings(file, [("jax.lax", "fori_loop")])
+            build = partial(_write_fori, decision=_Fori(tuple(names), index, body_name, texts))
+            at = (loop,)
             title = f"loop with `jax.lax.fori_loop` carrying {_list(names)}"
             caveat = ("a traced bound is not reverse-differentiable: if the count is a Python int, `static_argnames` keeps "
                       "`jax.grad` working")
             if doubt:
-                self.report(loop.iter, head, edits=[Replace(loop, cst.FlattenSentinel(statements))], imports=spelling.imports,
-                            safety=Safety.UNSAFE, related=places, fix_description=f"{title} (unsafe: the carry may change type)",
+                fix = PlannedFix(f"{title} (unsafe: the carry may change type)", at, build, Safety.UNSAFE, imports=imports,
+                                 reads=at, spelled=import_heads(texts))
+                self.report(loop.iter, head, fix=fix, related=places,
                             note=f"unsafe: {doubt}; `fori_loop` rejects a carry that changes; {caveat}")
                 return
-            self.report(loop.iter, head, edits=[Replace(loop, cst.FlattenSentinel(statements))], imports=spelling.imports,
-                        related=places, fix_description=title, note=caveat)
+            fix = PlannedFix(title, at, build, imports=imports, reads=at, spelled=import_heads(texts))
+            self.report(loop.iter, head, fix=fix, related=places, note=caveat)
             return
         if flow.framework != "phiml":
             raise Refused(f"{flow.framework} has no loop primitive usable here; make the count a Python value")
-        if not (isinstance(start, cst.Integer) and start.value == "0"):
+        if start is not None and not (isinstance(start, ast.Constant) and type(start.value) is int and file.code(start) == "0"):
             raise Refused("a masked loop is only written for `range(stop)`")
-        evidence = masked_bound(self.file, flow, loop.iter.args[0].value, None, body)
+        evidence = masked_bound(file, flow, loop.iter.args[0], None, body)  # type: ignore[attr-defined]
         if evidence is None:
             raise Refused("PhiML has no loop primitive, and a masked loop needs a bound the program gives (`range(min(n, K))`, "
                           "counts the calls pass): each iteration of the bound is a copy of the body in every trace. "
                           "If the count is a Python int, name it in `auxiliary_args`")
         count, source = evidence
-        doubt = carry_agreement(self.file, flow, loop, body, list(effect(body, allow_return=False).values))
-        bound, constant = bound_constant(self.file, flow, count)
+        doubt = carry_agreement(file, flow, loop, body, body_values(file, body))
+        bound = file.fresh_name(bound_name(flow))
         if index == "_":  # the index is read now: give it a name
-            index = self.file.analysis.fresh_name("i")
-        active = cst.Comparison(cst.Name(index), [cst.ComparisonTarget(cst.LessThan(), stop)])
-        statements = masked_loop(self.file, flow, emit, loop, body, active, index, bound)
-        statements[0] = statements[0].with_changes(leading_lines=loop.leading_lines)
+            index = file.fresh_name("i")
+        selected = masked_names(file, flow, loop, body)
+        active = file.fresh_name("active")
+        texts, imports = planned_spellings(file, [("phiml.math", "where")] if selected else [])
+        anchor = top_level_statement(file.names, file.reading.lines, fn)  # type: ignore[union-attr]
+        if anchor is None:
+            raise Refused("the function is not inside the module's own statements")
+        at = (loop, anchor)
+        build = partial(_write_masked, decision=_Masked(index, bound, count, active, texts))
         doubt_note = f"; {doubt}" if doubt else ""
-        self.report(loop.iter, head, edits=[constant, Replace(loop, cst.FlattenSentinel(statements))],
-                    safety=Safety.UNSAFE, imports=spelling.imports, related=places,
-                    fix_description=f"masked loop of `{bound} = {count}` iterations (unsafe: a larger count is cut short)",
+        fix = PlannedFix(f"masked loop of `{bound} = {count}` iterations (unsafe: a larger count is cut short)", at, build,
+                         Safety.UNSAFE, imports=imports, reads=(loop,), spelled=import_heads(texts))
+        self.report(loop.iter, head, fix=fix, related=places,
                     note=f"the bound comes from {source}: every trace holds {count} copies of the body, and a larger count "
                          f"is cut short{doubt_note}")
 
@@ -269,11 +285,72 @@ _HINT = {
 }
 
 
-def _strip_int(expr: cst.BaseExpression) -> cst.BaseExpression:
+def _strip_int(expr: ast.expr) -> ast.expr:
     """`int(n)` -> `n`: the bound of a loop primitive or mask stays a tensor."""
+    if isinstance(expr, ast.Call) and isinstance(expr.func, ast.Name) and expr.func.id == "int" \
+            and len(expr.args) + len(expr.keywords) == 1:
+        return _arguments(expr)[0]
+    return expr
+
+
+def _arguments(call: ast.Call) -> list[ast.expr]:
+    """The values of a call's arguments in the order written (libcst's `Arg.value`: a star's operand too)."""
+    parts: list = sorted([*call.args, *call.keywords], key=lambda a: (a.lineno, a.col_offset))
+    return [a.value if isinstance(a, (ast.Starred, ast.keyword)) else a for a in parts]
+
+
+@dataclass(frozen=True)
+class _Fori:
+    """What `_plan` decided for jax, for `_write_fori` to build on libcst."""
+
+    names: tuple[str, ...]  # the carried values, in order of first assignment
+    index: str
+    body_name: str
+    texts: dict[tuple[str, str], str]  # how the code spells each function it names (PlannedSpelling)
+
+
+@dataclass(frozen=True)
+class _Masked:
+    """What `_plan` decided for PhiML, for `_write_masked` to build on libcst."""
+
+    index: str
+    bound: str  # the bound constant's name
+    count: int
+    active: str
+    texts: dict[tuple[str, str], str]
+
+
+def _range_cst(loop: cst.For) -> tuple[cst.BaseExpression, cst.BaseExpression]:
+    """The start and stop `_plan` read, on libcst (`int()` stripped)."""
+    args = loop.iter.args  # type: ignore[attr-defined]
+    if len(args) == 1:
+        return cst.Integer("0"), _strip_int_cst(args[0].value)
+    return _strip_int_cst(args[0].value), _strip_int_cst(args[1].value)
+
+
+def _strip_int_cst(expr: cst.BaseExpression) -> cst.BaseExpression:
     if isinstance(expr, cst.Call) and isinstance(expr.func, cst.Name) and expr.func.value == "int" and len(expr.args) == 1:
         return expr.args[0].value
     return expr
+
+
+def _write_fori(context, loop: cst.For, *, decision: _Fori):
+    """`def loop_body(i, carry): ...` and `carry = jax.lax.fori_loop(start, stop, loop_body, carry)`."""
+    start, stop = _range_cst(loop)
+    emit = Emitter("jax", PlannedSpelling(decision.texts))
+    statements = jax_fori(emit, list(decision.names), decision.index, decision.body_name, start, stop, block_statements(loop))
+    statements[0] = statements[0].with_changes(leading_lines=loop.leading_lines)
+    return [Replace(loop, cst.FlattenSentinel(statements))]
+
+
+def _write_masked(context, loop: cst.For, anchor: cst.BaseStatement, *, decision: _Masked):
+    """`BOUND = K` before the function, and `for i in range(BOUND): active = i < n; x = math.where(active, ...)`."""
+    _, stop = _range_cst(loop)
+    emit = Emitter("phiml", PlannedSpelling(decision.texts))
+    active = cst.Comparison(cst.Name(decision.index), [cst.ComparisonTarget(cst.LessThan(), stop)])
+    statements = masked_loop(emit, block_statements(loop), active, decision.active, decision.index, decision.bound)
+    statements[0] = statements[0].with_changes(leading_lines=loop.leading_lines)
+    return [bound_constant(anchor, decision.bound, decision.count), Replace(loop, cst.FlattenSentinel(statements))]
 
 
 def _list(names) -> str:

@@ -4,12 +4,11 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass
 from functools import partial
-from typing import TYPE_CHECKING, Callable
 
 from rewriter.lazy_libcst import cst
 
 from rewriter.analysis.ast_structure import defined_before, is_elif, line_head
-from rewriter.analysis.trace_values import FunctionFlow, Trace, Value
+from rewriter.analysis.trace_values import FunctionFlow, Trace
 from rewriter.ast_rule import AstRule, PlannedFix, locator_of
 from rewriter.codemod import InsertBefore, Replace
 from rewriter.emit import ast_branches, ast_safety
@@ -19,15 +18,13 @@ from rewriter.emit.branches import Effect, Refused, effect, reads_any
 from rewriter.emit.condition import NotConvertible, tensor_condition
 from rewriter.emit.frameworks import MODULES, Emitter, atom
 from rewriter.emit.safety import guarded
-from rewriter.emit.spelling import PlannedSpelling, Spelling
+from rewriter.emit.spelling import PlannedSpelling
 from rewriter.findings import Safety, Severity
 from rewriter.rule import Example, Unchanged, dedented
 
-from ._control_flow import (CONCRETIZED, block_statements, library_call_on_ast, needs_conversion_on_ast,
-                            traced_condition_gate, traced_message_on_ast, traced_nodes_on_ast)
-
-if TYPE_CHECKING:
-    from rewriter.analysis.ast_module import AstModule
+from ._control_flow import (CONCRETIZED, Reading, block_statements, import_heads, library_call_on_ast,
+                            needs_conversion_on_ast, parts_value_of, planned_spellings, reading_of, traced_condition_gate,
+                            traced_message_on_ast, traced_nodes_on_ast)
 
 # The module of each framework's one-branch selection (frameworks.Emitter.cond), where it has one.
 _CONDS = {framework: modules[1] for framework, modules in MODULES.items() if modules[1] is not None}
@@ -284,13 +281,13 @@ class TracedIf(AstRule):
             static.append(False)
             temps.append(file.fresh_name("condition") if uses > 1 and not is_name else None)
         spelled.append((_CONDS[flow.framework], "cond") if use_cond else (ARRAY_MODULES[flow.framework], "where"))
-        texts, imports = self._spelled(spelled)
+        texts, imports = planned_spellings(self.file, spelled)
         decision = _IfDecision(flow.framework, returning, tuple(names), use_cond, guard, tuple(static), tuple(temps),
-                               texts, self._reading(), tuple(c.test for c in chain[first:]))
+                               texts, reading_of(self.file), tuple(c.test for c in chain[first:]))
         at = (target,) if removed is None else (target, removed)
         how = _how(flow.framework, use_cond)
         build = partial(_write_if, decision=decision)
-        heads = _heads(texts)
+        heads = import_heads(texts)
         if danger and not use_cond:
             unique = ", ".join(dict.fromkeys(danger))
             guarded_note = " (denominators and sqrt/log arguments guarded with a second `where` so gradients stay finite)" if guard else ""
@@ -353,9 +350,9 @@ class TracedIf(AstRule):
             else:
                 guard = False  # the condition would be written three times, or computed before what it reads
         spelled.append((_CONDS[flow.framework], "cond") if use_cond else (ARRAY_MODULES[flow.framework], "where"))
-        texts, imports = self._spelled(spelled)
-        heads = _heads(texts)
-        decision = _IfExpDecision(flow.framework, use_cond, guard, temp, texts, self._reading(), node.test)
+        texts, imports = planned_spellings(self.file, spelled)
+        heads = import_heads(texts)
+        decision = _IfExpDecision(flow.framework, use_cond, guard, temp, texts, reading_of(self.file), node.test)
         fix_at = (node,)
         build = partial(_write_ifexp, decision=decision)
         how = _how(flow.framework, use_cond)
@@ -379,30 +376,6 @@ class TracedIf(AstRule):
         """A branch value's code as libcst writes it (a value the branch rebuilt: as the rewrite writes it)."""
         return ast_branches.written(self.file, value)
 
-    def _spelled(self, spelled: list[tuple[str, str]]) -> tuple[dict[tuple[str, str], str], tuple]:
-        """How the fix's code spells each function it names, and the imports those spellings need, asked in
-        the order the writer asks them (emit/spelling.py): the builder writes these texts."""
-        spelling = Spelling(self.file.names, self.file.identifiers)
-        texts = {key: spelling.text(*key) for key in dict.fromkeys(spelled)}
-        return texts, tuple(spelling.imports)
-
-    def _reading(self) -> _Reading:
-        file = self.file
-        return _Reading(file.traced.value_at, None if file.reading is file.python else file.reading)
-
-
-def _heads(texts: dict[tuple[str, str], str]) -> tuple[str, ...]:
-    """The names of the file's imports the spellings start from (`jnp` of `jnp.where`)."""
-    return tuple(dict.fromkeys(text.split(".", 1)[0] for text in texts.values()))
-
-
-@dataclass(frozen=True)
-class _Reading:
-    """What a builder asks of the rule's reading: the value of a condition's part where the condition is
-    evaluated (TracedAnalysis.value_at), and the tree it reads when that is the file's lowered twin."""
-
-    value_at: Callable
-    lowered: AstModule | None
 
 
 @dataclass(frozen=True)
@@ -417,7 +390,7 @@ class _IfDecision:
     static: tuple[bool, ...]  # per condition: it stays a Python conditional expression
     temps: tuple[str | None, ...]  # per condition: the temporary it is assigned to first, if any
     texts: dict[tuple[str, str], str]  # how the code spells each function it names (PlannedSpelling)
-    reading: _Reading
+    reading: Reading
     tests: tuple[ast.expr, ...]  # the conditions, in the chain's order
 
 
@@ -430,22 +403,8 @@ class _IfExpDecision:
     guard: bool
     temp: str | None  # the temporary the condition is assigned to first, if any
     texts: dict[tuple[str, str], str]
-    reading: _Reading
+    reading: Reading
     test: ast.expr
-
-
-_UNANALYSED = Value(Trace.UNKNOWN, ("not inside an analysed traced function",))
-
-
-def _value_of(locator, reading: _Reading, test: ast.expr):
-    """The values of the parts of the libcst condition `tensor_condition` converts, as the rule's reading
-    has them where `test` is evaluated (each part moved to `ast` by place)."""
-
-    def value_of(expr):
-        node = locator.ast_of(expr)
-        return reading.value_at(test, node) if node is not None else _UNANALYSED
-
-    return value_of
 
 
 def _write_if(context, target: cst.If, *removed: cst.Return, decision: _IfDecision):
@@ -478,7 +437,7 @@ def _write_if(context, target: cst.If, *removed: cst.Return, decision: _IfDecisi
         if static:
             conditions.append(None)  # static: stays a Python conditional expression
             continue
-        converted = tensor_condition(b.test, emit, _value_of(locator, decision.reading, test))
+        converted = tensor_condition(b.test, emit, parts_value_of(locator, decision.reading, test))
         if temp is not None:
             pre.append(cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(cst.Name(temp))], converted)]))
             converted = cst.Name(temp)
@@ -540,7 +499,7 @@ def _write_ifexp(context, node: cst.IfExp, *, decision: _IfExpDecision):
     """The selection `_check_ifexp` decided, written in place of the conditional expression."""
     emit = Emitter(decision.framework, PlannedSpelling(decision.texts))
     locator = locator_of(context, decision.reading.lowered)
-    condition = tensor_condition(node.test, emit, _value_of(locator, decision.reading, decision.test))
+    condition = tensor_condition(node.test, emit, parts_value_of(locator, decision.reading, decision.test))
     body, orelse = node.body, node.orelse
     edits = []
     if decision.use_cond:

@@ -2,23 +2,32 @@
 from __future__ import annotations
 
 import ast
+from dataclasses import dataclass
+from functools import partial
 
 from rewriter.lazy_libcst import cst
 
+from rewriter.analysis.ast_structure import top_level_statement
 from rewriter.analysis.trace_values import FunctionFlow
-from rewriter.codemod import Codemod, Example, Replace, Unchanged, dedented
-from rewriter.cst_tree import children
+from rewriter.ast_rule import AstRule, PlannedFix, locator_of
+from rewriter.codemod import Replace
+from rewriter.emit.ast_condition import condition_spellings
+from rewriter.emit.ast_loops import (bound_name, carried, carry_agreement, check_body, counter_condition, masked_names,
+                                     names_read_after, reads_name)
 from rewriter.emit.branches import Refused
 from rewriter.emit.condition import NotConvertible, tensor_condition
-from rewriter.emit.loops import (bound_constant, carried, carry_agreement, check_body, counter_condition, jax_while, masked_loop,
-                     names_read_after)
+from rewriter.emit.frameworks import Emitter
+from rewriter.emit.loops import bound_constant, conjuncts, jax_while, masked_loop
+from rewriter.emit.spelling import PlannedSpelling
 from rewriter.findings import Safety, Severity
+from rewriter.rule import Example, Unchanged, dedented
 
-from ._control_flow import (CONCRETIZED, block_statements, converts_on_ast, emitter, needs_conversion, traced_message,
-                            traced_nodes, traced_condition_gate, traced_test_inside)
+from ._control_flow import (CONCRETIZED, Reading, block_statements, import_heads, needs_conversion_on_ast, parts_value_of,
+                            planned_spellings, reading_of, traced_condition_gate, traced_message_on_ast,
+                            traced_nodes_on_ast, traced_test_inside_on_ast)
 
 
-class TracedWhile(Codemod):
+class TracedWhile(AstRule):
     """A `while` whose condition is a traced value loops a data-dependent number of times, which a
     trace cannot know: `jax.jit` raises `TracerBoolConversionError`, PhiML's jit raises on jax and
     tensorflow and on torch silently repeats the first call's iteration count (measured: halving
@@ -140,82 +149,91 @@ class TracedWhile(Codemod):
     def ast_gate(cls, syntax) -> bool:
         return traced_condition_gate(syntax)
 
-    @classmethod
-    def may_report(cls, file) -> bool:
-        return converts_on_ast(file, (ast.While,))
-
-    def leave_Module(self, original_node: cst.Module) -> None:
-        for flow, loop in traced_nodes(self.file, cst.While):
+    def check(self) -> None:
+        for flow, loop in traced_nodes_on_ast(self.file, (ast.While,)):
             self._check(flow, loop)
 
-    def _check(self, flow: FunctionFlow, loop: cst.While) -> None:
-        value = needs_conversion(self, flow, loop.test)
+    def _check(self, flow: FunctionFlow, loop: ast.While) -> None:
+        value = needs_conversion_on_ast(self, flow, loop.test)
         if value is None:
             return
-        head, places = traced_message(self.file, flow, "`while` on a traced condition", loop.test, value)
+        head, places = traced_message_on_ast(self.file, flow, "`while` on a traced condition", loop.test, value)
         try:
             if value.concretized:
                 raise Refused(CONCRETIZED)
-            self._rewrite(flow, loop, head, places)
+            self._plan(flow, loop, head, places)
         except (Refused, NotConvertible) as why:
             self.report(loop.test, head, hint=_HINT.get(flow.framework, _HINT[None]), note=f"not rewritten: {why}",
                         related=places)
 
-    def _rewrite(self, flow: FunctionFlow, loop: cst.While, head: str, places: list) -> None:
-        if loop.orelse is not None:
+    def _plan(self, flow: FunctionFlow, loop: ast.While, head: str, places: list) -> None:
+        """Decide the loop primitive or masked loop the loop becomes (or raise Refused/NotConvertible), and report
+        it with the fix planned: `_write_while` and `_write_masked` build it on libcst."""
+        file = self.file
+        if loop.orelse:
             raise Refused("the loop has an `else` clause")
-        body = block_statements(loop)
+        body = loop.body
         check_body(body, "loop body")
-        inner = traced_test_inside(flow, body)
+        inner = traced_test_inside_on_ast(flow, body)
         if inner is not None:
-            raise Refused(f"the traced condition `{self.file.code(inner).strip()}` inside the body is converted first (PML201)")
-        emit, spelling = emitter(self.file, flow)
-        test = tensor_condition(loop.test, emit, lambda e: self.file.analysis.traced.value_at(loop.test, e))
+            raise Refused(f"the traced condition `{file.code_parenthesized(inner).strip()}` inside the body is converted first (PML201)")
+        value_at = partial(file.traced.value_at, loop.test)
+        spelled, _ = condition_spellings(loop.test, flow.framework, value_at)
         if flow.framework == "jax":
-            names = carried(self.file, flow, loop, body, loop.test)
-            doubt = carry_agreement(self.file, flow, loop, body, names, [loop.test])
-            cond_name = self.file.analysis.fresh_name("loop_condition")
-            body_name = self.file.analysis.fresh_name("loop_body")
-            statements = jax_while(emit, names, cond_name, body_name, test, body)
-            statements[0] = statements[0].with_changes(leading_lines=loop.leading_lines)
+            names = carried(file, flow, loop, body, loop.test)
+            doubt = carry_agreement(file, flow, loop, body, names, [loop.test])
+            cond_name = file.fresh_name("loop_condition")
+            body_name = file.fresh_name("loop_body")
+            texts, imports = planned_spellings(file, [*spelled, ("jax.lax", "while_loop")])
+            at = (loop,)
+            build = partial(_write_while, decision=_While(tuple(names), cond_name, body_name, texts, reading_of(file), loop.test))
             listed = ", ".join(f"`{n}`" for n in names)
             title = f"loop with `jax.lax.while_loop` carrying {listed}"
             caveat = ("not reverse-differentiable: `jax.grad` through it fails; a bounded `lax.fori_loop`/`lax.scan` is the "
                       "differentiable form")
             if doubt:
-                self.report(loop.test, head, edits=[Replace(loop, cst.FlattenSentinel(statements))], imports=spelling.imports,
-                            safety=Safety.UNSAFE, related=places, fix_description=f"{title} (unsafe: the carry may change type)",
+                fix = PlannedFix(f"{title} (unsafe: the carry may change type)", at, build, Safety.UNSAFE, imports=imports,
+                                 reads=at, spelled=import_heads(texts))
+                self.report(loop.test, head, fix=fix, related=places,
                             note=f"unsafe: {doubt}; `while_loop` rejects a carry that changes; {caveat}")
                 return
-            self.report(loop.test, head, edits=[Replace(loop, cst.FlattenSentinel(statements))], imports=spelling.imports,
-                        related=places, fix_description=title, note=caveat)
+            fix = PlannedFix(title, at, build, imports=imports, reads=at, spelled=import_heads(texts))
+            self.report(loop.test, head, fix=fix, related=places, note=caveat)
             return
         if flow.framework != "phiml":
             raise Refused(f"no {flow.framework} loop primitive is written here; bound the loop by hand (`tf.while_loop` "
                           "with autograph off, a fixed count under `torch.jit.trace`)")
-        counter = counter_condition(self.file, flow, loop.test, body)
+        counter = counter_condition(file, flow, loop.test, body)
         if counter is None:
             raise Refused("PhiML has no loop primitive, and a masked loop needs a bound the program gives (a counter "
                           "condition such as `it < 50`): each iteration of the bound is a copy of the body in every trace")
         # The counter becomes the masked loop's index: `for it in range(K)` counts exactly as `it += 1` did
         # while the loop ran, and once the rest of the condition is false every carried value stays put.
         body = [stmt for stmt in body if stmt is not counter.increment]
-        if counter.rest is None:
+        if not counter.rest:
             raise Refused("only the counter bounds the loop: it is not traced")
-        if names_read_after(self.file, flow.context.function, loop, [counter.name]) or _reads_in(body, counter.name):
+        if names_read_after(flow.context.function, loop, [counter.name]) or reads_name(body, counter.name):
             raise Refused(f"the counter `{counter.name}` is read elsewhere, so it cannot become the masked loop's index")
-        test = tensor_condition(counter.rest, emit, lambda e: self.file.analysis.traced.value_at(loop.test, e))
-        names = carried(self.file, flow, loop, body, loop.test, exclude=(counter.name,))
+        rest = counter.rest[0] if len(counter.rest) == 1 else ast.BoolOp(ast.And(), list(counter.rest))
+        spelled += condition_spellings(rest, flow.framework, value_at)[0]
+        names = carried(file, flow, loop, body, loop.test, exclude=(counter.name,))
         count, source = counter.bound, counter.source
-        doubt = carry_agreement(self.file, flow, loop, body, names, [counter.rest])
-        bound, constant = bound_constant(self.file, flow, count)
-        index = counter.name
-        statements = masked_loop(self.file, flow, emit, loop, body, test, index, bound)
-        statements[0] = statements[0].with_changes(leading_lines=loop.leading_lines)
+        doubt = carry_agreement(file, flow, loop, body, names, [rest])
+        bound = file.fresh_name(bound_name(flow))
+        selected = masked_names(file, flow, loop, body)
+        active = file.fresh_name("active")
+        if selected:
+            spelled.append(("phiml.math", "where"))
+        texts, imports = planned_spellings(file, spelled)
+        anchor = top_level_statement(file.names, file.reading.lines, flow.context.function)  # type: ignore[union-attr]
+        if anchor is None:
+            raise Refused("the function is not inside the module's own statements")
+        decision = _Masked(counter.name, bound, count, active, texts, reading_of(file), loop.test)
+        fix = PlannedFix(f"masked loop of `{bound} = {count}` iterations (unsafe: {count} copies of the body per trace)",
+                         (loop, anchor), partial(_write_masked, decision=decision), Safety.UNSAFE, imports=imports,
+                         reads=(loop,), needs=(counter.conjunct, counter.increment), spelled=import_heads(texts))
         doubt_note = f"; {doubt}" if doubt else ""
-        self.report(loop.test, head, edits=[constant, Replace(loop, cst.FlattenSentinel(statements))],
-                    safety=Safety.UNSAFE, imports=spelling.imports, related=places,
-                    fix_description=f"masked loop of `{bound} = {count}` iterations (unsafe: {count} copies of the body per trace)",
+        self.report(loop.test, head, fix=fix, related=places,
                     note=f"the bound comes from {source}: every trace holds {count} copies of the body{doubt_note}")
 
 
@@ -227,11 +245,56 @@ _HINT = {
 }
 
 
-def _reads_in(statements, name: str) -> bool:
-    stack = list(statements)
-    while stack:
-        node = stack.pop()
-        if isinstance(node, cst.Name) and node.value == name:
-            return True
-        stack.extend(children(node))
-    return False
+@dataclass(frozen=True)
+class _While:
+    """What `_plan` decided for jax, for `_write_while` to build on libcst."""
+
+    names: tuple[str, ...]  # the carried values, in order of first assignment
+    cond_name: str
+    body_name: str
+    texts: dict[tuple[str, str], str]  # how the code spells each function it names (PlannedSpelling)
+    reading: Reading
+    test: ast.expr
+
+
+@dataclass(frozen=True)
+class _Masked:
+    """What `_plan` decided for PhiML, for `_write_masked` to build on libcst."""
+
+    index: str  # the counter, the masked loop's index
+    bound: str  # the bound constant's name
+    count: int
+    active: str
+    texts: dict[tuple[str, str], str]
+    reading: Reading
+    test: ast.expr
+
+
+def _write_while(context, loop: cst.While, *, decision: _While):
+    """`def loop_condition(carry)`, `def loop_body(carry)` and `carry = jax.lax.while_loop(...)`."""
+    emit = Emitter("jax", PlannedSpelling(decision.texts))
+    value_of = parts_value_of(locator_of(context, decision.reading.lowered), decision.reading, decision.test)
+    test = tensor_condition(loop.test, emit, value_of)
+    statements = jax_while(emit, list(decision.names), decision.cond_name, decision.body_name, test, block_statements(loop))
+    statements[0] = statements[0].with_changes(leading_lines=loop.leading_lines)
+    return [Replace(loop, cst.FlattenSentinel(statements))]
+
+
+def _write_masked(context, loop: cst.While, anchor: cst.BaseStatement, conjunct: cst.BaseExpression,
+                  increment: cst.BaseSmallStatement, *, decision: _Masked):
+    """`BOUND = K` before the function, and `for it in range(BOUND): active = <the rest of the condition>;
+    x = math.where(active, ...)`, without the counter's conjunct and its increment."""
+    others = [c for c in conjuncts(loop.test) if c is not conjunct]
+    line = context.analysis.names.parent(increment)
+    body = [stmt for stmt in block_statements(loop) if stmt is not line]
+    if not others or len(others) == len(conjuncts(loop.test)) or len(body) == len(block_statements(loop)):
+        return None  # (the counter is not where `_plan` read it)
+    rest = others[0]
+    for other in others[1:]:
+        rest = cst.BooleanOperation(rest, cst.And(), other)
+    emit = Emitter("phiml", PlannedSpelling(decision.texts))
+    value_of = parts_value_of(locator_of(context, decision.reading.lowered), decision.reading, decision.test)
+    test = tensor_condition(rest, emit, value_of)
+    statements = masked_loop(emit, body, test, decision.active, decision.index, decision.bound)
+    statements[0] = statements[0].with_changes(leading_lines=loop.leading_lines)
+    return [bound_constant(anchor, decision.bound, decision.count), Replace(loop, cst.FlattenSentinel(statements))]

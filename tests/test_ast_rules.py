@@ -10,7 +10,7 @@ from rewriter.engine import process_source
 from rewriter.findings import Safety
 from rewriter.registry import all_codemods, by_code
 from rewriter.settings import Settings
-from tests.harness.snippets import TRACED_WHILE
+from tests.harness.snippets import UNROLLED_LOOP
 
 TAPE_INSIDE = b'''from phiml import math
 
@@ -99,19 +99,19 @@ def test_a_file_whose_rules_are_all_on_ast_is_not_parsed_by_libcst(monkeypatch):
 @pytest.mark.parametrize("rewrite", [False, True], ids=["check", "fix"])
 def test_beside_rules_on_libcst_the_findings_are_the_same(rewrite):
     """The same file, with a rule on libcst that fires too: PML505's findings are those it gives alone."""
-    source = TAPE_INSIDE + TRACED_WHILE.encode()
+    source = TAPE_INSIDE + UNROLLED_LOOP.encode()
     alone = process_source(source, "tape.py", _settings("PML505"))
-    mixed = process_source(source, "tape.py", Settings(codemods=(by_code("PML203"), by_code("PML505")),
+    mixed = process_source(source, "tape.py", Settings(codemods=(by_code("PML206"), by_code("PML505")),
                                                        original_positions=not rewrite, rewrite=rewrite))
     assert mixed.libcst_parsed and not alone.libcst_parsed
     assert _seen(f for f in mixed.findings if f.code == "PML505") == _seen(alone.findings)
-    assert any(f.code == "PML203" for f in mixed.findings)
+    assert any(f.code == "PML206" for f in mixed.findings)
 
 
 def test_a_syntax_error_is_named_as_before():
     broken = TAPE_INSIDE + b"def (:\n"
     alone = process_source(broken, "broken.py", _settings("PML505"))
-    mixed = process_source(broken, "broken.py", _settings("PML203", "PML505"))
+    mixed = process_source(broken, "broken.py", _settings("PML206", "PML505"))
     assert alone.error is not None and alone.error == mixed.error
     assert alone.error.startswith("syntax error at line 9")
 
@@ -154,7 +154,7 @@ def test_a_notebook_places_its_findings_in_cells():
     assert result.error is None, result.error
     [finding] = result.findings
     assert (finding.code, finding.cell, finding.span.line) == ("PML505", 3, 4)
-    beside = process_notebook(source, "nb.ipynb", _settings("PML203", "PML505", ast_prefilter=False))  # (PML203 not gated: libcst parses)
+    beside = process_notebook(source, "nb.ipynb", _settings("PML206", "PML505", ast_prefilter=False))  # (PML206 not gated: libcst parses)
     assert [(f.cell, f.span) for f in beside.findings if f.code == "PML505"] == [(finding.cell, finding.span)]
 
 

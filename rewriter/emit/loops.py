@@ -1,12 +1,11 @@
-"""Loops on traced values, emitted (PML202, PML203, PML206): loop-carried variables, body checks, and
-the jax loop functions and PhiML bounded masked loops the fixes write."""
+"""Loops on traced values, emitted (PML202, PML203, PML206): the jax loop functions and PhiML bounded masked
+loops the fixes write, and PML206's readings of loop-carried variables and body checks on libcst (PML202 and
+PML203 decide on `ast`: ast_loops.py)."""
 from __future__ import annotations
-
-from dataclasses import dataclass
 
 from ..lazy_libcst import cst
 
-from ..analysis.structure import defined_before, top_level_statement
+from ..analysis.structure import defined_before
 from ..analysis.trace_values import FunctionFlow
 from ..codemod import InsertBefore
 from ..cst_tree import children, scope_kinds
@@ -153,15 +152,10 @@ def jax_while(emit: Emitter, names: list[str], cond_name: str, body_name: str, t
     return [condition, function, cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(_pack(names))], call)])]
 
 
-def masked_loop(file, flow: FunctionFlow, emit: Emitter, loop: cst.CSTNode, body, active_expr, index: str,
-                bound: str) -> list[cst.BaseStatement]:
-    """PhiML: `for index in range(BOUND): active = <cond>; x = math.where(active, <x after body>, x)`."""
+def masked_loop(emit: Emitter, body, active_expr, active: str, index: str, bound: str) -> list[cst.BaseStatement]:
+    """PhiML: `for index in range(BOUND): active = <cond>; x = math.where(active, <x after body>, x)`, as
+    ast_loops.masked_names decided it (every name the body assigns has a value before the loop)."""
     result = effect(body, allow_return=False)
-    fn = flow.context.function
-    for name in result.values:
-        if not defined_before(file.analysis.names, fn, name, loop):
-            raise Refused(f"`{name}` has no value before the loop (a masked iteration must keep it unchanged)")
-    active = file.analysis.fresh_name("active")
     statements = [cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(cst.Name(active))], active_expr)])]
     for name, value in result.values.items():
         selected = emit.where(cst.Name(active), value, cst.Name(name))
@@ -175,13 +169,10 @@ def masked_loop(file, flow: FunctionFlow, emit: Emitter, loop: cst.CSTNode, body
     return [cst.For(cst.Name(index), iterable, cst.IndentedBlock(statements))]
 
 
-def bound_constant(file, flow: FunctionFlow, bound: int) -> tuple[str, InsertBefore]:
-    """A module constant `<FUNCTION>_MAX_ITERATIONS = <bound>` for a masked loop's bound: its name, and
-    the edit that inserts it before the function's top-level statement."""
-    base = f"{flow.context.name.strip('_').upper() or 'LOOP'}_MAX_ITERATIONS"
-    name = file.analysis.fresh_name(base)
-    anchor = top_level_statement(file.analysis.names, flow.context.function)
-    return name, InsertBefore(anchor, (assign(name, cst.Integer(str(bound)), before=anchor),))
+def bound_constant(anchor: cst.BaseStatement, name: str, bound: int) -> InsertBefore:
+    """The edit that inserts a masked loop's bound, `<FUNCTION>_MAX_ITERATIONS = <bound>`, before `anchor`, the
+    function's top-level statement."""
+    return InsertBefore(anchor, (assign(name, cst.Integer(str(bound)), before=anchor),))
 
 
 def carry_agreement(file, flow: FunctionFlow, loop: cst.CSTNode, body, names: list[str],
@@ -198,138 +189,8 @@ def carry_agreement(file, flow: FunctionFlow, loop: cst.CSTNode, body, names: li
     return branch_agreement(file, flow, loop, [before, after], conditions)
 
 
-def masked_bound(file, flow: FunctionFlow, count: cst.BaseExpression | None, test: cst.BaseExpression | None,
-                 body) -> tuple[int, str] | None:
-    """The bound of a masked loop, from evidence, with where it comes from; None when there is none.
-
-    A masked loop runs every iteration of its bound in every trace (each a copy of the body): a bound
-    must come from the program, never be made up. Evidence: `range(min(n, K))`; the largest count the
-    calls in this file pass (`smooth(u, math.tensor(5))`); a `while` conjunct `i < K` on a counter the
-    body increments by one and that starts at 0.
-    """
-    if count is not None:
-        capped = _min_literal(count)
-        if capped is not None:
-            return capped, f"`{cst.Module([]).code_for_node(count)}`"
-        param = _parameter_read(count)
-        if param is not None and flow.context.how != "called":
-            role = file.analysis.traced.roles(flow.context).get(param)
-            literals = [v for v in (role.literals if role is not None else ()) if isinstance(v, int)]
-            if literals and role is not None and role.proven and len(literals) == len(role.literals):
-                return max(literals), f"the largest `{param}` the calls in this file pass"
-    if test is not None:
-        counter = counter_condition(file, flow, test, body)
-        if counter is not None:
-            return counter.bound, counter.source
-    return None
-
-
-@dataclass(frozen=True)
-class Counter:
-    """`while <rest> and i < K:` with `i = 0` before and `i += 1` in the body: at most K iterations,
-    and `i` is the loop index of a masked `for i in range(K)`."""
-
-    name: str
-    bound: int
-    source: str
-    conjunct: cst.BaseExpression
-    rest: cst.BaseExpression | None  # the condition without the counter's conjunct
-    increment: cst.BaseStatement
-
-
-def counter_condition(file, flow: FunctionFlow, test: cst.BaseExpression, body) -> Counter | None:
-    conjuncts = _conjuncts(test)
-    for conjunct in conjuncts:
-        found = _counter_bound(conjunct, body)
-        if found is None or not _starts_at_zero(file, flow, found[2], body):
-            continue
-        others = [c for c in conjuncts if c is not conjunct]
-        rest = None
-        for other in others:
-            rest = other if rest is None else cst.BooleanOperation(rest, cst.And(), other)
-        increment = next((stmt for stmt in body if isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1
-                          and _increments(stmt.body[0], found[2])), None)
-        if increment is None:
-            continue
-        return Counter(found[2], found[0], found[1], conjunct, rest, increment)
-    return None
-
-
-def _increments(small: cst.BaseSmallStatement, name: str) -> bool:
-    if isinstance(small, cst.AugAssign) and isinstance(small.target, cst.Name) and small.target.value == name:
-        return isinstance(small.operator, cst.AddAssign) and isinstance(small.value, cst.Integer) and small.value.value == "1"
-    if isinstance(small, cst.Assign) and len(small.targets) == 1 and isinstance(small.targets[0].target, cst.Name) \
-            and small.targets[0].target.value == name:
-        return small.value.deep_equals(cst.BinaryOperation(cst.Name(name), cst.Add(), cst.Integer("1")))
-    return False
-
-
-def _starts_at_zero(file, flow: FunctionFlow, counter: str, body) -> bool:
-    """Every binding of `counter` outside the loop body is `counter = 0`."""
-    scope = file.analysis.names.scope(body[0]) if body else None
-    if scope is None or counter not in scope:
-        return False
-    inside = set()
-    stack = list(body)
-    while stack:
-        node = stack.pop()
-        inside.add(id(node))
-        stack.extend(children(node))
-    for assignment in scope[counter]:
-        node = getattr(assignment, "node", None)
-        if node is None or id(node) in inside:
-            continue
-        parent = file.analysis.names.parent(node)
-        assign = file.analysis.names.parent(parent) if isinstance(parent, cst.AssignTarget) else None
-        if not (isinstance(assign, cst.Assign) and isinstance(assign.value, cst.Integer) and assign.value.evaluated_value == 0):
-            return False
-    return True
-
-
-def _min_literal(expr: cst.BaseExpression) -> int | None:
-    """K for `min(n, K)` / `math.minimum(n, K)` / `jnp.minimum(n, K)` with a literal int K."""
-    if isinstance(expr, cst.Call) and len(expr.args) == 2 and \
-            (isinstance(expr.func, cst.Name) and expr.func.value == "min" or
-             isinstance(expr.func, cst.Attribute) and expr.func.attr.value == "minimum"):
-        for arg in expr.args:
-            if isinstance(arg.value, cst.Integer):
-                return int(arg.value.evaluated_value)
-    return None
-
-
-def _parameter_read(expr: cst.BaseExpression) -> str | None:
-    """`n` for `n`, `int(n)`, `n.max`, `n.item()`."""
-    if isinstance(expr, cst.Call) and isinstance(expr.func, cst.Name) and expr.func.value == "int" and len(expr.args) == 1:
-        expr = expr.args[0].value
-    if isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute) and not expr.args:
-        expr = expr.func
-    if isinstance(expr, cst.Attribute) and expr.attr.value in ("max", "item"):
-        expr = expr.value
-    return expr.value if isinstance(expr, cst.Name) else None
-
-
-def _conjuncts(test: cst.BaseExpression) -> list[cst.BaseExpression]:
+def conjuncts(test: cst.BaseExpression) -> list[cst.BaseExpression]:
+    """The operands of `a and b and c` (ast_loops._conjuncts on libcst)."""
     if isinstance(test, cst.BooleanOperation) and isinstance(test.operator, cst.And):
-        return _conjuncts(test.left) + _conjuncts(test.right)
+        return conjuncts(test.left) + conjuncts(test.right)
     return [test]
-
-
-def _counter_bound(conjunct: cst.BaseExpression, body) -> tuple[int, str, str] | None:
-    """`i < K` (K a literal int) where the body does `i += 1` or `i = i + 1`: at most K iterations."""
-    if not (isinstance(conjunct, cst.Comparison) and len(conjunct.comparisons) == 1
-            and isinstance(conjunct.left, cst.Name) and isinstance(conjunct.comparisons[0].comparator, cst.Integer)):
-        return None
-    operator = conjunct.comparisons[0].operator
-    limit = int(conjunct.comparisons[0].comparator.evaluated_value)
-    if not isinstance(operator, (cst.LessThan, cst.LessThanEqual)):
-        return None
-    counter = conjunct.left.value
-    try:
-        increment = effect(body, allow_return=False).values.get(counter)
-    except Refused:
-        return None
-    step = cst.BinaryOperation(cst.Name(counter), cst.Add(), cst.Integer("1"))
-    if increment is None or not increment.deep_equals(step):
-        return None
-    bound = limit + 1 if isinstance(operator, cst.LessThanEqual) else limit
-    return bound, f"the counter condition `{cst.Module([]).code_for_node(conjunct)}`", counter
