@@ -12,8 +12,7 @@ from rewriter.analysis import compilers
 from rewriter.analysis.apis import Kind
 from rewriter.analysis.ast_names import in_source_order, own_nodes_in_order
 from rewriter.analysis.trace_values import FunctionFlow, Trace, Value
-from rewriter.cst_tree import branches, scope_kinds
-from rewriter.emit import Emitter, Spelling
+from rewriter.emit import Spelling
 from rewriter.findings import Severity
 
 if TYPE_CHECKING:
@@ -46,32 +45,10 @@ def rewritable(flow: FunctionFlow) -> bool:
     return compilers.of(flow.context.transform).fails_on_control_flow
 
 
-def emitter(file, flow: FunctionFlow) -> tuple[Emitter, Spelling]:
-    spelling = Spelling(file.analysis.names, file.analysis.identifiers)
-    return Emitter(flow.framework, spelling), spelling
-
-
-def deferred_to_static_argument(file, value: Value) -> bool:
-    """The value is traced only through configuration parameters (flags, counts, modes: see
-    `rewriter.analysis.callsites`) -> PML204 declares them static and the control flow stays."""
-    return _deferred(file.analysis.traced.is_config, value)
-
-
 def _deferred(is_config, value: Value) -> bool:
     if value.staged:
         return False  # computed by a jax operation: still a tracer once its parameters are static
     return bool(value.sources) and all(is_config(source) for source in value.sources)
-
-
-def traced_message(file, flow: FunctionFlow, what: str, node: cst.CSTNode, value: Value) -> tuple[str, list]:
-    """A control-flow finding's message — `what` (`if` on a traced value), its consequence under this
-    framework, the test and its derivation without line numbers — and the derivation's places, for
-    `related=` (the traced parameter, each assignment on the way)."""
-    code = file.code(node).strip()
-    chain, places = value.derivation()
-    shown = f"`{code}`" if chain == f"`{code}`" else f"`{code}` (from {chain})"
-    kind = "branch" if what.startswith(("`if`", "conditional")) else "trip count"
-    return f"{what} {consequence(flow, kind)}: {shown}", places
 
 
 def block_statements(node) -> list:
@@ -80,77 +57,13 @@ def block_statements(node) -> list:
         if isinstance(body, cst.SimpleStatementSuite) else list(body)
 
 
-def own_nodes(fn: cst.CSTNode):
-    """Nodes of `fn`'s own body, pre-order, not descending into nested functions or classes."""
-    stack = [fn.body]
-    scopes = scope_kinds()
-    while stack:
-        node = stack.pop()
-        yield node
-        stack.extend(reversed([c for c in branches(node) if type(c) not in scopes]))  # (no caller looks for a token)
-
-
-def traced_test_inside(flow: FunctionFlow, statements) -> cst.CSTNode | None:
-    """The first condition or trip count inside `statements` that is not static (None: all static)."""
-    for statement in statements:
-        for node in own_nodes_of(statement):
-            test = node.test if isinstance(node, (cst.If, cst.While, cst.IfExp)) else node.iter if isinstance(node, cst.For) else None
-            value = flow.value_of(test) if test is not None else None
-            if value is not None and not value.static:
-                return test
-    return None
-
-
-def own_nodes_of(node: cst.CSTNode):
-    stack = [node]
-    scopes = scope_kinds()
-    while stack:
-        current = stack.pop()
-        yield current
-        stack.extend(reversed([c for c in branches(current) if type(c) not in scopes]))
-
-
-def traced_nodes(file, types):
-    """(flow, node) for every node of `types` in the own body of a traced function whose control
-    flow on tracers is a problem (see `rewritable`)."""
-    if not file.analysis.jit.contexts:
-        return
-    for flow in list(file.analysis.traced.flows.values()):
-        if rewritable(flow):
-            if flow.nodes is None:  # walked once, shared by every control-flow rule
-                kinds = {cst.If, cst.IfExp, cst.For, cst.While, cst.Call}
-                flow.nodes = [n for n in own_nodes(flow.context.function) if type(n) in kinds]
-            for node in flow.nodes:
-                if isinstance(node, types):
-                    yield flow, node
-
-
 # Why a condition that goes through `int(x)` / `x.item()` of an array is reported, not rewritten: the
 # conversion raises under jit (or reads the value once) before any selection or loop primitive runs.
 CONCRETIZED = ("it goes through a conversion of an array to a Python value (`int()`, `.item()`), which raises "
                "under jit before a selection or loop primitive could run: compute it with array operations")
 
 
-def needs_conversion(codemod, flow: FunctionFlow, test: cst.CSTNode) -> Value | None:
-    """The value of `test` when it is traced and this rule handles it; None otherwise. An undecidable
-    value is reported (info, no fix); one traced only through Python int/bool parameters is PML204's."""
-    value = flow.value_of(test)
-    if value is None or value.static:
-        return None
-    if value.trace is Trace.UNKNOWN:
-        chain, places = value.derivation()
-        kind = "trip count" if isinstance(codemod.parent(test), (cst.For, cst.While)) else "branch"
-        codemod.report(test, f"cannot tell whether `{codemod.file.code(test).strip()}` is traced (from {chain})",
-                       note=f"not rewritten; if it is, it {consequence(flow, kind)}",
-                       hint="if it is a Python value, declare it static; if it is an array, rewrite this by hand",
-                       related=places, severity=Severity.INFO)
-        return None
-    if deferred_to_static_argument(codemod.file, value):
-        return None
-    return value
-
-
-# -- the same readings on `ast` (issue 45: the rules that moved there) --------------------------------
+# -- the readings on `ast` (the rules decide there: issue 45) ------------------------------------------
 _AST_KINDS = (ast.If, ast.IfExp, ast.For, ast.AsyncFor, ast.While, ast.Call)
 
 

@@ -202,6 +202,17 @@ class AstFile(FixPolicy):
         tokens = self._significant_tokens
         return tokens[self._token_at[start] - pairs][0], tokens[self._token_ending[end] + pairs][1]
 
+    def with_comma(self, node: ast.AST) -> str:
+        """The code of `node` and the comma after it, if one follows: libcst's Arg or Element, which holds its comma."""
+        reading = self.reading
+        assert reading is not None
+        start, end = self.parenthesized_span(node) if isinstance(node, ast.expr) else (reading.start(node), reading.end(node))
+        tokens = self._significant_tokens
+        following = self._token_ending.get(end)
+        if following is not None and following + 1 < len(tokens) and tokens[following + 1][2] == ",":
+            end = tokens[following + 1][1]
+        return self._outside_blocks(node, self.source_between(start, end))
+
     def source_between(self, start: tuple[int, int], end: tuple[int, int]) -> str:
         """The text between two places (lines, columns in characters)."""
         reading = self.reading

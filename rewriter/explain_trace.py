@@ -7,13 +7,11 @@ which jit-compiled function it comes from, through which assignments and operati
 """
 from __future__ import annotations
 
+import ast
 from dataclasses import dataclass
 from typing import Callable
 
-from .lazy_libcst import cst
-
-from .cst_tree import children, scope_kinds
-from .analysis.module import ModuleAnalysis
+from .analysis.ast_names import own_nodes_in_order
 
 
 @dataclass(frozen=True)
@@ -36,33 +34,42 @@ def explain_trace(source: str, line: int, line_label: Callable[[int], str] | Non
                   world=None) -> tuple[list[Explanation], str | None]:
     """The explanations for `line`, and a note when there is nothing to explain there. `line_label`
     names lines in derivations (`cell 3, line 4` in a notebook's joined cells); `world`: the file's
-    (project.world.World: the package its relative imports start from)."""
-    wrapper = cst.MetadataWrapper(cst.parse_module(source))
-    analysis = ModuleAnalysis(wrapper, world=world)
+    (project.world.World: the package its relative imports start from). Read on `ast`, as the rules read
+    it (a newer grammar lowered); raises engine.ProcessingError where nothing reads it."""
+    from .engine import _ast_file
+    from .settings import Settings
+
+    file, _ = _ast_file(source.encode(), "<explained>", Settings(codemods=(), world=world))
     if line_label is not None:
-        analysis.names.line_label = line_label
-    positions = analysis.names.positions
+        file.line_label = line_label  # type: ignore[method-assign]
+    try:
+        return _explained(file, line)
+    finally:
+        file.release()
+
+
+def _explained(file, line: int) -> tuple[list[Explanation], str | None]:
     out: list[Explanation] = []
     enclosing = None
-    for flow in analysis.traced.flows.values():
+    if file.reading is None or file.reading.tree is None:
+        return [], f"line {line} cannot be read: the file's grammar is newer than this Python reads"
+    for flow in file.traced.flows.values():
         fn = flow.context.function
-        span = positions[fn]
-        if span.start.line <= line <= span.end.line and (enclosing is None or positions[enclosing.context.function].start.line < span.start.line):
+        if fn.lineno <= line <= fn.end_lineno and (enclosing is None or enclosing.context.function.lineno < fn.lineno):
             enclosing = flow
-        stack = [fn.body]
-        while stack:
-            node = stack.pop()
-            stack.extend(c for c in children(node) if type(c) not in scope_kinds())
+        for node in own_nodes_in_order(fn):
             test, what = _tested(node)
-            if test is None or positions[test].start.line != line:
+            if test is None:
+                continue
+            (start_line, start_column), _ = file.parenthesized_span(test)
+            if start_line != line:
                 continue
             value = flow.value_of(test)
             if value is None:
                 continue
-            start = positions[test].start
             verdict = "static" if value.static else "traced" if value.traced else "unknown"
             why = value.explain() if not value.static else "computed only from static values (shapes, static arguments, constants, None checks)"
-            out.append(Explanation(start.line, start.column + 1, what, wrapper.module.code_for_node(test).strip(), verdict, why,
+            out.append(Explanation(start_line, start_column + 1, what, file.code_parenthesized(test).strip(), verdict, why,
                                    flow.context.name, f"{flow.context.transform.api.name}, {flow.context.how}"))
     out.sort(key=lambda e: (e.line, e.column))
     if out:
@@ -76,13 +83,13 @@ def explain_trace(source: str, line: int, line_label: Callable[[int], str] | Non
                 f"({enclosing.context.transform.api.name}), whose parameters are: {params}")
 
 
-def _tested(node: cst.CSTNode) -> tuple[cst.CSTNode | None, str]:
-    if isinstance(node, cst.If):
+def _tested(node: ast.AST) -> tuple[ast.expr | None, str]:
+    if isinstance(node, ast.If):
         return node.test, "if condition"
-    if isinstance(node, cst.While):
+    if isinstance(node, ast.While):
         return node.test, "while condition"
-    if isinstance(node, cst.IfExp):
+    if isinstance(node, ast.IfExp):
         return node.test, "conditional expression"
-    if isinstance(node, cst.For):
+    if isinstance(node, (ast.For, ast.AsyncFor)):
         return node.iter, "for trip count"
     return None, ""

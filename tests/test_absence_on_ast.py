@@ -1,7 +1,6 @@
-"""The rule still on libcst (PML206, unrolled loops) says on the `ast` reading when it cannot report
-(`Codemod.may_report`): such a file is read on `ast` alone and libcst does not parse it to show findings
-(issue 45). The proof must hold wherever the rule reports: over every golden input, a rule that says
-it cannot report finds nothing when libcst reads the file."""
+"""Every rule is decided on `ast` (issue 45): a `--check` that shows no fix never parses a file with libcst.
+The control-flow rules, the last to move, report on `ast` alone: a traced condition, a traced trip count, an
+unrolled loop; and a file they find nothing in is not parsed either."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -9,15 +8,35 @@ from pathlib import Path
 import pytest
 
 from rewriter import engine
+from rewriter.ast_rule import decided_on_ast
 from rewriter.engine import process_source
-from rewriter.registry import by_code
+from rewriter.registry import all_codemods, by_code
 from rewriter.settings import Settings
 
 ROOT = Path(__file__).resolve().parent.parent
 INPUTS = sorted(p for p in (ROOT / "golden").rglob("*.py") if not p.name.endswith(".expected.py"))
-RULES = (by_code("PML206"),)
-ON_AST = tuple(by_code(code) for code in ("PML201", "PML202", "PML203"))  # decided on `ast`: never need libcst to report
-CHECK = Settings(codemods=RULES, original_positions=True, rewrite=False)
+CONTROL_FLOW = tuple(by_code(code) for code in ("PML201", "PML202", "PML203", "PML206"))
+CHECK = Settings(codemods=CONTROL_FLOW, original_positions=True, rewrite=False)
+
+
+def _no_libcst(monkeypatch) -> None:
+    def refuse(*args, **kwargs):
+        raise AssertionError("libcst parsed the file")
+
+    monkeypatch.setattr(engine.cst, "parse_module", refuse)
+
+
+def test_every_rule_is_decided_on_ast():
+    assert all(decided_on_ast(rule) for rule in all_codemods())
+
+
+@pytest.mark.parametrize("path", INPUTS, ids=[str(p.relative_to(ROOT / "golden")) for p in INPUTS])
+def test_a_check_of_a_golden_input_never_parses_libcst(path: Path, monkeypatch):
+    _no_libcst(monkeypatch)
+    result = process_source(path.read_bytes(), str(path), Settings(codemods=all_codemods(), original_positions=True, rewrite=False))
+    assert not result.libcst_parsed
+    assert result.error is None or not result.error.startswith("internal error"), result.error
+
 
 DEFERRED_FLAG = b'''import jax
 
@@ -35,72 +54,39 @@ y = scale(1.0, True)
 '''
 
 
-@pytest.mark.parametrize("path", INPUTS, ids=[str(p.relative_to(ROOT / "golden")) for p in INPUTS])
-def test_a_rule_that_cannot_report_finds_nothing(path: Path):
-    source = path.read_bytes()
-    try:
-        file, _ = engine._read_on_ast(source, str(path), [], CHECK)
-    except engine.ProcessingError:
-        return  # (no reading: nothing to prove)
-    try:
-        absent = {rule.CODE for rule in RULES if rule.may_report(file) is False}
-    finally:
-        file.release()
-    if absent:
-        context = engine._run_codemods(engine.parse(source), str(path), RULES, CHECK, source)
-        assert [f.code for f in context.findings if f.code in absent] == []
-
-
-def test_the_proof_is_not_vacuous():
-    """Most golden inputs hold a finding of some rule; half or more prove this one absent."""
-    proven = 0
-    for path in INPUTS:
-        source = path.read_bytes()
-        try:
-            file, _ = engine._read_on_ast(source, str(path), [], CHECK)
-        except engine.ProcessingError:
-            continue
-        proven += all(rule.may_report(file) is False for rule in RULES)
-        file.release()
-    assert proven >= len(INPUTS) // 2
-
-
 def test_a_condition_left_to_pml204_is_decided_without_libcst(monkeypatch):
     """`if flip:` on a flag the call passes as a Python value is PML204's; the loop is short: nothing for
     the control-flow rules, and libcst never parses the file."""
-    def refuse(*args, **kwargs):
-        raise AssertionError("libcst parsed the file")
-
-    monkeypatch.setattr(engine.cst, "parse_module", refuse)
-    result = process_source(DEFERRED_FLAG, "flag.py", Settings(codemods=(*ON_AST, *RULES, by_code("PML204")),
+    _no_libcst(monkeypatch)
+    result = process_source(DEFERRED_FLAG, "flag.py", Settings(codemods=(*CONTROL_FLOW, by_code("PML204")),
                                                                original_positions=True, rewrite=False))
     assert result.error is None and not result.libcst_parsed
     assert [f.code for f in result.findings] == ["PML204"]
 
 
 def test_a_traced_if_is_reported_without_libcst():
-    """PML201 decides on `ast`; PML206 proves on `ast` that the short loop is not its."""
+    """PML201 decides on `ast`; PML206 finds on `ast` that the short loop is not its."""
     source = DEFERRED_FLAG.replace(b"y = scale(1.0, True)\n", b"")
-    result = process_source(source, "traced.py", Settings(codemods=(*ON_AST, *RULES), original_positions=True, rewrite=False))
+    result = process_source(source, "traced.py", CHECK)
     assert not result.libcst_parsed and [f.code for f in result.findings] == ["PML201"]
 
 
 def test_a_traced_loop_is_reported_without_libcst():
     """PML202 decides on `ast` too: a trip count from a traced sum is reported, and libcst parses nothing."""
     source = DEFERRED_FLAG.replace(b"y = scale(1.0, True)\n", b"").replace(b"range(3)", b"range(x.shape[0] + x.sum())")
-    result = process_source(source, "traced.py", Settings(codemods=(*ON_AST, *RULES), original_positions=True, rewrite=False))
+    result = process_source(source, "traced.py", CHECK)
     assert not result.libcst_parsed and "PML202" in [f.code for f in result.findings]
 
 
-def test_an_unrolled_loop_is_still_read_on_libcst():
+def test_an_unrolled_loop_is_reported_without_libcst(monkeypatch):
+    _no_libcst(monkeypatch)
     source = b"import jax\n\nSTEPS = 100\n\n\n@jax.jit\ndef f(x):\n    for _ in range(STEPS):\n        x = x * 2.0 + 1.0\n    return x\n"
     result = process_source(source, "unrolled.py", CHECK)
-    assert result.libcst_parsed and [f.code for f in result.findings] == ["PML206"]
+    assert not result.libcst_parsed and [f.code for f in result.findings] == ["PML206"]
 
 
-# PML206's proof reads the loop as the rule counts it: a count that is a parameter without a long literal
-# default, rows of a parameter nothing shows to be an array, or a zip of two sequences that are no
-# consecutive pairs cannot be long (`unrolled_loop._may_count_long`); each long form is still read on libcst.
+# PML206 counts a loop as long, or not: a count that is a parameter without a long literal default, rows of
+# a parameter nothing shows to be an array, or a zip of two sequences that are no consecutive pairs is not.
 STATIC_N = "@partial(jax.jit, static_argnames='n')\n"
 LOOPS = {
     "a static count without default": (STATIC_N + """def f(x, n):
@@ -168,14 +154,10 @@ def f(x):
 
 
 @pytest.mark.parametrize("name", LOOPS)
-def test_an_unrolled_loop_is_proven_absent_only_where_it_cannot_be_long(name: str):
-    code, may = LOOPS[name]
+def test_an_unrolled_loop_is_reported_only_where_it_is_long(name: str, monkeypatch):
+    _no_libcst(monkeypatch)
+    code, long = LOOPS[name]
     source = f"from functools import partial\n\nimport jax\n\n\n{code}".encode()
-    rule = by_code("PML206")
-    file, _ = engine._read_on_ast(source, "loops.py", [], CHECK)
-    try:
-        assert rule.may_report(file) is may
-    finally:
-        file.release()
-    context = engine._run_codemods(engine.parse(source), "loops.py", [rule], CHECK, source)
-    assert bool([f for f in context.findings if f.code == "PML206"]) is may
+    result = process_source(source, "loops.py", Settings(codemods=(by_code("PML206"),), original_positions=True, rewrite=False))
+    assert not result.libcst_parsed
+    assert bool([f for f in result.findings if f.code == "PML206"]) is long

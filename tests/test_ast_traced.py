@@ -10,10 +10,10 @@ from pathlib import Path
 import libcst as cst
 import pytest
 
-from codemods._control_flow import own_nodes
 from codemods.static_count_argument import _configurable_on_ast
 from rewriter.analysis import ModuleAnalysis
 from rewriter.analysis.static_names import JAX_SHAPES, size_arguments
+from rewriter.cst_tree import branches, scope_kinds
 from rewriter.engine import process_source
 from rewriter.prefilter import filter_codemods, syntax_of
 from rewriter.registry import by_code
@@ -44,6 +44,15 @@ def _traced_module(path: Path) -> tuple[str, cst.Module, ModuleAnalysis] | None:
         return None
     analysis = ModuleAnalysis(cst.MetadataWrapper(module, unsafe_skip_copy=True), str(path))
     return (source, module, analysis) if analysis.jit.contexts else None
+
+
+def own_nodes(fn: cst.CSTNode):
+    """Nodes of `fn`'s own body, pre-order, not descending into nested functions or classes."""
+    stack = [fn.body]
+    while stack:
+        node = stack.pop()
+        yield node
+        stack.extend(reversed([c for c in branches(node) if type(c) not in scope_kinds()]))
 
 
 @pytest.mark.parametrize("path", SOURCES, ids=lambda p: str(p.relative_to(ROOT)))

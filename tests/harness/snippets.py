@@ -12,31 +12,19 @@ def clamp(x):
     return x
 """
 
-# A jax jit function with a `while` on a traced value: one PML203 finding, fixed with `lax.while_loop`.
-TRACED_WHILE = """\
-import jax
-import jax.numpy as jnp
-
-
-@jax.jit
-def halve(x):
-    while jnp.max(x) > 1:
-        x = x / 2
-    return x
-"""
-
-# A jax jit function whose loop of a hundred iterations is unrolled into its trace: one PML206 finding, a
-# rule still decided on libcst.
+# A jax jit function whose loop of a hundred iterations is unrolled into its trace: one PML206 finding, fixed
+# with `lax.scan`.
 UNROLLED_LOOP = """\
 import jax
 import jax.numpy as jnp
 
-STEPS = 100
-
 
 @jax.jit
 def relax(x):
-    for _ in range(STEPS):
+    for _ in range(100):
         x = 0.5 * (x + jnp.roll(x, 1))
     return x
+
+
+smooth = relax(jnp.ones(4))
 """
