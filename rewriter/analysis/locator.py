@@ -30,7 +30,10 @@ from .positions import node_at
 
 # Found by where they start: a def (libcst ends it before a last `;`), a slice (libcst ends one with an empty
 # bound after the whitespace that follows it: `x[a:   , b]`).
-_BY_START = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Slice)
+# Nodes placed by where they start: a def's range differs between the trees (decorators), and so does a compound
+# statement's end where its last line ends in `;` (`ast` ends it after the `;`).
+_BY_START = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Slice, ast.If, ast.For, ast.AsyncFor, ast.While,
+             ast.With, ast.AsyncWith, ast.Try, ast.TryStar, ast.Match)
 # The libcst classes of an `ast` class, where they differ by more than the name.
 _KINDS: dict[type, tuple[type, ...]] = {
     ast.FunctionDef: (cst.FunctionDef,), ast.AsyncFunctionDef: (cst.FunctionDef,), ast.ClassDef: (cst.ClassDef,),
@@ -136,7 +139,8 @@ class Locator:
         if kinds is None:
             return None
         r = self.positions[node]
-        start_only = isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Slice))
+        start_only = isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Slice, cst.If, cst.For, cst.While, cst.With, cst.Try,
+                                       cst.TryStar, cst.Match))
         place = (r.start.line, r.start.column) if start_only else (r.start.line, r.start.column, r.end.line, r.end.column)
         found = next((n for n in self._places.get(place, ()) if isinstance(n, kinds)), None)
         if found is None and isinstance(node, cst.BooleanOperation):
