@@ -290,10 +290,21 @@ def _write_masked(context, loop: cst.While, anchor: cst.BaseStatement, conjunct:
     if not others or len(others) == len(conjuncts(loop.test)) or len(body) == len(block_statements(loop)):
         return None  # (the counter is not where `_plan` read it)
     rest = others[0]
-    for other in others[1:]:
+    joined: dict[int, list] = {}  # the levels made here, `a and b` of `a and b and c`: their conjuncts
+    for k, other in enumerate(others[1:], start=2):
         rest = cst.BooleanOperation(rest, cst.And(), other)
+        joined[id(rest)] = others[:k]
     emit = Emitter("phiml", PlannedSpelling(decision.texts))
-    value_of = parts_value_of(locator_of(context, decision.reading.lowered), decision.reading, decision.test)
+    parts = parts_value_of(locator_of(context, decision.reading.lowered), decision.reading, decision.test)
+
+    def value_of(expr):
+        """A level made here has no place to be read at: it is static when all its conjuncts (the file's) are."""
+        conjuncts_of = joined.get(id(expr))
+        if conjuncts_of is None:
+            return parts(expr)
+        values = [parts(c) for c in conjuncts_of]
+        return next((v for v in values if not v.static), values[0])
+
     test = tensor_condition(rest, emit, value_of)
     statements = masked_loop(emit, body, test, decision.active, decision.index, decision.bound)
     statements[0] = statements[0].with_changes(leading_lines=loop.leading_lines)

@@ -117,7 +117,7 @@ class AstFile(FixPolicy):
         if reading is self.python:
             return reading.identifiers
         try:
-            tokens = tokenize.generate_tokens(io.StringIO(self.python.code).readline)
+            tokens = tokenize.generate_tokens(io.StringIO(self.python.code, newline=None).readline)
             return reading.identifiers | {t.string for t in tokens if t.type == tokenize.NAME}
         except (tokenize.TokenError, SyntaxError):
             return reading.identifiers
@@ -274,7 +274,7 @@ class AstFile(FixPolicy):
         skipped = {tokenize.COMMENT, tokenize.NL, tokenize.NEWLINE, tokenize.INDENT, tokenize.DEDENT,
                    tokenize.ENCODING, tokenize.ENDMARKER}
         try:
-            return [(t.start, t.end, t.string) for t in tokenize.generate_tokens(io.StringIO(reading.code).readline)
+            return [(t.start, t.end, t.string) for t in tokenize.generate_tokens(io.StringIO(reading.code, newline=None).readline)
                     if t.type not in skipped]
         except (tokenize.TokenError, SyntaxError):
             return []

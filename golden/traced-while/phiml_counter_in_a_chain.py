@@ -1,0 +1,27 @@
+"""PhiML masked loop whose counter is one of four conjuncts: the other three, joined again without it, decide
+which iterations count. The levels of that new chain are no code of the file; each is read from its parts."""
+from phiml import math
+from phiml.math import spatial
+
+GOLDEN = {
+    "findings": ["PML203:17"],
+    "unsafe_fixes": True,
+    "backends": ["numpy", "jax", "torch", "tensorflow"],
+    "original_broken": {"jax": "TracerBoolConversionError", "torch": "differs", "tensorflow": "AttributeError"},
+}
+
+
+@math.jit_compile
+def settle(x, y):
+    it = 0
+    while (x > 1).any and it < 8 and (y > 0).all and (x < 100).all:
+        x = x * 0.5
+        y = y - 1
+        it += 1
+    return x, y
+
+
+def golden_run():
+    return [settle(math.tensor([4., 8.], spatial('x')), math.tensor([5., 6.], spatial('x'))),
+            settle(math.tensor([64., 2.], spatial('x')), math.tensor([2., 9.], spatial('x'))),
+            settle(math.tensor([500., 2.], spatial('x')), math.tensor([9., 9.], spatial('x')))]
