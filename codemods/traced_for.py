@@ -11,8 +11,8 @@ from rewriter.analysis.ast_structure import top_level_statement
 from rewriter.analysis.trace_values import FunctionFlow
 from rewriter.ast_rule import AstRule, PlannedFix
 from rewriter.codemod import Replace
-from rewriter.emit.ast_loops import (body_values, bound_name, carried, carry_agreement, check_body, masked_bound, masked_names,
-                                     names_read_after)
+from rewriter.emit.ast_loops import (body_values, bound_name, carried, carry_agreement, check_body, check_head, masked_bound,
+                                     masked_names, names_read_after)
 from rewriter.emit.branches import Refused
 from rewriter.emit.frameworks import Emitter
 from rewriter.emit.loops import bound_constant, jax_fori, masked_loop
@@ -221,6 +221,7 @@ class TracedFor(AstRule):
         start, stop = self._range(loop)
         body = loop.body
         check_body(body, "loop body")
+        check_head(loop.iter, "loop's iterable")
         inner = traced_test_inside_on_ast(flow, body)
         if inner is not None:
             raise Refused(f"the traced condition `{file.code_parenthesized(inner).strip()}` inside the body is converted first (PML201)")

@@ -12,8 +12,8 @@ from rewriter.analysis.trace_values import FunctionFlow
 from rewriter.ast_rule import AstRule, PlannedFix, locator_of
 from rewriter.codemod import Replace
 from rewriter.emit.ast_condition import condition_spellings
-from rewriter.emit.ast_loops import (bound_name, carried, carry_agreement, check_body, counter_condition, masked_names,
-                                     names_read_after, reads_name)
+from rewriter.emit.ast_loops import (bound_name, carried, carry_agreement, check_body, check_head, counter_condition,
+                                     masked_names, names_read_after, reads_name)
 from rewriter.emit.branches import Refused
 from rewriter.emit.condition import NotConvertible, tensor_condition
 from rewriter.emit.frameworks import Emitter
@@ -174,6 +174,7 @@ class TracedWhile(AstRule):
             raise Refused("the loop has an `else` clause")
         body = loop.body
         check_body(body, "loop body")
+        check_head(loop.test, "loop's condition")
         inner = traced_test_inside_on_ast(flow, body)
         if inner is not None:
             raise Refused(f"the traced condition `{file.code_parenthesized(inner).strip()}` inside the body is converted first (PML201)")

@@ -19,7 +19,7 @@ from rewriter.ast_rule import AstRule, PlannedFix
 from rewriter.codemod import Replace
 from rewriter.emit.ast_agreement import forms_in, param_forms
 from rewriter.emit.ast_branches import effect, values_of, written
-from rewriter.emit.ast_loops import carried, carry_agreement, check_body, identifiers, names_read_after
+from rewriter.emit.ast_loops import carried, carry_agreement, check_body, check_head, identifiers, names_read_after
 from rewriter.emit.branches import Refused
 from rewriter.emit.frameworks import Emitter
 from rewriter.emit.loops import _pack, _unpack, jax_fori
@@ -372,6 +372,7 @@ class UnrolledLoop(AstRule):
         stacked_names = {s.name for s in stacked}
         kept = [s for s in body if not any(s is x.append for x in stacked)]
         check_body(kept, "loop body")
+        check_head(loop.iter, "loop's iterable")
         targets, xs, doubts = self._iteration(flow, loop)
         try:
             names = carried(file, flow, loop, kept, loop.iter, exclude=tuple(targets) + tuple(stacked_names))

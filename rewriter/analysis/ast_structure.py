@@ -121,7 +121,9 @@ def _column(lines: list[str], node: ast.AST) -> int:
 
 def defined_before(resolver, fn: ast.AST, name: str, node: ast.AST) -> bool:
     """`name` has a value when `node` runs: a parameter of `fn`, or assigned in `fn` earlier in the text
-    (structure.defined_before; `ast`'s columns count bytes, which order the places of one line alike)."""
+    (structure.defined_before; `ast`'s columns count bytes, which order the places of one line alike).
+    Two bindings give no value there: an annotation without one (`y: int`), and `except ... as y` outside its
+    handler (Python deletes the name at the handler's end)."""
     if type(fn) in _FUNCTIONS:
         a = fn.args  # type: ignore[attr-defined]
         if name in {p.arg for p in (*a.posonlyargs, *a.args, *a.kwonlyargs)}:
@@ -132,6 +134,14 @@ def defined_before(resolver, fn: ast.AST, name: str, node: ast.AST) -> bool:
     begin = (node.lineno, node.col_offset)  # type: ignore[attr-defined]
     for assignment in scope.assignments[name]:
         target = getattr(assignment, "node", None)
-        if target is not None and (target.lineno, target.col_offset) < begin:
-            return True
+        if target is None or (target.lineno, target.col_offset) >= begin:
+            continue
+        if type(target) is ast.ExceptHandler:
+            if is_inside(resolver, node, target):
+                return True
+            continue
+        parent = resolver.parent(target)
+        if isinstance(parent, ast.AnnAssign) and parent.target is target and parent.value is None:
+            continue
+        return True
     return False

@@ -1,6 +1,6 @@
 """loops.py's decisions on CPython's `ast` (issue 45), with its answers and messages for the same code: which
 names a loop carries, what its body may not hold, the bound a masked loop may have and the counter that gives
-it. PML202 and PML203 decide here; their builders write the loop primitives on libcst (loops.py).
+it. PML202, PML203 and PML206 decide here; their builders write the loop primitives on libcst (loops.py).
 
 `file` is what a rule on `ast` sees (ast_rule.AstFile), `flow` an `ast` FunctionFlow. Where the trees differ,
 libcst's reading is kept: every identifier counts as a read after a loop (an attribute's, a keyword's, a
@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Iterator, Sequence
 
 from ..analysis.ast_names import in_source_order
-from ..analysis.ast_structure import defined_before
+from ..analysis.ast_structure import defined_before, enclosing_function, enclosing_loops
 from ..analysis.trace_values import FunctionFlow
 from .ast_agreement import branch_agreement
 from .ast_branches import effect, values_of, written
@@ -40,15 +40,32 @@ def _bind(name: str | None, out: list[str]) -> None:
         out.append(name)
 
 
+class _Capture:
+    """A name a match pattern captures, met after its pattern's parts (`case [a, *b] as w`, `case {**rest}`)."""
+
+    __slots__ = ("name",)
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+
 def assigned_names(statements: Sequence[ast.stmt]) -> list[str]:
     """Names the statements bind (in order), not looking into nested functions (loops.assigned_names: an
-    assignment's, a loop's, a comprehension's and `:=`'s targets, and the names of `as`)."""
+    assignment's, a loop's, a comprehension's and `:=`'s targets, and the names of `as`); and the names a
+    `match` captures, which bind as an assignment does."""
     out: list[str] = []
-    stack: list[ast.AST] = list(reversed(statements))
+    stack: list = list(reversed(statements))
     while stack:
         node = stack.pop()
+        if isinstance(node, _Capture):
+            _bind(node.name, out)
+            continue
         if isinstance(node, _SCOPES):
             continue
+        if isinstance(node, (ast.MatchAs, ast.MatchStar)) and node.name is not None:
+            stack.append(_Capture(node.name))
+        elif isinstance(node, ast.MatchMapping) and node.rest is not None:
+            stack.append(_Capture(node.rest))
         if isinstance(node, ast.Assign):
             for target in node.targets:
                 _bound_names(target, out)
@@ -102,6 +119,53 @@ def check_body(statements: Sequence[ast.stmt], what: str) -> None:
         if isinstance(node, ast.Expr) and isinstance(node.value, ast.Call):
             raise Refused(f"a call evaluated for its side effect (`{_callee(node.value)}`) inside the {what}")
         stack.extend(_body_children(node))
+    _check_targets(statements, what)
+
+
+def _check_targets(statements: Sequence[ast.stmt], what: str) -> None:
+    """Refuse an attribute or item written anywhere in a target (`x, self.b = ...`, `self.b += 1`, `for self.k
+    in ...`, `with ... as self.f`, `del x[0]`): the loop primitive runs the body once, while tracing. After
+    check_body's own walk, so that a body it refuses keeps the reason that walk names first."""
+    for statement in statements:
+        for node in ast.walk(statement):
+            if isinstance(node, ast.Delete):
+                if any(_writes_through(t) for t in node.targets):
+                    raise Refused(f"an attribute or item deletion inside the {what} (a side effect)")
+                continue
+            if isinstance(node, ast.Assign):
+                targets: list[ast.expr | None] = list(node.targets)
+            elif isinstance(node, (ast.AugAssign, ast.AnnAssign, ast.For, ast.AsyncFor, ast.comprehension)):
+                targets = [node.target]
+            elif isinstance(node, ast.withitem):
+                targets = [node.optional_vars]
+            else:
+                continue
+            if any(_writes_through(t) for t in targets):
+                raise Refused(f"an attribute or item assignment inside the {what} (a side effect)")
+
+
+def _writes_through(target: ast.expr | None) -> bool:
+    """The target is, or unpacks into, an attribute or an item."""
+    if isinstance(target, (ast.Attribute, ast.Subscript)):
+        return True
+    if isinstance(target, (ast.Tuple, ast.List)):
+        return any(_writes_through(t) for t in target.elts)
+    return isinstance(target, ast.Starred) and _writes_through(target.value)
+
+
+def check_head(expr: ast.expr, what: str) -> None:
+    """Refuse a `:=` in the loop's condition or iterable (`what`: "loop's condition"): the name it binds
+    would be bound inside the loop primitive's functions, or once, and be unbound or stale after the loop. A
+    `:=` in a lambda binds in the lambda."""
+    stack: list[ast.AST] = [expr]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, ast.Lambda):
+            continue
+        if isinstance(node, ast.NamedExpr) and isinstance(node.target, ast.Name):
+            raise Refused(f"`{node.target.id}` is bound by `:=` in the {what}: the rewritten loop would leave it "
+                          "unbound or stale")
+        stack.extend(reversed(in_source_order(node)))
 
 
 def _callee(call: ast.Call) -> str:
@@ -162,6 +226,26 @@ def names_read_after(fn: ast.AST, loop: ast.stmt, names: Sequence[str]) -> list[
     return out
 
 
+def names_read_again(file, loop: ast.stmt, names: Sequence[str]) -> list[str]:
+    """Which of `names` an enclosing loop of the same function reads outside `loop`'s body (its own body, a
+    `while`'s condition, `loop`'s head): its next pass reads what the last iteration left, which a loop
+    primitive keeps inside its body function. Read as names_read_after reads, any identifier."""
+    inside = {id(statement) for statement in loop.body}  # type: ignore[attr-defined]
+    out: list[str] = []
+    for enclosing in enclosing_loops(file.names, loop):
+        head = [enclosing.test] if isinstance(enclosing, ast.While) else []
+        stack: list[ast.AST] = [*head, *enclosing.body]  # type: ignore[attr-defined]
+        while stack:
+            node = stack.pop()
+            if id(node) in inside:
+                continue
+            for name in identifiers(node):
+                if name in names and name not in out:
+                    out.append(name)
+            stack.extend(in_source_order(node))
+    return out
+
+
 # -- the carried values -------------------------------------------------------------------------------
 def carried(file, flow: FunctionFlow, loop: ast.stmt, body: Sequence[ast.stmt], anchor: ast.expr,
             exclude: Sequence[str] = ()) -> list[str]:
@@ -175,6 +259,9 @@ def carried(file, flow: FunctionFlow, loop: ast.stmt, body: Sequence[ast.stmt], 
     leaked = names_read_after(fn, loop, fresh)
     if leaked:
         raise Refused(f"`{leaked[0]}` is first assigned inside the loop and read after it")
+    again = names_read_again(file, loop, fresh)
+    if again:
+        raise Refused(f"`{again[0]}` is first assigned inside the loop and read by an enclosing loop on its next pass")
     env = flow.envs.get(id(anchor), {})
     static = [n for n in names if n in env and env[n].static]
     if static:
@@ -292,11 +379,15 @@ def _increments(file, statement: ast.stmt, name: str) -> bool:
 
 
 def _starts_at_zero(file, counter: str, body: Sequence[ast.stmt]) -> bool:
-    """Every binding of `counter` outside the loop body is `counter = 0`."""
+    """Every binding of `counter` outside the loop body is `counter = 0`: the scope's, and the two it does not
+    hold, a `:=` in a comprehension (it binds in the function) and a `match` capture."""
     scope = file.names.scope(body[0]) if body else None
     if scope is None or counter not in scope:
         return False
     inside = {id(node) for statement in body for node in ast.walk(statement)}
+    function = enclosing_function(file.names, body[0])
+    if function is not None and _captured_or_walrus(function, counter, inside):
+        return False
     for assignment in scope.assignments[counter]:
         node = getattr(assignment, "node", None)
         if node is None or id(node) in inside:
@@ -306,6 +397,24 @@ def _starts_at_zero(file, counter: str, body: Sequence[ast.stmt]) -> bool:
                 and _integer(parent.value) and parent.value.value == 0):  # type: ignore[attr-defined]
             return False
     return True
+
+
+def _captured_or_walrus(function: ast.AST, name: str, inside: set[int]) -> bool:
+    """`function` binds `name` with a `:=` or a `match` capture outside the nodes `inside`, not counting its
+    nested functions and classes."""
+    body = function.body  # type: ignore[attr-defined]
+    stack: list[ast.AST] = list(body) if isinstance(body, list) else [body]
+    while stack:
+        node = stack.pop()
+        if id(node) in inside or isinstance(node, _SCOPES):
+            continue
+        if isinstance(node, ast.NamedExpr) and isinstance(node.target, ast.Name) and node.target.id == name:
+            return True
+        if isinstance(node, (ast.MatchAs, ast.MatchStar)) and node.name == name \
+                or isinstance(node, ast.MatchMapping) and node.rest == name:
+            return True
+        stack.extend(in_source_order(node))
+    return False
 
 
 def _min_literal(expr: ast.expr) -> int | None:
