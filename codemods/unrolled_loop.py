@@ -578,10 +578,10 @@ class UnrolledLoop(AstRule):
             parent = names.parent(use)
             if use is init.targets[0] or parent is call.func:
                 continue
-            argument = parent if isinstance(parent, ast.Starred) else use  # (libcst's Arg holds `*ys` too)
-            outer = names.parent(argument)
-            if isinstance(use, ast.Name) and isinstance(outer, ast.Call) and outer.args and outer.args[0] is argument \
-                    and _stacks_rows(file, outer) and stack is None:
+            outer = names.parent(use)  # (`jnp.stack(*ys)` is no stack of the rows: the original fails)
+            after = isinstance(outer, ast.Call) and (outer.lineno, outer.col_offset) > (loop.end_lineno, loop.end_col_offset)
+            if isinstance(use, ast.Name) and isinstance(outer, ast.Call) and outer.args and outer.args[0] is use \
+                    and after and _stacks_rows(file, outer) and stack is None:
                 stack = outer
                 continue
             raise Refused(f"`{name}` is used otherwise than appended to in the loop and stacked once after it")
@@ -636,12 +636,12 @@ def _write_scan(context, loop: cst.For, *rest, decision: _Scan):
     count = len(decision.stacked)
     pairs, appends = rest[:2 * count], rest[2 * count:]
     parent = context.analysis.names.parent
-    lines = [parent(node) for node in appends]  # (the `ys.append(v)` lines)
     spell = PlannedSpelling(decision.texts)
     names = list(decision.names)
     new_body = []
-    for statement in block_statements(loop):
-        k = next((i for i, line in enumerate(lines) if line is statement), None)
+    for statement in block_statements(loop):  # (a one-line body's line is made anew: found by what it holds)
+        held = statement.body if isinstance(statement, cst.SimpleStatementLine) else ()
+        k = next((i for i, node in enumerate(appends) if len(held) == 1 and held[0] is node), None)
         if k is None:
             new_body.append(statement)
         else:
@@ -1050,29 +1050,51 @@ def _aligned(file, parts: list[ast.expr], doubts: list[str]) -> int | None:
     return None
 
 
-def _slice_start(sub: ast.Subscript) -> int | None:
+def _slice_of(sub: ast.Subscript) -> ast.expr:
+    """The subscript's index, a lone one written with a comma (`ts[1:,]`) as libcst holds it: one element."""
     s = sub.slice
+    if isinstance(s, ast.Tuple) and len(s.elts) == 1 and isinstance(s.elts[0], ast.Slice):
+        return s.elts[0]
+    return s
+
+
+def _slice_start(sub: ast.Subscript) -> int | None:
+    s = _slice_of(sub)
     if not isinstance(s, ast.Slice) or s.upper is not None or s.step is not None:
         return None
     return s.lower.value if isinstance(s.lower, ast.Constant) and type(s.lower.value) is int else None
 
 
 def _slice_stop(sub: ast.Subscript) -> int | None:
-    s = sub.slice
+    s = _slice_of(sub)
     if not isinstance(s, ast.Slice) or s.lower is not None or s.step is not None or s.upper is None:
         return None
     return _int(s.upper)
 
 
 def _append_of(file, statement: ast.stmt) -> ast.Call | None:
-    """`ys.append(v)` alone on its line: the call."""
-    if isinstance(statement, ast.Expr) and file.reading.alone_on_its_lines(statement):
+    """`ys.append(v)` alone on its line, or alone after the loop's `:`: the call."""
+    if isinstance(statement, ast.Expr) and _alone(file, statement):
         call = statement.value
         if isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) and call.func.attr == "append" \
                 and isinstance(call.func.value, ast.Name) and len(call.args) == 1 and not call.keywords \
                 and not isinstance(call.args[0], ast.Starred):
             return call
     return None
+
+
+def _alone(file, statement: ast.stmt) -> bool:
+    """No other statement shares the statement's line: libcst's statement line, or a block's one-line body."""
+    if file.reading.alone_on_its_lines(statement):
+        return True
+    parent = file.names.parent(statement)
+    if not (isinstance(parent, _FORS) and parent.body == [statement] and statement.lineno == statement.end_lineno):
+        return False
+    (number, start), (_, end) = file.reading.start(statement), file.reading.end(statement)
+    line = file.reading.lines[number - 1]
+    head, rest = line[:start], line[end:].strip()
+    rest = rest[1:].strip() if rest.startswith(";") else rest
+    return head.rstrip().endswith(":") and (not rest or rest.startswith("#"))
 
 
 def _has_work(body: list[ast.stmt]) -> bool:
@@ -1149,6 +1171,8 @@ def _holder_code(file, use: ast.AST, parent: ast.AST | None) -> str:
         return file.with_comma(use).strip()  # (libcst's Arg or Element, with its comma)
     if isinstance(parent, (ast.Starred, ast.keyword)):
         return file.with_comma(parent).strip()
+    if isinstance(parent, ast.FormattedValue):  # (libcst's field of an f-string; `ast` places it as the whole string)
+        return f"{{{file.code_parenthesized(use).strip()}}}"
     return file.code_parenthesized(parent).strip() if isinstance(parent, ast.expr) else file.code(parent).strip()
 
 
