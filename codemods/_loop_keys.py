@@ -90,37 +90,40 @@ class Loop:
         return next((value for n, value in self.values if n == name), None)
 
     # -- what one expression does across iterations ---------------------------------------------
-    def key(self, expr: ast.expr) -> str:
-        """STABLE, VARIES (may repeat) or NEW_EACH_TIME (never repeats: a counter, a fresh value)."""
+    def key(self, expr: ast.expr, following: frozenset[str] = frozenset()) -> str:
+        """STABLE, VARIES (may repeat) or NEW_EACH_TIME (never repeats: a counter, a fresh value). `following`:
+        the names whose values are being read, so that values that read each other (`new = old + d; old = new`)
+        are read once."""
         if isinstance(expr, ast.Name):
             if expr.id in self.counters:
                 return NEW_EACH_TIME
-            value = self.value_of(expr.id)
+            value = self.value_of(expr.id) if expr.id not in following else None
             if value is not None:
-                return self.key(value)
+                return self.key(value, following | {expr.id})
             return VARIES if expr.id in self.changed else STABLE
         if isinstance(expr, ast.Constant):
             return STABLE
         if isinstance(expr, ast.UnaryOp) and isinstance(expr.op, ast.USub):
-            return self.key(expr.operand)
+            return self.key(expr.operand, following)
         if isinstance(expr, ast.BinOp):
-            left, right = self.key(expr.left), self.key(expr.right)
+            left, right = self.key(expr.left, following), self.key(expr.right, following)
             if VARIES in (left, right) or not isinstance(expr.op, _MONOTONE):
                 return VARIES if self._reads_changing(expr) else STABLE
             return NEW_EACH_TIME if NEW_EACH_TIME in (left, right) and STABLE in (left, right) else left
         if isinstance(expr, ast.JoinedStr) and self.module.string_pieces(expr) == 1:
-            keys = [self.key(p.value) for p in expr.values if isinstance(p, ast.FormattedValue)]
+            keys = [self.key(p.value, following) for p in expr.values if isinstance(p, ast.FormattedValue)]
             return VARIES if VARIES in keys else NEW_EACH_TIME if NEW_EACH_TIME in keys else STABLE
         if isinstance(expr, ast.Call) and last_name(expr.func) in _CONVERSIONS and (expr.args or expr.keywords):
-            return self.key(arguments(expr)[0].value)
+            return self.key(arguments(expr)[0].value, following)
         return VARIES if self._reads_changing(expr) else STABLE
 
-    def every_iteration(self, expr: ast.expr) -> bool:
+    def every_iteration(self, expr: ast.expr, following: frozenset[str] = frozenset()) -> bool:
         """Whether a key that never repeats changes on every iteration, not only on some (a counter
         updated under a condition)."""
-        value = self.value_of(expr.id) if isinstance(expr, ast.Name) and expr.id not in self.counters else None
+        value = self.value_of(expr.id) if isinstance(expr, ast.Name) and expr.id not in self.counters \
+            and expr.id not in following else None
         if value is not None:
-            return self.every_iteration(value)
+            return self.every_iteration(value, following | {expr.id})  # type: ignore[attr-defined]
         read = read_names(expr)
         return bool(read & (self.counters - self.sometimes)) or not read & self.sometimes
 

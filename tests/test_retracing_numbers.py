@@ -97,3 +97,31 @@ def test_counters_raised_under_a_condition_change_only_sometimes():
     assert keys.every_iteration(ast.parse("t * 2", mode="eval").body) and keys.every_iteration(ast.parse("epoch", mode="eval").body)
     assert not keys.every_iteration(ast.parse("level + 1", mode="eval").body)
     assert keys.every_iteration(ast.parse("level + epoch", mode="eval").body)  # the counter changes every time
+
+
+def test_values_that_read_each_other_are_read_once():
+    """`new = old + d; old = new` in a loop: each value reads the other's; the key is read, not recursed forever
+    (a real tree's whole file was an error)."""
+    from rewriter.engine import process_source
+    from rewriter.registry import all_codemods
+    from rewriter.settings import Settings
+
+    source = textwrap.dedent("""
+        import jax
+
+
+        @jax.jit
+        def scale(x, phi):
+            return x * phi
+
+
+        def compress(x, steps):
+            phi = 0.5
+            for _ in range(steps):
+                new_phi = phi + 0.01
+                x = scale(x, new_phi)
+                phi = new_phi
+            return x
+    """).encode()
+    result = process_source(source, "cycle.py", Settings(codemods=all_codemods(), original_positions=True, rewrite=False))
+    assert result.error is None
