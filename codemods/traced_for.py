@@ -7,6 +7,7 @@ from functools import partial
 
 from rewriter.lazy_libcst import cst
 
+from rewriter.analysis.ast_names import arguments
 from rewriter.analysis.ast_structure import top_level_statement
 from rewriter.analysis.trace_values import FunctionFlow
 from rewriter.ast_rule import AstRule, PlannedFix
@@ -296,8 +297,7 @@ def _strip_int(expr: ast.expr) -> ast.expr:
 
 def _arguments(call: ast.Call) -> list[ast.expr]:
     """The values of a call's arguments in the order written (libcst's `Arg.value`: a star's operand too)."""
-    parts: list = sorted([*call.args, *call.keywords], key=lambda a: (a.lineno, a.col_offset))
-    return [a.value if isinstance(a, (ast.Starred, ast.keyword)) else a for a in parts]
+    return [a.value for a in arguments(call)]
 
 
 @dataclass(frozen=True)

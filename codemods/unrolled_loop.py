@@ -19,7 +19,8 @@ from rewriter.ast_rule import AstRule, PlannedFix
 from rewriter.codemod import Replace
 from rewriter.emit.ast_agreement import forms_in, param_forms
 from rewriter.emit.ast_branches import effect, values_of, written
-from rewriter.emit.ast_loops import carried, carry_agreement, check_body, check_head, identifiers, names_read_after
+from rewriter.emit.ast_loops import (carried, carry_agreement, check_body, check_head, identifiers, names_read_after,
+                                     reads_name)
 from rewriter.emit.branches import Refused
 from rewriter.emit.frameworks import Emitter
 from rewriter.emit.loops import _pack, _unpack, jax_fori
@@ -510,7 +511,7 @@ class UnrolledLoop(AstRule):
             if not isinstance(target, ast.Name):
                 raise Refused("the loop variable is not a single name")
             literal = all(_int(a) is not None for a in range_args)
-            used = target.id != "_" and _reads(loop, target.id)
+            used = target.id != "_" and reads_name(loop.body, target.id)
             if used:
                 usage = _index_use(file, flow, loop, target.id)
                 if usage:
@@ -525,7 +526,7 @@ class UnrolledLoop(AstRule):
                     or not all(isinstance(e, ast.Name) for e in target.elts):
                 raise Refused("the loop unpacks `enumerate` into something else than an index and an element")
             names = [e.id for e in target.elts]  # type: ignore[attr-defined]
-            if names[0] != "_" and _reads(loop, names[0]):
+            if names[0] != "_" and reads_name(loop.body, names[0]):
                 usage = _index_use(file, flow, loop, names[0])
                 if usage:
                     doubts.append(usage)
@@ -1106,11 +1107,6 @@ def _has_work(body: list[ast.stmt]) -> bool:
             if isinstance(node, ast.Call) and not (isinstance(node.func, ast.Attribute) and node.func.attr == "append"):
                 return True
     return False
-
-
-def _reads(loop: Loop, name: str) -> bool:
-    """Some identifier of the loop's body is `name` (libcst: some Name is)."""
-    return any(name in identifiers(node) for statement in loop.body for node in ast.walk(statement))
 
 
 def _identifier_nodes(root: ast.AST, name: str) -> list[ast.AST]:

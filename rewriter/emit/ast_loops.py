@@ -12,7 +12,7 @@ import ast
 from dataclasses import dataclass
 from typing import Iterator, Sequence
 
-from ..analysis.ast_names import in_source_order
+from ..analysis.ast_names import arguments, in_source_order
 from ..analysis.ast_structure import defined_before, enclosing_function, enclosing_loops
 from ..analysis.trace_values import FunctionFlow
 from .ast_agreement import branch_agreement
@@ -430,9 +430,7 @@ def _min_literal(expr: ast.expr) -> int | None:
 
 def _arguments(call: ast.Call) -> list[ast.expr]:
     """The values of a call's arguments in the order written (libcst's `Arg.value`: a star's operand too)."""
-    parts: list[ast.AST] = [*call.args, *call.keywords]
-    parts.sort(key=lambda a: (a.lineno, a.col_offset))  # type: ignore[attr-defined]
-    return [a.value if isinstance(a, (ast.Starred, ast.keyword)) else a for a in parts]  # type: ignore[misc]
+    return [a.value for a in arguments(call)]
 
 
 def _parameter_read(expr: ast.expr) -> str | None:
