@@ -48,7 +48,8 @@ class StaticCountArgument(AstRule):
     and no call passes an array; a parameter some call passes an array to is data (PML201-PML203).
     The finding shows that evidence at the parameter, and where the value must be a Python value (a
     related location). A parameter every call leaves at its default is a constant today: it is a
-    warning, for the first caller that passes it gets it traced.
+    warning, for the first caller that passes it gets it traced. So is one every call passes `None`
+    (or leaves at a `None` default): jit flattens `None` to no leaves, and the function sees `None`.
     """
 
     CODE = "PML204"
@@ -257,7 +258,10 @@ class StaticCountArgument(AstRule):
         consequence = {"phiml": "fails on jax, keeps the first value on torch", "jax": "it raises"}.get(context.framework, "it fails")
         is_ = "is" if len(ordered) == 1 else "are"
         if defaulted:
-            message = f"{listed}, used as {hows}, {is_} traced by `{shown}` once a caller passes {'it' if len(ordered) == 1 else 'them'}"
+            nones = all(roles[n].values == (None,) for n in ordered if n in roles)  # passed only `None`
+            them = 'it' if len(ordered) == 1 else 'them'
+            passes = f"passes {them} a value other than `None`" if nones else f"passes {them}"
+            message = f"{listed}, used as {hows}, {is_} traced by `{shown}` once a caller {passes}"
             severity = Severity.WARNING
         else:
             message = f"{listed} {is_} traced by `{shown}` but used as {hows}: {consequence}"

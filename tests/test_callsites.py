@@ -39,6 +39,35 @@ def test_arrays_literals_and_loop_variables_are_told_apart():
     assert roles["flag"].role is Role.CONFIG and roles["flag"].why == "annotated `bool`"
 
 
+def test_a_keyword_that_lands_in_kwargs_leaves_the_named_parameters_bound():
+    """`verbose=True` goes to `**kwargs`: the call still tells that `rank` keeps its default."""
+    [(evidence, roles)] = _read(
+        "import jax\nimport jax.numpy as jnp\ndef _f(x, rank: int = -1, *args, **kwargs):\n    return x\n"
+        "fast = jax.jit(_f)\nfast(jnp.ones(4), verbose=True)\nfast(jnp.ones(4))\n").values()
+    assert evidence.complete and len(evidence.calls) == 2
+    assert roles["rank"].role is Role.DEFAULTED
+    [(evidence, roles)] = _read(
+        "import jax\nimport jax.numpy as jnp\ndef _f(x, rank: int = -1, *args):\n    return x\n"
+        "fast = jax.jit(_f)\nfast(jnp.ones(4), 2, 3)\nfast(jnp.ones(4), verbose=True)\n").values()
+    assert not evidence.complete  # no `**kwargs`: the second call raises, and is not read
+    assert roles["rank"].role is Role.CONFIG and roles["rank"].values == (2,)
+
+
+def test_a_parameter_passed_only_none_is_a_constant_at_trace_time():
+    """jit flattens `None` to no leaves: the function sees `None`, as it sees a default."""
+    [(_, roles)] = _read(
+        "import jax\nimport jax.numpy as jnp\n@jax.jit\ndef _f(x, n=None, m=None, k=3):\n    return x\n"
+        "_f(jnp.ones(2), n=None, k=None)\n_f(jnp.ones(2), None, None, None)\n").values()
+    assert roles["n"].role is Role.DEFAULTED and roles["n"].values == (None,) and roles["n"].proven
+    assert roles["n"].why == "every call passes `None`, an empty pytree: not traced"
+    assert roles["m"].why == "every call passes `None` or leaves its default `None`, an empty pytree: not traced"
+    assert roles["k"].role is Role.CONFIG  # left at `3` by none, but passed `None` where a number is the default
+    [(_, roles)] = _read(
+        "import jax\nimport jax.numpy as jnp\n@jax.jit\ndef _f(x, n=None):\n    return x\n"
+        "_f(jnp.ones(2), n=None)\n_f(jnp.ones(2), n=jnp.ones(2))\n").values()
+    assert roles["n"].role is Role.DATA
+
+
 def test_a_wrapped_function_escapes_when_public_or_passed_on():
     [(evidence, roles)] = _read(
         "import jax\nimport jax.numpy as jnp\ndef g(x, mode='a'):\n    return x\nfast = jax.jit(g)\nm, n = 'b', 2\n"

@@ -64,6 +64,11 @@ class Passed:
     where: str = ""  # a call in another module (`train.py:41`, from the project index): `call` and `expr` are None
     text: str = ""  # the argument as written, for messages (whitespace folded)
 
+    @property
+    def none(self) -> bool:
+        """The literal `None`: jit flattens it to no leaves, so the function sees `None`, never a tracer."""
+        return self.kind is ArgKind.PYTHON and self.value is None and self.text == "None"
+
 
 @dataclass
 class ParamEvidence:
@@ -425,8 +430,9 @@ class CallSites:
             for arg in call.args:
                 if arg.param not in evidence.params:
                     continue
-                kind = {"python": ArgKind.PYTHON, "array": ArgKind.ARRAY}.get(arg.kind, ArgKind.UNKNOWN)
-                evidence.params[arg.param].passed.append(Passed(kind, arg.value, None, None, where=call.where))
+                kind = {"python": ArgKind.PYTHON, "none": ArgKind.PYTHON, "array": ArgKind.ARRAY}.get(arg.kind, ArgKind.UNKNOWN)
+                evidence.params[arg.param].passed.append(Passed(kind, arg.value, None, None, where=call.where,
+                                                                text="None" if arg.kind == "none" else ""))
                 given.add(arg.param)
             for name_, param in evidence.params.items():
                 if name_ not in given:
@@ -559,9 +565,13 @@ class CallSites:
             elif index < len(positional):
                 name = positional[index]
                 index += 1
+            elif fn.args.vararg is not None:
+                continue  # lands in `*args`: no named parameter receives it
             else:
                 return False
             if name not in evidence.params:
+                if fn.args.kwarg is not None:
+                    continue  # lands in `**kwargs`
                 return False
             kind, found = self.kinds.kind(value)
             literal = self.kinds.wrapped_number(value) if kind is ArgKind.ARRAY else None
@@ -642,6 +652,13 @@ def param_role(name: str, annotation: ast.expr | None, default: ast.expr | None,
         return ParamRole(Role.DATA, f"an array is passed ({shown})", arrays=arrays, literals=literals,
                          shapes=shapes, open=open_)
     assert evidence is not None or seen is None
+    if seen is not None and seen.passed and all(p.none for p in seen.passed) \
+            and (_is_none(default) or default is None and not seen.omitted):
+        remote = [p.where for p in seen.passed if p.where]
+        elsewhere = f" (at {_places(remote)})" if remote else ""
+        left = " or leaves its default `None`" if seen.omitted else ""
+        return ParamRole(Role.DEFAULTED, f"every call passes `None`{elsewhere}{left}, an empty pytree: not traced",
+                         (None,), open=open_)
     if seen is not None and seen.never_passed and default is not None and (evidence.calls or evidence.remote):  # type: ignore[union-attr]
         if evidence.remote:  # type: ignore[union-attr]
             return ParamRole(Role.DEFAULTED, f"every call ({len(evidence.calls)} in this file, and at "  # type: ignore[union-attr]
@@ -665,6 +682,10 @@ def param_role(name: str, annotation: ast.expr | None, default: ast.expr | None,
         if isinstance(value, (bool, int, float, str)):
             return ParamRole(Role.CONFIG, f"defaults to `{value!r}`", values, open=open_)
     return ParamRole(Role.UNKNOWN, "")
+
+
+def _is_none(node: ast.expr | None) -> bool:
+    return type(node) is ast.Constant and node.value is None  # type: ignore[union-attr]
 
 
 def _places(wheres: list[str], limit: int = 3) -> str:

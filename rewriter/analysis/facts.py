@@ -41,7 +41,7 @@ class RemoteTrace:
 @dataclass(frozen=True)
 class RemoteArg:
     param: str
-    kind: str  # "python" | "array" | "unknown"
+    kind: str  # "python" | "none" (the literal `None`) | "array" | "unknown"
     value: object = None  # the Python literal, when known
 
 

@@ -37,7 +37,7 @@ from .propagation import Propagation
 from .roots import project_root  # noqa: F401  (where the index is rooted; imported from here by its users)
 from .summary import Function, Summary, static_from_spec, summarize
 
-SUMMARY_SCHEMA = 4  # 2: Function.returns_python; 3: Function.python_if; 4: Function.maybe_jit
+SUMMARY_SCHEMA = 5  # 2: Function.returns_python; 3: Function.python_if; 4: Function.maybe_jit; 5: NONE arguments
 _MAX_DEPTH = 12  # re-export chains and factory nesting followed at most this far
 
 

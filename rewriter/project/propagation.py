@@ -17,7 +17,7 @@ from ..analysis.facts import FileFacts, ParamFact, Reexport, RemoteArg, RemoteCa
 from ..analysis.installed import star_exports, version
 from ..analysis.static_names import static_by_declaration
 from .denotations import Fn, Jitted
-from .summary import ARRAY, PARAMS, PYTHON, Call, Function, static_from_spec
+from .summary import ARRAY, NONE, PARAMS, PYTHON, Call, Function, static_from_spec
 
 TRACED, STATIC, UNKNOWN = "traced", "static", "unknown"
 _ORDER = {STATIC: 0, UNKNOWN: 1, TRACED: 2}
@@ -167,7 +167,7 @@ class Propagation:
             positional = target.params[: target.positional]
             for key, kind, _ in call.args:
                 name = positional[key] if isinstance(key, int) and key < len(positional) else key
-                if kind == PYTHON and isinstance(name, str) and name in target.params:
+                if kind in (PYTHON, NONE) and isinstance(name, str) and name in target.params:
                     out.python.append((fn.key(), name, index.where(module, call.line)))
             if jitted is not None and not (fn.module == module and jitted.module == module):
                 args, complete = _remote_args(target, call)  # its own calls: the module's own analysis sees them
@@ -627,7 +627,7 @@ def _bind(target: Function, call: Call, values: dict, caller: str) -> dict[str, 
             name = key
             if name not in out:
                 continue
-        if kind == PYTHON:
+        if kind in (PYTHON, NONE):
             out[name] = (STATIC, "", None)
         elif kind == PARAMS:
             joined = (STATIC, "", None)
@@ -659,6 +659,6 @@ def _remote_args(target: Function, call: Call) -> tuple[list[RemoteArg], bool]:
             if name not in target.params:
                 complete = False
                 continue
-        shown = kind if kind in (PYTHON, ARRAY) else "unknown"
+        shown = kind if kind in (PYTHON, ARRAY, NONE) else "unknown"
         out.append(RemoteArg(name, shown, detail if kind == PYTHON else None))
     return out, complete

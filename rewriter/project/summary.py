@@ -30,6 +30,7 @@ from ..analysis.static_names import (STATIC_ATTRIBUTES, STATIC_BUILTINS, STATIC_
 
 # Argument kinds at a call site. "params": derived from the caller's own parameters (named).
 PYTHON, ARRAY, PARAMS, UNKNOWN = "python", "array", "params", "unknown"
+NONE = "none"  # an argument written `None`: a Python value jit does not trace (an empty pytree)
 _ARRAY_ROOTS = ("jax.numpy", "jax.random", "jax.lax", "jax.nn", "numpy", "phiml.math", "torch", "tensorflow", "phi.math",
                 "phi.flow")
 # Frameworks a project calls but is rarely part of (when it is, the module's own name says so).
@@ -45,7 +46,7 @@ class Call:
     target: str  # absolute dotted name of the callee
     line: int
     col: int
-    args: list  # [position or keyword, kind, detail]; detail: the literal (PYTHON), parameter names (PARAMS)
+    args: list  # [position or keyword, kind (NONE too), detail]; detail: the literal (PYTHON), parameter names (PARAMS)
     in_loop: bool = False
     starred: bool = False  # `f(*a)` / `f(**k)`: arguments cannot be bound to parameters
 
@@ -583,10 +584,10 @@ class _Reader:
         for i, arg in enumerate(call.args):
             if isinstance(arg, ast.Starred):
                 break
-            args.append([i, *_kind(arg, kinds, self)])
+            args.append([i, *_argument_kind(arg, kinds, self)])
         for keyword in call.keywords:
             if keyword.arg is not None:
-                args.append([keyword.arg, *_kind(keyword.value, kinds, self)])
+                args.append([keyword.arg, *_argument_kind(keyword.value, kinds, self)])
         return Call(target, call.lineno, call.col_offset, args, in_loop, starred)
 
     def _calls_in(self, node: ast.AST, in_loop: bool = False) -> None:
@@ -733,6 +734,13 @@ class _LocalKinds:
         self._resolving.discard(name)
         self._memo[name] = out
         return out
+
+
+def _argument_kind(node: ast.expr, kinds: _LocalKinds | None, reader: _Reader) -> list:
+    """_kind of a call's argument, [NONE, None] for the literal `None`."""
+    if type(node) is ast.Constant and node.value is None:  # type: ignore[attr-defined]
+        return [NONE, None]
+    return _kind(node, kinds, reader)
 
 
 def _kind(node: ast.expr, kinds: _LocalKinds | None, reader: _Reader) -> list:
