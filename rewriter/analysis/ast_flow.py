@@ -326,6 +326,10 @@ class _Flow:
                 parts += [self.expr(x, env) for x in (element.lower, element.upper, element.step) if x is not None]
             else:
                 parts.append(self.expr(element, env))
+        if parts[0].entries and type(index) is ast.Constant:
+            for key, value in reversed(parts[0].entries):  # (the last of a key written twice)
+                if key == index.value and type(key) is type(index.value):  # `config["steps"]` of `{"steps": 10, ...}`
+                    return value.via(parts[0].why[-1]) if parts[0].why else value
         return join(*parts)
 
     def _call(self, node: ast.Call, env) -> Value:
@@ -509,7 +513,20 @@ class _Flow:
         return contained(self._comprehension(node, env, [node.key, node.value]))
 
     def _display(self, node, env) -> Value:
-        return contained(join(*self._parts(node, env)))
+        parts = self._parts(node, env)
+        joined = join(*parts)
+        if type(node) is not ast.Dict or joined.static:
+            return contained(joined)
+        values = _entries(node, parts)
+        if all(type(k) is ast.Constant and type(k.value) in (str, int) for k in node.keys):  # type: ignore[union-attr]
+            entries = tuple((k.value, v) for k, v in zip(node.keys, values))  # type: ignore[union-attr]
+            return Value(joined.trace, joined.why, joined.sources, container=True, staged=joined.staged,
+                         concretized=joined.concretized, entries=entries)
+        if joined.traced and any(v.static and not v.shape for v in values):
+            # `{**defaults, **overrides}`: an entry read by key may be either
+            return Value(Trace.UNKNOWN, (*joined.why, "a dict of Python values and traced ones"), joined.sources,
+                         container=True)
+        return contained(joined)
 
 
 _EXPRESSIONS: dict[type, Callable[[_Flow, Any, dict[str, Value]], Value]] = {
@@ -519,6 +536,17 @@ _EXPRESSIONS: dict[type, Callable[[_Flow, Any, dict[str, Value]], Value]] = {
     ast.GeneratorExp: _Flow._generator, ast.DictComp: _Flow._dict_comprehension,
     ast.List: _Flow._display, ast.Tuple: _Flow._display, ast.Set: _Flow._display, ast.Dict: _Flow._display,
 }
+
+
+def _entries(node: ast.Dict, parts: list[Value]) -> list[Value]:
+    """The values among a dict display's `parts` (_in_order: keys and values interleaved, `**d` alone)."""
+    values = []
+    i = 0
+    for key in node.keys:
+        i += key is not None
+        values.append(parts[i])
+        i += 1
+    return values
 
 
 def _in_order(node: ast.AST) -> list[ast.AST]:

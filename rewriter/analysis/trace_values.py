@@ -83,6 +83,10 @@ class Value:
     # dimension?) and sizes included; its Shape-valued attributes and methods give Shapes again, whatever
     # their arguments (static_names.SHAPE_CALLS, SHAPE_ATTRIBUTES, SHAPE_METHODS). Always STATIC.
     shape: bool = False
+    # A dict display with constant keys (`{"steps": 10, "dt": dt}`): (key, value) of each entry, so that
+    # `d["steps"]` reads its own entry, not the join of all. Kept where `container` is; dropped by every
+    # operation on it (`d[k] = v` and a method call given a tracer join, which drops it)
+    entries: tuple = ()
 
     @property
     def traced(self) -> bool:
@@ -97,9 +101,10 @@ class Value:
         `same_container`: a container stays one (a helper's parameter or result is the object passed or returned)."""
         if self.trace is Trace.STATIC:
             return self if self.const is None else STATIC
+        kept = same_object or same_container
         return Value(self.trace, (*self.why, step)[-6:], self.sources, fields=self.fields if same_object else frozenset(),
-                     container=self.container and (same_object or same_container), staged=self.staged,
-                     concretized=self.concretized)
+                     container=self.container and kept, staged=self.staged,
+                     concretized=self.concretized, entries=self.entries if kept else ())
 
     def explain(self) -> str:
         """The derivation, each step with its line (`y` (line 12)): for explain-trace, never a finding."""
@@ -150,6 +155,8 @@ def merge(*values: Value) -> Value:
     """The value a name has where branches that bound it differently meet, or that of `a and b` (one of
     the two objects): `join`, but a container if one branch bound a container and every other one a
     container or a Python value (`None`, a tree definition), whose truth and length are Python values too."""
+    if values and values[0].entries and all(v is values[0] for v in values):
+        return values[0]  # the same dict on every path: its entries still hold
     joined = join(*values)
     if any(v.container for v in values) and all(v.container or v.static for v in values):
         return contained(joined)
