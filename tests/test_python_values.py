@@ -5,7 +5,7 @@ import ast
 
 import pytest
 
-from rewriter.analysis.annotations import annotation_of, is_python_value, static_fields
+from rewriter.analysis.annotations import annotation_of, is_python_value, shape_properties, static_fields
 from rewriter.analysis.installed import is_type_predicate
 from rewriter.analysis.installed import static_fields as installed_static_fields
 from rewriter.analysis.predicates import type_predicates
@@ -51,3 +51,19 @@ def test_installed_tables_answer_by_every_spelling():
     assert "ts" not in installed_static_fields("diffrax.SaveAt")
     assert is_type_predicate("._heuristics.is_sde") and is_type_predicate("equinox.is_array")
     assert not is_type_predicate("jax.numpy.isnan") and not is_type_predicate("._heuristics.nothing")
+
+
+def test_shape_properties_return_what_shapes_tell():
+    """Only a property whose one `return` reads shapes, ranks, dtypes or lengths is a Python value under jit."""
+    cls = ast.parse(
+        "class State:\n"
+        "    @property\n    def dim(self):\n        '''The dimension.'''\n        return self.pos.shape[-1]\n"
+        "    @property\n    def rank(self):\n        return self.pos.ndim + len(self.vel) - 1\n"
+        "    @property\n    def dims(self):\n        return (self.pos.shape[0], 3)\n"
+        "    @property\n    def total(self):\n        return self.pos.sum()\n"           # the values: traced
+        "    @property\n    def extent(self):\n        return self.box.size\n"            # a geometry's size: a tensor
+        "    @property\n    def axis(self):\n        return self.pos.shape[self.k]\n"  # an index read elsewhere
+        "    @property\n    def first(self):\n        if self.pos.ndim:\n            return 1\n        return 0\n"
+        "    def plain(self):\n        return self.pos.shape[-1]\n"                   # not a property
+    ).body[0]
+    assert shape_properties(cls) == ["dim", "dims", "rank"]

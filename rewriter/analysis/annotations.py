@@ -79,3 +79,45 @@ def static_fields(cls: ast.ClassDef) -> list[str]:
     return sorted(stmt.target.id for stmt in cls.body
                   if isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name)
                   and (is_python_value(stmt.annotation) or _static_field(stmt.value)))
+
+
+_SHAPE_READS = frozenset({"shape", "ndim", "dtype"})  # (not `size`: a PhiFlow geometry's is a tensor)
+
+
+def shape_properties(cls: ast.ClassDef) -> list[str]:
+    """The properties of a class that return a shape read of what the instance holds
+    (`return self.pos.shape[-1]`, `len(self.x)`, `self.a.ndim + 1`): Python values under any
+    transform, whatever the instance's arrays are, so `state.dim == 2` is no traced condition."""
+    out = []
+    for stmt in cls.body:
+        if not isinstance(stmt, ast.FunctionDef) or not any(_dotted(d) == "property" for d in stmt.decorator_list):
+            continue
+        body = stmt.body[1:] if stmt.body and _docstring(stmt.body[0]) else stmt.body
+        if len(body) == 1 and isinstance(body[0], ast.Return) and body[0].value is not None \
+                and _shape_read(body[0].value):
+            out.append(stmt.name)
+    return sorted(out)
+
+
+def _docstring(stmt: ast.stmt) -> bool:
+    return isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant) and isinstance(stmt.value.value, str)
+
+
+def _shape_read(node: ast.expr) -> bool:
+    """Built only of constants and what `.shape`/`.ndim`/`.dtype`/`len()` read."""
+    if isinstance(node, ast.Constant):
+        return True
+    if isinstance(node, ast.Attribute):
+        return node.attr in _SHAPE_READS
+    if isinstance(node, ast.Subscript):
+        return _shape_read(node.value) and (isinstance(node.slice, ast.Constant) or isinstance(node.slice, ast.UnaryOp)
+                                            and isinstance(node.slice.operand, ast.Constant))
+    if isinstance(node, ast.Call):
+        return isinstance(node.func, ast.Name) and node.func.id == "len" and len(node.args) == 1 and not node.keywords
+    if isinstance(node, ast.BinOp):
+        return _shape_read(node.left) and _shape_read(node.right)
+    if isinstance(node, ast.UnaryOp):
+        return _shape_read(node.operand)
+    if isinstance(node, ast.Tuple):
+        return all(_shape_read(e) for e in node.elts)
+    return False

@@ -34,11 +34,12 @@ docs/benchmarks.md ("Readings of the analysis moved to `ast`") has the compariso
 from __future__ import annotations
 
 import ast
+from dataclasses import replace
 from typing import Any, Callable, Union
 
 from ..findings import Related, Span
 from . import compilers
-from .annotations import is_python_value, static_fields
+from .annotations import is_python_value, shape_properties, static_fields
 from .ast_globals import bound_module
 from .ast_jit import JitAnalysis, positional_params
 from .ast_module import AstModule
@@ -647,6 +648,7 @@ class TracedAnalysis:
         self._config: dict[tuple[int, str], ParamRole] = {}
         self._data: set[tuple[int, str]] = set()
         self._generators: dict[int, bool] = {}
+        self._module_classes: dict[str, ast.ClassDef] | None = None
         self._run()
 
     def _walker(self, flow: FunctionFlow, calls: list, returns_of=None) -> _Flow:
@@ -667,7 +669,7 @@ class TracedAnalysis:
             closure = env
         elif self.resolver.parent(fn) is not self.module.tree:
             return None  # a nested def also reads its enclosing function's locals: read where it is called
-        return self._returned_by(flow, fn, _bind_call(fn, call, args), closure)
+        return self._returned_by(flow, fn, self._with_properties(fn, _bind_call(fn, call, args)), closure)
 
     def _returned_by(self, flow: FunctionFlow, fn: ast.FunctionDef | ast.AsyncFunctionDef, params: dict[str, Value],
                      closure: dict[str, Value]) -> tuple[Value, list[Value] | None] | None:
@@ -816,7 +818,47 @@ class TracedAnalysis:
                                   frozenset({(id(fn), name)}),
                                   fields=self._static_fields(param) if api == "equinox.filter_jit" else frozenset())
             out[name] = declared(param, out[name])
+        return self._with_properties(fn, out)
+
+    def _with_properties(self, fn, values: dict[str, Value]) -> dict[str, Value]:
+        """`values` of `fn`'s parameters, each declared an instance of a class with shape properties
+        (`state: State`, whose `dim` returns `self.pos.shape[-1]`) knowing those are Python values; a
+        method's `self`, of its own class's."""
+        out = values
+        for i, param in enumerate(all_params(fn)):
+            value = values.get(param.arg)
+            if value is None or value.static:
+                continue
+            properties = self._shape_properties(param.annotation) if param.annotation is not None else \
+                self._own_properties(fn) if i == 0 and param.arg == "self" else frozenset()
+            if properties - value.fields:
+                out = dict(out) if out is values else out
+                out[param.arg] = replace(value, fields=value.fields | properties)
         return out
+
+    def _shape_properties(self, annotation: ast.expr) -> frozenset[str]:
+        """The shape properties of the class an annotation names: one of this module, or of the project."""
+        if isinstance(annotation, ast.Constant) and isinstance(annotation.value, str):  # `"State"`
+            annotation = _forward_reference(annotation.value)  # type: ignore[assignment]
+        if isinstance(annotation, ast.Name) and annotation.id in self._classes:
+            return frozenset(shape_properties(self._classes[annotation.id]))
+        if not isinstance(annotation, (ast.Name, ast.Attribute)) or self.project is None or not self.project.shape_properties:
+            return frozenset()
+        known = dict(self.project.shape_properties)
+        found = [known.get(q) for q in self.resolver.qualified_names(annotation)]
+        return frozenset(found[0]) if len(found) == 1 and found[0] else frozenset()
+
+    def _own_properties(self, fn) -> frozenset[str]:
+        parent = self.resolver.parent(fn)
+        return frozenset(shape_properties(parent)) if isinstance(parent, ast.ClassDef) else frozenset()
+
+    @property
+    def _classes(self) -> dict[str, ast.ClassDef]:
+        """The module's classes by name, read once."""
+        if self._module_classes is None:
+            tree = self.module.tree
+            self._module_classes = {s.name: s for s in tree.body if isinstance(s, ast.ClassDef)} if tree is not None else {}
+        return self._module_classes
 
     def _static_fields(self, param: ast.arg) -> frozenset[str]:
         """The Python-valued fields of the value class `param` is declared as, in this module or an installed one (`diffrax.SaveAt`)."""
@@ -865,7 +907,7 @@ class TracedAnalysis:
                     helper = helpers.get(id(fn))
                     if helper is None or not isinstance(fn, _DEFS):
                         continue
-                    values = _bind_call(fn, call, arg_values)
+                    values = self._with_properties(fn, _bind_call(fn, call, arg_values))
                     current = helper_args.get(id(fn))
                     merged = values if current is None else join_env(current, values)
                     if merged != current:
@@ -922,6 +964,15 @@ def _yields(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
             return True
         stack.extend(c for c in ast.iter_child_nodes(node) if not isinstance(c, _SCOPES))
     return False
+
+
+def _forward_reference(text: str) -> ast.expr | None:
+    """The expression a string annotation spells (`"State"`, `"sim.State"`), if it is a dotted name."""
+    try:
+        node = ast.parse(text, mode="eval").body
+    except SyntaxError:
+        return None
+    return node if isinstance(node, (ast.Name, ast.Attribute)) else None
 
 
 def _bind_call(fn: ast.FunctionDef | ast.AsyncFunctionDef, call: ast.Call, values: list[Value]) -> dict[str, Value]:

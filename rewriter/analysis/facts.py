@@ -99,6 +99,9 @@ class FileFacts:
     # Absolute names (as its imports spell them) of classes defined elsewhere in the project: a call of
     # one makes an object, never an array (analysis/forms.py)
     classes: tuple[str, ...] = ()
+    # Those of them with properties that return a shape read (`dim`: `self.pos.shape[-1]`), with their names:
+    # a Python value under any transform (annotations.shape_properties)
+    shape_properties: tuple[tuple[str, tuple[str, ...]], ...] = ()
     sources: tuple[str, ...] = ()  # the files these facts were read from
 
     def __bool__(self) -> bool:
@@ -169,7 +172,9 @@ class FileFacts:
                    python_results=tuple(data["python_results"]),
                    aliases=tuple(tuple(pair) for pair in data.get("aliases", ())),
                    reexports=tuple(Reexport(r["module"], r["installed"], tuple(r["own"])) for r in data.get("reexports", ())),
-                   classes=tuple(data.get("classes", ())), sources=tuple(data["sources"]))
+                   classes=tuple(data.get("classes", ())),
+                   shape_properties=tuple((name, tuple(props)) for name, props in data.get("shape_properties", ())),
+                   sources=tuple(data["sources"]))
 
     def calls_of(self, function: str) -> list[RemoteCall]:
         return [c for c in self.calls if c.function == function]

@@ -37,7 +37,8 @@ from .propagation import Propagation
 from .roots import project_root  # noqa: F401  (where the index is rooted; imported from here by its users)
 from .summary import Function, Summary, static_from_spec, summarize
 
-SUMMARY_SCHEMA = 5  # 2: Function.returns_python; 3: Function.python_if; 4: Function.maybe_jit; 5: NONE arguments
+SUMMARY_SCHEMA = 6  # 2: Function.returns_python; 3: Function.python_if; 4: Function.maybe_jit; 5: NONE arguments;
+# 6: a class binding lists its shape properties
 _MAX_DEPTH = 12  # re-export chains and factory nesting followed at most this far
 
 
@@ -443,6 +444,15 @@ class ProjectIndex:
         if len(rest) != 1:
             return None
         return ("class" if kind == "class" else "own"), f"{bare}.{name}"
+
+    def class_properties(self, target: str) -> tuple[str, ...]:
+        """The shape properties (annotations.shape_properties) of the class `target` ("class" of `reexport`) names."""
+        module, _, name = target.rpartition(".")
+        summary = self.modules.get(module)
+        bindings = summary.bindings.get(name) if summary is not None else None
+        if not bindings or bindings[-1][1] != "class":
+            return ()
+        return tuple(bindings[-1][2:])
 
     def _in_project(self, dotted_name: str, near: str) -> bool:
         """`dotted_name` is a module of the project, or a name in one."""

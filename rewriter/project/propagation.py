@@ -41,6 +41,7 @@ class _Local:
     aliases: dict = field(default_factory=dict)  # absolute name it imports or reads -> what it denotes outside the project
     reexports: dict = field(default_factory=dict)  # module of the project it imports -> (installed module, own names)
     classes: set = field(default_factory=set)  # absolute names it imports or reads of classes of the project
+    properties: dict = field(default_factory=dict)  # those of them -> their shape properties (FileFacts.shape_properties)
     alias_sources: set = field(default_factory=set)  # the modules those were read from
     reads: set = field(default_factory=set)  # the (module, name) pairs its resolution read
 
@@ -265,6 +266,9 @@ class Propagation:
             else:
                 if kind == "class":
                     out.classes.add(name)
+                    properties = index.class_properties(target)
+                    if properties:
+                        out.properties[name] = properties
                 if star and not is_module(name.rpartition(".")[0]) and len(summary.stars) > 1:
                     out.aliases[name] = name  # the project's own: not what an earlier star import binds
             out.alias_sources.add(target.rpartition(".")[0] if kind != "outside" else name.rpartition(".")[0])
@@ -410,6 +414,7 @@ class Propagation:
                 aliases=tuple(sorted(local.aliases.items())),
                 reexports=tuple(Reexport(name, installed, own) for name, (installed, own) in sorted(local.reexports.items())),
                 classes=tuple(sorted(local.classes)),
+                shape_properties=tuple(sorted(local.properties.items())),
                 sources=tuple(sorted(sources.get(module, ()))),
             )
             if facts:

@@ -23,6 +23,7 @@ import marshal
 from dataclasses import dataclass, field, fields
 
 from ..analysis.aliases import absolute_module, package_of
+from ..analysis.annotations import shape_properties
 from ..analysis.apis import Kind, spelled_apis
 from ..analysis.ast_names import LOOPS, Met, branches, children, dotted, literal_value, own_nodes, parse
 from ..analysis.static_names import (STATIC_ATTRIBUTES, STATIC_BUILTINS, STATIC_CALLS, STATIC_FUNCTION_NAMES,
@@ -238,7 +239,7 @@ class _Reader:
             for decorator in stmt.decorator_list:
                 self._calls_in(decorator)
         elif isinstance(stmt, ast.ClassDef):
-            self._bind(stmt.name, [stmt.lineno, "class"])
+            self._bind(stmt.name, [stmt.lineno, "class", *shape_properties(stmt)])  # (Index.class_properties)
         elif isinstance(stmt, (ast.Assign, ast.AnnAssign)):
             value = stmt.value
             targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
