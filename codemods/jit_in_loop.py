@@ -234,7 +234,7 @@ class JitInLoop(AstRule):
             return
         new_name = self._existing_binding(unit, plan) if plan.level == "at module level" else None
         if new_name is None:
-            label = _last_name(app.function) or f"{label}_lambda"
+            label = _wrapped_label(app.function) or f"{label}_lambda"
             new_name = file.fresh_name(f"{label}_jit")
             if plan.level == "at module level":
                 self._hoisted_now.add(code)
@@ -625,6 +625,18 @@ def _short(code: str, limit: int = 60) -> str:
 def _last_name(node: ast.AST) -> str | None:
     """`c` for `c` or `a.b.c` (the name a call is known by), else None."""
     return node.id if type(node) is ast.Name else node.attr if type(node) is ast.Attribute else None  # type: ignore[attr-defined]
+
+
+def _wrapped_label(node: ast.AST) -> str | None:
+    """What a hoisted wrapper is named after: `f` for `f` or `m.f`, `f_grad` for `jax.grad(f)`, `f` for
+    `partial(f, ...)`; None for a lambda or any other expression (named after where it is built)."""
+    name = _last_name(node)
+    if name is not None or type(node) is not ast.Call or not node.args or type(node.args[0]) is ast.Starred:  # type: ignore[attr-defined]
+        return name
+    inner, outer = _wrapped_label(node.args[0]), _last_name(node.func)  # type: ignore[attr-defined]
+    if inner is None or outer is None:
+        return None
+    return inner if outer == "partial" else f"{inner}_{outer}"
 
 
 def _used_as_callee_or_bound(node: ast.Call, called: set, assigned: set, wrapped_by: dict) -> bool:

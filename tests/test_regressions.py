@@ -134,3 +134,18 @@ def test_an_aliased_import_many_fixes_need_is_added_once():
     imported = [(node.module, a.name, a.asname) for node in tree.body if isinstance(node, ast.ImportFrom) for a in node.names]
     assert imported.count(("jax", "lax", "lax_2")) == 1, imported
     assert result.new_source.count(b"lax_2.") == 3
+
+
+def test_a_hoisted_wrapper_of_a_transform_is_named_after_the_function():
+    """`jax.jit(jax.grad(loss))` built per call is hoisted as `loss_grad_jit`, not `<caller>_lambda_jit`:
+    only a lambda is named after where it is built."""
+    source = (
+        b"import functools\nimport jax\n\ndef loss(x):\n    return x ** 2\n\n"
+        b"def run(x):\n    g = jax.jit(jax.grad(loss))\n    v = jax.jit(jax.vmap(jax.vmap(loss)))\n"
+        b"    p = jax.jit(functools.partial(loss))\n    f = jax.jit(lambda y: y + 1)\n    return g(x), v(x), p(x), f(x)\n"
+    )
+    result = process_source(source, "m.py", Settings(all_codemods(), unsafe_fixes=True))
+    assert result.new_source is not None
+    new = result.new_source.decode()
+    for name in ("loss_grad_jit", "loss_vmap_vmap_jit", "loss_jit", "run_lambda_jit"):
+        assert f"\n{name} = jax.jit(" in new, name
