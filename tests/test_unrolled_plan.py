@@ -40,3 +40,10 @@ def test_consecutive_pairs_with_a_comma_in_the_slice():
     (finding,) = _run("@jax.jit\ndef f(ts, y):\n    for t0, t1 in zip(ts, ts[1:,]):\n        y = y + (t1 - t0) * jnp.sin(y)\n"
                       "    return y\n").findings
     assert "one per pair of consecutive rows of `ts`" in finding.message and finding.fix is not None
+
+
+def test_a_carry_a_complex_literal_may_turn_complex_is_unsafe():
+    """`h + 1j * row` is complex when `h` is a float array: a scan's carry cannot change its dtype."""
+    (finding,) = _run("@jax.jit\ndef f(xs, h):\n    for row in xs:\n        h = h + 1j * row\n    return h\n\n\n"
+                      "f(jnp.ones((60, 3)), jnp.zeros(3))\n").findings
+    assert finding.fix is not None and finding.fix.safety.value == "unsafe" and "dtypes may differ" in finding.note

@@ -440,8 +440,10 @@ def _constant(value) -> Form:
         return Form("other", what="None")
     if kind is int:
         return Form("scalar", dtype="int")
-    if kind is float or kind is complex:
+    if kind is float:
         return Form("scalar", dtype="float")
+    if kind is complex:
+        return Form("scalar", dtype="?")  # `1j * x` is complex whatever `x` is: no dtype the others can agree with
     if kind is str or kind is bytes:
         return Form("other", what="a string")
     return UNKNOWN  # `...`
