@@ -16,7 +16,7 @@ from rewriter.emit.ast_loops import (body_values, bound_name, carried, carry_agr
                                      masked_names, names_read_after)
 from rewriter.emit.branches import Refused
 from rewriter.emit.frameworks import Emitter
-from rewriter.emit.loops import bound_constant, jax_fori, masked_loop
+from rewriter.emit.loops import bound_constant, jax_fori, keep_comments, masked_loop
 from rewriter.emit.spelling import PlannedSpelling
 from rewriter.findings import Safety, Severity
 from rewriter.rule import Example, Unchanged, dedented
@@ -340,7 +340,7 @@ def _write_fori(context, loop: cst.For, *, decision: _Fori):
     start, stop = _range_cst(loop)
     emit = Emitter("jax", PlannedSpelling(decision.texts))
     statements = jax_fori(emit, list(decision.names), decision.index, decision.body_name, start, stop, block_statements(loop))
-    statements[0] = statements[0].with_changes(leading_lines=loop.leading_lines)
+    statements[0] = keep_comments(statements[0], loop).with_changes(leading_lines=loop.leading_lines)
     return [Replace(loop, cst.FlattenSentinel(statements))]
 
 

@@ -17,7 +17,7 @@ from rewriter.emit.ast_loops import (bound_name, carried, carry_agreement, check
 from rewriter.emit.branches import Refused
 from rewriter.emit.condition import NotConvertible, tensor_condition
 from rewriter.emit.frameworks import Emitter
-from rewriter.emit.loops import bound_constant, conjuncts, jax_while, masked_loop
+from rewriter.emit.loops import bound_constant, conjuncts, jax_while, keep_comments, masked_loop
 from rewriter.emit.spelling import PlannedSpelling
 from rewriter.findings import Safety, Severity
 from rewriter.rule import Example, Unchanged, dedented
@@ -278,6 +278,7 @@ def _write_while(context, loop: cst.While, *, decision: _While):
     test = tensor_condition(loop.test, emit, value_of)
     statements = jax_while(emit, list(decision.names), decision.cond_name, decision.body_name, test, block_statements(loop))
     statements[0] = statements[0].with_changes(leading_lines=loop.leading_lines)
+    statements[1] = keep_comments(statements[1], loop)
     return [Replace(loop, cst.FlattenSentinel(statements))]
 
 

@@ -23,7 +23,7 @@ from rewriter.emit.ast_loops import (carried, carry_agreement, check_body, check
                                      reads_name)
 from rewriter.emit.branches import Refused
 from rewriter.emit.frameworks import Emitter
-from rewriter.emit.loops import _pack, _unpack, jax_fori
+from rewriter.emit.loops import _pack, _unpack, jax_fori, keep_comments
 from rewriter.emit.spelling import PlannedSpelling
 from rewriter.findings import Safety, Severity
 from rewriter.rule import Example, Unchanged, dedented
@@ -627,7 +627,7 @@ def _write_fori(context, loop: cst.For, *, decision: _Fori):
     start, stop = (cst.Integer("0"), args[0]) if len(args) == 1 else args
     emit = Emitter("jax", PlannedSpelling(decision.texts))
     statements = jax_fori(emit, list(decision.names), decision.index, decision.body_name, start, stop, block_statements(loop))
-    statements[0] = statements[0].with_changes(leading_lines=loop.leading_lines)
+    statements[0] = keep_comments(statements[0], loop).with_changes(leading_lines=loop.leading_lines)
     return [Replace(loop, cst.FlattenSentinel(statements))]
 
 
@@ -661,6 +661,7 @@ def _write_scan(context, loop: cst.For, *rest, decision: _Scan):
         cst.IndentedBlock([*(_unpack(names) if names else []), *new_body, cst.SimpleStatementLine([
             cst.Return(cst.Tuple([cst.Element(returned_carry), cst.Element(returned_ys)], lpar=[], rpar=[]))])]),
         leading_lines=loop.leading_lines)
+    function = keep_comments(function, loop)
     scan_args = [cst.Arg(cst.Name(decision.body_name)), cst.Arg(_pack(names, parens=True) if names else cst.Name("None")),
                  cst.Arg(_scanned(loop, decision, spell))]
     if decision.xs[0] == "none":

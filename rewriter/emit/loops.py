@@ -29,6 +29,25 @@ def _unpack(names: list[str]) -> list[cst.BaseStatement]:
     return [cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(_pack(names))], cst.Name("carry"))])]
 
 
+def keep_comments(function: cst.BaseStatement, loop: cst.For | cst.While) -> cst.BaseStatement:
+    """`function`, the def a loop's body became, with the loop's comments: the one on its line goes on the
+    def's line, those after its last statement before the def's `return`."""
+    if not isinstance(function, cst.FunctionDef):
+        return function
+    body = loop.body
+    header = body.header if isinstance(body, cst.IndentedBlock) else getattr(body, "trailing_whitespace", None)
+    footer = list(body.footer) if isinstance(body, cst.IndentedBlock) else []
+    block = function.body
+    changes: dict = {}
+    if header is not None and header.comment is not None:
+        changes["header"] = header
+    statements = list(block.body)  # type: ignore[arg-type]
+    if statements and any(line.comment is not None for line in footer):
+        statements[-1] = statements[-1].with_changes(leading_lines=[*statements[-1].leading_lines, *footer])
+        changes["body"] = statements
+    return function.with_changes(body=block.with_changes(**changes)) if changes else function
+
+
 def jax_fori(emit: Emitter, names: list[str], index: str, body_name: str, start, stop, body) -> list[cst.BaseStatement]:
     """`def body(i, carry): ...; return carry` and `carry = lax.fori_loop(start, stop, body, carry)`."""
     function = cst.FunctionDef(
