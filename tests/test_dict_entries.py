@@ -1,4 +1,5 @@
-"""A settings dict's entries read by key (ast_flow `_display`, `_subscript`; trace_values `Value.entries`)."""
+"""A dict read under jit: a settings dict's entries by key (ast_flow `_display`, `_subscript`; trace_values
+`Value.entries`), and its keys, Python values (`bind_element`)."""
 from __future__ import annotations
 
 from rewriter.engine import process_source
@@ -42,3 +43,11 @@ def test_a_dict_rebound_in_a_branch_or_a_loop_is_their_join():
 def test_a_merge_of_python_values_and_traced_ones_is_cannot_tell():
     assert _findings("    d = {**{'n': 3}, 'x': x}\n    if d['n'] > 1:\n        x = -x\n    return x\n") \
         == ["PML201:2 cannot tell"]
+
+
+def test_a_dicts_keys_are_python_values():
+    """A tracer is unhashable: no key of a dict is one, whatever its values are (brax's `k.startswith(...)`)."""
+    assert _findings("    out = {}\n    for k, v in x.items():\n        if k.startswith('a'):\n            out[k] = v\n"
+                     "    for k in x.keys():\n        if k == 'b':\n            out[k] = x[k]\n"
+                     "    for k, v in x.items():\n        if v.sum() > 0:\n            out[k] = v\n    return out\n") \
+        == ["PML201:9 traced"]

@@ -269,6 +269,13 @@ class _Flow:
                 parts = [self.expr(a, env) for a in iterable.args]
             elif "builtins.enumerate" in builtin and len(iterable.args) == 1:
                 parts = [STATIC, self.expr(iterable.args[0], env)]
+        elif isinstance(iterable, ast.Call) and isinstance(iterable.func, ast.Attribute) and not iterable.args \
+                and not iterable.keywords and iterable.func.attr in ("items", "keys"):
+            # a dict's keys are Python values: a tracer cannot be one (it is unhashable)
+            if iterable.func.attr == "keys":
+                self.bind(target, STATIC, env, stmt)
+                return
+            parts = [STATIC, self.expr(iterable.func.value, env)]
         if parts is not None and isinstance(target, (ast.Tuple, ast.List)) and len(target.elts) == len(parts) \
                 and not any(isinstance(e, ast.Starred) for e in target.elts):
             for element, part in zip(target.elts, parts):
