@@ -90,8 +90,6 @@ class AstFile(FixPolicy):
                               testcode=analysis.testcode, units=context.units if "units" in context.__dict__ else None)
         if found.__dict__["units"] is None:
             del found.__dict__["units"]
-        if "traced" in analysis.__dict__ and analysis.traced.reading is not None:  # (the same reading, made already)
-            found.__dict__["traced"] = analysis.traced.reading
         if context.cells:
             found.__dict__["line_map"] = context.line_map
         return found

@@ -256,9 +256,12 @@ class Pass:
         """What the calls in the source say about its jitted functions' parameters (Settings.callsite_facts)."""
         if self.read is not None:
             return self.read.traced.facts_found() if self.read.jit.contexts else ()
-        if self.context is None or not self.context.analysis.jit.contexts:
+        if self.context is None:
             return ()
-        return self.context.analysis.traced.facts_found()
+        file = AstFile.beside(self.context)  # (libcst rules read the file: the same reading, on `ast`)
+        if file.reading is None or file.reading.tree is None or not file.jit.contexts:
+            return ()
+        return file.traced.facts_found()
 
     def _written(self) -> None:
         """The libcst pass of the same rules, its fixes given to the findings shown (the same findings: the

@@ -7,17 +7,17 @@ import ast
 import textwrap
 from pathlib import Path
 
-import libcst as cst
 import pytest
 
 from codemods.static_count_argument import _configurable_on_ast
-from rewriter.analysis import ModuleAnalysis
+from rewriter.analysis.ast_names import own_nodes_in_order
 from rewriter.analysis.static_names import JAX_SHAPES, size_arguments
-from rewriter.cst_tree import branches, scope_kinds
-from rewriter.engine import process_source
+from rewriter.ast_rule import AstFile
+from rewriter.engine import ProcessingError, process_source
 from rewriter.prefilter import filter_codemods, syntax_of
 from rewriter.registry import by_code
 from rewriter.settings import Settings
+from tests.harness.ast_files import ast_file
 
 ROOT = Path(__file__).resolve().parent.parent
 SOURCES = sorted([*ROOT.glob("golden/*/*.py"), *ROOT.glob("examples/*.py")])
@@ -35,43 +35,41 @@ def _maybe_by_line(source: str) -> dict[int, list[bool]]:
     return out
 
 
-def _traced_module(path: Path) -> tuple[str, cst.Module, ModuleAnalysis] | None:
-    """The file's text, libcst tree and analysis; None when libcst cannot parse it or it has no jit context."""
+def _traced_file(path: Path) -> tuple[str, AstFile] | None:
+    """The file's text and its reading on `ast`; None when it is not read or has no jit context."""
     source = path.read_text()
     try:
-        module = cst.parse_module(source)
-    except cst.ParserSyntaxError:
+        file = ast_file(source, str(path))
+    except ProcessingError:
         return None
-    analysis = ModuleAnalysis(cst.MetadataWrapper(module, unsafe_skip_copy=True), str(path))
-    return (source, module, analysis) if analysis.jit.contexts else None
+    return (source, file) if file.reading is not None and file.jit.contexts else None
 
 
-def own_nodes(fn: cst.CSTNode):
-    """Nodes of `fn`'s own body, pre-order, not descending into nested functions or classes."""
-    stack = [fn.body]
-    while stack:
-        node = stack.pop()
-        yield node
-        stack.extend(reversed([c for c in branches(node) if type(c) not in scope_kinds()]))
+def _tests(file: AstFile):
+    """(flow, condition or iterable) of each `if`, `while`, conditional expression and loop of the traced
+    functions' own bodies, in the order written."""
+    for flow in file.traced.flows.values():
+        for node in own_nodes_in_order(flow.context.function):
+            if isinstance(node, (ast.If, ast.While, ast.IfExp)):
+                yield flow, node, node.test
+            elif isinstance(node, (ast.For, ast.AsyncFor)):
+                yield flow, node, node.iter
 
 
 @pytest.mark.parametrize("path", SOURCES, ids=lambda p: str(p.relative_to(ROOT)))
 def test_every_traced_condition_is_a_maybe(path: Path):
     """Each condition or trip count that ast_flow.py finds traced or undecidable, in every golden case
     and example (originals and rewrites), is one ast_traced may not call static."""
-    found = _traced_module(path)
+    found = _traced_file(path)
     if found is None:
         return
-    source, module, analysis = found
+    source, file = found
     maybe = _maybe_by_line(source)
-    for flow in analysis.traced.flows.values():
-        for node in own_nodes(flow.context.function):
-            test = node.test if isinstance(node, (cst.If, cst.While, cst.IfExp)) else node.iter if isinstance(node, cst.For) else None
-            value = flow.value_of(test) if test is not None else None
-            if value is None or value.static:
-                continue
-            line = analysis.names.positions[test].start.line
-            assert any(maybe.get(line, ())), f"{path.name}:{line}: `{module.code_for_node(test)}` is {value.trace.name}"
+    for flow, _, test in _tests(file):
+        value = flow.value_of(test)
+        if value is None or value.static:
+            continue
+        assert any(maybe.get(test.lineno, ())), f"{path.name}:{test.lineno}: `{ast.unparse(test)}` is {value.trace.name}"
 
 
 def _configuration_maybe_by_line(source: str) -> dict[int, list[bool]]:
@@ -95,33 +93,35 @@ def _configuration_maybe_by_line(source: str) -> dict[int, list[bool]]:
 def test_every_configuration_value_is_a_maybe(path: Path):
     """Each condition, trip count or jax shape argument whose value ast_flow.py derives from
     configuration parameters alone (what PML204 reports) is one the configuration reading may not call static."""
-    found = _traced_module(path)
+    found = _traced_file(path)
     if found is None:
         return
-    source, module, analysis = found
-    traced, names = analysis.traced, analysis.names
+    source, file = found
+    traced, names = file.traced, file.names
     maybe = None
     for flow in traced.flows.values():
-        for node in own_nodes(flow.context.function):
+        for node in own_nodes_in_order(flow.context.function):
             values = []
-            if isinstance(node, (cst.If, cst.While, cst.IfExp, cst.For)):
-                test = node.iter if isinstance(node, cst.For) else node.test
+            if isinstance(node, (ast.If, ast.While, ast.IfExp, ast.For, ast.AsyncFor)):
+                test = node.iter if isinstance(node, (ast.For, ast.AsyncFor)) else node.test
                 values.append((test, flow.value_of(test)))
-            elif isinstance(node, cst.Call) and names.qualified_names(node.func) & JAX_SHAPES:
-                values += [(a.value, traced.value_anywhere(a.value)) for a in _size_arguments(node)]
+            elif isinstance(node, ast.Call) and names.qualified_names(node.func) & JAX_SHAPES:
+                values += [(a, traced.value_anywhere(a, flow.context.function)) for a in _size_arguments(node)]
             for expr, value in values:
                 if value is None or not value.traced or not value.sources or not all(map(traced.is_config, value.sources)):
                     continue
                 maybe = maybe if maybe is not None else _configuration_maybe_by_line(source)
-                line = names.positions[expr].start.line
-                assert any(maybe.get(line, ())), f"{path.name}:{line}: `{module.code_for_node(expr)}` is configuration"
+                assert any(maybe.get(expr.lineno, ())), f"{path.name}:{expr.lineno}: `{ast.unparse(expr)}` is configuration"
 
 
-def _size_arguments(call: cst.Call) -> list[cst.Arg]:
-    """The arguments of a jax shape call that PML204 reads as sizes (static_names.size_arguments)."""
-    function = call.func.attr.value if isinstance(call.func, cst.Attribute) else getattr(call.func, "value", "")
-    sizes = size_arguments(function, [(bool(a.star), a.keyword.value if a.keyword is not None else None) for a in call.args])
-    return [arg for arg, size in zip(call.args, sizes) if size]
+def _size_arguments(call: ast.Call) -> list[ast.expr]:
+    """The arguments of a jax shape call that PML204 reads as sizes (static_names.size_arguments), in the
+    order written."""
+    function = call.func.attr if isinstance(call.func, ast.Attribute) else getattr(call.func, "id", "")
+    args = sorted([*call.args, *call.keywords], key=lambda a: (a.lineno, a.col_offset))
+    sizes = size_arguments(function, [(isinstance(a, ast.Starred) or isinstance(a, ast.keyword) and a.arg is None,
+                                       a.arg if isinstance(a, ast.keyword) else None) for a in args])
+    return [a.value if isinstance(a, (ast.keyword, ast.Starred)) else a for a, size in zip(args, sizes) if size]
 
 
 def _passes(code: str, source: str) -> bool:

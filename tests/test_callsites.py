@@ -1,5 +1,6 @@
 """rewriter.analysis.callsites: what the calls of a jitted function pass, read on CPython's `ast`, and the
-roles that makes of its parameters; asked by a rule on libcst by the place of the function.
+roles that makes of its parameters (AstFile.traced.roles); a fix written on libcst finds the calls by
+their places.
 
 Before the libcst reading was deleted (issue 45), the two were compared for every jit context of the
 golden cases, the examples and 2,315 real-code files; the one difference kept is `ast`'s (a deleted name,
@@ -9,11 +10,15 @@ from __future__ import annotations
 
 
 import libcst as cst
+import pytest
 
 from rewriter.analysis.ast_jit import JitAnalysis
 from rewriter.analysis.ast_module import AstModule
 from rewriter.analysis.callsites import CallSites, Role
 from rewriter.analysis.module import ModuleAnalysis
+from rewriter.ast_rule import AstFile
+from rewriter.engine import ProcessingError
+from tests.harness.ast_files import ast_file
 
 OPEN = "imported elsewhere"
 
@@ -94,12 +99,11 @@ def test_an_argument_is_quoted_without_its_parentheses():
     assert (passed.expr.lineno, passed.expr.col_offset, passed.expr.end_lineno) == (5, 4, 6)
 
 
-def test_a_one_line_def_ending_in_a_semicolon_is_found_by_where_it_starts():
-    """(`ast`'s def ends after the `;`, libcst's before: the rules ask by the start.)"""
-    source = "import jax\n@jax.jit\ndef f(x): return x + 1;\nf(2)\n"
-    analysis = _analysis(source)
-    [context] = analysis.jit.contexts
-    assert analysis.traced.roles(context)["x"].why == "passed only as Python values: `2`"
+def test_a_one_line_def_ending_in_a_semicolon_is_read():
+    """(`ast`'s def ends after the `;`, libcst's before: a rule on libcst asked by the start.)"""
+    file = ast_file("import jax\n@jax.jit\ndef f(x): return x + 1;\nf(2)\n")
+    [context] = file.jit.contexts
+    assert file.traced.roles(context)["x"].why == "passed only as Python values: `2`"
 
 
 def test_a_deleted_name_is_no_container():
@@ -113,37 +117,45 @@ def test_a_file_of_a_newer_grammar_is_read_lowered():
     """PEP 701's nested quotes, which this Python rejects: the calls are read from the file lowered
     (rewriter/analysis/lowering.py), as in any file."""
     source = "import jax\n@jax.jit\ndef f(x, flag: bool = True, n=3):\n    return x\nf(1, False)\ns = f\"{'a' f\"{1}\"}\"\n"
-    assert AstModule(source).tree is None
-    analysis = _analysis(source)
-    [context] = analysis.jit.contexts
-    roles = analysis.traced.roles(context)
+    file = ast_file(source)
+    assert file.python.tree is None and file.reading is not None and file.reading.tree is not None
+    [context] = file.jit.contexts
+    roles = file.traced.roles(context)
     assert roles["x"].why == "passed only as Python values: `1`" and roles["n"].role is Role.DEFAULTED
 
 
-def test_a_file_not_even_lowered_reads_the_declaration_alone():
-    """A newer Python's syntax lowering does not lower (PEP 750's template strings): no call is read, and
-    nothing read is proven."""
+def test_a_syntax_newer_syntax_does_not_know_is_not_read():
+    """A newer Python's syntax the tool does not read (PEP 750's template strings): no call is read, as
+    no rule reads the file (the libcst facade of the traced values gave the roles the declarations
+    alone say; nothing asked it since every rule reads `ast`)."""
     source = "import jax\n@jax.jit\ndef f(x, flag: bool = True, n=3):\n    return x\nf(1, False)\ns = t\"{1}\"\n"
-    assert AstModule(source).tree is None
-    analysis = _analysis(source)
-    [context] = analysis.jit.contexts
-    roles = analysis.traced.roles(context)
-    assert roles["flag"].role is Role.CONFIG and roles["flag"].why == "annotated `bool`"
-    assert roles["n"].role is Role.CONFIG and roles["n"].why == "defaults to `3`" and not roles["n"].proven
-    assert roles["x"].role is Role.UNKNOWN
+    with pytest.raises(ProcessingError, match="syntax error at line 6"):
+        ast_file(source)
 
 
 def test_a_call_is_found_on_libcst_by_its_place():
+    """Where a fix is written: the libcst twins of the calls and arguments the evidence holds (locator.py)."""
     source = "import jax\n@jax.jit\ndef f(x):\n    return x\ny = [f((1)), f((2, 3)), f(i for i in z)]\n"
     module = cst.parse_module(source)
     analysis = ModuleAnalysis(cst.MetadataWrapper(module, unsafe_skip_copy=True))
-    [context] = analysis.jit.contexts
-    passed = analysis.traced.evidence(context).params["x"].passed
+    file = AstFile("module.py", analysis.python, analysis.python)
+    [context] = file.jit.contexts
+    passed = file.traced.callsites.of(context.function, context.how, context.application).params["x"].passed
     found = [analysis.locator.cst_of(p.call) for p in passed]
     given = [analysis.locator.cst_of(p.expr) for p in passed]
     assert [module.code_for_node(c) for c in found] == ["f((1))", "f((2, 3))", "f(i for i in z)"]
     assert [type(g) for g in given] == [cst.Integer, cst.Tuple, cst.GeneratorExp]
 
 
-def _analysis(source: str) -> ModuleAnalysis:
-    return ModuleAnalysis(cst.MetadataWrapper(cst.parse_module(source), unsafe_skip_copy=True))
+def test_a_pass_of_rules_on_libcst_finds_the_facts_on_ast():
+    """An editor's pass that libcst reads (a rule not decided on `ast`: tests/conftest.py's) gives the
+    roles the calls prove as the `ast` reading does (engine.Pass.facts_found)."""
+    from rewriter.engine import report_pass
+    from rewriter.settings import Settings
+    from tests.conftest import FooToBar
+
+    source = b"import jax\n@jax.jit\ndef f(x, n):\n    return x\nf(1.0, 3)\nfoo = 1\n"
+    found = report_pass(source, "m.py", Settings(codemods=(FooToBar,), ast_prefilter=False))
+    assert found.read is None and found.context is not None
+    [(name, roles)] = found.facts_found()
+    assert name == "f" and dict(roles)["n"].why == "passed only as Python values: `3`"

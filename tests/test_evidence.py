@@ -2,6 +2,7 @@
 test code. Each test states one decision the rules inherit (golden cases show them end to end)."""
 from __future__ import annotations
 
+import ast
 import textwrap
 
 import libcst as cst
@@ -10,8 +11,10 @@ import pytest
 from rewriter.findings import Span
 from rewriter.analysis import ModuleAnalysis
 from rewriter.analysis.callsites import Role
-from rewriter.analysis.forms import Agreement, Forms, agreement
+from rewriter.analysis.forms import Agreement, agreement
 from rewriter.analysis.testcode import collectable, is_test_path
+from rewriter.emit.ast_agreement import forms_in
+from tests.harness.ast_files import ast_file, defs
 
 
 def _analysis(source: str, path: str = "module.py") -> ModuleAnalysis:
@@ -24,9 +27,9 @@ def _def(analysis: ModuleAnalysis, name: str, index: int = -1) -> cst.FunctionDe
 
 
 def _roles(source: str, function: str) -> dict[str, Role]:
-    analysis = _analysis(source)
-    context = analysis.jit.context_of(_def(analysis, function))
-    return {name: role.role for name, role in analysis.traced.roles(context).items()}
+    file = ast_file(textwrap.dedent(source))
+    context = file.jit.context_of(defs(file, function)[-1])
+    return {name: role.role for name, role in file.traced.roles(context).items()}
 
 
 # -- which binding a name denotes ---------------------------------------------------------------
@@ -162,10 +165,10 @@ def test_a_wrapper_name_is_where_the_calls_are():
 
 # -- branch forms -----------------------------------------------------------------------------------
 def _verdict(source: str, *values: str) -> Agreement:
-    analysis = _analysis(source)
-    fn = _def(analysis, "f")
-    forms = Forms(analysis.names, fn, fn.body.body[0])
-    return agreement([forms.of(cst.parse_expression(v)) for v in values]).agreement
+    file = ast_file(textwrap.dedent(source))
+    fn = defs(file, "f")[-1]
+    forms = forms_in(file, fn, fn.body[0])
+    return agreement([forms.of(ast.parse(v, mode="eval").body) for v in values]).agreement
 
 
 SOURCE = """
@@ -238,10 +241,9 @@ def test_calls_meant_to_fail_reach_the_jitted_function():
 
 # -- callers that are not seen --------------------------------------------------------------------
 def _role_of(source: str, function: str, param: str, world=None):
-    analysis = ModuleAnalysis(cst.MetadataWrapper(cst.parse_module(textwrap.dedent(source)), unsafe_skip_copy=True),
-                              "module.py", world=world)
-    context = analysis.jit.context_of(_def(analysis, function))
-    return analysis.traced.roles(context)[param]
+    file = ast_file(textwrap.dedent(source), world=world)
+    context = file.jit.context_of(defs(file, function)[-1])
+    return file.traced.roles(context)[param]
 
 
 _STEP = textwrap.dedent("""

@@ -1,17 +1,21 @@
-"""The shape and dtype algebra of branch forms (rewriter/analysis/forms.py): what proves a merge safe.
+"""The shape and dtype algebra of branch forms (rewriter/analysis/forms.py, read by ast_forms.py): what
+proves a merge safe.
 
 Each claim of agreement here was checked by execution on jax, numpy, torch and tensorflow (float32,
 float64, float16 and int32 data): a Python number keeps a floating array's dtype, a full reduction
 keeps a float's, an integer array times a Python float changes dtype (and raises in tensorflow)."""
 from __future__ import annotations
 
+import ast
 import textwrap
 
-import libcst as cst
 import pytest
 
-from rewriter.analysis import ModuleAnalysis
-from rewriter.analysis.forms import Agreement, Form, Forms, agreement, merge_dtypes
+from rewriter.analysis.ast_forms import Forms
+from rewriter.analysis.ast_module import AstModule
+from rewriter.analysis.forms import Agreement, Form, agreement, merge_dtypes
+from rewriter.ast_rule import AstFile
+from rewriter.emit.ast_agreement import forms_in
 
 HEADER = """
     import jax
@@ -25,13 +29,22 @@ HEADER = """
 
 def _forms(signature: str, body: str = "", params: dict[str, Form] | None = None) -> Forms:
     source = textwrap.dedent(HEADER) + f"\ndef f({signature}):\n" + textwrap.indent(textwrap.dedent(body) + "return x\n", "    ")
-    analysis = ModuleAnalysis(cst.MetadataWrapper(cst.parse_module(source), unsafe_skip_copy=True), "module.py")
-    fn = next(s for s in analysis.wrapper.module.body if isinstance(s, cst.FunctionDef))
-    return Forms(analysis.names, fn, fn.body.body[-1], params)
+    return _forms_of(source, params)
+
+
+def _forms_of(source: str, params: dict[str, Form] | None = None) -> Forms:
+    """The forms in the function `f` of `source`, asked at its last statement."""
+    python = AstModule(source)
+    fn = next(s for s in python.tree.body if isinstance(s, ast.FunctionDef) and s.name == "f")
+    return forms_in(AstFile("module.py", python, python), fn, fn.body[-1], params)
+
+
+def _expression(code: str) -> ast.expr:
+    return ast.parse(code, mode="eval").body
 
 
 def _verdict(forms: Forms, *values: str) -> Agreement:
-    return agreement([forms.of(cst.parse_expression(v)) for v in values]).agreement
+    return agreement([forms.of(_expression(v)) for v in values]).agreement
 
 
 FLOAT_X = {"x": Form("array", "x", "float"), "cap": Form("scalar", dtype="float")}
@@ -85,7 +98,7 @@ def test_array_algebra(values, params, expected):
 
 def test_phiml_reductions_keep_batch_dimensions():
     forms = _forms("x, cap", "total = math.sum(x)\n", FLOAT_X)
-    assert forms.of(cst.parse_expression("total")).kind == "reduced"
+    assert forms.of(_expression("total")).kind == "reduced"
     assert _verdict(forms, "x - (total - cap) * 0.25", "x") is Agreement.AGREE
     assert _verdict(forms, "total", "x") is Agreement.DOUBT  # broadcast by a selection
 
@@ -104,10 +117,7 @@ def test_annotations_declare_dtypes(signature, values, expected):
 
 def test_a_rebound_builtin_proves_nothing():
     source = textwrap.dedent(HEADER) + "\nfloat = jnp.float32\n\ndef f(x: float):\n    return x\n"
-    analysis = ModuleAnalysis(cst.MetadataWrapper(cst.parse_module(source), unsafe_skip_copy=True), "module.py")
-    fn = next(s for s in analysis.wrapper.module.body if isinstance(s, cst.FunctionDef))
-    forms = Forms(analysis.names, fn, fn.body.body[-1])
-    assert forms.of(cst.parse_expression("x")).kind == "array"
+    assert _forms_of(source).of(_expression("x")).kind == "array"
 
 
 @pytest.mark.parametrize("forms,division,expected", [

@@ -15,13 +15,14 @@ from rewriter.analysis import ModuleAnalysis
 from rewriter.analysis.aliases import NO_ALIASES, Aliases, absolute_module, absolute_name, package_of, spelled_module
 from rewriter.analysis.apis import canonical, may_denote_an_api, spelled_apis, star_target
 from rewriter.analysis.facts import FileFacts, Reexport, RemoteFactory
-from rewriter.analysis.forms import Forms
 from rewriter.config import Config
+from rewriter.emit.ast_agreement import forms_in
 from rewriter.engine import TriggerWords
 from rewriter.prefilter import _Spelling, filter_codemods, syntax_of
 from rewriter.project.index import ProjectIndex
 from rewriter.project.world import World, file_package
 from rewriter.registry import all_codemods, by_code
+from tests.harness.ast_files import ast_file, verdicts
 
 
 # -- relative imports --------------------------------------------------------------------------------
@@ -477,18 +478,7 @@ def test_the_pre_filter_reads_the_facts_aliases():
 # -- static by construction: Shapes and containers ---------------------------------------------------
 
 def _verdicts(source: str, package: str = "") -> dict[str, str]:
-    a = _analysis(source, package)
-    out = {}
-    for flow in a.traced.flows.values():
-        stack = [flow.context.function.body]
-        while stack:
-            node = stack.pop()
-            stack.extend(node.children)
-            test = node.test if isinstance(node, (cst.If, cst.While, cst.IfExp)) else None
-            value = flow.value_of(test) if test is not None else None
-            if value is not None:
-                out[a.wrapper.module.code_for_node(test)] = value.trace.name.lower()
-    return out
+    return verdicts(ast_file(textwrap.dedent(source), world=World(package=package)), loops=False)
 
 
 def test_a_shape_and_what_its_methods_and_operators_give_are_static():
@@ -539,12 +529,15 @@ def test_forms_call_shapes_containers_and_objects_no_arrays():
         def f(x, solve: Solve, dims: Shape, xs: list, name: str):
             pass
     """)
-    a = _analysis(source)
-    fn = next(n for n in a.wrapper.module.body if isinstance(n, cst.FunctionDef))
-    forms = Forms(a.names, fn, fn.body.body[0])
+    file = ast_file(source)
+    fn = next(n for n in file.python.tree.body if isinstance(n, ast.FunctionDef))
+    forms = forms_in(file, fn, fn.body[0])
+
+    def node(code: str) -> ast.expr:
+        return ast.parse(code, mode="eval").body
 
     def form(code: str):
-        return forms.of(cst.parse_expression(code))
+        return forms.of(node(code))
 
     for code, what in [("solve", "a `Solve`"), ("dims", "a Shape"), ("batch(x)", "a Shape"), ("batch(x) & dims", "a Shape"),
                        ("dims.without('b')", "a Shape"), ("x.shape", "a Shape"), ("copy_with(solve, x0=x)", "an update of a `Solve`"),
@@ -552,9 +545,9 @@ def test_forms_call_shapes_containers_and_objects_no_arrays():
                        ("Solve('CG', x0=x)", "a `Solve` object"), ("Box()", "a `Box` object"), ("name", "a string")]:
         assert (form(code).kind, form(code).what) == ("other", what), code
     assert form("x").kind == "array" and form("copy_with(x, y=1)").kind == "unknown"
-    assert "declared a Python container" in forms.condition(cst.parse_expression("xs"))
-    assert "a Shape" in forms.condition(cst.parse_expression("batch(x)"))
-    assert forms.condition(cst.parse_expression("x > 0")) == ""
+    assert "declared a Python container" in forms.condition(node("xs"))
+    assert "a Shape" in forms.condition(node("batch(x)"))
+    assert forms.condition(node("x > 0")) == ""
 
 
 def test_a_jit_through_the_projects_re_export_traces_helpers_of_other_modules(tmp_path):

@@ -2,6 +2,7 @@
 framework functions, and `explain-trace`."""
 from __future__ import annotations
 
+import ast
 import textwrap
 
 import libcst as cst
@@ -12,25 +13,15 @@ from rewriter.analysis import ModuleAnalysis
 from rewriter.cli import main
 from rewriter.emit import Spelling
 from rewriter.explain_trace import explain_trace
+from tests.harness.ast_files import ast_file
+from tests.harness.ast_files import verdicts as ast_verdicts
 
 HEADER = "import jax\nimport jax.numpy as jnp\nfrom functools import partial\nfrom phiml import math\nfrom phiml.math import spatial\n"
 
 
 def verdicts(source: str) -> dict[str, str]:
     """code of every condition / trip count in traced functions -> static | traced | unknown."""
-    source = HEADER + textwrap.dedent(source)
-    a = ModuleAnalysis(cst.MetadataWrapper(cst.parse_module(source)))
-    out = {}
-    for flow in a.traced.flows.values():
-        stack = [flow.context.function.body]
-        while stack:
-            node = stack.pop()
-            stack.extend(node.children)
-            test = node.test if isinstance(node, (cst.If, cst.While, cst.IfExp)) else node.iter if isinstance(node, cst.For) else None
-            value = flow.value_of(test) if test is not None else None
-            if value is not None:
-                out[a.wrapper.module.code_for_node(test)] = value.trace.name.lower()
-    return out
+    return ast_verdicts(ast_file(HEADER + textwrap.dedent(source)))
 
 
 def test_static_by_construction_under_phiml_jit():
@@ -433,3 +424,61 @@ def test_a_helpers_result_is_a_container_only_for_calls_that_pass_one():
             if b: pass
     """)
     assert found == {"a": "static", "b": "traced"}
+
+
+# -- the values as the rules ask them (AstFile.traced), and where a finding shows a derivation's steps ----
+JIT = "import jax\nimport jax.numpy as jnp\n"
+FORMS = JIT + (
+    "@jax.jit\ndef f(x, n: int = 3):\n    global G, H\n    y = x * 2\n"
+    "    if y.sum() > 0 and n and (y, G) and ():\n        y = -y\n    for i, j in zip(y, (y, 1)):\n        y = y + i\n"
+    "    while jnp.any(y > 0) or (n and y[0, 1]):\n        y = y - 1\n    s = 'a' f'{y}'\n    return helper(y), [v for v in (y,)]\n"
+    "def helper(v):\n    return v if v.sum() > 0 else -v\n")
+
+
+def _flow(file, name: str):
+    return next(f for f in file.traced.flows.values() if f.context.name == name)
+
+
+def test_every_condition_of_a_chain_is_read_where_it_is_evaluated():
+    """`y.sum() > 0 and n and (y, G) and ()`: the chain may be traced, `()` (an empty tuple) is static."""
+    from rewriter.analysis.trace_values import Trace
+
+    file = ast_file(FORMS)
+    assert ast_verdicts(file) == {"y.sum() > 0 and n and (y, G) and ()": "traced", "zip(y, (y, 1))": "static",
+                                  "jnp.any(y > 0) or (n and y[0, 1])": "traced", "v.sum() > 0": "traced"}
+    test = next(n for n in ast.walk(_flow(file, "f").context.function) if isinstance(n, ast.If)).test
+    assert file.traced.value_at(test, test).trace is Trace.TRACED
+    assert file.traced.value_at(test, test.values[0]).trace is Trace.TRACED
+    assert file.traced.value_at(test, test.values[-1]).static
+
+
+def test_a_derivation_is_placed_where_a_finding_shows_it():
+    """A step holds an `ast` node, or a Span where `ast` places none (a name `global` declares); a finding
+    shows it where libcst places its node (AstFile.span)."""
+    from rewriter.analysis.trace_values import Step
+    from rewriter.findings import Span
+
+    file = ast_file(FORMS)
+    flow = _flow(file, "f")
+    steps = {s.label: s.node for s in flow.bound["y"].why if isinstance(s, Step)}
+    assert isinstance(steps["`x`"], ast.arg) and file.span(steps["`x`"]) == Span(4, 6, 4, 7)
+    assert file.span(steps["`y`"]) == Span(6, 4, 6, 5)
+    test = next(n for n in ast.walk(flow.context.function) if isinstance(n, ast.If)).test
+    declared = flow.bound["G"].why[0] if "G" in flow.bound else flow.envs[id(test)]["G"].why[0]
+    assert declared.node == Span(5, 11, 5, 12) and declared.lines.label(declared.node) == "line 5"
+
+
+def test_a_file_of_a_newer_grammar_is_read_lowered():
+    """PEP 695 and PEP 701 (which CPython 3.11 rejects and libcst reads): the file is read lowered
+    (lowering.py), each node where the file has it."""
+    from rewriter.analysis.trace_values import Trace
+
+    source = JIT + ("type Vector = list[float]\n@jax.jit\ndef f[T](x, d: dict, n: int = 2):\n"
+                    '    if x > n:\n        print(f"{d["k"]} {x}")\n        return x\n    return -x\n')
+    file = ast_file(source)
+    assert file.python.tree is None and file.reading is not None
+    (flow,) = file.traced.flows.values()
+    assert ast_verdicts(file) == {"x > n": "traced"}
+    call = next(n for n in ast.walk(flow.context.function) if isinstance(n, ast.Call))
+    assert file.traced.value_anywhere(call.args[0]).trace is Trace.TRACED  # (the f-string holds `x`)
+    assert file.span(call.args[0]).line == 7

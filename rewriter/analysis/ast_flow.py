@@ -1,5 +1,5 @@
 """Traced values: which expressions inside a jit context are tracers, which are Python values, read
-on CPython's `ast` (issue 45: the rules ask it through cst_flows.py).
+on CPython's `ast` (issue 45; the rules ask it as AstFile.traced).
 
 A forward data flow over each traced function. Parameters that the transform traces
 are the sources; a value computed from a traced value is traced, except what is static by

@@ -1,6 +1,7 @@
-"""forms.py's `Forms` on CPython's `ast` (issue 45: one analysis, on `ast`): the form of a branch value, with
-the same answers, reasons and `Form`s as forms.Forms gives the libcst twin of the same code. The algebra
-(`Form`, `agreement`, `merge_dtypes`, the tables) is forms.py's; only the reading of the tree is here.
+"""The form of a branch value, read on CPython's `ast` (issue 45: one analysis, on `ast`), with the answers,
+reasons and `Form`s libcst's reading (forms.Forms, deleted once every rule read `ast`) gave the libcst twin of
+the same code. The algebra (`Form`, `agreement`, `merge_dtypes`, the tables) is forms.py's; only the reading
+of the tree is here.
 
 Where the trees differ, libcst's shape is read: `True`, `False` and `None` are Names there (`True` is a
 bool, never an int: `ast` has it as a Constant whose value is an int too), `1`, `1.5` and `1j` are
@@ -10,8 +11,8 @@ Integer, Float and Imaginary; a string written as one literal is a SimpleString 
 (`reading`); a parameter is an `ast.arg`; `x = y = v` has its targets in one `ast.Assign`; an annotation
 is read as its node, as libcst's code of it parses back (annotations.annotation_of). A name's bindings are
 met in the order they are written (libcst's answer may depend on the order of a set: see `_bindings`).
-tests/test_ast_forms.py compares the two on every expression of the traced functions of the golden
-cases and of the installed phiml and phi.
+tests/test_ast_forms.py holds the answers on every expression of the traced functions of the golden
+cases and of the installed phiml and phi, recorded when the two readings agreed on all of them.
 """
 from __future__ import annotations
 
@@ -47,7 +48,7 @@ _CONTAINERS = (ast.Dict, ast.Set, ast.ListComp, ast.DictComp, ast.SetComp, ast.G
 
 
 class Forms:
-    """Forms of expressions inside one function (`fn`), for the branches of one statement (forms.Forms).
+    """Forms of expressions inside one function (`fn`), for the branches of one statement.
 
     `classes`: the project's classes the file imports (libcst's resolver holds them; by default the
     resolver's, if it has them); `reading`: the module whose tree the nodes are of, where a string's
@@ -119,7 +120,7 @@ class Forms:
 
     def _resolve_name(self, name: str, depth: int) -> Form:
         """The form a name has wherever it is read in the function: every binding of it must agree
-        (forms.Forms._resolve_name: a fixpoint of two steps for bindings that read the name itself)."""
+        (a fixpoint of two steps for bindings that read the name itself)."""
         bindings = self._bindings(name)
         if name in self.params:
             declared = self._declared(name)
@@ -152,7 +153,7 @@ class Forms:
         return sorted(found, key=lambda a: a.created)
 
     def _declared(self, name: str) -> Form | None:
-        """The form a parameter's annotation proves (forms.Forms._declared): one PhiML keeps static for not
+        """The form a parameter's annotation proves: one PhiML keeps static for not
         being a tensor, a Python number, or an array of the dtype a jaxtyping annotation declares."""
         ann = self._annotation(name)
         last = ann.attr if isinstance(ann, ast.Attribute) else ann.id if isinstance(ann, ast.Name) else None
@@ -372,7 +373,7 @@ class Forms:
 
     def _reshaped(self, func, name, library, positional, keywords, depth) -> Form | None:
         """`x.reshape((3, 2))`, `x.reshape(3, 2)`, `jnp.reshape(x, (3, 2))` with a literal shape: `x`'s dtype,
-        and a shape named by the literal and `x` (forms.Forms._reshaped)."""
+        and a shape named by the literal and `x`."""
         if name != "reshape" or keywords:
             return None
         if isinstance(func, ast.Attribute) and not library and positional:

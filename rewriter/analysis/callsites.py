@@ -12,8 +12,8 @@ wrapper is bound to, `jax.jit(f)(...)`), each bound to parameters, with every ar
 a Python literal (also a name bound only to literals, a `range` loop variable, `len(...)`,
 `x.shape[0]`), an array (a call of an array library, arithmetic with one), or unknown.
 
-It is read on CPython's `ast` (issue 45). A rule on libcst asks it by the place of the jitted function
-(cst_flows.TracedFlows.evidence, .roles), and finds a call's libcst node with the module's Locator.
+It is read on CPython's `ast` (issue 45): the rules ask it of AstFile.traced (ast_flow.TracedAnalysis:
+`callsites`, `roles`), and a fix written on libcst finds a call's libcst node with the module's Locator.
 """
 from __future__ import annotations
 

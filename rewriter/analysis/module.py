@@ -16,9 +16,6 @@ from .ast_module import AstModule
 from .locator import Locator
 from .lowering import lowered
 from .reachability import Reachability
-from .ast_flow import TracedAnalysis as AstTraced
-from .ast_jit import JitAnalysis as AstJit
-from .cst_flows import TracedFlows
 
 
 class ModuleAnalysis:
@@ -47,22 +44,6 @@ class ModuleAnalysis:
     @cached_property
     def jit(self) -> JitAnalysis:
         return JitAnalysis(self.names, self.project, self.world.open_module if self.world is not None else "")
-
-    @cached_property
-    def traced(self) -> TracedFlows:
-        """Traced values (ast_flow.py), asked with libcst nodes (cst_flows.py)."""
-        python, locator = self.python, self.locator
-        names = self.names
-        open_module = self.world.open_module if self.world is not None else ""
-        if python.tree is None:  # (a newer Python's grammar: read lowered, lowering.py)
-            python = self.lowered
-            if python is None:
-                return TracedFlows(None, self.jit, None, names, self.project, open_module)
-            locator = Locator(self.wrapper.module, names.positions, python, names.parent)
-        jit = python.jit if self.project is None and not open_module else AstJit(python.names, self.project, open_module)
-        reading = AstTraced(python, jit, self.callsite_facts, self.project, open_module,
-                            line_label=lambda line: names.line_label(line))  # (late: explain-trace sets a notebook's labels)
-        return TracedFlows(reading, self.jit, locator, names, self.project, open_module)
 
     @cached_property
     def lowered(self) -> AstModule | None:

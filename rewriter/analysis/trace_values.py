@@ -1,7 +1,7 @@
 """The values the traced-value analysis (ast_flow.py) computes: the lattice, how values join, and what
 one function's flow records. Nothing here reads a tree: a derivation's step holds a node (an `ast` node,
-or a Span where `ast` places none: a name a `global` declares), and asks `Lines` where it is; the flows
-cst_flows.py hands the rules on libcst are these, keyed by libcst's nodes.
+or a Span where `ast` places none: a name a `global` declares), and asks `Lines` where it is. The rules
+read the flows of ast_flow.TracedAnalysis (AstFile.traced), keyed by `ast`'s nodes.
 """
 from __future__ import annotations
 

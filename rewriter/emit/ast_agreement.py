@@ -1,5 +1,7 @@
-"""agreement.py on CPython's `ast` (issue 45): whether the values a rewrite merges agree, read with
-analysis/ast_forms.py, with agreement.py's answers and wording for the same code.
+"""Whether the values a rewrite merges agree: the branches of a `where`/`cond`, a loop's carry before
+and after its body. What may differ (a shape, a dtype, a structure) makes a fix unsafe, or refuses it;
+what the calls of a traced function say about its parameters (their forms) often proves agreement.
+The forms are read with analysis/ast_forms.py (the algebra is analysis/forms.py's).
 
 `file` is what a rule on `ast` sees (ast_rule.AstFile: `names`, `jit`, `traced`, `reading`, `project`);
 `flow` an `ast` FunctionFlow (its context's function and its calls are `ast` nodes). The values compared
@@ -13,7 +15,6 @@ from typing import Callable, Sequence
 from ..analysis.ast_forms import Forms
 from ..analysis.forms import Agreement, Form, agreement, forms_of_roles
 from ..analysis.trace_values import FunctionFlow
-from .agreement import _short
 from .branches import Refused
 
 _DEFS = (ast.FunctionDef, ast.AsyncFunctionDef)
@@ -23,8 +24,8 @@ def branch_agreement(file, flow: FunctionFlow, anchor: ast.AST, per_branch: Sequ
                      conditions: Sequence[ast.expr] = (), code: Callable[[ast.expr], str] = ast.unparse) -> str:
     """Why merging these branch values (one list per branch, one value per result) may change what the
     code computes ("" when every result provably has one shape, dtype and structure); raises Refused
-    when it provably does, or when one of the `conditions` is provably no array (agreement.branch_agreement).
-    `code`: a value's code, as the reason quotes it."""
+    when it provably does, or when one of the `conditions` is provably no array (a Shape, a Python container:
+    ast_forms.Forms.condition). `code`: a value's code, as the reason quotes it."""
     forms = forms_in(file, flow.context.function, anchor, param_forms(file, flow))
     for condition in conditions:
         why = forms.condition(condition)
@@ -40,6 +41,12 @@ def branch_agreement(file, flow: FunctionFlow, anchor: ast.AST, per_branch: Sequ
     return ""
 
 
+def _short(text: str, limit: int = 40) -> str:
+    """`text` on one line, cut to `limit` characters."""
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
 def stacked_by_where(file, flow: FunctionFlow, anchor: ast.AST, per_branch: Sequence[Sequence[ast.expr]]) -> bool:
     """Some result is a tuple or list in a branch: `where` (of every framework, PhiML's too) stacks it into
     one array, where the `if` kept the tuple; `lax.cond` and `tf.cond` keep its structure."""
@@ -48,14 +55,14 @@ def stacked_by_where(file, flow: FunctionFlow, anchor: ast.AST, per_branch: Sequ
 
 
 def forms_in(file, fn, anchor: ast.AST, params: dict[str, Form] | None = None) -> Forms:
-    """ast_forms.Forms in `fn` of `file`, with what libcst's resolver holds and `ast`'s does not: the
-    project's classes the file imports, and the module's text (where strings' literals are counted)."""
+    """ast_forms.Forms in `fn` of `file`, with what the file's `ast` resolver does not hold: the project's
+    classes the file imports, and the module's text (where strings' literals are counted)."""
     return Forms(file.names, fn, anchor, params, classes=frozenset(getattr(file.project, "classes", ())),
                  reading=file.reading)
 
 
 def param_forms(file, flow: FunctionFlow, depth: int = 0) -> dict[str, Form]:
-    """What the calls say about the parameters of a traced function, as forms (agreement.param_forms):
+    """What the calls say about the parameters of a traced function, as forms (analysis.forms.Form):
     a parameter every call passes a Python number is a scalar; one every call passes a float array is
     an array of floats; a helper's parameter has the form of what its callers pass (when they agree)."""
     if flow.context.how != "called":
@@ -88,7 +95,7 @@ def param_forms(file, flow: FunctionFlow, depth: int = 0) -> dict[str, Form]:
 def _escapes(file, fn: ast.FunctionDef | ast.AsyncFunctionDef) -> str:
     """Why a helper has callers beyond the traced calls in this module ("" when it has none that can be
     told): public in a module that code outside the run imports, or called from the project's other
-    modules (agreement._escapes)."""
+    modules (the open-world rule of callsites.CallEvidence.open)."""
     from ..analysis.ast_jit import qualified_def_name
 
     traced = file.traced
