@@ -78,6 +78,21 @@ def test_a_summary_classifies_what_each_call_passes():
     assert summary.bindings["limiter"] == [[2, "import", "physics.limiter"]]
 
 
+def test_a_call_through_a_local_alias_is_a_call_of_what_it_names():
+    """`fn = step_jit; fn(x, n=None)`: a call of `step_jit`, with its arguments (`None` its own kind); an alias
+    also passed on, or bound twice, stays a read the index cannot see into."""
+    source = (b"import jax\nfrom lib import step\nstep_jit = jax.jit(step)\n\n"
+              b"def test_a(x):\n    fn = step_jit\n    return fn(x, n=None)\n\n"
+              b"def test_b(x):\n    fn = step_jit\n    run(fn)\n    return fn(x)\n\n"
+              b"def test_c(x, y):\n    fn = step_jit\n    if y:\n        fn = other\n    return fn(x)\n")
+    summary = summarize(source, "tests.test_lib")
+    (call,) = summary.functions["test_a"].calls
+    assert call.target == "tests.test_lib.step_jit" and call.args == [[0, "params", ["x"]], ["n", "none", None]]
+    assert summary.functions["test_b"].calls == []  # (`run` is bound nowhere: no call of it is recorded)
+    assert summary.functions["test_c"].calls == []
+    assert [line for target, line in summary.references if target == "tests.test_lib.step_jit"] == [10]  # (the first)
+
+
 def test_a_summary_round_trips_through_json():
     summary = summarize(TRAIN.encode(), "train")
     assert Summary.from_json(json.loads(json.dumps(summary.to_json()))) == summary

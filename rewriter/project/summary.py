@@ -465,8 +465,11 @@ class _Reader:
             self._import(imported, record=False)
         body.unknown |= enclosing - body.local
         kinds = _LocalKinds(self, body, set(params))
+        aliases = _aliases(node, body, params)
         for call, in_loop in body.calls:
-            recorded = self._call(call, kinds, body.local | enclosing, in_loop)
+            func = call.func
+            alias = aliases.get(func.id) if type(func) is ast.Name else None  # type: ignore[attr-defined]
+            recorded = self._call(call, kinds, body.local | enclosing, in_loop, alias)
             if recorded is not None:
                 function.calls.append(recorded)
         self._factory(body, function)
@@ -575,11 +578,14 @@ class _Reader:
             function.nested[function.returns_new_function] = self._function(nested[function.returns_new_function],
                                                                             frozenset(body.local))
 
-    def _call(self, call: ast.Call, kinds: "_LocalKinds | None", local: set[str], in_loop: bool) -> Call | None:
-        target = self._target(call.func, local)
-        if target is None or self._external(call.func):
+    def _call(self, call: ast.Call, kinds: "_LocalKinds | None", local: set[str], in_loop: bool,
+              alias: ast.expr | None = None) -> Call | None:
+        """`alias`: what the local name the call is made through is bound to (`_aliases`)."""
+        callee = alias if alias is not None else call.func
+        target = self._target(callee, local)
+        if target is None or self._external(callee):
             return None
-        self.recorded_funcs.add(id(call.func))
+        self.recorded_funcs.add(id(callee))
         starred = any(isinstance(a, ast.Starred) for a in call.args) or any(k.arg is None for k in call.keywords)
         args = []
         for i, arg in enumerate(call.args):
@@ -690,6 +696,26 @@ class _Body:
             inner = loop or kind in LOOPS
             stack.extend([(child, inner) for child in reversed(_children(node, kids))])
         self.local = local - declared_global
+
+
+def _aliases(fn: ast.AST, body: "_Body", params: list[str]) -> dict[str, ast.expr]:
+    """The local names bound once, to a name or attribute chain (`sample = sampler_jit`), that are only ever
+    called: their calls are calls of what that denotes (a module-level function), and the read of it is no
+    use the index cannot see into."""
+    candidates = {name: values[0] for name, values in body.values.items()
+                  if len(values) == 1 and type(values[0]) in (ast.Name, ast.Attribute) and name not in body.unknown
+                  and name not in params}
+    if not candidates:
+        return {}
+    callees: set[int] = set()
+    reads: dict[str, list[ast.Name]] = {}
+    for node in ast.walk(fn):
+        if type(node) is ast.Call:
+            callees.add(id(node.func))  # type: ignore[attr-defined]
+        elif type(node) is ast.Name and node.id in candidates and type(node.ctx) is ast.Load:  # type: ignore[attr-defined]
+            reads.setdefault(node.id, []).append(node)  # type: ignore[attr-defined, arg-type]
+    return {name: value for name, value in candidates.items()
+            if reads.get(name) and all(id(read) in callees for read in reads[name])}
 
 
 # The node classes `_Body` reads something of (the others it only walks through).
