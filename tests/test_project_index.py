@@ -93,6 +93,18 @@ def test_a_call_through_a_local_alias_is_a_call_of_what_it_names():
     assert [line for target, line in summary.references if target == "tests.test_lib.step_jit"] == [10]  # (the first)
 
 
+def test_a_test_class_methods_calls_are_recorded_unless_a_decorator_may_trace_them():
+    source = (b"import jax\nimport pytest\nfrom lib import step\nstep_jit = jax.jit(step)\n\n"
+              b"class TestStep:\n    @pytest.mark.parametrize('n', [1, 2])\n    def test_a(self, n):\n"
+              b"        fn = step_jit\n        return fn(n, k=None)\n\n"
+              b"    @jax.jit\n    def traced(self, x):\n        return step_jit(x)\n")
+    summary = summarize(source, "tests.test_lib")
+    assert list(summary.methods) == ["TestStep.test_a"]
+    (call,) = summary.methods["TestStep.test_a"]
+    assert call.target == "tests.test_lib.step_jit" and call.args == [[0, "params", ["n"]], ["k", "none", None]]
+    assert Summary.from_json(summary.to_json()).methods == summary.methods
+
+
 def test_a_summary_round_trips_through_json():
     summary = summarize(TRAIN.encode(), "train")
     assert Summary.from_json(json.loads(json.dumps(summary.to_json()))) == summary

@@ -588,6 +588,9 @@ def _calls_with_callers(module: str, summary):
         for inner_name, inner in function.nested.items():
             for call in inner.calls:
                 yield call, None, (module, f"{name}.{inner_name}")
+    for name, calls in summary.methods.items():
+        for call in calls:
+            yield call, None, (module, name)
 
 
 def _tuple(value) -> tuple | None:

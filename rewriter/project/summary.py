@@ -89,6 +89,9 @@ class Summary:
     calls: list = field(default_factory=list)  # [Call] at module level, in module order
     stars: list = field(default_factory=list)  # modules imported with `*`
     references: list = field(default_factory=list)  # [target, line]: uses of module-level names other than recorded calls
+    # "Class.method" -> [Call]: the calls in the methods of module-level classes that no decorator may trace
+    # (a test class's `test_*` methods calling a jitted function): eager callers
+    methods: dict = field(default_factory=dict)
 
     def to_json(self) -> dict:
         """Plain data for the cache (dataclasses.asdict is ten times slower on thousands of calls)."""
@@ -104,7 +107,8 @@ class Summary:
 
         return {"module": self.module, "package": self.package, "bindings": self.bindings,
                 "functions": {k: function(v) for k, v in self.functions.items()},
-                "calls": [call(c) for c in self.calls], "stars": self.stars, "references": self.references}
+                "calls": [call(c) for c in self.calls], "stars": self.stars, "references": self.references,
+                "methods": {k: [call(c) for c in v] for k, v in self.methods.items()}}
 
     @classmethod
     def stored(cls, module: str, package: bool, record: str) -> "Summary":
@@ -141,7 +145,8 @@ class Summary:
 
         return cls(module=data["module"], package=data["package"], bindings=data["bindings"],
                    functions={k: function(v) for k, v in data["functions"].items()},
-                   calls=[call(c) for c in data["calls"]], stars=data["stars"], references=data["references"])
+                   calls=[call(c) for c in data["calls"]], stars=data["stars"], references=data["references"],
+                   methods={k: [call(c) for c in v] for k, v in data.get("methods", {}).items()})
 
     def __reduce__(self):
         """Pickled as its plain data, marshalled: summaries cross from the survey's worker processes
@@ -240,6 +245,7 @@ class _Reader:
                 self._calls_in(decorator)
         elif isinstance(stmt, ast.ClassDef):
             self._bind(stmt.name, [stmt.lineno, "class", *shape_properties(stmt)])  # (Index.class_properties)
+            self._methods(stmt)
         elif isinstance(stmt, (ast.Assign, ast.AnnAssign)):
             value = stmt.value
             targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
@@ -479,6 +485,31 @@ class _Reader:
                 function.returns_python = not callees
                 function.python_if = sorted(callees)
         return function
+
+    def _methods(self, cls: ast.ClassDef) -> None:
+        """Summary.methods: the calls each method makes that no decorator may trace (`@pytest.mark.parametrize`
+        is fine; under `@jax.jit`, or a decorator that may be one, they stay uses the index cannot see into)."""
+        for stmt in cls.body:
+            if type(stmt) not in (ast.FunctionDef, ast.AsyncFunctionDef) or any(
+                    self._jit_transform(d) is not None or self._maybe_jit(d) is not None
+                    for d in stmt.decorator_list):  # type: ignore[attr-defined]
+                continue
+            a = stmt.args  # type: ignore[attr-defined]
+            params = [p.arg for p in (*a.posonlyargs, *a.args, *a.kwonlyargs)]
+            body = _Body(stmt, self.kids)
+            for imported in body.imports:
+                self._import(imported, record=False)
+            kinds = _LocalKinds(self, body, set(params))
+            aliases = _aliases(stmt, body, params)
+            calls = []
+            for call, in_loop in body.calls:
+                func = call.func
+                alias = aliases.get(func.id) if type(func) is ast.Name else None  # type: ignore[attr-defined]
+                recorded = self._call(call, kinds, body.local, in_loop, alias)
+                if recorded is not None:
+                    calls.append(recorded)
+            if calls:
+                self.out.methods[f"{cls.name}.{stmt.name}"] = calls  # type: ignore[attr-defined]
 
     def _returns_python(self, node: ast.FunctionDef, body: "_Body", local: set[str], callees: set[str]) -> bool:
         """`Function.returns_python`: some `return` gives a value, each gives one that is a Python value
