@@ -84,8 +84,8 @@ class AuxiliaryArgsMismatch(AstRule):
     def ast_gate(cls, syntax) -> bool:
         """Some `auxiliary_args=` of a decorator, or of a call wrapping a def of the file by name,
         names a string that is not a parameter of that def (`_check`'s condition, on CPython's ast)."""
-        if not syntax.spells(Kind.JIT, Kind.CUSTOM_GRADIENT):
-            return False
+        if not syntax.spells(Kind.JIT, Kind.CUSTOM_GRADIENT) or not syntax.may_spell(b"auxiliary_args"):
+            return False  # (a keyword is spelled in the source: `facts.call_keywords` below, without the walk)
         facts = syntax.facts
         if facts is None or "auxiliary_args" not in facts.call_keywords or not (
                 facts.jit_decorated or facts.jit_calls or facts.custom_gradients or facts.custom_gradient_decorated):

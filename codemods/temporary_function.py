@@ -8,9 +8,9 @@ from functools import partial
 from rewriter.lazy_libcst import cst
 
 from rewriter.analysis.apis import TEMPORARY_FUNCTION_APIS, TEMPORARY_FUNCTION_BUILDERS, Kind, lookup
-from rewriter.analysis.ast_captures import captures, free_names, walked
+from rewriter.analysis.ast_captures import captures, free_names
 from rewriter.analysis.ast_jit import bound_value, literal, match_application
-from rewriter.analysis.ast_names import Argument
+from rewriter.analysis.ast_names import Argument, in_source_order
 from rewriter.analysis.ast_names import arguments as _arguments
 from rewriter.analysis.ast_structure import ancestors, enclosing_function, is_inside, top_level_statement
 from rewriter.analysis.transforms import literal as written_literal
@@ -76,6 +76,18 @@ _GATE_KINDS = frozenset({Kind.JIT, Kind.CUSTOM_GRADIENT,
                          *(lookup(name).kind for name in (*TEMPORARY_FUNCTION_APIS, *custom_derivative.DERIVATIVES))})
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
 _RETRACED = " and re-traced"
+
+
+def _walked_in_functions(tree: ast.Module):
+    """`walked(tree)` (libcst's pre-order), each node with the innermost def or lambda around it
+    (`enclosing_function`, a class passed through), carried down the walk instead of asked of every
+    node by a walk up."""
+    stack: list[tuple[ast.AST, ast.AST | None]] = [(tree, None)]
+    while stack:
+        node, around = stack.pop()
+        yield node, around
+        inner = node if type(node) in _FUNCTIONS else around
+        stack.extend([(child, inner) for child in reversed(in_source_order(node))])
 
 
 class TemporaryFunction(AstRule):
@@ -297,6 +309,8 @@ class TemporaryFunction(AstRule):
         `jit_compile_linear(...)`."""
         if not (syntax.spells(*_GATE_KINDS) or syntax.may_call_with_preprocessing()):
             return False  # nothing here applies a jit, a custom gradient, a gradient or a solver, nor preprocesses
+        if not syntax.spells(Kind.JIT, Kind.CUSTOM_GRADIENT) and not _may_hand_a_temporary(syntax):
+            return False  # no jit nor custom gradient, and no call of an API that takes a function can be given one
         facts = syntax.facts
         if facts is None:
             return False
@@ -322,6 +336,8 @@ class TemporaryFunction(AstRule):
         super().__init__(file)
         self._local_functions: set[str] = set()  # names of defs and lambdas bound inside functions
         self._factories: dict[int, bool] = {}  # id of a module-level def -> it returns a custom_gradient it builds
+        self._factory_names: dict[str, bool] = {}  # a name -> some module-level def of that name is such a factory
+        self._defs_by_name: dict[str, list] | None = None
 
     def check(self) -> None:
         """The calls in functions that may be given a function made per call, in the order written (the
@@ -332,13 +348,12 @@ class TemporaryFunction(AstRule):
         candidates: list[ast.Call] = []
         derivatives: list[tuple[ast.AST, ast.AST]] = []
         custom_gradient_assigned: set[str] = set()
-        for node in walked(file.tree):
+        for node, around in _walked_in_functions(file.tree):
             kind = type(node)
             if kind is ast.Assign and type(node.value) is ast.Call and type(node.value.func) in _CHAINS \
                     and names.could_be_api(node.value.func, (Kind.CUSTOM_GRADIENT,)):
                 custom_gradient_assigned.update(t.id for t in node.targets if type(t) is ast.Name)
-            # (the innermost def or lambda: the walk up stops there, where listing them all went to the root)
-            function = enclosing_function(names, node) if kind in (ast.Call, ast.Assign, *_DEFS) else None
+            function = around if kind in (ast.Call, ast.Assign, *_DEFS) else None
             if function is None:
                 continue
             if kind is ast.Call:
@@ -363,7 +378,8 @@ class TemporaryFunction(AstRule):
         deferred += [c for c in candidates if (jits.may_be_jitted(c.func)
                      or type(c.func) is ast.Name and c.func.id in custom_gradient_assigned)
                      and self._may_pass_a_temporary(c)
-                     or builds_gradients and type(c.func) is ast.Name and self._custom_gradient_factory(c.func)]
+                     or builds_gradients and type(c.func) is ast.Name and self._named_factory(c.func.id)
+                     and self._custom_gradient_factory(c.func)]
         self._check_derivatives(derivatives)
         for node in deferred:
             if file.jit.runs_only_traced(node):
@@ -489,9 +505,25 @@ class TemporaryFunction(AstRule):
         defs = file.jit.functions_denoted(func)
         if len(defs) != 1 or type(defs[0]) not in _DEFS or not at_module_level(file.names, defs[0]):
             return False
-        if id(defs[0]) not in self._factories:  # a def called from many places is read once
-            self._factories[id(defs[0])] = self._builds_custom_gradient(defs[0])
-        return self._factories[id(defs[0])]
+        return self._factory_def(defs[0])
+
+    def _named_factory(self, name: str) -> bool:
+        """Some module-level def named `name` is a factory of custom gradients (`_custom_gradient_factory`
+        asks where the name is read which def it denotes: one bound by a def bears its name). Once per name."""
+        found = self._factory_names.get(name)
+        if found is None:
+            if self._defs_by_name is None:
+                self._defs_by_name = {}
+                for fn in self.file.nodes(*_DEFS):
+                    self._defs_by_name.setdefault(fn.name, []).append(fn)
+            found = self._factory_names[name] = any(at_module_level(self.file.names, fn) and self._factory_def(fn)
+                                                    for fn in self._defs_by_name.get(name, ()))
+        return found
+
+    def _factory_def(self, fn) -> bool:
+        if id(fn) not in self._factories:  # a def called from many places is read once
+            self._factories[id(fn)] = self._builds_custom_gradient(fn)
+        return self._factories[id(fn)]
 
     def _builds_custom_gradient(self, fn) -> bool:
         names = self.file.names
@@ -1100,6 +1132,26 @@ def _insert_after(args: list[cst.Arg], index: int, new: list[cst.Arg]) -> list[c
     new = [a.with_changes(comma=separator) for a in new]
     new[-1] = new[-1].with_changes(comma=trailing if index == len(args) - 1 else separator)
     return [*args[: index + 1], *new, *args[index + 1:]]
+
+
+def _may_hand_a_temporary(syntax) -> bool:
+    """The gate's conditions that need no jit or custom gradient, each read as a superset off every call
+    of the file (Syntax.calls: no walk where the survey's is at hand): some call of an API that takes a
+    function, or `.with_preprocessing(...)`, builds one per call or is passed a lambda, a name or a
+    `jit_compile_linear(...)`. Where the file spells neither a jit nor a custom gradient (Syntax.spells),
+    the walk finds no jitted callee, no name bound to a custom gradient and no def one decorates."""
+    for call in syntax.calls:
+        func = call.func
+        if not isinstance(func, (ast.Name, ast.Attribute)):
+            continue
+        apis = syntax.apis(func) & TEMPORARY_FUNCTION_APIS
+        if not apis.isdisjoint(TEMPORARY_FUNCTION_BUILDERS):
+            return True
+        if (apis or isinstance(func, ast.Attribute) and func.attr == "with_preprocessing") and any(
+                isinstance(a, (ast.Lambda, ast.Name)) or isinstance(a, ast.Call) and not _LINEAR.isdisjoint(syntax.apis(a.func))
+                for a in [*call.args, *(k.value for k in call.keywords)]):
+            return True
+    return False
 
 
 def _may_pass_a_temporary(syntax, facts, call: ast.Call) -> bool:

@@ -132,11 +132,12 @@ class SyntaxFacts(ast.NodeVisitor):
     def visit(self, node: ast.AST) -> None:
         cls = type(node)
         if cls is ast.Name:  # a third of the nodes: an identifier, nothing below it
-            self.identifiers.names.add(node.id)
+            if self.identifying:
+                self.identifiers.names.add(node.id)
             return
         if cls is ast.Constant:
             return
-        if cls in _IDENTIFYING:  # the identifiers, in the same walk
+        if cls in self.identifying:  # the identifiers, in the same walk
             self.identifiers.see(node)
         try:
             handler = self._handlers[cls]
@@ -156,11 +157,14 @@ class SyntaxFacts(ast.NodeVisitor):
             self.visit(child)
 
     def __init__(self, spelling: _Spelling, project=None, tree: ast.Module | None = None, roles_given: bool = False,
-                 kids: dict | None = None) -> None:
+                 kids: dict | None = None, identify: bool = True) -> None:
         self.s = spelling
         self.tree = tree
         self.kids = kids if kids is not None else {}  # id(node) -> its branches, when the survey's summary read them
         self.identifiers = _IdentifierSink(spelling)
+        # The kinds of nodes whose identifiers the walk collects; none where the summary's walk met them
+        # all already (`identify` False: Syntax.identifiers reads them off ast_names.Met).
+        self.identifying = _IDENTIFYING if identify else frozenset()
         # What other modules say (rewriter/analysis/facts.py): defs of this file they trace, and
         # imported names of theirs that build a new jit function per call.
         self.remote_traces = list(project.traces) if project else []
@@ -800,7 +804,8 @@ class Syntax:
     @property
     def _walked(self) -> SyntaxFacts:
         if self._walk is None:
-            finder = SyntaxFacts(self._spelling, self._project, self._tree, self._roles_given, self._kids)
+            finder = SyntaxFacts(self._spelling, self._project, self._tree, self._roles_given, self._kids,
+                                 identify=self._met is None)
             finder.visit(self._tree)
             self._walk = finder
         return self._walk
@@ -881,6 +886,12 @@ class Syntax:
         imported, stars, aliases = self._spelling.imported, self._spelling.stars, self._spelling.aliases
         return frozenset(api.kind for text in self._rooted_reads() for api in spelled_apis(text, imported, stars, aliases))
 
+    def may_spell(self, word: bytes) -> bool:
+        """Whether `word` may be in the source as CPython reads its names (ast_names.words_text): an
+        identifier the source does not spell (a keyword's name, an attribute's) is nowhere in its ast.
+        True when the source is not at hand."""
+        return self._source is None or word in words_text(self._source)
+
     def may_call_with_preprocessing(self) -> bool:
         """`x.with_preprocessing(...)`, a solver call by its own name (`SyntaxFacts.visit_Call`), in the
         source as CPython reads its names (CPython reads `ｗ` as `w`; a `# coding: utf-7` file spells
@@ -898,9 +909,10 @@ class Syntax:
 
     @cached_property
     def identifiers(self) -> Identifiers:
-        if self._walk is None and self._met is not None:
-            # Not walked for facts (yet): read off what the summary's walk met, each node after its
-            # parent (breadth first), as `_IdentifierSink` needs them.
+        if self._met is not None:
+            # Read off what the summary's walk met (every node, as the walk for facts meets them), each
+            # node after its parent (breadth first), as `_IdentifierSink` needs them: the walk for facts
+            # does not collect them again.
             sink = _IdentifierSink(self._spelling)
             sink.names |= self._met.names
             see, identifying = sink.see, _IDENTIFYING

@@ -16,7 +16,7 @@ from typing import Any, Iterable
 
 from ..findings import Span
 from .aliases import NO_ALIASES, Aliases
-from .ast_names import branches, parse
+from .ast_names import TreeWalk, parse
 
 
 class AstModule:
@@ -43,7 +43,7 @@ class AstModule:
         from .ast_resolver import NameResolver
 
         assert self.tree is not None
-        return NameResolver(self.tree, self.package, self.aliases, self.own_copies)
+        return NameResolver(self.tree, self.package, self.aliases, self.own_copies, self._walk)
 
     @cached_property
     def jit(self):
@@ -64,12 +64,13 @@ class AstModule:
         for nodes of some kinds (`nodes`), where each `ast.walk` paid a generator per node."""
         if self.tree is None:
             return []
-        queue: list[ast.AST] = [self.tree]
-        i = 0
-        while i < len(queue):
-            queue.extend(branches(queue[i]))
-            i += 1
-        return queue
+        return self._walk.nodes()
+
+    @cached_property
+    def _walk(self) -> TreeWalk:
+        """The walk `walked` reads, which also gives the name resolver each node's parent (ast_names.TreeWalk)."""
+        assert self.tree is not None
+        return TreeWalk(self.tree)
 
     @cached_property
     def _by_kind(self) -> dict[type, list[ast.AST]]:

@@ -130,6 +130,43 @@ def branches(node: ast.AST) -> list[ast.AST]:
     return out
 
 
+class TreeWalk:
+    """One breadth-first walk of a tree over `branches`, kept for two readers of the same module that
+    each walked it: every node in `ast.walk`'s order (`nodes`: ast_module.AstModule.walked) and each
+    node's parent by id (`parents`: ast_resolver.NameResolver.parents). It holds the tree only, so
+    neither reader makes a cycle through it."""
+
+    __slots__ = ("tree", "_nodes", "_parents")
+
+    def __init__(self, tree: ast.AST) -> None:
+        self.tree = tree
+        self._nodes: list[ast.AST] | None = None
+        self._parents: dict[int, ast.AST] = {}
+
+    def nodes(self) -> list[ast.AST]:
+        if self._nodes is None:
+            self._walk()
+        return self._nodes  # type: ignore[return-value]
+
+    def parents(self) -> dict[int, ast.AST]:
+        if self._nodes is None:
+            self._walk()
+        return self._parents
+
+    def _walk(self) -> None:
+        queue: list[ast.AST] = [self.tree]
+        parents = self._parents
+        i = 0
+        while i < len(queue):
+            node = queue[i]
+            i += 1
+            found = branches(node)
+            for child in found:
+                parents[id(child)] = node
+            queue.extend(found)
+        self._nodes = queue
+
+
 def in_source_order(node: ast.AST) -> list[ast.AST]:
     """`branches(node)` in the order they are written, as libcst's walk meets them: a def's decorators
     before its parameters, a call's keywords among its arguments, a dict's keys among its values, a

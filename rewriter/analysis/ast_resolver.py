@@ -9,7 +9,7 @@ import ast
 from functools import cached_property
 
 from .aliases import NO_ALIASES, Aliases, absolute_module, spelled_module
-from .ast_names import branches, dotted, statements
+from .ast_names import TreeWalk, branches, dotted, statements
 from .resolution import Resolution
 from .scope_model import Scope, Scopes
 from . import ast_scopes
@@ -57,10 +57,13 @@ class NameResolver(Resolution):
     """What a Name or an attribute chain of one module denotes."""
 
     def __init__(self, tree: ast.Module, package: str = "", aliases: Aliases = NO_ALIASES,
-                 own_copies: frozenset[str] = frozenset()) -> None:
+                 own_copies: frozenset[str] = frozenset(), walk: TreeWalk | None = None) -> None:
+        """`walk`: the breadth-first walk of `tree` its module keeps (ast_names.TreeWalk), which gives
+        `parents` without a walk of their own."""
         super().__init__(package, aliases)
         self.tree = tree
         self.own_copies = own_copies
+        self._walk = walk
 
     @cached_property
     def scopes(self) -> Scopes:
@@ -78,6 +81,8 @@ class NameResolver(Resolution):
     def parents(self) -> dict[int, ast.AST]:
         """id(node) -> its parent, for every node of the tree (not the context and operator singletons,
         which have none of their own: ast_names.branches)."""
+        if self._walk is not None:
+            return self._walk.parents()
         out: dict[int, ast.AST] = {}
         stack: list[ast.AST] = [self.tree]
         while stack:
