@@ -1,6 +1,6 @@
-"""What the hazard rules decided on `ast` share (rewriter/ast_rule.py): the traced functions of a module,
-walking a function's own body in the order it is written, and the API a call resolves to. The same
-questions as `_hazards.py` asks of libcst, with the same answers."""
+"""What the hazard rules (PML501-PML507, decided on `ast`: rewriter/ast_rule.py) share: the traced functions
+of a module, walking a function's own body in the order it is written, the API a call resolves to, and
+how a message names a traced function and the jit that traces it."""
 from __future__ import annotations
 
 import ast
@@ -13,7 +13,7 @@ from rewriter.analysis.jit_contexts import JitContext
 from rewriter.ast_rule import AstFile
 from rewriter.findings import Span
 
-from ._hazards import FRAMEWORK_JIT
+FRAMEWORK_JIT = {"phiml": "`jit_compile`", "jax": "`jax.jit`", "tensorflow": "`tf.function`", "torch": "`torch.jit`"}
 
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
 _DEFS = (ast.FunctionDef, ast.AsyncFunctionDef)
@@ -34,6 +34,13 @@ def own_nodes(function: ast.AST) -> Iterator[ast.AST]:
         stack.extend(reversed(branches(node)))
 
 
+def traced(context: JitContext) -> str:
+    """In a few words, for a message: the jit-compiled `step`, or `helper` (called from the jit-compiled `step`)."""
+    if context.how == "called" and context.caller is not None:
+        return f"`{context.name}` (called from the jit-compiled `{context.root.name}`)"
+    return f"the jit-compiled `{context.name}`"
+
+
 def spelled_jits(file: AstFile) -> SpelledJits:
     """What the module's spellings say may be jitted (ast_jit.SpelledJits), read once per file."""
     found = file.__dict__.get("_spelled_jits")
@@ -44,7 +51,7 @@ def spelled_jits(file: AstFile) -> SpelledJits:
 
 def enclosing_functions(names, node: ast.AST) -> tuple[ast.AST, ...]:
     """The defs and lambdas around `node`, outermost first (a def's decorators and defaults are inside it,
-    as the syntax index counts them on libcst)."""
+    as libcst's walk met them)."""
     out = []
     current = names.parent(node)
     while current is not None:

@@ -9,8 +9,7 @@ from rewriter.ast_rule import AstRule
 from rewriter.findings import Safety
 from rewriter.rule import Example, Unchanged, dedented
 
-from ._ast_hazards import api_calls, contexts, trace_related
-from ._hazards import traced
+from ._ast_hazards import api_calls, contexts, trace_related, traced
 
 PHIML_GRADIENTS = frozenset({"phiml.math.gradient", "phiml.math.jacobian", "phiml.math.hessian"})
 

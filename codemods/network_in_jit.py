@@ -9,8 +9,7 @@ from rewriter.ast_rule import AstRule
 from rewriter.findings import Safety
 from rewriter.rule import Example, Unchanged, dedented
 
-from ._ast_hazards import call_api, contexts, may_run_on, own_nodes, trace_related
-from ._hazards import traced
+from ._ast_hazards import call_api, contexts, may_run_on, own_nodes, trace_related, traced
 
 CONSTRUCTORS = frozenset({"phiml.nn.mlp", "phiml.nn.u_net", "phiml.nn.conv_net", "phiml.nn.res_net",
                           "phiml.nn.conv_classifier", "phiml.nn.invertible_net"})

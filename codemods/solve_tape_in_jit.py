@@ -8,8 +8,7 @@ from rewriter.ast_rule import AstRule
 from rewriter.findings import Safety
 from rewriter.rule import Example, Unchanged, dedented
 
-from ._ast_hazards import call_api, contexts, own_nodes, trace_related
-from ._hazards import traced
+from ._ast_hazards import call_api, contexts, own_nodes, trace_related, traced
 
 
 class SolveTapeInJit(AstRule):

@@ -20,7 +20,6 @@ from .rule import Example, Rule, Unchanged, dedented  # noqa: F401  (the rules i
 
 if TYPE_CHECKING:
     from .analysis.module import ModuleAnalysis
-    from .analysis.syntax import SyntaxIndex
     from .suppressions import Suppressions
 
     Replacement = Union[cst.CSTNode, cst.RemovalSentinel, cst.FlattenSentinel]
@@ -105,13 +104,6 @@ class FileContext(FixPolicy):
         return self.wrapper.module
 
     @cached_property
-    def syntax(self) -> "SyntaxIndex":
-        """Filled during the shared traversal (it runs first); complete at `leave_Module`."""
-        from .analysis.syntax import SyntaxIndex
-
-        return SyntaxIndex(self.analysis.names)
-
-    @cached_property
     def analysis(self) -> "ModuleAnalysis":
         from .analysis.module import ModuleAnalysis
 
@@ -119,7 +111,6 @@ class FileContext(FixPolicy):
         analysis.names.source = self.source
         analysis.names.outline = self.outline
         if self.cells:
-            analysis.names.line_label = self.line_label
             analysis.error_cells = self.error_cells
         return analysis
 
@@ -140,8 +131,9 @@ class Codemod(Rule):
     `self.report(...)`: cst_tree.visit_batched calls them, as libcst's batched traversal calls a
     `BatchableCSTVisitor`'s. The class derives from no libcst class, so that loading the rules imports no
     libcst (lazy_libcst): a `--check` that shows no fix never needs it. The class docstring is the rule's
-    documentation ("why"). A rule that writes no fix is decided on CPython's `ast` instead
-    (rewriter/ast_rule.py): its files need no libcst parse.
+    documentation ("why"). The tool's rules are all decided on CPython's `ast` (rewriter/ast_rule.py), where
+    names are resolved; a rule on libcst reads its tree's nodes, parents and positions, and what the file's
+    imports bind (analysis/names.py), no scopes.
     """
 
     def __init__(self, file: FileContext) -> None:
@@ -209,16 +201,6 @@ class Codemod(Rule):
             safety = Safety.UNSAFE
             note = "; ".join(filter(None, (note, "unsafe in test code: tests observe the names, frames and trace caches the move changes")))
             fix_description = f"{fix_description or 'apply the fix'} (unsafe in test code)"
-        if edits and (elsewhere := self._jitted_elsewhere(node)):
-            edits, imports, safety = (), (), None
-            note = f"not rewritten: {elsewhere}"  # (the rule's note was about the fix)
-            hint = hint or "rewrite it by hand, or jit a function of that module's own that selects with `where`/`cond`"
-        if edits and (eager := self._eagerly_callable(node)):
-            provable = False
-            if (safety or self.SAFETY) is Safety.SAFE:
-                safety = Safety.UNSAFE
-                fix_description = f"{fix_description or 'apply the fix'} (unsafe: see the note)"
-            note = "; ".join(filter(None, (note, f"unsafe: {eager}")))
         if edits and (safety or self.SAFETY) is Safety.SAFE and not self.RELEASES_CHECKED:
             doubt = self._release_doubt(edits, imports)
             if doubt:
@@ -243,26 +225,6 @@ class Codemod(Rule):
         if edits and fix is not None and self.file.fix_enabled(fix.safety, span.line, provable):
             self.file.fixes.append(ProposedFix(finding, tuple(edits), tuple(imports), invalidates))
         return finding
-
-    def _jitted_elsewhere(self, node: cst.CSTNode) -> str:
-        """Why a fix inside the function around `node` is not written ("" when it may be): a module-level jit
-        elsewhere never makes its body a jit context to rewrite (JitAnalysis.jitted_elsewhere)."""
-        context = self._remote_context(node, "wrapped")
-        return self.file.analysis.jit.jitted_elsewhere(context) if context is not None else ""
-
-    def _eagerly_callable(self, node: cst.CSTNode) -> str:
-        """Why the traced function around `node` may also run eagerly ("" when it may not): the project
-        traces it only through callers in other modules, and it is public in an installable package."""
-        context = self._remote_context(node, "called")
-        return self.file.analysis.jit.eagerly_callable(context) if context is not None else ""
-
-    def _remote_context(self, node: cst.CSTNode, how: str):
-        """The jit context around `node`, when another module traces a function of this file `how` (cheap
-        when none does: most files are told nothing)."""
-        project = self.file.project
-        if not project or not any(t.how == how for t in project.traces):
-            return None
-        return self.file.analysis.jit.enclosing_context(node)
 
     def _refusal(self, node: cst.CSTNode, edits: Sequence[Edit]) -> tuple[str, tuple[Span, str]] | None:
         """Why the fix must not be applied here, and the place that says so: code meant to fail (for rules

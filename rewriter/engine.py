@@ -91,11 +91,9 @@ def _word_count(codemod: type[Codemod]) -> int:
 
 def warm(codemods: Iterable[type[Codemod]]) -> None:
     """Build the tables a file's processing builds on first use (cst_tree.warm: every node class's
-    child readers, and the hooks of the syntax index and of `codemods`), before worker processes are
-    forked to process files: each inherits them instead of building its own."""
-    from .analysis.syntax import SyntaxIndex
-
-    cst_tree.warm([SyntaxIndex, *codemods])
+    child readers, and the hooks of `codemods`), before worker processes are forked to process files:
+    each inherits them instead of building its own."""
+    cst_tree.warm(list(codemods))
 
 
 def parse(source: bytes) -> cst.Module:
@@ -532,17 +530,14 @@ def _run_codemods(module: cst.Module, path: str, codemods: Sequence[type[Codemod
         outline=outline,
     )
     parents: dict[int, cst.CSTNode] = {}
-    order: dict[int, int] = {}
-    # The order of the one traversal, explicit: the walk records each node's parent and position
-    # before any visitor sees it (the name resolver answers `parent`/`before` from them: cheaper than
-    # libcst's ParentNodeProvider, a second pass over the tree); then the syntax index, whose tables
-    # every codemod reads in its own leave_Module; then the codemods, which report and never depend
-    # on one another.
-    context.analysis.names.tracked_parents, context.analysis.names.tracked_order = parents, order
-    visitors = [context.syntax, *(cm(context) for cm in codemods if not decided_on_ast(cm))]
+    # The order of the one traversal, explicit: the walk records each node's parent before any visitor
+    # sees it (the name resolver answers `parent` from them: cheaper than libcst's ParentNodeProvider,
+    # a second pass over the tree); then the codemods on libcst, which report and never depend on one
+    # another.
+    context.analysis.names.tracked_parents = parents
+    visitors = [cm(context) for cm in codemods if not decided_on_ast(cm)]
     try:
-        cst_tree.visit_batched(module, visitors, parents=parents, order=order,
-                                 visiting=context.analysis.names.visiting)
+        cst_tree.visit_batched(module, visitors, parents=parents, visiting=context.analysis.names.visiting)
     except RecursionError:
         raise ProcessingError("nesting too deep to analyse") from None
     except Exception as e:  # a codemod bug must not take the other files down with it

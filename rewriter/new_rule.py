@@ -5,9 +5,9 @@ on CPython's `ast` (rewriter/ast_rule.py) that flags every call of one API (foun
 function of your own with the same name does not), with its documented examples; six golden cases
 under `golden/<name>/`, three it reports and three it must leave alone; then regenerates the
 snapshots, the rule index and the rule pages. The result passes `make check` as written. Then make
-it right: the docstring says why, `check` decides what is really a hazard, a fix (a rule on libcst,
-rewriter/codemod.py, until fixes are planned on `ast`) comes with
-golden `.expected.py` rewrites (CONTRIBUTING.md has the checklist).
+it right: the docstring says why, `check` decides what is really a hazard, a fix (planned on `ast`,
+its code written on libcst: rewriter/ast_rule.py, PlannedFix) comes with golden `.expected.py`
+rewrites (CONTRIBUTING.md has the checklist).
 """
 from __future__ import annotations
 

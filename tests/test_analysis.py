@@ -1,21 +1,20 @@
-"""The analysis core: API resolution by qualified name and jit-context detection."""
+"""The analysis core: API resolution by qualified name and jit-context detection (on CPython's `ast`)."""
 from __future__ import annotations
 
 import ast
 import textwrap
 
-import libcst as cst
 import pytest
 
-from rewriter.analysis import ModuleAnalysis
 from rewriter.analysis.apis import canonical
+from rewriter.analysis.ast_module import AstModule
 from rewriter.analysis.ast_captures import free_names
 from rewriter.analysis.ast_globals import ModuleGlobals
 from rewriter.analysis.ast_resolver import NameResolver as AstResolver
 
 
-def analyse(source: str) -> ModuleAnalysis:
-    return ModuleAnalysis(cst.MetadataWrapper(cst.parse_module(textwrap.dedent(source)), unsafe_skip_copy=True))
+def analyse(source: str) -> AstModule:
+    return AstModule(textwrap.dedent(source))
 
 
 def contexts(source: str) -> dict[str, tuple[str, str, frozenset | None]]:
@@ -66,11 +65,11 @@ def test_unrelated_names_do_not_resolve():
 
 def test_star_import_does_not_capture_local_or_builtin_names():
     a = analyse("from phiml import *\nmath = None\nmap(len, [])\nmath.jit_compile\n")
-    calls = [n for n in a.wrapper.module.body[1:]]
-    expr = calls[2].body[0].value
+    calls = [n for n in a.tree.body[1:]]
+    expr = calls[2].value
     assert a.names.qualified_names(expr) == {"math.jit_compile"}  # the local `math = None`, not PhiML's
     assert a.names.api(expr) is None
-    builtin_map = calls[1].body[0].value.func
+    builtin_map = calls[1].value.func
     assert a.names.api(builtin_map) is None
 
 
@@ -214,7 +213,7 @@ def test_jitted_value_through_names():
         plain
         """
     )
-    exprs = [stmt.body[0].value for stmt in a.wrapper.module.body[-3:]]
+    exprs = [stmt.value for stmt in a.tree.body[-3:]]
     assert [a.jit.jitted_value(e) is not None for e in exprs] == [True, True, False]
 
 

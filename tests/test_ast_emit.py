@@ -1,18 +1,23 @@
-"""The `ast` twins of the decisions PML201 reads (rewriter/emit/ast_branches.py, ast_safety.py, ast_condition.py,
-ast_structure.defined_before) answer as the libcst ones do, with the same messages.
+"""The `ast` twins of the decisions PML201 reads (rewriter/emit/ast_branches.py, ast_safety.py, ast_condition.py)
+answer as the libcst ones do, with the same messages; ast_structure.defined_before answers as recorded.
 
 Over every golden case and the installed phiml and phi packages: the block of every `if`, `elif`, `else` and loop
 body (its effect: the reason it is refused, or the names, return and values; then the risks, work, guard and
 literal of each value), the test of every `if`, `while` and conditional expression (NotConvertible, and whether
 the tensor condition is a plain name), and whether each name a branch assigns is defined before its `if`.
-Twins are paired by the order both trees hold them (locator.cst_in_order / ast_in_order).
+Twins are paired by the order both trees hold them (locator.cst_in_order / ast_in_order). Whether a name is
+defined before its `if` is recorded in tests/data/readings/defined_before.txt (tests/harness/readings.py): the
+answers libcst's reading (analysis/structure.py on the libcst scopes, deleted) gave, which this test compared
+with the `ast` ones until then; `python -m tests.test_ast_emit --record` writes them again.
 """
 from __future__ import annotations
 
 import ast
 import copy
 import gc
+import importlib.metadata
 import re
+import sys
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -20,11 +25,11 @@ import libcst as cst
 import pytest
 
 from codemods._control_flow import block_statements
-from rewriter.analysis import ast_structure, structure
+from rewriter.analysis import ast_structure
 from rewriter.analysis.ast_module import AstModule
 from rewriter.ast_rule import AstFile
 from rewriter.analysis.ast_names import dotted
-from rewriter.analysis.locator import _arity, ast_in_order, cst_in_order
+from rewriter.analysis.locator import Locator, _arity, ast_in_order, cst_in_order
 from rewriter.analysis.module import ModuleAnalysis
 from rewriter.analysis.positions import statement_outline
 from rewriter.analysis.names import last_name
@@ -32,6 +37,7 @@ from rewriter.emit import ast_branches, ast_condition, ast_safety, branches, con
 from rewriter.emit.frameworks import Emitter
 from rewriter.emit.spelling import Spelling
 from rewriter.cst_tree import children, track_subtree, walk
+from tests.harness import readings
 
 _ROOT = Path(__file__).resolve().parents[1]
 _SITE = _ROOT / ".venv" / "lib" / "python3.11" / "site-packages"
@@ -203,6 +209,8 @@ class Comparison:
     def __init__(self) -> None:
         self.differences: list[str] = []
         self.blocks = self.values = self.conditions = self.definitions = 0
+        self.defined_before: dict[str, list[str]] = {}  # source -> whether each name is defined before its `if`
+        self.source = ""  # the name of the source compared
 
     def differ(self, where: str, what: str, theirs, ours) -> None:
         self.differences.append(f"{where}: {what}: libcst {theirs!r}, ast {ours!r}")
@@ -241,7 +249,7 @@ class Comparison:
         written, twin_written = " ".join(module.code_for_node(value).split()), " ".join(ast_branches.written(python, twin).split())
         if written != twin_written:
             self.differ(where, "written", written, twin_written)
-        theirs_known, ours_known = _resolved(self.cst_names, value), _resolved(python.names, twin)
+        theirs_known, ours_known = self.originals_resolved(value, python), _resolved(python.names, twin)
         if theirs_known != ours_known:
             self.differ(where, "callees resolved", theirs_known, ours_known)
         for pure, ast_pure in ((None, None), (_cst_pure, _ast_pure)):
@@ -272,6 +280,19 @@ class Comparison:
             if theirs != mine:
                 self.differ(f"{where} ({framework})", "condition", theirs, mine)
 
+    def originals_resolved(self, value: cst.BaseExpression, python: AstFile) -> list[bool]:
+        """`_resolved` of a libcst value: whether each callee in it is a node of the file (a callee the
+        substitution rebuilt is none, and has no qualified names) whose `ast` twin has qualified names (what
+        libcst's resolver answered there: tests/test_ast_resolver.py)."""
+        if self.originals is None:  # (the ids of the file's libcst nodes, once per file)
+            self.originals = {}
+            track_subtree(self.module, self.originals)
+        out = []
+        for call in (n for n in walk(value) if isinstance(n, cst.Call)):
+            twin = self.locator.ast_of(call.func) if id(call.func) in self.originals else None
+            out.append(twin is not None and bool(python.names.qualified_names(twin)))
+        return sorted(out)
+
     def defined(self, where: str, analysis: ModuleAnalysis, python: AstModule, name: str, node: cst.If,
                 twin: ast.If) -> None:
         self.definitions += 1
@@ -279,15 +300,14 @@ class Comparison:
         if names.tracked_parents is None:  # (as the engine's walk does: no ParentNodeProvider pass for positions)
             names.tracked_parents = {}
             track_subtree(names.wrapper.module, names.tracked_parents)
-        fn = next((a for a in structure.ancestors(names, node) if isinstance(a, (cst.FunctionDef, cst.Lambda))),
-                  None)
+        fn = names.parent(node)
+        while fn is not None and not isinstance(fn, (cst.FunctionDef, cst.Lambda)):
+            fn = names.parent(fn)
         twin_fn = ast_structure.enclosing_function(python.names, twin)
         if _function_key(fn) != _function_key(twin_fn):
             self.differ(where, "enclosing function", _function_key(fn), _function_key(twin_fn))
-        theirs = structure.defined_before(analysis.names, fn, name, node)
         mine = ast_structure.defined_before(python.names, twin_fn, name, twin)
-        if theirs != mine:
-            self.differ(where, f"defined_before {name}", theirs, mine)
+        self.defined_before.setdefault(self.source, []).append(f"{where} {name}: {mine}")
 
 
 def _function_key(fn) -> object:
@@ -317,9 +337,11 @@ def compare_source(source: str, name: str, comparison: Comparison) -> None:
         return
     python = AstFile(name, module_on_ast, module_on_ast)
     analysis = ModuleAnalysis(cst.MetadataWrapper(module, unsafe_skip_copy=True))
-    comparison.cst_names = analysis.names
+    comparison.source = name
     analysis.names.source = source.encode()
     analysis.names.outline = statement_outline(module_on_ast.tree.body)
+    comparison.locator = Locator(module, analysis.names.positions, module_on_ast, analysis.names.parent)
+    comparison.module, comparison.originals = module, None
     try:
         _compare_twins(name, module, python, analysis, comparison)
     finally:
@@ -333,7 +355,7 @@ def _compare_twins(name: str, module: cst.Module, python: AstFile, analysis: Mod
     theirs = ast_in_order(ast.walk(python.tree), _STATEMENTS)  # type: ignore[arg-type]
     for kind in ours:
         assert len(ours[kind]) == len(theirs[kind]), f"{name}: {kind.__name__} twins not paired"
-    emitters = {framework: Emitter(framework, Spelling(analysis.names, frozenset())) for framework in _FRAMEWORKS}
+    emitters = {framework: Emitter(framework, Spelling(python.names, frozenset())) for framework in _FRAMEWORKS}
     for kind in (cst.If, cst.For, cst.While):
         for node, twin in zip(ours[kind], theirs[kind]):
             where = f"{name}:{twin.lineno}"
@@ -360,7 +382,7 @@ def _compare_twins(name: str, module: cst.Module, python: AstFile, analysis: Mod
         comparison.value(f"{where} orelse", module, node.orelse, twin.orelse, python)
 
 
-def test_every_block_value_and_condition_of_the_corpus():
+def _corpus() -> Comparison:
     comparison = Comparison()
     gc.disable()  # (the trees hold no cycles, `release` breaks the analyses': the collector would only cost time)
     try:
@@ -369,10 +391,35 @@ def test_every_block_value_and_condition_of_the_corpus():
             compare_source(source, str(path.relative_to(_ROOT)), comparison)
     finally:
         gc.enable()
+    return comparison
+
+
+def _installed() -> str:
+    return f"phiml {importlib.metadata.version('phiml')}, phiflow {importlib.metadata.version('phiflow')}"
+
+
+def _defined_as_recorded(found: dict[str, list[str]], keys=None) -> None:
+    """`found` (source -> whether each name is defined before its `if`) is what defined_before.txt holds
+    for those sources (`keys`), or for all of them but the installed packages' when they are other releases."""
+    recorded = readings.recorded("defined_before")
+    installed = recorded.pop("installed")
+    if keys is not None:
+        recorded = {k: recorded[k] for k in keys if k in recorded}
+    else:
+        recorded = {k: v for k, v in recorded.items() if not k.startswith("form ")}
+        if installed != [_installed()]:  # (recorded on other releases: their files are not compared)
+            found = {k: v for k, v in found.items() if k.startswith("golden/")}
+            recorded = {k: v for k, v in recorded.items() if k.startswith("golden/")}
+    assert found == recorded, readings.first_difference(found, recorded, "tests.test_ast_emit")
+
+
+def test_every_block_value_and_condition_of_the_corpus():
+    comparison = _corpus()
     print(f"{comparison.blocks} blocks, {comparison.values} values, {comparison.conditions} conditions, "
           f"{comparison.definitions} definitions compared")
     assert comparison.differences == [], "\n".join(comparison.differences[:30])
     assert comparison.blocks > 5000 and comparison.values > 3000 and comparison.definitions > 1000  # (all were read)
+    _defined_as_recorded(comparison.defined_before)
 
 
 # -- where the trees differ ---------------------------------------------------------------------------------
@@ -437,10 +484,16 @@ def _in_function(*blocks: str) -> str:
 
 @pytest.mark.parametrize("blocks", _FORMS)
 def test_forms_where_the_trees_differ(blocks):
-    comparison = Comparison()
-    compare_source(_in_function(*blocks), "form", comparison)
+    comparison = _form(blocks)
     assert comparison.differences == []
     assert comparison.blocks or comparison.conditions
+    _defined_as_recorded(comparison.defined_before, [f"form {_FORMS.index(blocks)}"])
+
+
+def _form(blocks) -> Comparison:
+    comparison = Comparison()
+    compare_source(_in_function(*blocks), f"form {_FORMS.index(blocks)}", comparison)
+    return comparison
 
 
 def _first_effect(body: str, **kwargs):
@@ -496,3 +549,11 @@ def test_a_value_written_where_a_name_is_bound_is_refused(block, why):
     statements = block_statements(next(n for n in walk(module) if isinstance(n, cst.If)))
     with pytest.raises(branches.Refused, match=why):
         branches.effect(statements)
+
+
+if __name__ == "__main__":
+    if sys.argv[1:] == ["--record"]:
+        found = {"installed": [_installed()], **_corpus().defined_before}
+        for blocks in _FORMS:
+            found.update(_form(blocks).defined_before)
+        readings.write("defined_before", found)

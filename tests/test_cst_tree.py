@@ -284,13 +284,8 @@ def test_concrete_classes_are_the_subclasses_issubclass_names():
 
 
 def test_exact_class_tests_say_what_isinstance_says():
-    """`type(node) in cst_tree.concrete(bases)` and scopes.full_name_for, which the hot walks use to
-    avoid ABCMeta's Python-level `isinstance`, agree with `isinstance` and libcst's
-    get_full_name_for_node on every node of the golden cases and examples."""
-    from libcst.helpers import get_full_name_for_node
-
-    from rewriter.analysis.scopes import full_name_for
-
+    """`type(node) in cst_tree.concrete(bases)`, which the hot walks use to avoid ABCMeta's Python-level
+    `isinstance`, agrees with `isinstance` on every node of the golden cases and examples."""
     bases = [(cst.BaseCompoundStatement,), (cst.BaseCompoundStatement, cst.Else, cst.ExceptHandler, cst.Finally),
              (cst.IndentedBlock, cst.Else, cst.ExceptHandler, cst.Finally, cst.BaseCompoundStatement),
              (cst.BaseExpression,), (cst.BaseSmallStatement,), (cst.CSTNode,)]
@@ -301,6 +296,5 @@ def test_exact_class_tests_say_what_isinstance_says():
         for node in cst_tree.walk(cst.parse_module(path.read_bytes())):
             for b, classes in exact:
                 assert (type(node) in classes) == isinstance(node, b), (type(node), b)
-            assert full_name_for(node) == get_full_name_for_node(node)
             seen += 1
     assert seen > 100_000

@@ -34,7 +34,7 @@ def _roles(source: str, function: str) -> dict[str, Role]:
 
 # -- which binding a name denotes ---------------------------------------------------------------
 def test_a_rebound_def_is_another_function():
-    analysis = _analysis("""
+    file = ast_file(textwrap.dedent("""
         import jax
 
         def step(x):
@@ -46,13 +46,13 @@ def test_a_rebound_def_is_another_function():
             return x + 1
 
         fast = jax.jit(step)
-    """)
-    (context,) = analysis.jit.contexts
-    assert context.function is _def(analysis, "step", -1)
+    """))
+    (context,) = file.jit.contexts
+    assert context.function is defs(file, "step")[-1]
 
 
 def test_a_read_inside_a_function_sees_the_last_module_binding():
-    analysis = _analysis("""
+    file = ast_file(textwrap.dedent("""
         import jax
 
         def helper(x):
@@ -64,13 +64,13 @@ def test_a_read_inside_a_function_sees_the_last_module_binding():
 
         def helper(x):
             return -x
-    """)
-    helpers = [c.function for c in analysis.jit.contexts if c.how == "called"]
-    assert helpers == [_def(analysis, "helper", -1)]
+    """))
+    helpers = [c.function for c in file.jit.contexts if c.how == "called"]
+    assert helpers == [defs(file, "helper")[-1]]
 
 
 def test_a_conditional_rebinding_keeps_both_candidates():
-    analysis = _analysis("""
+    file = ast_file(textwrap.dedent("""
         import jax
 
         def step(x):
@@ -81,14 +81,10 @@ def test_a_conditional_rebinding_keeps_both_candidates():
                 return -x
 
         fast = jax.jit(step)
-    """)
+    """))
     # Either may be the jitted one: both are analysed (a safe fix keeps eager semantics anyway).
-    assert {id(c.function) for c in analysis.jit.contexts} == {id(_def(analysis, "step", 0)), id(_def_in_if(analysis))}
-
-
-def _def_in_if(analysis: ModuleAnalysis) -> cst.FunctionDef:
-    branch = next(s for s in analysis.wrapper.module.body if isinstance(s, cst.If))
-    return branch.body.body[0]
+    branch = next(s for s in file.reading.tree.body if isinstance(s, ast.If))
+    assert {id(c.function) for c in file.jit.contexts} == {id(defs(file, "step")[0]), id(branch.body[0])}
 
 
 # -- parameter roles from the calls ---------------------------------------------------------------

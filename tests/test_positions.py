@@ -149,7 +149,7 @@ def test_a_rule_reporting_ahead_of_the_walk_resolves_no_whole_module_provider(mo
 
     module = cst.parse_module("import a\n\n@jit(static='n')\ndef f(x, n):\n    return x\n")
     resolver = NameResolver(cst.MetadataWrapper(module, unsafe_skip_copy=True))
-    resolver.tracked_parents, resolver.tracked_order = {}, {}
+    resolver.tracked_parents = {}
     monkeypatch.setattr(resolver, "_provider", lambda provider: (_ for _ in ()).throw(AssertionError(provider)))
     seen = []
 
@@ -159,22 +159,7 @@ def test_a_rule_reporting_ahead_of_the_walk_resolves_no_whole_module_provider(mo
             seen.append((resolver.positions[string].start.line, resolver.positions[string].start.column,
                          type(resolver.parent(string)).__name__))
 
-    cst_tree.visit_batched(module, [Reporter()], parents=resolver.tracked_parents, order=resolver.tracked_order,
+    cst_tree.visit_batched(module, [Reporter()], parents=resolver.tracked_parents,
                            visiting=resolver.visiting)
     assert seen == [(3, 12, "Arg")]
     assert resolver.visiting == [None]
-
-
-def test_which_node_starts_after_compares_one_kind_of_key():
-    """The walk's order for nodes it has met, positions otherwise: asked mid-walk, a node met already and
-    one ahead of the walk are compared by their positions, never an order against a line."""
-    from rewriter.analysis.names import NameResolver
-
-    module = cst.parse_module("a = 1\nb = 2\nc = 3\n")
-    first, second, third = module.body
-    resolver = NameResolver(cst.MetadataWrapper(module, unsafe_skip_copy=True))
-    resolver.tracked_parents = {id(first): module, id(third): module}
-    resolver.tracked_order = {id(first): 1, id(third): 2}  # the second statement: not met yet
-    assert resolver.starts_after(third, first) and not resolver.starts_after(first, third)
-    assert resolver.starts_after(third, second) and resolver.starts_after(second, first)
-    assert not resolver.starts_after(first, second) and not resolver.starts_after(second, third)

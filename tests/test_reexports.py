@@ -1,5 +1,5 @@
 """Relative imports and the project's own re-exports of an installed API (rewriter/analysis/aliases.py):
-what a file's names denote, read alike by the libcst analysis and both stages of the pre-filter; and
+what a file's names denote, read alike by the analysis and both stages of the pre-filter; and
 what is static by construction (a PhiML Shape, a Python container) or never an array (forms.py)."""
 from __future__ import annotations
 
@@ -11,10 +11,11 @@ import libcst as cst
 import pytest
 
 from rewriter import runner
-from rewriter.analysis import ModuleAnalysis
 from rewriter.analysis.aliases import NO_ALIASES, Aliases, absolute_module, absolute_name, package_of, spelled_module
 from rewriter.analysis.apis import canonical, may_denote_an_api, spelled_apis, star_target
+from rewriter.analysis.ast_module import AstModule
 from rewriter.analysis.facts import FileFacts, Reexport, RemoteFactory
+from rewriter.analysis.names import NameResolver
 from rewriter.config import Config
 from rewriter.emit.ast_agreement import forms_in
 from rewriter.engine import TriggerWords
@@ -87,35 +88,24 @@ def step(x):
 """
 
 
-def _analysis(source: str, package: str = "", facts: FileFacts | None = None) -> ModuleAnalysis:
-    module = cst.parse_module(textwrap.dedent(source))
-    return ModuleAnalysis(cst.MetadataWrapper(module, unsafe_skip_copy=True), world=World(package=package), project=facts)
+def _analysis(source: str, package: str = "") -> AstModule:
+    return AstModule(textwrap.dedent(source), package)
 
 
-def _names(analysis: ModuleAnalysis, spelled: str) -> set[str]:
-    """The qualified names of the first read spelled so."""
-    found = []
-
-    class Visitor(cst.CSTVisitor):
-        def visit_ImportFrom(self, node):
-            return False
-
-        def visit_Import(self, node):
-            return False
-
-        def visit_Attribute(self, node):
-            if not found and analysis.wrapper.module.code_for_node(node) == spelled:
-                found.append(node)
-
-        def visit_Name(self, node):
-            if not found and node.value == spelled:
-                found.append(node)
-
-    analysis.wrapper.module.visit(Visitor())
-    return analysis.names.qualified_names(found[0])
+def _names(python: AstModule, spelled: str) -> set[str]:
+    """The qualified names of the first read spelled so (in the order written; not in an import)."""
+    stack: list[ast.AST] = [python.tree]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            continue
+        if isinstance(node, (ast.Name, ast.Attribute)) and ast.unparse(node) == spelled:
+            return python.names.qualified_names(node)
+        stack.extend(reversed(list(ast.iter_child_nodes(node))))
+    raise AssertionError(f"no read of {spelled}")
 
 
-def test_the_libcst_analysis_reads_relative_imports_in_the_package():
+def test_the_analysis_reads_relative_imports_in_the_package():
     """`from ..math import batch` in phi/physics/*.py is phi.math.batch, which is PhiML's batch."""
     a = _analysis(RELATIVE, "phi.physics")
     names = a.names
@@ -125,19 +115,22 @@ def test_the_libcst_analysis_reads_relative_imports_in_the_package():
     assert _names(a, "batch") == {"phiml.math.batch"}
     assert _names(a, "math.spatial") == {"phiml.math.spatial"}
     assert _names(a, "helpers.f") == {"phi.physics.helpers.f"}
-    assert [c.function.name.value for c in a.jit.contexts] == ["step"]  # `jc` is PhiML's jit_compile
+    assert [c.function.name for c in a.jit.contexts] == ["step"]  # `jc` is PhiML's jit_compile
     alone = _analysis(RELATIVE)  # no package: they stay relative, and name nothing installed
     assert _names(alone, "batch") == {"..math.batch"} and not alone.jit.contexts
 
 
 def test_both_stages_spell_imports_alike():
-    """The pre-filter's imports and star imports (ast) are the libcst analysis's, relative ones included,
-    with and without the package: the pre-filter can only be a superset if it reads the same names."""
+    """The pre-filter's imports and star imports are the analysis's, relative ones included, with and
+    without the package: the pre-filter can only be a superset if it reads the same names. (The pass
+    that writes fixes reads the imports of its libcst tree alike: a fix's code names what they bind.)"""
     for package in ("phi.physics", "", "pkg"):
         spelling = _Spelling(ast.parse(RELATIVE), package)
         names = _analysis(RELATIVE, package).names
         assert spelling.imported == names.imported
         assert [s for s in spelling.stars if not s.startswith(".")] == names.star_modules
+        written = NameResolver(cst.MetadataWrapper(cst.parse_module(RELATIVE), unsafe_skip_copy=True), package)
+        assert written.imported == names.imported
 
 
 def test_the_pre_filter_lets_a_jit_through_a_relative_import():

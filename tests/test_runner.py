@@ -396,14 +396,14 @@ def test_processing_a_file_leaves_no_cycle_that_holds_its_tree():
 
     import libcst as cst
 
-    from rewriter.analysis import scopes
+    from rewriter.analysis import scope_model
     from rewriter.engine import process_source
     from rewriter.registry import all_codemods
 
     root = Path(__file__).resolve().parent.parent / "golden"
     paths = sorted(p for p in root.rglob("*.py") if not p.name.endswith(".expected.py"))
     assert len(paths) > 200
-    kept = (cst.CSTNode, scopes.Scope, scopes.Access, scopes.BaseAssignment)
+    kept = (cst.CSTNode, scope_model.Scope, scope_model.Access, scope_model.BaseAssignment)
     modes = [Settings(all_codemods(), unsafe_fixes=True), Settings(all_codemods(), apply_fixes=False, original_positions=True)]
     gc.collect()
     held: dict[str, list[str]] = {}

@@ -9,7 +9,7 @@ import libcst as cst
 import pytest
 from click.testing import CliRunner
 
-from rewriter.analysis import ModuleAnalysis
+from rewriter.analysis.ast_module import AstModule
 from rewriter.cli import main
 from rewriter.emit import Spelling
 from rewriter.explain_trace import explain_trace
@@ -207,7 +207,7 @@ def test_jit_compile_linear_keeps_extra_parameters_auxiliary():
     ("import tensorflow as tf\n", "tensorflow", "cond", "tf.cond", []),
 ])
 def test_spelling_uses_the_files_imports(imports, module, name, spelled, added):
-    a = ModuleAnalysis(cst.MetadataWrapper(cst.parse_module(imports + "x = 1\n")))
+    a = AstModule(imports + "x = 1\n")
     spelling = Spelling(a.names, a.identifiers)
     assert cst.Module([]).code_for_node(spelling(module, name)) == spelled
     assert spelling.imports == added

@@ -1,7 +1,7 @@
 """The one table of APIs that matter, keyed by canonical qualified name.
 
 Codemods never match on spelling (`jax.jit`, `J`, `m.jit_compile`): they resolve a node to its
-qualified names (names.py) and look them up here.
+qualified names (ast_resolver.py) and look them up here.
 """
 from __future__ import annotations
 

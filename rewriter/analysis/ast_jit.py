@@ -1,12 +1,12 @@
 """Jit contexts on CPython's `ast`: which functions are traced, by which transform, and which parameters
-stay static (jit.py and transforms.py on libcst; the analysis is moving to `ast`: issue 45).
+stay static (the transforms' spellings: transforms.py).
 
 A function is traced when it is decorated with a jit transform (`@jax.jit`, `@math.jit_compile(...)`,
 `@partial(jax.jit, static_argnums=0)`, stacked with others), when it is wrapped anywhere in the module
 (`f_jit = jax.jit(f)`, `math.jit_compile(f)(x)`), when another module of the project traces it, or when
-it is a function of this module called from a traced body. The contexts, and their order, are
-jit.JitAnalysis's for the same source: tests/test_ast_jit.py compares them on the golden cases, the
-examples and any tree given to it.
+it is a function of this module called from a traced body. The contexts, and their order, are those
+libcst's jit analysis found (deleted: issue 45): tests/test_ast_jit.py records them on the golden cases
+and the examples.
 """
 from __future__ import annotations
 
@@ -127,7 +127,7 @@ def spelled_application(resolver: NameResolver, call: ast.Call, kinds: Iterable[
 
 
 class SpelledJits:
-    """What the spellings of a module say may be jitted (syntax.SyntaxIndex on libcst): the defs with a
+    """What the spellings of a module say may be jitted: the defs with a
     decorator that may be a jit, the names assigned or handed to a jit application, the lambdas handed to
     one. A rule asks it before it resolves anything."""
 
@@ -353,7 +353,7 @@ def module_function(tree: ast.Module, name: str) -> ast.FunctionDef | ast.AsyncF
             found = stmt
     if found is None or not inner:
         return found
-    indented = found.body[0].lineno != found.lineno  # (jit.py reads an indented body only)
+    indented = found.body[0].lineno != found.lineno  # (libcst's jit analysis read an indented body only)
     nested = [s for s in found.body if isinstance(s, _DEFS) and s.name == inner] if indented else []
     return nested[-1] if nested else None
 

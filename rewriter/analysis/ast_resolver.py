@@ -1,7 +1,7 @@
-"""Resolve expressions of CPython's `ast` to qualified API names (resolution.py, on the tree the
-analysis moves to: issue 45), from the module's scopes (ast_scopes.py), computed once something asks.
-Its answers are names.NameResolver's for the same expression: tests/test_ast_resolver.py compares the
-two on every name and attribute chain of the golden cases, the examples and any tree given to it.
+"""Resolve expressions of CPython's `ast` to qualified API names (resolution.py), from the module's
+scopes (ast_scopes.py), computed once something asks. Its answers are those libcst's resolver gave for
+the same expression (deleted: issue 45): tests/test_ast_resolver.py records them on every name and
+attribute chain of the golden cases and the examples.
 """
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from .scope_model import Scope, Scopes
 from . import ast_scopes
 
 _DEFS = (ast.FunctionDef, ast.AsyncFunctionDef)
-# A statement whose bindings may not happen when it runs (names.NameResolver._unconditional).
+# A statement whose bindings may not happen when it runs (`_unconditional`).
 _CONDITIONAL = (ast.If, ast.For, ast.AsyncFor, ast.While, ast.Try, ast.TryStar, ast.With, ast.AsyncWith, ast.Match)
 
 

@@ -1,9 +1,10 @@
 """The scopes of a module, read from CPython's `ast`: what each scope binds, where each name is read,
 what it denotes (scope_model.py's classes, filled with `ast` nodes).
 
-It answers what scopes.py answers on libcst, libcst's quirks included, so that the analysis can move
-from libcst's tree to CPython's (issue 45) without a finding changing: tests/test_ast_scopes.py
-compares the two on every read and binding of the golden cases, the examples and any tree given to it.
+It answers what libcst's ScopeProvider answered (and rewriter/analysis/scopes.py, deleted, its
+re-implementation), libcst's quirks included, so that the analysis moved from libcst's tree to
+CPython's (issue 45) without a finding changing: tests/test_ast_scopes.py records its answers, every
+read and binding of the golden cases, the examples and more, as they were when it compared the two.
 The walk visits in the order libcst's does (source order: a call's keywords among its arguments, a
 dict's keys among its values, a conditional expression's body before its test) and counts bindings at
 the same places, so a read sees the same bindings.
@@ -25,7 +26,7 @@ from .scope_model import (_TYPING, Access, ClassScope, ComprehensionScope, Funct
                           full_name_for, resolve_reads)
 
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
-# What libcst counts as a binding statement (scopes._ASSIGNMENT_LIKE) that `ast` has a node for: the
+# What libcst counts as a binding statement (its scope provider's) that `ast` has a node for: the
 # scope's count of bindings goes up once the node has been walked. (libcst's `Parameters`, `AsName`,
 # `WithItem` and `CompFor` have no node of their own here: their walks count them.)
 _COUNTED = frozenset({ast.AnnAssign, ast.Assign, ast.AugAssign, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef,
@@ -46,7 +47,7 @@ def _source_order(nodes: list) -> list:
 
 
 class _Walk:
-    """One pass over the tree in libcst's visiting order (scopes._Walk, on `ast`)."""
+    """One pass over the tree in libcst's visiting order."""
 
     def __init__(self) -> None:
         self.scope: Scope = GlobalScope()
@@ -58,7 +59,7 @@ class _Walk:
         self.in_literal = 0  # open `Literal[...]` subscripts: their strings are not code
         self.string: ast.Constant | None = None  # the string annotation whose code is being read
         self.parsed: list[ast.Module] = []
-        self.typing_seen = False  # (scopes._Walk.typing_seen)
+        self.typing_seen = False  # some binding may make a name resolve to `typing.*`
         # The names a spelling of typing's may start at (`_may_name_typing`): typing's own module names,
         # and every name an import from them binds (`from typing import cast as C`), in any scope so far.
         self.typing_names: set[str] = set(_TYPING)
@@ -304,7 +305,7 @@ class _Walk:
             self.visit(node.value)
 
     def constant(self, node: ast.Constant) -> None:
-        """A string in an annotation or a type hint is read as code (scopes._Walk.string_annotation)."""
+        """A string in an annotation or a type hint is read as code."""
         value = node.value
         if value is None or value is True or value is False:
             self.read(repr(value), node)  # (libcst's Name)
@@ -383,7 +384,7 @@ def _is_typing(name: str | None) -> bool:
 
 
 def _dotted_prefixes(name: str) -> list[str]:
-    """`a.b.c` -> `a.b.c`, `a.b`, `a`: what a dotted import binds (scopes._dotted_names of its name)."""
+    """`a.b.c` -> `a.b.c`, `a.b`, `a`: what a dotted import binds (scope_model._dotted_names of its name)."""
     parts = name.split(".")
     return [".".join(parts[:i]) for i in range(len(parts), 0, -1)]
 

@@ -1,5 +1,5 @@
-"""Where a node sits, read on CPython's `ast`: its enclosing function, loops and statements, as
-structure.py answers it on libcst for the rules still read there.
+"""Where a node sits, read on CPython's `ast`: its enclosing function, loops and statements, as libcst's
+tree has them (the rules' fixes are written there).
 
 Statements are libcst's: the simple statements written on one line (`a = 1; b = 2`) are one statement
 there (a `SimpleStatementLine`), which `line_head` stands for (the first of them); a simple statement in a
@@ -121,7 +121,8 @@ def _column(lines: list[str], node: ast.AST) -> int:
 
 def defined_before(resolver, fn: ast.AST, name: str, node: ast.AST) -> bool:
     """`name` has a value when `node` runs: a parameter of `fn`, or assigned in `fn` earlier in the text
-    (structure.defined_before; `ast`'s columns count bytes, which order the places of one line alike).
+    (as libcst's reading answered it: tests/test_ast_emit.py; `ast`'s columns count bytes, which order the
+    places of one line alike).
     Two bindings give no value there: an annotation without one (`y: int`), and `except ... as y` outside its
     handler (Python deletes the name at the handler's end)."""
     if type(fn) in _FUNCTIONS:

@@ -63,7 +63,7 @@ class Module:
                  aliases: Aliases = NO_ALIASES) -> None:
         self.imported, self.stars = imported, stars
         # The package relative imports start from and the project's re-exports (analysis/aliases.py): names
-        # read as names.NameResolver reads them
+        # read as the name resolver reads them (ast_resolver.py)
         self.package, self.aliases = package, aliases
         # Read taint from parameters alone: jax operations, helpers' results and globals are no
         # sources (PML204 asks what derives from configuration parameters: ast_flow.py gives those no
@@ -133,7 +133,7 @@ class Module:
     def qualified(self, func: ast.AST) -> set[str]:
         """What a module-level name or attribute chain denotes through the module's own imports, a
         subset of what the scope analysis answers there (`jtu.tree_leaves` -> `jax.tree_util.tree_leaves`),
-        read as names.NameResolver reads it (relative imports absolute, through the project's re-exports)."""
+        read as the name resolver reads it (relative imports absolute, through the project's re-exports)."""
         text = dotted(func)
         if text is None:
             return set()

@@ -99,16 +99,13 @@ def compiler(api: str, autograph: bool | None = True) -> Compiler:
 
 def of(transform) -> Compiler:
     """The semantics of a configured transform (analysis.transforms.Transform)."""
-    import ast
-
     from .ast_names import literal_value
-    from .transforms import literal
 
     autograph = True
     value = transform.keyword("autograph") if transform.api.name == "tensorflow.function" else None
-    if value is not None:  # (a node of either tree: the transforms read on `ast` hold `ast` nodes)
+    if value is not None:  # (an `ast` node: ast_jit reads the transforms)
         try:
-            autograph = literal_value(value) if isinstance(value, ast.AST) else literal(value)
+            autograph = literal_value(value)
         except (ValueError, TypeError, RecursionError):
             autograph = None  # not a literal
     return _TF_AUTOGRAPH_UNREAD if autograph is None else compiler(transform.api.name, autograph)

@@ -1,5 +1,5 @@
-"""Jit contexts, as both readings build them (jit.py on libcst, ast_jit.py on CPython's `ast`): which
-functions are traced, by which transform, how, and which of their parameters stay static.
+"""Jit contexts, as the reading on CPython's `ast` builds them (ast_jit.py): which functions are traced, by
+which transform, how, and which of their parameters stay static.
 
 The order is the analyses' own: the decorated defs, then the functions jit applications wrap, then
 those other modules trace, then the helpers traced bodies call. A reading says what its tree holds:

@@ -1,5 +1,7 @@
-"""The analysis of one module, as the codemods ask it: each part computed lazily, at most once per
-file: a file none of whose nodes could name a relevant API never pays for scope resolution."""
+"""The analysis of one module, as the pass that writes fixes on libcst asks it: each part computed lazily,
+at most once per file. What the rules decide on is read from CPython's `ast` (`python`, `lowered`); the
+libcst tree is where their fixes are written (`names`: its parents and positions; `locator`: the libcst
+twin of an `ast` node)."""
 from __future__ import annotations
 
 from functools import cached_property
@@ -8,7 +10,6 @@ from ..lazy_libcst import cst
 
 from ..cst_tree import children
 from .aliases import NO_ALIASES
-from .jit import JitAnalysis
 from ..findings import Span
 from .testcode import Expecting, TestCode, fresh_name
 from .names import NameResolver
@@ -26,11 +27,12 @@ class ModuleAnalysis:
         self.callsite_facts = callsite_facts or {}
         self.project = project  # what the rest of the project tells this file (rewriter/analysis/facts.py)
         self.world = world  # the user's world beyond the file (rewriter/project/world.py), or None
-        self.names = NameResolver(wrapper, getattr(world, "package", ""),
-                                  project.alias_map() if hasattr(project, "alias_map") else NO_ALIASES,
-                                  frozenset(getattr(project, "classes", ())))
-        if world is not None:
-            self.names.own_copies = world.targets.own_copies()
+        self.package = getattr(world, "package", "")
+        # The project's re-exports (analysis/aliases.py) and the libraries it ships its own copy of
+        # (project/targets.Targets.own_copies), for the readings on `ast`
+        self.aliases = project.alias_map() if hasattr(project, "alias_map") else NO_ALIASES
+        self.own_copies: frozenset[str] = world.targets.own_copies() if world is not None else frozenset()
+        self.names = NameResolver(wrapper, self.package)
         self.reserved: set[str] = set()  # names handed out by fresh_name during this pass (AstFile's too)
         self.error_cells: frozenset[int] = frozenset()  # a notebook's cells whose stored outputs hold an error
 
@@ -42,24 +44,19 @@ class ModuleAnalysis:
                 self.__dict__[reading].release()
 
     @cached_property
-    def jit(self) -> JitAnalysis:
-        return JitAnalysis(self.names, self.project, self.world.open_module if self.world is not None else "")
-
-    @cached_property
     def lowered(self) -> AstModule | None:
         """The module of a newer Python's grammar, as CPython reads it lowered (lowering.py; None: it cannot)."""
         code = lowered(self.wrapper.module)
-        names = self.names
-        return AstModule(code, names.package, names.aliases, names.own_copies) if code is not None else None
+        return AstModule(code, self.package, self.aliases, self.own_copies) if code is not None else None
 
     @cached_property
     def python(self) -> AstModule:
         """The module as CPython reads it (the bytes it was parsed from, when at hand): what the readings
         already moved to `ast` read (issue 45)."""
-        names = self.names
+        source = self.names.source
         module = self.wrapper.module
-        code = names.source.decode(module.encoding, errors="replace") if names.source is not None else module.code
-        return AstModule(code, names.package, names.aliases, names.own_copies)
+        code = source.decode(module.encoding, errors="replace") if source is not None else module.code
+        return AstModule(code, self.package, self.aliases, self.own_copies)
 
     @cached_property
     def locator(self) -> Locator:
@@ -81,8 +78,6 @@ class ModuleAnalysis:
     @cached_property
     def identifiers(self) -> frozenset[str]:
         """Every identifier spelled in the module: new names must avoid all of them."""
-        if self.names.spelled is not None:
-            return frozenset(self.names.spelled)  # gathered by the shared traversal
         out = set()
         stack = [self.wrapper.module]
         while stack:

@@ -1,7 +1,6 @@
-"""What a name or an attribute chain denotes, read from a module's scopes (scope_model.py): the part of
-name resolution that is the same on either tree. names.NameResolver reads a libcst tree, and
-ast_resolver.NameResolver CPython's `ast` (the analysis is moving there: issue 45); each says how its
-tree spells a chain, what scope a node is in, and how its blocks hold statements.
+"""What a name or an attribute chain denotes, read from a module's scopes (scope_model.py): name
+resolution, with what it reads of the tree left to ast_resolver.NameResolver, on CPython's `ast` (how
+the tree spells a chain, what scope a node is in, and how its blocks hold statements).
 
 `from phi.flow import *`-style star imports, which no scope analysis sees through, are resolved from the
 table of what those modules export. A name is canonical: read through the project's re-exports

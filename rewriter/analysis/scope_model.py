@@ -1,11 +1,8 @@
-"""Scopes, bindings and reads: the model both scope walks fill (scopes.py on libcst, ast_scopes.py on
-CPython's ast), with the names and attributes of libcst's ScopeProvider that the analysis reads
-(`scope[name]`, `name in scope`, `scope.assignments`, `scope.accesses`, `get_qualified_names_for`, an
-assignment's `name`/`node`/`scope`/`references`, an access's `node`/`referents`).
-
-A node is either tree's: the few readings of a node the model makes (its dotted name, an import's
-aliases) answer for both, so one model serves the libcst analysis the rules read today and the `ast`
-analysis that replaces it (issue 45).
+"""Scopes, bindings and reads: the model the scope walk on CPython's ast fills (ast_scopes.py), with the
+names and attributes of libcst's ScopeProvider that the analysis reads (`scope[name]`, `name in scope`,
+`scope.assignments`, `scope.accesses`, `get_qualified_names_for`, an assignment's
+`name`/`node`/`scope`/`references`, an access's `node`/`referents`): the analysis moved from libcst's
+tree to CPython's (issue 45) with the answers it had, which tests/test_ast_scopes.py records.
 """
 from __future__ import annotations
 
@@ -14,12 +11,9 @@ import builtins
 import enum
 from dataclasses import dataclass
 from itertools import count
-from typing import TYPE_CHECKING, Iterator, Sequence, Union
+from typing import Iterator, Sequence, Union
 
-from ..lazy_libcst import cst
-
-if TYPE_CHECKING:
-    Node = Union[cst.CSTNode, ast.AST]  # a node of either tree
+Node = ast.AST
 
 _TYPING = ("typing", "typing_extensions")
 _created = count()  # orders reads and bindings as the walk made them
@@ -130,15 +124,7 @@ class ImportAssignment(Assignment):
         node = self.node
         if isinstance(node, ast.ImportFrom):
             return "." * node.level + (node.module or "")
-        module = ""
-        if isinstance(node, ast.AST):  # (an `import a.b`: no module; answered before libcst is named)
-            return module
-        if isinstance(node, cst.ImportFrom):
-            if node.module:
-                module = full_name_for(node.module) or ""
-            if node.relative:
-                module = "." * len(node.relative) + module
-        return module
+        return ""  # (an `import a.b`: no module)
 
     def get_qualified_names_for(self, full_name: str) -> set[QualifiedName]:
         """The imported name `full_name` (spelled with the local name) stands for: for a dotted import
@@ -168,17 +154,10 @@ class ImportAssignment(Assignment):
 
 
 def _aliases(node) -> Iterator[tuple[str | None, str | None]]:
-    """An import statement's (name, `as` name) pairs, of either tree; none for `import *`."""
-    names = node.names
-    if type(node) in (ast.Import, ast.ImportFrom):
-        for alias in names:
-            if alias.name != "*":
-                yield alias.name, alias.asname
-        return
-    if type(names) is cst.ImportStar:
-        return
-    for alias in names:
-        yield full_name_for(alias.name), alias.evaluated_alias if alias.asname else None
+    """An import statement's (name, `as` name) pairs; none for `import *`."""
+    for alias in node.names:
+        if alias.name != "*":
+            yield alias.name, alias.asname
 
 
 class BuiltinAssignment(BaseAssignment):
@@ -463,18 +442,14 @@ class AnnotationScope(LocalScope):
         return self.parent._name_prefix
 
 
-# libcst's node classes are ABCs: `isinstance` of a node whose class is not the one asked calls
-# ABCMeta.__instancecheck__, a Python frame; these classes have no subclasses, so an exact `type(...)`
-# test says the same (cst_tree.scope_kinds). 0.4 million such checks in this module on the whole benchmark corpus.
-# A node of `ast` is answered before libcst is named: the analysis on `ast` never imports it (lazy_libcst).
 _AST_NAME_OR_ATTRIBUTE = frozenset({ast.Name, ast.Attribute})
 _AST_DEFS = frozenset({ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef})
 
 
 def full_name_for(node) -> str | None:
-    """libcst.helpers.get_full_name_for_node, with exact type tests, for a node of either tree: `a.b.c`
-    of a Name/Attribute chain, through a call's function, a subscript's value, a def's or class's name
-    and a decorator's expression; the string itself for a string; None for anything else."""
+    """libcst.helpers.get_full_name_for_node, on `ast`, with exact type tests: `a.b.c` of a Name/Attribute
+    chain, through a call's function, a subscript's value, a def's or class's name; the string itself for
+    a string; None for anything else."""
     kind = type(node)
     if kind is ast.Name:
         return node.id
@@ -488,36 +463,12 @@ def full_name_for(node) -> str | None:
         return full_name_for(node.value)
     if kind in _AST_DEFS:
         return node.name
-    if isinstance(node, ast.AST):
-        return None
-    return _cst_full_name_for(node, kind)
-
-
-def _cst_full_name_for(node, kind: type) -> str | None:
-    if kind is cst.Name:
-        return node.value
-    if kind is cst.Attribute:
-        return f"{full_name_for(node.value)}.{node.attr.value}"
-    if kind is cst.Call:
-        return full_name_for(node.func)
-    if kind is cst.Subscript:
-        return full_name_for(node.value)
-    if kind is cst.FunctionDef or kind is cst.ClassDef:
-        return full_name_for(node.name)
-    if kind is cst.Decorator:
-        return full_name_for(node.decorator)
     return None
 
 
 def _dotted_names(node) -> Iterator[tuple[str, Node]]:
-    """`a.b.c` -> ("a.b.c", a.b.c), ("a.b", a.b), ("a", a) for a chain of either tree; through the
-    function of a call in the chain; nothing when the chain does not start with a name."""
-    if isinstance(node, ast.AST):
-        return _ast_dotted_names(node)
-    return _cst_dotted_names(node)
-
-
-def _ast_dotted_names(node) -> Iterator[tuple[str, Node]]:
+    """`a.b.c` -> ("a.b.c", a.b.c), ("a.b", a.b), ("a", a) for a chain; through the function of a call in
+    the chain; nothing when the chain does not start with a name."""
     kind = type(node)
     if kind is ast.Name:
         yield node.id, node
@@ -526,9 +477,9 @@ def _ast_dotted_names(node) -> Iterator[tuple[str, Node]]:
     kind = type(value)
     if kind is ast.Call:
         if type(value.func) in _AST_NAME_OR_ATTRIBUTE:
-            yield from _ast_dotted_names(value.func)
+            yield from _dotted_names(value.func)
     elif kind in _AST_NAME_OR_ATTRIBUTE:
-        inner = _ast_dotted_names(value)
+        inner = _dotted_names(value)
         first = next(inner, None)
         if first is not None:
             yield f"{first[0]}.{node.attr}", node
@@ -536,52 +487,20 @@ def _ast_dotted_names(node) -> Iterator[tuple[str, Node]]:
             yield from inner
 
 
-def _cst_dotted_names(node) -> Iterator[tuple[str, Node]]:
-    kind = type(node)
-    if kind is cst.Name:
-        yield node.value, node
-        return
-    value = node.value
-    kind = type(value)
-    if kind is cst.Call:
-        func = type(value.func)
-        if func is cst.Name or func is cst.Attribute:
-            yield from _cst_dotted_names(value.func)
-    elif kind is cst.Name or kind is cst.Attribute:
-        inner = _cst_dotted_names(value)
-        first = next(inner, None)
-        if first is not None:
-            yield f"{first[0]}.{node.attr.value}", node
-            yield first
-            yield from inner
-
-
 def _is_assignment(node, assignment_node) -> bool:
-    """`node` is what the binding at `assignment_node` binds (for an import: one of its names, or on
-    ast one of its aliases)."""
+    """`node` is what the binding at `assignment_node` binds (for an import: one of its aliases)."""
     if node is assignment_node:
         return True
     kind = type(assignment_node)
     if kind is ast.Import or kind is ast.ImportFrom:
         return any(alias is node for alias in assignment_node.names)
-    if isinstance(assignment_node, ast.AST):
-        return False
-    if kind is cst.Import or kind is cst.ImportFrom:
-        aliases = assignment_node.names
-        if type(aliases) is cst.ImportStar:
-            return False
-        for alias in aliases:
-            if alias.name is node or alias.asname is not None and alias.asname.name is node:
-                return True
     return False
 
 
 class Scopes:
-    """The scope of each node of a module (of either tree), as libcst's ScopeProvider assigns them (None for the
-    nodes it leaves out: an attribute's name, an import's names, a keyword, the whitespace and
-    punctuation of a def, a class, a lambda, a parameter, an argument, a comprehension), except for
-    whitespace, comments, punctuation and operators (cst_tree.token_kinds): None, where libcst gives the
-    scope around them. No rule asks for theirs, and skipping them halves the walk."""
+    """The scope of each node of a module, as libcst's ScopeProvider assigned them (None for the nodes it
+    leaves out: an attribute's name, an import's names, a keyword, a parameter's and an argument's parts,
+    a comprehension's)."""
 
     __slots__ = ("module", "_by_id", "_parsed")
 

@@ -1,4 +1,5 @@
-"""Recognise function transforms (jit, vmap, map, partial-wrapped forms) and read their arguments.
+"""Function transforms (jit, vmap, map, partial-wrapped forms), as ast_jit.py recognises them, and their
+arguments read.
 
 Three spellings of the same transform are understood everywhere:
   jax.jit                                  bare (decorator, or callee of an application)
@@ -9,23 +10,20 @@ An *application* is the transform called on a function: `jax.jit(f, ...)`, `part
 """
 from __future__ import annotations
 
-import ast
-
 from dataclasses import dataclass
-from typing import Any, Callable, Iterable
+from typing import Any, Callable
 
 from ..lazy_libcst import cst
 
 from .apis import Api, Kind
-from .names import NameResolver
 
 
 @dataclass(frozen=True)
 class Transform:
     api: Api
-    expr: Any  # the expression that denotes the configured transform (of either tree)
-    keywords: tuple  # keyword arguments configuring it (from the call or the partial): libcst Args, ast keywords
-    extra_positional: tuple = ()  # positional args after the function (jax.vmap(f, 0)): libcst Args, ast exprs
+    expr: Any  # the expression that denotes the configured transform (an `ast` expression)
+    keywords: tuple  # keyword arguments configuring it (from the call or the partial): `ast` keywords
+    extra_positional: tuple = ()  # positional args after the function (jax.vmap(f, 0)): `ast` expressions
 
     @property
     def kind(self) -> Kind:
@@ -36,10 +34,9 @@ class Transform:
         return self.api.framework
 
     def keyword(self, name: str):
-        """The value of the keyword `name` (a libcst Arg's or an ast keyword's), or None."""
+        """The value of the keyword `name`, or None."""
         for arg in self.keywords:
-            given = arg.arg if type(arg) is ast.keyword else arg.keyword.value if arg.keyword is not None else None
-            if given == name:
+            if arg.arg == name:
                 return arg.value
         return None
 
@@ -48,70 +45,14 @@ class Transform:
 class Application:
     """`transform(function, ...)`: the call node, the transform, and the wrapped function expression."""
 
-    call: Any  # (of either tree)
+    call: Any  # (`ast` nodes: ast_jit.match_application)
     transform: Transform
     function: Any
 
 
-def _positional(call: cst.Call) -> list[cst.Arg]:
-    return [a for a in call.args if a.keyword is None and not a.star]
-
-
-def _keywords(call: cst.Call) -> tuple[cst.Arg, ...]:
-    return tuple(a for a in call.args if a.keyword is not None)
-
-
-def match_transform(resolver: NameResolver, expr: cst.BaseExpression, kinds: Iterable[Kind]) -> Transform | None:
-    """`expr` denotes a configured transform of one of `kinds` (bare, factory or partial form)."""
-    kinds = set(kinds)
-    if isinstance(expr, (cst.Name, cst.Attribute)):
-        api = resolver.api(expr, kinds)
-        return Transform(api, expr, ()) if api is not None else None
-    if not isinstance(expr, cst.Call) or not isinstance(expr.func, (cst.Name, cst.Attribute)):
-        return None
-    positional = _positional(expr)
-    inner = positional[0].value if positional else None
-    # Resolve nothing unless the spelling can work: `partial(<kinds>, ...)` or `<kinds>(...)`.
-    maybe_partial = isinstance(inner, (cst.Name, cst.Attribute)) and resolver.could_be_api(inner, kinds)
-    callee = resolver.api(expr.func, kinds | {Kind.PARTIAL} if maybe_partial else kinds)
-    if callee is None:
-        return None
-    if callee.kind is Kind.PARTIAL:
-        if any(a.star for a in expr.args):
-            return None
-        api = resolver.api(inner, kinds)
-        if api is None:
-            return None
-        return Transform(api, expr, _keywords(expr), tuple(positional[1:]))
-    if callee.kind in kinds and not positional and not any(a.star for a in expr.args):
-        return Transform(callee, expr, _keywords(expr))  # factory: math.jit_compile(auxiliary_args='n')
-    return None
-
-
-def match_application(resolver: NameResolver, call: cst.Call, kinds: Iterable[Kind]) -> Application | None:
-    """`call` applies a transform of one of `kinds` to a function."""
-    kinds = set(kinds)
-    if any(a.star for a in call.args):
-        return None
-    positional = _positional(call)
-    if not positional:
-        return None
-    func = call.func
-    if isinstance(func, (cst.Name, cst.Attribute)):
-        api = resolver.api(func, kinds)
-        if api is None:
-            return None
-        return Application(call, Transform(api, func, _keywords(call), tuple(positional[1:])), positional[0].value)
-    if isinstance(func, cst.Call):
-        transform = match_transform(resolver, func, kinds)
-        if transform is None or len(positional) != 1 or _keywords(call):
-            return None
-        return Application(call, transform, positional[0].value)
-    return None
-
-
 def literal(node: cst.BaseExpression):
-    """The Python value of a literal int/str/tuple/list/None/bool expression; raises ValueError otherwise."""
+    """The Python value of a literal int/str/tuple/list/None/bool expression of libcst (a fix's builder
+    reads the code it rewrites); raises ValueError otherwise."""
     if isinstance(node, cst.Integer):
         return int(node.value, 0)
     if isinstance(node, cst.SimpleString):
@@ -127,17 +68,6 @@ def literal(node: cst.BaseExpression):
     if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Minus):
         return -literal(node.expression)
     raise ValueError("not a literal")
-
-
-def positional_params(fn: cst.FunctionDef | cst.Lambda) -> list[str]:
-    p = fn.params
-    return [param.name.value for param in (*p.posonly_params, *p.params)]
-
-
-def static_params(transform: Transform, fn: cst.FunctionDef | cst.Lambda) -> frozenset[str] | None:
-    """Parameters the transform keeps static (not traced); None when that cannot be read statically."""
-    every = [p.name.value for p in (*fn.params.posonly_params, *fn.params.params, *fn.params.kwonly_params)]
-    return static_parameters(transform.api, transform.keyword, literal, positional_params(fn), every)
 
 
 def static_parameters(api: Api, keyword: Callable, literal_of: Callable, positional: list[str],

@@ -8,11 +8,14 @@ libcst's AddImportsVisitor, applied by the engine), under the conventional alias
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from ..lazy_libcst import cst
 
 from ..analysis.apis import STAR_EXPORTS, canonical
-from ..analysis.names import NameResolver
+
+if TYPE_CHECKING:
+    from ..analysis.ast_resolver import NameResolver
 
 Import = tuple[str, "str | None", "str | None"]  # (module, object, asname) as AddImportsVisitor takes them
 
@@ -38,7 +41,7 @@ def dotted_expr(text: str) -> cst.BaseExpression:
 class Spelling:
     """Spells `module.name` for one file and collects the imports the spellings need."""
 
-    resolver: NameResolver  # (or ast_resolver's: both answer `imported`, `resolved`, `star_modules`, `aliases`)
+    resolver: "NameResolver"  # (the file's on `ast`: its `imported`, `resolved`, `star_modules`, `aliases`)
     taken: frozenset[str]  # identifiers used in the file: a new alias must avoid them
     imports: list[Import] = field(default_factory=list)
     _aliases: dict[str, str] = field(default_factory=dict)
