@@ -39,7 +39,7 @@ from typing import Any, Callable, Union
 
 from ..findings import Related, Span
 from . import compilers
-from .annotations import is_python_value, shape_properties, static_fields
+from .annotations import annotation_of, is_python_value, shape_properties, static_fields
 from .ast_globals import bound_module
 from .ast_jit import JitAnalysis, positional_params
 from .ast_module import AstModule
@@ -846,7 +846,7 @@ class TracedAnalysis:
     def _shape_properties(self, annotation: ast.expr) -> frozenset[str]:
         """The shape properties of the class an annotation names: one of this module, or of the project."""
         if isinstance(annotation, ast.Constant) and isinstance(annotation.value, str):  # `"State"`
-            annotation = _forward_reference(annotation.value)  # type: ignore[assignment]
+            annotation = annotation_of(annotation.value)  # type: ignore[assignment]
         if isinstance(annotation, ast.Name) and annotation.id in self._classes:
             return frozenset(shape_properties(self._classes[annotation.id]))
         if not isinstance(annotation, (ast.Name, ast.Attribute)) or self.project is None or not self.project.shape_properties:
@@ -971,15 +971,6 @@ def _yields(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
             return True
         stack.extend(c for c in ast.iter_child_nodes(node) if not isinstance(c, _SCOPES))
     return False
-
-
-def _forward_reference(text: str) -> ast.expr | None:
-    """The expression a string annotation spells (`"State"`, `"sim.State"`), if it is a dotted name."""
-    try:
-        node = ast.parse(text, mode="eval").body
-    except SyntaxError:
-        return None
-    return node if isinstance(node, (ast.Name, ast.Attribute)) else None
 
 
 def _bind_call(fn: ast.FunctionDef | ast.AsyncFunctionDef, call: ast.Call, values: list[Value]) -> dict[str, Value]:

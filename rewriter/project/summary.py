@@ -470,14 +470,7 @@ class _Reader:
         for imported in body.imports:
             self._import(imported, record=False)
         body.unknown |= enclosing - body.local
-        kinds = _LocalKinds(self, body, set(params))
-        aliases = _aliases(node, body, params)
-        for call, in_loop in body.calls:
-            func = call.func
-            alias = aliases.get(func.id) if type(func) is ast.Name else None  # type: ignore[attr-defined]
-            recorded = self._call(call, kinds, body.local | enclosing, in_loop, alias)
-            if recorded is not None:
-                function.calls.append(recorded)
+        function.calls = self._recorded_calls(node, body, params, body.local | enclosing)
         self._factory(body, function)
         if not function.decorated and function.jit is None and type(node) is ast.FunctionDef:
             callees: set[str] = set()
@@ -485,6 +478,20 @@ class _Reader:
                 function.returns_python = not callees
                 function.python_if = sorted(callees)
         return function
+
+    def _recorded_calls(self, node: ast.AST, body: "_Body", params: list[str], local: set[str]) -> list[Call]:
+        """The calls of a def's body that reach a function the index may know, those through a local alias
+        (`_aliases`) as calls of what it names."""
+        kinds = _LocalKinds(self, body, set(params))
+        aliases = _aliases(node, body, params)
+        out = []
+        for call, in_loop in body.calls:
+            func = call.func
+            alias = aliases.get(func.id) if type(func) is ast.Name else None  # type: ignore[attr-defined]
+            recorded = self._call(call, kinds, local, in_loop, alias)
+            if recorded is not None:
+                out.append(recorded)
+        return out
 
     def _methods(self, cls: ast.ClassDef) -> None:
         """Summary.methods: the calls each method makes that no decorator may trace (`@pytest.mark.parametrize`
@@ -499,15 +506,7 @@ class _Reader:
             body = _Body(stmt, self.kids)
             for imported in body.imports:
                 self._import(imported, record=False)
-            kinds = _LocalKinds(self, body, set(params))
-            aliases = _aliases(stmt, body, params)
-            calls = []
-            for call, in_loop in body.calls:
-                func = call.func
-                alias = aliases.get(func.id) if type(func) is ast.Name else None  # type: ignore[attr-defined]
-                recorded = self._call(call, kinds, body.local, in_loop, alias)
-                if recorded is not None:
-                    calls.append(recorded)
+            calls = self._recorded_calls(stmt, body, params, body.local)
             if calls:
                 self.out.methods[f"{cls.name}.{stmt.name}"] = calls  # type: ignore[attr-defined]
 
