@@ -655,7 +655,7 @@ class TracedAnalysis:
         self._config: dict[tuple[int, str], ParamRole] = {}
         self._data: set[tuple[int, str]] = set()
         self._generators: dict[int, bool] = {}
-        self._module_classes: dict[str, ast.ClassDef] | None = None
+        self._known_properties: tuple[dict, dict] | None = None
         self._run()
 
     def _walker(self, flow: FunctionFlow, calls: list, returns_of=None) -> _Flow:
@@ -847,11 +847,11 @@ class TracedAnalysis:
         """The shape properties of the class an annotation names: one of this module, or of the project."""
         if isinstance(annotation, ast.Constant) and isinstance(annotation.value, str):  # `"State"`
             annotation = annotation_of(annotation.value)  # type: ignore[assignment]
-        if isinstance(annotation, ast.Name) and annotation.id in self._classes:
-            return frozenset(shape_properties(self._classes[annotation.id]))
-        if not isinstance(annotation, (ast.Name, ast.Attribute)) or self.project is None or not self.project.shape_properties:
+        own, known = self._properties
+        if isinstance(annotation, ast.Name) and annotation.id in own:
+            return own[annotation.id]
+        if not isinstance(annotation, (ast.Name, ast.Attribute)) or not known:
             return frozenset()
-        known = dict(self.project.shape_properties)
         found = [known.get(q) for q in self.resolver.qualified_names(annotation)]
         return frozenset(found[0]) if len(found) == 1 and found[0] else frozenset()
 
@@ -860,12 +860,14 @@ class TracedAnalysis:
         return frozenset(shape_properties(parent)) if isinstance(parent, ast.ClassDef) else frozenset()
 
     @property
-    def _classes(self) -> dict[str, ast.ClassDef]:
-        """The module's classes by name, read once."""
-        if self._module_classes is None:
+    def _properties(self) -> tuple[dict[str, frozenset[str]], dict[str, tuple[str, ...]]]:
+        """The shape properties of this module's classes by name, and of the project's by absolute name; read once."""
+        if self._known_properties is None:
             tree = self.module.tree
-            self._module_classes = {s.name: s for s in tree.body if isinstance(s, ast.ClassDef)} if tree is not None else {}
-        return self._module_classes
+            own = {c.name: frozenset(shape_properties(c)) for c in (tree.body if tree is not None else ())
+                   if isinstance(c, ast.ClassDef)}
+            self._known_properties = own, dict(self.project.shape_properties) if self.project is not None else {}
+        return self._known_properties
 
     def _static_fields(self, param: ast.arg) -> frozenset[str]:
         """The Python-valued fields of the value class `param` is declared as, in this module or an installed one (`diffrax.SaveAt`)."""
