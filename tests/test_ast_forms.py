@@ -321,10 +321,41 @@ def test_branch_agreement():
     (flow,) = file.traced.flows.values()
     doubt, clash = [s for s in flow.context.function.body if isinstance(s, ast.If)]
     found = on_ast.branch_agreement(file, flow, doubt, _values(doubt), [doubt.test], code=file.code)
-    assert found == "`x * 0.5` and `x`: their dtypes may differ (integers in one, floats or booleans in the other)"
+    assert found == "`x * 0.5` and `x`: their dtypes may differ (floats in one, `x`'s dtype in the other)"
     with pytest.raises(Refused) as refused:
         on_ast.branch_agreement(file, flow, clash, _values(clash))
     assert str(refused.value) == "a branch is `jnp.sin`, a function or module, not an array: a selection cannot hold it"
+
+
+DTYPE_DOUBTS = """
+import jax
+import jax.numpy as jnp
+
+@jax.jit
+def f(x):
+    if x.sum() > 0:
+        y = x + 1j * x
+    else:
+        y = x
+    if x.sum() > 1:
+        z = jnp.zeros(3, dtype=jnp.int32)
+    else:
+        z = jnp.zeros(3)
+    return y, z
+"""
+
+
+def test_a_dtype_doubt_names_the_dtypes_it_knows():
+    """A complex literal's dtype is one the forms do not track: the note must not call it an integer, a
+    float or a boolean."""
+    python = AstModule(DTYPE_DOUBTS)
+    file = AstFile("module.py", python, python)
+    (flow,) = file.traced.flows.values()
+    complex_, spelled = [s for s in flow.context.function.body if isinstance(s, ast.If)]
+    found = on_ast.branch_agreement(file, flow, complex_, _values(complex_), [complex_.test], code=file.code)
+    assert found == "`x + 1j * x` and `x`: nothing proves their dtypes equal"
+    found = on_ast.branch_agreement(file, flow, spelled, _values(spelled), [spelled.test], code=file.code)
+    assert found == "`jnp.zeros(3, dtype=jnp.int32)` and `jnp.zeros(3)`: their dtypes may differ (floats in one, integers in the other)"
 
 
 def test_a_public_helper_escapes_an_open_module():

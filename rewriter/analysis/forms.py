@@ -258,6 +258,15 @@ def agreement(forms: list[Form]) -> Verdict:
     if len(roots) > 1:
         return Verdict(Agreement.DOUBT, "they are shaped like different values, which a selection would broadcast")
     dtypes = {f.dtype for f in arrays}
-    if len(dtypes) > 1 or "?" in dtypes:
-        return Verdict(Agreement.DOUBT, "their dtypes may differ (integers in one, floats or booleans in the other)")
+    if "?" in dtypes:
+        return Verdict(Agreement.DOUBT, "nothing proves their dtypes equal")
+    if len(dtypes) > 1:
+        root = arrays[0].root
+        kinds = [f"`{root}`'s dtype" if d == "same" else _DTYPE_WORDS.get(d, f"`{d}`") for d in sorted(dtypes)]
+        told = f"{kinds[0]} in one, {kinds[1]} in the other" if len(kinds) == 2 else f"{', '.join(kinds[:-1])} and {kinds[-1]}"
+        return Verdict(Agreement.DOUBT, f"their dtypes may differ ({told})")
     return AGREE
+
+
+# How a message names a dtype of the forms (ast_forms.py): a kind, or else the spelled dtype itself.
+_DTYPE_WORDS = {"int": "integers", "float": "floats", "bool": "booleans"}
