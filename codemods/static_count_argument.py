@@ -386,7 +386,7 @@ def _configurable_on_ast(facts, node: ast.FunctionDef | ast.AsyncFunctionDef | a
     defaulted = positional[len(positional) - len(args.defaults):] + [
         a for a, d in zip(args.kwonlyargs, args.kw_defaults) if d is not None]
     out = {a.arg for a in defaulted} | {a.arg for a in named if ast_traced.annotation_name(a.annotation) in CONFIGURATION_ANNOTATIONS}
-    out |= facts.remote_python.get(node.name, set())
+    out |= facts.remote_python(node.name)
     for call, nest in facts.calls_of.get(node.name, ()):  # callsites.CallSites._bind: what each call passes
         if any(type(a) is ast.Starred for a in call.args) or any(k.arg is None for k in call.keywords):
             return every

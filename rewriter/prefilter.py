@@ -171,11 +171,12 @@ class SyntaxFacts(ast.NodeVisitor):
         self.remote_traced = {t.function.rsplit(".", 1)[-1] for t in self.remote_traces}
         self.remote_factories = {f.name for f in project.factories} if project else set()
         # The parameters calls in other modules pass Python values (callsites.CallSites._add_remote), by def name.
-        self.remote_python: dict[str, set[str]] = {}
+        self._remote_python: dict[str, set[str]] = {}
         for call in project.calls if project else ():
             if call.complete:
-                self.remote_python.setdefault(call.function.rsplit(".", 1)[-1], set()).update(
+                self._remote_python.setdefault(call.function.rsplit(".", 1)[-1], set()).update(
                     a.param for a in call.args if a.kind == "python")
+        self.asked_remote_python = False  # some gate read `remote_python` (Syntax.reads_call_evidence)
         self.roles_given = roles_given  # the parameters' roles come from elsewhere (engine.Settings.callsite_facts)
         self.functions: list[ast.AST] = []
         self.keys: list = []  # their keys (`_keys`)
@@ -441,6 +442,13 @@ class SyntaxFacts(ast.NodeVisitor):
             self.maps.append((node, tuple(self.functions)))
 
     # -- what the gates ask, once the whole file is seen ------------------------------------------
+    def remote_python(self, function: str) -> set[str]:
+        """The parameters of the def `function` that calls in other modules pass Python values. The one
+        way the call evidence of other modules reaches a gate: a gate that never asks finds the same
+        with any evidence (Survey.passed_with)."""
+        self.asked_remote_python = True
+        return self._remote_python.get(function, set())
+
     def factory_sensitive(self) -> frozenset[str]:
         """The names a factory of another module (`remote_factories`) must bear to change what a gate
         finds: those called in a loop, and the callees whose results are bound to them."""
@@ -824,6 +832,12 @@ class Syntax:
         factories of other modules."""
         return self._source is not None and not self._traced_or_made_elsewhere \
             and not self._may_spell_an_api() and not self.may_call_with_preprocessing()
+
+    @property
+    def reads_call_evidence(self) -> bool:
+        """Some gate read what calls in other modules pass (SyntaxFacts.remote_python): only then can
+        that evidence change what the gates let through."""
+        return self._walk is not None and self._walk.asked_remote_python
 
     @property
     def star_modules(self) -> tuple[str, ...]:

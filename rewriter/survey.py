@@ -48,11 +48,15 @@ class Survey:
     # names it read through them, and the modules the file imports with `*` (None: not recorded).
     realiased: frozenset[str] | None = None
     star_modules: tuple[str, ...] = ()
+    # Some gate read what calls in other modules pass (prefilter.Syntax.reads_call_evidence): without
+    # that read, no call evidence changes what the gates let through.
+    reads_call_evidence: bool = True
 
     def passed_with(self, facts: FileFacts | None) -> tuple[str, ...] | None:
         """The rules the pre-filter lets through given the facts other modules give the file
-        (engine._candidates), when the survey already knows: with no facts, or with factories only,
-        none of them named where a gate could notice. None: the file must be judged again. (No gate
+        (engine._candidates), when the survey already knows: with no facts, with factories only, none
+        of them named where a gate could notice, or with call evidence no gate read (`calls`:
+        `reads_call_evidence`). None: the file must be judged again. (No gate
         reads `python_results` or `classes`: they only make ast_flow.py call static what a gate may call a
         tracer, and forms.py refuse a selection. `aliases` and `reexports` change what the file's names
         denote, for the gates as for the rules: judged again, unless they can only make the gates find
@@ -63,9 +67,10 @@ class Survey:
             return self.first_pass
         if (facts.aliases or facts.reexports) and facts.widens_a_gate() and not self._reads_nothing_aliased(facts):
             return None
-        if not (facts.traces or facts.calls or facts.factories):
+        calls = bool(facts.calls) and self.reads_call_evidence
+        if not (facts.traces or calls or facts.factories):
             return self.first_pass
-        if facts.traces or facts.calls or self.factory_pass is None:
+        if facts.traces or calls or self.factory_pass is None:
             return None
         if self.factory_sensitive is None or not self.factory_sensitive.isdisjoint(f.name for f in facts.factories):
             return None
@@ -126,7 +131,7 @@ def _first_pass(source: bytes, codemods: Sequence[type[Codemod]], tree, kids: di
     if not words.any_wanted([c for c in codemods if has_gate(c)]):
         # As filter_codemods: nothing to judge, so no walk (a file given factories is judged again).
         wanted = tuple(c.CODE for c in codemods if words.wanted(c))
-        return Survey(summary, wanted, outline=_outline(tree, wanted), realiased=frozenset())
+        return Survey(summary, wanted, outline=_outline(tree, wanted), realiased=frozenset(), reads_call_evidence=False)
     asked = AskedAliases()
     syntax = syntax_of(source, None, tree, kids=kids, met=met, package=package, aliases=asked)
     # Each rule's pre-filter first, its words only if that lets it through (the walk is paid already;
@@ -148,7 +153,7 @@ def _first_pass(source: bytes, codemods: Sequence[type[Codemod]], tree, kids: di
         elif "factories" in c.PROJECT_FACTS:
             factory_pass.append(c.CODE)
     return Survey(summary, tuple(passed), tuple(factory_pass), syntax.factory_sensitive, _outline(tree, passed or factory_pass),
-                  frozenset(asked.asked), syntax.star_modules)
+                  frozenset(asked.asked), syntax.star_modules, syntax.reads_call_evidence)
 
 
 def warm() -> None:
