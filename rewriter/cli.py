@@ -94,7 +94,7 @@ def _check_interpreter(config) -> None:
 @click.option("--ignore", multiple=True, metavar="RULES", help="Rules to disable (wins over --select).")
 @click.option("--unsafe-fixes/--no-unsafe-fixes", default=None, help="Also apply fixes that may change behaviour in edge cases.")
 @click.option("--output-format", type=click.Choice(OUTPUT_FORMATS), default="text", show_default=True, help="How findings are printed; json, github and sarif print no diff.")
-@click.option("--jobs", "-j", type=click.IntRange(min=1), default=None, help="Worker processes (default: one per CPU).")
+@click.option("--jobs", "-j", type=click.IntRange(min=1), default=None, help="Processes to run in, this one among them (default: one per CPU).")
 @click.option("--no-cache", is_flag=True, help="Neither read nor write the result cache.")
 @click.option("--cache-dir", type=click.Path(file_okay=False), default=None,
               help="Where results are cached (default: .phiml-rewrite-cache/ at the project root; env PHIML_REWRITE_CACHE_DIR).")

@@ -142,8 +142,11 @@ def process_files(
         if pool is not None and pool.started and todo:
             todo.sort(key=lambda item: -len(item[1][1]))
             surveyed_as = [_files.real_path(job[0]) for _, job in todo]  # (`keys` are the cache's)
+            # Where new code is shown, libcst parses: a crash of its parser must take a forked worker
+            # only (the file is then processed alone, below), not the run. Without, this process works too.
+            here = not any(job[2].rewrite for _, job in todo)
             try:
-                done = pool.map(_process_in_worker, [job for _, job in todo], keys=surveyed_as, advance=advance)
+                done = pool.map(_process_in_worker, [job for _, job in todo], keys=surveyed_as, advance=advance, here=here)
             except Broken as e:
                 done = e.results
             for (i, job), result in zip(todo, done):

@@ -5,9 +5,13 @@ rule may fire in. A pool hands each task to whichever worker is free, so a file'
 land in another process than its survey and parse the file again. Here the runner chooses: a free
 worker takes its own files first, so it reads the parse its survey kept (rewriter/kept_parses.py);
 one with none left takes another's, from the end of that worker's queue, so that the processes
-finish together. The processes are forked together, before the parent runs a thread of its own
-(forking beside a running thread can leave a lock held in the child), and each talks over a pipe.
-multiprocessing is imported when they start: a run served from the cache starts none.
+finish together. The run's own process is one of the workers: with N jobs, N - 1 processes are
+forked, and the parent takes items between looks at their pipes (a map may keep it out: a file whose
+processing may crash the interpreter, where libcst parses, is isolated in a forked worker). Each
+item it takes is one less to pickle there and back, and one process less whose caches and
+copied pages the run pays for. The processes are forked together, before the parent runs a thread
+of its own (forking beside a running thread can leave a lock held in the child), and each talks over
+a pipe. multiprocessing is imported when they start: a run served from the cache starts none.
 """
 from __future__ import annotations
 
@@ -29,9 +33,10 @@ class Broken(RuntimeError):
 
 
 class Workers:
-    """`count` worker processes, started on the first `map` (forked then: the parent's heap is first
-    frozen out of the collector's reach, so that a collection in a worker does not copy every page it
-    shares with the parent). `before_start`: what to build first, for every worker to inherit."""
+    """`count` workers: this process and `count - 1` forked ones, started on the first `map` (forked
+    then: the parent's heap is first frozen out of the collector's reach, so that a collection in a
+    worker does not copy every page it shares with the parent). `before_start`: what to build first,
+    for every worker to inherit. In `owner`, this process is worker `count - 1`."""
 
     def __init__(self, count: int, before_start: Callable[[], None] | None = None) -> None:
         self.count = count
@@ -42,6 +47,7 @@ class Workers:
         self._frozen = False
         self.broken = False
         self.owner: dict[Any, int] = {}  # what a worker read (a key the caller chooses) -> that worker
+        self.here = count - 1  # this process's number among the workers
 
     def __enter__(self) -> Workers:
         return self
@@ -83,7 +89,7 @@ class Workers:
         gc.freeze()
         self._frozen = True
         context = multiprocessing.get_context()
-        for _ in range(self.count):
+        for _ in range(self.here):
             here, there = context.Pipe()
             # Daemonic: a Workers nobody closed does not hold the interpreter's exit (no worker starts
             # processes of its own, which a daemonic one may not).
@@ -94,21 +100,24 @@ class Workers:
             self._pipes.append(here)
 
     def map(self, function: Callable, items: Sequence, *, chunk: int = 1, keys: Sequence | None = None,
-            advance: Callable[[], None] | None = None) -> list:
+            advance: Callable[[], None] | None = None, here: bool = True) -> list:
         """`function` (module-level) of each item, in the workers, in the order of `items`; `chunk`
-        items are handed to a worker at a time. `keys`: what each item is known by in `owner`; an
-        item whose key a worker owns goes to it first, and a worker that runs an item owns its key
-        after. Raises the function's exception, or `Broken` when a worker died (no worker is used
+        items are handed to a forked worker at a time, one to this process. `keys`: what each item is
+        known by in `owner`; an item whose key a worker owns goes to it first, and a worker that runs
+        an item owns its key after. `here`: this process takes items too (else its own go to the
+        others). Raises the function's exception, or `Broken` when a worker died (no worker is used
         after that)."""
         results: list = [None] * len(items)
         if self.broken:
             raise Broken(results)
-        if not self._processes:
+        if not self._processes and self.here:
             self._start()
-        own: list[deque[int]] = [deque() for _ in self._processes]
+        own: list[deque[int]] = [deque() for _ in range(self.here + 1)]  # (the last: this process's)
         anyone: deque[int] = deque()
         for i in range(len(items)):
             worker = self.owner.get(keys[i]) if keys is not None else None
+            if worker == self.here and not here:
+                worker = None
             (own[worker] if worker is not None else anyone).append(i)
         batches: dict[int, list[int]] = {}
 
@@ -124,6 +133,31 @@ class Workers:
                 return
             batches[worker] = batch
 
+        def collect(timeout: float | None) -> None:
+            """The replies of the forked workers that are ready (waiting up to `timeout`; None: until
+            one is), each worker fed its next batch."""
+            for ready in wait([self._pipes[w] for w in batches], timeout):
+                worker = by_pipe[id(ready)]
+                batch = batches.pop(worker)
+                try:
+                    kind, out = self._pipes[worker].recv()
+                except (EOFError, OSError):
+                    self.broken = True  # (its process is gone: `close` reaps it)
+                    continue
+                except Exception as e:  # a reply that pickled but does not unpickle here
+                    raise RuntimeError(f"a worker's reply could not be read: {type(e).__name__}: {e}") from e
+                self._busy.discard(worker)
+                if kind == "raised":
+                    raise out
+                for i, result in zip(batch, out):
+                    results[i] = result
+                    if keys is not None:
+                        self.owner[keys[i]] = worker
+                    if advance is not None:
+                        advance()
+                if not self.broken:
+                    feed(worker)
+
         from multiprocessing.connection import wait
 
         by_pipe = {id(pipe): worker for worker, pipe in enumerate(self._pipes)}
@@ -131,28 +165,23 @@ class Workers:
             for worker in range(len(self._processes)):
                 if not self.broken:
                     feed(worker)
-            while batches:
-                for ready in wait([self._pipes[w] for w in batches]):
-                    worker = by_pipe[id(ready)]
-                    batch = batches.pop(worker)
-                    try:
-                        kind, out = self._pipes[worker].recv()
-                    except (EOFError, OSError):
-                        self.broken = True  # (its process is gone: `close` reaps it)
-                        continue
-                    except Exception as e:  # a reply that pickled but does not unpickle here
-                        raise RuntimeError(f"a worker's reply could not be read: {type(e).__name__}: {e}") from e
-                    self._busy.discard(worker)
-                    if kind == "raised":
-                        raise out
-                    for i, result in zip(batch, out):
-                        results[i] = result
-                        if keys is not None:
-                            self.owner[keys[i]] = worker
-                        if advance is not None:
-                            advance()
-                    if not self.broken:
-                        feed(worker)
+            while True:
+                # One item here at a time, the workers' replies read between two (a worker done waits
+                # at most one item for its next batch); once none is left here, only their replies.
+                mine = _next_batch(self.here, own, anyone, 1) if here and not self.broken else []
+                if mine:
+                    i = mine[0]
+                    results[i] = function(items[i])
+                    if keys is not None:
+                        self.owner[keys[i]] = self.here
+                    if advance is not None:
+                        advance()
+                    if batches:
+                        collect(0)
+                elif batches:
+                    collect(None)
+                else:
+                    break
         except BaseException:
             self.broken = True  # (replies still in flight are not read: these processes serve no more)
             raise

@@ -76,10 +76,24 @@ def test_a_worker_with_none_of_its_own_left_takes_anothers_from_the_end():
         assert out[-1][0] != out[0][0]
 
 
-def test_a_dead_worker_is_broken_with_what_the_others_finished():
+def test_this_process_is_one_of_the_workers():
+    """With N workers, N - 1 processes are forked: this one takes items too, unless a map keeps it out."""
     with Workers(2) as workers:
+        out = workers.map(pid_and, list(range(10)), keys=[f"k{i}" for i in range(10)])
+        assert len(workers._processes) == 1
+        assert {pid for pid, _ in out} == {os.getpid(), workers._processes[0].pid}
+        assert {workers.owner[f"k{i}"] for i, (pid, _) in enumerate(out) if pid == os.getpid()} == {workers.here}
+        # Kept out: what this process read goes to the forked worker.
+        out = workers.map(pid_and, list(range(10)), keys=[f"k{i}" for i in range(10)], here=False)
+        assert {pid for pid, _ in out} == {workers._processes[0].pid}
+        assert [x for _, x in out] == list(range(10))
+
+
+def test_a_dead_worker_is_broken_with_what_the_others_finished():
+    with Workers(3) as workers:
+        workers.owner[3] = 0  # (fed to a forked worker first: never taken here)
         with pytest.raises(Broken) as raised:
-            workers.map(dies_at_three, list(range(8)))
+            workers.map(dies_at_three, list(range(8)), keys=list(range(8)))
         results = raised.value.results
         assert results[3] is None
         assert all(r is None or r == i for i, r in enumerate(results))
@@ -104,7 +118,7 @@ def test_a_worker_killed_while_it_waited_is_broken_not_a_broken_pipe():
     two maps (the OOM killer, between the survey and the processing) raised BrokenPipeError."""
     import signal
 
-    with Workers(2) as workers:
+    with Workers(3) as workers:
         assert workers.map(square, [1, 2, 3, 4]) == [1, 4, 9, 16]
         os.kill(workers._processes[1].pid, signal.SIGKILL)
         workers._processes[1].join()
