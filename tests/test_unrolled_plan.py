@@ -46,4 +46,4 @@ def test_a_carry_a_complex_literal_may_turn_complex_is_unsafe():
     """`h + 1j * row` is complex when `h` is a float array: a scan's carry cannot change its dtype."""
     (finding,) = _run("@jax.jit\ndef f(xs, h):\n    for row in xs:\n        h = h + 1j * row\n    return h\n\n\n"
                       "f(jnp.ones((60, 3)), jnp.zeros(3))\n").findings
-    assert finding.fix is not None and finding.fix.safety.value == "unsafe" and "dtypes may differ" in finding.note
+    assert finding.fix is not None and finding.fix.safety.value == "unsafe" and "nothing proves their dtypes equal" in finding.note
