@@ -7,7 +7,7 @@ from rewriter.lazy_libcst import cst
 
 from rewriter.analysis.apis import Kind
 from rewriter.analysis.ast_jit import bound_value, match_application
-from rewriter.analysis.ast_names import own_nodes as own_nodes_on_ast
+from rewriter.analysis.ast_names import branches, own_nodes as own_nodes_on_ast
 from rewriter.ast_rule import AstRule, PlannedFix
 from rewriter.codemod import Replace
 from rewriter.findings import Safety
@@ -201,12 +201,19 @@ def _last_name(func: ast.AST) -> str | None:
 
 
 def _custom_gradient_names(syntax) -> set[str]:
-    """Names some assignment of the file binds to a `custom_gradient(...)` call (`bound_value`'s candidates)."""
+    """Names some assignment of the file binds to a `custom_gradient(...)` call (`bound_value`'s candidates).
+    (A walk over `branches`: `ast.walk`'s generators cost more than the rest of the gate in a large module.)"""
     out: set[str] = set()
-    for node in ast.walk(syntax.tree):
-        if isinstance(node, (ast.Assign, ast.AnnAssign, ast.NamedExpr)) and isinstance(node.value, ast.Call) \
+    stack: list[ast.AST] = [syntax.tree]
+    while stack:
+        node = stack.pop()
+        if type(node) in _BINDINGS and type(node.value) is ast.Call \
                 and any(_last_name(n) == "custom_gradient" or "phiml.math.custom_gradient" in syntax.apis(n)
                         for n in ast.walk(node.value.func) if isinstance(n, (ast.Name, ast.Attribute))):
-            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            targets = node.targets if type(node) is ast.Assign else [node.target]
             out.update(t.id for t in targets if isinstance(t, ast.Name))
+        stack.extend(branches(node))
     return out
+
+
+_BINDINGS = (ast.Assign, ast.AnnAssign, ast.NamedExpr)

@@ -128,7 +128,7 @@ def canonical(name: str) -> str:
 
 
 def _private(name: str) -> bool:
-    return any(part.startswith("_") for part in name.split("."))
+    return name.startswith("_") or "._" in name  # (some part starts with `_`)
 
 
 def lookup(name: str) -> Api | None:

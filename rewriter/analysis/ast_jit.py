@@ -225,7 +225,7 @@ def _collect(resolver: NameResolver) -> _Collected:
                 defs.append(node)  # type: ignore[arg-type]
         elif kind is ast.Call:
             calls.append((node, enclosing))  # type: ignore[arg-type]
-        stack.extend((child, enclosing) for child in branches(node))
+        stack.extend([(child, enclosing) for child in branches(node)])
     for fn in sorted(defs, key=_source_order):
         for decorator in fn.decorator_list:
             transform = match_transform(resolver, decorator, (Kind.JIT,))

@@ -317,7 +317,7 @@ class Function:
                     stack.extend((d, narrowed) for d in node.args.defaults)
                     stack.extend((d, narrowed) for d in node.args.kw_defaults if d is not None)
                 continue  # its body is its own Function
-            stack.extend((child, narrowed) for child in branches(node))
+            stack.extend([(child, narrowed) for child in branches(node)])
 
     def _bind_assigned(self, target: ast.AST, value: ast.AST) -> None:
         """`target = value`, a tuple target element by element as ast_flow._Flow.bind does: each element
@@ -1208,9 +1208,9 @@ def functions_in(node: ast.AST, outer: Function | None, module: Module):
         if isinstance(current, _FUNCTIONS):
             function = Function(current, owner, module)
             out.append(function)
-            stack.extend((child, function) for child in _own_branches(current))
+            stack.extend([(child, function) for child in _own_branches(current)])
         else:
-            stack.extend((child, owner) for child in branches(current))
+            stack.extend([(child, owner) for child in branches(current)])
     return out
 
 

@@ -483,7 +483,7 @@ class _Reader:
         """The calls of a def's body that reach a function the index may know, those through a local alias
         (`_aliases`) as calls of what it names."""
         kinds = _LocalKinds(self, body, set(params))
-        aliases = _aliases(node, body, params)
+        aliases = _aliases(node, body, params, self.kids, lambda value: self._target(value, local) is not None)
         out = []
         for call, in_loop in body.calls:
             func = call.func
@@ -728,22 +728,31 @@ class _Body:
         self.local = local - declared_global
 
 
-def _aliases(fn: ast.AST, body: "_Body", params: list[str]) -> dict[str, ast.expr]:
+def _aliases(fn: ast.AST, body: "_Body", params: list[str], kids: dict, resolves) -> dict[str, ast.expr]:
     """The local names bound once, to a name or attribute chain (`sample = sampler_jit`), that are only ever
     called: their calls are calls of what that denotes (a module-level function), and the read of it is no
-    use the index cannot see into."""
+    use the index cannot see into. Only a chain that `resolves` (through module-level bindings: `_target`)
+    can be such a function; the others (`n = x.shape`, `f = self.step`) are not looked for. The walk reads
+    each node's branches from `kids` (the module walk's), nested defs included."""
     candidates = {name: values[0] for name, values in body.values.items()
                   if len(values) == 1 and type(values[0]) in (ast.Name, ast.Attribute) and name not in body.unknown
-                  and name not in params}
+                  and name not in params and resolves(values[0])}
     if not candidates:
         return {}
     callees: set[int] = set()
     reads: dict[str, list[ast.Name]] = {}
-    for node in ast.walk(fn):
-        if type(node) is ast.Call:
+    stack: list = [fn]
+    while stack:
+        node = stack.pop()
+        kind = type(node)
+        if kind is _NAME:
+            if node.id in candidates and type(node.ctx) is _LOAD:  # type: ignore[attr-defined]
+                reads.setdefault(node.id, []).append(node)  # type: ignore[attr-defined, arg-type]
+            continue
+        if kind is ast.Call:
             callees.add(id(node.func))  # type: ignore[attr-defined]
-        elif type(node) is ast.Name and node.id in candidates and type(node.ctx) is ast.Load:  # type: ignore[attr-defined]
-            reads.setdefault(node.id, []).append(node)  # type: ignore[attr-defined, arg-type]
+        found = kids.get(id(node))
+        stack.extend(found if found is not None else branches(node))
     return {name: value for name, value in candidates.items()
             if reads.get(name) and all(id(read) in callees for read in reads[name])}
 
