@@ -666,7 +666,10 @@ class _Body:
             node, loop = stack.pop()
             kind = type(node)
             if kind not in _READ:  # most nodes (attributes, operators, subscripts...): only walked through
-                stack.extend([(child, loop or kind in LOOPS) for child in reversed(_children(node, kids))])
+                inner = loop or kind in LOOPS
+                found = kids.get(id(node))  # (`_children`, inline: this is most of a module's nodes)
+                stack.extend([(child, inner) for child in reversed(found if found is not None else branches(node))
+                              if type(child) is not _NAME and type(child) is not _CONSTANT])
                 continue
             if kind is ast.Call:
                 self.calls.append((node, loop))
