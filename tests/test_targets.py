@@ -69,6 +69,31 @@ def test_a_copy_beside_a_script_counts_where_there_is_no_project(tmp_path):
     assert _targets(tmp_path, "main.py").of("phi") is None  # not a marked project root: not searched below
 
 
+def test_a_package_named_like_a_library_inside_a_package_is_no_copy(tmp_path):
+    """PhiFlow's layout (two-way-coupled-control vendors it): `phi/jax/` is `phi.jax`, PhiFlow's jax backend.
+    A module of `phi.field` is imported from above `phi/`, never run from inside it, so its `import jax`
+    is the installed jax; only a script in `phi/` itself (its folder first on `sys.path`) would see it."""
+    write_files(tmp_path, {"setup.py": "", "phi/__init__.py": "", "phi/VERSION": "2.0.0rc1\n", "phi/jax/__init__.py": "",
+                           "phi/torch/__init__.py": "", "phi/field/__init__.py": "", "phi/field/_math.py": "",
+                           "phi/run.py": ""})
+    module = _targets(tmp_path, "phi/field/_math.py")
+    assert module.own_copies() == {"phi"} and module.of("jax") is None and module.of("torch") is None
+    assert _targets(tmp_path, "phi/run.py").own_copies() == {"phi", "jax", "torch"}
+
+
+def test_a_vendored_phiflow_reads_the_installed_jax_in_its_backend(tmp_path):
+    """A PhiFlow copy's jax backend (`phi/jax/`) is no copy of jax: `jax.jit` in a module of `phi.field`
+    is the installed jax's (before, it was the project's own code, and nothing was reported there)."""
+    from rewriter import runner
+    from rewriter.config import Config
+
+    uses = "import jax\n\n\n@jax.jit\ndef f(x):\n    if x > 0:\n        return x\n    return -x\n"
+    write_files(tmp_path, {"setup.py": "", "phi/__init__.py": "", "phi/VERSION": "2.0.0rc1\n", "phi/jax/__init__.py": "",
+                           "phi/field/__init__.py": "", "phi/field/_math.py": uses})
+    report = runner.run([str(tmp_path)], Config(root=str(tmp_path)), jobs=1, rewrite=False)
+    assert [f.code for r in report.results for f in r.findings] == ["PML201"]
+
+
 def test_a_virtual_environment_inside_the_project_holds_installed_packages(tmp_path):
     write_files(tmp_path, {"pyproject.toml": "", "venv/pyvenv.cfg": "", "venv/jax/__init__.py": ""})
     assert _targets(tmp_path).of("jax") is None

@@ -168,14 +168,17 @@ class TargetReader:
 
     def _beside(self, folder: str) -> tuple[Target, ...]:
         """Copies of a library in the file's folder or a folder above it (up to the root): what `import phi`
-        finds first when the program runs from there."""
+        finds first when the program runs from there. A folder above that is itself a package is no place a
+        program runs from (its modules are imported from above it): PhiFlow's `phi/jax/` is `phi.jax`, no
+        copy of jax, for a module of `phi.field`."""
         if folder in self._near:
             return self._near[folder]
         found: dict[str, Target] = {}
         current = folder
         while current == self.root or current.startswith(self.root + os.sep):
-            for target in _copies_in(current, self.root):
-                found.setdefault(target.root, target)
+            if current == folder or not os.path.isfile(os.path.join(current, "__init__.py")):
+                for target in _copies_in(current, self.root):
+                    found.setdefault(target.root, target)
             if current == self.root:
                 break
             current = os.path.dirname(current)
