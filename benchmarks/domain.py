@@ -57,18 +57,22 @@ def _archive_glob(spec: str) -> str:
 
 
 def _extract_python(archive: Path, target: Path) -> list[Path]:
+    """The archive's .py files, written under `target` and returned; its `VERSION` files are written too
+    (PhiFlow's `phi/VERSION`: without it, a run reads the package as a copy of unknown release)."""
     out = []
+    wanted = lambda name: name.endswith(".py") or name.rsplit("/", 1)[-1] == "VERSION"  # noqa: E731
     if archive.suffix == ".whl":
         with zipfile.ZipFile(archive) as z:
-            members = [(m, z.read(m)) for m in z.namelist() if m.endswith(".py")]
+            members = [(m, z.read(m)) for m in z.namelist() if wanted(m)]
     else:
         with tarfile.open(archive) as t:
-            members = [(m.name, t.extractfile(m).read()) for m in t.getmembers() if m.isfile() and m.name.endswith(".py")]
+            members = [(m.name, t.extractfile(m).read()) for m in t.getmembers() if m.isfile() and wanted(m.name)]
     for name, data in members:
         path = target / name
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_bytes(data)
-        out.append(path)
+        if name.endswith(".py"):
+            out.append(path)
     return out
 
 
