@@ -15,12 +15,13 @@ BUDGET = 4 << 20  # bytes of source kept, per process
 
 _kept: dict[bytes, ast.Module] = {}
 _held = 0
+_keeping = True  # (`stop_keeping`)
 
 
 def keep(source: bytes, tree: ast.Module) -> None:
     """Keep `tree`, CPython's parse of `source`, for `take`, unless the budget is spent."""
     global _held
-    if source in _kept or _held + len(source) > BUDGET:
+    if not _keeping or source in _kept or _held + len(source) > BUDGET:
         return
     _kept[source] = tree
     _held += len(source)
@@ -35,8 +36,16 @@ def take(source: bytes) -> ast.Module | None:
     return tree
 
 
+def stop_keeping() -> None:
+    """Keep nothing more in this process until `clear`: a run's parent whose files other processes will
+    process (workers.Workers: where libcst parses, only the forked workers process files)."""
+    global _keeping
+    _keeping = False
+
+
 def clear() -> None:
-    """Forget every kept parse (a run's end: what no file took is garbage)."""
-    global _held
+    """Forget every kept parse, and keep again (a run's end: what no file took is garbage)."""
+    global _held, _keeping
     _kept.clear()
     _held = 0
+    _keeping = True

@@ -606,7 +606,9 @@ def _run_workers(config: Config, paths: Sequence[str], jobs: int | None, rewrite
 
                 warm_libcst(dict.fromkeys(c for path in paths for c in config.codemods_for(path)))
 
-        with Workers(count, before_start=warm) as workers:
+        # Where new code is shown, the forked workers alone process files (process_files): the parses
+        # the parent's own surveys would keep for it are never read.
+        with Workers(count, before_start=warm, after_start=kept_parses.stop_keeping if rewrite else None) as workers:
             yield workers
     finally:
         kept_parses.clear()

@@ -36,11 +36,13 @@ class Workers:
     """`count` workers: this process and `count - 1` forked ones, started on the first `map` (forked
     then: the parent's heap is first frozen out of the collector's reach, so that a collection in a
     worker does not copy every page it shares with the parent). `before_start`: what to build first,
-    for every worker to inherit. In `owner`, this process is worker `count - 1`."""
+    for every worker to inherit; `after_start`: what to do here once they are forked. In `owner`, this
+    process is worker `count - 1`."""
 
-    def __init__(self, count: int, before_start: Callable[[], None] | None = None) -> None:
+    def __init__(self, count: int, before_start: Callable[[], None] | None = None,
+                 after_start: Callable[[], None] | None = None) -> None:
         self.count = count
-        self._before_start = before_start
+        self._before_start, self._after_start = before_start, after_start
         self._processes: list = []
         self._pipes: list[multiprocessing.connection.Connection] = []
         self._busy: set[int] = set()
@@ -98,6 +100,8 @@ class Workers:
             there.close()
             self._processes.append(process)
             self._pipes.append(here)
+        if self._after_start is not None:
+            self._after_start()
 
     def map(self, function: Callable, items: Sequence, *, chunk: int = 1, keys: Sequence | None = None,
             advance: Callable[[], None] | None = None, here: bool = True) -> list:

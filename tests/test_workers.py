@@ -214,3 +214,30 @@ def test_a_run_in_workers_finds_what_a_run_in_one_process_does(tmp_path):
     seen = [[(r.path, f.to_dict()) for f in r.findings] for r in alone.results]
     assert seen == [[(r.path, f.to_dict()) for f in r.findings] for r in together.results]
     assert sum(map(len, seen)) == 4
+
+
+def test_the_parent_keeps_parses_only_where_it_processes_files(tmp_path, monkeypatch):
+    """Two jobs: the run's own process surveys files too; where no new code is shown it processes those
+    it surveyed, reading the parses it kept; where new code is shown only the forked worker processes
+    files, so the parent keeps none (they would only take memory)."""
+    (tmp_path / "pyproject.toml").write_text("")
+    for i in range(12):
+        (tmp_path / f"m{i:02}.py").write_bytes(JITTED + b"# %d\n" % i)
+    parent, kept = os.getpid(), []
+    real = kept_parses.keep
+
+    def keep(source, tree):
+        real(source, tree)
+        if os.getpid() == parent:
+            kept.append(source in kept_parses._kept)
+
+    monkeypatch.setattr(kept_parses, "keep", keep)
+    config = Config(root=str(tmp_path))
+    checked = runner.run([str(tmp_path)], config, jobs=2, rewrite=False)
+    assert kept and all(kept)  # (the parent surveyed some, and kept them for its processing)
+    kept.clear()
+    shown = runner.run([str(tmp_path)], config, jobs=2, rewrite=True)
+    assert kept and not any(kept)
+    assert kept_parses._keeping and not kept_parses._kept  # the run's end: kept nothing, keeps again
+    codes = [[f.code for f in r.findings] for r in checked.results]
+    assert codes == [[f.code for f in r.findings] for r in shown.results] == [["PML201"]] * 12
