@@ -137,6 +137,13 @@ class Workers:
                 return
             batches[worker] = batch
 
+        def done(i: int, result, worker: int) -> None:
+            results[i] = result
+            if keys is not None:
+                self.owner[keys[i]] = worker
+            if advance is not None:
+                advance()
+
         def collect(timeout: float | None) -> None:
             """The replies of the forked workers that are ready (waiting up to `timeout`; None: until
             one is), each worker fed its next batch."""
@@ -154,11 +161,7 @@ class Workers:
                 if kind == "raised":
                     raise out
                 for i, result in zip(batch, out):
-                    results[i] = result
-                    if keys is not None:
-                        self.owner[keys[i]] = worker
-                    if advance is not None:
-                        advance()
+                    done(i, result, worker)
                 if not self.broken:
                     feed(worker)
 
@@ -174,12 +177,7 @@ class Workers:
                 # at most one item for its next batch); once none is left here, only their replies.
                 mine = _next_batch(self.here, own, anyone, 1) if here and not self.broken else []
                 if mine:
-                    i = mine[0]
-                    results[i] = function(items[i])
-                    if keys is not None:
-                        self.owner[keys[i]] = self.here
-                    if advance is not None:
-                        advance()
+                    done(mine[0], function(items[mine[0]]), self.here)
                     if batches:
                         collect(0)
                 elif batches:
