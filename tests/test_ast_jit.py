@@ -59,10 +59,7 @@ RECORDINGS = {"jit_cases": _cases, "jit_golden": _golden}
 
 
 def _check(name: str, found: dict[str, list[str]], only: list[str] | None = None) -> None:
-    recorded = readings.recorded(name)
-    if only is not None:
-        recorded = {key: recorded[key] for key in only}
-    assert found == recorded, readings.first_difference(found, recorded, "tests.test_ast_jit")
+    readings.check(name, found, "tests.test_ast_jit", only)
 
 
 @pytest.mark.parametrize("source", FORMS)

@@ -66,10 +66,7 @@ RECORDINGS = {"resolver_cases": _cases, "resolver_golden": _golden}
 
 
 def _check(name: str, found: dict[str, list[str]], only: list[str] | None = None) -> None:
-    recorded = readings.recorded(name)
-    if only is not None:
-        recorded = {key: recorded[key] for key in only}
-    assert found == recorded, readings.first_difference(found, recorded, "tests.test_ast_resolver")
+    readings.check(name, found, "tests.test_ast_resolver", only)
 
 
 def test_every_construct_resolves_as_recorded():

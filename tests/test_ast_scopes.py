@@ -302,10 +302,7 @@ RECORDINGS = {"scopes_cases": _cases, "scopes_golden": _golden, "scopes_installe
 
 
 def _check(name: str, found: dict[str, list[str]], only: list[str] | None = None) -> None:
-    recorded = readings.recorded(name)
-    if only is not None:
-        recorded = {key: recorded[key] for key in only}
-    assert found == recorded, readings.first_difference(found, recorded, "tests.test_ast_scopes")
+    readings.check(name, found, "tests.test_ast_scopes", only)
 
 
 def test_every_construct_reads_as_recorded():

@@ -64,6 +64,15 @@ def write(name: str, sections: dict[str, list[str]]) -> None:
     print(f"wrote {RECORDED / name}.txt: {len(sections)} sections, {sum(map(len, sections.values()))} lines")
 
 
+def check(name: str, found: dict[str, list[str]], module: str, only: list[str] | None = None) -> None:
+    """`found` is the recording `name` (its sections `only`, when given); `module`: the test module whose
+    `--record` writes it again, for the assertion's message."""
+    expected = recorded(name)
+    if only is not None:
+        expected = {key: expected[key] for key in only}
+    assert found == expected, first_difference(found, expected, module)
+
+
 def first_difference(found: dict[str, list[str]], expected: dict[str, list[str]], module: str) -> str:
     """Where `found` first differs from the recording, for an assertion's message."""
     how = f" (after a reviewed change: `python -m {module} --record`)"
