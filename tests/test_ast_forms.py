@@ -314,12 +314,17 @@ def _values(statement: ast.If) -> list[list[ast.expr]]:
     return [[statement.body[0].value], [statement.orelse[0].value]]  # type: ignore[attr-defined]
 
 
-def test_branch_agreement():
-    """(The answers libcst's reading, emit/agreement.py, gave: recorded when it was deleted.)"""
-    python = AstModule(AGREEMENT)
+def _ifs(source: str):
+    """The file of `source`, the flow of its one jitted function, and that function's `if` statements."""
+    python = AstModule(source)
     file = AstFile("module.py", python, python)
     (flow,) = file.traced.flows.values()
-    doubt, clash = [s for s in flow.context.function.body if isinstance(s, ast.If)]
+    return file, flow, [s for s in flow.context.function.body if isinstance(s, ast.If)]
+
+
+def test_branch_agreement():
+    """(The answers libcst's reading, emit/agreement.py, gave: recorded when it was deleted.)"""
+    file, flow, (doubt, clash) = _ifs(AGREEMENT)
     found = on_ast.branch_agreement(file, flow, doubt, _values(doubt), [doubt.test], code=file.code)
     assert found == "`x * 0.5` and `x`: their dtypes may differ (floats in one, `x`'s dtype in the other)"
     with pytest.raises(Refused) as refused:
@@ -348,10 +353,7 @@ def f(x):
 def test_a_dtype_doubt_names_the_dtypes_it_knows():
     """A complex literal's dtype is one the forms do not track: the note must not call it an integer, a
     float or a boolean."""
-    python = AstModule(DTYPE_DOUBTS)
-    file = AstFile("module.py", python, python)
-    (flow,) = file.traced.flows.values()
-    complex_, spelled = [s for s in flow.context.function.body if isinstance(s, ast.If)]
+    file, flow, (complex_, spelled) = _ifs(DTYPE_DOUBTS)
     found = on_ast.branch_agreement(file, flow, complex_, _values(complex_), [complex_.test], code=file.code)
     assert found == "`x + 1j * x` and `x`: nothing proves their dtypes equal"
     found = on_ast.branch_agreement(file, flow, spelled, _values(spelled), [spelled.test], code=file.code)
