@@ -695,3 +695,19 @@ def test_a_rebuilt_index_of_an_unchanged_project_reads_its_facts_from_the_cache(
     finally:
         propagation.Propagation.run = original
         cache.close()
+
+
+def test_a_files_facts_digest_is_the_json_of_all_its_fields(tmp_path: Path):
+    """FileFacts.digest, which keys a file's cached result, reads every field of every fact, nested ones
+    included, as `dataclasses.asdict` would, without its copy: facts that differ anywhere differ."""
+    import dataclasses
+    import hashlib
+
+    index = _index(_project(tmp_path, {"physics.py": PHYSICS, "train.py": TRAIN}))
+    facts = index.facts_for(str(tmp_path / "physics.py"))
+    assert facts.traces and facts.traces[0].params
+    text = json.dumps(dataclasses.asdict(facts), sort_keys=True, default=repr)
+    assert facts.digest() == hashlib.sha256(text.encode()).hexdigest()
+    param = dataclasses.replace(facts.traces[0].params[0], why="another reason")
+    trace = dataclasses.replace(facts.traces[0], params=(param, *facts.traces[0].params[1:]))
+    assert dataclasses.replace(facts, traces=(trace, *facts.traces[1:])).digest() != facts.digest()
