@@ -89,6 +89,7 @@ def process_files(
     cache: ResultCache | None = None,
     first_pass: dict[str, tuple[bytes, Survey]] | None = None,
     workers: Workers | None = None,
+    sources: dict[str, bytes] | None = None,
 ) -> list[FileResult]:
     """Process every file; results in the order of `paths`. Never raises for a bad file.
 
@@ -97,6 +98,8 @@ def process_files(
     `first_pass` (surveyed_index): each file's survey, whose rules are used while its bytes are those
     surveyed and the facts other modules give it cannot let more rules through (Survey.passed_with).
     `workers`: the processes that surveyed the files, if they run: each file goes to its own.
+    `sources`: bytes read already, by real path (the index's build read them): taken from there, not
+    read again.
     """
     results: list[FileResult | None] = [None] * len(paths)
     read: list[tuple[int, str, bytes]] = []
@@ -105,7 +108,9 @@ def process_files(
     # a run served from the cache imports neither them nor libcst.
     key_of = settings_for.key if isinstance(settings_for, FileSettings) else lambda path: _cache.settings_key(settings_for(path))
     for i, path in enumerate(paths):
-        source = read_source(path)
+        source = sources.pop(_files.real_path(path), None) if sources else None
+        if source is None:
+            source = read_source(path)
         if isinstance(source, FileResult):
             results[i] = source
             continue
@@ -484,10 +489,10 @@ def project_facts(index, path: str):
 
 
 def project_index(config: Config, paths: Sequence[str], cache: ResultCache | None = None, sources: dict | None = None,
-                  summarize=None):
+                  summarize=None, read: dict[str, bytes] | None = None):
     """The index of the project `paths` belong to (every file under its root, with the run's
     excludes), or None when the configuration says files are analysed alone. `summarize`: how the
-    files the cache does not hold are summarized (ProjectIndex.build)."""
+    files the cache does not hold are summarized; `read`: filled with the bytes read (ProjectIndex.build)."""
     if not config.project:
         return None
     from .project.index import ProjectIndex, project_root
@@ -500,15 +505,16 @@ def project_index(config: Config, paths: Sequence[str], cache: ResultCache | Non
     files = list(found.files)
     known = {_files.real_path(f) for f in files}
     files += [p for p in paths if os.path.isfile(p) and _files.real_path(p) not in known]
-    return ProjectIndex.build(root, files, cache=cache, sources=sources, summarize=summarize)
+    return ProjectIndex.build(root, files, cache=cache, sources=sources, summarize=summarize, read=read)
 
 
 def surveyed_index(config: Config, paths: Sequence[str], cache: ResultCache | None = None, jobs: int | None = None,
-                   workers: Workers | None = None):
+                   workers: Workers | None = None, read: dict[str, bytes] | None = None):
     """`project_index`, with the files it must summarize surveyed in worker processes (rewriter/survey.py):
     one ast parse each for its summary and, for the files of `paths`, the rules that may fire in
     them. Returns the index and, by real path, (the bytes surveyed, their survey). `workers`: the
-    processes to survey in, kept for the processing (else a pool of the run's `jobs`)."""
+    processes to survey in, kept for the processing (else a pool of the run's `jobs`); `read`: as
+    for `project_index`."""
     processed = {_files.real_path(p) for p in paths}
     first_pass: dict[str, tuple[bytes, Survey]] = {}
 
@@ -525,7 +531,7 @@ def surveyed_index(config: Config, paths: Sequence[str], cache: ResultCache | No
                 first_pass[_files.real_path(path)] = (source, found)
         return [found.summary for found in surveys]
 
-    return project_index(config, paths, cache, summarize=summarize), first_pass
+    return project_index(config, paths, cache, summarize=summarize, read=read), first_pass
 
 
 def _map(function, items: list, jobs: int | None, pool: Workers | None = None) -> list:
@@ -573,12 +579,13 @@ def run(
     )
     _no_last_collection_at_exit()
     with _fewer_collections(), _run_workers(config, found.files, jobs, write or rewrite) as workers:
-        index, first_pass = surveyed_index(config, found.files, cache, jobs, workers) if found.files else (None, {})
+        read: dict[str, bytes] = {}  # what the index's build read: processed as read there, not read again
+        index, first_pass = surveyed_index(config, found.files, cache, jobs, workers, read) if found.files else (None, {})
         with _kept_to_the_end():  # the index and the surveys
             # Without --in-place the file on disk stays the original: report positions in it.
             settings = settings_for(config, original_positions=not write, index=index, rewrite=write or rewrite)
             results = process_files(found.files, settings, jobs=jobs, progress=progress, cache=cache, first_pass=first_pass,
-                                    workers=workers)
+                                    workers=workers, sources=read)
             if write or rewrite:  # (a run that computes no rewrite has no rewritten text to read)
                 from .project.settle import settle
 

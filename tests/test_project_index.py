@@ -65,6 +65,16 @@ def test_module_names_follow_the_packages_around_a_file(tmp_path: Path):
     assert project_root(str(tmp_path / "src/pkg/sub")) == str(tmp_path)
 
 
+def test_a_module_name_remembered_for_a_relative_path_follows_the_working_folder(tmp_path: Path, monkeypatch):
+    """module_name is remembered per absolute path: the same relative path read from another folder is
+    another file."""
+    _project(tmp_path, {"a/pkg/__init__.py": "", "a/pkg/mod.py": "", "b/pkg/mod.py": ""})
+    monkeypatch.chdir(tmp_path / "a")
+    assert module_name("pkg/mod.py") == ("pkg.mod", False)
+    monkeypatch.chdir(tmp_path / "b")
+    assert module_name("pkg/mod.py") == ("mod", False)  # no `__init__.py` there: a folder of scripts
+
+
 # -- summaries -----------------------------------------------------------------------------------
 
 def test_a_summary_classifies_what_each_call_passes():

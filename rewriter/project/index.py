@@ -47,15 +47,28 @@ _MAX_DEPTH = 12  # re-export chains and factory nesting followed at most this fa
 
 def module_name(path: str) -> tuple[str, bool]:
     """(dotted module name, is a package `__init__`) by the packages around the file: its directory
-    and every parent holding an `__init__.py` are packages (how `python -m` and mypy see it)."""
-    path = os.path.abspath(path)
-    directory, filename = os.path.split(path)
+    and every parent holding an `__init__.py` are packages (how `python -m` and mypy see it).
+    Remembered per absolute path as `_packages_of` is: a run asks it of each file four times."""
+    path = path if os.path.isabs(path) else os.path.abspath(path)
+    try:
+        return _MODULES[path]
+    except KeyError:
+        pass
+    directory, filename = os.path.split(os.path.abspath(path))
     stem = filename.rsplit(".", 1)[0]
     package = stem == "__init__"
-    return ".".join([*_packages_of(directory), *([] if package else [stem])]) or stem, package
+    found = _MODULES[path] = ".".join([*_packages_of(directory), *([] if package else [stem])]) or stem, package
+    return found
 
 
 _PACKAGES: dict[str, tuple[str, ...]] = {}
+_MODULES: dict[str, tuple[str, bool]] = {}
+
+
+def _forget_packages() -> None:
+    """Where an index is built or updated: a package may have appeared since."""
+    _PACKAGES.clear()
+    _MODULES.clear()
 
 
 def _packages_of(directory: str) -> tuple[str, ...]:
@@ -102,12 +115,15 @@ class ProjectIndex:
     # -- building ------------------------------------------------------------------------------
     @classmethod
     def build(cls, root: str, paths: Iterable[str], cache=None, sources: dict[str, bytes] | None = None,
-              summarize: Callable[[list[tuple[str, bytes]]], list[Summary | None]] | None = None) -> "ProjectIndex":
+              summarize: Callable[[list[tuple[str, bytes]]], list[Summary | None]] | None = None,
+              read: dict[str, bytes] | None = None) -> "ProjectIndex":
         """Summaries of every file in `paths` (read from disk unless `sources` has the bytes).
         `summarize`: how the files the cache does not hold are summarized, all at once (the runner
-        does it in its worker processes); by default one after the other, here."""
+        does it in its worker processes); by default one after the other, here. `read`: filled with
+        the bytes read from disk here, by real path (the runner then processes the same bytes without
+        reading them again)."""
         forget_real_paths()
-        _PACKAGES.clear()
+        _forget_packages()
         index = cls(os.path.abspath(root))
         given = {real_path(p): source for p, source in (sources or {}).items()}
         jobs = []
@@ -119,6 +135,8 @@ class ProjectIndex:
                         source = f.read()
                 except OSError:
                     continue
+                if read is not None:
+                    read[real_path(path)] = source
             jobs.append((path, source))
         # (Without a cache, no key and no stored form: JSON for every summary would be work for nothing.)
         keys = {path: _summary_key(path, source) for path, source in jobs} if cache is not None else {}
@@ -148,7 +166,7 @@ class ProjectIndex:
         A source that does not parse keeps the last summary that did (a buffer being typed must not
         make the other files' findings flicker), and one whose summary is unchanged (most edits inside
         a body) costs its parse, not a propagation over the project."""
-        _PACKAGES.clear()  # (a package may have appeared since the index was built)
+        _forget_packages()
         summary = _summarize_file(path, source)
         if summary is None:
             return set()
