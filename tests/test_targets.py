@@ -3,6 +3,7 @@ evidence, its order, and what a specifier proves."""
 from __future__ import annotations
 
 import json
+import os
 import sys
 from pathlib import Path
 
@@ -176,3 +177,25 @@ def test_a_copy_without_a_repository_is_rooted_at_its_requirements(tmp_path):
     for target in (tmp_path / "zip/sim/utils/count.py", tmp_path / "zip"):
         out = CliRunner().invoke(main, ["--check", "--no-cache", "--no-progress", str(target)]).output
         assert "requirements.txt:1 pins jax==0.4.6" in out and "[*]" not in out, out
+
+
+def test_root_markers_read_once_per_folder_give_the_same_roots(tmp_path, monkeypatch):
+    """A caller asking the root of many folders under the same parents (WorldReader) passes one `markers`
+    dict: each folder's markers are stat'ed once, and every root is the one found without it."""
+    from rewriter.project import roots
+
+    write_files(tmp_path, {
+        "zip/requirements.txt": "", "zip/sim/requirements.txt": "", "zip/sim/utils/a.py": "", "zip/sim/b.py": "",
+        "lone/deep/script.py": "", "repo/.git/HEAD": "", "repo/setup.py": "", "repo/sub/requirements.txt": "",
+        "repo/sub/deep/c.py": "",
+    })
+    starts = [str(tmp_path / p) for p in ("zip/sim/utils/a.py", "zip/sim/b.py", "zip/sim", "lone/deep/script.py",
+                                           "repo/sub/deep/c.py", "repo/sub", "repo")]
+    alone = [roots.project_root(start) for start in starts]
+    stats: list[str] = []
+    exists = os.path.exists
+    monkeypatch.setattr(roots.os.path, "exists", lambda path: stats.append(path) or exists(path))
+    markers: dict = {}
+    assert [roots.project_root(start, markers) for start in starts] == alone
+    assert len(stats) == len(set(stats))  # no marker of any folder looked for twice
+

@@ -44,6 +44,7 @@ class WorldReader:
         self._distributed: dict[str, str] = {}
         self._worlds: dict[tuple[str, str | None], World] = {}
         self._roots: dict[str, str] = {}  # a folder -> its project root (`_project_root`)
+        self._markers: dict[str, tuple[bool, bool]] = {}  # a folder -> the root markers it holds (roots.project_root)
 
     def __call__(self, path: str, root: str | None = None) -> World:
         found = self._worlds.get((path, root))
@@ -63,12 +64,12 @@ class WorldReader:
         return World(reader.for_file(path), self._open_module(path, root, module_name), file_package(path))
 
     def _project_root(self, path: str) -> str:
-        """roots.project_root of the file at `path`, looked for once per folder: it stats every marker in
-        every folder up to the file system's root."""
+        """roots.project_root of the file at `path`, looked for once per folder, each folder's markers
+        stat'ed once: it reads every folder up to the file system's root."""
         folder = os.path.abspath(path if os.path.isdir(path) else os.path.dirname(path) or ".")
         found = self._roots.get(folder)
         if found is None:
-            found = self._roots[folder] = project_root(path)
+            found = self._roots[folder] = project_root(path, self._markers)
         return found
 
     def _open_module(self, path: str, root: str, module_name) -> str:
