@@ -16,8 +16,7 @@ import tomllib
 from dataclasses import dataclass
 from typing import Iterable, Iterator
 
-from packaging.requirements import InvalidRequirement, Requirement
-from packaging.specifiers import InvalidSpecifier, SpecifierSet
+# (`packaging` is imported where a requirement is read: most files' folders declare none.)
 
 
 @dataclass(frozen=True)
@@ -99,6 +98,8 @@ def _parsed(text: str, where: str) -> list[Declaration]:
     text = text.strip()
     if not text or text.startswith(("-", "#", "git+", "http:", "https:", "file:", ".", "/")):
         return []
+    from packaging.requirements import InvalidRequirement, Requirement
+
     try:
         requirement = Requirement(text)
     except InvalidRequirement:
@@ -183,6 +184,8 @@ def _poetry_spec(version: str) -> str | None:
             bump = min(1, len(numbers) - 1) if len(numbers) > 1 else 0
         upper = numbers[:bump] + [numbers[bump] + 1]
         return f">={version[1:]},<{'.'.join(map(str, upper))}"
+    from packaging.specifiers import InvalidSpecifier, SpecifierSet
+
     spec = version if version[0] in "<>=!~" else f"=={version}"
     try:
         return str(SpecifierSet(spec))

@@ -20,13 +20,14 @@ import os
 import subprocess
 from dataclasses import dataclass
 from functools import cached_property, lru_cache
-from typing import Mapping
-
-from packaging.specifiers import InvalidSpecifier, SpecifierSet
-from packaging.version import InvalidVersion, Version
+from typing import TYPE_CHECKING, Mapping
 
 from . import declarations
 from .roots import STRONG_ROOT_MARKERS, WEAK_ROOT_MARKERS
+
+if TYPE_CHECKING:
+    from packaging.version import Version
+# (`packaging` is imported where a version is compared: a run served from the cache compares none.)
 
 # Import roots of the libraries whose versions matter -> the distributions that install them.
 DISTRIBUTIONS: dict[str, tuple[str, ...]] = {
@@ -81,6 +82,8 @@ class Targets:
             return ""
         if target.local and not target.spec:
             return target.evidence
+        from packaging.version import Version
+
         low, high = _bounds(target.spec)
         if low is not None and low >= Version(version):
             return ""
@@ -92,6 +95,8 @@ class Targets:
         """Why the facts read from the installed `root` (`installed`) may not hold for the project ("" when they do)."""
         if installed is None:
             return "" if (t := self.of(root)) is None or not t.local else t.evidence
+        from packaging.version import Version
+
         release = Version(installed).release
         return self.at_least(root, ".".join(map(str, release[:2])))
 
@@ -116,6 +121,9 @@ def _facts_versions() -> dict[str, str]:
 def _bounds(spec: str) -> tuple[Version | None, Version | None]:
     """The lowest version a specifier set admits, and the version below which every admitted one lies
     (None: unbounded on that side)."""
+    from packaging.specifiers import InvalidSpecifier, SpecifierSet
+    from packaging.version import InvalidVersion, Version
+
     try:
         specifiers = SpecifierSet(spec)
     except InvalidSpecifier:
@@ -290,6 +298,8 @@ def _copies_in(folder: str, root: str, entries=None) -> list[Target]:
 def _version_file(package: str) -> str:
     """PhiFlow keeps its version in `phi/VERSION` (others in `__init__.py`'s `__version__`, not read); "" if
     there is none, or it is no version."""
+    from packaging.version import InvalidVersion, Version
+
     try:
         with open(os.path.join(package, "VERSION"), encoding="utf-8") as f:
             text = f.read().strip()[:40]
