@@ -30,6 +30,9 @@ from .findings import FileResult, Finding
 DIRECTORY_NAME = ".phiml-rewrite-cache"
 SCHEMA = 4  # 4: findings carry hint, note and related places
 KEEP_UNUSED_DAYS = 30  # entries no run has used for this long are dropped
+# An entry's time of use is written again only once it is this old: far within KEEP_UNUSED_DAYS, and a
+# warm run then writes nothing (marking every hit of 2,900 was a write transaction per run).
+_REMARK_AFTER_S = 86400
 _BATCH = 500  # keys per SELECT (SQLite's limit on host parameters is 32766 or 999 on old builds)
 
 
@@ -160,15 +163,19 @@ class ResultCache:
         if db is None or not keys:
             return {}
         found: dict[str, str] = {}
+        now = time.time()
+        stale: list[str] = []  # hits last marked in use long ago (`_REMARK_AFTER_S`)
         try:
             for i in range(0, len(keys), _BATCH):
                 chunk = keys[i : i + _BATCH]
                 marks = ",".join("?" * len(chunk))
-                found.update(db.execute(f"SELECT key, record FROM results WHERE key IN ({marks})", chunk).fetchall())
-            if found:  # remember that they are in use (pruning drops entries unused for long)
-                now = time.time()
+                for key, record, used in db.execute(f"SELECT key, record, used FROM results WHERE key IN ({marks})", chunk):
+                    found[key] = record
+                    if used < now - _REMARK_AFTER_S:
+                        stale.append(key)
+            if stale:  # remember that they are in use (pruning drops entries unused for long)
                 db.execute("BEGIN")
-                db.executemany("UPDATE results SET used = ? WHERE key = ?", [(now, k) for k in found])
+                db.executemany("UPDATE results SET used = ? WHERE key = ?", [(now, k) for k in stale])
                 db.execute("COMMIT")
         except sqlite3.Error as e:
             self.broken = f"cache not used ({self.path}): {e}"

@@ -136,3 +136,29 @@ def test_the_tool_fingerprint_covers_every_rule_source(tmp_path):
     rule = sorted((tmp_path / "codemods").glob("*.py"))[-1]
     rule.write_bytes(rule.read_bytes() + b"\n# edited\n")
     assert result_cache.code_fingerprint(tmp_path) != result_cache.tool_fingerprint()
+
+
+def test_a_hit_is_marked_in_use_only_once_its_mark_is_old_and_unused_entries_are_pruned(tmp_path, monkeypatch):
+    """Pruning drops what no run used for KEEP_UNUSED_DAYS; a hit renews its time of use, but only
+    once that is a day old: a warm run over an unchanged project then writes nothing to the store."""
+    import sqlite3
+
+    now = [1_000_000_000.0]
+    monkeypatch.setattr(result_cache.time, "time", lambda: now[0])
+    store = result_cache.ResultCache.at(tmp_path / "cache")
+    store.put_many({"fresh": "1", "old": "2", "dropped": "3"})
+    db = sqlite3.connect(tmp_path / "cache" / "results.sqlite")
+    day = 86400
+    db.execute("UPDATE results SET used = ? WHERE key = 'old'", (now[0] - 2 * day,))
+    db.execute("UPDATE results SET used = ? WHERE key = 'dropped'", (now[0] - (result_cache.KEEP_UNUSED_DAYS + 1) * day,))
+    db.commit()
+    used = lambda: dict(db.execute("SELECT key, used FROM results"))  # noqa: E731
+    before = used()
+    now[0] += 60
+    assert store.get_many(["fresh", "old"]) == {"fresh": "1", "old": "2"}
+    after = used()
+    assert after["fresh"] == before["fresh"] and after["old"] == now[0]
+    assert store.get_many(["fresh", "old"]) == {"fresh": "1", "old": "2"} and used() == after  # nothing written
+    store.put_many({"new": "4"})
+    assert set(used()) == {"fresh", "old", "new"}
+    store.close()
