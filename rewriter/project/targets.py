@@ -108,6 +108,11 @@ class Targets:
         return frozenset(t.root for t in self.found if t.local and self.differs(t.root, from_facts.get(t.root)))
 
     def digest(self) -> str:
+        return self._digest
+
+    @cached_property
+    def _digest(self) -> str:
+        """(Once per object: the files of a folder share theirs, `TargetReader.for_file`.)"""
         return hashlib.sha256(json.dumps([list(t.__dict__.values()) for t in self.found]).encode()).hexdigest()[:16]
 
 
@@ -163,16 +168,24 @@ class TargetReader:
         self._folders: dict[str, tuple[Target, ...]] = {}
         self._near: dict[str, tuple[Target, ...]] = {}
         self._activated: tuple[Target, ...] | None = None
+        self._modules: dict[str, Targets] = {}  # a folder -> the targets of its modules (`for_file`)
 
     def for_file(self, path: str) -> Targets:
-        """Each library's strongest evidence for the file at `path` (later layers win)."""
+        """Each library's strongest evidence for the file at `path` (later layers win). The same for every
+        module of a folder (a notebook also declares its own installs): answered once per folder."""
         folder = os.path.dirname(os.path.abspath(path))
+        notebook = path.endswith(".ipynb")
+        if not notebook and folder in self._modules:
+            return self._modules[folder]
         layers = [self._weakest(), self._declared(folder)]
-        if path.endswith(".ipynb"):
+        if notebook:
             layers.append(tuple(_targets(declarations.in_notebook(path), "installs")))
         layers += [self._interpreter(), self._root_copies, self._beside(folder), self._explicit]
         found = {t.root: t for layer in layers for t in layer}
-        return Targets(tuple(found[k] for k in sorted(found)))
+        targets = Targets(tuple(found[k] for k in sorted(found)))
+        if not notebook:
+            self._modules[folder] = targets
+        return targets
 
     def _beside(self, folder: str) -> tuple[Target, ...]:
         """Copies of a library in the file's folder or a folder above it (up to the root): what `import phi`
