@@ -9,7 +9,7 @@ from rewriter.ast_rule import AstRule
 from rewriter.findings import Safety
 from rewriter.rule import Example, Unchanged, dedented
 
-from ._ast_hazards import api_calls, contexts, trace_related, traced
+from ._ast_hazards import api_calls, contexts, may_run_on, trace_related, traced
 
 PHIML_GRADIENTS = frozenset({"phiml.math.gradient", "phiml.math.jacobian", "phiml.math.hessian"})
 
@@ -23,7 +23,8 @@ class GradientInJit(AstRule):
     about torch; in phiml 1.16 that does not reproduce).
 
     The portable form computes the gradient outside the jit-compiled function and jit-compiles the
-    rest. Reported only: where the gradient goes is a design decision.
+    rest. Reported only: where the gradient goes is a design decision. A module that selects jax or
+    torch for the program (`from phi.jax.flow import *`) never runs it on tensorflow: not reported.
     """
 
     CODE = "PML504"
@@ -95,6 +96,8 @@ class GradientInJit(AstRule):
 
     def check(self) -> None:
         file = self.file
+        if not may_run_on(file, "tensorflow"):
+            return
         for context in contexts(file, ("phiml",)):
             for call, api in api_calls(file, context, (Kind.GRAD,)):
                 if api.name in PHIML_GRADIENTS:
