@@ -237,3 +237,18 @@ def test_a_files_findings_do_not_depend_on_which_other_files_are_in_the_run(case
         alone = runner.run([str(module)], config, write=False, jobs=1)
         found = sorted(format_text(f) for r in alone.results for f in r.findings)
         assert found == by_file.get(name, []), f"{case.id}: {name} run alone"
+
+
+def test_a_file_processed_again_with_nothing_to_find_is_still_counted_as_skipped():
+    """settle's second pass of a file whose facts another file's rewrite changed: where the pre-filter
+    skips it again and nothing was rewritten in it, it stays skipped, so `--diff` and `--in-place` count
+    the files the pre-filter skipped as `--check` does (one file of the domain corpus, jax_md's
+    energy.py, was counted apart)."""
+    from rewriter.findings import FileResult
+    from rewriter.project.settle import _again
+
+    first = FileResult(path="a.py", old_source=b"x = 1\n", skipped=True)
+    again = _again(first, lambda path, text: FileResult(path=path, old_source=text, skipped=True), [])
+    assert again.skipped and not again.findings
+    rewritten = FileResult(path="a.py", old_source=b"x = 1\n", new_source=b"x = 2\n")
+    assert not _again(rewritten, lambda path, text: FileResult(path=path, old_source=text, skipped=True), []).skipped

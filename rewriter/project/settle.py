@@ -99,10 +99,13 @@ def _again(result: FileResult, process: Callable[[str, bytes], FileResult], caus
     rewritten_before = result.new_source is not None and result.new_source != result.old_source
     findings = [f for f in result.findings if f.applied] + again.findings if rewritten_before else again.findings
     new_source = again.new_source if again.new_source is not None else result.new_source
+    # Skipped: the pre-filter proved the text has nothing to find, and no earlier pass rewrote it (as a
+    # `--check`, which settles nothing, counts it).
     return FileResult(path=result.path, findings=findings, old_source=result.old_source, new_source=new_source,
                       notes=list(dict.fromkeys(result.notes + again.notes)),
                       would_change=result.would_change or again.would_change,
-                      libcst_parsed=result.libcst_parsed or again.libcst_parsed)
+                      libcst_parsed=result.libcst_parsed or again.libcst_parsed,
+                      skipped=again.skipped and not rewritten_before)
 
 
 def _first_changed_line(result: FileResult) -> int:
