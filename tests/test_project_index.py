@@ -721,3 +721,23 @@ def test_a_files_facts_digest_is_the_json_of_all_its_fields(tmp_path: Path):
     param = dataclasses.replace(facts.traces[0].params[0], why="another reason")
     trace = dataclasses.replace(facts.traces[0], params=(param, *facts.traces[0].params[1:]))
     assert dataclasses.replace(facts, traces=(trace, *facts.traces[1:])).digest() != facts.digest()
+
+
+@pytest.mark.parametrize("order", ["near first", "far first"])
+def test_a_remembered_step_of_a_resolution_answers_as_resolving_again_would(tmp_path: Path, order: str):
+    """A name a binding leads to is resolved once and its answer kept (`_resolve_via`); a chain of
+    re-exports longer than `_MAX_DEPTH` still resolves to nothing from its far end, whichever end was
+    asked first, and every answer is the one a fresh index gives."""
+    from rewriter.project.index import _MAX_DEPTH
+
+    length = _MAX_DEPTH + 2
+    files = {f"m{i}.py": f"from m{i + 1} import f\n" for i in range(length)}
+    files[f"m{length}.py"] = "def f(x):\n    return x\n"
+    root = _project(tmp_path, files)
+    targets = [f"m{i}.f" for i in range(length + 1)]
+    fresh = {t: _index(root).resolve(t) for t in targets}
+    assert fresh["m0.f"] is None and fresh[f"m{length - 2}.f"] == Fn(f"m{length}", "f")
+    index = _index(root)
+    asked = targets if order == "far first" else list(reversed(targets))
+    assert {t: index.resolve(t) for t in asked} == fresh
+    assert {t: index.resolved_trail(t, None, "")[0] for t in asked} == fresh

@@ -100,6 +100,7 @@ class ProjectIndex:
     _readers: dict = field(default_factory=dict)  # (module, name) -> the keys of _memo whose answer read it
     _own: dict = field(default_factory=dict)  # bare module name -> keys of its flow-sensitive (module-level) reads
     _trail: set | None = None  # the (module, name) pairs the resolution under way reads
+    _deepest: int = 0  # the deepest `resolve` of the resolution under way (`_resolve_via`)
     _display: dict = field(default_factory=dict)
     _propagation: Propagation | None = None
     # Where the facts of the index as built are cached, and their key (every module's path and summary
@@ -260,8 +261,44 @@ class ProjectIndex:
         the folder key of the importing module, whose neighbours win over same-named modules elsewhere;
         `stars_seen`: the (module, name) lookups star imports made already in this resolution (modules
         that star-import each other would otherwise be searched exponentially often)."""
+        if depth > self._deepest:
+            self._deepest = depth
         if depth > _MAX_DEPTH:
             return None
+        if depth and before_line is None and stars_seen is None:
+            return self._resolve_via(target, depth, near)
+        return self._resolve_here(target, before_line, depth, near, stars_seen)
+
+    def _resolve_via(self, target: str, depth: int, near: str):
+        """`resolve` of a name a binding leads to (an import, an alias: no line, no star search under way),
+        remembered with the modules it read as `resolved_trail`'s answers are: the names of many modules
+        lead through the same re-exports. An answer is kept only where no step of it went past
+        `_MAX_DEPTH`, with how deep its steps went, and given again only where they stay within it from
+        the depth it is asked at: the answer is the one resolving again would give."""
+        key = ("via", target, near)
+        found = self._memo.get(key)
+        if found is not None and depth + found[2] <= _MAX_DEPTH:
+            if self._trail is not None:
+                self._trail.update(found[1])
+            if depth + found[2] > self._deepest:
+                self._deepest = depth + found[2]
+            return found[0]
+        outer, deepest = self._trail, self._deepest
+        self._trail, self._deepest = set(), depth
+        try:
+            result = self._resolve_here(target, None, depth, near, None)
+        finally:
+            trail, reached = self._trail, self._deepest
+            self._trail, self._deepest = outer, max(deepest, reached)
+        if outer is not None:
+            outer.update(trail)
+        if reached <= _MAX_DEPTH:
+            self._memo[key] = (result, frozenset(trail), reached - depth)
+            for read in trail:
+                self._readers.setdefault(read, set()).add(key)
+        return result
+
+    def _resolve_here(self, target: str, before_line: int | None, depth: int, near: str, stars_seen: set | None):
         parts = target.split(".")
         for i in range(len(parts) - 1, 0, -1):
             module = ".".join(parts[:i])
