@@ -531,7 +531,11 @@ def surveyed_index(config: Config, paths: Sequence[str], cache: ResultCache | No
                 first_pass[_files.real_path(path)] = (source, found)
         return [found.summary for found in surveys]
 
-    return project_index(config, paths, cache, summarize=summarize, read=read), first_pass
+    index = project_index(config, paths, cache, summarize=summarize, read=read)
+    if read:  # (only the files of `paths` are processed: the others' bytes are not held through it)
+        for key in [key for key in read if key not in processed]:
+            del read[key]
+    return index, first_pass
 
 
 def _map(function, items: list, jobs: int | None, pool: Workers | None = None) -> list:

@@ -473,3 +473,10 @@ def test_a_run_reads_each_file_once_and_processes_the_bytes_its_index_read(tmp_p
     assert [f.code for r in report.results for f in r.findings] == ["PML201"]
     python_files = [path for path in opened if path.endswith(".py")]
     assert sorted(python_files) == sorted({str(tmp_path / "a.py"), str(tmp_path / "b.py")}), opened
+    # A run over one file of the project: the index reads them all; the bytes kept for the processing
+    # are that file's alone.
+    held: list[dict] = []
+    process_files = runner.process_files
+    monkeypatch.setattr(runner, "process_files", lambda *a, **k: held.append(dict(k["sources"])) or process_files(*a, **k))
+    runner.run([str(tmp_path / "a.py")], Config(root=str(tmp_path)))
+    assert list(held[0]) == [os.path.realpath(tmp_path / "a.py")]
