@@ -129,9 +129,7 @@ def _first_pass(source: bytes, codemods: Sequence[type[Codemod]], tree, kids: di
     relative imports start from (World.package, as the file's processing reads them)."""
     words = TriggerWords(source)
     if not words.any_wanted([c for c in codemods if has_gate(c)]):
-        # As filter_codemods: nothing to judge, so no walk (a file given factories is judged again).
-        wanted = tuple(c.CODE for c in codemods if words.wanted(c))
-        return Survey(summary, wanted, outline=_outline(tree, wanted), realiased=frozenset(), reads_call_evidence=False)
+        return _words_only(source, codemods, tree, kids, summary, met, package, words)
     asked = AskedAliases()
     syntax = syntax_of(source, None, tree, kids=kids, met=met, package=package, aliases=asked)
     # Each rule's pre-filter first, its words only if that lets it through (the walk is paid already;
@@ -154,6 +152,23 @@ def _first_pass(source: bytes, codemods: Sequence[type[Codemod]], tree, kids: di
             factory_pass.append(c.CODE)
     return Survey(summary, tuple(passed), tuple(factory_pass), syntax.factory_sensitive, _outline(tree, passed or factory_pass),
                   frozenset(asked.asked), syntax.star_modules, syntax.reads_call_evidence)
+
+
+def _words_only(source: bytes, codemods: Sequence[type[Codemod]], tree, kids: dict, summary, met: Met, package: str,
+                words: TriggerWords) -> Survey:
+    """The rules of a file no gated rule's words are in: those its words let through, without a walk (as
+    filter_codemods). Factories of other modules enable the rules that read them without their words
+    (engine.enabled_by_project), so those rules' gates are asked here too, without the facts: a jit
+    rule's answers at once where no read of the file spells a jit API. With `factory_sensitive` read
+    off the summary's walk, a file given factories under other names is then not judged again
+    (`Survey.passed_with`, as for a walked file). What the gates read of aliases is not recorded: without
+    factories no gate counts here, and with them an alias that may widen a gate has the file judged
+    again anyway (the others only narrow: the answer here is a superset)."""
+    wanted = tuple(c.CODE for c in codemods if words.wanted(c))
+    syntax = syntax_of(source, None, tree, kids=kids, met=met, package=package)
+    factory_pass = tuple(c.CODE for c in codemods if "factories" in c.PROJECT_FACTS and has_gate(c) and c.ast_gate(syntax))
+    return Survey(summary, wanted, factory_pass, syntax.factory_sensitive, outline=_outline(tree, wanted or factory_pass),
+                  realiased=frozenset(), reads_call_evidence=False)
 
 
 def warm() -> None:

@@ -480,3 +480,41 @@ def test_a_run_reads_each_file_once_and_processes_the_bytes_its_index_read(tmp_p
     monkeypatch.setattr(runner, "process_files", lambda *a, **k: held.append(dict(k["sources"])) or process_files(*a, **k))
     runner.run([str(tmp_path / "a.py")], Config(root=str(tmp_path)))
     assert list(held[0]) == [os.path.realpath(tmp_path / "a.py")]
+
+
+def test_a_file_without_any_gated_rules_words_is_judged_again_for_factories_only_where_it_calls_one_in_a_loop(tmp_path):
+    """A file none of whose words a gated rule has is not walked in the survey; factories of other modules
+    enable the retracing and jit-in-loop rules there without words. The survey asks those rules' gates
+    (at once: no read spells a jit API) and reads `factory_sensitive` off the summary's walk, so such a
+    file is judged again only where it calls a factory's product in a loop, as a walked file is."""
+    from rewriter.engine import TriggerWords, _candidates
+    from rewriter.prefilter import has_gate
+    from rewriter.registry import all_codemods
+
+    (tmp_path / "factory.py").write_text(
+        "import jax\n\n\ndef make_step(scale):\n    return jax.jit(lambda x: x * scale)\n")
+    (tmp_path / "plain.py").write_text(
+        "from factory import make_step\n\nstep = make_step(2.0)\n\n\ndef run(x):\n    return step(x)\n")
+    (tmp_path / "looped.py").write_text(
+        "from factory import make_step\n\n\ndef run(xs):\n    out = []\n    for x in xs:\n"
+        "        step = make_step(2.0)\n        out.append(step(x))\n    return out\n")
+    gated = [c for c in all_codemods() if has_gate(c)]
+    for name in ("plain.py", "looped.py"):
+        assert not TriggerWords((tmp_path / name).read_bytes()).any_wanted(gated), name
+    files = sorted(str(p) for p in tmp_path.glob("*.py"))
+    config = Config(root=str(tmp_path), project=True)
+    index, first_pass = runner.surveyed_index(config, files, jobs=1)
+    settings_for = runner.settings_for(config, original_positions=True, index=index)
+    decided = {}
+    for path in files:
+        source, surveyed = first_pass[os.path.realpath(path)]
+        settings = settings_for(path)
+        decided[os.path.basename(path)] = passed = surveyed.passed_with(settings.project)
+        if passed is not None:
+            assert set(passed) == {c.CODE for c in _candidates(source, settings)}, path
+    assert settings_for(str(tmp_path / "plain.py")).project.factories and decided["plain.py"] == ()
+    assert decided["looped.py"] is None
+    results = runner.process_files(files, settings_for, jobs=1, first_pass=first_pass)
+    alone = runner.process_files(files, settings_for, jobs=1)
+    assert [[f.to_dict() for f in r.findings] for r in results] == [[f.to_dict() for f in r.findings] for r in alone]
+    assert [f.code for r in results if r.path.endswith("looped.py") for f in r.findings] == ["PML401"]
