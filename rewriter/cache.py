@@ -31,7 +31,7 @@ DIRECTORY_NAME = ".phiml-rewrite-cache"
 SCHEMA = 4  # 4: findings carry hint, note and related places
 KEEP_UNUSED_DAYS = 30  # entries no run has used for this long are dropped
 # An entry's time of use is written again only once it is this old: far within KEEP_UNUSED_DAYS, and a
-# warm run then writes nothing (marking every hit of 2,900 was a write transaction per run).
+# warm run then writes nothing (marking every hit was a write transaction of every file, every run).
 _REMARK_AFTER_S = 86400
 _BATCH = 500  # keys per SELECT (SQLite's limit on host parameters is 32766 or 999 on old builds)
 
