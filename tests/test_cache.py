@@ -143,8 +143,10 @@ def test_a_hit_is_marked_in_use_only_once_its_mark_is_old_and_unused_entries_are
     once that is a day old: a warm run over an unchanged project then writes nothing to the store."""
     import sqlite3
 
+    import types
+
     now = [1_000_000_000.0]
-    monkeypatch.setattr(result_cache.time, "time", lambda: now[0])
+    monkeypatch.setattr(result_cache, "time", types.SimpleNamespace(time=lambda: now[0]))  # (the store's clock only)
     store = result_cache.ResultCache.at(tmp_path / "cache")
     store.put_many({"fresh": "1", "old": "2", "dropped": "3"})
     db = sqlite3.connect(tmp_path / "cache" / "results.sqlite")
