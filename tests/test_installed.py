@@ -191,3 +191,22 @@ def test_has_attribute_agrees_with_hasattr(module: str):
         known = installed.has_attribute(module, name)
         if known is not None:
             assert hasattr(imported, name) is known, f"hasattr({module}, {name!r})"
+
+
+def test_the_stored_reaching_names_are_those_the_table_and_the_facts_give(monkeypatch):
+    """`_reaching.py` is what `python -m rewriter.analysis.reaching` writes now, and a run reads it;
+    where its inputs differ from this process's (a table edited, facts regenerated, and it not), a run
+    makes the names itself instead of reading stale ones."""
+    from rewriter.analysis import _reaching, apis, reaching
+
+    assert reaching.OUTPUT.read_text() == reaching.render(), (
+        "rewriter/analysis/_reaching.py is stale: run `python -m rewriter.analysis.reaching`")
+    apis._reaching_names.cache_clear()
+    try:
+        assert apis._reaching_names(False) is _reaching.REACHING and apis._reaching_names(True) is _reaching.PARTIAL
+        apis._reaching_names.cache_clear()
+        monkeypatch.setattr(_reaching, "REACHING", frozenset({"stale"}))
+        monkeypatch.setattr(_reaching, "INPUTS", "another table")
+        assert apis._reaching_names(False) == apis.reaching_names(False) != frozenset({"stale"})
+    finally:
+        apis._reaching_names.cache_clear()

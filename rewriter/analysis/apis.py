@@ -266,6 +266,37 @@ def reaches(name: str, partial: bool = False) -> bool:
 
 @lru_cache(maxsize=2)
 def _reaching_names(partial: bool = False) -> frozenset[str]:
+    """`reaching_names`, as `_reaching.py` holds them where they were made from this table and these
+    installed facts (`reaching_inputs`): making them canonicalizes every alias the installed packages
+    bind, which a small project's run would pay for most of its own work."""
+    try:
+        from . import _reaching
+    except ImportError:
+        return reaching_names(partial)
+    if _reaching.INPUTS == reaching_inputs():
+        return _reaching.PARTIAL if partial else _reaching.REACHING
+    return reaching_names(partial)
+
+
+def reaching_inputs() -> str:
+    """A digest of what `reaching_names` is made from: the installed facts (the text of `_installed.py`),
+    the table's names and which of them apply nothing (`functools.partial`), and `_OUTSIDE_ALIASES`
+    ("" where the facts' text cannot be read). The code that makes them is not in it: the test that
+    regenerates `_reaching.py` holds the two together (tests/test_installed.py)."""
+    import hashlib
+    from pathlib import Path
+
+    try:
+        facts = Path(__file__).with_name("_installed.py").read_bytes()
+    except OSError:
+        return ""
+    h = hashlib.sha256(facts)
+    h.update(repr(sorted((name, api.kind is Kind.PARTIAL) for name, api in TABLE.items())).encode())
+    h.update(repr(_OUTSIDE_ALIASES).encode())
+    return h.hexdigest()
+
+
+def reaching_names(partial: bool = False) -> frozenset[str]:
     """The dotted names some spelling beginning with them (`q`, `q.rest`) may canonicalize into an API
     of the table: each API's name and its prefixes; every name the packages bind to one of those,
     with its prefixes (`phi.flow` for `phi.flow.math` -> `phiml.math`); the spellings under

@@ -3,6 +3,8 @@
     python -m rewriter.analysis.scan_installed           # rewrite rewriter/analysis/_installed.py
     python -m rewriter.analysis.scan_installed --check   # exit 1 if it differs from what is installed
 
+(then `python -m rewriter.analysis.reaching`: the names that may reach an API are made from these facts.)
+
 Why a generated, checked-in module rather than reading the installed packages when the tool runs:
 the findings must not depend on the environment the tool happens to run in (a pre-commit or CI
 environment usually has no jax or PhiFlow at all), the result cache is keyed on the tool's own files
