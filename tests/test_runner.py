@@ -281,19 +281,12 @@ def test_the_survey_lets_through_the_rules_the_engine_would(tmp_path):
     assert first_pass[os.path.realpath(changed)][1].first_pass == () and result.findings  # judged on what it holds now
 
 
-def test_factories_elsewhere_are_judged_again_only_where_a_gate_reads_their_names(tmp_path):
-    """A file given only factories by other modules keeps its survey's rules unless it calls one in a
-    loop (or calls one for what it calls there): then it is judged again, and the retracing rule fires."""
+def _surveys_judged_again(tmp_path):
+    """The project under `tmp_path` surveyed, and what each file's survey says given the facts of the
+    others (`Survey.passed_with`, by file name; None: judged again), each answer checked against a
+    fresh judgement with those facts. (The files, the surveys and the settings, for the processing.)"""
     from rewriter.engine import _candidates
 
-    (tmp_path / "factory.py").write_text(
-        "import jax\n\n\ndef make_step(scale):\n    return jax.jit(lambda x: x * scale)\n")
-    (tmp_path / "unread.py").write_text(
-        "import jax\nfrom factory import make_step\n\nstep = make_step(2.0)\n\n\n"
-        "def run(x):\n    return jax.jit(lambda v: v + 1)(step(x))\n")
-    (tmp_path / "looped.py").write_text(
-        "import jax\nfrom factory import make_step\n\nfast_abs = jax.jit(abs)\n\n\n"
-        "def run(xs):\n    out = []\n    for x in xs:\n        step = make_step(2.0)\n        out.append(step(x))\n    return out\n")
     files = sorted(str(p) for p in tmp_path.glob("*.py"))
     config = Config(root=str(tmp_path), project=True)
     index, first_pass = runner.surveyed_index(config, files, jobs=1)
@@ -305,11 +298,32 @@ def test_factories_elsewhere_are_judged_again_only_where_a_gate_reads_their_name
         decided[os.path.basename(path)] = passed = surveyed.passed_with(settings.project)
         if passed is not None:
             assert set(passed) == {c.CODE for c in _candidates(source, settings)}, path
-    assert settings_for(str(tmp_path / "unread.py")).project.factories and decided["unread.py"] is not None
-    assert decided["looped.py"] is None and first_pass[os.path.realpath(tmp_path / "looped.py")][1].factory_pass is not None
+    return files, first_pass, settings_for, decided
+
+
+def _processed_as_without_surveys(files, settings_for, first_pass):
+    """The files processed with their surveys, whose findings are those processed without them."""
     results = runner.process_files(files, settings_for, jobs=1, first_pass=first_pass)
     alone = runner.process_files(files, settings_for, jobs=1)
     assert [[f.to_dict() for f in r.findings] for r in results] == [[f.to_dict() for f in r.findings] for r in alone]
+    return results
+
+
+def test_factories_elsewhere_are_judged_again_only_where_a_gate_reads_their_names(tmp_path):
+    """A file given only factories by other modules keeps its survey's rules unless it calls one in a
+    loop (or calls one for what it calls there): then it is judged again, and the retracing rule fires."""
+    (tmp_path / "factory.py").write_text(
+        "import jax\n\n\ndef make_step(scale):\n    return jax.jit(lambda x: x * scale)\n")
+    (tmp_path / "unread.py").write_text(
+        "import jax\nfrom factory import make_step\n\nstep = make_step(2.0)\n\n\n"
+        "def run(x):\n    return jax.jit(lambda v: v + 1)(step(x))\n")
+    (tmp_path / "looped.py").write_text(
+        "import jax\nfrom factory import make_step\n\nfast_abs = jax.jit(abs)\n\n\n"
+        "def run(xs):\n    out = []\n    for x in xs:\n        step = make_step(2.0)\n        out.append(step(x))\n    return out\n")
+    files, first_pass, settings_for, decided = _surveys_judged_again(tmp_path)
+    assert settings_for(str(tmp_path / "unread.py")).project.factories and decided["unread.py"] is not None
+    assert decided["looped.py"] is None and first_pass[os.path.realpath(tmp_path / "looped.py")][1].factory_pass is not None
+    results = _processed_as_without_surveys(files, settings_for, first_pass)
     assert "PML401" in {f.code for r in results for f in r.findings}
 
 
@@ -487,7 +501,7 @@ def test_a_file_without_any_gated_rules_words_is_judged_again_for_factories_only
     enable the retracing and jit-in-loop rules there without words. The survey asks those rules' gates
     (at once: no read spells a jit API) and reads `factory_sensitive` off the summary's walk, so such a
     file is judged again only where it calls a factory's product in a loop, as a walked file is."""
-    from rewriter.engine import TriggerWords, _candidates
+    from rewriter.engine import TriggerWords
     from rewriter.prefilter import has_gate
     from rewriter.registry import all_codemods
 
@@ -501,20 +515,8 @@ def test_a_file_without_any_gated_rules_words_is_judged_again_for_factories_only
     gated = [c for c in all_codemods() if has_gate(c)]
     for name in ("plain.py", "looped.py"):
         assert not TriggerWords((tmp_path / name).read_bytes()).any_wanted(gated), name
-    files = sorted(str(p) for p in tmp_path.glob("*.py"))
-    config = Config(root=str(tmp_path), project=True)
-    index, first_pass = runner.surveyed_index(config, files, jobs=1)
-    settings_for = runner.settings_for(config, original_positions=True, index=index)
-    decided = {}
-    for path in files:
-        source, surveyed = first_pass[os.path.realpath(path)]
-        settings = settings_for(path)
-        decided[os.path.basename(path)] = passed = surveyed.passed_with(settings.project)
-        if passed is not None:
-            assert set(passed) == {c.CODE for c in _candidates(source, settings)}, path
+    files, first_pass, settings_for, decided = _surveys_judged_again(tmp_path)
     assert settings_for(str(tmp_path / "plain.py")).project.factories and decided["plain.py"] == ()
     assert decided["looped.py"] is None
-    results = runner.process_files(files, settings_for, jobs=1, first_pass=first_pass)
-    alone = runner.process_files(files, settings_for, jobs=1)
-    assert [[f.to_dict() for f in r.findings] for r in results] == [[f.to_dict() for f in r.findings] for r in alone]
+    results = _processed_as_without_surveys(files, settings_for, first_pass)
     assert [f.code for r in results if r.path.endswith("looped.py") for f in r.findings] == ["PML401"]
