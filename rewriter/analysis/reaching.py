@@ -15,6 +15,7 @@ import sys
 from pathlib import Path
 
 from .apis import reaching_inputs, reaching_names
+from .scan_installed import write_or_check
 
 OUTPUT = Path(__file__).with_name("_reaching.py")
 
@@ -37,14 +38,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m rewriter.analysis.reaching", description=__doc__.splitlines()[0])
     parser.add_argument("--check", action="store_true", help="only compare; exit 1 if the checked-in module differs")
     args = parser.parse_args(argv)
-    text = render()
-    if args.check:
-        same = OUTPUT.exists() and OUTPUT.read_text() == text
-        print(f"{OUTPUT}: {'up to date' if same else 'differs from the table and the installed facts; regenerate it'}")
-        return 0 if same else 1
-    OUTPUT.write_text(text)
-    print(f"wrote {OUTPUT} ({len(text) // 1024} kB)")
-    return 0
+    return write_or_check(OUTPUT, render(), args.check, "the table and the installed facts")
 
 
 if __name__ == "__main__":

@@ -282,18 +282,23 @@ def render(data: dict) -> str:
     return "\n".join(parts)
 
 
+def write_or_check(output: Path, text: str, check: bool, source: str) -> int:
+    """A generated module's command: write `text` to `output`, or (`check`) only compare and exit 1 where
+    they differ; `source`: what it is generated from, for that message."""
+    if check:
+        same = output.exists() and output.read_text() == text
+        print(f"{output}: {'up to date' if same else f'differs from {source}; regenerate it'}")
+        return 0 if same else 1
+    output.write_text(text)
+    print(f"wrote {output} ({len(text) // 1024} kB)")
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m rewriter.analysis.scan_installed", description=__doc__.splitlines()[0])
     parser.add_argument("--check", action="store_true", help="only compare; exit 1 if the checked-in module differs")
     args = parser.parse_args(argv)
-    text = render(facts(Installed()))
-    if args.check:
-        same = OUTPUT.exists() and OUTPUT.read_text() == text
-        print(f"{OUTPUT}: {'up to date' if same else 'differs from the installed packages; regenerate it'}")
-        return 0 if same else 1
-    OUTPUT.write_text(text)
-    print(f"wrote {OUTPUT} ({len(text) // 1024} kB)")
-    return 0
+    return write_or_check(OUTPUT, render(facts(Installed())), args.check, "the installed packages")
 
 
 if __name__ == "__main__":
