@@ -274,7 +274,7 @@ def _reaching_names(partial: bool = False) -> frozenset[str]:
     except ImportError:
         return reaching_names(partial)
     if _reaching.INPUTS == reaching_inputs():
-        return _reaching.PARTIAL if partial else _reaching.REACHING
+        return _reaching.REACHING | _reaching.WITH_PARTIAL if partial else _reaching.REACHING
     return reaching_names(partial)
 
 
