@@ -1,7 +1,8 @@
-"""Results per file, keyed by everything that determines them, so that a second run reads and hashes
-files and does nothing else.
+"""Results per file, keyed by everything that determines them, so that a second run over unchanged
+files stats them and does little else.
 
-The key of a file is a hash of: its bytes; phiml-rewrite's own code (every source file of `rewriter`
+The key of a file is a hash of: its bytes' digest (known from the file's stat where an earlier run
+read it: file_digests.py); phiml-rewrite's own code (every source file of `rewriter`
 and `codemods`, so an edited rule never serves an old verdict, even in an editable install); the
 libcst and Python versions; and the settings that change a result (the enabled codes, after
 select/ignore and per-file-ignores, and the fix and position modes). The path is not part of it:
@@ -20,15 +21,18 @@ import os
 import sqlite3
 import sys
 import time
-from functools import lru_cache
 from pathlib import Path
-from typing import Iterable
+from typing import TYPE_CHECKING, Iterable
 
-from .settings import Settings
+from .file_digests import digest_of
 from .findings import FileResult, Finding
+from .settings import Settings
+
+if TYPE_CHECKING:
+    from .file_digests import FileDigests
 
 DIRECTORY_NAME = ".phiml-rewrite-cache"
-SCHEMA = 4  # 4: findings carry hint, note and related places
+SCHEMA = 5  # 5: keys made of the files' digests; 4: findings carry hint, note and related places
 KEEP_UNUSED_DAYS = 30  # entries no run has used for this long are dropped
 # An entry's time of use is written again only once it is this old: far within KEEP_UNUSED_DAYS, and a
 # warm run then writes nothing (marking every hit was a write transaction of every file, every run).
@@ -36,20 +40,32 @@ _REMARK_AFTER_S = 86400
 _BATCH = 500  # keys per SELECT (SQLite's limit on host parameters is 32766 or 999 on old builds)
 
 
-@lru_cache(maxsize=1)
-def tool_fingerprint() -> str:
-    """A hash of phiml-rewrite's code and of what it runs on."""
-    return code_fingerprint(Path(__file__).resolve().parent.parent)
+_fingerprint: list[str] = []  # (made once per process: tool_fingerprint)
 
 
-def code_fingerprint(root: Path) -> str:
+def tool_fingerprint(digests: FileDigests | None = None) -> str:
+    """A hash of phiml-rewrite's code and of what it runs on, made once per process (`digests`: a run's,
+    which know the tool's own files from their stat, as they know the user's)."""
+    if not _fingerprint:
+        _fingerprint.append(code_fingerprint(Path(__file__).resolve().parent.parent, digests))
+    return _fingerprint[0]
+
+
+def code_fingerprint(root: Path, digests: FileDigests | None = None) -> str:
     from . import __version__
 
+    files = sorted(os.path.join(folder, name) for package in ("rewriter", "codemods")
+                   for folder, _, names in os.walk(root / package) for name in names if name.endswith(".py"))
+    if digests is not None:
+        digests.known(files)
     h = hashlib.sha256(f"{SCHEMA}|{__version__}|{_libcst_version()}|{sys.version}".encode())
-    for package in ("rewriter", "codemods"):
-        for path in sorted((root / package).rglob("*.py")):
-            h.update(str(path.relative_to(root)).encode())
-            h.update(path.read_bytes())
+    for path in files:
+        if digests is not None:
+            digest = digests.digest(path) or digests.read(path)[1]
+        else:
+            with open(path, "rb") as f:
+                digest = digest_of(f.read())
+        h.update(f"{os.path.relpath(path, root)}\0{digest}\0".encode())
     return h.hexdigest()
 
 
@@ -90,12 +106,9 @@ def key_of(codes: Iterable[str], *, unsafe_fixes: bool, apply_fixes: bool, origi
     return json.dumps([sorted(codes), unsafe_fixes, apply_fixes, original_positions, ast_prefilter, rewrite, facts, targets])
 
 
-def file_key(source: bytes, settings: str) -> str:
-    h = hashlib.sha256(tool_fingerprint().encode())
-    h.update(settings.encode())
-    h.update(b"\0")
-    h.update(source)
-    return h.hexdigest()
+def file_key(digest: str, settings: str) -> str:
+    """The key of a file's result: `digest`, its bytes' (file_digests.digest_of), and its settings'."""
+    return hashlib.sha256(f"{tool_fingerprint()}|{settings}|{digest}".encode()).hexdigest()
 
 
 # -- records ------------------------------------------------------------------------------------
@@ -152,46 +165,64 @@ class ResultCache:
             db = sqlite3.connect(self.path, timeout=30, isolation_level=None)
             db.execute("PRAGMA journal_mode=WAL")
             db.execute("CREATE TABLE IF NOT EXISTS results (key TEXT PRIMARY KEY, record TEXT NOT NULL, used REAL NOT NULL)")
+            # key: a file's absolute path (file_digests.py)
+            db.execute("CREATE TABLE IF NOT EXISTS digests "
+                       "(key TEXT PRIMARY KEY, stat TEXT NOT NULL, digest TEXT NOT NULL, used REAL NOT NULL)")
             self._db = db
         except (OSError, sqlite3.Error) as e:
             self.broken = f"cache not used ({self.directory}): {e}"
         return self._db
 
     def get_many(self, keys: Iterable[str]) -> dict[str, str]:
+        return {key: record for key, (record,) in self._select("results", ("record",), keys).items()}
+
+    def put_many(self, records: dict[str, str]) -> None:
+        self._insert("results", ("record",), {key: (record,) for key, record in records.items()})
+
+    def stats_of(self, paths: Iterable[str]) -> dict[str, tuple[str, str]]:
+        """(stat signature, digest) recorded for each of the absolute `paths` (rewriter/file_digests.py)."""
+        return self._select("digests", ("stat", "digest"), paths)
+
+    def put_stats(self, entries: dict[str, tuple[str, str]]) -> None:
+        self._insert("digests", ("stat", "digest"), entries)
+
+    def _select(self, table: str, columns: tuple[str, ...], keys: Iterable[str]) -> dict[str, tuple]:
         db = self._connect()
         keys = list(dict.fromkeys(keys))
         if db is None or not keys:
             return {}
-        found: dict[str, str] = {}
+        found: dict[str, tuple] = {}
         now = time.time()
         stale: list[str] = []  # hits last marked in use long ago (`_REMARK_AFTER_S`)
         try:
             for i in range(0, len(keys), _BATCH):
                 chunk = keys[i : i + _BATCH]
                 marks = ",".join("?" * len(chunk))
-                for key, record, used in db.execute(f"SELECT key, record, used FROM results WHERE key IN ({marks})", chunk):
-                    found[key] = record
+                for key, used, *values in db.execute(
+                        f"SELECT key, used, {', '.join(columns)} FROM {table} WHERE key IN ({marks})", chunk):
+                    found[key] = tuple(values)
                     if used < now - _REMARK_AFTER_S:
                         stale.append(key)
             if stale:  # remember that they are in use (pruning drops entries unused for long)
                 db.execute("BEGIN")
-                db.executemany("UPDATE results SET used = ? WHERE key = ?", [(now, k) for k in stale])
+                db.executemany(f"UPDATE {table} SET used = ? WHERE key = ?", [(now, k) for k in stale])
                 db.execute("COMMIT")
         except sqlite3.Error as e:
             self.broken = f"cache not used ({self.path}): {e}"
             return {}
         return found
 
-    def put_many(self, records: dict[str, str]) -> None:
+    def _insert(self, table: str, columns: tuple[str, ...], rows: dict[str, tuple]) -> None:
         db = self._connect()
-        if db is None or not records:
+        if db is None or not rows:
             return
         now = time.time()
+        marks = ", ".join("?" * (len(columns) + 2))
         try:
             db.execute("BEGIN")
-            db.executemany("INSERT OR REPLACE INTO results (key, record, used) VALUES (?, ?, ?)",
-                           [(k, r, now) for k, r in records.items()])
-            db.execute("DELETE FROM results WHERE used < ?", (now - KEEP_UNUSED_DAYS * 86400,))
+            db.executemany(f"INSERT OR REPLACE INTO {table} (key, {', '.join(columns)}, used) VALUES ({marks})",
+                           [(key, *values, now) for key, values in rows.items()])
+            db.execute(f"DELETE FROM {table} WHERE used < ?", (now - KEEP_UNUSED_DAYS * 86400,))
             db.execute("COMMIT")
         except sqlite3.Error as e:
             self.broken = f"cache not written ({self.path}): {e}"

@@ -22,6 +22,7 @@ from . import files as _files
 from . import kept_parses, notebooks
 from .cache import ResultCache
 from .config import Config
+from .file_digests import FileDigests, digest_of
 from .findings import FileResult
 from .settings import Settings
 from .workers import Broken, Workers
@@ -43,6 +44,16 @@ def read_source(path: str) -> bytes | FileResult:
     try:
         with open(path, "rb") as f:
             return f.read()
+    except OSError as e:
+        return FileResult(path=path, error=f"cannot read: {e.strerror or e}")
+
+
+def _read(path: str, digests: FileDigests | None) -> bytes | FileResult:
+    """`read_source`, through `digests` where a run has them (they record what they read)."""
+    if digests is None:
+        return read_source(path)
+    try:
+        return digests.read(path)[0]
     except OSError as e:
         return FileResult(path=path, error=f"cannot read: {e.strerror or e}")
 
@@ -90,6 +101,7 @@ def process_files(
     first_pass: dict[str, tuple[bytes, Survey]] | None = None,
     workers: Workers | None = None,
     sources: dict[str, bytes] | None = None,
+    digests: FileDigests | None = None,
 ) -> list[FileResult]:
     """Process every file; results in the order of `paths`. Never raises for a bad file.
 
@@ -99,25 +111,51 @@ def process_files(
     surveyed and the facts other modules give it cannot let more rules through (Survey.passed_with).
     `workers`: the processes that surveyed the files, if they run: each file goes to its own.
     `sources`: bytes read already, by real path (the index's build read them): taken from there, not
-    read again.
+    read again. `digests` (with `cache`): the files' digests known from their stat: where no new code
+    is shown, a file whose result is cached and changes nothing is not read.
     """
     results: list[FileResult | None] = [None] * len(paths)
-    read: list[tuple[int, str, bytes]] = []
+    read: list[tuple[int, str, bytes | None]] = []  # (bytes: None where the file is known by its digest alone)
     keys: dict[int, str] = {}
     # A FileSettings knows a file's cache key without building its Settings (which imports the rules):
     # a run served from the cache imports neither them nor libcst.
     key_of = settings_for.key if isinstance(settings_for, FileSettings) else lambda path: _cache.settings_key(settings_for(path))
+    if cache is None or not isinstance(settings_for, FileSettings) or settings_for.rewrite:
+        digests = None  # (new code is shown: every file's bytes are)
+    if digests is not None:
+        digests.known(p for p in paths if not sources or _files.real_path(p) not in sources)
     for i, path in enumerate(paths):
         source = sources.pop(_files.real_path(path), None) if sources else None
-        if source is None:
-            source = read_source(path)
+        digest = digests.digest(path) if digests is not None and source is None else None
+        if source is None and digest is None:
+            source = _read(path, digests)
         if isinstance(source, FileResult):
             results[i] = source
             continue
         read.append((i, path, source))
         if cache is not None and (key := key_of(path)) is not None:
-            keys[i] = _cache.file_key(source, key)
+            keys[i] = _cache.file_key(digest or digest_of(source), key)
     hits = cache.get_many(keys.values()) if cache is not None else {}
+    renewed = []  # the keys of files changed since their digest was recorded
+    for n, (i, path, source) in enumerate(read):
+        if source is not None:
+            continue
+        record = hits.get(keys.get(i, ""))
+        if record is not None and not (result := _cache.from_record(record, path, None)).changed:
+            results[i] = result
+            continue
+        # Not cached, or its fixes are reported (jupytext pairs read the bytes): read it after all.
+        source = _read(path, digests)
+        if isinstance(source, FileResult):
+            results[i] = source
+            continue
+        read[n] = (i, path, source)
+        if i in keys and (key := _cache.file_key(digests.digest(path), key_of(path))) != keys[i]:
+            keys[i] = key
+            renewed.append(key)
+    if renewed:
+        hits.update(cache.get_many(renewed))
+    read = [entry for entry in read if entry[2] is not None]
     todo: list[tuple[int, tuple[str, bytes, Settings]]] = []
     for i, path, source in read:
         record = hits.get(keys.get(i, ""))
@@ -429,7 +467,7 @@ class Report:
 
 def summarize(results: Sequence[FileResult], written: bool, fixed: int) -> Summary:
     return Summary(
-        files=sum(1 for r in results if r.old_source is not None),
+        files=sum(1 for r in results if r.old_source is not None or r.cached),  # (cached: maybe not read)
         skipped=sum(1 for r in results if r.skipped and not r.error),
         changed=sum(1 for r in results if r.changed and not r.error),
         findings=sum(len(r.findings) for r in results),
@@ -489,10 +527,11 @@ def project_facts(index, path: str):
 
 
 def project_index(config: Config, paths: Sequence[str], cache: ResultCache | None = None, sources: dict | None = None,
-                  summarize=None, read: dict[str, bytes] | None = None):
+                  summarize=None, read: dict[str, bytes] | None = None, digests: FileDigests | None = None):
     """The index of the project `paths` belong to (every file under its root, with the run's
     excludes), or None when the configuration says files are analysed alone. `summarize`: how the
-    files the cache does not hold are summarized; `read`: filled with the bytes read (ProjectIndex.build)."""
+    files the cache does not hold are summarized; `read`: filled with the bytes read; `digests`:
+    the files' digests known from their stat (ProjectIndex.build)."""
     if not config.project:
         return None
     from .project.index import ProjectIndex, project_root
@@ -505,16 +544,17 @@ def project_index(config: Config, paths: Sequence[str], cache: ResultCache | Non
     files = list(found.files)
     known = {_files.real_path(f) for f in files}
     files += [p for p in paths if os.path.isfile(p) and _files.real_path(p) not in known]
-    return ProjectIndex.build(root, files, cache=cache, sources=sources, summarize=summarize, read=read)
+    return ProjectIndex.build(root, files, cache=cache, sources=sources, summarize=summarize, read=read, digests=digests)
 
 
 def surveyed_index(config: Config, paths: Sequence[str], cache: ResultCache | None = None, jobs: int | None = None,
-                   workers: Workers | None = None, read: dict[str, bytes] | None = None):
+                   workers: Workers | None = None, read: dict[str, bytes] | None = None,
+                   digests: FileDigests | None = None):
     """`project_index`, with the files it must summarize surveyed in worker processes (rewriter/survey.py):
     one ast parse each for its summary and, for the files of `paths`, the rules that may fire in
     them. Returns the index and, by real path, (the bytes surveyed, their survey). `workers`: the
-    processes to survey in, kept for the processing (else a pool of the run's `jobs`); `read`: as
-    for `project_index`."""
+    processes to survey in, kept for the processing (else a pool of the run's `jobs`); `read`,
+    `digests`: as for `project_index`."""
     processed = {_files.real_path(p) for p in paths}
     first_pass: dict[str, tuple[bytes, Survey]] = {}
 
@@ -531,7 +571,7 @@ def surveyed_index(config: Config, paths: Sequence[str], cache: ResultCache | No
                 first_pass[_files.real_path(path)] = (source, found)
         return [found.summary for found in surveys]
 
-    index = project_index(config, paths, cache, summarize=summarize, read=read)
+    index = project_index(config, paths, cache, summarize=summarize, read=read, digests=digests)
     if read:  # (only the files of `paths` are processed: the others' bytes are not held through it)
         for key in [key for key in read if key not in processed]:
             del read[key]
@@ -584,16 +624,22 @@ def run(
     _no_last_collection_at_exit()
     with _fewer_collections(), _run_workers(config, found.files, jobs, write or rewrite) as workers:
         read: dict[str, bytes] = {}  # what the index's build read: processed as read there, not read again
-        index, first_pass = surveyed_index(config, found.files, cache, jobs, workers, read) if found.files else (None, {})
+        digests = FileDigests(cache) if cache is not None else None
+        if digests is not None:
+            _cache.tool_fingerprint(digests)  # (its own files known from their stat too)
+        index, first_pass = surveyed_index(config, found.files, cache, jobs, workers, read, digests) \
+            if found.files else (None, {})
         with _kept_to_the_end():  # the index and the surveys
             # Without --in-place the file on disk stays the original: report positions in it.
             settings = settings_for(config, original_positions=not write, index=index, rewrite=write or rewrite)
             results = process_files(found.files, settings, jobs=jobs, progress=progress, cache=cache, first_pass=first_pass,
-                                    workers=workers, sources=read)
+                                    workers=workers, sources=read, digests=digests)
             if write or rewrite:  # (a run that computes no rewrite has no rewritten text to read)
                 from .project.settle import settle
 
                 results = settle(results, index, lambda path, text: _held(_process_in_worker((path, text, settings(path)))))
+        if digests is not None:
+            digests.save()
     if write:
         for result in results:
             write_result(result)

@@ -10,6 +10,7 @@ from click.testing import CliRunner
 from rewriter import cache as result_cache
 from rewriter.cli import main
 from rewriter.engine import Settings
+from rewriter.file_digests import digest_of
 from rewriter.registry import all_codemods, select
 
 from tests.harness.snippets import TRACED_IF
@@ -112,7 +113,7 @@ def test_cache_directory_defaults(project, monkeypatch, tmp_path_factory):
 def test_keys_cover_source_codes_and_modes():
     settings = Settings(all_codemods())
     key = result_cache.settings_key(settings)
-    assert result_cache.file_key(b"x = 1\n", key) != result_cache.file_key(b"x = 2\n", key)
+    assert result_cache.file_key(digest_of(b"x = 1\n"), key) != result_cache.file_key(digest_of(b"x = 2\n"), key)
     variants = [
         Settings(select(["PML2"])),
         Settings(all_codemods(), unsafe_fixes=True),

@@ -31,6 +31,7 @@ from ..analysis.ast_names import Met
 from ..analysis.apis import canonical
 from ..analysis.facts import FileFacts
 from ..analysis.installed import star_exports
+from ..file_digests import FileDigests, digest_of
 from ..files import forget_real_paths, real_path
 from .denotations import Fn, Jitted
 from .propagation import Propagation
@@ -117,43 +118,78 @@ class ProjectIndex:
     @classmethod
     def build(cls, root: str, paths: Iterable[str], cache=None, sources: dict[str, bytes] | None = None,
               summarize: Callable[[list[tuple[str, bytes]]], list[Summary | None]] | None = None,
-              read: dict[str, bytes] | None = None) -> "ProjectIndex":
+              read: dict[str, bytes] | None = None, digests: FileDigests | None = None) -> "ProjectIndex":
         """Summaries of every file in `paths` (read from disk unless `sources` has the bytes).
         `summarize`: how the files the cache does not hold are summarized, all at once (the runner
         does it in its worker processes); by default one after the other, here. `read`: filled with
         the bytes read from disk here, by real path (the runner then processes the same bytes without
-        reading them again)."""
+        reading them again). `digests` (with `cache`): the files' digests known from their stat; a
+        file whose summary is cached under its known digest is not read."""
         forget_real_paths()
         _forget_packages()
         index = cls(os.path.abspath(root))
         given = {real_path(p): source for p, source in (sources or {}).items()}
-        jobs = []
-        for path in paths:
-            source = given.get(real_path(path))
-            if source is None:
-                try:
+        paths = list(paths)
+        if digests is not None and cache is not None:
+            digests.known(p for p in paths if real_path(p) not in given)
+        else:
+            digests = None
+
+        def read_file(path: str) -> tuple[bytes, str | None] | None:
+            try:
+                if digests is not None:
+                    source, digest = digests.read(path)
+                else:
                     with open(path, "rb") as f:
-                        source = f.read()
-                except OSError:
-                    continue
-                if read is not None:
-                    read[real_path(path)] = source
-            jobs.append((path, source))
+                        source, digest = f.read(), None
+            except OSError:
+                return None
+            if read is not None:
+                read[real_path(path)] = source
+            return source, digest
+
+        jobs: list[tuple[str, bytes | None, str | None]] = []  # (path, its bytes unless known by digest, digest)
+        for path in paths:
+            source, digest = given.get(real_path(path)), None
+            if source is None:
+                digest = digests.digest(path) if digests is not None else None
+                if digest is None:
+                    found_file = read_file(path)
+                    if found_file is None:
+                        continue
+                    source, digest = found_file
+            jobs.append((path, source, digest))
         # (Without a cache, no key and no stored form: JSON for every summary would be work for nothing.)
-        keys = {path: _summary_key(path, source) for path, source in jobs} if cache is not None else {}
+        keys = {path: _summary_key(path, digest or digest_of(source)) for path, source, digest in jobs} \
+            if cache is not None else {}
         found = cache.get_many(keys.values()) if cache is not None else {}
-        missing = [(path, source) for path, source in jobs if keys.get(path) not in found]
+        missing = []
+        for i, (path, source, digest) in enumerate(jobs):
+            if keys.get(path) in found:
+                continue
+            if source is None:  # known by its digest, but its summary is not stored: read it after all
+                found_file = read_file(path)
+                if found_file is None:
+                    jobs[i] = (path, None, None)
+                    continue
+                source, digest = found_file
+                jobs[i] = (path, source, digest)
+                keys[path] = _summary_key(path, digest)  # (another, if the file changed since it was stat'ed)
+            missing.append((path, source))
         computed = (summarize or _summarize_each)(missing) if missing else []
         made = {path: summary for (path, _), summary in zip(missing, computed)}
         fresh = {}
-        for path, source in jobs:
+        for path, source, digest in jobs:
             record = found.get(keys.get(path))
             if record is not None:
                 summary = Summary.stored(*_module_of_file(path), record) if record != "null" else None
-            else:
+            elif path in made:
                 summary = made[path]
                 if cache is not None:
                     fresh[keys[path]] = json.dumps(summary.to_json() if summary is not None else None)
+            else:
+                keys.pop(path, None)
+                continue  # (not readable after all)
             index._add(path, summary)
         if cache is not None and fresh:
             cache.put_many(fresh)
@@ -623,13 +659,13 @@ def _facts_key(root: str, summary_keys: dict[str, str]) -> str:
     return "facts:" + h.hexdigest()
 
 
-def _summary_key(path: str, source: bytes) -> str:
+def _summary_key(path: str, digest: str) -> str:
+    """The key of the summary of the file at `path` whose bytes have `digest` (file_digests.digest_of)."""
     from ..cache import tool_fingerprint
 
     name, package = _module_of_file(path)
-    h = hashlib.sha256(f"summary|{SUMMARY_SCHEMA}|{tool_fingerprint()}|{name}|{package}|{path.endswith('.ipynb')}".encode())
-    h.update(source)
-    return "summary:" + h.hexdigest()
+    text = f"summary|{SUMMARY_SCHEMA}|{tool_fingerprint()}|{name}|{package}|{path.endswith('.ipynb')}|{digest}"
+    return "summary:" + hashlib.sha256(text.encode()).hexdigest()
 
 
 def _summarize_each(files: list[tuple[str, bytes]]) -> list[Summary | None]:
