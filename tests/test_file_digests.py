@@ -144,3 +144,14 @@ def test_the_tool_fingerprint_is_the_same_from_the_stat_of_its_files(tmp_path, s
     read = []
     again.read = lambda path: read.append(path)  # type: ignore[method-assign]  (nothing may be read)
     assert cache.code_fingerprint(root, again) == cache.code_fingerprint(root) and read == []
+
+
+def test_a_warm_check_still_holds_a_jupytext_pair_back(tmp_path, settled, monkeypatch):
+    from tests.test_notebooks import _pair
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("PHIML_REWRITE_CACHE_DIR", raising=False)
+    _pair(tmp_path, "ipynb,py:percent", "nb.py")
+    cold, warm = _check("."), _check(".")
+    assert warm["summary"]["cached"] == 2 and warm["summary"]["changed"] == cold["summary"]["changed"] == 0
+    assert "paired by jupytext" in json.dumps(warm) and warm == {**cold, "summary": {**cold["summary"], "cached": 2}}
