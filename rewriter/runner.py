@@ -185,9 +185,7 @@ def process_files(
         if pool is not None and pool.started and todo:
             todo.sort(key=lambda item: -len(item[1][1]))
             surveyed_as = [_files.real_path(job[0]) for _, job in todo]  # (`keys` are the cache's)
-            # Where new code is shown, libcst parses: a crash of its parser must take a forked worker
-            # only (the file is then processed alone, below), not the run. Without, this process works too.
-            here = not any(job[2].rewrite for _, job in todo)
+            here = _parent_processes(any(job[2].rewrite for _, job in todo))
             try:
                 done = pool.map(_process_in_worker, [job for _, job in todo], keys=surveyed_as, advance=advance, here=here)
             except Broken as e:
@@ -646,6 +644,13 @@ def run(
     return conclude(results + [FileResult(path=p, error=reason) for p, reason in found.errors], written=write)
 
 
+def _parent_processes(rewrite: bool) -> bool:
+    """Whether this process processes files beside the forked workers of a run (`rewrite`: it shows
+    new code). Not where new code is shown: libcst parses there, and a crash of its parser must take
+    a forked worker only (the file is then processed alone: process_files), not the run."""
+    return not rewrite
+
+
 @contextlib.contextmanager
 def _run_workers(config: Config, paths: Sequence[str], jobs: int | None, rewrite: bool) -> Iterator[Workers | None]:
     """The worker processes of a run over `paths` (None: one job, or too few files), started only if
@@ -663,9 +668,10 @@ def _run_workers(config: Config, paths: Sequence[str], jobs: int | None, rewrite
 
                 warm_libcst(dict.fromkeys(c for path in paths for c in config.codemods_for(path)))
 
-        # Where new code is shown, the forked workers alone process files (process_files): the parses
-        # the parent's own surveys would keep for it are never read.
-        with Workers(count, before_start=warm, after_start=kept_parses.stop_keeping if rewrite else None) as workers:
+        # Where the forked workers alone process files, the parses the parent's own surveys would keep
+        # for it are never read.
+        stop_keeping = None if _parent_processes(rewrite) else kept_parses.stop_keeping
+        with Workers(count, before_start=warm, after_start=stop_keeping) as workers:
             yield workers
     finally:
         kept_parses.clear()
