@@ -19,13 +19,18 @@ from __future__ import annotations
 import hashlib
 import os
 import time
-from typing import TYPE_CHECKING, Iterable
-
-if TYPE_CHECKING:
-    from .cache import ResultCache
+from typing import Iterable, Protocol
 
 # The coarsest clock a file system stamps changes with ticks every 2 s (FAT); the others' tick more often.
 SETTLED_NS = 2_000_000_000
+
+
+class Store(Protocol):
+    """Where the digests are kept between runs (cache.ResultCache)."""
+
+    def stats_of(self, paths: Iterable[str]) -> dict[str, tuple[str, str]]: ...
+
+    def put_stats(self, entries: dict[str, tuple[str, str]]) -> None: ...
 
 
 def digest_of(source: bytes) -> str:
@@ -40,7 +45,7 @@ class FileDigests:
     """The digests of one run's files: those the store knows from their stat (`known`, `digest`),
     and those of the files read (`read`), remembered for the next run by `save`."""
 
-    def __init__(self, cache: ResultCache) -> None:
+    def __init__(self, cache: Store) -> None:
         self._cache = cache
         self._stats: dict[str, tuple[str, bool]] = {}  # absolute path -> (stat signature, settled)
         self._known: dict[str, str] = {}  # absolute path -> digest, where the recorded stat is its stat
