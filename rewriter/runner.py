@@ -482,10 +482,11 @@ class FileSettings:
     """Settings per file; with a project index, each file's facts from the other modules. Also the
     cache key of a file's result, which needs the enabled rules' codes, not the rules (`key`)."""
 
-    def __init__(self, config: Config, apply_fixes: bool, original_positions: bool, index, rewrite: bool) -> None:
+    def __init__(self, config: Config, apply_fixes: bool, original_positions: bool, index, rewrite: bool,
+                 installs=None) -> None:
         self.config, self.apply_fixes, self.original_positions = config, apply_fixes, original_positions
         self.index, self.rewrite = index, rewrite
-        self.world = world_reader(config, index)
+        self.world = world_reader(config, index, installs)
 
     def __call__(self, path: str) -> Settings:
         return Settings(
@@ -507,16 +508,17 @@ class FileSettings:
 
 
 def settings_for(config: Config, apply_fixes: bool = True, original_positions: bool = False, index=None,
-                 rewrite: bool = True) -> FileSettings:
-    """Settings per file (FileSettings)."""
-    return FileSettings(config, apply_fixes, original_positions, index, rewrite)
+                 rewrite: bool = True, installs=None) -> FileSettings:
+    """Settings per file (FileSettings; `installs`: as for `world_reader`)."""
+    return FileSettings(config, apply_fixes, original_positions, index, rewrite, installs)
 
 
-def world_reader(config: Config, index=None):
-    """Each file's World (rewriter/project/world.py): what its project targets, and who may call it."""
+def world_reader(config: Config, index=None, installs=None):
+    """Each file's World (rewriter/project/world.py): what its project targets, and who may call it.
+    `installs`: how a notebook's own installs are read (project.installs.StoredInstalls; None: from it)."""
     from .project.world import WorldReader
 
-    return WorldReader(config.target_setting(), index)
+    return WorldReader(config.target_setting(), index, installs=installs)
 
 
 def project_facts(index, path: str):
@@ -629,7 +631,9 @@ def run(
             if found.files else (None, {})
         with _kept_to_the_end():  # the index and the surveys
             # Without --in-place the file on disk stays the original: report positions in it.
-            settings = settings_for(config, original_positions=not write, index=index, rewrite=write or rewrite)
+            installs = _stored_installs(cache, digests)
+            settings = settings_for(config, original_positions=not write, index=index, rewrite=write or rewrite,
+                                    installs=installs)
             results = process_files(found.files, settings, jobs=jobs, progress=progress, cache=cache, first_pass=first_pass,
                                     workers=workers, sources=read, digests=digests)
             if write or rewrite:  # (a run that computes no rewrite has no rewritten text to read)
@@ -638,10 +642,21 @@ def run(
                 results = settle(results, index, lambda path, text: _held(_process_in_worker((path, text, settings(path)))))
         if digests is not None:
             digests.save()
+        if installs is not None:
+            installs.save()
     if write:
         for result in results:
             write_result(result)
     return conclude(results + [FileResult(path=p, error=reason) for p, reason in found.errors], written=write)
+
+
+def _stored_installs(cache: ResultCache | None, digests: FileDigests | None):
+    """Notebooks' own installs kept in `cache` under their digests (project.installs); None without a cache."""
+    if cache is None or digests is None:
+        return None
+    from .project.installs import StoredInstalls
+
+    return StoredInstalls(cache, digests)
 
 
 def _parent_processes(rewrite: bool) -> bool:

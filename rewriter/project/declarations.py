@@ -63,8 +63,17 @@ def in_notebook(path: str) -> list[Declaration]:
     """`%pip install phiflow==2.2.2` / `!pip install ...` in a notebook's code cells: what it runs with."""
     try:
         with open(path, "rb") as f:
-            data = json.loads(f.read() or b"{}")
-    except (OSError, ValueError):
+            source = f.read()
+    except OSError:
+        return []
+    return in_notebook_source(source, os.path.basename(path))
+
+
+def in_notebook_source(source: bytes, name: str) -> list[Declaration]:
+    """`in_notebook` of the notebook named `name` that holds `source`."""
+    try:
+        data = json.loads(source or b"{}")
+    except ValueError:
         return []
     cells = data.get("cells") if isinstance(data, dict) else None
     out: list[Declaration] = []
@@ -74,7 +83,7 @@ def in_notebook(path: str) -> list[Declaration]:
         source = cell.get("source", "")
         text = "".join(source) if isinstance(source, list) else str(source)
         for line in text.splitlines():
-            out += _pip_line(line, f"cell {number} of {os.path.basename(path)}")
+            out += _pip_line(line, f"cell {number} of {name}")
     return out
 
 

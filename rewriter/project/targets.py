@@ -20,7 +20,7 @@ import os
 import subprocess
 from dataclasses import dataclass
 from functools import cached_property, lru_cache
-from typing import TYPE_CHECKING, Mapping
+from typing import TYPE_CHECKING, Callable, Mapping
 
 from . import declarations
 from .roots import STRONG_ROOT_MARKERS, WEAK_ROOT_MARKERS
@@ -161,10 +161,12 @@ class Setting:
 class TargetReader:
     """Reads, once per folder, the evidence for the files of one project."""
 
-    def __init__(self, root: str, setting: Setting = Setting(), environ: Mapping[str, str] | None = None) -> None:
+    def __init__(self, root: str, setting: Setting = Setting(), environ: Mapping[str, str] | None = None,
+                 installs: Callable[[str], list[declarations.Declaration]] = declarations.in_notebook) -> None:
         self.root = os.path.abspath(root)
         self.setting = setting
         self.environ = os.environ if environ is None else environ
+        self._installs = installs  # a notebook's own installs (declarations.in_notebook, or stored ones)
         self._folders: dict[str, tuple[Target, ...]] = {}
         self._near: dict[str, tuple[Target, ...]] = {}
         self._activated: tuple[Target, ...] | None = None
@@ -179,7 +181,7 @@ class TargetReader:
             return self._modules[folder]
         layers = [self._weakest(), self._declared(folder)]
         if notebook:
-            layers.append(tuple(_targets(declarations.in_notebook(path), "installs")))
+            layers.append(tuple(_targets(self._installs(path), "installs")))
         layers += [self._interpreter(), self._root_copies, self._beside(folder), self._explicit]
         found = {t.root: t for layer in layers for t in layer}
         targets = Targets(tuple(found[k] for k in sorted(found)))

@@ -36,10 +36,11 @@ class World:
 class WorldReader:
     """Each file's World, for one run: readers and answers are kept per project root and folder."""
 
-    def __init__(self, setting: Setting = Setting(), index=None, environ=None) -> None:
+    def __init__(self, setting: Setting = Setting(), index=None, environ=None, installs=None) -> None:
         self.setting = setting
         self.index = index
         self.environ = environ
+        self.installs = installs  # how a notebook's own installs are read (TargetReader; None: from the notebook)
         self._readers: dict[str, TargetReader] = {}
         self._distributed: dict[str, str] = {}
         self._worlds: dict[tuple[str, str | None], World] = {}
@@ -60,7 +61,8 @@ class WorldReader:
             root = self._project_root(path)  # a file outside the run's project (`phiml-rewrite repo_a repo_b`): its own
         reader = self._readers.get(root)
         if reader is None:
-            reader = self._readers[root] = TargetReader(root, self.setting, self.environ)
+            reader = self._readers[root] = TargetReader(root, self.setting, self.environ,
+                                                        **({"installs": self.installs} if self.installs else {}))
         return World(reader.for_file(path), self._open_module(path, root, module_name), file_package(path))
 
     def _project_root(self, path: str) -> str:
