@@ -483,10 +483,10 @@ class FileSettings:
     cache key of a file's result, which needs the enabled rules' codes, not the rules (`key`)."""
 
     def __init__(self, config: Config, apply_fixes: bool, original_positions: bool, index, rewrite: bool,
-                 installs=None) -> None:
+                 declared=None) -> None:
         self.config, self.apply_fixes, self.original_positions = config, apply_fixes, original_positions
         self.index, self.rewrite = index, rewrite
-        self.world = world_reader(config, index, installs)
+        self.world = world_reader(config, index, declared)
 
     def __call__(self, path: str) -> Settings:
         return Settings(
@@ -508,17 +508,17 @@ class FileSettings:
 
 
 def settings_for(config: Config, apply_fixes: bool = True, original_positions: bool = False, index=None,
-                 rewrite: bool = True, installs=None) -> FileSettings:
-    """Settings per file (FileSettings; `installs`: as for `world_reader`)."""
-    return FileSettings(config, apply_fixes, original_positions, index, rewrite, installs)
+                 rewrite: bool = True, declared=None) -> FileSettings:
+    """Settings per file (FileSettings; `declared`: as for `world_reader`)."""
+    return FileSettings(config, apply_fixes, original_positions, index, rewrite, declared)
 
 
-def world_reader(config: Config, index=None, installs=None):
+def world_reader(config: Config, index=None, declared=None):
     """Each file's World (rewriter/project/world.py): what its project targets, and who may call it.
-    `installs`: how a notebook's own installs are read (project.installs.StoredInstalls; None: from it)."""
+    `declared`: where the project's declarations are read (project.stored_declarations; None: the files)."""
     from .project.world import WorldReader
 
-    return WorldReader(config.target_setting(), index, installs=installs)
+    return WorldReader(config.target_setting(), index, declared=declared)
 
 
 def project_facts(index, path: str):
@@ -631,9 +631,9 @@ def run(
             if found.files else (None, {})
         with _kept_to_the_end():  # the index and the surveys
             # Without --in-place the file on disk stays the original: report positions in it.
-            installs = _stored_installs(cache, digests)
+            declared = _stored_declarations(cache, digests)
             settings = settings_for(config, original_positions=not write, index=index, rewrite=write or rewrite,
-                                    installs=installs)
+                                    declared=declared)
             results = process_files(found.files, settings, jobs=jobs, progress=progress, cache=cache, first_pass=first_pass,
                                     workers=workers, sources=read, digests=digests)
             if write or rewrite:  # (a run that computes no rewrite has no rewritten text to read)
@@ -642,21 +642,22 @@ def run(
                 results = settle(results, index, lambda path, text: _held(_process_in_worker((path, text, settings(path)))))
         if digests is not None:
             digests.save()
-        if installs is not None:
-            installs.save()
+        if declared is not None:
+            declared.save()
     if write:
         for result in results:
             write_result(result)
     return conclude(results + [FileResult(path=p, error=reason) for p, reason in found.errors], written=write)
 
 
-def _stored_installs(cache: ResultCache | None, digests: FileDigests | None):
-    """Notebooks' own installs kept in `cache` under their digests (project.installs); None without a cache."""
+def _stored_declarations(cache: ResultCache | None, digests: FileDigests | None):
+    """Declarations kept in `cache` under the digests of the files read (project.stored_declarations);
+    None without a cache."""
     if cache is None or digests is None:
         return None
-    from .project.installs import StoredInstalls
+    from .project.stored_declarations import StoredDeclarations
 
-    return StoredInstalls(cache, digests)
+    return StoredDeclarations(cache, digests)
 
 
 def _parent_processes(rewrite: bool) -> bool:

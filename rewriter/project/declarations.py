@@ -14,7 +14,9 @@ import os
 import shlex
 import tomllib
 from dataclasses import dataclass
-from typing import Iterable, Iterator
+from typing import Callable, Iterable, Iterator
+
+Read = Callable[[str], bytes]  # a file's bytes (OSError as `open` raises it)
 
 # (`packaging` is imported where a requirement is read: most files' folders declare none.)
 
@@ -31,32 +33,55 @@ def normalized(name: str) -> str:
     return name.lower().replace("_", "-").replace(".", "-")
 
 
-def in_folder(folder: str) -> list[Declaration]:
-    """The declarations of the dependency files in `folder` itself (not its subfolders)."""
+def _read_file(path: str) -> bytes:
+    with open(path, "rb") as f:
+        return f.read()
+
+
+def in_folder(folder: str, read: Read = _read_file) -> list[Declaration]:
+    """The declarations of the dependency files in `folder` itself (not its subfolders); `read`: how
+    each file they name is read (the files they include too)."""
+    return [d for shown, path in declaring_files(folder) for d in _reader(shown)(path, shown, read)]
+
+
+def declaring_files(folder: str) -> list[tuple[str, str]]:
+    """(the name shown, the path) of each dependency file in `folder` itself, in the order `in_folder`
+    reads them: `requirements/base.txt` among them."""
     try:
         entries = sorted(os.listdir(folder))
     except OSError:
         return []
-    out: list[Declaration] = []
+    out: list[tuple[str, str]] = []
     for entry in entries:
-        path = os.path.join(folder, entry)
         lower = entry.lower()
-        if not os.path.isfile(path):
-            if lower == "requirements" and os.path.isdir(path):  # requirements/base.txt, requirements/dev.txt
-                out += [d for f in sorted(os.listdir(path)) if f.endswith(".txt")
-                        for d in _requirements(os.path.join(path, f), f"{entry}/{f}")]
-            continue
-        if lower.startswith("requirements") and lower.endswith((".txt", ".in")):
-            out += _requirements(path, entry)
-        elif lower == "pyproject.toml":
-            out += _pyproject(path, entry)
-        elif lower == "setup.py":
-            out += _setup_py(path, entry)
-        elif lower == "setup.cfg":
-            out += _setup_cfg(path, entry)
-        elif lower.endswith((".yml", ".yaml")) and ("env" in lower or lower.startswith("conda")):
-            out += _conda(path, entry)
+        if lower == "requirements" or _reader(entry) is not None:  # (by name first: a stat for these only)
+            path = os.path.join(folder, entry)
+            if os.path.isfile(path):
+                if lower != "requirements":
+                    out.append((entry, path))
+            elif lower == "requirements" and os.path.isdir(path):  # requirements/base.txt, requirements/dev.txt
+                try:
+                    names = sorted(os.listdir(path))
+                except OSError:
+                    continue
+                out += [(f"{entry}/{f}", os.path.join(path, f)) for f in names if f.endswith(".txt")]
     return out
+
+
+def _reader(shown: str):
+    """The reader of the dependency file shown as `shown`; None for any other file."""
+    lower = shown.lower()
+    if "/" in lower or lower.startswith("requirements") and lower.endswith((".txt", ".in")):
+        return _requirements
+    if lower == "pyproject.toml":
+        return _pyproject
+    if lower == "setup.py":
+        return _setup_py
+    if lower == "setup.cfg":
+        return _setup_cfg
+    if lower.endswith((".yml", ".yaml")) and ("env" in lower or lower.startswith("conda")):
+        return _conda
+    return None
 
 
 def in_notebook(path: str) -> list[Declaration]:
@@ -118,23 +143,22 @@ def _parsed(text: str, where: str) -> list[Declaration]:
     return [Declaration(normalized(requirement.name), str(requirement.specifier), where, text)]
 
 
-def _requirements(path: str, shown: str, depth: int = 0) -> list[Declaration]:
+def _requirements(path: str, shown: str, read: Read = _read_file, depth: int = 0) -> list[Declaration]:
     out: list[Declaration] = []
-    for number, line in _lines(path):
+    for number, line in _lines(path, read):
         line = line.split(" #", 1)[0].strip()
         if line.startswith(("-r ", "--requirement ", "-c ", "--constraint ")) and depth < 4:
             included = line.split(None, 1)[1].strip()
             target = os.path.join(os.path.dirname(path), included)
-            out += _requirements(target, os.path.join(os.path.dirname(shown), included).lstrip("/"), depth + 1)
+            out += _requirements(target, os.path.join(os.path.dirname(shown), included).lstrip("/"), read, depth + 1)
             continue
         out += _parsed(line, f"{shown}:{number}")
     return out
 
 
-def _lines(path: str) -> Iterator[tuple[int, str]]:
+def _lines(path: str, read: Read = _read_file) -> Iterator[tuple[int, str]]:
     try:
-        with open(path, encoding="utf-8", errors="replace") as f:
-            lines = f.read().splitlines()
+        lines = read(path).decode("utf-8", "replace").splitlines()
     except OSError:
         return
     joined, start = "", 0
@@ -148,10 +172,9 @@ def _lines(path: str) -> Iterator[tuple[int, str]]:
         joined = ""
 
 
-def _pyproject(path: str, shown: str) -> list[Declaration]:
+def _pyproject(path: str, shown: str, read: Read = _read_file) -> list[Declaration]:
     try:
-        with open(path, "rb") as f:
-            data = tomllib.load(f)
+        data = tomllib.loads(read(path).decode())  # (what `tomllib.load` does)
     except (OSError, tomllib.TOMLDecodeError):
         return []
     texts: list[str] = []
@@ -163,7 +186,7 @@ def _pyproject(path: str, shown: str) -> list[Declaration]:
     groups = data.get("dependency-groups")
     for group in groups.values() if isinstance(groups, dict) else ():
         texts += _strings(group)
-    where = _place(path, shown)
+    where = _place(path, shown, read)
     out = [d for text in texts for d in _parsed(text, where(text))]
     poetry = data.get("tool", {}).get("poetry", {}) if isinstance(data.get("tool"), dict) else {}
     tables = [poetry.get("dependencies")] + [g.get("dependencies") for g in (poetry.get("group") or {}).values()
@@ -206,25 +229,24 @@ def _strings(value) -> list[str]:
     return [v for v in value if isinstance(v, str)] if isinstance(value, list) else []
 
 
-def _place(path: str, shown: str):
+def _place(path: str, shown: str, read: Read = _read_file):
     """`where(text)`: `pyproject.toml:12`, the first line of the file at `path` that holds `text` (the file
     itself if none does); its lines read once, when first asked."""
     lines: list[tuple[int, str]] = []
 
     def where(text: str) -> str:
         if not lines:
-            lines.extend(_lines(path))
+            lines.extend(_lines(path, read))
         return next((f"{shown}:{number}" for number, line in lines if text in line), shown)
 
     return where
 
 
-def _setup_py(path: str, shown: str) -> list[Declaration]:
+def _setup_py(path: str, shown: str, read: Read = _read_file) -> list[Declaration]:
     """`install_requires=[...]` and `extras_require={...: [...]}` of a `setup(...)` call, where they are
     literals or names bound to literals at module level (the file is read, never run)."""
     try:
-        with open(path, "rb") as f:
-            tree = ast.parse(f.read())
+        tree = ast.parse(read(path))
     except (OSError, SyntaxError, ValueError):
         return []
     bound: dict[str, ast.AST] = {}
@@ -262,11 +284,17 @@ def _requirement_literals(value: ast.AST, bound: dict[str, ast.AST], depth: int 
         yield from _requirement_literals(value.right, bound, depth + 1)
 
 
-def _setup_cfg(path: str, shown: str) -> list[Declaration]:
+def _setup_cfg(path: str, shown: str, read: Read = _read_file) -> list[Declaration]:
     parser = configparser.ConfigParser(interpolation=None)
     try:
-        parser.read(path, encoding="utf-8")
-    except (configparser.Error, OSError, UnicodeDecodeError):
+        text = read(path).decode("utf-8")
+    except OSError:
+        return []  # (`ConfigParser.read` skips a file it cannot open)
+    except UnicodeDecodeError:
+        return []
+    try:
+        parser.read_string(text.replace("\r\n", "\n").replace("\r", "\n"), source=path)  # (as a text file reads)
+    except configparser.Error:
         return []
     texts: list[str] = []
     if parser.has_option("options", "install_requires"):
@@ -274,22 +302,21 @@ def _setup_cfg(path: str, shown: str) -> list[Declaration]:
     if parser.has_section("options.extras_require"):
         for _, value in parser.items("options.extras_require"):
             texts += value.splitlines()
-    where = _place(path, shown)
+    where = _place(path, shown, read)
     return [d for text in texts if text.strip() for d in _parsed(text, where(text.strip()))]
 
 
-def _conda(path: str, shown: str) -> list[Declaration]:
+def _conda(path: str, shown: str, read: Read = _read_file) -> list[Declaration]:
     """A conda environment file: `dependencies:` of `name=1.2` (conda's "1.2.*"), `name==1.2`, and its `pip:` list."""
     import yaml
 
     try:
-        with open(path, encoding="utf-8", errors="replace") as f:
-            data = yaml.safe_load(f)
+        data = yaml.safe_load(read(path).decode("utf-8", "replace"))
     except (OSError, yaml.YAMLError):
         return []
     dependencies = data.get("dependencies") if isinstance(data, dict) else None
     out: list[Declaration] = []
-    where = _place(path, shown)
+    where = _place(path, shown, read)
     for item in dependencies if isinstance(dependencies, list) else ():
         if isinstance(item, dict):
             for text in _strings(item.get("pip")):

@@ -20,7 +20,7 @@ import os
 import subprocess
 from dataclasses import dataclass
 from functools import cached_property, lru_cache
-from typing import TYPE_CHECKING, Callable, Mapping
+from typing import TYPE_CHECKING, Mapping, Protocol
 
 from . import declarations
 from .roots import STRONG_ROOT_MARKERS, WEAK_ROOT_MARKERS
@@ -158,15 +158,24 @@ class Setting:
     where: str = "--target-version"
 
 
+class Declared(Protocol):
+    """What reads a notebook's and a folder's declarations (the module `declarations`, or
+    stored_declarations.StoredDeclarations)."""
+
+    def in_notebook(self, path: str) -> list[declarations.Declaration]: ...
+
+    def in_folder(self, folder: str) -> list[declarations.Declaration]: ...
+
+
 class TargetReader:
     """Reads, once per folder, the evidence for the files of one project."""
 
     def __init__(self, root: str, setting: Setting = Setting(), environ: Mapping[str, str] | None = None,
-                 installs: Callable[[str], list[declarations.Declaration]] = declarations.in_notebook) -> None:
+                 declared: Declared = declarations) -> None:
         self.root = os.path.abspath(root)
         self.setting = setting
         self.environ = os.environ if environ is None else environ
-        self._installs = installs  # a notebook's own installs (declarations.in_notebook, or stored ones)
+        self._declared_by = declared  # where declarations are read (the files, or stored_declarations)
         self._folders: dict[str, tuple[Target, ...]] = {}
         self._near: dict[str, tuple[Target, ...]] = {}
         self._activated: tuple[Target, ...] | None = None
@@ -181,7 +190,7 @@ class TargetReader:
             return self._modules[folder]
         layers = [self._weakest(), self._declared(folder)]
         if notebook:
-            layers.append(tuple(_targets(self._installs(path), "installs")))
+            layers.append(tuple(_targets(self._declared_by.in_notebook(path), "installs")))
         layers += [self._interpreter(), self._root_copies, self._beside(folder), self._explicit]
         found = {t.root: t for layer in layers for t in layer}
         targets = Targets(tuple(found[k] for k in sorted(found)))
@@ -242,7 +251,7 @@ class TargetReader:
         above = self._declared(parent) if inside and folder != self.root and parent != folder else ()
         here = {t.root: t for t in above}
         if inside:
-            for target in _targets(declarations.in_folder(folder), "", os.path.relpath(folder, self.root)):
+            for target in _targets(self._declared_by.in_folder(folder), "", os.path.relpath(folder, self.root)):
                 here[target.root] = target
         self._folders[folder] = tuple(here.values())
         return self._folders[folder]
@@ -261,8 +270,11 @@ def _targets(found: list[declarations.Declaration], verb: str, folder: str = "."
         constrained = [d for d in group if d.spec]
         if not constrained:
             continue  # declared without a version: what an install picks today
-        lows = [_bounds(d.spec)[0] for d in constrained]
-        weakest = constrained[0] if any(v is None for v in lows) else constrained[lows.index(min(lows))]
+        if len(constrained) == 1:
+            weakest = constrained[0]  # (the weakest of one: no version compared, `packaging` not imported)
+        else:
+            lows = [_bounds(d.spec)[0] for d in constrained]
+            weakest = constrained[0] if any(v is None for v in lows) else constrained[lows.index(min(lows))]
         where = weakest.where if folder == "." else os.path.join(folder, weakest.where)
         said = verb or ("pins" if weakest.spec.startswith("==") else "requires")
         out.append(Target(root, weakest.spec, f"{where} {said} {weakest.text}"))

@@ -36,11 +36,11 @@ class World:
 class WorldReader:
     """Each file's World, for one run: readers and answers are kept per project root and folder."""
 
-    def __init__(self, setting: Setting = Setting(), index=None, environ=None, installs=None) -> None:
+    def __init__(self, setting: Setting = Setting(), index=None, environ=None, declared=None) -> None:
         self.setting = setting
         self.index = index
         self.environ = environ
-        self.installs = installs  # how a notebook's own installs are read (TargetReader; None: from the notebook)
+        self.declared = declared  # where declarations are read (TargetReader; None: from the files)
         self._readers: dict[str, TargetReader] = {}
         self._distributed: dict[str, str] = {}
         self._worlds: dict[tuple[str, str | None], World] = {}
@@ -62,7 +62,7 @@ class WorldReader:
         reader = self._readers.get(root)
         if reader is None:
             reader = self._readers[root] = TargetReader(root, self.setting, self.environ,
-                                                        **({"installs": self.installs} if self.installs else {}))
+                                                        **({"declared": self.declared} if self.declared else {}))
         return World(reader.for_file(path), self._open_module(path, root, module_name), file_package(path))
 
     def _project_root(self, path: str) -> str:
