@@ -662,3 +662,16 @@ def test_twins_resolve_folders_and_name_what_they_cannot_resolve(tmp_path):
     assert twins(notebook_path, "ipynb,md,py:percent") == [str(tmp_path / "nb" / "a.md")]  # no a.py beside it
     assert twins(notebook_path, "notebooks//ipynb,scripts//py:percent") == ["scripts//py"]  # root prefixes: may exist
     assert twins(notebook_path, "py:percent,md") == []  # the formats do not name this file
+
+
+def test_a_check_counts_the_libcst_parse_a_notebook_fix_needs(tmp_path):
+    """A notebook's fix is known to fit back into its cells only from the rewrite, so a `--check` that
+    finds one parses the notebook's module with libcst: the count says so (a `.py` file needs none)."""
+    write(tmp_path / "nb.ipynb", jax_notebook())
+    (tmp_path / "script.py").write_text("import jax\nimport jax.numpy as jnp\n\n\n" + TRACED_IF)
+    counts = {}
+    for name in ("nb.ipynb", "script.py"):
+        result = CliRunner().invoke(main, ["--check", "--no-cache", "--output-format", "json", str(tmp_path / name)])
+        summary = json.loads(result.stdout)["summary"]
+        counts[name] = (summary["changed"], summary["libcst_parsed"])
+    assert counts == {"nb.ipynb": (1, 1), "script.py": (1, 0)}

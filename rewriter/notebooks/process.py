@@ -50,7 +50,7 @@ def process_notebook(source: bytes, path: str, settings: Settings) -> FileResult
     # Always rewritten: whether a fix can be put back into the cells is only known from the rewrite.
     shown = frozenset(cell.index for cell in notebook.cells if cell.shows_error)
     inner = process_source(joined.source.encode("utf-8"), path, replace(settings, cells=True, rewrite=True, error_cells=shown))
-    result.skipped, result.notes = inner.skipped, result.notes + inner.notes
+    result.skipped, result.notes, result.libcst_parsed = inner.skipped, result.notes + inner.notes, inner.libcst_parsed
     if inner.error:
         result.error = inner.error
         return result
