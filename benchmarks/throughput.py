@@ -4,8 +4,8 @@ Three corpora of the code our users write and read (.py files only, copied to a 
 - dense: every file of the installed phiml, phi (PhiFlow), equinox and diffrax, and of our examples/
   and golden/: most of it reaches the analysis;
 - whole: the same plus the installed jax, where the pre-filter skips most files;
-- small: our examples/ alone, as a project (a pyproject.toml with `[project]`): what a pre-commit hook
-  or a run over a few files costs, mostly start-up. No targets: the report says how much of each run
+- small: our examples/ alone (its notebook too), as a project (a pyproject.toml with `[project]` and
+  dependencies): what a pre-commit hook or a run over a few files costs, mostly start-up. No targets: the report says how much of each run
   start-up (`--version`) is.
 
 Every tool runs as a subprocess over the same copy; libcst and phiml-rewrite with the same number of
@@ -105,8 +105,11 @@ def build_corpus(name: str, dest: Path, limit: int | None = None) -> list[Path]:
         files += copy_sources(package_dir(package), dest / package, limit=limit)
     for folder in OWN_FOLDERS[name]:
         files += copy_sources(REPO / folder, dest / folder, limit=limit)
-    if not CORPORA[name]:  # (the small corpus: a project of its own, as a user's is)
-        (dest / "pyproject.toml").write_text('[project]\nname = "small"\nversion = "0"\n')
+    if not CORPORA[name]:  # (the small corpus: a project of its own, as a user's is, with its notebook)
+        (dest / "pyproject.toml").write_text('[project]\nname = "small"\nversion = "0"\n'
+                                             'dependencies = ["phiml>=1.10", "jax>=0.4.25", "torch"]\n')
+        for notebook in sorted((REPO / "examples").glob("*.ipynb")):
+            shutil.copy2(notebook, dest / "examples" / notebook.name)  # (not in the files and lines counted)
     return files
 
 
