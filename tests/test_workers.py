@@ -46,9 +46,15 @@ def test_an_item_goes_to_the_worker_that_read_its_key():
         assert pid0 != pid1 and workers.owner == {"a": 0, "b": 1}
         keys = [f"file{i}" for i in range(12)]
         workers.owner.update({key: i % 2 for i, key in enumerate(keys)})
-        # Six at a time: each worker is handed all of its own at once, none is left to take.
+        # Six at a time: the forked worker is handed all of its own at once. This process takes its
+        # own one at a time, first one at once; a forked worker done first takes the rest of them
+        # (from the end): under load it may, so which of this process's items it ran is not fixed.
         out = workers.map(pid_and, list(range(12)), keys=keys, chunk=6)
-        assert [pid for pid, _ in out] == [pid0, pid1] * 6
+        pids = [pid for pid, _ in out]
+        assert pids[0::2] == [pid0] * 6
+        mine = pids[1::2]
+        taken = mine.count(pid0)
+        assert mine == [pid1] * (6 - taken) + [pid0] * taken and taken < 6
         assert [x for _, x in out] == list(range(12))
 
 
