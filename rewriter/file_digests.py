@@ -72,26 +72,29 @@ class FileDigests:
                 self._known[absolute] = digest
 
     def digest(self, path: str) -> str | None:
-        """The digest of the file's bytes: of those read in this run, else the one `known` found
-        recorded with the file's stat; None if neither."""
-        absolute = self._absolute_path(path)
+        """The digest of the file's bytes: of those read in this run, else the one recorded with the
+        file's stat (stat'ed now if `known` was not asked for it); None if neither."""
+        absolute = self._stated(path)
         return self._read.get(absolute) or self._known.get(absolute)
 
     def read(self, path: str) -> tuple[bytes, str]:
         """The file's bytes and their digest (OSError as `open` raises it). The digest is recorded
         with the stat taken before the read, if the file had settled then: a change after that stat
         changes the file's ctime, so the record is never taken for the new bytes."""
-        absolute = self._absolute_path(path)
-        stat = self._stats.get(absolute)
-        if stat is None:
-            self.known([absolute])
-            stat = self._stats.get(absolute)
+        stat = self._stats.get(absolute := self._stated(path))
         with open(path, "rb") as f:
             source = f.read()
         digest = self._read[absolute] = digest_of(source)
         if stat is not None and stat[1]:
             self._fresh[absolute] = (stat[0], digest)
         return source, digest
+
+    def _stated(self, path: str) -> str:
+        """The absolute path of `path`, stat'ed (`known`) unless it was."""
+        absolute = self._absolute_path(path)
+        if absolute not in self._stats:
+            self.known([absolute])
+        return absolute
 
     def _absolute_path(self, path: str) -> str:
         found = self._absolute.get(path)

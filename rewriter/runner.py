@@ -39,21 +39,14 @@ SettingsFor = Callable[[str], Settings]
 # -- one file ---------------------------------------------------------------------------------
 
 
-def read_source(path: str) -> bytes | FileResult:
-    """The file's bytes, or a FileResult carrying `cannot read: <reason>`."""
+def read_source(path: str, digests: FileDigests | None = None) -> bytes | FileResult:
+    """The file's bytes, or a FileResult carrying `cannot read: <reason>`; read through `digests`
+    where a run has them (they record what they read)."""
     try:
+        if digests is not None:
+            return digests.read(path)[0]
         with open(path, "rb") as f:
             return f.read()
-    except OSError as e:
-        return FileResult(path=path, error=f"cannot read: {e.strerror or e}")
-
-
-def _read(path: str, digests: FileDigests | None) -> bytes | FileResult:
-    """`read_source`, through `digests` where a run has them (they record what they read)."""
-    if digests is None:
-        return read_source(path)
-    try:
-        return digests.read(path)[0]
     except OSError as e:
         return FileResult(path=path, error=f"cannot read: {e.strerror or e}")
 
@@ -128,7 +121,7 @@ def process_files(
         source = sources.pop(_files.real_path(path), None) if sources else None
         digest = digests.digest(path) if digests is not None and source is None else None
         if source is None and digest is None:
-            source = _read(path, digests)
+            source = read_source(path, digests)
         if isinstance(source, FileResult):
             results[i] = source
             continue
@@ -145,7 +138,7 @@ def process_files(
             results[i] = result
             continue
         # Not cached, or its fixes are reported (jupytext pairs read the bytes): read it after all.
-        source = _read(path, digests)
+        source = read_source(path, digests)
         if isinstance(source, FileResult):
             results[i] = source
             continue

@@ -43,7 +43,7 @@ class StoredDeclarations:
 
     def in_notebook(self, path: str) -> list[Declaration]:
         name = os.path.basename(path)  # (it is in the declarations' `where`)
-        digest = self._digest(path)
+        digest = self._digests.digest(path)
         if digest is not None:
             key = _key("notebook", name, digest)
             record = self._records.get_many([key]).get(key)
@@ -65,7 +65,7 @@ class StoredDeclarations:
         record = self._records.get_many([key]).get(key)
         if record is not None:
             data = json.loads(record)
-            if [list(f) for f in files] == data["files"] and all(self._digest(path) == digest for path, digest in data["read"]):
+            if [list(f) for f in files] == data["files"] and all(self._digests.digest(path) == digest for path, digest in data["read"]):
                 return _declarations(data["declarations"])
         read: dict[str, str] = {}
 
@@ -82,13 +82,6 @@ class StoredDeclarations:
         if self._fresh:
             self._records.put_many(self._fresh)
             self._fresh = {}
-
-    def _digest(self, path: str) -> str | None:
-        digest = self._digests.digest(path)
-        if digest is None:
-            self._digests.known([path])
-            digest = self._digests.digest(path)
-        return digest
 
 
 def _fields(found: list[Declaration]) -> list[list[str]]:

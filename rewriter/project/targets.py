@@ -171,11 +171,11 @@ class TargetReader:
     """Reads, once per folder, the evidence for the files of one project."""
 
     def __init__(self, root: str, setting: Setting = Setting(), environ: Mapping[str, str] | None = None,
-                 declared: Declared = declarations) -> None:
+                 declared: Declared | None = None) -> None:
         self.root = os.path.abspath(root)
         self.setting = setting
         self.environ = os.environ if environ is None else environ
-        self._declared_by = declared  # where declarations are read (the files, or stored_declarations)
+        self._declared_by = declared or declarations  # where declarations are read (the files, or stored ones)
         self._folders: dict[str, tuple[Target, ...]] = {}
         self._near: dict[str, tuple[Target, ...]] = {}
         self._activated: tuple[Target, ...] | None = None

@@ -61,8 +61,7 @@ class WorldReader:
             root = self._project_root(path)  # a file outside the run's project (`phiml-rewrite repo_a repo_b`): its own
         reader = self._readers.get(root)
         if reader is None:
-            reader = self._readers[root] = TargetReader(root, self.setting, self.environ,
-                                                        **({"declared": self.declared} if self.declared else {}))
+            reader = self._readers[root] = TargetReader(root, self.setting, self.environ, self.declared)
         return World(reader.for_file(path), self._open_module(path, root, module_name), file_package(path))
 
     def _project_root(self, path: str) -> str:
