@@ -90,3 +90,15 @@ def fake_rules(monkeypatch):
     index = tuple(registry.Rule(c.CODE, c.NAME, c.safety_label(), c.SEVERITY.value, c.SUMMARY) for c in TEST_CODEMODS)
     monkeypatch.setattr(registry, "rule_index", lambda: index)
     return TEST_CODEMODS
+
+
+@pytest.fixture
+def settled(monkeypatch):
+    """The clock of rewriter/file_digests.py 10 s ahead (far beyond its SETTLED_NS), its own only: every
+    file a test just wrote has settled, so a run records its digest as it would for a user's files."""
+    import time
+    import types
+
+    from rewriter import file_digests
+
+    monkeypatch.setattr(file_digests, "time", types.SimpleNamespace(time_ns=lambda: time.time_ns() + 10_000_000_000))

@@ -13,19 +13,14 @@ from rewriter.engine import Settings
 from rewriter.file_digests import digest_of
 from rewriter.registry import all_codemods, select
 
+from tests.harness.cached_runs import cache_project
 from tests.harness.snippets import TRACED_IF
 
 
 
 @pytest.fixture
 def project(tmp_path, monkeypatch):
-    monkeypatch.chdir(tmp_path)
-    monkeypatch.delenv("PHIML_REWRITE_CACHE_DIR", raising=False)
-    (tmp_path / "pkg").mkdir()
-    (tmp_path / "pkg" / "clamp.py").write_text(TRACED_IF)
-    (tmp_path / "pkg" / "plain.py").write_text("x = 1\n")
-    (tmp_path / "pkg" / "broken.py").write_text("from phiml import math\n\n\n@math.jit_compile\ndef f(:\n")
-    return tmp_path
+    return cache_project(tmp_path, monkeypatch)
 
 
 def run(*args: str) -> tuple[int, dict]:

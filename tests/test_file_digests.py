@@ -4,26 +4,15 @@ from __future__ import annotations
 import json
 import os
 import time
-import types
 
 import pytest
 from click.testing import CliRunner
 
-from rewriter import file_digests
 from rewriter.cache import ResultCache
 from rewriter.cli import main
 from rewriter.file_digests import FileDigests, digest_of
 
-from tests.harness.snippets import TRACED_IF
-
-LATER_NS = 10_000_000_000  # far beyond file_digests.SETTLED_NS: every file written in a test has settled
-
-
-@pytest.fixture
-def settled(monkeypatch):
-    """Runs see the clock LATER_NS ahead (the digests' clock only): what a test just wrote has settled."""
-    monkeypatch.setattr(file_digests, "time", types.SimpleNamespace(time_ns=lambda: time.time_ns() + LATER_NS))
-
+from tests.harness.cached_runs import cache_project, check_json
 
 def _digests(tmp_path) -> FileDigests:
     return FileDigests(ResultCache.at(tmp_path / "cache"))
@@ -71,28 +60,17 @@ def test_a_file_changed_just_before_it_was_read_is_not_recorded(tmp_path):
     assert _recorded(tmp_path, path) is None
 
 
-def _check(*args: str) -> dict:
-    result = CliRunner().invoke(main, ["--output-format", "json", "--check", *args])
-    return json.loads(result.stdout)
-
-
 @pytest.fixture
 def project(tmp_path, monkeypatch):
-    monkeypatch.chdir(tmp_path)
-    monkeypatch.delenv("PHIML_REWRITE_CACHE_DIR", raising=False)
-    (tmp_path / "pkg").mkdir()
-    (tmp_path / "pkg" / "clamp.py").write_text(TRACED_IF)
-    (tmp_path / "pkg" / "plain.py").write_text("x = 1\n")
-    (tmp_path / "pkg" / "broken.py").write_text("from phiml import math\n\n\n@math.jit_compile\ndef f(:\n")
-    return tmp_path
+    return cache_project(tmp_path, monkeypatch)
 
 
 def test_a_warm_check_reads_only_the_files_whose_fixes_it_reports(project, settled, monkeypatch):
-    cold = _check("pkg")
+    cold = check_json("pkg")
     opened: list[str] = []
     read = FileDigests.read
     monkeypatch.setattr(FileDigests, "read", lambda self, path: (opened.append(os.path.basename(path)), read(self, path))[1])
-    warm = _check("pkg")
+    warm = check_json("pkg")
     assert warm["summary"]["cached"] == 3 and opened == ["clamp.py"]  # (its fix: jupytext pairs read the bytes)
     assert {k: v for k, v in warm["summary"].items() if k != "cached"} == \
         {k: v for k, v in cold["summary"].items() if k != "cached"}
@@ -100,31 +78,31 @@ def test_a_warm_check_reads_only_the_files_whose_fixes_it_reports(project, settl
 
 
 def test_a_file_changed_behind_its_mtime_gets_a_fresh_result(project, settled):
-    _check("pkg")
+    check_json("pkg")
     plain = project / "pkg" / "plain.py"
     before = os.stat(plain)
     time.sleep(0.01)
     plain.write_text("x = 2\n")  # (the same size)
     os.utime(plain, ns=(before.st_atime_ns, before.st_mtime_ns))
-    warm = _check("pkg")
+    warm = check_json("pkg")
     assert warm["summary"]["cached"] == 2  # plain.py is analysed again
-    cold = _check("--no-cache", "pkg")
+    cold = check_json("--no-cache", "pkg")
     assert warm["findings"] == cold["findings"] and warm["errors"] == cold["errors"]
 
 
 def test_a_summary_no_longer_stored_is_made_again_from_the_file(project, settled):
     import sqlite3
 
-    cold = _check("pkg")
+    cold = check_json("pkg")
     with sqlite3.connect(project / ".phiml-rewrite-cache" / "results.sqlite") as db:
         db.execute("DELETE FROM results")  # (summaries, facts and results: the digests stay)
-    warm = _check("pkg")
+    warm = check_json("pkg")
     assert warm["summary"]["cached"] == 0 and warm["findings"] == cold["findings"]
 
 
 def test_diff_and_in_place_after_a_warm_check_show_and_write_the_fix(project, settled):
-    _check("pkg")
-    _check("pkg")
+    check_json("pkg")
+    check_json("pkg")
     shown = CliRunner().invoke(main, ["--diff", "--no-cache", "pkg"]).stdout
     assert "math.where" in shown and CliRunner().invoke(main, ["--diff", "pkg"]).stdout == shown
     CliRunner().invoke(main, ["--in-place", "pkg"])
@@ -152,7 +130,7 @@ def test_a_warm_check_still_holds_a_jupytext_pair_back(tmp_path, settled, monkey
     monkeypatch.chdir(tmp_path)
     monkeypatch.delenv("PHIML_REWRITE_CACHE_DIR", raising=False)
     _pair(tmp_path, "ipynb,py:percent", "nb.py")
-    cold, warm = _check("."), _check(".")
+    cold, warm = check_json("."), check_json(".")
     assert warm["summary"]["cached"] == 2 and warm["summary"]["changed"] == cold["summary"]["changed"] == 0
     # (cold: the notebook's fix was planned, so libcst parsed it; warm: nothing parsed)
     assert "paired by jupytext" in json.dumps(warm)

@@ -1,28 +1,19 @@
 """A notebook's own installs are read from the store where its digest is known, and again once it changes."""
 from __future__ import annotations
 
-import json
 import os
 import time
-import types
 
 import nbformat
 import pytest
-from click.testing import CliRunner
 from nbformat.v4 import new_code_cell, new_notebook
 
-from rewriter import file_digests
 from rewriter.cache import ResultCache
-from rewriter.cli import main
 from rewriter.file_digests import FileDigests
 from rewriter.project.declarations import in_notebook
 from rewriter.project.stored_declarations import StoredDeclarations
 
-
-@pytest.fixture
-def settled(monkeypatch):
-    """The digests' clock 10 s ahead: what a test just wrote has settled (file_digests.SETTLED_NS)."""
-    monkeypatch.setattr(file_digests, "time", types.SimpleNamespace(time_ns=lambda: time.time_ns() + 10_000_000_000))
+from tests.harness.cached_runs import check_json
 
 
 def _notebook(path, pin: str) -> None:
@@ -63,22 +54,18 @@ def test_a_changed_install_line_is_read_again(tmp_path, settled):
     assert [d.spec for d in again.in_notebook(str(path))] == ["==0.6.0"] and read == ["demo.ipynb"]
 
 
-def _check(*args: str) -> dict:
-    return json.loads(CliRunner().invoke(main, ["--output-format", "json", "--check", *args]).stdout)
-
-
 def test_a_warm_check_follows_a_notebooks_pin(tmp_path, settled, monkeypatch):
     """Pinned to jax 0.4.6, `jax.tree.map` (the fix) does not exist yet; pinned to 0.6.0, it does."""
     monkeypatch.chdir(tmp_path)
     monkeypatch.delenv("PHIML_REWRITE_CACHE_DIR", raising=False)
     path = tmp_path / "demo.ipynb"
     _notebook(path, "jax==0.4.6")
-    old = _check(".")
-    assert _check(".") == {**old, "summary": {**old["summary"], "cached": 1}}
+    old = check_json(".")
+    assert check_json(".") == {**old, "summary": {**old["summary"], "cached": 1}}
     time.sleep(0.01)
     _notebook(path, "jax==0.6.0")
-    new = _check(".")
-    assert new["summary"]["cached"] == 0 and new == _check("--no-cache", ".")
+    new = check_json(".")
+    assert new["summary"]["cached"] == 0 and new == check_json("--no-cache", ".")
     [before], [after] = old["findings"], new["findings"]
     assert before["code"] == after["code"] == "PML603" and before["fix"] is None and after["fix"] is not None
 
