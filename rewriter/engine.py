@@ -171,9 +171,11 @@ def process_source(source: bytes, path: str, settings: Settings) -> FileResult:
     except ProcessingError as e:
         result.error = str(e)
         return result
+    reports_only = not settings.rewrite and settings.original_positions  # (--check: one pass, over the original)
     if read is not None:  # libcst parses the file only to write a fix
         findings, note, planned = _findings_on_ast(*read, settings)
-        reports_only = not settings.rewrite and settings.original_positions  # (--check: one pass, over the original)
+        if reports_only and planned and settings.apply_fixes and settings.masked_ipython:
+            reports_only = False  # whether those lines come out as they were is known only from the rewrite
         if not planned or reports_only or not settings.apply_fixes:
             for finding in findings:
                 finding.applied = id(finding) in planned and settings.apply_fixes and reports_only
@@ -185,7 +187,7 @@ def process_source(source: bytes, path: str, settings: Settings) -> FileResult:
         # these bytes (runner.process_files): it need not say again why it cannot.
         module, note = parse_with_note(source, python_parsed=settings.first_pass is not None or outline is not None)
         result.libcst_parsed = True
-        if not settings.rewrite and settings.original_positions and settings.apply_fixes:
+        if reports_only and settings.apply_fixes and not settings.masked_ipython:  # (see above)
             result.findings = _findings_in_original(module, path, codemods, settings, source, outline)
             result.would_change = any(f.applied for f in result.findings)
             new_module = None

@@ -43,6 +43,11 @@ class Settings:
     cells: bool = False
     # Of those cells, the ones whose stored outputs hold an error: run to show it (analysis/testcode.py).
     error_cells: frozenset[int] = frozenset()
+    # The module holds a notebook's IPython lines, masked, which are put back only where they come out of
+    # the rewrite as they were (rewriter/notebooks/magics.py), and some of them a fix may move (inside a
+    # compound statement, or continued over lines). A report pass (`rewrite` False) that plans a fix then
+    # computes the rewrite, for its caller to tell: a fix of a later pass may move them too.
+    masked_ipython: bool = False
     # What the project index found in the other modules about this one (rewriter/project): functions
     # they trace, calls they make of its jit functions, factories it imports. None: analysed alone.
     project: FileFacts | None = None

@@ -664,14 +664,110 @@ def test_twins_resolve_folders_and_name_what_they_cannot_resolve(tmp_path):
     assert twins(notebook_path, "py:percent,md") == []  # the formats do not name this file
 
 
-def test_a_check_counts_the_libcst_parse_a_notebook_fix_needs(tmp_path):
-    """A notebook's fix is known to fit back into its cells only from the rewrite, so a `--check` that
-    finds one parses the notebook's module with libcst: the count says so (a `.py` file needs none)."""
-    write(tmp_path / "nb.ipynb", jax_notebook())
+def _check_and_rewrite(nb, **settings) -> dict:
+    """What a report pass (`--check`) and a run that rewrites say of notebook `nb`: (whether it changes,
+    whether libcst parsed it, the notes)."""
+    source = nbformat.writes(nb).encode()
+    out = {}
+    for mode, rewrite in (("check", False), ("rewrite", True)):
+        result = process(source, rewrite=rewrite, original_positions=True, **settings)
+        out[mode] = (result.changed, result.libcst_parsed, result.notes)
+    return out
+
+
+@pytest.mark.parametrize("rest", [(), ("%time step(jnp.ones(3))",), ("!pip list\n%matplotlib inline\nx = 1",)],
+                         ids=["no IPython lines", "a magic at the top level", "magics before code"])
+def test_a_check_parses_no_notebook_whose_ipython_lines_no_fix_can_move(rest):
+    """An IPython line at a cell's top level is one `pass` statement of the module, which no fix edits,
+    moves or splits: there, as without any, a notebook's fix fits back into its cells, and `--check`
+    decides on `ast` as for a `.py` file. It agrees with the rewrite, which libcst writes."""
+    said = _check_and_rewrite(jax_notebook(*rest))
+    assert said == {"check": (True, False, []), "rewrite": (True, True, [])}
+    cell_magic = notebook("import jax\nimport jax.numpy as jnp", "%%time\n%matplotlib inline\n" + TRACED_IF)
+    assert _check_and_rewrite(cell_magic) == said
+
+
+def test_a_check_of_notebooks_counts_no_libcst_parse(tmp_path):
+    write(tmp_path / "nb.ipynb", jax_notebook("%time step(jnp.ones(3))"))
     (tmp_path / "script.py").write_text("import jax\nimport jax.numpy as jnp\n\n\n" + TRACED_IF)
-    counts = {}
-    for name in ("nb.ipynb", "script.py"):
-        result = CliRunner().invoke(main, ["--check", "--no-cache", "--output-format", "json", str(tmp_path / name)])
-        summary = json.loads(result.stdout)["summary"]
-        counts[name] = (summary["changed"], summary["libcst_parsed"])
-    assert counts == {"nb.ipynb": (1, 1), "script.py": (1, 0)}
+    result = CliRunner().invoke(main, ["--check", "--no-cache", "--output-format", "json", str(tmp_path)])
+    summary = json.loads(result.stdout)["summary"]
+    assert (summary["changed"], summary["libcst_parsed"]) == (2, 0)
+
+
+_MOVED = "the rewrite of cell {} moves its IPython syntax (magics, `!` commands); the notebook is left unchanged"
+
+
+@pytest.mark.parametrize("cells, unsafe, cell", [
+    # a fix whose code holds an IPython line
+    (["import jax\nimport jax.numpy as jnp",
+      "@jax.jit\ndef step(x):\n    if x.sum() > 0:\n        %time y = 1\n        return x * 2\n    return -x"], False, 2),
+    # a statement inserted between the lines of a magic continued with `\`, outside every node the fix names
+    (["import jax\nimport jax.numpy as jnp\nimport numpy as np", "def smooth(x):\n    return 0.5 * (x + jnp.roll(x, 1))",
+      "x = jnp.asarray(np.arange(6, dtype=np.float32))\n!echo smoothing \\\n    more\nfor _ in range(3):\n"
+      "    x = jax.jit(smooth)(x)"], False, 3),
+    # the outer `if` is merged by a later pass, over the IPython line its `else` holds
+    (["from phiml import math", "@math.jit_compile\ndef nested(x):\n    if (x > 0).all:\n        if (x > 10).any:\n"
+      "            y = x * 0.1\n        else:\n            y = x * 1.0\n    else:\n        %time z = 1\n        y = -x\n"
+      "    return y"], True, 2),
+], ids=["in the fix", "split by an insertion", "under a later pass's fix"])
+def test_a_check_rewrites_a_notebook_whose_ipython_lines_a_fix_may_move(cells, unsafe, cell):
+    """Whether a rewrite keeps IPython lines inside a compound statement, or continued over lines, is known
+    only from the rewrite: a check that plans a fix computes it, and says what a run that writes says
+    (here: the rewrite moves the IPython syntax of `cell`, and the notebook is left unchanged)."""
+    said = _check_and_rewrite(notebook(*cells), unsafe_fixes=unsafe)
+    expected = (False, True, [_MOVED.format(cell)])
+    assert said == {"check": expected, "rewrite": expected}
+
+
+def test_a_check_of_a_notebook_whose_cells_cannot_be_located_says_so(monkeypatch):
+    from rewriter.notebooks import json_edit
+
+    def unreadable(text):
+        raise json_edit.JsonEditError("expected ',' at offset 7")
+
+    monkeypatch.setattr(json_edit, "source_spans", unreadable)
+    result = process(nbformat.writes(jax_notebook()).encode(), rewrite=False, original_positions=True)
+    assert not result.changed and not result.libcst_parsed and [f.applied for f in result.findings] == [False]
+    assert result.notes == ["cannot locate the cells in the JSON text (expected ',' at offset 7); the notebook is left unchanged"]
+
+
+# -- a check agrees with the rewrite, over the golden cases as notebooks ----------------------------
+
+_GOLDEN_SOURCES = sorted(p for p in (Path(__file__).parent.parent / "golden").glob("*/*.py") if not p.name.endswith(".expected.py"))
+
+
+def _as_notebook_with_magics(text: str) -> bytes | None:
+    """`text` as a notebook of one cell per top-level statement, with IPython lines at the cells' top
+    level: a line magic first, a shell command before every third statement, a cell magic on every fifth
+    cell and a line magic at the end (None: no statement)."""
+    tree = ast.parse(text)
+    lines = text.splitlines(keepends=True)
+    starts = [min([s.lineno, *(d.lineno for d in getattr(s, "decorator_list", ()))]) - 1 for s in tree.body]
+    if not starts:
+        return None
+    bounds = [0, *starts[1:], len(lines)]
+    cells = ["".join(lines[a:b]).rstrip("\n") for a, b in zip(bounds, bounds[1:])]
+    cells = [("%%time\n" if i % 5 == 4 else "") + ("!echo step\n" if i % 3 == 2 else "") + cell for i, cell in enumerate(cells)]
+    cells[0] = "%matplotlib inline\n" + cells[0]
+    cells.append("%time 1")
+    return nbformat.writes(notebook(*cells)).encode()
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("path", _GOLDEN_SOURCES, ids=lambda p: f"{p.parent.name}/{p.name}")
+def test_a_check_of_a_golden_case_as_a_notebook_agrees_with_its_rewrite(path):
+    """IPython lines at the top level of cells leave `--check` on `ast` (no libcst parse), and it says
+    what the rewrite says: which findings are fixed, whether the notebook changes, and the notes."""
+    source = _as_notebook_with_magics(path.read_text(encoding="utf-8"))
+    if source is None:
+        pytest.skip("no statement")
+    for unsafe in (False, True):
+        said = {}
+        for rewrite in (False, True):
+            result = process(source, rewrite=rewrite, original_positions=True, unsafe_fixes=unsafe)
+            said[rewrite] = (result.changed, sorted((f.code, f.span.line, f.applied) for f in result.findings),
+                             result.notes, result.error)
+            if not rewrite:
+                assert not result.libcst_parsed
+        assert said[False] == said[True]

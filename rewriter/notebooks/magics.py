@@ -42,6 +42,13 @@ class Masked:
         return bool(self.originals)
 
     @property
+    def top_level_lines(self) -> bool:
+        """Every placeholder is one line at the cell's top level: a `pass` statement of the module, which
+        no fix edits, moves or splits (a fix replaces the nodes it names and inserts whole statements), so
+        any rewrite keeps it as it was."""
+        return all(len(placeholder) == 1 and not placeholder[0][:1].isspace() for placeholder, _ in self.originals)
+
+    @property
     def scoped(self) -> bool:
         """The cell's body runs inside a function of its cell magic's (`SCOPED_CELL_MAGICS`): an import
         there binds nothing the notebook's other cells see."""

@@ -47,18 +47,24 @@ def process_notebook(source: bytes, path: str, settings: Settings) -> FileResult
         result.skipped = True
         return result
     joined = _cells.join([(index, m.text) for index, m in masked.items()])
-    # Always rewritten: whether a fix can be put back into the cells is only known from the rewrite.
     shown = frozenset(cell.index for cell in notebook.cells if cell.shows_error)
-    inner = process_source(joined.source.encode("utf-8"), path, replace(settings, cells=True, rewrite=True, error_cells=shown))
+    # A fix fits back into the cells unless the rewrite moves an IPython line's placeholder (or the JSON
+    # hides the cells): a report pass (`--check`) of a notebook with one that a fix may move computes the
+    # rewrite to tell.
+    masked_ipython = not all(m.top_level_lines for m in masked.values())
+    inner = process_source(joined.source.encode("utf-8"), path, replace(settings, cells=True, error_cells=shown, masked_ipython=masked_ipython))
     result.skipped, result.notes, result.libcst_parsed = inner.skipped, result.notes + inner.notes, inner.libcst_parsed
     if inner.error:
         result.error = inner.error
         return result
-    new_text = inner.new_source.decode("utf-8") if inner.changed else None
     result.findings = inner.findings  # placed in their cells by the engine, each against its own pass's module
-    if new_text is None:
+    if inner.new_source is None:  # a report pass, with no placeholder a fix may move
+        if inner.would_change:
+            _locate_cells(notebook, result)
         return result
-    written = _rewrite(notebook, joined, masked, new_text)
+    if not inner.changed:
+        return result
+    written = _rewrite(notebook, joined, masked, inner.new_source.decode("utf-8"))
     if isinstance(written, str):  # why the rewrite cannot be put back into the cells
         result.notes.append(written + "; the notebook is left unchanged")
         for finding in result.findings:
@@ -125,6 +131,19 @@ def changed_cells(new_text: str, joined: _cells.Joined, masked: dict[int, magics
             return f"the rewrite of cell {index} moves its IPython syntax (magics, `!` commands)"
         changed[index] = restored
     return changed
+
+
+def _locate_cells(notebook: Notebook, result: FileResult) -> None:
+    """`result` of a report pass whose fixes would change `notebook`: it would change, unless its cells
+    cannot be found in the JSON text to be written (then, as `_rewrite` says, no fix applies)."""
+    try:
+        json_edit.source_spans(notebook.text)
+    except json_edit.JsonEditError as e:
+        result.notes.append(f"cannot locate the cells in the JSON text ({e}); the notebook is left unchanged")
+        for finding in result.findings:
+            finding.applied = False
+        return
+    result.would_change = True
 
 
 def _rewrite(notebook: Notebook, joined: _cells.Joined, masked: dict[int, magics.Masked], new_text: str) -> bytes | str:
