@@ -22,6 +22,7 @@ from .boundaries import split_leading_lines
 from .ast_rule import AstFile, decided_on_ast, run_ast_rules, written
 from .codemod import Codemod, FileContext, InsertBefore, ProposedFix, Replace
 from .analysis.ast_names import parse as python_parse, words_text
+from .analysis.ast_scopes import NotCompilable
 from .analysis.positions import statement_outline
 from .findings import FileResult, Finding
 from .prefilter import filter_codemods, has_gate
@@ -490,6 +491,9 @@ def _run_on_ast(file: AstFile, rules) -> None:
     except RecursionError:
         file.release()
         raise ProcessingError("nesting too deep to analyse") from None
+    except NotCompilable as e:
+        file.release()
+        raise ProcessingError(f"syntax error at line {e.lineno}, column {e.offset}: {e.msg}") from None
     except Exception as e:  # a rule's bug must not take the other files down with it
         file.release()
         raise ProcessingError(f"internal error ({type(e).__name__}: {e}); please report it") from e

@@ -254,8 +254,8 @@ def reading(source: str) -> list[str]:
     tree = ast.parse(source)
     try:
         scopes = ast_scopes.module_scopes(tree)
-    except NotImplementedError as refused:  # (code CPython compiles not: refused as libcst refused it)
-        return [f"refused: {refused}"]
+    except ast_scopes.NotCompilable as refused:  # (code CPython compiles not: refused as libcst refused it)
+        return [f"refused: {refused.msg}"]
     found: Counter = Counter()
     for scope in set(scopes._by_id.values()):
         where = _scope_key(scope)

@@ -162,3 +162,18 @@ def test_pep701_fstring_only(tmp_path, config):
     path.write_text(source)
     (result,) = runner.run([str(path)], config, write=False).results
     assert result.error is None and "PEP 701 f-string at line 6" in result.notes[0]
+
+
+@pytest.mark.parametrize("write", [False, True], ids=["check", "in place"])
+def test_a_nonlocal_at_module_level_is_reported_as_cpython_reports_it(tmp_path, config, write):
+    """`nonlocal` at module level parses (`ast.parse`) but CPython refuses to compile it, and the scopes
+    of such a module cannot be built: the file is reported as CPython reports it, not as an internal
+    error, and left as it is. (Other code only the compiler rejects, `return` outside a function, is
+    analysed: it has scopes.)"""
+    path = tmp_path / "module.py"
+    source = "nonlocal traces\nimport jax\n\n\n@jax.jit\ndef f(x):\n    if x > 0:\n        return x\n    return -x\n"
+    path.write_text(source)
+    report = runner.run([str(path)], config, write=write)
+    (result,) = report.results
+    assert result.error == "syntax error at line 1, column 1: nonlocal declaration not allowed at module level"
+    assert path.read_text() == source

@@ -26,6 +26,11 @@ from .scope_model import (_TYPING, Access, ClassScope, ComprehensionScope, Funct
                           full_name_for, resolve_reads)
 
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
+
+
+class NotCompilable(SyntaxError):
+    """Code CPython parses but will not compile, as its symbol table rejects a declaration (`nonlocal x` at
+    module level): the file is reported as CPython reports it, not analysed."""
 # What libcst counts as a binding statement (its scope provider's) that `ast` has a node for: the
 # scope's count of bindings goes up once the node has been walked. (libcst's `Parameters`, `AsName`,
 # `WithItem` and `CompFor` have no node of their own here: their walks count them.)
@@ -211,6 +216,8 @@ class _Walk:
             self.scope._declare_global(name)
 
     def nonlocal_(self, node: ast.Nonlocal) -> None:
+        if type(self.scope) is GlobalScope:
+            raise NotCompilable("nonlocal declaration not allowed at module level", ("", node.lineno, node.col_offset + 1, None))
         for name in node.names:
             self.scope._declare_nonlocal(name)
 
