@@ -103,3 +103,19 @@ def test_ipython_lines_survive_every_rewrite(case):
     result, new = _check(source)
     magic_lines = lambda cells: sorted(line for c in cells for line in c.splitlines() if line in MAGICS)  # noqa: E731
     assert magic_lines(new) == magic_lines(old)
+
+
+@FUZZ
+@given(notebooks(with_magics=True), st.booleans())
+def test_a_check_of_top_level_ipython_lines_says_what_the_rewrite_says(case, unsafe):
+    """IPython lines at the top level of cells leave a report pass (`--check`) on `ast`, without libcst,
+    and it says what the rewrite says: which findings are fixed, whether the notebook changes, the notes."""
+    _, source = case
+    said = {}
+    for rewrite in (False, True):
+        settings = Settings(all_codemods(), unsafe_fixes=unsafe, rewrite=rewrite, original_positions=True)
+        result = process_notebook(source, "fuzz.ipynb", settings)
+        said[rewrite] = (result.changed, sorted((f.code, f.span.line, f.applied) for f in result.findings), result.notes,
+                         result.error)
+        assert rewrite or not result.libcst_parsed
+    assert said[False] == said[True]
