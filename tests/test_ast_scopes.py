@@ -342,3 +342,46 @@ def test_installed_packages_read_as_recorded():
 
 if __name__ == "__main__":
     sys.exit(readings.main("tests.test_ast_scopes", RECORDINGS, reading))
+
+
+def _answers(source: str, references_first: bool) -> list[str]:
+    """Every binding's reads and every read's bindings, asked in one of two orders: the scopes find
+    both when first asked (scope_model.resolve_reads), so the order must not change them."""
+    try:
+        scopes = ast_scopes.module_scopes(ast.parse(source))
+    except ast_scopes.NotCompilable:
+        return ["refused"]
+    every = set(scopes._by_id.values())
+    every |= {s.parent for s in every}
+    key = lambda node: f"{type(node).__name__}@{getattr(node, 'lineno', '?')}:{getattr(node, 'col_offset', '?')}"  # noqa: E731
+    reads = [a for s in every for accesses in s._accesses_by_name.values() for a in accesses]
+    bindings = [b for s in every for found in s._assignments.values() for b in found]
+
+    def seen_by() -> list[str]:
+        return [f"{b.name} {key(getattr(b, 'node', None))} seen by {[key(r.node) for r in b.references]}" for b in bindings]
+
+    def sees() -> list[str]:
+        return [f"{key(r.node)} {r.name} sees {[(a.name, key(getattr(a, 'node', None))) for a in r.referents]}" for r in reads]
+
+    out = seen_by() + sees() if references_first else sees()[::-1] + seen_by()
+    return sorted(out)
+
+
+@pytest.mark.parametrize("source", [SYNTAX, *FORMS], ids=lambda s: s.strip().splitlines()[0][:40])
+def test_reads_and_bindings_are_found_alike_in_any_order(source):
+    assert _answers(source, True) == _answers(source, False)
+
+
+def test_each_binding_knows_the_reads_that_see_it():
+    """`references` (not in the recorded readings, which list what each read sees): the reads each
+    binding is seen by, a dotted import's by the chain it covers, a class body's read of its own name
+    before binding it by the module's."""
+    source = "import a.b\nv = 1\ndef f():\n    v = 2\n    return v, a.b.c\nprint(v)\nclass C:\n    v = v\n" \
+             "    def m(self):\n        return v\n"
+    scopes = ast_scopes.module_scopes(ast.parse(source))
+    every = set(scopes._by_id.values())
+    every |= {s.parent for s in every}
+    found = sorted(f"{b.name}@{getattr(getattr(b, 'node', None), 'lineno', '-')} <- {[r.node.lineno for r in b.references]}"
+                   for s in every for bindings in s._assignments.values() for b in bindings)
+    assert found == ["C@7 <- []", "a.b@1 <- [5]", "a@1 <- []", "f@3 <- []", "m@9 <- []", "print@- <- [6]", "self@9 <- []",
+                     "v@2 <- [6, 8, 10]", "v@4 <- [5]", "v@8 <- []"]

@@ -47,26 +47,32 @@ class Access:
     """A read of a name: `node` (the Name; the Attribute a dotted import covers; the string of a
     string annotation), the scope it is read in, and the assignments it may see (`referents`)."""
 
-    __slots__ = ("node", "scope", "index", "created", "_referents")
+    __slots__ = ("node", "scope", "index", "created", "name", "_referents")
 
     def __init__(self, node: Node, scope: Scope, index: int) -> None:
         self.node = node
         self.scope = scope
         self.index = index  # the reading scope's count of bindings so far: later ones are not seen
         self.created = next(_created)
-        self._referents: set[BaseAssignment] = set()
+        self.name = ""  # the name read (a dotted one for a read a dotted import covers): set by resolve_reads
+        self._referents: set[BaseAssignment] | None = None  # (`_seen`: found when first asked)
 
     @property
     def referents(self) -> tuple[BaseAssignment, ...]:
-        return _in_walk_order(self._referents)
+        return _in_walk_order(self._seen())
 
-    def _record_assignments(self, name: str) -> None:
-        scope = self.scope
-        assignments = scope._resolve(name, scope)
-        earlier = {a for a in assignments if a.scope is not scope or a.index < self.index}
-        if not earlier and assignments and scope.parent is not scope:
-            earlier = scope.parent._resolve(name, scope)  # read before any binding here: the enclosing ones
-        self._referents |= earlier
+    def _seen(self) -> set[BaseAssignment]:
+        """The assignments the read may see, found when first asked, from the bindings the whole walk
+        made (a scope gains none after it): the rules ask of few of a module's reads."""
+        found = self._referents
+        if found is None:
+            scope, name = self.scope, self.name
+            assignments = scope._resolve(name, scope)
+            found = {a for a in assignments if a.scope is not scope or a.index < self.index}
+            if not found and assignments and scope.parent is not scope:
+                found = set(scope.parent._resolve(name, scope))  # read before any binding here: the enclosing ones
+            self._referents = found
+        return found
 
 
 class BaseAssignment:
@@ -83,6 +89,9 @@ class BaseAssignment:
 
     @property
     def references(self) -> tuple[Access, ...]:
+        module = self.scope.globals
+        if module is not None and module._reads_unseen:
+            _give_bindings_their_reads(module)
         return _in_walk_order(self._references)
 
     def _record_accesses(self, accesses: set[Access]) -> None:
@@ -248,7 +257,7 @@ class Scope:
         if type(node) is not str:
             accesses = self._accesses_by_node.get(id(node))
             if accesses:
-                return {q for access in accesses for referent in access._referents
+                return {q for access in accesses for referent in access._seen()
                         for q in referent.get_qualified_names_for(referent.name)}
         full_name = full_name_for(node)
         if full_name is None:
@@ -284,9 +293,13 @@ class Scope:
 
     def _bind_import(self, name: str, node: Node, as_name: Node) -> None:
         target = self._target(name)
+        if "." in name:
+            target.globals._binds_dotted = True
         target._assignments.setdefault(name, set()).add(ImportAssignment(name, target, node, target.count, as_name))
 
     def _record_access(self, name: str, access: Access) -> None:
+        if not self._accesses_by_name:
+            self.globals._reading_scopes.append(self)
         self._accesses_by_name.setdefault(name, set()).add(access)
         self._accesses_by_node.setdefault(id(access.node), set()).add(access)
 
@@ -340,12 +353,15 @@ class BuiltinScope(Scope):
 
 
 class GlobalScope(Scope):
-    """The module's scope."""
+    """The module's scope, and what resolve_reads needs of the module's other scopes."""
 
-    __slots__ = ()
+    __slots__ = ("_reading_scopes", "_reads_unseen", "_binds_dotted")
 
     def __init__(self) -> None:
         self.globals = self
+        self._reading_scopes: list[Scope] = []  # the scopes some name is read in
+        self._reads_unseen = False  # the bindings are not yet given the reads that may see them
+        self._binds_dotted = False  # some import binds a dotted name (`import a.b` binds `a.b`)
         Scope.__init__(self, BuiltinScope(self))
 
     def __contains__(self, name: str) -> bool:
@@ -531,32 +547,45 @@ class Scopes:
                 for read in reads:
                     read._referents = set()
             scope._assignments, scope._accesses_by_name, scope._accesses_by_node = {}, {}, {}
+            if type(scope) is GlobalScope:
+                scope._reading_scopes, scope._reads_unseen = [], False
             scope.parent = scope.globals = None  # type: ignore[assignment]  # (the module's and the builtins' point at each other)
         self._by_id = {}
 
 
 def resolve_reads(reads: Sequence[tuple[Access, str, Node | None, Node | None]]) -> None:
-    """Give each read the bindings it may see, and each binding its reads, once the walk has seen every
-    binding. A read is (its access, the name read, the outermost attribute chain it is read in, the
-    string annotation it is read in): `a.b.c` after `import a.b` is a read of `a.b`, at that chain's
-    node; a read in a string annotation is recorded at the string."""
-    groups: dict[tuple[int, str], tuple[Scope, str, set[Access]]] = {}
+    """Index each read by the name it reads and its node, once the walk has seen every binding. A read
+    is (its access, the name read, the outermost attribute chain it is read in, the string annotation
+    it is read in): `a.b.c` after `import a.b` is a read of `a.b`, at that chain's node (only an import
+    binds a dotted name); a read in a string annotation is recorded at the string. The bindings a read
+    may see, and the reads a binding is seen by, are found when first asked (Access._seen,
+    `_give_bindings_their_reads`): from the same final bindings, the same answers; most are never asked."""
+    module = None
+    dotted_bound = False
     for access, name, attribute, string in reads:
-        if attribute is not None:
+        scope = access.scope
+        if module is None:
+            module = scope.globals
+            dotted_bound = module._binds_dotted
+        if attribute is not None and dotted_bound:
             for dotted, node in _dotted_names(attribute):
-                if dotted in access.scope:
+                if dotted in scope:
                     access.node = node
                     name = dotted
                     break
         if string is not None:
             access.node = string
-        scope = access.scope
-        group = groups.get((id(scope), name))
-        if group is None:
-            group = groups[(id(scope), name)] = (scope, name, set())
-        group[2].add(access)
-        access._record_assignments(name)
+        access.name = name
         scope._record_access(name, access)
-    for scope, name, accesses in groups.values():
-        for assignment in scope._resolve(name, scope):
-            assignment._record_accesses(accesses)
+    if module is not None:
+        module._reads_unseen = True
+
+
+def _give_bindings_their_reads(module: GlobalScope) -> None:
+    """Each binding of the module's scopes, the reads that may see it (BaseAssignment.references).
+    (Giving a binding a read twice changes nothing: a second batch of reads is given with the first.)"""
+    module._reads_unseen = False
+    for scope in module._reading_scopes:
+        for name, accesses in scope._accesses_by_name.items():
+            for assignment in scope._resolve(name, scope):
+                assignment._record_accesses(accesses)
