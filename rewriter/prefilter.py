@@ -734,14 +734,17 @@ class _IdentifierSink:
                 self.inner.add(id(node.value))  # `a.b` in `a.b.c`: a prefix of what `a.b.c` denotes
             if id(node) in self.inner:
                 return
-            text = dotted(node)
-            if text is not None:
-                head, _, rest = text.partition(".")
-                imported = self.spelling.imported.get(head)
-                if imported:
-                    self.qualified.update(f"{full}.{rest}" for full in imported)
-                elif self.spelling.stars:
-                    self.unimported_chains.add(text)
+            root = node.value  # (its name first: most chains start at a local, `self.x`, and need no text)
+            while isinstance(root, ast.Attribute):
+                root = root.value
+            if not isinstance(root, ast.Name):
+                return
+            imported = self.spelling.imported.get(root.id)
+            if imported:
+                rest = dotted(node).partition(".")[2]  # type: ignore[union-attr]
+                self.qualified.update(f"{full}.{rest}" for full in imported)
+            elif self.spelling.stars:
+                self.unimported_chains.add(dotted(node))  # type: ignore[arg-type]
         elif cls is ast.Import:
             for alias in node.names:
                 self.names.update(alias.name.split("."))

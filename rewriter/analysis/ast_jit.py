@@ -11,7 +11,6 @@ and the examples.
 from __future__ import annotations
 
 import ast
-from dataclasses import dataclass, field
 from typing import Iterable, Union
 
 from .apis import Kind
@@ -196,11 +195,33 @@ def static_params(transform: Transform, fn: FunctionNode) -> frozenset[str] | No
 
 
 # -- contexts (jit_contexts.py) -------------------------------------------------------------------
-@dataclass
 class _Collected:
-    decorated: list[tuple[ast.FunctionDef | ast.AsyncFunctionDef, Transform]] = field(default_factory=list)
-    applications: list[Application] = field(default_factory=list)
-    calls_by_function: dict[int, list[ast.Call]] = field(default_factory=dict)
+    """The jit-decorated defs and the jit applications of a module, in the order of the source, and the
+    calls each function makes (`calls_of`), found when first asked: only jitted functions and the
+    helpers they call are."""
+
+    __slots__ = ("decorated", "applications", "_calls")
+
+    def __init__(self) -> None:
+        self.decorated: list[tuple[ast.FunctionDef | ast.AsyncFunctionDef, Transform]] = []
+        self.applications: list[Application] = []
+        self._calls: dict[int, list[ast.Call]] = {}
+
+    def calls_of(self, fn: ast.AST) -> list[ast.Call]:
+        """The calls in `fn` in the order of the source (a call in its decorators or defaults, or in a
+        function nested in it, counts as its own, as libcst's walk meets them inside the def)."""
+        found = self._calls.get(id(fn))
+        if found is None:
+            found = []
+            stack = branches(fn)
+            while stack:
+                node = stack.pop()
+                if type(node) is ast.Call:
+                    found.append(node)
+                stack.extend(branches(node))
+            found.sort(key=_source_order)
+            self._calls[id(fn)] = found
+        return found
 
 
 def _source_order(node: ast.AST) -> tuple:
@@ -209,34 +230,33 @@ def _source_order(node: ast.AST) -> tuple:
 
 
 def _collect(resolver: NameResolver) -> _Collected:
-    """The jit-decorated defs, the jit applications and the calls each function makes (a call in a def's
-    decorators or defaults counts as its own, as libcst's walk meets them inside the def), in the order
-    of the source."""
+    """The jit-decorated defs and the jit applications, in the order of the source (no two calls
+    start and end at the same places: sorting what matched orders it as the source does), off the walk
+    the module keeps for its other readers where it has one."""
     out = _Collected()
-    calls: list[tuple[ast.Call, tuple[int, ...]]] = []
-    defs: list[ast.FunctionDef | ast.AsyncFunctionDef] = []
-    stack: list[tuple[ast.AST, tuple[int, ...]]] = [(resolver.tree, ())]
-    while stack:
-        node, enclosing = stack.pop()
-        kind = type(node)
-        if kind in _FUNCTIONS:
-            enclosing = (*enclosing, id(node))
-            if kind is not ast.Lambda:
-                defs.append(node)  # type: ignore[arg-type]
-        elif kind is ast.Call:
-            calls.append((node, enclosing))  # type: ignore[arg-type]
-        stack.extend([(child, enclosing) for child in branches(node)])
+    walk = resolver._walk
+    if walk is not None:
+        nodes = walk.nodes()
+    else:
+        nodes = []
+        stack: list[ast.AST] = [resolver.tree]
+        while stack:
+            node = stack.pop()
+            nodes.append(node)
+            stack.extend(branches(node))
+    defs: list[ast.FunctionDef | ast.AsyncFunctionDef] = [node for node in nodes if type(node) in _DEFS]  # type: ignore[misc]
     for fn in sorted(defs, key=_source_order):
         for decorator in fn.decorator_list:
             transform = match_transform(resolver, decorator, (Kind.JIT,))
             if transform is not None:
                 out.decorated.append((fn, transform))
-    for call, enclosing in sorted(calls, key=lambda c: _source_order(c[0])):
-        app = match_application(resolver, call, (Kind.JIT,))
-        if app is not None:
-            out.applications.append(app)
-        for fn_id in enclosing:
-            out.calls_by_function.setdefault(fn_id, []).append(call)
+    call = ast.Call
+    for node in nodes:
+        if type(node) is call:
+            app = match_application(resolver, node, (Kind.JIT,))
+            if app is not None:
+                out.applications.append(app)
+    out.applications.sort(key=lambda app: _source_order(app.call))
     return out
 
 

@@ -45,7 +45,11 @@ def words_text(source: bytes) -> bytes:
     if encoding != "utf-8":
         return source + b"\n" + unicodedata.normalize("NFKC", text).encode("utf-8", "surrogatepass")
     # In UTF-8 an ASCII word is in a line's bytes where it is in its text, and NFKC reads each line
-    # alone (a newline composes with nothing): only the lines it changes can hold a word the bytes lack.
+    # alone (a newline composes with nothing): only the lines it changes can hold a word the bytes lack,
+    # and where it changes none (most non-ASCII files: their `π` and `→` are NFKC already) a check of
+    # the whole text in C says so.
+    if unicodedata.is_normalized("NFKC", text):
+        return source
     changed = [read for line in text.split("\n") if not line.isascii()
                and (read := unicodedata.normalize("NFKC", line)) != line]
     return source + b"\n" + "\n".join(changed).encode("utf-8", "surrogatepass") if changed else source

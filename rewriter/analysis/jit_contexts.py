@@ -122,7 +122,7 @@ class JitContexts:
         work = list(self.contexts)
         while work:
             context = work.pop()
-            for call in self._collected.calls_by_function.get(id(context.function), ()):
+            for call in self._collected.calls_of(context.function):
                 if not self._callee(call.func):
                     continue
                 for fn in self.functions_denoted(call.func) or self.method_denoted(call.func):

@@ -67,6 +67,9 @@ class Access:
         found = self._referents
         if found is None:
             scope, name = self.scope, self.name
+            if scope.globals is None:
+                return set()  # (released: Scopes.release)
+            scope.globals._seen_reads.append(self)  # (what Scopes.release must let go of)
             assignments = scope._resolve(name, scope)
             found = {a for a in assignments if a.scope is not scope or a.index < self.index}
             if not found and assignments and scope.parent is not scope:
@@ -228,6 +231,7 @@ class Scope:
     def __init__(self, parent: Scope) -> None:
         self.parent = parent
         self.globals: GlobalScope = parent.globals
+        self.globals._scopes.append(self)
         self._assignments: dict[str, set[BaseAssignment]] = {}
         self.count = 0  # bindings seen so far in the walk: orders bindings and reads
         self._accesses_by_name: dict[str, set[Access]] = {}
@@ -355,11 +359,13 @@ class BuiltinScope(Scope):
 class GlobalScope(Scope):
     """The module's scope, and what resolve_reads needs of the module's other scopes."""
 
-    __slots__ = ("_reading_scopes", "_reads_unseen", "_binds_dotted")
+    __slots__ = ("_scopes", "_reading_scopes", "_seen_reads", "_reads_unseen", "_binds_dotted")
 
     def __init__(self) -> None:
         self.globals = self
+        self._scopes: list[Scope] = []  # every scope of the module, this one and the builtins' included
         self._reading_scopes: list[Scope] = []  # the scopes some name is read in
+        self._seen_reads: list[Access] = []  # the reads whose bindings were asked for (Access._seen)
         self._reads_unseen = False  # the bindings are not yet given the reads that may see them
         self._binds_dotted = False  # some import binds a dotted name (`import a.b` binds `a.b`)
         Scope.__init__(self, BuiltinScope(self))
@@ -532,24 +538,22 @@ class Scopes:
         return self._by_id[id(node)]
 
     def release(self) -> None:
-        """Forget every binding and read. A scope holds its bindings and reads, and each of them its
-        scope and the reads or bindings it sees: cycles through which the file's tree stays alive
-        until the garbage collector traverses all of it (runner._one_file), which costs far more than
-        releasing them (docs/benchmarks.md). The engine calls it
-        once a file's pass is over; nothing may be asked of these scopes after."""
-        scopes = {id(s): s for s in self._by_id.values()}
-        scopes.update({id(s.parent): s.parent for s in list(scopes.values())})  # the builtins' too
-        for scope in scopes.values():
-            for bindings in scope._assignments.values():
-                for binding in bindings:
-                    binding._references = set()
-            for reads in scope._accesses_by_name.values():
-                for read in reads:
-                    read._referents = set()
-            scope._assignments, scope._accesses_by_name, scope._accesses_by_node = {}, {}, {}
-            if type(scope) is GlobalScope:
-                scope._reading_scopes, scope._reads_unseen = [], False
-            scope.parent = scope.globals = None  # type: ignore[assignment]  # (the module's and the builtins' point at each other)
+        """Forget every binding and read. A scope holds its bindings and reads, and each read the bindings
+        it sees: cycles through which the file's tree stays alive until the garbage collector traverses
+        all of it (runner._one_file), which costs far more than releasing them (docs/benchmarks.md). With
+        every scope's bindings and reads let go of, and the bindings of each read that was asked for
+        (Access._seen; a binding's reads point at reads, which no longer point back), nothing is left in a
+        cycle. The engine calls it once a file's pass is over; nothing may be asked of these scopes after."""
+        some = next(iter(self._by_id.values()), None)
+        module = some.globals if some is not None else None
+        if module is not None:
+            for read in module._seen_reads:
+                read._referents = set()
+            for scope in module._scopes:
+                scope._assignments, scope._accesses_by_name, scope._accesses_by_node = {}, {}, {}
+                scope.parent = scope.globals = None  # type: ignore[assignment]  # (the module's and the builtins' point at each other)
+            module._scopes, module._reading_scopes, module._seen_reads = [], [], []
+            module._reads_unseen = False
         self._by_id = {}
 
 
