@@ -400,6 +400,29 @@ fast = jax.jit(helper, static_argnames=("n",))
     assert left == []  # no cycle at all: ast.literal_eval's closures were one per literal read
 
 
+def test_a_survey_sets_what_it_keeps_aside_without_a_collection():
+    """A survey leaves no cycle (above): no young collection follows it, which would only traverse its
+    summary and kept parse; they are frozen instead, and a run unfreezes the heap at its end."""
+    import gc
+
+    from rewriter.registry import all_codemods
+    from rewriter.runner import _surveyed
+
+    source = b"import jax\n\n@jax.jit\ndef f(x):\n    if x > 0:\n        return x\n    return -x\n"
+    _surveyed(("m.py", source, list(all_codemods())))  # (what it imports on first use, imported)
+    gc.unfreeze()
+    phases: list[str] = []
+    gc.collect()
+    frozen = gc.get_freeze_count()
+    gc.callbacks.append(lambda phase, info: phases.append(phase))
+    try:
+        found = _surveyed(("m.py", source, list(all_codemods())))
+        assert found.first_pass and phases == [] and gc.get_freeze_count() > frozen
+    finally:
+        gc.callbacks.pop()
+        gc.unfreeze()
+
+
 def test_processing_a_file_leaves_no_cycle_that_holds_its_tree():
     """Once a pass over a file is over, its libcst tree and the analysis of it are freed by reference
     counting (FileContext.release): a cycle through them (the scopes' bindings and reads, a rule that
