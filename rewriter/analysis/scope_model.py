@@ -587,9 +587,10 @@ def resolve_reads(reads: Sequence[tuple[Access, str, Node | None, Node | None]])
 
 def _give_bindings_their_reads(module: GlobalScope) -> None:
     """Each binding of the module's scopes, the reads that may see it (BaseAssignment.references).
-    (Giving a binding a read twice changes nothing: a second batch of reads is given with the first.)"""
-    module._reads_unseen = False
-    for scope in module._reading_scopes:
-        for name, accesses in scope._accesses_by_name.items():
-            for assignment in scope._resolve(name, scope):
+    (Giving a binding a read twice changes nothing: a second batch of reads is given with the first,
+    and a second thread asking meanwhile gives them again rather than reading them half given.)"""
+    for scope in list(module._reading_scopes):
+        for name, accesses in list(scope._accesses_by_name.items()):
+            for assignment in list(scope._resolve(name, scope)):
                 assignment._record_accesses(accesses)
+    module._reads_unseen = False
