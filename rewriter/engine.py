@@ -18,7 +18,7 @@ from typing import Callable, Iterable, Sequence
 from .lazy_libcst import cst
 
 from . import cst_tree, kept_parses, newer_syntax
-from .boundaries import split_leading_lines
+from .boundaries import LineMap, split_leading_lines
 from .ast_rule import AstFile, decided_on_ast, run_ast_rules, written
 from .codemod import Codemod, FileContext, InsertBefore, ProposedFix, Replace
 from .analysis.ast_names import parse as python_parse, words_text
@@ -117,9 +117,10 @@ def decoded(source: bytes) -> str:
         raise ProcessingError(f"cannot decode as {e.encoding}: {e.reason} at byte {e.start}") from None
 
 
-def parse_with_note(source: bytes, python_parsed: bool = False) -> tuple[cst.Module, str | None]:
+def parse_with_note(source: bytes, python_parsed: bool = False, cells: bool = False) -> tuple[cst.Module, str | None]:
     """libcst's parse, with CPython's own words for why a file cannot be read, and a note when only
-    a newer Python's grammar reads it (rewriter/newer_syntax.py: such files are analysed).
+    a newer Python's grammar reads it (rewriter/newer_syntax.py: such files are analysed). `cells`: the
+    source is a notebook's joined cells, whose lines the note names by cell (boundaries.LineMap).
 
     The caller has already refused binary (NUL) input. CPython parses first: it is cheap, it turns
     inputs that would crash libcst's native parser into an error, and its syntax messages are the
@@ -139,7 +140,7 @@ def parse_with_note(source: bytes, python_parsed: bool = False) -> tuple[cst.Mod
     except ValueError:
         pass  # libcst reports it below
     if py_error is not None:
-        found = newer_syntax.read(source, py_error)
+        found = newer_syntax.read(source, py_error, LineMap(decoded(source)).label if cells else None)
         if found is None:
             raise ProcessingError(f"syntax error at line {py_error.lineno}, column {py_error.offset}: {py_error.msg}")
         module, construct = found
@@ -186,7 +187,8 @@ def process_source(source: bytes, path: str, settings: Settings) -> FileResult:
     try:
         # A first pass from the survey, or an outline of the pre-filter's parse, means CPython parsed
         # these bytes (runner.process_files): it need not say again why it cannot.
-        module, note = parse_with_note(source, python_parsed=settings.first_pass is not None or outline is not None)
+        module, note = parse_with_note(source, python_parsed=settings.first_pass is not None or outline is not None,
+                                       cells=settings.cells)
         result.libcst_parsed = True
         if reports_only and settings.apply_fixes and not settings.masked_ipython:  # (see above)
             result.findings = _findings_in_original(module, path, codemods, settings, source, outline)
@@ -474,7 +476,7 @@ def _ast_file(source: bytes, path: str, settings: Settings,
     reading: AstModule | None = python
     note = None
     if python.tree is None:
-        module, note = parse_with_note(source)  # (raises with CPython's words unless a newer grammar reads it)
+        module, note = parse_with_note(source, cells=settings.cells)  # (raises with CPython's words unless a newer grammar reads it)
         code = lowered(module)
         reading = AstModule(code, package, aliases, own_copies) if code is not None else None
     file = AstFile(path, python, reading, project=project, world=world, callsite_facts=dict(settings.callsite_facts),

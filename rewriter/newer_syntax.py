@@ -12,6 +12,7 @@ import ast
 import functools
 import sys
 import warnings
+from typing import Callable
 
 from .lazy_libcst import cst
 
@@ -25,15 +26,20 @@ def newer_construct(module: cst.Module, line: int, column: int) -> str | None:
     return finder.found
 
 
-def read(source: bytes | str, py_error: SyntaxError) -> tuple[cst.Module, str] | None:
+def read(source: bytes | str, py_error: SyntaxError,
+         place: Callable[[int], str] | None = None) -> tuple[cst.Module, str] | None:
     """libcst's parse of `source` and the construct CPython rejected ("PEP 695 type parameters at
-    line 3"), when CPython's `py_error` lies at a construct of a newer grammar; None otherwise."""
+    line 3"), when CPython's `py_error` lies at a construct of a newer grammar; None otherwise.
+    `place`: how to name a line of `source` ("cell 2, line 1" in a notebook's joined cells)."""
     try:
         module = cst.parse_module(source)
     except Exception:  # noqa: BLE001 - any failure: CPython's error is the one that stands
         return None
     construct = newer_construct(module, py_error.lineno or 0, py_error.offset or 0)
-    return None if construct is None else (module, f"{construct} at line {py_error.lineno}")
+    if construct is None:
+        return None
+    line = py_error.lineno or 0
+    return module, f"{construct} at {place(line) if place is not None else f'line {line}'}"
 
 
 def check(source: bytes | str) -> str | None:

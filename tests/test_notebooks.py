@@ -731,3 +731,14 @@ def test_a_check_of_a_notebook_whose_cells_cannot_be_located_says_so(monkeypatch
     assert not result.changed and not result.libcst_parsed and [f.applied for f in result.findings] == [False]
     assert result.notes == ["cannot locate the cells in the JSON text (expected ',' at offset 7); the notebook is left unchanged"]
 
+
+
+@pytest.mark.parametrize("settings", [{}, {"rewrite": False, "original_positions": True}])
+def test_a_newer_grammar_s_note_names_the_cell_and_its_line(settings):
+    """The note on a construct only a newer Python reads names where it is in the notebook, not a line of
+    the cells joined into one module."""
+    nb = notebook("import jax\nimport jax.numpy as jnp", "type Vec = list[float]\n" + TRACED_IF)
+    result = process(nbformat.writes(nb).encode(), **settings)
+    notes = [n for n in result.notes if "newer Python syntax" in n]
+    assert len(notes) == 1 and "`type` statement at cell 2, line 1)" in notes[0], result.notes
+    assert {f.code for f in result.findings} >= {"PML201"}
