@@ -268,7 +268,7 @@ def _kept_to_the_end():
 
 
 @contextlib.contextmanager
-def _one_file():
+def _one_file(leaves_no_cycle: bool = False):
     """No garbage collection while one file is analysed, and one young collection after it.
 
     A file's trees live until its analysis ends, and cycles among what the analysis built (closures,
@@ -277,7 +277,12 @@ def _one_file():
     generation; one after the file finds everything it allocated in the young generation, and
     traverses only what cycles still hold: less collector time, and a lower peak of memory
     (docs/benchmarks.md, "Internal costs"). Nested:
-    the outermost file collects."""
+    the outermost file collects.
+
+    `leaves_no_cycle` (a survey: tests/test_runner.py): a collection after it would only traverse
+    what it keeps (its summary, the parse kept for the file's processing) and free nothing; what is
+    alive is set aside from the collector instead (`gc.freeze`, no traversal), and the run unfreezes
+    the heap at its end (`_kept_to_the_end`)."""
     if not gc.isenabled():
         yield
         return
@@ -285,35 +290,20 @@ def _one_file():
     try:
         yield
     finally:
-        gc.enable()
-        gc.collect(0)
+        if leaves_no_cycle:
+            gc.freeze()  # (before collections are back on: none may traverse it first)
+            gc.enable()
+        else:
+            gc.enable()
+            gc.collect(0)
 
 
 def _surveyed(job):
-    """survey.survey of one file, as `_one_survey` says (module-level: the pool pickles it)."""
+    """survey.survey of one file, as `_one_file` says of a survey (module-level: the pool pickles it)."""
     from .survey import survey
 
-    with _one_survey():
+    with _one_file(leaves_no_cycle=True):
         return survey(job)
-
-
-@contextlib.contextmanager
-def _one_survey():
-    """No garbage collection during a file's survey, and none after it: a survey leaves no cycle
-    (tests/test_runner.py), so the young collection `_one_file` makes after a file would only traverse
-    what the survey keeps (its summary, the parse kept for the file's processing) and free nothing
-    (381 of them over the domain corpus freed nothing). What is alive is set aside from the collector
-    instead (`gc.freeze`, no traversal); the run unfreezes the heap at its end (`_kept_to_the_end`).
-    Nested in a file's processing, or with collections off: as `_one_file`."""
-    if not gc.isenabled():
-        yield
-        return
-    gc.disable()
-    try:
-        yield
-    finally:
-        gc.freeze()
-        gc.enable()
 
 
 @contextlib.contextmanager
