@@ -302,8 +302,6 @@ class Scope:
         target._assignments.setdefault(name, set()).add(ImportAssignment(name, target, node, target.count, as_name))
 
     def _record_access(self, name: str, access: Access) -> None:
-        if not self._accesses_by_name:
-            self.globals._reading_scopes.append(self)
         self._accesses_by_name.setdefault(name, set()).add(access)
         self._accesses_by_node.setdefault(id(access.node), set()).add(access)
 
@@ -359,12 +357,11 @@ class BuiltinScope(Scope):
 class GlobalScope(Scope):
     """The module's scope, and what resolve_reads needs of the module's other scopes."""
 
-    __slots__ = ("_scopes", "_reading_scopes", "_seen_reads", "_reads_unseen", "_binds_dotted")
+    __slots__ = ("_scopes", "_seen_reads", "_reads_unseen", "_binds_dotted")
 
     def __init__(self) -> None:
         self.globals = self
         self._scopes: list[Scope] = []  # every scope of the module, this one and the builtins' included
-        self._reading_scopes: list[Scope] = []  # the scopes some name is read in
         self._seen_reads: list[Access] = []  # the reads whose bindings were asked for (Access._seen)
         self._reads_unseen = False  # the bindings are not yet given the reads that may see them
         self._binds_dotted = False  # some import binds a dotted name (`import a.b` binds `a.b`)
@@ -552,7 +549,7 @@ class Scopes:
             for scope in module._scopes:
                 scope._assignments, scope._accesses_by_name, scope._accesses_by_node = {}, {}, {}
                 scope.parent = scope.globals = None  # type: ignore[assignment]  # (the module's and the builtins' point at each other)
-            module._scopes, module._reading_scopes, module._seen_reads = [], [], []
+            module._scopes, module._seen_reads = [], []
             module._reads_unseen = False
         self._by_id = {}
 
@@ -589,7 +586,7 @@ def _give_bindings_their_reads(module: GlobalScope) -> None:
     """Each binding of the module's scopes, the reads that may see it (BaseAssignment.references).
     (Giving a binding a read twice changes nothing: a second batch of reads is given with the first,
     and a second thread asking meanwhile gives them again rather than reading them half given.)"""
-    for scope in list(module._reading_scopes):
+    for scope in list(module._scopes):
         for name, accesses in list(scope._accesses_by_name.items()):
             for assignment in list(scope._resolve(name, scope)):
                 assignment._record_accesses(accesses)
