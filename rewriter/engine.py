@@ -126,7 +126,7 @@ def parse_with_note(source: bytes, python_parsed: bool = False, cells: bool = Fa
     inputs that would crash libcst's native parser into an error, and its syntax messages are the
     ones users know. `python_parsed`: CPython has parsed these very bytes already (the run's survey).
     """
-    decoded(source)
+    text = decoded(source)
     py_error: SyntaxError | None = None
     try:
         if not python_parsed:
@@ -140,7 +140,7 @@ def parse_with_note(source: bytes, python_parsed: bool = False, cells: bool = Fa
     except ValueError:
         pass  # libcst reports it below
     if py_error is not None:
-        found = newer_syntax.read(source, py_error, LineMap(decoded(source)).label if cells else None)
+        found = newer_syntax.read(source, py_error, LineMap(text).label if cells else None)
         if found is None:
             raise ProcessingError(f"syntax error at line {py_error.lineno}, column {py_error.offset}: {py_error.msg}")
         module, construct = found

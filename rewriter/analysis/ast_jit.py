@@ -14,7 +14,7 @@ import ast
 from typing import Iterable, Union
 
 from .apis import Kind
-from .ast_names import branches
+from .ast_names import TreeWalk, branches
 from .ast_resolver import NameResolver
 from .jit_contexts import JitContexts
 from .transforms import Application, Transform, static_parameters
@@ -234,16 +234,7 @@ def _collect(resolver: NameResolver) -> _Collected:
     start and end at the same places: sorting what matched orders it as the source does), off the walk
     the module keeps for its other readers where it has one."""
     out = _Collected()
-    walk = resolver._walk
-    if walk is not None:
-        nodes = walk.nodes()
-    else:
-        nodes = []
-        stack: list[ast.AST] = [resolver.tree]
-        while stack:
-            node = stack.pop()
-            nodes.append(node)
-            stack.extend(branches(node))
+    nodes = (resolver._walk or TreeWalk(resolver.tree)).nodes()
     defs: list[ast.FunctionDef | ast.AsyncFunctionDef] = [node for node in nodes if type(node) in _DEFS]  # type: ignore[misc]
     for fn in sorted(defs, key=_source_order):
         for decorator in fn.decorator_list:
