@@ -85,7 +85,7 @@ def _ruff() -> str | None:
 
 def run(jobs: int | None = None, work: Path | None = None, rounds: int = ROUNDS) -> dict:
     """`rounds`: how often the three cheap tools run, in turn (`ast.parse`, ruff, ours); each one's median
-    CPU goes into the ratios (one run of each read 3.09 and 3.35 against `ast.parse` in one quiet hour).
+    CPU goes into the ratios (one run of each swings by a tenth on this machine: docs/benchmarks.md).
     libcst's no-op runs once: it costs more than the others together, and its ratio is far from its target."""
     import os
     import statistics
