@@ -8,6 +8,10 @@ checkout installed for development (`pip install -e .`, `make install`) is never
 edit of a listed module would be shadowed by its stale compiled twin. tests/test_compiled.py runs
 the compiled build against the checkout over every golden case, the examples and the installed
 packages, and requires the same output. Never imported at run time.
+
+The listed modules import the `ast` node classes they test for by name (`from ast import Call`):
+compiled, a module reads its own globals at C speed, while `ast.Call` is looked up through the `ast`
+module on every use (tests/test_compiled_source.py).
 """
 from __future__ import annotations
 

@@ -9,6 +9,8 @@ passes the gates of the rules that report there. A gate never decides a finding:
 from __future__ import annotations
 
 import ast
+from ast import (Assign, AsyncFunctionDef, Attribute, Call, Constant, For, FunctionDef, Import, ImportFrom, Lambda, Module, Name,
+                 Subscript, While)
 import contextlib
 import weakref
 from collections.abc import Callable, Iterator
@@ -25,7 +27,7 @@ from .rule import Rule
 
 
 class _Spelling:
-    def __init__(self, tree: ast.Module, package: str = "", aliases: Aliases = NO_ALIASES) -> None:
+    def __init__(self, tree: Module, package: str = "", aliases: Aliases = NO_ALIASES) -> None:
         # The package relative imports start from, and the project's re-exports (analysis/aliases.py), as
         # the libcst analysis reads them (names.NameResolver)
         self.package, self.aliases = package, aliases
@@ -69,7 +71,7 @@ class _Spelling:
         text = self._spelled(node)
         if text is not None and text in self._last_names:
             return self._last_names[text]
-        own = node.id if isinstance(node, ast.Name) else node.attr if isinstance(node, ast.Attribute) else None
+        own = node.id if isinstance(node, Name) else node.attr if isinstance(node, Attribute) else None
         found = frozenset({*([own] if own else []), *(a.name.rsplit(".", 1)[-1] for a in self.apis(node))})
         if text is not None:
             self._last_names[text] = found
@@ -93,9 +95,9 @@ class _Spelling:
 
     def transform(self, node: ast.AST) -> Kind | None:
         """Kind of a bare, factory or partial transform expression."""
-        if isinstance(node, (ast.Name, ast.Attribute)):
+        if isinstance(node, (Name, Attribute)):
             return self.kind(node)
-        if isinstance(node, ast.Call):
+        if isinstance(node, Call):
             k = self.kind(node.func)
             if k is Kind.PARTIAL and node.args:
                 return self.kind(node.args[0])
@@ -103,13 +105,13 @@ class _Spelling:
                 return k
         return None
 
-    def application(self, call: ast.Call, callee: tuple | None = None) -> Kind | None:
+    def application(self, call: Call, callee: tuple | None = None) -> Kind | None:
         """Kind of the transform `call` applies to a function (its first positional argument).
         `callee`: `info(call.func)`, when the caller has it."""
         if not call.args:
             return None
         func = call.func
-        if type(func) is ast.Name or type(func) is ast.Attribute:
+        if type(func) is Name or type(func) is Attribute:
             k = (callee or self.info(func))[3]
         else:
             k = self.transform(func)
@@ -131,11 +133,11 @@ class SyntaxFacts(ast.NodeVisitor):
 
     def visit(self, node: ast.AST) -> None:
         cls = type(node)
-        if cls is ast.Name:  # a third of the nodes: an identifier, nothing below it
+        if cls is Name:  # a third of the nodes: an identifier, nothing below it
             if self.identifying:
                 self.identifiers.names.add(node.id)
             return
-        if cls is ast.Constant:
+        if cls is Constant:
             return
         if cls in self.identifying:  # the identifiers, in the same walk
             self.identifiers.see(node)
@@ -156,7 +158,7 @@ class SyntaxFacts(ast.NodeVisitor):
         for child in found if found is not None else branches(node):
             self.visit(child)
 
-    def __init__(self, spelling: _Spelling, project=None, tree: ast.Module | None = None, roles_given: bool = False,
+    def __init__(self, spelling: _Spelling, project=None, tree: Module | None = None, roles_given: bool = False,
                  kids: dict | None = None, identify: bool = True) -> None:
         self.s = spelling
         self.tree = tree
@@ -192,10 +194,10 @@ class SyntaxFacts(ast.NodeVisitor):
         self.called: set[int] = set()
         self.assigned: set[int] = set()
         self.wrapped_by: dict[int, int] = {}
-        self.jit_calls: list[tuple[ast.Call, tuple, bool]] = []  # (call, enclosing functions, in loop)
+        self.jit_calls: list[tuple[Call, tuple, bool]] = []  # (call, enclosing functions, in loop)
         self.nested_jit_defs: list[tuple[ast.AST, tuple]] = []  # jit-decorated nested defs, with the functions around them
-        self.maps: list[tuple[ast.Call, tuple]] = []
-        self.calls_in_functions: list[ast.Call] = []
+        self.maps: list[tuple[Call, tuple]] = []
+        self.calls_in_functions: list[Call] = []
         self.custom_gradients: set[str] = set()  # names assigned a custom-gradient function
         self.local_functions: set[str] = set()  # defs and lambdas bound inside functions
         self.custom_gradient_decorated = False
@@ -221,8 +223,8 @@ class SyntaxFacts(ast.NodeVisitor):
         self.apis_called_by: dict = {}  # function key -> the APIs what it calls may denote (`phiml.math.gradient`)
         self.jit_factories: set[str] = set()  # functions that create a jit function (a nested jit def or a jit call)
         self.assigned_calls: dict[str, set[str]] = {}  # `step = make_step(...)`: step -> {make_step}
-        self.all_calls: list[ast.Call] = []
-        self.calls_of: dict[str, list[tuple[ast.Call, ast.AST | None]]] = {}  # name -> its calls, each with the function it is in
+        self.all_calls: list[Call] = []
+        self.calls_of: dict[str, list[tuple[Call, ast.AST | None]]] = {}  # name -> its calls, each with the function it is in
         self.assigned_names: dict[int, str] = {}  # id of a value assigned to one name -> the name
         self.vmapped_functions: list[ast.AST] = []  # vmap-decorated defs, and what vmap is applied to
         self.branch_calls: set[int] = set()  # `lax.cond`/`lax.switch` calls
@@ -263,7 +265,7 @@ class SyntaxFacts(ast.NodeVisitor):
                 self._transform(d) for d, k in zip(node.decorator_list, kinds) if k is Kind.JIT)
             if self.loops:
                 self.jit_defs_in_loops = True  # a new jit function every iteration
-            if self.functions and isinstance(self.functions[-1], (ast.FunctionDef, ast.AsyncFunctionDef)):
+            if self.functions and isinstance(self.functions[-1], (FunctionDef, AsyncFunctionDef)):
                 self.jit_factories.add(self.functions[-1].name)
         if self.functions:
             self.local_functions.add(node.name)
@@ -275,7 +277,7 @@ class SyntaxFacts(ast.NodeVisitor):
             self.vmap_over_jit = True
         if Kind.CUSTOM_GRADIENT in kinds:
             self.custom_gradient_decorated = True
-            if self.functions and isinstance(self.functions[-1], (ast.FunctionDef, ast.AsyncFunctionDef)):
+            if self.functions and isinstance(self.functions[-1], (FunctionDef, AsyncFunctionDef)):
                 self.custom_gradient_defs_in_defs.append(node)
         self.nodes_by_key.setdefault(node.name, []).append(node)
         if node.decorator_list:
@@ -291,7 +293,7 @@ class SyntaxFacts(ast.NodeVisitor):
     def _enter(self, node) -> None:
         self.enclosing[id(node)] = self.nest[-1] if self.nest else None
         self.functions.append(node)
-        self.keys.append(node.name if type(node) is not ast.Lambda else id(node))
+        self.keys.append(node.name if type(node) is not Lambda else id(node))
         self.nest.append(node)
         self.generic_visit(node)
         self.nest.pop()
@@ -309,7 +311,7 @@ class SyntaxFacts(ast.NodeVisitor):
     visit_IfExp = visit_If
 
     def _loop(self, node) -> None:
-        if isinstance(node, (ast.For, ast.While)):
+        if isinstance(node, (For, While)):
             self.control_flow.update(self._keys())
         self.loops += 1
         self.generic_visit(node)
@@ -318,10 +320,10 @@ class SyntaxFacts(ast.NodeVisitor):
     visit_For = visit_AsyncFor = visit_While = visit_ListComp = visit_SetComp = visit_DictComp = visit_GeneratorExp = _loop
 
     def _effect(self, targets) -> None:
-        if any(isinstance(t, (ast.Attribute, ast.Subscript)) for t in targets):
+        if any(isinstance(t, (Attribute, Subscript)) for t in targets):
             self.effects.update(self._keys())
             for target in targets:
-                if type(target) is ast.Attribute and type(target.value) is ast.Name:
+                if type(target) is Attribute and type(target.value) is Name:
                     self.attribute_stores.append((target.value.id, target.attr, tuple(self.keys)))
 
     def visit_AugAssign(self, node) -> None:
@@ -335,17 +337,17 @@ class SyntaxFacts(ast.NodeVisitor):
 
     visit_Nonlocal = visit_Global
 
-    def visit_Assign(self, node: ast.Assign) -> None:
+    def visit_Assign(self, node: Assign) -> None:
         targets, value = node.targets, node.value
         self._effect(targets)
-        if len(targets) == 1 and type(targets[0]) is ast.Name:
+        if len(targets) == 1 and type(targets[0]) is Name:
             self.assigned.add(id(value))
             self.assigned_names[id(value)] = targets[0].id
-        if type(value) is ast.Call:
+        if type(value) is Call:
             func = value.func
             callee = self.s.info(func)  # what the callee's spelling may denote
             _, names, last_names, kind = callee
-            bound = [t.id for t in targets if type(t) is ast.Name]
+            bound = [t.id for t in targets if type(t) is Name]
             if self.functions and "phiml.math.jit_compile_linear" in names:
                 self.local_functions.update(bound)
             if kind is Kind.CUSTOM_GRADIENT:
@@ -353,33 +355,33 @@ class SyntaxFacts(ast.NodeVisitor):
             if self.s.application(value, callee) is Kind.JIT:
                 for name in bound:  # (`f = jax.jit(f)` outside a loop: this binding never reaches its own `f`)
                     self.jit_bindings.setdefault(name, []).append(None if self.loops else id(value))
-            if type(func) is ast.Name:
+            if type(func) is Name:
                 for name in bound:
                     self.assigned_calls.setdefault(name, set()).add(func.id)
             for name in bound:
                 self.bound_callees.setdefault(name, set()).update(last_names)
-        elif self.functions and type(value) is ast.Lambda:
-            self.local_functions.update(t.id for t in targets if type(t) is ast.Name)
+        elif self.functions and type(value) is Lambda:
+            self.local_functions.update(t.id for t in targets if type(t) is Name)
         self.generic_visit(node)
 
-    def visit_Call(self, node: ast.Call) -> None:
+    def visit_Call(self, node: Call) -> None:
         func = node.func
         func_type = type(func)
-        spelled = func_type is ast.Name or func_type is ast.Attribute
+        spelled = func_type is Name or func_type is Attribute
         keys = self.keys  # the enclosing functions' keys (`_keys`)
         self.all_calls.append(node)
         self.called.add(id(func))
-        if func_type is ast.Name:
+        if func_type is Name:
             name = func.id  # evidence of what a jitted function is passed (`_configurable`)
             self.calls_of.setdefault(name, []).append((node, self.nest[-1] if self.nest else None))
             if self.loops:
                 self.called_in_loops.add(name)
             if name == "print":
                 self.effects.update(keys)
-        elif func_type is ast.Attribute:
+        elif func_type is Attribute:
             if func.attr in STORING:
                 self.effects.update(keys)
-            if self.loops and type(func.value) is ast.Name:
+            if self.loops and type(func.value) is Name:
                 self.methods_called_in_loops.add(func.attr)
         callee = self.s.info(func)  # what the callee's spelling may denote
         _, names, callees, func_kind = callee
@@ -394,8 +396,8 @@ class SyntaxFacts(ast.NodeVisitor):
             self.call_keywords.add(keyword.arg)
         if self.functions:
             # functions it calls, or hands to a call (`lax.scan(step, ...)`)
-            called = {a.id for a in [func, *node.args] if type(a) is ast.Name}
-            if func_type is ast.Attribute and type(func.value) is ast.Name and func.value.id == "self":
+            called = {a.id for a in [func, *node.args] if type(a) is Name}
+            if func_type is Attribute and type(func.value) is Name and func.value.id == "self":
                 called.add(func.attr)  # `self.helper(x)`: a method of the class (jit.method_denoted)
             for key in keys:
                 self.calls_by.setdefault(key, set()).update(called)
@@ -408,7 +410,7 @@ class SyntaxFacts(ast.NodeVisitor):
             self.calls_in_functions.append(node)
         self.generic_visit(node)
 
-    def _applied(self, node: ast.Call, kind: Kind) -> None:
+    def _applied(self, node: Call, kind: Kind) -> None:
         """A call that applies a transform of this kind to its first argument."""
         if kind is Kind.CUSTOM_GRADIENT:
             self.custom_gradient_decorated = True
@@ -416,21 +418,21 @@ class SyntaxFacts(ast.NodeVisitor):
             self.wrapped_by[id(node.args[0])] = id(node)
         if kind is Kind.JIT:
             first = node.args[0]
-            if isinstance(first, ast.Call):
+            if isinstance(first, Call):
                 self.jitted_result_apis |= self.s.names(first.func)
-            if isinstance(first, ast.Name):
+            if isinstance(first, Name):
                 self.jit_wrapped.add(first.id)
                 self.applications.append((first.id, self._application(node)))
-            elif isinstance(first, ast.Attribute) and isinstance(first.value, ast.Name) and first.value.id == "self":
+            elif isinstance(first, Attribute) and isinstance(first.value, Name) and first.value.id == "self":
                 self.jit_wrapped.add(first.attr)  # `jax.jit(self.step)`: the method (jit.method_denoted)
                 self.jit_wrapped_methods.add(first.attr)
-            elif isinstance(first, ast.Lambda):
+            elif isinstance(first, Lambda):
                 self.jit_lambdas.add(id(first))
                 self.transforms.setdefault(id(first), (first, []))[1].append(self._application(node))
             self.jit_calls.append((node, tuple(self.functions), bool(self.loops)))
-            if self.functions and isinstance(self.functions[-1], (ast.FunctionDef, ast.AsyncFunctionDef)):
+            if self.functions and isinstance(self.functions[-1], (FunctionDef, AsyncFunctionDef)):
                 self.jit_factories.add(self.functions[-1].name)
-        elif kind is Kind.VMAP and isinstance(node.args[0], ast.Call) and self.s.application(node.args[0]) is Kind.JIT:
+        elif kind is Kind.VMAP and isinstance(node.args[0], Call) and self.s.application(node.args[0]) is Kind.JIT:
             self.vmap_over_jit = True
         if kind is Kind.VMAP:
             self.vmapped = True
@@ -459,16 +461,16 @@ class SyntaxFacts(ast.NodeVisitor):
         """The file jit-compiles something: a decorated def, a wrapped name or lambda, a jit call."""
         return bool(self.jit_decorated or self.jit_wrapped or self.jit_lambdas or self.jit_calls)
 
-    def may_be_jitted(self, expr: ast.AST, call: ast.Call | None = None) -> bool:
+    def may_be_jitted(self, expr: ast.AST, call: Call | None = None) -> bool:
         """jit.JitAnalysis.jitted_value may find `expr` jitted (`call`: the jit application it is read in)."""
-        if isinstance(expr, ast.Name):
+        if isinstance(expr, Name):
             return expr.id in self.jit_decorated or any(b != id(call) for b in self.jit_bindings.get(expr.id, ()))
-        return isinstance(expr, ast.Call) and self.s.application(expr) is Kind.JIT
+        return isinstance(expr, Call) and self.s.application(expr) is Kind.JIT
 
     def may_be_traced(self, functions) -> bool:
         """One of `functions` (enclosing ones) is jit-decorated or -wrapped by name, or a jitted lambda."""
         for fn in functions:
-            if isinstance(fn, ast.Lambda):
+            if isinstance(fn, Lambda):
                 if id(fn) in self.jit_lambdas:
                     return True
             elif fn.name in self.jit_decorated or fn.name in self.jit_wrapped:
@@ -495,7 +497,7 @@ class SyntaxFacts(ast.NodeVisitor):
             work = [*self.remote_traced, *self.jit_wrapped_methods]
             for node, transforms in self.transforms.values():
                 if any(self.may_be_compiled(t, question) for t in transforms):
-                    work.append(node.name if type(node) is not ast.Lambda else id(node))
+                    work.append(node.name if type(node) is not Lambda else id(node))
             work += [name for name, transform in self.applications if self.may_be_compiled(transform, question)]
             found = self._under[("keys", question)] = self._reached(work)
         return found
@@ -524,7 +526,7 @@ class SyntaxFacts(ast.NodeVisitor):
         """`node` (a def or lambda), or a function it is nested in, has one of these keys."""
         current: ast.AST | None = node
         while current is not None:
-            if (current.name if type(current) is not ast.Lambda else id(current)) in keys:
+            if (current.name if type(current) is not Lambda else id(current)) in keys:
                 return True
             current = self.enclosing.get(id(current))
         return False
@@ -539,7 +541,7 @@ class SyntaxFacts(ast.NodeVisitor):
             return True
         for api in apis:
             if api.name == "tensorflow.function" and (keywords is None or "autograph" in keywords and not (
-                    isinstance(keywords["autograph"], ast.Constant) and keywords["autograph"].value is True)):
+                    isinstance(keywords["autograph"], Constant) and keywords["autograph"].value is True)):
                 return True
             if question(compilers.compiler(api.name)):
                 return True
@@ -574,17 +576,17 @@ class SyntaxFacts(ast.NodeVisitor):
 
     def _transform(self, expr: ast.AST) -> tuple[list, dict | None]:
         """The APIs a jit decorator may denote and its keywords (`@partial(jax.jit, static_argnums=0)`)."""
-        if isinstance(expr, ast.Call):
+        if isinstance(expr, Call):
             keywords = {k.arg: k.value for k in expr.keywords} if all(k.arg for k in expr.keywords) else None
             if self.s.kind(expr.func) is Kind.PARTIAL and expr.args:
                 return self.s.apis(expr.args[0]), keywords
             return self.s.apis(expr.func), keywords
         return self.s.apis(expr), {}
 
-    def _application(self, call: ast.Call) -> tuple[list, dict | None]:
+    def _application(self, call: Call) -> tuple[list, dict | None]:
         """`_transform` of a call applying a jit (`jax.jit(f, static_argnums=1)`): its keywords and those
         of a factory or partial it calls (`partial(jax.jit, ...)(f)`); a keyword given twice: not readable."""
-        if isinstance(call.func, ast.Call):
+        if isinstance(call.func, Call):
             apis, keywords = self._transform(call.func)
         else:
             apis, keywords = self.s.apis(call.func), {}
@@ -604,7 +606,7 @@ class SyntaxFacts(ast.NodeVisitor):
 
         def add(node, transforms) -> None:
             every = frozenset(self.function(node).params)
-            shared = not isinstance(node, ast.Lambda) and len(self.nodes_by_key.get(node.name, ())) > 1
+            shared = not isinstance(node, Lambda) and len(self.nodes_by_key.get(node.name, ())) > 1
             maybe = set()
             for apis, keywords in transforms:
                 if keywords is None or not apis:
@@ -622,7 +624,7 @@ class SyntaxFacts(ast.NodeVisitor):
 
         for node, transforms in self.transforms.values():
             add(node, transforms)
-            if not isinstance(node, ast.Lambda):  # (a def's transforms here are its decorators)
+            if not isinstance(node, Lambda):  # (a def's transforms here are its decorators)
                 must[id(node)] = ast_traced.direct_traced(node, transforms)
             if parameters is not None:
                 roots[id(node)] = (node, roots[id(node)][1] & parameters(node))
@@ -656,7 +658,7 @@ class SyntaxFacts(ast.NodeVisitor):
 
     def defs(self, name: str) -> list[ast.AST]:
         """The defs of the file named `name`, at any depth."""
-        return [n for n in self.nodes_by_key.get(name, ()) if not isinstance(n, ast.Lambda)]
+        return [n for n in self.nodes_by_key.get(name, ()) if not isinstance(n, Lambda)]
 
     def function(self, node: ast.AST) -> ast_traced.Function:
         """The `ast_traced.Function` of a def or lambda, read with the whole nest it belongs to."""
@@ -726,18 +728,18 @@ class _IdentifierSink:
 
     def see(self, node: ast.AST) -> None:
         cls = type(node)
-        if cls is ast.Name:
+        if cls is Name:
             self.names.add(node.id)
-        elif cls is ast.Attribute:
+        elif cls is Attribute:
             self.names.add(node.attr)
-            if type(node.value) is ast.Attribute:
+            if type(node.value) is Attribute:
                 self.inner.add(id(node.value))  # `a.b` in `a.b.c`: a prefix of what `a.b.c` denotes
             if id(node) in self.inner:
                 return
             root = node.value  # (its name first: most chains start at a local, `self.x`, and need no text)
-            while isinstance(root, ast.Attribute):
+            while isinstance(root, Attribute):
                 root = root.value
-            if not isinstance(root, ast.Name):
+            if not isinstance(root, Name):
                 return
             imported = self.spelling.imported.get(root.id)
             if imported:
@@ -745,11 +747,11 @@ class _IdentifierSink:
                 self.qualified.update(f"{full}.{rest}" for full in imported)
             elif self.spelling.stars:
                 self.unimported_chains.add(dotted(node))  # type: ignore[arg-type]
-        elif cls is ast.Import:
+        elif cls is Import:
             for alias in node.names:
                 self.names.update(alias.name.split("."))
                 self.qualified.add(alias.name)
-        elif cls is ast.ImportFrom:
+        elif cls is ImportFrom:
             if node.module:
                 self.names.update(node.module.split("."))
             for alias in node.names:
@@ -765,7 +767,7 @@ class _IdentifierSink:
 
 
 # What `_IdentifierSink.see` reads besides names (Met.names holds those); all of them are in Met.MARKED.
-_IDENTIFYING = frozenset({ast.Attribute, ast.Import, ast.ImportFrom, ast.keyword})
+_IDENTIFYING = frozenset({Attribute, Import, ImportFrom, ast.keyword})
 
 
 def _factory_sensitive_of(met: Met, kids: dict) -> frozenset[str]:
@@ -776,11 +778,11 @@ def _factory_sensitive_of(met: Met, kids: dict) -> frozenset[str]:
     loops: list[ast.AST] = []
     for node in met.marked:
         cls = type(node)
-        if cls is ast.Assign:
+        if cls is Assign:
             value = node.value
-            if type(value) is ast.Call and type(value.func) is ast.Name:
+            if type(value) is Call and type(value.func) is Name:
                 for target in node.targets:
-                    if type(target) is ast.Name:
+                    if type(target) is Name:
                         assigned.setdefault(target.id, set()).add(value.func.id)
         elif cls in LOOPS:
             loops.append(node)
@@ -793,7 +795,7 @@ def _factory_sensitive_of(met: Met, kids: dict) -> frozenset[str]:
         while stack:
             node = stack.pop()
             cls = type(node)
-            if cls is ast.Call and type(node.func) is ast.Name:
+            if cls is Call and type(node.func) is Name:
                 called.add(node.func.id)
             elif cls in LOOPS:
                 inner.add(id(node))
@@ -805,7 +807,7 @@ class Syntax:
     """What a rule's gate (`Rule.ast_gate`) may ask of a file: the facts of its walk (`facts`), and
     its identifiers (computed only if some gate reads them)."""
 
-    def __init__(self, tree: ast.Module, spelling: _Spelling, project=None, roles_given: bool = False,
+    def __init__(self, tree: Module, spelling: _Spelling, project=None, roles_given: bool = False,
                  kids: dict | None = None, source: bytes | None = None, met: Met | None = None) -> None:
         self._tree, self._spelling, self._project, self._roles_given = tree, spelling, project, roles_given
         self._kids, self._source, self._met = kids, source, met
@@ -868,7 +870,7 @@ class Syntax:
         """Each read the summary's walk listed (`Met.loads`) that starts at one of `_roots`, spelled once."""
         roots = self._roots
         asked: set[str] = set()
-        name, attribute = ast.Name, ast.Attribute
+        name, attribute = Name, Attribute
         for node in self._loads:
             root = node
             while type(root) is attribute:
@@ -940,20 +942,20 @@ class Syntax:
         return self._walked.identifiers.identifiers()  # collected by the same walk
 
     @cached_property
-    def calls(self) -> list[ast.Call]:
+    def calls(self) -> list[Call]:
         """Every call of the file, in no order a gate may rely on: for gates that look at arguments.
         Off the branches the summary's walk computed, when the file has not been walked for facts."""
         if self._walk is None and self._kids:
-            call = ast.Call
+            call = Call
             return [node for found in self._kids.values() for node in found if type(node) is call]
         return self._walked.all_calls
 
-    def defs(self, name: str) -> list[ast.FunctionDef | ast.AsyncFunctionDef]:
+    def defs(self, name: str) -> list[FunctionDef | AsyncFunctionDef]:
         """The defs of the file named `name`, at any depth."""
         return self._walked.defs(name)
 
     @property
-    def decorated(self) -> list[ast.FunctionDef | ast.AsyncFunctionDef]:
+    def decorated(self) -> list[FunctionDef | AsyncFunctionDef]:
         """Every def of the file with decorators."""
         return self._walked.decorated
 
@@ -962,7 +964,7 @@ class Syntax:
         return self._spelling.names(node)
 
     @property
-    def tree(self) -> ast.Module:
+    def tree(self) -> Module:
         return self._tree
 
     def module_level(self, name: str) -> bool:
@@ -977,7 +979,7 @@ class Syntax:
         return self._spelling.imported
 
 
-def syntax_of(source: bytes, project=None, tree: ast.Module | None = None, roles_given: bool = False,
+def syntax_of(source: bytes, project=None, tree: Module | None = None, roles_given: bool = False,
               kids: dict | None = None, met: Met | None = None, package: str = "",
               aliases: Aliases | None = None) -> Syntax | None:
     """None when `ast` cannot parse it (libcst reports why). `tree`: its ast, when the caller has it;
@@ -994,7 +996,7 @@ def syntax_of(source: bytes, project=None, tree: ast.Module | None = None, roles
     return Syntax(tree, spelling, project, roles_given, kids, source, met)
 
 
-def filter_codemods(source: bytes, codemods: list, project=None, tree: ast.Module | None = None,
+def filter_codemods(source: bytes, codemods: list, project=None, tree: Module | None = None,
                     roles_given: bool = False, package: str = "") -> list:
     """The codemods whose gate holds on `source` (rules without a gate always pass). `project`: the
     facts other modules give the file (functions they trace, factories of theirs it imports);

@@ -10,6 +10,8 @@ meets its Names (ast_names.in_source_order); their bindings are the scopes' (ast
 from __future__ import annotations
 
 import ast
+from ast import (AsyncFunctionDef, Await, Call, ClassDef, FunctionDef, Global, Import, ImportFrom, Lambda, Name, Nonlocal, Yield,
+                 YieldFrom)
 import builtins
 from dataclasses import dataclass
 from typing import Iterator
@@ -19,14 +21,14 @@ from .ast_structure import is_inside
 from .scope_model import BuiltinScope, ClassScope, GlobalScope
 
 _BUILTINS = frozenset(dir(builtins))
-_DEFS = (ast.FunctionDef, ast.AsyncFunctionDef)
-_FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
-_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
+_DEFS = (FunctionDef, AsyncFunctionDef)
+_FUNCTIONS = (FunctionDef, AsyncFunctionDef, Lambda)
+_SCOPES = (FunctionDef, AsyncFunctionDef, Lambda, ClassDef)
 
 
 @dataclass(frozen=True)
 class FreeName:
-    node: ast.Name
+    node: Name
     where: str  # "global" | "builtin" | "local" | "star" (from a module-level `import *`) | "unknown"
     assignments: frozenset
 
@@ -36,7 +38,7 @@ class LocalImport:
     """An import made inside the enclosing function that the function reads: the statement, and the name of
     its one alias to repeat (`from phiml import math` of `from phiml import math, jit`)."""
 
-    statement: ast.Import | ast.ImportFrom
+    statement: Import | ImportFrom
     name: str
 
 
@@ -70,7 +72,7 @@ def free_names(resolver, expr: ast.AST) -> list[FreeName]:
     inner_nodes = {id(n) for n in nodes}
     out = []
     for node in nodes:
-        if type(node) is not ast.Name:
+        if type(node) is not Name:
             continue
         scope = resolver.scope(node)
         if scope is None:
@@ -111,7 +113,7 @@ def starts_after(resolver, node: ast.AST, other: ast.AST) -> bool:
 def _own_body(fn: ast.AST) -> Iterator[ast.AST]:
     """The nodes of a def's body (a lambda's parameters and body), not descending into nested functions,
     lambdas or classes."""
-    stack = [fn.args, fn.body] if type(fn) is ast.Lambda else list(fn.body)  # type: ignore[attr-defined]
+    stack = [fn.args, fn.body] if type(fn) is Lambda else list(fn.body)  # type: ignore[attr-defined]
     while stack:
         current = stack.pop()
         yield current
@@ -119,7 +121,7 @@ def _own_body(fn: ast.AST) -> Iterator[ast.AST]:
             stack.extend(branches(current))
 
 
-def captures(resolver, fn: ast.Lambda | ast.FunctionDef | ast.AsyncFunctionDef, *, rebinding_after: ast.AST | None = None,
+def captures(resolver, fn: Lambda | FunctionDef | AsyncFunctionDef, *, rebinding_after: ast.AST | None = None,
              late_binding: bool = True, module_level: tuple[ast.AST, ...] = ()) -> Captures:
     """The locals `fn` reads, or why it cannot become a module-level function (captures.captures).
 
@@ -129,14 +131,14 @@ def captures(resolver, fn: ast.Lambda | ast.FunctionDef | ast.AsyncFunctionDef, 
     `module_level`: further expressions the lift evaluates at module level (a decorator taken from
     the call site, `math.jit_compile_linear` of `math.jit_compile_linear(lambda ...)`).
     """
-    if type(fn) is ast.AsyncFunctionDef:
+    if type(fn) is AsyncFunctionDef:
         return Captures((), "it is an `async def`")
-    if type(fn) is ast.FunctionDef:
+    if type(fn) is FunctionDef:
         for node in _own_body(fn):
-            if isinstance(node, (ast.Yield, ast.YieldFrom, ast.Await)):
-                return Captures((), "it awaits" if type(node) is ast.Await else "it is a generator")
-            if isinstance(node, (ast.Nonlocal, ast.Global)):
-                kind = "nonlocal" if type(node) is ast.Nonlocal else "global"
+            if isinstance(node, (Yield, YieldFrom, Await)):
+                return Captures((), "it awaits" if type(node) is Await else "it is a generator")
+            if isinstance(node, (Nonlocal, Global)):
+                kind = "nonlocal" if type(node) is Nonlocal else "global"
                 return Captures((), f"it writes `{kind} {', '.join(node.names)}`")
     names: list[str] = []
     imports: list[LocalImport] = []
@@ -150,7 +152,7 @@ def captures(resolver, fn: ast.Lambda | ast.FunctionDef | ast.AsyncFunctionDef, 
             continue
         if free.where == "unknown":
             return Captures((), f"it reads `{name}`, whose binding cannot be resolved")
-        if free.assignments and all(isinstance(a.node, (ast.Import, ast.ImportFrom)) for a in free.assignments):
+        if free.assignments and all(isinstance(a.node, (Import, ImportFrom)) for a in free.assignments):
             local = _local_import(name, free.assignments)
             if local is None:
                 return Captures((), f"it reads `{name}`, imported in more than one way inside the enclosing function")
@@ -168,8 +170,8 @@ def captures(resolver, fn: ast.Lambda | ast.FunctionDef | ast.AsyncFunctionDef, 
         nodes = [getattr(a, "node", None) for a in free.assignments]
         if name == own_name or any(n is fn for n in nodes):
             return Captures((), f"it calls itself through the enclosing scope (`{name}`)")
-        if any(isinstance(n, (*_FUNCTIONS, ast.ClassDef)) for n in nodes):
-            return Captures((), f"it uses the local {'class' if any(isinstance(n, ast.ClassDef) for n in nodes) else 'function'} `{name}`: lift that first")
+        if any(isinstance(n, (*_FUNCTIONS, ClassDef)) for n in nodes):
+            return Captures((), f"it uses the local {'class' if any(isinstance(n, ClassDef) for n in nodes) else 'function'} `{name}`: lift that first")
         if name in ("self", "cls") or name == "__class__":
             return Captures((), f"it reads `{name}`")
         if any(is_inside(resolver, free.node, d) for d in outer_defaults):
@@ -186,7 +188,7 @@ def captures(resolver, fn: ast.Lambda | ast.FunctionDef | ast.AsyncFunctionDef, 
     if names and (arguments.vararg is not None or arguments.kwarg is not None or arguments.kwonlyargs):
         return Captures(tuple(names), "its captured values cannot follow `*args`, `**kwargs` or keyword-only parameters")
     for node in _own_body(fn):
-        if type(node) is ast.Call and type(node.func) is ast.Name and node.func.id == "super" and not (node.args or node.keywords):
+        if type(node) is Call and type(node.func) is Name and node.func.id == "super" and not (node.args or node.keywords):
             return Captures((), "it calls `super()` without arguments")
     return Captures(tuple(names), imports=tuple(imports))
 
@@ -213,12 +215,12 @@ def _module_imports_same(resolver, name: str, assignments) -> bool:
         return False
     local = {q.name for a in assignments for q in a.get_qualified_names_for(name)}
     bindings = [a for a in scope[name] if a.scope is scope]
-    if not bindings or not all(isinstance(getattr(a, "node", None), (ast.Import, ast.ImportFrom)) for a in bindings):
+    if not bindings or not all(isinstance(getattr(a, "node", None), (Import, ImportFrom)) for a in bindings):
         return False
     return all({q.name for q in a.get_qualified_names_for(name)} == local for a in bindings)
 
 
-def _defaults_and_annotations(fn: ast.Lambda | ast.FunctionDef | ast.AsyncFunctionDef) -> list[ast.AST]:
+def _defaults_and_annotations(fn: Lambda | FunctionDef | AsyncFunctionDef) -> list[ast.AST]:
     """Expressions evaluated where the function is created: defaults, annotations, decorators."""
     a = fn.args
     out: list[ast.AST] = [*a.defaults, *(d for d in a.kw_defaults if d is not None)]

@@ -34,6 +34,10 @@ docs/benchmarks.md ("Readings of the analysis moved to `ast`") has the compariso
 from __future__ import annotations
 
 import ast
+from ast import (And, AnnAssign, Assign, AsyncFor, AsyncFunctionDef, AsyncWith, Attribute, AugAssign, Await, BinOp, BitOr, BoolOp,
+                 Call, ClassDef, Compare, Constant, Dict, DictComp, Expr, For, FunctionDef, GeneratorExp, Global, If, IfExp, Is,
+                 IsNot, JoinedStr, Lambda, List, ListComp, Module, Name, NamedExpr, Nonlocal, Not, Return, Set, SetComp, Slice,
+                 Starred, Subscript, Try, Tuple, UnaryOp, While, With, Yield, YieldFrom)
 from dataclasses import replace
 from typing import Any, Callable, Union
 
@@ -58,10 +62,10 @@ from .trace_values import (ARRAY_LIBRARIES, FALSE_WHILE_TRACING, MAX_ANALYSES, M
                            element_of, jax_operation, join, join_env, leaves_of, merge, staged, static_module,
                            transform_static_default, truth, value_key)
 
-Function = Union[ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda]
-_DEFS = (ast.FunctionDef, ast.AsyncFunctionDef)
-_FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
-_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
+Function = Union[FunctionDef, AsyncFunctionDef, Lambda]
+_DEFS = (FunctionDef, AsyncFunctionDef)
+_FUNCTIONS = (FunctionDef, AsyncFunctionDef, Lambda)
+_SCOPES = (FunctionDef, AsyncFunctionDef, Lambda, ClassDef)
 _STRINGS = (str, bytes)
 
 
@@ -84,16 +88,16 @@ def _parameter(param: ast.arg, text: str) -> Step:
 
 def last_name(node: ast.AST) -> str | None:
     """`c` for `a.b.c`, `f` for `f`."""
-    if isinstance(node, ast.Attribute):
+    if isinstance(node, Attribute):
         return node.attr
-    return node.id if isinstance(node, ast.Name) else None
+    return node.id if isinstance(node, Name) else None
 
 
-def root_node(node: ast.AST) -> ast.Name | None:
+def root_node(node: ast.AST) -> Name | None:
     """`a` for `a.b[i].c`."""
-    while isinstance(node, (ast.Attribute, ast.Subscript)):
+    while isinstance(node, (Attribute, Subscript)):
         node = node.value
-    return node if isinstance(node, ast.Name) else None
+    return node if isinstance(node, Name) else None
 
 
 class _Flow:
@@ -120,12 +124,12 @@ class _Flow:
         return env
 
     def statement(self, stmt: ast.stmt, env: dict[str, Value]) -> dict[str, Value]:
-        if isinstance(stmt, ast.If):
+        if isinstance(stmt, If):
             self.record(stmt.test, truth(self.expr(stmt.test, env)), env)
             taken = self.block(stmt.body, {**env, **dict.fromkeys(_narrowed(stmt.test), STATIC)})
             other = self.block(stmt.orelse, dict(env))
             return join_env(taken, other)
-        if isinstance(stmt, (ast.For, ast.AsyncFor)):
+        if isinstance(stmt, (For, AsyncFor)):
             iterated = self.expr(stmt.iter, env)
             self.record(stmt.iter, self.trip_count(stmt.iter, env, iterated), env)
             loop_env = dict(env)
@@ -138,7 +142,7 @@ class _Flow:
                     break
                 loop_env = joined
             return self.block(stmt.orelse, loop_env)
-        if isinstance(stmt, ast.While):
+        if isinstance(stmt, While):
             loop_env = dict(env)
             for _ in range(4):
                 self.record(stmt.test, truth(self.expr(stmt.test, loop_env)), loop_env)
@@ -149,47 +153,47 @@ class _Flow:
                 loop_env = joined
             self.record(stmt.test, truth(self.expr(stmt.test, loop_env)), loop_env)
             return self.block(stmt.orelse, loop_env)
-        if isinstance(stmt, (ast.With, ast.AsyncWith)):
+        if isinstance(stmt, (With, AsyncWith)):
             for item in stmt.items:
                 value = self.expr(item.context_expr, env)
                 if item.optional_vars is not None:
                     self.bind(item.optional_vars, value, env, stmt)
             return self.block(stmt.body, env)
-        if type(stmt) is ast.Try:  # (not `try: ... except*`: not read)
+        if type(stmt) is Try:  # (not `try: ... except*`: not read)
             env = self.block(stmt.body, env)
             for handler in stmt.handlers:
                 env = join_env(env, self.block(handler.body, dict(env)))
             env = self.block(stmt.orelse, env)
             return self.block(stmt.finalbody, env)
-        if isinstance(stmt, (*_DEFS, ast.ClassDef)):
+        if isinstance(stmt, (*_DEFS, ClassDef)):
             env = dict(env)
             env[stmt.name] = STATIC  # a function object; its body is not part of this flow
             return env
         return self.small(stmt, env)
 
     def small(self, small: ast.stmt, env: dict[str, Value]) -> dict[str, Value]:
-        if isinstance(small, ast.Assign):
+        if isinstance(small, Assign):
             value = self.expr(small.value, env)
             for target in small.targets:
                 self.bind(target, value, env, small, small.value)
-        elif isinstance(small, ast.AnnAssign) and small.value is not None:
+        elif isinstance(small, AnnAssign) and small.value is not None:
             self.bind(small.target, self.expr(small.value, env), env, small, small.value)
-        elif isinstance(small, ast.AugAssign):
+        elif isinstance(small, AugAssign):
             held, added = self.expr(small.target, env), self.expr(small.value, env)
             value = merge(held, added) if held.container else join(held, added)  # (`xs += [v]`: a list still)
             self.bind(small.target, value, env, small)
-        elif isinstance(small, ast.Expr):
+        elif isinstance(small, Expr):
             self.expr(small.value, env)
-        elif isinstance(small, ast.Return) and small.value is not None:
+        elif isinstance(small, Return) and small.value is not None:
             returned = small.value
-            if isinstance(returned, ast.Tuple) and returned.elts and not any(isinstance(e, ast.Starred) for e in returned.elts):
+            if isinstance(returned, Tuple) and returned.elts and not any(isinstance(e, Starred) for e in returned.elts):
                 parts = [self.expr(e, env) for e in returned.elts]  # (a tuple's value joins them)
                 self.returned.append(contained(join(*parts)))
                 self.returned_parts.append(parts)
             else:
                 self.returned.append(self.expr(returned, env))
                 self.returned_parts.append(None)
-        elif isinstance(small, (ast.Global, ast.Nonlocal)):
+        elif isinstance(small, (Global, Nonlocal)):
             places = self.module.declared_names(small)
             for name in small.names:
                 declared = f"`{name}` is declared {type(small).__name__.lower()}"
@@ -197,36 +201,36 @@ class _Flow:
         return env
 
     def bind(self, target: ast.AST, value: Value, env: dict[str, Value], stmt: ast.AST, source: ast.AST | None = None) -> None:
-        if isinstance(target, ast.Name):
+        if isinstance(target, Name):
             if value.concretized:
                 value = STATIC  # `n = int(x)`: wherever the program gets past the conversion, `n` is a Python value
             step = Step(f"`{target.id}`", f"`{target.id}` is assigned here", target, self.lines)
             env[target.id] = value.via(step, same_object=True) if not value.static else value
             previous = self.flow.bound.get(target.id)
             self.flow.bound[target.id] = env[target.id] if previous is None else merge(previous, env[target.id])
-        elif isinstance(target, (ast.Tuple, ast.List)):
-            elements = source.elts if isinstance(source, (ast.Tuple, ast.List)) and len(source.elts) == len(target.elts) else None
-            callee = last_name(source.func) if isinstance(source, ast.Call) else None
+        elif isinstance(target, (Tuple, List)):
+            elements = source.elts if isinstance(source, (Tuple, List)) and len(source.elts) == len(target.elts) else None
+            callee = last_name(source.func) if isinstance(source, Call) else None
             flattened = callee in ("tree_flatten", "flatten") and len(target.elts) == 2  # leaves, treedef: the definition is static
             returned = self._returned_parts(source, target)
             for i, el in enumerate(target.elts):
-                part = self.expr(elements[i], env) if elements is not None and not isinstance(elements[i], ast.Starred) \
+                part = self.expr(elements[i], env) if elements is not None and not isinstance(elements[i], Starred) \
                     else returned[i] if returned is not None else element_of(value)
-                if isinstance(el, ast.Starred) or flattened and i == 0 and callee == "tree_flatten":
+                if isinstance(el, Starred) or flattened and i == 0 and callee == "tree_flatten":
                     part = contained(part)  # `*rest` is a list; so are a tree's leaves
-                self.bind(el.value if isinstance(el, ast.Starred) else el, STATIC if flattened and i == 1 else part, env, stmt)
-        elif isinstance(target, ast.Starred):
+                self.bind(el.value if isinstance(el, Starred) else el, STATIC if flattened and i == 1 else part, env, stmt)
+        elif isinstance(target, Starred):
             self.bind(target.value, contained(value), env, stmt)  # `*rest`: a list
-        elif isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name):
+        elif isinstance(target, Subscript) and isinstance(target.value, Name):
             name = target.value.id  # arr[i] = v: the container now holds v
             held = env.get(name, STATIC)
             env[name] = contained(join(held, value)) if held.container else join(held, value)  # (`d[k] = v`: a dict still)
 
-    def _returned_parts(self, source: ast.AST | None, target: ast.Tuple | ast.List) -> list[Value] | None:
+    def _returned_parts(self, source: ast.AST | None, target: Tuple | List) -> list[Value] | None:
         """`a, b = helper(...)`: the values of the tuple literal every `return` of the module helper gives,
         element by element, when they match the targets."""
-        if not isinstance(source, ast.Call) or not isinstance(source.func, ast.Name) \
-                or any(isinstance(e, ast.Starred) for e in target.elts):
+        if not isinstance(source, Call) or not isinstance(source.func, Name) \
+                or any(isinstance(e, Starred) for e in target.elts):
             return None
         parts = self.call_parts.get(id(source))
         if parts is None or len(parts) != len(target.elts):
@@ -241,7 +245,7 @@ class _Flow:
 
     # -- loops ---------------------------------------------------------------------------
     def _range_args(self, iterable: ast.AST) -> list[ast.expr] | None:
-        if isinstance(iterable, ast.Call) and isinstance(iterable.func, ast.Name) and iterable.func.id == "range" \
+        if isinstance(iterable, Call) and isinstance(iterable.func, Name) and iterable.func.id == "range" \
                 and "builtins.range" in self._qualified(iterable.func):
             return [value for _, value, _ in arguments(iterable)]
         return None
@@ -255,29 +259,29 @@ class _Flow:
             return STATIC  # a list or tuple built here: as many as it holds
         if iterated.traced:
             return STATIC  # iterating over a traced array or list: its length is part of its shape
-        if isinstance(iterable, ast.Call) and self._qualified(iterable.func) & PYTREE_LISTS:
+        if isinstance(iterable, Call) and self._qualified(iterable.func) & PYTREE_LISTS:
             return STATIC  # a pytree's leaves: how many is its structure, static under every jit
         return iterated
 
     def bind_element(self, target: ast.AST, iterable: ast.expr, iterated: Value, env, stmt) -> None:
         """Bind a loop target: element-wise for `zip(a, b)` and `enumerate(a)` (the index is static)."""
         parts = None
-        if isinstance(iterable, ast.Call) and isinstance(iterable.func, ast.Name) and not iterable.keywords \
-                and not any(isinstance(a, ast.Starred) for a in iterable.args):
+        if isinstance(iterable, Call) and isinstance(iterable.func, Name) and not iterable.keywords \
+                and not any(isinstance(a, Starred) for a in iterable.args):
             builtin = self._qualified(iterable.func)
             if "builtins.zip" in builtin or iterable.func.id in ("zip", "safe_zip"):
                 parts = [self.expr(a, env) for a in iterable.args]
             elif "builtins.enumerate" in builtin and len(iterable.args) == 1:
                 parts = [STATIC, self.expr(iterable.args[0], env)]
-        elif isinstance(iterable, ast.Call) and isinstance(iterable.func, ast.Attribute) and not iterable.args \
+        elif isinstance(iterable, Call) and isinstance(iterable.func, Attribute) and not iterable.args \
                 and not iterable.keywords and iterable.func.attr in ("items", "keys"):
             # a dict's keys are Python values: a tracer cannot be one (it is unhashable)
             if iterable.func.attr == "keys":
                 self.bind(target, STATIC, env, stmt)
                 return
             parts = [STATIC, self.expr(iterable.func.value, env)]
-        if parts is not None and isinstance(target, (ast.Tuple, ast.List)) and len(target.elts) == len(parts) \
-                and not any(isinstance(e, ast.Starred) for e in target.elts):
+        if parts is not None and isinstance(target, (Tuple, List)) and len(target.elts) == len(parts) \
+                and not any(isinstance(e, Starred) for e in target.elts):
             for element, part in zip(target.elts, parts):
                 self.bind(element, element_of(part), env, stmt)
             return
@@ -288,7 +292,7 @@ class _Flow:
         method = _EXPRESSIONS.get(type(node))
         if method is not None:
             return method(self, node, env)
-        if isinstance(node, (ast.Constant, ast.Lambda, ast.YieldFrom)):
+        if isinstance(node, (Constant, Lambda, YieldFrom)):
             return STATIC  # (`yield from x`: a Python value, see the module's docstring)
         return join(*self._parts(node, env))
 
@@ -297,7 +301,7 @@ class _Flow:
         arguments and f-string parts."""
         out = []
         for child in _in_order(node):
-            if isinstance(child, ast.Starred):
+            if isinstance(child, Starred):
                 out.append(self.expr(child.value, env))
             elif isinstance(child, ast.expr):
                 out.append(self.expr(child, env))
@@ -305,12 +309,12 @@ class _Flow:
                 out.append(self.expr(child.value, env))
         return out
 
-    def _name(self, node: ast.Name, env) -> Value:
+    def _name(self, node: Name, env) -> Value:
         if node.id in env:
             return env[node.id]
         return STATIC  # a module global, import or builtin: a constant at trace time
 
-    def _attribute(self, node: ast.Attribute, env) -> Value:
+    def _attribute(self, node: Attribute, env) -> Value:
         base = self.expr(node.value, env)
         attr = node.attr
         if attr == "available" and base.traced and self.flow.framework == "phiml":
@@ -325,22 +329,22 @@ class _Flow:
             return Value(Trace.UNKNOWN, (*base.why, f"`.{attr}` (may be a static field)"), base.sources)
         return base.via(f"`.{attr}`")
 
-    def _subscript(self, node: ast.Subscript, env) -> Value:
+    def _subscript(self, node: Subscript, env) -> Value:
         parts = [self.expr(node.value, env)]
         index = node.slice
-        elements = index.elts if isinstance(index, ast.Tuple) and not self.module.parenthesized(index) else [index]
+        elements = index.elts if isinstance(index, Tuple) and not self.module.parenthesized(index) else [index]
         for element in elements:
-            if isinstance(element, ast.Slice):
+            if isinstance(element, Slice):
                 parts += [self.expr(x, env) for x in (element.lower, element.upper, element.step) if x is not None]
             else:
                 parts.append(self.expr(element, env))
-        if parts[0].entries and type(index) is ast.Constant:
+        if parts[0].entries and type(index) is Constant:
             for key, value in reversed(parts[0].entries):  # (the last of a key written twice)
                 if key == index.value and type(key) is type(index.value):  # `config["steps"]` of `{"steps": 10, ...}`
                     return value.via(parts[0].why[-1]) if parts[0].why else value
         return join(*parts)
 
-    def _call(self, node: ast.Call, env) -> Value:
+    def _call(self, node: Call, env) -> Value:
         func = node.func
         self.call_parts.pop(id(node), None)  # (what an earlier evaluation of this call returned)
         written = arguments(node)
@@ -348,9 +352,9 @@ class _Flow:
         if last_name(func) in PRIMITIVE_NAMES:
             primitive = self._qualified(func) & PRIMITIVES
             for _, value, _ in written if primitive else ():
-                if isinstance(value, (ast.Name, ast.Lambda)):
+                if isinstance(value, (Name, Lambda)):
                     self.flow.bodies.append((value, sorted(primitive)[0]))
-        if isinstance(func, ast.Attribute):
+        if isinstance(func, Attribute):
             receiver = self.expr(func.value, env)
             attr = func.attr
             if receiver.shape and attr in SHAPE_METHODS:
@@ -362,7 +366,7 @@ class _Flow:
             if receiver.static and self.python_results and dotted(func) in self.python_results \
                     and self._module_bound(root_node(func)):
                 return STATIC  # `helpers.is_scalar(x)`: another module's function that returns a Python value
-            if isinstance(func.value, ast.Name) and func.value.id in env and any(a.traced for a in args):
+            if isinstance(func.value, Name) and func.value.id in env and any(a.traced for a in args):
                 held = env[func.value.id]
                 env[func.value.id] = join(held, *args)  # xs.append(tracer)
                 if held.container and attr in STORING:
@@ -385,7 +389,7 @@ class _Flow:
                 return self._staged(func, qualified)
             result = join(receiver, *args).via(f"`.{attr}()`")
             return staged(result) if jax_operation(qualified) else result
-        if isinstance(func, ast.Name):
+        if isinstance(func, Name):
             name = func.id
             if name in env:
                 self.calls.append((func, node, args))  # a local def: analysed as a helper with these arguments
@@ -432,7 +436,7 @@ class _Flow:
         return Value(Trace.TRACED, (*value.why, f"{step} (raises on a tracer)")[-6:], value.sources, staged=value.staged,
                      concretized=True)
 
-    def _module_bound(self, name: ast.Name | None) -> bool:
+    def _module_bound(self, name: Name | None) -> bool:
         """`name` reads the one module-level binding of its name."""
         if name is None:
             return False
@@ -443,7 +447,7 @@ class _Flow:
             return False
         return len(found) == 1 or {bound_module(a) for a in found} == {name.id}
 
-    def _returned(self, func: ast.Name, node: ast.Call, found: tuple[Value, list[Value] | None]) -> Value:
+    def _returned(self, func: Name, node: Call, found: tuple[Value, list[Value] | None]) -> Value:
         returned, self.call_parts[id(node)] = found
         return returned.via(f"returned by `{func.id}()`", same_container=True)
 
@@ -461,15 +465,15 @@ class _Flow:
         except Exception:  # a node outside the resolved module (should not happen): no claim
             return set()
 
-    def _comparison(self, node: ast.Compare, env) -> Value:
-        if all(isinstance(op, (ast.Is, ast.IsNot)) for op in node.ops):
+    def _comparison(self, node: Compare, env) -> Value:
+        if all(isinstance(op, (Is, IsNot)) for op in node.ops):
             return STATIC  # identity: `x is None` is decided at trace time
         if any(_string(e) for e in (node.left, *node.comparators)):
             return STATIC  # compared with a string: a tensor never is, so this is a Python value
         return join(self.expr(node.left, env), *(self.expr(c, env) for c in node.comparators))
 
-    def _boolean(self, node: ast.BoolOp, env) -> Value:
-        return self._chain(node.values, isinstance(node.op, ast.And), env)
+    def _boolean(self, node: BoolOp, env) -> Value:
+        return self._chain(node.values, isinstance(node.op, And), env)
 
     def _chain(self, values: list[ast.expr], conjunction: bool, env) -> Value:
         """`a and b and c` read nested: `(a and b) and c`."""
@@ -483,21 +487,21 @@ class _Flow:
             return right  # `True and <static>` is that static value
         return merge(left, right)  # one of the two objects: `leaves and extra` of two lists is a list
 
-    def _unary(self, node: ast.UnaryOp, env) -> Value:
+    def _unary(self, node: UnaryOp, env) -> Value:
         value = self.expr(node.operand, env)
-        if isinstance(node.op, ast.Not) and value.const is not None:
+        if isinstance(node.op, Not) and value.const is not None:
             return Value(Trace.STATIC, const=not value.const)
-        if isinstance(node.op, ast.Not):
+        if isinstance(node.op, Not):
             value = truth(value)  # `not xs`: a container's length decides
         return join(value) if value.const is None else STATIC
 
-    def _if_expression(self, node: ast.IfExp, env) -> Value:
+    def _if_expression(self, node: IfExp, env) -> Value:
         test = truth(self.expr(node.test, env))
         self.record(node.test, test, env)
         narrowed = {**env, **dict.fromkeys(_narrowed(node.test), STATIC)}
         return join(test, self.expr(node.body, narrowed), self.expr(node.orelse, env))
 
-    def _named(self, node: ast.NamedExpr, env) -> Value:
+    def _named(self, node: NamedExpr, env) -> Value:
         value = self.expr(node.value, env)
         self.bind(node.target, value, env, node)
         return value
@@ -523,10 +527,10 @@ class _Flow:
     def _display(self, node, env) -> Value:
         parts = self._parts(node, env)
         joined = join(*parts)
-        if type(node) is not ast.Dict or joined.static:
+        if type(node) is not Dict or joined.static:
             return contained(joined)
         values = _entries(node, parts)
-        if all(type(k) is ast.Constant and type(k.value) in (str, int) for k in node.keys):  # type: ignore[union-attr]
+        if all(type(k) is Constant and type(k.value) in (str, int) for k in node.keys):  # type: ignore[union-attr]
             entries = tuple((k.value, v) for k, v in zip(node.keys, values))  # type: ignore[union-attr]
             return Value(joined.trace, joined.why, joined.sources, container=True, staged=joined.staged,
                          concretized=joined.concretized, entries=entries)
@@ -538,15 +542,15 @@ class _Flow:
 
 
 _EXPRESSIONS: dict[type, Callable[[_Flow, Any, dict[str, Value]], Value]] = {
-    ast.Name: _Flow._name, ast.Attribute: _Flow._attribute, ast.Subscript: _Flow._subscript, ast.Call: _Flow._call,
-    ast.Compare: _Flow._comparison, ast.BoolOp: _Flow._boolean, ast.UnaryOp: _Flow._unary, ast.IfExp: _Flow._if_expression,
-    ast.NamedExpr: _Flow._named, ast.ListComp: _Flow._list_comprehension, ast.SetComp: _Flow._list_comprehension,
-    ast.GeneratorExp: _Flow._generator, ast.DictComp: _Flow._dict_comprehension,
-    ast.List: _Flow._display, ast.Tuple: _Flow._display, ast.Set: _Flow._display, ast.Dict: _Flow._display,
+    Name: _Flow._name, Attribute: _Flow._attribute, Subscript: _Flow._subscript, Call: _Flow._call,
+    Compare: _Flow._comparison, BoolOp: _Flow._boolean, UnaryOp: _Flow._unary, IfExp: _Flow._if_expression,
+    NamedExpr: _Flow._named, ListComp: _Flow._list_comprehension, SetComp: _Flow._list_comprehension,
+    GeneratorExp: _Flow._generator, DictComp: _Flow._dict_comprehension,
+    List: _Flow._display, Tuple: _Flow._display, Set: _Flow._display, Dict: _Flow._display,
 }
 
 
-def _entries(node: ast.Dict, parts: list[Value]) -> list[Value]:
+def _entries(node: Dict, parts: list[Value]) -> list[Value]:
     """The values among a dict display's `parts` (_in_order: keys and values interleaved, `**d` alone)."""
     values = []
     i = 0
@@ -559,44 +563,44 @@ def _entries(node: ast.Dict, parts: list[Value]) -> list[Value]:
 
 def _in_order(node: ast.AST) -> list[ast.AST]:
     """The children of `node` as written (a dict's keys and values interleaved, `**d` alone)."""
-    if isinstance(node, ast.Dict):
+    if isinstance(node, Dict):
         out: list[ast.AST] = []
         for key, value in zip(node.keys, node.values):
             if key is not None:
                 out.append(key)
             out.append(value)
         return out
-    if isinstance(node, ast.Call):
+    if isinstance(node, Call):
         return [node.func, *(value for _, value, _ in arguments(node))]
-    if isinstance(node, ast.JoinedStr):  # (its text is no expression: see the module's docstring)
-        return [value for value in node.values if not isinstance(value, ast.Constant)]
+    if isinstance(node, JoinedStr):  # (its text is no expression: see the module's docstring)
+        return [value for value in node.values if not isinstance(value, Constant)]
     return list(ast.iter_child_nodes(node))
 
 
 def _string(node: ast.AST) -> bool:
-    return isinstance(node, ast.JoinedStr) or isinstance(node, ast.Constant) and type(node.value) in _STRINGS
+    return isinstance(node, JoinedStr) or isinstance(node, Constant) and type(node.value) in _STRINGS
 
 
 def _narrowed(test: ast.AST) -> list[str]:
     """Names `test` proves to be Python values when true."""
-    if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And):
+    if isinstance(test, BoolOp) and isinstance(test.op, And):
         return [n for value in test.values for n in _narrowed(value)]
-    if isinstance(test, ast.Call) and isinstance(test.func, ast.Name) and test.func.id == "isinstance":
+    if isinstance(test, Call) and isinstance(test.func, Name) and test.func.id == "isinstance":
         written = arguments(test)
-        if len(written) != 2 or not isinstance(written[0][1], ast.Name):
+        if len(written) != 2 or not isinstance(written[0][1], Name):
             return []
         types = written[1][1]
-        elements = [e.value if isinstance(e, ast.Starred) else e for e in types.elts] \
-            if isinstance(types, (ast.Tuple, ast.List)) else [types]
+        elements = [e.value if isinstance(e, Starred) else e for e in types.elts] \
+            if isinstance(types, (Tuple, List)) else [types]
         for element in elements:
-            text = element.attr if isinstance(element, ast.Attribute) else element.id if isinstance(element, ast.Name) else "?"
+            text = element.attr if isinstance(element, Attribute) else element.id if isinstance(element, Name) else "?"
             if text == "?" or any(word in text.lower() for word in ("array", "tensor", "tracer", "jax")):
                 return []
         return [written[0][1].id]
     return []
 
 
-def _structure_kept(node: ast.Call, qualified: set[str], args: list[Value]) -> Value | None:
+def _structure_kept(node: Call, qualified: set[str], args: list[Value]) -> Value | None:
     positions = {STRUCTURE_KEEPING[q] for q in qualified if q in STRUCTURE_KEEPING}
     if len(positions) != 1:
         return None
@@ -617,11 +621,11 @@ def _annotation(param: ast.arg) -> str | None:
     ann = param.annotation
     if ann is None:
         return None
-    if isinstance(ann, ast.Name):
+    if isinstance(ann, Name):
         return ann.id
-    if isinstance(ann, ast.Attribute):
+    if isinstance(ann, Attribute):
         return ann.attr
-    if isinstance(ann, ast.Constant) and type(ann.value) in _STRINGS:
+    if isinstance(ann, Constant) and type(ann.value) in _STRINGS:
         return ann.value  # type: ignore[return-value]
     return "?"
 
@@ -661,7 +665,7 @@ class TracedAnalysis:
     def _walker(self, flow: FunctionFlow, calls: list, returns_of=None) -> _Flow:
         return _Flow(self.module, flow, calls, returns_of, self.python_results, self._data, self.lines)
 
-    def returns_of(self, flow: FunctionFlow, name: ast.Name, call: ast.Call, args: list[Value],
+    def returns_of(self, flow: FunctionFlow, name: Name, call: Call, args: list[Value],
                    env: dict[str, Value] | None = None) -> tuple[Value, list[Value] | None] | None:
         """What a def of this module returns when called with these argument values: its value, and each element of the tuple every `return` gives when they all give one of one length (None: not known)."""
         functions = self.jit.functions_denoted(name)
@@ -678,7 +682,7 @@ class TracedAnalysis:
             return None  # a nested def also reads its enclosing function's locals: read where it is called
         return self._returned_by(flow, fn, self._with_properties(fn, _bind_call(fn, call, args)), closure)
 
-    def _returned_by(self, flow: FunctionFlow, fn: ast.FunctionDef | ast.AsyncFunctionDef, params: dict[str, Value],
+    def _returned_by(self, flow: FunctionFlow, fn: FunctionDef | AsyncFunctionDef, params: dict[str, Value],
                      closure: dict[str, Value]) -> tuple[Value, list[Value] | None] | None:
         key = (id(fn), flow.framework, value_key(params), value_key({k: v for k, v in closure.items() if k not in params}))
         if key in self._returns:
@@ -716,7 +720,7 @@ class TracedAnalysis:
             self._returns[key] = value, elements
         return value, elements
 
-    def _generator(self, fn: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    def _generator(self, fn: FunctionDef | AsyncFunctionDef) -> bool:
         found = self._generators.get(id(fn))
         if found is None:
             found = self._generators[id(fn)] = _yields(fn)
@@ -758,9 +762,9 @@ class TracedAnalysis:
         if not isinstance(fn, _DEFS):
             return None
         parent = self.resolver.parent(fn)
-        while parent is not None and not isinstance(parent, (ast.Module, ast.ClassDef, *_DEFS)):
+        while parent is not None and not isinstance(parent, (Module, ClassDef, *_DEFS)):
             parent = self.resolver.parent(parent)
-        return fn.name if isinstance(parent, ast.Module) else None
+        return fn.name if isinstance(parent, Module) else None
 
     def facts_found(self) -> tuple:
         out = []
@@ -845,19 +849,19 @@ class TracedAnalysis:
 
     def _shape_properties(self, annotation: ast.expr) -> frozenset[str]:
         """The shape properties of the class an annotation names: one of this module, or of the project."""
-        if isinstance(annotation, ast.Constant) and isinstance(annotation.value, str):  # `"State"`
+        if isinstance(annotation, Constant) and isinstance(annotation.value, str):  # `"State"`
             annotation = annotation_of(annotation.value)  # type: ignore[assignment]
         own, known = self._properties
-        if isinstance(annotation, ast.Name) and annotation.id in own:
+        if isinstance(annotation, Name) and annotation.id in own:
             return own[annotation.id]
-        if not isinstance(annotation, (ast.Name, ast.Attribute)) or not known:
+        if not isinstance(annotation, (Name, Attribute)) or not known:
             return frozenset()
         found = [known.get(q) for q in self.resolver.qualified_names(annotation)]
         return frozenset(found[0]) if len(found) == 1 and found[0] else frozenset()
 
     def _own_properties(self, fn) -> frozenset[str]:
         parent = self.resolver.parent(fn)
-        return frozenset(shape_properties(parent)) if isinstance(parent, ast.ClassDef) else frozenset()
+        return frozenset(shape_properties(parent)) if isinstance(parent, ClassDef) else frozenset()
 
     @property
     def _properties(self) -> tuple[dict[str, frozenset[str]], dict[str, tuple[str, ...]]]:
@@ -865,21 +869,21 @@ class TracedAnalysis:
         if self._known_properties is None:
             tree = self.module.tree
             own = {c.name: frozenset(shape_properties(c)) for c in (tree.body if tree is not None else ())
-                   if isinstance(c, ast.ClassDef)}
+                   if isinstance(c, ClassDef)}
             self._known_properties = own, dict(self.project.shape_properties) if self.project is not None else {}
         return self._known_properties
 
     def _static_fields(self, param: ast.arg) -> frozenset[str]:
         """The Python-valued fields of the value class `param` is declared as, in this module or an installed one (`diffrax.SaveAt`)."""
         ann = param.annotation
-        if not isinstance(ann, (ast.Name, ast.Attribute)):
+        if not isinstance(ann, (Name, Attribute)):
             return frozenset()
         fields: set[str] = set()
         for qualified in self.resolver.qualified_names(ann):
             fields |= installed_static_fields(qualified)
-        if isinstance(ann, ast.Name) and self.module.tree is not None:
+        if isinstance(ann, Name) and self.module.tree is not None:
             for stmt in self.module.tree.body:
-                if isinstance(stmt, ast.ClassDef) and stmt.name == ann.id:
+                if isinstance(stmt, ClassDef) and stmt.name == ann.id:
                     fields |= set(static_fields(stmt))
         return frozenset(fields)
 
@@ -947,7 +951,7 @@ class TracedAnalysis:
         flow = FunctionFlow(context, context.framework, params, config=config)
         walker = self._walker(flow, flow.calls, lambda *a: self.returns_of(flow, *a))
         env = {**self._closure(fn), **params}
-        if isinstance(fn, ast.Lambda):
+        if isinstance(fn, Lambda):
             walker.expr(fn.body, env)
         else:
             walker.block(fn.body, env)
@@ -964,18 +968,18 @@ def _remote_value(fact, param: ast.arg) -> Value:
     return Value(Trace.TRACED if fact.trace == "traced" else Trace.UNKNOWN, (step,))
 
 
-def _yields(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+def _yields(fn: FunctionDef | AsyncFunctionDef) -> bool:
     """A `yield` or `await` in the def's own body (not in a def, lambda or class nested in it)."""
     stack: list[ast.AST] = list(fn.body)
     while stack:
         node = stack.pop()
-        if isinstance(node, (ast.Yield, ast.YieldFrom, ast.Await)):
+        if isinstance(node, (Yield, YieldFrom, Await)):
             return True
         stack.extend(c for c in ast.iter_child_nodes(node) if not isinstance(c, _SCOPES))
     return False
 
 
-def _bind_call(fn: ast.FunctionDef | ast.AsyncFunctionDef, call: ast.Call, values: list[Value]) -> dict[str, Value]:
+def _bind_call(fn: FunctionDef | AsyncFunctionDef, call: Call, values: list[Value]) -> dict[str, Value]:
     """Parameter values of `fn` at one call site (unmatched parameters keep their defaults: static)."""
     positional = positional_params(fn)
     out: dict[str, Value] = {p.arg: STATIC for p in all_params(fn)}
@@ -1014,20 +1018,20 @@ def declared_kind(ann: ast.AST, depth: int = 0) -> str | None:
     """"shape", "container", "none" or None for an annotation: its last name, a subscript's, an `Optional`/`Union`/`a | b` of one kind and `None`."""
     if depth > 4:
         return None
-    if isinstance(ann, ast.Constant) and ann.value is None:
+    if isinstance(ann, Constant) and ann.value is None:
         return "none"
-    if isinstance(ann, (ast.Name, ast.Attribute)):
+    if isinstance(ann, (Name, Attribute)):
         last = last_name(ann)
         return "shape" if last == "Shape" else "container" if last in CONTAINER_ANNOTATIONS else None
-    if isinstance(ann, ast.Subscript):
+    if isinstance(ann, Subscript):
         last = last_name(ann.value)
         if last in ("Optional", "Union"):
             index = ann.slice
-            elements = index.elts if isinstance(index, ast.Tuple) else [index]
-            kinds = {None if isinstance(e, ast.Slice) else declared_kind(e, depth + 1) for e in elements}
+            elements = index.elts if isinstance(index, Tuple) else [index]
+            kinds = {None if isinstance(e, Slice) else declared_kind(e, depth + 1) for e in elements}
         else:
             return "container" if last in CONTAINER_ANNOTATIONS else None
-    elif isinstance(ann, ast.BinOp) and isinstance(ann.op, ast.BitOr):
+    elif isinstance(ann, BinOp) and isinstance(ann.op, BitOr):
         kinds = {declared_kind(ann.left, depth + 1), declared_kind(ann.right, depth + 1)}
     else:
         return None

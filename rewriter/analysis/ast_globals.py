@@ -12,6 +12,8 @@ function of the module and changes nothing. The same method call on any other na
 from __future__ import annotations
 
 import ast
+from ast import (AnnAssign, Assign, AsyncFunctionDef, Attribute, AugAssign, Call, Delete, FunctionDef, Global, Import, ImportFrom,
+                 Name, Subscript)
 from functools import cached_property
 
 from .apis import canonical
@@ -24,7 +26,7 @@ _MUTATING_METHODS = frozenset(
     "append extend insert pop remove clear update setdefault popitem add discard sort reverse "
     "__setitem__ __delitem__ __setattr__".split()
 )
-_DEFS = (ast.FunctionDef, ast.AsyncFunctionDef)
+_DEFS = (FunctionDef, AsyncFunctionDef)
 
 
 class ModuleGlobals:
@@ -66,25 +68,25 @@ class ModuleGlobals:
 
         for node in ast.walk(module):
             kind = type(node)
-            if kind is ast.Global:
+            if kind is Global:
                 declared_global.update(node.names)  # type: ignore[attr-defined]
-            elif kind is ast.Assign:
+            elif kind is Assign:
                 for target in node.targets:  # type: ignore[attr-defined]
-                    if type(target) is not ast.Name:
+                    if type(target) is not Name:
                         changed(target, receiver=False)  # x[k] = ..., x.a = ...
-            elif kind is ast.AugAssign or kind is ast.AnnAssign:
+            elif kind is AugAssign or kind is AnnAssign:
                 target = node.target  # type: ignore[attr-defined]
-                if type(target) is not ast.Name:
+                if type(target) is not Name:
                     changed(target, receiver=False)
-                elif kind is ast.AugAssign:
+                elif kind is AugAssign:
                     mutated.add(target.id)
-            elif kind is ast.Delete:
+            elif kind is Delete:
                 targets = node.targets  # type: ignore[attr-defined]
-                if len(targets) == 1 and type(targets[0]) is not ast.Name:  # (`del a[0], b`: a tuple, no root)
+                if len(targets) == 1 and type(targets[0]) is not Name:  # (`del a[0], b`: a tuple, no root)
                     changed(targets[0], receiver=False)
-            elif kind is ast.Call:
+            elif kind is Call:
                 func = node.func  # type: ignore[attr-defined]
-                if type(func) is ast.Attribute and func.attr in _MUTATING_METHODS:
+                if type(func) is Attribute and func.attr in _MUTATING_METHODS:
                     changed(func.value, receiver=True)
         return top_level_bindings, declared_global, mutated, changed_paths
 
@@ -123,11 +125,11 @@ class ModuleGlobals:
         return None
 
 
-def read_path(resolver, name: ast.Name) -> str:
+def read_path(resolver, name: Name) -> str:
     """The attribute path read where `name` is: `jax.numpy.sin` for the `jax` of `jax.numpy.sin(x)`."""
     node: ast.AST = name
     parent = resolver.parent(node)
-    while type(parent) is ast.Attribute and parent.value is node:
+    while type(parent) is Attribute and parent.value is node:
         node, parent = parent, resolver.parent(parent)
     return dotted(node) or name.id
 
@@ -137,14 +139,14 @@ def bound_module(assignment) -> str | None:
     or None if it is not an import of a module. Of aliases binding the same name in one statement the
     last one counts (`import pkg.a, fast as pkg` binds `pkg` to fast)."""
     node = getattr(assignment, "node", None)
-    if type(node) is ast.Import:
+    if type(node) is Import:
         for alias in reversed(node.names):
             if alias.asname is not None and alias.asname == assignment.name:
                 return alias.name
             if alias.asname is None and alias.name.split(".")[0] == assignment.name:
                 return assignment.name
         return None
-    if type(node) is ast.ImportFrom and not node.level and node.module is not None \
+    if type(node) is ImportFrom and not node.level and node.module is not None \
             and not any(alias.name == "*" for alias in node.names):
         for alias in reversed(node.names):
             if (alias.asname or alias.name) == assignment.name:
@@ -159,25 +161,25 @@ def _is_installed_module(path: str, root: str, modules: set) -> bool:
     return not rest or len(modules) == 1 and is_module(canonical(next(iter(modules)) + rest))
 
 
-def root_node(node: ast.AST) -> ast.Name | None:
+def root_node(node: ast.AST) -> Name | None:
     """`a` for `a.b[i].c`."""
-    while type(node) in (ast.Attribute, ast.Subscript):
+    while type(node) in (Attribute, Subscript):
         node = node.value  # type: ignore[attr-defined]
-    return node if type(node) is ast.Name else None  # type: ignore[return-value]
+    return node if type(node) is Name else None  # type: ignore[return-value]
 
 
 def _path_before_subscript(node: ast.AST) -> str | None:
     """The attribute path whose value changes: `mod.table` for `mod.table[k].x`, `jax.config` for
     `jax.config` (a method called on it)."""
     path_node = node
-    while type(node) in (ast.Attribute, ast.Subscript):
-        if type(node) is ast.Subscript:
+    while type(node) in (Attribute, Subscript):
+        if type(node) is Subscript:
             path_node = node.value  # type: ignore[attr-defined]
         node = node.value  # type: ignore[attr-defined]
     return dotted(path_node)
 
 
-def function_globals(resolver, fn: ast.FunctionDef | ast.AsyncFunctionDef) -> list[FreeName]:
+def function_globals(resolver, fn: FunctionDef | AsyncFunctionDef) -> list[FreeName]:
     """Globals read by a module-level function, and by the module functions it reads, transitively
     (what a cached trace of it would bake in)."""
     out, seen, work = [], {id(fn)}, [fn]

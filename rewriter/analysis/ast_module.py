@@ -9,6 +9,8 @@ decorator, as the decorators are part of it (libcst's position of a def starts a
 from __future__ import annotations
 
 import ast
+from ast import (AsyncFunctionDef, Attribute, ClassDef, Constant, ExceptHandler, FunctionDef, Global, ImportFrom, MatchAs,
+                 MatchClass, MatchMapping, MatchStar, Module, Name, Nonlocal, Tuple)
 import io
 import tokenize
 from functools import cached_property
@@ -21,7 +23,7 @@ from .ast_names import TreeWalk, parse
 
 class AstModule:
     def __init__(self, code: str, package: str = "", aliases: Aliases = NO_ALIASES,
-                 own_copies: frozenset[str] = frozenset(), tree: ast.Module | None = None) -> None:
+                 own_copies: frozenset[str] = frozenset(), tree: Module | None = None) -> None:
         """`tree`: CPython's parse of `code` (of the bytes it was decoded from), when the caller has it."""
         self.code = code
         self.package, self.aliases, self.own_copies = package, aliases, own_copies
@@ -29,7 +31,7 @@ class AstModule:
             self.tree = tree
 
     @cached_property
-    def tree(self) -> ast.Module | None:
+    def tree(self) -> Module | None:
         """None when CPython cannot parse the code (a newer Python's syntax): nothing is read from it."""
         return parse(self.code)
 
@@ -127,7 +129,7 @@ class AstModule:
         if isinstance(node, ast.arg):
             return Span(line, column, line, column + len(node.arg))
         end_line, end_column = node.end_lineno, self._column(node.end_lineno, node.end_col_offset)  # type: ignore[attr-defined, arg-type]
-        if isinstance(node, ast.Tuple) and node.elts and self.parenthesized(node):
+        if isinstance(node, Tuple) and node.elts and self.parenthesized(node):
             first, last = node.elts[0], node.elts[-1]
             begin = self._code_between((line, column + 1), (first.lineno, self._column(first.lineno, first.col_offset)))
             finish = self._code_between((last.end_lineno, self._column(last.end_lineno, last.end_col_offset)),  # type: ignore[arg-type]
@@ -153,7 +155,7 @@ class AstModule:
             column += 1
         return places
 
-    def name_place(self, node: ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef) -> Span:
+    def name_place(self, node: FunctionDef | AsyncFunctionDef | ClassDef) -> Span:
         """Where a def's or a class's name is (`ast` has no node for it; libcst's Name)."""
         line, column = node.lineno, self._column(node.lineno, node.col_offset)
         text = self.text_between(node.lineno, node.col_offset, node.end_lineno, node.end_col_offset)  # type: ignore[arg-type]
@@ -185,7 +187,7 @@ class AstModule:
         """The code of `node` as written (without the parentheses around it)."""
         return self.text_between(node.lineno, node.col_offset, node.end_lineno, node.end_col_offset)  # type: ignore[attr-defined]
 
-    def string_pieces(self, value: ast.Constant) -> int:
+    def string_pieces(self, value: Constant) -> int:
         """How many string literals `value` is written as (`"a, " "b"`: 2, one implicit concatenation; libcst's
         `SimpleString` is one)."""
         tokens = tokenize.generate_tokens(io.StringIO(self.text(value)).readline)
@@ -201,7 +203,7 @@ class AstModule:
             return self.lines[line - 1][column:end_column]
         return "\n".join([self.lines[line - 1][column:], *self.lines[line:end_line - 1], self.lines[end_line - 1][:end_column]])
 
-    def declared_names(self, statement: ast.Global | ast.Nonlocal) -> dict[str, Span]:
+    def declared_names(self, statement: Global | Nonlocal) -> dict[str, Span]:
         """Where each name of a `global`/`nonlocal` statement is (`ast` places only the statement)."""
         line, column = statement.lineno, self._column(statement.lineno, statement.col_offset)
         out: dict[str, Span] = {}
@@ -213,7 +215,7 @@ class AstModule:
                 out[token.string] = Span(line + row - 1, start + shift, line + row - 1, end + shift)
         return out
 
-    def parenthesized(self, node: ast.Tuple) -> bool:
+    def parenthesized(self, node: Tuple) -> bool:
         """A tuple in parentheses of its own: more of them open before its first element than close after it
         (`(a, b)`, `()`; not `(a), b`, whose parenthesis is its first element's)."""
         if not node.elts:
@@ -245,30 +247,30 @@ def _identifiers(nodes: Iterable[ast.AST]) -> frozenset[str]:
     out: set[str] = set()
     for node in nodes:
         kind = type(node)
-        if kind is ast.Name:
+        if kind is Name:
             out.add(node.id)  # type: ignore[attr-defined]
-        elif kind is ast.Attribute:
+        elif kind is Attribute:
             out.add(node.attr)  # type: ignore[attr-defined]
         elif kind is ast.arg:
             out.add(node.arg)  # type: ignore[attr-defined]
-        elif kind in (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef):
+        elif kind in (FunctionDef, AsyncFunctionDef, ClassDef):
             out.add(node.name)  # type: ignore[attr-defined]
         elif kind is ast.alias:
             out.update(node.name.split("."))  # type: ignore[attr-defined]
             if node.asname:  # type: ignore[attr-defined]
                 out.add(node.asname)  # type: ignore[attr-defined]
-        elif kind is ast.ImportFrom and node.module:  # type: ignore[attr-defined]
+        elif kind is ImportFrom and node.module:  # type: ignore[attr-defined]
             out.update(node.module.split("."))  # type: ignore[attr-defined]
         elif kind is ast.keyword and node.arg:  # type: ignore[attr-defined]
             out.add(node.arg)  # type: ignore[attr-defined]
-        elif kind in (ast.Global, ast.Nonlocal):
+        elif kind in (Global, Nonlocal):
             out.update(node.names)  # type: ignore[attr-defined]
-        elif kind is ast.ExceptHandler and node.name:  # type: ignore[attr-defined]
+        elif kind is ExceptHandler and node.name:  # type: ignore[attr-defined]
             out.add(node.name)  # type: ignore[attr-defined]
-        elif kind in (ast.MatchAs, ast.MatchStar) and node.name:  # type: ignore[attr-defined]
+        elif kind in (MatchAs, MatchStar) and node.name:  # type: ignore[attr-defined]
             out.add(node.name)  # type: ignore[attr-defined]
-        elif kind is ast.MatchMapping and node.rest:  # type: ignore[attr-defined]
+        elif kind is MatchMapping and node.rest:  # type: ignore[attr-defined]
             out.add(node.rest)  # type: ignore[attr-defined]
-        elif kind is ast.MatchClass:
+        elif kind is MatchClass:
             out.update(node.kwd_attrs)  # type: ignore[attr-defined]
     return frozenset(out)

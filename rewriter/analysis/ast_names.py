@@ -4,6 +4,9 @@ and walks of it that cost less than `ast.walk`/`ast.iter_child_nodes` (a generat
 from __future__ import annotations
 
 import ast
+from ast import (Add, Assign, AsyncFor, AsyncFunctionDef, Attribute, BinOp, Call, ClassDef, Constant, Dict, DictComp, For,
+                 FunctionDef, GeneratorExp, Global, IfExp, Import, ImportFrom, Lambda, List, ListComp, MatchClass, MatchMapping,
+                 Module, Name, Nonlocal, Set, SetComp, Starred, Sub, Tuple, UAdd, USub, UnaryOp, While)
 import io
 import tokenize
 import unicodedata
@@ -12,7 +15,7 @@ from dataclasses import dataclass
 from typing import Iterator
 
 
-def parse(source: bytes | str) -> ast.Module | None:
+def parse(source: bytes | str) -> Module | None:
     """CPython's parse of `source`, quietly (no SyntaxWarning); None when it cannot parse it (libcst,
     or the file's own run, says why)."""
     try:
@@ -66,7 +69,7 @@ def _no_coding_cookie(source: bytes) -> bool:
 
 _AST = ast.AST
 # The nodes whose bodies (or element expressions) run once per iteration.
-LOOPS = frozenset({ast.For, ast.AsyncFor, ast.While, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp})
+LOOPS = frozenset({For, AsyncFor, While, ListComp, SetComp, DictComp, GeneratorExp})
 
 
 class Met:
@@ -77,7 +80,7 @@ class Met:
 
     __slots__ = ("loads", "names", "marked")
     # What the readers without a walk look at: identifiers, and where a factory's result is bound and called.
-    MARKED = frozenset({ast.Attribute, ast.Import, ast.ImportFrom, ast.keyword, ast.Assign, *LOOPS})
+    MARKED = frozenset({Attribute, Import, ImportFrom, ast.keyword, Assign, *LOOPS})
 
     def __init__(self) -> None:
         self.loads: list[ast.AST] = []
@@ -103,14 +106,14 @@ _LEAF_FIELDS = frozenset({"ctx", "op", "ops", "id", "attr", "arg", "name", "modu
                           "type_comment", "conversion", "is_async"})
 # Lists that may hold something else than nodes: `None` among a dict display's keys (`{**d}`) and among
 # keyword-only defaults (no default), names.
-_MIXED_LISTS = frozenset({(ast.Dict, "keys"), (ast.arguments, "kw_defaults"), (ast.Global, "names"), (ast.Nonlocal, "names"),
-                          (ast.MatchClass, "kwd_attrs")})
+_MIXED_LISTS = frozenset({(Dict, "keys"), (ast.arguments, "kw_defaults"), (Global, "names"), (Nonlocal, "names"),
+                          (MatchClass, "kwd_attrs")})
 _BRANCH_FIELDS: dict[type, tuple[tuple[str, bool], ...]] = {}
 
 
 def _branch_fields(cls: type) -> tuple[tuple[str, bool], ...]:
     """(field, whether a list there may hold non-nodes) for the fields of `cls` that may hold nodes."""
-    if cls is ast.Constant:
+    if cls is Constant:
         return ()  # its value is a Python object, never a node
     return tuple((f, (cls, f) in _MIXED_LISTS) for f in cls._fields if f not in _LEAF_FIELDS)
 
@@ -176,19 +179,19 @@ def in_source_order(node: ast.AST) -> list[ast.AST]:
     before its parameters, a call's keywords among its arguments, a dict's keys among its values, a
     conditional expression's body before its test."""
     kind = type(node)
-    if kind is ast.FunctionDef or kind is ast.AsyncFunctionDef:
+    if kind is FunctionDef or kind is AsyncFunctionDef:
         return [*node.decorator_list, node.args, *([node.returns] if node.returns else []), *node.body]  # type: ignore[attr-defined]
-    if kind is ast.ClassDef:
+    if kind is ClassDef:
         return [*node.decorator_list, *_by_position([*node.bases, *node.keywords]), *node.body]  # type: ignore[attr-defined]
-    if kind is ast.Call:
+    if kind is Call:
         return [node.func, *_by_position([*node.args, *node.keywords])]  # type: ignore[attr-defined]
-    if kind is ast.Dict:
+    if kind is Dict:
         return [part for key, value in zip(node.keys, node.values) for part in ((key, value) if key else (value,))]  # type: ignore[attr-defined]
-    if kind is ast.IfExp:
+    if kind is IfExp:
         return [node.body, node.test, node.orelse]  # type: ignore[attr-defined]
     if kind is ast.arguments:
         return _by_position(branches(node))
-    if kind is ast.MatchMapping:
+    if kind is MatchMapping:
         return [part for pair in zip(node.keys, node.patterns) for part in pair]  # type: ignore[attr-defined]
     return branches(node)
 
@@ -200,7 +203,7 @@ def walk_outside_lambdas(node: ast.AST) -> Iterator[ast.AST]:
     while stack:
         current = stack.pop()
         yield current
-        if type(current) is not ast.Lambda:
+        if type(current) is not Lambda:
             stack.extend(in_source_order(current))
 
 
@@ -211,7 +214,7 @@ def _by_position(nodes: list) -> list:
 def own_nodes(fn: ast.AST) -> Iterator[ast.AST]:
     """The nodes of a def's or lambda's own body: a nested def, lambda or class is met, not entered
     (its body runs when it is called), as `own_nodes` walks libcst trees."""
-    stack = [fn.body] if isinstance(fn, ast.Lambda) else list(fn.body)
+    stack = [fn.body] if isinstance(fn, Lambda) else list(fn.body)
     while stack:
         node = stack.pop()
         yield node
@@ -222,7 +225,7 @@ def own_nodes(fn: ast.AST) -> Iterator[ast.AST]:
 def own_nodes_in_order(fn: ast.AST) -> Iterator[ast.AST]:
     """`own_nodes` in the order written (libcst's pre-order walk): where the order shows, in the order of
     findings or of the names they hand out."""
-    stack = [fn.body] if isinstance(fn, ast.Lambda) else list(reversed(fn.body))  # type: ignore[attr-defined]
+    stack = [fn.body] if isinstance(fn, Lambda) else list(reversed(fn.body))  # type: ignore[attr-defined]
     while stack:
         node = stack.pop()
         yield node
@@ -230,7 +233,7 @@ def own_nodes_in_order(fn: ast.AST) -> Iterator[ast.AST]:
             stack.extend(reversed(in_source_order(node)))
 
 
-_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
+_SCOPES = (FunctionDef, AsyncFunctionDef, Lambda, ClassDef)
 
 
 # The fields that hold statements, except handlers or match cases (lists of them, where they are lists).
@@ -266,10 +269,10 @@ def statements(tree: ast.AST) -> Iterator[ast.stmt]:
 def dotted(node: ast.AST) -> str | None:
     """`a.b.c` for a Name/Attribute chain, else None."""
     parts = []
-    while isinstance(node, ast.Attribute):
+    while isinstance(node, Attribute):
         parts.append(node.attr)
         node = node.value
-    if not isinstance(node, ast.Name):
+    if not isinstance(node, Name):
         return None
     parts.append(node.id)
     return ".".join(reversed(parts))
@@ -280,37 +283,37 @@ def literal_value(node: ast.AST):
     where it raises one. literal_eval builds four closures that call each other, a cycle only the
     garbage collector frees, on every call; the summaries and the pre-filter make about 12,000 calls
     on the whole benchmark corpus, and the cycles were most of what the survey left to the collector."""
-    if isinstance(node, ast.Constant):
+    if isinstance(node, Constant):
         return node.value
-    if isinstance(node, ast.Tuple):
+    if isinstance(node, Tuple):
         return tuple(map(literal_value, node.elts))
-    if isinstance(node, ast.List):
+    if isinstance(node, List):
         return list(map(literal_value, node.elts))
-    if isinstance(node, ast.Set):
+    if isinstance(node, Set):
         return set(map(literal_value, node.elts))
-    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "set" \
+    if isinstance(node, Call) and isinstance(node.func, Name) and node.func.id == "set" \
             and node.args == node.keywords == []:
         return set()
-    if isinstance(node, ast.Dict):
+    if isinstance(node, Dict):
         if len(node.keys) != len(node.values):
             _not_a_literal(node)
         return dict(zip(map(literal_value, node.keys), map(literal_value, node.values)))
-    if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Sub)):
+    if isinstance(node, BinOp) and isinstance(node.op, (Add, Sub)):
         left, right = _signed_number(node.left), _number(node.right)
         if isinstance(left, (int, float)) and isinstance(right, complex):
-            return left + right if isinstance(node.op, ast.Add) else left - right
+            return left + right if isinstance(node.op, Add) else left - right
     return _signed_number(node)
 
 
 def _signed_number(node: ast.AST):
-    if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.UAdd, ast.USub)):
+    if isinstance(node, UnaryOp) and isinstance(node.op, (UAdd, USub)):
         operand = _number(node.operand)
-        return +operand if isinstance(node.op, ast.UAdd) else -operand
+        return +operand if isinstance(node.op, UAdd) else -operand
     return _number(node)
 
 
 def _number(node: ast.AST):
-    if not isinstance(node, ast.Constant) or type(node.value) not in (int, float, complex):
+    if not isinstance(node, Constant) or type(node.value) not in (int, float, complex):
         _not_a_literal(node)
     return node.value
 
@@ -328,11 +331,11 @@ class Argument:
     star: str = ""  # "*" or "**"
 
 
-def arguments(call: ast.Call) -> list[Argument]:
+def arguments(call: Call) -> list[Argument]:
     """The arguments of `call` in the order written (`ast` keeps positional and keyword ones apart)."""
     out = []
     for a in sorted([*call.args, *call.keywords], key=lambda a: (a.lineno, a.col_offset)):
-        if type(a) is ast.Starred:
+        if type(a) is Starred:
             out.append(Argument(a.value, None, "*"))
         elif type(a) is ast.keyword:
             out.append(Argument(a.value, a.arg, "" if a.arg is not None else "**"))

@@ -6,6 +6,8 @@ attribute chain of the golden cases and the examples.
 from __future__ import annotations
 
 import ast
+from ast import (AsyncFor, AsyncFunctionDef, AsyncWith, For, FunctionDef, If, Import, ImportFrom, Match, Module, Name, Try,
+                 TryStar, While, With)
 from functools import cached_property
 
 from .aliases import NO_ALIASES, Aliases, absolute_module, spelled_module
@@ -14,23 +16,23 @@ from .resolution import Resolution
 from .scope_model import Scope, Scopes
 from . import ast_scopes
 
-_DEFS = (ast.FunctionDef, ast.AsyncFunctionDef)
+_DEFS = (FunctionDef, AsyncFunctionDef)
 # A statement whose bindings may not happen when it runs (`_unconditional`).
-_CONDITIONAL = (ast.If, ast.For, ast.AsyncFor, ast.While, ast.Try, ast.TryStar, ast.With, ast.AsyncWith, ast.Match)
+_CONDITIONAL = (If, For, AsyncFor, While, Try, TryStar, With, AsyncWith, Match)
 
 
-def imports_of(tree: ast.Module, package: str = "") -> tuple[dict[str, set[str]], list[str]]:
+def imports_of(tree: Module, package: str = "") -> tuple[dict[str, set[str]], list[str]]:
     """(local name -> the qualified names imports anywhere in the file bind it to, `jnp` -> {`jax.numpy`};
     the modules imported with `*` anywhere, in the order met). A relative import's module is absolute in
     `package` where that can be told."""
     out: dict[str, set[str]] = {}
     stars: list[str] = []
     for node in statements(tree):
-        if type(node) is ast.Import:
+        if type(node) is Import:
             for alias in node.names:
                 local = alias.asname or alias.name.split(".")[0]
                 out.setdefault(local, set()).add(alias.name if alias.asname else local)
-        elif type(node) is ast.ImportFrom:
+        elif type(node) is ImportFrom:
             module = spelled_module(node.module, node.level, package)
             for alias in node.names:
                 if alias.name == "*":
@@ -41,12 +43,12 @@ def imports_of(tree: ast.Module, package: str = "") -> tuple[dict[str, set[str]]
     return out, stars
 
 
-def star_modules_of(tree: ast.Module, package: str = "") -> list[str]:
+def star_modules_of(tree: Module, package: str = "") -> list[str]:
     """Modules imported with `*` at module level, in import order (absolute: `from .math import *` in
     package `mypkg` is `mypkg.math`; one whose package cannot be told is left out)."""
     out = []
     for stmt in tree.body:
-        if type(stmt) is ast.ImportFrom and any(alias.name == "*" for alias in stmt.names):
+        if type(stmt) is ImportFrom and any(alias.name == "*" for alias in stmt.names):
             module = absolute_module(stmt.module, stmt.level, package) if stmt.level else stmt.module
             if module:
                 out.append(module)
@@ -56,7 +58,7 @@ def star_modules_of(tree: ast.Module, package: str = "") -> list[str]:
 class NameResolver(Resolution):
     """What a Name or an attribute chain of one module denotes."""
 
-    def __init__(self, tree: ast.Module, package: str = "", aliases: Aliases = NO_ALIASES,
+    def __init__(self, tree: Module, package: str = "", aliases: Aliases = NO_ALIASES,
                  own_copies: frozenset[str] = frozenset(), walk: TreeWalk | None = None) -> None:
         """`walk`: the breadth-first walk of `tree` its module keeps (ast_names.TreeWalk), which gives
         `parents` without a walk of their own."""
@@ -109,23 +111,23 @@ class NameResolver(Resolution):
     def spelling(self, node: ast.AST) -> str | None:
         return dotted(node)
 
-    def identifier(self, name: ast.Name) -> str:
+    def identifier(self, name: Name) -> str:
         return name.id
 
     @property
-    def module_node(self) -> ast.Module:
+    def module_node(self) -> Module:
         return self.tree
 
     def _block_of(self, owner) -> list | None:
         """A module's or an indented def's statements (names._block_of: not a one-line def's)."""
-        if type(owner) is ast.Module:
+        if type(owner) is Module:
             return owner.body
         if type(owner) in _DEFS and not _one_line(owner):
             return owner.body
         return None
 
     def _unconditional(self, node: ast.AST, statement: ast.AST) -> bool:
-        if type(statement) in (ast.With, ast.AsyncWith):  # the body runs unless an exception leaves the block
+        if type(statement) in (With, AsyncWith):  # the body runs unless an exception leaves the block
             current = self.parent(node)
             while current is not None and current is not statement:
                 if type(current) in _CONDITIONAL:
@@ -135,6 +137,6 @@ class NameResolver(Resolution):
         return not isinstance(statement, _CONDITIONAL)
 
 
-def _one_line(function: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+def _one_line(function: FunctionDef | AsyncFunctionDef) -> bool:
     """`def f(x): return x`: its body is on the line of its `def`."""
     return function.body[0].lineno == function.lineno

@@ -18,6 +18,10 @@ at a Name made for it, placed where its pattern is.
 from __future__ import annotations
 
 import ast
+from ast import (AnnAssign, Assign, AsyncFor, AsyncFunctionDef, AsyncWith, Attribute, AugAssign, Call, ClassDef, Constant, Dict,
+                 DictComp, ExceptHandler, For, FormattedValue, FunctionDef, GeneratorExp, Global, IfExp, Import, ImportFrom,
+                 JoinedStr, Lambda, ListComp, Load, MatchAs, MatchClass, MatchMapping, MatchSingleton, MatchStar, Module, Name,
+                 NamedExpr, Nonlocal, SetComp, Store, Subscript, With)
 import warnings
 from typing import Any, Callable
 
@@ -25,7 +29,7 @@ from .ast_names import branches
 from .scope_model import (_TYPING, Access, ClassScope, ComprehensionScope, FunctionScope, GlobalScope, Scope, Scopes,
                           full_name_for, resolve_reads)
 
-_FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
+_FUNCTIONS = (FunctionDef, AsyncFunctionDef)
 
 
 class NotCompilable(SyntaxError):
@@ -34,11 +38,11 @@ class NotCompilable(SyntaxError):
 # What libcst counts as a binding statement (its scope provider's) that `ast` has a node for: the
 # scope's count of bindings goes up once the node has been walked. (libcst's `Parameters`, `AsName`,
 # `WithItem` and `CompFor` have no node of their own here: their walks count them.)
-_COUNTED = frozenset({ast.AnnAssign, ast.Assign, ast.AugAssign, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef,
-                      ast.Global, ast.Import, ast.ImportFrom, ast.NamedExpr, ast.Nonlocal})
+_COUNTED = frozenset({AnnAssign, Assign, AugAssign, ClassDef, FunctionDef, AsyncFunctionDef,
+                      Global, Import, ImportFrom, NamedExpr, Nonlocal})
 
 
-def module_scopes(tree: ast.Module) -> Scopes:
+def module_scopes(tree: Module) -> Scopes:
     """Every scope of `tree`, its bindings and reads, and the scope of each node."""
     walk = _Walk()
     walk.visit(tree)
@@ -58,12 +62,12 @@ class _Walk:
         self.scope: Scope = GlobalScope()
         self.scope_of: dict[int, Scope] = {}
         self.reads: list[tuple[Access, str, ast.AST | None, ast.AST | None]] = []
-        self.attribute: list[ast.Attribute | None] = [None]  # outermost attribute being read, per call level
+        self.attribute: list[Attribute | None] = [None]  # outermost attribute being read, per call level
         self.in_annotation: list[bool] = [False]
         self.in_type_hint: list[bool] = [False]
         self.in_literal = 0  # open `Literal[...]` subscripts: their strings are not code
-        self.string: ast.Constant | None = None  # the string annotation whose code is being read
-        self.parsed: list[ast.Module] = []
+        self.string: Constant | None = None  # the string annotation whose code is being read
+        self.parsed: list[Module] = []
         self.typing_seen = False  # some binding may make a name resolve to `typing.*`
         # The names a spelling of typing's may start at (`_may_name_typing`): typing's own module names,
         # and every name an import from them binds (`from typing import cast as C`), in any scope so far.
@@ -97,14 +101,14 @@ class _Walk:
         scope = self.scope
         self.reads.append((Access(node, scope, scope.count), name, self.attribute[-1], self.string))
 
-    def name(self, node: ast.Name) -> None:
-        if type(node.ctx) is ast.Store and self.string is None:  # names in a string annotation: reads
+    def name(self, node: Name) -> None:
+        if type(node.ctx) is Store and self.string is None:  # names in a string annotation: reads
             self.bind(node.id, node)
         else:  # (libcst reads a `del x`)
             self.read(node.id, node)
 
-    def import_(self, node: ast.Import | ast.ImportFrom) -> None:
-        from_typing = type(node) is ast.ImportFrom and node.module is not None and not node.level and _is_typing(node.module)
+    def import_(self, node: Import | ImportFrom) -> None:
+        from_typing = type(node) is ImportFrom and node.module is not None and not node.level and _is_typing(node.module)
         if from_typing:
             self.typing_seen = True
         scope = self.scope
@@ -112,7 +116,7 @@ class _Walk:
             if alias.name == "*":
                 return
             self.scope_of[id(alias)] = scope
-            typing_module = type(node) is ast.Import and _is_typing(alias.name)
+            typing_module = type(node) is Import and _is_typing(alias.name)
             if typing_module:
                 self.typing_seen = True
             if from_typing or typing_module:
@@ -127,7 +131,7 @@ class _Walk:
         self.reads = []
 
     # nodes that open scopes
-    def function_def(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
+    def function_def(self, node: FunctionDef | AsyncFunctionDef) -> None:
         outer = self.scope
         self.bind(node.name, node)
         self.scope = FunctionScope(outer, node, node.name)
@@ -138,7 +142,7 @@ class _Walk:
         if node.returns is not None:
             self.annotation(node.returns)
 
-    def lambda_(self, node: ast.Lambda) -> None:
+    def lambda_(self, node: Lambda) -> None:
         outer = self.scope
         self.scope = FunctionScope(outer, node)
         self.parameters(node.args)
@@ -169,7 +173,7 @@ class _Walk:
         self.scope_of[id(arguments)] = scope
         scope.count += 1
 
-    def class_def(self, node: ast.ClassDef) -> None:
+    def class_def(self, node: ClassDef) -> None:
         outer = self.scope
         self.bind(node.name, node)
         self.visit_all(node.decorator_list)
@@ -179,7 +183,7 @@ class _Walk:
         self.visit_all(node.body)
         self.scope = outer
 
-    def comprehension(self, node: ast.ListComp | ast.SetComp | ast.DictComp | ast.GeneratorExp) -> None:
+    def comprehension(self, node: ListComp | SetComp | DictComp | GeneratorExp) -> None:
         """The first iterable is evaluated outside; the rest (targets, conditions, inner loops, the
         element) in the comprehension's own scope."""
         outer = self.scope
@@ -191,7 +195,7 @@ class _Walk:
         inner.count += 1
         self.visit_all(first.ifs)
         self.inner_loops(inner_loops)
-        if isinstance(node, ast.DictComp):
+        if isinstance(node, DictComp):
             self.visit(node.key)
             self.visit(node.value)
         else:
@@ -211,24 +215,24 @@ class _Walk:
         self.scope.count += 1
 
     # other statements and expressions
-    def global_(self, node: ast.Global) -> None:
+    def global_(self, node: Global) -> None:
         for name in node.names:
             self.scope._declare_global(name)
 
-    def nonlocal_(self, node: ast.Nonlocal) -> None:
+    def nonlocal_(self, node: Nonlocal) -> None:
         if type(self.scope) is GlobalScope:
             raise NotCompilable("nonlocal declaration not allowed at module level", ("", node.lineno, node.col_offset + 1, None))
         for name in node.names:
             self.scope._declare_nonlocal(name)
 
-    def for_(self, node: ast.For | ast.AsyncFor) -> None:
+    def for_(self, node: For | AsyncFor) -> None:
         self.visit(node.target)
         self.scope.count += 1
         self.visit(node.iter)
         self.visit_all(node.body)
         self.visit_all(node.orelse)
 
-    def with_(self, node: ast.With | ast.AsyncWith) -> None:
+    def with_(self, node: With | AsyncWith) -> None:
         for item in node.items:
             self.visit(item.context_expr)
             if item.optional_vars is not None:
@@ -238,7 +242,7 @@ class _Walk:
             self.scope.count += 1  # (libcst's `WithItem`)
         self.visit_all(node.body)
 
-    def except_handler(self, node: ast.ExceptHandler) -> None:
+    def except_handler(self, node: ExceptHandler) -> None:
         if node.type is not None:
             self.visit(node.type)
         if node.name is not None:
@@ -246,7 +250,7 @@ class _Walk:
             self.scope.count += 1  # (libcst's `AsName`)
         self.visit_all(node.body)
 
-    def attribute_(self, node: ast.Attribute) -> None:
+    def attribute_(self, node: Attribute) -> None:
         top = self.attribute
         if top[-1] is None:
             top[-1] = node
@@ -254,7 +258,7 @@ class _Walk:
         if top[-1] is node:
             top[-1] = None
 
-    def call(self, node: ast.Call) -> None:
+    def call(self, node: Call) -> None:
         self.attribute.append(None)
         self.in_type_hint.append(False)
         called = {q.name for q in self.scope.get_qualified_names_for(node)} if self._may_name_typing(node.func) else ()
@@ -276,9 +280,9 @@ class _Walk:
         self.attribute.pop()
         self.in_type_hint.pop()
 
-    def subscript(self, node: ast.Subscript) -> None:
+    def subscript(self, node: Subscript) -> None:
         hint = literal = False
-        if type(node.value) is ast.Name and self._may_name_typing(node.value):
+        if type(node.value) is Name and self._may_name_typing(node.value):
             names = {q.name for q in self.scope.get_qualified_names_for(node.value)}
             hint = any(n.startswith(("typing.", "typing_extensions.")) for n in names)
             literal = "typing.Literal" in names or "typing_extensions.Literal" in names
@@ -305,13 +309,13 @@ class _Walk:
         self.visit(node)
         self.in_annotation.pop()
 
-    def ann_assign(self, node: ast.AnnAssign) -> None:
+    def ann_assign(self, node: AnnAssign) -> None:
         self.visit(node.target)
         self.annotation(node.annotation)
         if node.value is not None:
             self.visit(node.value)
 
-    def constant(self, node: ast.Constant) -> None:
+    def constant(self, node: Constant) -> None:
         """A string in an annotation or a type hint is read as code."""
         value = node.value
         if value is None or value is True or value is False:
@@ -336,17 +340,17 @@ class _Walk:
         if outermost:
             self.string = None
 
-    def joined_str(self, node: ast.JoinedStr) -> None:
+    def joined_str(self, node: JoinedStr) -> None:
         for part in node.values:  # (its text parts are no string literals of their own)
-            if type(part) is ast.FormattedValue:
+            if type(part) is FormattedValue:
                 self.visit(part)
 
-    def if_exp(self, node: ast.IfExp) -> None:
+    def if_exp(self, node: IfExp) -> None:
         self.visit(node.body)
         self.visit(node.test)
         self.visit(node.orelse)
 
-    def dict_(self, node: ast.Dict) -> None:
+    def dict_(self, node: Dict) -> None:
         for key, value in zip(node.keys, node.values):
             if key is not None:
                 self.visit(key)
@@ -356,29 +360,29 @@ class _Walk:
     def pattern_name(self, name: str, pattern: ast.pattern) -> None:
         """A read of a name a pattern captures or matches a keyword of, at a Name made for it: `ast` has
         no node for it, and a read is known by its node (two on one pattern would be one read)."""
-        self.read(name, ast.copy_location(ast.Name(name, ast.Load()), pattern))
+        self.read(name, ast.copy_location(Name(name, Load()), pattern))
 
-    def match_as(self, node: ast.MatchAs) -> None:
+    def match_as(self, node: MatchAs) -> None:
         if node.pattern is not None:
             self.visit(node.pattern)
         if node.name is not None:
             self.pattern_name(node.name, node)
 
-    def match_star(self, node: ast.MatchStar) -> None:
+    def match_star(self, node: MatchStar) -> None:
         if node.name is not None:
             self.pattern_name(node.name, node)
 
-    def match_singleton(self, node: ast.MatchSingleton) -> None:
+    def match_singleton(self, node: MatchSingleton) -> None:
         self.pattern_name(repr(node.value), node)  # (`case None:`: libcst's Name)
 
-    def match_mapping(self, node: ast.MatchMapping) -> None:
+    def match_mapping(self, node: MatchMapping) -> None:
         for key, pattern in zip(node.keys, node.patterns):
             self.visit(key)
             self.visit(pattern)
         if node.rest is not None:
             self.pattern_name(node.rest, node)
 
-    def match_class(self, node: ast.MatchClass) -> None:
+    def match_class(self, node: MatchClass) -> None:
         self.visit(node.cls)
         self.visit_all(node.patterns)
         for name, pattern in zip(node.kwd_attrs, node.kwd_patterns):
@@ -397,35 +401,35 @@ def _dotted_prefixes(name: str) -> list[str]:
 
 
 _HANDLERS: dict[type, Callable[[_Walk, Any], None]] = {
-    ast.Name: _Walk.name,
-    ast.Import: _Walk.import_,
-    ast.ImportFrom: _Walk.import_,
-    ast.FunctionDef: _Walk.function_def,
-    ast.AsyncFunctionDef: _Walk.function_def,
-    ast.Lambda: _Walk.lambda_,
-    ast.ClassDef: _Walk.class_def,
-    ast.ListComp: _Walk.comprehension,
-    ast.SetComp: _Walk.comprehension,
-    ast.DictComp: _Walk.comprehension,
-    ast.GeneratorExp: _Walk.comprehension,
-    ast.Global: _Walk.global_,
-    ast.Nonlocal: _Walk.nonlocal_,
-    ast.For: _Walk.for_,
-    ast.AsyncFor: _Walk.for_,
-    ast.With: _Walk.with_,
-    ast.AsyncWith: _Walk.with_,
-    ast.ExceptHandler: _Walk.except_handler,
-    ast.Attribute: _Walk.attribute_,
-    ast.Call: _Walk.call,
-    ast.Subscript: _Walk.subscript,
-    ast.AnnAssign: _Walk.ann_assign,
-    ast.Constant: _Walk.constant,
-    ast.JoinedStr: _Walk.joined_str,
-    ast.IfExp: _Walk.if_exp,
-    ast.Dict: _Walk.dict_,
-    ast.MatchAs: _Walk.match_as,
-    ast.MatchStar: _Walk.match_star,
-    ast.MatchSingleton: _Walk.match_singleton,
-    ast.MatchMapping: _Walk.match_mapping,
-    ast.MatchClass: _Walk.match_class,
+    Name: _Walk.name,
+    Import: _Walk.import_,
+    ImportFrom: _Walk.import_,
+    FunctionDef: _Walk.function_def,
+    AsyncFunctionDef: _Walk.function_def,
+    Lambda: _Walk.lambda_,
+    ClassDef: _Walk.class_def,
+    ListComp: _Walk.comprehension,
+    SetComp: _Walk.comprehension,
+    DictComp: _Walk.comprehension,
+    GeneratorExp: _Walk.comprehension,
+    Global: _Walk.global_,
+    Nonlocal: _Walk.nonlocal_,
+    For: _Walk.for_,
+    AsyncFor: _Walk.for_,
+    With: _Walk.with_,
+    AsyncWith: _Walk.with_,
+    ExceptHandler: _Walk.except_handler,
+    Attribute: _Walk.attribute_,
+    Call: _Walk.call,
+    Subscript: _Walk.subscript,
+    AnnAssign: _Walk.ann_assign,
+    Constant: _Walk.constant,
+    JoinedStr: _Walk.joined_str,
+    IfExp: _Walk.if_exp,
+    Dict: _Walk.dict_,
+    MatchAs: _Walk.match_as,
+    MatchStar: _Walk.match_star,
+    MatchSingleton: _Walk.match_singleton,
+    MatchMapping: _Walk.match_mapping,
+    MatchClass: _Walk.match_class,
 }

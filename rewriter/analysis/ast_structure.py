@@ -13,12 +13,14 @@ loop's test and body per iteration; a comprehension's outermost iterable once, t
 from __future__ import annotations
 
 import ast
+from ast import (AnnAssign, AsyncFor, AsyncFunctionDef, AsyncWith, ClassDef, DictComp, ExceptHandler, For, FunctionDef,
+                 GeneratorExp, If, Lambda, ListComp, Match, SetComp, Try, TryStar, While, With)
 from typing import Iterator
 
-_FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
-_COMPOUND = (ast.If, ast.For, ast.AsyncFor, ast.While, ast.With, ast.AsyncWith, ast.Try, ast.TryStar,
-             ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Match)
-_COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
+_FUNCTIONS = (FunctionDef, AsyncFunctionDef, Lambda)
+_COMPOUND = (If, For, AsyncFor, While, With, AsyncWith, Try, TryStar,
+             FunctionDef, AsyncFunctionDef, ClassDef, Match)
+_COMPREHENSIONS = (ListComp, SetComp, DictComp, GeneratorExp)
 _BLOCK_FIELDS = ("body", "orelse", "finalbody", "handlers", "cases")
 
 
@@ -39,12 +41,12 @@ def enclosing_loops(resolver, node: ast.AST) -> list[ast.AST]:
     loops = []
     child = node
     for a in ancestors(resolver, node):
-        if type(a) in (*_FUNCTIONS, ast.ClassDef):
+        if type(a) in (*_FUNCTIONS, ClassDef):
             break
-        if type(a) in (ast.For, ast.AsyncFor):
+        if type(a) in (For, AsyncFor):
             if any(child is s for s in a.body):  # type: ignore[attr-defined]
                 loops.append(a)
-        elif type(a) is ast.While:
+        elif type(a) is While:
             if any(child is s for s in a.body) or child is a.test:  # type: ignore[attr-defined]
                 loops.append(a)
         elif type(a) in _COMPREHENSIONS and not is_inside(resolver, node, a.generators[0].iter):  # type: ignore[attr-defined]
@@ -109,7 +111,7 @@ def top_level_statement(resolver, lines: list[str], node: ast.AST) -> ast.stmt |
 def is_elif(resolver, lines: list[str], node: ast.AST) -> bool:
     """`node` is the `elif` of an `if` (libcst's `If.orelse`, in no block)."""
     parent = resolver.parent(node)
-    return type(node) is ast.If and type(parent) is ast.If and any(s is node for s in parent.orelse) \
+    return type(node) is If and type(parent) is If and any(s is node for s in parent.orelse) \
         and lines[node.lineno - 1][_column(lines, node):].startswith("elif")
 
 
@@ -137,12 +139,12 @@ def defined_before(resolver, fn: ast.AST, name: str, node: ast.AST) -> bool:
         target = getattr(assignment, "node", None)
         if target is None or (target.lineno, target.col_offset) >= begin:
             continue
-        if type(target) is ast.ExceptHandler:
+        if type(target) is ExceptHandler:
             if is_inside(resolver, node, target):
                 return True
             continue
         parent = resolver.parent(target)
-        if isinstance(parent, ast.AnnAssign) and parent.target is target and parent.value is None:
+        if isinstance(parent, AnnAssign) and parent.target is target and parent.value is None:
             continue
         return True
     return False

@@ -30,6 +30,10 @@ with the project index's facts, and compared finding for finding.
 from __future__ import annotations
 
 import ast
+from ast import (And, AnnAssign, Assign, AsyncFor, AsyncFunctionDef, AsyncWith, Attribute, AugAssign, Await, BinOp, BoolOp, Call,
+                 ClassDef, Compare, Constant, Dict, DictComp, ExceptHandler, Expr, For, FunctionDef, GeneratorExp, Global, If,
+                 IfExp, Import, ImportFrom, Is, IsNot, JoinedStr, Lambda, List, ListComp, Load, Name, NamedExpr, Nonlocal, Not,
+                 Return, Set, SetComp, Starred, Store, Subscript, Try, Tuple, UAdd, USub, UnaryOp, While, With, Yield, YieldFrom)
 from functools import cached_property
 
 from .ast_names import branches, dotted, literal_value, statements
@@ -42,11 +46,11 @@ from .static_names import (JAX_PRIMITIVES, JAX_SHAPE_NAMES, JAX_STAGED, PHIML_ST
                            PYTREE_LISTS, STATIC_ATTRIBUTES, STATIC_BUILTINS, STATIC_CALLS, TENSOR_ATTRIBUTES, STATIC_FUNCTION_NAMES, STATIC_METHODS, STATIC_MODULES, STORING,
                            STRUCTURE_KEEPING, is_dtype_parameter, size_arguments)
 
-_FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
-_NESTED = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
-_COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
+_FUNCTIONS = (FunctionDef, AsyncFunctionDef, Lambda)
+_NESTED = (FunctionDef, AsyncFunctionDef, Lambda, ClassDef)
+_COMPREHENSIONS = (ListComp, SetComp, DictComp, GeneratorExp)
 # What builds a list, tuple, set or dict (trace_values.Value.container; not a generator, whose loops run on iterating it).
-_CONTAINERS = frozenset({ast.List, ast.Tuple, ast.Set, ast.Dict, ast.ListComp, ast.SetComp, ast.DictComp})
+_CONTAINERS = frozenset({List, Tuple, Set, Dict, ListComp, SetComp, DictComp})
 # jax's loop and branch primitives, by last name.
 _PRIMITIVES = frozenset(q.rsplit(".", 1)[1] for q in JAX_PRIMITIVES)
 # The most functions a file's flows may have for helpers' certain parameters to be read: ast_flow.py's
@@ -73,30 +77,30 @@ class Module:
         self.bound: set[str] = set()  # every other module-level binding (`jnp = jax.numpy`, `len = ...`)
         self.class_names: set[str] = set()  # ... of them, those a class statement binds
         assigned: set[str] = set()  # ... and those something else binds
-        self.classes = {stmt.name: stmt for stmt in tree.body if isinstance(stmt, ast.ClassDef)}  # ast_flow.TracedAnalysis._static_fields
+        self.classes = {stmt.name: stmt for stmt in tree.body if isinstance(stmt, ClassDef)}  # ast_flow.TracedAnalysis._static_fields
         # The defs directly in the module's body, by name: helpers whose results ast_flow.TracedAnalysis.returns_of reads.
-        self.direct_defs = {stmt.name: stmt for stmt in tree.body if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef))}
+        self.direct_defs = {stmt.name: stmt for stmt in tree.body if isinstance(stmt, (FunctionDef, AsyncFunctionDef))}
         self.def_count: dict[str, int] = {}
         self.function_of = None  # def -> its Function (the pre-filter's); None: helpers' results are not read
         self.returning: list[int] = []  # the helpers whose results are being read (ast_flow.TracedAnalysis.returns_of's stack)
         # What module-level imports bind, spelled as the scope analysis spells it (`._misc.is_sde`)
         self.module_imports: dict[str, set[str]] = {}
         for stmt in _module_statements(tree):
-            if isinstance(stmt, (ast.Import, ast.ImportFrom)):
+            if isinstance(stmt, (Import, ImportFrom)):
                 self._import(stmt)
-            if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            if isinstance(stmt, (FunctionDef, AsyncFunctionDef)):
                 self.defs.add(stmt.name)
                 self.def_count[stmt.name] = self.def_count.get(stmt.name, 0) + 1
-            elif isinstance(stmt, ast.ClassDef):
+            elif isinstance(stmt, ClassDef):
                 self.bound.add(stmt.name)
                 self.class_names.add(stmt.name)
-            elif not isinstance(stmt, (ast.Import, ast.ImportFrom)):
+            elif not isinstance(stmt, (Import, ImportFrom)):
                 for node in _walk_expression(stmt):
-                    if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+                    if isinstance(node, Name) and isinstance(node.ctx, Store):
                         self.bound.add(node.id)
                         assigned.add(node.id)
         for stmt in statements(tree):
-            if isinstance(stmt, ast.Global):  # a function may bind a module name
+            if isinstance(stmt, Global):  # a function may bind a module name
                 self.bound.update(stmt.names)
                 assigned.update(stmt.names)
         # Names only classes of the module bind: their attributes are the classes' own, never jax's.
@@ -118,8 +122,8 @@ class Module:
         return bool(self.stars) or head in self.bound and head not in self.only_classes \
             and canonical(text).startswith(JAX_STAGED)
 
-    def _import(self, stmt: ast.Import | ast.ImportFrom) -> None:
-        if isinstance(stmt, ast.Import):
+    def _import(self, stmt: Import | ImportFrom) -> None:
+        if isinstance(stmt, Import):
             for alias in stmt.names:
                 local = alias.asname or alias.name.split(".")[0]
                 self.module_imports.setdefault(local, set()).add(alias.name if alias.asname else local)
@@ -144,12 +148,12 @@ class Module:
     def static_fields(self, annotation: ast.AST | None) -> frozenset[str]:
         """ast_flow.TracedAnalysis._static_fields: the Python-valued fields of the value class a parameter is declared
         as (an installed one through the module's imports, or a class at the module's top level)."""
-        if not isinstance(annotation, (ast.Name, ast.Attribute)):
+        if not isinstance(annotation, (Name, Attribute)):
             return frozenset()
         fields: set[str] = set()
         for qualified in self.qualified(annotation):
             fields |= installed_static_fields(qualified)
-        if isinstance(annotation, ast.Name) and annotation.id in self.classes:
+        if isinstance(annotation, Name) and annotation.id in self.classes:
             fields |= set(static_fields(self.classes[annotation.id]))
         return frozenset(fields)
 
@@ -170,7 +174,7 @@ class Module:
         not readable so: several defs, another binding, a `*` import)."""
         node = self.direct_defs.get(name)
         if node is None or self.function_of is None or self.def_count.get(name) != 1 or name in self.bound \
-                or name in self.imported or self.stars or isinstance(node, ast.AsyncFunctionDef):
+                or name in self.imported or self.stars or isinstance(node, AsyncFunctionDef):
             return None
         return self.function_of(node)
 
@@ -197,8 +201,8 @@ class Function:
         self._memo: tuple | None = None
         self._taint: frozenset[str] = frozenset()
         self.receivers: list[tuple[str, tuple]] = []  # (name, arguments) of method calls on a bare name
-        self.calls: list[ast.Call] = []  # every call of its own body
-        self.name_calls: list[ast.Call] = []  # calls of a bare name: helpers it may pass tracers to
+        self.calls: list[Call] = []  # every call of its own body
+        self.name_calls: list[Call] = []  # calls of a bare name: helpers it may pass tracers to
         self.bodies: list[ast.AST] = []  # names and lambdas handed to a jax loop or branch primitive
         self.local: set[str] = set(self.params)  # names bound here outside comprehensions
         self.bound: set[str] = set(self.params)  # every name bound here
@@ -206,10 +210,10 @@ class Function:
         self.declared: set[str] = set()  # global / nonlocal
         self.bindings: list[tuple[tuple[str, ...], tuple[ast.AST, ...]]] = []  # names <- any of the expressions
         self.tests: list[tuple[ast.AST, frozenset[str]]] = []  # conditions and loop iterables, with the names proven static there
-        self.loops: list[ast.For] = []
+        self.loops: list[For] = []
         self.iterables: set[int] = set()  # the tests that are loops' iterables (their trip counts)
         self.stores: list[str] = []  # base names written into (`x.a = v`, `x[i] = v`, `x.append(v)`)
-        self.prints: list[ast.Call] = []
+        self.prints: list[Call] = []
         self.outside_stores: list[str] = []  # stores inside comprehensions (their own scope)
         self.defaults: dict[str, int] = {}  # parameters with an int literal default
         self.returns: list[ast.expr] = []  # what its `return`s give
@@ -232,10 +236,10 @@ class Function:
             self._default(a.arg, d)
         for a, d in zip(args.kwonlyargs, args.kw_defaults):
             self._default(a.arg, d)
-        self._read([node.body] if isinstance(node, ast.Lambda) else node.body)
+        self._read([node.body] if isinstance(node, Lambda) else node.body)
 
     def _default(self, name: str, value) -> None:
-        if isinstance(value, ast.Constant) and type(value.value) is int:
+        if isinstance(value, Constant) and type(value.value) is int:
             self.defaults[name] = value.value
 
     def _read(self, roots: list) -> None:
@@ -246,38 +250,38 @@ class Function:
                 stack.extend((item, narrowed) for item in node)
                 continue
             cls = type(node)
-            if cls is ast.If:  # its body sees the names `isinstance(i, int)` proves static (ast_flow._narrowed)
+            if cls is If:  # its body sees the names `isinstance(i, int)` proves static (ast_flow._narrowed)
                 self.tests.append((node.test, narrowed))
                 proven = frozenset(narrowed_by(node.test)) - _stored_in(node.body)
                 stack += [(node.test, narrowed), (node.body, narrowed | proven), (node.orelse, narrowed)]
                 continue
-            if cls in (ast.While, ast.IfExp):
+            if cls in (While, IfExp):
                 self.tests.append((node.test, narrowed))
-            elif cls in (ast.For, ast.AsyncFor):
+            elif cls in (For, AsyncFor):
                 self.tests.append((node.iter, narrowed))
                 self.iterables.add(id(node.iter))
                 self.loops.append(node)
                 self._bind_element(node.target, node.iter)
                 self._must_element(node.target, node.iter)
-            elif cls is ast.Assign:
+            elif cls is Assign:
                 for target in node.targets:
                     self._bind_assigned(target, node.value)
                     self._must_bind(target, node.value)
                     self._note_container(target, node.value)
-            elif cls is ast.AugAssign:
+            elif cls is AugAssign:
                 self._bind(node.target, (node.target, node.value))
                 self._note_container(node.target, node.value)
-                if type(node.target) is ast.Name:
+                if type(node.target) is Name:
                     self._must_record(node.target.id, ("any", (node.target, node.value)), node)
-            elif cls is ast.AnnAssign:
+            elif cls is AnnAssign:
                 self._bind(node.target, (node.value,) if node.value is not None else ())
                 if node.value is not None:
                     self._must_bind(node.target, node.value)
                     self._note_container(node.target, node.value)
-            elif cls is ast.NamedExpr:
+            elif cls is NamedExpr:
                 self._bind(node.target, (node.value,))
                 self._must_bind(node.target, node.value)
-            elif cls in (ast.With, ast.AsyncWith):
+            elif cls in (With, AsyncWith):
                 for item in node.items:
                     if item.optional_vars is not None:
                         self._bind(item.optional_vars, (item.context_expr,))
@@ -285,35 +289,35 @@ class Function:
             elif cls is ast.comprehension:
                 self._bind_element(node.target, node.iter, local=False)
                 self._must_unknown(node.target)  # (its own scope: not followed)
-            elif cls in (ast.Global, ast.Nonlocal):
+            elif cls in (Global, Nonlocal):
                 self.declared.update(node.names)
-            elif cls in (ast.Import, ast.ImportFrom):
+            elif cls in (Import, ImportFrom):
                 for alias in node.names:  # bound, but not a value ast_flow.py follows (its env skips imports)
                     self.bound.add((alias.asname or alias.name).split(".")[0])
                     self._binds[(alias.asname or alias.name).split(".")[0]] = -1  # (never a container here)
                     self._must_record((alias.asname or alias.name).split(".")[0], None, node)
-            elif cls is ast.ExceptHandler and node.name:
+            elif cls is ExceptHandler and node.name:
                 self._bind_name(node.name, ())
                 self._must_record(node.name, None, node)
-            elif cls is ast.Call:
+            elif cls is Call:
                 self._call(node)
-            elif cls is ast.Return:
+            elif cls is Return:
                 if node.value is not None:
                     self.returns.append(node.value)
-            elif cls in (ast.Yield, ast.YieldFrom, ast.Await):
+            elif cls in (Yield, YieldFrom, Await):
                 self.yields = True
             elif cls in _COMPREHENSIONS:  # a store there may reach a local of this function: counted as outside
-                self.outside_stores.extend(c.func.value.id for c in _walk_expression(node) if type(c) is ast.Call
-                                           and isinstance(c.func, ast.Attribute) and c.func.attr in STORING
-                                           and isinstance(c.func.value, ast.Name))
+                self.outside_stores.extend(c.func.value.id for c in _walk_expression(node) if type(c) is Call
+                                           and isinstance(c.func, Attribute) and c.func.attr in STORING
+                                           and isinstance(c.func.value, Name))
             if cls in _NESTED:
-                if cls is not ast.Lambda:
+                if cls is not Lambda:
                     self._bind_name(node.name, ())
-                    if cls is not ast.ClassDef:
+                    if cls is not ClassDef:
                         self.nested_defs.setdefault(node.name, []).append(node)
                     self._must_record(node.name, None, node)
                     stack.extend((d, narrowed) for d in node.decorator_list)
-                if cls is not ast.ClassDef:
+                if cls is not ClassDef:
                     stack.extend((d, narrowed) for d in node.args.defaults)
                     stack.extend((d, narrowed) for d in node.args.kw_defaults if d is not None)
                 continue  # its body is its own Function
@@ -323,7 +327,7 @@ class Function:
         """`target = value`, a tuple target element by element as ast_flow._Flow.bind does: each element
         gets its `_Part` of the value (the part of a tuple literal, of a module helper's returned tuple,
         a tree definition); a starred target gets the whole value."""
-        if type(target) in (ast.Tuple, ast.List) and not any(type(e) is ast.Starred for e in target.elts):
+        if type(target) in (Tuple, List) and not any(type(e) is Starred for e in target.elts):
             size = len(target.elts)
             for index, element in enumerate(target.elts):
                 self._bind(element, (_Part(value, index, size),))
@@ -334,37 +338,37 @@ class Function:
         """A loop target, element-wise for `zip(a, b)` and `enumerate(a)` (whose index is static), as
         ast_flow._Flow.bind_element does."""
         parts = None
-        if isinstance(iterable, ast.Call) and isinstance(iterable.func, ast.Name) and not iterable.keywords \
-                and not any(isinstance(a, ast.Starred) for a in iterable.args):
+        if isinstance(iterable, Call) and isinstance(iterable.func, Name) and not iterable.keywords \
+                and not any(isinstance(a, Starred) for a in iterable.args):
             name = iterable.func.id
             if name in ("zip", "safe_zip"):
                 parts = [(a,) for a in iterable.args]
             elif name == "enumerate" and self.module.builtin("enumerate") and len(iterable.args) == 1:
                 parts = [(), (iterable.args[0],)]
-        if parts is not None and isinstance(target, (ast.Tuple, ast.List)) and len(target.elts) == len(parts) \
-                and not any(isinstance(e, ast.Starred) for e in target.elts):
+        if parts is not None and isinstance(target, (Tuple, List)) and len(target.elts) == len(parts) \
+                and not any(isinstance(e, Starred) for e in target.elts):
             for element, values in zip(target.elts, parts):
                 self._bind(element, values, local)
             return
         self._bind(target, (iterable,), local)
 
-    def _call(self, node: ast.Call) -> None:
+    def _call(self, node: Call) -> None:
         func = node.func
-        if (func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else None) in _PRIMITIVES:
-            self.bodies.extend(a for a in (*node.args, *(k.value for k in node.keywords)) if isinstance(a, (ast.Name, ast.Lambda)))
+        if (func.attr if isinstance(func, Attribute) else func.id if isinstance(func, Name) else None) in _PRIMITIVES:
+            self.bodies.extend(a for a in (*node.args, *(k.value for k in node.keywords)) if isinstance(a, (Name, Lambda)))
         self.calls.append(node)
-        if isinstance(func, ast.Name):
+        if isinstance(func, Name):
             self.name_calls.append(node)
-        if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name):
+        if isinstance(func, Attribute) and isinstance(func.value, Name):
             values = (*node.args, *(k.value for k in node.keywords))
             self.receivers.append((func.value.id, values))  # `xs.append(tracer)`: a local xs now holds a tracer
             if values and func.attr not in STORING:
                 self._unkept.add(func.value.id)  # (ast_flow.py: no container after `xs.f(tracer)`)
             if func.attr in STORING:
                 self.stores.append(func.value.id)
-        elif isinstance(func, ast.Attribute) and func.attr in STORING and type(root := _root(func.value)) is ast.Name:
+        elif isinstance(func, Attribute) and func.attr in STORING and type(root := _root(func.value)) is Name:
             self.stores.append(root.id)  # `self.history.append(v)`
-        elif isinstance(func, ast.Name) and func.id == "print":
+        elif isinstance(func, Name) and func.id == "print":
             self.prints.append(node)
 
     # -- what ast_flow.py certainly calls a tracer (`must`) ------------------------------------
@@ -375,23 +379,23 @@ class Function:
 
     def _must_unknown(self, target: ast.AST) -> None:
         for node in _walk_expression(target):
-            if type(node) is ast.Name:
+            if type(node) is Name:
                 self._must_record(node.id, None, node)
 
     def _must_bind(self, target: ast.AST, value: ast.AST, unpack: bool = True) -> None:
         """ast_flow._Flow.bind: a name gets the value; an unpacked target element-wise from a literal of
         its length, else each element the whole value (but a flatten's tree definition is static)."""
         cls = type(target)
-        if cls is ast.Name:
+        if cls is Name:
             self._must_record(target.id, ("one", (value,)), target)
-        elif cls is ast.Starred:
+        elif cls is Starred:
             self._must_bind(target.value, value, unpack)
-        elif cls in (ast.Tuple, ast.List):
-            elements = value.elts if unpack and type(value) in (ast.Tuple, ast.List) and len(value.elts) == len(target.elts) else None
-            flattened = type(value) is ast.Call and dotted(value.func) is not None \
+        elif cls in (Tuple, List):
+            elements = value.elts if unpack and type(value) in (Tuple, List) and len(value.elts) == len(target.elts) else None
+            flattened = type(value) is Call and dotted(value.func) is not None \
                 and dotted(value.func).rsplit(".", 1)[-1] in ("tree_flatten", "flatten") and len(target.elts) == 2
             for i, element in enumerate(target.elts):
-                if elements is not None and type(elements[i]) is ast.Starred or flattened and i == 1:
+                if elements is not None and type(elements[i]) is Starred or flattened and i == 1:
                     self._must_unknown(element)
                 else:
                     self._must_bind(element, elements[i] if elements is not None else value, unpack)
@@ -400,9 +404,9 @@ class Function:
     def _must_element(self, target: ast.AST, iterable: ast.AST) -> None:
         """ast_flow._Flow.bind_element: element-wise for zip/enumerate (an index is static), else each
         target the iterated value."""
-        if type(iterable) is ast.Call and type(iterable.func) is ast.Name and type(target) in (ast.Tuple, ast.List) \
-                and not iterable.keywords and not any(type(a) is ast.Starred for a in iterable.args) \
-                and not any(type(e) is ast.Starred for e in target.elts):
+        if type(iterable) is Call and type(iterable.func) is Name and type(target) in (Tuple, List) \
+                and not iterable.keywords and not any(type(a) is Starred for a in iterable.args) \
+                and not any(type(e) is Starred for e in target.elts):
             name = iterable.func.id
             if name in ("zip", "safe_zip") or name == "enumerate" and len(iterable.args) == 1:
                 # (whether ast_flow.py reads it element-wise depends on what the name resolves to: either way)
@@ -454,69 +458,69 @@ class Function:
     def _must(self, node: ast.AST, names) -> bool:
         """Does ast_flow.py certainly call `node` TRACED (`names`: the local names it does)?"""
         cls = type(node)
-        if cls is ast.Name:
+        if cls is Name:
             if node.id in self.local:
                 return node.id in names
             return self.outer is not None and node.id not in self.bound and node.id in self.outer.must_names
-        if cls in (ast.Tuple, ast.List, ast.Set, ast.Subscript, ast.BinOp, ast.Starred):
+        if cls in (Tuple, List, Set, Subscript, BinOp, Starred):
             return any(self._must(child, names) for child in branches(node))
-        if cls is ast.Attribute:
+        if cls is Attribute:
             return node.attr in TENSOR_ATTRIBUTES and node.attr not in STATIC_ATTRIBUTES and self._must(node.value, names)
-        if cls is ast.Call:
+        if cls is Call:
             args = [*node.args, *(k.value for k in node.keywords)]
             return self._joining_call(node) and any(self._must(a, names) for a in args) or \
-                type(node.func) is ast.Attribute and self._joining_method(node.func) and self._must(node.func.value, names)
+                type(node.func) is Attribute and self._joining_method(node.func) and self._must(node.func.value, names)
         return False
 
     @cached_property
-    def evaluated_calls(self) -> list[tuple[ast.Call, frozenset[str], tuple[int, int] | None]]:
+    def evaluated_calls(self) -> list[tuple[Call, frozenset[str], tuple[int, int] | None]]:
         """The calls ast_flow._Flow certainly evaluates (and so records for the helpers it analyses), each
         with the names an enclosing `isinstance` test proves static there: those in the statements it
         walks, outside lambdas, comprehensions, identity and string comparisons, the right side of
         `and`/`or` and the narrowed branch of a conditional expression; and where the statement each is
         in starts (None inside a loop: `must_at`)."""
-        out: list[tuple[ast.Call, frozenset[str], tuple[int, int] | None]] = []
+        out: list[tuple[Call, frozenset[str], tuple[int, int] | None]] = []
         # (node, narrowed names, where the statement it is in starts: None inside a loop)
-        stack: list = [(stmt, _NONE, ()) for stmt in (self.node.body if not isinstance(self.node, ast.Lambda) else [])]
+        stack: list = [(stmt, _NONE, ()) for stmt in (self.node.body if not isinstance(self.node, Lambda) else [])]
         while stack:
             node, narrowed, point = stack.pop()
             cls = type(node)
             if isinstance(node, ast.stmt) and point is not None:
                 point = (node.lineno, node.col_offset)
-            if cls is ast.If:
+            if cls is If:
                 proven = frozenset(narrowed_by(node.test)) - _stored_in(node.body)
                 stack += [(node.test, narrowed, point), *((n, narrowed | proven, point) for n in node.body),
                           *((n, narrowed, point) for n in node.orelse)]
-            elif cls in (ast.For, ast.AsyncFor):
+            elif cls in (For, AsyncFor):
                 stack += [(node.iter, narrowed, point), *((n, narrowed, None) for n in node.body), *((n, narrowed, point) for n in node.orelse)]
-            elif cls is ast.While:
+            elif cls is While:
                 stack += [(node.test, narrowed, None), *((n, narrowed, None) for n in node.body), *((n, narrowed, point) for n in node.orelse)]
-            elif cls in (ast.With, ast.AsyncWith):
+            elif cls in (With, AsyncWith):
                 stack += [*((i.context_expr, narrowed, point) for i in node.items), *((n, narrowed, point) for n in node.body)]
-            elif cls is ast.Try:
+            elif cls is Try:
                 stack += [(n, narrowed, point) for n in (*node.body, *(s for h in node.handlers for s in h.body), *node.orelse, *node.finalbody)]
-            elif cls in (ast.Assign, ast.AnnAssign, ast.Expr, ast.Return):
+            elif cls in (Assign, AnnAssign, Expr, Return):
                 if node.value is not None:
                     stack.append((node.value, narrowed, point))
-            elif cls is ast.AugAssign:
+            elif cls is AugAssign:
                 stack += [(node.target, narrowed, point), (node.value, narrowed, point)]
-            elif cls is ast.Compare:
-                if not (all(type(op) in (ast.Is, ast.IsNot) for op in node.ops) or any(
-                        type(x) is ast.JoinedStr or type(x) is ast.Constant and isinstance(x.value, (str, bytes))
+            elif cls is Compare:
+                if not (all(type(op) in (Is, IsNot) for op in node.ops) or any(
+                        type(x) is JoinedStr or type(x) is Constant and isinstance(x.value, (str, bytes))
                         for x in (node.left, *node.comparators))):
                     stack += [(x, narrowed, point) for x in (node.left, *node.comparators)]
-            elif cls is ast.BoolOp:
+            elif cls is BoolOp:
                 stack.append((node.values[0], narrowed, point))
-            elif cls is ast.IfExp:
+            elif cls is IfExp:
                 stack += [(node.test, narrowed, point), (node.orelse, narrowed, point)]
-            elif isinstance(node, ast.expr) and cls not in _COMPREHENSIONS and cls is not ast.Lambda:
-                if cls is ast.Call:
+            elif isinstance(node, ast.expr) and cls not in _COMPREHENSIONS and cls is not Lambda:
+                if cls is Call:
                     out.append((node, narrowed, point))
                 stack.extend((child, narrowed, point) for child in branches(node) if isinstance(child, ast.expr))
             # other statements (raise, assert, del, match, nested defs and classes): not evaluated
         return out
 
-    def _joining_call(self, node: ast.Call) -> bool:
+    def _joining_call(self, node: Call) -> bool:
         """ast_flow._Flow._call joins the arguments' values into the result (no static function, no
         module helper whose result it reads, no predicate of unknown answer)."""
         func = node.func
@@ -528,8 +532,8 @@ class Function:
         if last in STATIC_FUNCTION_NAMES or last in STATIC_METHODS or last.startswith(("is_", "has_")):
             return False
         if head in self.visible:
-            return type(func) is ast.Name and head in self.env  # a local def: join(its value, arguments)
-        if type(func) is ast.Name:
+            return type(func) is Name and head in self.env  # a local def: join(its value, arguments)
+        if type(func) is Name:
             if head in self.module.defs or head in STATIC_BUILTINS:
                 return False
             if head not in self.module.imported:
@@ -539,28 +543,28 @@ class Function:
         qualified = self.module.qualified(func)
         return not self.module.static_callee(func) and not any(q in STRUCTURE_KEEPING for q in qualified)
 
-    def _joining_method(self, func: ast.Attribute) -> bool:
+    def _joining_method(self, func: Attribute) -> bool:
         """`x.f(...)` of a traced `x` joins `x` into the result (ast_flow._Flow._call, receiver not static)."""
         return func.attr not in STATIC_METHODS and func.attr not in STATIC_FUNCTION_NAMES and not func.attr.startswith(("is_", "has_"))
 
     def _bind(self, target: ast.AST, values: tuple, local: bool = True) -> None:
-        if isinstance(target, ast.Name):
+        if isinstance(target, Name):
             self._bind_name(target.id, values, local)
-        elif isinstance(target, (ast.Tuple, ast.List)):
+        elif isinstance(target, (Tuple, List)):
             for element in target.elts:
                 self._bind(element, values, local)
-        elif isinstance(target, ast.Starred):
+        elif isinstance(target, Starred):
             self._bind(target.value, values, local)
-        elif isinstance(target, (ast.Attribute, ast.Subscript)):
+        elif isinstance(target, (Attribute, Subscript)):
             base = target.value
-            if isinstance(base, ast.Name):
+            if isinstance(base, Name):
                 self.stores.append(base.id)
                 self.bindings.append(((base.id,), values))  # `arr[i] = tracer`
-            elif type(root := _root(base)) is ast.Name:
+            elif type(root := _root(base)) is Name:
                 self.stores.append(root.id)  # `self.info["k"] = v`, `state.fields[i] = v`
 
     def _note_container(self, target: ast.AST, value: ast.AST) -> None:
-        if type(target) is ast.Name and type(value) in _CONTAINERS:
+        if type(target) is Name and type(value) in _CONTAINERS:
             self._container_binds[target.id] = self._container_binds.get(target.id, 0) + 1
 
     @cached_property
@@ -576,7 +580,7 @@ class Function:
     def _container(self, node: ast.AST) -> bool:
         """`node` is a container where ast_flow.py reads it (see `containers`)."""
         cls = type(node)
-        return cls in _CONTAINERS or cls is ast.Name and node.id in self.containers
+        return cls in _CONTAINERS or cls is Name and node.id in self.containers
 
     def _bind_name(self, name: str, values: tuple, local: bool = True) -> None:
         self._binds[name] = self._binds.get(name, 0) + 1
@@ -668,7 +672,7 @@ class Function:
     def returned_size(self) -> int | None:
         """The length of the tuple literal every `return` gives, none starred (ast_flow.TracedAnalysis.returns_of reads
         its elements one by one then); None otherwise."""
-        sizes = {len(v.elts) if type(v) is ast.Tuple and v.elts and not any(type(e) is ast.Starred for e in v.elts)
+        sizes = {len(v.elts) if type(v) is Tuple and v.elts and not any(type(e) is Starred for e in v.elts)
                  else None for v in self.returns}
         return sizes.pop() if len(sizes) == 1 else None
 
@@ -676,21 +680,21 @@ class Function:
     def maybe(self, node: ast.AST) -> bool:
         """May `node` be a tracer (or a value ast_flow.py cannot decide)?"""
         cls = type(node)
-        if cls is ast.Name:
+        if cls is Name:
             return node.id in self._taint
-        if cls is ast.Constant or cls is ast.Lambda:
+        if cls is Constant or cls is Lambda:
             return False
-        if cls is ast.Attribute:
+        if cls is Attribute:
             if node.attr in STATIC_ATTRIBUTES:
                 return False
-            if self.fields and type(node.value) is ast.Name and node.attr in self._kept_fields(node.value.id):
+            if self.fields and type(node.value) is Name and node.attr in self._kept_fields(node.value.id):
                 return False  # `saveat.dense`: a Python-valued field of the declared class
             return self.maybe(node.value)
-        if cls is ast.Call:
+        if cls is Call:
             return self._maybe_call(node)
         if cls in _COMPREHENSIONS:  # its loops only bind names (ast_flow._Flow._comprehension): the value is its element's
-            return self.maybe(node.key) or self.maybe(node.value) if cls is ast.DictComp else self.maybe(node.elt)
-        if cls is ast.BoolOp and type(node.op) is ast.And:  # `isinstance(i, int) and i < 0`: the right side sees a Python i
+            return self.maybe(node.key) or self.maybe(node.value) if cls is DictComp else self.maybe(node.elt)
+        if cls is BoolOp and type(node.op) is And:  # `isinstance(i, int) and i < 0`: the right side sees a Python i
             saved = self._taint
             try:
                 for value in node.values:
@@ -702,25 +706,25 @@ class Function:
                 self._taint = saved
         if cls is _Part:
             return self._maybe_part(node)
-        if cls is ast.Compare:
-            if all(type(op) in (ast.Is, ast.IsNot) for op in node.ops):
+        if cls is Compare:
+            if all(type(op) in (Is, IsNot) for op in node.ops):
                 return False  # identity is decided at trace time
-            if any(type(x) is ast.JoinedStr or type(x) is ast.Constant and isinstance(x.value, (str, bytes))
+            if any(type(x) is JoinedStr or type(x) is Constant and isinstance(x.value, (str, bytes))
                    for x in (node.left, *node.comparators)):
                 return False  # compared with a string: a Python value
         return any(self.maybe(child) for child in branches(node))
 
-    def _maybe_call(self, node: ast.Call) -> bool:
+    def _maybe_call(self, node: Call) -> bool:
         func = node.func
         args = [*node.args, *(k.value for k in node.keywords)]
-        if isinstance(func, ast.Attribute):
+        if isinstance(func, Attribute):
             if func.attr in STATIC_METHODS or func.attr in STATIC_FUNCTION_NAMES:
                 return False
             receiver = self.maybe(func.value)
             if not receiver and self._module_callee(func) and self.module.static_callee(func):
                 return False
             return receiver or any(map(self.maybe, args)) or not self.module.parameters_only and self.module.staged(func)
-        if isinstance(func, ast.Name):
+        if isinstance(func, Name):
             name = func.id
             if name in self.visible and name not in self.module.imported:  # a local: its value joined with the arguments
                 return name in self._taint or any(map(self.maybe, args)) or self._nested_returns_maybe(name, node)
@@ -743,18 +747,18 @@ class Function:
         length (ast_flow.TracedAnalysis.returns_of's elements); otherwise the value of the whole."""
         whole = part.whole
         cls = type(whole)
-        if cls is ast.Tuple or cls is ast.List:
-            if len(whole.elts) == part.size and type(whole.elts[part.index]) is not ast.Starred:
+        if cls is Tuple or cls is List:
+            if len(whole.elts) == part.size and type(whole.elts[part.index]) is not Starred:
                 return self.maybe(whole.elts[part.index])
             return self.maybe(whole)
-        if cls is not ast.Call:
+        if cls is not Call:
             return self.maybe(whole)
         func = whole.func
-        last = func.attr if type(func) is ast.Attribute else func.id if type(func) is ast.Name else None
+        last = func.attr if type(func) is Attribute else func.id if type(func) is Name else None
         if last in ("tree_flatten", "flatten") and part.size == 2 and part.index == 1:
             return False
         found = self._maybe_call(whole)
-        if not found or type(func) is not ast.Name or self.module.parameters_only or last in self._taint \
+        if not found or type(func) is not Name or self.module.parameters_only or last in self._taint \
                 or last in self.visible and last not in self.module.imported or last not in self.module.defs:
             return found
         helper = self.module.helper(last)  # (as `_maybe_call` reads a helper's result)
@@ -762,7 +766,7 @@ class Function:
             return found
         return helper.returns_maybe(frozenset(self.bound_at(whole, helper)), part.index)
 
-    def _nested_returns_maybe(self, name: str, call: ast.Call) -> bool:
+    def _nested_returns_maybe(self, name: str, call: Call) -> bool:
         """May a def nested here, called here as `name`, return a tracer? ast_flow.TracedAnalysis.returns_of reads it with
         this function's locals at the call: its parameters this call may pass a tracer and every name
         that may hold one here are its sources."""
@@ -787,21 +791,21 @@ class Function:
         return fields
 
     def _keeps(self, value: ast.AST, name: str) -> bool:
-        if not (isinstance(value, ast.Call) and self._module_callee(value.func)):
+        if not (isinstance(value, Call) and self._module_callee(value.func)):
             return False
         positions = {STRUCTURE_KEEPING[q] for q in self.module.qualified(value.func) if q in STRUCTURE_KEEPING}
         if len(positions) != 1:
             return False
         position = positions.pop()
-        return len(value.args) > position and not any(isinstance(a, ast.Starred) for a in value.args[:position + 1]) \
-            and type(value.args[position]) is ast.Name and value.args[position].id == name
+        return len(value.args) > position and not any(isinstance(a, Starred) for a in value.args[:position + 1]) \
+            and type(value.args[position]) is Name and value.args[position].id == name
 
     def _module_callee(self, func: ast.AST) -> bool:
         """The spelling's first name is not bound here or around: it is the module's."""
         text = dotted(func)
         return text is not None and text.split(".", 1)[0] not in self.visible
 
-    def bound_at(self, call: ast.Call, callee: "Function") -> set[str]:
+    def bound_at(self, call: Call, callee: "Function") -> set[str]:
         """The parameters of `callee` that this call may pass a tracer (ast_flow._bind_call; an
         unpacked argument reaches every parameter, extra arguments reach `*args`/`**kwargs`)."""
         args = callee.node.args
@@ -809,7 +813,7 @@ class Function:
         out: set[str] = set()
         i = 0
         for arg in call.args:
-            if isinstance(arg, ast.Starred):
+            if isinstance(arg, Starred):
                 if self.maybe(arg.value):
                     out |= callee.params
                 continue
@@ -830,7 +834,7 @@ class Function:
         nor its truth (`if xs:`, `not xs`): trace_values.truth and ast_flow._Flow.trip_count call them static."""
         return any(self.maybe_at(test, narrowed) for test, narrowed in self.tests
                    if not (id(test) in self.iterables and (self._leaves(test) or self._must_iterate(test, narrowed)))
-                   and not self._container(test.operand if type(test) is ast.UnaryOp and type(test.op) is ast.Not
+                   and not self._container(test.operand if type(test) is UnaryOp and type(test.op) is Not
                                            and id(test) not in self.iterables else test))
 
     def _must_iterate(self, iterable: ast.AST, narrowed: frozenset[str]) -> bool:
@@ -842,7 +846,7 @@ class Function:
 
     def _leaves(self, iterable: ast.AST) -> bool:
         """A pytree's leaves (`jtu.tree_leaves(x)`): as many as its structure has, static under any jit."""
-        return isinstance(iterable, ast.Call) and self._module_callee(iterable.func) \
+        return isinstance(iterable, Call) and self._module_callee(iterable.func) \
             and not self.module.qualified(iterable.func).isdisjoint(PYTREE_LISTS)
 
     def maybe_at(self, node: ast.AST, narrowed: frozenset[str]) -> bool:
@@ -859,11 +863,11 @@ class Function:
         is passed something that may be traced."""
         for call in self.calls:
             func = call.func
-            function = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else None
+            function = func.attr if isinstance(func, Attribute) else func.id if isinstance(func, Name) else None
             if function not in JAX_SHAPE_NAMES:
                 continue
-            values = [a.value if isinstance(a, ast.Starred) else a for a in call.args] + [k.value for k in call.keywords]
-            sizes = size_arguments(function, [(isinstance(a, ast.Starred), None) for a in call.args]
+            values = [a.value if isinstance(a, Starred) else a for a in call.args] + [k.value for k in call.keywords]
+            sizes = size_arguments(function, [(isinstance(a, Starred), None) for a in call.args]
                                    + [(k.arg is None, k.arg) for k in call.keywords])
             if any(size and self.maybe_at(value, _NONE) for value, size in zip(values, sizes)):
                 return True
@@ -879,14 +883,14 @@ class Function:
         if args is None:  # unrolled_loop._count: rows of (a slice of) a named parameter, all of them maybe
             sources = _zip_parts(iterable) or _enumerated(iterable) or [iterable]  # traced (`*args` is a tuple)
             return all(self.maybe(s) for s in sources) and any(
-                isinstance(b := _base(s), ast.Name) and b.id in self.params and b.id not in self.packed for s in sources)
+                isinstance(b := _base(s), Name) and b.id in self.params and b.id not in self.packed for s in sources)
         values = [_int(a) for a in args]
         if all(v is not None for v in values):
             try:
                 return len(range(*values)) >= MIN_ITERATIONS
             except ValueError:  # a zero step: whatever the rule makes of it
                 return True
-        if len(args) == 1 and isinstance(args[0], ast.Name) and self._long_default(args[0].id):
+        if len(args) == 1 and isinstance(args[0], Name) and self._long_default(args[0].id):
             return True
         if len(args) == 1 and _configured(args[0], self):  # unrolled_loop._configured_count decides
             return True
@@ -903,13 +907,13 @@ class Function:
     def _length_read(self, expr: ast.AST, depth: int = 0) -> bool:
         """`len(x)`, `x.shape[0]` with `x` maybe traced, also through a local bound to one."""
         for node in _walk_expression(expr):
-            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "len" \
+            if isinstance(node, Call) and isinstance(node.func, Name) and node.func.id == "len" \
                     and node.args and self.maybe(node.args[0]):
                 return True
-            if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Attribute) and node.value.attr == "shape" \
+            if isinstance(node, Subscript) and isinstance(node.value, Attribute) and node.value.attr == "shape" \
                     and self.maybe(node.value.value):
                 return True
-            if isinstance(node, ast.Name) and depth < 4 and node.id in self.bound and node.id not in self.params:
+            if isinstance(node, Name) and depth < 4 and node.id in self.bound and node.id not in self.params:
                 for targets, values in self.bindings:
                     if node.id in targets and any(self._length_read(v, depth + 1) for v in values):
                         return True
@@ -939,21 +943,21 @@ def may_be_python(expr: ast.AST, caller: "Function | None", depth: int = 0) -> b
     `x.shape[i]`, and names with a binding in `caller` (the function the call is in) to such a value,
     or bound outside it, may be; parameters, attributes, other calls and subscripts are not."""
     cls = type(expr)
-    if cls is ast.Constant:
+    if cls is Constant:
         return True
-    if cls is ast.Name:
+    if cls is Name:
         if caller is None or expr.id not in caller.local or expr.id in caller.declared or depth > 4:
             return True  # read from around the function (or too far to follow): whatever it is
         return any(_binds_python(v, caller, depth + 1) for targets, values in caller.bindings if expr.id in targets for v in values)
-    if cls is ast.Call:
-        return type(expr.func) is ast.Name and expr.func.id in PYTHON_CALLS
-    if cls is ast.BinOp:
+    if cls is Call:
+        return type(expr.func) is Name and expr.func.id in PYTHON_CALLS
+    if cls is BinOp:
         return may_be_python(expr.left, caller, depth) and may_be_python(expr.right, caller, depth)
-    if cls is ast.UnaryOp:
+    if cls is UnaryOp:
         return may_be_python(expr.operand, caller, depth)
-    if cls is ast.Subscript:
-        return type(expr.value) is ast.Attribute and expr.value.attr == "shape"
-    if cls in (ast.Tuple, ast.List):
+    if cls is Subscript:
+        return type(expr.value) is Attribute and expr.value.attr == "shape"
+    if cls in (Tuple, List):
         return all(_literal(e) for e in expr.elts)
     return False
 
@@ -966,18 +970,18 @@ def _binds_python(value: ast.AST, caller: "Function", depth: int) -> bool:
         value = value.whole
     if may_be_python(value, caller, depth):
         return True
-    if type(value) in (ast.Tuple, ast.List):
+    if type(value) in (Tuple, List):
         return any(_binds_python(e, caller, depth) for e in value.elts)
-    return type(value) is ast.Call and type(value.func) is ast.Name and value.func.id == "range"
+    return type(value) is Call and type(value.func) is Name and value.func.id == "range"
 
 
 def _literal(expr: ast.AST) -> bool:
     """callsites._literal_value succeeds: numbers, strings, bool, None, signed numbers, tuples of them."""
-    if type(expr) is ast.Constant:
+    if type(expr) is Constant:
         return True
-    if type(expr) is ast.UnaryOp and type(expr.op) in (ast.USub, ast.UAdd):
-        return type(expr.operand) is ast.Constant and type(expr.operand.value) in (int, float)
-    return type(expr) in (ast.Tuple, ast.List) and all(_literal(e) for e in expr.elts)
+    if type(expr) is UnaryOp and type(expr.op) in (USub, UAdd):
+        return type(expr.operand) is Constant and type(expr.operand.value) in (int, float)
+    return type(expr) in (Tuple, List) and all(_literal(e) for e in expr.elts)
 
 
 def direct_maybe(fn: ast.AST, api, keywords: dict[str, ast.expr]) -> frozenset[str]:
@@ -993,7 +997,7 @@ def direct_maybe(fn: ast.AST, api, keywords: dict[str, ast.expr]) -> frozenset[s
     if static is None:
         return frozenset(names)
     positional = [*args.posonlyargs, *args.args]
-    is_method = not isinstance(fn, ast.Lambda) and bool(positional) and positional[0].arg in ("self", "cls")
+    is_method = not isinstance(fn, Lambda) and bool(positional) and positional[0].arg in ("self", "cls")
     maybe = set()
     for i, param in enumerate(params):
         name, ann = param.arg, _annotation(param.annotation)
@@ -1036,7 +1040,7 @@ def direct_traced(fn: ast.AST, transforms: list) -> frozenset[str]:
 def direct_fields(fn: ast.AST, api, keywords: dict[str, ast.expr], module: Module) -> dict[str, frozenset[str]]:
     """Under `equinox.filter_jit`, the Python-valued fields each parameter's declared class has
     (`_direct_params` gives them to every parameter it does not call static or unknown outright)."""
-    if isinstance(fn, ast.Lambda) or _static_arguments(fn, api, keywords) is None:
+    if isinstance(fn, Lambda) or _static_arguments(fn, api, keywords) is None:
         return {}
     positional = [*fn.args.posonlyargs, *fn.args.args]
     method = bool(positional) and positional[0].arg in ("self", "cls")
@@ -1075,18 +1079,18 @@ def _static_arguments(fn: ast.AST, api, keywords: dict[str, ast.expr]) -> frozen
 def annotation_name(node: ast.expr | None) -> str | None:
     """callsites.annotation_name: `_annotation` of a subscripted annotation's base (`Literal` for
     `Literal['a']`)."""
-    return _annotation(node.value if isinstance(node, ast.Subscript) else node)
+    return _annotation(node.value if isinstance(node, Subscript) else node)
 
 
 def _annotation(node: ast.expr | None) -> str | None:
     """ast_flow._annotation: the annotation's last name, a string annotation's text, `?` otherwise."""
     if node is None:
         return None
-    if isinstance(node, ast.Name):
+    if isinstance(node, Name):
         return node.id
-    if isinstance(node, ast.Attribute):
+    if isinstance(node, Attribute):
         return node.attr
-    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+    if isinstance(node, Constant) and isinstance(node.value, str):
         return node.value
     return "?"
 
@@ -1140,7 +1144,7 @@ class Flows:
                         helper = function_of(callee)
                         reached.append((helper, frozenset(function.bound_at(call, helper))))
             for body in function.bodies:
-                for target in ([body] if isinstance(body, ast.Lambda) else defs(body.id)):
+                for target in ([body] if isinstance(body, Lambda) else defs(body.id)):
                     if id(target) not in roots:
                         helper = function_of(target)
                         reached.append((helper, frozenset(helper.params)))
@@ -1178,8 +1182,8 @@ class Flows:
                 module = function.module
                 for call, narrowed, point in function.evaluated_calls:
                     func = call.func
-                    if type(func) is not ast.Name or func.id in function.visible or func.id.startswith(("is_", "has_")) \
-                            or func.id in STATIC_FUNCTION_NAMES or any(type(a) is ast.Starred for a in call.args) \
+                    if type(func) is not Name or func.id in function.visible or func.id.startswith(("is_", "has_")) \
+                            or func.id in STATIC_FUNCTION_NAMES or any(type(a) is Starred for a in call.args) \
                             or any(k.arg is None for k in call.keywords):
                         continue
                     helper = module.helper(func.id)
@@ -1215,7 +1219,7 @@ def functions_in(node: ast.AST, outer: Function | None, module: Module):
 
 
 def _own_branches(fn: ast.AST) -> list:
-    return [fn.body] if isinstance(fn, ast.Lambda) else list(fn.body)
+    return [fn.body] if isinstance(fn, Lambda) else list(fn.body)
 
 
 def _module_statements(tree: ast.Module):
@@ -1224,7 +1228,7 @@ def _module_statements(tree: ast.Module):
     while stack:
         stmt = stack.pop()
         yield stmt
-        if not isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        if not isinstance(stmt, (FunctionDef, AsyncFunctionDef, ClassDef)):
             for name in ("body", "orelse", "finalbody", "handlers", "cases"):
                 stack.extend(getattr(stmt, name, ()))
 
@@ -1232,13 +1236,13 @@ def _module_statements(tree: ast.Module):
 def narrowed_by(test: ast.AST) -> list[str]:
     """ast_flow._narrowed: the names `test` proves Python values when true, `isinstance(i, (int, np.integer))`
     (also inside `and`); a check against an array, tensor or tracer type proves nothing."""
-    if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And):
+    if isinstance(test, BoolOp) and isinstance(test.op, And):
         return [name for value in test.values for name in narrowed_by(value)]
-    if isinstance(test, ast.Call) and isinstance(test.func, ast.Name) and test.func.id == "isinstance" \
-            and len(test.args) == 2 and not test.keywords and isinstance(test.args[0], ast.Name):
+    if isinstance(test, Call) and isinstance(test.func, Name) and test.func.id == "isinstance" \
+            and len(test.args) == 2 and not test.keywords and isinstance(test.args[0], Name):
         types = test.args[1]
-        for element in types.elts if isinstance(types, (ast.Tuple, ast.List)) else [types]:
-            text = element.attr if isinstance(element, ast.Attribute) else element.id if isinstance(element, ast.Name) else "?"
+        for element in types.elts if isinstance(types, (Tuple, List)) else [types]:
+            text = element.attr if isinstance(element, Attribute) else element.id if isinstance(element, Name) else "?"
             if text == "?" or any(word in text.lower() for word in ("array", "tensor", "tracer", "jax")):
                 return []
         return [test.args[0].id]
@@ -1247,8 +1251,8 @@ def narrowed_by(test: ast.AST) -> list[str]:
 
 def _stored_in(body: list) -> frozenset[str]:
     """Names a block binds (rebinding a narrowed name ends what the test proved)."""
-    return frozenset(n.id for stmt in body for n in _walk_expression(stmt) if isinstance(n, ast.Name)
-                     and not isinstance(n.ctx, ast.Load))
+    return frozenset(n.id for stmt in body for n in _walk_expression(stmt) if isinstance(n, Name)
+                     and not isinstance(n.ctx, Load))
 
 
 _NONE: frozenset[str] = frozenset()
@@ -1264,28 +1268,28 @@ def _walk_expression(expr: ast.AST):
 
 
 def _zip_parts(iterable: ast.AST) -> list | None:
-    if isinstance(iterable, ast.Call) and isinstance(iterable.func, ast.Name) and iterable.func.id == "zip" \
-            and iterable.args and not iterable.keywords and not any(isinstance(a, ast.Starred) for a in iterable.args):
+    if isinstance(iterable, Call) and isinstance(iterable.func, Name) and iterable.func.id == "zip" \
+            and iterable.args and not iterable.keywords and not any(isinstance(a, Starred) for a in iterable.args):
         return list(iterable.args)
     return None
 
 
 def _enumerated(iterable: ast.AST) -> list | None:
-    if isinstance(iterable, ast.Call) and isinstance(iterable.func, ast.Name) and iterable.func.id == "enumerate" \
-            and len(iterable.args) == 1 and not iterable.keywords and not isinstance(iterable.args[0], ast.Starred):
+    if isinstance(iterable, Call) and isinstance(iterable.func, Name) and iterable.func.id == "enumerate" \
+            and len(iterable.args) == 1 and not iterable.keywords and not isinstance(iterable.args[0], Starred):
         return [iterable.args[0]]
     return None
 
 
 def _root(expr: ast.AST) -> ast.AST:
     """The object at the start of a chain of attributes and subscripts (`self` of `self.a["k"].b`)."""
-    while isinstance(expr, (ast.Attribute, ast.Subscript)):
+    while isinstance(expr, (Attribute, Subscript)):
         expr = expr.value
     return expr
 
 
 def _base(sequence: ast.AST) -> ast.AST:
-    while isinstance(sequence, ast.Subscript):
+    while isinstance(sequence, Subscript):
         sequence = sequence.value
     return sequence
 
@@ -1293,24 +1297,24 @@ def _base(sequence: ast.AST) -> ast.AST:
 def _configured(count: ast.AST, function: "Function") -> bool:
     """A count that may be set where the object or the module is configured: `self.n`, or a name the
     module binds (`N_STEPS`); unrolled_loop reads its values off the constructor calls and bindings."""
-    if isinstance(count, ast.Attribute) and isinstance(count.value, ast.Name) and count.value.id == "self":
+    if isinstance(count, Attribute) and isinstance(count.value, Name) and count.value.id == "self":
         return True
-    return isinstance(count, ast.Name) and count.id not in function.params and count.id not in function.bound \
+    return isinstance(count, Name) and count.id not in function.params and count.id not in function.bound \
         and count.id in function.module.bound
 
 
 def _range_args(iterable: ast.AST) -> list | None:
-    if isinstance(iterable, ast.Call) and isinstance(iterable.func, ast.Name) and iterable.func.id == "range" \
+    if isinstance(iterable, Call) and isinstance(iterable.func, Name) and iterable.func.id == "range" \
             and 1 <= len(iterable.args) <= 3 and not iterable.keywords \
-            and not any(isinstance(a, ast.Starred) for a in iterable.args):
+            and not any(isinstance(a, Starred) for a in iterable.args):
         return list(iterable.args)
     return None
 
 
 def _int(expr: ast.AST) -> int | None:
-    if isinstance(expr, ast.Constant) and type(expr.value) is int:
+    if isinstance(expr, Constant) and type(expr.value) is int:
         return expr.value
-    if isinstance(expr, ast.UnaryOp) and isinstance(expr.op, ast.USub) and isinstance(expr.operand, ast.Constant) \
+    if isinstance(expr, UnaryOp) and isinstance(expr.op, USub) and isinstance(expr.operand, Constant) \
             and type(expr.operand.value) is int:
         return -expr.operand.value
     return None

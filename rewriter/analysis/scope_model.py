@@ -7,6 +7,7 @@ tree to CPython's (issue 45) with the answers it had, which tests/test_ast_scope
 from __future__ import annotations
 
 import ast
+from ast import AsyncFunctionDef, Attribute, Call, ClassDef, FunctionDef, Import, ImportFrom, Name, Subscript
 import builtins
 import enum
 from dataclasses import dataclass
@@ -134,7 +135,7 @@ class ImportAssignment(Assignment):
 
     def get_module_name_for_import(self) -> str:
         node = self.node
-        if isinstance(node, ast.ImportFrom):
+        if isinstance(node, ImportFrom):
             return "." * node.level + (node.module or "")
         return ""  # (an `import a.b`: no module)
 
@@ -461,8 +462,8 @@ class AnnotationScope(LocalScope):
         return self.parent._name_prefix
 
 
-_AST_NAME_OR_ATTRIBUTE = frozenset({ast.Name, ast.Attribute})
-_AST_DEFS = frozenset({ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef})
+_AST_NAME_OR_ATTRIBUTE = frozenset({Name, Attribute})
+_AST_DEFS = frozenset({FunctionDef, AsyncFunctionDef, ClassDef})
 
 
 def full_name_for(node) -> str | None:
@@ -470,15 +471,15 @@ def full_name_for(node) -> str | None:
     chain, through a call's function, a subscript's value, a def's or class's name; the string itself for
     a string; None for anything else."""
     kind = type(node)
-    if kind is ast.Name:
+    if kind is Name:
         return node.id
     if kind is str:
         return node
-    if kind is ast.Attribute:
+    if kind is Attribute:
         return f"{full_name_for(node.value)}.{node.attr}"
-    if kind is ast.Call:
+    if kind is Call:
         return full_name_for(node.func)
-    if kind is ast.Subscript:
+    if kind is Subscript:
         return full_name_for(node.value)
     if kind in _AST_DEFS:
         return node.name
@@ -489,12 +490,12 @@ def _dotted_names(node) -> Iterator[tuple[str, Node]]:
     """`a.b.c` -> ("a.b.c", a.b.c), ("a.b", a.b), ("a", a) for a chain; through the function of a call in
     the chain; nothing when the chain does not start with a name."""
     kind = type(node)
-    if kind is ast.Name:
+    if kind is Name:
         yield node.id, node
         return
     value = node.value
     kind = type(value)
-    if kind is ast.Call:
+    if kind is Call:
         if type(value.func) in _AST_NAME_OR_ATTRIBUTE:
             yield from _dotted_names(value.func)
     elif kind in _AST_NAME_OR_ATTRIBUTE:
@@ -511,7 +512,7 @@ def _is_assignment(node, assignment_node) -> bool:
     if node is assignment_node:
         return True
     kind = type(assignment_node)
-    if kind is ast.Import or kind is ast.ImportFrom:
+    if kind is Import or kind is ImportFrom:
         return any(alias is node for alias in assignment_node.names)
     return False
 

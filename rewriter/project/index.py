@@ -19,7 +19,7 @@ runs after the module loaded, sees the last one).
 """
 from __future__ import annotations
 
-import ast
+from ast import Module
 import hashlib
 import json
 import os
@@ -672,7 +672,7 @@ def _summarize_each(files: list[tuple[str, bytes]]) -> list[Summary | None]:
     return [_summarize_file(path, source) for path, source in files]
 
 
-def summarize_file(path: str, source: bytes, tree: ast.Module | None = None, kids: dict | None = None,
+def summarize_file(path: str, source: bytes, tree: Module | None = None, kids: dict | None = None,
                    met: Met | None = None) -> Summary | None:
     """The summary of the file at `path` holding `source`; `tree`: its ast, when the caller has it
     (`kids`, `met`: project.summary.summarize)."""

@@ -17,6 +17,10 @@ definitions, following re-exports. Summaries are plain tuples and dicts: JSON in
 from __future__ import annotations
 
 import ast
+from ast import (Add, AnnAssign, Assign, AsyncFor, AsyncFunctionDef, AsyncWith, Attribute, AugAssign, Await, BinOp,
+                 BoolOp, Call as CallNode, ClassDef, Compare, Constant, Dict, ExceptHandler, For, FunctionDef, Global,
+                 If, Import, ImportFrom, Is, IsNot, Lambda, List, Load, Module, Name, NamedExpr, Not, Return, Set,
+                 Starred, Subscript, Try, Tuple, UnaryOp, While, With, Yield, YieldFrom)
 import builtins
 import json
 import marshal
@@ -159,7 +163,7 @@ def _unmarshalled(data: bytes) -> Summary:
     return Summary.from_json(marshal.loads(data))
 
 
-def summarize(source: bytes, module: str, package: bool = False, tree: ast.Module | None = None,
+def summarize(source: bytes, module: str, package: bool = False, tree: Module | None = None,
               kids: dict | None = None, met: Met | None = None) -> Summary | None:
     """The summary of one module, or None when CPython cannot parse it (the file's own run says why).
     `tree`: the module's ast, when the caller has parsed it already; `kids`: a dict the summary fills
@@ -186,7 +190,7 @@ class _Reader:
         self.recorded_funcs: set[int] = set()  # ids of the callee expressions of the calls recorded
 
     # -- the module ----------------------------------------------------------------------------
-    def read(self, tree: ast.Module, met: Met | None = None) -> Summary:
+    def read(self, tree: Module, met: Met | None = None) -> Summary:
         declared_global, loads = _globals_and_loads(tree, self.kids, met if met is not None else Met())
         module_body = _Body(tree, self.kids)
         self.module_names = module_body.local
@@ -196,7 +200,7 @@ class _Reader:
             if len(values) != 1 or name in module_body.unknown or name in declared_global:
                 continue
             kind = type(values[0])
-            if kind is ast.Constant:
+            if kind is Constant:
                 value = values[0].value  # what literal_value returns for it
             elif kind not in _MAYBE_LITERAL:
                 continue  # (literal_value would refuse it)
@@ -223,7 +227,7 @@ class _Reader:
         bound = None if self.out.stars else self.module_names.union(self.targets)
         recorded = self.recorded_funcs
         for node in loads:
-            if bound is not None and type(node) is _NAME and node.id not in bound or id(node) in recorded:
+            if bound is not None and type(node) is Name and node.id not in bound or id(node) in recorded:
                 continue
             target = self._target(node)
             if target is not None and target not in seen and not self._external(node):
@@ -235,44 +239,44 @@ class _Reader:
             self._statement(stmt)
 
     def _statement(self, stmt: ast.stmt) -> None:
-        if isinstance(stmt, (ast.Import, ast.ImportFrom)):
+        if isinstance(stmt, (Import, ImportFrom)):
             self._import(stmt, record=True)
-        elif isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        elif isinstance(stmt, (FunctionDef, AsyncFunctionDef)):
             function = self._function(stmt)
             self.out.functions[stmt.name] = function
             self._bind(stmt.name, [stmt.lineno, "def"])
             for decorator in stmt.decorator_list:
                 self._calls_in(decorator)
-        elif isinstance(stmt, ast.ClassDef):
+        elif isinstance(stmt, ClassDef):
             self._bind(stmt.name, [stmt.lineno, "class", *shape_properties(stmt)])  # (Index.class_properties)
             self._methods(stmt)
-        elif isinstance(stmt, (ast.Assign, ast.AnnAssign)):
+        elif isinstance(stmt, (Assign, AnnAssign)):
             value = stmt.value
-            targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
+            targets = stmt.targets if isinstance(stmt, Assign) else [stmt.target]
             if value is not None:
                 self._calls_in(value)
             for target in targets:
-                if isinstance(target, ast.Name):
+                if isinstance(target, Name):
                     self._bind(target.id, self._binding(target.id, value, stmt.lineno))
                 else:
                     for name in _names_in_target(target):
                         self._bind(name, [stmt.lineno, "other"])
-        elif isinstance(stmt, (ast.If, ast.Try, ast.With, ast.For, ast.While, ast.AsyncFor, ast.AsyncWith)) \
+        elif isinstance(stmt, (If, Try, With, For, While, AsyncFor, AsyncWith)) \
                 or type(stmt).__name__ in ("TryStar", "Match"):
-            loop = isinstance(stmt, (ast.For, ast.While, ast.AsyncFor))
+            loop = isinstance(stmt, (For, While, AsyncFor))
             for name, node in ast.iter_fields(stmt):
                 if name in ("body", "orelse", "finalbody", "handlers", "cases"):
                     for child in node:
-                        if isinstance(child, (ast.ExceptHandler,)) or type(child).__name__ == "match_case":
+                        if isinstance(child, (ExceptHandler,)) or type(child).__name__ == "match_case":
                             self._block(child.body)
                         else:
                             self._statement_in_loop(child, loop)
                 elif isinstance(node, ast.expr):
                     self._calls_in(node, in_loop=loop)
-            if isinstance(stmt, (ast.For, ast.AsyncFor)):
+            if isinstance(stmt, (For, AsyncFor)):
                 for name in _names_in_target(stmt.target):
                     self._bind(name, [stmt.lineno, "other"])
-            elif isinstance(stmt, (ast.With, ast.AsyncWith)):
+            elif isinstance(stmt, (With, AsyncWith)):
                 for item in stmt.items:
                     for name in _names_in_target(item.optional_vars) if item.optional_vars is not None else ():
                         self._bind(name, [stmt.lineno, "other"])
@@ -298,11 +302,11 @@ class _Reader:
     def _binding(self, name: str, value: ast.expr | None, line: int) -> list:
         if value is None:
             return [line, "other"]
-        if isinstance(value, ast.Call):
+        if isinstance(value, CallNode):
             application = self._jit_application(value)
             if application is not None:
                 api, framework, static, wrapped = application
-                if isinstance(wrapped, ast.Call):  # jax.jit(make(meta)): the factory's result is jitted
+                if isinstance(wrapped, CallNode):  # jax.jit(make(meta)): the factory's result is jitted
                     target = self._target(wrapped.func)
                     return [line, "jit", api, framework, static, target or "", "factory"]
                 target = self._target(wrapped)
@@ -310,15 +314,15 @@ class _Reader:
             target = self._target(value.func)
             if target is not None:
                 return [line, "call", target]
-        elif isinstance(value, (ast.Name, ast.Attribute)):
+        elif isinstance(value, (Name, Attribute)):
             target = self._target(value)
             if target is not None:
                 return [line, "alias", target]
         return [line, "other"]
 
     # -- imports -------------------------------------------------------------------------------
-    def _import(self, node: ast.Import | ast.ImportFrom, record: bool) -> None:
-        if isinstance(node, ast.Import):
+    def _import(self, node: Import | ImportFrom, record: bool) -> None:
+        if isinstance(node, Import):
             for alias in node.names:
                 local = alias.asname or alias.name.split(".")[0]
                 target = alias.name if alias.asname else local
@@ -350,9 +354,9 @@ class _Reader:
         """The absolute dotted name a Name/Attribute chain denotes through module-level bindings (its
         root is looked up first: most chains read a local, and need no name)."""
         root = node
-        while type(root) is _ATTRIBUTE:
+        while type(root) is Attribute:
             root = root.value
-        if type(root) is not _NAME or root.id in local:
+        if type(root) is not Name or root.id in local:
             return None
         name = root.id
         if name in self.module_names:  # resolved by the index through the bindings, flow-sensitively
@@ -378,9 +382,9 @@ class _Reader:
         it is not recorded (most calls in array code are such calls). The standard library is not
         assumed: a project may have a `statistics.py` of its own."""
         node = func
-        while type(node) is ast.Attribute:
+        while type(node) is Attribute:
             node = node.value
-        if type(node) is not ast.Name or node.id not in self.targets or len(self.out.bindings.get(node.id, ())) != 1:
+        if type(node) is not Name or node.id not in self.targets or len(self.out.bindings.get(node.id, ())) != 1:
             return False
         top = self.targets[node.id].split(".", 1)[0]
         return top in _EXTERNAL and not self.out.module.startswith(top + ".") and self.out.module != top
@@ -393,23 +397,23 @@ class _Reader:
 
     def _jit_transform(self, node: ast.expr):
         """(api, keywords) of a bare, factory (`jit_compile(auxiliary_args=...)`) or partial jit expression."""
-        api = self._api(node) if isinstance(node, (ast.Name, ast.Attribute)) else None
+        api = self._api(node) if isinstance(node, (Name, Attribute)) else None
         if api is not None:
             return (api, []) if api.kind is Kind.JIT else None
-        if isinstance(node, ast.Call) and isinstance(node.func, (ast.Name, ast.Attribute)):
+        if isinstance(node, CallNode) and isinstance(node.func, (Name, Attribute)):
             api = self._api(node.func)
             if api is not None and api.kind is Kind.PARTIAL and node.args:
-                inner = self._api(node.args[0]) if isinstance(node.args[0], (ast.Name, ast.Attribute)) else None
+                inner = self._api(node.args[0]) if isinstance(node.args[0], (Name, Attribute)) else None
                 return (inner, node.keywords) if inner is not None and inner.kind is Kind.JIT else None
             if api is not None and api.kind is Kind.JIT and not node.args:
                 return api, node.keywords
         return None
 
-    def _jit_application(self, call: ast.Call):
+    def _jit_application(self, call: CallNode):
         """(api name, framework, keywords, wrapped expression) of `jax.jit(f, ...)` / `jit_compile(**kw)(f)`."""
-        if not call.args or isinstance(call.args[0], ast.Starred):
+        if not call.args or isinstance(call.args[0], Starred):
             return None
-        if isinstance(call.func, (ast.Name, ast.Attribute)):
+        if isinstance(call.func, (Name, Attribute)):
             api = self._api(call.func)
             if api is not None and api.kind is Kind.JIT:
                 return api.name, api.framework, _static_spec(api, call.keywords), call.args[0]
@@ -425,16 +429,16 @@ class _Reader:
         (`@math.jit_compile`), a call of one without positional arguments (`@jit(auxiliary_args='n')`),
         or `partial(<one>, ...)`; bound at module level (the index reads where it comes from)."""
         node, keywords = decorator, []
-        if isinstance(node, ast.Call):
+        if isinstance(node, CallNode):
             func = node.func
-            api = self._api(func) if isinstance(func, (ast.Name, ast.Attribute)) else None
+            api = self._api(func) if isinstance(func, (Name, Attribute)) else None
             if api is not None and api.kind is Kind.PARTIAL and node.args:
                 node, keywords = node.args[0], node.keywords
             elif not node.args:
                 node, keywords = func, node.keywords
             else:
                 return None
-        if not isinstance(node, (ast.Name, ast.Attribute)) or self._api(node) is not None:
+        if not isinstance(node, (Name, Attribute)) or self._api(node) is not None:
             return None
         target = self._target(node)
         if target is None or not target.startswith(self.out.module + "."):
@@ -442,7 +446,7 @@ class _Reader:
         return [target, _static_spec(_AnyJit, keywords)]
 
     # -- functions -----------------------------------------------------------------------------
-    def _function(self, node: ast.FunctionDef | ast.AsyncFunctionDef, enclosing: frozenset = frozenset()) -> Function:
+    def _function(self, node: FunctionDef | AsyncFunctionDef, enclosing: frozenset = frozenset()) -> Function:
         """`enclosing`: the locals of the function a nested def is in (they shadow module-level names)."""
         a = node.args
         positional = [p.arg for p in (*a.posonlyargs, *a.args)]
@@ -472,7 +476,7 @@ class _Reader:
         body.unknown |= enclosing - body.local
         function.calls = self._recorded_calls(node, body, params, body.local | enclosing)
         self._factory(body, function)
-        if not function.decorated and function.jit is None and type(node) is ast.FunctionDef:
+        if not function.decorated and function.jit is None and type(node) is FunctionDef:
             callees: set[str] = set()
             if self._returns_python(node, body, body.local | enclosing, callees):
                 function.returns_python = not callees
@@ -487,17 +491,17 @@ class _Reader:
         out = []
         for call, in_loop in body.calls:
             func = call.func
-            alias = aliases.get(func.id) if type(func) is ast.Name else None  # type: ignore[attr-defined]
+            alias = aliases.get(func.id) if type(func) is Name else None  # type: ignore[attr-defined]
             recorded = self._call(call, kinds, local, in_loop, alias)
             if recorded is not None:
                 out.append(recorded)
         return out
 
-    def _methods(self, cls: ast.ClassDef) -> None:
+    def _methods(self, cls: ClassDef) -> None:
         """Summary.methods: the calls each method makes that no decorator may trace (`@pytest.mark.parametrize`
         is fine; under `@jax.jit`, or a decorator that may be one, they stay uses the index cannot see into)."""
         for stmt in cls.body:
-            if type(stmt) not in (ast.FunctionDef, ast.AsyncFunctionDef) or any(
+            if type(stmt) not in (FunctionDef, AsyncFunctionDef) or any(
                     self._jit_transform(d) is not None or self._maybe_jit(d) is not None
                     for d in stmt.decorator_list):  # type: ignore[attr-defined]
                 continue
@@ -510,7 +514,7 @@ class _Reader:
             if calls:
                 self.out.methods[f"{cls.name}.{stmt.name}"] = calls  # type: ignore[attr-defined]
 
-    def _returns_python(self, node: ast.FunctionDef, body: "_Body", local: set[str], callees: set[str]) -> bool:
+    def _returns_python(self, node: FunctionDef, body: "_Body", local: set[str], callees: set[str]) -> bool:
         """`Function.returns_python`: some `return` gives a value, each gives one that is a Python value
         for any arguments (`_python_valued`, `callees` collecting the calls that must give one too), and
         it is no generator or coroutine."""
@@ -519,7 +523,7 @@ class _Reader:
             return False
         if not all(r.value is None or self._python_valued(r.value, local, callees) for r in returns):
             return False
-        return not any(type(n) in (ast.Yield, ast.YieldFrom, ast.Await) for n in own_nodes(node))
+        return not any(type(n) in (Yield, YieldFrom, Await) for n in own_nodes(node))
 
     def _python_valued(self, expr: ast.expr, local: set[str], callees: set[str]) -> bool:
         """ast_flow.py calls `expr` static whatever the parameters hold (a conservative reading of it):
@@ -529,39 +533,39 @@ class _Reader:
         NumPy's, and `not`/`and`/`or`/comparisons of such values. A call of a module-level or imported
         function counts if that function returns a Python value too: its target goes into `callees`."""
         cls = type(expr)
-        if cls is ast.Constant:
+        if cls is Constant:
             return True
-        if cls is _NAME:
+        if cls is Name:
             return expr.id not in local
-        if cls is _ATTRIBUTE:
+        if cls is Attribute:
             return expr.attr in STATIC_ATTRIBUTES or self._python_valued(expr.value, local, callees)
-        if cls is ast.BoolOp:
+        if cls is BoolOp:
             return all(self._python_valued(v, local, callees) for v in expr.values)
-        if cls is ast.Tuple or cls is ast.List or cls is ast.Set:
+        if cls is Tuple or cls is List or cls is Set:
             return all(self._python_valued(e, local, callees) for e in expr.elts)
-        if cls is ast.UnaryOp:
-            return type(expr.op) is ast.Not and self._python_valued(expr.operand, local, callees)
-        if cls is ast.Compare:
-            return all(type(op) in (ast.Is, ast.IsNot) for op in expr.ops) \
+        if cls is UnaryOp:
+            return type(expr.op) is Not and self._python_valued(expr.operand, local, callees)
+        if cls is Compare:
+            return all(type(op) in (Is, IsNot) for op in expr.ops) \
                 or all(self._python_valued(e, local, callees) for e in (expr.left, *expr.comparators))
-        if cls is not ast.Call:
+        if cls is not CallNode:
             return False
         func = expr.func
-        if type(func) is _NAME:
+        if type(func) is Name:
             if func.id in local:
                 return False  # a local function: its result is what it is given
             if func.id in STATIC_FUNCTION_NAMES \
                     or func.id in STATIC_BUILTINS and func.id not in self.module_names and not self.out.stars:
                 return True
             return self._python_if(func, local, callees)
-        if type(func) is not _ATTRIBUTE:
+        if type(func) is not Attribute:
             return False
         if func.attr in STATIC_FUNCTION_NAMES or func.attr in STATIC_METHODS:
             return True
         root = func
-        while type(root) is _ATTRIBUTE:
+        while type(root) is Attribute:
             root = root.value
-        if type(root) is _NAME and root.id not in local and bool(self.imported.get(root.id)) \
+        if type(root) is Name and root.id not in local and bool(self.imported.get(root.id)) \
                 and all(f"{q}.".startswith(STATIC_MODULES) for q in self.imported[root.id]):
             return True  # NumPy's
         return self._python_if(func, local, callees)
@@ -584,19 +588,19 @@ class _Reader:
         new, jitted = set(), set()
         for r in returns:
             value = r.value
-            if isinstance(value, ast.Name) and len(assigned.get(value.id, ())) == 1:
+            if isinstance(value, Name) and len(assigned.get(value.id, ())) == 1:
                 value = assigned[value.id][0]
-            if isinstance(value, ast.Lambda):
+            if isinstance(value, Lambda):
                 new.add("<lambda>")
-            elif isinstance(value, ast.Name) and value.id in nested:
+            elif isinstance(value, Name) and value.id in nested:
                 new.add(value.id)
                 inner = nested[value.id]
                 jit = next((found for d in inner.decorator_list if (found := self._jit_transform(d))), None)
                 if jit is not None:
                     jitted.add((jit[0].name, jit[0].framework))
-            elif isinstance(value, ast.Call) and (app := self._jit_application(value)) is not None:
+            elif isinstance(value, CallNode) and (app := self._jit_application(value)) is not None:
                 jitted.add((app[0], app[1]))
-                if isinstance(app[3], ast.Name) and app[3].id in nested:
+                if isinstance(app[3], Name) and app[3].id in nested:
                     new.add(app[3].id)
             else:
                 return
@@ -608,7 +612,7 @@ class _Reader:
             function.nested[function.returns_new_function] = self._function(nested[function.returns_new_function],
                                                                             frozenset(body.local))
 
-    def _call(self, call: ast.Call, kinds: "_LocalKinds | None", local: set[str], in_loop: bool,
+    def _call(self, call: CallNode, kinds: "_LocalKinds | None", local: set[str], in_loop: bool,
               alias: ast.expr | None = None) -> Call | None:
         """`alias`: what the local name the call is made through is bound to (`_aliases`)."""
         callee = alias if alias is not None else call.func
@@ -616,10 +620,10 @@ class _Reader:
         if target is None or self._external(callee):
             return None
         self.recorded_funcs.add(id(callee))
-        starred = any(isinstance(a, ast.Starred) for a in call.args) or any(k.arg is None for k in call.keywords)
+        starred = any(isinstance(a, Starred) for a in call.args) or any(k.arg is None for k in call.keywords)
         args = []
         for i, arg in enumerate(call.args):
-            if isinstance(arg, ast.Starred):
+            if isinstance(arg, Starred):
                 break
             args.append([i, *_argument_kind(arg, kinds, self)])
         for keyword in call.keywords:
@@ -632,11 +636,11 @@ class _Reader:
         stack = [node]
         while stack:
             current = stack.pop()
-            if isinstance(current, ast.Call):
+            if isinstance(current, CallNode):
                 recorded = self._call(current, self.module_kinds, frozenset(), in_loop)
                 if recorded is not None:
                     self.out.calls.append(recorded)
-            if isinstance(current, (ast.Lambda, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            if isinstance(current, (Lambda, FunctionDef, AsyncFunctionDef, ClassDef)):
                 continue
             stack.extend(reversed(children(current)))
 
@@ -647,15 +651,15 @@ class _Body:
     its returns and its nested defs."""
 
     def __init__(self, fn: ast.AST, kids: dict) -> None:
-        self.calls: list[tuple[ast.Call, bool]] = []
+        self.calls: list[tuple[CallNode, bool]] = []
         self.values: dict[str, list] = {}  # name -> the expressions bound to it
         self.unknown: set[str] = set()  # names bound by what cannot be classified (tuple targets, `with`, ...)
-        self.returns: list[ast.Return] = []
+        self.returns: list[Return] = []
         self.nested: dict[str, ast.AST] = {}
         self.imports: list[ast.AST] = []  # imports in the body: they count for spellings (`from jax import jit`)
         declared_global: set[str] = set()
         local: set[str] = set()
-        if isinstance(fn, ast.Module):
+        if isinstance(fn, Module):
             stack = [(n, False) for n in reversed(fn.body)]
         else:
             a = fn.args
@@ -669,62 +673,62 @@ class _Body:
                 inner = loop or kind in LOOPS
                 found = kids.get(id(node))  # (`_children`, inline: this is most of a module's nodes)
                 stack.extend([(child, inner) for child in reversed(found if found is not None else branches(node))
-                              if type(child) is not _NAME and type(child) is not _CONSTANT])
+                              if type(child) is not Name and type(child) is not Constant])
                 continue
-            if kind is ast.Call:
+            if kind is CallNode:
                 self.calls.append((node, loop))
-            elif kind is ast.Assign:
+            elif kind is Assign:
                 for target in node.targets:
-                    if type(target) is ast.Name:
+                    if type(target) is Name:
                         self.values.setdefault(target.id, []).append(node.value)
                         local.add(target.id)
                     else:
                         names = _names_in_target(target)
                         self.unknown.update(names)
                         local.update(names)
-            elif kind is ast.AnnAssign or kind is ast.AugAssign:
-                if type(node.target) is ast.Name:
+            elif kind is AnnAssign or kind is AugAssign:
+                if type(node.target) is Name:
                     local.add(node.target.id)
                     if node.value is not None:
                         self.values.setdefault(node.target.id, []).append(
-                            node.value if kind is ast.AnnAssign else ast.BinOp(node.target, ast.Add(), node.value))
-            elif kind is ast.For or kind is ast.AsyncFor or kind is ast.comprehension:
+                            node.value if kind is AnnAssign else BinOp(node.target, Add(), node.value))
+            elif kind is For or kind is AsyncFor or kind is ast.comprehension:
                 names = _names_in_target(node.target)
                 local.update(names)
                 iterable = node.iter
-                if type(iterable) is ast.Call and type(iterable.func) is ast.Name and iterable.func.id == "range":
+                if type(iterable) is CallNode and type(iterable.func) is Name and iterable.func.id == "range":
                     for name in names:
                         self.values.setdefault(name, []).append(_A_PYTHON_VALUE)
                 else:
                     self.unknown.update(names)
-            elif kind is ast.With or kind is ast.AsyncWith:
+            elif kind is With or kind is AsyncWith:
                 for item in node.items:
                     if item.optional_vars is not None:
                         names = _names_in_target(item.optional_vars)
                         self.unknown.update(names)
                         local.update(names)
-            elif kind is ast.NamedExpr:
+            elif kind is NamedExpr:
                 self.values.setdefault(node.target.id, []).append(node.value)
                 local.add(node.target.id)
-            elif kind is ast.Return:
+            elif kind is Return:
                 self.returns.append(node)
-            elif kind is ast.Global:
+            elif kind is Global:
                 declared_global.update(node.names)
-            elif kind is ast.Import or kind is ast.ImportFrom:
+            elif kind is Import or kind is ImportFrom:
                 self.imports.append(node)
                 names = _assigned_names(node)
                 self.unknown.update(names)
                 local.update(names)
-            elif kind is ast.ExceptHandler and node.name:
+            elif kind is ExceptHandler and node.name:
                 self.unknown.add(node.name)
                 local.add(node.name)
-            if kind is ast.FunctionDef or kind is ast.AsyncFunctionDef or kind is ast.ClassDef:
+            if kind is FunctionDef or kind is AsyncFunctionDef or kind is ClassDef:
                 self.unknown.add(node.name)
                 local.add(node.name)
-                if kind is not ast.ClassDef:
+                if kind is not ClassDef:
                     self.nested[node.name] = node
                 continue
-            if kind is ast.Lambda:
+            if kind is Lambda:
                 continue
             inner = loop or kind in LOOPS
             stack.extend([(child, inner) for child in reversed(_children(node, kids))])
@@ -738,21 +742,21 @@ def _aliases(fn: ast.AST, body: "_Body", params: list[str], kids: dict, resolves
     can be such a function; the others (`n = x.shape`, `f = self.step`) are not looked for. The walk reads
     each node's branches from `kids` (the module walk's), nested defs included."""
     candidates = {name: values[0] for name, values in body.values.items()
-                  if len(values) == 1 and type(values[0]) in (ast.Name, ast.Attribute) and name not in body.unknown
+                  if len(values) == 1 and type(values[0]) in (Name, Attribute) and name not in body.unknown
                   and name not in params and resolves(values[0])}
     if not candidates:
         return {}
     callees: set[int] = set()
-    reads: dict[str, list[ast.Name]] = {}
+    reads: dict[str, list[Name]] = {}
     stack: list = [fn]
     while stack:
         node = stack.pop()
         kind = type(node)
-        if kind is _NAME:
-            if node.id in candidates and type(node.ctx) is _LOAD:  # type: ignore[attr-defined]
+        if kind is Name:
+            if node.id in candidates and type(node.ctx) is Load:  # type: ignore[attr-defined]
                 reads.setdefault(node.id, []).append(node)  # type: ignore[attr-defined, arg-type]
             continue
-        if kind is ast.Call:
+        if kind is CallNode:
             callees.add(id(node.func))  # type: ignore[attr-defined]
         found = kids.get(id(node))
         stack.extend(found if found is not None else branches(node))
@@ -761,12 +765,12 @@ def _aliases(fn: ast.AST, body: "_Body", params: list[str], kids: dict, resolves
 
 
 # The node classes `_Body` reads something of (the others it only walks through).
-_READ = frozenset({ast.Call, ast.Assign, ast.AnnAssign, ast.AugAssign, ast.For, ast.AsyncFor, ast.comprehension,
-                   ast.With, ast.AsyncWith, ast.NamedExpr, ast.Return, ast.Global, ast.Import, ast.ImportFrom,
-                   ast.ExceptHandler, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda})
+_READ = frozenset({CallNode, Assign, AnnAssign, AugAssign, For, AsyncFor, ast.comprehension,
+                   With, AsyncWith, NamedExpr, Return, Global, Import, ImportFrom,
+                   ExceptHandler, FunctionDef, AsyncFunctionDef, ClassDef, Lambda})
 
 
-_A_PYTHON_VALUE = ast.Constant(None)
+_A_PYTHON_VALUE = Constant(None)
 
 
 class _LocalKinds:
@@ -807,7 +811,7 @@ class _LocalKinds:
 
 def _argument_kind(node: ast.expr, kinds: _LocalKinds | None, reader: _Reader) -> list:
     """_kind of a call's argument, [NONE, None] for the literal `None`."""
-    if type(node) is ast.Constant and node.value is None:  # type: ignore[attr-defined]
+    if type(node) is Constant and node.value is None:  # type: ignore[attr-defined]
         return [NONE, None]
     return _kind(node, kinds, reader)
 
@@ -815,42 +819,42 @@ def _argument_kind(node: ast.expr, kinds: _LocalKinds | None, reader: _Reader) -
 def _kind(node: ast.expr, kinds: _LocalKinds | None, reader: _Reader) -> list:
     """[PYTHON, literal or None] | [ARRAY, None] | [PARAMS, names] | [UNKNOWN, None]."""
     kind = type(node)
-    if kind is ast.Constant:
+    if kind is Constant:
         return [PYTHON, node.value if isinstance(node.value, _JSON_LITERALS) else None]
-    if kind is ast.Name:
+    if kind is Name:
         if kinds is not None:
             return kinds.name(node.id)
         if node.id in reader.module_literals:
             return [PYTHON, reader.module_literals[node.id]]
         return [UNKNOWN, None]
-    if kind in (ast.Tuple, ast.List, ast.UnaryOp, ast.Set, ast.Dict):
+    if kind in (Tuple, List, UnaryOp, Set, Dict):
         try:
             value = literal_value(node)
             return [PYTHON, value if isinstance(value, _JSON_LITERALS) else None]
         except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
             pass
-    if kind is ast.Attribute:
+    if kind is Attribute:
         if node.attr in STATIC_ATTRIBUTES:
             return [PYTHON, None]
         if node.attr not in TENSOR_ATTRIBUTES:  # a traced container's field may be a static one
             return [PYTHON, None] if _kind(node.value, kinds, reader)[0] == PYTHON else [UNKNOWN, None]
         return _kind(node.value, kinds, reader)
-    if kind is ast.Subscript and type(node.value) is ast.Attribute and node.value.attr == "shape":
+    if kind is Subscript and type(node.value) is Attribute and node.value.attr == "shape":
         return [PYTHON, None]
-    if kind is ast.Compare and all(type(op) in (ast.Is, ast.IsNot) for op in node.ops):
+    if kind is Compare and all(type(op) in (Is, IsNot) for op in node.ops):
         return [PYTHON, None]  # `x is None`: a Python bool whatever `x` is
-    if kind is ast.Call:
+    if kind is CallNode:
         return _call_kind(node, kinds, reader)
-    if kind in (ast.BinOp, ast.UnaryOp, ast.Compare, ast.BoolOp, ast.Subscript, ast.Tuple, ast.List):
+    if kind in (BinOp, UnaryOp, Compare, BoolOp, Subscript, Tuple, List):
         return _combined([_kind(child, kinds, reader) for child in children(node) if isinstance(child, ast.expr)])
     return [UNKNOWN, None]
 
 
-def _call_kind(node: ast.Call, kinds: _LocalKinds | None, reader: _Reader) -> list:
+def _call_kind(node: CallNode, kinds: _LocalKinds | None, reader: _Reader) -> list:
     """Python built-ins and shape/dtype questions give Python values; an array library's call gives an
     array, derived from the parameters its arguments derive from; anything else is unknown."""
     func = node.func
-    if type(func) is ast.Name and func.id in _PYTHON_CALLS and func.id not in reader.module_names:
+    if type(func) is Name and func.id in _PYTHON_CALLS and func.id not in reader.module_names:
         return [PYTHON, None]
     text = dotted(func)
     if text is None:
@@ -861,7 +865,7 @@ def _call_kind(node: ast.Call, kinds: _LocalKinds | None, reader: _Reader) -> li
         return [UNKNOWN, None]
     if absolute & STATIC_CALLS or text.rsplit(".", 1)[-1] in STATIC_FUNCTION_NAMES:
         return [PYTHON, None]
-    parts = [_kind(a, kinds, reader) for a in node.args if type(a) is not ast.Starred]
+    parts = [_kind(a, kinds, reader) for a in node.args if type(a) is not Starred]
     parts += [_kind(k.value, kinds, reader) for k in node.keywords if k.arg is not None]
     combined = _combined(parts)
     return [ARRAY, None] if combined[0] == PYTHON else combined
@@ -938,7 +942,7 @@ def static_from_spec(spec: dict | None, positional: list, params: list) -> list 
 # -- small helpers ------------------------------------------------------------------------------
 
 
-def _globals_and_loads(tree: ast.Module, kids: dict, met: Met) -> tuple[set[str], list]:
+def _globals_and_loads(tree: Module, kids: dict, met: Met) -> tuple[set[str], list]:
     """Names some function declares `global`, and every Name/Attribute read (outermost of a chain), in
     `ast.walk`'s order (breadth first, over `ast_names.branches`: no generator per node, and no
     children asked of a name or a constant: they have none). Each node's branches go into `kids`, and
@@ -953,23 +957,23 @@ def _globals_and_loads(tree: ast.Module, kids: dict, met: Met) -> tuple[set[str]
         node = queue[i]
         i += 1
         kind = type(node)
-        if kind is _NAME:
+        if kind is Name:
             add_name(node.id)
-            if type(node.ctx) is _LOAD and id(node) not in inner:
+            if type(node.ctx) is Load and id(node) not in inner:
                 loads.append(node)
             continue
-        if kind is _CONSTANT:
+        if kind is Constant:
             continue
         found = kids[id(node)] = branches(node)
         queue.extend(found)
-        if kind is ast.Attribute:
+        if kind is Attribute:
             mark(node)
-            if id(node) not in inner and type(node.ctx) is _LOAD:
+            if id(node) not in inner and type(node.ctx) is Load:
                 loads.append(node)
             inner.add(id(node.value))
         elif kind in marked:
             mark(node)
-        elif kind is ast.Global:
+        elif kind is Global:
             declared.update(node.names)
     return declared, loads
 
@@ -981,46 +985,45 @@ def _children(node: ast.AST, kids: dict) -> list:
     found = kids.get(id(node))
     if found is None:
         found = branches(node)
-    return [child for child in found if type(child) is not _NAME and type(child) is not _CONSTANT]
+    return [child for child in found if type(child) is not Name and type(child) is not Constant]
 
 
-_NAME, _CONSTANT, _LOAD, _ATTRIBUTE = ast.Name, ast.Constant, ast.Load, ast.Attribute
 # The nodes `literal_value` (`ast.literal_eval`) may accept at the top (`set()` is a call, `1+2j` an operation).
-_MAYBE_LITERAL = frozenset({ast.Constant, ast.Tuple, ast.List, ast.Set, ast.Dict, ast.Call, ast.UnaryOp, ast.BinOp})
+_MAYBE_LITERAL = frozenset({Constant, Tuple, List, Set, Dict, CallNode, UnaryOp, BinOp})
 
 
 def _annotation_name(node: ast.expr) -> str:
     """`int` for `int`, `Shape` for `math.Shape`, `Literal` for `Literal['a']`, a string annotation's text."""
-    if type(node) is ast.Subscript:
+    if type(node) is Subscript:
         node = node.value
-    if type(node) is ast.Constant and isinstance(node.value, str):
+    if type(node) is Constant and isinstance(node.value, str):
         return node.value.rsplit(".", 1)[-1]
-    if type(node) is ast.Attribute:
+    if type(node) is Attribute:
         return node.attr
-    return node.id if type(node) is ast.Name else ""
+    return node.id if type(node) is Name else ""
 
 
 def _assigned_names(stmt: ast.AST) -> list[str]:
-    if isinstance(stmt, ast.Assign):
+    if isinstance(stmt, Assign):
         return [n for t in stmt.targets for n in _names_in_target(t)]
-    if isinstance(stmt, (ast.AnnAssign, ast.AugAssign)):
+    if isinstance(stmt, (AnnAssign, AugAssign)):
         return _names_in_target(stmt.target)
-    if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+    if isinstance(stmt, (FunctionDef, AsyncFunctionDef, ClassDef)):
         return [stmt.name]
-    if isinstance(stmt, ast.Import):
+    if isinstance(stmt, Import):
         return [a.asname or a.name.split(".")[0] for a in stmt.names]
-    if isinstance(stmt, ast.ImportFrom):
+    if isinstance(stmt, ImportFrom):
         return [a.asname or a.name for a in stmt.names if a.name != "*"]
-    if isinstance(stmt, (ast.For, ast.AsyncFor)):
+    if isinstance(stmt, (For, AsyncFor)):
         return _names_in_target(stmt.target)
     return []
 
 
 def _names_in_target(target: ast.AST) -> list[str]:
-    if isinstance(target, ast.Name):
+    if isinstance(target, Name):
         return [target.id]
-    if isinstance(target, (ast.Tuple, ast.List)):
+    if isinstance(target, (Tuple, List)):
         return [n for e in target.elts for n in _names_in_target(e)]
-    if isinstance(target, ast.Starred):
+    if isinstance(target, Starred):
         return _names_in_target(target.value)
     return []
