@@ -29,7 +29,7 @@ from dataclasses import dataclass, field, fields
 from ..analysis.aliases import absolute_module, package_of
 from ..analysis.annotations import shape_properties
 from ..analysis.apis import Kind, spelled_apis
-from ..analysis.ast_names import LOOPS, Met, branches, children, dotted, literal_value, own_nodes, parse
+from ..analysis.ast_names import LOOPS, Met, branches, children, dotted, literal_value, parse
 from ..analysis.static_names import (STATIC_ATTRIBUTES, STATIC_BUILTINS, STATIC_CALLS, STATIC_FUNCTION_NAMES,
                                      STATIC_METHODS, STATIC_MODULES, TENSOR_ATTRIBUTES)
 
@@ -478,7 +478,7 @@ class _Reader:
         self._factory(body, function)
         if not function.decorated and function.jit is None and type(node) is FunctionDef:
             callees: set[str] = set()
-            if self._returns_python(node, body, body.local | enclosing, callees):
+            if self._returns_python(body, body.local | enclosing, callees):
                 function.returns_python = not callees
                 function.python_if = sorted(callees)
         return function
@@ -514,7 +514,7 @@ class _Reader:
             if calls:
                 self.out.methods[f"{cls.name}.{stmt.name}"] = calls  # type: ignore[attr-defined]
 
-    def _returns_python(self, node: FunctionDef, body: "_Body", local: set[str], callees: set[str]) -> bool:
+    def _returns_python(self, body: "_Body", local: set[str], callees: set[str]) -> bool:
         """`Function.returns_python`: some `return` gives a value, each gives one that is a Python value
         for any arguments (`_python_valued`, `callees` collecting the calls that must give one too), and
         it is no generator or coroutine."""
@@ -523,7 +523,7 @@ class _Reader:
             return False
         if not all(r.value is None or self._python_valued(r.value, local, callees) for r in returns):
             return False
-        return not any(type(n) in (Yield, YieldFrom, Await) for n in own_nodes(node))
+        return not body.suspends
 
     def _python_valued(self, expr: ast.expr, local: set[str], callees: set[str]) -> bool:
         """ast_flow.py calls `expr` static whatever the parameters hold (a conservative reading of it):
@@ -648,7 +648,7 @@ class _Reader:
 class _Body:
     """One walk over a function's own body (nested defs, lambdas and classes are not entered):
     its calls (and whether each is in a loop), the names it binds and the values bound to them,
-    its returns and its nested defs."""
+    its returns, whether it yields or awaits, and its nested defs."""
 
     def __init__(self, fn: ast.AST, kids: dict) -> None:
         self.calls: list[tuple[CallNode, bool]] = []
@@ -657,23 +657,32 @@ class _Body:
         self.returns: list[Return] = []
         self.nested: dict[str, ast.AST] = {}
         self.imports: list[ast.AST] = []  # imports in the body: they count for spellings (`from jax import jit`)
+        self.suspends = False  # a `yield` or an `await` of its own: a generator or a coroutine
         declared_global: set[str] = set()
         local: set[str] = set()
-        if isinstance(fn, Module):
-            stack = [(n, False) for n in reversed(fn.body)]
-        else:
+        if not isinstance(fn, Module):
             a = fn.args
             local |= {p.arg for p in (*a.posonlyargs, *a.args, *a.kwonlyargs)}
             local |= {p.arg for p in (a.vararg, a.kwarg) if p is not None}
-            stack = [(n, False) for n in reversed(fn.body)]
+        self._walk(fn.body, False, kids, local, declared_global)
+        self.local = local - declared_global
+
+    def _walk(self, roots: list, loop: bool, kids: dict, local: set[str], declared_global: set[str]) -> None:
+        """The nodes under `roots`, in pre-order; `loop`: they are in a loop. A loop met outside one has
+        its subtree walked by a call of its own, in a loop: no node carries that flag on the stack."""
+        stack = roots[::-1]
         while stack:
-            node, loop = stack.pop()
+            node = stack.pop()
             kind = type(node)
             if kind not in _READ:  # most nodes (attributes, operators, subscripts...): only walked through
-                inner = loop or kind in LOOPS
                 found = kids.get(id(node))  # (`_children`, inline: this is most of a module's nodes)
-                stack.extend([(child, inner) for child in reversed(found if found is not None else branches(node))
-                              if type(child) is not Name and type(child) is not Constant])
+                inner = [child for child in (found if found is not None else branches(node))
+                         if type(child) is not Name and type(child) is not Constant]
+                if not loop and kind in LOOPS:
+                    self._walk(inner, True, kids, local, declared_global)
+                else:
+                    inner.reverse()
+                    stack.extend(inner)
                 continue
             if kind is CallNode:
                 self.calls.append((node, loop))
@@ -712,6 +721,8 @@ class _Body:
                 local.add(node.target.id)
             elif kind is Return:
                 self.returns.append(node)
+            elif kind is Yield or kind is YieldFrom or kind is Await:
+                self.suspends = True
             elif kind is Global:
                 declared_global.update(node.names)
             elif kind is Import or kind is ImportFrom:
@@ -730,9 +741,12 @@ class _Body:
                 continue
             if kind is Lambda:
                 continue
-            inner = loop or kind in LOOPS
-            stack.extend([(child, inner) for child in reversed(_children(node, kids))])
-        self.local = local - declared_global
+            inner = _children(node, kids)
+            if not loop and kind in LOOPS:
+                self._walk(inner, True, kids, local, declared_global)
+            else:
+                inner.reverse()
+                stack.extend(inner)
 
 
 def _aliases(fn: ast.AST, body: "_Body", params: list[str], kids: dict, resolves) -> dict[str, ast.expr]:
@@ -767,7 +781,8 @@ def _aliases(fn: ast.AST, body: "_Body", params: list[str], kids: dict, resolves
 # The node classes `_Body` reads something of (the others it only walks through).
 _READ = frozenset({CallNode, Assign, AnnAssign, AugAssign, For, AsyncFor, ast.comprehension,
                    With, AsyncWith, NamedExpr, Return, Global, Import, ImportFrom,
-                   ExceptHandler, FunctionDef, AsyncFunctionDef, ClassDef, Lambda})
+                   ExceptHandler, FunctionDef, AsyncFunctionDef, ClassDef, Lambda, Yield,
+                   YieldFrom, Await})
 
 
 _A_PYTHON_VALUE = Constant(None)
