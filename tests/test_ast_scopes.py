@@ -387,3 +387,16 @@ def test_each_binding_knows_the_reads_that_see_it():
                    for s in every for bindings in s._assignments.values() for b in bindings)
     assert found == ["C@7 <- []", "a.b@1 <- [5]", "a@1 <- []", "f@3 <- []", "m@9 <- []", "print@- <- [6]", "self@9 <- []",
                      "v@2 <- [6, 8, 10]", "v@4 <- [5]", "v@8 <- []"]
+
+
+def test_the_builtin_scope_holds_what_the_builtins_module_has():
+    """A name is a builtin exactly when `hasattr(builtins, name)`: every builtin, a module's dunders
+    (`__name__`, and `__class__`, an attribute of the module's type), and none of the others."""
+    import builtins
+
+    from rewriter.analysis.scope_model import GlobalScope
+
+    scope = GlobalScope().parent
+    names = [*vars(builtins), "__class__", "__dict__", "__init__", "__unknown__", "x", "jnp", "_", "__", "self"]
+    assert [name in scope for name in names] == [hasattr(builtins, name) for name in names]
+    assert "__class__" in scope and "__unknown__" not in scope and "x" not in scope

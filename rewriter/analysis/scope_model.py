@@ -324,6 +324,15 @@ class Scope:
         raise NotImplementedError
 
 
+def _builtin(name: str) -> bool:
+    """`hasattr(builtins, name)` without the AttributeError it builds for most names: a module's type has
+    no attribute but dunders, so any other name is one of the module's dict (read live, as hasattr)."""
+    return name in _BUILTINS or name.startswith("__") and hasattr(builtins, name)
+
+
+_BUILTINS = vars(builtins)
+
+
 class BuiltinScope(Scope):
     """Python's builtins: a binding for each name of the `builtins` module, made when first asked."""
 
@@ -335,12 +344,12 @@ class BuiltinScope(Scope):
         Scope.__init__(self, self)
 
     def __contains__(self, name: str) -> bool:
-        return hasattr(builtins, name)
+        return _builtin(name)
 
     def _resolve(self, name: str, from_scope: Scope) -> set[BaseAssignment]:
         if name in self._assignments:
             return self._assignments[name]
-        if hasattr(builtins, name):
+        if _builtin(name):
             found = self._assignments[name] = {BuiltinAssignment(name, self, -1)}
             return found
         return set()
