@@ -118,6 +118,9 @@ class _Spelling:
         return None if k is Kind.PARTIAL else k
 
 
+_HANDLERS: dict[type, Callable | None] = {}  # node class -> SyntaxFacts' handler of it (None: none)
+
+
 class SyntaxFacts(ast.NodeVisitor):
     """What one walk of a file's ast finds that the rules' gates read (pre-order, like libcst): the
     jit, vmap, gradient and solver applications spelled through its imports, with the functions and
@@ -128,8 +131,6 @@ class SyntaxFacts(ast.NodeVisitor):
     `visit` and `generic_visit` are ast.NodeVisitor's, with the method looked up once per node class
     and the children read from a table of fields (ast_names.branches: no context or operator leaves)
     rather than `iter_fields`."""
-
-    _handlers: dict[type, Callable | None] = {}
 
     def visit(self, node: ast.AST) -> None:
         cls = type(node)
@@ -142,21 +143,23 @@ class SyntaxFacts(ast.NodeVisitor):
         if cls in self.identifying:  # the identifiers, in the same walk
             self.identifiers.see(node)
         try:
-            handler = self._handlers[cls]
+            handler = _HANDLERS[cls]
         except KeyError:
             # only handlers of this class: ast.NodeVisitor's own (`visit_Constant`) do nothing here
-            handler = self._handlers[cls] = SyntaxFacts.__dict__.get(f"visit_{cls.__name__}")
+            handler = _HANDLERS[cls] = SyntaxFacts.__dict__.get(f"visit_{cls.__name__}")
         if handler is None:
             found = self.kids.get(id(node))
+            visit = self.visit  # (once per node, not per child)
             for child in found if found is not None else branches(node):
-                self.visit(child)
+                visit(child)
         else:
             handler(self, node)
 
     def generic_visit(self, node: ast.AST) -> None:
         found = self.kids.get(id(node))
+        visit = self.visit
         for child in found if found is not None else branches(node):
-            self.visit(child)
+            visit(child)
 
     def __init__(self, spelling: _Spelling, project=None, tree: Module | None = None, roles_given: bool = False,
                  kids: dict | None = None, identify: bool = True) -> None:

@@ -218,7 +218,7 @@ def own_nodes(fn: ast.AST) -> Iterator[ast.AST]:
     while stack:
         node = stack.pop()
         yield node
-        if not isinstance(node, _SCOPES):
+        if type(node) not in _SCOPES:
             stack.extend(branches(node))
 
 
@@ -229,11 +229,12 @@ def own_nodes_in_order(fn: ast.AST) -> Iterator[ast.AST]:
     while stack:
         node = stack.pop()
         yield node
-        if not isinstance(node, _SCOPES):
+        if type(node) not in _SCOPES:
             stack.extend(reversed(in_source_order(node)))
 
 
-_SCOPES = (FunctionDef, AsyncFunctionDef, Lambda, ClassDef)
+# (Tested by type: `isinstance` with a tuple asks each class in turn, and a miss looks `__class__` up too.)
+_SCOPES = frozenset({FunctionDef, AsyncFunctionDef, Lambda, ClassDef})
 
 
 # The fields that hold statements, except handlers or match cases (lists of them, where they are lists).
@@ -269,10 +270,10 @@ def statements(tree: ast.AST) -> Iterator[ast.stmt]:
 def dotted(node: ast.AST) -> str | None:
     """`a.b.c` for a Name/Attribute chain, else None."""
     parts = []
-    while isinstance(node, Attribute):
+    while type(node) is Attribute:
         parts.append(node.attr)
         node = node.value
-    if not isinstance(node, Name):
+    if type(node) is not Name:
         return None
     parts.append(node.id)
     return ".".join(reversed(parts))

@@ -77,8 +77,9 @@ class _Walk:
         kind = type(node)
         handler = _HANDLERS.get(kind)
         if handler is None:
+            visit = self.visit  # (once per node, not per child)
             for child in branches(node):
-                self.visit(child)
+                visit(child)
         else:
             handler(self, node)
         scope = self.scope
@@ -87,9 +88,10 @@ class _Walk:
             scope.count += 1
 
     def visit_all(self, nodes) -> None:
+        visit = self.visit
         for node in nodes:
             if node is not None:
-                self.visit(node)
+                visit(node)
 
     # bindings and reads
     def bind(self, name: str, node: ast.AST) -> None:
