@@ -740,9 +740,9 @@ class _IdentifierSink:
             if id(node) in self.inner:
                 return
             root = node.value  # (its name first: most chains start at a local, `self.x`, and need no text)
-            while isinstance(root, Attribute):
+            while type(root) is Attribute:
                 root = root.value
-            if not isinstance(root, Name):
+            if type(root) is not Name:
                 return
             imported = self.spelling.imported.get(root.id)
             if imported:
