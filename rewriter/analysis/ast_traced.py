@@ -47,6 +47,7 @@ from .static_names import (JAX_PRIMITIVES, JAX_SHAPE_NAMES, JAX_STAGED, PHIML_ST
                            STRUCTURE_KEEPING, is_dtype_parameter, size_arguments)
 
 _FUNCTIONS = (FunctionDef, AsyncFunctionDef, Lambda)
+_FUNCTION_KINDS = frozenset(_FUNCTIONS)  # (a type test: a missed isinstance asks each class, and `__class__`)
 _NESTED = (FunctionDef, AsyncFunctionDef, Lambda, ClassDef)
 _COMPREHENSIONS = (ListComp, SetComp, DictComp, GeneratorExp)
 # What builds a list, tuple, set or dict (trace_values.Value.container; not a generator, whose loops run on iterating it).
@@ -1209,7 +1210,7 @@ def functions_in(node: ast.AST, outer: Function | None, module: Module):
     stack = [(child, first) for child in _own_branches(node)]
     while stack:
         current, owner = stack.pop()
-        if isinstance(current, _FUNCTIONS):
+        if type(current) in _FUNCTION_KINDS:
             function = Function(current, owner, module)
             out.append(function)
             stack.extend([(child, function) for child in _own_branches(current)])

@@ -634,15 +634,18 @@ class _Reader:
     def _calls_in(self, node: ast.AST, in_loop: bool = False) -> None:
         """The calls of a module-level expression (not inside the lambdas or defs it holds)."""
         stack = [node]
+        kids = self.kids
         while stack:
             current = stack.pop()
-            if isinstance(current, CallNode):
+            kind = type(current)
+            if kind is CallNode:
                 recorded = self._call(current, self.module_kinds, frozenset(), in_loop)
                 if recorded is not None:
                     self.out.calls.append(recorded)
-            if isinstance(current, (Lambda, FunctionDef, AsyncFunctionDef, ClassDef)):
-                continue
-            stack.extend(reversed(children(current)))
+            elif kind is Name or kind is Constant or kind in _SCOPE_KINDS:
+                continue  # (leaves hold no call; a def's or lambda's calls are its own)
+            found = kids.get(id(current))
+            stack.extend(reversed(found if found is not None else branches(current)))
 
 
 class _Body:
@@ -778,6 +781,7 @@ def _aliases(fn: ast.AST, body: "_Body", params: list[str], kids: dict, resolves
             if reads.get(name) and all(id(read) in callees for read in reads[name])}
 
 
+_SCOPE_KINDS = frozenset({Lambda, FunctionDef, AsyncFunctionDef, ClassDef})
 # The node classes `_Body` reads something of (the others it only walks through).
 _READ = frozenset({CallNode, Assign, AnnAssign, AugAssign, For, AsyncFor, ast.comprehension,
                    With, AsyncWith, NamedExpr, Return, Global, Import, ImportFrom,
