@@ -82,6 +82,19 @@ def test_a_package_named_like_a_library_inside_a_package_is_no_copy(tmp_path):
     assert _targets(tmp_path, "phi/run.py").own_copies() == {"phi", "jax", "torch"}
 
 
+def test_one_reader_answers_each_folder_as_a_fresh_one_does(tmp_path):
+    """A reader remembers what each folder holds for the folders below it; a folder that is a package
+    counts for its own modules only, whichever folder was asked first."""
+    write_files(tmp_path, {"setup.py": "", "lab/jax/__init__.py": "", "lab/sim/__init__.py": "", "lab/sim/run.py": "",
+                           "lab/sim/torch/__init__.py": "", "lab/sim/deep/step.py": "", "lab/tool.py": ""})
+    files = ["lab/sim/deep/step.py", "lab/sim/run.py", "lab/tool.py"]
+    fresh = {f: TargetReader(str(tmp_path)).for_file(str(tmp_path / f)).own_copies() for f in files}
+    assert fresh == {"lab/sim/deep/step.py": {"jax"}, "lab/sim/run.py": {"jax", "torch"}, "lab/tool.py": {"jax"}}
+    for order in (files, files[::-1]):
+        reader = TargetReader(str(tmp_path))
+        assert {f: reader.for_file(str(tmp_path / f)).own_copies() for f in order} == fresh
+
+
 def test_a_vendored_phiflow_reads_the_installed_jax_in_its_backend(tmp_path):
     """A PhiFlow copy's jax backend (`phi/jax/`) is no copy of jax: `jax.jit` in a module of `phi.field`
     is the installed jax's (before, it was the project's own code, and nothing was reported there)."""

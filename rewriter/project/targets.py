@@ -178,6 +178,10 @@ class TargetReader:
         self._declared_by = declared or declarations  # where declarations are read (the files, or stored ones)
         self._folders: dict[str, tuple[Target, ...]] = {}
         self._near: dict[str, tuple[Target, ...]] = {}
+        # A folder -> the copies of libraries directly in it, and whether it is a package (`_beside`): every
+        # folder below it asks the same of it.
+        self._copies_at: dict[str, list[Target]] = {}
+        self._package_at: dict[str, bool] = {}
         self._activated: tuple[Target, ...] | None = None
         self._modules: dict[str, Targets] = {}  # a folder -> the targets of its modules (`for_file`)
 
@@ -208,14 +212,26 @@ class TargetReader:
         found: dict[str, Target] = {}
         current = folder
         while current == self.root or current.startswith(self.root + os.sep):
-            if current == folder or not os.path.isfile(os.path.join(current, "__init__.py")):
-                for target in _copies_in(current, self.root):
+            if current == folder or not self._package(current):
+                for target in self._copies_in(current):
                     found.setdefault(target.root, target)
             if current == self.root:
                 break
             current = os.path.dirname(current)
         self._near[folder] = tuple(found.values())
         return self._near[folder]
+
+    def _copies_in(self, folder: str) -> list[Target]:
+        found = self._copies_at.get(folder)
+        if found is None:
+            found = self._copies_at[folder] = _copies_in(folder, self.root)
+        return found
+
+    def _package(self, folder: str) -> bool:
+        found = self._package_at.get(folder)
+        if found is None:
+            found = self._package_at[folder] = os.path.isfile(os.path.join(folder, "__init__.py"))
+        return found
 
     # -- evidence, read once per reader -----------------------------------------------------------
     @cached_property
