@@ -218,7 +218,7 @@ def own_nodes(fn: ast.AST) -> Iterator[ast.AST]:
     while stack:
         node = stack.pop()
         yield node
-        if type(node) not in _SCOPES:
+        if type(node) not in SCOPES:
             stack.extend(branches(node))
 
 
@@ -229,12 +229,13 @@ def own_nodes_in_order(fn: ast.AST) -> Iterator[ast.AST]:
     while stack:
         node = stack.pop()
         yield node
-        if type(node) not in _SCOPES:
+        if type(node) not in SCOPES:
             stack.extend(reversed(in_source_order(node)))
 
 
-# (Tested by type: `isinstance` with a tuple asks each class in turn, and a miss looks `__class__` up too.)
-_SCOPES = frozenset({FunctionDef, AsyncFunctionDef, Lambda, ClassDef})
+# The nodes whose bodies run when they are called, not where they are written. (Tested by type: `isinstance`
+# with a tuple asks each class in turn, and a miss looks `__class__` up too.)
+SCOPES = frozenset({FunctionDef, AsyncFunctionDef, Lambda, ClassDef})
 
 
 # The fields that hold statements, except handlers or match cases (lists of them, where they are lists).

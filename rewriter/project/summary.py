@@ -29,7 +29,7 @@ from dataclasses import dataclass, field, fields
 from ..analysis.aliases import absolute_module, package_of
 from ..analysis.annotations import shape_properties
 from ..analysis.apis import Kind, spelled_apis
-from ..analysis.ast_names import LOOPS, Met, branches, children, dotted, literal_value, parse
+from ..analysis.ast_names import LOOPS, SCOPES, Met, branches, children, dotted, literal_value, parse
 from ..analysis.static_names import (STATIC_ATTRIBUTES, STATIC_BUILTINS, STATIC_CALLS, STATIC_FUNCTION_NAMES,
                                      STATIC_METHODS, STATIC_MODULES, TENSOR_ATTRIBUTES)
 
@@ -642,7 +642,7 @@ class _Reader:
                 recorded = self._call(current, self.module_kinds, frozenset(), in_loop)
                 if recorded is not None:
                     self.out.calls.append(recorded)
-            elif kind is Name or kind is Constant or kind in _SCOPE_KINDS:
+            elif kind is Name or kind is Constant or kind in SCOPES:
                 continue  # (leaves hold no call; a def's or lambda's calls are its own)
             found = kids.get(id(current))
             stack.extend(reversed(found if found is not None else branches(current)))
@@ -677,74 +677,69 @@ class _Body:
         while stack:
             node = stack.pop()
             kind = type(node)
-            if kind not in _READ:  # most nodes (attributes, operators, subscripts...): only walked through
-                found = kids.get(id(node))  # (`_children`, inline: this is most of a module's nodes)
-                inner = [child for child in (found if found is not None else branches(node))
-                         if type(child) is not Name and type(child) is not Constant]
-                if not loop and kind in LOOPS:
-                    self._walk(inner, True, kids, local, declared_global)
-                else:
-                    inner.reverse()
-                    stack.extend(inner)
-                continue
-            if kind is CallNode:
-                self.calls.append((node, loop))
-            elif kind is Assign:
-                for target in node.targets:
-                    if type(target) is Name:
-                        self.values.setdefault(target.id, []).append(node.value)
-                        local.add(target.id)
+            if kind in _READ:  # (the others, most nodes: attributes, operators, subscripts..., are walked through)
+                if kind is CallNode:
+                    self.calls.append((node, loop))
+                elif kind is Assign:
+                    for target in node.targets:
+                        if type(target) is Name:
+                            self.values.setdefault(target.id, []).append(node.value)
+                            local.add(target.id)
+                        else:
+                            names = _names_in_target(target)
+                            self.unknown.update(names)
+                            local.update(names)
+                elif kind is AnnAssign or kind is AugAssign:
+                    if type(node.target) is Name:
+                        local.add(node.target.id)
+                        if node.value is not None:
+                            self.values.setdefault(node.target.id, []).append(
+                                node.value if kind is AnnAssign else BinOp(node.target, Add(), node.value))
+                elif kind is For or kind is AsyncFor or kind is ast.comprehension:
+                    names = _names_in_target(node.target)
+                    local.update(names)
+                    iterable = node.iter
+                    if type(iterable) is CallNode and type(iterable.func) is Name and iterable.func.id == "range":
+                        for name in names:
+                            self.values.setdefault(name, []).append(_A_PYTHON_VALUE)
                     else:
-                        names = _names_in_target(target)
                         self.unknown.update(names)
-                        local.update(names)
-            elif kind is AnnAssign or kind is AugAssign:
-                if type(node.target) is Name:
+                elif kind is With or kind is AsyncWith:
+                    for item in node.items:
+                        if item.optional_vars is not None:
+                            names = _names_in_target(item.optional_vars)
+                            self.unknown.update(names)
+                            local.update(names)
+                elif kind is NamedExpr:
+                    self.values.setdefault(node.target.id, []).append(node.value)
                     local.add(node.target.id)
-                    if node.value is not None:
-                        self.values.setdefault(node.target.id, []).append(
-                            node.value if kind is AnnAssign else BinOp(node.target, Add(), node.value))
-            elif kind is For or kind is AsyncFor or kind is ast.comprehension:
-                names = _names_in_target(node.target)
-                local.update(names)
-                iterable = node.iter
-                if type(iterable) is CallNode and type(iterable.func) is Name and iterable.func.id == "range":
-                    for name in names:
-                        self.values.setdefault(name, []).append(_A_PYTHON_VALUE)
-                else:
+                elif kind is Return:
+                    self.returns.append(node)
+                elif kind is Yield or kind is YieldFrom or kind is Await:
+                    self.suspends = True
+                elif kind is Global:
+                    declared_global.update(node.names)
+                elif kind is Import or kind is ImportFrom:
+                    self.imports.append(node)
+                    names = _assigned_names(node)
                     self.unknown.update(names)
-            elif kind is With or kind is AsyncWith:
-                for item in node.items:
-                    if item.optional_vars is not None:
-                        names = _names_in_target(item.optional_vars)
-                        self.unknown.update(names)
-                        local.update(names)
-            elif kind is NamedExpr:
-                self.values.setdefault(node.target.id, []).append(node.value)
-                local.add(node.target.id)
-            elif kind is Return:
-                self.returns.append(node)
-            elif kind is Yield or kind is YieldFrom or kind is Await:
-                self.suspends = True
-            elif kind is Global:
-                declared_global.update(node.names)
-            elif kind is Import or kind is ImportFrom:
-                self.imports.append(node)
-                names = _assigned_names(node)
-                self.unknown.update(names)
-                local.update(names)
-            elif kind is ExceptHandler and node.name:
-                self.unknown.add(node.name)
-                local.add(node.name)
-            if kind is FunctionDef or kind is AsyncFunctionDef or kind is ClassDef:
-                self.unknown.add(node.name)
-                local.add(node.name)
-                if kind is not ClassDef:
-                    self.nested[node.name] = node
-                continue
-            if kind is Lambda:
-                continue
-            inner = _children(node, kids)
+                    local.update(names)
+                elif kind is ExceptHandler and node.name:
+                    self.unknown.add(node.name)
+                    local.add(node.name)
+                if kind is FunctionDef or kind is AsyncFunctionDef or kind is ClassDef:
+                    self.unknown.add(node.name)
+                    local.add(node.name)
+                    if kind is not ClassDef:
+                        self.nested[node.name] = node
+                    continue
+                if kind is Lambda:
+                    continue
+            # Its branches (ast_names.branches, read from `kids` where the module's walk kept them), less the
+            # names and constants: nothing is ever found in them.
+            found = kids.get(id(node))
+            inner = [child for child in (found if found is not None else branches(node))
+                     if type(child) is not Name and type(child) is not Constant]
             if not loop and kind in LOOPS:
                 self._walk(inner, True, kids, local, declared_global)
             else:
@@ -781,7 +776,6 @@ def _aliases(fn: ast.AST, body: "_Body", params: list[str], kids: dict, resolves
             if reads.get(name) and all(id(read) in callees for read in reads[name])}
 
 
-_SCOPE_KINDS = frozenset({Lambda, FunctionDef, AsyncFunctionDef, ClassDef})
 # The node classes `_Body` reads something of (the others it only walks through).
 _READ = frozenset({CallNode, Assign, AnnAssign, AugAssign, For, AsyncFor, ast.comprehension,
                    With, AsyncWith, NamedExpr, Return, Global, Import, ImportFrom,
@@ -995,16 +989,6 @@ def _globals_and_loads(tree: Module, kids: dict, met: Met) -> tuple[set[str], li
         elif kind is Global:
             declared.update(node.names)
     return declared, loads
-
-
-def _children(node: ast.AST, kids: dict) -> list:
-    """ast.iter_child_nodes without the generator, and without leaves nothing is ever found in:
-    ast_names.branches (no context or operator singletons, read from `kids` when they are there) less
-    names and constants."""
-    found = kids.get(id(node))
-    if found is None:
-        found = branches(node)
-    return [child for child in found if type(child) is not Name and type(child) is not Constant]
 
 
 # The nodes `literal_value` (`ast.literal_eval`) may accept at the top (`set()` is a call, `1+2j` an operation).
