@@ -12,7 +12,7 @@ from rewriter.analysis.ast_captures import walked
 from rewriter.analysis.ast_flow import last_name
 from rewriter.analysis.ast_jit import assigned_value, bound_value, match_application, match_transform, positional_params, \
     static_params
-from rewriter.analysis.ast_names import arguments, in_source_order
+from rewriter.analysis.ast_names import arguments, within
 from rewriter.analysis.ast_structure import ancestors, enclosing_function, enclosing_loops, is_inside, line_head
 from rewriter.analysis.transforms import Transform
 from rewriter.ast_rule import AstRule, PlannedFix
@@ -33,7 +33,8 @@ KEEPS_NUMBERS_STATIC = frozenset({"equinox.filter_jit"})
 CACHE_ATTRIBUTES = frozenset({"traces", "recorded_mappings", "forget_traces", "matrices_and_biases"})
 _DEFS = (ast.FunctionDef, ast.AsyncFunctionDef)
 _STATEMENT_LOOPS = (ast.For, ast.AsyncFor, ast.While)
-_LOOPS = (*_STATEMENT_LOOPS, *COMPREHENSIONS)
+_LOOP_KINDS = frozenset({*_STATEMENT_LOOPS, *COMPREHENSIONS})
+_CALLS_AND_DEFS = frozenset({ast.Call, *_DEFS})  # (what `check` reads in loops)
 
 
 @dataclass(frozen=True)
@@ -284,16 +285,14 @@ class Retracing(AstRule):
         fixed: dict[int, ast.Call] = {}  # function -> the call whose finding carries its fix
         calls: list[ast.Call] = []
         defs: list[ast.FunctionDef | ast.AsyncFunctionDef] = []
-        stack: list[tuple[ast.AST, bool]] = [(self.file.tree, False)]
-        while stack:
-            node, in_loop = stack.pop()
-            if in_loop:
-                if isinstance(node, ast.Call) and (isinstance(node.func, ast.Name) or _on_self(node.func)):
+        for node, loop in within(self.file.tree, _CALLS_AND_DEFS, _LOOP_KINDS):
+            if loop is None:
+                continue
+            if type(node) is ast.Call:
+                if isinstance(node.func, ast.Name) or _on_self(node.func):
                     calls.append(node)
-                elif isinstance(node, _DEFS) and node.decorator_list:
-                    defs.append(node)
-            inner = in_loop or isinstance(node, _LOOPS)
-            stack.extend((child, inner) for child in reversed(in_source_order(node)))
+            elif node.decorator_list:
+                defs.append(node)
         for node in defs:
             self._check_def_in_loop(node)
         spelled = spelled_jits(self.file)

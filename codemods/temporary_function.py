@@ -10,7 +10,7 @@ from rewriter.lazy_libcst import cst
 from rewriter.analysis.apis import TEMPORARY_FUNCTION_APIS, TEMPORARY_FUNCTION_BUILDERS, Kind, lookup
 from rewriter.analysis.ast_captures import captures, free_names
 from rewriter.analysis.ast_jit import bound_value, literal, match_application
-from rewriter.analysis.ast_names import Argument, in_source_order
+from rewriter.analysis.ast_names import FUNCTIONS, Argument, within
 from rewriter.analysis.ast_names import arguments as _arguments
 from rewriter.analysis.ast_structure import ancestors, enclosing_function, is_inside, top_level_statement
 from rewriter.analysis.transforms import literal as written_literal
@@ -74,20 +74,9 @@ _DEFS = (ast.FunctionDef, ast.AsyncFunctionDef)
 # a function (TEMPORARY_FUNCTION_APIS), a jax custom-derivative decorator.
 _GATE_KINDS = frozenset({Kind.JIT, Kind.CUSTOM_GRADIENT,
                          *(lookup(name).kind for name in (*TEMPORARY_FUNCTION_APIS, *custom_derivative.DERIVATIVES))})
-_FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
+# What `check` reads in one walk: calls, assignments and nested defs, each with the function around it.
+_WALKED = frozenset({ast.Call, ast.Assign, *_DEFS})
 _RETRACED = " and re-traced"
-
-
-def _walked_in_functions(tree: ast.Module):
-    """`walked(tree)` (libcst's pre-order), each node with the innermost def or lambda around it
-    (`enclosing_function`, a class passed through), carried down the walk instead of asked of every
-    node by a walk up."""
-    stack: list[tuple[ast.AST, ast.AST | None]] = [(tree, None)]
-    while stack:
-        node, around = stack.pop()
-        yield node, around
-        inner = node if type(node) in _FUNCTIONS else around
-        stack.extend([(child, inner) for child in reversed(in_source_order(node))])
 
 
 class TemporaryFunction(AstRule):
@@ -348,14 +337,14 @@ class TemporaryFunction(AstRule):
         candidates: list[ast.Call] = []
         derivatives: list[tuple[ast.AST, ast.AST]] = []
         custom_gradient_assigned: set[str] = set()
-        for node, around in _walked_in_functions(file.tree):
+        for node, around in within(file.tree, _WALKED, FUNCTIONS):
             kind = type(node)
             if kind is ast.Assign and type(node.value) is ast.Call and type(node.value.func) in _CHAINS \
                     and names.could_be_api(node.value.func, (Kind.CUSTOM_GRADIENT,)):
                 custom_gradient_assigned.update(t.id for t in node.targets if type(t) is ast.Name)
-            function = around if kind in (ast.Call, ast.Assign, *_DEFS) else None
+            function = around
             if function is None:
-                continue
+                continue  # (at module level: runs once)
             if kind is ast.Call:
                 func = node.func
                 if type(func) in _CHAINS and names.could_be_one_of(func, TEMPORARY_FUNCTION_APIS):

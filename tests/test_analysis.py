@@ -374,3 +374,39 @@ def test_literal_value_is_literal_eval():
             assert got == expected and type(got[1]) is type(expected[1]), ast.unparse(node)
             checked += 1
     assert checked > 10_000
+
+
+def test_within_is_the_pre_order_walk_with_the_node_around():
+    """ast_names.within: the nodes of some kinds in libcst's pre-order (`in_source_order`), each with the
+    innermost node of other kinds around it (a def or lambda, a class passed through; a loop); as a plain
+    recursive walk finds them."""
+    import ast
+    from pathlib import Path
+
+    from rewriter.analysis import ast_names
+
+    def reference(node, around, kinds, enclosing, out):
+        if type(node) in kinds:
+            out.append((node, around))
+        inner = node if type(node) in enclosing else around
+        for child in ast_names.in_source_order(node):
+            reference(child, inner, kinds, enclosing, out)
+        return out
+
+    nested = ("@d(lambda: g(1))\ndef f(a=h(2)):\n    class C:\n        x = k(3)\n        def m(self):\n"
+              "            return [n(i) for i in (lambda: p(4))()]\n    y = q(5)\n    async def r():\n"
+              "        z = s(lambda t=u(6): v(t))\n    return w(7)\nmodule_level = x(8)\n")
+    loopy = "for i in a():\n    while b(i):\n        c(lambda: d())\n    else:\n        e()\nasync def g():\n    async for j in h():\n        k()\n"
+    sources = [nested, loopy, *(p.read_bytes() for p in sorted(Path(__file__).resolve().parent.parent.glob("examples/*.py")))]
+    loops = frozenset({ast.For, ast.AsyncFor, ast.While})
+    for kinds, enclosing in ((frozenset({ast.Call, ast.Assign, ast.FunctionDef, ast.AsyncFunctionDef}), ast_names.FUNCTIONS),
+                             (frozenset({ast.Lambda, ast.Name}), ast_names.FUNCTIONS), (frozenset({ast.Call, ast.For}), loops)):
+        for source in sources:
+            tree = ast.parse(source)
+            assert ast_names.within(tree, kinds, enclosing) == reference(tree, None, kinds, enclosing, [])
+    # (a def's decorators and defaults are met in its subtree, as libcst's walk meets them)
+    found = [(ast.unparse(node)[:4], getattr(around, "name", type(around).__name__))
+             for node, around in ast_names.within(ast.parse(nested), frozenset({ast.Call}), ast_names.FUNCTIONS)]
+    assert found == [("d(la", "f"), ("g(1)", "Lambda"), ("h(2)", "f"), ("k(3)", "f"), ("n(i)", "m"), ("(lam", "m"),
+                     ("p(4)", "Lambda"), ("q(5)", "f"), ("s(la", "r"), ("u(6)", "Lambda"), ("v(t)", "Lambda"),
+                     ("w(7)", "f"), ("x(8)", "NoneType")]

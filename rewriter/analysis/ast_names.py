@@ -207,6 +207,39 @@ def walk_outside_lambdas(node: ast.AST) -> Iterator[ast.AST]:
             stack.extend(in_source_order(current))
 
 
+def within(tree: ast.AST, kinds: frozenset, enclosing: frozenset) -> list[tuple[ast.AST, ast.AST | None]]:
+    """The nodes of `kinds` in `tree` in the order written (libcst's pre-order walk), each with the
+    innermost node of the `enclosing` kinds around it (None outside any): the def or lambda a call is
+    made in, the loop it runs in. A node is not around itself; a def's decorators and defaults are in its
+    subtree, as the walk meets them. One list, where a rule's own walk over every node ran in the
+    interpreter: the node around is kept aside while its subtree is walked, and a marker on the stack
+    restores the outer one, so nothing is allocated per node."""
+    out: list[tuple[ast.AST, ast.AST | None]] = []
+    stack: list = [tree]
+    outer: list = []
+    around = None
+    while stack:
+        node = stack.pop()
+        if node is _LEAVE:
+            around = outer.pop()
+            continue
+        kind = type(node)
+        if kind in kinds:
+            out.append((node, around))
+        if kind is Name or kind is Constant:
+            continue  # (no branches)
+        if kind in enclosing:
+            stack.append(_LEAVE)  # (met once the node's whole subtree is)
+            outer.append(around)
+            around = node
+        stack.extend(reversed(in_source_order(node)))
+    return out
+
+
+_LEAVE = object()  # (`within`: the end of an enclosing node's subtree)
+FUNCTIONS = frozenset({FunctionDef, AsyncFunctionDef, Lambda})  # (the defs and lambdas: what calls are made in)
+
+
 def _by_position(nodes: list) -> list:
     return sorted(nodes, key=lambda n: (n.lineno, n.col_offset))
 
