@@ -66,7 +66,7 @@ class ModuleGlobals:
                 return  # `np.append(...)`, `jnp.add(...)`: a function of the module, not a container method
             changed_paths.setdefault(root.id, set()).add(path)  # `jax.config.update(...)`
 
-        for node in ast.walk(module):
+        for node in self.resolver.nodes:  # (ast.walk's nodes, less singletons none of these are)
             kind = type(node)
             if kind is Global:
                 declared_global.update(node.names)  # type: ignore[attr-defined]

@@ -16,7 +16,7 @@ from ast import (AnnAssign, Assign, AsyncFunctionDef, Attribute, AugAssign, Call
 from typing import Iterable, Union
 
 from .apis import Kind
-from .ast_names import TreeWalk, branches
+from .ast_names import branches
 from .ast_resolver import NameResolver
 from .jit_contexts import JitContexts
 from .transforms import Application, Transform, static_parameters
@@ -236,7 +236,7 @@ def _collect(resolver: NameResolver) -> _Collected:
     start and end at the same places: sorting what matched orders it as the source does), off the walk
     the module keeps for its other readers where it has one."""
     out = _Collected()
-    nodes = (resolver._walk or TreeWalk(resolver.tree)).nodes()
+    nodes = resolver.nodes
     defs: list[FunctionDef | AsyncFunctionDef] = [node for node in nodes if type(node) in _DEFS]  # type: ignore[misc]
     for fn in sorted(defs, key=_source_order):
         for decorator in fn.decorator_list:

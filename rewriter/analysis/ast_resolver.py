@@ -80,6 +80,12 @@ class NameResolver(Resolution):
         return star_modules_of(self.tree, self.package)
 
     @cached_property
+    def nodes(self) -> list[ast.AST]:
+        """Every node of the tree in `ast.walk`'s order, less the context and operator singletons
+        (ast_names.branches): the walk its module keeps, where it keeps one, shared with its readers."""
+        return (self._walk or TreeWalk(self.tree)).nodes()
+
+    @cached_property
     def parents(self) -> dict[int, ast.AST]:
         """id(node) -> its parent, for every node of the tree (not the context and operator singletons,
         which have none of their own: ast_names.branches)."""

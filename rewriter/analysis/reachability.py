@@ -51,6 +51,7 @@ class Reachability:
         self.module = module
         self.targets = targets
         self._conditions: dict[int, bool | None] = {}
+        self._holding: dict[str, bool] = {}  # a library -> `_holds` (each asks its version and compares it)
 
     def may_run(self, span: Span) -> bool:
         """False when `span` lies in a branch that provably cannot run on the installed versions."""
@@ -100,8 +101,13 @@ class Reachability:
 
     def _holds(self, module: str) -> bool:
         """The facts read from the installed package of `module` hold for the version the project runs."""
+        if self.targets is None:
+            return True
         root = module.split(".")[0]
-        return self.targets is None or not self.targets.differs(root, version(root))
+        found = self._holding.get(root)
+        if found is None:
+            found = self._holding[root] = not self.targets.differs(root, version(root))
+        return found
 
     def _has_attribute(self, module: str, name: str) -> bool | None:
         return has_attribute(module, name) if self._holds(module) else None
