@@ -12,7 +12,7 @@ from rewriter.analysis.ast_captures import walked
 from rewriter.analysis.ast_flow import last_name
 from rewriter.analysis.ast_jit import assigned_value, bound_value, match_application, match_transform, positional_params, \
     static_params
-from rewriter.analysis.ast_names import arguments, within
+from rewriter.analysis.ast_names import arguments, with_enclosing
 from rewriter.analysis.ast_structure import ancestors, enclosing_function, enclosing_loops, is_inside, line_head
 from rewriter.analysis.transforms import Transform
 from rewriter.ast_rule import AstRule, PlannedFix
@@ -285,7 +285,7 @@ class Retracing(AstRule):
         fixed: dict[int, ast.Call] = {}  # function -> the call whose finding carries its fix
         calls: list[ast.Call] = []
         defs: list[ast.FunctionDef | ast.AsyncFunctionDef] = []
-        for node, loop in within(self.file.tree, _CALLS_AND_DEFS, _LOOP_KINDS):
+        for node, loop in with_enclosing(self.file.tree, _CALLS_AND_DEFS, _LOOP_KINDS):
             if loop is None:
                 continue
             if type(node) is ast.Call:

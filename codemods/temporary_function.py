@@ -10,7 +10,7 @@ from rewriter.lazy_libcst import cst
 from rewriter.analysis.apis import TEMPORARY_FUNCTION_APIS, TEMPORARY_FUNCTION_BUILDERS, Kind, lookup
 from rewriter.analysis.ast_captures import captures, free_names
 from rewriter.analysis.ast_jit import bound_value, literal, match_application
-from rewriter.analysis.ast_names import FUNCTIONS, Argument, within
+from rewriter.analysis.ast_names import FUNCTIONS, Argument, with_enclosing
 from rewriter.analysis.ast_names import arguments as _arguments
 from rewriter.analysis.ast_structure import ancestors, enclosing_function, is_inside, top_level_statement
 from rewriter.analysis.transforms import literal as written_literal
@@ -337,7 +337,7 @@ class TemporaryFunction(AstRule):
         candidates: list[ast.Call] = []
         derivatives: list[tuple[ast.AST, ast.AST]] = []
         custom_gradient_assigned: set[str] = set()
-        for node, around in within(file.tree, _WALKED, FUNCTIONS):
+        for node, around in with_enclosing(file.tree, _WALKED, FUNCTIONS):
             kind = type(node)
             if kind is ast.Assign and type(node.value) is ast.Call and type(node.value.func) in _CHAINS \
                     and names.could_be_api(node.value.func, (Kind.CUSTOM_GRADIENT,)):

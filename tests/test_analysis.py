@@ -376,8 +376,8 @@ def test_literal_value_is_literal_eval():
     assert checked > 10_000
 
 
-def test_within_is_the_pre_order_walk_with_the_node_around():
-    """ast_names.within: the nodes of some kinds in libcst's pre-order (`in_source_order`), each with the
+def test_with_enclosing_is_the_pre_order_walk_with_the_node_around():
+    """ast_names.with_enclosing: the nodes of some kinds in libcst's pre-order (`in_source_order`), each with the
     innermost node of other kinds around it (a def or lambda, a class passed through; a loop); as a plain
     recursive walk finds them."""
     import ast
@@ -403,10 +403,10 @@ def test_within_is_the_pre_order_walk_with_the_node_around():
                              (frozenset({ast.Lambda, ast.Name}), ast_names.FUNCTIONS), (frozenset({ast.Call, ast.For}), loops)):
         for source in sources:
             tree = ast.parse(source)
-            assert ast_names.within(tree, kinds, enclosing) == reference(tree, None, kinds, enclosing, [])
+            assert ast_names.with_enclosing(tree, kinds, enclosing) == reference(tree, None, kinds, enclosing, [])
     # (a def's decorators and defaults are met in its subtree, as libcst's walk meets them)
     found = [(ast.unparse(node)[:4], getattr(around, "name", type(around).__name__))
-             for node, around in ast_names.within(ast.parse(nested), frozenset({ast.Call}), ast_names.FUNCTIONS)]
+             for node, around in ast_names.with_enclosing(ast.parse(nested), frozenset({ast.Call}), ast_names.FUNCTIONS)]
     assert found == [("d(la", "f"), ("g(1)", "Lambda"), ("h(2)", "f"), ("k(3)", "f"), ("n(i)", "m"), ("(lam", "m"),
                      ("p(4)", "Lambda"), ("q(5)", "f"), ("s(la", "r"), ("u(6)", "Lambda"), ("v(t)", "Lambda"),
                      ("w(7)", "f"), ("x(8)", "NoneType")]

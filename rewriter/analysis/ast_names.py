@@ -207,7 +207,7 @@ def walk_outside_lambdas(node: ast.AST) -> Iterator[ast.AST]:
             stack.extend(in_source_order(current))
 
 
-def within(tree: ast.AST, kinds: frozenset, enclosing: frozenset) -> list[tuple[ast.AST, ast.AST | None]]:
+def with_enclosing(tree: ast.AST, kinds: frozenset, enclosing: frozenset) -> list[tuple[ast.AST, ast.AST | None]]:
     """The nodes of `kinds` in `tree` in the order written (libcst's pre-order walk), each with the
     innermost node of the `enclosing` kinds around it (None outside any): the def or lambda a call is
     made in, the loop it runs in. A node is not around itself; a def's decorators and defaults are in its
@@ -236,7 +236,7 @@ def within(tree: ast.AST, kinds: frozenset, enclosing: frozenset) -> list[tuple[
     return out
 
 
-_LEAVE = object()  # (`within`: the end of an enclosing node's subtree)
+_LEAVE = object()  # (`with_enclosing`: the end of an enclosing node's subtree)
 FUNCTIONS = frozenset({FunctionDef, AsyncFunctionDef, Lambda})  # (the defs and lambdas: what calls are made in)
 
 

@@ -60,7 +60,7 @@ from functools import cached_property
 from ..boundaries import cell_of_marker
 from ..findings import Span
 from .ast_module import AstModule, within
-from .ast_names import in_source_order
+from .ast_names import in_source_order, with_enclosing
 
 _RAISES = frozenset({"pytest.raises", "pytest.warns", "pytest.deprecated_call", "unittest.TestCase.assertRaises",
                      "numpy.testing.assert_raises", "numpy.testing.assert_raises_regex", "numpy.testing.assert_warns"})
@@ -71,6 +71,10 @@ _XFAIL = frozenset({"pytest.mark.xfail", "unittest.expectedFailure"})
 # Patterns of pytest's default collection (python_functions = "test", python_classes = "Test").
 COLLECTED_PREFIXES = ("test", "Test")
 _DEFS = (ast.FunctionDef, ast.AsyncFunctionDef)
+# What says its code is meant to fail (`expecting`): a `with pytest.raises(...)`, a call of one, a `try`
+# observing the error, an `xfail` mark.
+_MAY_EXPECT = frozenset({ast.With, ast.AsyncWith, ast.Call, ast.Try, ast.TryStar, *_DEFS})
+_NOTHING: frozenset = frozenset()
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
 _CALLEES = (ast.Name, ast.Attribute, ast.Lambda, ast.Call)
 
@@ -169,9 +173,7 @@ class TestCode:
         """Every place of the module that says its code is meant to fail, outermost first, with the
         nodes of its region."""
         out: list[tuple[Expecting, list[ast.AST]]] = self._error_cells()
-        stack: list[ast.AST] = [self._tree]
-        while stack:
-            node = stack.pop()
+        for node, _ in with_enclosing(self._tree, _MAY_EXPECT, _NOTHING):
             if isinstance(node, (ast.With, ast.AsyncWith)):
                 for item in node.items:
                     how = self._raises(item.context_expr, context=True)
@@ -193,7 +195,6 @@ class TestCode:
                     anchor = self.module.span(mark)
                     anchor = Span(anchor.line, anchor.column - 1, anchor.end_line, anchor.end_column)  # (libcst's has the `@`)
                     out.append((Expecting(self._block(node.body), anchor, f"the test is marked `{_spelling(mark)}`"), list(node.body)))
-            stack.extend(reversed(in_source_order(node)))
         return out
 
     def _block(self, body: list) -> Span:
