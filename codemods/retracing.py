@@ -288,10 +288,10 @@ class Retracing(AstRule):
         for node, loop in with_enclosing(self.file.tree, _CALLS_AND_DEFS, _LOOP_KINDS):
             if loop is None:
                 continue
-            if type(node) is ast.Call:
+            if isinstance(node, ast.Call):
                 if isinstance(node.func, ast.Name) or _on_self(node.func):
                     calls.append(node)
-            elif node.decorator_list:
+            elif isinstance(node, _DEFS) and node.decorator_list:
                 defs.append(node)
         for node in defs:
             self._check_def_in_loop(node)
