@@ -538,6 +538,7 @@ def project_index(config: Config, paths: Sequence[str], cache: ResultCache | Non
         return None
     from .project.index import ProjectIndex, project_root
 
+    _files.forget_real_paths()  # (links may have changed: the build reads the real paths resolved here)
     root = config.project_root or project_root(paths[0] if paths else ".")
     found = _files.discover(
         [root], exclude=config.exclude, extend_exclude=config.extend_exclude, base=config.root,
@@ -546,7 +547,8 @@ def project_index(config: Config, paths: Sequence[str], cache: ResultCache | Non
     files = list(found.files)
     known = {_files.real_path(f) for f in files}
     files += [p for p in paths if os.path.isfile(p) and _files.real_path(p) not in known]
-    return ProjectIndex.build(root, files, cache=cache, sources=sources, summarize=summarize, read=read, digests=digests)
+    return ProjectIndex.build(root, files, cache=cache, sources=sources, summarize=summarize, read=read, digests=digests,
+                              paths_resolved=True)
 
 
 def surveyed_index(config: Config, paths: Sequence[str], cache: ResultCache | None = None, jobs: int | None = None,
@@ -557,11 +559,19 @@ def surveyed_index(config: Config, paths: Sequence[str], cache: ResultCache | No
     them. Returns the index and, by real path, (the bytes surveyed, their survey). `workers`: the
     processes to survey in, kept for the processing (else a pool of the run's `jobs`); `read`,
     `digests`: as for `project_index`."""
-    processed = {_files.real_path(p) for p in paths}
     first_pass: dict[str, tuple[bytes, Survey]] = {}
+    processed: set[str] = set()
+
+    def processed_paths() -> set[str]:
+        """The real paths of `paths`, asked once the index's build has begun: it forgets the real paths
+        known before (files.forget_real_paths), and each is an lstat."""
+        if not processed and paths:
+            processed.update(_files.real_path(p) for p in paths)
+        return processed
 
     def summarize(files: list[tuple[str, bytes]]) -> list:
-        work = [(path, source, config.codemods_for(path) if _files.real_path(path) in processed else None)
+        own = processed_paths()
+        work = [(path, source, config.codemods_for(path) if _files.real_path(path) in own else None)
                 for path, source in files]
         if any(codemods for _, _, codemods in work):
             from .survey import warm
@@ -575,7 +585,8 @@ def surveyed_index(config: Config, paths: Sequence[str], cache: ResultCache | No
 
     index = project_index(config, paths, cache, summarize=summarize, read=read, digests=digests)
     if read:  # (only the files of `paths` are processed: the others' bytes are not held through it)
-        for key in [key for key in read if key not in processed]:
+        own = processed_paths()
+        for key in [key for key in read if key not in own]:
             del read[key]
     return index, first_pass
 

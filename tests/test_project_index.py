@@ -748,3 +748,20 @@ def test_a_remembered_step_of_a_resolution_answers_as_resolving_again_would(tmp_
     asked = targets if order == "far first" else list(reversed(targets))
     assert {t: index.resolve(t) for t in asked} == fresh
     assert {t: index.resolved_trail(t, None, "")[0] for t in asked} == fresh
+
+
+def test_a_run_resolves_each_files_real_path_once(tmp_path: Path, monkeypatch):
+    """`files.real_path` is an lstat per file: a run asks it once of each file, though the index's build and
+    the survey both read them (the build forgets real paths known before only where its caller did not)."""
+    root = tmp_path / "proj"
+    (root / "pkg").mkdir(parents=True)
+    (root / "pyproject.toml").write_text("[project]\nname = 'p'\n")
+    (root / "pkg" / "__init__.py").write_text("")
+    for name in ("a", "b", "c"):
+        (root / "pkg" / f"{name}.py").write_text("import jax\n\n@jax.jit\ndef f(x):\n    return x\n")
+    asked: list[str] = []
+    islink = os.path.islink
+    monkeypatch.setattr(os.path, "islink", lambda path: (asked.append(os.fspath(path)), islink(path))[1])
+    runner.run([str(root)], Config(root=str(root)), write=False, jobs=1)
+    files = [p for p in asked if p.endswith(".py")]
+    assert sorted(files) == sorted(set(files)) and len(files) == 4

@@ -118,14 +118,18 @@ class ProjectIndex:
     @classmethod
     def build(cls, root: str, paths: Iterable[str], cache=None, sources: dict[str, bytes] | None = None,
               summarize: Callable[[list[tuple[str, bytes]]], list[Summary | None]] | None = None,
-              read: dict[str, bytes] | None = None, digests: FileDigests | None = None) -> "ProjectIndex":
+              read: dict[str, bytes] | None = None, digests: FileDigests | None = None,
+              paths_resolved: bool = False) -> "ProjectIndex":
         """Summaries of every file in `paths` (read from disk unless `sources` has the bytes).
         `summarize`: how the files the cache does not hold are summarized, all at once (the runner
         does it in its worker processes); by default one after the other, here. `read`: filled with
         the bytes read from disk here, by real path (the runner then processes the same bytes without
         reading them again). `digests` (with `cache`): the files' digests known from their stat; a
-        file whose summary is cached under its known digest is not read."""
-        forget_real_paths()
+        file whose summary is cached under its known digest is not read. The real paths known are
+        forgotten first (links may have changed), unless `paths_resolved`: the caller forgot them just
+        before it resolved `paths` (each is an lstat)."""
+        if not paths_resolved:
+            forget_real_paths()
         _forget_packages()
         index = cls(os.path.abspath(root))
         given = {real_path(p): source for p, source in (sources or {}).items()}

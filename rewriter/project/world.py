@@ -66,8 +66,9 @@ class WorldReader:
 
     def _project_root(self, path: str) -> str:
         """roots.project_root of the file at `path`, looked for once per folder, each folder's markers
-        stat'ed once: it reads every folder up to the file system's root."""
-        folder = os.path.abspath(path if os.path.isdir(path) else os.path.dirname(path) or ".")
+        stat'ed once: it reads every folder up to the file system's root. (A World is a file's: its folder
+        is the one the path names, with no stat to tell it is no folder itself.)"""
+        folder = os.path.dirname(os.path.abspath(path))
         found = self._roots.get(folder)
         if found is None:
             found = self._roots[folder] = project_root(path, self._markers)
