@@ -22,7 +22,7 @@ import sqlite3
 import sys
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING, Iterable
+from typing import TYPE_CHECKING, Any, Iterable
 
 from .file_digests import digest_of
 from .findings import FileResult, Finding
@@ -173,10 +173,12 @@ class ResultCache:
             self.broken = f"cache not used ({self.directory}): {e}"
         return self._db
 
-    def get_many(self, keys: Iterable[str]) -> dict[str, str]:
+    def get_many(self, keys: Iterable[str]) -> dict[str, Any]:
+        """The records kept under `keys`, as they were put: text, or bytes (a compressed summary:
+        project/summary.Summary.stored_form)."""
         return {key: record for key, (record,) in self._select("results", ("record",), keys).items()}
 
-    def put_many(self, records: dict[str, str]) -> None:
+    def put_many(self, records: dict[str, str | bytes]) -> None:
         self._insert("results", ("record",), {key: (record,) for key, record in records.items()})
 
     def stats_of(self, paths: Iterable[str]) -> dict[str, tuple[str, str]]:

@@ -127,7 +127,7 @@ def test_a_summary_round_trips_through_pickle():
     summary = summarize(TRAIN.encode() + b"\nstep(3.0)\n", "train")
     assert summary.functions["step"].calls and summary.calls
     assert pickle.loads(pickle.dumps(summary)) == summary
-    stored = Summary.stored("train", False, json.dumps(summary.to_json()))
+    stored = Summary.stored("train", False, summary.stored_form())
     assert pickle.loads(pickle.dumps(stored)) == summary
 
 

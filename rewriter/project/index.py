@@ -38,8 +38,8 @@ from .propagation import Propagation
 from .roots import project_root  # noqa: F401  (where the index is rooted; imported from here by its users)
 from .summary import Function, Summary, static_from_spec, summarize
 
-SUMMARY_SCHEMA = 8  # 2: Function.returns_python; 3: Function.python_if; 4: Function.maybe_jit; 5: NONE arguments;
-# 6: a class binding lists its shape properties; 7: calls through a local alias; 8: Summary.methods
+SUMMARY_SCHEMA = 9  # 2: Function.returns_python; 3: Function.python_if; 4: Function.maybe_jit; 5: NONE arguments;
+# 6: a class binding lists its shape properties; 7: calls through a local alias; 8: Summary.methods; 9: compressed
 _MAX_DEPTH = 12  # re-export chains and factory nesting followed at most this far
 
 
@@ -190,7 +190,7 @@ class ProjectIndex:
             elif path in made:
                 summary = made[path]
                 if cache is not None:
-                    fresh[keys[path]] = json.dumps(summary.to_json() if summary is not None else None)
+                    fresh[keys[path]] = summary.stored_form() if summary is not None else "null"
             else:
                 keys.pop(path, None)
                 continue  # (not readable after all)
