@@ -118,14 +118,14 @@ class Summary:
     def stored_form(self) -> bytes:
         """The record the cache keeps (`stored` reads it): the JSON, compressed. A run served from the cache
         reads every file's record and opens few: as JSON they are about as large as the sources, and
-        reading them was a twelfth of such a run (docs/benchmarks.md)."""
+        reading them was much of such a run (docs/benchmarks.md, "stop 72")."""
         return zlib.compress(json.dumps(self.to_json()).encode(), 1)
 
     @classmethod
     def stored(cls, module: str, package: bool, record: bytes) -> "Summary":
         """The summary a cache record holds (`stored_form`), read when one of its fields is first asked for.
-        A run served from the cache needs its files' module names only (their facts are cached too):
-        reading 640 summaries took a third of such a run on the dense benchmark corpus. `module` and
+        A run served from the cache needs its files' module names only (their facts are cached too), and
+        decoding every summary was much of such a run (docs/benchmarks.md). `module` and
         `package` are those the record was made for (its key holds them)."""
         summary = cls.__new__(cls)
         summary.__dict__.update(module=module, package=package, _record=record)
