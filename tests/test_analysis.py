@@ -342,6 +342,11 @@ def test_ast_walks_meet_the_nodes_ast_walk_meets():
         assert all(ast_names.children(n) == list(ast.iter_child_nodes(n)) for n in expected)
         assert all(ast_names.branches(n) == [c for c in ast.iter_child_nodes(n) if not isinstance(c, singletons)]
                    for n in expected)
+    # Nodes built without some of their fields (the kinds read field by field fall back to the table).
+    built = [ast.Call(func=ast.Name("f")), ast.Call(args=[ast.Name("a")]), ast.Attribute(), ast.Assign(value=ast.Name("v")),
+             ast.BinOp(left=ast.Name("l")), ast.Subscript(slice=ast.Name("s")), ast.Tuple(), ast.arg(arg="x"), ast.Return(),
+             ast.keyword(arg="k"), ast.Expr()]
+    assert [ast_names.branches(n) for n in built] == [list(ast.iter_child_nodes(n)) for n in built]
 
 
 def test_literal_value_is_literal_eval():

@@ -4,9 +4,10 @@ and walks of it that cost less than `ast.walk`/`ast.iter_child_nodes` (a generat
 from __future__ import annotations
 
 import ast
-from ast import (Add, Assign, AsyncFor, AsyncFunctionDef, Attribute, BinOp, Call, ClassDef, Constant, Dict, DictComp, For,
-                 FunctionDef, GeneratorExp, Global, IfExp, Import, ImportFrom, Lambda, List, ListComp, MatchClass, MatchMapping,
-                 Module, Name, Nonlocal, Set, SetComp, Starred, Sub, Tuple, UAdd, USub, UnaryOp, While)
+from ast import (Add, Assign, AsyncFor, AsyncFunctionDef, Attribute, BinOp, Call, ClassDef, Constant, Dict, DictComp, Expr,
+                 For, FunctionDef, GeneratorExp, Global, IfExp, Import, ImportFrom, Lambda, List, ListComp, MatchClass,
+                 MatchMapping, Module, Name, Nonlocal, Return, Set, SetComp, Starred, Sub, Subscript, Tuple, UAdd, USub,
+                 UnaryOp, While, arg, keyword)
 import io
 import tokenize
 import unicodedata
@@ -119,12 +120,37 @@ def _branch_fields(cls: type) -> tuple[tuple[str, bool], ...]:
 
 
 def branches(node: ast.AST) -> list[ast.AST]:
-    """`children(node)` without the context and operator singletons, in the same order."""
+    """`children(node)` without the context and operator singletons, in the same order. The kinds met
+    most (a third of a module's nodes) are read field by field, without the table's loop."""
+    kind = type(node)
     try:
-        fields = _BRANCH_FIELDS[type(node)]
+        if kind is Attribute or kind is Expr or kind is keyword:
+            return [node.value]  # type: ignore[attr-defined]
+        if kind is Call:
+            out: list[ast.AST] = [node.func]  # type: ignore[attr-defined]
+            out.extend(node.args)  # type: ignore[attr-defined]
+            out.extend(node.keywords)  # type: ignore[attr-defined]
+            return out
+        if kind is Assign:
+            out = list(node.targets)  # type: ignore[attr-defined]
+            out.append(node.value)  # type: ignore[attr-defined]
+            return out
+        if kind is BinOp:
+            return [node.left, node.right]  # type: ignore[attr-defined]
+        if kind is Subscript:
+            return [node.value, node.slice]  # type: ignore[attr-defined]
+        if kind is Tuple or kind is List:
+            return list(node.elts)  # type: ignore[attr-defined]
+        if kind is arg or kind is Return:
+            found = node.annotation if kind is arg else node.value  # type: ignore[attr-defined]
+            return [] if found is None else [found]
+    except AttributeError:
+        pass  # (a node built without one of its fields: the table reads what it has)
+    try:
+        fields = _BRANCH_FIELDS[kind]
     except KeyError:
-        fields = _BRANCH_FIELDS[type(node)] = _branch_fields(type(node))
-    out: list[ast.AST] = []
+        fields = _BRANCH_FIELDS[kind] = _branch_fields(kind)
+    out = []
     for name, mixed in fields:
         value = getattr(node, name, None)
         if type(value) is list:
