@@ -121,7 +121,8 @@ def _branch_fields(cls: type) -> tuple[tuple[str, bool], ...]:
 
 def branches(node: ast.AST) -> list[ast.AST]:
     """`children(node)` without the context and operator singletons, in the same order. The kinds met
-    most (a third of a module's nodes) are read field by field, without the table's loop."""
+    most (three quarters of the nodes a walk asks of, on research code) are read field by field,
+    without the table's loop."""
     kind = type(node)
     try:
         if kind is Attribute or kind is Expr or kind is keyword:
