@@ -578,3 +578,6 @@ def test_words_are_searched_where_cpython_reads_them(source, found, alone):
     assert (text == source) is alone and text.startswith(source)
     if b"utf-7" in source:
         assert b"_jit" in text and b"_jit" not in source
+    # The last answer is kept for the same bytes, and not given for other bytes, equal or not.
+    assert words_text(source) == text
+    assert words_text(bytes(bytearray(source))) == text and words_text(b"s = 1\n") == b"s = 1\n"

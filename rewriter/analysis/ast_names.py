@@ -33,9 +33,24 @@ def words_text(source: bytes) -> bytes:
     NFKC-normalized: a full-width `ｊit` is `jit`; in a `# coding: utf-7` file `+AF8-` is `_`), in
     UTF-8. ASCII in UTF-8 (nearly every file) is the bytes alone; so is a source that cannot be
     decoded (its parse says why); so is UTF-8 that NFKC leaves as it is, and of other UTF-8 only the
-    lines it changes follow."""
+    lines it changes follow. The last answer is kept: a file's trigger words and its gates ask of the
+    same bytes in turn, and a file with non-ASCII text costs a decode and an NFKC check each time."""
+    global _last_words
+    last = _last_words
+    if last[0] is source:
+        return last[1]
     if source.isascii() and _no_coding_cookie(source):
         return source  # (what detect_encoding says of it, without its Python: UTF-8)
+    text = _words_text(source)
+    _last_words = (source, text)  # (one assignment: a thread reading meanwhile sees the old pair or the new)
+    return text
+
+
+_last_words: tuple = (None, b"")  # (bytes asked, `words_text` of them)
+
+
+def _words_text(source: bytes) -> bytes:
+    """`words_text` of a source that is not ASCII or may declare an encoding."""
     try:
         encoding = tokenize.detect_encoding(io.BytesIO(source).readline)[0]
     except SyntaxError:
