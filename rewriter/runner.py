@@ -577,7 +577,12 @@ def surveyed_index(config: Config, paths: Sequence[str], cache: ResultCache | No
             from .survey import warm
 
             warm()  # (before the pool forks its workers: each inherits it)
-        surveys = _map(_surveyed, work, jobs, workers)
+        # Largest first: the last files surveyed are then small ones, and no process waits long at the
+        # end for another's (workers._next_batch).
+        order = sorted(range(len(work)), key=lambda i: -len(work[i][1]))
+        surveys: list = [None] * len(work)
+        for i, found in zip(order, _map(_surveyed, [work[i] for i in order], jobs, workers)):
+            surveys[i] = found
         for (path, source, _), found in zip(work, surveys):
             if found.first_pass is not None:
                 first_pass[_files.real_path(path)] = (source, found)

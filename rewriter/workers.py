@@ -194,10 +194,16 @@ class Workers:
 
 def _next_batch(worker: int, own: list[deque[int]], anyone: deque[int], chunk: int) -> list[int]:
     """Up to `chunk` items for a free `worker`: its own first, then anyone's, then the last of the
-    longest queue another worker owns."""
+    longest queue another worker owns. Of anyone's, at most a share of what is left (with N workers,
+    1/(2N) of it, at least one item): batches shrink as the queue does, so that no worker is handed
+    a long batch at the end while the others have none left and wait for it (the parent of a two-job
+    run waited a tenth of a second so for the survey's last batch: docs/benchmarks.md, "stop 74")."""
     for queue, from_end in ((own[worker], False), (anyone, False), (max(own, key=len), True)):
         if queue:
-            return [queue.pop() if from_end else queue.popleft() for _ in range(min(chunk, len(queue)))]
+            size = min(chunk, len(queue))
+            if queue is anyone:
+                size = min(size, max(1, len(queue) // (2 * len(own))))
+            return [queue.pop() if from_end else queue.popleft() for _ in range(size)]
     return []
 
 

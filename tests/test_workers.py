@@ -71,6 +71,21 @@ def test_the_next_batch_is_the_workers_own_then_anyones_then_the_end_of_the_long
     assert _next_batch(1, own, anyone, 5) == []
 
 
+def test_batches_of_anyones_items_shrink_as_the_queue_does():
+    """No worker is handed a long batch at the end while the others have nothing left to do."""
+    from collections import deque
+
+    from rewriter.workers import _next_batch
+
+    own, anyone = [deque(), deque()], deque(range(100))
+    sizes = []
+    while batch := _next_batch(0, own, anyone, 23):
+        sizes.append(len(batch))
+    assert sizes[0] == 23 and sizes == sorted(sizes, reverse=True) and sizes[-3:] == [1, 1, 1] and sum(sizes) == 100
+    own = [deque(range(10)), deque()]  # a worker's own items: handed `chunk` at a time, as before
+    assert len(_next_batch(0, own, deque(), 6)) == 6
+
+
 def test_a_worker_with_none_of_its_own_left_takes_anothers_from_the_end():
     keys = [f"file{i}" for i in range(6)]
     with Workers(2) as workers:
