@@ -578,6 +578,8 @@ def test_words_are_searched_where_cpython_reads_them(source, found, alone):
     assert (text == source) is alone and text.startswith(source)
     if b"utf-7" in source:
         assert b"_jit" in text and b"_jit" not in source
-    # The last answer is kept for the same bytes, and not given for other bytes, equal or not.
+    # The last answer is kept for the same bytes; other bytes, equal or not, get their own.
     assert words_text(source) == text
     assert words_text(bytes(bytearray(source))) == text and words_text(b"s = 1\n") == b"s = 1\n"
+    other = "x = 1  # \uff4a\n".encode()  # (not ASCII: asked after `source`, it must not get its answer)
+    assert words_text(other) == other + b"\nx = 1  # j" and words_text(source) == text
