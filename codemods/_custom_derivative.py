@@ -32,6 +32,7 @@ _DEFS = (ast.FunctionDef, ast.AsyncFunctionDef)
 
 @dataclass(frozen=True)
 class Plan:
+    """What to report of a custom-derivative def nested in a function, and its fix where it can be lifted."""
     message: str
     refusal: str | None = None  # why it is not lifted (the finding's `note`, after "not lifted: ")
     fix: PlannedFix | None = None

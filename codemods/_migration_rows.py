@@ -23,6 +23,7 @@ class Status(str, enum.Enum):
 
 @dataclass(frozen=True)
 class Migration:
+    """One legacy name and what replaces it, with the evidence and the fix's safety: a row of the migration rules."""
     source: str  # the legacy qualified name
     target: str | None  # what replaces it (None: reported with the manual fix, never rewritten)
     safety: Safety  # of the automatic fix (DISPLAY when there is none)
@@ -416,6 +417,7 @@ PJIT_PARAMETERS = ("in_shardings", "out_shardings", "static_argnums", "static_ar
 
 @dataclass(frozen=True)
 class KeywordMigration:
+    """A keyword a function no longer accepts and what replaces it: a row of PML605."""
     function: str  # canonical qualified name of the callee
     old: str  # the keyword old releases accepted
     new: str | None  # the installed keyword (None: passed positionally)

@@ -37,6 +37,7 @@ _LOOPS = (ast.For, ast.AsyncFor, ast.While, ast.ListComp, ast.SetComp, ast.DictC
 
 @dataclass(frozen=True)
 class _Plan:
+    """Where a jit built in a loop or per call is hoisted to."""
     anchor: ast.stmt  # the hoisted assignment goes right before this statement
     level: str  # "module level" | "out of the loop"
 

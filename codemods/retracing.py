@@ -68,6 +68,7 @@ class Jitted:
 
 @dataclass(frozen=True)
 class Cause:
+    """Why a jit function traces again: the argument whose key changes from call to call, and how."""
     parameter: str
     what: str  # auxiliary | static | value | shape | function | number
     repeats: bool  # the key may come back (the cache then helps): reported at info level, never fixed

@@ -32,6 +32,7 @@ _CONDS = {framework: modules[1] for framework, modules in MODULES.items() if mod
 
 @dataclass
 class _Branch:
+    """One branch of an `if` chain: its condition and its effect."""
     test: "cst.BaseExpression | ast.expr | None"  # None: the final else
     effect: Effect
 

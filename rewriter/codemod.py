@@ -27,6 +27,7 @@ if TYPE_CHECKING:
 
 @dataclass(frozen=True)
 class Replace:
+    """An edit of a fix: `new` where `target` is."""
     target: cst.CSTNode
     new: Replacement
 
@@ -44,6 +45,7 @@ Edit = Union[Replace, InsertBefore]
 
 @dataclass
 class ProposedFix:
+    """A finding's fix as edits of the libcst tree, and the imports it needs."""
     finding: Finding
     edits: tuple[Edit, ...]
     imports: tuple[tuple[str, str | None, str | None], ...] = ()  # (module, obj, asname) to ensure

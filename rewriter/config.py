@@ -49,6 +49,7 @@ class ConfigError(Exception):
 
 @dataclass(frozen=True)
 class Config:
+    """The run's configuration as `pyproject.toml` and the command line give it, globs resolved against `root`."""
     root: str  # absolute directory that relative globs are resolved against
     path: str | None = None  # the pyproject.toml the settings came from
     select: tuple[str, ...] | None = None  # None: every rule

@@ -16,6 +16,7 @@ from .analysis.ast_names import own_nodes_in_order
 
 @dataclass(frozen=True)
 class Explanation:
+    """Why one condition or trip count is traced, static or unknown: what `explain-trace` prints."""
     line: int
     column: int
     what: str  # "if condition" | "while condition" | "conditional expression" | "for trip count"

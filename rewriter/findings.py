@@ -68,12 +68,14 @@ class Related:
 
 @dataclass(frozen=True)
 class Fix:
+    """How safe a finding's fix is and what it does: a run applies an unsafe one only with `--unsafe-fixes`."""
     safety: Safety
     description: str
 
 
 @dataclass
 class Finding:
+    """One reported problem: its rule, place and message, and the fix it offers (`applied`: written)."""
     code: str
     name: str
     message: str

@@ -417,6 +417,7 @@ def _settle(result: FileResult, written: bool) -> None:
 
 @dataclass
 class Summary:
+    """The counts a run reports at its end (the JSON output's `summary`)."""
     files: int = 0  # files read (scanned)
     skipped: int = 0  # files the pre-filter proved need no parsing
     changed: int = 0  # files rewritten (or, in a dry run, that would be)
@@ -448,6 +449,7 @@ class Summary:
 
 @dataclass
 class Report:
+    """A run's results, one per file, and their counts: the exit code follows from them."""
     results: list[FileResult]  # in path order; paths that could not be used carry `error`
     summary: Summary
 

@@ -15,6 +15,7 @@ if TYPE_CHECKING:
 
 @dataclass(frozen=True)
 class Settings:
+    """All that one file's processing depends on, the project's facts included: a cached result is keyed by it."""
     codemods: tuple[type[Codemod], ...]
     unsafe_fixes: bool = False
     apply_fixes: bool = True  # False: report only, never compute the rewritten source

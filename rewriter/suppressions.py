@@ -18,6 +18,7 @@ ALL = "*"
 
 @dataclass
 class Suppressions:
+    """The rules a file's `# phiml-rewrite: ignore[...]` comments silence, by line."""
     by_line: dict[int, set[str]] = field(default_factory=dict)
 
     @classmethod

@@ -32,6 +32,7 @@ from .project.summary import Summary
 
 @dataclass(frozen=True)
 class Survey:
+    """What one parse of a file told the run: its summary, and the rules its pre-filters let through."""
     summary: Summary | None
     # Codes of the rules whose pre-filters the file passes (None: not asked, or not a .py file ast reads).
     first_pass: tuple[str, ...] | None = None

@@ -17,6 +17,7 @@ MODULE = "<module>"
 
 @dataclass(frozen=True)
 class Unit:
+    """A module-level function, method, class or assignment, compared by its AST: what verify records."""
     name: str
     first_line: int
     last_line: int

@@ -2,6 +2,7 @@
 fix are what the tool prints for that example."""
 from __future__ import annotations
 
+import ast
 import re
 import subprocess
 import sys
@@ -97,4 +98,22 @@ def test_no_measured_figure_lives_in_a_docstring_or_comment():
     found = [f"{path.relative_to(ROOT)}:{line}: {match.group(0)}"
              for folder in ("rewriter", "codemods") for path in sorted((ROOT / folder).rglob("*.py"))
              for line, text in _prose(path) for match in FIGURE.finditer(text)]
+    assert not found, "\n".join(found)
+
+
+def _is_dataclass_decorator(node: ast.expr) -> bool:
+    target = node.func if isinstance(node, ast.Call) else node
+    return isinstance(target, ast.Name) and target.id == "dataclass" or \
+        isinstance(target, ast.Attribute) and target.attr == "dataclass"
+
+
+def test_every_dataclass_says_why_it_exists():
+    """A record's docstring says what it is for (CONTRIBUTING.md, Standards). It also spares a run the
+    signature `dataclass` writes as the docstring of a class without one, at every start-up
+    (docs/benchmarks.md, "stop 74")."""
+    found = [f"{path.relative_to(ROOT)}:{node.lineno}: {node.name}"
+             for folder in ("rewriter", "codemods") for path in sorted((ROOT / folder).rglob("*.py"))
+             for node in ast.walk(ast.parse(path.read_bytes()))
+             if isinstance(node, ast.ClassDef) and any(map(_is_dataclass_decorator, node.decorator_list))
+             and ast.get_docstring(node) is None]
     assert not found, "\n".join(found)

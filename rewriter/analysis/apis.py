@@ -31,6 +31,7 @@ class Kind(str, enum.Enum):
 
 @dataclass(frozen=True)
 class Api:
+    """One API of the table: its kind, its framework, and the keywords that make its parameters static."""
     name: str
     kind: Kind
     framework: str  # phiml | jax | torch | tensorflow | python

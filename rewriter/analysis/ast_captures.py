@@ -28,6 +28,7 @@ _SCOPES = (FunctionDef, AsyncFunctionDef, Lambda, ClassDef)
 
 @dataclass(frozen=True)
 class FreeName:
+    """A name a function reads but does not bind, and where it comes from: what lifting the function must pass in."""
     node: Name
     where: str  # "global" | "builtin" | "local" | "star" (from a module-level `import *`) | "unknown"
     assignments: frozenset
@@ -44,6 +45,7 @@ class LocalImport:
 
 @dataclass(frozen=True)
 class Captures:
+    """What lifting a nested function to module level turns into arguments, or why it must not be lifted."""
     names: tuple[str, ...]  # locals of enclosing functions the function reads
     refusal: str | None = None  # why lifting could change behaviour (None: it cannot)
     # Imports made inside the enclosing function that the function reads: a module or class is never

@@ -55,6 +55,7 @@ class ArgKind(str, enum.Enum):
 
 @dataclass(frozen=True)
 class Passed:
+    """One value a call site passes to a parameter: a Python literal, an array or unknown."""
     kind: ArgKind
     value: object  # PYTHON: the literal itself when known; ARRAY: its dtype kind when known
     call: ast.Call | None
@@ -72,6 +73,7 @@ class Passed:
 
 @dataclass
 class ParamEvidence:
+    """What the call sites of a function pass to one parameter, gathered before its role is decided."""
     name: str
     passed: list[Passed] = field(default_factory=list)  # calls that give it a value
     omitted: int = 0  # calls that leave it at its default
@@ -122,6 +124,7 @@ class Role(str, enum.Enum):
 
 @dataclass(frozen=True)
 class ParamRole:
+    """A parameter's role as its call sites and annotation show it, with the evidence the messages quote."""
     role: Role
     why: str  # the evidence, for messages: "annotated `bool`", "passed only as Python values: `True` (line 23)"
     values: tuple = ()  # the Python literals call sites pass (for bounds and messages)

@@ -35,6 +35,7 @@ class Scalars(str, enum.Enum):
 
 @dataclass(frozen=True)
 class Compiler:
+    """How one compiler treats Python control flow and scalar reads of a tracer: fails, bakes a value in, or works."""
     api: str
     control_flow: ControlFlow
     scalars: Scalars

@@ -16,6 +16,7 @@ from .aliases import NO_ALIASES, Aliases
 
 @dataclass(frozen=True)
 class ParamFact:
+    """What other modules say of one parameter of a function here (traced, static or unknown), and why."""
     name: str
     trace: str  # "traced" | "static" | "unknown"
     why: str  # the reason chain, for explanations: "`u`: parameter of `step` (train.py:9), traced by `jax.jit`"
@@ -40,6 +41,7 @@ class RemoteTrace:
 
 @dataclass(frozen=True)
 class RemoteArg:
+    """One argument a call in another module passes to a function here, classified as the summary reads it."""
     param: str
     kind: str  # "python" | "none" (the literal `None`) | "array" | "unknown"
     value: object = None  # the Python literal, when known
@@ -81,6 +83,7 @@ class Reexport:
 
 @dataclass(frozen=True)
 class FileFacts:
+    """What the rest of the project tells one file: the traces, calls and factories that reach it from other modules."""
     traces: tuple[RemoteTrace, ...] = ()
     calls: tuple[RemoteCall, ...] = ()
     factories: tuple[RemoteFactory, ...] = ()

@@ -88,6 +88,7 @@ class Agreement(enum.Enum):
 
 @dataclass(frozen=True)
 class Form:
+    """A value's shape and dtype class as far as the code shows them: what branches must agree on to be merged."""
     kind: str  # array | reduced | scalar | tuple | other | unknown
     root: str | None = None  # array: the value whose shape it has
     dtype: str = "?"  # array: same | float | bool | ?; scalar: int | float | bool | ?
@@ -110,6 +111,7 @@ UNKNOWN = Form("unknown", what="a value of unknown shape")
 
 @dataclass(frozen=True)
 class Verdict:
+    """Whether two forms agree, and why not where they may not."""
     agreement: Agreement
     reason: str = ""
 

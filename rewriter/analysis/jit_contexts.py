@@ -16,6 +16,7 @@ from .apis import lookup
 
 @dataclass(frozen=True)
 class JitContext:
+    """Where a function runs under a jit transform (decorated, wrapped or called), and which parameters stay static."""
     function: Any  # a def or a lambda of either tree
     transform: Any  # transforms.Transform
     how: str  # "decorator" | "wrapped" | "called"

@@ -57,6 +57,7 @@ ANY_GETATTR = None
 
 @dataclass
 class ModuleSource:
+    """What one installed module binds at its top level and exports, read from its source, never imported."""
     name: str
     is_package: bool
     bindings: State = field(default_factory=dict)

@@ -57,6 +57,7 @@ def _public(dotted: str) -> bool:
 
 @dataclass(frozen=True)
 class Target:
+    """What a name of an installed package refers to: an object defined there, a module, or a name outside."""
     kind: str  # "object" (defined at `name`) | "module" | "outside" (a name outside PACKAGES)
     name: str
 

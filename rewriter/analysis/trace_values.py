@@ -57,6 +57,7 @@ class Lines(Protocol):
 
 @dataclass(frozen=True)
 class Value:
+    """What the traced-value analysis knows of an expression (traced, static or unknown), and why."""
     trace: Trace
     why: tuple = ()  # the derivation, source first (str or Step): what makes it traced (or unknown)
     # traced parameters it derives from, as (id of the directly jitted function, parameter name)

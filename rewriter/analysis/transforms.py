@@ -20,6 +20,7 @@ from .apis import Api, Kind
 
 @dataclass(frozen=True)
 class Transform:
+    """A transform as written at one place: its API, and the keywords and extra arguments that configure it."""
     api: Api
     expr: Any  # the expression that denotes the configured transform (an `ast` expression)
     keywords: tuple  # keyword arguments configuring it (from the call or the partial): `ast` keywords

@@ -23,6 +23,7 @@ class Refused(Exception):
 
 @dataclass
 class Effect:
+    """What a branch leaves in the names it assigns and what it returns: the parts a selection merges."""
     values: dict[str, cst.BaseExpression] = field(default_factory=dict)  # name -> final value, in order
     returned: cst.BaseExpression | None = None
     returns: bool = False

@@ -51,6 +51,7 @@ def thunk(expr: cst.BaseExpression) -> cst.Lambda:
 
 @dataclass
 class Emitter:
+    """Spells one framework's primitives (`jnp.where`, `tf.cond`...) in the code a fix writes."""
     framework: str
     spell: "Spelling | PlannedSpelling"
 

@@ -24,6 +24,7 @@ from .textedits import TextEdit, minimal_edits
 
 @dataclass
 class DocumentAnalysis:
+    """An open buffer's findings, as the CLI would report them for its text."""
     text: str
     path: str  # the file the buffer belongs to (for untitled buffers: a name in the workspace)
     config: _config.Config

@@ -44,6 +44,7 @@ class Unit:
 
 @dataclass(frozen=True)
 class Slice:
+    """The part of a document an edit touched, cut out to be analysed alone, with its line mapping."""
     text: str
     lines: tuple[int, ...]  # the document line of each slice line (1-based; index 0 is slice line 1)
     unit_start: int  # the edited def's lines in the document

@@ -24,6 +24,7 @@ from .textedits import TextEdit, minimal_edits
 
 @dataclass(frozen=True)
 class Cell:
+    """One code cell of an open notebook, as the editor sends it."""
     key: str  # the cell document's URI
     index: int  # 1-based position among all cells of the notebook, as the CLI numbers them
     text: str
@@ -31,6 +32,7 @@ class Cell:
 
 @dataclass
 class NotebookAnalysis:
+    """An open notebook's findings: its cells joined into one module, analysed, mapped back to cells."""
     cells: list[Cell]
     path: str
     analysis: DocumentAnalysis | None  # of the joined module; None: no cell could be analysed

@@ -37,6 +37,7 @@ Changed = Callable[[set, str], None]  # (real paths whose facts changed, the rea
 
 @dataclass
 class _Project:
+    """The project index of one root, built in the background for the buffers under it."""
     root: str
     built: asyncio.Future | None = None  # -> ProjectIndex | None (None: it could not be built)
     given: dict[str, bytes] = field(default_factory=dict)  # real path -> the bytes the index has (index thread)

@@ -48,6 +48,7 @@ log = logging.getLogger(__name__)
 
 @dataclass(frozen=True)
 class Kept:
+    """The last verification verdict of a quick fix, with the buffer's text it is about."""
     text: str  # the buffer's text the verdict is about
     status: str
     message: str  # the verdict's line (`FixVerdict.message`)

@@ -23,6 +23,7 @@ class NotebookError(Exception):
 
 @dataclass(frozen=True)
 class CodeCell:
+    """One code cell of a notebook, numbered as an editor numbers it."""
     index: int  # 1-based position among all cells, as a notebook editor numbers them
     position: int  # 0-based position in the JSON `cells` array
     code: str
@@ -31,6 +32,7 @@ class CodeCell:
 
 @dataclass
 class Notebook:
+    """A notebook file as read: its JSON, and what writing it back must keep (its byte order mark)."""
     text: str  # the JSON text, after a byte order mark if there was one
     bom: bool
     data: dict

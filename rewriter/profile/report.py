@@ -38,6 +38,7 @@ ADVICE = {
 
 @dataclass
 class FunctionProfile:
+    """What `profile` measured of one jit function across backends: its calls, its traces, why it traced again."""
     kind: str
     name: str
     file: str

@@ -30,6 +30,7 @@ class ProfileError(Exception):
 
 @dataclass
 class BackendRun:
+    """One run of the user's program on one backend under `profile`, and the records it left."""
     backend: str
     exit_code: int | None  # None: timed out
     seconds: float

@@ -23,6 +23,7 @@ Read = Callable[[str], bytes]  # a file's bytes (OSError as `open` raises it)
 
 @dataclass(frozen=True)
 class Declaration:
+    """One dependency a project declares, as written and where: evidence of a version target (targets.py)."""
     name: str  # the distribution, normalized (`phiflow`, `tensorflow-cpu`)
     spec: str  # its PEP 440 specifier set ("" : any version)
     where: str  # `requirements.txt:3`, relative to the folder the file was read from

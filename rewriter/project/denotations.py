@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 @dataclass(frozen=True)
 class Fn:
+    """A def of the project by module and name: how the index knows functions across modules."""
     module: str
     name: str  # `f`, or `make.f` for the def a factory returns
 

@@ -91,6 +91,7 @@ def _packages_of(directory: str) -> tuple[str, ...]:
 
 @dataclass
 class ProjectIndex:
+    """Every module's summary under one project root, and the facts that cross modules, computed when asked."""
     root: str
     modules: dict[str, Summary] = field(default_factory=dict)
     paths: dict[str, str] = field(default_factory=dict)  # module -> its file (absolute)

@@ -48,6 +48,7 @@ class _Local:
 
 @dataclass
 class _Edge:
+    """A call from a traced function into one of the project: what its arguments carry into the callee."""
     caller: str
     where: str
     api: frozenset  # the jit transforms the caller runs under

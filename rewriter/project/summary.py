@@ -49,6 +49,7 @@ _JSON_LITERALS = (bool, int, float, str, type(None))
 
 @dataclass
 class Call:
+    """One call a module makes, its callee an absolute name and each argument classified: evidence for other modules."""
     target: str  # absolute dotted name of the callee
     line: int
     col: int
@@ -59,6 +60,7 @@ class Call:
 
 @dataclass
 class Function:
+    """What other modules need of one def: its parameters, its jit decorator, its calls, whether it is a factory."""
     name: str
     line: int
     params: list  # every parameter name, in order: positional first, then keyword-only
@@ -87,6 +89,7 @@ class Function:
 
 @dataclass
 class Summary:
+    """What other modules need of one module: plain data, kept in the cache and sent between processes."""
     module: str
     package: bool  # an `__init__.py`
     bindings: dict = field(default_factory=dict)  # name -> [[line, kind, detail...], ...] in order

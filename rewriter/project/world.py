@@ -22,6 +22,7 @@ from .targets import Setting, TargetReader, Targets
 
 @dataclass(frozen=True)
 class World:
+    """What a file's project targets and who may call its module from outside the run: the world around the file."""
     targets: Targets = field(default_factory=Targets)
     # Why the module's public functions may have callers outside the run ("" : every caller is in the project)
     open_module: str = ""

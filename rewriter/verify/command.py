@@ -29,6 +29,7 @@ from .progress import Lines, Progress
 
 @dataclass(frozen=True)
 class Options:
+    """What `verify` was asked to do: the path, the programs and tests to run, the backends."""
     path: str
     runs: tuple[str, ...] = ()  # commands, run in order in each run
     pytest_args: tuple[str, ...] = ()
@@ -44,6 +45,7 @@ class Options:
 
 @dataclass
 class Outcome:
+    """What `verify` found, or why nothing was verified."""
     verification: report.Verification | None
     rewrite_results: list[FileResult] = field(default_factory=list)
     workspace: str = ""  # kept trees, with --keep

@@ -56,6 +56,7 @@ class Lines(Progress):
 
 @dataclass
 class _Line:
+    """One line of the progress display: its parts, which run and how each ended."""
     parts: list[str]
     started: float | None = None
     ended: float | None = None

@@ -41,6 +41,7 @@ DISAGREES = (DIFFERS, CALLS_DIFFER)  # what unseeded randomness alone can cause
 
 @dataclass
 class Check:
+    """One comparison of calls recorded in two runs: agree, differ or fail, and by how much."""
     status: str
     detail: str = ""
     max_abs: float = 0.0
@@ -136,6 +137,7 @@ def with_returned(own: Check, returned: list[Check]) -> Check:
 
 @dataclass
 class UnitVerdict:
+    """What verify concluded of one changed unit on one backend, from its checks against the reference."""
     file: str
     unit: str
     backend: str
@@ -163,6 +165,7 @@ class UnitVerdict:
 
 @dataclass
 class BackendVerdict:
+    """How the whole program ran on one backend: each run's exit, its traces and compiles."""
     backend: str
     reference: str  # which run is the reference
     runs: dict[str, dict]  # label -> {"exit_code", "seconds", "output"}
@@ -190,6 +193,7 @@ class BackendVerdict:
 
 @dataclass
 class Verification:
+    """Everything `verify` concluded: per unit, per backend, and what it could not check."""
     units: list[UnitVerdict]
     backends: list[BackendVerdict]
     skipped: dict[str, str]  # backend -> why it did not run

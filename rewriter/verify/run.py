@@ -17,6 +17,7 @@ class HarnessError(RuntimeError):
 
 @dataclass(frozen=True)
 class Run:
+    """One program run in a workspace: which tree, which entry point, eager or jitted."""
     label: str
     path: str
     entry: str

@@ -31,6 +31,7 @@ OUTPUT_TAIL = 4000
 
 @dataclass(frozen=True)
 class RunSpec:
+    """Which run of a verification this is: backend, original or rewritten, eager or jitted."""
     backend: str  # a PhiML backend, or the raw framework(s) the code uses ("jax", "jax+torch")
     version: str  # original | rewritten
     eager: bool
@@ -49,6 +50,7 @@ class RunSpec:
 
 @dataclass
 class RunResult:
+    """What one run of a verification left: its exit, output and the calls it recorded."""
     spec: RunSpec
     exit_code: int | None  # None: timed out
     output: str  # the tail of stdout+stderr, for the report

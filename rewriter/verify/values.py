@@ -12,6 +12,7 @@ RTOL, ATOL = 1e-4, 1e-5
 
 @dataclass(frozen=True)
 class Comparison:
+    """Whether two runs' values agree, how far apart they are, and what could not be compared."""
     equal: bool
     max_abs: float = 0.0
     max_rel: float = 0.0

@@ -30,6 +30,7 @@ class WorkspaceError(Exception):
 
 @dataclass
 class ChangedFile:
+    """One file the rewrite changed: which of its units verify can record, and which only the program checks."""
     rel: str  # relative to the mirrored directory
     units: list[str]  # changed units that can be recorded (functions, methods, assignments)
     program_level: list[str]  # changed classes and loose module code: checked through the program only
@@ -38,6 +39,7 @@ class ChangedFile:
 
 @dataclass
 class Workspace:
+    """A temporary directory holding the original and rewritten trees that verify runs side by side."""
     real_root: Path
     root: Path  # the temporary directory holding both trees and the bootstrap
     changed: list[ChangedFile] = field(default_factory=list)

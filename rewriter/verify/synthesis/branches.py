@@ -72,6 +72,7 @@ class _Force(ast.NodeTransformer):
 
 @dataclass
 class Forced:
+    """A copy of a function whose `if`s ask a probe, so that synthesized inputs can reach each branch."""
     make: Callable  # make(probe) -> the function, with its `if`s asking `probe(line, condition)`
     lines: list[int]  # the lines of the `if`s forced
 

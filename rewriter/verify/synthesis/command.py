@@ -24,6 +24,7 @@ from .run import Job, run_all
 
 @dataclass(frozen=True)
 class Budget:
+    """How much input synthesis may try: examples and seconds per function and backend, and the seed."""
     seed: int = 0
     max_examples: int = 100
     seconds: float = 20.0  # per function and backend
@@ -31,6 +32,7 @@ class Budget:
 
 @dataclass
 class Outcome:
+    """What verification by synthesized inputs found, or why it could not run."""
     synthesis: Synthesis | None
     rewrite_results: list[FileResult]
     message: str = ""

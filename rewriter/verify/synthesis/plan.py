@@ -19,6 +19,7 @@ from .callsites import call_sites
 
 @dataclass
 class Plan:
+    """How to draw inputs for one function: the signatures and examples its call sites and annotations give."""
     name: str
     params: list[str] = field(default_factory=list)
     signatures: list[dict[str, dict]] = field(default_factory=list)

@@ -24,6 +24,7 @@ ORIGINAL_FAILS = "the original fails on every input drawn"
 
 @dataclass(frozen=True)
 class Result:
+    """Whether one function agreed with its rewrite on one backend over synthesized inputs."""
     file: str
     function: str
     backend: str
@@ -52,6 +53,7 @@ class Result:
 
 @dataclass
 class Synthesis:
+    """Every result of verification by synthesized inputs, and the backends it skipped."""
     results: list[Result] = field(default_factory=list)  # per backend; backend "" when not synthesizable at all
     backends: list[str] = field(default_factory=list)
     skipped: dict[str, str] = field(default_factory=dict)  # backend -> why it did not run

@@ -18,6 +18,7 @@ PACKAGE_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(o
 
 @dataclass(frozen=True)
 class Job:
+    """One function to compare with its rewrite over synthesized inputs, with the trees it lives in."""
     id: str  # "file.py:function"
     name: str
     original: str
