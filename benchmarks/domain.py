@@ -26,7 +26,7 @@ import tarfile
 import zipfile
 from pathlib import Path
 
-from ._common import REPO, count_lines, fmt_table, quiet_env, run_child
+from ._common import REPO, count_lines, fmt_table, parse_command, quiet_env, run_child
 from .throughput import libcst_command, ours_build, ours_command
 
 NAME = "domain"
@@ -34,8 +34,6 @@ PINNED = ("phiflow==3.4.0", "phiml==1.16.1", "jax-cfd==0.2.1", "jax-md==0.2.29",
 TARGETS = {"ours_over_ast": 3.0, "ours_over_ruff": 2.0, "libcst_over_ours": 10.0}
 ROUNDS = 3
 CACHE = REPO / "bench-out" / "domain-packages"
-
-PARSE_ALL = "import ast, sys\nfor path in sys.argv[1:]:\n    ast.parse(open(path, 'rb').read(), path)\n"
 
 
 def fetch(dest: Path) -> list[Path]:
@@ -98,7 +96,7 @@ def run(jobs: int | None = None, work: Path | None = None, rounds: int = ROUNDS)
         files = fetch(root)
         lines = count_lines(files)
         env = quiet_env()
-        commands = {"ast.parse": [sys.executable, "-c", PARSE_ALL, *map(str, files)]}
+        commands = {"ast.parse": parse_command(files)}
         ruff = _ruff()
         if ruff:
             commands["ruff --select ALL"] = [ruff, "check", "--select", "ALL", "--no-cache", "--exit-zero", "--quiet",

@@ -19,7 +19,9 @@ corpus only (it takes minutes). CPU time is the getrusage(RUSAGE_CHILDREN) delta
   filled: target >= 30 (CPU), on both corpora. The cold run starts once the copy is older than
   rewriter.file_digests.SETTLED_NS, as a user's files are: a file written just before a run is read
   again by the next one (its stat cannot yet stand for its bytes);
-- lines per CPU second, and the CPU of `phiml-rewrite --version` (start-up).
+- lines per CPU second, and the CPU of `phiml-rewrite --version` (start-up);
+- ours / CPython's `ast.parse` of the same files (a process that only parses them: the floor for a
+  Python tool), and the most that each target against another tool lets ours cost as a multiple of it.
 A ratio below its target is reported as a problem. No absolute timing thresholds.
 "Ours" is the package as users install it: the wheel `make bench` builds into .venv-wheel (its hot
 modules compiled, rewriter/_build.py), and the checkout's Python where there is none (the report says
@@ -42,7 +44,8 @@ from pathlib import Path
 
 from rewriter.file_digests import SETTLED_NS
 
-from ._common import REPO, cli_command, cli_status, copy_sources, count_lines, fmt_table, package_dir, quiet_env, run_child
+from ._common import (REPO, cli_command, cli_status, copy_sources, count_lines, fmt_table, package_dir, parse_command, quiet_env,
+                      run_child)
 
 NAME = "throughput"
 CORPORA = {
@@ -134,12 +137,17 @@ def measure_corpus(name: str, tmp: Path, jobs: int, rounds: int, limit: int | No
     copied = time.time_ns()
     out: dict = {"files": len(files), "lines": count_lines(files), "packages": list(CORPORA[name]) + list(OWN_FOLDERS[name])}
     env = quiet_env()
-    samples: dict[str, list] = {"libcst": [], "fixit": [], "ours": [], "ours_cold": [], "ours_warm": []}
+    samples: dict[str, list] = {"libcst": [], "fixit": [], "ours": [], "ours_cold": [], "ours_warm": [], "parse": []}
     cli_ok = ours_cli() is not None
     for r in range(rounds):
-        order = ["ours", "libcst", "fixit"] if r % 2 == 0 else ["fixit", "libcst", "ours"]
+        order = ["parse", "ours", "libcst", "fixit"] if r % 2 == 0 else ["fixit", "libcst", "ours", "parse"]
         for tool in order:
-            if tool == "ours":
+            if tool == "parse":
+                child = run_child(parse_command(files), cwd=tmp, env=env)
+                if child.returncode != 0:
+                    problems.append(f"{name}: ast.parse {child.brief()}: {child.stderr.strip()[-800:]}")
+                samples["parse"].append(child)
+            elif tool == "ours":
                 if not cli_ok:
                     continue
                 uncached = run_child(ours_command(target, jobs), cwd=tmp, env=env)
@@ -177,7 +185,15 @@ def measure_corpus(name: str, tmp: Path, jobs: int, rounds: int, limit: int | No
                 samples["libcst"].append(child)
     for tool, runs in samples.items():
         out[tool] = _summary(runs, out["lines"])
-    ours, cold, warm, libcst, fixit = out["ours"], out["ours_cold"], out["ours_warm"], out["libcst"], out["fixit"]
+    ours, cold, warm, libcst, fixit, parse = (out[k] for k in ("ours", "ours_cold", "ours_warm", "libcst", "fixit", "parse"))
+    if ours and parse:
+        # The floor: what ours costs as a multiple of CPython's parse of the same files, and the most a
+        # target against another tool lets it cost (libcst / (target x parse)).
+        out["ratio_ours_cpu_over_parse_cpu"] = round(ours["cpu_s"] / parse["cpu_s"], 2)
+        if libcst and name in LIBCST_TARGET:
+            out["parse_multiple_for_libcst_target"] = round(libcst["cpu_s"] / (LIBCST_TARGET[name] * parse["cpu_s"]), 2)
+        if fixit:
+            out["parse_multiple_for_fixit_target"] = round(fixit["cpu_s"] / (FIXIT_TARGET * parse["cpu_s"]), 2)
     if ours and libcst:
         out["ratio_libcst_cpu_over_ours_cpu"] = ratio = round(libcst["cpu_s"] / ours["cpu_s"], 2)
         if name in LIBCST_TARGET and ratio < LIBCST_TARGET[name]:
@@ -255,7 +271,7 @@ def report(res: dict) -> str:
         rows = []
         for tool, label in (("libcst", "libcst noop codemod"), ("fixit", "fixit lint (default rules)"),
                             ("ours", "phiml-rewrite --check --no-cache"), ("ours_cold", "phiml-rewrite --check, cold (fills the cache)"),
-                            ("ours_warm", "phiml-rewrite --check, warm")):
+                            ("ours_warm", "phiml-rewrite --check, warm"), ("parse", "CPython ast.parse (the floor)")):
             s = c.get(tool)
             rows.append([label, f"{s['cpu_s']:.2f}", f"{s['wall_s']:.2f}", f"{s['lines_per_cpu_s']}", f"{s['cpu_over_wall']}"]
                         if s else [label, "-", "-", "-", "-"])
@@ -265,6 +281,11 @@ def report(res: dict) -> str:
                          + (f"  (target >= {LIBCST_TARGET[name]:g})" if name in LIBCST_TARGET else ""))
         if "ratio_fixit_cpu_over_ours_cpu" in c:
             lines.append(f"Fixit / phiml-rewrite CPU = {c['ratio_fixit_cpu_over_ours_cpu']}  (target >= {FIXIT_TARGET:g})")
+        if "ratio_ours_cpu_over_parse_cpu" in c:
+            allowed = [f"{c[key]}x for the {tool} target" for key, tool in (("parse_multiple_for_libcst_target", "libcst"),
+                                                                            ("parse_multiple_for_fixit_target", "Fixit")) if key in c]
+            lines.append(f"phiml-rewrite / ast.parse CPU = {c['ratio_ours_cpu_over_parse_cpu']}"
+                         + (f"  (at most {', '.join(allowed)})" if allowed else ""))
         if "fixit_note" in c:
             lines.append(c["fixit_note"])
         if "ratio_cold_over_warm_cpu" in c:
