@@ -45,6 +45,9 @@ DEFAULT_EXCLUDES: tuple[str, ...] = (
     ".pytest_cache",
     ".ruff_cache",
     "node_modules",
+    # Jupyter's autosaved copies of the notebooks beside them: their findings would repeat the
+    # notebooks', and `--in-place` would rewrite the copies.
+    ".ipynb_checkpoints",
     # Anchored: a top-level build/ or dist/ holds artefacts, but installed packages have real
     # subpackages of those names (pip._internal.operations.build) and we run over such copies.
     "/build/",

@@ -45,6 +45,7 @@ def test_default_excludes_but_not_site_packages(tree):
         "node_modules/u.py",
         ".git/hooks/t.py",
         ".phiml-rewrite-cache/s.py",
+        "notebooks/.ipynb_checkpoints/n-checkpoint.ipynb",
         "copy/site-packages/phi/r.py",
         "copy/site-packages/pip/operations/build/q.py",  # a real subpackage named build
     )

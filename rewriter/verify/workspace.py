@@ -17,7 +17,7 @@ from .. import runtime
 from .. import units as _units
 
 IGNORED_DIRS = {".git", ".hg", ".svn", ".venv", "venv", "__pycache__", "node_modules", ".tox", ".nox",
-                ".mypy_cache", ".pytest_cache", ".ruff_cache", ".phiml-rewrite-cache", "build", "dist"}
+                ".mypy_cache", ".pytest_cache", ".ruff_cache", ".phiml-rewrite-cache", ".ipynb_checkpoints", "build", "dist"}
 MAX_FILES, MAX_BYTES = 50_000, 2 * 1024**3
 RUNTIME_MODULE = "_phiml_rewrite_verify"
 PYTEST_PLUGIN = "_phiml_rewrite_pytest"
