@@ -17,6 +17,10 @@ Conventions follow ruff and black:
   file is not read. Outside a work tree, nothing above the given directories is read.
 * A directory named explicitly is walked even if a pattern excludes it; the patterns that exclude
   it are not applied inside it (`phiml-rewrite build/` means "yes, build/").
+* A Python environment met inside a walked directory (a folder holding `pyvenv.cfg`, as every venv
+  and virtualenv does, or `conda-meta/`, as every conda environment does) is left out whatever its
+  name and whatever the excludes: `env/` holds installed packages, not the project's code, and
+  `--in-place` must never rewrite them. Named explicitly, it is walked.
 * Symbolic links to directories are never followed (their targets, if wanted, are inside a root
   anyway); a linked file is taken only if its target lies inside one of the roots. Every file is
   reported once, by its real path; a path that does not go through a link is preferred.
@@ -54,6 +58,9 @@ DEFAULT_EXCLUDES: tuple[str, ...] = (
     "/dist/",
     ".phiml-rewrite-cache",
 )
+# What a Python environment's folder holds, whatever it is named: a venv's or virtualenv's configuration
+# file, a conda environment's metadata folder.
+ENVIRONMENT_MARKERS = frozenset({"pyvenv.cfg", "conda-meta"})
 
 
 @dataclass
@@ -241,6 +248,17 @@ def _ignored(abs_path: str, name: str, is_dir: bool, layers: Sequence[_Layer]) -
     return False
 
 
+def _in_environment(directory: str, base: str) -> bool:
+    """`directory` or a folder above it, below `base`, is a Python environment (ENVIRONMENT_MARKERS): a
+    walk from `base` would not enter it."""
+    current = directory
+    while current != base and _is_inside(current, base):
+        if any(os.path.exists(os.path.join(current, marker)) for marker in ENVIRONMENT_MARKERS):
+            return True
+        current = os.path.dirname(current)
+    return False
+
+
 def exclude_layer(exclude: Sequence[str] | None, extend_exclude: Sequence[str], base: str) -> _Layer:
     patterns = list(DEFAULT_EXCLUDES if exclude is None else exclude) + list(extend_exclude)
     return _Layer(os.path.abspath(base), _spec(patterns))
@@ -262,6 +280,8 @@ def is_excluded(
     if not _is_inside(abs_path, layer.base):
         layer = _Layer(os.path.dirname(abs_path), layer.spec)
     if layer.check(abs_path, is_dir):  # a pattern matches the path or one of its parents
+        return True
+    if _in_environment(abs_path if is_dir else os.path.dirname(abs_path), layer.base):
         return True
     if respect_gitignore:
         ignore_files = _ignore_files or _IgnoreFiles()
@@ -321,7 +341,7 @@ def discover(
             add(real, display, abs_p != real)
             continue
         layer = excl if _is_inside(abs_p, base_abs) else _Layer(abs_p, excl.spec)
-        if force_exclude and layer.check(abs_p, True):
+        if force_exclude and (layer.check(abs_p, True) or _in_environment(abs_p, layer.base)):
             continue
         layer = layer.without_patterns_matching(abs_p)
         layers = []
@@ -364,6 +384,8 @@ def _walk(
         except OSError as e:
             errors.append((display_dir, f"cannot read directory: {e.strerror or e}"))
             continue
+        if abs_dir != root_abs and any(entry.name in ENVIRONMENT_MARKERS for entry in entries):
+            continue  # a Python environment: installed packages, not the project's code
         for entry in entries:
             name = entry.name
             try:

@@ -53,6 +53,17 @@ def test_default_excludes_but_not_site_packages(tree):
     assert found("copy/site-packages") == found(".")[:2]
 
 
+def test_python_environments_are_left_out_whatever_their_name(tree):
+    touch(tree, "main.py", "env/pyvenv.cfg", "env/lib/site-packages/jax/core.py", "envs/sim/conda-meta/history",
+          "envs/sim/lib/site-packages/phi/flow.py", "copy/site-packages/phi/r.py")
+    assert found(".") == ["copy/site-packages/phi/r.py", "main.py"]
+    assert found(".", exclude=[]) == found(".")  # not a pattern: replacing the excludes keeps it
+    assert found("env") == ["env/lib/site-packages/jax/core.py"]  # named explicitly: walked
+    assert found("env/lib/site-packages/jax/core.py", "main.py", force_exclude=True) == ["main.py"]
+    assert found("env/lib/site-packages/jax/core.py") == ["env/lib/site-packages/jax/core.py"]
+    assert found("env/lib", "main.py", force_exclude=True) == ["main.py"]
+
+
 def test_exclude_replaces_defaults_and_extend_exclude_adds(tree):
     touch(tree, "build/a.py", "gen/b.py", "src/c.py", "src/gen_d.py")
     assert found(".", exclude=["gen/"]) == ["build/a.py", "src/c.py", "src/gen_d.py"]

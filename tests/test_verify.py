@@ -112,6 +112,19 @@ def test_instrumentation_records_calls_and_keeps_signatures(tmp_path):
     assert recorder.calls["m.py:boom"][0]["error"] == "ValueError: x"
 
 
+def test_the_workspace_mirrors_no_python_environment(tmp_path):
+    from rewriter.verify import workspace
+
+    write_files(tmp_path, {"main.py": "x = 1\n", "env/pyvenv.cfg": "", "env/lib/jax.py": "", "envs/sim/conda-meta/history": "",
+                           "envs/sim/lib/phi.py": "", "pkg/mod.py": ""})
+    ws = workspace.create(tmp_path)
+    try:
+        mirrored = sorted(str(p.relative_to(ws.original)) for p in ws.original.rglob("*.py"))
+    finally:
+        ws.cleanup()
+    assert mirrored == ["main.py", "pkg/mod.py"]
+
+
 def test_compare_calls_statuses():
     one = {"__array__": [1.0], "shape": [1]}
     two = {"__array__": [2.0], "shape": [1]}
