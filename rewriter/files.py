@@ -248,12 +248,18 @@ def _ignored(abs_path: str, name: str, is_dir: bool, layers: Sequence[_Layer]) -
     return False
 
 
+def is_environment(folder: str) -> bool:
+    """`folder` is a Python environment: it holds one of ENVIRONMENT_MARKERS (a walk, which lists the
+    folder anyway, reads them off its entries instead)."""
+    return any(os.path.exists(os.path.join(folder, marker)) for marker in ENVIRONMENT_MARKERS)
+
+
 def _in_environment(directory: str, base: str) -> bool:
-    """`directory` or a folder above it, below `base`, is a Python environment (ENVIRONMENT_MARKERS): a
-    walk from `base` would not enter it."""
+    """`directory` or a folder above it, below `base`, is a Python environment: a walk from `base` would
+    not enter it."""
     current = directory
     while current != base and _is_inside(current, base):
-        if any(os.path.exists(os.path.join(current, marker)) for marker in ENVIRONMENT_MARKERS):
+        if is_environment(current):
             return True
         current = os.path.dirname(current)
     return False

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .. import runtime
-from ..files import ENVIRONMENT_MARKERS
+from ..files import is_environment
 from .. import units as _units
 
 IGNORED_DIRS = {".git", ".hg", ".svn", ".venv", "venv", "__pycache__", "node_modules", ".tox", ".nox",
@@ -72,7 +72,7 @@ class Workspace:
 
 def _ignored(directory: str, names: list[str]) -> set[str]:
     return {n for n in names if n in IGNORED_DIRS or n.endswith(".egg-info")
-            or any(os.path.exists(os.path.join(directory, n, marker)) for marker in ENVIRONMENT_MARKERS)}
+            or is_environment(os.path.join(directory, n))}
 
 
 def _check_size(root: Path) -> None:
